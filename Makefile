@@ -1,0 +1,159 @@
+# scalelab: one non-recursive Makefile; everything it writes goes under $(BUILD).
+# Sources are found by folder, so adding a module is adding a file.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+CC      ?= cc
+V       ?= 0
+
+PKGS     := libmicrohttpd jansson libcurl openssl libxml-2.0 libcbor
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wpointer-arith -Wundef -Wvla
+OPT     ?= -O2 -g
+CFLAGS  ?=
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) -I. $(PKG_CFLAGS) -MMD -MP
+LDFLAGS ?=
+LDLIBS  := $(PKG_LIBS) -lpthread -lm
+
+ifeq ($(V),0)
+Q = @
+say = @printf '  %-6s %s\n' $(1) $(2);
+else
+Q =
+say =
+endif
+
+# --- libraries -------------------------------------------------------------
+COMMON_SRC   := $(sort $(wildcard common/*.c))
+SCALER_SRC   := $(sort $(wildcard scaler/*.c))
+SIM_SRC      := $(sort $(wildcard scaler/sim/*.c))
+EMULATOR_SRC := $(sort $(wildcard emulator/*.c))
+LOADGEN_SRC  := $(sort $(wildcard loadgen/*.c))
+# Generated C (the AWS service-model tables) lives under $(BUILD)/gen.
+GEN_SRC      :=
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBCOMMON := $(BUILD)/lib/libcommon.a
+LIBSCALER := $(BUILD)/lib/libscaler.a
+LIBSIM    := $(BUILD)/lib/libsim.a
+LIBEMU    := $(BUILD)/lib/libemulator.a
+LIBLOADGEN := $(BUILD)/lib/libloadgen.a
+
+# Each program's main.c stays out of its library so unit tests can link the rest.
+lib_src = $(filter-out $(1)/main.c,$(2))
+
+$(LIBCOMMON): $(call obj,$(COMMON_SRC))
+$(LIBSCALER): $(call obj,$(SCALER_SRC))
+$(LIBSIM): $(call obj,$(call lib_src,scaler/sim,$(SIM_SRC)))
+$(LIBEMU): $(call obj,$(call lib_src,emulator,$(EMULATOR_SRC)))
+$(LIBLOADGEN): $(call obj,$(call lib_src,loadgen,$(LOADGEN_SRC)))
+
+$(BUILD)/lib/%.a:
+	@mkdir -p $(dir $@)
+	$(call say,AR,$@)$(RM) $@ && ar rcs $@ $^ $(if $^,,$(BUILD)/obj/empty.o)
+
+# Every library exists even while its folder is empty, so links never break.
+$(BUILD)/obj/empty.o:
+	@mkdir -p $(dir $@)
+	$(Q)printf 'typedef int scalelab_empty_unit;\n' | $(CC) -x c -c -o $@ -
+$(LIBCOMMON) $(LIBSCALER) $(LIBSIM) $(LIBEMU) $(LIBLOADGEN): | $(BUILD)/obj/empty.o
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(CFLAGS) -c -o $@ $<
+
+# --- programs ----------------------------------------------------------------
+BINS :=
+ifneq ($(wildcard scaler/sim/main.c),)
+BINS += $(BUILD)/bin/scaler
+$(BUILD)/bin/scaler: $(call obj,scaler/sim/main.c) $(LIBSIM) $(LIBSCALER) $(LIBCOMMON)
+endif
+ifneq ($(wildcard emulator/main.c),)
+BINS += $(BUILD)/bin/emulator
+$(BUILD)/bin/emulator: $(call obj,emulator/main.c) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
+endif
+ifneq ($(wildcard loadgen/main.c),)
+BINS += $(BUILD)/bin/loadgen
+$(BUILD)/bin/loadgen: $(call obj,loadgen/main.c) $(LIBLOADGEN) $(LIBCOMMON)
+endif
+
+$(BUILD)/bin/%:
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# --- unit tests: tests/unit/<folder>/test_<module>.c, one binary each ------------
+UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+ALL_LIBS := $(LIBSIM) $(LIBEMU) $(LIBLOADGEN) $(LIBSCALER) $(LIBCOMMON)
+
+$(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
+
+# --- targets -------------------------------------------------------------------
+.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden format format-check install clean
+.DEFAULT_GOAL := all
+
+all: $(BINS) $(UNIT_BIN)
+
+deps:
+	@scripts/deps.sh
+
+# The README's two commands: each first installs what the machine lacks, then
+# re-enters make so pkg-config sees the new libraries.
+test:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory test-run
+
+test-run: all
+	@BUILD=$(BUILD) tests/run.sh
+
+unit: all
+	@BUILD=$(BUILD) tests/run.sh unit
+
+integration: all
+	@BUILD=$(BUILD) tests/run.sh integration
+
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+asan:
+	$(MAKE) BUILD=build-asan OPT="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
+	@ASAN=1 BUILD=build-asan tests/run.sh
+
+bench:
+	@scripts/deps.sh --bench
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) bench/run.sh
+
+demo:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
+	@BUILD=$(BUILD) scripts/demo.sh
+
+fuzz:
+	@BUILD=build-fuzz scripts/fuzz.sh
+
+golden: all
+	@BUILD=$(BUILD) scripts/golden.sh
+
+FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_SRC)
+
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_SRC)
+
+install: $(BINS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
+
+clean:
+	$(RM) -r build build-asan build-fuzz
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
