@@ -1,0 +1,74 @@
+/* scaler/status.c: see status.h. */
+#include "scaler/status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static const struct {
+    const char *code;
+    int http;
+    int sender;
+} table[SC_STATUS_COUNT] = {
+    [SC_OK] = { "", 200, 0 },
+    [SC_ERR_VALIDATION] = { "ValidationError", 400, 1 },
+    [SC_ERR_MISSING_PARAMETER] = { "MissingParameter", 400, 1 },
+    [SC_ERR_INVALID_PARAMETER_VALUE] = { "InvalidParameterValue", 400, 1 },
+    [SC_ERR_INVALID_PARAMETER_COMBINATION] = { "InvalidParameterCombination", 400, 1 },
+    [SC_ERR_INVALID_NEXT_TOKEN] = { "InvalidNextToken", 400, 1 },
+    [SC_ERR_LIMIT_EXCEEDED] = { "LimitExceeded", 400, 1 },
+    [SC_ERR_INTERNAL] = { "InternalFailure", 500, 0 },
+    [SC_ERR_ALREADY_EXISTS] = { "AlreadyExists", 400, 1 },
+    [SC_ERR_RESOURCE_IN_USE] = { "ResourceInUse", 400, 1 },
+    [SC_ERR_SCALING_ACTIVITY_IN_PROGRESS] = { "ScalingActivityInProgress", 400, 1 },
+    [SC_ERR_RESOURCE_CONTENTION] = { "ResourceContention", 500, 0 },
+    [SC_ERR_RESOURCE_NOT_FOUND] = { "ResourceNotFound", 404, 1 },
+    [SC_ERR_LIMIT_EXCEEDED_CW] = { "LimitExceeded", 400, 1 },
+    [SC_ERR_LOAD_BALANCER_NOT_FOUND] = { "LoadBalancerNotFound", 400, 1 },
+    [SC_ERR_DUPLICATE_LOAD_BALANCER_NAME] = { "DuplicateLoadBalancerName", 400, 1 },
+    [SC_ERR_DUPLICATE_LISTENER] = { "DuplicateListener", 400, 1 },
+    [SC_ERR_LISTENER_NOT_FOUND] = { "ListenerNotFound", 400, 1 },
+    [SC_ERR_INVALID_INSTANCE] = { "InvalidInstance", 400, 1 },
+    [SC_ERR_INVALID_CONFIGURATION_REQUEST] = { "InvalidConfigurationRequest", 409, 1 },
+    [SC_ERR_TOO_MANY_LOAD_BALANCERS] = { "TooManyLoadBalancers", 400, 1 },
+    [SC_ERR_LOAD_BALANCER_ATTRIBUTE_NOT_FOUND] = { "LoadBalancerAttributeNotFound", 400, 1 },
+    [SC_ERR_INSTANCE_ID_NOT_FOUND] = { "InvalidInstanceID.NotFound", 400, 1 },
+    [SC_ERR_INSTANCE_ID_MALFORMED] = { "InvalidInstanceID.Malformed", 400, 1 },
+    [SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND] = { "InvalidLaunchTemplateName.NotFoundException", 400, 1 },
+    [SC_ERR_LAUNCH_TEMPLATE_EXISTS] = { "InvalidLaunchTemplateName.AlreadyExistsException", 400, 1 },
+    [SC_ERR_SUBNET_NOT_FOUND] = { "InvalidSubnetID.NotFound", 400, 1 },
+    [SC_ERR_VPC_NOT_FOUND] = { "InvalidVpcID.NotFound", 400, 1 },
+};
+
+const char *sc_status_code(enum sc_status s)
+{
+    if ((unsigned)s >= SC_STATUS_COUNT)
+        return "InternalFailure";
+    return table[s].code;
+}
+
+int sc_status_http(enum sc_status s)
+{
+    if ((unsigned)s >= SC_STATUS_COUNT)
+        return 500;
+    return table[s].http;
+}
+
+int sc_status_is_sender(enum sc_status s)
+{
+    if ((unsigned)s >= SC_STATUS_COUNT)
+        return 0;
+    return table[s].sender;
+}
+
+enum sc_status sc_fail(struct sc_error *e, enum sc_status s, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!e)
+        return s;
+    e->status = s;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    va_end(ap);
+    return s;
+}

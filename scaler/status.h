@@ -1,0 +1,66 @@
+/* scaler/status.h: the outcome of every libscaler entry point, as AWS names it.
+ *
+ * One table maps each status to AWS's error code, HTTP status and fault type, so the
+ * emulator renders errors without rules of its own and the simulator prints the same
+ * words. Messages are written by the function that fails, into a caller's struct
+ * sc_error, in AWS's own text (spec/aws-behavior.md). */
+#ifndef SCALER_STATUS_H
+#define SCALER_STATUS_H
+
+enum sc_status {
+    SC_OK = 0,
+    /* common */
+    SC_ERR_VALIDATION,                 /* ValidationError 400 */
+    SC_ERR_MISSING_PARAMETER,          /* MissingParameter 400 */
+    SC_ERR_INVALID_PARAMETER_VALUE,    /* InvalidParameterValue 400 */
+    SC_ERR_INVALID_PARAMETER_COMBINATION, /* InvalidParameterCombination 400 */
+    SC_ERR_INVALID_NEXT_TOKEN,         /* InvalidNextToken 400 */
+    SC_ERR_LIMIT_EXCEEDED,             /* LimitExceeded 400 */
+    SC_ERR_INTERNAL,                   /* InternalFailure 500 */
+    /* Auto Scaling */
+    SC_ERR_ALREADY_EXISTS,             /* AlreadyExists 400 */
+    SC_ERR_RESOURCE_IN_USE,            /* ResourceInUse 400 */
+    SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, /* ScalingActivityInProgress 400 */
+    SC_ERR_RESOURCE_CONTENTION,        /* ResourceContention 500 */
+    /* CloudWatch */
+    SC_ERR_RESOURCE_NOT_FOUND,         /* ResourceNotFound 404 */
+    SC_ERR_LIMIT_EXCEEDED_CW,          /* LimitExceeded 400 (CloudWatch's shape LimitExceededFault) */
+    /* Classic ELB */
+    SC_ERR_LOAD_BALANCER_NOT_FOUND,    /* LoadBalancerNotFound 400 */
+    SC_ERR_DUPLICATE_LOAD_BALANCER_NAME, /* DuplicateLoadBalancerName 400 */
+    SC_ERR_DUPLICATE_LISTENER,         /* DuplicateListener 400 */
+    SC_ERR_LISTENER_NOT_FOUND,         /* ListenerNotFound 400 */
+    SC_ERR_INVALID_INSTANCE,           /* InvalidInstance 400 */
+    SC_ERR_INVALID_CONFIGURATION_REQUEST, /* InvalidConfigurationRequest 409 */
+    SC_ERR_TOO_MANY_LOAD_BALANCERS,    /* TooManyLoadBalancers 400 */
+    SC_ERR_LOAD_BALANCER_ATTRIBUTE_NOT_FOUND, /* LoadBalancerAttributeNotFound 400 */
+    /* EC2 */
+    SC_ERR_INSTANCE_ID_NOT_FOUND,      /* InvalidInstanceID.NotFound 400 */
+    SC_ERR_INSTANCE_ID_MALFORMED,      /* InvalidInstanceID.Malformed 400 */
+    SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,  /* InvalidLaunchTemplateName.NotFoundException 400 */
+    SC_ERR_LAUNCH_TEMPLATE_EXISTS,     /* InvalidLaunchTemplateName.AlreadyExistsException 400 */
+    SC_ERR_SUBNET_NOT_FOUND,           /* InvalidSubnetID.NotFound 400 */
+    SC_ERR_VPC_NOT_FOUND,              /* InvalidVpcID.NotFound 400 */
+    SC_STATUS_COUNT
+};
+
+#define SC_ERR_MESSAGE_LEN 1024
+
+/* Filled by a failing entry point; untouched on success. */
+struct sc_error {
+    enum sc_status status;
+    char message[SC_ERR_MESSAGE_LEN];
+};
+
+/* AWS's error code ("ValidationError"); "" for SC_OK. */
+const char *sc_status_code(enum sc_status s);
+/* HTTP status AWS answers with (200 for SC_OK). */
+int sc_status_http(enum sc_status s);
+/* 1 when AWS blames the caller ("Sender"), 0 for "Receiver". */
+int sc_status_is_sender(enum sc_status s);
+
+/* Sets e (when non-NULL) and returns s, so failures read `return sc_fail(e, ...)`. */
+enum sc_status sc_fail(struct sc_error *e, enum sc_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
