@@ -4,7 +4,13 @@
 #   bench/run.sh [FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export BUILD=${BUILD:-build} SCALELAB_ROOT=$PWD SHARED_BENCH=${SHARED_BENCH:-$PWD/../shared/bench}
+# The peers' harnesses live in ../shared/bench beside the checkout.
+if [ -z "${SHARED_BENCH:-}" ]; then
+    for d in "$PWD/../shared/bench" /work/shared/bench; do
+        [ -d "$d" ] && SHARED_BENCH=$d && break
+    done
+fi
+export BUILD=${BUILD:-build} SCALELAB_ROOT=$PWD SHARED_BENCH=${SHARED_BENCH:-}
 status=0
 for b in bench/bench_*.sh; do
     [ -e "$b" ] || continue
