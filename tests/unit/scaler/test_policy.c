@@ -127,8 +127,8 @@ static void test_policy_step_bounds_inclusive_exclusive(void **state)
     assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), 0), 0);
     assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), -9.999), 0);
     assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), -10), 1);
-    assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), -10.001), 1);
-    assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), -20), 1);
+    assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), -19.999), 1);
+    assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), -20), 2);
     assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), -20.5), 2);
     assert_int_equal(sc_policy_step_select(in_steps, N(in_steps), 0.5), -1);
 }
