@@ -41,6 +41,26 @@ enum sc_status {
     SC_ERR_LAUNCH_TEMPLATE_EXISTS,     /* InvalidLaunchTemplateName.AlreadyExistsException 400 */
     SC_ERR_SUBNET_NOT_FOUND,           /* InvalidSubnetID.NotFound 400 */
     SC_ERR_VPC_NOT_FOUND,              /* InvalidVpcID.NotFound 400 */
+    /* EC2 and classic ELB (added by the elb engineer) */
+    SC_ERR_INCORRECT_INSTANCE_STATE,   /* IncorrectInstanceState 400 */
+    SC_ERR_INSTANCE_LIMIT_EXCEEDED,    /* InstanceLimitExceeded 400 */
+    SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY, /* InsufficientInstanceCapacity 500 */
+    SC_ERR_INVALID_INSTANCE_TYPE,      /* InvalidInstanceType 400 */
+    SC_ERR_AMI_ID_NOT_FOUND,           /* InvalidAMIID.NotFound 400 */
+    SC_ERR_AMI_ID_MALFORMED,           /* InvalidAMIID.Malformed 400 */
+    SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND, /* InvalidLaunchTemplateId.NotFound 400 */
+    SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED, /* InvalidLaunchTemplateId.Malformed 400 */
+    SC_ERR_LAUNCH_TEMPLATE_VERSION_NOT_FOUND, /* InvalidLaunchTemplateId.VersionNotFound 400 */
+    SC_ERR_LAUNCH_TEMPLATE_NAME_MALFORMED, /* InvalidLaunchTemplateName.MalformedException 400 */
+    SC_ERR_SUBNET_RANGE,               /* InvalidSubnet.Range 400 */
+    SC_ERR_SUBNET_CONFLICT,            /* InvalidSubnet.Conflict 400 */
+    SC_ERR_VPC_RANGE,                  /* InvalidVpc.Range 400 */
+    SC_ERR_ELB_INVALID_SUBNET,         /* InvalidSubnet 400 (ELB) */
+    SC_ERR_ELB_SUBNET_NOT_FOUND,       /* SubnetNotFound 400 (ELB) */
+    SC_ERR_CERTIFICATE_NOT_FOUND,      /* CertificateNotFound 400 */
+    SC_ERR_INVALID_SCHEME,             /* InvalidScheme 400 */
+    SC_ERR_TOO_MANY_TAGS,              /* TooManyTags 400 */
+    SC_ERR_DUPLICATE_TAG_KEYS,         /* DuplicateTagKeys 400 */
     SC_STATUS_COUNT
 };
 

@@ -1,0 +1,373 @@
+/* scaler/elb.h: classic Elastic Load Balancing (2012-06-01) for one account and region
+ * (spec/aws-behavior.md section 6).
+ *
+ * struct sc_elb keeps load balancers (listeners, health check, attributes, zones and
+ * subnets, tags), their registered instances and each registration's health bookkeeping:
+ * consecutive health-check results against Healthy/UnhealthyThreshold, connection
+ * draining timers, and the InService set the data plane routes to. It reads instance
+ * states and zones from the struct sc_ec2 given at create (never changes it).
+ *
+ * Pure: no clock, no I/O; entry points take now_ms. Load balancers are named by their
+ * name (a string) in every call, so nothing holds pointers across deletes.
+ *
+ * Ownership: request strings are borrowed and copied when kept. Views (find/at/describe)
+ * are borrowed and valid until the next mutating call on the same struct sc_elb (any call
+ * taking a non-const struct sc_elb *, including sc_elb_step and sc_elb_health_result).
+ *
+ * Data plane (SCALER-API.md): for every load balancer, every Interval, the caller checks
+ * each instance listed by sc_elb_target_at() whose `checked` flag is set (TCP connect, or
+ * HTTP GET expecting 200 within Timeout) and reports sc_elb_health_result(). It routes
+ * new requests only to sc_elb_routable() instances. When a draining instance has no
+ * request in flight any more it calls sc_elb_drain_done(); sc_elb_step() ends drains
+ * whose timeout passed.
+ */
+#ifndef SCALER_ELB_H
+#define SCALER_ELB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scaler/ec2.h"
+#include "scaler/status.h"
+
+#define SC_ELB_MAX_LOAD_BALANCERS 20 /* per region (TooManyLoadBalancers) */
+#define SC_ELB_MAX_TAGS 10           /* per load balancer (TooManyTags) */
+#define SC_ELB_NAME_LEN 33           /* 32 characters + NUL */
+
+struct sc_elb_config {
+    const char *account_id; /* NULL -> "123456789012" */
+    const char *region;     /* NULL -> "us-east-1" */
+    const struct sc_ec2 *ec2; /* required: instances, zones, default subnets */
+    /* DNS-name numbers; NULL -> internal splitmix64 seeded with `seed`. */
+    uint64_t (*rand64)(void *ud);
+    void *rand_ud;
+    uint64_t seed;
+    int max_load_balancers; /* 0 -> SC_ELB_MAX_LOAD_BALANCERS */
+};
+
+struct sc_elb;
+
+/* NULL on bad config (no ec2) or OOM. */
+struct sc_elb *sc_elb_create(const struct sc_elb_config *cfg);
+void sc_elb_destroy(struct sc_elb *elb); /* NULL is a no-op */
+
+/* Advances time: drains whose timeout passed end (the instance is then deregistered);
+ * registrations of instances EC2 no longer lists are dropped. Never allocates.
+ * Called first in sc_world_step. */
+void sc_elb_step(struct sc_elb *elb, int64_t now_ms);
+/* Earliest drain deadline, or INT64_MAX. */
+int64_t sc_elb_next_due_ms(const struct sc_elb *elb, int64_t now_ms);
+
+/* --- plain data ---------------------------------------------------------------------- */
+
+struct sc_elb_listener {
+    const char *protocol;          /* HTTP | HTTPS | TCP | SSL (any case in; upper kept) */
+    int load_balancer_port;        /* 1..65535 */
+    const char *instance_protocol; /* NULL -> same family as protocol (HTTP/TCP) */
+    int instance_port;             /* 1..65535 */
+    const char *ssl_certificate_id; /* required for HTTPS/SSL fronts */
+};
+
+enum sc_elb_hc_protocol {
+    SC_ELB_HC_TCP,
+    SC_ELB_HC_SSL,
+    SC_ELB_HC_HTTP,
+    SC_ELB_HC_HTTPS,
+};
+
+struct sc_elb_health_check {
+    const char *target; /* "TCP:80", "HTTP:80/index.html" */
+    int interval_s;
+    int timeout_s;
+    int unhealthy_threshold;
+    int healthy_threshold;
+};
+
+/* The parsed Target, for the data plane's checker. */
+struct sc_elb_hc_target {
+    enum sc_elb_hc_protocol protocol;
+    int port;
+    const char *path; /* "/index.html" for HTTP(S); NULL for TCP/SSL */
+};
+
+struct sc_elb_attributes {
+    int connection_draining_enabled;
+    int connection_draining_timeout_s; /* 1..3600, default 300 */
+    int idle_timeout_s;                /* 1..3600, default 60 */
+    int cross_zone_enabled;            /* default 0 (API) */
+    int access_log_enabled;
+    const char *access_log_s3_bucket_name;   /* NULL when unset */
+    const char *access_log_s3_bucket_prefix; /* NULL when unset */
+    int access_log_emit_interval;           /* 5 or 60, default 60 */
+};
+
+struct sc_elb_tag {
+    const char *key;
+    const char *value; /* "" when none */
+};
+
+/* DescribeLoadBalancers' LoadBalancerDescription. */
+struct sc_elb_lb {
+    const char *load_balancer_name;
+    const char *dns_name; /* "<name>-<n>.<region>.elb.amazonaws.com" (internal-<...> for
+                             scheme internal) */
+    const char *canonical_hosted_zone_name;    /* == dns_name (internet-facing), else NULL */
+    const char *canonical_hosted_zone_name_id; /* region's ELB zone id */
+    const char *scheme;                        /* "internet-facing" | "internal" */
+    const char *vpc_id;
+    int64_t created_time_ms;
+    const struct sc_elb_listener *listeners; /* creation order */
+    int nlisteners;
+    struct sc_elb_health_check health_check;
+    struct sc_elb_hc_target hc_target;
+    const char *const *availability_zones; /* enabled zones, sorted */
+    int nzones;
+    const char *const *subnets; /* one per enabled zone, same order as zones */
+    int nsubnets;
+    const char *const *security_groups;
+    int nsecurity_groups;
+    const char *source_security_group_owner_alias; /* "amazon-elb" */
+    const char *source_security_group_name;        /* "amazon-elb-sg" */
+    const char *const *instances; /* registered (not draining), registration order */
+    int ninstances;
+    struct sc_elb_attributes attributes;
+    const struct sc_elb_tag *tags;
+    int ntags;
+};
+
+/* --- load balancers -------------------------------------------------------------------- */
+
+struct sc_elb_create_req {
+    const char *load_balancer_name; /* 1..32 of [A-Za-z0-9-], no leading/trailing '-' */
+    const struct sc_elb_listener *listeners; /* at least one */
+    int nlisteners;
+    const char *const *availability_zones; /* zones (default VPC's default subnets) ... */
+    int nzones;
+    const char *const *subnets; /* ... or subnets (one per zone, one VPC), not both */
+    int nsubnets;
+    const char *const *security_groups;
+    int nsecurity_groups;
+    const char *scheme; /* NULL -> "internet-facing"; or "internal" */
+    const struct sc_elb_tag *tags;
+    int ntags;
+};
+
+/* CreateLoadBalancer. Same name with identical listeners, zones/subnets and scheme
+ * succeeds again (AWS is idempotent here); otherwise DuplicateLoadBalancerName
+ * `Load Balancer named 'x' already exists and it is configured with different
+ * parameters.`. Errors: ValidationError (name, listeners, zones), TooManyLoadBalancers,
+ * DuplicateListener (two listeners on one port), CertificateNotFound (HTTPS/SSL without a
+ * certificate), InvalidConfigurationRequest (unknown zone), SubnetNotFound, InvalidSubnet,
+ * InvalidScheme, TooManyTags, DuplicateTagKeys. The new load balancer has the API's default
+ * health check (TCP:80, 30/5/2/10, spec 6.2), default attributes (spec 6.4) and no
+ * instances. *out optional. */
+enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb,
+                                           const struct sc_elb_create_req *req,
+                                           int64_t now_ms, const struct sc_elb_lb **out,
+                                           struct sc_error *err);
+/* DeleteLoadBalancer: a missing name is success. Registrations (draining too) go. */
+enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name,
+                                           int64_t now_ms, struct sc_error *err);
+
+int sc_elb_lb_count(const struct sc_elb *elb);
+const struct sc_elb_lb *sc_elb_lb_at(const struct sc_elb *elb, int i); /* name order */
+const struct sc_elb_lb *sc_elb_lb_find(const struct sc_elb *elb, const char *name);
+
+/* DescribeLoadBalancers. With names: those, in request order; one unknown ->
+ * LoadBalancerNotFound `There is no ACTIVE Load Balancer named 'x'`. Without names: all
+ * in name order, paged: marker NULL/"" = from the start, else the NextMarker of the
+ * previous page (the last name returned; the page goes on after it even if that load
+ * balancer was deleted meanwhile); page_size 0 -> 400, else 1..400 (ValidationError).
+ * Paging applies to the names case too. out holds min(page_size, count) entries;
+ * next_marker (SC_ELB_NAME_LEN bytes) gets the next page's marker, or "" on the last. */
+enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb,
+                                              const char *const *names, int nnames,
+                                              const char *marker, int page_size,
+                                              const struct sc_elb_lb **out, int *nout,
+                                              char *next_marker, struct sc_error *err);
+
+/* --- listeners ------------------------------------------------------------------------ */
+
+/* CreateLoadBalancerListeners: a listener identical to an existing one is a no-op; same
+ * LoadBalancerPort with other settings -> DuplicateListener `A listener already exists for
+ * <lb> with LoadBalancerPort <p>, but with a different InstancePort, Protocol, or
+ * SSLCertificateId`. All-or-nothing. */
+enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
+                                       const struct sc_elb_listener *listeners, int n,
+                                       int64_t now_ms, struct sc_error *err);
+/* DeleteLoadBalancerListeners by LoadBalancerPorts; ports without a listener are
+ * ignored (as AWS). */
+enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name,
+                                       const int *ports, int nports, int64_t now_ms,
+                                       struct sc_error *err);
+
+/* --- health check --------------------------------------------------------------------- */
+
+/* ConfigureHealthCheck with spec 6.2's ranges; ValidationError texts in elb.c; Timeout
+ * must be < Interval (`Health check interval must be greater than the timeout.`).
+ * Counters of registrations are kept. *out optional (the stored copy). */
+enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *name,
+                                             const struct sc_elb_health_check *hc,
+                                             int64_t now_ms,
+                                             const struct sc_elb_health_check **out,
+                                             struct sc_error *err);
+/* Parses a Target: 0 and *out filled (path points into `target`), or -1. */
+int sc_elb_hc_target_parse(const char *target, struct sc_elb_hc_target *out);
+
+/* --- attributes ------------------------------------------------------------------------ */
+
+struct sc_elb_attributes_req {
+    int has_connection_draining;
+    int connection_draining_enabled;
+    int has_connection_draining_timeout;
+    int connection_draining_timeout_s;
+    int has_idle_timeout;
+    int idle_timeout_s;
+    int has_cross_zone;
+    int cross_zone_enabled;
+    int has_access_log;
+    int access_log_enabled;
+    const char *access_log_s3_bucket_name;   /* required when enabling */
+    const char *access_log_s3_bucket_prefix;
+    int access_log_emit_interval; /* 0 = unchanged; else 5 or 60 */
+};
+/* ModifyLoadBalancerAttributes: only the has_ parts change; ranges -> ValidationError.
+ * Turning draining off ends the drains in progress. *out optional. */
+enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
+                                        const struct sc_elb_attributes_req *req,
+                                        int64_t now_ms,
+                                        const struct sc_elb_attributes **out,
+                                        struct sc_error *err);
+/* DescribeLoadBalancerAttributes. */
+enum sc_status sc_elb_describe_attributes(const struct sc_elb *elb, const char *name,
+                                          const struct sc_elb_attributes **out,
+                                          struct sc_error *err);
+
+/* --- zones ------------------------------------------------------------------------------ */
+
+/* EnableAvailabilityZonesForLoadBalancer (unknown zone -> InvalidConfigurationRequest);
+ * the zone's default subnet joins. */
+enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name,
+                                   const char *const *zones, int nzones, int64_t now_ms,
+                                   struct sc_error *err);
+/* DisableAvailabilityZonesForLoadBalancer: removing every zone -> ValidationError. With
+ * draining enabled, InService instances of a removed zone show `Disable Availability
+ * Zone is currently in progress.` until the draining timeout (or drain_done). */
+enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name,
+                                    const char *const *zones, int nzones, int64_t now_ms,
+                                    struct sc_error *err);
+
+/* --- tags ---------------------------------------------------------------------------------- */
+
+/* AddTags to several load balancers (overwrites same keys): TooManyTags beyond 10,
+ * DuplicateTagKeys, ValidationError (key 1..128, value <= 256, no "aws:" prefix). */
+enum sc_status sc_elb_add_tags(struct sc_elb *elb, const char *const *names, int nnames,
+                               const struct sc_elb_tag *tags, int ntags, int64_t now_ms,
+                               struct sc_error *err);
+/* RemoveTags by key (value ignored). */
+enum sc_status sc_elb_remove_tags(struct sc_elb *elb, const char *const *names, int nnames,
+                                  const char *const *keys, int nkeys, int64_t now_ms,
+                                  struct sc_error *err);
+/* DescribeTags: 1..20 names (LoadBalancerNotFound for an unknown one); read the tags from
+ * each returned view. out holds nnames entries. */
+enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const *names,
+                                    int nnames, const struct sc_elb_lb **out,
+                                    struct sc_error *err);
+
+/* --- instances ------------------------------------------------------------------------------ */
+
+/* RegisterInstancesWithLoadBalancer: every id must be an EC2 instance that is not
+ * terminated (else InvalidInstance `Could not find EC2 instance i-x.`; nothing changes).
+ * Registering an already registered instance is a no-op; one that is draining stops
+ * draining and stays registered. A new registration starts `registration in progress`. */
+enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
+                                         const char *const *ids, int nids, int64_t now_ms,
+                                         struct sc_error *err);
+/* DeregisterInstancesFromLoadBalancer: unknown to EC2 -> InvalidInstance; not registered
+ * -> ignored. With draining enabled an InService instance drains (until sc_elb_drain_done
+ * or the draining timeout); otherwise, or when it is not InService, it goes at once. */
+enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
+                                           const char *const *ids, int nids,
+                                           int64_t now_ms, struct sc_error *err);
+
+enum sc_elb_state {
+    SC_ELB_IN_SERVICE,
+    SC_ELB_OUT_OF_SERVICE,
+    SC_ELB_UNKNOWN,
+};
+const char *sc_elb_state_name(enum sc_elb_state s); /* "InService" ... */
+
+/* One row of DescribeInstanceHealth (spec 6.3, strings verbatim). */
+struct sc_elb_instance_health {
+    const char *instance_id; /* borrowed (registration or the request's string) */
+    enum sc_elb_state state;
+    const char *state_name;  /* "InService" | "OutOfService" | "Unknown" */
+    const char *reason_code; /* "ELB" | "Instance" | "N/A" */
+    const char *description; /* AWS's sentence, or "N/A" */
+};
+
+/* DescribeInstanceHealth. No ids: every registered (and draining) instance, registration
+ * order. With ids: those, in request order, registered or not; an id EC2 does not list ->
+ * InvalidInstance `Could not find EC2 instance i-x.`. out holds nids rows (or
+ * sc_elb_target_count() when nids is 0). */
+enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const char *name,
+                                               const char *const *ids, int nids,
+                                               struct sc_elb_instance_health *out,
+                                               int *nout, struct sc_error *err);
+
+/* --- health bookkeeping and routing (data plane) -------------------------------------------- */
+
+/* One health-check result for a registered (or draining) instance. A new registration
+ * goes InService on its first pass; an InService one goes OutOfService after
+ * UnhealthyThreshold consecutive failures; an OutOfService one comes back after
+ * HealthyThreshold consecutive passes. Returns 1 when the instance is now InService by
+ * health checks, 0 when not, -1 for an unknown load balancer or registration. */
+int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id,
+                         int ok, int64_t now_ms);
+
+/* Every registration of a load balancer (registered, then draining), for the checker. */
+struct sc_elb_target {
+    const char *instance_id;
+    const char *availability_zone; /* from EC2; NULL if EC2 lost it */
+    enum sc_elb_state state;       /* as DescribeInstanceHealth shows it */
+    int routable;    /* receives new requests (sc_elb_routable) */
+    int draining;    /* deregistration (or zone removal) in progress */
+    int checked;     /* the caller should health-check it: registered, EC2 running */
+    int64_t registered_ms;
+    int64_t drain_deadline_ms; /* when draining */
+};
+/* -1 for an unknown load balancer. */
+int sc_elb_target_count(const struct sc_elb *elb, const char *name);
+/* Fills *out; -1 when out of range. Strings borrowed. */
+int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i,
+                     struct sc_elb_target *out);
+
+/* 1 when the instance is InService on that load balancer (DescribeInstanceHealth), 0
+ * otherwise (also unknown names). */
+int sc_elb_instance_in_service(const struct sc_elb *elb, const char *name,
+                               const char *instance_id);
+/* 1 when a new request may be routed to it: InService, not draining, EC2 running, its zone
+ * enabled. */
+int sc_elb_routable(const struct sc_elb *elb, const char *name, const char *instance_id);
+
+/* The instances a load-balancer node in `zone` routes to: routable ones of that zone, or of
+ * every enabled zone when cross-zone is on or zone is NULL. Writes up to cap borrowed ids
+ * (registration order), returns how many there are in all (may exceed cap), -1 for an
+ * unknown load balancer. The emulator's proxy and the simulator both route from this. */
+int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone,
+                     const char **ids, int cap);
+
+/* In-flight requests to a draining instance have ended: the drain finishes now. Returns 1
+ * if a drain ended, 0 if it was not draining there, -1 unknown load balancer. */
+int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance_id,
+                      int64_t now_ms);
+/* 1 when the instance is draining on that load balancer. */
+int sc_elb_instance_draining(const struct sc_elb *elb, const char *name,
+                             const char *instance_id);
+/* For the asg side: 1 when the instance is still draining on any load balancer, so its
+ * termination waits. */
+int sc_elb_draining_anywhere(const struct sc_elb *elb, const char *instance_id);
+/* 1 when the instance is registered (or draining) on any load balancer. */
+int sc_elb_registered_anywhere(const struct sc_elb *elb, const char *instance_id);
+
+#endif
