@@ -1,0 +1,646 @@
+/* scaler/asg.h: EC2 Auto Scaling for one account and region (spec sections 3 and 4).
+ *
+ * struct sc_asg keeps launch configurations, groups, their instances' Auto Scaling
+ * lifecycle, scaling activities, policies, cooldowns and warm-up. It reaches EC2, the
+ * load balancers and CloudWatch only through struct sc_asg_env (callbacks the world
+ * fills with sc_ec2 / sc_elb / sc_cw calls; tests fill them with fakes), so every rule
+ * here is testable alone.
+ *
+ * Pure and deterministic: no clock, no I/O; every call takes now_ms. Ids come from the
+ * struct sc_rng given at create (borrowed; the world's).
+ *
+ * Ownership: request strings are borrowed and copied when kept. The *_info views
+ * returned by reads are borrowed and valid until the next mutating call on the asg (any
+ * call taking a non-const struct sc_asg *, sc_asg_step included). Lists come in AWS
+ * order: groups and launch configurations by name, activities newest first with
+ * in-progress ones before finished ones, policies by group then creation.
+ *
+ * Loop: the world calls sc_asg_step(asg, now) after CloudWatch evaluation; it sweeps
+ * health, replaces unhealthy instances, reconciles each group toward desired, advances
+ * lifecycle transitions, cooldowns and warm-up, and puts group metrics. */
+#ifndef SCALER_ASG_H
+#define SCALER_ASG_H
+
+#include <stdint.h>
+
+#include "scaler/policy.h"
+#include "scaler/rng.h"
+#include "scaler/status.h"
+
+struct sc_asg;
+
+#define SC_ASG_ID_LEN 32
+#define SC_ASG_MAX_GROUPS 500
+#define SC_ASG_MAX_LAUNCH_CONFIGURATIONS 200
+#define SC_ASG_MAX_POLICIES 50  /* per group */
+#define SC_ASG_MAX_LOAD_BALANCERS 50 /* per group */
+#define SC_ASG_MAX_TAGS 50      /* per group */
+#define SC_ASG_MAX_ACTIVITIES 100 /* finished activities kept per group (plus in progress) */
+#define SC_ASG_MAX_IDS_PER_CALL 20
+
+/* --- what the asg needs from the rest of the world --------------------------------- */
+
+/* An instance as EC2 sees it, reduced to what health checks need. */
+enum sc_asg_ec2_state {
+    SC_ASG_EC2_PENDING = 0,
+    SC_ASG_EC2_RUNNING,
+    SC_ASG_EC2_IMPAIRED, /* running, status checks impaired */
+    SC_ASG_EC2_STOPPED,  /* stopping / stopped */
+    SC_ASG_EC2_GONE,     /* shutting-down / terminated / unknown */
+};
+
+/* An instance as a load balancer sees it. */
+enum sc_asg_lb_state {
+    SC_ASG_LB_NOT_REGISTERED = 0,
+    SC_ASG_LB_IN_SERVICE,
+    SC_ASG_LB_OUT_OF_SERVICE,
+    SC_ASG_LB_DRAINING, /* deregistration in progress (connection draining) */
+};
+
+struct sc_asg_kv {
+    const char *key;
+    const char *value;
+};
+
+/* What to launch: the group's launch configuration or template, placement and tags
+ * (aws:autoscaling:groupName first, then the group's PropagateAtLaunch tags). */
+struct sc_asg_launch_spec {
+    const char *group_name;
+    const char *zone;
+    const char *subnet_id; /* NULL when the group uses AvailabilityZones only */
+    /* From the launch configuration (NULL with a template). */
+    const char *launch_configuration_name;
+    const char *image_id;
+    const char *instance_type;
+    const char *key_name;
+    const char *user_data;
+    int monitoring_enabled;
+    /* From LaunchTemplate / MixedInstancesPolicy (NULL with a configuration). */
+    const char *launch_template_id;
+    const char *launch_template_name;
+    const char *launch_template_version;
+    const struct sc_asg_kv *tags;
+    int ntags;
+};
+
+/* An alarm target tracking owns (spec 4.5). */
+struct sc_asg_alarm_spec {
+    const char *alarm_name;
+    const char *alarm_description;
+    const char *namespace_;
+    const char *metric_name;
+    const struct sc_asg_kv *dimensions;
+    int ndimensions;
+    const char *statistic; /* "Average", "Sum", ... */
+    const char *unit;      /* NULL when unset */
+    int period_s;
+    int evaluation_periods;
+    int datapoints_to_alarm;
+    double threshold;
+    const char *comparison_operator; /* "GreaterThanThreshold" / "LessThanThreshold" */
+    const char *alarm_action;        /* the policy ARN */
+};
+
+/* Callbacks; any may be NULL (then: launches fail with a clear reason, instances are
+ * reported GONE, load balancers are not known, alarms and metrics are not kept). */
+struct sc_asg_env {
+    void *ud;
+    /* EC2 */
+    enum sc_status (*run_instance)(void *ud, const struct sc_asg_launch_spec *spec,
+                                   int64_t now_ms, char id_out[SC_ASG_ID_LEN],
+                                   struct sc_error *err);
+    void (*terminate_instance)(void *ud, const char *instance_id, int64_t now_ms);
+    enum sc_asg_ec2_state (*instance_state)(void *ud, const char *instance_id);
+    /* Zone of an existing instance (AttachInstances) into zone_out; 0, or -1 unknown. */
+    int (*instance_zone)(void *ud, const char *instance_id, char zone_out[SC_ASG_ID_LEN]);
+    /* Zone of a subnet (VPCZoneIdentifier) into zone_out; 0, or -1 unknown. */
+    int (*subnet_zone)(void *ud, const char *subnet_id, char zone_out[SC_ASG_ID_LEN]);
+    /* 1 when zone is an availability zone of the region. */
+    int (*zone_valid)(void *ud, const char *zone);
+    /* SC_OK when the launch template (id or name, version) resolves; else its error. */
+    enum sc_status (*launch_template_check)(void *ud, const char *id, const char *name,
+                                            const char *version, struct sc_error *err);
+    /* ELB */
+    int (*lb_exists)(void *ud, const char *lb);
+    void (*lb_register)(void *ud, const char *lb, const char *instance_id, int64_t now_ms);
+    void (*lb_deregister)(void *ud, const char *lb, const char *instance_id, int64_t now_ms);
+    enum sc_asg_lb_state (*lb_instance_state)(void *ud, const char *lb,
+                                              const char *instance_id);
+    /* CloudWatch */
+    enum sc_status (*put_alarm)(void *ud, const struct sc_asg_alarm_spec *alarm,
+                                int64_t now_ms, struct sc_error *err);
+    void (*delete_alarm)(void *ud, const char *alarm_name, int64_t now_ms);
+    /* 1 when the alarm is in state ALARM. */
+    int (*alarm_in_alarm)(void *ud, const char *alarm_name);
+    void (*put_metric)(void *ud, const char *namespace_, const char *metric_name,
+                       const char *dim_name, const char *dim_value, double value,
+                       const char *unit, int64_t now_ms);
+};
+
+struct sc_asg_config {
+    const char *account_id; /* NULL: "123456789012" */
+    const char *region;     /* NULL: "us-east-1" */
+    struct sc_rng *rng;     /* required, borrowed */
+    struct sc_asg_env env;
+    int64_t health_sweep_ms; /* 0: 10000 */
+};
+
+/* Returns NULL without an rng, or on OOM. Free with sc_asg_destroy(). */
+struct sc_asg *sc_asg_create(const struct sc_asg_config *cfg);
+void sc_asg_destroy(struct sc_asg *asg); /* NULL is a no-op */
+
+/* --- launch configurations ------------------------------------------------------------ */
+
+struct sc_asg_lc_req {
+    const char *launch_configuration_name; /* required, 1..255 */
+    const char *image_id;                  /* required */
+    const char *instance_type;             /* required */
+    const char *key_name;
+    const char *user_data;
+    const char *iam_instance_profile;
+    const char *const *security_groups;
+    int nsecurity_groups;
+    int has_instance_monitoring;
+    int instance_monitoring; /* default true */
+    int has_associate_public_ip_address;
+    int associate_public_ip_address;
+};
+
+struct sc_asg_lc_info {
+    char *launch_configuration_name;
+    char *launch_configuration_arn;
+    char *image_id;
+    char *instance_type;
+    char *key_name; /* NULL when none */
+    char *user_data;
+    char *iam_instance_profile;
+    char **security_groups;
+    int nsecurity_groups;
+    int instance_monitoring;
+    int has_associate_public_ip_address;
+    int associate_public_ip_address;
+    int64_t created_ms;
+};
+
+/* AlreadyExists `Launch Configuration by this name already exists - A launch
+ * configuration already exists with the name <n>`; ValidationError for missing fields;
+ * LimitExceeded past 200. */
+enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
+                                                 const struct sc_asg_lc_req *req, int64_t now_ms,
+                                                 struct sc_error *err);
+/* ResourceInUse `Cannot delete launch configuration <lc> because it is attached to
+ * AutoScalingGroup <asg>`; ValidationError `Launch configuration name not found -
+ * Launch configuration <n> not found`. */
+enum sc_status sc_asg_delete_launch_configuration(struct sc_asg *asg, const char *name,
+                                                 int64_t now_ms, struct sc_error *err);
+int sc_asg_lc_count(const struct sc_asg *asg);
+const struct sc_asg_lc_info *sc_asg_lc_at(const struct sc_asg *asg, int i); /* by name */
+const struct sc_asg_lc_info *sc_asg_lc_find(const struct sc_asg *asg, const char *name);
+
+/* --- groups ---------------------------------------------------------------------------- */
+
+enum sc_asg_lifecycle {
+    SC_ASG_PENDING = 0,
+    SC_ASG_PENDING_WAIT,
+    SC_ASG_PENDING_PROCEED,
+    SC_ASG_IN_SERVICE,
+    SC_ASG_TERMINATING,
+    SC_ASG_TERMINATING_WAIT,
+    SC_ASG_TERMINATING_PROCEED,
+    SC_ASG_TERMINATED,
+    SC_ASG_DETACHING,
+    SC_ASG_DETACHED,
+    SC_ASG_ENTERING_STANDBY,
+    SC_ASG_STANDBY,
+};
+/* "Pending", "Pending:Wait", ..., "Standby". */
+const char *sc_asg_lifecycle_str(enum sc_asg_lifecycle s);
+
+/* Processes (spec 3.6), as bits of sc_asg_group_info.suspended. */
+enum sc_asg_process {
+    SC_ASG_PROC_LAUNCH = 0,
+    SC_ASG_PROC_TERMINATE,
+    SC_ASG_PROC_ADD_TO_LOAD_BALANCER,
+    SC_ASG_PROC_ALARM_NOTIFICATION,
+    SC_ASG_PROC_AZ_REBALANCE,
+    SC_ASG_PROC_HEALTH_CHECK,
+    SC_ASG_PROC_REPLACE_UNHEALTHY,
+    SC_ASG_PROC_SCHEDULED_ACTIONS,
+    SC_ASG_PROC_INSTANCE_REFRESH,
+    SC_ASG_PROC_COUNT
+};
+const char *sc_asg_process_str(enum sc_asg_process p); /* "Launch", ... */
+
+/* Group metrics (EnableMetricsCollection), as bits of sc_asg_group_info.metrics_enabled. */
+#define SC_ASG_METRIC_COUNT 8
+const char *sc_asg_metric_str(int i); /* "GroupMinSize", ... "GroupTotalInstances" */
+
+struct sc_asg_tag_req {
+    const char *resource_id;   /* the group name */
+    const char *resource_type; /* "auto-scaling-group" (NULL accepted) */
+    const char *key;           /* 1..128 */
+    const char *value;         /* <= 256; NULL = "" */
+    int propagate_at_launch;
+};
+
+struct sc_asg_tag {
+    char *key;
+    char *value;
+    int propagate_at_launch;
+};
+
+struct sc_asg_instance_info {
+    char instance_id[SC_ASG_ID_LEN];
+    char availability_zone[SC_ASG_ID_LEN];
+    char subnet_id[SC_ASG_ID_LEN]; /* "" when none */
+    enum sc_asg_lifecycle lifecycle_state;
+    int healthy; /* "Healthy"/"Unhealthy" in groups, "HEALTHY"/"UNHEALTHY" in instances */
+    char *launch_configuration_name; /* NULL with a template */
+    char *launch_template_id;
+    char *launch_template_name;
+    char *launch_template_version;
+    char *instance_type;
+    int protected_from_scale_in;
+    int64_t launch_ms;
+};
+
+/* "Healthy" / "Unhealthy" (DescribeAutoScalingGroups). */
+const char *sc_asg_health_str(int healthy);
+/* "HEALTHY" / "UNHEALTHY" (DescribeAutoScalingInstances). */
+const char *sc_asg_health_upper_str(int healthy);
+
+struct sc_asg_group_info {
+    char *auto_scaling_group_name;
+    char *auto_scaling_group_arn;
+    char *launch_configuration_name; /* NULL with a template */
+    char *launch_template_id;        /* NULL unless given */
+    char *launch_template_name;
+    char *launch_template_version;   /* NULL = "$Default" */
+    int mixed_instances_policy;      /* the template came inside MixedInstancesPolicy */
+    int min_size;
+    int max_size;
+    int desired_capacity;
+    int default_cooldown;            /* seconds */
+    int has_default_instance_warmup;
+    int default_instance_warmup;     /* seconds */
+    char **availability_zones;
+    int navailability_zones;
+    char *vpc_zone_identifier; /* "" when none */
+    char **subnets;            /* parallel to availability_zones when VPC-based */
+    char *health_check_type;   /* "EC2" */
+    int health_check_grace_period; /* seconds */
+    char **load_balancer_names;
+    int nload_balancer_names;
+    char **termination_policies;
+    int ntermination_policies;
+    struct sc_asg_tag *tags;
+    int ntags;
+    int new_instances_protected_from_scale_in;
+    int64_t created_ms;
+    unsigned suspended; /* bit (1u << enum sc_asg_process) */
+    int64_t suspended_ms[SC_ASG_PROC_COUNT]; /* SuspensionReason "User suspended at <t>" */
+    unsigned metrics_enabled; /* bit i = sc_asg_metric_str(i) */
+    const char *status; /* NULL, or "Delete in progress" */
+};
+
+/* Create and Update take the same request; Update leaves absent fields unchanged. */
+struct sc_asg_group_req {
+    const char *auto_scaling_group_name;
+    const char *launch_configuration_name;
+    const char *launch_template_id;
+    const char *launch_template_name;
+    const char *launch_template_version;
+    int mixed_instances_policy; /* the template fields came from MixedInstancesPolicy */
+    int has_min_size;
+    int min_size;
+    int has_max_size;
+    int max_size;
+    int has_desired_capacity;
+    int desired_capacity;
+    int has_default_cooldown;
+    int default_cooldown;
+    int has_default_instance_warmup;
+    int default_instance_warmup;
+    const char *const *availability_zones;
+    int navailability_zones;
+    const char *vpc_zone_identifier; /* "subnet-a,subnet-b" */
+    const char *health_check_type;
+    int has_health_check_grace_period;
+    int health_check_grace_period;
+    const char *const *load_balancer_names; /* Create only */
+    int nload_balancer_names;
+    const char *const *termination_policies;
+    int ntermination_policies;
+    const struct sc_asg_tag_req *tags; /* Create only */
+    int ntags;
+    int has_new_instances_protected_from_scale_in;
+    int new_instances_protected_from_scale_in;
+};
+
+/* CreateAutoScalingGroup (spec 3.1, 3.8). Errors: AlreadyExists (`AutoScalingGroup by
+ * this name already exists - A group with the name <n> already exists`, or `...
+ * already exists and is pending delete`), ValidationError (the texts of 3.1; exactly
+ * one of launch configuration / template / mixed policy; zones or subnets required;
+ * unknown launch configuration, zone, subnet, load balancer, health check type,
+ * termination policy), LimitExceeded past 500 groups. A desired capacity above 0 records
+ * the cause "a user request created an AutoScalingGroup changing the desired capacity
+ * from 0 to N"; instances launch at the next sc_asg_step. */
+enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group_req *req,
+                                   int64_t now_ms, struct sc_error *err);
+/* UpdateAutoScalingGroup: without desired, MinSize above the current desired raises it,
+ * MaxSize below lowers it (spec 3.1). */
+enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group_req *req,
+                                   int64_t now_ms, struct sc_error *err);
+/* DeleteAutoScalingGroup (spec 3.8): without force, ResourceInUse while instances are in
+ * the group (ScalingActivityInProgress when every remaining instance is already
+ * terminating); with force, terminates every instance and the group shows "Delete in
+ * progress" until they are gone. Policies and their target-tracking alarms go at once. */
+enum sc_status sc_asg_delete_group(struct sc_asg *asg, const char *name, int force_delete,
+                                   int64_t now_ms, struct sc_error *err);
+
+int sc_asg_group_count(const struct sc_asg *asg);
+const struct sc_asg_group_info *sc_asg_group_at(const struct sc_asg *asg, int i); /* by name */
+const struct sc_asg_group_info *sc_asg_group_find(const struct sc_asg *asg, const char *name);
+/* Not-found error for operations naming a group: ValidationError `AutoScalingGroup name
+ * not found - AutoScalingGroup: <n> not found` (`... - null` for NULL). */
+enum sc_status sc_asg_group_not_found(const char *name, struct sc_error *err);
+/* The group's members (every lifecycle state), in launch order. */
+int sc_asg_group_instance_count(const struct sc_asg_group_info *g);
+const struct sc_asg_instance_info *sc_asg_group_instance_at(const struct sc_asg_group_info *g,
+                                                            int i);
+/* Which group an instance belongs to (NULL: none); also its info through *out. */
+const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,
+                                                      const char *instance_id,
+                                                      const struct sc_asg_instance_info **out);
+/* 1 when the instance is InService and past its warm-up (counts in group metrics). */
+int sc_asg_instance_warmed(const struct sc_asg *asg, const char *instance_id, int64_t now_ms);
+/* Capacity counted toward desired: Pending* and InService members. */
+int sc_asg_group_capacity(const struct sc_asg_group_info *g);
+
+/* --- instances -------------------------------------------------------------------------- */
+
+/* SetDesiredCapacity: ValidationError `New SetDesiredCapacity value 2 is above max value 1
+ * for the AutoScalingGroup.` / `... below min value ...`; with honor_cooldown inside a
+ * cooldown: ScalingActivityInProgress (open question 8.4, decided). */
+enum sc_status sc_asg_set_desired_capacity(struct sc_asg *asg, const char *group,
+                                           int desired, int honor_cooldown, int64_t now_ms,
+                                           struct sc_error *err);
+
+struct sc_asg_activity_info {
+    char activity_id[SC_RNG_UUID_LEN];
+    char *auto_scaling_group_name;
+    char *auto_scaling_group_arn;
+    char *description;
+    char *cause;
+    int64_t start_ms;
+    int64_t end_ms; /* 0 while in progress */
+    const char *status_code; /* "PreInService", "InProgress", ..., "Successful" */
+    char *status_message;    /* NULL when none */
+    int progress;
+    char *details; /* {"Subnet ID":"subnet-1","Availability Zone":"us-east-1a"} */
+    int group_deleted; /* AutoScalingGroupState "Deleted" */
+};
+
+/* TerminateInstanceInAutoScalingGroup. With decrement: ValidationError `Currently,
+ * desiredSize equals minSize (1). Terminating instance without replacement will violate
+ * group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false
+ * or lower group's min size.`; without: a replacement launches. *out (optional) is the
+ * terminate activity. Unknown instance: ValidationError `Instance Id not found - No
+ * managed instance found for instance ID: i-x`. */
+enum sc_status sc_asg_terminate_instance(struct sc_asg *asg, const char *instance_id,
+                                         int should_decrement, int64_t now_ms,
+                                         const struct sc_asg_activity_info **out,
+                                         struct sc_error *err);
+/* SetInstanceHealth "Healthy"/"Unhealthy"; with should_respect_grace_period (AWS's
+ * default) a report inside the grace period is ignored. Unhealthy instances are replaced
+ * at the next step ("... in response to a user health-check"). */
+enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instance_id,
+                                          const char *health_status,
+                                          int should_respect_grace_period, int64_t now_ms,
+                                          struct sc_error *err);
+/* AttachInstances (<= 20 running instances, same zones as the group): desired grows;
+ * ValidationError past MaxSize. */
+enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
+                                       const char *const *ids, int nids, int64_t now_ms,
+                                       struct sc_error *err);
+/* DetachInstances: deregisters, then the instance leaves the group (EC2 keeps it); with
+ * decrement desired shrinks (must stay >= min), else a replacement launches. */
+enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
+                                       const char *const *ids, int nids,
+                                       int should_decrement, int64_t now_ms,
+                                       struct sc_error *err);
+/* EnterStandby (InService only; decrement only if desired stays >= min) and ExitStandby
+ * (Standby only; desired grows, must stay <= max). */
+enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group,
+                                    const char *const *ids, int nids, int should_decrement,
+                                    int64_t now_ms, struct sc_error *err);
+enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group,
+                                   const char *const *ids, int nids, int64_t now_ms,
+                                   struct sc_error *err);
+
+/* Scaling activities of a group, AWS order (in progress first, then newest first).
+ * Returns the count, or -1 for an unknown group. */
+int sc_asg_activity_count(const struct sc_asg *asg, const char *group);
+const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg,
+                                                      const char *group, int i);
+const struct sc_asg_activity_info *sc_asg_activity_find(const struct sc_asg *asg,
+                                                        const char *activity_id);
+/* 1 when the group has an activity in progress. */
+int sc_asg_group_busy(const struct sc_asg *asg, const char *group);
+
+/* --- load balancers, processes, tags, metrics ---------------------------------------- */
+
+/* AttachLoadBalancers / DetachLoadBalancers (<= 10 names per call). Unknown balancer:
+ * ValidationError `Provided Load Balancers may not be valid. Please ensure they exist and
+ * try again.` */
+enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *group,
+                                            const char *const *names, int nnames,
+                                            int64_t now_ms, struct sc_error *err);
+enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *group,
+                                            const char *const *names, int nnames,
+                                            int64_t now_ms, struct sc_error *err);
+/* DescribeLoadBalancers State: "Adding" / "Added" / "InService" (one instance of the
+ * group InService at the balancer) for g's i-th balancer. */
+const char *sc_asg_load_balancer_state(const struct sc_asg *asg,
+                                       const struct sc_asg_group_info *g, int i);
+
+/* Suspend/ResumeProcesses; no names = all. Unknown name: ValidationError. */
+enum sc_status sc_asg_suspend_processes(struct sc_asg *asg, const char *group,
+                                        const char *const *names, int nnames, int64_t now_ms,
+                                        struct sc_error *err);
+enum sc_status sc_asg_resume_processes(struct sc_asg *asg, const char *group,
+                                       const char *const *names, int nnames, int64_t now_ms,
+                                       struct sc_error *err);
+
+/* CreateOrUpdateTags / DeleteTags (resource type auto-scaling-group). */
+enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags,
+                                            int ntags, int64_t now_ms, struct sc_error *err);
+enum sc_status sc_asg_delete_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags,
+                                  int ntags, int64_t now_ms, struct sc_error *err);
+
+/* Enable/DisableMetricsCollection; no names = all; granularity must be "1Minute". */
+enum sc_status sc_asg_enable_metrics_collection(struct sc_asg *asg, const char *group,
+                                                const char *const *metrics, int nmetrics,
+                                                const char *granularity, int64_t now_ms,
+                                                struct sc_error *err);
+enum sc_status sc_asg_disable_metrics_collection(struct sc_asg *asg, const char *group,
+                                                 const char *const *metrics, int nmetrics,
+                                                 int64_t now_ms, struct sc_error *err);
+
+/* --- policies ----------------------------------------------------------------------------- */
+
+enum sc_asg_policy_type {
+    SC_ASG_SIMPLE_SCALING = 0,
+    SC_ASG_STEP_SCALING,
+    SC_ASG_TARGET_TRACKING_SCALING,
+};
+const char *sc_asg_policy_type_str(enum sc_asg_policy_type t);
+
+struct sc_asg_tt_req {
+    const char *predefined_metric_type; /* ASGAverageCPUUtilization, ... or NULL */
+    const char *resource_label;         /* ALBRequestCountPerTarget */
+    /* CustomizedMetricSpecification (when no predefined type). */
+    const char *metric_name;
+    const char *namespace_;
+    const struct sc_asg_kv *dimensions;
+    int ndimensions;
+    const char *statistic;
+    const char *unit;
+    double target_value;
+    int disable_scale_in;
+};
+
+struct sc_asg_policy_req {
+    const char *auto_scaling_group_name;
+    const char *policy_name;
+    const char *policy_type; /* NULL: SimpleScaling */
+    const char *adjustment_type;
+    int has_scaling_adjustment;
+    int64_t scaling_adjustment;
+    int has_min_adjustment_magnitude;
+    int64_t min_adjustment_magnitude;
+    int has_cooldown;
+    int cooldown;
+    const char *metric_aggregation_type; /* NULL: Average */
+    int has_estimated_instance_warmup;
+    int estimated_instance_warmup;
+    const struct sc_step_adjustment *step_adjustments;
+    int nstep_adjustments;
+    int has_target_tracking;
+    struct sc_asg_tt_req target_tracking;
+    int has_enabled;
+    int enabled;
+};
+
+struct sc_asg_policy_info {
+    char *auto_scaling_group_name;
+    char *policy_name;
+    char *policy_arn;
+    enum sc_asg_policy_type policy_type;
+    int has_adjustment_type;
+    enum sc_adjustment_type adjustment_type;
+    int has_scaling_adjustment;
+    int64_t scaling_adjustment;
+    int has_min_adjustment_magnitude;
+    int64_t min_adjustment_magnitude;
+    int has_cooldown;
+    int cooldown;
+    char *metric_aggregation_type; /* step only */
+    int has_estimated_instance_warmup;
+    int estimated_instance_warmup;
+    struct sc_step_adjustment *step_adjustments;
+    int nstep_adjustments;
+    /* target tracking */
+    char *predefined_metric_type;
+    char *resource_label;
+    char *metric_name;
+    char *namespace_;
+    struct sc_asg_tag *dimensions; /* key = Name, value = Value */
+    int ndimensions;
+    char *statistic;
+    char *unit;
+    double target_value;
+    int disable_scale_in;
+    char *alarm_names[2]; /* target tracking: High, Low (NULL when none) */
+    char *alarm_arns[2];
+    int enabled;
+};
+
+/* PutScalingPolicy: creates or replaces (same ARN) the group's policy. Target tracking
+ * (re)creates its alarms through env.put_alarm. *out (optional) gives PolicyARN and
+ * Alarms. ValidationError for inconsistent parameters, LimitExceeded past 50. */
+enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg_policy_req *req,
+                                         int64_t now_ms, const struct sc_asg_policy_info **out,
+                                         struct sc_error *err);
+/* DeletePolicy by name (group required) or ARN; target-tracking alarms go with it. */
+enum sc_status sc_asg_delete_policy(struct sc_asg *asg, const char *group,
+                                    const char *policy_name_or_arn, int64_t now_ms,
+                                    struct sc_error *err);
+/* All policies, by group (name order) then creation order. */
+int sc_asg_policy_count(const struct sc_asg *asg);
+const struct sc_asg_policy_info *sc_asg_policy_at(const struct sc_asg *asg, int i);
+/* By ARN, or by name within group. */
+const struct sc_asg_policy_info *sc_asg_policy_find(const struct sc_asg *asg, const char *group,
+                                                    const char *policy_name_or_arn);
+
+struct sc_asg_exec_req {
+    const char *auto_scaling_group_name; /* may be NULL with an ARN */
+    const char *policy_name;             /* name or ARN */
+    int honor_cooldown;
+    int has_metric_value;
+    double metric_value;
+    int has_breach_threshold;
+    double breach_threshold;
+};
+
+/* ExecutePolicy (spec 4.6). HonorCooldown applies to SimpleScaling only (inside the
+ * cooldown: ScalingActivityInProgress); StepScaling requires MetricValue and
+ * BreachThreshold (and a matching step); TargetTracking: ValidationError. */
+enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exec_req *req,
+                                     int64_t now_ms, struct sc_error *err);
+
+/* What an alarm knows when it invokes a policy. */
+struct sc_asg_alarm_ctx {
+    const char *alarm_name;
+    int has_metric_value; /* the aggregated latest datapoint(s) */
+    double metric_value;
+    double threshold;
+};
+
+/* An alarm action naming a policy ARN (the world calls this; each call is logged in the
+ * alarm's history). SC_OK: executed ("Successfully executed action <arn>"); otherwise
+ * err->message is what AWS logs after "Failed to execute Auto Scaling action: ", e.g.
+ * `Auto Scaling Policy not executed because its effect does not override in-progress
+ * scaling actions`. Suspended AlarmNotification: SC_OK and nothing runs. */
+enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
+                                   const struct sc_asg_alarm_ctx *ctx, int64_t now_ms,
+                                   struct sc_error *err);
+
+/* --- time ---------------------------------------------------------------------------------- */
+
+/* Health sweep + replacement, reconciliation, lifecycle transitions, cooldowns, group
+ * metrics (each minute), removal of force-deleted groups once empty. Allocates only for
+ * new instances and activities. */
+void sc_asg_step(struct sc_asg *asg, int64_t now_ms);
+/* Earliest time > now_ms at which sc_asg_step has timed work; INT64_MAX when none. */
+int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms);
+
+/* --- lookups ----------------------------------------------------------------------------- */
+
+struct sc_asg_account_limits {
+    int max_number_of_auto_scaling_groups;
+    int max_number_of_launch_configurations;
+    int number_of_auto_scaling_groups;
+    int number_of_launch_configurations;
+};
+void sc_asg_account_limits(const struct sc_asg *asg, struct sc_asg_account_limits *out);
+/* NULL-terminated string lists for the Describe*Types operations. */
+const char *const *sc_asg_adjustment_types(void);
+const char *const *sc_asg_termination_policy_types(void);
+const char *const *sc_asg_scaling_process_types(void);
+const char *const *sc_asg_metric_collection_types(void);
+const char *const *sc_asg_metric_granularity_types(void);
+const char *const *sc_asg_lifecycle_hook_types(void);
+const char *const *sc_asg_notification_types(void);
+
+#endif
