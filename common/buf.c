@@ -88,8 +88,11 @@ char *cm_buf_take(struct cm_buf *b, size_t *len)
 {
     char *p;
 
-    if (!b->data && reserve(b, 0) < 0)
-        return NULL;
+    if (!b->data) {
+        if (reserve(b, 0) < 0)
+            return NULL;
+        b->data[0] = '\0'; /* a never-written buffer hands out "" */
+    }
     p = b->data;
     if (len)
         *len = b->len;

@@ -36,8 +36,10 @@ struct cm_svg_axis {
     const char *label;       /* axis title, or NULL */
     enum cm_svg_scale scale; /* CM_SVG_NUMBER unless set */
     /* Range: when fixed is 0, the range covers the data (and the bands, lines and
-     * markers placed on this axis), widened to nice tick values; include_zero pulls it
-     * to 0. When fixed is 1, [min, max] is used as given (min < max). */
+     * markers placed on this axis); a CM_SVG_NUMBER range is then widened to whole tick
+     * steps (a CM_SVG_TIME range is kept exact, so the run fills the plot);
+     * include_zero pulls it to 0. When fixed is 1, [min, max] is used as given
+     * (min < max). */
     int fixed;
     double min, max;
     int include_zero;

@@ -1,0 +1,342 @@
+/* tests/unit/common/test_svg.c: common/svg.c */
+#include "common/svg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+
+#include <cmocka.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "common/buf.h"
+
+static char *escaped(const char *s)
+{
+    struct cm_buf b;
+
+    cm_buf_init(&b, 0);
+    assert_int_equal(cm_svg_escape(&b, s), 0);
+    return cm_buf_take(&b, NULL);
+}
+
+static void test_svg_escape_markup_and_quotes(void **state)
+{
+    char *s;
+
+    (void)state;
+    s = escaped("a<b & \"c\" > 'd'");
+    assert_string_equal(s, "a&lt;b &amp; &quot;c&quot; &gt; &#39;d&#39;");
+    free(s);
+    /* Already-escaped text is escaped again: the writer never guesses. */
+    s = escaped("&amp;");
+    assert_string_equal(s, "&amp;amp;");
+    free(s);
+    s = escaped(NULL);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+static void test_svg_escape_controls_and_bad_utf8(void **state)
+{
+    char *s;
+
+    (void)state;
+    s = escaped("a\x01" "b\tc\nd\x7f");
+    assert_string_equal(s, "a b\tc\nd ");
+    free(s);
+    /* Valid multibyte text passes through unchanged. */
+    s = escaped("\xce\xbc" "s \xe2\x86\x92 ok \xf0\x9f\x93\x88");
+    assert_string_equal(s, "\xce\xbc" "s \xe2\x86\x92 ok \xf0\x9f\x93\x88");
+    free(s);
+    /* A lone continuation byte, a truncated sequence, an overlong form and a surrogate
+     * each become U+FFFD. */
+    s = escaped("x\x80y\xe2\x86z\xc0\xafw\xed\xa0\x80");
+    assert_string_equal(s, "x\xef\xbf\xbdy\xef\xbf\xbd\xef\xbf\xbdz\xef\xbf\xbd\xef\xbf\xbdw"
+                           "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    free(s);
+}
+
+static void test_svg_ticks_numbers(void **state)
+{
+    double step, first;
+    int n;
+
+    (void)state;
+    n = cm_svg_ticks(0, 10, 6, CM_SVG_NUMBER, &step, &first);
+    assert_true(step == 2.0);
+    assert_true(first == 0.0);
+    assert_int_equal(n, 6);
+    n = cm_svg_ticks(0, 100, 6, CM_SVG_NUMBER, &step, &first);
+    assert_true(step == 20.0);
+    assert_int_equal(n, 6);
+    n = cm_svg_ticks(3, 97, 5, CM_SVG_NUMBER, &step, &first);
+    assert_true(step == 50.0);
+    assert_true(first == 50.0);
+    assert_int_equal(n, 1);
+    n = cm_svg_ticks(0, 1, 5, CM_SVG_NUMBER, &step, &first);
+    assert_true(fabs(step - 0.5) < 1e-12);
+    assert_int_equal(n, 3);
+    n = cm_svg_ticks(0.013, 0.087, 8, CM_SVG_NUMBER, &step, &first);
+    assert_true(fabs(step - 0.02) < 1e-12); /* 0.01 would give 8 ticks */
+    assert_true(fabs(first - 0.02) < 1e-12);
+    assert_int_equal(n, 4);
+    n = cm_svg_ticks(-45, 45, 7, CM_SVG_NUMBER, &step, &first);
+    assert_true(step == 20.0);
+    assert_true(first == -40.0);
+    assert_int_equal(n, 5);
+    /* Empty and non-finite ranges give no ticks. */
+    assert_int_equal(cm_svg_ticks(5, 5, 6, CM_SVG_NUMBER, &step, &first), 0);
+    assert_int_equal(cm_svg_ticks(7, 5, 6, CM_SVG_NUMBER, &step, &first), 0);
+    assert_int_equal(cm_svg_ticks(0, INFINITY, 6, CM_SVG_NUMBER, &step, &first), 0);
+    assert_int_equal(cm_svg_ticks(NAN, 1, 6, CM_SVG_NUMBER, &step, &first), 0);
+    /* Never more ticks than asked, whatever the range; at least one from 4 asked (a
+     * nice step is under 2.5 times the raw one). */
+    for (int k = 1; k < 2000; k += 7) {
+        for (int mt = 2; mt < 12; mt++) {
+            n = cm_svg_ticks(0.37 * k, 1.91 * k + 3, mt, CM_SVG_NUMBER, &step, &first);
+            assert_true(n <= mt);
+            assert_true(mt < 4 || n >= 1);
+        }
+    }
+}
+
+static void test_svg_ticks_time(void **state)
+{
+    double step, first;
+    int n;
+
+    (void)state;
+    /* 30 hours over 10 ticks: 3 h steps (clock-friendly, not 2.5 h or 5 h). */
+    n = cm_svg_ticks(0, 30 * 3600.0, 11, CM_SVG_TIME, &step, &first);
+    assert_true(step == 3 * 3600.0);
+    assert_int_equal(n, 11);
+    /* 10 minutes over 6 ticks: 2 min. */
+    n = cm_svg_ticks(0, 600, 6, CM_SVG_TIME, &step, &first);
+    assert_true(step == 120.0);
+    assert_int_equal(n, 6);
+    /* 45 minutes over 4 ticks: 15 min. */
+    n = cm_svg_ticks(0, 2700, 4, CM_SVG_TIME, &step, &first);
+    assert_true(step == 900.0);
+    assert_int_equal(n, 4);
+    /* A year over 10 ticks: whole days (50 d). */
+    n = cm_svg_ticks(0, 365 * 86400.0, 10, CM_SVG_TIME, &step, &first);
+    assert_true(step == 50 * 86400.0);
+    assert_int_equal(n, 8);
+}
+
+static void test_svg_format_ticks(void **state)
+{
+    static const struct {
+        double v, step;
+        enum cm_svg_scale scale;
+        const char *want;
+    } cases[] = {
+        { 0, 20, CM_SVG_NUMBER, "0" },         { 40, 20, CM_SVG_NUMBER, "40" },
+        { 0.5, 0.5, CM_SVG_NUMBER, "0.5" },    { 0.02, 0.01, CM_SVG_NUMBER, "0.02" },
+        { 0.25, 0.25, CM_SVG_NUMBER, "0.25" }, { 1500, 500, CM_SVG_NUMBER, "1500" },
+        { 10000, 2000, CM_SVG_NUMBER, "10k" }, { 2500, 500, CM_SVG_NUMBER, "2500" },
+        { 1.5e6, 5e5, CM_SVG_NUMBER, "1500k" }, { 2e6, 1e6, CM_SVG_NUMBER, "2M" },
+        { -1e-17, 0.1, CM_SVG_NUMBER, "0.0" }, { -40, 20, CM_SVG_NUMBER, "-40" },
+        { 0, 3600, CM_SVG_TIME, "0" },         { 45, 15, CM_SVG_TIME, "45s" },
+        { 90, 30, CM_SVG_TIME, "1m30s" },      { 7200, 3600, CM_SVG_TIME, "2h" },
+        { 5400, 1800, CM_SVG_TIME, "1h30m" },  { 108000, 10800, CM_SVG_TIME, "1d6h" },
+        { 0.5, 0.5, CM_SVG_TIME, "0.5s" },     { -60, 60, CM_SVG_TIME, "-1m" },
+    };
+    char out[64];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cm_svg_format_tick(cases[i].v, cases[i].step, cases[i].scale, out, sizeof(out));
+        assert_string_equal(out, cases[i].want);
+    }
+}
+
+/* Builds a chart using every kind of element. */
+static struct cm_svg *sample_chart(const char *title)
+{
+    struct cm_svg_opts o = { 0 };
+    struct cm_svg *c;
+    double x[50], y[50], y2[50];
+
+    o.id = "cap";
+    o.title = title;
+    o.x.scale = CM_SVG_TIME;
+    o.x.label = "time";
+    o.y.label = "instances";
+    o.y.include_zero = 1;
+    o.y2.label = "req/s";
+    c = cm_svg_create(&o);
+    for (int i = 0; i < 50; i++) {
+        x[i] = i * 60.0;
+        y[i] = 1 + i / 10;
+        y2[i] = 100 + 50 * sin(i / 5.0);
+    }
+    y2[20] = NAN; /* a gap */
+    cm_svg_series(c, "desired", NULL, CM_SVG_Y1, CM_SVG_STEP | CM_SVG_THICK, x, y, 50);
+    cm_svg_series(c, "load <req/s>", NULL, CM_SVG_Y2, CM_SVG_LINE | CM_SVG_DASHED, x, y2, 50);
+    cm_svg_xband(c, "high-cpu ALARM", "#d55e00", 0.2, 600, 900);
+    cm_svg_xband(c, "high-cpu ALARM", "#d55e00", 0.2, 1500, 1620);
+    cm_svg_yband(c, "target", "#009e73", 0.1, CM_SVG_Y1, 2, 3);
+    cm_svg_hline(c, "max 10", "#cc0000", CM_SVG_Y1, 5);
+    cm_svg_marker(c, "launch", "#009e73", CM_SVG_TRIANGLE_UP, CM_SVG_Y1, 660, NAN,
+                  "Launching a new EC2 instance: i-0123 \"quoted\" & <tagged>");
+    cm_svg_marker(c, "terminate", "#cc79a7", CM_SVG_TRIANGLE_DOWN, CM_SVG_Y1, 1700, NAN, "bye");
+    cm_svg_marker(c, "fault", "#000", CM_SVG_DIAMOND, CM_SVG_Y1, 1200, 3, "kill 1");
+    return c;
+}
+
+static char *render(const struct cm_svg *c)
+{
+    struct cm_buf b;
+
+    cm_buf_init(&b, 0);
+    assert_int_equal(cm_svg_render(c, &b), 0);
+    return cm_buf_take(&b, NULL);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_svg_render_well_formed(void **state)
+{
+    struct cm_svg *c = sample_chart("Capacity & load");
+    char *s = render(c);
+    xmlDocPtr doc;
+    xmlNodePtr root;
+
+    (void)state;
+    doc = xmlReadMemory(s, (int)strlen(s), "chart.svg", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
+    assert_non_null(doc);
+    root = xmlDocGetRootElement(doc);
+    assert_string_equal((const char *)root->name, "svg");
+    xmlFreeDoc(doc);
+    /* Escaped title, one legend entry per band name, tooltips on markers. */
+    assert_non_null(strstr(s, "<title>Capacity &amp; load</title>"));
+    assert_int_equal(count(s, ">high-cpu ALARM</text>"), 1);
+    assert_int_equal(count(s, "<title>high-cpu ALARM</title>"), 2);
+    assert_non_null(strstr(s, "i-0123 &quot;quoted&quot; &amp; &lt;tagged&gt;</title>"));
+    assert_non_null(strstr(s, ">load &lt;req/s&gt;</text>"));
+    assert_non_null(strstr(s, "clipPath id=\"cap-clip\""));
+    /* Both axes are labelled; the time axis shows clock labels. */
+    assert_non_null(strstr(s, ">req/s</text>"));
+    assert_non_null(strstr(s, ">instances</text>"));
+    assert_non_null(strstr(s, ">10m</text>"));
+    /* The NaN splits the load line into two runs: two moves in one path. */
+    {
+        const char *p = strstr(s, "<title>load &lt;req/s&gt;</title>");
+        const char *d;
+        assert_non_null(p);
+        while (p > s && strncmp(p, " d=\"", 4) != 0)
+            p--;
+        d = p + 4;
+        assert_int_equal(count(d, "M") - count(strchr(d, '"'), "M"), 2);
+    }
+    free(s);
+    cm_svg_destroy(c);
+}
+
+static void test_svg_render_deterministic(void **state)
+{
+    struct cm_svg *a = sample_chart("same"), *b = sample_chart("same");
+    char *sa = render(a), *sb = render(b), *sa2 = render(a);
+
+    (void)state;
+    assert_string_equal(sa, sb);
+    assert_string_equal(sa, sa2);
+    free(sa);
+    free(sb);
+    free(sa2);
+    cm_svg_destroy(a);
+    cm_svg_destroy(b);
+}
+
+static void test_svg_long_series_bounded(void **state)
+{
+    struct cm_svg_opts o = { 0 };
+    struct cm_svg *c;
+    size_t n = 200000;
+    double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
+    char *s;
+
+    (void)state;
+    o.width_px = 600;
+    o.height_px = 200;
+    c = cm_svg_create(&o);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)i;
+        y[i] = (double)(i % 97);
+    }
+    y[123456] = 1000; /* a one-sample spike must survive the reduction */
+    cm_svg_series(c, "noise", NULL, CM_SVG_Y1, CM_SVG_LINE, x, y, n);
+    s = render(c);
+    /* At most 4 points per pixel column of a ~520 px plot, each under 16 bytes. */
+    assert_true(strlen(s) < 600 * 4 * 16 + 4096);
+    assert_non_null(strstr(s, ">1000</text>")); /* the axis reached the spike */
+    free(s);
+    cm_svg_destroy(c);
+    free(x);
+    free(y);
+}
+
+static void test_svg_standalone_and_empty(void **state)
+{
+    struct cm_svg_opts o = { 0 };
+    struct cm_svg *c;
+    char *s;
+    xmlDocPtr doc;
+
+    (void)state;
+    o.standalone = 1;
+    c = cm_svg_create(&o);
+    cm_svg_series(c, "nothing", NULL, CM_SVG_Y1, CM_SVG_LINE, NULL, NULL, 0);
+    s = render(c);
+    assert_true(strncmp(s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0);
+    doc = xmlReadMemory(s, (int)strlen(s), "e.svg", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
+    assert_non_null(doc);
+    xmlFreeDoc(doc);
+    free(s);
+    cm_svg_destroy(c);
+}
+
+static void test_svg_render_cap(void **state)
+{
+    struct cm_svg *c = sample_chart("capped");
+    struct cm_buf b;
+
+    (void)state;
+    cm_buf_init(&b, 512);
+    assert_int_equal(cm_svg_render(c, &b), -1);
+    assert_true(b.len <= 512);
+    cm_buf_cleanup(&b);
+    cm_svg_destroy(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_svg_escape_markup_and_quotes),
+        cmocka_unit_test(test_svg_escape_controls_and_bad_utf8),
+        cmocka_unit_test(test_svg_ticks_numbers),
+        cmocka_unit_test(test_svg_ticks_time),
+        cmocka_unit_test(test_svg_format_ticks),
+        cmocka_unit_test(test_svg_render_well_formed),
+        cmocka_unit_test(test_svg_render_deterministic),
+        cmocka_unit_test(test_svg_long_series_bounded),
+        cmocka_unit_test(test_svg_standalone_and_empty),
+        cmocka_unit_test(test_svg_render_cap),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
