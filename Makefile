@@ -33,8 +33,9 @@ SCALER_SRC   := $(sort $(wildcard scaler/*.c))
 SIM_SRC      := $(sort $(wildcard scaler/sim/*.c))
 EMULATOR_SRC := $(sort $(wildcard emulator/*.c))
 LOADGEN_SRC  := $(sort $(wildcard loadgen/*.c))
-# Generated C (the AWS service-model tables) lives under $(BUILD)/gen.
-GEN_SRC      :=
+# Generated C (the AWS service-model tables) lives under $(BUILD)/gen; the generator
+# runs at build time from botocore's models (scripts/gen-models.py).
+GEN_SRC      := $(BUILD)/gen/model_tables.c
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -50,7 +51,11 @@ lib_src = $(filter-out $(1)/main.c,$(2))
 $(LIBCOMMON): $(call obj,$(COMMON_SRC))
 $(LIBSCALER): $(call obj,$(SCALER_SRC))
 $(LIBSIM): $(call obj,$(call lib_src,scaler/sim,$(SIM_SRC)))
-$(LIBEMU): $(call obj,$(call lib_src,emulator,$(EMULATOR_SRC)))
+$(LIBEMU): $(call obj,$(call lib_src,emulator,$(EMULATOR_SRC))) $(call obj,$(GEN_SRC))
+
+$(BUILD)/gen/model_tables.c: scripts/gen-models.py
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)python3 scripts/gen-models.py $@
 $(LIBLOADGEN): $(call obj,$(call lib_src,loadgen,$(LOADGEN_SRC)))
 
 $(BUILD)/lib/%.a:

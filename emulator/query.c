@@ -1,0 +1,301 @@
+/* emulator/query.c: see query.h.
+ *
+ * Two steps: the flat pairs become a tree of JSON objects split on '.', each node
+ * keeping its own value (if any) under the key ""; then the input shape is walked over
+ * the tree, naming members as the protocol does, into loose JSON (scalars as strings)
+ * that model_coerce() types and checks. */
+#include "emulator/query.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+#define MAX_SEGMENTS 24
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes s[0..n) into a new string; *outlen gets its length. */
+static char *pct_decode(const char *s, size_t n, size_t *outlen)
+{
+    char *out = cm_xmalloc(n + 1);
+    size_t j = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '+') {
+            out[j++] = ' ';
+        } else if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+            out[j++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+            i += 2;
+        } else {
+            out[j++] = s[i];
+        }
+    }
+    out[j] = '\0';
+    *outlen = j;
+    return out;
+}
+
+int query_form_parse(struct query_form *f, const char *s, size_t len, struct awserr *err)
+{
+    size_t cap = 0;
+    size_t i = 0;
+
+    f->pairs = NULL;
+    f->n = 0;
+    while (i < len) {
+        size_t start = i, eq = (size_t)-1, klen;
+        struct query_pair *p;
+
+        while (i < len && s[i] != '&') {
+            if (s[i] == '=' && eq == (size_t)-1)
+                eq = i;
+            i++;
+        }
+        if (i > start) {
+            if (f->n == QUERY_MAX_PAIRS) {
+                query_form_cleanup(f);
+                return awserr_set(err, 400, "ValidationError",
+                                  "Request has more than %d parameters", QUERY_MAX_PAIRS);
+            }
+            if (f->n == cap) {
+                cap = cap ? cap * 2 : 16;
+                f->pairs = cm_xrealloc(f->pairs, cap * sizeof(*f->pairs));
+            }
+            p = &f->pairs[f->n++];
+            if (eq == (size_t)-1) {
+                p->key = pct_decode(s + start, i - start, &klen);
+                p->value = cm_xstrdup("");
+                p->value_len = 0;
+            } else {
+                p->key = pct_decode(s + start, eq - start, &klen);
+                p->value = pct_decode(s + eq + 1, i - eq - 1, &p->value_len);
+            }
+        }
+        i++;
+    }
+    return 0;
+}
+
+void query_form_cleanup(struct query_form *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->pairs[i].key);
+        free(f->pairs[i].value);
+    }
+    free(f->pairs);
+    f->pairs = NULL;
+    f->n = 0;
+}
+
+const char *query_form_get(const struct query_form *f, const char *key)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        if (strcmp(f->pairs[i].key, key) == 0)
+            return f->pairs[i].value;
+    }
+    return NULL;
+}
+
+/* ---- tree ------------------------------------------------------------------------ */
+
+static json_t *child(json_t *node, const char *seg, size_t n)
+{
+    json_t *c = json_object_getn(node, seg, n);
+
+    if (!c) {
+        c = json_object();
+        json_object_setn_new_nocheck(node, seg, n, c);
+    }
+    return c;
+}
+
+static json_t *build_tree(const struct query_form *f, struct awserr *err)
+{
+    json_t *root = json_object();
+
+    for (size_t i = 0; i < f->n; i++) {
+        const char *k = f->pairs[i].key;
+        json_t *node = root;
+        int segs = 0;
+
+        if (strcmp(k, "Action") == 0 || strcmp(k, "Version") == 0)
+            continue;
+        while (1) {
+            const char *dot = strchr(k, '.');
+            size_t n = dot ? (size_t)(dot - k) : strlen(k);
+
+            if (++segs > MAX_SEGMENTS) {
+                json_decref(root);
+                awserr_set(err, 400, "ValidationError", "Parameter name is nested too deeply");
+                return NULL;
+            }
+            node = child(node, k, n);
+            if (!dot)
+                break;
+            k = dot + 1;
+        }
+        if (!json_object_get(node, ""))
+            json_object_set_new_nocheck(
+                node, "", json_stringn_nocheck(f->pairs[i].value, f->pairs[i].value_len));
+    }
+    return root;
+}
+
+/* ---- model walk ------------------------------------------------------------------ */
+
+struct walk {
+    const struct model_service *svc;
+    int ec2;
+};
+
+static json_t *conv(const struct walk *w, uint32_t si, json_t *node, int depth);
+
+struct numbered_child {
+    long index;
+    json_t *node;
+};
+
+static int cmp_index(const void *a, const void *b)
+{
+    const struct numbered_child *x = a, *y = b;
+
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The children of node named by positive integers, in numeric order, as an array. */
+static json_t *numbered(const struct walk *w, uint32_t elem_shape, json_t *node, int depth)
+{
+    const char *key;
+    json_t *val;
+    struct numbered_child *kids;
+    size_t n = 0, cap = json_object_size(node);
+    json_t *out = json_array();
+
+    if (cap == 0)
+        return out;
+    kids = cm_xmalloc(cap * sizeof(*kids));
+    json_object_foreach(node, key, val)
+    {
+        char *end;
+        long v;
+
+        if (key[0] < '1' || key[0] > '9')
+            continue;
+        v = strtol(key, &end, 10);
+        if (*end != '\0' || v <= 0)
+            continue;
+        kids[n].index = v;
+        kids[n].node = val;
+        n++;
+    }
+    qsort(kids, n, sizeof(*kids), cmp_index);
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = conv(w, elem_shape, kids[i].node, depth + 1);
+
+        json_array_append_new(out, c ? c : json_null());
+    }
+    free(kids);
+    return out;
+}
+
+static json_t *conv(const struct walk *w, uint32_t si, json_t *node, int depth)
+{
+    const struct model_shape *sh = model_shape_get(w->svc, si);
+    json_t *out, *c;
+
+    if (depth > 32)
+        return NULL;
+    switch ((enum model_type)sh->type) {
+    case MODEL_STRUCTURE:
+        out = json_object();
+        for (int i = 0; i < sh->nmembers; i++) {
+            const struct model_member *m = model_member_get(w->svc, sh, i);
+
+            c = json_object_get(node, w->ec2 ? m->ec2_name : m->xml_name);
+            if (!c && w->ec2)
+                c = json_object_get(node, m->name);
+            if (c) {
+                json_t *v = conv(w, m->shape, c, depth + 1);
+
+                if (v)
+                    json_object_set_new(out, m->name, v);
+            }
+        }
+        return out;
+    case MODEL_LIST: {
+        const struct model_member *m = model_member_get(w->svc, sh, 0);
+
+        if (w->ec2 || (sh->flags & MODEL_F_FLATTENED))
+            c = node;
+        else
+            c = json_object_get(node, m->xml_name);
+        if (!c)
+            return json_array(); /* `Name=` or nothing under it: the empty list */
+        return numbered(w, m->shape, c, depth);
+    }
+    case MODEL_MAP: {
+        const struct model_member *km = model_member_get(w->svc, sh, 0);
+        const struct model_member *vm = model_member_get(w->svc, sh, 1);
+        json_t *entries = (sh->flags & MODEL_F_FLATTENED) ? node : json_object_get(node, "entry");
+        const char *key;
+        json_t *e;
+
+        out = json_object();
+        if (!entries)
+            return out;
+        json_object_foreach(entries, key, e)
+        {
+            json_t *k = json_object_get(json_object_get(e, km->xml_name), "");
+            json_t *v = json_object_get(e, vm->xml_name);
+
+            if (json_is_string(k) && v) {
+                json_t *cv = conv(w, vm->shape, v, depth + 1);
+
+                if (cv)
+                    json_object_setn_new_nocheck(out, json_string_value(k),
+                                                 json_string_length(k), cv);
+            }
+        }
+        return out;
+    }
+    default:
+        c = json_object_get(node, "");
+        if (c)
+            return json_incref(c);
+        return json_object(); /* a scalar given only sub-keys: model_coerce reports it */
+    }
+}
+
+int query_parse(const struct model_service *svc, const struct model_op *op,
+                const struct query_form *f, int ec2, json_t **out, struct awserr *err)
+{
+    struct walk w = { svc, ec2 };
+    json_t *tree, *loose;
+    int rc;
+
+    *out = NULL;
+    if (op->input < 0) {
+        *out = json_object();
+        return 0;
+    }
+    tree = build_tree(f, err);
+    if (!tree)
+        return -1;
+    loose = conv(&w, (uint32_t)op->input, tree, 0);
+    json_decref(tree);
+    if (!loose)
+        return awserr_set(err, 400, "ValidationError", "Request is nested too deeply");
+    rc = model_coerce(svc, (uint32_t)op->input, loose, 1, out, err);
+    json_decref(loose);
+    return rc;
+}

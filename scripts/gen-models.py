@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Generates the emulator's AWS service-model tables (C) from botocore's service-2.json.
+
+    scripts/gen-models.py OUT.c
+
+Reads autoscaling 2011-01-01, elb 2012-06-01, cloudwatch 2010-08-01 and ec2 2016-11-15
+from the botocore importable by this python3 (current botocore ships them gzipped), else
+from Debian's python3-botocore (/usr/lib/python3/dist-packages/botocore/data). Emits only
+the operations the emulator serves and the shapes reachable from them (EC2's model has
+~4,000 shapes; we keep the few hundred our operations use), plus every error shape with
+its code and HTTP status. The C types are declared in emulator/model.h.
+"""
+import gzip
+import json
+import os
+import sys
+
+SERVICES = [
+    # (C name, botocore dir, version, SigV4 service, operations: None = all)
+    ("autoscaling", "autoscaling", "2011-01-01", "autoscaling", None),
+    ("elb", "elb", "2012-06-01", "elasticloadbalancing", None),
+    ("cloudwatch", "cloudwatch", "2010-08-01", "monitoring", None),
+    ("ec2", "ec2", "2016-11-15", "ec2", [
+        "DescribeInstances", "DescribeInstanceStatus", "RunInstances", "TerminateInstances",
+        "StopInstances", "StartInstances",
+        "DescribeAvailabilityZones", "DescribeImages", "DescribeInstanceTypes",
+        "CreateLaunchTemplate", "DescribeLaunchTemplates", "DeleteLaunchTemplate",
+        "CreateLaunchTemplateVersion", "DescribeLaunchTemplateVersions",
+        "CreateVpc", "DescribeVpcs", "CreateSubnet", "DescribeSubnets",
+        "DescribeSecurityGroups", "CreateTags", "DescribeTags", "DeleteTags",
+    ]),
+]
+
+TYPES = {
+    "structure": "MODEL_STRUCTURE", "list": "MODEL_LIST", "map": "MODEL_MAP",
+    "string": "MODEL_STRING", "integer": "MODEL_INTEGER", "long": "MODEL_LONG",
+    "double": "MODEL_DOUBLE", "float": "MODEL_FLOAT", "boolean": "MODEL_BOOLEAN",
+    "timestamp": "MODEL_TIMESTAMP", "blob": "MODEL_BLOB",
+}
+PROTOCOLS = {"query": "MODEL_PROTO_QUERY", "ec2": "MODEL_PROTO_EC2", "json": "MODEL_PROTO_JSON",
+             "smithy-rpc-v2-cbor": "MODEL_PROTO_CBOR"}
+
+
+def data_dirs():
+    dirs = []
+    try:
+        import botocore  # noqa: F401
+        dirs.append(os.path.join(os.path.dirname(botocore.__file__), "data"))
+    except ImportError:
+        pass
+    dirs.append("/usr/lib/python3/dist-packages/botocore/data")
+    return dirs
+
+
+def load_model(svc_dir, version):
+    for d in data_dirs():
+        base = os.path.join(d, svc_dir, version, "service-2.json")
+        if os.path.exists(base + ".gz"):
+            with gzip.open(base + ".gz", "rt", encoding="utf-8") as f:
+                return json.load(f), base + ".gz"
+        if os.path.exists(base):
+            with open(base, encoding="utf-8") as f:
+                return json.load(f), base
+    sys.exit("gen-models: no botocore model for %s %s (install python3-botocore)" % (svc_dir, version))
+
+
+def cstr(s):
+    if s is None:
+        return "NULL"
+    out = '"'
+    for ch in s:
+        o = ord(ch)
+        if ch in '"\\':
+            out += "\\" + ch
+        elif 32 <= o < 127:
+            out += ch
+        else:
+            for b in ch.encode("utf-8"):
+                out += "\\%03o" % b
+    return out + '"'
+
+
+def cnum(v):
+    if v is None:
+        return "0"
+    if isinstance(v, float) and v != int(v):
+        return repr(v)
+    return "%d.0" % int(v)
+
+
+def gen_service(cname, model, sigv4, wanted, out):
+    shapes = model["shapes"]
+    meta = model["metadata"]
+    ops = sorted(model["operations"]) if wanted is None else sorted(wanted)
+    for op in ops:
+        if op not in model["operations"]:
+            sys.exit("gen-models: %s has no operation %s" % (cname, op))
+
+    # Reachable shapes, in a stable order (breadth first from the sorted operations).
+    order, index = [], {}
+
+    def visit(name):
+        if name in index:
+            return
+        index[name] = len(order)
+        order.append(name)
+        s = shapes[name]
+        if s["type"] == "structure":
+            for m in s.get("members", {}).values():
+                visit(m["shape"])
+        elif s["type"] == "list":
+            visit(s["member"]["shape"])
+        elif s["type"] == "map":
+            visit(s["key"]["shape"])
+            visit(s["value"]["shape"])
+
+    for op in ops:
+        o = model["operations"][op]
+        for k in ("input", "output"):
+            if k in o:
+                visit(o[k]["shape"])
+    errors = sorted(n for n, s in shapes.items() if "error" in s or s.get("exception"))
+    for e in errors:
+        visit(e)
+
+    members, enums = [], []
+    shape_rows = []
+    for name in order:
+        s = shapes[name]
+        t = s["type"]
+        first_m, nm = len(members), 0
+        ec2 = meta["protocol"] == "ec2"
+
+        def member_row(mname, ref, required, default_xml):
+            loc = ref.get("locationName")
+            xml = loc if loc else default_xml
+            if ref.get("queryName"):
+                e2 = ref["queryName"]
+            elif loc:
+                e2 = loc[0].upper() + loc[1:]
+            else:
+                e2 = default_xml
+            flags = []
+            if required:
+                flags.append("MODEL_M_REQUIRED")
+            if ec2 and False:
+                pass
+            return "{ %s, %s, %s, %d, %s }" % (cstr(mname), cstr(xml), cstr(e2), index[ref["shape"]],
+                                               " | ".join(flags) if flags else "0")
+
+        if t == "structure":
+            req = set(s.get("required", []))
+            for mname, ref in s.get("members", {}).items():
+                members.append(member_row(mname, ref, mname in req, mname))
+                nm += 1
+        elif t == "list":
+            members.append(member_row("member", s["member"], False, "member"))
+            nm = 1
+        elif t == "map":
+            members.append(member_row("key", s["key"], False, "key"))
+            members.append(member_row("value", s["value"], False, "value"))
+            nm = 2
+        first_e, ne = len(enums), 0
+        for v in s.get("enum", []):
+            enums.append(cstr(v))
+            ne += 1
+        flags = []
+        if s.get("flattened"):
+            flags.append("MODEL_F_FLATTENED")
+        if "min" in s:
+            flags.append("MODEL_F_HAS_MIN")
+        if "max" in s:
+            flags.append("MODEL_F_HAS_MAX")
+        if s.get("union"):
+            flags.append("MODEL_F_UNION")
+        if s.get("exception") or "error" in s:
+            flags.append("MODEL_F_ERROR")
+        shape_rows.append("{ %s, %s, %s, %d, %d, %d, %d, %s, %s }" % (
+            cstr(name), TYPES[t], " | ".join(flags) if flags else "0", nm, ne, first_m, first_e,
+            cnum(s.get("min")), cnum(s.get("max"))))
+
+    op_rows = []
+    for op in ops:
+        o = model["operations"][op]
+        inp = index[o["input"]["shape"]] if "input" in o else -1
+        outp = index[o["output"]["shape"]] if "output" in o else -1
+        wrapper = o.get("output", {}).get("resultWrapper")
+        op_rows.append("{ %s, %d, %d, %s }" % (cstr(op), inp, outp, cstr(wrapper)))
+
+    err_rows = []
+    for e in errors:
+        info = shapes[e].get("error", {})
+        err_rows.append("{ %s, %s, %d, %d }" % (
+            cstr(e), cstr(info.get("code", e)), int(info.get("httpStatusCode", 400)),
+            1 if info.get("senderFault", True) else 0))
+
+    protos = meta.get("protocols", [meta["protocol"]])
+    pflags = " | ".join(PROTOCOLS[p] for p in protos if p in PROTOCOLS) or "0"
+
+    w = out.write
+    w("\n/* %s %s: %d operations, %d shapes */\n" % (cname, meta["apiVersion"], len(ops), len(order)))
+    w("static const struct model_shape %s_shapes[] = {\n" % cname)
+    for r in shape_rows:
+        w("    %s,\n" % r)
+    w("};\n")
+    w("static const struct model_member %s_members[] = {\n" % cname)
+    for r in members or ["{ NULL, NULL, NULL, 0, 0 }"]:
+        w("    %s,\n" % r)
+    w("};\n")
+    w("static const char *const %s_enums[] = {\n" % cname)
+    for r in enums or ["NULL"]:
+        w("    %s,\n" % r)
+    w("};\n")
+    w("static const struct model_op %s_ops[] = {\n" % cname)
+    for r in op_rows:
+        w("    %s,\n" % r)
+    w("};\n")
+    w("static const struct model_error %s_errors[] = {\n" % cname)
+    for r in err_rows or ["{ NULL, NULL, 0, 0 }"]:
+        w("    %s,\n" % r)
+    w("};\n")
+    w("const struct model_service model_%s = {\n" % cname)
+    w("    .name = %s,\n    .sigv4 = %s,\n    .version = %s,\n    .xmlns = %s,\n" % (
+        cstr(cname), cstr(sigv4), cstr(meta["apiVersion"]), cstr(meta.get("xmlNamespace"))))
+    w("    .target_prefix = %s,\n    .protocols = %s,\n" % (cstr(meta.get("targetPrefix")), pflags))
+    w("    .shapes = %s_shapes,\n    .nshapes = %d,\n" % (cname, len(shape_rows)))
+    w("    .members = %s_members,\n    .enums = %s_enums,\n" % (cname, cname))
+    w("    .ops = %s_ops,\n    .nops = %d,\n" % (cname, len(op_rows)))
+    w("    .errors = %s_errors,\n    .nerrors = %d,\n" % (cname, len(err_rows)))
+    w("};\n")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: gen-models.py OUT.c")
+    dest = sys.argv[1]
+    tmp = dest + ".tmp"
+    with open(tmp, "w", encoding="ascii") as out:
+        out.write("/* Generated by scripts/gen-models.py from botocore's service models. Do not edit. */\n")
+        sources = []
+        body = []
+        for cname, svc_dir, ver, sigv4, wanted in SERVICES:
+            model, path = load_model(svc_dir, ver)
+            sources.append(path)
+            import io
+            buf = io.StringIO()
+            gen_service(cname, model, sigv4, wanted, buf)
+            body.append(buf.getvalue())
+        for p in sources:
+            out.write("/* source: %s */\n" % p)
+        out.write('#include "emulator/model.h"\n\n#include <stddef.h>\n')
+        for b in body:
+            out.write(b)
+    os.replace(tmp, dest)
+
+
+if __name__ == "__main__":
+    main()
