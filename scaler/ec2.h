@@ -86,12 +86,15 @@ struct sc_ec2_config {
     int64_t status_init_ms;
     /* Instance limit (non-terminated instances); 0 -> 10000. */
     int max_instances;
+    /* 1: RunInstances accepts only the catalogue's images (InvalidAMIID.NotFound);
+     * 0 (default): any well-formed ami- id, so scenarios may name their own. */
+    int strict_images;
 };
 
 struct sc_ec2;
 
 /* Makes the records, the zones and the default VPC (172.31.0.0/16, one /20 default subnet
- * per zone). Returns NULL on bad config (more than 26 zones, empty names) or OOM. */
+ * per zone). Returns NULL on bad config (more than 16 zones, empty or duplicate names) or OOM. */
 struct sc_ec2 *sc_ec2_create(const struct sc_ec2_config *cfg);
 void sc_ec2_destroy(struct sc_ec2 *ec2); /* NULL is a no-op */
 
@@ -447,7 +450,7 @@ struct sc_ec2_run_req {
  * leaves when that is at least min_count (fewer -> InstanceLimitExceeded and nothing
  * launched), all `pending`. Without subnet or zone the
  * instances go to the first available zone's default subnet, like AWS's default VPC.
- * Errors: MissingParameter (ImageId), InvalidAMIID.Malformed/NotFound,
+ * Errors: MissingParameter (ImageId), InvalidAMIID.Malformed (NotFound with strict_images),
  * InvalidParameterValue (instance type, counts, zone), InvalidSubnetID.NotFound,
  * launch-template errors, InsufficientInstanceCapacity (zone down). *out (optional) is the
  * new reservation. */

@@ -1,0 +1,2687 @@
+/* scaler/ec2.c: see ec2.h. */
+#include "scaler/ec2.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/rng.h"
+
+#define DEFAULT_ACCOUNT "123456789012"
+#define DEFAULT_REGION "us-east-1"
+#define MAX_ZONES 16 /* the default VPC has room for 16 /20 subnets */
+#define DEFAULT_RETENTION_MS 3600000
+#define DEFAULT_MAX_INSTANCES 10000
+#define LT_NAME_MAX 128
+
+/* --- small helpers ------------------------------------------------------------------ */
+
+static char *sdup(const char *s)
+{
+    size_t n;
+    char *p;
+
+    if (!s)
+        return NULL;
+    n = strlen(s) + 1;
+    p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* Copies optional string src into *dst; 0, or -1 on OOM (then *dst is NULL). */
+static int sdup_opt(char **dst, const char *src)
+{
+    *dst = NULL;
+    if (!src)
+        return 0;
+    *dst = sdup(src);
+    return *dst ? 0 : -1;
+}
+
+static int streq(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+static int is_hex_lower(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    }
+    return 1;
+}
+
+/* prefix + (8 or 17) lower-case hex. */
+static int id_valid(const char *s, const char *prefix)
+{
+    size_t pl, n;
+
+    if (!s)
+        return 0;
+    pl = strlen(prefix);
+    if (strncmp(s, prefix, pl) != 0)
+        return 0;
+    n = strlen(s + pl);
+    return (n == 8 || n == 17) && is_hex_lower(s + pl, n);
+}
+
+/* AWS's glob: '*' any run, '?' one character. */
+static int glob_match(const char *p, const char *s)
+{
+    const char *star = NULL, *mark = NULL;
+
+    while (*s) {
+        if (*p == '?' || (*p && *p != '*' && *p == *s)) {
+            p++;
+            s++;
+        } else if (*p == '*') {
+            star = p++;
+            mark = s;
+        } else if (star) {
+            p = star + 1;
+            s = ++mark;
+        } else {
+            return 0;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return *p == '\0';
+}
+
+/* Any of the filter's values matches v (NULL v never matches). */
+static int values_match(const struct sc_ec2_filter *f, const char *v)
+{
+    if (!v)
+        return 0;
+    for (int i = 0; i < f->nvalues; i++) {
+        if (f->values[i] && glob_match(f->values[i], v))
+            return 1;
+    }
+    return 0;
+}
+
+static int name_in(const char *name, const char *const *list)
+{
+    for (int i = 0; list[i]; i++) {
+        if (strcmp(name, list[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Checks every filter name is known (tag:K always is when tags is set). */
+static enum sc_status check_filters(const struct sc_ec2_filter *f, int n,
+                                    const char *const *known, int tags, struct sc_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        const char *name = f[i].name ? f[i].name : "";
+
+        if (name_in(name, known))
+            continue;
+        if (tags && (strncmp(name, "tag:", 4) == 0 || strcmp(name, "tag-key") == 0 ||
+                     strcmp(name, "tag-value") == 0))
+            continue;
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "The filter '%s' is invalid", name);
+    }
+    return SC_OK;
+}
+
+/* Days since 1970-01-01 -> civil date (Howard Hinnant's algorithm). */
+static void civil_from_days(int64_t z, int *y, int *m, int *d)
+{
+    int64_t era, doe, yoe, doy, mp;
+
+    z += 719468;
+    era = (z >= 0 ? z : z - 146096) / 146097;
+    doe = z - era * 146097;
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+/* "2026-01-01 00:05:00 GMT" */
+static void format_gmt(char *out, size_t n, int64_t ms)
+{
+    int64_t s = ms / 1000, days, rem;
+    int y, mo, d;
+
+    if (ms < 0 && ms % 1000)
+        s--;
+    days = s / 86400;
+    rem = s % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    civil_from_days(days, &y, &mo, &d);
+    snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d GMT", y, mo, d, (int)(rem / 3600),
+             (int)(rem / 60 % 60), (int)(rem % 60));
+}
+
+/* --- tags ----------------------------------------------------------------------------- */
+
+struct tagset {
+    struct sc_ec2_tag *v; /* key/value strings owned (allocated) */
+    int n, cap;
+};
+
+static void tagset_free(struct tagset *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        free((char *)t->v[i].key);
+        free((char *)t->v[i].value);
+    }
+    free(t->v);
+    t->v = NULL;
+    t->n = t->cap = 0;
+}
+
+static int tagset_find(const struct tagset *t, const char *key)
+{
+    for (int i = 0; i < t->n; i++) {
+        if (strcmp(t->v[i].key, key) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Sets key=value (value NULL -> ""); 0 or -1 on OOM (set unchanged). */
+static int tagset_set(struct tagset *t, const char *key, const char *value)
+{
+    int i = tagset_find(t, key);
+    char *v = sdup(value ? value : "");
+
+    if (!v)
+        return -1;
+    if (i >= 0) {
+        free((char *)t->v[i].value);
+        t->v[i].value = v;
+        return 0;
+    }
+    if (t->n == t->cap) {
+        int cap = t->cap ? t->cap * 2 : 4;
+        struct sc_ec2_tag *nv = realloc(t->v, (size_t)cap * sizeof(*nv));
+
+        if (!nv)
+            goto fail;
+        t->v = nv;
+        t->cap = cap;
+    }
+    t->v[t->n].key = sdup(key);
+    if (!t->v[t->n].key)
+        goto fail;
+    t->v[t->n].value = v;
+    t->n++;
+    return 0;
+
+fail:
+    free(v);
+    return -1;
+}
+
+/* Deletes key when value is NULL or equal. */
+static void tagset_del(struct tagset *t, const char *key, const char *value)
+{
+    int i = tagset_find(t, key);
+
+    if (i < 0)
+        return;
+    if (value && strcmp(t->v[i].value, value) != 0)
+        return;
+    free((char *)t->v[i].key);
+    free((char *)t->v[i].value);
+    memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof(t->v[0]));
+    t->n--;
+}
+
+static int tagset_copy(struct tagset *dst, const struct sc_ec2_tag *tags, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (tagset_set(dst, tags[i].key, tags[i].value) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* tag:K, tag-key, tag-value filters; -1 when the filter is not a tag filter. */
+static int tags_filter(const struct tagset *t, const struct sc_ec2_filter *f)
+{
+    if (strncmp(f->name, "tag:", 4) == 0) {
+        int i = tagset_find(t, f->name + 4);
+
+        return i >= 0 && values_match(f, t->v[i].value);
+    }
+    if (strcmp(f->name, "tag-key") == 0) {
+        for (int i = 0; i < t->n; i++) {
+            if (values_match(f, t->v[i].key))
+                return 1;
+        }
+        return 0;
+    }
+    if (strcmp(f->name, "tag-value") == 0) {
+        for (int i = 0; i < t->n; i++) {
+            if (values_match(f, t->v[i].value))
+                return 1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static enum sc_status check_tags(const struct sc_ec2_tag *tags, int n, int allow_aws,
+                                 struct sc_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        const char *k = tags[i].key;
+        const char *v = tags[i].value ? tags[i].value : "";
+
+        if (!k || !*k)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Tag key cannot be null or empty");
+        if (strlen(k) > 128)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Tag key exceeds the maximum length of 128 characters");
+        if (strlen(v) > 256)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Tag value exceeds the maximum length of 256 characters");
+        if (!allow_aws && strncmp(k, "aws:", 4) == 0)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Tag keys starting with 'aws:' are reserved for internal use");
+    }
+    return SC_OK;
+}
+
+/* --- records ------------------------------------------------------------------------------ */
+
+struct zone {
+    struct sc_ec2_zone v;
+    char name[64];
+    char id[48];
+    int available;
+};
+
+struct vpc {
+    struct sc_ec2_vpc v;
+    char id[SC_EC2_ID_LEN];
+    char cidr[20];
+    char dhcp[SC_EC2_ID_LEN];
+    uint32_t base;
+    int prefix;
+    struct tagset tags;
+};
+
+struct subnet {
+    struct sc_ec2_subnet v;
+    char id[SC_EC2_ID_LEN];
+    char cidr[20];
+    char *arn;
+    uint32_t base;
+    int prefix;
+    const struct zone *zone;
+    const struct vpc *vpc;
+    struct tagset tags;
+};
+
+struct resv;
+
+struct inst {
+    struct sc_ec2_instance v;
+    char id[SC_EC2_ID_LEN];
+    char transition[64];
+    char dns[64];
+    char *instance_type, *image_id, *key_name, *user_data, *lc_name, *lt_id, *lt_name;
+    struct tagset tags;
+    struct resv *resv;
+    struct subnet *subnet;
+    int64_t checks_ok_at_ms; /* when initializing turns ok */
+};
+
+struct resv {
+    struct sc_ec2_reservation v;
+    char id[SC_EC2_ID_LEN];
+    const struct sc_ec2_instance **members;
+    int n;
+};
+
+struct ltver {
+    struct sc_ec2_lt_version v;
+    char *desc;
+    char *image_id, *instance_type, *key_name, *user_data;
+    char **sgs;
+    int nsgs;
+    struct tagset tags;
+};
+
+struct lt {
+    struct sc_ec2_launch_template v;
+    char id[SC_EC2_ID_LEN];
+    char *name;
+    char *created_by;
+    struct tagset tags;
+    struct ltver **vers; /* version k at vers[k - 1] */
+    int nvers, capvers;
+};
+
+struct sc_ec2 {
+    char account[32];
+    char region[32];
+    uint64_t (*rand64)(void *ud);
+    void *rand_ud;
+    struct sc_rng rng;
+    int64_t retention_ms;
+    int64_t status_init_ms;
+    int max_instances;
+    int strict_images;
+    int placement_rr;
+
+    struct zone zones[MAX_ZONES];
+    const struct sc_ec2_zone *zone_views[MAX_ZONES];
+    int nzones;
+
+    struct vpc **vpcs;
+    int nvpcs, capvpcs;
+    struct subnet **subnets;
+    int nsubnets, capsubnets;
+
+    struct inst **insts;
+    int ninsts, capinsts;
+    struct resv **resvs;
+    int nresvs, capresvs;
+
+    struct lt **lts;
+    int nlts, caplts;
+};
+
+static uint64_t next_rand(struct sc_ec2 *ec2)
+{
+    if (ec2->rand64)
+        return ec2->rand64(ec2->rand_ud);
+    return sc_rng_next(&ec2->rng);
+}
+
+/* Grows a pointer array to hold one more; 0 or -1. */
+static int grow(void *arrp, int n, int *cap)
+{
+    void ***arr = arrp;
+    void **nv;
+    int nc;
+
+    if (n < *cap)
+        return 0;
+    nc = *cap ? *cap * 2 : 8;
+    nv = realloc(*arr, (size_t)nc * sizeof(void *));
+    if (!nv)
+        return -1;
+    *arr = nv;
+    *cap = nc;
+    return 0;
+}
+
+static const struct inst *inst_get(const struct sc_ec2 *ec2, const char *id);
+static const struct vpc *vpc_get(const struct sc_ec2 *ec2, const char *id);
+static const struct subnet *subnet_get(const struct sc_ec2 *ec2, const char *id);
+static const struct lt *lt_get_id(const struct sc_ec2 *ec2, const char *id);
+
+/* prefix + "0" + 16 hex, unique among the ids this struct holds. */
+static void make_id(struct sc_ec2 *ec2, const char *prefix, char out[SC_EC2_ID_LEN])
+{
+    for (;;) {
+        uint64_t r = next_rand(ec2);
+
+        snprintf(out, SC_EC2_ID_LEN, "%s0%016llx", prefix, (unsigned long long)r);
+        if (!inst_get(ec2, out) && !vpc_get(ec2, out) && !subnet_get(ec2, out) &&
+            !lt_get_id(ec2, out))
+            return;
+    }
+}
+
+const char *sc_ec2_state_name(enum sc_ec2_state s)
+{
+    switch (s) {
+    case SC_EC2_PENDING:
+        return "pending";
+    case SC_EC2_RUNNING:
+        return "running";
+    case SC_EC2_SHUTTING_DOWN:
+        return "shutting-down";
+    case SC_EC2_TERMINATED:
+        return "terminated";
+    case SC_EC2_STOPPING:
+        return "stopping";
+    case SC_EC2_STOPPED:
+        return "stopped";
+    }
+    return "";
+}
+
+int sc_ec2_state_parse(const char *name)
+{
+    static const enum sc_ec2_state all[] = { SC_EC2_PENDING,    SC_EC2_RUNNING,
+                                             SC_EC2_SHUTTING_DOWN, SC_EC2_TERMINATED,
+                                             SC_EC2_STOPPING,   SC_EC2_STOPPED };
+
+    for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++) {
+        if (strcmp(name, sc_ec2_state_name(all[i])) == 0)
+            return (int)all[i];
+    }
+    return -1;
+}
+
+const char *sc_ec2_check_name(enum sc_ec2_check c)
+{
+    switch (c) {
+    case SC_EC2_CHECK_NOT_APPLICABLE:
+        return "not-applicable";
+    case SC_EC2_CHECK_INITIALIZING:
+        return "initializing";
+    case SC_EC2_CHECK_OK:
+        return "ok";
+    case SC_EC2_CHECK_IMPAIRED:
+        return "impaired";
+    }
+    return "";
+}
+
+/* --- CIDR ------------------------------------------------------------------------------------ */
+
+/* "a.b.c.d/n" with n in lo..hi and no host bits set; 0 or -1. */
+static int cidr_parse(const char *s, int lo, int hi, uint32_t *base, int *prefix)
+{
+    unsigned v[5];
+    int k = 0;
+    uint32_t b = 0, mask;
+
+    if (!s)
+        return -1;
+    for (int part = 0; part < 5; part++) {
+        unsigned x = 0;
+        int digits = 0;
+
+        while (*s >= '0' && *s <= '9') {
+            x = x * 10 + (unsigned)(*s - '0');
+            if (++digits > 3)
+                return -1;
+            s++;
+        }
+        if (!digits)
+            return -1;
+        v[k++] = x;
+        if (part < 3 && *s++ != '.')
+            return -1;
+        if (part == 3 && *s++ != '/')
+            return -1;
+    }
+    if (*s)
+        return -1;
+    for (int i = 0; i < 4; i++) {
+        if (v[i] > 255)
+            return -1;
+        b = b << 8 | v[i];
+    }
+    if ((int)v[4] < lo || (int)v[4] > hi)
+        return -1;
+    mask = v[4] == 0 ? 0 : 0xffffffffu << (32 - v[4]);
+    if (b & ~mask)
+        return -1;
+    *base = b;
+    *prefix = (int)v[4];
+    return 0;
+}
+
+static void cidr_format(char *out, size_t n, uint32_t base, int prefix)
+{
+    snprintf(out, n, "%u.%u.%u.%u/%d", base >> 24, base >> 16 & 255, base >> 8 & 255,
+             base & 255, prefix);
+}
+
+static int cidr_contains(uint32_t b1, int p1, uint32_t b2, int p2)
+{
+    uint32_t mask = p1 == 0 ? 0 : 0xffffffffu << (32 - p1);
+
+    return p2 >= p1 && (b2 & mask) == b1;
+}
+
+static int cidr_overlap(uint32_t b1, int p1, uint32_t b2, int p2)
+{
+    return cidr_contains(b1, p1, b2, p2) || cidr_contains(b2, p2, b1, p1);
+}
+
+/* --- create / destroy -------------------------------------------------------------------------- */
+
+static void zone_id_make(const char *region, int index, char *out, size_t n)
+{
+    char abbrev[24];
+    size_t k = 0;
+    int part = 0;
+
+    /* us-east-1 -> use1, ap-southeast-2 -> apse2, eu-north-1 -> eun1 */
+    for (const char *p = region; *p && k < 16; part++) {
+        const char *dash = strchr(p, '-');
+        size_t len = dash ? (size_t)(dash - p) : strlen(p);
+
+        if (part == 0 || !dash) {
+            for (size_t i = 0; i < len && k < 16; i++)
+                abbrev[k++] = p[i];
+        } else {
+            abbrev[k++] = p[0];
+            if (len > 5 && (strncmp(p, "north", 5) == 0 || strncmp(p, "south", 5) == 0))
+                abbrev[k++] = p[5];
+        }
+        if (!dash)
+            break;
+        p = dash + 1;
+    }
+    abbrev[k] = '\0';
+    snprintf(out, n, "%s-az%d", abbrev, index + 1);
+}
+
+static struct vpc *vpc_new(struct sc_ec2 *ec2, uint32_t base, int prefix, int is_default);
+static struct subnet *subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint32_t base,
+                                 int prefix, const struct zone *z, int is_default);
+
+struct sc_ec2 *sc_ec2_create(const struct sc_ec2_config *cfg)
+{
+    struct sc_ec2 *ec2;
+    const char *account = cfg && cfg->account_id ? cfg->account_id : DEFAULT_ACCOUNT;
+    const char *region = cfg && cfg->region ? cfg->region : DEFAULT_REGION;
+    int nz = cfg && cfg->zones ? cfg->nzones : 0;
+    struct vpc *dv;
+
+    if (!*account || !*region || strlen(account) >= 32 || strlen(region) >= 32 || nz < 0 ||
+        nz > MAX_ZONES)
+        return NULL;
+    ec2 = calloc(1, sizeof(*ec2));
+    if (!ec2)
+        return NULL;
+    snprintf(ec2->account, sizeof(ec2->account), "%s", account);
+    snprintf(ec2->region, sizeof(ec2->region), "%s", region);
+    if (cfg) {
+        ec2->rand64 = cfg->rand64;
+        ec2->rand_ud = cfg->rand_ud;
+        ec2->retention_ms = cfg->terminated_retention_ms;
+        ec2->status_init_ms = cfg->status_init_ms;
+        ec2->max_instances = cfg->max_instances;
+        ec2->strict_images = cfg->strict_images;
+    }
+    sc_rng_init(&ec2->rng, cfg ? cfg->seed : 0);
+    if (ec2->retention_ms <= 0)
+        ec2->retention_ms = DEFAULT_RETENTION_MS;
+    if (ec2->status_init_ms < 0)
+        ec2->status_init_ms = 0;
+    if (ec2->max_instances <= 0)
+        ec2->max_instances = DEFAULT_MAX_INSTANCES;
+
+    if (nz == 0)
+        nz = 3;
+    for (int i = 0; i < nz; i++) {
+        struct zone *z = &ec2->zones[i];
+        const char *name = cfg && cfg->zones && cfg->nzones ? cfg->zones[i] : NULL;
+
+        if (cfg && cfg->zones && cfg->nzones) {
+            if (!name || !*name || strlen(name) >= sizeof(z->name))
+                goto fail;
+            for (int j = 0; j < i; j++) {
+                if (strcmp(ec2->zones[j].name, name) == 0)
+                    goto fail;
+            }
+            snprintf(z->name, sizeof(z->name), "%s", name);
+        } else {
+            snprintf(z->name, sizeof(z->name), "%s%c", region, 'a' + i);
+        }
+        zone_id_make(region, i, z->id, sizeof(z->id));
+        z->available = 1;
+        z->v.zone_name = z->name;
+        z->v.zone_id = z->id;
+        z->v.region_name = ec2->region;
+        z->v.state = "available";
+        ec2->zone_views[i] = &z->v;
+    }
+    ec2->nzones = nz;
+
+    dv = vpc_new(ec2, 0xac1f0000u, 16, 1); /* 172.31.0.0/16 */
+    if (!dv)
+        goto fail;
+    for (int i = 0; i < nz; i++) {
+        if (!subnet_new(ec2, dv, 0xac1f0000u | (uint32_t)(i * 16) << 8, 20, &ec2->zones[i], 1))
+            goto fail;
+    }
+    return ec2;
+
+fail:
+    sc_ec2_destroy(ec2);
+    return NULL;
+}
+
+static void inst_free(struct inst *in)
+{
+    if (!in)
+        return;
+    free(in->instance_type);
+    free(in->image_id);
+    free(in->key_name);
+    free(in->user_data);
+    free(in->lc_name);
+    free(in->lt_id);
+    free(in->lt_name);
+    tagset_free(&in->tags);
+    free(in);
+}
+
+static void ltver_free(struct ltver *v)
+{
+    if (!v)
+        return;
+    free(v->desc);
+    free(v->image_id);
+    free(v->instance_type);
+    free(v->key_name);
+    free(v->user_data);
+    for (int i = 0; i < v->nsgs; i++)
+        free(v->sgs[i]);
+    free(v->sgs);
+    tagset_free(&v->tags);
+    free(v);
+}
+
+static void lt_free(struct lt *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < t->nvers; i++)
+        ltver_free(t->vers[i]);
+    free(t->vers);
+    free(t->name);
+    free(t->created_by);
+    tagset_free(&t->tags);
+    free(t);
+}
+
+void sc_ec2_destroy(struct sc_ec2 *ec2)
+{
+    if (!ec2)
+        return;
+    for (int i = 0; i < ec2->ninsts; i++)
+        inst_free(ec2->insts[i]);
+    free(ec2->insts);
+    for (int i = 0; i < ec2->nresvs; i++) {
+        free(ec2->resvs[i]->members);
+        free(ec2->resvs[i]);
+    }
+    free(ec2->resvs);
+    for (int i = 0; i < ec2->nlts; i++)
+        lt_free(ec2->lts[i]);
+    free(ec2->lts);
+    for (int i = 0; i < ec2->nsubnets; i++) {
+        tagset_free(&ec2->subnets[i]->tags);
+        free(ec2->subnets[i]->arn);
+        free(ec2->subnets[i]);
+    }
+    free(ec2->subnets);
+    for (int i = 0; i < ec2->nvpcs; i++) {
+        tagset_free(&ec2->vpcs[i]->tags);
+        free(ec2->vpcs[i]);
+    }
+    free(ec2->vpcs);
+    free(ec2);
+}
+
+const char *sc_ec2_account_id(const struct sc_ec2 *ec2)
+{
+    return ec2->account;
+}
+
+const char *sc_ec2_region(const struct sc_ec2 *ec2)
+{
+    return ec2->region;
+}
+
+/* --- zones ---------------------------------------------------------------------------------- */
+
+int sc_ec2_zone_count(const struct sc_ec2 *ec2)
+{
+    return ec2->nzones;
+}
+
+const struct sc_ec2_zone *sc_ec2_zone_at(const struct sc_ec2 *ec2, int i)
+{
+    if (i < 0 || i >= ec2->nzones)
+        return NULL;
+    return &ec2->zones[i].v;
+}
+
+static const struct zone *zone_get(const struct sc_ec2 *ec2, const char *name)
+{
+    for (int i = 0; name && i < ec2->nzones; i++) {
+        if (strcmp(ec2->zones[i].name, name) == 0)
+            return &ec2->zones[i];
+    }
+    return NULL;
+}
+
+const struct sc_ec2_zone *sc_ec2_zone_find(const struct sc_ec2 *ec2, const char *zone_name)
+{
+    const struct zone *z = zone_get(ec2, zone_name);
+
+    return z ? &z->v : NULL;
+}
+
+enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const *names,
+                                     int nnames, const struct sc_ec2_filter *filters,
+                                     int nfilters, const struct sc_ec2_zone **out, int *nout,
+                                     struct sc_error *err)
+{
+    static const char *const known[] = { "zone-name", "zone-id", "state", "region-name",
+                                         NULL };
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 0, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nnames; i++) {
+        if (!zone_get(ec2, names[i]))
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Invalid availability zone: [%s]", names[i] ? names[i] : "");
+    }
+    for (int i = 0; i < ec2->nzones; i++) {
+        const struct sc_ec2_zone *z = &ec2->zones[i].v;
+        int ok = 1;
+
+        if (nnames) {
+            ok = 0;
+            for (int j = 0; j < nnames; j++)
+                ok |= streq(names[j], z->zone_name);
+        }
+        for (int j = 0; ok && j < nfilters; j++) {
+            const struct sc_ec2_filter *f = &filters[j];
+            const char *v = strcmp(f->name, "zone-name") == 0 ? z->zone_name
+                            : strcmp(f->name, "zone-id") == 0 ? z->zone_id
+                            : strcmp(f->name, "state") == 0   ? z->state
+                                                              : z->region_name;
+            ok = values_match(f, v);
+        }
+        if (ok)
+            out[n++] = z;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int available)
+{
+    struct zone *z = (struct zone *)zone_get(ec2, zone_name);
+
+    if (!z)
+        return -1;
+    z->available = available != 0;
+    z->v.state = z->available ? "available" : "impaired";
+    return 0;
+}
+
+/* --- catalogue ----------------------------------------------------------------------------- */
+
+/* Sorted by name (strcmp). */
+static const struct sc_ec2_instance_type types[] = {
+    { "c5.2xlarge", 8, 16384, 4, "x86_64", 0, 1 },
+    { "c5.large", 2, 4096, 1, "x86_64", 0, 1 },
+    { "c5.xlarge", 4, 8192, 2, "x86_64", 0, 1 },
+    { "m1.large", 2, 7680, 2, "x86_64", 0, 0 },
+    { "m1.medium", 1, 3788, 1, "x86_64", 0, 0 },
+    { "m1.small", 1, 1740, 1, "x86_64", 0, 0 },
+    { "m1.xlarge", 4, 15360, 4, "x86_64", 0, 0 },
+    { "m5.2xlarge", 8, 32768, 4, "x86_64", 0, 1 },
+    { "m5.large", 2, 8192, 1, "x86_64", 0, 1 },
+    { "m5.xlarge", 4, 16384, 2, "x86_64", 0, 1 },
+    { "t2.medium", 2, 4096, 2, "x86_64", 1, 1 },
+    { "t2.micro", 1, 1024, 1, "x86_64", 1, 1 },
+    { "t2.nano", 1, 512, 1, "x86_64", 1, 1 },
+    { "t2.small", 1, 2048, 1, "x86_64", 1, 1 },
+    { "t3.large", 2, 8192, 1, "x86_64", 1, 1 },
+    { "t3.medium", 2, 4096, 1, "x86_64", 1, 1 },
+    { "t3.micro", 2, 1024, 1, "x86_64", 1, 1 },
+    { "t3.nano", 2, 512, 1, "x86_64", 1, 1 },
+    { "t3.small", 2, 2048, 1, "x86_64", 1, 1 },
+};
+#define NTYPES ((int)(sizeof(types) / sizeof(types[0])))
+
+int sc_ec2_instance_type_count(void)
+{
+    return NTYPES;
+}
+
+const struct sc_ec2_instance_type *sc_ec2_instance_type_at(int i)
+{
+    return i >= 0 && i < NTYPES ? &types[i] : NULL;
+}
+
+const struct sc_ec2_instance_type *sc_ec2_instance_type_find(const char *name)
+{
+    for (int i = 0; name && i < NTYPES; i++) {
+        if (strcmp(types[i].instance_type, name) == 0)
+            return &types[i];
+    }
+    return NULL;
+}
+
+enum sc_status sc_ec2_describe_instance_types(const char *const *names, int nnames,
+                                              const struct sc_ec2_filter *filters,
+                                              int nfilters,
+                                              const struct sc_ec2_instance_type **out,
+                                              int *nout, struct sc_error *err)
+{
+    static const char *const known[] = { "instance-type", "vcpu-info.default-vcpus",
+                                         "current-generation", NULL };
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 0, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nnames; i++) {
+        if (!sc_ec2_instance_type_find(names[i]))
+            return sc_fail(err, SC_ERR_INVALID_INSTANCE_TYPE,
+                           "The following supplied instance types do not exist: [%s]",
+                           names[i] ? names[i] : "");
+    }
+    for (int i = 0; i < NTYPES; i++) {
+        const struct sc_ec2_instance_type *t = &types[i];
+        int ok = 1;
+        char vcpus[16];
+
+        snprintf(vcpus, sizeof(vcpus), "%d", t->vcpus);
+        if (nnames) {
+            ok = 0;
+            for (int j = 0; j < nnames; j++)
+                ok |= streq(names[j], t->instance_type);
+        }
+        for (int j = 0; ok && j < nfilters; j++) {
+            const struct sc_ec2_filter *f = &filters[j];
+            const char *v = strcmp(f->name, "instance-type") == 0 ? t->instance_type
+                            : strcmp(f->name, "vcpu-info.default-vcpus") == 0
+                                ? vcpus
+                                : (t->current_generation ? "true" : "false");
+            ok = values_match(f, v);
+        }
+        if (ok)
+            out[n++] = t;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+static const struct sc_ec2_image images[] = {
+    { "ami-0c02fb55956c7d316", "amzn2-ami-kernel-5.10-hvm-2.0.20220606.1-x86_64-gp2",
+      "Amazon Linux 2 Kernel 5.10 AMI 2.0.20220606.1 x86_64 HVM gp2", "x86_64", "137112412989",
+      "amazon", "Linux/UNIX", "/dev/xvda", "2022-06-09T00:00:00.000Z" },
+    { "ami-0e2c8caa4b6378d8c", "ubuntu/images/hvm-ssd/ubuntu-noble-24.04-amd64-server-20241109",
+      "Canonical, Ubuntu, 24.04, amd64 noble image", "x86_64", "099720109477", NULL,
+      "Linux/UNIX", "/dev/sda1", "2024-11-09T00:00:00.000Z" },
+    { "ami-0fff1b9a61dec8a5f", "al2023-ami-2023.6.20241121.0-kernel-6.1-x86_64",
+      "Amazon Linux 2023 AMI 2023.6.20241121.0 x86_64 HVM kernel-6.1", "x86_64",
+      "137112412989", "amazon", "Linux/UNIX", "/dev/xvda", "2024-11-21T00:00:00.000Z" },
+    { "ami-12c6146b", "amzn-ami-hvm-2016.09.0.20160923-x86_64-gp2",
+      "Amazon Linux AMI 2016.09.0.20160923 x86_64 HVM GP2", "x86_64", "137112412989",
+      "amazon", "Linux/UNIX", "/dev/xvda", "2016-09-23T00:00:00.000Z" },
+};
+#define NIMAGES ((int)(sizeof(images) / sizeof(images[0])))
+
+int sc_ec2_image_count(void)
+{
+    return NIMAGES;
+}
+
+const struct sc_ec2_image *sc_ec2_image_at(int i)
+{
+    return i >= 0 && i < NIMAGES ? &images[i] : NULL;
+}
+
+const struct sc_ec2_image *sc_ec2_image_find(const char *image_id)
+{
+    for (int i = 0; image_id && i < NIMAGES; i++) {
+        if (strcmp(images[i].image_id, image_id) == 0)
+            return &images[i];
+    }
+    return NULL;
+}
+
+static enum sc_status check_image(const char *id, struct sc_error *err)
+{
+    if (!id_valid(id, "ami-"))
+        return sc_fail(err, SC_ERR_AMI_ID_MALFORMED, "Invalid id: \"%s\" (expecting \"ami-...\")",
+                       id ? id : "");
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_describe_images(const char *const *ids, int nids,
+                                      const struct sc_ec2_filter *filters, int nfilters,
+                                      const struct sc_ec2_image **out, int *nout,
+                                      struct sc_error *err)
+{
+    static const char *const known[] = { "image-id", "name", "architecture", "owner-alias",
+                                         "owner-id", NULL };
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 0, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        st = check_image(ids[i], err);
+        if (st != SC_OK)
+            return st;
+        if (!sc_ec2_image_find(ids[i]))
+            return sc_fail(err, SC_ERR_AMI_ID_NOT_FOUND, "The image id '[%s]' does not exist",
+                           ids[i]);
+    }
+    for (int i = 0; i < NIMAGES; i++) {
+        const struct sc_ec2_image *im = &images[i];
+        int ok = 1;
+
+        if (nids) {
+            ok = 0;
+            for (int j = 0; j < nids; j++)
+                ok |= streq(ids[j], im->image_id);
+        }
+        for (int j = 0; ok && j < nfilters; j++) {
+            const struct sc_ec2_filter *f = &filters[j];
+            const char *v = strcmp(f->name, "image-id") == 0       ? im->image_id
+                            : strcmp(f->name, "name") == 0         ? im->name
+                            : strcmp(f->name, "architecture") == 0 ? im->architecture
+                            : strcmp(f->name, "owner-id") == 0     ? im->owner_id
+                                                                   : im->owner_alias;
+            ok = values_match(f, v);
+        }
+        if (ok)
+            out[n++] = im;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+/* --- VPCs and subnets ------------------------------------------------------------------------- */
+
+static struct vpc *vpc_new(struct sc_ec2 *ec2, uint32_t base, int prefix, int is_default)
+{
+    struct vpc *v;
+
+    if (grow(&ec2->vpcs, ec2->nvpcs, &ec2->capvpcs) < 0)
+        return NULL;
+    v = calloc(1, sizeof(*v));
+    if (!v)
+        return NULL;
+    make_id(ec2, "vpc-", v->id);
+    make_id(ec2, "dopt-", v->dhcp);
+    cidr_format(v->cidr, sizeof(v->cidr), base, prefix);
+    v->base = base;
+    v->prefix = prefix;
+    v->v.vpc_id = v->id;
+    v->v.cidr_block = v->cidr;
+    v->v.state = "available";
+    v->v.owner_id = ec2->account;
+    v->v.dhcp_options_id = v->dhcp;
+    v->v.instance_tenancy = "default";
+    v->v.is_default = is_default;
+    ec2->vpcs[ec2->nvpcs++] = v;
+    return v;
+}
+
+static struct subnet *subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint32_t base,
+                                 int prefix, const struct zone *z, int is_default)
+{
+    struct subnet *s;
+    char arn[160];
+
+    if (grow(&ec2->subnets, ec2->nsubnets, &ec2->capsubnets) < 0)
+        return NULL;
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    make_id(ec2, "subnet-", s->id);
+    snprintf(arn, sizeof(arn), "arn:aws:ec2:%s:%s:subnet/%s", ec2->region, ec2->account,
+             s->id);
+    s->arn = sdup(arn);
+    if (!s->arn) {
+        free(s);
+        return NULL;
+    }
+    cidr_format(s->cidr, sizeof(s->cidr), base, prefix);
+    s->base = base;
+    s->prefix = prefix;
+    s->zone = z;
+    s->vpc = vpc;
+    s->v.subnet_id = s->id;
+    s->v.subnet_arn = s->arn;
+    s->v.vpc_id = vpc->id;
+    s->v.cidr_block = s->cidr;
+    s->v.availability_zone = z->name;
+    s->v.availability_zone_id = z->id;
+    s->v.state = "available";
+    s->v.owner_id = ec2->account;
+    s->v.available_ip_address_count = (1 << (32 - prefix)) - 5;
+    s->v.default_for_az = is_default;
+    s->v.map_public_ip_on_launch = is_default;
+    ec2->subnets[ec2->nsubnets++] = s;
+    return s;
+}
+
+static const struct vpc *vpc_get(const struct sc_ec2 *ec2, const char *id)
+{
+    for (int i = 0; id && i < ec2->nvpcs; i++) {
+        if (strcmp(ec2->vpcs[i]->id, id) == 0)
+            return ec2->vpcs[i];
+    }
+    return NULL;
+}
+
+static const struct subnet *subnet_get(const struct sc_ec2 *ec2, const char *id)
+{
+    for (int i = 0; id && i < ec2->nsubnets; i++) {
+        if (strcmp(ec2->subnets[i]->id, id) == 0)
+            return ec2->subnets[i];
+    }
+    return NULL;
+}
+
+int sc_ec2_vpc_count(const struct sc_ec2 *ec2)
+{
+    return ec2->nvpcs;
+}
+
+const struct sc_ec2_vpc *sc_ec2_vpc_at(const struct sc_ec2 *ec2, int i)
+{
+    return i >= 0 && i < ec2->nvpcs ? &ec2->vpcs[i]->v : NULL;
+}
+
+const struct sc_ec2_vpc *sc_ec2_vpc_find(const struct sc_ec2 *ec2, const char *vpc_id)
+{
+    const struct vpc *v = vpc_get(ec2, vpc_id);
+
+    return v ? &v->v : NULL;
+}
+
+const struct sc_ec2_vpc *sc_ec2_default_vpc(const struct sc_ec2 *ec2)
+{
+    return ec2->nvpcs ? &ec2->vpcs[0]->v : NULL;
+}
+
+int sc_ec2_subnet_count(const struct sc_ec2 *ec2)
+{
+    return ec2->nsubnets;
+}
+
+const struct sc_ec2_subnet *sc_ec2_subnet_at(const struct sc_ec2 *ec2, int i)
+{
+    return i >= 0 && i < ec2->nsubnets ? &ec2->subnets[i]->v : NULL;
+}
+
+const struct sc_ec2_subnet *sc_ec2_subnet_find(const struct sc_ec2 *ec2, const char *subnet_id)
+{
+    const struct subnet *s = subnet_get(ec2, subnet_id);
+
+    return s ? &s->v : NULL;
+}
+
+static struct subnet *default_subnet(const struct sc_ec2 *ec2, const char *zone_name)
+{
+    for (int i = 0; zone_name && i < ec2->nsubnets; i++) {
+        struct subnet *s = ec2->subnets[i];
+
+        if (s->v.default_for_az && strcmp(s->zone->name, zone_name) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+const struct sc_ec2_subnet *sc_ec2_default_subnet(const struct sc_ec2 *ec2,
+                                                  const char *zone_name)
+{
+    const struct subnet *s = default_subnet(ec2, zone_name);
+
+    return s ? &s->v : NULL;
+}
+
+static void vpc_sync(struct vpc *v)
+{
+    v->v.tags = v->tags.v;
+    v->v.ntags = v->tags.n;
+}
+
+static void subnet_sync(struct subnet *s)
+{
+    s->v.tags = s->tags.v;
+    s->v.ntags = s->tags.n;
+}
+
+enum sc_status sc_ec2_create_vpc(struct sc_ec2 *ec2, const char *cidr_block,
+                                 const struct sc_ec2_tag *tags, int ntags, int64_t now_ms,
+                                 const struct sc_ec2_vpc **out, struct sc_error *err)
+{
+    uint32_t base;
+    int prefix;
+    struct vpc *v;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!cidr_block || !*cidr_block)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter cidrBlock");
+    if (cidr_parse(cidr_block, 16, 28, &base, &prefix) < 0)
+        return sc_fail(err, SC_ERR_VPC_RANGE, "The CIDR '%s' is invalid.", cidr_block);
+    st = check_tags(tags, ntags, 0, err);
+    if (st != SC_OK)
+        return st;
+    v = vpc_new(ec2, base, prefix, 0);
+    if (!v)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    if (tagset_copy(&v->tags, tags, ntags) < 0) {
+        vpc_sync(v);
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    }
+    vpc_sync(v);
+    if (out)
+        *out = &v->v;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id,
+                                    const char *cidr_block, const char *availability_zone,
+                                    const struct sc_ec2_tag *tags, int ntags, int64_t now_ms,
+                                    const struct sc_ec2_subnet **out, struct sc_error *err)
+{
+    const struct vpc *v;
+    const struct zone *z;
+    uint32_t base;
+    int prefix;
+    struct subnet *s;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!vpc_id || !*vpc_id)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter vpcId");
+    if (!cidr_block || !*cidr_block)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter cidrBlock");
+    v = vpc_get(ec2, vpc_id);
+    if (!v)
+        return sc_fail(err, SC_ERR_VPC_NOT_FOUND, "The vpc ID '%s' does not exist", vpc_id);
+    if (cidr_parse(cidr_block, 16, 28, &base, &prefix) < 0 ||
+        !cidr_contains(v->base, v->prefix, base, prefix))
+        return sc_fail(err, SC_ERR_SUBNET_RANGE, "The CIDR '%s' is invalid.", cidr_block);
+    for (int i = 0; i < ec2->nsubnets; i++) {
+        const struct subnet *o = ec2->subnets[i];
+
+        if (o->vpc == v && cidr_overlap(o->base, o->prefix, base, prefix))
+            return sc_fail(err, SC_ERR_SUBNET_CONFLICT,
+                           "The CIDR '%s' conflicts with another subnet", cidr_block);
+    }
+    if (availability_zone) {
+        z = zone_get(ec2, availability_zone);
+        if (!z) {
+            char list[512] = "";
+            size_t k = 0;
+
+            for (int i = 0; i < ec2->nzones && k < sizeof(list); i++)
+                k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", i ? ", " : "",
+                                      ec2->zones[i].name);
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Value (%s) for parameter availabilityZone is invalid. Subnets can "
+                           "currently only be created in the following availability zones: %s.",
+                           availability_zone, list);
+        }
+    } else {
+        z = &ec2->zones[0];
+    }
+    st = check_tags(tags, ntags, 0, err);
+    if (st != SC_OK)
+        return st;
+    s = subnet_new(ec2, v, base, prefix, z, 0);
+    if (!s)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    if (tagset_copy(&s->tags, tags, ntags) < 0) {
+        subnet_sync(s);
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    }
+    subnet_sync(s);
+    if (out)
+        *out = &s->v;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const *ids,
+                                    int nids, const struct sc_ec2_filter *filters,
+                                    int nfilters, const struct sc_ec2_vpc **out, int *nout,
+                                    struct sc_error *err)
+{
+    static const char *const known[] = { "vpc-id", "cidr", "cidr-block", "is-default", "state",
+                                         "owner-id", NULL };
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 1, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        if (!vpc_get(ec2, ids[i]))
+            return sc_fail(err, SC_ERR_VPC_NOT_FOUND, "The vpc ID '%s' does not exist",
+                           ids[i] ? ids[i] : "");
+    }
+    for (int i = 0; i < ec2->nvpcs; i++) {
+        const struct vpc *v = ec2->vpcs[i];
+        int ok = 1;
+
+        if (nids) {
+            ok = 0;
+            for (int j = 0; j < nids; j++)
+                ok |= streq(ids[j], v->id);
+        }
+        for (int j = 0; ok && j < nfilters; j++) {
+            const struct sc_ec2_filter *f = &filters[j];
+            int t = tags_filter(&v->tags, f);
+
+            if (t >= 0) {
+                ok = t;
+                continue;
+            }
+            ok = values_match(f, strcmp(f->name, "vpc-id") == 0       ? v->id
+                                 : strcmp(f->name, "is-default") == 0 ? (v->v.is_default ? "true"
+                                                                                        : "false")
+                                 : strcmp(f->name, "state") == 0    ? v->v.state
+                                 : strcmp(f->name, "owner-id") == 0 ? v->v.owner_id
+                                                                    : v->cidr);
+        }
+        if (ok)
+            out[n++] = &v->v;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *const *ids,
+                                       int nids, const struct sc_ec2_filter *filters,
+                                       int nfilters, const struct sc_ec2_subnet **out,
+                                       int *nout, struct sc_error *err)
+{
+    static const char *const known[] = { "subnet-id",      "vpc-id",     "availability-zone",
+                                         "availability-zone-id", "cidr-block", "cidr",
+                                         "default-for-az", "state",      "owner-id",
+                                         NULL };
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 1, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        if (!subnet_get(ec2, ids[i]))
+            return sc_fail(err, SC_ERR_SUBNET_NOT_FOUND, "The subnet ID '%s' does not exist",
+                           ids[i] ? ids[i] : "");
+    }
+    for (int i = 0; i < ec2->nsubnets; i++) {
+        const struct subnet *s = ec2->subnets[i];
+        int ok = 1;
+
+        if (nids) {
+            ok = 0;
+            for (int j = 0; j < nids; j++)
+                ok |= streq(ids[j], s->id);
+        }
+        for (int j = 0; ok && j < nfilters; j++) {
+            const struct sc_ec2_filter *f = &filters[j];
+            const char *name = f->name;
+            int t = tags_filter(&s->tags, f);
+
+            if (t >= 0) {
+                ok = t;
+                continue;
+            }
+            ok = values_match(f, strcmp(name, "subnet-id") == 0           ? s->id
+                                 : strcmp(name, "vpc-id") == 0            ? s->v.vpc_id
+                                 : strcmp(name, "availability-zone") == 0 ? s->zone->name
+                                 : strcmp(name, "availability-zone-id") == 0
+                                     ? s->zone->id
+                                 : strcmp(name, "default-for-az") == 0
+                                     ? (s->v.default_for_az ? "true" : "false")
+                                 : strcmp(name, "state") == 0    ? s->v.state
+                                 : strcmp(name, "owner-id") == 0 ? s->v.owner_id
+                                                                 : s->cidr);
+        }
+        if (ok)
+            out[n++] = &s->v;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+/* --- launch templates ------------------------------------------------------------------------- */
+
+static const struct lt *lt_get_id(const struct sc_ec2 *ec2, const char *id)
+{
+    for (int i = 0; id && i < ec2->nlts; i++) {
+        if (strcmp(ec2->lts[i]->id, id) == 0)
+            return ec2->lts[i];
+    }
+    return NULL;
+}
+
+static const struct lt *lt_get_name(const struct sc_ec2 *ec2, const char *name)
+{
+    for (int i = 0; name && i < ec2->nlts; i++) {
+        if (strcmp(ec2->lts[i]->name, name) == 0)
+            return ec2->lts[i];
+    }
+    return NULL;
+}
+
+static int lt_name_valid(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+
+    if (n < 3 || n > LT_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("().-/_", c)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Finds a template by id or name with AWS's errors. */
+static enum sc_status lt_lookup(const struct sc_ec2 *ec2, const char *id, const char *name,
+                                const struct lt **out, struct sc_error *err)
+{
+    if (id && name)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
+                       "Provide either the launch template ID or the launch template name, "
+                       "but not both.");
+    if (!id && !name)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter launchTemplateName or "
+                       "launchTemplateId");
+    if (id) {
+        if (!id_valid(id, "lt-"))
+            return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED,
+                           "The specified ID for the launch template '%s' is not valid. The ID "
+                           "must be in the form 'lt-' followed by 17 hexadecimal characters.",
+                           id);
+        *out = lt_get_id(ec2, id);
+        if (!*out)
+            return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND,
+                           "The specified launch template, with template ID %s, does not exist.",
+                           id);
+        return SC_OK;
+    }
+    *out = lt_get_name(ec2, name);
+    if (!*out)
+        return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,
+                       "The specified launch template, with template name %s, does not exist.",
+                       name);
+    return SC_OK;
+}
+
+/* "$Latest", "$Default", NULL (= $Default) or a positive number -> the version. */
+static enum sc_status lt_version(const struct lt *t, const char *version,
+                                 const struct ltver **out, struct sc_error *err)
+{
+    long n;
+
+    if (!version || strcmp(version, "$Default") == 0) {
+        n = t->v.default_version_number;
+    } else if (strcmp(version, "$Latest") == 0) {
+        n = t->v.latest_version_number;
+    } else {
+        char *end;
+
+        n = strtol(version, &end, 10);
+        if (!*version || *end || n <= 0)
+            return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_VERSION_NOT_FOUND,
+                           "Could not find the specified version %s for the launch template "
+                           "with ID %s.",
+                           version, t->id);
+    }
+    if (n < 1 || n > t->nvers)
+        return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_VERSION_NOT_FOUND,
+                       "Could not find the specified version %ld for the launch template with "
+                       "ID %s.",
+                       n, t->id);
+    *out = t->vers[n - 1];
+    return SC_OK;
+}
+
+static enum sc_status check_lt_data(const struct sc_ec2_lt_data *d, struct sc_error *err)
+{
+    enum sc_status st;
+
+    if (d->image_id) {
+        st = check_image(d->image_id, err);
+        if (st != SC_OK)
+            return st;
+    }
+    if (d->instance_type && !sc_ec2_instance_type_find(d->instance_type))
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "Invalid value '%s' for InstanceType.", d->instance_type);
+    return check_tags(d->tags, d->ntags, 0, err);
+}
+
+static void ltver_sync(struct ltver *v)
+{
+    v->v.version_description = v->desc;
+    v->v.data.image_id = v->image_id;
+    v->v.data.instance_type = v->instance_type;
+    v->v.data.key_name = v->key_name;
+    v->v.data.user_data = v->user_data;
+    v->v.data.tags = v->tags.v;
+    v->v.data.ntags = v->tags.n;
+    v->v.data.security_group_ids = (const char *const *)v->sgs;
+    v->v.data.nsecurity_group_ids = v->nsgs;
+}
+
+/* New version record: base (may be NULL) overridden by the set fields of d. */
+static struct ltver *ltver_new(const struct lt *t, long number, const char *desc,
+                               const struct ltver *base, const struct sc_ec2_lt_data *d,
+                               int64_t now_ms)
+{
+    struct ltver *v = calloc(1, sizeof(*v));
+    const struct sc_ec2_lt_data *b = base ? &base->v.data : NULL;
+    const char *const *sgs;
+    int nsgs;
+
+    if (!v)
+        return NULL;
+    if (sdup_opt(&v->desc, desc) < 0 ||
+        sdup_opt(&v->image_id, d->image_id ? d->image_id : b ? b->image_id : NULL) < 0 ||
+        sdup_opt(&v->instance_type,
+                 d->instance_type ? d->instance_type : b ? b->instance_type : NULL) < 0 ||
+        sdup_opt(&v->key_name, d->key_name ? d->key_name : b ? b->key_name : NULL) < 0 ||
+        sdup_opt(&v->user_data, d->user_data ? d->user_data : b ? b->user_data : NULL) < 0)
+        goto fail;
+    if (b && tagset_copy(&v->tags, b->tags, b->ntags) < 0)
+        goto fail;
+    if (tagset_copy(&v->tags, d->tags, d->ntags) < 0)
+        goto fail;
+    sgs = d->nsecurity_group_ids ? d->security_group_ids : b ? b->security_group_ids : NULL;
+    nsgs = d->nsecurity_group_ids ? d->nsecurity_group_ids : b ? b->nsecurity_group_ids : 0;
+    if (nsgs > 0) {
+        v->sgs = calloc((size_t)nsgs, sizeof(*v->sgs));
+        if (!v->sgs)
+            goto fail;
+        for (int i = 0; i < nsgs; i++) {
+            v->sgs[i] = sdup(sgs[i] ? sgs[i] : "");
+            if (!v->sgs[i])
+                goto fail;
+            v->nsgs = i + 1;
+        }
+    }
+    v->v.data.monitoring_enabled = d->monitoring_enabled || (b && b->monitoring_enabled);
+    v->v.launch_template_id = t->id;
+    v->v.launch_template_name = t->name;
+    v->v.version_number = number;
+    v->v.create_time_ms = now_ms;
+    v->v.created_by = t->created_by;
+    ltver_sync(v);
+    return v;
+
+fail:
+    ltver_free(v);
+    return NULL;
+}
+
+static int lt_add_version(struct lt *t, struct ltver *v)
+{
+    if (grow(&t->vers, t->nvers, &t->capvers) < 0)
+        return -1;
+    t->vers[t->nvers++] = v;
+    t->v.latest_version_number = t->nvers;
+    return 0;
+}
+
+static void lt_sync(struct lt *t)
+{
+    t->v.tags = t->tags.v;
+    t->v.ntags = t->tags.n;
+    for (int i = 0; i < t->nvers; i++)
+        t->vers[i]->v.default_version = (i + 1 == t->v.default_version_number);
+}
+
+enum sc_status sc_ec2_create_launch_template(struct sc_ec2 *ec2,
+                                             const struct sc_ec2_lt_create_req *req,
+                                             int64_t now_ms,
+                                             const struct sc_ec2_launch_template **out,
+                                             struct sc_error *err)
+{
+    struct lt *t = NULL;
+    struct ltver *v;
+    char created_by[96];
+    enum sc_status st;
+
+    if (!req->launch_template_name)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter LaunchTemplateName");
+    if (!lt_name_valid(req->launch_template_name))
+        return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NAME_MALFORMED,
+                       "A launch template name must be between 3 and 128 characters, and may "
+                       "contain letters, numbers, and the following characters: - ( ) . / _.");
+    if (lt_get_name(ec2, req->launch_template_name))
+        return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_EXISTS,
+                       "Launch template name already in use.");
+    if (req->version_description && strlen(req->version_description) > 255)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "Version description must be 255 characters or fewer.");
+    st = check_lt_data(&req->data, err);
+    if (st != SC_OK)
+        return st;
+    st = check_tags(req->tags, req->ntags, 0, err);
+    if (st != SC_OK)
+        return st;
+    if (grow(&ec2->lts, ec2->nlts, &ec2->caplts) < 0)
+        goto oom;
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        goto oom;
+    snprintf(created_by, sizeof(created_by), "arn:aws:iam::%s:root", ec2->account);
+    t->name = sdup(req->launch_template_name);
+    t->created_by = sdup(created_by);
+    if (!t->name || !t->created_by || tagset_copy(&t->tags, req->tags, req->ntags) < 0)
+        goto oom;
+    make_id(ec2, "lt-", t->id);
+    t->v.launch_template_id = t->id;
+    t->v.launch_template_name = t->name;
+    t->v.create_time_ms = now_ms;
+    t->v.created_by = t->created_by;
+    t->v.default_version_number = 1;
+    v = ltver_new(t, 1, req->version_description, NULL, &req->data, now_ms);
+    if (!v)
+        goto oom;
+    if (lt_add_version(t, v) < 0) {
+        ltver_free(v);
+        goto oom;
+    }
+    lt_sync(t);
+    ec2->lts[ec2->nlts++] = t;
+    if (out)
+        *out = &t->v;
+    return SC_OK;
+
+oom:
+    lt_free(t);
+    return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+}
+
+enum sc_status sc_ec2_create_launch_template_version(struct sc_ec2 *ec2,
+                                                     const struct sc_ec2_lt_version_req *req,
+                                                     int64_t now_ms,
+                                                     const struct sc_ec2_lt_version **out,
+                                                     struct sc_error *err)
+{
+    const struct lt *ct;
+    struct lt *t;
+    const struct ltver *base = NULL;
+    struct ltver *v;
+    enum sc_status st;
+
+    st = lt_lookup(ec2, req->launch_template_id, req->launch_template_name, &ct, err);
+    if (st != SC_OK)
+        return st;
+    t = (struct lt *)ct;
+    if (req->source_version) {
+        st = lt_version(t, req->source_version, &base, err);
+        if (st != SC_OK)
+            return st;
+    }
+    if (req->version_description && strlen(req->version_description) > 255)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "Version description must be 255 characters or fewer.");
+    st = check_lt_data(&req->data, err);
+    if (st != SC_OK)
+        return st;
+    v = ltver_new(t, t->nvers + 1, req->version_description, base, &req->data, now_ms);
+    if (!v || lt_add_version(t, v) < 0) {
+        ltver_free(v);
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    }
+    lt_sync(t);
+    if (out)
+        *out = &v->v;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_modify_launch_template(struct sc_ec2 *ec2, const char *id,
+                                             const char *name, const char *default_version,
+                                             int64_t now_ms,
+                                             const struct sc_ec2_launch_template **out,
+                                             struct sc_error *err)
+{
+    const struct lt *ct;
+    const struct ltver *v;
+    enum sc_status st;
+
+    (void)now_ms;
+    st = lt_lookup(ec2, id, name, &ct, err);
+    if (st != SC_OK)
+        return st;
+    if (default_version) {
+        st = lt_version(ct, default_version, &v, err);
+        if (st != SC_OK)
+            return st;
+        ((struct lt *)ct)->v.default_version_number = v->v.version_number;
+        lt_sync((struct lt *)ct);
+    }
+    if (out)
+        *out = &ct->v;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_delete_launch_template(struct sc_ec2 *ec2, const char *id,
+                                             const char *name, int64_t now_ms,
+                                             struct sc_ec2_lt_deleted *out,
+                                             struct sc_error *err)
+{
+    const struct lt *t;
+    enum sc_status st;
+    int i;
+
+    (void)now_ms;
+    st = lt_lookup(ec2, id, name, &t, err);
+    if (st != SC_OK)
+        return st;
+    if (out) {
+        memset(out, 0, sizeof(*out));
+        snprintf(out->launch_template_id, sizeof(out->launch_template_id), "%s", t->id);
+        snprintf(out->launch_template_name, sizeof(out->launch_template_name), "%s", t->name);
+        out->create_time_ms = t->v.create_time_ms;
+        out->default_version_number = t->v.default_version_number;
+        out->latest_version_number = t->v.latest_version_number;
+    }
+    for (i = 0; i < ec2->nlts && ec2->lts[i] != t; i++)
+        ;
+    lt_free(ec2->lts[i]);
+    memmove(&ec2->lts[i], &ec2->lts[i + 1], (size_t)(ec2->nlts - i - 1) * sizeof(ec2->lts[0]));
+    ec2->nlts--;
+    return SC_OK;
+}
+
+int sc_ec2_launch_template_count(const struct sc_ec2 *ec2)
+{
+    return ec2->nlts;
+}
+
+const struct sc_ec2_launch_template *sc_ec2_launch_template_at(const struct sc_ec2 *ec2, int i)
+{
+    return i >= 0 && i < ec2->nlts ? &ec2->lts[i]->v : NULL;
+}
+
+const struct sc_ec2_launch_template *sc_ec2_launch_template_find(const struct sc_ec2 *ec2,
+                                                                 const char *id,
+                                                                 const char *name)
+{
+    const struct lt *t = id ? lt_get_id(ec2, id) : lt_get_name(ec2, name);
+
+    return t ? &t->v : NULL;
+}
+
+enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2,
+                                                const char *const *ids, int nids,
+                                                const char *const *names, int nnames,
+                                                const struct sc_ec2_filter *filters,
+                                                int nfilters,
+                                                const struct sc_ec2_launch_template **out,
+                                                int *nout, struct sc_error *err)
+{
+    static const char *const known[] = { "launch-template-name", "create-time", NULL };
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 1, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        const struct lt *t;
+
+        st = lt_lookup(ec2, ids[i] ? ids[i] : "", NULL, &t, err);
+        if (st != SC_OK)
+            return st;
+    }
+    for (int i = 0; i < nnames; i++) {
+        if (!lt_get_name(ec2, names[i]))
+            return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,
+                           "At least one of the launch templates specified in the request does "
+                           "not exist.");
+    }
+    for (int i = 0; i < ec2->nlts; i++) {
+        const struct lt *t = ec2->lts[i];
+        int ok = 1;
+
+        if (nids || nnames) {
+            ok = 0;
+            for (int j = 0; j < nids; j++)
+                ok |= streq(ids[j], t->id);
+            for (int j = 0; j < nnames; j++)
+                ok |= streq(names[j], t->name);
+        }
+        for (int j = 0; ok && j < nfilters; j++) {
+            int tf = tags_filter(&t->tags, &filters[j]);
+
+            ok = tf >= 0 ? tf
+                         : strcmp(filters[j].name, "launch-template-name") == 0
+                               ? values_match(&filters[j], t->name)
+                               : 1;
+        }
+        if (ok)
+            out[n++] = &t->v;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_resolve_launch_template(const struct sc_ec2 *ec2, const char *id,
+                                              const char *name, const char *version,
+                                              const struct sc_ec2_lt_version **out,
+                                              struct sc_error *err)
+{
+    const struct lt *t;
+    const struct ltver *v;
+    enum sc_status st;
+
+    st = lt_lookup(ec2, id, name, &t, err);
+    if (st != SC_OK)
+        return st;
+    st = lt_version(t, version, &v, err);
+    if (st != SC_OK)
+        return st;
+    *out = &v->v;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_describe_launch_template_versions(
+    const struct sc_ec2 *ec2, const struct sc_ec2_lt_versions_req *req,
+    const struct sc_ec2_lt_version **out, int cap, int *nout, struct sc_error *err)
+{
+    const struct lt *t;
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = lt_lookup(ec2, req->launch_template_id, req->launch_template_name, &t, err);
+    if (st != SC_OK)
+        return st;
+    if (req->nversions) {
+        /* Each named version once, ascending. */
+        for (int i = 0; i < req->nversions; i++) {
+            const struct ltver *v;
+
+            st = lt_version(t, req->versions[i] ? req->versions[i] : "", &v, err);
+            if (st != SC_OK)
+                return st;
+        }
+        for (int k = 1; k <= t->nvers && n < cap; k++) {
+            int want = 0;
+
+            for (int i = 0; !want && i < req->nversions; i++) {
+                const struct ltver *v;
+
+                lt_version(t, req->versions[i], &v, NULL);
+                want = v->v.version_number == k;
+            }
+            if (want)
+                out[n++] = &t->vers[k - 1]->v;
+        }
+        *nout = n;
+        return SC_OK;
+    }
+    for (int k = 1; k <= t->nvers && n < cap; k++) {
+        if (req->min_version > 0 && k < req->min_version)
+            continue;
+        if (req->max_version > 0 && k > req->max_version)
+            continue;
+        out[n++] = &t->vers[k - 1]->v;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+/* --- instances ----------------------------------------------------------------------------------- */
+
+static const struct inst *inst_get(const struct sc_ec2 *ec2, const char *id)
+{
+    for (int i = 0; id && i < ec2->ninsts; i++) {
+        if (strcmp(ec2->insts[i]->id, id) == 0)
+            return ec2->insts[i];
+    }
+    return NULL;
+}
+
+static struct inst *inst_mut(struct sc_ec2 *ec2, const char *id)
+{
+    return (struct inst *)inst_get(ec2, id);
+}
+
+int sc_ec2_instance_id_valid(const char *s)
+{
+    return id_valid(s, "i-");
+}
+
+int sc_ec2_instance_count(const struct sc_ec2 *ec2)
+{
+    return ec2->ninsts;
+}
+
+const struct sc_ec2_instance *sc_ec2_instance_at(const struct sc_ec2 *ec2, int i)
+{
+    return i >= 0 && i < ec2->ninsts ? &ec2->insts[i]->v : NULL;
+}
+
+const struct sc_ec2_instance *sc_ec2_instance_find(const struct sc_ec2 *ec2, const char *id)
+{
+    const struct inst *in = inst_get(ec2, id);
+
+    return in ? &in->v : NULL;
+}
+
+const char *sc_ec2_instance_tag(const struct sc_ec2_instance *inst, const char *key)
+{
+    for (int i = 0; inst && key && i < inst->ntags; i++) {
+        if (strcmp(inst->tags[i].key, key) == 0)
+            return inst->tags[i].value;
+    }
+    return NULL;
+}
+
+static void inst_sync(struct inst *in)
+{
+    in->v.tags = in->tags.v;
+    in->v.ntags = in->tags.n;
+}
+
+static void set_state(struct inst *in, enum sc_ec2_state st, int64_t now_ms)
+{
+    if (st == SC_EC2_TERMINATED && in->v.state != SC_EC2_TERMINATED && in->subnet)
+        in->subnet->v.available_ip_address_count++;
+    in->v.state = st;
+    in->v.state_changed_ms = now_ms;
+    if (st != SC_EC2_RUNNING) {
+        in->v.system_status = SC_EC2_CHECK_NOT_APPLICABLE;
+        in->v.instance_status = SC_EC2_CHECK_NOT_APPLICABLE;
+        in->v.impaired_since_ms = 0;
+    }
+}
+
+/* User-initiated stop/terminate reasons. */
+static void user_initiated(struct inst *in, int64_t now_ms)
+{
+    char when[40];
+
+    format_gmt(when, sizeof(when), now_ms);
+    snprintf(in->transition, sizeof(in->transition), "User initiated (%s)", when);
+    in->v.state_transition_reason = in->transition;
+    in->v.state_reason_code = "Client.UserInitiatedShutdown";
+    in->v.state_reason_message = "Client.UserInitiatedShutdown: User initiated shutdown";
+}
+
+static int live_count(const struct sc_ec2 *ec2)
+{
+    int n = 0;
+
+    for (int i = 0; i < ec2->ninsts; i++) {
+        enum sc_ec2_state s = ec2->insts[i]->v.state;
+
+        n += s != SC_EC2_TERMINATED && s != SC_EC2_SHUTTING_DOWN;
+    }
+    return n;
+}
+
+/* Placement: the subnet and zone a request lands in. */
+static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req,
+                            const char *type, struct subnet **out, struct sc_error *err)
+{
+    const struct zone *z = NULL;
+
+    if (req->subnet_id) {
+        struct subnet *s = (struct subnet *)subnet_get(ec2, req->subnet_id);
+
+        if (!s)
+            return sc_fail(err, SC_ERR_SUBNET_NOT_FOUND, "The subnet ID '%s' does not exist",
+                           req->subnet_id);
+        if (req->availability_zone && strcmp(req->availability_zone, s->zone->name) != 0)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Value (%s) for parameter availabilityZone is invalid. Subnet %s is "
+                           "in availability zone %s",
+                           req->availability_zone, s->id, s->zone->name);
+        z = s->zone;
+        *out = s;
+    } else if (req->availability_zone) {
+        z = zone_get(ec2, req->availability_zone);
+        if (!z)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "Invalid availability zone: [%s]", req->availability_zone);
+        *out = default_subnet(ec2, z->name);
+    } else {
+        for (int k = 0; k < ec2->nzones; k++) {
+            const struct zone *c = &ec2->zones[(ec2->placement_rr + k) % ec2->nzones];
+
+            if (c->available) {
+                z = c;
+                ec2->placement_rr = (int)(c - ec2->zones + 1) % ec2->nzones;
+                break;
+            }
+        }
+        if (!z)
+            z = &ec2->zones[0];
+        *out = default_subnet(ec2, z->name);
+    }
+    if (!z->available) {
+        char others[512] = "";
+        size_t k = 0;
+
+        for (int i = 0; i < ec2->nzones && k < sizeof(others); i++) {
+            if (ec2->zones[i].available)
+                k += (size_t)snprintf(others + k, sizeof(others) - k, "%s%s", k ? ", " : "",
+                                      ec2->zones[i].name);
+        }
+        return sc_fail(err, SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY,
+                       "We currently do not have sufficient %s capacity in the Availability "
+                       "Zone you requested (%s). Our system will be working on provisioning "
+                       "additional capacity. You can currently get %s capacity by not "
+                       "specifying an Availability Zone in your request or choosing %s.",
+                       type, z->name, type, others);
+    }
+    if (!*out)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "No default subnet for availability zone: '%s'.", z->name);
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req,
+                                    int64_t now_ms, const struct sc_ec2_reservation **out,
+                                    struct sc_error *err)
+{
+    const struct ltver *ltv = NULL;
+    const struct lt *t = NULL;
+    const char *image, *type, *key, *user_data;
+    struct subnet *subnet = NULL;
+    struct resv *r = NULL;
+    int count, avail, first;
+    enum sc_status st;
+
+    if (req->launch_template_id || req->launch_template_name) {
+        st = lt_lookup(ec2, req->launch_template_id, req->launch_template_name, &t, err);
+        if (st != SC_OK)
+            return st;
+        st = lt_version(t, req->launch_template_version, &ltv, err);
+        if (st != SC_OK)
+            return st;
+    }
+    image = req->image_id ? req->image_id : ltv ? ltv->image_id : NULL;
+    type = req->instance_type ? req->instance_type
+           : ltv && ltv->instance_type ? ltv->instance_type
+                                       : "m1.small";
+    key = req->key_name ? req->key_name : ltv ? ltv->key_name : NULL;
+    user_data = req->user_data ? req->user_data : ltv ? ltv->user_data : NULL;
+    if (!image)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter ImageId");
+    st = check_image(image, err);
+    if (st != SC_OK)
+        return st;
+    if (ec2->strict_images && !sc_ec2_image_find(image))
+        return sc_fail(err, SC_ERR_AMI_ID_NOT_FOUND, "The image id '[%s]' does not exist", image);
+    if (!sc_ec2_instance_type_find(type))
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Invalid value '%s' for InstanceType.",
+                       type);
+    if (req->min_count < 1)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "Value (%d) for parameter minCount is invalid. Expected a value greater "
+                       "than 0.",
+                       req->min_count);
+    if (req->max_count < req->min_count)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "Value (%d) for parameter maxCount is invalid. Expected a value greater "
+                       "than or equal to minCount (%d).",
+                       req->max_count, req->min_count);
+    st = check_tags(req->tags, req->ntags, 1, err);
+    if (st != SC_OK)
+        return st;
+    st = place(ec2, req, type, &subnet, err);
+    if (st != SC_OK)
+        return st;
+    avail = ec2->max_instances - live_count(ec2);
+    if (avail < req->min_count)
+        return sc_fail(err, SC_ERR_INSTANCE_LIMIT_EXCEEDED,
+                       "You have requested more instances (%d) than your current instance limit "
+                       "of %d allows for the specified instance type. Please visit "
+                       "http://aws.amazon.com/contact-us/ec2-request to request an adjustment "
+                       "to this limit.",
+                       req->min_count, ec2->max_instances);
+    count = req->max_count < avail ? req->max_count : avail;
+
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        goto oom;
+    r->members = calloc((size_t)count, sizeof(*r->members));
+    if (!r->members || grow(&ec2->resvs, ec2->nresvs, &ec2->capresvs) < 0)
+        goto oom;
+    make_id(ec2, "r-", r->id);
+    r->v.reservation_id = r->id;
+    r->v.owner_id = ec2->account;
+    r->v.instances = r->members;
+    first = ec2->ninsts;
+    for (int k = 0; k < count; k++) {
+        struct inst *in;
+
+        if (grow(&ec2->insts, ec2->ninsts, &ec2->capinsts) < 0)
+            goto oom_insts;
+        in = calloc(1, sizeof(*in));
+        if (!in)
+            goto oom_insts;
+        if (sdup_opt(&in->instance_type, type) < 0 || sdup_opt(&in->image_id, image) < 0 ||
+            sdup_opt(&in->key_name, key) < 0 || sdup_opt(&in->user_data, user_data) < 0 ||
+            sdup_opt(&in->lc_name, req->launch_configuration_name) < 0 ||
+            (t && (sdup_opt(&in->lt_id, t->id) < 0 || sdup_opt(&in->lt_name, t->name) < 0)) ||
+            (ltv && tagset_copy(&in->tags, ltv->v.data.tags, ltv->v.data.ntags) < 0) ||
+            tagset_copy(&in->tags, req->tags, req->ntags) < 0) {
+            inst_free(in);
+            goto oom_insts;
+        }
+        make_id(ec2, "i-", in->id);
+        snprintf(in->dns, sizeof(in->dns), "ip-127-0-0-1.%s",
+                 strcmp(ec2->region, "us-east-1") == 0 ? "ec2.internal" : ec2->region);
+        if (strcmp(ec2->region, "us-east-1") != 0) {
+            size_t l = strlen(in->dns);
+
+            snprintf(in->dns + l, sizeof(in->dns) - l, ".compute.internal");
+        }
+        in->resv = r;
+        in->subnet = subnet;
+        in->v.instance_id = in->id;
+        in->v.reservation_id = r->id;
+        in->v.owner_id = ec2->account;
+        in->v.state = SC_EC2_PENDING;
+        in->v.state_transition_reason = "";
+        in->v.availability_zone = subnet->zone->name;
+        in->v.subnet_id = subnet->id;
+        in->v.vpc_id = subnet->vpc->id;
+        in->v.private_ip_address = "127.0.0.1";
+        in->v.private_dns_name = in->dns;
+        in->v.instance_type = in->instance_type;
+        in->v.image_id = in->image_id;
+        in->v.key_name = in->key_name;
+        in->v.user_data = in->user_data;
+        in->v.ami_launch_index = k;
+        in->v.launch_time_ms = now_ms;
+        in->v.state_changed_ms = now_ms;
+        in->v.launch_configuration_name = in->lc_name;
+        in->v.launch_template_id = in->lt_id;
+        in->v.launch_template_name = in->lt_name;
+        in->v.launch_template_version = ltv ? ltv->v.version_number : 0;
+        in->v.system_status = SC_EC2_CHECK_NOT_APPLICABLE;
+        in->v.instance_status = SC_EC2_CHECK_NOT_APPLICABLE;
+        in->v.monitoring_enabled =
+            req->monitoring_enabled || (ltv && ltv->v.data.monitoring_enabled);
+        inst_sync(in);
+        subnet->v.available_ip_address_count--;
+        ec2->insts[ec2->ninsts++] = in;
+        r->members[r->n++] = &in->v;
+    }
+    r->v.ninstances = r->n;
+    ec2->resvs[ec2->nresvs++] = r;
+    if (out)
+        *out = &r->v;
+    return SC_OK;
+
+oom_insts:
+    while (ec2->ninsts > first) {
+        struct inst *in = ec2->insts[--ec2->ninsts];
+
+        subnet->v.available_ip_address_count++;
+        inst_free(in);
+    }
+oom:
+    if (r)
+        free(r->members);
+    free(r);
+    return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+}
+
+/* Validates ids: first malformed -> Malformed; then all unknown -> NotFound. */
+static enum sc_status check_ids(const struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                struct sc_error *err)
+{
+    char list[SC_ERR_MESSAGE_LEN - 64];
+    size_t k = 0;
+    int missing = 0;
+
+    for (int i = 0; i < nids; i++) {
+        if (!sc_ec2_instance_id_valid(ids[i]))
+            return sc_fail(err, SC_ERR_INSTANCE_ID_MALFORMED, "Invalid id: \"%s\"",
+                           ids[i] ? ids[i] : "");
+    }
+    list[0] = '\0';
+    for (int i = 0; i < nids; i++) {
+        if (inst_get(ec2, ids[i]))
+            continue;
+        missing++;
+        if (k < sizeof(list))
+            k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", missing > 1 ? ", " : "",
+                                  ids[i]);
+    }
+    if (missing == 1)
+        return sc_fail(err, SC_ERR_INSTANCE_ID_NOT_FOUND, "The instance ID '%s' does not exist",
+                       list);
+    if (missing > 1)
+        return sc_fail(err, SC_ERR_INSTANCE_ID_NOT_FOUND,
+                       "The instance IDs '%s' do not exist", list);
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const *ids,
+                                          int nids, int64_t now_ms,
+                                          struct sc_ec2_state_change *out,
+                                          struct sc_error *err)
+{
+    enum sc_status st;
+
+    if (nids < 1)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter InstanceId");
+    st = check_ids(ec2, ids, nids, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        struct inst *in = inst_mut(ec2, ids[i]);
+        enum sc_ec2_state prev = in->v.state;
+
+        if (prev != SC_EC2_SHUTTING_DOWN && prev != SC_EC2_TERMINATED) {
+            set_state(in, SC_EC2_SHUTTING_DOWN, now_ms);
+            user_initiated(in, now_ms);
+        }
+        if (out) {
+            out[i].instance_id = in->id;
+            out[i].previous = prev;
+            out[i].current = in->v.state;
+        }
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                     int64_t now_ms, struct sc_ec2_state_change *out,
+                                     struct sc_error *err)
+{
+    enum sc_status st;
+
+    if (nids < 1)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter InstanceId");
+    st = check_ids(ec2, ids, nids, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        const struct inst *in = inst_get(ec2, ids[i]);
+
+        if (in->v.state == SC_EC2_SHUTTING_DOWN || in->v.state == SC_EC2_TERMINATED)
+            return sc_fail(err, SC_ERR_INCORRECT_INSTANCE_STATE,
+                           "This instance '%s' is not in a state from which it can be stopped.",
+                           in->id);
+    }
+    for (int i = 0; i < nids; i++) {
+        struct inst *in = inst_mut(ec2, ids[i]);
+        enum sc_ec2_state prev = in->v.state;
+
+        if (prev == SC_EC2_RUNNING || prev == SC_EC2_PENDING) {
+            set_state(in, SC_EC2_STOPPING, now_ms);
+            user_initiated(in, now_ms);
+        }
+        if (out) {
+            out[i].instance_id = in->id;
+            out[i].previous = prev;
+            out[i].current = in->v.state;
+        }
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                      int64_t now_ms, struct sc_ec2_state_change *out,
+                                      struct sc_error *err)
+{
+    enum sc_status st;
+
+    if (nids < 1)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter InstanceId");
+    st = check_ids(ec2, ids, nids, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        const struct inst *in = inst_get(ec2, ids[i]);
+        enum sc_ec2_state s = in->v.state;
+
+        if (s != SC_EC2_STOPPED && s != SC_EC2_PENDING && s != SC_EC2_RUNNING)
+            return sc_fail(err, SC_ERR_INCORRECT_INSTANCE_STATE,
+                           "The instance '%s' is not in a state from which it can be started.",
+                           in->id);
+    }
+    for (int i = 0; i < nids; i++) {
+        struct inst *in = inst_mut(ec2, ids[i]);
+        enum sc_ec2_state prev = in->v.state;
+
+        if (prev == SC_EC2_STOPPED) {
+            set_state(in, SC_EC2_PENDING, now_ms);
+            in->v.state_transition_reason = "";
+            in->v.state_reason_code = NULL;
+            in->v.state_reason_message = NULL;
+        }
+        if (out) {
+            out[i].instance_id = in->id;
+            out[i].previous = prev;
+            out[i].current = in->v.state;
+        }
+    }
+    return SC_OK;
+}
+
+static const char *const inst_filters[] = {
+    "instance-state-name", "instance-state-code", "instance-id",     "instance-type",
+    "availability-zone",   "image-id",            "subnet-id",       "vpc-id",
+    "reservation-id",      "key-name",            "private-ip-address", NULL
+};
+static const char *const status_filters[] = {
+    "instance-state-name", "instance-state-code",    "instance-id",          "availability-zone",
+    "instance-status.status", "system-status.status", NULL
+};
+
+static int inst_matches(const struct inst *in, const struct sc_ec2_filter *f)
+{
+    const char *n = f->name;
+    char code[8];
+    int t = tags_filter(&in->tags, f);
+
+    if (t >= 0)
+        return t;
+    snprintf(code, sizeof(code), "%d", (int)in->v.state);
+    return values_match(f, strcmp(n, "instance-state-name") == 0 ? sc_ec2_state_name(in->v.state)
+                           : strcmp(n, "instance-state-code") == 0 ? code
+                           : strcmp(n, "instance-id") == 0         ? in->id
+                           : strcmp(n, "instance-type") == 0       ? in->v.instance_type
+                           : strcmp(n, "availability-zone") == 0   ? in->v.availability_zone
+                           : strcmp(n, "image-id") == 0            ? in->v.image_id
+                           : strcmp(n, "subnet-id") == 0           ? in->v.subnet_id
+                           : strcmp(n, "vpc-id") == 0              ? in->v.vpc_id
+                           : strcmp(n, "reservation-id") == 0      ? in->v.reservation_id
+                           : strcmp(n, "key-name") == 0            ? in->v.key_name
+                           : strcmp(n, "private-ip-address") == 0  ? in->v.private_ip_address
+                           : strcmp(n, "instance-status.status") == 0
+                               ? sc_ec2_check_name(in->v.instance_status)
+                           : strcmp(n, "system-status.status") == 0
+                               ? sc_ec2_check_name(in->v.system_status)
+                               : NULL);
+}
+
+static enum sc_status describe(const struct sc_ec2 *ec2, const struct sc_ec2_describe_req *req,
+                               const char *const *known, int running_only,
+                               const struct sc_ec2_instance **out, int *nout,
+                               struct sc_error *err)
+{
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(req->filters, req->nfilters, known, 1, err);
+    if (st != SC_OK)
+        return st;
+    st = check_ids(ec2, req->instance_ids, req->ninstance_ids, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < ec2->ninsts; i++) {
+        const struct inst *in = ec2->insts[i];
+        int ok = !running_only || in->v.state == SC_EC2_RUNNING;
+
+        if (ok && req->ninstance_ids) {
+            ok = 0;
+            for (int j = 0; j < req->ninstance_ids; j++)
+                ok |= streq(req->instance_ids[j], in->id);
+        }
+        for (int j = 0; ok && j < req->nfilters; j++)
+            ok = inst_matches(in, &req->filters[j]);
+        if (ok)
+            out[n++] = &in->v;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_describe_instances(const struct sc_ec2 *ec2,
+                                         const struct sc_ec2_describe_req *req,
+                                         const struct sc_ec2_instance **out, int *nout,
+                                         struct sc_error *err)
+{
+    return describe(ec2, req, inst_filters, 0, out, nout, err);
+}
+
+enum sc_status sc_ec2_describe_instance_status(const struct sc_ec2 *ec2,
+                                               const struct sc_ec2_describe_req *req,
+                                               int include_all_instances,
+                                               const struct sc_ec2_instance **out,
+                                               int *nout, struct sc_error *err)
+{
+    return describe(ec2, req, status_filters, !include_all_instances, out, nout, err);
+}
+
+/* --- tags on resources -------------------------------------------------------------------------- */
+
+enum res_kind { RES_INSTANCE, RES_VPC, RES_SUBNET, RES_LT };
+
+struct res {
+    enum res_kind kind;
+    void *obj;
+    struct tagset *tags;
+};
+
+static void res_sync(const struct res *r)
+{
+    switch (r->kind) {
+    case RES_INSTANCE:
+        inst_sync(r->obj);
+        break;
+    case RES_VPC:
+        vpc_sync(r->obj);
+        break;
+    case RES_SUBNET:
+        subnet_sync(r->obj);
+        break;
+    case RES_LT:
+        lt_sync(r->obj);
+        break;
+    }
+}
+
+/* The tag set of a resource id, or an error. */
+static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct res *out,
+                                   struct sc_error *err)
+{
+    if (!id)
+        id = "";
+    if (strncmp(id, "i-", 2) == 0) {
+        struct inst *in;
+        enum sc_status st = check_ids(ec2, &id, 1, err);
+
+        if (st != SC_OK)
+            return st;
+        in = inst_mut(ec2, id);
+        *out = (struct res){ RES_INSTANCE, in, &in->tags };
+        return SC_OK;
+    }
+    if (strncmp(id, "vpc-", 4) == 0) {
+        struct vpc *v = (struct vpc *)vpc_get(ec2, id);
+
+        if (!v)
+            return sc_fail(err, SC_ERR_VPC_NOT_FOUND, "The vpc ID '%s' does not exist", id);
+        *out = (struct res){ RES_VPC, v, &v->tags };
+        return SC_OK;
+    }
+    if (strncmp(id, "subnet-", 7) == 0) {
+        struct subnet *sn = (struct subnet *)subnet_get(ec2, id);
+
+        if (!sn)
+            return sc_fail(err, SC_ERR_SUBNET_NOT_FOUND, "The subnet ID '%s' does not exist", id);
+        *out = (struct res){ RES_SUBNET, sn, &sn->tags };
+        return SC_OK;
+    }
+    if (strncmp(id, "lt-", 3) == 0) {
+        const struct lt *t;
+        enum sc_status st = lt_lookup(ec2, id, NULL, &t, err);
+
+        if (st != SC_OK)
+            return st;
+        *out = (struct res){ RES_LT, (void *)t, &((struct lt *)t)->tags };
+        return SC_OK;
+    }
+    return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "The ID '%s' is not valid", id);
+}
+
+static enum sc_status tags_apply(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                 const struct sc_ec2_tag *tags, int ntags, int del,
+                                 struct sc_error *err)
+{
+    struct res r;
+    enum sc_status st;
+
+    if (nids < 1)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter resourceIdSet");
+    for (int i = 0; i < nids; i++) {
+        st = resource_get(ec2, ids[i], &r, err);
+        if (st != SC_OK)
+            return st;
+    }
+    if (!del) {
+        st = check_tags(tags, ntags, 0, err);
+        if (st != SC_OK)
+            return st;
+    }
+    for (int i = 0; i < nids; i++) {
+        resource_get(ec2, ids[i], &r, NULL);
+        for (int j = 0; j < ntags; j++) {
+            if (!tags[j].key)
+                continue;
+            if (del) {
+                tagset_del(r.tags, tags[j].key, tags[j].value);
+            } else if (tagset_set(r.tags, tags[j].key, tags[j].value) < 0) {
+                res_sync(&r);
+                return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+            }
+        }
+        res_sync(&r);
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_create_tags(struct sc_ec2 *ec2, const char *const *resource_ids,
+                                  int nresources, const struct sc_ec2_tag *tags, int ntags,
+                                  int64_t now_ms, struct sc_error *err)
+{
+    (void)now_ms;
+    return tags_apply(ec2, resource_ids, nresources, tags, ntags, 0, err);
+}
+
+enum sc_status sc_ec2_delete_tags(struct sc_ec2 *ec2, const char *const *resource_ids,
+                                  int nresources, const struct sc_ec2_tag *tags, int ntags,
+                                  int64_t now_ms, struct sc_error *err)
+{
+    (void)now_ms;
+    return tags_apply(ec2, resource_ids, nresources, tags, ntags, 1, err);
+}
+
+/* --- data plane ----------------------------------------------------------------------------------- */
+
+static enum sc_status data_plane_get(struct sc_ec2 *ec2, const char *id, struct inst **out)
+{
+    *out = inst_mut(ec2, id);
+    return *out ? SC_OK : SC_ERR_INSTANCE_ID_NOT_FOUND;
+}
+
+enum sc_status sc_ec2_instance_running(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
+{
+    struct inst *in;
+
+    if (data_plane_get(ec2, id, &in) != SC_OK)
+        return SC_ERR_INSTANCE_ID_NOT_FOUND;
+    if (in->v.state == SC_EC2_RUNNING)
+        return SC_OK;
+    if (in->v.state != SC_EC2_PENDING)
+        return SC_ERR_INCORRECT_INSTANCE_STATE;
+    set_state(in, SC_EC2_RUNNING, now_ms);
+    in->v.state_transition_reason = "";
+    in->v.state_reason_code = NULL;
+    in->v.state_reason_message = NULL;
+    in->v.impaired_since_ms = 0;
+    if (ec2->status_init_ms > 0) {
+        in->v.system_status = SC_EC2_CHECK_INITIALIZING;
+        in->v.instance_status = SC_EC2_CHECK_INITIALIZING;
+        in->checks_ok_at_ms = now_ms + ec2->status_init_ms;
+    } else {
+        in->v.system_status = SC_EC2_CHECK_OK;
+        in->v.instance_status = SC_EC2_CHECK_OK;
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_instance_terminated(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
+{
+    struct inst *in;
+
+    if (data_plane_get(ec2, id, &in) != SC_OK)
+        return SC_ERR_INSTANCE_ID_NOT_FOUND;
+    if (in->v.state == SC_EC2_TERMINATED)
+        return SC_OK;
+    if (in->v.state != SC_EC2_SHUTTING_DOWN)
+        return SC_ERR_INCORRECT_INSTANCE_STATE;
+    set_state(in, SC_EC2_TERMINATED, now_ms);
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_instance_stopped(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
+{
+    struct inst *in;
+
+    if (data_plane_get(ec2, id, &in) != SC_OK)
+        return SC_ERR_INSTANCE_ID_NOT_FOUND;
+    if (in->v.state == SC_EC2_STOPPED)
+        return SC_OK;
+    if (in->v.state != SC_EC2_STOPPING)
+        return SC_ERR_INCORRECT_INSTANCE_STATE;
+    set_state(in, SC_EC2_STOPPED, now_ms);
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
+{
+    struct inst *in;
+    char when[40];
+    int64_t since;
+
+    if (data_plane_get(ec2, id, &in) != SC_OK)
+        return SC_ERR_INSTANCE_ID_NOT_FOUND;
+    if (in->v.state == SC_EC2_TERMINATED)
+        return SC_OK;
+    since = in->v.instance_status == SC_EC2_CHECK_IMPAIRED ? in->v.impaired_since_ms : now_ms;
+    set_state(in, SC_EC2_TERMINATED, now_ms);
+    in->v.instance_status = SC_EC2_CHECK_IMPAIRED;
+    in->v.system_status = SC_EC2_CHECK_IMPAIRED;
+    in->v.impaired_since_ms = since;
+    format_gmt(when, sizeof(when), now_ms);
+    snprintf(in->transition, sizeof(in->transition), "Server.InternalError (%s)", when);
+    in->v.state_transition_reason = in->transition;
+    in->v.state_reason_code = "Server.InternalError";
+    in->v.state_reason_message = "Server.InternalError: Internal error on instance";
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, int impaired,
+                                            int64_t now_ms)
+{
+    struct inst *in;
+
+    if (data_plane_get(ec2, id, &in) != SC_OK)
+        return SC_ERR_INSTANCE_ID_NOT_FOUND;
+    if (in->v.state != SC_EC2_RUNNING)
+        return SC_ERR_INCORRECT_INSTANCE_STATE;
+    if (impaired) {
+        if (in->v.instance_status != SC_EC2_CHECK_IMPAIRED)
+            in->v.impaired_since_ms = now_ms;
+        in->v.instance_status = SC_EC2_CHECK_IMPAIRED;
+    } else {
+        in->v.impaired_since_ms = 0;
+        in->v.instance_status = in->checks_ok_at_ms > now_ms ? SC_EC2_CHECK_INITIALIZING
+                                                             : SC_EC2_CHECK_OK;
+    }
+    return SC_OK;
+}
+
+/* --- time ------------------------------------------------------------------------------------------ */
+
+static void purge(struct sc_ec2 *ec2, int i)
+{
+    struct inst *in = ec2->insts[i];
+    struct resv *r = in->resv;
+    int k;
+
+    for (k = 0; k < r->n && r->members[k] != &in->v; k++)
+        ;
+    if (k < r->n) {
+        memmove(&r->members[k], &r->members[k + 1], (size_t)(r->n - k - 1) * sizeof(r->members[0]));
+        r->n--;
+        r->v.ninstances = r->n;
+    }
+    if (r->n == 0) {
+        for (k = 0; k < ec2->nresvs && ec2->resvs[k] != r; k++)
+            ;
+        if (k < ec2->nresvs) {
+            memmove(&ec2->resvs[k], &ec2->resvs[k + 1],
+                    (size_t)(ec2->nresvs - k - 1) * sizeof(ec2->resvs[0]));
+            ec2->nresvs--;
+        }
+        free(r->members);
+        free(r);
+    }
+    inst_free(in);
+    memmove(&ec2->insts[i], &ec2->insts[i + 1], (size_t)(ec2->ninsts - i - 1) * sizeof(ec2->insts[0]));
+    ec2->ninsts--;
+}
+
+void sc_ec2_step(struct sc_ec2 *ec2, int64_t now_ms)
+{
+    for (int i = 0; i < ec2->ninsts;) {
+        struct inst *in = ec2->insts[i];
+
+        if (in->v.state == SC_EC2_TERMINATED &&
+            now_ms - in->v.state_changed_ms >= ec2->retention_ms) {
+            purge(ec2, i);
+            continue;
+        }
+        if (in->v.state == SC_EC2_RUNNING && now_ms >= in->checks_ok_at_ms) {
+            if (in->v.system_status == SC_EC2_CHECK_INITIALIZING)
+                in->v.system_status = SC_EC2_CHECK_OK;
+            if (in->v.instance_status == SC_EC2_CHECK_INITIALIZING)
+                in->v.instance_status = SC_EC2_CHECK_OK;
+        }
+        i++;
+    }
+}
+
+int64_t sc_ec2_next_due_ms(const struct sc_ec2 *ec2, int64_t now_ms)
+{
+    int64_t due = INT64_MAX;
+
+    (void)now_ms;
+    for (int i = 0; i < ec2->ninsts; i++) {
+        const struct inst *in = ec2->insts[i];
+        int64_t t = INT64_MAX;
+
+        if (in->v.state == SC_EC2_TERMINATED)
+            t = in->v.state_changed_ms + ec2->retention_ms;
+        else if (in->v.state == SC_EC2_RUNNING &&
+                 (in->v.system_status == SC_EC2_CHECK_INITIALIZING ||
+                  in->v.instance_status == SC_EC2_CHECK_INITIALIZING))
+            t = in->checks_ok_at_ms;
+        if (t < due)
+            due = t;
+    }
+    return due;
+}
