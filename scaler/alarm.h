@@ -247,7 +247,4 @@ int sc_alarms_has_hires(const struct sc_alarms *a);
 /* 1 when SetAlarmState left actions to run. */
 int sc_alarms_has_pending(const struct sc_alarms *a);
 
-/* Formats a double as Java's Double.toString does (70.0, 0.001, 1.0E7). */
-void sc_java_double(double v, char *out, size_t outlen);
-
 #endif

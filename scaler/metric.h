@@ -219,4 +219,8 @@ int sc_metric_matches(const struct sc_metric *m, const char *namespace, const ch
 int sc_metric_aggregate(const struct sc_metric *m, enum sc_unit unit, int64_t start_ms,
                         int period_s, const double *pcts, int n_pcts, struct sc_agg *out);
 
+/* Formats a double as Java's Double.toString does (70.0, 0.001, 1.0E7, NaN, Infinity):
+ * AWS's StateReason texts and messages print numbers so. outlen >= 32. */
+void sc_java_double(double v, char *out, size_t outlen);
+
 #endif

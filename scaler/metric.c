@@ -1,0 +1,1211 @@
+/* scaler/metric.c: see metric.h. */
+#include "scaler/metric.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIST_BINS 128
+#define DIST_PER_OCTAVE 8
+#define DIST_HALF_OCTAVES 8
+#define FLAG_NO_PCT 1u
+#define TWO_WEEKS_MS (14LL * 86400 * 1000)
+#define TWO_HOURS_MS (2LL * 3600 * 1000)
+
+static const char *const unit_names[SC_UNIT_COUNT_] = {
+    "Seconds",          "Microseconds",      "Milliseconds",      "Bytes",
+    "Kilobytes",        "Megabytes",         "Gigabytes",         "Terabytes",
+    "Bits",             "Kilobits",          "Megabits",          "Gigabits",
+    "Terabits",         "Percent",           "Count",             "Bytes/Second",
+    "Kilobytes/Second", "Megabytes/Second",  "Gigabytes/Second",  "Terabytes/Second",
+    "Bits/Second",      "Kilobits/Second",   "Megabits/Second",   "Gigabits/Second",
+    "Terabits/Second",  "Count/Second",      "None",
+};
+
+struct sum {
+    double count, sum, min, max;
+};
+
+/* A ring of epoch-aligned summaries; slot i holds period index stamp[i]-1 (0 = empty). */
+struct ring {
+    int n;
+    int res_s;
+    struct sum *s;
+    uint32_t *stamp;
+    uint8_t *flags;
+};
+
+/* Minute histograms for minutes whose values differ. */
+struct dist {
+    int n;
+    uint32_t *stamp;
+    float (*bins)[DIST_BINS];
+};
+
+struct series {
+    enum sc_unit unit;
+    struct ring hires; /* n == 0 until the first StorageResolution=1 datum */
+    struct ring minute;
+    struct ring hour;
+    struct dist *dist; /* NULL until a minute holds two different values */
+    int64_t last_ts_ms;
+};
+
+struct sc_metric {
+    struct sc_metric *next; /* hash chain */
+    uint64_t hash;
+    char *ns;
+    char *name;
+    int ndims;
+    struct sc_dimension *dims; /* sorted; strings in blob */
+    char *blob;
+    int nseries;
+    struct series *series[SC_UNIT_COUNT_]; /* sorted by unit */
+    int has_anchor;
+    int anchor; /* log2 of the lowest histogram bound */
+    int64_t last_ts_ms;
+    size_t own_bytes; /* struct, strings and dimensions */
+};
+
+struct sc_metric_store {
+    struct sc_metric_config cfg;
+    struct sc_metric **table;
+    size_t table_n; /* power of two */
+    struct sc_metric **list;
+    int nlist, caplist;
+    size_t bytes;
+};
+
+/* --- small helpers --------------------------------------------------------------------- */
+
+const char *sc_unit_name(enum sc_unit u)
+{
+    if (u < 0 || u >= SC_UNIT_COUNT_)
+        return NULL;
+    return unit_names[u];
+}
+
+int sc_unit_parse(const char *s, enum sc_unit *out)
+{
+    if (!s)
+        return -1;
+    for (int i = 0; i < SC_UNIT_COUNT_; i++) {
+        if (strcmp(s, unit_names[i]) == 0) {
+            *out = (enum sc_unit)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void sc_java_double(double v, char *out, size_t outlen)
+{
+    char buf[40], digits[24];
+    int exp10 = 0, nd = 0, prec;
+    size_t o = 0;
+
+    if (isnan(v)) {
+        snprintf(out, outlen, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(out, outlen, "%s", v < 0 ? "-Infinity" : "Infinity");
+        return;
+    }
+    if (v == 0) {
+        snprintf(out, outlen, "%s", signbit(v) ? "-0.0" : "0.0");
+        return;
+    }
+    /* Shortest digits that read back to v. */
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    {
+        const char *p = buf;
+        if (*p == '-')
+            p++;
+        for (; *p && *p != 'e'; p++)
+            if (*p >= '0' && *p <= '9')
+                digits[nd++] = *p;
+        digits[nd] = 0;
+        exp10 = atoi(p + 1);
+    }
+    while (nd > 1 && digits[nd - 1] == '0')
+        digits[--nd] = 0;
+    if (v < 0)
+        buf[o++] = '-';
+    if (fabs(v) >= 1e-3 && fabs(v) < 1e7) {
+        if (exp10 >= 0) {
+            for (int i = 0; i <= exp10; i++)
+                buf[o++] = i < nd ? digits[i] : '0';
+            buf[o++] = '.';
+            if (nd > exp10 + 1) {
+                for (int i = exp10 + 1; i < nd; i++)
+                    buf[o++] = digits[i];
+            } else {
+                buf[o++] = '0';
+            }
+        } else {
+            buf[o++] = '0';
+            buf[o++] = '.';
+            for (int i = 0; i < -exp10 - 1; i++)
+                buf[o++] = '0';
+            for (int i = 0; i < nd; i++)
+                buf[o++] = digits[i];
+        }
+        buf[o] = 0;
+    } else {
+        buf[o++] = digits[0];
+        buf[o++] = '.';
+        if (nd > 1) {
+            for (int i = 1; i < nd; i++)
+                buf[o++] = digits[i];
+        } else {
+            buf[o++] = '0';
+        }
+        snprintf(buf + o, sizeof(buf) - o, "E%d", exp10);
+    }
+    snprintf(out, outlen, "%s", buf);
+}
+
+int sc_stat_parse(const char *s, int basic, struct sc_stat *out)
+{
+    static const struct {
+        const char *name;
+        enum sc_stat_kind kind;
+    } names[] = {
+        { "SampleCount", SC_STAT_SAMPLE_COUNT }, { "Sum", SC_STAT_SUM },
+        { "Minimum", SC_STAT_MINIMUM },          { "Maximum", SC_STAT_MAXIMUM },
+        { "Average", SC_STAT_AVERAGE },
+    };
+    const char *p;
+    int ndig = 0, nfrac = 0;
+    double v = 0, scale = 1;
+
+    if (!s || strlen(s) >= sizeof(out->name))
+        return -1;
+    memset(out, 0, sizeof(*out));
+    if (basic) {
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            if (strcmp(s, names[i].name) == 0) {
+                out->kind = names[i].kind;
+                snprintf(out->name, sizeof(out->name), "%s", s);
+                return 0;
+            }
+        }
+        return -1;
+    }
+    if (s[0] != 'p')
+        return -1;
+    p = s + 1;
+    for (; *p >= '0' && *p <= '9'; p++, ndig++)
+        v = v * 10 + (*p - '0');
+    if (ndig == 0 || ndig > 3)
+        return -1;
+    if (*p == '.') {
+        p++;
+        for (; *p >= '0' && *p <= '9'; p++, nfrac++) {
+            scale /= 10;
+            v += (*p - '0') * scale;
+        }
+        if (nfrac == 0 || nfrac > 2)
+            return -1;
+    }
+    if (*p || v > 100)
+        return -1;
+    out->kind = SC_STAT_PERCENTILE;
+    out->pct = v;
+    snprintf(out->name, sizeof(out->name), "%s", s);
+    return 0;
+}
+
+int sc_agg_value(const struct sc_agg *a, const struct sc_stat *st, int pct_index, double *out)
+{
+    switch (st->kind) {
+    case SC_STAT_SAMPLE_COUNT:
+        *out = a->sample_count;
+        return 0;
+    case SC_STAT_SUM:
+        *out = a->sum;
+        return 0;
+    case SC_STAT_MINIMUM:
+        *out = a->minimum;
+        return 0;
+    case SC_STAT_MAXIMUM:
+        *out = a->maximum;
+        return 0;
+    case SC_STAT_AVERAGE:
+        *out = a->sample_count > 0 ? a->sum / a->sample_count : 0;
+        return 0;
+    case SC_STAT_PERCENTILE:
+        if (pct_index < 0 || pct_index >= SC_METRIC_MAX_PERCENTILES || !a->pct_ok ||
+            !a->pct_valid[pct_index])
+            return -1;
+        *out = a->pct[pct_index];
+        return 0;
+    }
+    return -1;
+}
+
+void sc_metric_config_defaults(struct sc_metric_config *c)
+{
+    c->hires_slots = 3 * 3600;
+    c->minute_slots = 26 * 60;
+    c->hour_slots = 15 * 24;
+    c->dist_slots = 3 * 60;
+    c->expire_ms = 15LL * 86400 * 1000;
+}
+
+/* --- rings ------------------------------------------------------------------------------ */
+
+static int ring_init(struct ring *r, int n, int res_s, size_t *bytes)
+{
+    r->n = n;
+    r->res_s = res_s;
+    r->s = calloc((size_t)n, sizeof(*r->s));
+    r->stamp = calloc((size_t)n, sizeof(*r->stamp));
+    r->flags = calloc((size_t)n, sizeof(*r->flags));
+    if (!r->s || !r->stamp || !r->flags)
+        return -1;
+    *bytes += (size_t)n * (sizeof(*r->s) + sizeof(*r->stamp) + sizeof(*r->flags));
+    return 0;
+}
+
+static void ring_cleanup(struct ring *r)
+{
+    free(r->s);
+    free(r->stamp);
+    free(r->flags);
+    memset(r, 0, sizeof(*r));
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+/* The slot for period index idx after making it current (a slot holding an older period is
+ * reset); -1 when the slot already holds a newer period (idx is past retention). */
+static int ring_slot(struct ring *r, int64_t idx)
+{
+    int slot;
+    uint32_t st;
+
+    if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1)
+        return -1;
+    slot = (int)(idx % r->n);
+    st = (uint32_t)(idx + 1);
+    if (r->stamp[slot] == st)
+        return slot;
+    if (r->stamp[slot] > st)
+        return -1;
+    r->stamp[slot] = st;
+    r->s[slot].count = 0;
+    r->s[slot].sum = 0;
+    r->s[slot].min = 0;
+    r->s[slot].max = 0;
+    r->flags[slot] = 0;
+    return slot;
+}
+
+static void sum_add(struct sum *s, double count, double sum, double min, double max)
+{
+    if (s->count == 0) {
+        s->min = min;
+        s->max = max;
+    } else {
+        if (min < s->min)
+            s->min = min;
+        if (max > s->max)
+            s->max = max;
+    }
+    s->count += count;
+    s->sum += sum;
+}
+
+static int dist_bin(const struct sc_metric *m, double v)
+{
+    double b;
+
+    if (v <= 0)
+        return 0;
+    b = (log2(v) - m->anchor) * DIST_PER_OCTAVE;
+    if (b < 0)
+        return 1;
+    if (b >= DIST_BINS - 2)
+        return DIST_BINS - 1;
+    return 1 + (int)b;
+}
+
+static double bin_low(const struct sc_metric *m, int b)
+{
+    return exp2(m->anchor + (double)(b - 1) / DIST_PER_OCTAVE);
+}
+
+/* --- metrics ---------------------------------------------------------------------------- */
+
+struct sorted_dims {
+    int n;
+    const struct sc_dimension *d[SC_METRIC_MAX_DIMENSIONS];
+};
+
+static int dim_cmp(const struct sc_dimension *a, const struct sc_dimension *b)
+{
+    int c = strcmp(a->name, b->name);
+    return c ? c : strcmp(a->value, b->value);
+}
+
+static void sort_dims(const struct sc_dimension *dims, int n, struct sorted_dims *out)
+{
+    out->n = n;
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        while (j > 0 && dim_cmp(out->d[j - 1], &dims[i]) > 0) {
+            out->d[j] = out->d[j - 1];
+            j--;
+        }
+        out->d[j] = &dims[i];
+    }
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    h ^= 0xff;
+    h *= 1099511628211ULL;
+    return h;
+}
+
+static uint64_t key_hash(const char *ns, const char *name, const struct sorted_dims *sd)
+{
+    uint64_t h = 14695981039346656037ULL;
+
+    h = fnv(h, ns);
+    h = fnv(h, name);
+    for (int i = 0; i < sd->n; i++) {
+        h = fnv(h, sd->d[i]->name);
+        h = fnv(h, sd->d[i]->value);
+    }
+    return h;
+}
+
+static int key_equal(const struct sc_metric *m, uint64_t h, const char *ns, const char *name,
+                     const struct sorted_dims *sd)
+{
+    if (m->hash != h || m->ndims != sd->n || strcmp(m->name, name) != 0 || strcmp(m->ns, ns) != 0)
+        return 0;
+    for (int i = 0; i < sd->n; i++) {
+        if (strcmp(m->dims[i].name, sd->d[i]->name) != 0 ||
+            strcmp(m->dims[i].value, sd->d[i]->value) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static struct sc_metric *lookup(const struct sc_metric_store *s, uint64_t h, const char *ns,
+                                const char *name, const struct sorted_dims *sd)
+{
+    struct sc_metric *m;
+
+    for (m = s->table[h & (s->table_n - 1)]; m; m = m->next)
+        if (key_equal(m, h, ns, name, sd))
+            return m;
+    return NULL;
+}
+
+static void series_free(struct series *se)
+{
+    if (!se)
+        return;
+    ring_cleanup(&se->hires);
+    ring_cleanup(&se->minute);
+    ring_cleanup(&se->hour);
+    if (se->dist) {
+        free(se->dist->stamp);
+        free(se->dist->bins);
+        free(se->dist);
+    }
+    free(se);
+}
+
+static size_t series_bytes(const struct series *se)
+{
+    size_t per = sizeof(struct sum) + sizeof(uint32_t) + 1;
+    size_t b = sizeof(*se) + per * (size_t)(se->hires.n + se->minute.n + se->hour.n);
+
+    if (se->dist)
+        b += (size_t)se->dist->n * (sizeof(uint32_t) + sizeof(float) * DIST_BINS);
+    return b;
+}
+
+static void metric_free(struct sc_metric *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->nseries; i++)
+        series_free(m->series[i]);
+    free(m->dims);
+    free(m->blob);
+    free(m);
+}
+
+static int table_grow(struct sc_metric_store *s)
+{
+    size_t nn = s->table_n ? s->table_n * 2 : 1024;
+    struct sc_metric **t = calloc(nn, sizeof(*t));
+
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < s->table_n; i++) {
+        struct sc_metric *m = s->table[i], *next;
+        for (; m; m = next) {
+            next = m->next;
+            m->next = t[m->hash & (nn - 1)];
+            t[m->hash & (nn - 1)] = m;
+        }
+    }
+    s->bytes += (nn - s->table_n) * sizeof(*t);
+    free(s->table);
+    s->table = t;
+    s->table_n = nn;
+    return 0;
+}
+
+static struct sc_metric *metric_new(struct sc_metric_store *s, uint64_t h, const char *ns,
+                                    const char *name, const struct sorted_dims *sd)
+{
+    struct sc_metric *m = NULL;
+    size_t len = strlen(ns) + strlen(name) + 2, off = 0;
+
+    if ((size_t)s->nlist + 1 > s->table_n && table_grow(s) < 0)
+        return NULL;
+    if (s->nlist == s->caplist) {
+        int nc = s->caplist ? s->caplist * 2 : 256;
+        struct sc_metric **l = realloc(s->list, (size_t)nc * sizeof(*l));
+        if (!l)
+            return NULL;
+        s->bytes += (size_t)(nc - s->caplist) * sizeof(*l);
+        s->list = l;
+        s->caplist = nc;
+    }
+    for (int i = 0; i < sd->n; i++)
+        len += strlen(sd->d[i]->name) + strlen(sd->d[i]->value) + 2;
+    m = calloc(1, sizeof(*m));
+    if (!m)
+        goto fail;
+    m->blob = malloc(len);
+    m->dims = calloc((size_t)(sd->n ? sd->n : 1), sizeof(*m->dims));
+    if (!m->blob || !m->dims)
+        goto fail;
+#define COPY(dst, src)                                                                             \
+    do {                                                                                           \
+        size_t l_ = strlen(src) + 1;                                                               \
+        memcpy(m->blob + off, src, l_);                                                            \
+        dst = m->blob + off;                                                                       \
+        off += l_;                                                                                 \
+    } while (0)
+    COPY(m->ns, ns);
+    COPY(m->name, name);
+    for (int i = 0; i < sd->n; i++) {
+        COPY(m->dims[i].name, sd->d[i]->name);
+        COPY(m->dims[i].value, sd->d[i]->value);
+    }
+#undef COPY
+    m->ndims = sd->n;
+    m->hash = h;
+    m->next = s->table[h & (s->table_n - 1)];
+    s->table[h & (s->table_n - 1)] = m;
+    s->list[s->nlist++] = m;
+    m->own_bytes = sizeof(*m) + len + (size_t)sd->n * sizeof(*m->dims);
+    s->bytes += m->own_bytes;
+    return m;
+
+fail:
+    metric_free(m);
+    return NULL;
+}
+
+static struct series *series_get(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u)
+{
+    struct series *se;
+    int i;
+
+    for (i = 0; i < m->nseries; i++) {
+        if (m->series[i]->unit == u)
+            return m->series[i];
+        if (m->series[i]->unit > u)
+            break;
+    }
+    se = calloc(1, sizeof(*se));
+    if (!se)
+        return NULL;
+    se->unit = u;
+    se->last_ts_ms = INT64_MIN;
+    if (ring_init(&se->minute, s->cfg.minute_slots, 60, &s->bytes) < 0 ||
+        ring_init(&se->hour, s->cfg.hour_slots, 3600, &s->bytes) < 0) {
+        series_free(se);
+        return NULL;
+    }
+    s->bytes += sizeof(*se);
+    memmove(&m->series[i + 1], &m->series[i], (size_t)(m->nseries - i) * sizeof(m->series[0]));
+    m->series[i] = se;
+    m->nseries++;
+    return se;
+}
+
+/* --- store ------------------------------------------------------------------------------ */
+
+struct sc_metric_store *sc_metric_store_create(const struct sc_metric_config *cfg)
+{
+    struct sc_metric_store *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return NULL;
+    if (cfg)
+        s->cfg = *cfg;
+    else
+        sc_metric_config_defaults(&s->cfg);
+    if (s->cfg.hires_slots < 1 || s->cfg.minute_slots < 1 || s->cfg.hour_slots < 1 ||
+        s->cfg.dist_slots < 1 || s->cfg.expire_ms <= 0 || table_grow(s) < 0) {
+        sc_metric_store_destroy(s);
+        return NULL;
+    }
+    s->bytes += sizeof(*s);
+    return s;
+}
+
+void sc_metric_store_destroy(struct sc_metric_store *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nlist; i++)
+        metric_free(s->list[i]);
+    free(s->list);
+    free(s->table);
+    free(s);
+}
+
+size_t sc_metric_store_bytes(const struct sc_metric_store *s)
+{
+    return s->bytes;
+}
+
+/* Adds (v, weight) to a minute slot's distribution. was_uniform: the slot held only the
+ * value prev (with prev_count samples) before. */
+static void dist_add(struct sc_metric_store *s, struct sc_metric *m, struct series *se,
+                     int64_t idx, int was_uniform, double prev, double prev_count, double v,
+                     double w)
+{
+    struct dist *d = se->dist;
+    int slot;
+
+    if (!d) {
+        d = calloc(1, sizeof(*d));
+        if (!d)
+            return;
+        d->n = s->cfg.dist_slots;
+        d->stamp = calloc((size_t)d->n, sizeof(*d->stamp));
+        d->bins = calloc((size_t)d->n, sizeof(*d->bins));
+        if (!d->stamp || !d->bins) {
+            free(d->stamp);
+            free(d->bins);
+            free(d);
+            return;
+        }
+        se->dist = d;
+        s->bytes += sizeof(*d) + (size_t)d->n * (sizeof(*d->stamp) + sizeof(*d->bins));
+    }
+    slot = (int)(idx % d->n);
+    if (was_uniform) {
+        if (d->stamp[slot] > (uint32_t)(idx + 1))
+            return;
+        d->stamp[slot] = (uint32_t)(idx + 1);
+        memset(d->bins[slot], 0, sizeof(d->bins[slot]));
+        d->bins[slot][dist_bin(m, prev)] += (float)prev_count;
+    } else if (d->stamp[slot] != (uint32_t)(idx + 1)) {
+        return; /* lost: the minute keeps no percentile (see aggregate) */
+    }
+    d->bins[slot][dist_bin(m, v)] += (float)w;
+}
+
+/* Records count samples of value v (or a statistic set when is_set). */
+static void record(struct sc_metric_store *s, struct sc_metric *m, struct series *se,
+                   int64_t ts_ms, int hires, double count, double sum, double min, double max,
+                   int is_set)
+{
+    int64_t ts_s = floor_div(ts_ms, 1000);
+    int no_pct = min < 0 || (is_set && count != 1 && min != max);
+    int slot;
+
+    if (!m->has_anchor && max > 0) {
+        double pos = min > 0 ? min : max;
+        m->anchor = (int)floor(log2(pos)) - DIST_HALF_OCTAVES;
+        m->has_anchor = 1;
+    }
+    if (hires && se->hires.n) {
+        slot = ring_slot(&se->hires, ts_s);
+        if (slot >= 0) {
+            sum_add(&se->hires.s[slot], count, sum, min, max);
+            if (no_pct)
+                se->hires.flags[slot] |= FLAG_NO_PCT;
+        }
+    }
+    slot = ring_slot(&se->hour, floor_div(ts_s, 3600));
+    if (slot >= 0) {
+        sum_add(&se->hour.s[slot], count, sum, min, max);
+        if (no_pct)
+            se->hour.flags[slot] |= FLAG_NO_PCT;
+    }
+    slot = ring_slot(&se->minute, floor_div(ts_s, 60));
+    if (slot >= 0) {
+        struct sum *sm = &se->minute.s[slot];
+        double pc = sm->count, pmin = sm->min, pmax = sm->max;
+        sum_add(sm, count, sum, min, max);
+        if (no_pct) {
+            se->minute.flags[slot] |= FLAG_NO_PCT;
+        } else if (!(se->minute.flags[slot] & FLAG_NO_PCT) && pc > 0 &&
+                   !(pmin == pmax && pmin == min && min == max)) {
+            dist_add(s, m, se, floor_div(ts_s, 60), pmin == pmax, pmin, pc, min, count);
+        }
+    }
+    if (ts_ms > se->last_ts_ms)
+        se->last_ts_ms = ts_ms;
+    if (ts_ms > m->last_ts_ms)
+        m->last_ts_ms = ts_ms;
+}
+
+static int finite_in_range(double v)
+{
+    return isfinite(v) && fabs(v) <= 0x1p360;
+}
+
+static enum sc_status bad_value(struct sc_error *err, double v, const char *param)
+{
+    char num[40];
+
+    sc_java_double(v, num, sizeof(num));
+    return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "The value %s for parameter %s is invalid.",
+                   num, param);
+}
+
+static int printable_ascii(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            return 0;
+    return 1;
+}
+
+static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int64_t now_ms,
+                                     struct sc_error *err)
+{
+    char p[64], q[128];
+    enum sc_unit u;
+    int nkind;
+
+    snprintf(p, sizeof(p), "MetricData.member.%d", i);
+    if (!d->metric_name || !*d->metric_name)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.MetricName is required.", p);
+    if (strlen(d->metric_name) > SC_METRIC_NAME_MAX)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value '%s' at 'metricData.%d.member.metricName' "
+                       "failed to satisfy constraint: Member must have length less than or equal "
+                       "to 255",
+                       d->metric_name, i);
+    if (d->n_dimensions < 0 || d->n_dimensions > SC_METRIC_MAX_DIMENSIONS)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "The collection %s.Dimensions must not have a size greater than 30.", p);
+    for (int j = 0; j < d->n_dimensions; j++) {
+        const struct sc_dimension *dm = &d->dimensions[j];
+        if (!dm->name || !*dm->name)
+            return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                           "The parameter %s.Dimensions.member.%d.Name is required.", p, j + 1);
+        if (!dm->value || !*dm->value)
+            return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                           "The parameter %s.Dimensions.member.%d.Value is required.", p, j + 1);
+        if (strlen(dm->name) > 255 || strlen(dm->value) > 1024)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "The parameter %s.Dimensions.member.%d is too long.", p, j + 1);
+        for (int k = 0; k < j; k++)
+            if (strcmp(d->dimensions[k].name, dm->name) == 0)
+                return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                               "No Metric Dimension names may be repeated. %s.Dimensions.member.%d "
+                               "repeats %s.",
+                               p, j + 1, dm->name);
+    }
+    nkind = (d->has_value != 0) + (d->values != NULL || d->n_values > 0) +
+            (d->has_statistic_values != 0);
+    if (nkind == 0)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "At least one of the parameters %s.Value, %s.Values or %s.StatisticValues "
+                       "must be specified.",
+                       p, p, p);
+    if (d->has_value && d->has_statistic_values)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
+                       "The parameters %s.Value and %s.StatisticValues are mutually exclusive and "
+                       "you have specified both.",
+                       p, p);
+    if (nkind > 1 && d->has_value)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
+                       "The parameters %s.Value and %s.Values are mutually exclusive and you have "
+                       "specified both.",
+                       p, p);
+    if (nkind > 1)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
+                       "The parameters %s.Values and %s.StatisticValues are mutually exclusive and "
+                       "you have specified both.",
+                       p, p);
+    if (d->has_value && !finite_in_range(d->value)) {
+        snprintf(q, sizeof(q), "%s.Value", p);
+        return bad_value(err, d->value, q);
+    }
+    if (d->values || d->n_values > 0) {
+        if (d->n_values < 1 || !d->values)
+            return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.Values is required.", p);
+        if (d->n_values > SC_METRIC_MAX_VALUES)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "The collection %s.Values must not have a size greater than 150.", p);
+        if (d->counts && d->n_counts != d->n_values)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "The parameters %s.Values and %s.Counts must be of the same size.", p, p);
+        for (int j = 0; j < d->n_values; j++) {
+            if (!finite_in_range(d->values[j])) {
+                snprintf(q, sizeof(q), "%s.Values.member.%d", p, j + 1);
+                return bad_value(err, d->values[j], q);
+            }
+            if (d->counts && (!finite_in_range(d->counts[j]) || d->counts[j] < 0)) {
+                snprintf(q, sizeof(q), "%s.Counts.member.%d", p, j + 1);
+                return bad_value(err, d->counts[j], q);
+            }
+        }
+    }
+    if (d->has_statistic_values) {
+        const struct sc_statistic_set *ss = &d->statistic_values;
+        static const char *const fields[] = { "Maximum", "Minimum", "SampleCount", "Sum" };
+        const int has[] = { ss->has_maximum, ss->has_minimum, ss->has_sample_count, ss->has_sum };
+        const double val[] = { ss->maximum, ss->minimum, ss->sample_count, ss->sum };
+        for (int j = 0; j < 4; j++) {
+            if (!has[j])
+                return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                               "The parameter %s.StatisticValues.%s is required.", p, fields[j]);
+            if (!finite_in_range(val[j])) {
+                snprintf(q, sizeof(q), "%s.StatisticValues.%s", p, fields[j]);
+                return bad_value(err, val[j], q);
+            }
+        }
+        if (ss->maximum < ss->minimum)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "The parameter %s.StatisticValues.Maximum must be greater than "
+                           "%s.StatisticValues.Minimum.",
+                           p, p);
+        if (ss->sample_count <= 0)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "The parameter %s.StatisticValues.SampleCount must be greater than 0.",
+                           p);
+    }
+    if (d->unit && sc_unit_parse(d->unit, &u) < 0) {
+        char set[512];
+        size_t o = 0;
+        for (int j = 0; j < SC_UNIT_COUNT_ && o < sizeof(set); j++)
+            o += (size_t)snprintf(set + o, sizeof(set) - o, "%s%s", j ? ", " : "", unit_names[j]);
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "The parameter %s.Unit must be a value in the set [%s].", p, set);
+    }
+    if (d->storage_resolution != 0 && d->storage_resolution != 1 && d->storage_resolution != 60)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "The parameter %s.StorageResolution must be either 1 or 60.", p);
+    if (d->has_timestamp &&
+        (d->timestamp_ms < now_ms - TWO_WEEKS_MS || d->timestamp_ms > now_ms + TWO_HOURS_MS))
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "The parameter %s.Timestamp must specify a time within the past two weeks.",
+                       p);
+    return SC_OK;
+}
+
+static enum sc_status validate_namespace(const char *ns, int internal, struct sc_error *err)
+{
+    if (!ns || !*ns)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter Namespace is required.");
+    if (strlen(ns) > 255)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value '%s' at 'namespace' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 255",
+                       ns);
+    if (ns[0] == ':' || !printable_ascii(ns))
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value '%s' at 'namespace' failed to satisfy "
+                       "constraint: Member must satisfy regular expression pattern: [^:].*",
+                       ns);
+    if (!internal && strncmp(ns, "AWS/", 4) == 0)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "The value AWS/ for parameter Namespace is invalid.");
+    return SC_OK;
+}
+
+enum sc_status sc_metric_store_put(struct sc_metric_store *s,
+                                   const struct sc_put_metric_data_req *req, int64_t now_ms,
+                                   struct sc_error *err)
+{
+    enum sc_status st;
+
+    st = validate_namespace(req->namespace, req->internal, err);
+    if (st != SC_OK)
+        return st;
+    if (req->n_metric_data < 1 || !req->metric_data)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter MetricData is required.");
+    if (req->n_metric_data > SC_METRIC_MAX_DATA)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "The collection MetricData must not have a size greater than 1000.");
+    for (int i = 0; i < req->n_metric_data; i++) {
+        st = validate_datum(&req->metric_data[i], i + 1, now_ms, err);
+        if (st != SC_OK)
+            return st;
+    }
+    for (int i = 0; i < req->n_metric_data; i++) {
+        const struct sc_metric_datum *d = &req->metric_data[i];
+        struct sorted_dims sd;
+        struct sc_metric *m;
+        struct series *se;
+        enum sc_unit u = SC_UNIT_NONE;
+        int64_t ts = d->has_timestamp ? d->timestamp_ms : now_ms;
+        int hires = d->storage_resolution == 1;
+        uint64_t h;
+
+        if (d->unit)
+            sc_unit_parse(d->unit, &u);
+        sort_dims(d->dimensions, d->n_dimensions, &sd);
+        h = key_hash(req->namespace, d->metric_name, &sd);
+        m = lookup(s, h, req->namespace, d->metric_name, &sd);
+        if (!m)
+            m = metric_new(s, h, req->namespace, d->metric_name, &sd);
+        if (!m)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        se = series_get(s, m, u);
+        if (!se)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        if (hires && se->hires.n == 0) {
+            if (ring_init(&se->hires, s->cfg.hires_slots, 1, &s->bytes) < 0) {
+                ring_cleanup(&se->hires);
+                hires = 0;
+            }
+        }
+        if (d->has_value) {
+            record(s, m, se, ts, hires, 1, d->value, d->value, d->value, 0);
+        } else if (d->has_statistic_values) {
+            const struct sc_statistic_set *ss = &d->statistic_values;
+            record(s, m, se, ts, hires, ss->sample_count, ss->sum, ss->minimum, ss->maximum, 1);
+        } else {
+            for (int j = 0; j < d->n_values; j++) {
+                double c = d->counts ? d->counts[j] : 1;
+                double v = d->values[j];
+                if (c > 0)
+                    record(s, m, se, ts, hires, c, v * c, v, v, 0);
+            }
+        }
+    }
+    return SC_OK;
+}
+
+int sc_metric_store_expire(struct sc_metric_store *s, int64_t now_ms)
+{
+    int freed = 0, w = 0;
+
+    for (int i = 0; i < s->nlist; i++) {
+        struct sc_metric *m = s->list[i];
+        int k = 0;
+        for (int j = 0; j < m->nseries; j++) {
+            if (now_ms - m->series[j]->last_ts_ms > s->cfg.expire_ms) {
+                s->bytes -= series_bytes(m->series[j]);
+                series_free(m->series[j]);
+            } else {
+                m->series[k++] = m->series[j];
+            }
+        }
+        m->nseries = k;
+        if (k == 0) {
+            struct sc_metric **pp = &s->table[m->hash & (s->table_n - 1)];
+            while (*pp != m)
+                pp = &(*pp)->next;
+            *pp = m->next;
+            s->bytes -= m->own_bytes;
+            metric_free(m);
+            freed++;
+        } else {
+            s->list[w++] = m;
+        }
+    }
+    s->nlist = w;
+    return freed;
+}
+
+const struct sc_metric *sc_metric_store_find(const struct sc_metric_store *s,
+                                             const struct sc_metric_key *key)
+{
+    struct sorted_dims sd;
+
+    if (!key->namespace || !key->metric_name || key->n_dimensions < 0 ||
+        key->n_dimensions > SC_METRIC_MAX_DIMENSIONS)
+        return NULL;
+    for (int i = 0; i < key->n_dimensions; i++)
+        if (!key->dimensions[i].name || !key->dimensions[i].value)
+            return NULL;
+    sort_dims(key->dimensions, key->n_dimensions, &sd);
+    return lookup(s, key_hash(key->namespace, key->metric_name, &sd), key->namespace,
+                  key->metric_name, &sd);
+}
+
+int sc_metric_store_count(const struct sc_metric_store *s)
+{
+    return s->nlist;
+}
+
+const struct sc_metric *sc_metric_store_at(const struct sc_metric_store *s, int i)
+{
+    if (i < 0 || i >= s->nlist)
+        return NULL;
+    return s->list[i];
+}
+
+const char *sc_metric_namespace(const struct sc_metric *m)
+{
+    return m->ns;
+}
+
+const char *sc_metric_name(const struct sc_metric *m)
+{
+    return m->name;
+}
+
+int sc_metric_dimension_count(const struct sc_metric *m)
+{
+    return m->ndims;
+}
+
+struct sc_dimension sc_metric_dimension_at(const struct sc_metric *m, int i)
+{
+    return m->dims[i];
+}
+
+int64_t sc_metric_last_timestamp_ms(const struct sc_metric *m)
+{
+    return m->last_ts_ms;
+}
+
+int sc_metric_unit_count(const struct sc_metric *m)
+{
+    return m->nseries;
+}
+
+enum sc_unit sc_metric_unit_at(const struct sc_metric *m, int i)
+{
+    return m->series[i]->unit;
+}
+
+int sc_metric_matches(const struct sc_metric *m, const char *namespace, const char *metric_name,
+                      const struct sc_dimension *filters, int n_filters)
+{
+    if (namespace && strcmp(namespace, m->ns) != 0)
+        return 0;
+    if (metric_name && strcmp(metric_name, m->name) != 0)
+        return 0;
+    for (int i = 0; i < n_filters; i++) {
+        int found = 0;
+        for (int j = 0; j < m->ndims && !found; j++)
+            found = filters[i].name && strcmp(filters[i].name, m->dims[j].name) == 0 &&
+                    (!filters[i].value || strcmp(filters[i].value, m->dims[j].value) == 0);
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* --- aggregation ------------------------------------------------------------------------ */
+
+struct acc_bin {
+    double w, lo, hi;
+};
+
+struct pct_acc {
+    int ok;
+    double total;
+    struct acc_bin bins[DIST_BINS];
+};
+
+static void acc_point(struct pct_acc *a, const struct sc_metric *m, double v, double w)
+{
+    struct acc_bin *b = &a->bins[dist_bin(m, v)];
+
+    if (b->w == 0) {
+        b->lo = v;
+        b->hi = v;
+    } else {
+        if (v < b->lo)
+            b->lo = v;
+        if (v > b->hi)
+            b->hi = v;
+    }
+    b->w += w;
+    a->total += w;
+}
+
+static void acc_hist(struct pct_acc *a, const struct sc_metric *m, const float *bins,
+                     const struct sum *sm)
+{
+    for (int i = 0; i < DIST_BINS; i++) {
+        double lo, hi;
+        struct acc_bin *b = &a->bins[i];
+        if (bins[i] <= 0)
+            continue;
+        if (i == 0) {
+            lo = hi = 0;
+        } else {
+            lo = i == 1 ? sm->min : bin_low(m, i);
+            hi = i == DIST_BINS - 1 ? sm->max : bin_low(m, i + 1);
+            if (lo < sm->min)
+                lo = sm->min;
+            if (hi > sm->max)
+                hi = sm->max;
+            if (hi < lo)
+                hi = lo;
+        }
+        if (b->w == 0) {
+            b->lo = lo;
+            b->hi = hi;
+        } else {
+            if (lo < b->lo)
+                b->lo = lo;
+            if (hi > b->hi)
+                b->hi = hi;
+        }
+        b->w += bins[i];
+        a->total += bins[i];
+    }
+}
+
+static double acc_percentile(const struct pct_acc *a, const struct sc_metric *m, double p)
+{
+    double target = p / 100.0 * a->total, cum = 0;
+    int last = 0;
+
+    for (int i = 0; i < DIST_BINS; i++) {
+        const struct acc_bin *b = &a->bins[i];
+        if (b->w <= 0)
+            continue;
+        last = i;
+        cum += b->w;
+        if (cum >= target * (1 - 1e-12) && (p > 0 || cum > 0)) {
+            double mid;
+            if (b->lo == b->hi || i == 0)
+                return b->lo;
+            mid = exp2(m->anchor + (i - 0.5) / DIST_PER_OCTAVE);
+            if (mid < b->lo)
+                mid = b->lo;
+            if (mid > b->hi)
+                mid = b->hi;
+            return mid;
+        }
+    }
+    return a->bins[last].hi;
+}
+
+/* Aggregates slots [from, to) of one ring into out/acc. Returns 1 when some slot had data. */
+static int ring_agg(const struct sc_metric *m, const struct series *se, const struct ring *r,
+                    int64_t from, int64_t to, struct sc_agg *out, struct pct_acc *acc)
+{
+    int any = 0;
+
+    for (int64_t idx = from; idx < to; idx++) {
+        int slot;
+        const struct sum *sm;
+        if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1)
+            continue;
+        slot = (int)(idx % r->n);
+        if (r->stamp[slot] != (uint32_t)(idx + 1))
+            continue;
+        sm = &r->s[slot];
+        if (sm->count <= 0)
+            continue;
+        if (out->sample_count == 0) {
+            out->minimum = sm->min;
+            out->maximum = sm->max;
+        } else {
+            if (sm->min < out->minimum)
+                out->minimum = sm->min;
+            if (sm->max > out->maximum)
+                out->maximum = sm->max;
+        }
+        out->sample_count += sm->count;
+        out->sum += sm->sum;
+        any = 1;
+        if (!acc->ok)
+            continue;
+        if (r->flags[slot] & FLAG_NO_PCT) {
+            acc->ok = 0;
+        } else if (sm->min == sm->max) {
+            acc_point(acc, m, sm->min, sm->count);
+        } else if (r->res_s == 60 && se->dist &&
+                   se->dist->stamp[idx % se->dist->n] == (uint32_t)(idx + 1)) {
+            acc_hist(acc, m, se->dist->bins[idx % se->dist->n], sm);
+        } else {
+            acc->ok = 0;
+        }
+    }
+    return any;
+}
+
+int sc_metric_aggregate(const struct sc_metric *m, enum sc_unit unit, int64_t start_ms,
+                        int period_s, const double *pcts, int n_pcts, struct sc_agg *out)
+{
+    struct pct_acc acc;
+    int64_t start_s = floor_div(start_ms, 1000);
+    int any = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (period_s <= 0 || n_pcts < 0 || n_pcts > SC_METRIC_MAX_PERCENTILES)
+        return 0;
+    memset(&acc, 0, sizeof(acc));
+    acc.ok = n_pcts > 0;
+    for (int i = 0; i < m->nseries; i++) {
+        const struct series *se = m->series[i];
+        if (unit != SC_UNIT_ANY && se->unit != unit)
+            continue;
+        if (period_s % 60 != 0 || start_s % 60 != 0) {
+            if (se->hires.n)
+                any |= ring_agg(m, se, &se->hires, start_s, start_s + period_s, out, &acc);
+        } else {
+            int64_t from = start_s / 60, to = from + period_s / 60;
+            int64_t newest = (int64_t)0;
+            /* The minute ring holds the last minute_slots minutes before the newest put. */
+            newest = floor_div(se->last_ts_ms, 60000);
+            if (from > newest - se->minute.n || period_s % 3600 != 0 || start_s % 3600 != 0)
+                any |= ring_agg(m, se, &se->minute, from, to, out, &acc);
+            else
+                any |= ring_agg(m, se, &se->hour, start_s / 3600,
+                                start_s / 3600 + period_s / 3600, out, &acc);
+        }
+    }
+    if (!any)
+        return 0;
+    out->pct_ok = acc.ok && acc.total > 0;
+    for (int i = 0; i < n_pcts && out->pct_ok; i++) {
+        double p = pcts[i];
+        if (p < 0 || p > 100)
+            continue;
+        out->pct[i] = acc_percentile(&acc, m, p);
+        if (out->pct[i] < out->minimum)
+            out->pct[i] = out->minimum;
+        if (out->pct[i] > out->maximum)
+            out->pct[i] = out->maximum;
+        out->pct_valid[i] = 1;
+    }
+    return 1;
+}
