@@ -81,6 +81,7 @@ struct cm_svg {
     char *title;
     int width, height;
     int standalone;
+    int reserve_y2;
     struct cm_svg_axis axis[3]; /* x, y, y2; labels owned */
     struct vec series, xbands, ybands, hlines, markers, legend;
 };
@@ -140,6 +141,7 @@ struct cm_svg *cm_svg_create(const struct cm_svg_opts *opts)
     c->width = opts && opts->width_px > 0 ? opts->width_px : 900;
     c->height = opts && opts->height_px > 0 ? opts->height_px : 320;
     c->standalone = opts ? opts->standalone : 0;
+    c->reserve_y2 = opts ? opts->reserve_y2 : 0;
     if (opts) {
         c->axis[0] = opts->x;
         c->axis[1] = opts->y;
@@ -667,7 +669,7 @@ static void compute_layout(const struct cm_svg *c, struct layout *L)
         else if (m->axis == CM_SVG_Y2)
             L->has_y2 = 1;
     }
-    if (L->has_y2)
+    if (L->has_y2 || c->reserve_y2)
         mr = 62;
     if (!c->axis[0].label)
         mb = 26;
@@ -686,6 +688,8 @@ static void compute_layout(const struct cm_svg *c, struct layout *L)
     }
     if (c->legend.n)
         mt += y + LEGEND_ROW_PX + 4;
+    if (L->has_rail)
+        mt += 2 * RAIL_PX; /* a strip above the plot, so markers never hide the data */
     L->px0 = ml;
     L->px1 = c->width - mr;
     L->py0 = mt;
@@ -1056,13 +1060,17 @@ static int render_markers(const struct cm_svg *c, const struct layout *L, struct
         px = map_x(L, m->x);
         if (px < L->px0 - 0.5 || px > L->px1 + 0.5)
             continue;
-        py = isnan(m->y) ? L->py0 + RAIL_PX : map_y(L, m->axis, m->y);
-        if (!isfinite(py))
-            continue;
-        if (py < L->py0)
-            py = L->py0;
-        if (py > L->py1)
-            py = L->py1;
+        if (isnan(m->y)) {
+            py = L->py0 - RAIL_PX;
+        } else {
+            py = map_y(L, m->axis, m->y);
+            if (!isfinite(py))
+                continue;
+            if (py < L->py0)
+                py = L->py0;
+            if (py > L->py1)
+                py = L->py1;
+        }
         rc |= shape_path(o, m->shape, px, py, MARKER_PX, m->color);
         rc |= cm_buf_puts(o, ">");
         if (m->tooltip) {

@@ -51,6 +51,8 @@ struct cm_svg_opts {
     int width_px;      /* 0: 900 */
     int height_px;     /* 0: 320 */
     int standalone;    /* 1: emit an XML prolog (for a .svg file) */
+    int reserve_y2;    /* 1: keep the right axis' margin even when nothing uses it, so
+                          charts stacked on a page share their x pixels */
     struct cm_svg_axis x;
     struct cm_svg_axis y;  /* left */
     struct cm_svg_axis y2; /* right; drawn only when something is placed on it */
@@ -103,7 +105,8 @@ enum cm_svg_shape {
 };
 
 /* A marker at (x, y) with a hover tooltip (copied, may be NULL). y NAN places it on a
- * rail along the top edge of the plot (activity and fault markers). legend names the
+ * rail in a strip just above the plot (activity and fault markers), where it never
+ * hides the data. legend names the
  * marker kind in the legend (markers sharing a legend name share one entry; NULL for
  * none). */
 void cm_svg_marker(struct cm_svg *c, const char *legend, const char *color, enum cm_svg_shape shape,

@@ -25,6 +25,8 @@ need_pc libxml-2.0 libxml2-dev
 need_pc libcbor libcbor-dev
 need_cmd curl curl
 need_cmd python3 python3
+# The report's browser test renders pages in headless Chromium.
+need_cmd chromium chromium
 # The AWS service models the emulator's tables are generated from.
 need_file /usr/lib/python3/dist-packages/botocore/data/autoscaling/2011-01-01/service-2.json python3-botocore
 if [ "$want_bench" = 1 ]; then
