@@ -1,0 +1,79 @@
+/* scaler/sim/report.h: the self-contained HTML report of a scenario run.
+ *
+ * One page, no external resources and no JavaScript: inline CSS and inline SVG plots
+ * (common/svg.h). For each group: capacity (desired, InService, pending, demand, and an
+ * optional second capacity series such as "predicted") against the offered load, with
+ * activity and fault markers whose tooltips carry AWS's cause text; CPU against the
+ * alarms' thresholds with each alarm's ALARM spans as bands. Then latency p50/p99 with
+ * the error rate; a table of the elasticity figures and cost (docs/elasticity.md); the
+ * predicted-vs-observed difference figure when a second series is given; the scenario's
+ * expectations with pass/fail; and the kept events.
+ *
+ * Used by `scaler simulate --report` and by `loadgen scenario --report` (which passes
+ * the simulator's capacity as the second series). The plots are drawn from the
+ * timeline's bounded, downsampled copy (each point is a bucket's mean), so the page's
+ * size does not grow with the run's length; the elasticity figures come from the
+ * full-resolution sink when one is given.
+ *
+ * Deterministic: the same input gives the same bytes (no wall clock in the page).
+ * Ownership: everything in the input is borrowed for the duration of the call. */
+#ifndef SCALER_SIM_REPORT_H
+#define SCALER_SIM_REPORT_H
+
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "scaler/sim/elastic.h"
+#include "scaler/sim/timeline.h"
+
+/* One expectation of the scenario and its verdict. */
+struct sim_report_expect {
+    const char *text;   /* the expectation as a person reads it, e.g. "by 1h: InService >= 2" */
+    int passed;         /* 1 held, 0 failed */
+    const char *detail; /* when it failed and what was observed; may be NULL */
+};
+
+/* A second capacity series to draw beside the timeline's (predicted vs observed): a step
+ * function, t_ms ascending (epoch ms on the same clock as the timeline), each value
+ * holding until the next point and the last until the run's end. */
+struct sim_report_capacity {
+    const char *label; /* legend text, e.g. "predicted (scaler simulate)" */
+    const int64_t *t_ms;
+    const double *capacity;
+    int n;
+    int group;       /* index of the timeline group it is compared with */
+    double tolerance; /* instances; the figure is the % of time |a - b| exceeds it (0: 1) */
+    double bar_pct;   /* when > 0, the figure passes if at most this % (issue bar: 10) */
+};
+
+struct sim_report_input {
+    const struct sim_timeline *tl; /* required */
+    const char *title;             /* page title; NULL: "scalelab report: <scenario name>" */
+    const char *scenario_name;     /* NULL: the timeline config's */
+    const char *scenario_path;     /* shown when given */
+    uint64_t seed;
+    int has_seed;
+    const char *mode;         /* e.g. "scaler simulate (fluid model)"; may be NULL */
+    const char *observed_label; /* the timeline's capacity; NULL: "InService" */
+    /* Elasticity per group at full resolution (the sink attached to the timeline); NULL
+     * computes it from the kept buckets' means and says so on the page. */
+    const struct sim_elastic_sink *elastic;
+    int64_t end_ms; /* the run's end; 0: the last kept bucket's end */
+    const struct sim_report_expect *expects;
+    int nexpects;
+    const struct sim_report_capacity *compare; /* NULL: none */
+    const char *generated_by; /* footer text, e.g. "scaler simulate 0.1"; may be NULL */
+};
+
+/* The figures the page shows for a comparison (computed by the render too). */
+int sim_report_compare(const struct sim_report_input *in, struct sim_elastic_diff *out);
+
+/* Appends the page to out. Returns 0, or -1 when in is unusable (no timeline) or the
+ * buffer's cap is hit. */
+int sim_report_render(const struct sim_report_input *in, struct cm_buf *out);
+
+/* Renders and writes the page to path (through path.tmp and rename, so a reader never
+ * sees half a page). Returns 0, or -1 with errno set. */
+int sim_report_write(const char *path, const struct sim_report_input *in);
+
+#endif
