@@ -1,0 +1,101 @@
+/* emulator/admin.c: see admin.h.
+ *   GET  /_scalelab/health  {"status":"ok","clock":"real|manual","now":..., "requests":N}
+ *   GET  /_scalelab/clock   {"now_ms":N,"now":"ISO","mode":"real|manual","time_scale":X}
+ *   POST /_scalelab/clock   {"advance_ms":N} or {"advance_s":N} (manual clock only)
+ *   POST /_scalelab/reset   drops every account's state
+ *   POST /moto-api/reset    the same
+ *   GET  /_scalelab/state   501 until the library can describe its state */
+#include "emulator/admin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "emulator/model.h"
+
+int admin_is_admin_path(const char *path)
+{
+    return strncmp(path, "/_scalelab/", 11) == 0 || strncmp(path, "/moto-api/", 10) == 0;
+}
+
+static void reply(struct srv_response *rs, int status, json_t *o)
+{
+    char *s = json_dumps(o, JSON_COMPACT);
+
+    rs->status = status;
+    rs->content_type = "application/json";
+    cm_buf_puts(&rs->body, s ? s : "{}");
+    cm_buf_putc(&rs->body, '\n');
+    free(s);
+    json_decref(o);
+}
+
+static void error(struct srv_response *rs, int status, const char *msg)
+{
+    reply(rs, status, json_pack("{s:s}", "error", msg));
+}
+
+static json_t *clock_json(struct srv *s)
+{
+    char iso[40];
+    int64_t now = srv_now_ms(s);
+
+    model_format_iso8601(now, iso, sizeof(iso));
+    return json_pack("{s:I,s:s,s:s,s:f}", "now_ms", (json_int_t)now, "now", iso, "mode",
+                     srv_clock_is_manual(s) ? "manual" : "real", "time_scale", srv_time_scale(s));
+}
+
+void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs)
+{
+    int get = strcmp(rq->method, "GET") == 0;
+    int post = strcmp(rq->method, "POST") == 0;
+    const char *p = rq->path;
+
+    if (strcmp(p, "/_scalelab/health") == 0 && get) {
+        json_t *o = clock_json(s);
+
+        json_object_set_new(o, "status", json_string("ok"));
+        json_object_set_new(o, "requests", json_integer((json_int_t)srv_requests(s)));
+        reply(rs, 200, o);
+        return;
+    }
+    if (strcmp(p, "/_scalelab/clock") == 0 && get) {
+        reply(rs, 200, clock_json(s));
+        return;
+    }
+    if (strcmp(p, "/_scalelab/clock") == 0 && post) {
+        json_error_t jerr;
+        json_t *in = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, &jerr);
+        json_t *ms = in ? json_object_get(in, "advance_ms") : NULL;
+        json_t *sec = in ? json_object_get(in, "advance_s") : NULL;
+        double adv = -1;
+
+        if (json_is_number(ms))
+            adv = json_number_value(ms);
+        else if (json_is_number(sec))
+            adv = json_number_value(sec) * 1000.0;
+        json_decref(in);
+        if (!(adv >= 0) || !isfinite(adv) || adv > 1e15) {
+            error(rs, 400, "body must be {\"advance_ms\": N} or {\"advance_s\": N}, N >= 0");
+            return;
+        }
+        if (srv_clock_advance(s, (int64_t)adv) < 0) {
+            error(rs, 409, "the clock is real; start the emulator with --clock manual to move it");
+            return;
+        }
+        reply(rs, 200, clock_json(s));
+        return;
+    }
+    if ((strcmp(p, "/_scalelab/reset") == 0 || strcmp(p, "/moto-api/reset") == 0) && post) {
+        srv_reset(s);
+        reply(rs, 200, json_pack("{s:s}", "status", "ok"));
+        return;
+    }
+    if (strcmp(p, "/_scalelab/state") == 0 && get) {
+        error(rs, 501, "state dump not implemented: the scaler library cannot describe its state yet");
+        return;
+    }
+    error(rs, 404, "no such admin endpoint");
+}

@@ -1,0 +1,219 @@
+/* emulator/main.c: `emulator`, a local AWS endpoint (Auto Scaling, classic ELB,
+ * CloudWatch, EC2) for unmodified clients. Parse, validate, init, run, tear down. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/ev.h"
+#include "common/log.h"
+#include "emulator/model.h"
+#include "emulator/server.h"
+
+#define EMULATOR_VERSION "0.1.0"
+
+struct config {
+    struct srv_config srv;
+    const char *port_file;
+    int quiet;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: emulator [options]\n"
+            "A local AWS endpoint: Auto Scaling, classic ELB, CloudWatch and EC2 over their\n"
+            "wire protocols (query/XML, EC2, JSON 1.0, RPC v2 CBOR).\n"
+            "  --port N            listen port (default 4566; 0 = any, see --port-file)\n"
+            "  --bind ADDR         listen address (default 127.0.0.1)\n"
+            "  --region R          region when a request names none (default us-east-1)\n"
+            "  --account ID        account id in ARNs (default 123456789012)\n"
+            "  --time-scale N      emulated seconds per real second (default 1)\n"
+            "  --clock real|manual manual: time moves only via POST /_scalelab/clock\n"
+            "  --state FILE        persist state to FILE (not implemented yet)\n"
+            "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
+            "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
+            "  --port-file PATH    write the bound port to PATH once listening\n"
+            "  --quiet             no per-request log line\n"
+            "  --help, --version\n");
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "emulator: %s%s%s\ntry 'emulator --help'\n", msg, arg ? ": " : "",
+            arg ? arg : "");
+    return 2;
+}
+
+static int write_port_file(const char *path, int port)
+{
+    char tmp[4096];
+    FILE *f;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+    f = fopen(tmp, "we");
+    if (!f)
+        return -1;
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_signal(struct cm_ev *ev, int signo, void *ud)
+{
+    (void)ud;
+    log_info("emulator: signal %d, stopping", signo);
+    cm_ev_stop(ev);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "port", required_argument, NULL, 'p' },
+        { "bind", required_argument, NULL, 'b' },
+        { "region", required_argument, NULL, 'r' },
+        { "account", required_argument, NULL, 'a' },
+        { "time-scale", required_argument, NULL, 't' },
+        { "clock", required_argument, NULL, 'c' },
+        { "state", required_argument, NULL, 's' },
+        { "auth", required_argument, NULL, 'A' },
+        { "credentials", required_argument, NULL, 'C' },
+        { "port-file", required_argument, NULL, 'P' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct config cfg;
+    struct cm_ev *ev = NULL;
+    struct srv *s = NULL;
+    char err[256] = "";
+    int c, rc = 1;
+    static const int sigs[] = { SIGINT, SIGTERM };
+
+    memset(&cfg, 0, sizeof(cfg));
+    srv_config_defaults(&cfg.srv);
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        char *end;
+
+        switch (c) {
+        case 'p': {
+            long v = strtol(optarg, &end, 10);
+
+            if (*end || v < 0 || v > 65535)
+                return usage_error("bad --port", optarg);
+            cfg.srv.port = (int)v;
+            break;
+        }
+        case 'b':
+            cfg.srv.bind = optarg;
+            break;
+        case 'r':
+            if (!*optarg)
+                return usage_error("empty --region", NULL);
+            cfg.srv.region = optarg;
+            break;
+        case 'a':
+            if (strlen(optarg) != 12 || strspn(optarg, "0123456789") != 12)
+                return usage_error("--account must be 12 digits", optarg);
+            cfg.srv.account = optarg;
+            break;
+        case 't': {
+            double v = strtod(optarg, &end);
+
+            if (*end || !isfinite(v) || v <= 0 || v > 1e6)
+                return usage_error("bad --time-scale (a number > 0)", optarg);
+            cfg.srv.time_scale = v;
+            break;
+        }
+        case 'c':
+            if (strcmp(optarg, "real") == 0)
+                cfg.srv.clock_manual = 0;
+            else if (strcmp(optarg, "manual") == 0)
+                cfg.srv.clock_manual = 1;
+            else
+                return usage_error("--clock must be real or manual", optarg);
+            break;
+        case 's':
+            cfg.srv.state_file = optarg;
+            break;
+        case 'A':
+            if (strcmp(optarg, "none") == 0)
+                cfg.srv.auth_sigv4 = 0;
+            else if (strcmp(optarg, "sigv4") == 0)
+                cfg.srv.auth_sigv4 = 1;
+            else
+                return usage_error("--auth must be none or sigv4", optarg);
+            break;
+        case 'C':
+            cfg.srv.credentials = optarg;
+            break;
+        case 'P':
+            cfg.port_file = optarg;
+            break;
+        case 'q':
+            cfg.quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("emulator %s (models: autoscaling %s, elb %s, cloudwatch %s, ec2 %s)\n",
+                   EMULATOR_VERSION, model_autoscaling.version, model_elb.version,
+                   model_cloudwatch.version, model_ec2.version);
+            return 0;
+        default:
+            fprintf(stderr, "try 'emulator --help'\n");
+            return 2;
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument", argv[optind]);
+    if (cfg.srv.credentials && !cfg.srv.auth_sigv4)
+        return usage_error("--credentials needs --auth sigv4", NULL);
+
+    cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
+    cfg.srv.quiet = cfg.quiet;
+    signal(SIGPIPE, SIG_IGN);
+    if (cfg.srv.state_file)
+        log_warn("emulator: --state %s: persistence is not implemented yet; state is in memory only",
+                 cfg.srv.state_file);
+    ev = cm_ev_create();
+    if (!ev) {
+        log_error("emulator: cannot create the event loop: %s", strerror(errno));
+        goto out;
+    }
+    if (cm_ev_add_signals(ev, sigs, 2, on_signal, NULL) < 0) {
+        log_error("emulator: cannot set up signals: %s", strerror(errno));
+        goto out;
+    }
+    s = srv_create(&cfg.srv, ev, err, sizeof(err));
+    if (!s) {
+        log_error("emulator: %s", err);
+        goto out;
+    }
+    if (cfg.port_file && write_port_file(cfg.port_file, srv_port(s)) < 0) {
+        log_error("emulator: cannot write port file %s: %s", cfg.port_file, strerror(errno));
+        goto out;
+    }
+    log_info("emulator: listening on http://%s:%d (region %s, account %s, clock %s x%g, auth %s)",
+             cfg.srv.bind, srv_port(s), cfg.srv.region, cfg.srv.account,
+             cfg.srv.clock_manual ? "manual" : "real", cfg.srv.time_scale,
+             cfg.srv.auth_sigv4 ? "sigv4" : "none");
+    if (cm_ev_run(ev) < 0) {
+        log_error("emulator: event loop failed: %s", strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    srv_destroy(s);
+    cm_ev_destroy(ev);
+    return rc;
+}

@@ -1,0 +1,625 @@
+/* emulator/server.c: see server.h. */
+#include "emulator/server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "emulator/acbor.h"
+#include "emulator/admin.h"
+#include "emulator/api.h"
+#include "emulator/auth.h"
+#include "emulator/awsjson.h"
+#include "emulator/model.h"
+#include "emulator/query.h"
+#include "emulator/xml.h"
+
+#define CBOR_PATH_PREFIX "/service/GraniteServiceVersion20100801/operation/"
+#define MAX_REQUEST_HEADERS 64
+
+enum proto { PROTO_QUERY, PROTO_EC2, PROTO_JSON, PROTO_CBOR };
+
+struct srv {
+    struct srv_config cfg;
+    struct cm_ev *ev;
+    struct MHD_Daemon *mhd;
+    int port;
+    struct auth_keys *keys;
+    int64_t base_epoch_ms, base_mono_ms, manual_ms;
+    uint64_t rid[2];
+    uint64_t requests;
+};
+
+void srv_config_defaults(struct srv_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->bind = "127.0.0.1";
+    cfg->port = 4566;
+    cfg->region = "us-east-1";
+    cfg->account = "123456789012";
+    cfg->time_scale = 1.0;
+    cfg->max_body = SRV_DEFAULT_MAX_BODY;
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t srv_now_ms(const struct srv *s)
+{
+    if (s->cfg.clock_manual)
+        return s->manual_ms;
+    return s->base_epoch_ms +
+           (int64_t)((double)(cm_ev_now_ms() - s->base_mono_ms) * s->cfg.time_scale);
+}
+
+int srv_clock_is_manual(const struct srv *s)
+{
+    return s->cfg.clock_manual;
+}
+
+double srv_time_scale(const struct srv *s)
+{
+    return s->cfg.time_scale;
+}
+
+int srv_clock_advance(struct srv *s, int64_t ms)
+{
+    if (!s->cfg.clock_manual || ms < 0)
+        return -1;
+    s->manual_ms += ms;
+    return 0;
+}
+
+void srv_reset(struct srv *s)
+{
+    /* Worlds (one per account+region) arrive with scaler/world.c; nothing is kept yet. */
+    (void)s;
+    log_info("admin: state reset");
+}
+
+uint64_t srv_requests(const struct srv *s)
+{
+    return s->requests;
+}
+
+int srv_port(const struct srv *s)
+{
+    return s->port;
+}
+
+/* ---- responses ---------------------------------------------------------------------- */
+
+void srv_response_header(struct srv_response *rs, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (rs->nheaders >= SRV_MAX_RESPONSE_HEADERS)
+        return;
+    rs->headers[rs->nheaders].name = name;
+    va_start(ap, fmt);
+    vsnprintf(rs->headers[rs->nheaders].value, sizeof(rs->headers[0].value), fmt, ap);
+    va_end(ap);
+    rs->nheaders++;
+}
+
+void srv_response_cleanup(struct srv_response *rs)
+{
+    cm_buf_cleanup(&rs->body);
+}
+
+static void request_id(struct srv *s, char out[37])
+{
+    /* xorshift128+ over a random seed: unique, cheap, uuid-shaped (version 4 bits) */
+    uint64_t x = s->rid[0], y = s->rid[1];
+    uint64_t a, b;
+
+    s->rid[0] = y;
+    x ^= x << 23;
+    s->rid[1] = x ^ y ^ (x >> 17) ^ (y >> 26);
+    a = s->rid[1] + y;
+    b = a * 0x9e3779b97f4a7c15ULL ^ ++s->requests;
+    snprintf(out, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff,
+             (unsigned)a & 0xfff, (unsigned)((b >> 48) & 0x3fff) | 0x8000,
+             (unsigned long long)(b & 0xffffffffffffULL));
+}
+
+static const char *req_header(const struct srv_request *rq, const char *name)
+{
+    for (int i = 0; i < rq->nhdrs; i++) {
+        if (strcasecmp(rq->hdrs[i].name, name) == 0)
+            return rq->hdrs[i].value;
+    }
+    return NULL;
+}
+
+static void render_error(struct srv_response *rs, enum proto p, const struct model_service *svc,
+                         const struct awserr *e, const char *rid)
+{
+    rs->status = e->http;
+    cm_buf_reset(&rs->body);
+    switch (p) {
+    case PROTO_JSON:
+    case PROTO_CBOR: {
+        char type[256];
+
+        awsjson_error_type(svc, e, type, sizeof(type));
+        if (p == PROTO_JSON) {
+            rs->content_type = "application/x-amz-json-1.0";
+            awsjson_write_error(&rs->body, svc, e);
+        } else {
+            rs->content_type = "application/cbor";
+            srv_response_header(rs, "smithy-protocol", "rpc-v2-cbor");
+            acbor_write_error(&rs->body, svc, e);
+        }
+        srv_response_header(rs, "x-amzn-query-error", "%s;%s", e->code,
+                            e->sender ? "Sender" : "Receiver");
+        srv_response_header(rs, "X-Amzn-Errortype", "%s", strchr(type, '#') ? strchr(type, '#') + 1 : type);
+        return;
+    }
+    default:
+        rs->content_type = "text/xml";
+        xml_write_error(&rs->body, svc, e, rid);
+        return;
+    }
+}
+
+static void render_reply(struct srv_response *rs, enum proto p, const struct model_service *svc,
+                         const struct model_op *op, json_t *out, const char *rid)
+{
+    rs->status = 200;
+    switch (p) {
+    case PROTO_JSON:
+        rs->content_type = "application/x-amz-json-1.0";
+        awsjson_write_reply(&rs->body, svc, op, out);
+        return;
+    case PROTO_CBOR:
+        rs->content_type = "application/cbor";
+        srv_response_header(rs, "smithy-protocol", "rpc-v2-cbor");
+        acbor_write_reply(&rs->body, svc, op, out);
+        return;
+    default:
+        rs->content_type = "text/xml";
+        xml_write_reply(&rs->body, svc, op, out, rid);
+        return;
+    }
+}
+
+/* ---- routing ---------------------------------------------------------------------------- */
+
+struct route {
+    enum proto proto;
+    const struct model_service *svc;
+    const struct model_op *op;
+    char action[128];
+    struct query_form form;
+    int have_form;
+};
+
+static int route(const struct srv_request *rq, const struct auth_scope *scope, int scoped,
+                 struct route *r, struct awserr *err)
+{
+    const char *target = req_header(rq, "X-Amz-Target");
+    const char *action, *version;
+    const char *ctype = req_header(rq, "Content-Type");
+
+    if (strncmp(rq->path, CBOR_PATH_PREFIX, strlen(CBOR_PATH_PREFIX)) == 0) {
+        r->proto = PROTO_CBOR;
+        r->svc = &model_cloudwatch;
+        snprintf(r->action, sizeof(r->action), "%s", rq->path + strlen(CBOR_PATH_PREFIX));
+    } else if (target) {
+        const char *dot = strrchr(target, '.');
+
+        r->proto = PROTO_JSON;
+        r->svc = NULL;
+        for (int i = 0; model_services[i]; i++) {
+            const char *tp = model_services[i]->target_prefix;
+
+            if (tp && dot && strlen(tp) == (size_t)(dot - target) &&
+                strncmp(tp, target, (size_t)(dot - target)) == 0)
+                r->svc = model_services[i];
+        }
+        if (!r->svc)
+            return awserr_set(err, 400, "UnknownOperationException",
+                              "Unknown target %.200s", target);
+        snprintf(r->action, sizeof(r->action), "%s", dot + 1);
+    } else {
+        struct awserr ferr = { 0 };
+        int form_body = strcmp(rq->method, "POST") == 0 && rq->body_len > 0 &&
+                        (!ctype || strncasecmp(ctype, "application/x-www-form-urlencoded", 33) == 0);
+
+        r->proto = PROTO_QUERY;
+        /* GET carries the form in the query string; POST in the body (plus any query) */
+        if (form_body) {
+            struct cm_buf all;
+
+            cm_buf_init(&all, 0);
+            cm_buf_append(&all, rq->body, rq->body_len);
+            if (rq->query[0]) {
+                cm_buf_putc(&all, '&');
+                cm_buf_puts(&all, rq->query);
+            }
+            if (query_form_parse(&r->form, all.data, all.len, &ferr) < 0) {
+                cm_buf_cleanup(&all);
+                *err = ferr;
+                return -1;
+            }
+            cm_buf_cleanup(&all);
+        } else if (query_form_parse(&r->form, rq->query, strlen(rq->query), &ferr) < 0) {
+            *err = ferr;
+            return -1;
+        }
+        r->have_form = 1;
+        action = query_form_get(&r->form, "Action");
+        version = query_form_get(&r->form, "Version");
+        if (!action || !*action)
+            return awserr_set(err, 400, "MissingAction", "Missing Action");
+        snprintf(r->action, sizeof(r->action), "%s", action);
+        r->svc = NULL;
+        if (scoped) {
+            if (version && strcmp(scope->service, "elasticloadbalancing") == 0 &&
+                strcmp(version, "2015-12-01") == 0)
+                return awserr_set(err, 400, "InvalidAction",
+                                  "Elastic Load Balancing v2 (2015-12-01) is not served by "
+                                  "scalelab; use classic ELB (2012-06-01)");
+            r->svc = model_service_find(scope->service, version);
+            if (!r->svc)
+                r->svc = model_service_find(scope->service, NULL);
+        }
+        if (!r->svc && version)
+            r->svc = model_service_by_version(version);
+        if (!r->svc)
+            return awserr_set(err, 400, "InvalidAction",
+                              "Could not determine the service of action %.100s: sign the "
+                              "request (SigV4 credential scope) or give a known Version",
+                              action);
+        if (r->svc == &model_ec2)
+            r->proto = PROTO_EC2;
+    }
+    r->op = model_op_find(r->svc, r->action);
+    if (!r->op) {
+        if (r->proto == PROTO_JSON || r->proto == PROTO_CBOR)
+            return awserr_set(err, 400, "UnknownOperationException",
+                              "The action %.100s is not valid for this web service.", r->action);
+        return awserr_set(err, 400, "InvalidAction",
+                          "The action %.100s is not valid for this web service.", r->action);
+    }
+    return 0;
+}
+
+void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs)
+{
+    struct route r;
+    struct awserr err = { 0 };
+    struct auth_scope scope;
+    char rid[37];
+    int scoped;
+    int64_t t0 = cm_ev_now_ms();
+    json_t *in = NULL, *out = NULL;
+    struct timespec ts0, ts1;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
+    memset(rs, 0, sizeof(*rs));
+    cm_buf_init(&rs->body, 0);
+    memset(&r, 0, sizeof(r));
+    r.proto = PROTO_QUERY;
+    request_id(s, rid);
+    srv_response_header(rs, "x-amzn-RequestId", "%s", rid);
+
+    if (admin_is_admin_path(rq->path)) {
+        admin_handle(s, rq, rs);
+        goto log;
+    }
+    scoped = auth_parse(req_header(rq, "Authorization"), &scope) == 0 && scope.has_credential;
+    if (route(rq, &scope, scoped, &r, &err) < 0)
+        goto fail;
+    if (rq->too_large) {
+        awserr_set(&err, 413, "RequestEntityTooLarge", "Request body exceeds %zu bytes",
+                   s->cfg.max_body);
+        goto fail;
+    }
+    if (s->cfg.auth_sigv4) {
+        struct auth_request ar = { rq->method, rq->path, rq->query, rq->hdrs, rq->nhdrs,
+                                   rq->body, rq->body_len };
+
+        if (auth_verify(s->keys, &ar, wall_ms(), &err) < 0)
+            goto fail;
+    }
+    switch (r.proto) {
+    case PROTO_QUERY:
+    case PROTO_EC2:
+        if (query_parse(r.svc, r.op, &r.form, r.proto == PROTO_EC2, &in, &err) < 0)
+            goto fail;
+        break;
+    case PROTO_JSON:
+        if (awsjson_parse_request(r.svc, r.op, rq->body, rq->body_len, &in, &err) < 0)
+            goto fail;
+        break;
+    case PROTO_CBOR:
+        if (strcmp(rq->method, "POST") != 0) {
+            awserr_set(&err, 405, "MethodNotAllowed", "RPC v2 requests must be POST");
+            goto fail;
+        }
+        if (acbor_parse_request(r.svc, r.op, (const uint8_t *)rq->body, rq->body_len, &in,
+                                &err) < 0)
+            goto fail;
+        break;
+    }
+    {
+        api_fn fn = api_find(r.svc->name, r.op->name);
+        struct api_ctx ctx = { s, s->cfg.account, scoped && scope.region[0] ? scope.region
+                                                                             : s->cfg.region,
+                               rid, srv_now_ms(s) };
+
+        if (!fn) {
+            awserr_set(&err, 501, "NotImplemented", "scalelab does not implement %s %s yet",
+                       r.svc->name, r.op->name);
+            goto fail;
+        }
+        if (fn(&ctx, in, &out, &err) < 0) {
+            if (!awserr_is_set(&err))
+                awserr_set(&err, 500, "InternalFailure", "handler failed");
+            goto fail;
+        }
+    }
+    render_reply(rs, r.proto, r.svc, r.op, out, rid);
+    goto log;
+
+fail:
+    render_error(rs, r.proto, r.svc, &err, rid);
+log:
+    if (!s->cfg.quiet) {
+        clock_gettime(CLOCK_MONOTONIC, &ts1);
+        log_info("req service=%s action=%s status=%d ms=%.3f%s%s",
+                 r.svc ? r.svc->name : (admin_is_admin_path(rq->path) ? "admin" : "-"),
+                 r.action[0] ? r.action : rq->path, rs->status,
+                 (double)(ts1.tv_sec - ts0.tv_sec) * 1e3 + (double)(ts1.tv_nsec - ts0.tv_nsec) / 1e6,
+                 awserr_is_set(&err) ? " code=" : "", awserr_is_set(&err) ? err.code : "");
+    }
+    (void)t0;
+    json_decref(in);
+    json_decref(out);
+    if (r.have_form)
+        query_form_cleanup(&r.form);
+}
+
+/* ---- libmicrohttpd glue ------------------------------------------------------------------ */
+
+struct conn_req {
+    char *uri;
+    struct cm_buf body;
+    int started;
+    int too_large;
+};
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    struct srv *s = cls;
+    struct conn_req *r = cm_xcalloc(1, sizeof(*r));
+
+    (void)c;
+    r->uri = cm_xstrdup(uri ? uri : "/");
+    cm_buf_init(&r->body, s->cfg.max_body);
+    return r;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct conn_req *r = *req_cls;
+
+    (void)cls;
+    (void)c;
+    (void)toe;
+    if (!r)
+        return;
+    cm_buf_cleanup(&r->body);
+    free(r->uri);
+    free(r);
+    *req_cls = NULL;
+}
+
+struct hdr_collect {
+    struct cm_sigv4_header h[MAX_REQUEST_HEADERS];
+    int n;
+};
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+    struct hdr_collect *hc = cls;
+
+    (void)kind;
+    if (hc->n < MAX_REQUEST_HEADERS) {
+        hc->h[hc->n].name = key;
+        hc->h[hc->n].value = value ? value : "";
+        hc->n++;
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
+                                 const char *method, const char *version, const char *upload_data,
+                                 size_t *upload_size, void **req_cls)
+{
+    struct srv *s = cls;
+    struct conn_req *r = *req_cls;
+    struct hdr_collect hc;
+    struct srv_request rq;
+    struct srv_response rs;
+    struct MHD_Response *resp;
+    char *path, *q;
+    size_t len;
+    char *body;
+    enum MHD_Result ret;
+
+    (void)url;
+    (void)version;
+    if (!r)
+        return MHD_NO;
+    if (!r->started) {
+        r->started = 1;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!r->too_large && cm_buf_append(&r->body, upload_data, *upload_size) < 0) {
+            r->too_large = 1;
+            cm_buf_cleanup(&r->body);
+            cm_buf_init(&r->body, s->cfg.max_body);
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    hc.n = 0;
+    MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &hc);
+    path = cm_xstrdup(r->uri);
+    q = strchr(path, '?');
+    if (q)
+        *q++ = '\0';
+    memset(&rq, 0, sizeof(rq));
+    rq.method = method;
+    rq.path = path;
+    rq.query = q ? q : "";
+    rq.hdrs = hc.h;
+    rq.nhdrs = hc.n;
+    rq.body = r->body.data ? r->body.data : "";
+    rq.body_len = r->body.len;
+    rq.too_large = r->too_large;
+    srv_handle(s, &rq, &rs);
+    free(path);
+    body = cm_buf_take(&rs.body, &len);
+    resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    if (rs.content_type)
+        MHD_add_response_header(resp, "Content-Type", rs.content_type);
+    for (int i = 0; i < rs.nheaders; i++)
+        MHD_add_response_header(resp, rs.headers[i].name, rs.headers[i].value);
+    ret = MHD_queue_response(c, (unsigned)rs.status, resp);
+    MHD_destroy_response(resp);
+    srv_response_cleanup(&rs);
+    return ret;
+}
+
+static void on_mhd_fd(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct srv *s = ud;
+
+    (void)ev;
+    (void)fd;
+    (void)events;
+    MHD_run(s->mhd);
+}
+
+static int64_t on_hook(struct cm_ev *ev, int after, int64_t now_ms, void *ud)
+{
+    struct srv *s = ud;
+    MHD_UNSIGNED_LONG_LONG to;
+
+    (void)ev;
+    (void)now_ms;
+    if (after) {
+        MHD_run(s->mhd);
+        return -1;
+    }
+    if (MHD_get_timeout(s->mhd, &to) == MHD_YES)
+        return (int64_t)to;
+    return -1;
+}
+
+struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen)
+{
+    struct srv *s = cm_xcalloc(1, sizeof(*s));
+    struct sockaddr_in sa;
+    const union MHD_DaemonInfo *info;
+
+    s->cfg = *cfg;
+    if (s->cfg.max_body == 0)
+        s->cfg.max_body = SRV_DEFAULT_MAX_BODY;
+    if (s->cfg.time_scale <= 0)
+        s->cfg.time_scale = 1.0;
+    s->base_epoch_ms = wall_ms();
+    s->base_mono_ms = cm_ev_now_ms();
+    s->manual_ms = cfg->start_ms ? cfg->start_ms : s->base_epoch_ms;
+    if (getrandom(s->rid, sizeof(s->rid), 0) != (ssize_t)sizeof(s->rid)) {
+        s->rid[0] = (uint64_t)s->base_epoch_ms * 0x9e3779b97f4a7c15ULL;
+        s->rid[1] = (uint64_t)s->base_mono_ms | 1;
+    }
+    if (!s->rid[0] && !s->rid[1])
+        s->rid[1] = 1;
+    if (cfg->auth_sigv4) {
+        s->keys = auth_keys_load(cfg->credentials, err, errlen);
+        if (!s->keys)
+            goto fail;
+    }
+    if (!ev)
+        return s;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)cfg->port);
+    if (inet_pton(AF_INET, cfg->bind, &sa.sin_addr) != 1) {
+        snprintf(err, errlen, "bad bind address %s (IPv4 expected)", cfg->bind);
+        goto fail;
+    }
+    s->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_access, s,
+                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                              MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
+                              MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+                              MHD_OPTION_END);
+    if (!s->mhd) {
+        snprintf(err, errlen, "cannot listen on %s:%d", cfg->bind, cfg->port);
+        goto fail;
+    }
+    info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : cfg->port;
+    info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+    if (!info || cm_ev_add_fd(ev, info->epoll_fd, EPOLLIN, on_mhd_fd, s) < 0) {
+        snprintf(err, errlen, "cannot watch libmicrohttpd's epoll fd");
+        goto fail;
+    }
+    s->ev = ev;
+    cm_ev_set_hook(ev, on_hook, s);
+    return s;
+
+fail:
+    srv_destroy(s);
+    return NULL;
+}
+
+void srv_destroy(struct srv *s)
+{
+    if (!s)
+        return;
+    if (s->mhd) {
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+
+        if (s->ev && info)
+            cm_ev_del_fd(s->ev, info->epoll_fd);
+        if (s->ev)
+            cm_ev_set_hook(s->ev, NULL, NULL);
+        MHD_stop_daemon(s->mhd);
+    }
+    auth_keys_destroy(s->keys);
+    free(s);
+}

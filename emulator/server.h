@@ -1,0 +1,86 @@
+/* emulator/server.h: the emulator's HTTP front: libmicrohttpd in external-epoll mode on
+ * the common/ev loop, routing (rpc-v2 path, X-Amz-Target, Action+Version with the
+ * service from the SigV4 credential scope), optional SigV4 verification, the protocol
+ * parsers and serializers, the handlers, the admin API, and one log line per request.
+ *
+ * srv_handle() does all of a request's work from memory, so tests and fuzzers drive it
+ * without sockets. Single-threaded: everything runs on the loop's thread. */
+#ifndef EMULATOR_SERVER_H
+#define EMULATOR_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/ev.h"
+#include "common/sigv4.h"
+
+#define SRV_DEFAULT_MAX_BODY (2 * 1024 * 1024)
+#define SRV_MAX_RESPONSE_HEADERS 8
+
+struct srv_config {
+    const char *bind;    /* "127.0.0.1" */
+    int port;            /* 4566; 0 = any free port */
+    const char *region;  /* default region: "us-east-1" */
+    const char *account; /* "123456789012" */
+    double time_scale;   /* emulated ms per real ms; 1 = real time */
+    int clock_manual;    /* 1: time moves only through the admin API */
+    int64_t start_ms;    /* manual clock start (epoch ms); 0 = the wall clock at start */
+    const char *state_file;
+    int auth_sigv4;          /* 1: verify signatures */
+    const char *credentials; /* keys file for auth_sigv4 (env keys are added) */
+    size_t max_body;         /* request bodies over this answer 413 */
+    int quiet;               /* no per-request log line */
+};
+
+void srv_config_defaults(struct srv_config *cfg);
+
+struct srv_request {
+    const char *method;
+    const char *path;  /* raw, as sent (before '?') */
+    const char *query; /* raw query string, "" when none */
+    const struct cm_sigv4_header *hdrs;
+    int nhdrs;
+    const char *body;
+    size_t body_len;
+    int too_large; /* the body passed max_body and was dropped */
+};
+
+struct srv_response {
+    int status;
+    const char *content_type;
+    struct cm_buf body;
+    int nheaders;
+    struct {
+        const char *name;
+        char value[256];
+    } headers[SRV_MAX_RESPONSE_HEADERS];
+};
+
+struct srv;
+
+/* Creates the server state; with ev non-NULL also starts MHD on cfg's address and
+ * registers it with the loop. Returns NULL with err filled on failure. */
+struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen);
+void srv_destroy(struct srv *s); /* NULL is a no-op */
+/* The bound port (after --port 0), or 0 without a listener. */
+int srv_port(const struct srv *s);
+
+/* Answers one request. rs is initialized here; the caller frees rs->body. */
+void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs);
+void srv_response_cleanup(struct srv_response *rs);
+void srv_response_header(struct srv_response *rs, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The emulated clock (epoch ms): real time times --time-scale, or the manual clock. */
+int64_t srv_now_ms(const struct srv *s);
+int srv_clock_is_manual(const struct srv *s);
+double srv_time_scale(const struct srv *s);
+/* Moves the manual clock forward by ms (>= 0). Returns 0, or -1 on a real clock. */
+int srv_clock_advance(struct srv *s, int64_t ms);
+/* Drops every account's state (admin reset). */
+void srv_reset(struct srv *s);
+/* Number of requests answered so far. */
+uint64_t srv_requests(const struct srv *s);
+
+#endif
