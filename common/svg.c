@@ -548,7 +548,7 @@ static void resolve_axis(const struct cm_svg *c, int a, double span_px, struct l
 {
     const struct cm_svg_axis *ax = &c->axis[a];
     double lo = INFINITY, hi = -INFINITY;
-    int max_ticks = a == 0 ? (int)(span_px / 90) : (int)(span_px / 45);
+    int max_ticks = a == 0 ? (int)(span_px / 90) : (int)(span_px / 36);
 
     if (max_ticks < 2)
         max_ticks = 2;

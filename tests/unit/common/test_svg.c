@@ -323,6 +323,50 @@ static void test_svg_render_cap(void **state)
     cm_svg_destroy(c);
 }
 
+/* loadgen's sweep plot, as autobench's bench2graph draws it: demanded rate on x, the
+ * measured rates as lines with points, response time on the right axis. The rows are
+ * the seed's autobench run (httperf --rate 10..50, num_call 1). */
+static void test_svg_autobench_sweep(void **state)
+{
+    static const double dem[] = { 10, 20, 30, 40, 50 };
+    static const double req[] = { 10.0, 20.0, 30.0, 40.0, 50.0 };
+    static const double rep_avg[] = { 10.0, 20.0, 30.0, 40.0, 50.0 };
+    static const double resp_ms[] = { 1.1, 1.1, 1.0, 1.1, 1.0 };
+    static const double errors[] = { 0, 0, 0, 0, 0 };
+    struct cm_svg_opts o = { 0 };
+    struct cm_svg *c;
+    char *s;
+    xmlDocPtr doc;
+
+    (void)state;
+    o.id = "sweep";
+    o.title = "results.tsv";
+    o.standalone = 1;
+    o.x.label = "demanded request rate (req/s)";
+    o.y.label = "rate (per s)";
+    o.y.include_zero = 1;
+    o.y2.label = "response time (ms)";
+    o.y2.include_zero = 1;
+    c = cm_svg_create(&o);
+    cm_svg_series(c, "req_rate", NULL, CM_SVG_Y1, CM_SVG_POINTS, dem, req, 5);
+    cm_svg_series(c, "avg_rep_rate", NULL, CM_SVG_Y1, CM_SVG_POINTS | CM_SVG_DASHED, dem, rep_avg,
+                  5);
+    cm_svg_series(c, "errors", NULL, CM_SVG_Y1, CM_SVG_POINTS, dem, errors, 5);
+    cm_svg_series(c, "resp_time", NULL, CM_SVG_Y2, CM_SVG_POINTS, dem, resp_ms, 5);
+    s = render(c);
+    doc = xmlReadMemory(s, (int)strlen(s), "sweep.svg", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
+    assert_non_null(doc);
+    xmlFreeDoc(doc);
+    /* Numeric x ticks at the demanded rates, points drawn, both axes labelled. */
+    assert_non_null(strstr(s, "text-anchor=\"middle\">10</text>"));
+    assert_non_null(strstr(s, "text-anchor=\"middle\">50</text>"));
+    assert_int_equal(count(s, "r=\"2.5\"/>"), 20); /* 4 series x 5 points */
+    assert_non_null(strstr(s, ">response time (ms)</text>"));
+    assert_non_null(strstr(s, ">1.5</text>")); /* right axis 0..1.5 in steps of 0.5 */
+    free(s);
+    cm_svg_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_svg_long_series_bounded),
         cmocka_unit_test(test_svg_standalone_and_empty),
         cmocka_unit_test(test_svg_render_cap),
+        cmocka_unit_test(test_svg_autobench_sweep),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
