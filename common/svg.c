@@ -771,7 +771,8 @@ static int render_legend(const struct cm_svg *c, const struct layout *L, struct 
             rc |= cm_buf_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"10\" fill=\"",
                                 x, cy - 5);
             rc |= cm_svg_escape(o, it->color);
-            rc |= cm_buf_printf(o, "\" fill-opacity=\"%.2f\"/>", it->opacity);
+            /* A swatch stays visible even for faint bands. */
+            rc |= cm_buf_printf(o, "\" fill-opacity=\"%.2f\"/>", fmax(it->opacity, 0.3));
             break;
         case LEG_MARKER:
             rc |= shape_path(o, it->shape, x + 10, cy, MARKER_PX, it->color);

@@ -49,6 +49,14 @@ struct page {
     int rc;
 };
 
+/* The scenario's name: the input's, else the timeline's; NULL when neither has one. */
+static const char *scenario_name(const struct page *p)
+{
+    const char *n = p->in->scenario_name ? p->in->scenario_name : p->cfg->scenario_name;
+
+    return n && *n ? n : NULL;
+}
+
 static double rel_s(const struct page *p, int64_t t_ms)
 {
     return (double)(t_ms - p->start_ms) / 1000.0;
@@ -366,26 +374,33 @@ static void chart_capacity(struct page *p, int g)
     emit_chart(p, c);
 }
 
-/* ALARM (and INSUFFICIENT_DATA) spans of alarm a as bands: runs of buckets in which the
- * alarm spent any time in the state. */
+/* ALARM (and INSUFFICIENT_DATA) spans of alarm a as bands. A bucket that merged several
+ * samples shades in proportion to the share of them in the state (quartiles, so a short
+ * alarm stays visible and a long run of buckets at one level is one band). */
 static void add_alarm_bands(const struct page *p, struct cm_svg *c, int a, int insufficient,
                             const char *name, const char *color, double opacity)
 {
-    int run_start = -1;
+    int run_start = -1, run_level = 0;
 
     for (int i = 0; i <= p->nb; i++) {
-        int on = 0;
+        int level = 0;
         if (i < p->nb) {
             const struct sim_bucket *b = sim_timeline_bucket(p->in->tl, i);
-            on = (insufficient ? b->alarm_insufficient[a] : b->alarm_in_alarm[a]) > 0;
+            double frac = insufficient ? b->alarm_insufficient[a] : b->alarm_in_alarm[a];
+            level = frac > 0 ? (int)ceil(frac * 4 - 1e-9) : 0;
+            if (frac > 0 && level < 1)
+                level = 1;
         }
-        if (on && run_start < 0)
-            run_start = i;
-        if (!on && run_start >= 0) {
+        if (run_start >= 0 && level != run_level) {
             const struct sim_bucket *b0 = sim_timeline_bucket(p->in->tl, run_start);
             const struct sim_bucket *b1 = sim_timeline_bucket(p->in->tl, i - 1);
-            cm_svg_xband(c, name, color, opacity, rel_s(p, b0->t0_ms), rel_s(p, b1->t1_ms));
+            cm_svg_xband(c, name, color, opacity * run_level / 4.0, rel_s(p, b0->t0_ms),
+                         rel_s(p, b1->t1_ms));
             run_start = -1;
+        }
+        if (level > 0 && run_start < 0) {
+            run_start = i;
+            run_level = level;
         }
     }
 }
@@ -674,7 +689,7 @@ static void section_expectations(struct page *p)
 static void section_summary(struct page *p)
 {
     const struct sim_report_input *in = p->in;
-    const char *name = in->scenario_name ? in->scenario_name : p->cfg->scenario_name;
+    const char *name = scenario_name(p);
     char start[80], dur[64], span[64], interval[64];
 
     iso_time(p->start_ms, start, sizeof(start));
@@ -762,7 +777,7 @@ int sim_report_render(const struct sim_report_input *in, struct cm_buf *out)
 
     if (page_init(&p, in, out) < 0)
         return -1;
-    name = in->scenario_name ? in->scenario_name : p.cfg->scenario_name;
+    name = scenario_name(&p);
     puts_(&p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
     if (in->title)
