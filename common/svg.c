@@ -418,8 +418,8 @@ static double nice_step(double raw)
 static double time_step(double raw)
 {
     static const double steps[] = {
-        1,    2,    5,    10,    15,    30,    60,    120,   300,    600,
-        900,  1800, 3600, 7200,  10800, 21600, 43200, 86400, 172800, 604800,
+        1,   2,    5,    10,   15,    30,    60,    120,   300,    600,
+        900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800,
     };
 
     if (raw < 1)
@@ -752,14 +752,14 @@ static int render_legend(const struct cm_svg *c, const struct layout *L, struct 
         switch (it->kind) {
         case LEG_LINE:
         case LEG_HLINE:
-            rc |= cm_buf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"",
-                                x, cy, x + 20, cy);
+            rc |=
+                cm_buf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"",
+                              x, cy, x + 20, cy);
             rc |= cm_svg_escape(o, it->color);
-            rc |= cm_buf_printf(o, "\" stroke-width=\"%s\"%s/>",
-                                it->style & CM_SVG_THICK ? "2.5" : "2",
-                                (it->style & CM_SVG_DASHED) || it->kind == LEG_HLINE
-                                    ? " stroke-dasharray=\"5 3\""
-                                    : "");
+            rc |= cm_buf_printf(
+                o, "\" stroke-width=\"%s\"%s/>", it->style & CM_SVG_THICK ? "2.5" : "2",
+                (it->style & CM_SVG_DASHED) || it->kind == LEG_HLINE ? " stroke-dasharray=\"5 3\""
+                                                                     : "");
             if (it->style & CM_SVG_POINTS) {
                 rc |= cm_buf_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"", x + 10,
                                     cy);
@@ -827,24 +827,27 @@ static int render_grid_and_ticks(const struct cm_svg *c, const struct layout *L,
     }
     rc |= cm_buf_puts(o, "</g>\n");
     if (c->axis[0].label) {
-        rc |= cm_buf_printf(o, "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" "
-                               "text-anchor=\"middle\">",
+        rc |= cm_buf_printf(o,
+                            "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" "
+                            "text-anchor=\"middle\">",
                             (L->px0 + L->px1) / 2, L->py1 + 32);
         rc |= cm_svg_escape(o, c->axis[0].label);
         rc |= cm_buf_puts(o, "</text>");
     }
     if (c->axis[1].label) {
         double cy = (L->py0 + L->py1) / 2;
-        rc |= cm_buf_printf(o, "<text class=\"axis-label\" x=\"14\" y=\"%.1f\" "
-                               "text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
+        rc |= cm_buf_printf(o,
+                            "<text class=\"axis-label\" x=\"14\" y=\"%.1f\" "
+                            "text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">",
                             cy, cy);
         rc |= cm_svg_escape(o, c->axis[1].label);
         rc |= cm_buf_puts(o, "</text>");
     }
     if (L->has_y2 && c->axis[2].label) {
         double cx = c->width - 12, cy = (L->py0 + L->py1) / 2;
-        rc |= cm_buf_printf(o, "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" "
-                               "text-anchor=\"middle\" transform=\"rotate(90 %.1f %.1f)\">",
+        rc |= cm_buf_printf(o,
+                            "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" "
+                            "text-anchor=\"middle\" transform=\"rotate(90 %.1f %.1f)\">",
                             cx, cy, cx, cy);
         rc |= cm_svg_escape(o, c->axis[2].label);
         rc |= cm_buf_puts(o, "</text>");
@@ -984,8 +987,9 @@ static int render_plot(const struct cm_svg *c, const struct layout *L, struct cm
         double x0 = clampc(map_x(L, b->x0)), x1 = clampc(map_x(L, b->x1));
         if (!isfinite(b->x0) || !isfinite(b->x1))
             continue;
-        rc |= cm_buf_printf(o, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                               "height=\"%.1f\" fill=\"",
+        rc |= cm_buf_printf(o,
+                            "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                            "height=\"%.1f\" fill=\"",
                             x0, L->py0, x1 - x0 < 0.5 ? 0.5 : x1 - x0, L->py1 - L->py0);
         rc |= cm_svg_escape(o, b->color);
         rc |= cm_buf_printf(o, "\" fill-opacity=\"%.2f\">", b->opacity);
@@ -1001,8 +1005,9 @@ static int render_plot(const struct cm_svg *c, const struct layout *L, struct cm
         double y0 = clampc(map_y(L, b->axis, b->y1)), y1 = clampc(map_y(L, b->axis, b->y0));
         if (!isfinite(b->y0) || !isfinite(b->y1))
             continue;
-        rc |= cm_buf_printf(o, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                               "height=\"%.1f\" fill=\"",
+        rc |= cm_buf_printf(o,
+                            "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                            "height=\"%.1f\" fill=\"",
                             L->px0, y0, L->px1 - L->px0, y1 - y0 < 0.5 ? 0.5 : y1 - y0);
         rc |= cm_svg_escape(o, b->color);
         rc |= cm_buf_printf(o, "\" fill-opacity=\"%.2f\">", b->opacity);
@@ -1020,8 +1025,9 @@ static int render_plot(const struct cm_svg *c, const struct layout *L, struct cm
         double py = clampc(map_y(L, h->axis, h->y));
         if (!isfinite(h->y))
             continue;
-        rc |= cm_buf_printf(o, "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                               "y2=\"%.1f\" stroke=\"",
+        rc |= cm_buf_printf(o,
+                            "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                            "y2=\"%.1f\" stroke=\"",
                             L->px0, py, L->px1, py);
         rc |= cm_svg_escape(o, h->color);
         rc |= cm_buf_puts(o, "\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\">");
@@ -1095,8 +1101,9 @@ int cm_svg_render(const struct cm_svg *c, struct cm_buf *o)
         rc |= cm_buf_puts(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     rc |= cm_buf_printf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"cm-svg\" id=\"");
     rc |= cm_svg_escape(o, c->id);
-    rc |= cm_buf_printf(o, "\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                           "font-family=\"sans-serif\" font-size=\"%d\" role=\"img\">\n",
+    rc |= cm_buf_printf(o,
+                        "\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                        "font-family=\"sans-serif\" font-size=\"%d\" role=\"img\">\n",
                         c->width, c->height, c->width, c->height, FONT_PX);
     if (c->title) {
         rc |= cm_buf_puts(o, "<title>");
@@ -1105,14 +1112,16 @@ int cm_svg_render(const struct cm_svg *c, struct cm_buf *o)
     }
     rc |= cm_buf_puts(o, "<defs><clipPath id=\"");
     rc |= cm_svg_escape(o, c->id);
-    rc |= cm_buf_printf(o, "-clip\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
-                           "</clipPath></defs>\n",
+    rc |= cm_buf_printf(o,
+                        "-clip\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
+                        "</clipPath></defs>\n",
                         L.px0, L.py0, L.px1 - L.px0, L.py1 - L.py0);
     rc |= cm_buf_printf(o, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", c->width,
                         c->height);
     if (c->title) {
-        rc |= cm_buf_printf(o, "<text class=\"chart-title\" x=\"%.1f\" y=\"18\" "
-                               "text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">",
+        rc |= cm_buf_printf(o,
+                            "<text class=\"chart-title\" x=\"%.1f\" y=\"18\" "
+                            "text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">",
                             c->width / 2.0);
         rc |= cm_svg_escape(o, c->title);
         rc |= cm_buf_puts(o, "</text>\n");
@@ -1120,8 +1129,9 @@ int cm_svg_render(const struct cm_svg *c, struct cm_buf *o)
     rc |= render_legend(c, &L, o);
     rc |= render_grid_and_ticks(c, &L, o);
     rc |= render_plot(c, &L, o);
-    rc |= cm_buf_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                           "fill=\"none\" stroke=\"#888\"/>\n",
+    rc |= cm_buf_printf(o,
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                        "fill=\"none\" stroke=\"#888\"/>\n",
                         L.px0, L.py0, L.px1 - L.px0, L.py1 - L.py0);
     rc |= render_markers(c, &L, o);
     rc |= cm_buf_puts(o, "</svg>\n");

@@ -66,8 +66,7 @@ int sim_elastic_add(struct sim_elastic *e, int64_t t_ms, double demand, double s
     return 0;
 }
 
-void sim_elastic_result(const struct sim_elastic *e, int64_t end_ms,
-                        struct sim_elastic_result *out)
+void sim_elastic_result(const struct sim_elastic *e, int64_t end_ms, struct sim_elastic_result *out)
 {
     struct sim_elastic c = *e;
     double T;

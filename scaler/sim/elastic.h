@@ -44,16 +44,16 @@ struct sim_elastic {
 
 /* The figures for [first sample, end]. */
 struct sim_elastic_result {
-    double duration_s;     /* T */
-    double theta_u_pct;    /* under-provisioning accuracy, % of demand, averaged over T */
-    double theta_o_pct;    /* over-provisioning accuracy, % of demand, averaged over T */
-    double tau_u_pct;      /* under-provisioning timeshare, % of T */
-    double tau_o_pct;      /* over-provisioning timeshare, % of T */
+    double duration_s;      /* T */
+    double theta_u_pct;     /* under-provisioning accuracy, % of demand, averaged over T */
+    double theta_o_pct;     /* over-provisioning accuracy, % of demand, averaged over T */
+    double tau_u_pct;       /* under-provisioning timeshare, % of T */
+    double tau_o_pct;       /* over-provisioning timeshare, % of T */
     double instability_pct; /* upsilon, % of the time after the first sample */
-    double jitter_per_h;   /* (supply adaptations - demand changes) per hour */
-    int supply_changes;    /* E_S */
-    int demand_changes;    /* E_D */
-    double mean_demand;    /* time-weighted means, instances */
+    double jitter_per_h;    /* (supply adaptations - demand changes) per hour */
+    int supply_changes;     /* E_S */
+    int demand_changes;     /* E_D */
+    double mean_demand;     /* time-weighted means, instances */
     double mean_supply;
     double supply_instance_hours; /* integral of supply */
     double cost_instance_hours;   /* integral of billed instances (what EC2 charges for) */

@@ -450,8 +450,8 @@ static void chart_cpu(struct page *p, int g)
             if (e->name && strcmp(e->name, p->cfg->alarms[a].name) == 0)
                 color = alarm_color(a);
         event_tooltip(p, e, &tip);
-        cm_svg_marker(c, "alarm state change", color, CM_SVG_CIRCLE, CM_SVG_Y1,
-                      rel_s(p, e->t_ms), NAN, tip.data ? tip.data : "");
+        cm_svg_marker(c, "alarm state change", color, CM_SVG_CIRCLE, CM_SVG_Y1, rel_s(p, e->t_ms),
+                      NAN, tip.data ? tip.data : "");
     }
     cm_buf_cleanup(&tip);
     emit_chart(p, c);
@@ -642,8 +642,9 @@ static void section_compare(struct page *p)
         return;
     }
     puts_(p, "<table class=\"figures\">");
-    printf_(p, "<tr><td>time where they differ by more than %g instance%s</td>"
-               "<td class=\"big\" id=\"compare-figure\">%.2f %%</td>",
+    printf_(p,
+            "<tr><td>time where they differ by more than %g instance%s</td>"
+            "<td class=\"big\" id=\"compare-figure\">%.2f %%</td>",
             tol, tol == 1 ? "" : "s", d.over_tolerance_pct);
     if (cmp->bar_pct > 0)
         printf_(p, "<td class=\"%s\">%s (bar: at most %g %%)</td>",
@@ -654,7 +655,8 @@ static void section_compare(struct page *p)
     printf_(p, "<tr><td>largest difference (instances)</td><td>%.2f</td></tr>\n", d.max_abs);
     printf_(p, "<tr><td>final capacity: predicted / observed</td><td>%g / %g</td>", d.final_a,
             d.final_b);
-    printf_(p, "<td class=\"%s\">%s</td></tr>\n", fabs(d.final_a - d.final_b) < 0.5 ? "pass" : "fail",
+    printf_(p, "<td class=\"%s\">%s</td></tr>\n",
+            fabs(d.final_a - d.final_b) < 0.5 ? "pass" : "fail",
             fabs(d.final_a - d.final_b) < 0.5 ? "same" : "different");
     printf_(p, "<tr><td>span compared</td><td>%.0f s</td></tr>\n</table>\n", d.duration_s);
 }
@@ -713,8 +715,8 @@ static void section_summary(struct page *p)
         esc(p, in->mode);
         puts_(p, "</td></tr>\n");
     }
-    printf_(p, "<tr><th>start</th><td>%s</td></tr>\n<tr><th>duration</th><td>%s</td></tr>\n",
-            start, dur);
+    printf_(p, "<tr><th>start</th><td>%s</td></tr>\n<tr><th>duration</th><td>%s</td></tr>\n", start,
+            dur);
     printf_(p, "<tr><th>samples</th><td>%llu every %s; plotted as %d points of %s</td></tr>\n",
             (unsigned long long)sim_timeline_samples_pushed(in->tl), interval, p->nb, span);
     printf_(p, "<tr><th>events</th><td>%llu (%d kept)</td></tr>\n",

@@ -41,7 +41,7 @@ struct sim_report_capacity {
     const int64_t *t_ms;
     const double *capacity;
     int n;
-    int group;       /* index of the timeline group it is compared with */
+    int group;        /* index of the timeline group it is compared with */
     double tolerance; /* instances; the figure is the % of time |a - b| exceeds it (0: 1) */
     double bar_pct;   /* when > 0, the figure passes if at most this % (issue bar: 10) */
 };
@@ -53,7 +53,7 @@ struct sim_report_input {
     const char *scenario_path;     /* shown when given */
     uint64_t seed;
     int has_seed;
-    const char *mode;         /* e.g. "scaler simulate (fluid model)"; may be NULL */
+    const char *mode;           /* e.g. "scaler simulate (fluid model)"; may be NULL */
     const char *observed_label; /* the timeline's capacity; NULL: "InService" */
     /* Elasticity per group at full resolution (the sink attached to the timeline); NULL
      * computes it from the kept buckets' means and says so on the page. */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 #include <libxml/parser.h>
@@ -47,12 +47,15 @@ static void test_svg_escape_controls_and_bad_utf8(void **state)
     char *s;
 
     (void)state;
-    s = escaped("a\x01" "b\tc\nd\x7f");
+    s = escaped("a\x01"
+                "b\tc\nd\x7f");
     assert_string_equal(s, "a b\tc\nd ");
     free(s);
     /* Valid multibyte text passes through unchanged. */
-    s = escaped("\xce\xbc" "s \xe2\x86\x92 ok \xf0\x9f\x93\x88");
-    assert_string_equal(s, "\xce\xbc" "s \xe2\x86\x92 ok \xf0\x9f\x93\x88");
+    s = escaped("\xce\xbc"
+                "s \xe2\x86\x92 ok \xf0\x9f\x93\x88");
+    assert_string_equal(s, "\xce\xbc"
+                           "s \xe2\x86\x92 ok \xf0\x9f\x93\x88");
     free(s);
     /* A lone continuation byte, a truncated sequence, an overlong form and a surrogate
      * each become U+FFFD. */
@@ -137,16 +140,16 @@ static void test_svg_format_ticks(void **state)
         enum cm_svg_scale scale;
         const char *want;
     } cases[] = {
-        { 0, 20, CM_SVG_NUMBER, "0" },         { 40, 20, CM_SVG_NUMBER, "40" },
-        { 0.5, 0.5, CM_SVG_NUMBER, "0.5" },    { 0.02, 0.01, CM_SVG_NUMBER, "0.02" },
-        { 0.25, 0.25, CM_SVG_NUMBER, "0.25" }, { 1500, 500, CM_SVG_NUMBER, "1500" },
-        { 10000, 2000, CM_SVG_NUMBER, "10k" }, { 2500, 500, CM_SVG_NUMBER, "2500" },
+        { 0, 20, CM_SVG_NUMBER, "0" },          { 40, 20, CM_SVG_NUMBER, "40" },
+        { 0.5, 0.5, CM_SVG_NUMBER, "0.5" },     { 0.02, 0.01, CM_SVG_NUMBER, "0.02" },
+        { 0.25, 0.25, CM_SVG_NUMBER, "0.25" },  { 1500, 500, CM_SVG_NUMBER, "1500" },
+        { 10000, 2000, CM_SVG_NUMBER, "10k" },  { 2500, 500, CM_SVG_NUMBER, "2500" },
         { 1.5e6, 5e5, CM_SVG_NUMBER, "1500k" }, { 2e6, 1e6, CM_SVG_NUMBER, "2M" },
-        { -1e-17, 0.1, CM_SVG_NUMBER, "0.0" }, { -40, 20, CM_SVG_NUMBER, "-40" },
-        { 0, 3600, CM_SVG_TIME, "0" },         { 45, 15, CM_SVG_TIME, "45s" },
-        { 90, 30, CM_SVG_TIME, "1m30s" },      { 7200, 3600, CM_SVG_TIME, "2h" },
-        { 5400, 1800, CM_SVG_TIME, "1h30m" },  { 108000, 10800, CM_SVG_TIME, "1d6h" },
-        { 0.5, 0.5, CM_SVG_TIME, "0.5s" },     { -60, 60, CM_SVG_TIME, "-1m" },
+        { -1e-17, 0.1, CM_SVG_NUMBER, "0.0" },  { -40, 20, CM_SVG_NUMBER, "-40" },
+        { 0, 3600, CM_SVG_TIME, "0" },          { 45, 15, CM_SVG_TIME, "45s" },
+        { 90, 30, CM_SVG_TIME, "1m30s" },       { 7200, 3600, CM_SVG_TIME, "2h" },
+        { 5400, 1800, CM_SVG_TIME, "1h30m" },   { 108000, 10800, CM_SVG_TIME, "1d6h" },
+        { 0.5, 0.5, CM_SVG_TIME, "0.5s" },      { -60, 60, CM_SVG_TIME, "-1m" },
     };
     char out[64];
 

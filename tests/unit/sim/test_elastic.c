@@ -5,13 +5,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
-#define MIN_MS 60000LL
+#define MIN_MS     60000LL
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
 /* minute : demand supply billed
