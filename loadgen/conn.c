@@ -1,0 +1,1008 @@
+/* loadgen/conn.c: see conn.h.
+ *
+ * Hot path (keep-alive, closed model): one read() takes the whole response into the
+ * thread's buffer, the parser walks it in place, the next request is written at once
+ * from the shared request bytes; no epoll_ctl, no allocation. Sockets are registered
+ * once, edge-triggered, for input and output; a short read means the socket is empty. */
+#include "loadgen/conn.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/units.h"
+#include "common/xalloc.h"
+#include "loadgen/resp.h"
+#include "loadgen/sock.h"
+
+#define RBUF_SIZE     65536
+#define TICK_US       100000 /* rps samples, timeout scan, live counters */
+#define TIMER_DATA    UINT64_MAX
+#define MAX_EVENTS    256
+#define ABORT_FAILS   10
+
+enum conn_state {
+    CS_CLOSED = 0,
+    CS_CONNECTING,
+    CS_HANDSHAKE,
+    CS_WRITING,
+    CS_READING,
+    CS_READY,   /* open model: connected, no request outstanding */
+    CS_CLOSING, /* response done, the server said it closes: waiting for its FIN */
+};
+
+enum fail_kind {
+    F_CONNECT,
+    F_READ,
+    F_LENGTH,
+    F_EXCEPT,
+    F_WRITE,
+    F_TIMEOUT,
+};
+
+struct conn {
+    struct sock s;
+    uint32_t gen;
+    uint32_t idx;
+    uint8_t state;
+    uint8_t reused;  /* a response already came on this TCP connection */
+    uint8_t retry;   /* the current request keeps its ticket (idle close, retried) */
+    uint8_t in_ready; /* listed in the worker's ready stack */
+    uint8_t has_request;
+    uint32_t calls_left;
+    size_t written;
+    int64_t t_start;   /* closed: ab's request start; open: due time */
+    int64_t t_sent;    /* write began */
+    int64_t t_connect; /* connection up (== t_start on a reused connection) */
+    int64_t t_endwrite;
+    int64_t t_first;
+    int64_t deadline;
+    struct resp r;
+};
+
+struct shared {
+    const struct conn_cfg *cfg;
+    _Atomic uint64_t tickets;
+    _Atomic int64_t doclen;
+    _Atomic uint64_t hb_done;
+    _Atomic uint64_t live_done, live_err;
+    _Atomic int64_t live_p99;
+    _Atomic int connect_fails;
+    _Atomic int any_ok;
+    _Atomic int abort;
+    _Atomic int finished;
+    _Atomic int once_msgs; /* bit per message kind printed once */
+    char why[256];
+    int64_t t0;
+    int64_t end;
+};
+
+struct worker {
+    struct shared *sh;
+    const struct conn_cfg *cfg;
+    pthread_t tid;
+    int id;
+    int epfd, tfd;
+    struct conn *c;
+    int nc;
+    int *ready;
+    int nready;
+    int *freeslots;
+    int nfree;
+    int *pending; /* closed connections to (re)open at the next turn of the loop */
+    int npending;
+    int stopping_all;
+    int reopen_at_tick;
+    uint64_t live_done_pub, live_err_pub;
+    int active;   /* connections not closed */
+    int busy;     /* requests outstanding (open model) */
+    int stopping; /* no more tickets */
+    int sched_over;
+    int open_model, sessions;
+    uint64_t k;   /* open model: this thread's next event index (global k = id + T*j) */
+    int64_t due;  /* its due time, absolute */
+    int64_t armed;
+    int64_t now;
+    int64_t last_done;
+    int64_t next_tick, tick_t;
+    uint64_t tick_done;
+    int ended_by_time;
+    int got_ok;
+    const struct sock_ops *ops;
+    struct sock_tls_cache tls;
+    char server[256];
+    char tls_version[32];
+    struct stats st;
+    char rbuf[RBUF_SIZE];
+};
+
+static volatile sig_atomic_t stop_requested;
+
+void conn_request_stop(void)
+{
+    stop_requested = 1;
+}
+
+int64_t conn_now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Prints "loadgen: <what>" once per run for each kind of trouble (bit). */
+static void msg_once(struct worker *w, int bit, const char *what)
+{
+    int old = atomic_fetch_or(&w->sh->once_msgs, 1 << bit);
+
+    if (!(old & (1 << bit))) {
+        fprintf(stderr, "loadgen: %s\n", what);
+        fflush(stderr);
+    }
+}
+
+static void set_abort(struct worker *w, const char *why)
+{
+    int expect = 0;
+
+    if (atomic_compare_exchange_strong(&w->sh->abort, &expect, 1))
+        snprintf(w->sh->why, sizeof(w->sh->why), "%s", why);
+}
+
+static int claim(struct worker *w)
+{
+    uint64_t max = w->cfg->max_requests;
+
+    if (w->stopping)
+        return 0;
+    if (max && atomic_fetch_add_explicit(&w->sh->tickets, 1, memory_order_relaxed) >= max) {
+        w->stopping = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static uint64_t ev_data(const struct conn *c)
+{
+    return (uint64_t)c->idx | ((uint64_t)c->gen << 32);
+}
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+    if (c->state == CS_CLOSED)
+        return;
+    w->ops->close(&c->s);
+    c->state = CS_CLOSED;
+    c->gen++;
+    c->reused = 0;
+    w->active--;
+}
+
+static void open_conn(struct worker *w, struct conn *c);
+static void send_request(struct worker *w, struct conn *c);
+static void on_response(struct worker *w, struct conn *c, int eof, int leftover);
+
+static void push_pending(struct worker *w, struct conn *c)
+{
+    w->pending[w->npending++] = (int)c->idx;
+}
+
+static void push_ready(struct worker *w, struct conn *c)
+{
+    c->state = CS_READY;
+    if (!c->in_ready) {
+        c->in_ready = 1;
+        w->ready[w->nready++] = (int)c->idx;
+    }
+}
+
+/* What a connection does once its request ended (response or failure). keep: the TCP
+ * connection is still usable; failed_connect: the connect itself failed. */
+static void next_step(struct worker *w, struct conn *c, int keep, int failed_connect)
+{
+    if (!keep)
+        conn_close(w, c);
+    if (w->sessions) {
+        if (keep && c->calls_left > 0 && !w->stopping_all) {
+            c->t_start = w->now;
+            c->t_connect = w->now;
+            send_request(w, c);
+            return;
+        }
+        conn_close(w, c);
+        w->busy--;
+        w->freeslots[w->nfree++] = (int)c->idx;
+        return;
+    }
+    if (w->open_model) {
+        if (keep) {
+            push_ready(w, c);
+        } else if (!w->stopping && !w->sched_over) {
+            if (failed_connect)
+                w->reopen_at_tick = 1; /* no reconnect storm against a dead server */
+            else
+                push_pending(w, c);
+        }
+        return;
+    }
+    /* closed model */
+    if (keep) {
+        if (claim(w)) {
+            c->t_start = w->now;
+            c->t_connect = w->now;
+            send_request(w, c);
+        } else {
+            conn_close(w, c);
+        }
+        return;
+    }
+    c->retry = 0;
+    push_pending(w, c);
+}
+
+static void fail(struct worker *w, struct conn *c, enum fail_kind kind, int err)
+{
+    struct shared *sh = w->sh;
+    char why[200];
+    int was_connect = kind == F_CONNECT;
+
+    switch (kind) {
+    case F_CONNECT:
+        w->st.err_connect++;
+        snprintf(why, sizeof(why), "connect: %s (%d)", strerror(err), err);
+        msg_once(w, 0, why);
+        if (atomic_fetch_add(&sh->connect_fails, 1) + 1 > ABORT_FAILS && !atomic_load(&sh->any_ok))
+            set_abort(w, "Test aborted after 10 failures");
+        break;
+    case F_READ:
+        w->st.err_read++;
+        if (err) {
+            snprintf(why, sizeof(why), "recv: %s (%d)", strerror(err), err);
+            msg_once(w, 1, why);
+            if (!w->cfg->recv_errors_ok)
+                set_abort(w, why);
+        } else {
+            msg_once(w, 2, "the server closed a connection before replying");
+        }
+        break;
+    case F_LENGTH:
+        w->st.err_length++;
+        msg_once(w, 3, "the server closed a connection in the middle of a response");
+        break;
+    case F_EXCEPT:
+        w->st.err_except++;
+        snprintf(why, sizeof(why), "invalid response: %s", resp_error_str(c->r.error));
+        msg_once(w, 4, why);
+        break;
+    case F_WRITE:
+        w->st.err_write++;
+        snprintf(why, sizeof(why), "send: %s (%d)", strerror(err), err);
+        msg_once(w, 5, why);
+        break;
+    case F_TIMEOUT:
+        w->st.err_timeout++;
+        msg_once(w, 6, "a request timed out (see -s / --timeout)");
+        break;
+    }
+    if (w->open_model && !w->sessions && c->state != CS_READY && c->state != CS_CLOSED &&
+        c->state != CS_CLOSING && c->has_request)
+        w->busy--;
+    c->has_request = 0;
+    next_step(w, c, 0, was_connect);
+}
+
+static void after_connect(struct worker *w, struct conn *c)
+{
+    if (w->open_model && !w->sessions) {
+        push_ready(w, c);
+        return;
+    }
+    send_request(w, c);
+}
+
+static void do_handshake(struct worker *w, struct conn *c)
+{
+    enum sock_status st = w->ops->handshake(&c->s);
+
+    if (st == SOCK_RETRY)
+        return;
+    if (st == SOCK_ERROR) {
+        fail(w, c, F_CONNECT, errno ? errno : EPROTO);
+        return;
+    }
+    if (!w->tls_version[0] && sock_tls_version(&c->s))
+        snprintf(w->tls_version, sizeof(w->tls_version), "%s", sock_tls_version(&c->s));
+    c->t_connect = w->now;
+    after_connect(w, c);
+}
+
+static void on_connected(struct worker *w, struct conn *c)
+{
+    c->t_connect = w->now;
+    if (w->cfg->tls_ctx) {
+        if (sock_tls_attach(&c->s, &w->tls) < 0) {
+            fail(w, c, F_CONNECT, EPROTO);
+            return;
+        }
+        c->state = CS_HANDSHAKE;
+        do_handshake(w, c);
+        return;
+    }
+    after_connect(w, c);
+}
+
+static void open_conn(struct worker *w, struct conn *c)
+{
+    const struct conn_cfg *cfg = w->cfg;
+    struct epoll_event ev;
+    int fd, one = 1;
+
+    fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        char why[160];
+        snprintf(why, sizeof(why), "socket: %s (%d)", strerror(errno), errno);
+        set_abort(w, why);
+        return;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    c->s.fd = fd;
+    c->s.ssl = NULL;
+    c->state = CS_CONNECTING;
+    c->reused = 0;
+    c->has_request = 0;
+    c->deadline = w->now + cfg->timeout_us;
+    w->active++;
+    w->st.connects++;
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    ev.data.u64 = ev_data(c);
+    if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        fail(w, c, F_CONNECT, errno);
+        return;
+    }
+    if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addrlen) == 0) {
+        on_connected(w, c);
+        return;
+    }
+    if (errno != EINPROGRESS)
+        fail(w, c, F_CONNECT, errno);
+}
+
+static void do_write(struct worker *w, struct conn *c)
+{
+    const struct conn_cfg *cfg = w->cfg;
+
+    while (c->written < cfg->req_len) {
+        size_t n = 0;
+        enum sock_status st = w->ops->write(&c->s, cfg->req + c->written,
+                                            cfg->req_len - c->written, &n);
+        if (st == SOCK_RETRY)
+            return;
+        if (st == SOCK_ERROR) {
+            int err = errno;
+            if (c->reused && c->written == 0 && !w->open_model) {
+                /* the server closed an idle keep-alive connection: retry, uncounted */
+                conn_close(w, c);
+                c->retry = 1;
+                push_pending(w, c);
+                return;
+            }
+            fail(w, c, F_WRITE, err);
+            return;
+        }
+        c->written += n;
+    }
+    c->t_endwrite = w->now;
+    c->state = CS_READING;
+    w->st.bytes_sent += cfg->req_len;
+    w->st.body_sent += cfg->body_len;
+}
+
+static void send_request(struct worker *w, struct conn *c)
+{
+    c->t_sent = w->now;
+    c->written = 0;
+    c->has_request = 1;
+    resp_begin(&c->r, w->cfg->head);
+    if (!w->server[0]) {
+        c->r.server = w->server;
+        c->r.server_cap = sizeof(w->server);
+    } else {
+        c->r.server_cap = 0;
+    }
+    c->state = CS_WRITING;
+    c->deadline = w->now + w->cfg->timeout_us;
+    do_write(w, c);
+}
+
+static void on_eof(struct worker *w, struct conn *c)
+{
+    enum resp_result res = resp_eof(&c->r);
+
+    if (res == RESP_DONE) {
+        on_response(w, c, 1, 0);
+        return;
+    }
+    if (res == RESP_MORE) { /* not a byte of this response came */
+        if (c->reused && !w->open_model) {
+            conn_close(w, c); /* idle keep-alive connection closed: retry, uncounted */
+            c->retry = 1;
+            push_pending(w, c);
+            return;
+        }
+        fail(w, c, F_READ, 0);
+        return;
+    }
+    fail(w, c, c->r.got_header ? F_LENGTH : F_READ, 0);
+}
+
+static void do_read(struct worker *w, struct conn *c, int peer_closed)
+{
+    for (;;) {
+        size_t n = 0, used = 0;
+        enum sock_status st = w->ops->read(&c->s, w->rbuf, RBUF_SIZE, &n);
+        enum resp_result res;
+
+        if (st == SOCK_RETRY)
+            return;
+        if (st == SOCK_ERROR) {
+            int err = errno;
+            if (c->reused && !resp_started(&c->r) && !w->open_model && err == ECONNRESET) {
+                conn_close(w, c);
+                c->retry = 1;
+                push_pending(w, c);
+                return;
+            }
+            fail(w, c, F_READ, err);
+            return;
+        }
+        if (n == 0) {
+            on_eof(w, c);
+            return;
+        }
+        if (!resp_started(&c->r))
+            c->t_first = w->now;
+        w->st.bytes_read += n;
+        res = resp_feed(&c->r, w->rbuf, n, &used);
+        if (res == RESP_DONE) {
+            on_response(w, c, 0, used < n);
+            return;
+        }
+        if (res == RESP_ERROR) {
+            if (w->cfg->verbosity >= 2)
+                fprintf(stderr, "loadgen: %s\n", resp_error_str(c->r.error));
+            fail(w, c, F_EXCEPT, 0);
+            return;
+        }
+        if (n < RBUF_SIZE && !c->s.ssl && !peer_closed)
+            return; /* a short read: the socket is empty (no FIN pending either) */
+    }
+}
+
+/* The server said it will close: wait for its FIN so that the TIME_WAIT stays on its
+ * side (as ab does), unless it is already here. */
+static void await_close(struct worker *w, struct conn *c)
+{
+    size_t n = 0;
+    enum sock_status st = w->ops->read(&c->s, w->rbuf, RBUF_SIZE, &n);
+
+    if (st == SOCK_RETRY) {
+        c->state = CS_CLOSING;
+        c->deadline = w->now + w->cfg->timeout_us;
+        return;
+    }
+    next_step(w, c, 0, 0);
+}
+
+static void on_response(struct worker *w, struct conn *c, int eof, int leftover)
+{
+    const struct conn_cfg *cfg = w->cfg;
+    struct shared *sh = w->sh;
+    struct resp *r = &c->r;
+    int64_t now = w->now, lat = now - c->t_start;
+    int keep;
+
+    w->st.done++;
+    w->last_done = now;
+    if (!w->got_ok) {
+        w->got_ok = 1;
+        atomic_store(&sh->any_ok, 1);
+    }
+    cm_hist_record(&w->st.lat, lat < 0 ? 0 : lat);
+    if (w->open_model)
+        cm_hist_record(&w->st.lat_uncorr, now - c->t_sent);
+    w->st.body_read += r->body_bytes;
+    if (r->status < 200 || r->status > 299) {
+        w->st.non2xx++;
+        if (cfg->verbosity >= 2)
+            printf("WARNING: Response code not 2xx (%d)\n", r->status);
+    } else if (cfg->verbosity >= 3) {
+        printf("LOG: Response code = %d\n", r->status);
+    }
+    if (r->status >= 400)
+        w->st.status_err++;
+    {
+        int64_t want = atomic_load_explicit(&sh->doclen, memory_order_relaxed);
+        int64_t got = (int64_t)r->body_bytes;
+        if (want < 0) {
+            int64_t expect = -1;
+            if (!atomic_compare_exchange_strong(&sh->doclen, &expect, got))
+                want = expect;
+            else
+                want = got;
+        }
+        if (want != got && !cfg->nolength)
+            w->st.err_length++;
+    }
+    if (cfg->keepalive && r->keep_alive)
+        w->st.doneka++;
+    if (cfg->record) {
+        struct stats_rec rec;
+        rec.start_us = c->t_start - sh->t0;
+        rec.ctime_us = (int32_t)(c->t_connect - c->t_start);
+        rec.time_us = (int32_t)lat;
+        rec.wait_us = (int32_t)(c->t_first - c->t_endwrite);
+        if (rec.ctime_us < 0)
+            rec.ctime_us = 0;
+        if (rec.wait_us < 0)
+            rec.wait_us = 0;
+        stats_rec_add(&w->st, &rec);
+    }
+    if (cfg->heartbeat) {
+        uint64_t d = atomic_fetch_add(&sh->hb_done, 1) + 1;
+        if (d % cfg->heartbeat == 0) {
+            fprintf(stderr, "Completed %llu requests\n", (unsigned long long)d);
+            fflush(stderr);
+        }
+    }
+    c->has_request = 0;
+    if (w->open_model && !w->sessions)
+        w->busy--;
+    if (w->sessions && c->calls_left > 0)
+        c->calls_left--;
+    keep = cfg->keepalive && r->keep_alive && !eof && !leftover;
+    if (keep) {
+        c->reused = 1;
+        next_step(w, c, 1, 0);
+    } else if (!eof && !leftover && !r->keep_alive && !c->s.ssl) {
+        await_close(w, c);
+    } else {
+        next_step(w, c, 0, 0);
+    }
+}
+
+static void on_event(struct worker *w, struct conn *c, uint32_t ev)
+{
+    switch (c->state) {
+    case CS_CONNECTING:
+        if (ev & (EPOLLERR | EPOLLHUP)) {
+            int err = 0;
+            socklen_t len = sizeof(err);
+            getsockopt(c->s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+            fail(w, c, F_CONNECT, err ? err : ECONNREFUSED);
+        } else if (ev & EPOLLOUT) {
+            on_connected(w, c);
+        }
+        return;
+    case CS_HANDSHAKE:
+        do_handshake(w, c);
+        return;
+    case CS_WRITING:
+        if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+            do_write(w, c);
+        return;
+    case CS_READING:
+        if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+            do_read(w, c, (ev & (EPOLLRDHUP | EPOLLHUP)) != 0);
+        return;
+    case CS_READY:
+    case CS_CLOSING:
+        if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+            /* an idle connection the server closed (or wrote to unasked) */
+            int was_closing = c->state == CS_CLOSING;
+            conn_close(w, c);
+            if (was_closing)
+                next_step(w, c, 0, 0);
+            else if (!w->stopping && !w->sched_over)
+                push_pending(w, c);
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+static void advance(struct worker *w)
+{
+    int64_t t;
+
+    w->k += (uint64_t)w->cfg->threads;
+    t = sched_time_of(w->cfg->sched, w->k);
+    if (t < 0)
+        w->sched_over = 1;
+    else
+        w->due = w->sh->t0 + t;
+}
+
+static void dispatch(struct worker *w)
+{
+    while (!w->sched_over && !w->stopping && w->due <= w->now) {
+        struct conn *c;
+
+        if (w->sessions) {
+            if (!w->nfree || !claim(w))
+                break;
+            c = &w->c[w->freeslots[--w->nfree]];
+            c->calls_left = w->cfg->calls_per_conn;
+            c->t_start = w->due;
+            c->retry = 0;
+            w->busy++;
+            advance(w);
+            open_conn(w, c);
+            continue;
+        }
+        while (w->nready) {
+            c = &w->c[w->ready[w->nready - 1]];
+            if (c->state == CS_READY)
+                break;
+            c->in_ready = 0; /* stale: it was closed or is busy */
+            w->nready--;
+        }
+        if (!w->nready || !claim(w))
+            break;
+        w->nready--;
+        c->in_ready = 0;
+        c->t_start = w->due;
+        w->busy++;
+        advance(w);
+        send_request(w, c);
+    }
+}
+
+static void run_pending(struct worker *w)
+{
+    int n = w->npending;
+
+    w->npending = 0;
+    for (int i = 0; i < n; i++) {
+        struct conn *c = &w->c[w->pending[i]];
+
+        if (c->state != CS_CLOSED || w->stopping_all)
+            continue;
+        if (w->open_model) {
+            if (!w->stopping && !w->sched_over)
+                open_conn(w, c);
+            continue;
+        }
+        if (!c->retry && !claim(w))
+            continue;
+        c->retry = 0;
+        c->t_start = w->now;
+        open_conn(w, c);
+    }
+}
+
+static void tick(struct worker *w)
+{
+    struct shared *sh = w->sh;
+    int64_t dt = w->now - w->tick_t;
+
+    if (dt > 0 && w->now <= sh->end) {
+        uint64_t d = w->st.done - w->tick_done;
+        cm_hist_record(&w->st.rps, (int64_t)((double)d * 1e6 / (double)dt));
+    }
+    w->tick_t = w->now;
+    w->tick_done = w->st.done;
+    w->next_tick = w->now + TICK_US;
+    for (int i = 0; i < w->nc; i++) {
+        struct conn *c = &w->c[i];
+
+        if (c->state == CS_CLOSED || c->state == CS_READY || c->deadline > w->now)
+            continue;
+        if (c->state == CS_CLOSING) {
+            conn_close(w, c);
+            next_step(w, c, 0, 0);
+        } else {
+            fail(w, c, F_TIMEOUT, 0);
+        }
+    }
+    if (w->reopen_at_tick) {
+        w->reopen_at_tick = 0;
+        for (int i = 0; i < w->nc && !w->sessions; i++)
+            if (w->c[i].state == CS_CLOSED)
+                push_pending(w, &w->c[i]);
+    }
+    if (w->id == 0 || w->cfg->live) {
+        atomic_fetch_add(&sh->live_done, w->st.done - w->live_done_pub);
+        atomic_fetch_add(&sh->live_err, stats_failed(&w->st) - w->live_err_pub);
+        w->live_done_pub = w->st.done;
+        w->live_err_pub = stats_failed(&w->st);
+        if (w->cfg->live) {
+            int64_t p99 = cm_hist_percentile(&w->st.lat, 99.0);
+            if (p99 > atomic_load(&sh->live_p99))
+                atomic_store(&sh->live_p99, p99);
+        }
+    }
+}
+
+static void arm_timer(struct worker *w)
+{
+    struct itimerspec its;
+
+    if (w->tfd < 0 || w->sched_over || w->due <= w->now || w->due == w->armed)
+        return;
+    memset(&its, 0, sizeof(its));
+    its.it_value.tv_sec = w->due / 1000000;
+    its.it_value.tv_nsec = (w->due % 1000000) * 1000;
+    if (timerfd_settime(w->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+        w->armed = w->due;
+}
+
+static int finished(struct worker *w)
+{
+    if (w->npending)
+        return 0;
+    if (w->open_model)
+        return (w->sched_over || w->stopping) && w->busy == 0;
+    return w->active == 0;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct shared *sh = w->sh;
+    struct epoll_event evs[MAX_EVENTS];
+
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    w->now = conn_now_us();
+    w->tick_t = w->now;
+    w->next_tick = w->now + TICK_US;
+    if (w->open_model) {
+        w->k = (uint64_t)w->id;
+        w->due = sh->t0 + sched_time_of(w->cfg->sched, w->k);
+        if (sched_time_of(w->cfg->sched, w->k) < 0)
+            w->sched_over = 1;
+        if (!w->sessions)
+            for (int i = 0; i < w->nc; i++)
+                open_conn(w, &w->c[i]);
+    } else {
+        for (int i = 0; i < w->nc; i++) {
+            if (!claim(w))
+                break;
+            w->c[i].t_start = w->now;
+            open_conn(w, &w->c[i]);
+        }
+    }
+    for (;;) {
+        int n, ms;
+        int64_t until;
+
+        if (stop_requested || atomic_load_explicit(&sh->abort, memory_order_relaxed))
+            break;
+        if (w->now >= sh->end) {
+            w->ended_by_time = 1;
+            break;
+        }
+        if (w->npending)
+            run_pending(w);
+        if (w->open_model)
+            dispatch(w);
+        if (finished(w))
+            break;
+        arm_timer(w);
+        until = w->next_tick < sh->end ? w->next_tick : sh->end;
+        ms = w->npending ? 0 : (int)((until - w->now + 999) / 1000);
+        if (ms < 0)
+            ms = 0;
+        n = epoll_wait(w->epfd, evs, MAX_EVENTS, ms);
+        w->now = conn_now_us();
+        for (int i = 0; i < n; i++) {
+            uint64_t d = evs[i].data.u64;
+            struct conn *c;
+
+            if (d == TIMER_DATA) {
+                uint64_t x;
+                if (read(w->tfd, &x, sizeof(x)) < 0)
+                    x = 0;
+                w->armed = 0;
+                continue;
+            }
+            c = &w->c[(uint32_t)d];
+            if ((uint32_t)(d >> 32) != c->gen || c->state == CS_CLOSED)
+                continue; /* an event for an earlier connection in this slot */
+            if (i)
+                w->now = conn_now_us();
+            on_event(w, c, evs[i].events);
+            if (w->open_model && w->nready)
+                dispatch(w);
+        }
+        if (w->now >= w->next_tick)
+            tick(w);
+    }
+    w->now = conn_now_us();
+    if (w->ended_by_time || stop_requested || atomic_load(&sh->abort) || !w->last_done)
+        w->st.duration_us = (w->now < sh->end ? w->now : sh->end) - sh->t0;
+    else
+        w->st.duration_us = w->last_done - sh->t0;
+    w->stopping_all = 1;
+    for (int i = 0; i < w->nc; i++)
+        conn_close(w, &w->c[i]);
+    {
+        int64_t dt = w->now - w->tick_t;
+        if (dt >= TICK_US / 2 && w->st.rps.total == 0)
+            cm_hist_record(&w->st.rps, (int64_t)((double)(w->st.done - w->tick_done) * 1e6 / (double)dt));
+    }
+    atomic_fetch_add(&sh->live_done, w->st.done - w->live_done_pub);
+    w->live_done_pub = w->st.done;
+    atomic_fetch_add(&sh->finished, 1);
+    return NULL;
+}
+
+static void live_line(const struct conn_cfg *cfg, struct shared *sh, int64_t now, uint64_t *prev,
+                      int64_t *prev_t)
+{
+    uint64_t d = atomic_load(&sh->live_done);
+    double secs = (double)(now - sh->t0) / 1e6, rate = 0;
+    char p99[32];
+
+    if (now > *prev_t)
+        rate = (double)(d - *prev) * 1e6 / (double)(now - *prev_t);
+    *prev = d;
+    *prev_t = now;
+    cm_duration_format(atomic_load(&sh->live_p99), p99, sizeof(p99));
+    fprintf(stderr, "\r\033[K  %6.1fs  %10.0f req/s  p99 %-9s  errors %llu", secs, rate, p99,
+            (unsigned long long)atomic_load(&sh->live_err));
+    fflush(stderr);
+    (void)cfg;
+}
+
+static void worker_cleanup(struct worker *w)
+{
+    if (!w->c)
+        return;
+    for (int i = 0; i < w->nc; i++)
+        resp_cleanup(&w->c[i].r);
+    free(w->c);
+    free(w->ready);
+    free(w->freeslots);
+    free(w->pending);
+    if (w->epfd >= 0)
+        close(w->epfd);
+    if (w->tfd >= 0)
+        close(w->tfd);
+    sock_tls_cache_cleanup(&w->tls);
+    stats_cleanup(&w->st);
+}
+
+int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
+{
+    struct shared sh;
+    struct worker **ws;
+    int T = cfg->threads > 0 ? cfg->threads : 1, started = 0, rc = 0;
+    int open_model = cfg->sched != NULL, sessions = open_model && cfg->calls_per_conn > 0;
+    int total_slots = sessions ? (cfg->max_open > 0 ? cfg->max_open : 10000) : cfg->connections;
+    uint64_t prev = 0;
+    int64_t prev_t, next_live;
+
+    memset(res, 0, sizeof(*res));
+    stats_init(&res->st);
+    res->doclen = -1;
+    memset(&sh, 0, sizeof(sh));
+    sh.cfg = cfg;
+    atomic_store(&sh.doclen, -1);
+    if (total_slots < T)
+        T = total_slots > 0 ? total_slots : 1;
+    ws = cm_xcalloc((size_t)T, sizeof(*ws));
+    sh.t0 = conn_now_us();
+    sh.end = cfg->duration_us > 0 ? sh.t0 + cfg->duration_us : INT64_MAX;
+    for (int i = 0; i < T; i++) {
+        struct worker *w = cm_xcalloc(1, sizeof(*w));
+        int nc = total_slots / T + (i < total_slots % T);
+
+        ws[i] = w;
+        w->sh = &sh;
+        w->cfg = cfg;
+        w->id = i;
+        w->tfd = -1;
+        w->open_model = open_model;
+        w->sessions = sessions;
+        w->ops = cfg->tls_ctx ? &sock_tls_ops : &sock_plain_ops;
+        w->tls.ctx = cfg->tls_ctx;
+        w->tls.sni = cfg->sni;
+        stats_init(&w->st);
+        w->st.has_uncorr = open_model;
+        w->nc = nc;
+        w->c = cm_xcalloc((size_t)nc, sizeof(*w->c));
+        w->ready = cm_xcalloc((size_t)nc + 1, sizeof(int));
+        w->freeslots = cm_xcalloc((size_t)nc + 1, sizeof(int));
+        w->pending = cm_xcalloc((size_t)nc + 1, sizeof(int));
+        for (int j = 0; j < nc; j++) {
+            w->c[j].idx = (uint32_t)j;
+            w->c[j].s.fd = -1;
+            resp_init(&w->c[j].r);
+            w->freeslots[w->nfree++] = nc - 1 - j;
+        }
+        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        if (w->epfd < 0) {
+            snprintf(res->why, sizeof(res->why), "epoll_create1: %s", strerror(errno));
+            rc = -1;
+            goto out;
+        }
+        if (open_model) {
+            struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TIMER_DATA };
+            w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+            if (w->tfd < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->tfd, &ev) < 0) {
+                snprintf(res->why, sizeof(res->why), "timerfd: %s", strerror(errno));
+                rc = -1;
+                goto out;
+            }
+        }
+    }
+    sh.t0 = conn_now_us();
+    sh.end = cfg->duration_us > 0 ? sh.t0 + cfg->duration_us : INT64_MAX;
+    for (int i = 0; i < T; i++) {
+        if (pthread_create(&ws[i]->tid, NULL, worker_main, ws[i]) != 0) {
+            snprintf(res->why, sizeof(res->why), "pthread_create failed");
+            set_abort(ws[i], "pthread_create failed");
+            rc = -1;
+            break;
+        }
+        started++;
+    }
+    prev_t = sh.t0;
+    next_live = sh.t0 + 1000000;
+    while (atomic_load(&sh.finished) < started) {
+        struct timespec ts = { 0, 20 * 1000 * 1000 };
+        int64_t now;
+
+        nanosleep(&ts, NULL);
+        now = conn_now_us();
+        if (cfg->live && now >= next_live) {
+            live_line(cfg, &sh, now, &prev, &prev_t);
+            next_live += 1000000;
+        }
+    }
+    if (cfg->live && next_live > sh.t0 + 1000000)
+        fprintf(stderr, "\r\033[K");
+    for (int i = 0; i < started; i++)
+        pthread_join(ws[i]->tid, NULL);
+    for (int i = 0; i < started; i++) {
+        struct worker *w = ws[i];
+
+        stats_merge(&res->st, &w->st);
+        if (!res->server[0] && w->server[0])
+            snprintf(res->server, sizeof(res->server), "%s", w->server);
+        if (!res->tls_version[0] && w->tls_version[0])
+            snprintf(res->tls_version, sizeof(res->tls_version), "%s", w->tls_version);
+        res->tls_handshakes += w->tls.handshakes;
+        res->tls_resumed += w->tls.resumed;
+    }
+    res->st.has_uncorr = open_model;
+    res->doclen = atomic_load(&sh.doclen);
+    if (atomic_load(&sh.abort)) {
+        res->aborted = 1;
+        if (rc == 0)
+            snprintf(res->why, sizeof(res->why), "%s", sh.why);
+    }
+    res->interrupted = stop_requested != 0;
+out:
+    for (int i = 0; i < T; i++) {
+        if (ws[i]) {
+            worker_cleanup(ws[i]);
+            free(ws[i]);
+        }
+    }
+    free(ws);
+    return rc;
+}

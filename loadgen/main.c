@@ -1,0 +1,318 @@
+/* loadgen/main.c: `loadgen [options] URL` (ab's flags and report, wrk's long options),
+ * `loadgen merge A.json B.json ...`, `loadgen sweep ...`. Parse, validate, run, report. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "loadgen/conn.h"
+#include "loadgen/opts.h"
+#include "loadgen/report.h"
+#include "loadgen/sock.h"
+#include "loadgen/stats.h"
+#include "loadgen/sweep.h"
+
+static void usage(FILE *out)
+{
+    fputs(
+        "Usage: loadgen [options] [http[s]://]hostname[:port]/path\n"
+        "       loadgen merge RESULT.json...      combine --json results exactly\n"
+        "       loadgen sweep [sweep options] URL  autobench-style rate sweep (see loadgen sweep --help)\n"
+        "ab's options (same meaning as ApacheBench 2.3):\n"
+        "    -n requests     Number of requests to perform\n"
+        "    -c concurrency  Number of multiple requests to make at a time\n"
+        "    -t timelimit    Seconds to max. to spend on benchmarking (implies -n 50000)\n"
+        "    -s timeout      Seconds to max. wait for each response (default 30; 500ms works)\n"
+        "    -p postfile     File containing data to POST. Remember also to set -T\n"
+        "    -u putfile      File containing data to PUT. Remember also to set -T\n"
+        "    -T content-type Content-type header for POST/PUT data (default text/plain)\n"
+        "    -v verbosity    How much troubleshooting info to print\n"
+        "    -i              Use HEAD instead of GET\n"
+        "    -C attribute    Add cookie, eg. 'Apache=1234' (repeatable)\n"
+        "    -H attribute    Add header line, eg. 'Accept-Encoding: gzip' (repeatable)\n"
+        "    -A user:pass    Add Basic WWW Authentication\n"
+        "    -k              Use HTTP KeepAlive feature\n"
+        "    -d              Do not show percentiles served table\n"
+        "    -S              Do not show confidence estimators and warnings\n"
+        "    -q              Do not show progress when doing more than 150 requests\n"
+        "    -l              Accept variable document length\n"
+        "    -g filename     Output collected data to gnuplot format file\n"
+        "    -e filename     Output CSV file with percentages served\n"
+        "    -r              Don't exit on socket receive errors\n"
+        "    -m method       Method name\n"
+        "    -V, --version   Print version number and exit\n"
+        "    -h, --help      Display usage information (this message)\n"
+        "wrk-style options (print wrk's report; connections kept alive):\n"
+        "    --duration D    Run for D (\"30s\", \"2m\"; default 10s)\n"
+        "    --threads N     Threads, each with its own event loop (default 1)\n"
+        "    --connections N Connections kept open (default 1; -c is the same)\n"
+        "    --latency       Print the latency distribution\n"
+        "    --timeout D     Per-request timeout (same as -s)\n"
+        "    --header H      Add a header (same as -H)\n"
+        "    --rate R        Open model: send R requests/s whatever the server does; latency\n"
+        "                    from each intended send time (coordinated omission corrected),\n"
+        "                    uncorrected figures beside. R may be a schedule, phases joined by\n"
+        "                    ',': N | const:N:DUR | ramp:A:B:DUR | step:A:B:S:DUR | gap:DUR |\n"
+        "                    burst:R:ON:OFF:COUNT\n"
+        "    --json          Print one compact JSON result (with the histogram) instead\n"
+        "Exit: 0 ok, 1 runtime failure, 2 usage error.\n",
+        out);
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    conn_request_stop();
+}
+
+static int64_t wall_us(void)
+{
+    struct timeval tv;
+
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    struct stats total;
+    int json = 0, nfiles = 0, threads = 0, conns = 0;
+    const char *url = NULL;
+    char err[256];
+
+    stats_init(&total);
+    for (int i = 1; i < argc; i++) {
+        struct stats one;
+        char *text;
+        json_error_t je;
+        json_t *o;
+
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("Usage: loadgen merge [--json] RESULT.json...\n"
+                   "Adds the results of runs made at the same time (threads, processes, machines)\n"
+                   "into one report: counts and histograms add exactly; the duration is the longest.\n");
+            stats_cleanup(&total);
+            return 0;
+        }
+        o = json_load_file(argv[i], 0, &je);
+        if (!o) {
+            fprintf(stderr, "loadgen: merge: %s: %s\n", argv[i], je.text);
+            stats_cleanup(&total);
+            return 1;
+        }
+        text = json_dumps(o, JSON_COMPACT);
+        if (!url && json_is_string(json_object_get(o, "url")))
+            url = cm_xstrdup(json_string_value(json_object_get(o, "url")));
+        threads += (int)json_integer_value(json_object_get(o, "threads"));
+        conns += (int)json_integer_value(json_object_get(o, "connections"));
+        json_decref(o);
+        if (stats_from_json(text, &one, err, sizeof(err)) < 0) {
+            fprintf(stderr, "loadgen: merge: %s: %s\n", argv[i], err);
+            free(text);
+            stats_cleanup(&one);
+            stats_cleanup(&total);
+            return 1;
+        }
+        free(text);
+        if (nfiles == 0)
+            total.has_uncorr = one.has_uncorr;
+        stats_merge(&total, &one);
+        stats_cleanup(&one);
+        nfiles++;
+    }
+    if (nfiles == 0) {
+        fprintf(stderr, "loadgen: merge: no result files\ntry 'loadgen merge --help'\n");
+        stats_cleanup(&total);
+        return 2;
+    }
+    if (json) {
+        json_t *extra = json_object();
+        char *text;
+        json_object_set_new(extra, "url", json_string(url ? url : ""));
+        json_object_set_new(extra, "threads", json_integer(threads));
+        json_object_set_new(extra, "connections", json_integer(conns));
+        json_object_set_new(extra, "merged", json_integer(nfiles));
+        text = stats_to_json(&total, extra);
+        json_decref(extra);
+        printf("%s\n", text);
+        free(text);
+    } else {
+        struct report_wrk_info wi = { url ? url : "(merged)", threads, conns, 1, NULL };
+        char rate[32];
+        if (total.has_uncorr) {
+            snprintf(rate, sizeof(rate), "%g", total.rate);
+            wi.rate_desc = rate;
+        }
+        printf("Merged %d results\n", nfiles);
+        report_wrk(stdout, &wi, &total);
+    }
+    free((char *)url);
+    stats_cleanup(&total);
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct opts o;
+    struct conn_cfg cfg;
+    struct conn_result res;
+    char err[512], *req = NULL;
+    size_t req_len = 0;
+    int rc, status = 0;
+    uint64_t heartbeat = 0;
+    int64_t wall0;
+
+    rc = opts_parse(argc, argv, &o, err, sizeof(err));
+    if (rc < 0) {
+        fprintf(stderr, "loadgen: %s\n", err);
+        if (rc == -1)
+            fprintf(stderr, "try 'loadgen --help'\n");
+        opts_cleanup(&o);
+        return rc == -1 ? 2 : 1;
+    }
+    if (o.show_help) {
+        usage(stdout);
+        opts_cleanup(&o);
+        return 0;
+    }
+    if (o.show_version) {
+        report_ab_banner(stdout);
+        opts_cleanup(&o);
+        return 0;
+    }
+    memset(&cfg, 0, sizeof(cfg));
+    if (url_resolve(&o.url, &cfg.addr, &cfg.addrlen, err, sizeof(err)) < 0) {
+        fprintf(stderr, "loadgen: %s\n", err);
+        opts_cleanup(&o);
+        return 1;
+    }
+    if (o.url.tls) {
+        cfg.tls_ctx = sock_tls_ctx_create(err, sizeof(err));
+        if (!cfg.tls_ctx) {
+            fprintf(stderr, "loadgen: %s\n", err);
+            opts_cleanup(&o);
+            return 1;
+        }
+        if (!o.url.ipv6_literal && strspn(o.url.host, "0123456789.") != strlen(o.url.host))
+            cfg.sni = o.url.host;
+    }
+    opts_build_request(&o, &req, &req_len);
+    if (o.verbosity >= 2)
+        printf("INFO: %s header == \n---\n%.*s\n---\n", o.method,
+               (int)(req_len - o.body_len), req);
+    if (!o.wrk_style && o.heartbeat && o.requests > 150) {
+        heartbeat = o.requests / 10;
+        if (heartbeat < 100)
+            heartbeat = 100;
+    }
+    cfg.req = req;
+    cfg.req_len = req_len;
+    cfg.body_len = o.send_body ? o.body_len : 0;
+    cfg.head = o.head;
+    cfg.keepalive = o.keepalive;
+    cfg.threads = o.threads;
+    cfg.connections = o.concurrency;
+    cfg.max_requests = o.requests;
+    cfg.duration_us = o.tlimit_us;
+    cfg.timeout_us = o.timeout_us;
+    cfg.sched = o.sched;
+    cfg.record = !o.wrk_style;
+    cfg.heartbeat = heartbeat;
+    cfg.recv_errors_ok = o.wrk_style || o.recv_errors_ok;
+    cfg.nolength = o.nolength || o.wrk_style;
+    cfg.live = o.wrk_style && !o.json && isatty(STDERR_FILENO);
+    cfg.verbosity = o.verbosity;
+    if (!o.wrk_style && !o.json) {
+        report_ab_banner(stdout);
+        printf("Benchmarking %s (be patient)%s", o.url.host, heartbeat ? "\n" : "...");
+        fflush(stdout);
+    }
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGINT, on_sigint);
+    wall0 = wall_us();
+    if (conn_run(&cfg, &res) < 0) {
+        fprintf(stderr, "loadgen: %s\n", res.why);
+        status = 1;
+        goto out;
+    }
+    res.st.rate = o.rate;
+    if (res.aborted) {
+        if (!o.wrk_style && !o.json && !heartbeat)
+            printf("\n");
+        fprintf(stderr, "%s%s\n", strncmp(res.why, "Test aborted", 12) ? "loadgen: " : "\n",
+                res.why);
+        status = 1;
+    }
+    if (o.json) {
+        json_t *extra = json_object();
+        char *text;
+        json_object_set_new(extra, "url", json_string(o.url_text));
+        json_object_set_new(extra, "threads", json_integer(o.threads));
+        json_object_set_new(extra, "connections", json_integer(o.concurrency));
+        if (o.rate_spec)
+            json_object_set_new(extra, "schedule", json_string(o.rate_spec));
+        text = stats_to_json(&res.st, extra);
+        json_decref(extra);
+        printf("%s\n", text);
+        free(text);
+    } else if (o.wrk_style) {
+        struct report_wrk_info wi = { o.url_text, o.threads, o.concurrency, o.latency,
+                                      o.rate_spec };
+        report_wrk(stdout, &wi, &res.st);
+        if (o.url.tls && res.tls_handshakes)
+            printf("  TLS handshakes: %llu, resumed: %llu\n",
+                   (unsigned long long)res.tls_handshakes, (unsigned long long)res.tls_resumed);
+    } else {
+        struct report_ab_info ai = { o.url.host, o.url.port, o.url.path, o.url.tls,
+                                     o.concurrency, o.keepalive, o.send_body, o.nolength,
+                                     o.percentiles, o.confidence };
+        if (!res.aborted) {
+            if (heartbeat)
+                fprintf(stderr, "Finished %llu requests\n", (unsigned long long)res.st.done);
+            else
+                printf("..done\n");
+        }
+        report_ab(stdout, &ai, &res);
+        if (o.csv_file && report_ab_csv(o.csv_file, &res.st) < 0) {
+            fprintf(stderr, "loadgen: Cannot open CSV output file %s: %s\n", o.csv_file,
+                    strerror(errno));
+            status = 1;
+        }
+        if (o.gnuplot_file && report_ab_gnuplot(o.gnuplot_file, &res.st, wall0) < 0) {
+            fprintf(stderr, "loadgen: Cannot open gnuplot output file %s: %s\n", o.gnuplot_file,
+                    strerror(errno));
+            status = 1;
+        }
+    }
+    if (res.interrupted)
+        status = 1;
+    stats_cleanup(&res.st);
+out:
+    fflush(stdout);
+    if (cfg.tls_ctx)
+        sock_tls_ctx_destroy(cfg.tls_ctx);
+    free(req);
+    opts_cleanup(&o);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    cm_log_init("loadgen", CM_LOG_WARN);
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0)
+        return sweep_main(argc - 1, argv + 1);
+    return cmd_run(argc, argv);
+}
