@@ -46,7 +46,8 @@ enum sc_asg_ec2_state {
     SC_ASG_EC2_RUNNING,
     SC_ASG_EC2_IMPAIRED, /* running, status checks impaired */
     SC_ASG_EC2_STOPPED,  /* stopping / stopped */
-    SC_ASG_EC2_GONE,     /* shutting-down / terminated / unknown */
+    SC_ASG_EC2_SHUTTING_DOWN,
+    SC_ASG_EC2_GONE, /* terminated / unknown */
 };
 
 /* An instance as a load balancer sees it. */

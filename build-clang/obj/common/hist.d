@@ -1,0 +1,6 @@
+build-clang/obj/common/hist.o: common/hist.c common/hist.h \
+  common/xalloc.h
+
+common/hist.h:
+
+common/xalloc.h:

@@ -1,0 +1,3 @@
+build-clang/obj/common/log.o: common/log.c common/log.h
+
+common/log.h:

@@ -1,0 +1,3 @@
+build-clang/obj/common/units.o: common/units.c common/units.h
+
+common/units.h:

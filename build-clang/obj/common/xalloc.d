@@ -1,0 +1,6 @@
+build-clang/obj/common/xalloc.o: common/xalloc.c common/xalloc.h \
+  common/log.h
+
+common/xalloc.h:
+
+common/log.h:

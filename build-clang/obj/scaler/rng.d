@@ -1,0 +1,3 @@
+build-clang/obj/scaler/rng.o: scaler/rng.c scaler/rng.h
+
+scaler/rng.h:

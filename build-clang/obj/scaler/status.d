@@ -1,0 +1,3 @@
+build-clang/obj/scaler/status.o: scaler/status.c scaler/status.h
+
+scaler/status.h:

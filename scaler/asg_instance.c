@@ -1,0 +1,1577 @@
+/* scaler/asg_instance.c: instances' Auto Scaling lifecycle, activities, health,
+ * reconciliation, termination choice, and the operations on instances (see asg.h). */
+#include "scaler/asg.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/asg_internal.h"
+
+/* --- activities ---------------------------------------------------------------------------- */
+
+void asg_activity_free(struct asg_activity *a)
+{
+    if (!a)
+        return;
+    free(a->info.auto_scaling_group_name);
+    free(a->info.auto_scaling_group_arn);
+    free(a->info.description);
+    free(a->info.cause);
+    free(a->info.status_message);
+    free(a->info.details);
+    free(a);
+}
+
+static int act_finished(const struct asg_activity *a)
+{
+    return a->info.end_ms != 0;
+}
+
+int asg_group_busy(const struct asg_group *g)
+{
+    for (int i = 0; i < g->nacts; i++)
+        if (!act_finished(g->acts[i]))
+            return 1;
+    return 0;
+}
+
+/* Drops the oldest finished activities beyond the bound (and those past six weeks). */
+static void acts_trim(struct asg_group *g, int64_t now_ms)
+{
+    int finished = 0;
+
+    for (int i = 0; i < g->nacts; i++)
+        finished += act_finished(g->acts[i]);
+    for (int i = 0; i < g->nacts;) {
+        struct asg_activity *a = g->acts[i];
+
+        if (act_finished(a) &&
+            (finished > SC_ASG_MAX_ACTIVITIES || now_ms - a->info.end_ms > ASG_ACTIVITY_KEEP_MS)) {
+            asg_activity_free(a);
+            memmove(&g->acts[i], &g->acts[i + 1], (size_t)(g->nacts - i - 1) * sizeof(g->acts[0]));
+            g->nacts--;
+            finished--;
+        } else {
+            i++;
+        }
+    }
+}
+
+static char *details_json(const char *subnet, const char *zone)
+{
+    if (subnet && subnet[0])
+        return asg_asprintf("{\"Subnet ID\":\"%s\",\"Availability Zone\":\"%s\"}", subnet, zone);
+    return asg_asprintf("{\"Availability Zone\":\"%s\"}", zone);
+}
+
+/* A new activity (NULL on OOM: the operation proceeds without its record). */
+static struct asg_activity *act_new(struct sc_asg *asg, struct asg_group *g, int64_t now_ms,
+                                    const char *description, const char *cause,
+                                    const char *status_code, int progress, const char *subnet,
+                                    const char *zone)
+{
+    struct asg_activity *a, **grown;
+
+    acts_trim(g, now_ms);
+    a = calloc(1, sizeof(*a));
+    if (!a)
+        return NULL;
+    sc_rng_uuid(asg->rng, a->info.activity_id);
+    a->info.auto_scaling_group_name = asg_strdup(g->info.auto_scaling_group_name);
+    a->info.auto_scaling_group_arn = asg_strdup(g->info.auto_scaling_group_arn);
+    a->info.description = asg_strdup(description);
+    a->info.cause = asg_strdup(cause);
+    a->info.details = details_json(subnet, zone ? zone : "");
+    a->info.start_ms = now_ms;
+    a->info.status_code = status_code;
+    a->info.progress = progress;
+    a->seq = ++asg->seq;
+    if (!a->info.auto_scaling_group_name || !a->info.auto_scaling_group_arn ||
+        !a->info.description || !a->info.cause || !a->info.details)
+        goto fail;
+    grown = realloc(g->acts, (size_t)(g->nacts + 1) * sizeof(*grown));
+    if (!grown)
+        goto fail;
+    g->acts = grown;
+    g->acts[g->nacts++] = a;
+    return a;
+
+fail:
+    asg_activity_free(a);
+    return NULL;
+}
+
+static struct asg_activity *act_of(const struct asg_group *g, const struct asg_inst *in)
+{
+    if (!in->activity_id[0])
+        return NULL;
+    for (int i = g->nacts - 1; i >= 0; i--)
+        if (strcmp(g->acts[i]->info.activity_id, in->activity_id) == 0)
+            return g->acts[i];
+    return NULL;
+}
+
+static void act_set(struct asg_group *g, struct asg_inst *in, const char *status_code,
+                    int progress)
+{
+    struct asg_activity *a = act_of(g, in);
+
+    if (a && !act_finished(a)) {
+        a->info.status_code = status_code;
+        a->info.progress = progress;
+    }
+}
+
+static void act_end(struct asg_group *g, struct asg_inst *in, const char *status_code,
+                    int64_t now_ms)
+{
+    struct asg_activity *a = act_of(g, in);
+
+    if (a && !act_finished(a)) {
+        a->info.status_code = status_code;
+        a->info.progress = 100;
+        a->info.end_ms = now_ms > a->info.start_ms ? now_ms : a->info.start_ms + 1;
+        if (a->info.end_ms == 0)
+            a->info.end_ms = 1;
+    }
+    in->activity_id[0] = '\0';
+}
+
+int sc_asg_activity_count(const struct sc_asg *asg, const char *group)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+
+    return g ? g->nacts : -1;
+}
+
+const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg,
+                                                      const char *group, int i)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    int k = 0;
+
+    if (!g || i < 0 || i >= g->nacts)
+        return NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int j = g->nacts - 1; j >= 0; j--) {
+            if (act_finished(g->acts[j]) != pass)
+                continue;
+            if (k++ == i)
+                return &g->acts[j]->info;
+        }
+    }
+    return NULL;
+}
+
+const struct sc_asg_activity_info *sc_asg_activity_find(const struct sc_asg *asg,
+                                                        const char *activity_id)
+{
+    for (int gi = 0; gi < asg->ngroups; gi++) {
+        struct asg_group *g = asg->groups[gi];
+
+        for (int j = 0; j < g->nacts; j++)
+            if (strcmp(g->acts[j]->info.activity_id, activity_id) == 0)
+                return &g->acts[j]->info;
+    }
+    return NULL;
+}
+
+int sc_asg_group_busy(const struct sc_asg *asg, const char *group)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+
+    return g ? asg_group_busy(g) : 0;
+}
+
+/* --- instances ---------------------------------------------------------------------------------- */
+
+void asg_inst_cleanup(struct asg_inst *in)
+{
+    free(in->info.launch_configuration_name);
+    free(in->info.launch_template_id);
+    free(in->info.launch_template_name);
+    free(in->info.launch_template_version);
+    free(in->info.instance_type);
+}
+
+static struct asg_inst *inst_add(struct asg_group *g)
+{
+    struct asg_inst *in;
+
+    if (g->ninst == g->cap_inst) {
+        int cap = g->cap_inst ? g->cap_inst * 2 : 8;
+        struct asg_inst *grown = realloc(g->inst, (size_t)cap * sizeof(*grown));
+        struct asg_inst **sc;
+        int64_t *sk;
+
+        if (!grown)
+            return NULL;
+        g->inst = grown;
+        sc = realloc(g->scratch, (size_t)cap * sizeof(*sc));
+        if (!sc)
+            return NULL;
+        g->scratch = sc;
+        sk = realloc(g->scratch_key, (size_t)cap * sizeof(*sk));
+        if (!sk)
+            return NULL;
+        g->scratch_key = sk;
+        g->cap_inst = cap;
+    }
+    in = &g->inst[g->ninst++];
+    memset(in, 0, sizeof(*in));
+    in->info.healthy = 1;
+    return in;
+}
+
+static void inst_remove(struct asg_group *g, struct asg_inst *in)
+{
+    int idx = (int)(in - g->inst);
+
+    asg_inst_cleanup(in);
+    memmove(&g->inst[idx], &g->inst[idx + 1], (size_t)(g->ninst - idx - 1) * sizeof(*in));
+    g->ninst--;
+}
+
+static int proc_suspended(const struct asg_group *g, enum sc_asg_process p)
+{
+    return (g->info.suspended >> p) & 1u;
+}
+
+int asg_group_warmed(const struct asg_group *g, int64_t now_ms)
+{
+    int n = 0;
+
+    for (int i = 0; i < g->ninst; i++) {
+        const struct asg_inst *in = &g->inst[i];
+
+        n += in->info.lifecycle_state == SC_ASG_IN_SERVICE && !in->unhealthy &&
+             now_ms >= in->warm_until_ms;
+    }
+    return n;
+}
+
+int asg_group_warming(const struct asg_group *g, int64_t now_ms)
+{
+    int n = 0;
+
+    for (int i = 0; i < g->ninst; i++) {
+        const struct asg_inst *in = &g->inst[i];
+
+        if (in->unhealthy || !asg_counts_capacity(in->info.lifecycle_state))
+            continue;
+        n += in->info.lifecycle_state != SC_ASG_IN_SERVICE || now_ms < in->warm_until_ms;
+    }
+    return n;
+}
+
+int asg_in_cooldown(const struct asg_group *g, int64_t now_ms)
+{
+    return g->cooldown_pending_s >= 0 || now_ms < g->cooldown_until_ms;
+}
+
+void asg_start_cooldown(struct asg_group *g, int cooldown_s)
+{
+    g->cooldown_pending_s = cooldown_s < 0 ? 0 : cooldown_s;
+}
+
+static void lb_register_all(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                            int64_t now_ms)
+{
+    if (!asg->env.lb_register || proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
+        return;
+    for (int k = 0; k < g->info.nload_balancer_names; k++)
+        asg->env.lb_register(asg->env.ud, g->info.load_balancer_names[k], in->info.instance_id,
+                             now_ms);
+}
+
+static void lb_deregister_all(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                              int64_t now_ms)
+{
+    if (!asg->env.lb_deregister)
+        return;
+    for (int k = 0; k < g->info.nload_balancer_names; k++)
+        asg->env.lb_deregister(asg->env.ud, g->info.load_balancer_names[k],
+                               in->info.instance_id, now_ms);
+}
+
+static int lb_draining(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in)
+{
+    if (!asg->env.lb_instance_state)
+        return 0;
+    for (int k = 0; k < g->info.nload_balancer_names; k++)
+        if (asg->env.lb_instance_state(asg->env.ud, g->info.load_balancer_names[k],
+                                       in->info.instance_id) == SC_ASG_LB_DRAINING)
+            return 1;
+    return 0;
+}
+
+static enum sc_asg_ec2_state ec2_state(struct sc_asg *asg, const struct asg_inst *in)
+{
+    if (!asg->env.instance_state)
+        return SC_ASG_EC2_GONE;
+    return asg->env.instance_state(asg->env.ud, in->info.instance_id);
+}
+
+void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                              const char *cause, int64_t now_ms)
+{
+    char desc[128];
+    struct asg_activity *a;
+
+    /* A still-open activity of the instance (its launch, standby move) ends here. */
+    act_end(g, in, "Cancelled", now_ms);
+    snprintf(desc, sizeof(desc), "Terminating EC2 instance: %s", in->info.instance_id);
+    a = act_new(asg, g, now_ms, desc, cause, "InProgress", 50, in->info.subnet_id,
+                in->info.availability_zone);
+    if (a)
+        memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
+    in->info.lifecycle_state = SC_ASG_TERMINATING;
+    lb_deregister_all(asg, g, in, now_ms);
+}
+
+/* --- launching ------------------------------------------------------------------------------------ */
+
+static int zone_count(const struct asg_group *g, const char *zone)
+{
+    int n = 0;
+
+    for (int i = 0; i < g->ninst; i++)
+        n += asg_counts_capacity(g->inst[i].info.lifecycle_state) && !g->inst[i].unhealthy &&
+             strcmp(g->inst[i].info.availability_zone, zone) == 0;
+    return n;
+}
+
+/* The enabled zone with the fewest instances (first listed on a tie). */
+static int pick_zone(const struct asg_group *g)
+{
+    int best = 0, best_n = INT32_MAX;
+
+    for (int z = 0; z < g->info.navailability_zones; z++) {
+        int n = zone_count(g, g->info.availability_zones[z]);
+
+        if (n < best_n) {
+            best = z;
+            best_n = n;
+        }
+    }
+    return best;
+}
+
+static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms)
+{
+    struct sc_asg_group_info *gi = &g->info;
+    const struct sc_asg_lc_info *lc = NULL;
+    struct sc_asg_launch_spec spec;
+    struct sc_asg_kv tags[SC_ASG_MAX_TAGS + 1];
+    char id[SC_ASG_ID_LEN] = "";
+    struct sc_error err = { 0 };
+    enum sc_status st;
+    struct asg_inst *in;
+    struct asg_activity *a;
+    char desc[128];
+    int z = pick_zone(g), nt = 0;
+
+    memset(&spec, 0, sizeof(spec));
+    spec.group_name = gi->auto_scaling_group_name;
+    spec.zone = gi->availability_zones[z];
+    spec.subnet_id = gi->subnets ? gi->subnets[z] : NULL;
+    if (gi->launch_configuration_name) {
+        lc = sc_asg_lc_find(asg, gi->launch_configuration_name);
+        spec.launch_configuration_name = gi->launch_configuration_name;
+        if (lc) {
+            spec.image_id = lc->image_id;
+            spec.instance_type = lc->instance_type;
+            spec.key_name = lc->key_name;
+            spec.user_data = lc->user_data;
+            spec.monitoring_enabled = lc->instance_monitoring;
+        }
+    } else {
+        spec.launch_template_id = gi->launch_template_id;
+        spec.launch_template_name = gi->launch_template_name;
+        spec.launch_template_version = gi->launch_template_version;
+    }
+    tags[nt].key = "aws:autoscaling:groupName";
+    tags[nt++].value = gi->auto_scaling_group_name;
+    for (int k = 0; k < gi->ntags && nt < SC_ASG_MAX_TAGS + 1; k++) {
+        if (!gi->tags[k].propagate_at_launch)
+            continue;
+        tags[nt].key = gi->tags[k].key;
+        tags[nt++].value = gi->tags[k].value;
+    }
+    spec.tags = tags;
+    spec.ntags = nt;
+
+    if (!asg->env.run_instance)
+        st = sc_fail(&err, SC_ERR_INTERNAL, "No EC2 service is attached");
+    else if (gi->launch_configuration_name && !lc)
+        st = sc_fail(&err, SC_ERR_VALIDATION, "The launch configuration %s does not exist",
+                     gi->launch_configuration_name);
+    else
+        st = asg->env.run_instance(asg->env.ud, &spec, now_ms, id, &err);
+    if (st != SC_OK) {
+        char fdesc[SC_ERR_MESSAGE_LEN + 128];
+
+        snprintf(fdesc, sizeof(fdesc),
+                 "Launching a new EC2 instance.  Status Reason: %s. Launching EC2 instance failed.",
+                 err.message);
+        a = act_new(asg, g, now_ms, fdesc, cause, "Failed", 100, spec.subnet_id, spec.zone);
+        if (a) {
+            a->info.status_message = asg_strdup(err.message);
+            a->info.end_ms = now_ms > 0 ? now_ms : 1;
+        }
+        g->next_launch_ms = now_ms + ASG_LAUNCH_RETRY_MS;
+        return -1;
+    }
+    in = inst_add(g);
+    if (!in) {
+        if (asg->env.terminate_instance)
+            asg->env.terminate_instance(asg->env.ud, id, now_ms);
+        return -1;
+    }
+    snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", id);
+    snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", spec.zone);
+    snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
+             spec.subnet_id ? spec.subnet_id : "");
+    in->info.lifecycle_state = SC_ASG_PENDING;
+    in->info.launch_configuration_name = asg_strdup(gi->launch_configuration_name);
+    in->info.launch_template_id = asg_strdup(gi->launch_template_id);
+    in->info.launch_template_name = asg_strdup(gi->launch_template_name);
+    in->info.launch_template_version = asg_strdup(gi->launch_template_version);
+    in->info.instance_type = asg_strdup(lc ? lc->instance_type : NULL);
+    in->info.protected_from_scale_in = gi->new_instances_protected_from_scale_in;
+    in->info.launch_ms = now_ms;
+    snprintf(desc, sizeof(desc), "Launching a new EC2 instance: %s", id);
+    a = act_new(asg, g, now_ms, desc, cause, "PreInService", 30, in->info.subnet_id,
+                in->info.availability_zone);
+    if (a)
+        memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
+    return 0;
+}
+
+/* --- termination choice (spec 3.5) ----------------------------------------------------------------- */
+
+static int64_t lc_created(const struct sc_asg *asg, const struct asg_inst *in)
+{
+    const struct sc_asg_lc_info *lc =
+        in->info.launch_configuration_name ? sc_asg_lc_find(asg, in->info.launch_configuration_name)
+                                           : NULL;
+
+    return lc ? lc->created_ms : INT64_MIN; /* a deleted configuration is the oldest */
+}
+
+static int is_current_source(const struct asg_group *g, const struct asg_inst *in)
+{
+    const struct sc_asg_group_info *gi = &g->info;
+
+    if (gi->launch_configuration_name)
+        return in->info.launch_configuration_name &&
+               strcmp(in->info.launch_configuration_name, gi->launch_configuration_name) == 0;
+    if (!in->info.launch_template_id && !in->info.launch_template_name)
+        return 0;
+    return (!gi->launch_template_version && !in->info.launch_template_version) ||
+           (gi->launch_template_version && in->info.launch_template_version &&
+            strcmp(gi->launch_template_version, in->info.launch_template_version) == 0);
+}
+
+/* Keeps in cand[] only the entries whose key is the maximum. */
+static int keep_max(struct asg_inst **cand, int n, const int64_t *key)
+{
+    int64_t best = INT64_MIN;
+    int m = 0;
+
+    for (int i = 0; i < n; i++)
+        if (key[i] > best)
+            best = key[i];
+    for (int i = 0; i < n; i++)
+        if (key[i] == best)
+            cand[m++] = cand[i];
+    return m;
+}
+
+static int apply_policy(const struct sc_asg *asg, const struct asg_group *g, const char *policy,
+                        struct asg_inst **cand, int n, int64_t now_ms)
+{
+    int64_t *key = g->scratch_key;
+
+    if (strcmp(policy, "OldestLaunchConfiguration") == 0 ||
+        strcmp(policy, "OldestLaunchTemplate") == 0) {
+        int lt = strcmp(policy, "OldestLaunchTemplate") == 0;
+
+        for (int i = 0; i < n; i++) {
+            int uses = lt ? (cand[i]->info.launch_template_id || cand[i]->info.launch_template_name)
+                          : cand[i]->info.launch_configuration_name != NULL;
+
+            key[i] = uses ? !is_current_source(g, cand[i]) : -1;
+        }
+        n = keep_max(cand, n, key);
+        if (!lt) {
+            for (int i = 0; i < n; i++)
+                key[i] = -lc_created(asg, cand[i]);
+            n = keep_max(cand, n, key);
+        }
+    } else if (strcmp(policy, "ClosestToNextInstanceHour") == 0) {
+        for (int i = 0; i < n; i++)
+            key[i] = (now_ms - cand[i]->info.launch_ms) % 3600000;
+        n = keep_max(cand, n, key);
+    } else if (strcmp(policy, "NewestInstance") == 0) {
+        for (int i = 0; i < n; i++)
+            key[i] = cand[i]->info.launch_ms;
+        n = keep_max(cand, n, key);
+    } else if (strcmp(policy, "OldestInstance") == 0) {
+        for (int i = 0; i < n; i++)
+            key[i] = -cand[i]->info.launch_ms;
+        n = keep_max(cand, n, key);
+    } else if (strcmp(policy, "Default") == 0) {
+        /* Launch-configuration instances first, then the oldest configuration, then the
+         * closest to the next billing hour. */
+        for (int i = 0; i < n; i++)
+            key[i] = cand[i]->info.launch_configuration_name != NULL;
+        n = keep_max(cand, n, key);
+        for (int i = 0; i < n; i++)
+            key[i] = !is_current_source(g, cand[i]);
+        n = keep_max(cand, n, key);
+        for (int i = 0; i < n; i++)
+            key[i] = -lc_created(asg, cand[i]);
+        n = keep_max(cand, n, key);
+        for (int i = 0; i < n; i++)
+            key[i] = (now_ms - cand[i]->info.launch_ms) % 3600000;
+        n = keep_max(cand, n, key);
+    }
+    /* AllocationStrategy and custom (Lambda) policies narrow nothing here. */
+    return n;
+}
+
+/* The instance scale-in terminates, or NULL when every candidate is protected. */
+static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    struct asg_inst **cand = g->scratch;
+    int64_t *key = g->scratch_key;
+    int n = 0, has_default = 0;
+
+    for (int i = 0; i < g->ninst; i++) {
+        struct asg_inst *in = &g->inst[i];
+
+        if (asg_counts_capacity(in->info.lifecycle_state) && !in->unhealthy &&
+            !in->info.protected_from_scale_in)
+            cand[n++] = in;
+    }
+    if (n == 0 || !cand || !key)
+        return NULL;
+    /* Balance beats policies: keep the zone(s) with the most instances. */
+    for (int i = 0; i < n; i++)
+        key[i] = zone_count(g, cand[i]->info.availability_zone);
+    n = keep_max(cand, n, key);
+    for (int p = 0; p < g->info.ntermination_policies && n > 1; p++) {
+        has_default |= strcmp(g->info.termination_policies[p], "Default") == 0;
+        n = apply_policy(asg, g, g->info.termination_policies[p], cand, n, now_ms);
+    }
+    if (n > 1 && !has_default)
+        n = apply_policy(asg, g, "Default", cand, n, now_ms);
+    return cand[n > 1 ? (int)sc_rng_below(asg->rng, (uint64_t)n) : 0];
+}
+
+/* --- the step: lifecycle, health, reconcile ------------------------------------------------------- */
+
+static int warmup_ms(const struct asg_group *g)
+{
+    return asg_group_warmup_s(g) * 1000;
+}
+
+static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    for (int i = 0; i < g->ninst;) {
+        struct asg_inst *in = &g->inst[i];
+        enum sc_asg_ec2_state es;
+
+        switch (in->info.lifecycle_state) {
+        case SC_ASG_PENDING:
+        case SC_ASG_PENDING_WAIT:
+        case SC_ASG_PENDING_PROCEED:
+            es = ec2_state(asg, in);
+            if (es == SC_ASG_EC2_RUNNING || es == SC_ASG_EC2_IMPAIRED) {
+                lb_register_all(asg, g, in, now_ms);
+                in->info.lifecycle_state = SC_ASG_IN_SERVICE;
+                in->inservice_ms = now_ms;
+                in->warm_until_ms = in->from_standby ? now_ms : now_ms + warmup_ms(g);
+                in->from_standby = 0;
+                act_end(g, in, "Successful", now_ms);
+            }
+            break;
+        case SC_ASG_TERMINATING:
+        case SC_ASG_TERMINATING_WAIT:
+        case SC_ASG_TERMINATING_PROCEED:
+            if (!in->terminate_sent) {
+                if (lb_draining(asg, g, in)) {
+                    act_set(g, in, "WaitingForELBConnectionDraining", 50);
+                    break;
+                }
+                if (asg->env.terminate_instance)
+                    asg->env.terminate_instance(asg->env.ud, in->info.instance_id, now_ms);
+                in->terminate_sent = 1;
+                act_set(g, in, "InProgress", 50);
+            }
+            es = ec2_state(asg, in);
+            if (es == SC_ASG_EC2_GONE) {
+                in->info.lifecycle_state = SC_ASG_TERMINATED;
+                act_end(g, in, "Successful", now_ms);
+                inst_remove(g, in);
+                continue;
+            }
+            break;
+        case SC_ASG_DETACHING:
+            if (lb_draining(asg, g, in))
+                break;
+            in->info.lifecycle_state = SC_ASG_DETACHED;
+            act_end(g, in, "Successful", now_ms);
+            inst_remove(g, in);
+            continue;
+        case SC_ASG_ENTERING_STANDBY:
+            if (lb_draining(asg, g, in))
+                break;
+            in->info.lifecycle_state = SC_ASG_STANDBY;
+            act_end(g, in, "Successful", now_ms);
+            break;
+        default:
+            break;
+        }
+        i++;
+    }
+}
+
+/* Marks instances unhealthy from EC2 state (even inside the grace period) and, with
+ * HealthCheckType ELB and past the grace period, from their load balancers. */
+static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    int elb = strcmp(g->info.health_check_type, "ELB") == 0;
+
+    g->elb_budget = g->info.desired_capacity / 10 > 1 ? g->info.desired_capacity / 10 : 1;
+    if (proc_suspended(g, SC_ASG_PROC_HEALTH_CHECK))
+        return;
+    for (int i = 0; i < g->ninst; i++) {
+        struct asg_inst *in = &g->inst[i];
+        enum sc_asg_lifecycle s = in->info.lifecycle_state;
+        enum sc_asg_ec2_state es;
+
+        if (in->unhealthy || !asg_counts_capacity(s))
+            continue;
+        es = ec2_state(asg, in);
+        if (es == SC_ASG_EC2_STOPPED || es == SC_ASG_EC2_SHUTTING_DOWN || es == SC_ASG_EC2_GONE) {
+            in->unhealthy = ASG_UNHEALTHY_EC2;
+            in->info.healthy = 0;
+            continue;
+        }
+        if (es == SC_ASG_EC2_IMPAIRED) {
+            if (!in->impaired_since_ms)
+                in->impaired_since_ms = now_ms;
+            if (now_ms - in->impaired_since_ms >= ASG_IMPAIRED_GRACE_MS) {
+                in->unhealthy = ASG_UNHEALTHY_EC2;
+                in->info.healthy = 0;
+                continue;
+            }
+        } else {
+            in->impaired_since_ms = 0;
+        }
+        if (elb && s == SC_ASG_IN_SERVICE && asg->env.lb_instance_state &&
+            now_ms >= in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000) {
+            for (int k = 0; k < g->info.nload_balancer_names; k++) {
+                if (asg->env.lb_instance_state(asg->env.ud, g->info.load_balancer_names[k],
+                                               in->info.instance_id) ==
+                    SC_ASG_LB_OUT_OF_SERVICE) {
+                    in->unhealthy = ASG_UNHEALTHY_ELB;
+                    in->info.healthy = 0;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Terminates instances marked unhealthy (the launch follows in reconcile; cooldown is
+ * ignored). ELB-marked ones at most 10% of desired (min 1) per sweep. */
+static void replace_unhealthy(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    if (proc_suspended(g, SC_ASG_PROC_REPLACE_UNHEALTHY) ||
+        proc_suspended(g, SC_ASG_PROC_TERMINATE))
+        return;
+    for (int i = 0; i < g->ninst; i++) {
+        struct asg_inst *in = &g->inst[i];
+        char cause[ASG_CAUSE_LEN] = "";
+
+        if (!in->unhealthy || !asg_counts_capacity(in->info.lifecycle_state))
+            continue;
+        switch (in->unhealthy) {
+        case ASG_UNHEALTHY_EC2:
+            asg_cause_add(cause, now_ms,
+                          "an instance was taken out of service in response to a EC2 health check indicating it has been terminated or stopped");
+            break;
+        case ASG_UNHEALTHY_ELB:
+            if (g->elb_budget <= 0)
+                continue;
+            g->elb_budget--;
+            asg_cause_add(cause, now_ms,
+                          "an instance was taken out of service in response to an ELB system health check failure");
+            break;
+        default:
+            asg_cause_add(cause, now_ms,
+                          "an instance was taken out of service in response to a user health-check");
+            break;
+        }
+        asg_inst_begin_terminate(asg, g, in, cause, now_ms);
+    }
+}
+
+static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    int cap = sc_asg_group_capacity(&g->info);
+    int desired = g->info.desired_capacity;
+    char cause[ASG_CAUSE_LEN];
+
+    if (cap < desired && !proc_suspended(g, SC_ASG_PROC_LAUNCH) && now_ms >= g->next_launch_ms &&
+        g->info.navailability_zones > 0) {
+        memcpy(cause, g->pending_cause, sizeof(cause));
+        asg_cause_add(cause, now_ms,
+                      "an instance was started in response to a difference between desired and actual capacity, increasing the capacity from %d to %d",
+                      cap, desired);
+        for (int k = cap; k < desired; k++)
+            if (launch_one(asg, g, cause, now_ms) != 0)
+                break;
+    } else if (cap > desired && !proc_suspended(g, SC_ASG_PROC_TERMINATE)) {
+        for (int k = cap; k > desired; k--) {
+            struct asg_inst *v = pick_victim(asg, g, now_ms);
+
+            if (!v)
+                break;
+            memcpy(cause, g->pending_cause, sizeof(cause));
+            asg_cause_add(cause, now_ms,
+                          "an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from %d to %d",
+                          cap, desired);
+            asg_cause_add(cause, now_ms, "instance %s was selected for termination",
+                          v->info.instance_id);
+            asg_inst_begin_terminate(asg, g, v, cause, now_ms);
+        }
+    } else if (cap == desired) {
+        g->pending_cause[0] = '\0';
+        return;
+    } else {
+        return; /* suspended: keep the cause for when the process resumes */
+    }
+    g->pending_cause[0] = '\0';
+}
+
+static void cooldown_bookkeeping(struct asg_group *g, int64_t now_ms)
+{
+    if (g->cooldown_pending_s >= 0 && !asg_group_busy(g)) {
+        g->cooldown_until_ms = now_ms + (int64_t)g->cooldown_pending_s * 1000;
+        g->cooldown_pending_s = -1;
+    }
+}
+
+static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    double v[SC_ASG_METRIC_COUNT] = { 0 };
+    int64_t minute = now_ms - (now_ms % 60000 + 60000) % 60000;
+
+    if (!g->info.metrics_enabled || !asg->env.put_metric) {
+        g->next_metrics_ms = INT64_MAX;
+        return;
+    }
+    if (g->next_metrics_ms != INT64_MAX && now_ms < g->next_metrics_ms)
+        return;
+    v[0] = g->info.min_size;
+    v[1] = g->info.max_size;
+    v[2] = g->info.desired_capacity;
+    for (int i = 0; i < g->ninst; i++) {
+        enum sc_asg_lifecycle s = g->inst[i].info.lifecycle_state;
+
+        if (s == SC_ASG_IN_SERVICE)
+            v[3]++;
+        else if (s == SC_ASG_PENDING || s == SC_ASG_PENDING_WAIT || s == SC_ASG_PENDING_PROCEED)
+            v[4]++;
+        else if (s == SC_ASG_STANDBY || s == SC_ASG_ENTERING_STANDBY)
+            v[5]++;
+        else if (s == SC_ASG_TERMINATING || s == SC_ASG_TERMINATING_WAIT ||
+                 s == SC_ASG_TERMINATING_PROCEED)
+            v[6]++;
+    }
+    v[7] = v[3] + v[4] + v[6];
+    for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
+        if ((g->info.metrics_enabled >> m) & 1u)
+            asg->env.put_metric(asg->env.ud, "AWS/AutoScaling", sc_asg_metric_str(m),
+                                "AutoScalingGroupName", g->info.auto_scaling_group_name, v[m],
+                                "None", minute);
+    g->next_metrics_ms = minute + 60000;
+}
+
+void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
+{
+    int sweep;
+
+    if (now_ms < asg->last_now_ms)
+        now_ms = asg->last_now_ms;
+    asg->last_now_ms = now_ms;
+    sweep = now_ms >= asg->next_sweep_ms;
+    if (sweep)
+        asg->next_sweep_ms = now_ms - now_ms % asg->health_sweep_ms + asg->health_sweep_ms;
+    for (int i = 0; i < asg->ngroups; i++) {
+        struct asg_group *g = asg->groups[i];
+
+        advance_lifecycle(asg, g, now_ms);
+        if (sweep)
+            health_sweep(asg, g, now_ms);
+        replace_unhealthy(asg, g, now_ms);
+        if (!g->deleting)
+            reconcile(asg, g, now_ms);
+        advance_lifecycle(asg, g, now_ms);
+        cooldown_bookkeeping(g, now_ms);
+        put_group_metrics(asg, g, now_ms);
+        acts_trim(g, now_ms);
+    }
+    asg_reap_deleted(asg, now_ms);
+}
+
+int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
+{
+    int64_t due = INT64_MAX;
+
+    for (int gi = 0; gi < asg->ngroups; gi++) {
+        const struct asg_group *g = asg->groups[gi];
+
+        if (g->ninst > 0 || g->info.desired_capacity > 0) {
+            int64_t s = asg->next_sweep_ms > now_ms
+                            ? asg->next_sweep_ms
+                            : now_ms - now_ms % asg->health_sweep_ms + asg->health_sweep_ms;
+
+            if (s < due)
+                due = s;
+        }
+        if (g->next_launch_ms > now_ms && g->next_launch_ms < due)
+            due = g->next_launch_ms;
+        if (g->cooldown_until_ms > now_ms && g->cooldown_until_ms < due)
+            due = g->cooldown_until_ms;
+        if (g->info.metrics_enabled) {
+            int64_t m = g->next_metrics_ms == INT64_MAX ? now_ms + 1 : g->next_metrics_ms;
+
+            if (m <= now_ms)
+                m = now_ms + 1;
+            if (m < due)
+                due = m;
+        }
+        for (int i = 0; i < g->ninst; i++) {
+            const struct asg_inst *in = &g->inst[i];
+
+            if (in->info.lifecycle_state == SC_ASG_IN_SERVICE && in->warm_until_ms > now_ms &&
+                in->warm_until_ms < due)
+                due = in->warm_until_ms;
+        }
+    }
+    return due;
+}
+
+/* --- operations on instances ------------------------------------------------------------------ */
+
+enum sc_status sc_asg_set_desired_capacity(struct sc_asg *asg, const char *group, int desired,
+                                           int honor_cooldown, int64_t now_ms,
+                                           struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if (desired > g->info.max_size)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "New SetDesiredCapacity value %d is above max value %d for the AutoScalingGroup.",
+                       desired, g->info.max_size);
+    if (desired < g->info.min_size)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "New SetDesiredCapacity value %d is below min value %d for the AutoScalingGroup.",
+                       desired, g->info.min_size);
+    if (honor_cooldown && asg_in_cooldown(g, now_ms))
+        return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+                       "Scaling activity is in progress or the group is in cooldown; the request was not honored because HonorCooldown is true.");
+    if (desired != g->info.desired_capacity) {
+        asg_set_desired(g, desired, now_ms,
+                        "a user request explicitly set group desired capacity");
+        asg_start_cooldown(g, g->info.default_cooldown);
+    }
+    return SC_OK;
+}
+
+static enum sc_status instance_not_found(const char *id, struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_VALIDATION,
+                   "Instance Id not found - No managed instance found for instance ID: %s",
+                   id ? id : "null");
+}
+
+enum sc_status sc_asg_terminate_instance(struct sc_asg *asg, const char *instance_id,
+                                         int should_decrement, int64_t now_ms,
+                                         const struct sc_asg_activity_info **out,
+                                         struct sc_error *err)
+{
+    struct asg_group *g = NULL;
+    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    char cause[ASG_CAUSE_LEN] = "";
+    struct asg_activity *a;
+
+    if (!in)
+        return instance_not_found(instance_id, err);
+    if (!asg_counts_capacity(in->info.lifecycle_state) &&
+        in->info.lifecycle_state != SC_ASG_STANDBY) {
+        /* Already leaving: AWS answers with the activity in progress. */
+        a = act_of(g, in);
+        if (out)
+            *out = a ? &a->info : NULL;
+        return SC_OK;
+    }
+    if (should_decrement) {
+        int cap = sc_asg_group_capacity(&g->info);
+        int counts = in->info.lifecycle_state != SC_ASG_STANDBY;
+
+        if (counts && g->info.desired_capacity <= g->info.min_size)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Currently, desiredSize equals minSize (%d). Terminating instance without replacement will violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or lower group's min size.",
+                           g->info.min_size);
+        if (counts) {
+            asg_cause_add(cause, now_ms,
+                          "instance %s was taken out of service in response to a user request, shrinking the capacity from %d to %d",
+                          in->info.instance_id, cap, cap - 1);
+            g->info.desired_capacity--;
+        } else {
+            asg_cause_add(cause, now_ms,
+                          "instance %s was taken out of service in response to a user request",
+                          in->info.instance_id);
+        }
+    } else {
+        asg_cause_add(cause, now_ms,
+                      "instance %s was taken out of service in response to a user request",
+                      in->info.instance_id);
+    }
+    asg_inst_begin_terminate(asg, g, in, cause, now_ms);
+    a = act_of(g, in);
+    if (out)
+        *out = a ? &a->info : NULL;
+    return SC_OK;
+}
+
+enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instance_id,
+                                          const char *health_status,
+                                          int should_respect_grace_period, int64_t now_ms,
+                                          struct sc_error *err)
+{
+    struct asg_group *g = NULL;
+    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    int healthy;
+
+    if (!health_status || (strcmp(health_status, "Healthy") != 0 &&
+                           strcmp(health_status, "Unhealthy") != 0))
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Invalid health status: %s. Valid values are Healthy and Unhealthy.",
+                       health_status ? health_status : "null");
+    if (!in)
+        return instance_not_found(instance_id, err);
+    healthy = strcmp(health_status, "Healthy") == 0;
+    if (should_respect_grace_period && in->info.lifecycle_state == SC_ASG_IN_SERVICE &&
+        now_ms < in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000)
+        return SC_OK; /* inside the grace period the report is ignored */
+    if (in->info.lifecycle_state == SC_ASG_STANDBY)
+        return SC_OK; /* standby: status frozen */
+    if (healthy) {
+        if (asg_counts_capacity(in->info.lifecycle_state)) {
+            in->unhealthy = ASG_HEALTHY;
+            in->info.healthy = 1;
+        }
+    } else if (asg_counts_capacity(in->info.lifecycle_state)) {
+        in->unhealthy = ASG_UNHEALTHY_USER;
+        in->info.healthy = 0;
+    }
+    return SC_OK;
+}
+
+static enum sc_status check_ids(const char *const *ids, int nids, struct sc_error *err)
+{
+    if (nids > SC_ASG_MAX_IDS_PER_CALL)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'instanceIds' failed to satisfy constraint: Member must have length less than or equal to %d",
+                       SC_ASG_MAX_IDS_PER_CALL);
+    for (int i = 0; i < nids; i++)
+        if (!ids[i] || !ids[i][0])
+            return sc_fail(err, SC_ERR_VALIDATION, "Instance ID must not be empty.");
+    return SC_OK;
+}
+
+/* The member of g with this id, or NULL with err set. */
+static struct asg_inst *member(struct sc_asg *asg, struct asg_group *g, const char *id,
+                               struct sc_error *err)
+{
+    struct asg_group *owner = NULL;
+    struct asg_inst *in = asg_inst_get(asg, id, &owner);
+
+    if (!in || owner != g) {
+        sc_fail(err, SC_ERR_VALIDATION,
+                "The instance %s is not part of Auto Scaling group %s.", id,
+                g->info.auto_scaling_group_name);
+        return NULL;
+    }
+    return in;
+}
+
+enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
+                                       const char *const *ids, int nids, int64_t now_ms,
+                                       struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    char zones[SC_ASG_MAX_IDS_PER_CALL][SC_ASG_ID_LEN];
+    enum sc_status st;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = check_ids(ids, nids, err)) != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        enum sc_asg_ec2_state es;
+        int zone_ok = 0;
+
+        if (asg_inst_get(asg, ids[i], NULL))
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "The instance %s is already part of an Auto Scaling group.", ids[i]);
+        if (!asg->env.instance_zone || asg->env.instance_zone(asg->env.ud, ids[i], zones[i]) != 0)
+            return sc_fail(err, SC_ERR_VALIDATION, "Instance %s is not valid.", ids[i]);
+        es = asg->env.instance_state ? asg->env.instance_state(asg->env.ud, ids[i])
+                                     : SC_ASG_EC2_GONE;
+        if (es != SC_ASG_EC2_RUNNING && es != SC_ASG_EC2_IMPAIRED)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Instance %s is not in correct state. Instances must be running to attach.",
+                           ids[i]);
+        for (int z = 0; z < g->info.navailability_zones; z++)
+            zone_ok |= strcmp(g->info.availability_zones[z], zones[i]) == 0;
+        if (!zone_ok)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Instance %s is in Availability Zone %s, which is not enabled for Auto Scaling group %s.",
+                           ids[i], zones[i], g->info.auto_scaling_group_name);
+    }
+    if (g->info.desired_capacity + nids > g->info.max_size)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "AutoScalingGroup: %s has max-size: %d and desired-capacity: %d. Attaching %d instance(s) would exceed the group's max-size.",
+                       g->info.auto_scaling_group_name, g->info.max_size,
+                       g->info.desired_capacity, nids);
+    for (int i = 0; i < nids; i++) {
+        int cap = sc_asg_group_capacity(&g->info);
+        char cause[ASG_CAUSE_LEN] = "", desc[128];
+        struct asg_inst *in = inst_add(g);
+        struct asg_activity *a;
+        int sub = -1;
+
+        if (!in)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", ids[i]);
+        snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", zones[i]);
+        for (int z = 0; g->info.subnets && z < g->info.navailability_zones; z++)
+            if (strcmp(g->info.availability_zones[z], zones[i]) == 0)
+                sub = z;
+        snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
+                 sub >= 0 ? g->info.subnets[sub] : "");
+        in->info.lifecycle_state = SC_ASG_PENDING;
+        in->info.launch_ms = now_ms;
+        in->info.protected_from_scale_in = g->info.new_instances_protected_from_scale_in;
+        g->info.desired_capacity++;
+        asg_cause_add(cause, now_ms,
+                      "an instance was added in response to a user request. Instance %s was attached, increasing the capacity from %d to %d",
+                      ids[i], cap, cap + 1);
+        snprintf(desc, sizeof(desc), "Attaching an existing EC2 instance: %s", ids[i]);
+        a = act_new(asg, g, now_ms, desc, cause, "PreInService", 30, in->info.subnet_id,
+                    in->info.availability_zone);
+        if (a)
+            memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
+                                       const char *const *ids, int nids, int should_decrement,
+                                       int64_t now_ms, struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    enum sc_status st;
+    int counted = 0;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = check_ids(ids, nids, err)) != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        struct asg_inst *in = member(asg, g, ids[i], err);
+
+        if (!in)
+            return err ? err->status : SC_ERR_VALIDATION;
+        if (!asg_counts_capacity(in->info.lifecycle_state) &&
+            in->info.lifecycle_state != SC_ASG_STANDBY)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "The instance %s is not in InService or Standby.", ids[i]);
+        counted += asg_counts_capacity(in->info.lifecycle_state);
+    }
+    if (should_decrement && g->info.desired_capacity - counted < g->info.min_size)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Detaching %d instance(s) with decrement would put the desired capacity of AutoScalingGroup %s below its min size %d.",
+                       nids, g->info.auto_scaling_group_name, g->info.min_size);
+    for (int i = 0; i < nids; i++) {
+        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        int cap = sc_asg_group_capacity(&g->info);
+        int counts = asg_counts_capacity(in->info.lifecycle_state);
+        char cause[ASG_CAUSE_LEN] = "", desc[128];
+        struct asg_activity *a;
+
+        if (should_decrement && counts) {
+            g->info.desired_capacity--;
+            asg_cause_add(cause, now_ms,
+                          "instance %s was detached in response to a user request, shrinking the capacity from %d to %d",
+                          ids[i], cap, cap - 1);
+        } else {
+            asg_cause_add(cause, now_ms, "instance %s was detached in response to a user request",
+                          ids[i]);
+        }
+        act_end(g, in, "Cancelled", now_ms);
+        snprintf(desc, sizeof(desc), "Detaching EC2 instance: %s", ids[i]);
+        a = act_new(asg, g, now_ms, desc, cause, "InProgress", 50, in->info.subnet_id,
+                    in->info.availability_zone);
+        if (a)
+            memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
+        in->info.lifecycle_state = SC_ASG_DETACHING;
+        lb_deregister_all(asg, g, in, now_ms);
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group,
+                                    const char *const *ids, int nids, int should_decrement,
+                                    int64_t now_ms, struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    enum sc_status st;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = check_ids(ids, nids, err)) != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        struct asg_inst *in = member(asg, g, ids[i], err);
+
+        if (!in)
+            return err ? err->status : SC_ERR_VALIDATION;
+        if (in->info.lifecycle_state != SC_ASG_IN_SERVICE)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "The instance %s is not in InService.", ids[i]);
+    }
+    if (should_decrement && g->info.desired_capacity - nids < g->info.min_size)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To place into standby %d instances, please update the AutoScalingGroup sizes appropriately.",
+                       g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
+                       g->info.desired_capacity, nids);
+    for (int i = 0; i < nids; i++) {
+        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        int cap = sc_asg_group_capacity(&g->info);
+        char cause[ASG_CAUSE_LEN] = "", desc[128];
+        struct asg_activity *a;
+
+        if (should_decrement) {
+            g->info.desired_capacity--;
+            asg_cause_add(cause, now_ms,
+                          "instance %s was moved to standby in response to a user request, shrinking the capacity from %d to %d",
+                          ids[i], cap, cap - 1);
+        } else {
+            asg_cause_add(cause, now_ms,
+                          "instance %s was moved to standby in response to a user request",
+                          ids[i]);
+        }
+        snprintf(desc, sizeof(desc), "Moving EC2 instance to Standby: %s", ids[i]);
+        a = act_new(asg, g, now_ms, desc, cause, "InProgress", 50, in->info.subnet_id,
+                    in->info.availability_zone);
+        if (a)
+            memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
+        in->info.lifecycle_state = SC_ASG_ENTERING_STANDBY;
+        lb_deregister_all(asg, g, in, now_ms);
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const char *const *ids,
+                                   int nids, int64_t now_ms, struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    enum sc_status st;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = check_ids(ids, nids, err)) != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        struct asg_inst *in = member(asg, g, ids[i], err);
+
+        if (!in)
+            return err ? err->status : SC_ERR_VALIDATION;
+        if (in->info.lifecycle_state != SC_ASG_STANDBY)
+            return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in Standby.", ids[i]);
+    }
+    if (g->info.desired_capacity + nids > g->info.max_size)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To exit from standby %d instances, please update the AutoScalingGroup sizes appropriately.",
+                       g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
+                       g->info.desired_capacity, nids);
+    for (int i = 0; i < nids; i++) {
+        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        int cap = sc_asg_group_capacity(&g->info);
+        char cause[ASG_CAUSE_LEN] = "", desc[128];
+        struct asg_activity *a;
+
+        g->info.desired_capacity++;
+        asg_cause_add(cause, now_ms,
+                      "instance %s was moved out of standby in response to a user request, increasing the capacity from %d to %d",
+                      ids[i], cap, cap + 1);
+        snprintf(desc, sizeof(desc), "Moving EC2 instance out of Standby: %s", ids[i]);
+        a = act_new(asg, g, now_ms, desc, cause, "PreInService", 30, in->info.subnet_id,
+                    in->info.availability_zone);
+        if (a)
+            memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
+        in->info.lifecycle_state = SC_ASG_PENDING;
+        in->from_standby = 1;
+    }
+    return SC_OK;
+}
+
+/* --- load balancers --------------------------------------------------------------------------- */
+
+enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *group,
+                                            const char *const *names, int nnames, int64_t now_ms,
+                                            struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    struct sc_asg_group_info *gi;
+    enum sc_status st;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    gi = &g->info;
+    if (nnames > 10)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
+    for (int i = 0; i < nnames; i++) {
+        if (!names[i] || !asg->env.lb_exists || !asg->env.lb_exists(asg->env.ud, names[i]))
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
+    }
+    (void)st;
+    for (int i = 0; i < nnames; i++) {
+        int dup = 0;
+        char **grown, *n;
+
+        for (int k = 0; k < gi->nload_balancer_names; k++)
+            dup |= strcmp(gi->load_balancer_names[k], names[i]) == 0;
+        if (dup)
+            continue;
+        if (gi->nload_balancer_names >= SC_ASG_MAX_LOAD_BALANCERS)
+            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
+                           "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
+                           SC_ASG_MAX_LOAD_BALANCERS);
+        n = asg_strdup(names[i]);
+        grown = n ? realloc(gi->load_balancer_names,
+                            (size_t)(gi->nload_balancer_names + 1) * sizeof(*grown))
+                  : NULL;
+        if (!grown) {
+            free(n);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        gi->load_balancer_names = grown;
+        grown[gi->nload_balancer_names++] = n;
+        if (asg->env.lb_register && !proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
+            for (int k = 0; k < g->ninst; k++)
+                if (g->inst[k].info.lifecycle_state == SC_ASG_IN_SERVICE)
+                    asg->env.lb_register(asg->env.ud, n, g->inst[k].info.instance_id, now_ms);
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *group,
+                                            const char *const *names, int nnames, int64_t now_ms,
+                                            struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    struct sc_asg_group_info *gi;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    gi = &g->info;
+    if (nnames > 10)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
+    for (int i = 0; i < nnames; i++) {
+        for (int k = 0; k < gi->nload_balancer_names; k++) {
+            if (!names[i] || strcmp(gi->load_balancer_names[k], names[i]) != 0)
+                continue;
+            if (asg->env.lb_deregister)
+                for (int m = 0; m < g->ninst; m++)
+                    asg->env.lb_deregister(asg->env.ud, gi->load_balancer_names[k],
+                                           g->inst[m].info.instance_id, now_ms);
+            free(gi->load_balancer_names[k]);
+            memmove(&gi->load_balancer_names[k], &gi->load_balancer_names[k + 1],
+                    (size_t)(gi->nload_balancer_names - k - 1) * sizeof(char *));
+            gi->nload_balancer_names--;
+            break;
+        }
+    }
+    return SC_OK;
+}
+
+const char *sc_asg_load_balancer_state(const struct sc_asg *asg,
+                                       const struct sc_asg_group_info *gi, int i)
+{
+    const struct asg_group *g = (const struct asg_group *)gi;
+
+    if (i < 0 || i >= gi->nload_balancer_names)
+        return "";
+    if (!asg->env.lb_instance_state)
+        return "Added";
+    for (int k = 0; k < g->ninst; k++)
+        if (asg->env.lb_instance_state(asg->env.ud, gi->load_balancer_names[i],
+                                       g->inst[k].info.instance_id) == SC_ASG_LB_IN_SERVICE)
+            return "InService";
+    return "Added";
+}
+
+/* --- processes, tags, metrics ------------------------------------------------------------------ */
+
+static enum sc_status process_mask(const char *const *names, int n, unsigned *mask,
+                                   struct sc_error *err)
+{
+    *mask = 0;
+    if (n == 0) {
+        *mask = (1u << SC_ASG_PROC_COUNT) - 1;
+        return SC_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        int found = -1;
+
+        for (int p = 0; p < SC_ASG_PROC_COUNT; p++)
+            if (names[i] && strcmp(names[i], sc_asg_process_str((enum sc_asg_process)p)) == 0)
+                found = p;
+        if (found < 0)
+            return sc_fail(err, SC_ERR_VALIDATION, "Process %s is not a valid process name.",
+                           names[i] ? names[i] : "null");
+        *mask |= 1u << found;
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_suspend_processes(struct sc_asg *asg, const char *group,
+                                        const char *const *names, int nnames, int64_t now_ms,
+                                        struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = process_mask(names, nnames, &mask, err)) != SC_OK)
+        return st;
+    for (int p = 0; p < SC_ASG_PROC_COUNT; p++)
+        if (((mask >> p) & 1u) && !((g->info.suspended >> p) & 1u))
+            g->info.suspended_ms[p] = now_ms;
+    g->info.suspended |= mask;
+    return SC_OK;
+}
+
+enum sc_status sc_asg_resume_processes(struct sc_asg *asg, const char *group,
+                                       const char *const *names, int nnames, int64_t now_ms,
+                                       struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = process_mask(names, nnames, &mask, err)) != SC_OK)
+        return st;
+    g->info.suspended &= ~mask;
+    return SC_OK;
+}
+
+static enum sc_status tag_target(struct sc_asg *asg, const struct sc_asg_tag_req *t,
+                                 struct asg_group **out, struct sc_error *err)
+{
+    if (t->resource_type && strcmp(t->resource_type, "auto-scaling-group") != 0)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Invalid resource type: %s. The only valid resource type is auto-scaling-group.",
+                       t->resource_type);
+    *out = asg_group_get(asg, t->resource_id);
+    if (!*out)
+        return sc_asg_group_not_found(t->resource_id, err);
+    if (!t->key || !t->key[0] || strlen(t->key) > 128)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128");
+    return SC_OK;
+}
+
+enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags,
+                                            int ntags, int64_t now_ms, struct sc_error *err)
+{
+    (void)now_ms;
+    for (int i = 0; i < ntags; i++) {
+        struct asg_group *g;
+        enum sc_status st = tag_target(asg, &tags[i], &g, err);
+        int exists = 0, added = 0;
+
+        if (st != SC_OK)
+            return st;
+        if (strncmp(tags[i].key, "aws:", 4) == 0)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Tag keys starting with 'aws:' are reserved for internal use");
+        if (tags[i].value && strlen(tags[i].value) > 256)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "1 validation error detected: Value at 'tags.member.value' failed to satisfy constraint: Member must have length less than or equal to 256");
+        for (int k = 0; k < g->info.ntags; k++)
+            exists |= strcmp(g->info.tags[k].key, tags[i].key) == 0;
+        for (int j = 0; j < i; j++)
+            added += !exists && tags[j].resource_id && strcmp(tags[j].resource_id, tags[i].resource_id) == 0;
+        if (!exists && g->info.ntags + 1 > SC_ASG_MAX_TAGS)
+            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
+                           "Tag limit exceeded: an Auto Scaling group can have at most %d tags.",
+                           SC_ASG_MAX_TAGS);
+        (void)added;
+    }
+    for (int i = 0; i < ntags; i++) {
+        struct asg_group *g = asg_group_get(asg, tags[i].resource_id);
+        struct sc_asg_group_info *gi = &g->info;
+        struct sc_asg_tag *grown;
+        char *v = asg_strdup(tags[i].value ? tags[i].value : "");
+        int done = 0;
+
+        if (!v)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        for (int k = 0; k < gi->ntags && !done; k++) {
+            if (strcmp(gi->tags[k].key, tags[i].key) == 0) {
+                free(gi->tags[k].value);
+                gi->tags[k].value = v;
+                gi->tags[k].propagate_at_launch = !!tags[i].propagate_at_launch;
+                done = 1;
+            }
+        }
+        if (done)
+            continue;
+        if (gi->ntags >= SC_ASG_MAX_TAGS) {
+            free(v);
+            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
+                           "Tag limit exceeded: an Auto Scaling group can have at most %d tags.",
+                           SC_ASG_MAX_TAGS);
+        }
+        grown = realloc(gi->tags, (size_t)(gi->ntags + 1) * sizeof(*grown));
+        if (!grown) {
+            free(v);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        gi->tags = grown;
+        grown[gi->ntags].key = asg_strdup(tags[i].key);
+        if (!grown[gi->ntags].key) {
+            free(v);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        grown[gi->ntags].value = v;
+        grown[gi->ntags].propagate_at_launch = !!tags[i].propagate_at_launch;
+        gi->ntags++;
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_delete_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags, int ntags,
+                                  int64_t now_ms, struct sc_error *err)
+{
+    (void)now_ms;
+    for (int i = 0; i < ntags; i++) {
+        struct asg_group *g;
+        enum sc_status st = tag_target(asg, &tags[i], &g, err);
+
+        if (st != SC_OK)
+            return st;
+    }
+    for (int i = 0; i < ntags; i++) {
+        struct sc_asg_group_info *gi = &asg_group_get(asg, tags[i].resource_id)->info;
+
+        for (int k = 0; k < gi->ntags; k++) {
+            if (strcmp(gi->tags[k].key, tags[i].key) != 0)
+                continue;
+            if (tags[i].value && strcmp(gi->tags[k].value, tags[i].value) != 0)
+                continue;
+            free(gi->tags[k].key);
+            free(gi->tags[k].value);
+            memmove(&gi->tags[k], &gi->tags[k + 1], (size_t)(gi->ntags - k - 1) * sizeof(gi->tags[0]));
+            gi->ntags--;
+            break;
+        }
+    }
+    return SC_OK;
+}
+
+static enum sc_status metric_mask(const char *const *names, int n, unsigned *mask,
+                                  struct sc_error *err)
+{
+    *mask = 0;
+    if (n == 0) {
+        *mask = (1u << SC_ASG_METRIC_COUNT) - 1;
+        return SC_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        int found = -1;
+
+        for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
+            if (names[i] && strcmp(names[i], sc_asg_metric_str(m)) == 0)
+                found = m;
+        if (found < 0)
+            return sc_fail(err, SC_ERR_VALIDATION, "Invalid metric name: %s",
+                           names[i] ? names[i] : "null");
+        *mask |= 1u << found;
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_enable_metrics_collection(struct sc_asg *asg, const char *group,
+                                                const char *const *metrics, int nmetrics,
+                                                const char *granularity, int64_t now_ms,
+                                                struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if (!granularity || strcmp(granularity, "1Minute") != 0)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Invalid granularity: %s. The only valid granularity is 1Minute.",
+                       granularity ? granularity : "null");
+    if ((st = metric_mask(metrics, nmetrics, &mask, err)) != SC_OK)
+        return st;
+    g->info.metrics_enabled |= mask;
+    g->next_metrics_ms = INT64_MAX; /* put at the next step */
+    return SC_OK;
+}
+
+enum sc_status sc_asg_disable_metrics_collection(struct sc_asg *asg, const char *group,
+                                                 const char *const *metrics, int nmetrics,
+                                                 int64_t now_ms, struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = metric_mask(metrics, nmetrics, &mask, err)) != SC_OK)
+        return st;
+    g->info.metrics_enabled &= ~mask;
+    return SC_OK;
+}

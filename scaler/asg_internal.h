@@ -1,0 +1,125 @@
+/* scaler/asg_internal.h: what asg.c, asg_instance.c and asg_policy.c share; not public.
+ *
+ * The public views (sc_asg_*_info) are the first member of each private record, so a
+ * view pointer converts back to its record. */
+#ifndef SCALER_ASG_INTERNAL_H
+#define SCALER_ASG_INTERNAL_H
+
+#include <stdint.h>
+
+#include "scaler/asg.h"
+
+#define ASG_TIME_LEN 64
+#define ASG_CAUSE_LEN 1024
+/* Impaired status checks are tolerated this long before the instance is unhealthy. */
+#define ASG_IMPAIRED_GRACE_MS (3 * 60 * 1000)
+/* After a failed launch, wait this long before trying again. */
+#define ASG_LAUNCH_RETRY_MS (60 * 1000)
+/* Finished activities older than six weeks are dropped. */
+#define ASG_ACTIVITY_KEEP_MS (42LL * 86400 * 1000)
+
+enum asg_unhealthy {
+    ASG_HEALTHY = 0,
+    ASG_UNHEALTHY_EC2,
+    ASG_UNHEALTHY_ELB,
+    ASG_UNHEALTHY_USER,
+};
+
+struct asg_lc {
+    struct sc_asg_lc_info info;
+};
+
+struct asg_activity {
+    struct sc_asg_activity_info info;
+    uint64_t seq;
+};
+
+struct asg_inst {
+    struct sc_asg_instance_info info;
+    enum asg_unhealthy unhealthy; /* marked, awaiting replacement */
+    int64_t inservice_ms;         /* grace period start */
+    int64_t warm_until_ms;
+    int64_t impaired_since_ms;    /* 0 when not impaired */
+    char activity_id[SC_RNG_UUID_LEN]; /* its current activity, "" when none */
+    int terminate_sent;           /* EC2 terminate requested */
+    int from_standby;             /* Pending after ExitStandby */
+};
+
+struct asg_policy {
+    struct sc_asg_policy_info info;
+    struct asg_group *group;
+};
+
+struct asg_group {
+    struct sc_asg_group_info info; /* first: views convert back */
+    struct asg_inst *inst;
+    int ninst, cap_inst;
+    /* Scratch for the termination choice, cap_inst entries (grown with inst). */
+    struct asg_inst **scratch;
+    int64_t *scratch_key;
+    struct asg_activity **acts; /* creation order */
+    int nacts;
+    struct asg_policy **pol; /* creation order */
+    int npol;
+    char pending_cause[ASG_CAUSE_LEN]; /* desired-change sentence(s) awaiting the launches */
+    int64_t cooldown_until_ms;
+    int cooldown_pending_s; /* >= 0: start this cooldown when the activities finish */
+    int64_t next_launch_ms; /* launch retry after a failure */
+    int64_t next_metrics_ms;
+    int elb_budget; /* ELB-unhealthy replacements left this sweep */
+    int deleting;
+};
+
+struct sc_asg {
+    char account[32];
+    char region[32];
+    struct sc_rng *rng;
+    struct sc_asg_env env;
+    int64_t health_sweep_ms;
+    int64_t next_sweep_ms;
+    int64_t last_now_ms;
+    uint64_t seq;
+    struct asg_group **groups; /* by name */
+    int ngroups;
+    struct asg_lc **lcs; /* by name */
+    int nlcs;
+};
+
+/* asg.c */
+char *asg_strdup(const char *s);
+char *asg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char **asg_dup_strv(const char *const *v, int n);
+void asg_free_strv(char **v, int n);
+void asg_iso_time(int64_t ms, char out[ASG_TIME_LEN]);
+void asg_cause_add(char *buf, int64_t now_ms, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int asg_group_index(const struct sc_asg *asg, const char *name, int *pos);
+struct asg_group *asg_group_get(const struct sc_asg *asg, const char *name);
+struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
+                              struct asg_group **gout);
+int asg_counts_capacity(enum sc_asg_lifecycle s);
+void asg_group_free(struct asg_group *g);
+void asg_set_desired(struct asg_group *g, int desired, int64_t now_ms, const char *clause_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void asg_reap_deleted(struct sc_asg *asg, int64_t now_ms);
+
+/* asg_instance.c */
+void asg_inst_cleanup(struct asg_inst *in);
+void asg_activity_free(struct asg_activity *a);
+int asg_group_busy(const struct asg_group *g);
+void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                              const char *cause, int64_t now_ms);
+/* Instances InService and past warm-up; and those still warming (Pending or warming). */
+int asg_group_warmed(const struct asg_group *g, int64_t now_ms);
+int asg_group_warming(const struct asg_group *g, int64_t now_ms);
+int asg_in_cooldown(const struct asg_group *g, int64_t now_ms);
+void asg_start_cooldown(struct asg_group *g, int cooldown_s);
+
+/* asg_policy.c */
+void asg_policy_free(struct asg_policy *p);
+void asg_group_drop_policies(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* Warm-up seconds for instances launched now: policy EstimatedInstanceWarmup (the largest
+ * among step/target-tracking policies), else DefaultInstanceWarmup, else DefaultCooldown. */
+int asg_group_warmup_s(const struct asg_group *g);
+
+#endif

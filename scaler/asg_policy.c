@@ -1,0 +1,745 @@
+/* scaler/asg_policy.c: scaling policies, ExecutePolicy and alarm actions (spec 4). */
+#include "scaler/asg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/asg_internal.h"
+
+#define NOT_OVERRIDE "Auto Scaling Policy not executed because its effect does not override in-progress scaling actions"
+
+static const char *const policy_type_names[] = {
+    [SC_ASG_SIMPLE_SCALING] = "SimpleScaling",
+    [SC_ASG_STEP_SCALING] = "StepScaling",
+    [SC_ASG_TARGET_TRACKING_SCALING] = "TargetTrackingScaling",
+};
+
+const char *sc_asg_policy_type_str(enum sc_asg_policy_type t)
+{
+    if ((unsigned)t > SC_ASG_TARGET_TRACKING_SCALING)
+        return "";
+    return policy_type_names[t];
+}
+
+void asg_policy_free(struct asg_policy *p)
+{
+    struct sc_asg_policy_info *i;
+
+    if (!p)
+        return;
+    i = &p->info;
+    free(i->auto_scaling_group_name);
+    free(i->policy_name);
+    free(i->policy_arn);
+    free(i->metric_aggregation_type);
+    free(i->step_adjustments);
+    free(i->predefined_metric_type);
+    free(i->resource_label);
+    free(i->metric_name);
+    free(i->namespace_);
+    for (int k = 0; k < i->ndimensions; k++) {
+        free(i->dimensions[k].key);
+        free(i->dimensions[k].value);
+    }
+    free(i->dimensions);
+    free(i->statistic);
+    free(i->unit);
+    for (int k = 0; k < 2; k++) {
+        free(i->alarm_names[k]);
+        free(i->alarm_arns[k]);
+    }
+    free(p);
+}
+
+static void drop_alarms(struct sc_asg *asg, struct asg_policy *p, int64_t now_ms)
+{
+    for (int k = 0; k < 2; k++) {
+        if (p->info.alarm_names[k] && asg->env.delete_alarm)
+            asg->env.delete_alarm(asg->env.ud, p->info.alarm_names[k], now_ms);
+        free(p->info.alarm_names[k]);
+        free(p->info.alarm_arns[k]);
+        p->info.alarm_names[k] = NULL;
+        p->info.alarm_arns[k] = NULL;
+    }
+}
+
+void asg_group_drop_policies(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    for (int k = 0; k < g->npol; k++) {
+        drop_alarms(asg, g->pol[k], now_ms);
+        asg_policy_free(g->pol[k]);
+    }
+    free(g->pol);
+    g->pol = NULL;
+    g->npol = 0;
+}
+
+int asg_group_warmup_s(const struct asg_group *g)
+{
+    int best = -1;
+
+    for (int k = 0; k < g->npol; k++) {
+        const struct sc_asg_policy_info *p = &g->pol[k]->info;
+
+        if (p->policy_type != SC_ASG_SIMPLE_SCALING && p->has_estimated_instance_warmup &&
+            p->estimated_instance_warmup > best)
+            best = p->estimated_instance_warmup;
+    }
+    if (best >= 0)
+        return best;
+    if (g->info.has_default_instance_warmup)
+        return g->info.default_instance_warmup;
+    return g->info.default_cooldown;
+}
+
+/* --- lookup ------------------------------------------------------------------------------------ */
+
+static struct asg_policy *policy_get(const struct sc_asg *asg, const char *group,
+                                     const char *name_or_arn)
+{
+    if (!name_or_arn)
+        return NULL;
+    if (strncmp(name_or_arn, "arn:", 4) == 0) {
+        for (int gi = 0; gi < asg->ngroups; gi++) {
+            struct asg_group *g = asg->groups[gi];
+
+            for (int k = 0; k < g->npol; k++)
+                if (strcmp(g->pol[k]->info.policy_arn, name_or_arn) == 0)
+                    return g->pol[k];
+        }
+        return NULL;
+    }
+    {
+        struct asg_group *g = asg_group_get(asg, group);
+
+        if (!g)
+            return NULL;
+        for (int k = 0; k < g->npol; k++)
+            if (strcmp(g->pol[k]->info.policy_name, name_or_arn) == 0)
+                return g->pol[k];
+    }
+    return NULL;
+}
+
+int sc_asg_policy_count(const struct sc_asg *asg)
+{
+    int n = 0;
+
+    for (int gi = 0; gi < asg->ngroups; gi++)
+        n += asg->groups[gi]->npol;
+    return n;
+}
+
+const struct sc_asg_policy_info *sc_asg_policy_at(const struct sc_asg *asg, int i)
+{
+    for (int gi = 0; gi < asg->ngroups && i >= 0; gi++) {
+        struct asg_group *g = asg->groups[gi];
+
+        if (i < g->npol)
+            return &g->pol[i]->info;
+        i -= g->npol;
+    }
+    return NULL;
+}
+
+const struct sc_asg_policy_info *sc_asg_policy_find(const struct sc_asg *asg, const char *group,
+                                                    const char *policy_name_or_arn)
+{
+    struct asg_policy *p = policy_get(asg, group, policy_name_or_arn);
+
+    return p ? &p->info : NULL;
+}
+
+/* --- PutScalingPolicy ------------------------------------------------------------------------- */
+
+static enum sc_status parse_type(const char *s, enum sc_asg_policy_type *t, struct sc_error *err)
+{
+    if (!s || strcmp(s, "SimpleScaling") == 0) {
+        *t = SC_ASG_SIMPLE_SCALING;
+        return SC_OK;
+    }
+    if (strcmp(s, "StepScaling") == 0) {
+        *t = SC_ASG_STEP_SCALING;
+        return SC_OK;
+    }
+    if (strcmp(s, "TargetTrackingScaling") == 0) {
+        *t = SC_ASG_TARGET_TRACKING_SCALING;
+        return SC_OK;
+    }
+    if (strcmp(s, "PredictiveScaling") == 0)
+        return sc_fail(err, SC_ERR_VALIDATION, "PredictiveScaling policies are not supported by scalelab.");
+    return sc_fail(err, SC_ERR_VALIDATION,
+                   "1 validation error detected: Value '%s' at 'policyType' failed to satisfy constraint: Member must satisfy enum value set: [SimpleScaling, StepScaling, TargetTrackingScaling, PredictiveScaling]",
+                   s);
+}
+
+static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_policy_type t,
+                               enum sc_adjustment_type *adj, struct sc_error *err)
+{
+    enum sc_status st;
+
+    if (!r->policy_name || !r->policy_name[0] || strlen(r->policy_name) > 255)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'policyName' failed to satisfy constraint: Member must have length between 1 and 255");
+    if (t == SC_ASG_TARGET_TRACKING_SCALING) {
+        const struct sc_asg_tt_req *tt = &r->target_tracking;
+
+        if (!r->has_target_tracking)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "TargetTrackingConfiguration is required for policy type TargetTrackingScaling.");
+        if (r->adjustment_type || r->has_scaling_adjustment || r->nstep_adjustments > 0 ||
+            r->has_min_adjustment_magnitude || r->has_cooldown || r->metric_aggregation_type)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "AdjustmentType, ScalingAdjustment, StepAdjustments, MinAdjustmentMagnitude, Cooldown and MetricAggregationType are not supported for policy type TargetTrackingScaling.");
+        if (!isfinite(tt->target_value))
+            return sc_fail(err, SC_ERR_VALIDATION, "TargetValue must be a finite number.");
+        if (!(tt->target_value > 0))
+            return sc_fail(err, SC_ERR_VALIDATION, "TargetValue must be greater than 0.");
+        if (tt->predefined_metric_type) {
+            static const char *const ok[] = { "ASGAverageCPUUtilization", "ASGAverageNetworkIn",
+                                              "ASGAverageNetworkOut", "ALBRequestCountPerTarget" };
+            int found = 0;
+
+            for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
+                found |= strcmp(tt->predefined_metric_type, ok[k]) == 0;
+            if (!found)
+                return sc_fail(err, SC_ERR_VALIDATION,
+                               "1 validation error detected: Value '%s' at 'targetTrackingConfiguration.predefinedMetricSpecification.predefinedMetricType' failed to satisfy constraint: Member must satisfy enum value set: [ASGAverageCPUUtilization, ASGAverageNetworkIn, ASGAverageNetworkOut, ALBRequestCountPerTarget]",
+                               tt->predefined_metric_type);
+            if (strcmp(tt->predefined_metric_type, "ALBRequestCountPerTarget") == 0 &&
+                (!tt->resource_label || !strstr(tt->resource_label, "targetgroup/")))
+                return sc_fail(err, SC_ERR_VALIDATION,
+                               "Resource label is required for ALBRequestCountPerTarget and must be of the form app/<load-balancer-name>/<load-balancer-id>/targetgroup/<target-group-name>/<target-group-id>.");
+        } else if (!tt->metric_name || !tt->namespace_ || !tt->statistic) {
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Either PredefinedMetricSpecification or CustomizedMetricSpecification (MetricName, Namespace, Statistic) must be specified.");
+        }
+        if (r->has_estimated_instance_warmup &&
+            (st = r->estimated_instance_warmup < 0 ? SC_ERR_VALIDATION : SC_OK) != SC_OK)
+            return sc_fail(err, st, "EstimatedInstanceWarmup must be greater than or equal to 0.");
+        return SC_OK;
+    }
+    if (r->has_target_tracking)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "TargetTrackingConfiguration is only supported for policy type TargetTrackingScaling.");
+    if (!r->adjustment_type)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "AdjustmentType is required for policy type %s.", sc_asg_policy_type_str(t));
+    if (sc_adjustment_type_parse(r->adjustment_type, adj) != 0)
+        return sc_fail(err, SC_ERR_VALIDATION, "Invalid adjustment type %s.", r->adjustment_type);
+    if (r->has_min_adjustment_magnitude) {
+        if (*adj != SC_ADJ_PERCENT_CHANGE_IN_CAPACITY)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "MinAdjustmentMagnitude may only be specified with an AdjustmentType of PercentChangeInCapacity.");
+        if (r->min_adjustment_magnitude < 1)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "MinAdjustmentMagnitude must be greater than or equal to 1.");
+    }
+    if (t == SC_ASG_SIMPLE_SCALING) {
+        if (!r->has_scaling_adjustment)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "ScalingAdjustment is required for policy type SimpleScaling.");
+        if (r->nstep_adjustments > 0 || r->metric_aggregation_type ||
+            r->has_estimated_instance_warmup)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "StepAdjustments, MetricAggregationType and EstimatedInstanceWarmup are not supported for policy type SimpleScaling.");
+        if (*adj == SC_ADJ_EXACT_CAPACITY && r->scaling_adjustment < 0)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "ScalingAdjustment must be greater than or equal to 0 for AdjustmentType ExactCapacity.");
+        if (r->has_cooldown && r->cooldown < 0)
+            return sc_fail(err, SC_ERR_VALIDATION, "Cooldown must be greater than or equal to 0.");
+        return SC_OK;
+    }
+    /* StepScaling */
+    if (r->has_scaling_adjustment || r->has_cooldown)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "ScalingAdjustment and Cooldown are not supported for policy type StepScaling.");
+    if (r->metric_aggregation_type && strcmp(r->metric_aggregation_type, "Average") != 0 &&
+        strcmp(r->metric_aggregation_type, "Minimum") != 0 &&
+        strcmp(r->metric_aggregation_type, "Maximum") != 0)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Invalid metric aggregation type %s. Valid values are Average, Minimum and Maximum.",
+                       r->metric_aggregation_type);
+    if (r->has_estimated_instance_warmup && r->estimated_instance_warmup < 0)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "EstimatedInstanceWarmup must be greater than or equal to 0.");
+    st = sc_policy_steps_validate(r->step_adjustments, r->nstep_adjustments, err);
+    if (st != SC_OK)
+        return st;
+    if (*adj == SC_ADJ_EXACT_CAPACITY)
+        for (int k = 0; k < r->nstep_adjustments; k++)
+            if (r->step_adjustments[k].scaling_adjustment < 0)
+                return sc_fail(err, SC_ERR_VALIDATION,
+                               "ScalingAdjustment must be greater than or equal to 0 for AdjustmentType ExactCapacity.");
+    return SC_OK;
+}
+
+/* Fills the target-tracking metric fields of p from the request. Returns 0 or -1 (OOM). */
+static int set_tt_metric(struct asg_policy *p, const struct sc_asg_tt_req *tt)
+{
+    struct sc_asg_policy_info *i = &p->info;
+
+    i->target_value = tt->target_value;
+    i->disable_scale_in = !!tt->disable_scale_in;
+    if (tt->predefined_metric_type) {
+        i->predefined_metric_type = asg_strdup(tt->predefined_metric_type);
+        i->resource_label = asg_strdup(tt->resource_label);
+        return i->predefined_metric_type && (!tt->resource_label || i->resource_label) ? 0 : -1;
+    }
+    i->metric_name = asg_strdup(tt->metric_name);
+    i->namespace_ = asg_strdup(tt->namespace_);
+    i->statistic = asg_strdup(tt->statistic);
+    i->unit = asg_strdup(tt->unit);
+    if (!i->metric_name || !i->namespace_ || !i->statistic || (tt->unit && !i->unit))
+        return -1;
+    if (tt->ndimensions > 0) {
+        i->dimensions = calloc((size_t)tt->ndimensions, sizeof(*i->dimensions));
+        if (!i->dimensions)
+            return -1;
+        i->ndimensions = tt->ndimensions;
+        for (int k = 0; k < tt->ndimensions; k++) {
+            i->dimensions[k].key = asg_strdup(tt->dimensions[k].key ? tt->dimensions[k].key : "");
+            i->dimensions[k].value = asg_strdup(tt->dimensions[k].value ? tt->dimensions[k].value : "");
+            if (!i->dimensions[k].key || !i->dimensions[k].value)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Creates (or re-puts) the High and Low alarms of a target-tracking policy. */
+static enum sc_status put_tt_alarms(struct sc_asg *asg, struct asg_policy *p, int64_t now_ms,
+                                    struct sc_error *err)
+{
+    struct sc_asg_policy_info *i = &p->info;
+    const char *group = i->auto_scaling_group_name;
+    struct sc_asg_alarm_spec spec;
+    struct sc_asg_kv dims[32];
+    char *desc;
+    int nd = 0;
+
+    memset(&spec, 0, sizeof(spec));
+    if (i->predefined_metric_type) {
+        const char *pm = i->predefined_metric_type;
+
+        if (strcmp(pm, "ALBRequestCountPerTarget") == 0) {
+            const char *tg = strstr(i->resource_label, "targetgroup/");
+
+            spec.namespace_ = "AWS/ApplicationELB";
+            spec.metric_name = "RequestCountPerTarget";
+            spec.statistic = "Sum";
+            dims[nd].key = "TargetGroup";
+            dims[nd++].value = tg;
+        } else {
+            spec.namespace_ = "AWS/EC2";
+            spec.metric_name = strcmp(pm, "ASGAverageCPUUtilization") == 0 ? "CPUUtilization"
+                               : strcmp(pm, "ASGAverageNetworkIn") == 0    ? "NetworkIn"
+                                                                           : "NetworkOut";
+            spec.statistic = "Average";
+            dims[nd].key = "AutoScalingGroupName";
+            dims[nd++].value = group;
+        }
+    } else {
+        spec.namespace_ = i->namespace_;
+        spec.metric_name = i->metric_name;
+        spec.statistic = i->statistic;
+        spec.unit = i->unit;
+        for (int k = 0; k < i->ndimensions && nd < 32; k++) {
+            dims[nd].key = i->dimensions[k].key;
+            dims[nd++].value = i->dimensions[k].value;
+        }
+    }
+    spec.dimensions = dims;
+    spec.ndimensions = nd;
+    spec.period_s = 60;
+    spec.alarm_action = i->policy_arn;
+    desc = asg_asprintf("DO NOT EDIT OR DELETE. For TargetTrackingScaling policy %s.", i->policy_arn);
+    if (!desc)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    spec.alarm_description = desc;
+    for (int k = 0; k < 2; k++) {
+        char uuid[SC_RNG_UUID_LEN];
+        enum sc_status st;
+
+        if (k == 1 && i->disable_scale_in) {
+            continue;
+        }
+        if (!i->alarm_names[k]) {
+            sc_rng_uuid(asg->rng, uuid);
+            i->alarm_names[k] = asg_asprintf("TargetTracking-%s-%s-%s", group,
+                                             k == 0 ? "AlarmHigh" : "AlarmLow", uuid);
+            if (!i->alarm_names[k])
+                goto oom;
+            i->alarm_arns[k] = asg_asprintf("arn:aws:cloudwatch:%s:%s:alarm:%s", asg->region,
+                                            asg->account, i->alarm_names[k]);
+            if (!i->alarm_arns[k])
+                goto oom;
+        }
+        spec.alarm_name = i->alarm_names[k];
+        spec.evaluation_periods = k == 0 ? 3 : 15;
+        spec.datapoints_to_alarm = spec.evaluation_periods;
+        spec.threshold = k == 0 ? i->target_value : i->target_value * 0.9;
+        spec.comparison_operator = k == 0 ? "GreaterThanThreshold" : "LessThanThreshold";
+        if (asg->env.put_alarm) {
+            st = asg->env.put_alarm(asg->env.ud, &spec, now_ms, err);
+            if (st != SC_OK) {
+                free(desc);
+                return st;
+            }
+        }
+    }
+    free(desc);
+    return SC_OK;
+
+oom:
+    free(desc);
+    return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+}
+
+enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg_policy_req *r,
+                                         int64_t now_ms, const struct sc_asg_policy_info **out,
+                                         struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, r->auto_scaling_group_name);
+    struct asg_policy *old, *p = NULL;
+    struct sc_asg_policy_info *i;
+    enum sc_asg_policy_type t = SC_ASG_SIMPLE_SCALING;
+    enum sc_adjustment_type adj = SC_ADJ_CHANGE_IN_CAPACITY;
+    enum sc_status st;
+    char uuid[SC_RNG_UUID_LEN];
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(r->auto_scaling_group_name, err);
+    if ((st = parse_type(r->policy_type, &t, err)) != SC_OK)
+        return st;
+    if ((st = validate(r, t, &adj, err)) != SC_OK)
+        return st;
+    old = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
+    if (!old && g->npol >= SC_ASG_MAX_POLICIES)
+        return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
+                       "You have reached your quota of %d scaling policies for Auto Scaling group %s.",
+                       SC_ASG_MAX_POLICIES, g->info.auto_scaling_group_name);
+    p = calloc(1, sizeof(*p));
+    if (!p)
+        goto oom;
+    p->group = g;
+    i = &p->info;
+    i->auto_scaling_group_name = asg_strdup(g->info.auto_scaling_group_name);
+    i->policy_name = asg_strdup(r->policy_name);
+    if (old) {
+        i->policy_arn = asg_strdup(old->info.policy_arn);
+    } else {
+        sc_rng_uuid(asg->rng, uuid);
+        i->policy_arn = asg_asprintf(
+            "arn:aws:autoscaling:%s:%s:scalingPolicy:%s:autoScalingGroupName/%s:policyName/%s",
+            asg->region, asg->account, uuid, g->info.auto_scaling_group_name, r->policy_name);
+    }
+    if (!i->auto_scaling_group_name || !i->policy_name || !i->policy_arn)
+        goto oom;
+    i->policy_type = t;
+    i->enabled = r->has_enabled ? !!r->enabled : 1;
+    i->has_estimated_instance_warmup = r->has_estimated_instance_warmup;
+    i->estimated_instance_warmup = r->estimated_instance_warmup;
+    if (t != SC_ASG_TARGET_TRACKING_SCALING) {
+        i->has_adjustment_type = 1;
+        i->adjustment_type = adj;
+        i->has_min_adjustment_magnitude = r->has_min_adjustment_magnitude;
+        i->min_adjustment_magnitude = r->min_adjustment_magnitude;
+    }
+    if (t == SC_ASG_SIMPLE_SCALING) {
+        i->has_scaling_adjustment = 1;
+        i->scaling_adjustment = r->scaling_adjustment;
+        i->has_cooldown = r->has_cooldown;
+        i->cooldown = r->cooldown;
+    } else if (t == SC_ASG_STEP_SCALING) {
+        i->metric_aggregation_type =
+            asg_strdup(r->metric_aggregation_type ? r->metric_aggregation_type : "Average");
+        i->step_adjustments = calloc((size_t)r->nstep_adjustments, sizeof(*i->step_adjustments));
+        if (!i->metric_aggregation_type || !i->step_adjustments)
+            goto oom;
+        memcpy(i->step_adjustments, r->step_adjustments,
+               (size_t)r->nstep_adjustments * sizeof(*i->step_adjustments));
+        i->nstep_adjustments = r->nstep_adjustments;
+    } else {
+        if (set_tt_metric(p, &r->target_tracking) != 0)
+            goto oom;
+        if (old) {
+            /* Keep the alarm names; drop the Low alarm when scale-in is now disabled. */
+            for (int k = 0; k < 2; k++) {
+                if (!old->info.alarm_names[k])
+                    continue;
+                if (k == 1 && i->disable_scale_in) {
+                    if (asg->env.delete_alarm)
+                        asg->env.delete_alarm(asg->env.ud, old->info.alarm_names[k], now_ms);
+                    continue;
+                }
+                i->alarm_names[k] = old->info.alarm_names[k];
+                i->alarm_arns[k] = old->info.alarm_arns[k];
+                old->info.alarm_names[k] = NULL;
+                old->info.alarm_arns[k] = NULL;
+            }
+        }
+        st = put_tt_alarms(asg, p, now_ms, err);
+        if (st != SC_OK) {
+            asg_policy_free(p);
+            return st;
+        }
+    }
+    if (old) {
+        if (t != SC_ASG_TARGET_TRACKING_SCALING)
+            drop_alarms(asg, old, now_ms);
+        for (int k = 0; k < g->npol; k++)
+            if (g->pol[k] == old)
+                g->pol[k] = p;
+        asg_policy_free(old);
+    } else {
+        struct asg_policy **grown = realloc(g->pol, (size_t)(g->npol + 1) * sizeof(*grown));
+
+        if (!grown) {
+            drop_alarms(asg, p, now_ms);
+            goto oom;
+        }
+        g->pol = grown;
+        g->pol[g->npol++] = p;
+    }
+    if (out)
+        *out = &p->info;
+    return SC_OK;
+
+oom:
+    asg_policy_free(p);
+    return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+}
+
+enum sc_status sc_asg_delete_policy(struct sc_asg *asg, const char *group,
+                                    const char *policy_name_or_arn, int64_t now_ms,
+                                    struct sc_error *err)
+{
+    struct asg_policy *p = policy_get(asg, group, policy_name_or_arn);
+    struct asg_group *g;
+
+    if (!p) {
+        if (policy_name_or_arn && strncmp(policy_name_or_arn, "arn:", 4) != 0 &&
+            !asg_group_get(asg, group))
+            return sc_asg_group_not_found(group, err);
+        return sc_fail(err, SC_ERR_VALIDATION, "Policy %s not found",
+                       policy_name_or_arn ? policy_name_or_arn : "null");
+    }
+    g = p->group;
+    drop_alarms(asg, p, now_ms);
+    for (int k = 0; k < g->npol; k++) {
+        if (g->pol[k] == p) {
+            memmove(&g->pol[k], &g->pol[k + 1], (size_t)(g->npol - k - 1) * sizeof(g->pol[0]));
+            g->npol--;
+            break;
+        }
+    }
+    asg_policy_free(p);
+    return SC_OK;
+}
+
+/* --- executing a policy -------------------------------------------------------------------------- */
+
+enum trigger { BY_USER, BY_ALARM };
+
+struct exec {
+    enum trigger by;
+    const char *alarm_name;
+    int honor_cooldown;
+    int has_metric;
+    double metric;
+    double threshold;
+};
+
+static void change_desired(struct asg_group *g, struct asg_policy *p, const struct exec *x,
+                           int desired, int64_t now_ms)
+{
+    if (x->by == BY_ALARM)
+        asg_set_desired(g, desired, now_ms,
+                        "a monitor alarm %s in state ALARM triggered policy %s", x->alarm_name,
+                        p->info.policy_name);
+    else
+        asg_set_desired(g, desired, now_ms, "a user request executed policy %s",
+                        p->info.policy_name);
+}
+
+static enum sc_status exec_simple(struct asg_group *g, struct asg_policy *p, const struct exec *x,
+                                  int64_t now_ms, struct sc_error *err)
+{
+    const struct sc_asg_policy_info *i = &p->info;
+    int64_t want;
+
+    if (asg_in_cooldown(g, now_ms) && (x->by == BY_ALARM || x->honor_cooldown)) {
+        if (x->by == BY_USER)
+            return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+                           "Scaling activity is in progress or the group is in cooldown; policy %s was not executed because HonorCooldown is true.",
+                           i->policy_name);
+        return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+                       "Auto Scaling Policy not executed because the group is in cooldown");
+    }
+    want = sc_policy_new_capacity(i->adjustment_type, g->info.desired_capacity,
+                                  i->scaling_adjustment, i->min_adjustment_magnitude);
+    want = sc_policy_clamp(want, g->info.min_size, g->info.max_size);
+    if (want != g->info.desired_capacity) {
+        change_desired(g, p, x, (int)want, now_ms);
+        asg_start_cooldown(g, i->has_cooldown ? i->cooldown : g->info.default_cooldown);
+    }
+    return SC_OK;
+}
+
+/* Step and target tracking: scale-out counts from the warmed instances and never lowers
+ * what warming instances already stand for; scale-in waits until none is warming. */
+static enum sc_status apply_warmup_rules(struct asg_group *g, struct asg_policy *p,
+                                         const struct exec *x, int out, int64_t want,
+                                         int64_t now_ms, struct sc_error *err)
+{
+    int desired = g->info.desired_capacity;
+
+    want = sc_policy_clamp(want, g->info.min_size, g->info.max_size);
+    if (out) {
+        if (want <= desired) {
+            if (want < desired || asg_group_warming(g, now_ms) > 0)
+                return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, NOT_OVERRIDE);
+            return SC_OK;
+        }
+    } else {
+        if (want >= desired)
+            return SC_OK;
+        if (asg_group_warming(g, now_ms) > 0)
+            return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, NOT_OVERRIDE);
+    }
+    change_desired(g, p, x, (int)want, now_ms);
+    return SC_OK;
+}
+
+static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const struct exec *x,
+                                int64_t now_ms, struct sc_error *err)
+{
+    const struct sc_asg_policy_info *i = &p->info;
+    int idx, out;
+    int64_t a, want, base;
+
+    if (!x->has_metric)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Policy %s not executed: no metric value to select a step adjustment.",
+                       i->policy_name);
+    idx = sc_policy_step_select(i->step_adjustments, i->nstep_adjustments, x->metric - x->threshold);
+    if (idx < 0)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Policy %s: the metric value %g does not fall into any of the step adjustments for breach threshold %g.",
+                       i->policy_name, x->metric, x->threshold);
+    a = i->step_adjustments[idx].scaling_adjustment;
+    if (i->adjustment_type == SC_ADJ_EXACT_CAPACITY)
+        out = a > g->info.desired_capacity;
+    else
+        out = a > 0;
+    if (i->adjustment_type != SC_ADJ_EXACT_CAPACITY && a == 0)
+        return SC_OK;
+    base = out ? asg_group_warmed(g, now_ms) : g->info.desired_capacity;
+    want = sc_policy_new_capacity(i->adjustment_type, base, a, i->min_adjustment_magnitude);
+    return apply_warmup_rules(g, p, x, out, want, now_ms, err);
+}
+
+static enum sc_status exec_tt(struct sc_asg *asg, struct asg_group *g, struct asg_policy *p,
+                              const struct exec *x, int64_t now_ms, struct sc_error *err)
+{
+    const struct sc_asg_policy_info *i = &p->info;
+    int high = i->alarm_names[0] && x->alarm_name && strcmp(x->alarm_name, i->alarm_names[0]) == 0;
+    int low = i->alarm_names[1] && x->alarm_name && strcmp(x->alarm_name, i->alarm_names[1]) == 0;
+    int64_t want;
+
+    if (!x->has_metric || (!high && !low))
+        return SC_OK;
+    if (high) {
+        want = sc_policy_target_tracking_capacity(asg_group_warmed(g, now_ms), x->metric,
+                                                  i->target_value);
+        return apply_warmup_rules(g, p, x, 1, want, now_ms, err);
+    }
+    if (i->disable_scale_in)
+        return SC_OK;
+    /* Scale in only when every scale-in-enabled target-tracking policy agrees. */
+    for (int k = 0; k < g->npol; k++) {
+        const struct sc_asg_policy_info *o = &g->pol[k]->info;
+
+        if (g->pol[k] == p || o->policy_type != SC_ASG_TARGET_TRACKING_SCALING || !o->enabled ||
+            o->disable_scale_in || !o->alarm_names[1])
+            continue;
+        if (!asg->env.alarm_in_alarm || !asg->env.alarm_in_alarm(asg->env.ud, o->alarm_names[1]))
+            return SC_OK;
+    }
+    want = sc_policy_target_tracking_capacity(g->info.desired_capacity, x->metric, i->target_value);
+    return apply_warmup_rules(g, p, x, 0, want, now_ms, err);
+}
+
+enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exec_req *r,
+                                     int64_t now_ms, struct sc_error *err)
+{
+    struct asg_policy *p;
+    struct asg_group *g;
+    struct exec x = { 0 };
+
+    if (r->policy_name && strncmp(r->policy_name, "arn:", 4) != 0 &&
+        !asg_group_get(asg, r->auto_scaling_group_name))
+        return sc_asg_group_not_found(r->auto_scaling_group_name, err);
+    p = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
+    if (!p)
+        return sc_fail(err, SC_ERR_VALIDATION, "No policy found for service namespace: autoscaling, policy name: %s",
+                       r->policy_name ? r->policy_name : "null");
+    g = p->group;
+    if (g->deleting)
+        return sc_asg_group_not_found(g->info.auto_scaling_group_name, err);
+    x.by = BY_USER;
+    x.honor_cooldown = r->honor_cooldown;
+    switch (p->info.policy_type) {
+    case SC_ASG_SIMPLE_SCALING:
+        if (r->has_metric_value || r->has_breach_threshold)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "MetricValue and BreachThreshold are only valid for policies of type StepScaling.");
+        return exec_simple(g, p, &x, now_ms, err);
+    case SC_ASG_STEP_SCALING:
+        if (!r->has_metric_value || !r->has_breach_threshold)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "MetricValue and BreachThreshold are required for policies of type StepScaling.");
+        x.has_metric = 1;
+        x.metric = r->metric_value;
+        x.threshold = r->breach_threshold;
+        return exec_step(g, p, &x, now_ms, err);
+    case SC_ASG_TARGET_TRACKING_SCALING:
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "ExecutePolicy is not supported for policies of type TargetTrackingScaling.");
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
+                                   const struct sc_asg_alarm_ctx *ctx, int64_t now_ms,
+                                   struct sc_error *err)
+{
+    struct asg_policy *p = policy_get(asg, NULL, policy_arn);
+    struct asg_group *g;
+    struct exec x = { 0 };
+
+    if (!p)
+        return sc_fail(err, SC_ERR_VALIDATION, "No scaling policy found for %s",
+                       policy_arn ? policy_arn : "null");
+    g = p->group;
+    if (g->deleting || ((g->info.suspended >> SC_ASG_PROC_ALARM_NOTIFICATION) & 1u) ||
+        !p->info.enabled)
+        return SC_OK;
+    x.by = BY_ALARM;
+    x.alarm_name = ctx && ctx->alarm_name ? ctx->alarm_name : "";
+    x.has_metric = ctx && ctx->has_metric_value;
+    x.metric = ctx ? ctx->metric_value : 0;
+    x.threshold = ctx ? ctx->threshold : 0;
+    switch (p->info.policy_type) {
+    case SC_ASG_SIMPLE_SCALING:
+        return exec_simple(g, p, &x, now_ms, err);
+    case SC_ASG_STEP_SCALING:
+        return exec_step(g, p, &x, now_ms, err);
+    case SC_ASG_TARGET_TRACKING_SCALING:
+        return exec_tt(asg, g, p, &x, now_ms, err);
+    }
+    return SC_OK;
+}
