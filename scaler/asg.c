@@ -48,6 +48,8 @@ char *asg_asprintf(const char *fmt, ...)
 
 void asg_free_strv(char **v, int n)
 {
+    if (!v)
+        return;
     for (int i = 0; i < n; i++)
         free(v[i]);
     free(v);

@@ -1,0 +1,1519 @@
+/* tests/unit/scaler/test_asg.c: scaler/asg*.c against a fake EC2/ELB/CloudWatch env.
+ * One test per rule of spec sections 3 and 4; time is passed in. */
+#include "scaler/asg.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+#define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
+#define SEC 1000LL
+#define MIN 60000LL
+#define MAXI 256
+
+/* --- the fake world ---------------------------------------------------------------------- */
+
+struct fake_inst {
+    char id[SC_ASG_ID_LEN];
+    char zone[SC_ASG_ID_LEN];
+    enum sc_asg_ec2_state state;
+    int reg[4];       /* registered with lb k */
+    int draining[4];  /* deregistration in progress at lb k */
+    enum sc_asg_lb_state lbstate[4];
+    char tags[8][64];
+    int ntags;
+};
+
+struct fake_alarm {
+    char name[160];
+    char desc[400];
+    char ns[64], metric[64], stat[16], op[32], action[400];
+    double threshold;
+    int eval, dtoa, period;
+    int in_alarm;
+    int live;
+};
+
+struct fake {
+    struct sc_rng rng;
+    struct fake_inst inst[MAXI];
+    int ninst;
+    const char *lbs[4];
+    int nlbs;
+    int drain; /* deregistration leaves instances draining until cleared */
+    struct fake_alarm alarms[16];
+    int nalarms;
+    int metric_puts;
+    char last_metric[64];
+    int fail_launch;
+};
+
+static struct fake_inst *finst(struct fake *f, const char *id)
+{
+    for (int i = 0; i < f->ninst; i++)
+        if (strcmp(f->inst[i].id, id) == 0)
+            return &f->inst[i];
+    return NULL;
+}
+
+static int flb(struct fake *f, const char *lb)
+{
+    for (int i = 0; i < f->nlbs; i++)
+        if (strcmp(f->lbs[i], lb) == 0)
+            return i;
+    return -1;
+}
+
+static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
+                            char id[SC_ASG_ID_LEN], struct sc_error *err)
+{
+    struct fake *f = ud;
+    struct fake_inst *in;
+
+    (void)now;
+    if (f->fail_launch)
+        return sc_fail(err, SC_ERR_VALIDATION, "The image id '[ami-bad]' does not exist");
+    in = &f->inst[f->ninst++];
+    memset(in, 0, sizeof(*in));
+    sc_rng_instance_id(&f->rng, in->id);
+    snprintf(in->zone, sizeof(in->zone), "%s", s->zone);
+    in->state = SC_ASG_EC2_PENDING;
+    for (int k = 0; k < s->ntags && k < 8; k++)
+        snprintf(in->tags[in->ntags++], 64, "%s=%s", s->tags[k].key, s->tags[k].value);
+    snprintf(id, SC_ASG_ID_LEN, "%s", in->id);
+    return SC_OK;
+}
+
+static void f_term(void *ud, const char *id, int64_t now)
+{
+    struct fake_inst *in = finst(ud, id);
+
+    (void)now;
+    if (in && in->state != SC_ASG_EC2_GONE)
+        in->state = SC_ASG_EC2_SHUTTING_DOWN;
+}
+
+static enum sc_asg_ec2_state f_state(void *ud, const char *id)
+{
+    struct fake_inst *in = finst(ud, id);
+
+    return in ? in->state : SC_ASG_EC2_GONE;
+}
+
+static int f_izone(void *ud, const char *id, char zone[SC_ASG_ID_LEN])
+{
+    struct fake_inst *in = finst(ud, id);
+
+    if (!in)
+        return -1;
+    snprintf(zone, SC_ASG_ID_LEN, "%s", in->zone);
+    return 0;
+}
+
+static int f_subnet_zone(void *ud, const char *subnet, char zone[SC_ASG_ID_LEN])
+{
+    (void)ud;
+    if (strcmp(subnet, "subnet-a") == 0)
+        snprintf(zone, SC_ASG_ID_LEN, "us-east-1a");
+    else if (strcmp(subnet, "subnet-b") == 0)
+        snprintf(zone, SC_ASG_ID_LEN, "us-east-1b");
+    else
+        return -1;
+    return 0;
+}
+
+static int f_zone_valid(void *ud, const char *zone)
+{
+    (void)ud;
+    return strncmp(zone, "us-east-1", 9) == 0 && strlen(zone) == 10;
+}
+
+static int f_lb_exists(void *ud, const char *lb)
+{
+    return flb(ud, lb) >= 0;
+}
+
+static void f_lb_reg(void *ud, const char *lb, const char *id, int64_t now)
+{
+    struct fake *f = ud;
+    struct fake_inst *in = finst(f, id);
+    int k = flb(f, lb);
+
+    (void)now;
+    if (in && k >= 0) {
+        in->reg[k] = 1;
+        in->lbstate[k] = SC_ASG_LB_IN_SERVICE;
+    }
+}
+
+static void f_lb_dereg(void *ud, const char *lb, const char *id, int64_t now)
+{
+    struct fake *f = ud;
+    struct fake_inst *in = finst(f, id);
+    int k = flb(f, lb);
+
+    (void)now;
+    if (in && k >= 0 && in->reg[k]) {
+        in->reg[k] = 0;
+        in->draining[k] = f->drain;
+        in->lbstate[k] = f->drain ? SC_ASG_LB_DRAINING : SC_ASG_LB_NOT_REGISTERED;
+    }
+}
+
+static enum sc_asg_lb_state f_lb_state(void *ud, const char *lb, const char *id)
+{
+    struct fake *f = ud;
+    struct fake_inst *in = finst(f, id);
+    int k = flb(f, lb);
+
+    if (!in || k < 0)
+        return SC_ASG_LB_NOT_REGISTERED;
+    return in->lbstate[k];
+}
+
+static struct fake_alarm *falarm(struct fake *f, const char *name)
+{
+    for (int i = 0; i < f->nalarms; i++)
+        if (f->alarms[i].live && strcmp(f->alarms[i].name, name) == 0)
+            return &f->alarms[i];
+    return NULL;
+}
+
+static enum sc_status f_put_alarm(void *ud, const struct sc_asg_alarm_spec *a, int64_t now,
+                                  struct sc_error *err)
+{
+    struct fake *f = ud;
+    struct fake_alarm *x = falarm(f, a->alarm_name);
+
+    (void)now;
+    (void)err;
+    if (!x)
+        x = &f->alarms[f->nalarms++];
+    memset(x, 0, sizeof(*x));
+    x->live = 1;
+    snprintf(x->name, sizeof(x->name), "%s", a->alarm_name);
+    snprintf(x->desc, sizeof(x->desc), "%s", a->alarm_description);
+    snprintf(x->ns, sizeof(x->ns), "%s", a->namespace_);
+    snprintf(x->metric, sizeof(x->metric), "%s", a->metric_name);
+    snprintf(x->stat, sizeof(x->stat), "%s", a->statistic);
+    snprintf(x->op, sizeof(x->op), "%s", a->comparison_operator);
+    snprintf(x->action, sizeof(x->action), "%s", a->alarm_action);
+    x->threshold = a->threshold;
+    x->eval = a->evaluation_periods;
+    x->dtoa = a->datapoints_to_alarm;
+    x->period = a->period_s;
+    return SC_OK;
+}
+
+static void f_del_alarm(void *ud, const char *name, int64_t now)
+{
+    struct fake_alarm *x = falarm(ud, name);
+
+    (void)now;
+    if (x)
+        x->live = 0;
+}
+
+static int f_in_alarm(void *ud, const char *name)
+{
+    struct fake_alarm *x = falarm(ud, name);
+
+    return x && x->in_alarm;
+}
+
+static void f_put_metric(void *ud, const char *ns, const char *name, const char *dn,
+                         const char *dv, double v, const char *unit, int64_t now)
+{
+    struct fake *f = ud;
+
+    (void)ns;
+    (void)dn;
+    (void)dv;
+    (void)v;
+    (void)unit;
+    (void)now;
+    f->metric_puts++;
+    snprintf(f->last_metric, sizeof(f->last_metric), "%s", name);
+}
+
+struct fx {
+    struct fake f;
+    struct sc_rng rng;
+    struct sc_asg *asg;
+    struct sc_error err;
+};
+
+static int setup(void **state)
+{
+    struct fx *x = calloc(1, sizeof(*x));
+    struct sc_asg_config cfg = { 0 };
+
+    sc_rng_init(&x->rng, 1);
+    sc_rng_init(&x->f.rng, 2);
+    x->f.lbs[0] = "lb1";
+    x->f.lbs[1] = "lb2";
+    x->f.nlbs = 2;
+    cfg.rng = &x->rng;
+    cfg.env = (struct sc_asg_env){
+        .ud = &x->f,
+        .run_instance = f_run,
+        .terminate_instance = f_term,
+        .instance_state = f_state,
+        .instance_zone = f_izone,
+        .subnet_zone = f_subnet_zone,
+        .zone_valid = f_zone_valid,
+        .lb_exists = f_lb_exists,
+        .lb_register = f_lb_reg,
+        .lb_deregister = f_lb_dereg,
+        .lb_instance_state = f_lb_state,
+        .put_alarm = f_put_alarm,
+        .delete_alarm = f_del_alarm,
+        .alarm_in_alarm = f_in_alarm,
+        .put_metric = f_put_metric,
+    };
+    x->asg = sc_asg_create(&cfg);
+    if (!x->asg)
+        return -1;
+    *state = x;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *x = *state;
+
+    sc_asg_destroy(x->asg);
+    free(x);
+    return 0;
+}
+
+/* The data plane: every pending instance boots; every shutting-down one goes away. */
+static void boot_all(struct fx *x)
+{
+    for (int i = 0; i < x->f.ninst; i++) {
+        if (x->f.inst[i].state == SC_ASG_EC2_PENDING)
+            x->f.inst[i].state = SC_ASG_EC2_RUNNING;
+        else if (x->f.inst[i].state == SC_ASG_EC2_SHUTTING_DOWN)
+            x->f.inst[i].state = SC_ASG_EC2_GONE;
+    }
+}
+
+/* step, data plane, step: the usual caller loop at one instant */
+static void settle(struct fx *x, int64_t now)
+{
+    sc_asg_step(x->asg, now);
+    boot_all(x);
+    sc_asg_step(x->asg, now);
+}
+
+static void make_lc(struct fx *x, const char *name, int64_t now)
+{
+    struct sc_asg_lc_req r = { .launch_configuration_name = name,
+                               .image_id = "ami-12345678",
+                               .instance_type = "t3.micro" };
+
+    assert_int_equal(sc_asg_create_launch_configuration(x->asg, &r, now, &x->err), SC_OK);
+}
+
+static enum sc_status make_group(struct fx *x, const char *name, int min, int max, int desired)
+{
+    static const char *const zones[] = { "us-east-1a", "us-east-1b" };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = name,
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .min_size = min,
+                                  .has_max_size = 1,
+                                  .max_size = max,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 2 };
+
+    if (!sc_asg_lc_find(x->asg, "lc"))
+        make_lc(x, "lc", T0);
+    if (desired >= 0) {
+        r.has_desired_capacity = 1;
+        r.desired_capacity = desired;
+    }
+    return sc_asg_create_group(x->asg, &r, T0, &x->err);
+}
+
+static int count_state(struct fx *x, const char *g, enum sc_asg_lifecycle s)
+{
+    const struct sc_asg_group_info *gi = sc_asg_group_find(x->asg, g);
+    int n = 0;
+
+    for (int i = 0; i < sc_asg_group_instance_count(gi); i++)
+        n += sc_asg_group_instance_at(gi, i)->lifecycle_state == s;
+    return n;
+}
+
+static const char *inst_id(struct fx *x, const char *g, int i)
+{
+    return sc_asg_group_instance_at(sc_asg_group_find(x->asg, g), i)->instance_id;
+}
+
+#define ASSERT_ERR(call, code, text)                                                               \
+    do {                                                                                           \
+        assert_int_equal((call), (code));                                                          \
+        assert_string_equal(x->err.message, (text));                                              \
+    } while (0)
+
+/* --- 3.1 sizes and validation ---------------------------------------------------------------- */
+
+static void test_asg_desired_defaults_to_min(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_group_info *g;
+
+    assert_int_equal(make_group(x, "g", 2, 5, -1), SC_OK);
+    g = sc_asg_group_find(x->asg, "g");
+    assert_int_equal(g->desired_capacity, 2);
+    assert_int_equal(g->default_cooldown, 300);
+    assert_string_equal(g->health_check_type, "EC2");
+    assert_int_equal(g->health_check_grace_period, 0);
+    assert_string_equal(g->termination_policies[0], "Default");
+    assert_non_null(strstr(g->auto_scaling_group_arn, "arn:aws:autoscaling:us-east-1:123456789012:autoScalingGroup:"));
+    assert_non_null(strstr(g->auto_scaling_group_arn, ":autoScalingGroupName/g"));
+}
+
+static void test_asg_max_below_min_text(void **state)
+{
+    struct fx *x = *state;
+
+    ASSERT_ERR(make_group(x, "g", 5, 3, -1), SC_ERR_VALIDATION,
+               "Max bound, 3, must be greater than or equal to min bound, 5");
+}
+
+static void test_asg_desired_outside_text(void **state)
+{
+    struct fx *x = *state;
+
+    ASSERT_ERR(make_group(x, "g", 4, 10, 2), SC_ERR_VALIDATION,
+               "Desired capacity:2 must be between the specified min size:4 and max size:10");
+}
+
+static void test_asg_already_exists_text(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
+    ASSERT_ERR(make_group(x, "g", 0, 1, 0), SC_ERR_ALREADY_EXISTS,
+               "AutoScalingGroup by this name already exists - A group with the name g already exists");
+}
+
+static void test_asg_unknown_launch_configuration_text(void **state)
+{
+    struct fx *x = *state;
+    static const char *const zones[] = { "us-east-1a" };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "nope",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 1,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1 };
+
+    ASSERT_ERR(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION,
+               "Launch configuration name not found - Launch configuration nope not found");
+    r.launch_configuration_name = NULL;
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(strstr(x->err.message, "Valid requests must contain either LaunchTemplate"));
+}
+
+static void test_asg_group_not_found_text(void **state)
+{
+    struct fx *x = *state;
+
+    ASSERT_ERR(sc_asg_set_desired_capacity(x->asg, "ghost", 1, 0, T0, &x->err), SC_ERR_VALIDATION,
+               "AutoScalingGroup name not found - AutoScalingGroup: ghost not found");
+    ASSERT_ERR(sc_asg_group_not_found(NULL, &x->err), SC_ERR_VALIDATION,
+               "AutoScalingGroup name not found - null");
+}
+
+static void test_asg_zones_or_subnets_required(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 1 };
+
+    make_lc(x, "lc", T0);
+    ASSERT_ERR(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION,
+               "At least one Availability Zone or VPC Subnet is required.");
+    r.vpc_zone_identifier = "subnet-a,subnet-zz";
+    ASSERT_ERR(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION,
+               "The subnet ID 'subnet-zz' does not exist");
+    r.vpc_zone_identifier = "subnet-a, subnet-b";
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->navailability_zones, 2);
+    assert_string_equal(sc_asg_group_find(x->asg, "g")->availability_zones[1], "us-east-1b");
+}
+
+static void test_asg_unknown_load_balancer_text(void **state)
+{
+    struct fx *x = *state;
+    static const char *const zones[] = { "us-east-1a" };
+    static const char *const lbs[] = { "nolb" };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 1,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1,
+                                  .load_balancer_names = lbs,
+                                  .nload_balancer_names = 1 };
+
+    make_lc(x, "lc", T0);
+    ASSERT_ERR(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION,
+               "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
+}
+
+static void test_asg_update_min_raises_desired_max_lowers(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .has_min_size = 1, .min_size = 3 };
+
+    assert_int_equal(make_group(x, "g", 1, 5, 1), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 3);
+    r = (struct sc_asg_group_req){ .auto_scaling_group_name = "g", .has_min_size = 1,
+                                   .min_size = 0, .has_max_size = 1, .max_size = 2 };
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->min_size, 0);
+}
+
+/* --- 3.4 activities -------------------------------------------------------------------------- */
+
+static void test_asg_launch_cause_sentences_two_spaces(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_activity_info *a;
+    char want[64];
+
+    assert_int_equal(make_group(x, "g", 1, 3, 1), SC_OK);
+    sc_asg_step(x->asg, T0 + 3 * SEC);
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 1);
+    a = sc_asg_activity_at(x->asg, "g", 0);
+    assert_string_equal(a->cause,
+                        "At 2026-01-01T00:00:00Z a user request created an AutoScalingGroup changing the desired capacity from 0 to 1.  "
+                        "At 2026-01-01T00:00:03Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 0 to 1.");
+    snprintf(want, sizeof(want), "Launching a new EC2 instance: %s", inst_id(x, "g", 0));
+    assert_string_equal(a->description, want);
+    assert_string_equal(a->status_code, "PreInService");
+    assert_int_equal(a->end_ms, 0);
+    assert_string_equal(a->details, "{\"Availability Zone\":\"us-east-1a\"}");
+    assert_int_equal(count_state(x, "g", SC_ASG_PENDING), 1);
+    boot_all(x);
+    sc_asg_step(x->asg, T0 + 20 * SEC);
+    a = sc_asg_activity_at(x->asg, "g", 0);
+    assert_string_equal(a->status_code, "Successful");
+    assert_int_equal(a->progress, 100);
+    assert_int_equal(a->end_ms, T0 + 20 * SEC);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+}
+
+static void test_asg_update_cause_text(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .has_min_size = 1, .min_size = 1,
+                                  .has_max_size = 1, .max_size = 5, .has_desired_capacity = 1,
+                                  .desired_capacity = 3 };
+
+    assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0 + 1000, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0 + 4000);
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 3);
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause,
+                        "At 2026-01-01T00:00:01Z a user request update of AutoScalingGroup constraints to min: 1, max: 5, desired: 3 changing the desired capacity from 0 to 3.  "
+                        "At 2026-01-01T00:00:04Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 0 to 3.");
+}
+
+static void test_asg_activities_in_progress_first_then_newest(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 0, 5, 1), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 2, 0, T0 + MIN, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0 + MIN);
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code, "PreInService");
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 1)->status_code, "Successful");
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause + strlen("At 2026-01-01T00:01:00Z "),
+                        "a user request explicitly set group desired capacity changing the desired capacity from 1 to 2.  "
+                        "At 2026-01-01T00:01:00Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 1 to 2.");
+}
+
+static void test_asg_activity_history_bounded(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
+    for (int i = 0; i < 3 * SC_ASG_MAX_ACTIVITIES; i++) {
+        int64_t t = T0 + i * MIN;
+
+        assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", (i + 1) % 2, 0, t, &x->err), SC_OK);
+        settle(x, t);
+        settle(x, t + 1);
+    }
+    assert_true(sc_asg_activity_count(x->asg, "g") <= SC_ASG_MAX_ACTIVITIES + 1);
+}
+
+static void test_asg_set_desired_capacity_bounds_text(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
+    ASSERT_ERR(sc_asg_set_desired_capacity(x->asg, "g", 2, 0, T0, &x->err), SC_ERR_VALIDATION,
+               "New SetDesiredCapacity value 2 is above max value 1 for the AutoScalingGroup.");
+    assert_int_equal(make_group(x, "h", 2, 4, 2), SC_OK);
+    ASSERT_ERR(sc_asg_set_desired_capacity(x->asg, "h", 0, 0, T0, &x->err), SC_ERR_VALIDATION,
+               "New SetDesiredCapacity value 0 is below min value 2 for the AutoScalingGroup.");
+}
+
+/* --- terminate, scale-in --------------------------------------------------------------------- */
+
+static void test_asg_terminate_decrement_min_size_text(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 1, 3, 1), SC_OK);
+    settle(x, T0);
+    ASSERT_ERR(sc_asg_terminate_instance(x->asg, inst_id(x, "g", 0), 1, T0, NULL, &x->err),
+               SC_ERR_VALIDATION,
+               "Currently, desiredSize equals minSize (1). Terminating instance without replacement will violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or lower group's min size.");
+}
+
+static void test_asg_terminate_with_decrement_shrinks(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_activity_info *a;
+    char id[SC_ASG_ID_LEN], want[256];
+
+    assert_int_equal(make_group(x, "g", 0, 3, 1), SC_OK);
+    settle(x, T0);
+    snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
+    assert_int_equal(sc_asg_terminate_instance(x->asg, id, 1, T0 + MIN, &a, &x->err), SC_OK);
+    snprintf(want, sizeof(want),
+             "At 2026-01-01T00:01:00Z instance %s was taken out of service in response to a user request, shrinking the capacity from 1 to 0.",
+             id);
+    assert_string_equal(a->cause, want);
+    snprintf(want, sizeof(want), "Terminating EC2 instance: %s", id);
+    assert_string_equal(a->description, want);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 0);
+    settle(x, T0 + MIN + 1);
+    assert_int_equal(sc_asg_group_instance_count(sc_asg_group_find(x->asg, "g")), 0);
+}
+
+static void test_asg_terminate_without_decrement_replaces(void **state)
+{
+    struct fx *x = *state;
+    char id[SC_ASG_ID_LEN];
+
+    assert_int_equal(make_group(x, "g", 1, 3, 1), SC_OK);
+    settle(x, T0);
+    snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
+    assert_int_equal(sc_asg_terminate_instance(x->asg, id, 0, T0 + MIN, NULL, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 1);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+    assert_string_not_equal(inst_id(x, "g", 0), id);
+}
+
+static void test_asg_scale_in_selected_for_termination(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_activity_info *a;
+    char want[512];
+    const char *victim;
+
+    assert_int_equal(make_group(x, "g", 0, 3, 2), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 1, 0, T0 + MIN, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0 + MIN);
+    a = sc_asg_activity_at(x->asg, "g", 0);
+    victim = strstr(a->description, "i-");
+    assert_non_null(victim);
+    snprintf(want, sizeof(want),
+             "At 2026-01-01T00:01:00Z a user request explicitly set group desired capacity changing the desired capacity from 2 to 1.  "
+             "At 2026-01-01T00:01:00Z an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from 2 to 1.  "
+             "At 2026-01-01T00:01:00Z instance %s was selected for termination.",
+             victim);
+    assert_string_equal(a->cause, want);
+}
+
+/* 3.5: scale-in keeps the zones balanced before any termination policy. */
+static void test_asg_scale_in_balances_zones(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_group_info *g;
+    int a = 0, b = 0;
+
+    assert_int_equal(make_group(x, "g", 0, 6, 3), SC_OK);
+    settle(x, T0); /* a, b, a */
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 2, 0, T0 + MIN, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    g = sc_asg_group_find(x->asg, "g");
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++) {
+        const struct sc_asg_instance_info *in = sc_asg_group_instance_at(g, i);
+
+        a += strcmp(in->availability_zone, "us-east-1a") == 0;
+        b += strcmp(in->availability_zone, "us-east-1b") == 0;
+    }
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 1);
+}
+
+static void test_asg_launch_goes_to_fewest_zone(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_group_info *g;
+
+    assert_int_equal(make_group(x, "g", 0, 6, 4), SC_OK);
+    settle(x, T0);
+    g = sc_asg_group_find(x->asg, "g");
+    assert_string_equal(sc_asg_group_instance_at(g, 0)->availability_zone, "us-east-1a");
+    assert_string_equal(sc_asg_group_instance_at(g, 1)->availability_zone, "us-east-1b");
+    assert_string_equal(sc_asg_group_instance_at(g, 2)->availability_zone, "us-east-1a");
+    assert_string_equal(sc_asg_group_instance_at(g, 3)->availability_zone, "us-east-1b");
+}
+
+static void test_asg_termination_policy_newest_and_oldest(void **state)
+{
+    struct fx *x = *state;
+    static const char *const newest[] = { "NewestInstance" };
+    static const char *const zones[] = { "us-east-1a" };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .launch_configuration_name = "lc",
+                                  .has_min_size = 1, .has_max_size = 1, .max_size = 5,
+                                  .has_desired_capacity = 1, .desired_capacity = 1,
+                                  .availability_zones = zones, .navailability_zones = 1,
+                                  .termination_policies = newest, .ntermination_policies = 1 };
+    char first[SC_ASG_ID_LEN];
+
+    make_lc(x, "lc", T0);
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+    snprintf(first, sizeof(first), "%s", inst_id(x, "g", 0));
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 3, 0, T0 + MIN, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 1, 0, T0 + 2 * MIN, &x->err), SC_OK);
+    settle(x, T0 + 2 * MIN);
+    assert_int_equal(sc_asg_group_instance_count(sc_asg_group_find(x->asg, "g")), 1);
+    assert_string_equal(inst_id(x, "g", 0), first);
+}
+
+static void test_asg_default_policy_must_be_last(void **state)
+{
+    struct fx *x = *state;
+    static const char *const bad[] = { "Default", "OldestInstance" };
+    static const char *const unknown[] = { "Youngest" };
+    static const char *const zones[] = { "us-east-1a" };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .launch_configuration_name = "lc",
+                                  .has_min_size = 1, .has_max_size = 1, .max_size = 5,
+                                  .availability_zones = zones, .navailability_zones = 1,
+                                  .termination_policies = bad, .ntermination_policies = 2 };
+
+    make_lc(x, "lc", T0);
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(strstr(x->err.message, "must be the last"));
+    r.termination_policies = unknown;
+    r.ntermination_policies = 1;
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION);
+}
+
+static void test_asg_protected_instances_not_scaled_in(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .has_new_instances_protected_from_scale_in = 1,
+                                  .new_instances_protected_from_scale_in = 1 };
+
+    assert_int_equal(make_group(x, "g", 0, 3, 0), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 2, 0, T0, &x->err), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 0, 0, T0 + MIN, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 2);
+}
+
+/* --- 3.8 deletion ---------------------------------------------------------------------------- */
+
+static void test_asg_delete_refused_with_instances(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .has_min_size = 1,
+                                  .has_max_size = 1, .has_desired_capacity = 1 };
+
+    assert_int_equal(make_group(x, "g", 1, 1, 1), SC_OK);
+    settle(x, T0);
+    ASSERT_ERR(sc_asg_delete_group(x->asg, "g", 0, T0, &x->err), SC_ERR_RESOURCE_IN_USE,
+               "You cannot delete an AutoScalingGroup while there are instances or pending Spot instance request(s) still in the group.");
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0 + MIN, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0 + MIN);
+    ASSERT_ERR(sc_asg_delete_group(x->asg, "g", 0, T0 + MIN, &x->err),
+               SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+               "You cannot delete an AutoScalingGroup while there are scaling activities in progress for that group.");
+    settle(x, T0 + MIN + 1);
+    assert_int_equal(sc_asg_delete_group(x->asg, "g", 0, T0 + 2 * MIN, &x->err), SC_OK);
+    assert_null(sc_asg_group_find(x->asg, "g"));
+    assert_int_equal(sc_asg_group_count(x->asg), 0);
+}
+
+static void test_asg_force_delete(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_group_info *g;
+
+    assert_int_equal(make_group(x, "g", 2, 2, 2), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_delete_group(x->asg, "g", 1, T0 + MIN, &x->err), SC_OK);
+    g = sc_asg_group_find(x->asg, "g");
+    assert_non_null(g);
+    assert_string_equal(g->status, "Delete in progress");
+    assert_int_equal(make_group(x, "g", 0, 1, 0), SC_ERR_ALREADY_EXISTS);
+    assert_string_equal(x->err.message, "AutoScalingGroup by this name already exists and is pending delete");
+    settle(x, T0 + MIN);
+    sc_asg_step(x->asg, T0 + MIN + 1);
+    assert_null(sc_asg_group_find(x->asg, "g"));
+}
+
+static void test_asg_delete_lc_in_use_text(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
+    ASSERT_ERR(sc_asg_delete_launch_configuration(x->asg, "lc", T0, &x->err),
+               SC_ERR_RESOURCE_IN_USE,
+               "Cannot delete launch configuration lc because it is attached to AutoScalingGroup g");
+    ASSERT_ERR(sc_asg_delete_launch_configuration(x->asg, "zz", T0, &x->err), SC_ERR_VALIDATION,
+               "Launch configuration name not found - Launch configuration zz not found");
+    make_lc(x, "other", T0);
+    assert_int_equal(sc_asg_delete_launch_configuration(x->asg, "other", T0, &x->err), SC_OK);
+    ASSERT_ERR(sc_asg_create_launch_configuration(
+                   x->asg,
+                   &(struct sc_asg_lc_req){ .launch_configuration_name = "lc", .image_id = "ami-1",
+                                            .instance_type = "t3.micro" },
+                   T0, &x->err),
+               SC_ERR_ALREADY_EXISTS,
+               "Launch Configuration by this name already exists - A launch configuration already exists with the name lc");
+}
+
+/* --- 3.3 health ------------------------------------------------------------------------------ */
+
+static void test_asg_lost_instance_replaced_even_in_grace(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .has_health_check_grace_period = 1,
+                                  .health_check_grace_period = 600 };
+    const struct sc_asg_activity_info *a = NULL;
+    char id[SC_ASG_ID_LEN];
+
+    assert_int_equal(make_group(x, "g", 1, 2, 1), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+    snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
+    finst(&x->f, id)->state = SC_ASG_EC2_GONE; /* killed */
+    sc_asg_step(x->asg, T0 + 30 * SEC);
+    for (int i = 0; i < sc_asg_activity_count(x->asg, "g"); i++) {
+        const struct sc_asg_activity_info *b = sc_asg_activity_at(x->asg, "g", i);
+
+        if (strstr(b->description, "Terminating"))
+            a = b;
+    }
+    assert_non_null(a);
+    assert_string_equal(a->cause,
+                        "At 2026-01-01T00:00:30Z an instance was taken out of service in response to a EC2 health check indicating it has been terminated or stopped.");
+    boot_all(x);
+    sc_asg_step(x->asg, T0 + 40 * SEC);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+    assert_string_not_equal(inst_id(x, "g", 0), id);
+}
+
+static struct sc_asg_group_req elb_group(void)
+{
+    static const char *const zones[] = { "us-east-1a" };
+    static const char *const lbs[] = { "lb1" };
+
+    return (struct sc_asg_group_req){ .auto_scaling_group_name = "g",
+                                      .launch_configuration_name = "lc",
+                                      .has_min_size = 1, .min_size = 1,
+                                      .has_max_size = 1, .max_size = 3,
+                                      .availability_zones = zones, .navailability_zones = 1,
+                                      .load_balancer_names = lbs, .nload_balancer_names = 1,
+                                      .health_check_type = "ELB",
+                                      .has_health_check_grace_period = 1,
+                                      .health_check_grace_period = 300 };
+}
+
+static void test_asg_registers_with_lb_before_in_service(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = elb_group();
+
+    make_lc(x, "lc", T0);
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0);
+    assert_int_equal(x->f.inst[0].reg[0], 0);
+    settle(x, T0 + SEC);
+    assert_int_equal(x->f.inst[0].reg[0], 1);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+    assert_string_equal(sc_asg_load_balancer_state(x->asg, sc_asg_group_find(x->asg, "g"), 0),
+                        "InService");
+}
+
+static void test_asg_elb_unhealthy_only_after_grace(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = elb_group();
+
+    make_lc(x, "lc", T0);
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+    x->f.inst[0].lbstate[0] = SC_ASG_LB_OUT_OF_SERVICE;
+    sc_asg_step(x->asg, T0 + 100 * SEC);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+    assert_true(sc_asg_group_instance_at(sc_asg_group_find(x->asg, "g"), 0)->healthy);
+    sc_asg_step(x->asg, T0 + 310 * SEC);
+    assert_int_equal(count_state(x, "g", SC_ASG_TERMINATING), 1);
+    /* in progress, newest first: the replacement launch, then the termination */
+    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 0)->description, "Launching"));
+    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 1)->cause,
+                           "an instance was taken out of service in response to an ELB system health check failure."));
+}
+
+static void test_asg_ec2_health_type_ignores_elb(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = elb_group();
+
+    r.health_check_type = "EC2";
+    make_lc(x, "lc", T0);
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+    x->f.inst[0].lbstate[0] = SC_ASG_LB_OUT_OF_SERVICE;
+    sc_asg_step(x->asg, T0 + 1000 * SEC);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+}
+
+static void test_asg_draining_awaited_before_terminate(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = elb_group();
+    struct fake_inst *fi;
+
+    x->f.drain = 1;
+    r.min_size = 0;
+    r.has_desired_capacity = 1;
+    r.desired_capacity = 1;
+    make_lc(x, "lc", T0);
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+    fi = &x->f.inst[0];
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 0, 0, T0 + MIN, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0 + MIN);
+    assert_int_equal(fi->state, SC_ASG_EC2_RUNNING); /* still draining */
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code,
+                        "WaitingForELBConnectionDraining");
+    fi->lbstate[0] = SC_ASG_LB_NOT_REGISTERED; /* draining over */
+    sc_asg_step(x->asg, T0 + 2 * MIN);
+    assert_int_equal(fi->state, SC_ASG_EC2_SHUTTING_DOWN);
+    boot_all(x);
+    sc_asg_step(x->asg, T0 + 2 * MIN + 1);
+    assert_int_equal(sc_asg_group_instance_count(sc_asg_group_find(x->asg, "g")), 0);
+}
+
+static void test_asg_set_instance_health_grace_rule(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .has_health_check_grace_period = 1,
+                                  .health_check_grace_period = 300 };
+    char id[SC_ASG_ID_LEN];
+
+    assert_int_equal(make_group(x, "g", 1, 2, 1), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+    snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
+    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Unhealthy", 1, T0 + MIN, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0 + MIN);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Unhealthy", 0, T0 + MIN, &x->err), SC_OK);
+    assert_string_equal(sc_asg_health_str(sc_asg_group_instance_at(sc_asg_group_find(x->asg, "g"), 0)->healthy), "Unhealthy");
+    assert_string_equal(sc_asg_health_upper_str(0), "UNHEALTHY");
+    sc_asg_step(x->asg, T0 + MIN + 1);
+    assert_int_equal(count_state(x, "g", SC_ASG_TERMINATING), 1);
+    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 1)->cause,
+                           "in response to a user health-check."));
+    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Sick", 0, T0, &x->err), SC_ERR_VALIDATION);
+}
+
+/* --- 3.6 processes, 3.7 standby / attach / detach -------------------------------------------- */
+
+static void test_asg_suspended_launch_no_replacement(void **state)
+{
+    struct fx *x = *state;
+    static const char *const launch[] = { "Launch" };
+    const struct sc_asg_group_info *g;
+
+    assert_int_equal(make_group(x, "g", 1, 2, 1), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_suspend_processes(x->asg, "g", launch, 1, T0, &x->err), SC_OK);
+    g = sc_asg_group_find(x->asg, "g");
+    assert_true(g->suspended & (1u << SC_ASG_PROC_LAUNCH));
+    x->f.inst[0].state = SC_ASG_EC2_GONE;
+    settle(x, T0 + MIN);
+    settle(x, T0 + 2 * MIN);
+    assert_int_equal(sc_asg_group_instance_count(sc_asg_group_find(x->asg, "g")), 0);
+    assert_int_equal(sc_asg_resume_processes(x->asg, "g", NULL, 0, T0, &x->err), SC_OK);
+    settle(x, T0 + 3 * MIN);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+    assert_int_equal(sc_asg_suspend_processes(x->asg, "g", (const char *const[]){ "Nap" }, 1, T0, &x->err),
+                     SC_ERR_VALIDATION);
+}
+
+static void test_asg_suspended_terminate_no_scale_in(void **state)
+{
+    struct fx *x = *state;
+    static const char *const term[] = { "Terminate" };
+
+    assert_int_equal(make_group(x, "g", 0, 2, 2), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_suspend_processes(x->asg, "g", term, 1, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 0, 0, T0 + MIN, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 2);
+}
+
+static void test_asg_standby_enter_exit(void **state)
+{
+    struct fx *x = *state;
+    const char *ids[1];
+    char id[SC_ASG_ID_LEN], want[256];
+
+    assert_int_equal(make_group(x, "g", 1, 3, 2), SC_OK);
+    settle(x, T0);
+    snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
+    ids[0] = id;
+    assert_int_equal(sc_asg_enter_standby(x->asg, "g", ids, 1, 1, T0 + MIN, &x->err), SC_OK);
+    snprintf(want, sizeof(want),
+             "At 2026-01-01T00:01:00Z instance %s was moved to standby in response to a user request, shrinking the capacity from 2 to 1.",
+             id);
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause, want);
+    settle(x, T0 + MIN);
+    assert_int_equal(count_state(x, "g", SC_ASG_STANDBY), 1);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 1);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
+    /* a second one would put desired below min */
+    ids[0] = inst_id(x, "g", 1);
+    assert_int_equal(sc_asg_enter_standby(x->asg, "g", ids, 1, 1, T0 + MIN, &x->err), SC_ERR_VALIDATION);
+    ids[0] = id;
+    assert_int_equal(sc_asg_exit_standby(x->asg, "g", ids, 1, T0 + 2 * MIN, &x->err), SC_OK);
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code, "PreInService");
+    settle(x, T0 + 2 * MIN);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 2);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
+}
+
+static void test_asg_attach_and_detach_instances(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_launch_spec spec = { .zone = "us-east-1a" };
+    char loose[SC_ASG_ID_LEN];
+    const char *ids[1] = { loose };
+
+    assert_int_equal(make_group(x, "g", 0, 2, 1), SC_OK);
+    settle(x, T0);
+    assert_int_equal(f_run(&x->f, &spec, T0, loose, &x->err), SC_OK);
+    assert_int_equal(sc_asg_attach_instances(x->asg, "g", ids, 1, T0, &x->err), SC_ERR_VALIDATION);
+    boot_all(x);
+    assert_int_equal(sc_asg_attach_instances(x->asg, "g", ids, 1, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
+    settle(x, T0 + 1);
+    assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 2);
+    assert_int_equal(sc_asg_attach_instances(x->asg, "g", ids, 1, T0, &x->err), SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_detach_instances(x->asg, "g", ids, 1, 1, T0 + MIN, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 1);
+    assert_int_equal(sc_asg_group_instance_count(sc_asg_group_find(x->asg, "g")), 1);
+    assert_int_equal(finst(&x->f, loose)->state, SC_ASG_EC2_RUNNING); /* EC2 keeps it */
+}
+
+/* --- tags, metrics, load balancers ------------------------------------------------------------ */
+
+static void test_asg_tags_propagate_at_launch(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_tag_req tags[] = {
+        { .resource_id = "g", .key = "env", .value = "prod", .propagate_at_launch = 1 },
+        { .resource_id = "g", .key = "team", .value = "x", .propagate_at_launch = 0 },
+    };
+
+    assert_int_equal(make_group(x, "g", 0, 2, 0), SC_OK);
+    assert_int_equal(sc_asg_create_or_update_tags(x->asg, tags, 2, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->ntags, 2);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 1, 0, T0, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0);
+    assert_int_equal(x->f.inst[0].ntags, 2);
+    assert_string_equal(x->f.inst[0].tags[0], "aws:autoscaling:groupName=g");
+    assert_string_equal(x->f.inst[0].tags[1], "env=prod");
+    assert_int_equal(sc_asg_delete_tags(x->asg, tags, 1, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->ntags, 1);
+    assert_int_equal(sc_asg_create_or_update_tags(
+                         x->asg, &(struct sc_asg_tag_req){ .resource_id = "nope", .key = "k" }, 1,
+                         T0, &x->err),
+                     SC_ERR_VALIDATION);
+}
+
+static void test_asg_metrics_collection_each_minute(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 0, 2, 0), SC_OK);
+    sc_asg_step(x->asg, T0);
+    assert_int_equal(x->f.metric_puts, 0);
+    assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", NULL, 0, "5Minute", T0, &x->err),
+                     SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", NULL, 0, "1Minute", T0, &x->err),
+                     SC_OK);
+    sc_asg_step(x->asg, T0 + 1);
+    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_COUNT);
+    sc_asg_step(x->asg, T0 + 30 * SEC);
+    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_COUNT);
+    assert_int_equal(sc_asg_next_due_ms(x->asg, T0 + 30 * SEC) <= T0 + MIN, 1);
+    sc_asg_step(x->asg, T0 + MIN);
+    assert_int_equal(x->f.metric_puts, 2 * SC_ASG_METRIC_COUNT);
+    assert_int_equal(sc_asg_disable_metrics_collection(x->asg, "g", NULL, 0, T0, &x->err), SC_OK);
+    sc_asg_step(x->asg, T0 + 2 * MIN);
+    assert_int_equal(x->f.metric_puts, 2 * SC_ASG_METRIC_COUNT);
+}
+
+static void test_asg_attach_load_balancers_registers_in_service(void **state)
+{
+    struct fx *x = *state;
+    static const char *const lbs[] = { "lb2" };
+    static const char *const bad[] = { "lbX" };
+
+    assert_int_equal(make_group(x, "g", 1, 2, 1), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", bad, 1, T0, &x->err), SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", lbs, 1, T0, &x->err), SC_OK);
+    assert_int_equal(x->f.inst[0].reg[1], 1);
+    assert_int_equal(sc_asg_detach_load_balancers(x->asg, "g", lbs, 1, T0, &x->err), SC_OK);
+    assert_int_equal(x->f.inst[0].reg[1], 0);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->nload_balancer_names, 0);
+}
+
+/* --- 4 policies ------------------------------------------------------------------------------ */
+
+static const struct sc_asg_policy_info *put_simple(struct fx *x, const char *name, int adj,
+                                                   int cooldown)
+{
+    const struct sc_asg_policy_info *p = NULL;
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = name,
+                                   .adjustment_type = "ChangeInCapacity",
+                                   .has_scaling_adjustment = 1, .scaling_adjustment = adj,
+                                   .has_cooldown = cooldown >= 0, .cooldown = cooldown };
+
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, &p, &x->err), SC_OK);
+    return p;
+}
+
+static void test_asg_policy_arn_format(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *p;
+    char arn[256];
+
+    assert_int_equal(make_group(x, "g", 0, 5, 0), SC_OK);
+    p = put_simple(x, "up", 1, -1);
+    assert_int_equal(strncmp(p->policy_arn, "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:", 57), 0);
+    assert_non_null(strstr(p->policy_arn, ":autoScalingGroupName/g:policyName/up"));
+    assert_int_equal(strlen(p->policy_arn), strlen("arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy::autoScalingGroupName/g:policyName/up") + 36);
+    snprintf(arn, sizeof(arn), "%s", p->policy_arn);
+    p = put_simple(x, "up", 2, -1); /* replace keeps the ARN */
+    assert_string_equal(p->policy_arn, arn);
+    assert_int_equal(sc_asg_policy_count(x->asg), 1);
+    assert_int_equal(sc_asg_policy_find(x->asg, NULL, arn)->scaling_adjustment, 2);
+}
+
+static void test_asg_policy_validation(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = "p",
+                                   .adjustment_type = "ChangeInCapacity" };
+
+    assert_int_equal(make_group(x, "g", 0, 5, 0), SC_OK);
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, NULL, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(strstr(x->err.message, "ScalingAdjustment is required"));
+    r.has_scaling_adjustment = 1;
+    r.has_min_adjustment_magnitude = 1;
+    r.min_adjustment_magnitude = 2;
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, NULL, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(strstr(x->err.message, "PercentChangeInCapacity"));
+    r.policy_type = "StepScaling";
+    r.has_scaling_adjustment = 0;
+    r.has_min_adjustment_magnitude = 0;
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, NULL, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(strstr(x->err.message, "at least one step"));
+    r.policy_type = "Bogus";
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, NULL, &x->err), SC_ERR_VALIDATION);
+}
+
+/* 4.3: the cooldown clock starts when the activity's instances finish launching. */
+static void test_asg_simple_cooldown_starts_after_launch(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *p;
+    struct sc_asg_alarm_ctx ctx = { .alarm_name = "high" };
+
+    assert_int_equal(make_group(x, "g", 1, 10, 1), SC_OK);
+    settle(x, T0);
+    p = put_simple(x, "up", 1, 300);
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
+    assert_string_equal(sc_asg_group_find(x->asg, "g")->desired_capacity == 2 ? "ok" : "", "ok");
+    sc_asg_step(x->asg, T0 + MIN);
+    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 0)->cause,
+                           "a monitor alarm high in state ALARM triggered policy up changing the desired capacity from 1 to 2."));
+    /* still launching: ignored */
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 2 * MIN, &x->err),
+                     SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
+    boot_all(x);
+    sc_asg_step(x->asg, T0 + 3 * MIN); /* launched: cooldown until +8 min */
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 7 * MIN, &x->err),
+                     SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 8 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 3);
+}
+
+static void test_asg_execute_policy_honor_cooldown(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g", .policy_name = "up",
+                                 .honor_cooldown = 1 };
+
+    assert_int_equal(make_group(x, "g", 1, 10, 1), SC_OK);
+    settle(x, T0);
+    put_simple(x, "up", 1, 300);
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0, &x->err), SC_OK);
+    settle(x, T0);
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause + 24,
+                        "a user request executed policy up changing the desired capacity from 1 to 2.  "
+                        "At 2026-01-01T00:00:00Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 1 to 2.");
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + MIN, &x->err),
+                     SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
+    e.honor_cooldown = 0;
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 3);
+    e.has_metric_value = 1;
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + MIN, &x->err), SC_ERR_VALIDATION);
+}
+
+static const struct sc_asg_policy_info *put_step(struct fx *x, int warmup)
+{
+    static const struct sc_step_adjustment steps[] = {
+        { 1, 0, 1, 10, 0 }, { 1, 10, 1, 20, 10 }, { 1, 20, 0, 0, 30 } };
+    const struct sc_asg_policy_info *p = NULL;
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = "step",
+                                   .policy_type = "StepScaling",
+                                   .adjustment_type = "PercentChangeInCapacity",
+                                   .step_adjustments = steps, .nstep_adjustments = 3,
+                                   .has_estimated_instance_warmup = 1,
+                                   .estimated_instance_warmup = warmup };
+
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, &p, &x->err), SC_OK);
+    return p;
+}
+
+/* 4.4: the user guide's worked example, with warm-up. */
+static void test_asg_step_warmup_does_not_override(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *p;
+    struct sc_asg_alarm_ctx ctx = { .alarm_name = "hi", .has_metric_value = 1, .threshold = 50 };
+    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g", .policy_name = "step" };
+
+    assert_int_equal(make_group(x, "g", 1, 20, 10), SC_OK);
+    p = put_step(x, 300);
+    settle(x, T0);
+    sc_asg_step(x->asg, T0 + 10 * MIN); /* all warmed */
+    ctx.metric_value = 60;
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 10 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 11);
+    settle(x, T0 + 10 * MIN);
+    /* the new instance is warming: the same breach gives nothing more */
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 11 * MIN, &x->err),
+                     SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
+    assert_string_equal(x->err.message,
+                        "Auto Scaling Policy not executed because its effect does not override in-progress scaling actions");
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 11);
+    /* a bigger breach still counts only the warmed 10: +30% of 10 = 13 > 11 */
+    ctx.metric_value = 70;
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 12 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 13);
+    /* scale-in waits for warm-up */
+    e.has_metric_value = e.has_breach_threshold = 1;
+    e.metric_value = 5;
+    e.breach_threshold = 50;
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + 12 * MIN, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(strstr(x->err.message, "does not fall into any of the step adjustments"));
+    e.has_breach_threshold = 0;
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + 12 * MIN, &x->err), SC_ERR_VALIDATION);
+}
+
+static void test_asg_step_scale_in_blocked_while_warming(void **state)
+{
+    struct fx *x = *state;
+    static const struct sc_step_adjustment in_steps[] = { { 0, 0, 1, 0, -1 } };
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = "down",
+                                   .policy_type = "StepScaling",
+                                   .adjustment_type = "ChangeInCapacity",
+                                   .step_adjustments = in_steps, .nstep_adjustments = 1 };
+    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g", .policy_name = "down",
+                                 .has_metric_value = 1, .metric_value = 10,
+                                 .has_breach_threshold = 1, .breach_threshold = 40 };
+
+    assert_int_equal(make_group(x, "g", 1, 5, 3), SC_OK);
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, NULL, &x->err), SC_OK);
+    settle(x, T0);
+    /* warm-up defaults to DefaultCooldown (300 s) */
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + MIN, &x->err),
+                     SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
+    assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + 5 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
+}
+
+static const struct sc_asg_policy_info *put_tt(struct fx *x, const char *name, double target,
+                                               int disable_in)
+{
+    const struct sc_asg_policy_info *p = NULL;
+    struct sc_asg_policy_req r = {
+        .auto_scaling_group_name = "g", .policy_name = name, .policy_type = "TargetTrackingScaling",
+        .has_target_tracking = 1,
+        .target_tracking = { .predefined_metric_type = "ASGAverageCPUUtilization",
+                             .target_value = target, .disable_scale_in = disable_in },
+        .has_estimated_instance_warmup = 1, .estimated_instance_warmup = 60 };
+
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, &p, &x->err), SC_OK);
+    return p;
+}
+
+static void test_asg_target_tracking_alarms(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *p;
+    struct fake_alarm *hi, *lo;
+    char want[400];
+
+    assert_int_equal(make_group(x, "g", 1, 10, 2), SC_OK);
+    p = put_tt(x, "tt", 50, 0);
+    assert_non_null(p->alarm_names[0]);
+    assert_non_null(p->alarm_names[1]);
+    assert_int_equal(strncmp(p->alarm_names[0], "TargetTracking-g-AlarmHigh-", 27), 0);
+    assert_int_equal(strlen(p->alarm_names[0]), 27 + 36);
+    assert_int_equal(strncmp(p->alarm_names[1], "TargetTracking-g-AlarmLow-", 26), 0);
+    hi = falarm(&x->f, p->alarm_names[0]);
+    lo = falarm(&x->f, p->alarm_names[1]);
+    assert_non_null(hi);
+    assert_non_null(lo);
+    snprintf(want, sizeof(want), "DO NOT EDIT OR DELETE. For TargetTrackingScaling policy %s.", p->policy_arn);
+    assert_string_equal(hi->desc, want);
+    assert_string_equal(hi->ns, "AWS/EC2");
+    assert_string_equal(hi->metric, "CPUUtilization");
+    assert_string_equal(hi->op, "GreaterThanThreshold");
+    assert_true(hi->threshold == 50);
+    assert_int_equal(hi->eval, 3);
+    assert_int_equal(hi->dtoa, 3);
+    assert_int_equal(hi->period, 60);
+    assert_string_equal(hi->action, p->policy_arn);
+    assert_string_equal(lo->op, "LessThanThreshold");
+    assert_true(lo->threshold == 45);
+    assert_int_equal(lo->eval, 15);
+    /* DisableScaleIn: no Low alarm (and an update drops it) */
+    p = put_tt(x, "tt", 50, 1);
+    assert_null(p->alarm_names[1]);
+    assert_null(falarm(&x->f, lo->name));
+    assert_non_null(falarm(&x->f, p->alarm_names[0]));
+    /* DeletePolicy deletes the alarms it owns */
+    snprintf(want, sizeof(want), "%s", p->alarm_names[0]);
+    assert_int_equal(sc_asg_delete_policy(x->asg, "g", "tt", T0, &x->err), SC_OK);
+    assert_null(falarm(&x->f, want));
+    assert_int_equal(sc_asg_delete_policy(x->asg, "g", "tt", T0, &x->err), SC_ERR_VALIDATION);
+}
+
+static void test_asg_target_tracking_scales_out_by_formula(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *p;
+    struct sc_asg_alarm_ctx ctx = { .has_metric_value = 1, .metric_value = 90 };
+
+    assert_int_equal(make_group(x, "g", 1, 10, 2), SC_OK);
+    p = put_tt(x, "tt", 50, 0);
+    settle(x, T0);
+    sc_asg_step(x->asg, T0 + 2 * MIN);
+    ctx.alarm_name = p->alarm_names[0];
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 2 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 4); /* ceil(2*90/50) */
+}
+
+/* Several policies: scale in only when every scale-in-enabled one agrees. */
+static void test_asg_target_tracking_scale_in_needs_all(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *a, *b;
+    struct sc_asg_alarm_ctx ctx = { .has_metric_value = 1, .metric_value = 10 };
+
+    assert_int_equal(make_group(x, "g", 1, 10, 4), SC_OK);
+    a = put_tt(x, "a", 50, 0);
+    b = put_tt(x, "b", 40, 0);
+    settle(x, T0);
+    sc_asg_step(x->asg, T0 + 2 * MIN);
+    ctx.alarm_name = a->alarm_names[1];
+    assert_int_equal(sc_asg_alarm_action(x->asg, a->policy_arn, &ctx, T0 + 2 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 4);
+    falarm(&x->f, b->alarm_names[1])->in_alarm = 1;
+    assert_int_equal(sc_asg_alarm_action(x->asg, a->policy_arn, &ctx, T0 + 3 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 1); /* ceil(4*10/50) */
+}
+
+static void test_asg_delete_group_drops_policies_and_alarms(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *p;
+    char hi[160];
+
+    assert_int_equal(make_group(x, "g", 0, 10, 0), SC_OK);
+    p = put_tt(x, "tt", 50, 0);
+    snprintf(hi, sizeof(hi), "%s", p->alarm_names[0]);
+    put_simple(x, "up", 1, -1);
+    assert_int_equal(sc_asg_policy_count(x->asg), 2);
+    assert_int_equal(sc_asg_delete_group(x->asg, "g", 0, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_policy_count(x->asg), 0);
+    assert_null(falarm(&x->f, hi));
+}
+
+static void test_asg_suspended_alarm_notification_runs_nothing(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_policy_info *p;
+    static const char *const an[] = { "AlarmNotification" };
+    struct sc_asg_alarm_ctx ctx = { .alarm_name = "a" };
+
+    assert_int_equal(make_group(x, "g", 0, 10, 0), SC_OK);
+    p = put_simple(x, "up", 1, -1);
+    assert_int_equal(sc_asg_suspend_processes(x->asg, "g", an, 1, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 0);
+}
+
+static void test_asg_launch_failure_activity(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_activity_info *a;
+
+    x->f.fail_launch = 1;
+    assert_int_equal(make_group(x, "g", 1, 1, 1), SC_OK);
+    sc_asg_step(x->asg, T0);
+    a = sc_asg_activity_at(x->asg, "g", 0);
+    assert_string_equal(a->status_code, "Failed");
+    assert_string_equal(a->description,
+                        "Launching a new EC2 instance.  Status Reason: The image id '[ami-bad]' does not exist. Launching EC2 instance failed.");
+    sc_asg_step(x->asg, T0 + SEC);
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 1); /* retried later, not every step */
+    x->f.fail_launch = 0;
+    sc_asg_step(x->asg, T0 + MIN);
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 2);
+}
+
+static void test_asg_lookups(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_account_limits l;
+    int n = 0;
+
+    assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
+    sc_asg_account_limits(x->asg, &l);
+    assert_int_equal(l.max_number_of_auto_scaling_groups, 500);
+    assert_int_equal(l.max_number_of_launch_configurations, 200);
+    assert_int_equal(l.number_of_auto_scaling_groups, 1);
+    assert_int_equal(l.number_of_launch_configurations, 1);
+    for (const char *const *p = sc_asg_scaling_process_types(); *p; p++)
+        n++;
+    assert_int_equal(n, SC_ASG_PROC_COUNT);
+    assert_string_equal(sc_asg_adjustment_types()[2], "PercentChangeInCapacity");
+    assert_string_equal(sc_asg_lifecycle_str(SC_ASG_TERMINATING_WAIT), "Terminating:Wait");
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_asg_desired_defaults_to_min),
+        T(test_asg_max_below_min_text),
+        T(test_asg_desired_outside_text),
+        T(test_asg_already_exists_text),
+        T(test_asg_unknown_launch_configuration_text),
+        T(test_asg_group_not_found_text),
+        T(test_asg_zones_or_subnets_required),
+        T(test_asg_unknown_load_balancer_text),
+        T(test_asg_update_min_raises_desired_max_lowers),
+        T(test_asg_launch_cause_sentences_two_spaces),
+        T(test_asg_update_cause_text),
+        T(test_asg_activities_in_progress_first_then_newest),
+        T(test_asg_activity_history_bounded),
+        T(test_asg_set_desired_capacity_bounds_text),
+        T(test_asg_terminate_decrement_min_size_text),
+        T(test_asg_terminate_with_decrement_shrinks),
+        T(test_asg_terminate_without_decrement_replaces),
+        T(test_asg_scale_in_selected_for_termination),
+        T(test_asg_scale_in_balances_zones),
+        T(test_asg_launch_goes_to_fewest_zone),
+        T(test_asg_termination_policy_newest_and_oldest),
+        T(test_asg_default_policy_must_be_last),
+        T(test_asg_protected_instances_not_scaled_in),
+        T(test_asg_delete_refused_with_instances),
+        T(test_asg_force_delete),
+        T(test_asg_delete_lc_in_use_text),
+        T(test_asg_lost_instance_replaced_even_in_grace),
+        T(test_asg_registers_with_lb_before_in_service),
+        T(test_asg_elb_unhealthy_only_after_grace),
+        T(test_asg_ec2_health_type_ignores_elb),
+        T(test_asg_draining_awaited_before_terminate),
+        T(test_asg_set_instance_health_grace_rule),
+        T(test_asg_suspended_launch_no_replacement),
+        T(test_asg_suspended_terminate_no_scale_in),
+        T(test_asg_standby_enter_exit),
+        T(test_asg_attach_and_detach_instances),
+        T(test_asg_tags_propagate_at_launch),
+        T(test_asg_metrics_collection_each_minute),
+        T(test_asg_attach_load_balancers_registers_in_service),
+        T(test_asg_policy_arn_format),
+        T(test_asg_policy_validation),
+        T(test_asg_simple_cooldown_starts_after_launch),
+        T(test_asg_execute_policy_honor_cooldown),
+        T(test_asg_step_warmup_does_not_override),
+        T(test_asg_step_scale_in_blocked_while_warming),
+        T(test_asg_target_tracking_alarms),
+        T(test_asg_target_tracking_scales_out_by_formula),
+        T(test_asg_target_tracking_scale_in_needs_all),
+        T(test_asg_delete_group_drops_policies_and_alarms),
+        T(test_asg_suspended_alarm_notification_runs_nothing),
+        T(test_asg_launch_failure_activity),
+        T(test_asg_lookups),
+    };
+#undef T
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
