@@ -155,10 +155,12 @@ struct sc_elb_create_req {
 /* CreateLoadBalancer. Same name with identical listeners, zones/subnets and scheme
  * succeeds again (AWS is idempotent here); otherwise DuplicateLoadBalancerName
  * `Load Balancer named 'x' already exists and it is configured with different
- * parameters.`. Errors: ValidationError (name, listeners, zones), TooManyLoadBalancers,
- * DuplicateListener (two listeners on one port), CertificateNotFound (HTTPS/SSL without a
- * certificate), InvalidConfigurationRequest (unknown zone), SubnetNotFound, InvalidSubnet,
- * InvalidScheme, TooManyTags, DuplicateTagKeys. The new load balancer has the API's default
+ * parameters.`. Errors: ValidationError (name, listeners, neither or both of zones and
+ * subnets), TooManyLoadBalancers, DuplicateListener (two listeners on one port),
+ * CertificateNotFound (HTTPS/SSL without a certificate), InvalidConfigurationRequest
+ * (`Classic Load Balancers do not support Availability Zone 'x'.`, two subnets in one
+ * zone), SubnetNotFound, InvalidSubnet (subnets of two VPCs), InvalidScheme, TooManyTags,
+ * DuplicateTagKeys. The new load balancer has the API's default
  * health check (TCP:80, 30/5/2/10, spec 6.2), default attributes (spec 6.4) and no
  * instances. *out optional. */
 enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb,
@@ -277,14 +279,15 @@ enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const 
 /* --- instances ------------------------------------------------------------------------------ */
 
 /* RegisterInstancesWithLoadBalancer: every id must be an EC2 instance that is not
- * terminated (else InvalidInstance `Could not find EC2 instance i-x.`; nothing changes).
+ * shutting-down or terminated (else InvalidInstance `Could not find EC2 instance i-x.`;
+ * nothing changes).
  * Registering an already registered instance is a no-op; one that is draining stops
  * draining and stays registered. A new registration starts `registration in progress`. */
 enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
                                          const char *const *ids, int nids, int64_t now_ms,
                                          struct sc_error *err);
-/* DeregisterInstancesFromLoadBalancer: unknown to EC2 -> InvalidInstance; not registered
- * -> ignored. With draining enabled an InService instance drains (until sc_elb_drain_done
+/* DeregisterInstancesFromLoadBalancer: unknown to EC2 and not registered ->
+ * InvalidInstance; known but not registered -> ignored. With draining enabled an InService instance drains (until sc_elb_drain_done
  * or the draining timeout); otherwise, or when it is not InService, it goes at once. */
 enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
                                            const char *const *ids, int nids,
@@ -364,8 +367,8 @@ int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance
 /* 1 when the instance is draining on that load balancer. */
 int sc_elb_instance_draining(const struct sc_elb *elb, const char *name,
                              const char *instance_id);
-/* For the asg side: 1 when the instance is still draining on any load balancer, so its
- * termination waits. */
+/* For the asg side: 1 when a deregistration of the instance is still draining on any load
+ * balancer, so its termination waits (zone-disable drains do not count). */
 int sc_elb_draining_anywhere(const struct sc_elb *elb, const char *instance_id);
 /* 1 when the instance is registered (or draining) on any load balancer. */
 int sc_elb_registered_anywhere(const struct sc_elb *elb, const char *instance_id);

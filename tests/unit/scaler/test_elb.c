@@ -1,0 +1,1134 @@
+/* tests/unit/scaler/test_elb.c: scaler/elb.c, one test per rule. */
+#include "scaler/elb.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+#define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
+
+struct fx {
+    struct sc_ec2 *ec2;
+    struct sc_elb *elb;
+    struct sc_error err;
+};
+
+static const char *const zones_ab[] = { "us-east-1b", "us-east-1a" };
+static const struct sc_elb_listener http80 = { "HTTP", 80, "HTTP", 8080, NULL };
+
+static int setup(void **state)
+{
+    static struct fx f;
+    struct sc_ec2_config ec = { 0 };
+    struct sc_elb_config lc = { 0 };
+
+    memset(&f, 0, sizeof(f));
+    ec.seed = 1;
+    f.ec2 = sc_ec2_create(&ec);
+    lc.ec2 = f.ec2;
+    lc.seed = 2;
+    f.elb = sc_elb_create(&lc);
+    if (!f.ec2 || !f.elb)
+        return -1;
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+
+    sc_elb_destroy(f->elb);
+    sc_ec2_destroy(f->ec2);
+    return 0;
+}
+
+static enum sc_status mk_lb(struct fx *f, const char *name)
+{
+    struct sc_elb_create_req req = { 0 };
+
+    req.load_balancer_name = name;
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.availability_zones = zones_ab;
+    req.nzones = 2;
+    return sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err);
+}
+
+/* A running instance in zone; returns its id (static storage per call slot). */
+static const char *mk_inst(struct fx *f, const char *zone, int running)
+{
+    static char ids[16][SC_EC2_ID_LEN];
+    static int next;
+    struct sc_ec2_run_req req = { 0 };
+    const struct sc_ec2_reservation *r;
+    char *id = ids[next++ % 16];
+
+    req.image_id = "ami-12c6146b";
+    req.min_count = req.max_count = 1;
+    req.availability_zone = zone;
+    assert_int_equal(sc_ec2_run_instances(f->ec2, &req, T0, &r, &f->err), SC_OK);
+    strcpy(id, r->instances[0]->instance_id);
+    if (running)
+        assert_int_equal(sc_ec2_instance_running(f->ec2, id, T0), SC_OK);
+    return id;
+}
+
+static void health(struct fx *f, const char *lb, const char *id, struct sc_elb_instance_health *h)
+{
+    int n;
+
+    assert_int_equal(sc_elb_describe_instance_health(f->elb, lb, &id, 1, h, &n, &f->err), SC_OK);
+    assert_int_equal(n, 1);
+}
+
+static void expect_row(struct fx *f, const char *lb, const char *id, const char *state,
+                       const char *reason, const char *desc)
+{
+    struct sc_elb_instance_health h;
+
+    health(f, lb, id, &h);
+    assert_string_equal(h.state_name, state);
+    assert_string_equal(h.reason_code, reason);
+    assert_string_equal(h.description, desc);
+}
+
+static void test_elb_create_load_balancer_dns_name_and_defaults(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_elb_lb *lb;
+    char prefix[64];
+    const char *dot;
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    lb = sc_elb_lb_find(f->elb, "web");
+    assert_non_null(lb);
+    snprintf(prefix, sizeof(prefix), "web-");
+    assert_int_equal(strncmp(lb->dns_name, prefix, 4), 0);
+    dot = strchr(lb->dns_name, '.');
+    assert_non_null(dot);
+    assert_int_equal(dot - lb->dns_name, 4 + 10); /* web-<10 digits> */
+    assert_string_equal(dot, ".us-east-1.elb.amazonaws.com");
+    assert_string_equal(lb->canonical_hosted_zone_name, lb->dns_name);
+    assert_string_equal(lb->canonical_hosted_zone_name_id, "Z35SXDOTRQ7X7K");
+    assert_string_equal(lb->scheme, "internet-facing");
+    assert_int_equal(lb->nzones, 2);
+    assert_string_equal(lb->availability_zones[0], "us-east-1a"); /* sorted */
+    assert_string_equal(lb->availability_zones[1], "us-east-1b");
+    assert_string_equal(lb->subnets[0], sc_ec2_default_subnet(f->ec2, "us-east-1a")->subnet_id);
+    assert_string_equal(lb->vpc_id, sc_ec2_default_vpc(f->ec2)->vpc_id);
+    assert_string_equal(lb->health_check.target, "TCP:80");
+    assert_int_equal(lb->health_check.interval_s, 30);
+    assert_int_equal(lb->health_check.timeout_s, 5);
+    assert_int_equal(lb->health_check.unhealthy_threshold, 2);
+    assert_int_equal(lb->health_check.healthy_threshold, 10);
+    assert_int_equal(lb->hc_target.protocol, SC_ELB_HC_TCP);
+    assert_int_equal(lb->hc_target.port, 80);
+    assert_false(lb->attributes.connection_draining_enabled);
+    assert_int_equal(lb->attributes.connection_draining_timeout_s, 300);
+    assert_int_equal(lb->attributes.idle_timeout_s, 60);
+    assert_false(lb->attributes.cross_zone_enabled);
+    assert_false(lb->attributes.access_log_enabled);
+    assert_int_equal(lb->ninstances, 0);
+    assert_int_equal(lb->nlisteners, 1);
+    assert_string_equal(lb->source_security_group_owner_alias, "amazon-elb");
+    assert_true(lb->created_time_ms == T0);
+}
+
+static void test_elb_create_internal_scheme_dns_prefix(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    const struct sc_elb_lb *lb;
+
+    req.load_balancer_name = "inner";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.availability_zones = zones_ab;
+    req.nzones = 1;
+    req.scheme = "internal";
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &lb, &f->err), SC_OK);
+    assert_int_equal(strncmp(lb->dns_name, "internal-inner-", 15), 0);
+    assert_null(lb->canonical_hosted_zone_name);
+    req.load_balancer_name = "odd";
+    req.scheme = "public";
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &lb, &f->err),
+                     SC_ERR_INVALID_SCHEME);
+}
+
+static void test_elb_load_balancer_name_rules(void **state)
+{
+    struct fx *f = *state;
+    static const char *const bad[] = { "",      "-web", "web-", "a_b", "a.b", "sp ace",
+                                       "012345678901234567890123456789012" /* 33 */ };
+    static const char *const good[] = { "a", "A-1", "01234567890123456789012345678901" };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(mk_lb(f, bad[i]), SC_ERR_VALIDATION);
+        assert_string_equal(sc_status_code(f->err.status), "ValidationError");
+    }
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        assert_int_equal(mk_lb(f, good[i]), SC_OK);
+    assert_int_equal(sc_elb_lb_count(f->elb), 3);
+}
+
+static void test_elb_listener_validation(void **state)
+{
+    struct fx *f = *state;
+    static const struct {
+        struct sc_elb_listener l;
+        enum sc_status st;
+    } t[] = {
+        { { "FTP", 80, NULL, 80, NULL }, SC_ERR_VALIDATION },
+        { { NULL, 80, NULL, 80, NULL }, SC_ERR_VALIDATION },
+        { { "HTTP", 0, NULL, 80, NULL }, SC_ERR_VALIDATION },
+        { { "HTTP", 65536, NULL, 80, NULL }, SC_ERR_VALIDATION },
+        { { "HTTP", 80, NULL, 0, NULL }, SC_ERR_VALIDATION },
+        { { "HTTP", 80, "TCP", 80, NULL }, SC_ERR_VALIDATION },
+        { { "TCP", 80, "HTTP", 80, NULL }, SC_ERR_VALIDATION },
+        { { "SSL", 443, "HTTPS", 443, "arn:cert" }, SC_ERR_VALIDATION },
+        { { "HTTP", 80, "BOGUS", 80, NULL }, SC_ERR_VALIDATION },
+        { { "HTTPS", 443, "HTTP", 80, NULL }, SC_ERR_CERTIFICATE_NOT_FOUND },
+        { { "SSL", 443, "TCP", 80, "" }, SC_ERR_CERTIFICATE_NOT_FOUND },
+        { { "HTTPS", 443, "HTTP", 80, "arn:aws:iam::123456789012:server-certificate/x" },
+          SC_OK },
+        { { "SSL", 443, "TCP", 9443, "arn:c" }, SC_OK },
+        { { "tcp", 1, NULL, 65535, NULL }, SC_OK },
+        { { "http", 8080, "https", 8443, NULL }, SC_OK },
+    };
+    struct sc_elb_create_req req = { 0 };
+
+    req.availability_zones = zones_ab;
+    req.nzones = 1;
+    req.nlisteners = 1;
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "lb%zu", i);
+        req.load_balancer_name = name;
+        req.listeners = &t[i].l;
+        assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err), t[i].st);
+    }
+    /* normalized: upper case, instance protocol defaulted to the family */
+    assert_string_equal(sc_elb_lb_find(f->elb, "lb13")->listeners[0].protocol, "TCP");
+    assert_string_equal(sc_elb_lb_find(f->elb, "lb13")->listeners[0].instance_protocol, "TCP");
+    assert_string_equal(sc_elb_lb_find(f->elb, "lb14")->listeners[0].instance_protocol, "HTTPS");
+}
+
+static void test_elb_create_needs_listeners(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+
+    req.load_balancer_name = "nolisteners";
+    req.availability_zones = zones_ab;
+    req.nzones = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_VALIDATION);
+}
+
+static void test_elb_duplicate_load_balancer_name_other_config(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    const struct sc_elb_lb *a, *b;
+    struct sc_elb_listener other = { "TCP", 80, "TCP", 8080, NULL };
+
+    req.load_balancer_name = "dup";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.availability_zones = zones_ab;
+    req.nzones = 2;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &a, &f->err), SC_OK);
+    /* identical: succeeds again with the same load balancer */
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0 + 1, &b, &f->err), SC_OK);
+    assert_ptr_equal(a, b);
+    assert_int_equal(sc_elb_lb_count(f->elb), 1);
+    req.listeners = &other;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &b, &f->err),
+                     SC_ERR_DUPLICATE_LOAD_BALANCER_NAME);
+    assert_string_equal(f->err.message, "Load Balancer named 'dup' already exists and it is "
+                                        "configured with different parameters.");
+    req.listeners = &http80;
+    req.nzones = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &b, &f->err),
+                     SC_ERR_DUPLICATE_LOAD_BALANCER_NAME);
+}
+
+static void test_elb_too_many_load_balancers_at_20(void **state)
+{
+    struct fx *f = *state;
+    char name[32];
+
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof(name), "lb-%02d", i);
+        assert_int_equal(mk_lb(f, name), SC_OK);
+    }
+    assert_int_equal(mk_lb(f, "lb-20"), SC_ERR_TOO_MANY_LOAD_BALANCERS);
+    assert_string_equal(sc_status_code(f->err.status), "TooManyLoadBalancers");
+    assert_int_equal(mk_lb(f, "lb-00"), SC_OK); /* identical re-create still fine */
+    sc_elb_delete_load_balancer(f->elb, "lb-05", T0, &f->err);
+    assert_int_equal(mk_lb(f, "lb-20"), SC_OK);
+}
+
+static void test_elb_zones_or_subnets_validation(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    const char *bad_zone[] = { "us-east-1f" };
+    const struct sc_ec2_subnet *s2;
+    const struct sc_ec2_vpc *v;
+    const char *subnets[2];
+    const char *missing[] = { "subnet-00000000000000000" };
+
+    req.load_balancer_name = "z";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(f->err.message, "Either AvailabilityZones or SubnetIds must be specified");
+    req.availability_zones = bad_zone;
+    req.nzones = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(sc_status_http(f->err.status), 409);
+    assert_string_equal(f->err.message,
+                        "Classic Load Balancers do not support Availability Zone 'us-east-1f'.");
+    req.availability_zones = zones_ab;
+    subnets[0] = sc_ec2_default_subnet(f->ec2, "us-east-1a")->subnet_id;
+    req.subnets = subnets;
+    req.nsubnets = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_VALIDATION);
+    req.nzones = 0;
+    req.subnets = missing;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_ELB_SUBNET_NOT_FOUND);
+    /* a second subnet in the same zone of the default VPC */
+    assert_int_equal(sc_ec2_create_subnet(f->ec2, sc_ec2_default_vpc(f->ec2)->vpc_id,
+                                          "172.31.128.0/24", "us-east-1a", NULL, 0, T0, &s2,
+                                          &f->err),
+                     SC_OK);
+    subnets[1] = s2->subnet_id;
+    req.subnets = subnets;
+    req.nsubnets = 2;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_string_equal(f->err.message, "A load balancer cannot be attached to multiple subnets "
+                                        "in the same Availability Zone.");
+    /* subnets of two VPCs */
+    sc_ec2_create_vpc(f->ec2, "10.0.0.0/16", NULL, 0, T0, &v, &f->err);
+    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.0.0/24", "us-east-1b", NULL, 0, T0, &s2,
+                         &f->err);
+    subnets[1] = s2->subnet_id;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_ELB_INVALID_SUBNET);
+}
+
+static void test_elb_create_with_subnets_takes_their_vpc_and_zones(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    const struct sc_ec2_vpc *v;
+    const struct sc_ec2_subnet *s;
+    const struct sc_elb_lb *lb;
+    const char *sid;
+
+    sc_ec2_create_vpc(f->ec2, "10.0.0.0/16", NULL, 0, T0, &v, &f->err);
+    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.1.0/24", "us-east-1c", NULL, 0, T0, &s,
+                         &f->err);
+    sid = s->subnet_id;
+    req.load_balancer_name = "vpc-lb";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.subnets = &sid;
+    req.nsubnets = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &lb, &f->err), SC_OK);
+    assert_string_equal(lb->vpc_id, sc_ec2_subnet_find(f->ec2, sid)->vpc_id);
+    assert_int_equal(lb->nzones, 1);
+    assert_string_equal(lb->availability_zones[0], "us-east-1c");
+    assert_string_equal(lb->subnets[0], sid);
+}
+
+static void test_elb_delete_missing_load_balancer_is_success(void **state)
+{
+    struct fx *f = *state;
+
+    assert_int_equal(sc_elb_delete_load_balancer(f->elb, "never", T0, &f->err), SC_OK);
+    mk_lb(f, "gone");
+    assert_int_equal(sc_elb_delete_load_balancer(f->elb, "gone", T0, &f->err), SC_OK);
+    assert_null(sc_elb_lb_find(f->elb, "gone"));
+}
+
+static void test_elb_describe_load_balancer_not_found(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_elb_lb *out[4];
+    const char *names[] = { "web", "nope" };
+    char marker[SC_ELB_NAME_LEN];
+    int n;
+
+    mk_lb(f, "web");
+    assert_int_equal(sc_elb_describe_load_balancers(f->elb, names, 2, NULL, 0, out, &n, marker,
+                                                    &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_string_equal(f->err.message, "There is no ACTIVE Load Balancer named 'nope'");
+    assert_int_equal(sc_elb_describe_load_balancers(f->elb, names, 1, NULL, 0, out, &n, marker,
+                                                    &f->err),
+                     SC_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(marker, "");
+}
+
+static void test_elb_describe_load_balancers_paging_in_name_order(void **state)
+{
+    struct fx *f = *state;
+    static const char *const names[] = { "delta", "alpha", "echo", "charlie", "bravo" };
+    static const char *const sorted[] = { "alpha", "bravo", "charlie", "delta", "echo" };
+    const struct sc_elb_lb *out[400];
+    char marker[SC_ELB_NAME_LEN] = "";
+    int n, seen = 0;
+
+    for (int i = 0; i < 5; i++)
+        mk_lb(f, names[i]);
+    for (int page = 0; page < 3; page++) {
+        char prev[SC_ELB_NAME_LEN];
+
+        strcpy(prev, marker);
+        assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, prev, 2, out, &n,
+                                                        marker, &f->err),
+                         SC_OK);
+        for (int i = 0; i < n; i++)
+            assert_string_equal(out[i]->load_balancer_name, sorted[seen++]);
+    }
+    assert_int_equal(seen, 5);
+    assert_string_equal(marker, "");
+    /* a marker whose load balancer was deleted still resumes after it */
+    sc_elb_delete_load_balancer(f->elb, "bravo", T0, &f->err);
+    sc_elb_describe_load_balancers(f->elb, NULL, 0, "bravo", 2, out, &n, marker, &f->err);
+    assert_int_equal(n, 2);
+    assert_string_equal(out[0]->load_balancer_name, "charlie");
+    assert_string_equal(marker, "delta");
+    assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, 401, out, &n, marker,
+                                                    &f->err),
+                     SC_ERR_VALIDATION);
+    assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, -1, out, &n, marker,
+                                                    &f->err),
+                     SC_ERR_VALIDATION);
+    assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, 0, out, &n, marker,
+                                                    &f->err),
+                     SC_OK);
+    assert_int_equal(n, 4);
+}
+
+static void test_elb_identical_listener_is_noop(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_listener again = { "http", 80, NULL, 8080, NULL };
+
+    mk_lb(f, "web");
+    assert_int_equal(sc_elb_create_listeners(f->elb, "web", &again, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->nlisteners, 1);
+}
+
+static void test_elb_duplicate_listener_same_port_other_protocol(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_listener tcp = { "TCP", 80, "TCP", 8080, NULL };
+
+    mk_lb(f, "web");
+    assert_int_equal(sc_elb_create_listeners(f->elb, "web", &tcp, 1, T0, &f->err),
+                     SC_ERR_DUPLICATE_LISTENER);
+    assert_string_equal(f->err.message, "A listener already exists for web with LoadBalancerPort "
+                                        "80, but with a different InstancePort, Protocol, or "
+                                        "SSLCertificateId");
+}
+
+static void test_elb_duplicate_listener_same_port_other_instance_port(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_listener ls[] = { { "TCP", 443, "TCP", 9443, NULL },
+                                    { "HTTP", 80, "HTTP", 9090, NULL } };
+
+    mk_lb(f, "web");
+    /* all-or-nothing: the valid first listener is not added either */
+    assert_int_equal(sc_elb_create_listeners(f->elb, "web", ls, 2, T0, &f->err),
+                     SC_ERR_DUPLICATE_LISTENER);
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->nlisteners, 1);
+    /* and two conflicting listeners in one request */
+    ls[1] = (struct sc_elb_listener){ "TCP", 443, "TCP", 9444, NULL };
+    assert_int_equal(sc_elb_create_listeners(f->elb, "web", ls, 2, T0, &f->err),
+                     SC_ERR_DUPLICATE_LISTENER);
+}
+
+static void test_elb_delete_listeners_by_port(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_listener tcp = { "TCP", 443, "TCP", 9443, NULL };
+    int ports[] = { 80, 1234 };
+    const struct sc_elb_lb *lb;
+
+    mk_lb(f, "web");
+    assert_int_equal(sc_elb_create_listeners(f->elb, "web", &tcp, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_delete_listeners(f->elb, "web", ports, 2, T0, &f->err), SC_OK);
+    lb = sc_elb_lb_find(f->elb, "web");
+    assert_int_equal(lb->nlisteners, 1);
+    assert_int_equal(lb->listeners[0].load_balancer_port, 443);
+    assert_int_equal(sc_elb_delete_listeners(f->elb, "nope", ports, 1, T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+}
+
+static void test_elb_health_check_ranges(void **state)
+{
+    struct fx *f = *state;
+    static const struct sc_elb_health_check bad[] = {
+        { "TCP:80", 4, 3, 2, 2 },  { "TCP:80", 301, 3, 2, 2 }, { "TCP:80", 30, 1, 2, 2 },
+        { "TCP:80", 90, 61, 2, 2 }, { "TCP:80", 30, 5, 1, 2 }, { "TCP:80", 30, 5, 11, 2 },
+        { "TCP:80", 30, 5, 2, 1 },  { "TCP:80", 30, 5, 2, 11 }, { "TCP:80", 5, 5, 2, 2 },
+        { "TCP:0", 30, 5, 2, 2 },   { "TCP:65536", 30, 5, 2, 2 }, { "HTTP:80", 30, 5, 2, 2 },
+        { "UDP:80", 30, 5, 2, 2 },  { "TCP:80/x", 30, 5, 2, 2 }, { "tcp:80", 30, 5, 2, 2 },
+        { "", 30, 5, 2, 2 },        { NULL, 30, 5, 2, 2 },
+    };
+    static const struct sc_elb_health_check seed = { "TCP:9763", 5, 3, 2, 2 };
+    const struct sc_elb_health_check *out;
+
+    mk_lb(f, "web");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(sc_elb_configure_health_check(f->elb, "web", &bad[i], T0, &out, &f->err),
+                         SC_ERR_VALIDATION);
+    assert_int_equal(sc_elb_configure_health_check(f->elb, "web", &bad[8], T0, &out, &f->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(f->err.message, "Health check interval must be greater than the timeout.");
+    assert_int_equal(sc_elb_configure_health_check(f->elb, "web", &seed, T0, &out, &f->err),
+                     SC_OK);
+    assert_string_equal(out->target, "TCP:9763");
+    assert_int_equal(out->interval_s, 5);
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->hc_target.port, 9763);
+    assert_int_equal(sc_elb_configure_health_check(f->elb, "nope", &seed, T0, &out, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+}
+
+static void test_elb_health_check_target_parse(void **state)
+{
+    struct sc_elb_hc_target t;
+
+    (void)state;
+    assert_int_equal(sc_elb_hc_target_parse("HTTP:8080/index.html", &t), 0);
+    assert_int_equal(t.protocol, SC_ELB_HC_HTTP);
+    assert_int_equal(t.port, 8080);
+    assert_string_equal(t.path, "/index.html");
+    assert_int_equal(sc_elb_hc_target_parse("HTTPS:443/", &t), 0);
+    assert_int_equal(t.protocol, SC_ELB_HC_HTTPS);
+    assert_int_equal(sc_elb_hc_target_parse("SSL:443", &t), 0);
+    assert_null(t.path);
+    assert_int_equal(sc_elb_hc_target_parse("HTTP:80", &t), -1);
+    assert_int_equal(sc_elb_hc_target_parse("HTTP:/x", &t), -1);
+    assert_int_equal(sc_elb_hc_target_parse("TCP:123456", &t), -1);
+    assert_int_equal(sc_elb_hc_target_parse(NULL, &t), -1);
+}
+
+static void test_elb_attributes_modify_and_ranges(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_attributes_req req = { 0 };
+    const struct sc_elb_attributes *a;
+
+    mk_lb(f, "web");
+    req.has_connection_draining_timeout = 1;
+    req.connection_draining_timeout_s = 0;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, "web", &req, T0, &a, &f->err),
+                     SC_ERR_VALIDATION);
+    req.connection_draining_timeout_s = 3601;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, "web", &req, T0, &a, &f->err),
+                     SC_ERR_VALIDATION);
+    memset(&req, 0, sizeof(req));
+    req.has_idle_timeout = 1;
+    req.idle_timeout_s = 0;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, "web", &req, T0, &a, &f->err),
+                     SC_ERR_VALIDATION);
+    memset(&req, 0, sizeof(req));
+    req.has_access_log = 1;
+    req.access_log_enabled = 1;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, "web", &req, T0, &a, &f->err),
+                     SC_ERR_VALIDATION);
+    req.access_log_s3_bucket_name = "logs";
+    req.access_log_emit_interval = 7;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, "web", &req, T0, &a, &f->err),
+                     SC_ERR_VALIDATION);
+    req.access_log_emit_interval = 5;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, "web", &req, T0, &a, &f->err), SC_OK);
+    assert_true(a->access_log_enabled);
+    assert_string_equal(a->access_log_s3_bucket_name, "logs");
+    assert_int_equal(a->access_log_emit_interval, 5);
+    memset(&req, 0, sizeof(req));
+    req.has_connection_draining = 1;
+    req.connection_draining_enabled = 1;
+    req.has_connection_draining_timeout = 1;
+    req.connection_draining_timeout_s = 3600;
+    req.has_idle_timeout = 1;
+    req.idle_timeout_s = 1;
+    req.has_cross_zone = 1;
+    req.cross_zone_enabled = 1;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, "web", &req, T0, &a, &f->err), SC_OK);
+    assert_int_equal(sc_elb_describe_attributes(f->elb, "web", &a, &f->err), SC_OK);
+    assert_true(a->connection_draining_enabled);
+    assert_int_equal(a->connection_draining_timeout_s, 3600);
+    assert_int_equal(a->idle_timeout_s, 1);
+    assert_true(a->cross_zone_enabled);
+    assert_true(a->access_log_enabled); /* untouched */
+    assert_int_equal(sc_elb_describe_attributes(f->elb, "nope", &a, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+}
+
+static void test_elb_register_unknown_instance_is_invalid_instance(void **state)
+{
+    struct fx *f = *state;
+    const char *ids[2];
+    const char *gone;
+    struct sc_error e2 = { 0 };
+
+    mk_lb(f, "web");
+    ids[0] = mk_inst(f, "us-east-1a", 1);
+    ids[1] = "i-0000000000000000a";
+    assert_int_equal(sc_elb_register_instances(f->elb, "web", ids, 2, T0, &f->err),
+                     SC_ERR_INVALID_INSTANCE);
+    assert_string_equal(f->err.message, "Could not find EC2 instance i-0000000000000000a.");
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->ninstances, 0); /* nothing registered */
+    gone = mk_inst(f, "us-east-1a", 1);
+    sc_ec2_instance_lost(f->ec2, gone, T0);
+    assert_int_equal(sc_elb_register_instances(f->elb, "web", &gone, 1, T0, &e2),
+                     SC_ERR_INVALID_INSTANCE);
+    assert_int_equal(sc_elb_register_instances(f->elb, "web", ids, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_register_instances(f->elb, "web", ids, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->ninstances, 1);
+    assert_string_equal(sc_elb_lb_find(f->elb, "web")->instances[0], ids[0]);
+}
+
+static void test_elb_new_registration_in_progress_then_in_service_on_first_pass(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    id = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    expect_row(f, "web", id, "OutOfService", "ELB", "Instance registration is still in progress.");
+    assert_false(sc_elb_routable(f->elb, "web", id));
+    /* a failure below UnhealthyThreshold keeps it in progress */
+    assert_int_equal(sc_elb_health_result(f->elb, "web", id, 0, T0 + 30000), 0);
+    expect_row(f, "web", id, "OutOfService", "ELB", "Instance registration is still in progress.");
+    assert_int_equal(sc_elb_health_result(f->elb, "web", id, 1, T0 + 60000), 1);
+    expect_row(f, "web", id, "InService", "N/A", "N/A");
+    assert_true(sc_elb_instance_in_service(f->elb, "web", id));
+    assert_true(sc_elb_routable(f->elb, "web", id));
+    assert_int_equal(sc_elb_health_result(f->elb, "nope", id, 1, T0), -1);
+    assert_int_equal(sc_elb_health_result(f->elb, "web", "i-0000000000000000a", 1, T0), -1);
+}
+
+static void test_elb_unhealthy_threshold_then_healthy_threshold(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_health_check hc = { "HTTP:8080/health", 10, 5, 3, 4 };
+    const char *id;
+
+    mk_lb(f, "web");
+    sc_elb_configure_health_check(f->elb, "web", &hc, T0, NULL, &f->err);
+    id = mk_inst(f, "us-east-1b", 1);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    sc_elb_health_result(f->elb, "web", id, 1, T0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(sc_elb_health_result(f->elb, "web", id, 0, T0), 1);
+    assert_int_equal(sc_elb_health_result(f->elb, "web", id, 0, T0), 0);
+    expect_row(f, "web", id, "OutOfService", "Instance",
+               "Instance has failed at least the UnhealthyThreshold number of health checks "
+               "consecutively.");
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(sc_elb_health_result(f->elb, "web", id, 1, T0), 0);
+        expect_row(f, "web", id, "OutOfService", "Instance",
+                   "Instance has not passed the configured HealthyThreshold number of health "
+                   "checks consecutively.");
+    }
+    /* a failure in between starts the count again */
+    sc_elb_health_result(f->elb, "web", id, 0, T0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(sc_elb_health_result(f->elb, "web", id, 1, T0), 0);
+    assert_int_equal(sc_elb_health_result(f->elb, "web", id, 1, T0), 1);
+    expect_row(f, "web", id, "InService", "N/A", "N/A");
+}
+
+static void test_elb_new_registration_failing_threshold_needs_healthy_threshold(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    id = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    sc_elb_health_result(f->elb, "web", id, 0, T0);
+    sc_elb_health_result(f->elb, "web", id, 0, T0);
+    expect_row(f, "web", id, "OutOfService", "Instance",
+               "Instance has failed at least the UnhealthyThreshold number of health checks "
+               "consecutively.");
+    assert_int_equal(sc_elb_health_result(f->elb, "web", id, 1, T0), 0);
+}
+
+static void test_elb_describe_instance_health_ec2_states(void **state)
+{
+    struct fx *f = *state;
+    const char *pending, *stopped, *term;
+    struct sc_elb_instance_health rows[8];
+    int n;
+
+    mk_lb(f, "web");
+    pending = mk_inst(f, "us-east-1a", 0);
+    stopped = mk_inst(f, "us-east-1a", 1);
+    term = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &pending, 1, T0, &f->err);
+    sc_elb_register_instances(f->elb, "web", &stopped, 1, T0, &f->err);
+    sc_elb_register_instances(f->elb, "web", &term, 1, T0, &f->err);
+    sc_elb_health_result(f->elb, "web", stopped, 1, T0);
+    sc_ec2_stop_instances(f->ec2, &stopped, 1, T0, NULL, &f->err);
+    sc_ec2_instance_stopped(f->ec2, stopped, T0);
+    sc_ec2_instance_lost(f->ec2, term, T0);
+    expect_row(f, "web", pending, "OutOfService", "Instance", "Instance is in pending state.");
+    expect_row(f, "web", stopped, "OutOfService", "Instance", "Instance is in stopped state.");
+    expect_row(f, "web", term, "OutOfService", "Instance", "Instance is in terminated state.");
+    assert_int_equal(sc_elb_describe_instance_health(f->elb, "web", NULL, 0, rows, &n, &f->err),
+                     SC_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(rows[0].instance_id, pending);
+    assert_false(sc_elb_routable(f->elb, "web", stopped));
+    /* health starts over when it runs again */
+    sc_elb_step(f->elb, T0 + 1);
+    sc_ec2_start_instances(f->ec2, &stopped, 1, T0 + 2, NULL, &f->err);
+    sc_ec2_instance_running(f->ec2, stopped, T0 + 3);
+    expect_row(f, "web", stopped, "OutOfService", "ELB",
+               "Instance registration is still in progress.");
+}
+
+static void test_elb_describe_instance_health_named_not_registered(void **state)
+{
+    struct fx *f = *state;
+    const char *id, *unknown = "i-0000000000000000a";
+    struct sc_elb_instance_health h;
+    int n;
+
+    mk_lb(f, "web");
+    id = mk_inst(f, "us-east-1a", 1);
+    expect_row(f, "web", id, "OutOfService", "N/A",
+               "Instance is not currently registered with the LoadBalancer.");
+    assert_int_equal(sc_elb_describe_instance_health(f->elb, "web", &unknown, 1, &h, &n, &f->err),
+                     SC_ERR_INVALID_INSTANCE);
+    assert_string_equal(f->err.message, "Could not find EC2 instance i-0000000000000000a.");
+    assert_int_equal(sc_elb_describe_instance_health(f->elb, "nope", &id, 1, &h, &n, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+}
+
+static void test_elb_instance_in_zone_not_enabled(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web"); /* zones a and b */
+    id = mk_inst(f, "us-east-1c", 1);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    sc_elb_health_result(f->elb, "web", id, 1, T0);
+    expect_row(f, "web", id, "OutOfService", "ELB",
+               "Instance is in the EC2 Availability Zone for which LoadBalancer is not "
+               "configured to route traffic to.");
+    assert_false(sc_elb_routable(f->elb, "web", id));
+    assert_int_equal(sc_elb_enable_zones(f->elb, "web", (const char *[]){ "us-east-1c" }, 1, T0,
+                                         &f->err),
+                     SC_OK);
+    expect_row(f, "web", id, "InService", "N/A", "N/A");
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->nzones, 3);
+    assert_string_equal(sc_elb_lb_find(f->elb, "web")->availability_zones[2], "us-east-1c");
+}
+
+static void enable_draining(struct fx *f, const char *lb, int timeout_s)
+{
+    struct sc_elb_attributes_req req = { 0 };
+
+    req.has_connection_draining = 1;
+    req.connection_draining_enabled = 1;
+    req.has_connection_draining_timeout = 1;
+    req.connection_draining_timeout_s = timeout_s;
+    assert_int_equal(sc_elb_modify_attributes(f->elb, lb, &req, T0, NULL, &f->err), SC_OK);
+}
+
+static const char *in_service(struct fx *f, const char *lb, const char *zone)
+{
+    const char *id = mk_inst(f, zone, 1);
+
+    assert_int_equal(sc_elb_register_instances(f->elb, lb, &id, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_health_result(f->elb, lb, id, 1, T0), 1);
+    return id;
+}
+
+static void test_elb_draining_keeps_instance_in_service_until_done(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 120);
+    id = in_service(f, "web", "us-east-1a");
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &id, 1, T0 + 1000, &f->err),
+                     SC_OK);
+    expect_row(f, "web", id, "InService", "N/A", "Instance deregistration currently in progress.");
+    assert_false(sc_elb_routable(f->elb, "web", id));
+    assert_true(sc_elb_instance_draining(f->elb, "web", id));
+    assert_true(sc_elb_draining_anywhere(f->elb, id));
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->ninstances, 0);
+    assert_int_equal(sc_elb_target_count(f->elb, "web"), 1);
+    assert_int_equal(sc_elb_drain_done(f->elb, "web", id, T0 + 2000), 1);
+    assert_false(sc_elb_draining_anywhere(f->elb, id));
+    expect_row(f, "web", id, "OutOfService", "N/A",
+               "Instance is not currently registered with the LoadBalancer.");
+    assert_int_equal(sc_elb_drain_done(f->elb, "web", id, T0 + 2000), 0);
+    assert_int_equal(sc_elb_drain_done(f->elb, "nope", id, T0 + 2000), -1);
+}
+
+static void test_elb_draining_timeout_expires_in_step(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 60);
+    id = in_service(f, "web", "us-east-1a");
+    assert_true(sc_elb_next_due_ms(f->elb, T0) == INT64_MAX);
+    sc_elb_deregister_instances(f->elb, "web", &id, 1, T0, &f->err);
+    assert_true(sc_elb_next_due_ms(f->elb, T0) == T0 + 60000);
+    sc_elb_step(f->elb, T0 + 59999);
+    assert_true(sc_elb_draining_anywhere(f->elb, id));
+    sc_elb_step(f->elb, T0 + 60000);
+    assert_false(sc_elb_draining_anywhere(f->elb, id));
+    assert_false(sc_elb_registered_anywhere(f->elb, id));
+}
+
+static void test_elb_deregister_without_draining_is_immediate(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    id = in_service(f, "web", "us-east-1a");
+    assert_true(sc_elb_registered_anywhere(f->elb, id));
+    sc_elb_deregister_instances(f->elb, "web", &id, 1, T0, &f->err);
+    assert_false(sc_elb_registered_anywhere(f->elb, id));
+    assert_false(sc_elb_draining_anywhere(f->elb, id));
+    /* not registered: ignored; unknown to EC2: InvalidInstance */
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &id, 1, T0, &f->err), SC_OK);
+    id = "i-0000000000000000a";
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &id, 1, T0, &f->err),
+                     SC_ERR_INVALID_INSTANCE);
+}
+
+static void test_elb_draining_does_not_hold_unhealthy_instances(void **state)
+{
+    struct fx *f = *state;
+    const char *sick, *id;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 300);
+    sick = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &sick, 1, T0, &f->err);
+    sc_elb_deregister_instances(f->elb, "web", &sick, 1, T0, &f->err);
+    assert_false(sc_elb_registered_anywhere(f->elb, sick)); /* never InService: at once */
+    id = in_service(f, "web", "us-east-1a");
+    sc_elb_deregister_instances(f->elb, "web", &id, 1, T0, &f->err);
+    assert_true(sc_elb_draining_anywhere(f->elb, id));
+    sc_elb_health_result(f->elb, "web", id, 0, T0);
+    sc_elb_health_result(f->elb, "web", id, 0, T0);
+    assert_false(sc_elb_draining_anywhere(f->elb, id));
+}
+
+static void test_elb_reregister_while_draining_cancels_drain(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 300);
+    id = in_service(f, "web", "us-east-1a");
+    sc_elb_deregister_instances(f->elb, "web", &id, 1, T0, &f->err);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    assert_false(sc_elb_draining_anywhere(f->elb, id));
+    expect_row(f, "web", id, "InService", "N/A", "N/A");
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->ninstances, 1);
+}
+
+static void test_elb_disable_zone_in_progress_while_draining(void **state)
+{
+    struct fx *f = *state;
+    const char *a, *b;
+    const char *za[] = { "us-east-1a" };
+    const char *both[] = { "us-east-1a", "us-east-1b" };
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 30);
+    a = in_service(f, "web", "us-east-1a");
+    b = in_service(f, "web", "us-east-1b");
+    assert_int_equal(sc_elb_disable_zones(f->elb, "web", both, 2, T0, &f->err), SC_ERR_VALIDATION);
+    assert_int_equal(sc_elb_disable_zones(f->elb, "web", za, 1, T0, &f->err), SC_OK);
+    expect_row(f, "web", a, "OutOfService", "ELB",
+               "Disable Availability Zone is currently in progress.");
+    assert_false(sc_elb_routable(f->elb, "web", a));
+    assert_false(sc_elb_draining_anywhere(f->elb, a)); /* still registered */
+    expect_row(f, "web", b, "InService", "N/A", "N/A");
+    sc_elb_step(f->elb, T0 + 30000);
+    expect_row(f, "web", a, "OutOfService", "ELB",
+               "Instance is in the EC2 Availability Zone for which LoadBalancer is not "
+               "configured to route traffic to.");
+    assert_true(sc_elb_registered_anywhere(f->elb, a));
+}
+
+static void test_elb_route_set_honours_cross_zone(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_attributes_req req = { 0 };
+    const char *ids[8];
+    const char *a, *b;
+
+    mk_lb(f, "web");
+    a = in_service(f, "web", "us-east-1a");
+    b = in_service(f, "web", "us-east-1b");
+    mk_inst(f, "us-east-1a", 1); /* not registered */
+    assert_int_equal(sc_elb_route_set(f->elb, "web", "us-east-1a", ids, 8), 1);
+    assert_string_equal(ids[0], a);
+    assert_int_equal(sc_elb_route_set(f->elb, "web", "us-east-1b", ids, 8), 1);
+    assert_string_equal(ids[0], b);
+    assert_int_equal(sc_elb_route_set(f->elb, "web", NULL, ids, 8), 2);
+    assert_int_equal(sc_elb_route_set(f->elb, "web", NULL, ids, 1), 2); /* count beyond cap */
+    req.has_cross_zone = 1;
+    req.cross_zone_enabled = 1;
+    sc_elb_modify_attributes(f->elb, "web", &req, T0, NULL, &f->err);
+    assert_int_equal(sc_elb_route_set(f->elb, "web", "us-east-1a", ids, 8), 2);
+    assert_int_equal(sc_elb_route_set(f->elb, "nope", NULL, ids, 8), -1);
+}
+
+static void test_elb_targets_for_the_checker(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_target t;
+    const char *id, *pending;
+
+    mk_lb(f, "web");
+    id = in_service(f, "web", "us-east-1b");
+    pending = mk_inst(f, "us-east-1a", 0);
+    sc_elb_register_instances(f->elb, "web", &pending, 1, T0 + 5, &f->err);
+    assert_int_equal(sc_elb_target_count(f->elb, "web"), 2);
+    assert_int_equal(sc_elb_target_at(f->elb, "web", 0, &t), 0);
+    assert_string_equal(t.instance_id, id);
+    assert_string_equal(t.availability_zone, "us-east-1b");
+    assert_int_equal(t.state, SC_ELB_IN_SERVICE);
+    assert_true(t.routable);
+    assert_true(t.checked);
+    assert_false(t.draining);
+    assert_int_equal(sc_elb_target_at(f->elb, "web", 1, &t), 0);
+    assert_false(t.checked); /* pending: nothing to check yet */
+    assert_true(t.registered_ms == T0 + 5);
+    assert_int_equal(sc_elb_target_at(f->elb, "web", 2, &t), -1);
+    assert_int_equal(sc_elb_target_count(f->elb, "nope"), -1);
+}
+
+static void test_elb_step_drops_instances_ec2_no_longer_lists(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    id = in_service(f, "web", "us-east-1a");
+    sc_ec2_instance_lost(f->ec2, id, T0);
+    sc_elb_step(f->elb, T0);
+    assert_true(sc_elb_registered_anywhere(f->elb, id));
+    sc_ec2_step(f->ec2, T0 + 3600000);
+    sc_elb_step(f->elb, T0 + 3600000);
+    assert_false(sc_elb_registered_anywhere(f->elb, id));
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->ninstances, 0);
+}
+
+static void test_elb_tags_add_remove_describe(void **state)
+{
+    struct fx *f = *state;
+    const char *names[] = { "web" };
+    struct sc_elb_tag t2[] = { { "env", "dev" }, { "team", "" } };
+    struct sc_elb_tag dup[] = { { "a", "1" }, { "a", "2" } };
+    struct sc_elb_tag reserved = { "aws:x", "1" };
+    struct sc_elb_tag over = { "env", "prod" };
+    struct sc_elb_tag many[11];
+    char keys[11][16];
+    const char *rm[] = { "team" };
+    const struct sc_elb_lb *out[2];
+
+    mk_lb(f, "web");
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, t2, 2, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, &over, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_describe_tags(f->elb, names, 1, out, &f->err), SC_OK);
+    assert_int_equal(out[0]->ntags, 2);
+    assert_string_equal(out[0]->tags[0].value, "prod");
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, dup, 2, T0, &f->err),
+                     SC_ERR_DUPLICATE_TAG_KEYS);
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, &reserved, 1, T0, &f->err),
+                     SC_ERR_VALIDATION);
+    for (int i = 0; i < 11; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+        many[i] = (struct sc_elb_tag){ keys[i], "v" };
+    }
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, many, 9, T0, &f->err),
+                     SC_ERR_TOO_MANY_TAGS);
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, many, 8, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_remove_tags(f->elb, names, 1, rm, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->ntags, 9);
+    names[0] = "nope";
+    assert_int_equal(sc_elb_describe_tags(f->elb, names, 1, out, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, t2, 1, T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+}
+
+static void test_elb_create_with_too_many_tags(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    struct sc_elb_tag many[11];
+    char keys[11][16];
+
+    for (int i = 0; i < 11; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+        many[i] = (struct sc_elb_tag){ keys[i], "v" };
+    }
+    req.load_balancer_name = "tagged";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.availability_zones = zones_ab;
+    req.nzones = 1;
+    req.tags = many;
+    req.ntags = 11;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_TOO_MANY_TAGS);
+    req.ntags = 10;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err), SC_OK);
+}
+
+static void test_elb_seed_tutorial_listener_swap(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    const char *zone_c[] = { "us-east-1c" };
+    struct sc_elb_listener first[] = { { "HTTP", 80, "HTTP", 9763, NULL },
+                                       { "TCP", 443, "TCP", 9443, NULL } };
+    struct sc_elb_listener second[] = { { "HTTP", 8280, "HTTP", 9763, NULL },
+                                        { "TCP", 8243, "TCP", 9443, NULL } };
+    int old_ports[] = { 80, 443 };
+    struct sc_elb_health_check hc = { "TCP:9763", 5, 3, 2, 2 };
+    const struct sc_elb_lb *lb;
+
+    req.load_balancer_name = "autoscalelb";
+    req.listeners = first;
+    req.nlisteners = 2;
+    req.availability_zones = zone_c;
+    req.nzones = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &lb, &f->err), SC_OK);
+    assert_int_equal(sc_elb_create_listeners(f->elb, "autoscalelb", second, 2, T0, &f->err),
+                     SC_OK);
+    assert_int_equal(sc_elb_delete_listeners(f->elb, "autoscalelb", old_ports, 2, T0, &f->err),
+                     SC_OK);
+    assert_int_equal(sc_elb_configure_health_check(f->elb, "autoscalelb", &hc, T0, NULL, &f->err),
+                     SC_OK);
+    lb = sc_elb_lb_find(f->elb, "autoscalelb");
+    assert_int_equal(lb->nlisteners, 2);
+    assert_int_equal(lb->listeners[0].load_balancer_port, 8280);
+    assert_int_equal(lb->listeners[1].load_balancer_port, 8243);
+    assert_int_equal(lb->health_check.healthy_threshold, 2);
+}
+
+static void test_elb_not_found_everywhere(void **state)
+{
+    struct fx *f = *state;
+    const char *id = "i-0000000000000000a";
+    struct sc_elb_listener l = http80;
+    const char *z[] = { "us-east-1a" };
+
+    assert_int_equal(sc_elb_create_listeners(f->elb, "x", &l, 1, T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_int_equal(sc_elb_register_instances(f->elb, "x", &id, 1, T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "x", &id, 1, T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_int_equal(sc_elb_enable_zones(f->elb, "x", z, 1, T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_int_equal(sc_elb_disable_zones(f->elb, "x", z, 1, T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_string_equal(f->err.message, "There is no ACTIVE Load Balancer named 'x'");
+    assert_false(sc_elb_instance_in_service(f->elb, "x", id));
+    assert_false(sc_elb_routable(f->elb, "x", id));
+}
+
+static void test_elb_enable_unknown_zone(void **state)
+{
+    struct fx *f = *state;
+    const char *z[] = { "us-east-1q" };
+
+    mk_lb(f, "web");
+    assert_int_equal(sc_elb_enable_zones(f->elb, "web", z, 1, T0, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(sc_elb_lb_find(f->elb, "web")->nzones, 2);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_elb_create_load_balancer_dns_name_and_defaults),
+        T(test_elb_create_internal_scheme_dns_prefix),
+        T(test_elb_load_balancer_name_rules),
+        T(test_elb_listener_validation),
+        T(test_elb_create_needs_listeners),
+        T(test_elb_duplicate_load_balancer_name_other_config),
+        T(test_elb_too_many_load_balancers_at_20),
+        T(test_elb_zones_or_subnets_validation),
+        T(test_elb_create_with_subnets_takes_their_vpc_and_zones),
+        T(test_elb_delete_missing_load_balancer_is_success),
+        T(test_elb_describe_load_balancer_not_found),
+        T(test_elb_describe_load_balancers_paging_in_name_order),
+        T(test_elb_identical_listener_is_noop),
+        T(test_elb_duplicate_listener_same_port_other_protocol),
+        T(test_elb_duplicate_listener_same_port_other_instance_port),
+        T(test_elb_delete_listeners_by_port),
+        T(test_elb_health_check_ranges),
+        T(test_elb_health_check_target_parse),
+        T(test_elb_attributes_modify_and_ranges),
+        T(test_elb_register_unknown_instance_is_invalid_instance),
+        T(test_elb_new_registration_in_progress_then_in_service_on_first_pass),
+        T(test_elb_unhealthy_threshold_then_healthy_threshold),
+        T(test_elb_new_registration_failing_threshold_needs_healthy_threshold),
+        T(test_elb_describe_instance_health_ec2_states),
+        T(test_elb_describe_instance_health_named_not_registered),
+        T(test_elb_instance_in_zone_not_enabled),
+        T(test_elb_draining_keeps_instance_in_service_until_done),
+        T(test_elb_draining_timeout_expires_in_step),
+        T(test_elb_deregister_without_draining_is_immediate),
+        T(test_elb_draining_does_not_hold_unhealthy_instances),
+        T(test_elb_reregister_while_draining_cancels_drain),
+        T(test_elb_disable_zone_in_progress_while_draining),
+        T(test_elb_route_set_honours_cross_zone),
+        T(test_elb_targets_for_the_checker),
+        T(test_elb_step_drops_instances_ec2_no_longer_lists),
+        T(test_elb_tags_add_remove_describe),
+        T(test_elb_create_with_too_many_tags),
+        T(test_elb_seed_tutorial_listener_swap),
+        T(test_elb_not_found_everywhere),
+        T(test_elb_enable_unknown_zone),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
