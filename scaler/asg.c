@@ -135,26 +135,30 @@ static enum sc_status smithy_length(struct sc_error *err, const char *member, co
                                     size_t max)
 {
     if (!v)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null",
-                       member);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null",
+            member);
     if (v[0] == '\0')
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1",
-                       member);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1",
+            member);
     if (strlen(v) > max)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value '%.64s...' at '%s' failed to satisfy constraint: Member must have length less than or equal to %zu",
-                       v, member, max);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value '%.64s...' at '%s' failed to satisfy constraint: Member must have length less than or equal to %zu",
+            v, member, max);
     return SC_OK;
 }
 
 static enum sc_status smithy_min0(struct sc_error *err, const char *member, int v)
 {
     if (v < 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value '%d' at '%s' failed to satisfy constraint: Member must have value greater than or equal to 0",
-                       v, member);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value '%d' at '%s' failed to satisfy constraint: Member must have value greater than or equal to 0",
+            v, member);
     return SC_OK;
 }
 
@@ -183,8 +187,8 @@ const char *sc_asg_lifecycle_str(enum sc_asg_lifecycle s)
 }
 
 static const char *const process_names[SC_ASG_PROC_COUNT + 1] = {
-    "Launch",         "Terminate",       "AddToLoadBalancer", "AlarmNotification", "AZRebalance",
-    "HealthCheck",    "ReplaceUnhealthy", "ScheduledActions", "InstanceRefresh",   NULL,
+    "Launch",      "Terminate",        "AddToLoadBalancer", "AlarmNotification", "AZRebalance",
+    "HealthCheck", "ReplaceUnhealthy", "ScheduledActions",  "InstanceRefresh",   NULL,
 };
 
 const char *sc_asg_process_str(enum sc_asg_process p)
@@ -195,9 +199,15 @@ const char *sc_asg_process_str(enum sc_asg_process p)
 }
 
 static const char *const metric_names[SC_ASG_METRIC_COUNT + 1] = {
-    "GroupMinSize",        "GroupMaxSize",           "GroupDesiredCapacity",
-    "GroupInServiceInstances", "GroupPendingInstances", "GroupStandbyInstances",
-    "GroupTerminatingInstances", "GroupTotalInstances", NULL,
+    "GroupMinSize",
+    "GroupMaxSize",
+    "GroupDesiredCapacity",
+    "GroupInServiceInstances",
+    "GroupPendingInstances",
+    "GroupStandbyInstances",
+    "GroupTerminatingInstances",
+    "GroupTotalInstances",
+    NULL,
 };
 
 const char *sc_asg_metric_str(int i)
@@ -220,18 +230,22 @@ const char *sc_asg_health_upper_str(int healthy)
 static const char *const adjustment_types[] = { "ChangeInCapacity", "ExactCapacity",
                                                 "PercentChangeInCapacity", NULL };
 static const char *const termination_policy_types[] = {
-    "AllocationStrategy",      "ClosestToNextInstanceHour", "Default",
-    "NewestInstance",          "OldestInstance",            "OldestLaunchConfiguration",
-    "OldestLaunchTemplate",    NULL,
+    "AllocationStrategy",
+    "ClosestToNextInstanceHour",
+    "Default",
+    "NewestInstance",
+    "OldestInstance",
+    "OldestLaunchConfiguration",
+    "OldestLaunchTemplate",
+    NULL,
 };
 static const char *const granularity_types[] = { "1Minute", NULL };
 static const char *const lifecycle_hook_types[] = { "autoscaling:EC2_INSTANCE_LAUNCHING",
-                                                    "autoscaling:EC2_INSTANCE_TERMINATING",
-                                                    NULL };
+                                                    "autoscaling:EC2_INSTANCE_TERMINATING", NULL };
 static const char *const notification_types[] = {
-    "autoscaling:EC2_INSTANCE_LAUNCH", "autoscaling:EC2_INSTANCE_LAUNCH_ERROR",
+    "autoscaling:EC2_INSTANCE_LAUNCH",    "autoscaling:EC2_INSTANCE_LAUNCH_ERROR",
     "autoscaling:EC2_INSTANCE_TERMINATE", "autoscaling:EC2_INSTANCE_TERMINATE_ERROR",
-    "autoscaling:TEST_NOTIFICATION", NULL,
+    "autoscaling:TEST_NOTIFICATION",      NULL,
 };
 
 const char *const *sc_asg_adjustment_types(void)
@@ -274,7 +288,8 @@ struct sc_asg *sc_asg_create(const struct sc_asg_config *cfg)
     asg = calloc(1, sizeof(*asg));
     if (!asg)
         return NULL;
-    snprintf(asg->account, sizeof(asg->account), "%s", cfg->account_id ? cfg->account_id : "123456789012");
+    snprintf(asg->account, sizeof(asg->account), "%s",
+             cfg->account_id ? cfg->account_id : "123456789012");
     snprintf(asg->region, sizeof(asg->region), "%s", cfg->region ? cfg->region : "us-east-1");
     asg->rng = cfg->rng;
     asg->env = cfg->env;
@@ -314,7 +329,8 @@ void sc_asg_destroy(struct sc_asg *asg)
     free(asg);
 }
 
-/* --- launch configurations --------------------------------------------------------------------- */
+/* --- launch configurations ---------------------------------------------------------------------
+ */
 
 static int lc_index(const struct sc_asg *asg, const char *name, int *pos)
 {
@@ -340,8 +356,8 @@ static int lc_index(const struct sc_asg *asg, const char *name, int *pos)
 }
 
 enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
-                                                 const struct sc_asg_lc_req *req, int64_t now_ms,
-                                                 struct sc_error *err)
+                                                  const struct sc_asg_lc_req *req, int64_t now_ms,
+                                                  struct sc_error *err)
 {
     struct asg_lc *lc = NULL;
     struct sc_asg_lc_info *i;
@@ -354,19 +370,23 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
     if (st != SC_OK)
         return st;
     if (lc_index(asg, req->launch_configuration_name, &pos) >= 0)
-        return sc_fail(err, SC_ERR_ALREADY_EXISTS,
-                       "Launch Configuration by this name already exists - A launch configuration already exists with the name %s",
-                       req->launch_configuration_name);
+        return sc_fail(
+            err, SC_ERR_ALREADY_EXISTS,
+            "Launch Configuration by this name already exists - A launch configuration already exists with the name %s",
+            req->launch_configuration_name);
     if (!req->image_id || !req->image_id[0])
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Invalid launch configuration: ImageId must be specified when InstanceId is not given.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Invalid launch configuration: ImageId must be specified when InstanceId is not given.");
     if (!req->instance_type || !req->instance_type[0])
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Invalid launch configuration: InstanceType must be specified when InstanceId is not given.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Invalid launch configuration: InstanceType must be specified when InstanceId is not given.");
     if (asg->nlcs >= SC_ASG_MAX_LAUNCH_CONFIGURATIONS)
-        return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
-                       "Launch configuration limit exceeded: you have reached your quota of %d launch configurations.",
-                       SC_ASG_MAX_LAUNCH_CONFIGURATIONS);
+        return sc_fail(
+            err, SC_ERR_LIMIT_EXCEEDED,
+            "Launch configuration limit exceeded: you have reached your quota of %d launch configurations.",
+            SC_ASG_MAX_LAUNCH_CONFIGURATIONS);
     lc = calloc(1, sizeof(*lc));
     if (!lc)
         goto oom;
@@ -392,8 +412,7 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
     i->associate_public_ip_address = !!req->associate_public_ip_address;
     i->created_ms = now_ms;
     if (!i->launch_configuration_name || !i->launch_configuration_arn || !i->image_id ||
-        !i->instance_type || (req->key_name && !i->key_name) ||
-        (req->user_data && !i->user_data) ||
+        !i->instance_type || (req->key_name && !i->key_name) || (req->user_data && !i->user_data) ||
         (req->iam_instance_profile && !i->iam_instance_profile))
         goto oom;
     grown = realloc(asg->lcs, (size_t)(asg->nlcs + 1) * sizeof(*grown));
@@ -411,7 +430,7 @@ oom:
 }
 
 enum sc_status sc_asg_delete_launch_configuration(struct sc_asg *asg, const char *name,
-                                                 int64_t now_ms, struct sc_error *err)
+                                                  int64_t now_ms, struct sc_error *err)
 {
     int idx = name ? lc_index(asg, name, NULL) : -1;
 
@@ -424,12 +443,14 @@ enum sc_status sc_asg_delete_launch_configuration(struct sc_asg *asg, const char
         const struct sc_asg_group_info *gi = &asg->groups[g]->info;
 
         if (gi->launch_configuration_name && strcmp(gi->launch_configuration_name, name) == 0)
-            return sc_fail(err, SC_ERR_RESOURCE_IN_USE,
-                           "Cannot delete launch configuration %s because it is attached to AutoScalingGroup %s",
-                           name, gi->auto_scaling_group_name);
+            return sc_fail(
+                err, SC_ERR_RESOURCE_IN_USE,
+                "Cannot delete launch configuration %s because it is attached to AutoScalingGroup %s",
+                name, gi->auto_scaling_group_name);
     }
     lc_free(asg->lcs[idx]);
-    memmove(&asg->lcs[idx], &asg->lcs[idx + 1], (size_t)(asg->nlcs - idx - 1) * sizeof(asg->lcs[0]));
+    memmove(&asg->lcs[idx], &asg->lcs[idx + 1],
+            (size_t)(asg->nlcs - idx - 1) * sizeof(asg->lcs[0]));
     asg->nlcs--;
     return SC_OK;
 }
@@ -453,7 +474,8 @@ const struct sc_asg_lc_info *sc_asg_lc_find(const struct sc_asg *asg, const char
     return idx < 0 ? NULL : &asg->lcs[idx]->info;
 }
 
-/* --- groups: lookup ------------------------------------------------------------------------------ */
+/* --- groups: lookup ------------------------------------------------------------------------------
+ */
 
 int asg_group_index(const struct sc_asg *asg, const char *name, int *pos)
 {
@@ -599,7 +621,8 @@ void sc_asg_account_limits(const struct sc_asg *asg, struct sc_asg_account_limit
     out->number_of_launch_configurations = asg->nlcs;
 }
 
-/* --- groups: create / update / delete ----------------------------------------------------------- */
+/* --- groups: create / update / delete -----------------------------------------------------------
+ */
 
 static void tags_free(struct sc_asg_tag *t, int n)
 {
@@ -654,8 +677,7 @@ static int valid_health_check_type(const char *t)
     return 0;
 }
 
-static enum sc_status check_termination_policies(const char *const *v, int n,
-                                                 struct sc_error *err)
+static enum sc_status check_termination_policies(const char *const *v, int n, struct sc_error *err)
 {
     for (int i = 0; i < n; i++) {
         int ok = 0;
@@ -665,12 +687,14 @@ static enum sc_status check_termination_policies(const char *const *v, int n,
         if (!ok && v[i] && strncmp(v[i], "arn:aws:lambda:", 15) == 0)
             ok = 1; /* custom termination policy (a Lambda ARN): accepted, acts as Default */
         if (!ok)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "Unsupported termination policy: %s. Valid values are AllocationStrategy, ClosestToNextInstanceHour, Default, NewestInstance, OldestInstance, OldestLaunchConfiguration, OldestLaunchTemplate.",
-                           v[i] ? v[i] : "null");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Unsupported termination policy: %s. Valid values are AllocationStrategy, ClosestToNextInstanceHour, Default, NewestInstance, OldestInstance, OldestLaunchConfiguration, OldestLaunchTemplate.",
+                v[i] ? v[i] : "null");
         if (strcmp(v[i], "Default") == 0 && i != n - 1)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "The Default termination policy must be the last one in the list of termination policies.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "The Default termination policy must be the last one in the list of termination policies.");
     }
     return SC_OK;
 }
@@ -725,7 +749,8 @@ static enum sc_status resolve_subnets(struct sc_asg *asg, const char *vzi, char 
             goto oom;
     }
     if (n == 0) {
-        sc_fail(err, SC_ERR_VALIDATION, "At least one Availability Zone or VPC Subnet is required.");
+        sc_fail(err, SC_ERR_VALIDATION,
+                "At least one Availability Zone or VPC Subnet is required.");
         goto fail;
     }
     *zones_out = zones;
@@ -748,20 +773,22 @@ static enum sc_status check_launch_source(struct sc_asg *asg, const struct sc_as
     int has_lt = r->launch_template_id != NULL || r->launch_template_name != NULL;
 
     if (has_lc + has_lt != 1)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Valid requests must contain either LaunchTemplate, LaunchConfigurationName, InstanceId or MixedInstancesPolicy parameter.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Valid requests must contain either LaunchTemplate, LaunchConfigurationName, InstanceId or MixedInstancesPolicy parameter.");
     if (has_lc && !sc_asg_lc_find(asg, r->launch_configuration_name))
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Launch configuration name not found - Launch configuration %s not found",
                        r->launch_configuration_name);
     if (has_lt) {
         if (r->launch_template_id && r->launch_template_name)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "You must specify either a launch template ID or a launch template name in the request, but not both.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "You must specify either a launch template ID or a launch template name in the request, but not both.");
         if (asg->env.launch_template_check) {
-            enum sc_status st = asg->env.launch_template_check(
-                asg->env.ud, r->launch_template_id, r->launch_template_name,
-                r->launch_template_version, err);
+            enum sc_status st = asg->env.launch_template_check(asg->env.ud, r->launch_template_id,
+                                                               r->launch_template_name,
+                                                               r->launch_template_version, err);
 
             if (st != SC_OK)
                 return sc_fail(err, SC_ERR_VALIDATION,
@@ -777,8 +804,9 @@ static enum sc_status check_lbs(struct sc_asg *asg, const char *const *names, in
 {
     for (int i = 0; i < n; i++)
         if (!names[i] || !asg->env.lb_exists || !asg->env.lb_exists(asg->env.ud, names[i]))
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
     return SC_OK;
 }
 
@@ -818,7 +846,8 @@ static enum sc_status group_set_zones(struct sc_asg *asg, struct asg_group *g,
     } else {
         for (int k = 0; k < r->navailability_zones; k++) {
             if (!r->availability_zones[k] ||
-                (asg->env.zone_valid && !asg->env.zone_valid(asg->env.ud, r->availability_zones[k])))
+                (asg->env.zone_valid &&
+                 !asg->env.zone_valid(asg->env.ud, r->availability_zones[k])))
                 return sc_fail(err, SC_ERR_VALIDATION, "Invalid Availability Zone: %s",
                                r->availability_zones[k] ? r->availability_zones[k] : "null");
         }
@@ -871,22 +900,26 @@ static enum sc_status check_sizes(int min, int max, int has_desired, int desired
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Max bound, %d, must be greater than or equal to min bound, %d", max, min);
     if (has_desired && (desired < min || desired > max))
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Desired capacity:%d must be between the specified min size:%d and max size:%d",
-                       desired, min, max);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Desired capacity:%d must be between the specified min size:%d and max size:%d",
+            desired, min, max);
     return SC_OK;
 }
 
 static enum sc_status check_tag(const struct sc_asg_tag_req *t, struct sc_error *err)
 {
     if (!t->key || !t->key[0] || strlen(t->key) > 128)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128");
     if (strncmp(t->key, "aws:", 4) == 0)
-        return sc_fail(err, SC_ERR_VALIDATION, "Tag keys starting with 'aws:' are reserved for internal use");
-    if (t->value && strlen(t->value) > 256)
         return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'tags.member.value' failed to satisfy constraint: Member must have length less than or equal to 256");
+                       "Tag keys starting with 'aws:' are reserved for internal use");
+    if (t->value && strlen(t->value) > 256)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'tags.member.value' failed to satisfy constraint: Member must have length less than or equal to 256");
     return SC_OK;
 }
 
@@ -941,23 +974,27 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         if (asg->groups[idx]->deleting)
             return sc_fail(err, SC_ERR_ALREADY_EXISTS,
                            "AutoScalingGroup by this name already exists and is pending delete");
-        return sc_fail(err, SC_ERR_ALREADY_EXISTS,
-                       "AutoScalingGroup by this name already exists - A group with the name %s already exists",
-                       r->auto_scaling_group_name);
+        return sc_fail(
+            err, SC_ERR_ALREADY_EXISTS,
+            "AutoScalingGroup by this name already exists - A group with the name %s already exists",
+            r->auto_scaling_group_name);
     }
     if (!r->has_min_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'minSize' failed to satisfy constraint: Member must not be null");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value null at 'minSize' failed to satisfy constraint: Member must not be null");
     if (!r->has_max_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'maxSize' failed to satisfy constraint: Member must not be null");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value null at 'maxSize' failed to satisfy constraint: Member must not be null");
     st = check_launch_source(asg, r, err);
     if (st != SC_OK)
         return st;
     st = check_sizes(r->min_size, r->max_size, r->has_desired_capacity, r->desired_capacity, err);
     if (st != SC_OK)
         return st;
-    if (r->has_default_cooldown && (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
+    if (r->has_default_cooldown &&
+        (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
         return st;
     if (r->has_health_check_grace_period &&
         (st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period)) != SC_OK)
@@ -966,9 +1003,10 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         (st = smithy_min0(err, "defaultInstanceWarmup", r->default_instance_warmup)) != SC_OK)
         return st;
     if (r->health_check_type && !valid_health_check_type(r->health_check_type))
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Invalid health check type: %s. Valid values are EC2, ELB, EBS, VPC_LATTICE.",
-                       r->health_check_type);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Invalid health check type: %s. Valid values are EC2, ELB, EBS, VPC_LATTICE.",
+            r->health_check_type);
     st = check_termination_policies(r->termination_policies, r->ntermination_policies, err);
     if (st != SC_OK)
         return st;
@@ -976,9 +1014,10 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     if (st != SC_OK)
         return st;
     if (r->nload_balancer_names > SC_ASG_MAX_LOAD_BALANCERS)
-        return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
-                       "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
-                       SC_ASG_MAX_LOAD_BALANCERS);
+        return sc_fail(
+            err, SC_ERR_LIMIT_EXCEEDED,
+            "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
+            SC_ASG_MAX_LOAD_BALANCERS);
     if (r->ntags > SC_ASG_MAX_TAGS)
         return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
                        "Tag limit exceeded: an Auto Scaling group can have at most %d tags.",
@@ -1016,7 +1055,8 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     i->has_default_instance_warmup = r->has_default_instance_warmup;
     i->default_instance_warmup = r->default_instance_warmup;
     i->health_check_type = asg_strdup(r->health_check_type ? r->health_check_type : "EC2");
-    i->health_check_grace_period = r->has_health_check_grace_period ? r->health_check_grace_period : 0;
+    i->health_check_grace_period =
+        r->has_health_check_grace_period ? r->health_check_grace_period : 0;
     if (!i->health_check_type)
         goto oom;
     if (r->nload_balancer_names > 0) {
@@ -1052,7 +1092,8 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     if (!grown)
         goto oom;
     asg->groups = grown;
-    memmove(&asg->groups[pos + 1], &asg->groups[pos], (size_t)(asg->ngroups - pos) * sizeof(*grown));
+    memmove(&asg->groups[pos + 1], &asg->groups[pos],
+            (size_t)(asg->ngroups - pos) * sizeof(*grown));
     asg->groups[pos] = g;
     asg->ngroups++;
     return SC_OK;
@@ -1092,15 +1133,17 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
     st = check_sizes(min, max, 1, desired, err);
     if (st != SC_OK)
         return st;
-    if (r->has_default_cooldown && (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
+    if (r->has_default_cooldown &&
+        (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
         return st;
     if (r->has_health_check_grace_period &&
         (st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period)) != SC_OK)
         return st;
     if (r->health_check_type && !valid_health_check_type(r->health_check_type))
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Invalid health check type: %s. Valid values are EC2, ELB, EBS, VPC_LATTICE.",
-                       r->health_check_type);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Invalid health check type: %s. Valid values are EC2, ELB, EBS, VPC_LATTICE.",
+            r->health_check_type);
     if (r->ntermination_policies > 0) {
         st = check_termination_policies(r->termination_policies, r->ntermination_policies, err);
         if (st != SC_OK)
@@ -1143,9 +1186,10 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
         i->new_instances_protected_from_scale_in = !!r->new_instances_protected_from_scale_in;
     i->min_size = min;
     i->max_size = max;
-    asg_set_desired(g, desired, now_ms,
-                    "a user request update of AutoScalingGroup constraints to min: %d, max: %d, desired: %d",
-                    min, max, desired);
+    asg_set_desired(
+        g, desired, now_ms,
+        "a user request update of AutoScalingGroup constraints to min: %d, max: %d, desired: %d",
+        min, max, desired);
     return SC_OK;
 }
 
@@ -1182,11 +1226,13 @@ enum sc_status sc_asg_delete_group(struct sc_asg *asg, const char *name, int for
     }
     if (!force_delete) {
         if (live > 0)
-            return sc_fail(err, SC_ERR_RESOURCE_IN_USE,
-                           "You cannot delete an AutoScalingGroup while there are instances or pending Spot instance request(s) still in the group.");
+            return sc_fail(
+                err, SC_ERR_RESOURCE_IN_USE,
+                "You cannot delete an AutoScalingGroup while there are instances or pending Spot instance request(s) still in the group.");
         if (g->ninst > 0 || asg_group_busy(g))
-            return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
-                           "You cannot delete an AutoScalingGroup while there are scaling activities in progress for that group.");
+            return sc_fail(
+                err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+                "You cannot delete an AutoScalingGroup while there are scaling activities in progress for that group.");
         group_remove(asg, g, now_ms);
         return SC_OK;
     }
@@ -1209,8 +1255,9 @@ enum sc_status sc_asg_delete_group(struct sc_asg *asg, const char *name, int for
             in->info.lifecycle_state == SC_ASG_ENTERING_STANDBY) {
             char cause[ASG_CAUSE_LEN] = "";
 
-            asg_cause_add(cause, now_ms,
-                          "an instance was taken out of service in response to a user request to delete the group");
+            asg_cause_add(
+                cause, now_ms,
+                "an instance was taken out of service in response to a user request to delete the group");
             asg_inst_begin_terminate(asg, g, in, cause, now_ms);
         }
     }

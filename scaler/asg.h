@@ -29,14 +29,14 @@
 
 struct sc_asg;
 
-#define SC_ASG_ID_LEN 32
-#define SC_ASG_MAX_GROUPS 500
+#define SC_ASG_ID_LEN                    32
+#define SC_ASG_MAX_GROUPS                500
 #define SC_ASG_MAX_LAUNCH_CONFIGURATIONS 200
-#define SC_ASG_MAX_POLICIES 50  /* per group */
-#define SC_ASG_MAX_LOAD_BALANCERS 50 /* per group */
-#define SC_ASG_MAX_TAGS 50      /* per group */
-#define SC_ASG_MAX_ACTIVITIES 100 /* finished activities kept per group (plus in progress) */
-#define SC_ASG_MAX_IDS_PER_CALL 20
+#define SC_ASG_MAX_POLICIES              50 /* per group */
+#define SC_ASG_MAX_LOAD_BALANCERS        50 /* per group */
+#define SC_ASG_MAX_TAGS                  50 /* per group */
+#define SC_ASG_MAX_ACTIVITIES            100 /* finished activities kept per group (plus in progress) */
+#define SC_ASG_MAX_IDS_PER_CALL          20
 
 /* --- what the asg needs from the rest of the world --------------------------------- */
 
@@ -107,9 +107,8 @@ struct sc_asg_alarm_spec {
 struct sc_asg_env {
     void *ud;
     /* EC2 */
-    enum sc_status (*run_instance)(void *ud, const struct sc_asg_launch_spec *spec,
-                                   int64_t now_ms, char id_out[SC_ASG_ID_LEN],
-                                   struct sc_error *err);
+    enum sc_status (*run_instance)(void *ud, const struct sc_asg_launch_spec *spec, int64_t now_ms,
+                                   char id_out[SC_ASG_ID_LEN], struct sc_error *err);
     void (*terminate_instance)(void *ud, const char *instance_id, int64_t now_ms);
     enum sc_asg_ec2_state (*instance_state)(void *ud, const char *instance_id);
     /* Zone of an existing instance (AttachInstances) into zone_out; 0, or -1 unknown. */
@@ -125,17 +124,16 @@ struct sc_asg_env {
     int (*lb_exists)(void *ud, const char *lb);
     void (*lb_register)(void *ud, const char *lb, const char *instance_id, int64_t now_ms);
     void (*lb_deregister)(void *ud, const char *lb, const char *instance_id, int64_t now_ms);
-    enum sc_asg_lb_state (*lb_instance_state)(void *ud, const char *lb,
-                                              const char *instance_id);
+    enum sc_asg_lb_state (*lb_instance_state)(void *ud, const char *lb, const char *instance_id);
     /* CloudWatch */
-    enum sc_status (*put_alarm)(void *ud, const struct sc_asg_alarm_spec *alarm,
-                                int64_t now_ms, struct sc_error *err);
+    enum sc_status (*put_alarm)(void *ud, const struct sc_asg_alarm_spec *alarm, int64_t now_ms,
+                                struct sc_error *err);
     void (*delete_alarm)(void *ud, const char *alarm_name, int64_t now_ms);
     /* 1 when the alarm is in state ALARM. */
     int (*alarm_in_alarm)(void *ud, const char *alarm_name);
     void (*put_metric)(void *ud, const char *namespace_, const char *metric_name,
-                       const char *dim_name, const char *dim_value, double value,
-                       const char *unit, int64_t now_ms);
+                       const char *dim_name, const char *dim_value, double value, const char *unit,
+                       int64_t now_ms);
 };
 
 struct sc_asg_config {
@@ -187,13 +185,13 @@ struct sc_asg_lc_info {
  * configuration already exists with the name <n>`; ValidationError for missing fields;
  * LimitExceeded past 200. */
 enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
-                                                 const struct sc_asg_lc_req *req, int64_t now_ms,
-                                                 struct sc_error *err);
+                                                  const struct sc_asg_lc_req *req, int64_t now_ms,
+                                                  struct sc_error *err);
 /* ResourceInUse `Cannot delete launch configuration <lc> because it is attached to
  * AutoScalingGroup <asg>`; ValidationError `Launch configuration name not found -
  * Launch configuration <n> not found`. */
 enum sc_status sc_asg_delete_launch_configuration(struct sc_asg *asg, const char *name,
-                                                 int64_t now_ms, struct sc_error *err);
+                                                  int64_t now_ms, struct sc_error *err);
 int sc_asg_lc_count(const struct sc_asg *asg);
 const struct sc_asg_lc_info *sc_asg_lc_at(const struct sc_asg *asg, int i); /* by name */
 const struct sc_asg_lc_info *sc_asg_lc_find(const struct sc_asg *asg, const char *name);
@@ -276,19 +274,19 @@ struct sc_asg_group_info {
     char *launch_configuration_name; /* NULL with a template */
     char *launch_template_id;        /* NULL unless given */
     char *launch_template_name;
-    char *launch_template_version;   /* NULL = "$Default" */
-    int mixed_instances_policy;      /* the template came inside MixedInstancesPolicy */
+    char *launch_template_version; /* NULL = "$Default" */
+    int mixed_instances_policy;    /* the template came inside MixedInstancesPolicy */
     int min_size;
     int max_size;
     int desired_capacity;
-    int default_cooldown;            /* seconds */
+    int default_cooldown; /* seconds */
     int has_default_instance_warmup;
-    int default_instance_warmup;     /* seconds */
+    int default_instance_warmup; /* seconds */
     char **availability_zones;
     int navailability_zones;
-    char *vpc_zone_identifier; /* "" when none */
-    char **subnets;            /* parallel to availability_zones when VPC-based */
-    char *health_check_type;   /* "EC2" */
+    char *vpc_zone_identifier;     /* "" when none */
+    char **subnets;                /* parallel to availability_zones when VPC-based */
+    char *health_check_type;       /* "EC2" */
     int health_check_grace_period; /* seconds */
     char **load_balancer_names;
     int nload_balancer_names;
@@ -298,10 +296,10 @@ struct sc_asg_group_info {
     int ntags;
     int new_instances_protected_from_scale_in;
     int64_t created_ms;
-    unsigned suspended; /* bit (1u << enum sc_asg_process) */
+    unsigned suspended;                      /* bit (1u << enum sc_asg_process) */
     int64_t suspended_ms[SC_ASG_PROC_COUNT]; /* SuspensionReason "User suspended at <t>" */
-    unsigned metrics_enabled; /* bit i = sc_asg_metric_str(i) */
-    const char *status; /* NULL, or "Delete in progress" */
+    unsigned metrics_enabled;                /* bit i = sc_asg_metric_str(i) */
+    const char *status;                      /* NULL, or "Delete in progress" */
 };
 
 /* Create and Update take the same request; Update leaves absent fields unchanged. */
@@ -383,8 +381,8 @@ int sc_asg_group_capacity(const struct sc_asg_group_info *g);
 /* SetDesiredCapacity: ValidationError `New SetDesiredCapacity value 2 is above max value 1
  * for the AutoScalingGroup.` / `... below min value ...`; with honor_cooldown inside a
  * cooldown: ScalingActivityInProgress (open question 8.4, decided). */
-enum sc_status sc_asg_set_desired_capacity(struct sc_asg *asg, const char *group,
-                                           int desired, int honor_cooldown, int64_t now_ms,
+enum sc_status sc_asg_set_desired_capacity(struct sc_asg *asg, const char *group, int desired,
+                                           int honor_cooldown, int64_t now_ms,
                                            struct sc_error *err);
 
 struct sc_asg_activity_info {
@@ -394,11 +392,11 @@ struct sc_asg_activity_info {
     char *description;
     char *cause;
     int64_t start_ms;
-    int64_t end_ms; /* 0 while in progress */
+    int64_t end_ms;          /* 0 while in progress */
     const char *status_code; /* "PreInService", "InProgress", ..., "Successful" */
     char *status_message;    /* NULL when none */
     int progress;
-    char *details; /* {"Subnet ID":"subnet-1","Availability Zone":"us-east-1a"} */
+    char *details;     /* {"Subnet ID":"subnet-1","Availability Zone":"us-east-1a"} */
     int group_deleted; /* AutoScalingGroupState "Deleted" */
 };
 
@@ -427,23 +425,21 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
 /* DetachInstances: deregisters, then the instance leaves the group (EC2 keeps it); with
  * decrement desired shrinks (must stay >= min), else a replacement launches. */
 enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
-                                       const char *const *ids, int nids,
-                                       int should_decrement, int64_t now_ms,
-                                       struct sc_error *err);
+                                       const char *const *ids, int nids, int should_decrement,
+                                       int64_t now_ms, struct sc_error *err);
 /* EnterStandby (InService only; decrement only if desired stays >= min) and ExitStandby
  * (Standby only; desired grows, must stay <= max). */
-enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group,
-                                    const char *const *ids, int nids, int should_decrement,
-                                    int64_t now_ms, struct sc_error *err);
-enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group,
-                                   const char *const *ids, int nids, int64_t now_ms,
-                                   struct sc_error *err);
+enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const char *const *ids,
+                                    int nids, int should_decrement, int64_t now_ms,
+                                    struct sc_error *err);
+enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const char *const *ids,
+                                   int nids, int64_t now_ms, struct sc_error *err);
 
 /* Scaling activities of a group, AWS order (in progress first, then newest first).
  * Returns the count, or -1 for an unknown group. */
 int sc_asg_activity_count(const struct sc_asg *asg, const char *group);
-const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg,
-                                                      const char *group, int i);
+const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg, const char *group,
+                                                      int i);
 const struct sc_asg_activity_info *sc_asg_activity_find(const struct sc_asg *asg,
                                                         const char *activity_id);
 /* 1 when the group has an activity in progress. */
@@ -455,15 +451,15 @@ int sc_asg_group_busy(const struct sc_asg *asg, const char *group);
  * ValidationError `Provided Load Balancers may not be valid. Please ensure they exist and
  * try again.` */
 enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *group,
-                                            const char *const *names, int nnames,
-                                            int64_t now_ms, struct sc_error *err);
+                                            const char *const *names, int nnames, int64_t now_ms,
+                                            struct sc_error *err);
 enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *group,
-                                            const char *const *names, int nnames,
-                                            int64_t now_ms, struct sc_error *err);
+                                            const char *const *names, int nnames, int64_t now_ms,
+                                            struct sc_error *err);
 /* DescribeLoadBalancers State: "Adding" / "Added" / "InService" (one instance of the
  * group InService at the balancer) for g's i-th balancer. */
-const char *sc_asg_load_balancer_state(const struct sc_asg *asg,
-                                       const struct sc_asg_group_info *g, int i);
+const char *sc_asg_load_balancer_state(const struct sc_asg *asg, const struct sc_asg_group_info *g,
+                                       int i);
 
 /* Suspend/ResumeProcesses; no names = all. Unknown name: ValidationError. */
 enum sc_status sc_asg_suspend_processes(struct sc_asg *asg, const char *group,
@@ -476,8 +472,8 @@ enum sc_status sc_asg_resume_processes(struct sc_asg *asg, const char *group,
 /* CreateOrUpdateTags / DeleteTags (resource type auto-scaling-group). */
 enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags,
                                             int ntags, int64_t now_ms, struct sc_error *err);
-enum sc_status sc_asg_delete_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags,
-                                  int ntags, int64_t now_ms, struct sc_error *err);
+enum sc_status sc_asg_delete_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags, int ntags,
+                                  int64_t now_ms, struct sc_error *err);
 
 /* Enable/DisableMetricsCollection; no names = all; granularity must be "1Minute". */
 enum sc_status sc_asg_enable_metrics_collection(struct sc_asg *asg, const char *group,

@@ -114,8 +114,7 @@ static struct asg_activity *act_of(const struct asg_group *g, const struct asg_i
     return NULL;
 }
 
-static void act_set(struct asg_group *g, struct asg_inst *in, const char *status_code,
-                    int progress)
+static void act_set(struct asg_group *g, struct asg_inst *in, const char *status_code, int progress)
 {
     struct asg_activity *a = act_of(g, in);
 
@@ -147,8 +146,8 @@ int sc_asg_activity_count(const struct sc_asg *asg, const char *group)
     return g ? g->nacts : -1;
 }
 
-const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg,
-                                                      const char *group, int i)
+const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg, const char *group,
+                                                      int i)
 {
     struct asg_group *g = asg_group_get(asg, group);
     int k = 0;
@@ -186,7 +185,8 @@ int sc_asg_group_busy(const struct sc_asg *asg, const char *group)
     return g ? asg_group_busy(g) : 0;
 }
 
-/* --- instances ---------------------------------------------------------------------------------- */
+/* --- instances ----------------------------------------------------------------------------------
+ */
 
 void asg_inst_cleanup(struct asg_inst *in)
 {
@@ -293,8 +293,8 @@ static void lb_deregister_all(struct sc_asg *asg, struct asg_group *g, struct as
     if (!asg->env.lb_deregister)
         return;
     for (int k = 0; k < g->info.nload_balancer_names; k++)
-        asg->env.lb_deregister(asg->env.ud, g->info.load_balancer_names[k],
-                               in->info.instance_id, now_ms);
+        asg->env.lb_deregister(asg->env.ud, g->info.load_balancer_names[k], in->info.instance_id,
+                               now_ms);
 }
 
 static int lb_draining(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in)
@@ -332,7 +332,8 @@ void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct as
     lb_deregister_all(asg, g, in, now_ms);
 }
 
-/* --- launching ------------------------------------------------------------------------------------ */
+/* --- launching
+ * ------------------------------------------------------------------------------------ */
 
 static int zone_count(const struct asg_group *g, const char *zone)
 {
@@ -451,13 +452,14 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
     return 0;
 }
 
-/* --- termination choice (spec 3.5) ----------------------------------------------------------------- */
+/* --- termination choice (spec 3.5)
+ * ----------------------------------------------------------------- */
 
 static int64_t lc_created(const struct sc_asg *asg, const struct asg_inst *in)
 {
-    const struct sc_asg_lc_info *lc =
-        in->info.launch_configuration_name ? sc_asg_lc_find(asg, in->info.launch_configuration_name)
-                                           : NULL;
+    const struct sc_asg_lc_info *lc = in->info.launch_configuration_name
+                                          ? sc_asg_lc_find(asg, in->info.launch_configuration_name)
+                                          : NULL;
 
     return lc ? lc->created_ms : INT64_MIN; /* a deleted configuration is the oldest */
 }
@@ -573,7 +575,8 @@ static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int
     return cand[n > 1 ? (int)sc_rng_below(asg->rng, (uint64_t)n) : 0];
 }
 
-/* --- the step: lifecycle, health, reconcile ------------------------------------------------------- */
+/* --- the step: lifecycle, health, reconcile
+ * ------------------------------------------------------- */
 
 static int warmup_ms(const struct asg_group *g)
 {
@@ -678,8 +681,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
             now_ms >= in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000) {
             for (int k = 0; k < g->info.nload_balancer_names; k++) {
                 if (asg->env.lb_instance_state(asg->env.ud, g->info.load_balancer_names[k],
-                                               in->info.instance_id) ==
-                    SC_ASG_LB_OUT_OF_SERVICE) {
+                                               in->info.instance_id) == SC_ASG_LB_OUT_OF_SERVICE) {
                     in->unhealthy = ASG_UNHEALTHY_ELB;
                     in->info.healthy = 0;
                     break;
@@ -704,19 +706,22 @@ static void replace_unhealthy(struct sc_asg *asg, struct asg_group *g, int64_t n
             continue;
         switch (in->unhealthy) {
         case ASG_UNHEALTHY_EC2:
-            asg_cause_add(cause, now_ms,
-                          "an instance was taken out of service in response to a EC2 health check indicating it has been terminated or stopped");
+            asg_cause_add(
+                cause, now_ms,
+                "an instance was taken out of service in response to a EC2 health check indicating it has been terminated or stopped");
             break;
         case ASG_UNHEALTHY_ELB:
             if (g->elb_budget <= 0)
                 continue;
             g->elb_budget--;
-            asg_cause_add(cause, now_ms,
-                          "an instance was taken out of service in response to an ELB system health check failure");
+            asg_cause_add(
+                cause, now_ms,
+                "an instance was taken out of service in response to an ELB system health check failure");
             break;
         default:
-            asg_cause_add(cause, now_ms,
-                          "an instance was taken out of service in response to a user health-check");
+            asg_cause_add(
+                cause, now_ms,
+                "an instance was taken out of service in response to a user health-check");
             break;
         }
         asg_inst_begin_terminate(asg, g, in, cause, now_ms);
@@ -732,9 +737,10 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
     if (cap < desired && !proc_suspended(g, SC_ASG_PROC_LAUNCH) && now_ms >= g->next_launch_ms &&
         g->info.navailability_zones > 0) {
         memcpy(cause, g->pending_cause, sizeof(cause));
-        asg_cause_add(cause, now_ms,
-                      "an instance was started in response to a difference between desired and actual capacity, increasing the capacity from %d to %d",
-                      cap, desired);
+        asg_cause_add(
+            cause, now_ms,
+            "an instance was started in response to a difference between desired and actual capacity, increasing the capacity from %d to %d",
+            cap, desired);
         for (int k = cap; k < desired; k++)
             if (launch_one(asg, g, cause, now_ms) != 0)
                 break;
@@ -745,9 +751,10 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
             if (!v)
                 break;
             memcpy(cause, g->pending_cause, sizeof(cause));
-            asg_cause_add(cause, now_ms,
-                          "an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from %d to %d",
-                          cap, desired);
+            asg_cause_add(
+                cause, now_ms,
+                "an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from %d to %d",
+                cap, desired);
             asg_cause_add(cause, now_ms, "instance %s was selected for termination",
                           v->info.instance_id);
             asg_inst_begin_terminate(asg, g, v, cause, now_ms);
@@ -873,27 +880,28 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
 /* --- operations on instances ------------------------------------------------------------------ */
 
 enum sc_status sc_asg_set_desired_capacity(struct sc_asg *asg, const char *group, int desired,
-                                           int honor_cooldown, int64_t now_ms,
-                                           struct sc_error *err)
+                                           int honor_cooldown, int64_t now_ms, struct sc_error *err)
 {
     struct asg_group *g = asg_group_get(asg, group);
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
     if (desired > g->info.max_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "New SetDesiredCapacity value %d is above max value %d for the AutoScalingGroup.",
-                       desired, g->info.max_size);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "New SetDesiredCapacity value %d is above max value %d for the AutoScalingGroup.",
+            desired, g->info.max_size);
     if (desired < g->info.min_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "New SetDesiredCapacity value %d is below min value %d for the AutoScalingGroup.",
-                       desired, g->info.min_size);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "New SetDesiredCapacity value %d is below min value %d for the AutoScalingGroup.",
+            desired, g->info.min_size);
     if (honor_cooldown && asg_in_cooldown(g, now_ms))
-        return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
-                       "Scaling activity is in progress or the group is in cooldown; the request was not honored because HonorCooldown is true.");
+        return sc_fail(
+            err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+            "Scaling activity is in progress or the group is in cooldown; the request was not honored because HonorCooldown is true.");
     if (desired != g->info.desired_capacity) {
-        asg_set_desired(g, desired, now_ms,
-                        "a user request explicitly set group desired capacity");
+        asg_set_desired(g, desired, now_ms, "a user request explicitly set group desired capacity");
         asg_start_cooldown(g, g->info.default_cooldown);
     }
     return SC_OK;
@@ -931,13 +939,15 @@ enum sc_status sc_asg_terminate_instance(struct sc_asg *asg, const char *instanc
         int counts = in->info.lifecycle_state != SC_ASG_STANDBY;
 
         if (counts && g->info.desired_capacity <= g->info.min_size)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "Currently, desiredSize equals minSize (%d). Terminating instance without replacement will violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or lower group's min size.",
-                           g->info.min_size);
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Currently, desiredSize equals minSize (%d). Terminating instance without replacement will violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or lower group's min size.",
+                g->info.min_size);
         if (counts) {
-            asg_cause_add(cause, now_ms,
-                          "instance %s was taken out of service in response to a user request, shrinking the capacity from %d to %d",
-                          in->info.instance_id, cap, cap - 1);
+            asg_cause_add(
+                cause, now_ms,
+                "instance %s was taken out of service in response to a user request, shrinking the capacity from %d to %d",
+                in->info.instance_id, cap, cap - 1);
             g->info.desired_capacity--;
         } else {
             asg_cause_add(cause, now_ms,
@@ -965,8 +975,8 @@ enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instan
     struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
     int healthy;
 
-    if (!health_status || (strcmp(health_status, "Healthy") != 0 &&
-                           strcmp(health_status, "Unhealthy") != 0))
+    if (!health_status ||
+        (strcmp(health_status, "Healthy") != 0 && strcmp(health_status, "Unhealthy") != 0))
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Invalid health status: %s. Valid values are Healthy and Unhealthy.",
                        health_status ? health_status : "null");
@@ -993,9 +1003,10 @@ enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instan
 static enum sc_status check_ids(const char *const *ids, int nids, struct sc_error *err)
 {
     if (nids > SC_ASG_MAX_IDS_PER_CALL)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'instanceIds' failed to satisfy constraint: Member must have length less than or equal to %d",
-                       SC_ASG_MAX_IDS_PER_CALL);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'instanceIds' failed to satisfy constraint: Member must have length less than or equal to %d",
+            SC_ASG_MAX_IDS_PER_CALL);
     for (int i = 0; i < nids; i++)
         if (!ids[i] || !ids[i][0])
             return sc_fail(err, SC_ERR_VALIDATION, "Instance ID must not be empty.");
@@ -1010,8 +1021,7 @@ static struct asg_inst *member(struct sc_asg *asg, struct asg_group *g, const ch
     struct asg_inst *in = asg_inst_get(asg, id, &owner);
 
     if (!in || owner != g) {
-        sc_fail(err, SC_ERR_VALIDATION,
-                "The instance %s is not part of Auto Scaling group %s.", id,
+        sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not part of Auto Scaling group %s.", id,
                 g->info.auto_scaling_group_name);
         return NULL;
     }
@@ -1042,21 +1052,23 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
         es = asg->env.instance_state ? asg->env.instance_state(asg->env.ud, ids[i])
                                      : SC_ASG_EC2_GONE;
         if (es != SC_ASG_EC2_RUNNING && es != SC_ASG_EC2_IMPAIRED)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "Instance %s is not in correct state. Instances must be running to attach.",
-                           ids[i]);
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Instance %s is not in correct state. Instances must be running to attach.",
+                ids[i]);
         for (int z = 0; z < g->info.navailability_zones; z++)
             zone_ok |= strcmp(g->info.availability_zones[z], zones[i]) == 0;
         if (!zone_ok)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "Instance %s is in Availability Zone %s, which is not enabled for Auto Scaling group %s.",
-                           ids[i], zones[i], g->info.auto_scaling_group_name);
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Instance %s is in Availability Zone %s, which is not enabled for Auto Scaling group %s.",
+                ids[i], zones[i], g->info.auto_scaling_group_name);
     }
     if (g->info.desired_capacity + nids > g->info.max_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "AutoScalingGroup: %s has max-size: %d and desired-capacity: %d. Attaching %d instance(s) would exceed the group's max-size.",
-                       g->info.auto_scaling_group_name, g->info.max_size,
-                       g->info.desired_capacity, nids);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "AutoScalingGroup: %s has max-size: %d and desired-capacity: %d. Attaching %d instance(s) would exceed the group's max-size.",
+            g->info.auto_scaling_group_name, g->info.max_size, g->info.desired_capacity, nids);
     for (int i = 0; i < nids; i++) {
         int cap = sc_asg_group_capacity(&g->info);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
@@ -1077,9 +1089,10 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
         in->info.launch_ms = now_ms;
         in->info.protected_from_scale_in = g->info.new_instances_protected_from_scale_in;
         g->info.desired_capacity++;
-        asg_cause_add(cause, now_ms,
-                      "an instance was added in response to a user request. Instance %s was attached, increasing the capacity from %d to %d",
-                      ids[i], cap, cap + 1);
+        asg_cause_add(
+            cause, now_ms,
+            "an instance was added in response to a user request. Instance %s was attached, increasing the capacity from %d to %d",
+            ids[i], cap, cap + 1);
         snprintf(desc, sizeof(desc), "Attaching an existing EC2 instance: %s", ids[i]);
         a = act_new(asg, g, now_ms, desc, cause, "PreInService", 30, in->info.subnet_id,
                     in->info.availability_zone);
@@ -1113,9 +1126,10 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
         counted += asg_counts_capacity(in->info.lifecycle_state);
     }
     if (should_decrement && g->info.desired_capacity - counted < g->info.min_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Detaching %d instance(s) with decrement would put the desired capacity of AutoScalingGroup %s below its min size %d.",
-                       nids, g->info.auto_scaling_group_name, g->info.min_size);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Detaching %d instance(s) with decrement would put the desired capacity of AutoScalingGroup %s below its min size %d.",
+            nids, g->info.auto_scaling_group_name, g->info.min_size);
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
@@ -1125,9 +1139,10 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
 
         if (should_decrement && counts) {
             g->info.desired_capacity--;
-            asg_cause_add(cause, now_ms,
-                          "instance %s was detached in response to a user request, shrinking the capacity from %d to %d",
-                          ids[i], cap, cap - 1);
+            asg_cause_add(
+                cause, now_ms,
+                "instance %s was detached in response to a user request, shrinking the capacity from %d to %d",
+                ids[i], cap, cap - 1);
         } else {
             asg_cause_add(cause, now_ms, "instance %s was detached in response to a user request",
                           ids[i]);
@@ -1144,9 +1159,9 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
     return SC_OK;
 }
 
-enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group,
-                                    const char *const *ids, int nids, int should_decrement,
-                                    int64_t now_ms, struct sc_error *err)
+enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const char *const *ids,
+                                    int nids, int should_decrement, int64_t now_ms,
+                                    struct sc_error *err)
 {
     struct asg_group *g = asg_group_get(asg, group);
     enum sc_status st;
@@ -1161,14 +1176,14 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group,
         if (!in)
             return err ? err->status : SC_ERR_VALIDATION;
         if (in->info.lifecycle_state != SC_ASG_IN_SERVICE)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "The instance %s is not in InService.", ids[i]);
+            return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in InService.", ids[i]);
     }
     if (should_decrement && g->info.desired_capacity - nids < g->info.min_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To place into standby %d instances, please update the AutoScalingGroup sizes appropriately.",
-                       g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
-                       g->info.desired_capacity, nids);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To place into standby %d instances, please update the AutoScalingGroup sizes appropriately.",
+            g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
+            g->info.desired_capacity, nids);
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
@@ -1177,13 +1192,13 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group,
 
         if (should_decrement) {
             g->info.desired_capacity--;
-            asg_cause_add(cause, now_ms,
-                          "instance %s was moved to standby in response to a user request, shrinking the capacity from %d to %d",
-                          ids[i], cap, cap - 1);
+            asg_cause_add(
+                cause, now_ms,
+                "instance %s was moved to standby in response to a user request, shrinking the capacity from %d to %d",
+                ids[i], cap, cap - 1);
         } else {
             asg_cause_add(cause, now_ms,
-                          "instance %s was moved to standby in response to a user request",
-                          ids[i]);
+                          "instance %s was moved to standby in response to a user request", ids[i]);
         }
         snprintf(desc, sizeof(desc), "Moving EC2 instance to Standby: %s", ids[i]);
         a = act_new(asg, g, now_ms, desc, cause, "InProgress", 50, in->info.subnet_id,
@@ -1215,10 +1230,11 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
             return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in Standby.", ids[i]);
     }
     if (g->info.desired_capacity + nids > g->info.max_size)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To exit from standby %d instances, please update the AutoScalingGroup sizes appropriately.",
-                       g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
-                       g->info.desired_capacity, nids);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To exit from standby %d instances, please update the AutoScalingGroup sizes appropriately.",
+            g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
+            g->info.desired_capacity, nids);
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
@@ -1226,9 +1242,10 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
         struct asg_activity *a;
 
         g->info.desired_capacity++;
-        asg_cause_add(cause, now_ms,
-                      "instance %s was moved out of standby in response to a user request, increasing the capacity from %d to %d",
-                      ids[i], cap, cap + 1);
+        asg_cause_add(
+            cause, now_ms,
+            "instance %s was moved out of standby in response to a user request, increasing the capacity from %d to %d",
+            ids[i], cap, cap + 1);
         snprintf(desc, sizeof(desc), "Moving EC2 instance out of Standby: %s", ids[i]);
         a = act_new(asg, g, now_ms, desc, cause, "PreInService", 30, in->info.subnet_id,
                     in->info.availability_zone);
@@ -1254,12 +1271,14 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
         return sc_asg_group_not_found(group, err);
     gi = &g->info;
     if (nnames > 10)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
     for (int i = 0; i < nnames; i++) {
         if (!names[i] || !asg->env.lb_exists || !asg->env.lb_exists(asg->env.ud, names[i]))
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
     }
     (void)st;
     for (int i = 0; i < nnames; i++) {
@@ -1271,9 +1290,10 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
         if (dup)
             continue;
         if (gi->nload_balancer_names >= SC_ASG_MAX_LOAD_BALANCERS)
-            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
-                           "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
-                           SC_ASG_MAX_LOAD_BALANCERS);
+            return sc_fail(
+                err, SC_ERR_LIMIT_EXCEEDED,
+                "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
+                SC_ASG_MAX_LOAD_BALANCERS);
         n = asg_strdup(names[i]);
         grown = n ? realloc(gi->load_balancer_names,
                             (size_t)(gi->nload_balancer_names + 1) * sizeof(*grown))
@@ -1303,8 +1323,9 @@ enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *grou
         return sc_asg_group_not_found(group, err);
     gi = &g->info;
     if (nnames > 10)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
     for (int i = 0; i < nnames; i++) {
         for (int k = 0; k < gi->nload_balancer_names; k++) {
             if (!names[i] || strcmp(gi->load_balancer_names[k], names[i]) != 0)
@@ -1323,8 +1344,8 @@ enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *grou
     return SC_OK;
 }
 
-const char *sc_asg_load_balancer_state(const struct sc_asg *asg,
-                                       const struct sc_asg_group_info *gi, int i)
+const char *sc_asg_load_balancer_state(const struct sc_asg *asg, const struct sc_asg_group_info *gi,
+                                       int i)
 {
     const struct asg_group *g = (const struct asg_group *)gi;
 
@@ -1339,7 +1360,8 @@ const char *sc_asg_load_balancer_state(const struct sc_asg *asg,
     return "Added";
 }
 
-/* --- processes, tags, metrics ------------------------------------------------------------------ */
+/* --- processes, tags, metrics ------------------------------------------------------------------
+ */
 
 static enum sc_status process_mask(const char *const *names, int n, unsigned *mask,
                                    struct sc_error *err)
@@ -1403,15 +1425,17 @@ static enum sc_status tag_target(struct sc_asg *asg, const struct sc_asg_tag_req
                                  struct asg_group **out, struct sc_error *err)
 {
     if (t->resource_type && strcmp(t->resource_type, "auto-scaling-group") != 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Invalid resource type: %s. The only valid resource type is auto-scaling-group.",
-                       t->resource_type);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Invalid resource type: %s. The only valid resource type is auto-scaling-group.",
+            t->resource_type);
     *out = asg_group_get(asg, t->resource_id);
     if (!*out)
         return sc_asg_group_not_found(t->resource_id, err);
     if (!t->key || !t->key[0] || strlen(t->key) > 128)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128");
     return SC_OK;
 }
 
@@ -1430,12 +1454,14 @@ enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_
             return sc_fail(err, SC_ERR_VALIDATION,
                            "Tag keys starting with 'aws:' are reserved for internal use");
         if (tags[i].value && strlen(tags[i].value) > 256)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "1 validation error detected: Value at 'tags.member.value' failed to satisfy constraint: Member must have length less than or equal to 256");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "1 validation error detected: Value at 'tags.member.value' failed to satisfy constraint: Member must have length less than or equal to 256");
         for (int k = 0; k < g->info.ntags; k++)
             exists |= strcmp(g->info.tags[k].key, tags[i].key) == 0;
         for (int j = 0; j < i; j++)
-            added += !exists && tags[j].resource_id && strcmp(tags[j].resource_id, tags[i].resource_id) == 0;
+            added += !exists && tags[j].resource_id &&
+                     strcmp(tags[j].resource_id, tags[i].resource_id) == 0;
         if (!exists && g->info.ntags + 1 > SC_ASG_MAX_TAGS)
             return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
                            "Tag limit exceeded: an Auto Scaling group can have at most %d tags.",
@@ -1506,7 +1532,8 @@ enum sc_status sc_asg_delete_tags(struct sc_asg *asg, const struct sc_asg_tag_re
                 continue;
             free(gi->tags[k].key);
             free(gi->tags[k].value);
-            memmove(&gi->tags[k], &gi->tags[k + 1], (size_t)(gi->ntags - k - 1) * sizeof(gi->tags[0]));
+            memmove(&gi->tags[k], &gi->tags[k + 1],
+                    (size_t)(gi->ntags - k - 1) * sizeof(gi->tags[0]));
             gi->ntags--;
             break;
         }

@@ -9,7 +9,7 @@
 
 #include "scaler/asg.h"
 
-#define ASG_TIME_LEN 64
+#define ASG_TIME_LEN  64
 #define ASG_CAUSE_LEN 1024
 /* Impaired status checks are tolerated this long before the instance is unhealthy. */
 #define ASG_IMPAIRED_GRACE_MS (3 * 60 * 1000)
@@ -39,10 +39,10 @@ struct asg_inst {
     enum asg_unhealthy unhealthy; /* marked, awaiting replacement */
     int64_t inservice_ms;         /* grace period start */
     int64_t warm_until_ms;
-    int64_t impaired_since_ms;    /* 0 when not impaired */
+    int64_t impaired_since_ms;         /* 0 when not impaired */
     char activity_id[SC_RNG_UUID_LEN]; /* its current activity, "" when none */
-    int terminate_sent;           /* EC2 terminate requested */
-    int from_standby;             /* Pending after ExitStandby */
+    int terminate_sent;                /* EC2 terminate requested */
+    int from_standby;                  /* Pending after ExitStandby */
 };
 
 struct asg_policy {

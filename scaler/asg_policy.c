@@ -8,7 +8,8 @@
 
 #include "scaler/asg_internal.h"
 
-#define NOT_OVERRIDE "Auto Scaling Policy not executed because its effect does not override in-progress scaling actions"
+#define NOT_OVERRIDE                                                                               \
+    "Auto Scaling Policy not executed because its effect does not override in-progress scaling actions"
 
 static const char *const policy_type_names[] = {
     [SC_ASG_SIMPLE_SCALING] = "SimpleScaling",
@@ -94,7 +95,8 @@ int asg_group_warmup_s(const struct asg_group *g)
     return g->info.default_cooldown;
 }
 
-/* --- lookup ------------------------------------------------------------------------------------ */
+/* --- lookup ------------------------------------------------------------------------------------
+ */
 
 static struct asg_policy *policy_get(const struct sc_asg *asg, const char *group,
                                      const char *name_or_arn)
@@ -169,10 +171,12 @@ static enum sc_status parse_type(const char *s, enum sc_asg_policy_type *t, stru
         return SC_OK;
     }
     if (strcmp(s, "PredictiveScaling") == 0)
-        return sc_fail(err, SC_ERR_VALIDATION, "PredictiveScaling policies are not supported by scalelab.");
-    return sc_fail(err, SC_ERR_VALIDATION,
-                   "1 validation error detected: Value '%s' at 'policyType' failed to satisfy constraint: Member must satisfy enum value set: [SimpleScaling, StepScaling, TargetTrackingScaling, PredictiveScaling]",
-                   s);
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "PredictiveScaling policies are not supported by scalelab.");
+    return sc_fail(
+        err, SC_ERR_VALIDATION,
+        "1 validation error detected: Value '%s' at 'policyType' failed to satisfy constraint: Member must satisfy enum value set: [SimpleScaling, StepScaling, TargetTrackingScaling, PredictiveScaling]",
+        s);
 }
 
 static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_policy_type t,
@@ -181,18 +185,21 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
     enum sc_status st;
 
     if (!r->policy_name || !r->policy_name[0] || strlen(r->policy_name) > 255)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'policyName' failed to satisfy constraint: Member must have length between 1 and 255");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'policyName' failed to satisfy constraint: Member must have length between 1 and 255");
     if (t == SC_ASG_TARGET_TRACKING_SCALING) {
         const struct sc_asg_tt_req *tt = &r->target_tracking;
 
         if (!r->has_target_tracking)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "TargetTrackingConfiguration is required for policy type TargetTrackingScaling.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "TargetTrackingConfiguration is required for policy type TargetTrackingScaling.");
         if (r->adjustment_type || r->has_scaling_adjustment || r->nstep_adjustments > 0 ||
             r->has_min_adjustment_magnitude || r->has_cooldown || r->metric_aggregation_type)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "AdjustmentType, ScalingAdjustment, StepAdjustments, MinAdjustmentMagnitude, Cooldown and MetricAggregationType are not supported for policy type TargetTrackingScaling.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "AdjustmentType, ScalingAdjustment, StepAdjustments, MinAdjustmentMagnitude, Cooldown and MetricAggregationType are not supported for policy type TargetTrackingScaling.");
         if (!isfinite(tt->target_value))
             return sc_fail(err, SC_ERR_VALIDATION, "TargetValue must be a finite number.");
         if (!(tt->target_value > 0))
@@ -205,16 +212,19 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
             for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
                 found |= strcmp(tt->predefined_metric_type, ok[k]) == 0;
             if (!found)
-                return sc_fail(err, SC_ERR_VALIDATION,
-                               "1 validation error detected: Value '%s' at 'targetTrackingConfiguration.predefinedMetricSpecification.predefinedMetricType' failed to satisfy constraint: Member must satisfy enum value set: [ASGAverageCPUUtilization, ASGAverageNetworkIn, ASGAverageNetworkOut, ALBRequestCountPerTarget]",
-                               tt->predefined_metric_type);
+                return sc_fail(
+                    err, SC_ERR_VALIDATION,
+                    "1 validation error detected: Value '%s' at 'targetTrackingConfiguration.predefinedMetricSpecification.predefinedMetricType' failed to satisfy constraint: Member must satisfy enum value set: [ASGAverageCPUUtilization, ASGAverageNetworkIn, ASGAverageNetworkOut, ALBRequestCountPerTarget]",
+                    tt->predefined_metric_type);
             if (strcmp(tt->predefined_metric_type, "ALBRequestCountPerTarget") == 0 &&
                 (!tt->resource_label || !strstr(tt->resource_label, "targetgroup/")))
-                return sc_fail(err, SC_ERR_VALIDATION,
-                               "Resource label is required for ALBRequestCountPerTarget and must be of the form app/<load-balancer-name>/<load-balancer-id>/targetgroup/<target-group-name>/<target-group-id>.");
+                return sc_fail(
+                    err, SC_ERR_VALIDATION,
+                    "Resource label is required for ALBRequestCountPerTarget and must be of the form app/<load-balancer-name>/<load-balancer-id>/targetgroup/<target-group-name>/<target-group-id>.");
         } else if (!tt->metric_name || !tt->namespace_ || !tt->statistic) {
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "Either PredefinedMetricSpecification or CustomizedMetricSpecification (MetricName, Namespace, Statistic) must be specified.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Either PredefinedMetricSpecification or CustomizedMetricSpecification (MetricName, Namespace, Statistic) must be specified.");
         }
         if (r->has_estimated_instance_warmup &&
             (st = r->estimated_instance_warmup < 0 ? SC_ERR_VALIDATION : SC_OK) != SC_OK)
@@ -222,17 +232,19 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
         return SC_OK;
     }
     if (r->has_target_tracking)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "TargetTrackingConfiguration is only supported for policy type TargetTrackingScaling.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "TargetTrackingConfiguration is only supported for policy type TargetTrackingScaling.");
     if (!r->adjustment_type)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "AdjustmentType is required for policy type %s.", sc_asg_policy_type_str(t));
+        return sc_fail(err, SC_ERR_VALIDATION, "AdjustmentType is required for policy type %s.",
+                       sc_asg_policy_type_str(t));
     if (sc_adjustment_type_parse(r->adjustment_type, adj) != 0)
         return sc_fail(err, SC_ERR_VALIDATION, "Invalid adjustment type %s.", r->adjustment_type);
     if (r->has_min_adjustment_magnitude) {
         if (*adj != SC_ADJ_PERCENT_CHANGE_IN_CAPACITY)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "MinAdjustmentMagnitude may only be specified with an AdjustmentType of PercentChangeInCapacity.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "MinAdjustmentMagnitude may only be specified with an AdjustmentType of PercentChangeInCapacity.");
         if (r->min_adjustment_magnitude < 1)
             return sc_fail(err, SC_ERR_VALIDATION,
                            "MinAdjustmentMagnitude must be greater than or equal to 1.");
@@ -243,25 +255,29 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
                            "ScalingAdjustment is required for policy type SimpleScaling.");
         if (r->nstep_adjustments > 0 || r->metric_aggregation_type ||
             r->has_estimated_instance_warmup)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "StepAdjustments, MetricAggregationType and EstimatedInstanceWarmup are not supported for policy type SimpleScaling.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "StepAdjustments, MetricAggregationType and EstimatedInstanceWarmup are not supported for policy type SimpleScaling.");
         if (*adj == SC_ADJ_EXACT_CAPACITY && r->scaling_adjustment < 0)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "ScalingAdjustment must be greater than or equal to 0 for AdjustmentType ExactCapacity.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "ScalingAdjustment must be greater than or equal to 0 for AdjustmentType ExactCapacity.");
         if (r->has_cooldown && r->cooldown < 0)
             return sc_fail(err, SC_ERR_VALIDATION, "Cooldown must be greater than or equal to 0.");
         return SC_OK;
     }
     /* StepScaling */
     if (r->has_scaling_adjustment || r->has_cooldown)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "ScalingAdjustment and Cooldown are not supported for policy type StepScaling.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "ScalingAdjustment and Cooldown are not supported for policy type StepScaling.");
     if (r->metric_aggregation_type && strcmp(r->metric_aggregation_type, "Average") != 0 &&
         strcmp(r->metric_aggregation_type, "Minimum") != 0 &&
         strcmp(r->metric_aggregation_type, "Maximum") != 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Invalid metric aggregation type %s. Valid values are Average, Minimum and Maximum.",
-                       r->metric_aggregation_type);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Invalid metric aggregation type %s. Valid values are Average, Minimum and Maximum.",
+            r->metric_aggregation_type);
     if (r->has_estimated_instance_warmup && r->estimated_instance_warmup < 0)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "EstimatedInstanceWarmup must be greater than or equal to 0.");
@@ -271,8 +287,9 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
     if (*adj == SC_ADJ_EXACT_CAPACITY)
         for (int k = 0; k < r->nstep_adjustments; k++)
             if (r->step_adjustments[k].scaling_adjustment < 0)
-                return sc_fail(err, SC_ERR_VALIDATION,
-                               "ScalingAdjustment must be greater than or equal to 0 for AdjustmentType ExactCapacity.");
+                return sc_fail(
+                    err, SC_ERR_VALIDATION,
+                    "ScalingAdjustment must be greater than or equal to 0 for AdjustmentType ExactCapacity.");
     return SC_OK;
 }
 
@@ -301,7 +318,8 @@ static int set_tt_metric(struct asg_policy *p, const struct sc_asg_tt_req *tt)
         i->ndimensions = tt->ndimensions;
         for (int k = 0; k < tt->ndimensions; k++) {
             i->dimensions[k].key = asg_strdup(tt->dimensions[k].key ? tt->dimensions[k].key : "");
-            i->dimensions[k].value = asg_strdup(tt->dimensions[k].value ? tt->dimensions[k].value : "");
+            i->dimensions[k].value =
+                asg_strdup(tt->dimensions[k].value ? tt->dimensions[k].value : "");
             if (!i->dimensions[k].key || !i->dimensions[k].value)
                 return -1;
         }
@@ -355,7 +373,8 @@ static enum sc_status put_tt_alarms(struct sc_asg *asg, struct asg_policy *p, in
     spec.ndimensions = nd;
     spec.period_s = 60;
     spec.alarm_action = i->policy_arn;
-    desc = asg_asprintf("DO NOT EDIT OR DELETE. For TargetTrackingScaling policy %s.", i->policy_arn);
+    desc =
+        asg_asprintf("DO NOT EDIT OR DELETE. For TargetTrackingScaling policy %s.", i->policy_arn);
     if (!desc)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     spec.alarm_description = desc;
@@ -418,9 +437,10 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
         return st;
     old = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
     if (!old && g->npol >= SC_ASG_MAX_POLICIES)
-        return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
-                       "You have reached your quota of %d scaling policies for Auto Scaling group %s.",
-                       SC_ASG_MAX_POLICIES, g->info.auto_scaling_group_name);
+        return sc_fail(
+            err, SC_ERR_LIMIT_EXCEEDED,
+            "You have reached your quota of %d scaling policies for Auto Scaling group %s.",
+            SC_ASG_MAX_POLICIES, g->info.auto_scaling_group_name);
     p = calloc(1, sizeof(*p));
     if (!p)
         goto oom;
@@ -540,7 +560,8 @@ enum sc_status sc_asg_delete_policy(struct sc_asg *asg, const char *group,
     return SC_OK;
 }
 
-/* --- executing a policy -------------------------------------------------------------------------- */
+/* --- executing a policy --------------------------------------------------------------------------
+ */
 
 enum trigger { BY_USER, BY_ALARM };
 
@@ -557,9 +578,8 @@ static void change_desired(struct asg_group *g, struct asg_policy *p, const stru
                            int desired, int64_t now_ms)
 {
     if (x->by == BY_ALARM)
-        asg_set_desired(g, desired, now_ms,
-                        "a monitor alarm %s in state ALARM triggered policy %s", x->alarm_name,
-                        p->info.policy_name);
+        asg_set_desired(g, desired, now_ms, "a monitor alarm %s in state ALARM triggered policy %s",
+                        x->alarm_name, p->info.policy_name);
     else
         asg_set_desired(g, desired, now_ms, "a user request executed policy %s",
                         p->info.policy_name);
@@ -573,9 +593,10 @@ static enum sc_status exec_simple(struct asg_group *g, struct asg_policy *p, con
 
     if (asg_in_cooldown(g, now_ms) && (x->by == BY_ALARM || x->honor_cooldown)) {
         if (x->by == BY_USER)
-            return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
-                           "Scaling activity is in progress or the group is in cooldown; policy %s was not executed because HonorCooldown is true.",
-                           i->policy_name);
+            return sc_fail(
+                err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+                "Scaling activity is in progress or the group is in cooldown; policy %s was not executed because HonorCooldown is true.",
+                i->policy_name);
         return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
                        "Auto Scaling Policy not executed because the group is in cooldown");
     }
@@ -625,11 +646,13 @@ static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Policy %s not executed: no metric value to select a step adjustment.",
                        i->policy_name);
-    idx = sc_policy_step_select(i->step_adjustments, i->nstep_adjustments, x->metric - x->threshold);
+    idx =
+        sc_policy_step_select(i->step_adjustments, i->nstep_adjustments, x->metric - x->threshold);
     if (idx < 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Policy %s: the metric value %g does not fall into any of the step adjustments for breach threshold %g.",
-                       i->policy_name, x->metric, x->threshold);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Policy %s: the metric value %g does not fall into any of the step adjustments for breach threshold %g.",
+            i->policy_name, x->metric, x->threshold);
     a = i->step_adjustments[idx].scaling_adjustment;
     if (i->adjustment_type == SC_ADJ_EXACT_CAPACITY)
         out = a > g->info.desired_capacity;
@@ -685,7 +708,8 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
         return sc_asg_group_not_found(r->auto_scaling_group_name, err);
     p = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
     if (!p)
-        return sc_fail(err, SC_ERR_VALIDATION, "No policy found for service namespace: autoscaling, policy name: %s",
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "No policy found for service namespace: autoscaling, policy name: %s",
                        r->policy_name ? r->policy_name : "null");
     g = p->group;
     if (g->deleting)
@@ -695,20 +719,23 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
     switch (p->info.policy_type) {
     case SC_ASG_SIMPLE_SCALING:
         if (r->has_metric_value || r->has_breach_threshold)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "MetricValue and BreachThreshold are only valid for policies of type StepScaling.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "MetricValue and BreachThreshold are only valid for policies of type StepScaling.");
         return exec_simple(g, p, &x, now_ms, err);
     case SC_ASG_STEP_SCALING:
         if (!r->has_metric_value || !r->has_breach_threshold)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "MetricValue and BreachThreshold are required for policies of type StepScaling.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "MetricValue and BreachThreshold are required for policies of type StepScaling.");
         x.has_metric = 1;
         x.metric = r->metric_value;
         x.threshold = r->breach_threshold;
         return exec_step(g, p, &x, now_ms, err);
     case SC_ASG_TARGET_TRACKING_SCALING:
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "ExecutePolicy is not supported for policies of type TargetTrackingScaling.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "ExecutePolicy is not supported for policies of type TargetTrackingScaling.");
     }
     return SC_OK;
 }

@@ -88,8 +88,9 @@ enum sc_status sc_policy_steps_validate(const struct sc_step_adjustment *steps, 
     int null_lower = 0, null_upper = 0, neg_lower = 0, pos_upper = 0;
 
     if (n <= 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "StepAdjustments must contain at least one step adjustment for a StepScaling policy.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "StepAdjustments must contain at least one step adjustment for a StepScaling policy.");
     if (n > SC_POLICY_MAX_STEPS)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Maximum number of step adjustments exceeded (%d); the limit is %d.", n,
@@ -98,13 +99,15 @@ enum sc_status sc_policy_steps_validate(const struct sc_step_adjustment *steps, 
         const struct sc_step_adjustment *s = &steps[i];
 
         if ((s->has_lower && !isfinite(s->lower)) || (s->has_upper && !isfinite(s->upper)))
-            return sc_fail(err, SC_ERR_VALIDATION, "Step adjustment bounds must be finite numbers.");
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Step adjustment bounds must be finite numbers.");
         if (!s->has_lower && !s->has_upper)
             return sc_fail(err, SC_ERR_VALIDATION,
                            "The upper and lower bound of a step adjustment cannot both be null.");
         if (s->has_lower && s->has_upper && !(s->upper > s->lower))
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "The upper bound of a step adjustment must be greater than its lower bound.");
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "The upper bound of a step adjustment must be greater than its lower bound.");
         null_lower += !s->has_lower;
         null_upper += !s->has_upper;
         neg_lower |= s->has_lower && s->lower < 0;
@@ -118,18 +121,21 @@ enum sc_status sc_policy_steps_validate(const struct sc_step_adjustment *steps, 
         return sc_fail(err, SC_ERR_VALIDATION,
                        "At most one step adjustment can have a null upper bound.");
     if (neg_lower && !null_lower)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "A step adjustment has a negative lower bound, so there must be a step adjustment with a null lower bound.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "A step adjustment has a negative lower bound, so there must be a step adjustment with a null lower bound.");
     if (pos_upper && !null_upper)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "A step adjustment has a positive upper bound, so there must be a step adjustment with a null upper bound.");
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "A step adjustment has a positive upper bound, so there must be a step adjustment with a null upper bound.");
     qsort(sorted, (size_t)n, sizeof(sorted[0]), cmp_step_lower);
     for (int i = 0; i + 1 < n; i++) {
         const struct sc_step_adjustment *a = sorted[i], *b = sorted[i + 1];
 
         /* b has a lower bound here (only the first can lack one). */
         if (!a->has_upper || a->upper > b->lower)
-            return sc_fail(err, SC_ERR_VALIDATION, "The ranges of step adjustments cannot overlap.");
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "The ranges of step adjustments cannot overlap.");
         if (a->upper < b->lower)
             return sc_fail(err, SC_ERR_VALIDATION,
                            "The ranges of step adjustments cannot have a gap.");

@@ -93,10 +93,12 @@ const char *sc_world_region(const struct sc_world *w);
  * Never allocates except to create activities and instances. */
 void sc_world_step(struct sc_world *w, int64_t now_ms);
 
-/* The earliest time > now_ms at which sc_world_step has work that does not depend on
- * the caller's events (alarm tick, health sweep, draining end, warm-up end, cooldown
- * end, metrics minute); INT64_MAX when nothing is scheduled. A caller that reported
- * something (instance running, health result, metric) should step at once. */
+/* The earliest time at which sc_world_step has work that does not depend on the caller's
+ * events (alarm tick, health sweep, draining end, warm-up end, cooldown end, metrics
+ * minute): now_ms itself when work is already pending (alarm actions left by
+ * SetAlarmState), INT64_MAX when nothing is scheduled. A caller that reported something
+ * (instance running, health result, metric) or served a mutating API call should step at
+ * once. */
 int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms);
 
 /* Reports an instance's CPU utilization (percent, 0..100) for the minute containing
@@ -105,7 +107,7 @@ int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms);
  * dimension AutoScalingGroupName (the group figure excludes warming instances, as
  * AWS's does for scaling). Returns SC_OK, SC_ERR_INSTANCE_ID_NOT_FOUND for an unknown
  * instance, SC_ERR_VALIDATION for pct outside 0..100 or not finite. */
-enum sc_status sc_world_report_instance_cpu(struct sc_world *w, const char *instance_id,
-                                            double pct, int64_t now_ms);
+enum sc_status sc_world_report_instance_cpu(struct sc_world *w, const char *instance_id, double pct,
+                                            int64_t now_ms);
 
 #endif

@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
-#define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC 1000LL
-#define MIN 60000LL
+#define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
+#define SEC  1000LL
+#define MIN  60000LL
 #define MAXI 256
 
 /* --- the fake world ---------------------------------------------------------------------- */
@@ -24,8 +24,8 @@ struct fake_inst {
     char id[SC_ASG_ID_LEN];
     char zone[SC_ASG_ID_LEN];
     enum sc_asg_ec2_state state;
-    int reg[4];       /* registered with lb k */
-    int draining[4];  /* deregistration in progress at lb k */
+    int reg[4];      /* registered with lb k */
+    int draining[4]; /* deregistration in progress at lb k */
     enum sc_asg_lb_state lbstate[4];
     char tags[8][64];
     int ntags;
@@ -228,8 +228,8 @@ static int f_in_alarm(void *ud, const char *name)
     return x && x->in_alarm;
 }
 
-static void f_put_metric(void *ud, const char *ns, const char *name, const char *dn,
-                         const char *dv, double v, const char *unit, int64_t now)
+static void f_put_metric(void *ud, const char *ns, const char *name, const char *dn, const char *dv,
+                         double v, const char *unit, int64_t now)
 {
     struct fake *f = ud;
 
@@ -361,7 +361,7 @@ static const char *inst_id(struct fx *x, const char *g, int i)
 #define ASSERT_ERR(call, code, text)                                                               \
     do {                                                                                           \
         assert_int_equal((call), (code));                                                          \
-        assert_string_equal(x->err.message, (text));                                              \
+        assert_string_equal(x->err.message, (text));                                               \
     } while (0)
 
 /* --- 3.1 sizes and validation ---------------------------------------------------------------- */
@@ -378,7 +378,8 @@ static void test_asg_desired_defaults_to_min(void **state)
     assert_string_equal(g->health_check_type, "EC2");
     assert_int_equal(g->health_check_grace_period, 0);
     assert_string_equal(g->termination_policies[0], "Default");
-    assert_non_null(strstr(g->auto_scaling_group_arn, "arn:aws:autoscaling:us-east-1:123456789012:autoScalingGroup:"));
+    assert_non_null(strstr(g->auto_scaling_group_arn,
+                           "arn:aws:autoscaling:us-east-1:123456789012:autoScalingGroup:"));
     assert_non_null(strstr(g->auto_scaling_group_arn, ":autoScalingGroupName/g"));
 }
 
@@ -403,8 +404,9 @@ static void test_asg_already_exists_text(void **state)
     struct fx *x = *state;
 
     assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
-    ASSERT_ERR(make_group(x, "g", 0, 1, 0), SC_ERR_ALREADY_EXISTS,
-               "AutoScalingGroup by this name already exists - A group with the name g already exists");
+    ASSERT_ERR(
+        make_group(x, "g", 0, 1, 0), SC_ERR_ALREADY_EXISTS,
+        "AutoScalingGroup by this name already exists - A group with the name g already exists");
 }
 
 static void test_asg_unknown_launch_configuration_text(void **state)
@@ -480,13 +482,18 @@ static void test_asg_unknown_load_balancer_text(void **state)
 static void test_asg_update_min_raises_desired_max_lowers(void **state)
 {
     struct fx *x = *state;
-    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .has_min_size = 1, .min_size = 3 };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .has_min_size = 1,
+                                  .min_size = 3 };
 
     assert_int_equal(make_group(x, "g", 1, 5, 1), SC_OK);
     assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 3);
-    r = (struct sc_asg_group_req){ .auto_scaling_group_name = "g", .has_min_size = 1,
-                                   .min_size = 0, .has_max_size = 1, .max_size = 2 };
+    r = (struct sc_asg_group_req){ .auto_scaling_group_name = "g",
+                                   .has_min_size = 1,
+                                   .min_size = 0,
+                                   .has_max_size = 1,
+                                   .max_size = 2 };
     assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->min_size, 0);
@@ -504,9 +511,10 @@ static void test_asg_launch_cause_sentences_two_spaces(void **state)
     sc_asg_step(x->asg, T0 + 3 * SEC);
     assert_int_equal(sc_asg_activity_count(x->asg, "g"), 1);
     a = sc_asg_activity_at(x->asg, "g", 0);
-    assert_string_equal(a->cause,
-                        "At 2026-01-01T00:00:00Z a user request created an AutoScalingGroup changing the desired capacity from 0 to 1.  "
-                        "At 2026-01-01T00:00:03Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 0 to 1.");
+    assert_string_equal(
+        a->cause,
+        "At 2026-01-01T00:00:00Z a user request created an AutoScalingGroup changing the desired capacity from 0 to 1.  "
+        "At 2026-01-01T00:00:03Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 0 to 1.");
     snprintf(want, sizeof(want), "Launching a new EC2 instance: %s", inst_id(x, "g", 0));
     assert_string_equal(a->description, want);
     assert_string_equal(a->status_code, "PreInService");
@@ -525,17 +533,22 @@ static void test_asg_launch_cause_sentences_two_spaces(void **state)
 static void test_asg_update_cause_text(void **state)
 {
     struct fx *x = *state;
-    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .has_min_size = 1, .min_size = 1,
-                                  .has_max_size = 1, .max_size = 5, .has_desired_capacity = 1,
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .has_min_size = 1,
+                                  .min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 5,
+                                  .has_desired_capacity = 1,
                                   .desired_capacity = 3 };
 
     assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
     assert_int_equal(sc_asg_update_group(x->asg, &r, T0 + 1000, &x->err), SC_OK);
     sc_asg_step(x->asg, T0 + 4000);
     assert_int_equal(sc_asg_activity_count(x->asg, "g"), 3);
-    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause,
-                        "At 2026-01-01T00:00:01Z a user request update of AutoScalingGroup constraints to min: 1, max: 5, desired: 3 changing the desired capacity from 0 to 3.  "
-                        "At 2026-01-01T00:00:04Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 0 to 3.");
+    assert_string_equal(
+        sc_asg_activity_at(x->asg, "g", 0)->cause,
+        "At 2026-01-01T00:00:01Z a user request update of AutoScalingGroup constraints to min: 1, max: 5, desired: 3 changing the desired capacity from 0 to 3.  "
+        "At 2026-01-01T00:00:04Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 0 to 3.");
 }
 
 static void test_asg_activities_in_progress_first_then_newest(void **state)
@@ -548,9 +561,10 @@ static void test_asg_activities_in_progress_first_then_newest(void **state)
     sc_asg_step(x->asg, T0 + MIN);
     assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code, "PreInService");
     assert_string_equal(sc_asg_activity_at(x->asg, "g", 1)->status_code, "Successful");
-    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause + strlen("At 2026-01-01T00:01:00Z "),
-                        "a user request explicitly set group desired capacity changing the desired capacity from 1 to 2.  "
-                        "At 2026-01-01T00:01:00Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 1 to 2.");
+    assert_string_equal(
+        sc_asg_activity_at(x->asg, "g", 0)->cause + strlen("At 2026-01-01T00:01:00Z "),
+        "a user request explicitly set group desired capacity changing the desired capacity from 1 to 2.  "
+        "At 2026-01-01T00:01:00Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 1 to 2.");
 }
 
 static void test_asg_activity_history_bounded(void **state)
@@ -561,7 +575,8 @@ static void test_asg_activity_history_bounded(void **state)
     for (int i = 0; i < 3 * SC_ASG_MAX_ACTIVITIES; i++) {
         int64_t t = T0 + i * MIN;
 
-        assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", (i + 1) % 2, 0, t, &x->err), SC_OK);
+        assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", (i + 1) % 2, 0, t, &x->err),
+                         SC_OK);
         settle(x, t);
         settle(x, t + 1);
     }
@@ -588,9 +603,10 @@ static void test_asg_terminate_decrement_min_size_text(void **state)
 
     assert_int_equal(make_group(x, "g", 1, 3, 1), SC_OK);
     settle(x, T0);
-    ASSERT_ERR(sc_asg_terminate_instance(x->asg, inst_id(x, "g", 0), 1, T0, NULL, &x->err),
-               SC_ERR_VALIDATION,
-               "Currently, desiredSize equals minSize (1). Terminating instance without replacement will violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or lower group's min size.");
+    ASSERT_ERR(
+        sc_asg_terminate_instance(x->asg, inst_id(x, "g", 0), 1, T0, NULL, &x->err),
+        SC_ERR_VALIDATION,
+        "Currently, desiredSize equals minSize (1). Terminating instance without replacement will violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or lower group's min size.");
 }
 
 static void test_asg_terminate_with_decrement_shrinks(void **state)
@@ -603,9 +619,10 @@ static void test_asg_terminate_with_decrement_shrinks(void **state)
     settle(x, T0);
     snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
     assert_int_equal(sc_asg_terminate_instance(x->asg, id, 1, T0 + MIN, &a, &x->err), SC_OK);
-    snprintf(want, sizeof(want),
-             "At 2026-01-01T00:01:00Z instance %s was taken out of service in response to a user request, shrinking the capacity from 1 to 0.",
-             id);
+    snprintf(
+        want, sizeof(want),
+        "At 2026-01-01T00:01:00Z instance %s was taken out of service in response to a user request, shrinking the capacity from 1 to 0.",
+        id);
     assert_string_equal(a->cause, want);
     snprintf(want, sizeof(want), "Terminating EC2 instance: %s", id);
     assert_string_equal(a->description, want);
@@ -643,11 +660,12 @@ static void test_asg_scale_in_selected_for_termination(void **state)
     a = sc_asg_activity_at(x->asg, "g", 0);
     victim = strstr(a->description, "i-");
     assert_non_null(victim);
-    snprintf(want, sizeof(want),
-             "At 2026-01-01T00:01:00Z a user request explicitly set group desired capacity changing the desired capacity from 2 to 1.  "
-             "At 2026-01-01T00:01:00Z an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from 2 to 1.  "
-             "At 2026-01-01T00:01:00Z instance %s was selected for termination.",
-             victim);
+    snprintf(
+        want, sizeof(want),
+        "At 2026-01-01T00:01:00Z a user request explicitly set group desired capacity changing the desired capacity from 2 to 1.  "
+        "At 2026-01-01T00:01:00Z an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from 2 to 1.  "
+        "At 2026-01-01T00:01:00Z instance %s was selected for termination.",
+        victim);
     assert_string_equal(a->cause, want);
 }
 
@@ -692,11 +710,17 @@ static void test_asg_termination_policy_newest_and_oldest(void **state)
     struct fx *x = *state;
     static const char *const newest[] = { "NewestInstance" };
     static const char *const zones[] = { "us-east-1a" };
-    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .launch_configuration_name = "lc",
-                                  .has_min_size = 1, .has_max_size = 1, .max_size = 5,
-                                  .has_desired_capacity = 1, .desired_capacity = 1,
-                                  .availability_zones = zones, .navailability_zones = 1,
-                                  .termination_policies = newest, .ntermination_policies = 1 };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 5,
+                                  .has_desired_capacity = 1,
+                                  .desired_capacity = 1,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1,
+                                  .termination_policies = newest,
+                                  .ntermination_policies = 1 };
     char first[SC_ASG_ID_LEN];
 
     make_lc(x, "lc", T0);
@@ -717,10 +741,15 @@ static void test_asg_default_policy_must_be_last(void **state)
     static const char *const bad[] = { "Default", "OldestInstance" };
     static const char *const unknown[] = { "Youngest" };
     static const char *const zones[] = { "us-east-1a" };
-    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .launch_configuration_name = "lc",
-                                  .has_min_size = 1, .has_max_size = 1, .max_size = 5,
-                                  .availability_zones = zones, .navailability_zones = 1,
-                                  .termination_policies = bad, .ntermination_policies = 2 };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 5,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1,
+                                  .termination_policies = bad,
+                                  .ntermination_policies = 2 };
 
     make_lc(x, "lc", T0);
     assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_ERR_VALIDATION);
@@ -751,18 +780,21 @@ static void test_asg_protected_instances_not_scaled_in(void **state)
 static void test_asg_delete_refused_with_instances(void **state)
 {
     struct fx *x = *state;
-    struct sc_asg_group_req r = { .auto_scaling_group_name = "g", .has_min_size = 1,
-                                  .has_max_size = 1, .has_desired_capacity = 1 };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .has_desired_capacity = 1 };
 
     assert_int_equal(make_group(x, "g", 1, 1, 1), SC_OK);
     settle(x, T0);
-    ASSERT_ERR(sc_asg_delete_group(x->asg, "g", 0, T0, &x->err), SC_ERR_RESOURCE_IN_USE,
-               "You cannot delete an AutoScalingGroup while there are instances or pending Spot instance request(s) still in the group.");
+    ASSERT_ERR(
+        sc_asg_delete_group(x->asg, "g", 0, T0, &x->err), SC_ERR_RESOURCE_IN_USE,
+        "You cannot delete an AutoScalingGroup while there are instances or pending Spot instance request(s) still in the group.");
     assert_int_equal(sc_asg_update_group(x->asg, &r, T0 + MIN, &x->err), SC_OK);
     sc_asg_step(x->asg, T0 + MIN);
-    ASSERT_ERR(sc_asg_delete_group(x->asg, "g", 0, T0 + MIN, &x->err),
-               SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
-               "You cannot delete an AutoScalingGroup while there are scaling activities in progress for that group.");
+    ASSERT_ERR(
+        sc_asg_delete_group(x->asg, "g", 0, T0 + MIN, &x->err), SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
+        "You cannot delete an AutoScalingGroup while there are scaling activities in progress for that group.");
     settle(x, T0 + MIN + 1);
     assert_int_equal(sc_asg_delete_group(x->asg, "g", 0, T0 + 2 * MIN, &x->err), SC_OK);
     assert_null(sc_asg_group_find(x->asg, "g"));
@@ -781,7 +813,8 @@ static void test_asg_force_delete(void **state)
     assert_non_null(g);
     assert_string_equal(g->status, "Delete in progress");
     assert_int_equal(make_group(x, "g", 0, 1, 0), SC_ERR_ALREADY_EXISTS);
-    assert_string_equal(x->err.message, "AutoScalingGroup by this name already exists and is pending delete");
+    assert_string_equal(x->err.message,
+                        "AutoScalingGroup by this name already exists and is pending delete");
     settle(x, T0 + MIN);
     sc_asg_step(x->asg, T0 + MIN + 1);
     assert_null(sc_asg_group_find(x->asg, "g"));
@@ -792,20 +825,22 @@ static void test_asg_delete_lc_in_use_text(void **state)
     struct fx *x = *state;
 
     assert_int_equal(make_group(x, "g", 0, 1, 0), SC_OK);
-    ASSERT_ERR(sc_asg_delete_launch_configuration(x->asg, "lc", T0, &x->err),
-               SC_ERR_RESOURCE_IN_USE,
-               "Cannot delete launch configuration lc because it is attached to AutoScalingGroup g");
+    ASSERT_ERR(
+        sc_asg_delete_launch_configuration(x->asg, "lc", T0, &x->err), SC_ERR_RESOURCE_IN_USE,
+        "Cannot delete launch configuration lc because it is attached to AutoScalingGroup g");
     ASSERT_ERR(sc_asg_delete_launch_configuration(x->asg, "zz", T0, &x->err), SC_ERR_VALIDATION,
                "Launch configuration name not found - Launch configuration zz not found");
     make_lc(x, "other", T0);
     assert_int_equal(sc_asg_delete_launch_configuration(x->asg, "other", T0, &x->err), SC_OK);
-    ASSERT_ERR(sc_asg_create_launch_configuration(
-                   x->asg,
-                   &(struct sc_asg_lc_req){ .launch_configuration_name = "lc", .image_id = "ami-1",
-                                            .instance_type = "t3.micro" },
-                   T0, &x->err),
-               SC_ERR_ALREADY_EXISTS,
-               "Launch Configuration by this name already exists - A launch configuration already exists with the name lc");
+    ASSERT_ERR(
+        sc_asg_create_launch_configuration(
+            x->asg,
+            &(struct sc_asg_lc_req){ .launch_configuration_name = "lc",
+                                     .image_id = "ami-1",
+                                     .instance_type = "t3.micro" },
+            T0, &x->err),
+        SC_ERR_ALREADY_EXISTS,
+        "Launch Configuration by this name already exists - A launch configuration already exists with the name lc");
 }
 
 /* --- 3.3 health ------------------------------------------------------------------------------ */
@@ -832,8 +867,9 @@ static void test_asg_lost_instance_replaced_even_in_grace(void **state)
             a = b;
     }
     assert_non_null(a);
-    assert_string_equal(a->cause,
-                        "At 2026-01-01T00:00:30Z an instance was taken out of service in response to a EC2 health check indicating it has been terminated or stopped.");
+    assert_string_equal(
+        a->cause,
+        "At 2026-01-01T00:00:30Z an instance was taken out of service in response to a EC2 health check indicating it has been terminated or stopped.");
     boot_all(x);
     sc_asg_step(x->asg, T0 + 40 * SEC);
     assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
@@ -847,10 +883,14 @@ static struct sc_asg_group_req elb_group(void)
 
     return (struct sc_asg_group_req){ .auto_scaling_group_name = "g",
                                       .launch_configuration_name = "lc",
-                                      .has_min_size = 1, .min_size = 1,
-                                      .has_max_size = 1, .max_size = 3,
-                                      .availability_zones = zones, .navailability_zones = 1,
-                                      .load_balancer_names = lbs, .nload_balancer_names = 1,
+                                      .has_min_size = 1,
+                                      .min_size = 1,
+                                      .has_max_size = 1,
+                                      .max_size = 3,
+                                      .availability_zones = zones,
+                                      .navailability_zones = 1,
+                                      .load_balancer_names = lbs,
+                                      .nload_balancer_names = 1,
                                       .health_check_type = "ELB",
                                       .has_health_check_grace_period = 1,
                                       .health_check_grace_period = 300 };
@@ -888,8 +928,9 @@ static void test_asg_elb_unhealthy_only_after_grace(void **state)
     assert_int_equal(count_state(x, "g", SC_ASG_TERMINATING), 1);
     /* in progress, newest first: the replacement launch, then the termination */
     assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 0)->description, "Launching"));
-    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 1)->cause,
-                           "an instance was taken out of service in response to an ELB system health check failure."));
+    assert_non_null(strstr(
+        sc_asg_activity_at(x->asg, "g", 1)->cause,
+        "an instance was taken out of service in response to an ELB system health check failure."));
 }
 
 static void test_asg_ec2_health_type_ignores_elb(void **state)
@@ -945,17 +986,22 @@ static void test_asg_set_instance_health_grace_rule(void **state)
     assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
     settle(x, T0);
     snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
-    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Unhealthy", 1, T0 + MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Unhealthy", 1, T0 + MIN, &x->err),
+                     SC_OK);
     sc_asg_step(x->asg, T0 + MIN);
     assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
-    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Unhealthy", 0, T0 + MIN, &x->err), SC_OK);
-    assert_string_equal(sc_asg_health_str(sc_asg_group_instance_at(sc_asg_group_find(x->asg, "g"), 0)->healthy), "Unhealthy");
+    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Unhealthy", 0, T0 + MIN, &x->err),
+                     SC_OK);
+    assert_string_equal(
+        sc_asg_health_str(sc_asg_group_instance_at(sc_asg_group_find(x->asg, "g"), 0)->healthy),
+        "Unhealthy");
     assert_string_equal(sc_asg_health_upper_str(0), "UNHEALTHY");
     sc_asg_step(x->asg, T0 + MIN + 1);
     assert_int_equal(count_state(x, "g", SC_ASG_TERMINATING), 1);
-    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 1)->cause,
-                           "in response to a user health-check."));
-    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Sick", 0, T0, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(
+        strstr(sc_asg_activity_at(x->asg, "g", 1)->cause, "in response to a user health-check."));
+    assert_int_equal(sc_asg_set_instance_health(x->asg, id, "Sick", 0, T0, &x->err),
+                     SC_ERR_VALIDATION);
 }
 
 /* --- 3.6 processes, 3.7 standby / attach / detach -------------------------------------------- */
@@ -978,8 +1024,9 @@ static void test_asg_suspended_launch_no_replacement(void **state)
     assert_int_equal(sc_asg_resume_processes(x->asg, "g", NULL, 0, T0, &x->err), SC_OK);
     settle(x, T0 + 3 * MIN);
     assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
-    assert_int_equal(sc_asg_suspend_processes(x->asg, "g", (const char *const[]){ "Nap" }, 1, T0, &x->err),
-                     SC_ERR_VALIDATION);
+    assert_int_equal(
+        sc_asg_suspend_processes(x->asg, "g", (const char *const[]){ "Nap" }, 1, T0, &x->err),
+        SC_ERR_VALIDATION);
 }
 
 static void test_asg_suspended_terminate_no_scale_in(void **state)
@@ -1006,9 +1053,10 @@ static void test_asg_standby_enter_exit(void **state)
     snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
     ids[0] = id;
     assert_int_equal(sc_asg_enter_standby(x->asg, "g", ids, 1, 1, T0 + MIN, &x->err), SC_OK);
-    snprintf(want, sizeof(want),
-             "At 2026-01-01T00:01:00Z instance %s was moved to standby in response to a user request, shrinking the capacity from 2 to 1.",
-             id);
+    snprintf(
+        want, sizeof(want),
+        "At 2026-01-01T00:01:00Z instance %s was moved to standby in response to a user request, shrinking the capacity from 2 to 1.",
+        id);
     assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause, want);
     settle(x, T0 + MIN);
     assert_int_equal(count_state(x, "g", SC_ASG_STANDBY), 1);
@@ -1016,7 +1064,8 @@ static void test_asg_standby_enter_exit(void **state)
     assert_int_equal(count_state(x, "g", SC_ASG_IN_SERVICE), 1);
     /* a second one would put desired below min */
     ids[0] = inst_id(x, "g", 1);
-    assert_int_equal(sc_asg_enter_standby(x->asg, "g", ids, 1, 1, T0 + MIN, &x->err), SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_enter_standby(x->asg, "g", ids, 1, 1, T0 + MIN, &x->err),
+                     SC_ERR_VALIDATION);
     ids[0] = id;
     assert_int_equal(sc_asg_exit_standby(x->asg, "g", ids, 1, T0 + 2 * MIN, &x->err), SC_OK);
     assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code, "PreInService");
@@ -1069,10 +1118,10 @@ static void test_asg_tags_propagate_at_launch(void **state)
     assert_string_equal(x->f.inst[0].tags[1], "env=prod");
     assert_int_equal(sc_asg_delete_tags(x->asg, tags, 1, T0, &x->err), SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->ntags, 1);
-    assert_int_equal(sc_asg_create_or_update_tags(
-                         x->asg, &(struct sc_asg_tag_req){ .resource_id = "nope", .key = "k" }, 1,
-                         T0, &x->err),
-                     SC_ERR_VALIDATION);
+    assert_int_equal(
+        sc_asg_create_or_update_tags(
+            x->asg, &(struct sc_asg_tag_req){ .resource_id = "nope", .key = "k" }, 1, T0, &x->err),
+        SC_ERR_VALIDATION);
 }
 
 static void test_asg_metrics_collection_each_minute(void **state)
@@ -1106,7 +1155,8 @@ static void test_asg_attach_load_balancers_registers_in_service(void **state)
 
     assert_int_equal(make_group(x, "g", 1, 2, 1), SC_OK);
     settle(x, T0);
-    assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", bad, 1, T0, &x->err), SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", bad, 1, T0, &x->err),
+                     SC_ERR_VALIDATION);
     assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", lbs, 1, T0, &x->err), SC_OK);
     assert_int_equal(x->f.inst[0].reg[1], 1);
     assert_int_equal(sc_asg_detach_load_balancers(x->asg, "g", lbs, 1, T0, &x->err), SC_OK);
@@ -1120,10 +1170,13 @@ static const struct sc_asg_policy_info *put_simple(struct fx *x, const char *nam
                                                    int cooldown)
 {
     const struct sc_asg_policy_info *p = NULL;
-    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = name,
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g",
+                                   .policy_name = name,
                                    .adjustment_type = "ChangeInCapacity",
-                                   .has_scaling_adjustment = 1, .scaling_adjustment = adj,
-                                   .has_cooldown = cooldown >= 0, .cooldown = cooldown };
+                                   .has_scaling_adjustment = 1,
+                                   .scaling_adjustment = adj,
+                                   .has_cooldown = cooldown >= 0,
+                                   .cooldown = cooldown };
 
     assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, &p, &x->err), SC_OK);
     return p;
@@ -1137,9 +1190,14 @@ static void test_asg_policy_arn_format(void **state)
 
     assert_int_equal(make_group(x, "g", 0, 5, 0), SC_OK);
     p = put_simple(x, "up", 1, -1);
-    assert_int_equal(strncmp(p->policy_arn, "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:", 57), 0);
+    assert_int_equal(
+        strncmp(p->policy_arn, "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:", 57), 0);
     assert_non_null(strstr(p->policy_arn, ":autoScalingGroupName/g:policyName/up"));
-    assert_int_equal(strlen(p->policy_arn), strlen("arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy::autoScalingGroupName/g:policyName/up") + 36);
+    assert_int_equal(
+        strlen(p->policy_arn),
+        strlen(
+            "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy::autoScalingGroupName/g:policyName/up") +
+            36);
     snprintf(arn, sizeof(arn), "%s", p->policy_arn);
     p = put_simple(x, "up", 2, -1); /* replace keeps the ARN */
     assert_string_equal(p->policy_arn, arn);
@@ -1150,7 +1208,8 @@ static void test_asg_policy_arn_format(void **state)
 static void test_asg_policy_validation(void **state)
 {
     struct fx *x = *state;
-    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = "p",
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g",
+                                   .policy_name = "p",
                                    .adjustment_type = "ChangeInCapacity" };
 
     assert_int_equal(make_group(x, "g", 0, 5, 0), SC_OK);
@@ -1184,8 +1243,9 @@ static void test_asg_simple_cooldown_starts_after_launch(void **state)
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
     assert_string_equal(sc_asg_group_find(x->asg, "g")->desired_capacity == 2 ? "ok" : "", "ok");
     sc_asg_step(x->asg, T0 + MIN);
-    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 0)->cause,
-                           "a monitor alarm high in state ALARM triggered policy up changing the desired capacity from 1 to 2."));
+    assert_non_null(strstr(
+        sc_asg_activity_at(x->asg, "g", 0)->cause,
+        "a monitor alarm high in state ALARM triggered policy up changing the desired capacity from 1 to 2."));
     /* still launching: ignored */
     assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 2 * MIN, &x->err),
                      SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
@@ -1194,14 +1254,16 @@ static void test_asg_simple_cooldown_starts_after_launch(void **state)
     assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 7 * MIN, &x->err),
                      SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
-    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 8 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 8 * MIN, &x->err),
+                     SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 3);
 }
 
 static void test_asg_execute_policy_honor_cooldown(void **state)
 {
     struct fx *x = *state;
-    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g", .policy_name = "up",
+    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g",
+                                 .policy_name = "up",
                                  .honor_cooldown = 1 };
 
     assert_int_equal(make_group(x, "g", 1, 10, 1), SC_OK);
@@ -1209,9 +1271,10 @@ static void test_asg_execute_policy_honor_cooldown(void **state)
     put_simple(x, "up", 1, 300);
     assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0, &x->err), SC_OK);
     settle(x, T0);
-    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->cause + 24,
-                        "a user request executed policy up changing the desired capacity from 1 to 2.  "
-                        "At 2026-01-01T00:00:00Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 1 to 2.");
+    assert_string_equal(
+        sc_asg_activity_at(x->asg, "g", 0)->cause + 24,
+        "a user request executed policy up changing the desired capacity from 1 to 2.  "
+        "At 2026-01-01T00:00:00Z an instance was started in response to a difference between desired and actual capacity, increasing the capacity from 1 to 2.");
     assert_int_equal(sc_asg_execute_policy(x->asg, &e, T0 + MIN, &x->err),
                      SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
     e.honor_cooldown = 0;
@@ -1223,13 +1286,16 @@ static void test_asg_execute_policy_honor_cooldown(void **state)
 
 static const struct sc_asg_policy_info *put_step(struct fx *x, int warmup)
 {
-    static const struct sc_step_adjustment steps[] = {
-        { 1, 0, 1, 10, 0 }, { 1, 10, 1, 20, 10 }, { 1, 20, 0, 0, 30 } };
+    static const struct sc_step_adjustment steps[] = { { 1, 0, 1, 10, 0 },
+                                                       { 1, 10, 1, 20, 10 },
+                                                       { 1, 20, 0, 0, 30 } };
     const struct sc_asg_policy_info *p = NULL;
-    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = "step",
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g",
+                                   .policy_name = "step",
                                    .policy_type = "StepScaling",
                                    .adjustment_type = "PercentChangeInCapacity",
-                                   .step_adjustments = steps, .nstep_adjustments = 3,
+                                   .step_adjustments = steps,
+                                   .nstep_adjustments = 3,
                                    .has_estimated_instance_warmup = 1,
                                    .estimated_instance_warmup = warmup };
 
@@ -1250,18 +1316,21 @@ static void test_asg_step_warmup_does_not_override(void **state)
     settle(x, T0);
     sc_asg_step(x->asg, T0 + 10 * MIN); /* all warmed */
     ctx.metric_value = 60;
-    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 10 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 10 * MIN, &x->err),
+                     SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 11);
     settle(x, T0 + 10 * MIN);
     /* the new instance is warming: the same breach gives nothing more */
     assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 11 * MIN, &x->err),
                      SC_ERR_SCALING_ACTIVITY_IN_PROGRESS);
-    assert_string_equal(x->err.message,
-                        "Auto Scaling Policy not executed because its effect does not override in-progress scaling actions");
+    assert_string_equal(
+        x->err.message,
+        "Auto Scaling Policy not executed because its effect does not override in-progress scaling actions");
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 11);
     /* a bigger breach still counts only the warmed 10: +30% of 10 = 13 > 11 */
     ctx.metric_value = 70;
-    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 12 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 12 * MIN, &x->err),
+                     SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 13);
     /* scale-in waits for warm-up */
     e.has_metric_value = e.has_breach_threshold = 1;
@@ -1277,13 +1346,18 @@ static void test_asg_step_scale_in_blocked_while_warming(void **state)
 {
     struct fx *x = *state;
     static const struct sc_step_adjustment in_steps[] = { { 0, 0, 1, 0, -1 } };
-    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g", .policy_name = "down",
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g",
+                                   .policy_name = "down",
                                    .policy_type = "StepScaling",
                                    .adjustment_type = "ChangeInCapacity",
-                                   .step_adjustments = in_steps, .nstep_adjustments = 1 };
-    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g", .policy_name = "down",
-                                 .has_metric_value = 1, .metric_value = 10,
-                                 .has_breach_threshold = 1, .breach_threshold = 40 };
+                                   .step_adjustments = in_steps,
+                                   .nstep_adjustments = 1 };
+    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g",
+                                 .policy_name = "down",
+                                 .has_metric_value = 1,
+                                 .metric_value = 10,
+                                 .has_breach_threshold = 1,
+                                 .breach_threshold = 40 };
 
     assert_int_equal(make_group(x, "g", 1, 5, 3), SC_OK);
     assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, NULL, &x->err), SC_OK);
@@ -1299,12 +1373,16 @@ static const struct sc_asg_policy_info *put_tt(struct fx *x, const char *name, d
                                                int disable_in)
 {
     const struct sc_asg_policy_info *p = NULL;
-    struct sc_asg_policy_req r = {
-        .auto_scaling_group_name = "g", .policy_name = name, .policy_type = "TargetTrackingScaling",
-        .has_target_tracking = 1,
-        .target_tracking = { .predefined_metric_type = "ASGAverageCPUUtilization",
-                             .target_value = target, .disable_scale_in = disable_in },
-        .has_estimated_instance_warmup = 1, .estimated_instance_warmup = 60 };
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "g",
+                                   .policy_name = name,
+                                   .policy_type = "TargetTrackingScaling",
+                                   .has_target_tracking = 1,
+                                   .target_tracking = { .predefined_metric_type =
+                                                            "ASGAverageCPUUtilization",
+                                                        .target_value = target,
+                                                        .disable_scale_in = disable_in },
+                                   .has_estimated_instance_warmup = 1,
+                                   .estimated_instance_warmup = 60 };
 
     assert_int_equal(sc_asg_put_scaling_policy(x->asg, &r, T0, &p, &x->err), SC_OK);
     return p;
@@ -1328,7 +1406,8 @@ static void test_asg_target_tracking_alarms(void **state)
     lo = falarm(&x->f, p->alarm_names[1]);
     assert_non_null(hi);
     assert_non_null(lo);
-    snprintf(want, sizeof(want), "DO NOT EDIT OR DELETE. For TargetTrackingScaling policy %s.", p->policy_arn);
+    snprintf(want, sizeof(want), "DO NOT EDIT OR DELETE. For TargetTrackingScaling policy %s.",
+             p->policy_arn);
     assert_string_equal(hi->desc, want);
     assert_string_equal(hi->ns, "AWS/EC2");
     assert_string_equal(hi->metric, "CPUUtilization");
@@ -1364,7 +1443,8 @@ static void test_asg_target_tracking_scales_out_by_formula(void **state)
     settle(x, T0);
     sc_asg_step(x->asg, T0 + 2 * MIN);
     ctx.alarm_name = p->alarm_names[0];
-    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 2 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_alarm_action(x->asg, p->policy_arn, &ctx, T0 + 2 * MIN, &x->err),
+                     SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 4); /* ceil(2*90/50) */
 }
 
@@ -1381,10 +1461,12 @@ static void test_asg_target_tracking_scale_in_needs_all(void **state)
     settle(x, T0);
     sc_asg_step(x->asg, T0 + 2 * MIN);
     ctx.alarm_name = a->alarm_names[1];
-    assert_int_equal(sc_asg_alarm_action(x->asg, a->policy_arn, &ctx, T0 + 2 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_alarm_action(x->asg, a->policy_arn, &ctx, T0 + 2 * MIN, &x->err),
+                     SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 4);
     falarm(&x->f, b->alarm_names[1])->in_alarm = 1;
-    assert_int_equal(sc_asg_alarm_action(x->asg, a->policy_arn, &ctx, T0 + 3 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_alarm_action(x->asg, a->policy_arn, &ctx, T0 + 3 * MIN, &x->err),
+                     SC_OK);
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 1); /* ceil(4*10/50) */
 }
 
@@ -1428,8 +1510,9 @@ static void test_asg_launch_failure_activity(void **state)
     sc_asg_step(x->asg, T0);
     a = sc_asg_activity_at(x->asg, "g", 0);
     assert_string_equal(a->status_code, "Failed");
-    assert_string_equal(a->description,
-                        "Launching a new EC2 instance.  Status Reason: The image id '[ami-bad]' does not exist. Launching EC2 instance failed.");
+    assert_string_equal(
+        a->description,
+        "Launching a new EC2 instance.  Status Reason: The image id '[ami-bad]' does not exist. Launching EC2 instance failed.");
     sc_asg_step(x->asg, T0 + SEC);
     assert_int_equal(sc_asg_activity_count(x->asg, "g"), 1); /* retried later, not every step */
     x->f.fail_launch = 0;

@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -30,12 +30,12 @@ static void test_policy_exact_capacity(void **state)
 static void test_policy_percent_rounding(void **state)
 {
     (void)state;
-    assert_int_equal(sc_policy_percent_delta(127, 10, 0), 12);  /* 12.7 */
-    assert_int_equal(sc_policy_percent_delta(67, 1, 0), 1);     /* 0.67 */
-    assert_int_equal(sc_policy_percent_delta(58, -1, 0), -1);   /* -0.58 */
-    assert_int_equal(sc_policy_percent_delta(667, -1, 0), -6);  /* -6.67 */
-    assert_int_equal(sc_policy_percent_delta(10, 10, 0), 1);    /* exactly 1 */
-    assert_int_equal(sc_policy_percent_delta(10, -10, 0), -1);  /* exactly -1 */
+    assert_int_equal(sc_policy_percent_delta(127, 10, 0), 12); /* 12.7 */
+    assert_int_equal(sc_policy_percent_delta(67, 1, 0), 1);    /* 0.67 */
+    assert_int_equal(sc_policy_percent_delta(58, -1, 0), -1);  /* -0.58 */
+    assert_int_equal(sc_policy_percent_delta(667, -1, 0), -6); /* -6.67 */
+    assert_int_equal(sc_policy_percent_delta(10, 10, 0), 1);   /* exactly 1 */
+    assert_int_equal(sc_policy_percent_delta(10, -10, 0), -1); /* exactly -1 */
     assert_int_equal(sc_policy_percent_delta(0, 50, 0), 0);
     assert_int_equal(sc_policy_new_capacity(SC_ADJ_PERCENT_CHANGE_IN_CAPACITY, 127, 10, 0), 139);
 }
@@ -71,16 +71,18 @@ static void test_policy_adjustment_type_names(void **state)
 }
 
 #define LO(x) 1, (x)
-#define NOLO 0, 0
+#define NOLO  0, 0
 #define UP(x) 1, (x)
-#define NOUP 0, 0
+#define NOUP  0, 0
 
 /* The AWS user guide's example: threshold 50, scale-out steps 0..10 +0, 10..20 +10%,
  * 20.. +30%; scale-in steps -10..0 0, -20..-10 -10%, ..-20 -30%. */
-static const struct sc_step_adjustment out_steps[] = {
-    { LO(0), UP(10), 0 }, { LO(10), UP(20), 10 }, { LO(20), NOUP, 30 } };
-static const struct sc_step_adjustment in_steps[] = {
-    { LO(-10), UP(0), 0 }, { LO(-20), UP(-10), -10 }, { NOLO, UP(-20), -30 } };
+static const struct sc_step_adjustment out_steps[] = { { LO(0), UP(10), 0 },
+                                                       { LO(10), UP(20), 10 },
+                                                       { LO(20), NOUP, 30 } };
+static const struct sc_step_adjustment in_steps[] = { { LO(-10), UP(0), 0 },
+                                                      { LO(-20), UP(-10), -10 },
+                                                      { NOLO, UP(-20), -30 } };
 
 static void test_policy_steps_worked_example(void **state)
 {

@@ -1,0 +1,526 @@
+/* scaler/world.c: see world.h. Wires sc_asg's env callbacks to sc_ec2, sc_elb and sc_cw,
+ * and routes CloudWatch alarm actions to Auto Scaling policies. */
+#include "scaler/world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/asg.h"
+#include "scaler/cloudwatch.h"
+#include "scaler/ec2.h"
+#include "scaler/elb.h"
+
+struct sc_world {
+    char account[32];
+    char region[32];
+    char zones[SC_WORLD_MAX_ZONES][SC_ASG_ID_LEN];
+    int nzones;
+    struct sc_rng rng;
+    struct sc_ec2 *ec2;
+    struct sc_elb *elb;
+    struct sc_cw *cw;
+    struct sc_asg *asg;
+    int64_t last_ms;
+    char action_msg[SC_ERR_MESSAGE_LEN + 64];
+};
+
+void sc_world_config_defaults(struct sc_world_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->account_id = "123456789012";
+    cfg->region = "us-east-1";
+    cfg->health_sweep_ms = 10000;
+}
+
+static uint64_t world_rand64(void *ud)
+{
+    return sc_rng_next(ud);
+}
+
+/* --- the asg's view of EC2 --------------------------------------------------------------- */
+
+static enum sc_status env_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now_ms,
+                              char id_out[SC_ASG_ID_LEN], struct sc_error *err)
+{
+    struct sc_world *w = ud;
+    struct sc_ec2_tag tags[SC_ASG_MAX_TAGS + 1];
+    struct sc_ec2_run_req r;
+    const struct sc_ec2_reservation *res = NULL;
+    enum sc_status st;
+    int nt = s->ntags < SC_ASG_MAX_TAGS + 1 ? s->ntags : SC_ASG_MAX_TAGS + 1;
+
+    for (int i = 0; i < nt; i++) {
+        tags[i].key = s->tags[i].key;
+        tags[i].value = s->tags[i].value;
+    }
+    memset(&r, 0, sizeof(r));
+    r.image_id = s->image_id;
+    r.instance_type = s->instance_type;
+    r.min_count = 1;
+    r.max_count = 1;
+    r.key_name = s->key_name;
+    r.subnet_id = s->subnet_id;
+    r.availability_zone = s->subnet_id ? NULL : s->zone;
+    r.user_data = s->user_data;
+    r.tags = tags;
+    r.ntags = nt;
+    r.monitoring_enabled = s->monitoring_enabled;
+    r.launch_template_id = s->launch_template_id;
+    r.launch_template_name = s->launch_template_name;
+    r.launch_template_version = s->launch_template_version;
+    r.launch_configuration_name = s->launch_configuration_name;
+    st = sc_ec2_run_instances(w->ec2, &r, now_ms, &res, err);
+    if (st != SC_OK)
+        return st;
+    if (!res || res->ninstances < 1)
+        return sc_fail(err, SC_ERR_INTERNAL, "RunInstances returned no instance");
+    snprintf(id_out, SC_ASG_ID_LEN, "%s", res->instances[0]->instance_id);
+    return SC_OK;
+}
+
+static void env_terminate(void *ud, const char *id, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_error err;
+
+    (void)sc_ec2_terminate_instances(w->ec2, &id, 1, now_ms, NULL, &err);
+}
+
+static enum sc_asg_ec2_state env_state(void *ud, const char *id)
+{
+    struct sc_world *w = ud;
+    const struct sc_ec2_instance *in = sc_ec2_instance_find(w->ec2, id);
+
+    if (!in)
+        return SC_ASG_EC2_GONE;
+    switch (in->state) {
+    case SC_EC2_PENDING:
+        return SC_ASG_EC2_PENDING;
+    case SC_EC2_RUNNING:
+        return in->instance_status == SC_EC2_CHECK_IMPAIRED ||
+                       in->system_status == SC_EC2_CHECK_IMPAIRED
+                   ? SC_ASG_EC2_IMPAIRED
+                   : SC_ASG_EC2_RUNNING;
+    case SC_EC2_SHUTTING_DOWN:
+        return SC_ASG_EC2_SHUTTING_DOWN;
+    case SC_EC2_STOPPING:
+    case SC_EC2_STOPPED:
+        return SC_ASG_EC2_STOPPED;
+    case SC_EC2_TERMINATED:
+        break;
+    }
+    return SC_ASG_EC2_GONE;
+}
+
+static int env_instance_zone(void *ud, const char *id, char zone[SC_ASG_ID_LEN])
+{
+    struct sc_world *w = ud;
+    const struct sc_ec2_instance *in = sc_ec2_instance_find(w->ec2, id);
+
+    if (!in || !in->availability_zone)
+        return -1;
+    snprintf(zone, SC_ASG_ID_LEN, "%s", in->availability_zone);
+    return 0;
+}
+
+static int env_subnet_zone(void *ud, const char *subnet, char zone[SC_ASG_ID_LEN])
+{
+    struct sc_world *w = ud;
+    const struct sc_ec2_subnet *s = sc_ec2_subnet_find(w->ec2, subnet);
+
+    if (!s || !s->availability_zone)
+        return -1;
+    snprintf(zone, SC_ASG_ID_LEN, "%s", s->availability_zone);
+    return 0;
+}
+
+static int env_zone_valid(void *ud, const char *zone)
+{
+    struct sc_world *w = ud;
+
+    return sc_ec2_zone_find(w->ec2, zone) != NULL;
+}
+
+static enum sc_status env_lt_check(void *ud, const char *id, const char *name, const char *version,
+                                   struct sc_error *err)
+{
+    struct sc_world *w = ud;
+    const struct sc_ec2_lt_version *v = NULL;
+
+    return sc_ec2_resolve_launch_template(w->ec2, id, name, version, &v, err);
+}
+
+/* --- the asg's view of the load balancers ------------------------------------------------- */
+
+static int env_lb_exists(void *ud, const char *lb)
+{
+    struct sc_world *w = ud;
+
+    return sc_elb_lb_find(w->elb, lb) != NULL;
+}
+
+static void env_lb_register(void *ud, const char *lb, const char *id, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_error err;
+
+    (void)sc_elb_register_instances(w->elb, lb, &id, 1, now_ms, &err);
+}
+
+static void env_lb_deregister(void *ud, const char *lb, const char *id, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_error err;
+
+    (void)sc_elb_deregister_instances(w->elb, lb, &id, 1, now_ms, &err);
+}
+
+static enum sc_asg_lb_state env_lb_state(void *ud, const char *lb, const char *id)
+{
+    struct sc_world *w = ud;
+    struct sc_elb_instance_health h;
+    struct sc_error err;
+    int n = 0;
+
+    if (sc_elb_instance_draining(w->elb, lb, id))
+        return SC_ASG_LB_DRAINING;
+    if (sc_elb_instance_in_service(w->elb, lb, id))
+        return SC_ASG_LB_IN_SERVICE;
+    if (sc_elb_describe_instance_health(w->elb, lb, &id, 1, &h, &n, &err) != SC_OK || n < 1)
+        return SC_ASG_LB_NOT_REGISTERED;
+    /* Registration still in progress (first check not passed yet) or not registered: not
+     * a failed health check, so not a reason to replace the instance. */
+    if (h.description && (strstr(h.description, "registration is still in progress") ||
+                          strstr(h.description, "not currently registered")))
+        return SC_ASG_LB_NOT_REGISTERED;
+    return SC_ASG_LB_OUT_OF_SERVICE;
+}
+
+/* --- the asg's view of CloudWatch ----------------------------------------------------------- */
+
+static enum sc_status env_put_alarm(void *ud, const struct sc_asg_alarm_spec *a, int64_t now_ms,
+                                    struct sc_error *err)
+{
+    struct sc_world *w = ud;
+    struct sc_dimension dims[32];
+    struct sc_put_metric_alarm_req r;
+    int nd = a->ndimensions < 32 ? a->ndimensions : 32;
+
+    for (int i = 0; i < nd; i++) {
+        dims[i].name = a->dimensions[i].key;
+        dims[i].value = a->dimensions[i].value;
+    }
+    memset(&r, 0, sizeof(r));
+    r.alarm_name = a->alarm_name;
+    r.alarm_description = a->alarm_description;
+    r.alarm_actions = &a->alarm_action;
+    r.n_alarm_actions = 1;
+    r.metric_name = a->metric_name;
+    r.namespace = a->namespace_;
+    r.statistic = a->statistic;
+    r.dimensions = dims;
+    r.n_dimensions = nd;
+    r.has_period = 1;
+    r.period = a->period_s;
+    r.unit = a->unit;
+    r.has_evaluation_periods = 1;
+    r.evaluation_periods = a->evaluation_periods;
+    r.has_datapoints_to_alarm = 1;
+    r.datapoints_to_alarm = a->datapoints_to_alarm;
+    r.has_threshold = 1;
+    r.threshold = a->threshold;
+    r.comparison_operator = a->comparison_operator;
+    return sc_cw_put_metric_alarm(w->cw, &r, now_ms, err);
+}
+
+static void env_delete_alarm(void *ud, const char *name, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_error err;
+
+    (void)sc_cw_delete_alarms(w->cw, &name, 1, now_ms, &err);
+}
+
+static int env_in_alarm(void *ud, const char *name)
+{
+    struct sc_world *w = ud;
+    const struct sc_alarm_view *a = sc_cw_alarm_find(w->cw, name);
+
+    return a && a->state == SC_ALARM_ALARM;
+}
+
+static void env_put_metric(void *ud, const char *ns, const char *name, const char *dim_name,
+                           const char *dim_value, double value, const char *unit, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_dimension d = { .name = dim_name, .value = dim_value };
+
+    (void)sc_cw_put_value(w->cw, ns, name, &d, 1, unit, value, now_ms,
+                          w->last_ms > now_ms ? w->last_ms : now_ms);
+}
+
+/* --- alarm actions -> policies ---------------------------------------------------------------- */
+
+static double aggregate(const double *v, int n, const char *how)
+{
+    double r = v[0];
+
+    for (int i = 1; i < n; i++) {
+        if (how && strcmp(how, "Minimum") == 0)
+            r = v[i] < r ? v[i] : r;
+        else if (how && strcmp(how, "Maximum") == 0)
+            r = v[i] > r ? v[i] : r;
+        else
+            r += v[i];
+    }
+    if (!how || (strcmp(how, "Minimum") != 0 && strcmp(how, "Maximum") != 0))
+        r /= n;
+    return r;
+}
+
+static const char *on_alarm_action(const char *arn, const struct sc_alarm_view *alarm,
+                                   int64_t now_ms, void *ud)
+{
+    struct sc_world *w = ud;
+    const struct sc_asg_policy_info *p;
+    struct sc_asg_alarm_ctx ctx = { 0 };
+    struct sc_error err = { 0 };
+
+    if (!arn || strncmp(arn, "arn:aws:autoscaling:", 20) != 0)
+        return NULL; /* other action kinds (SNS, EC2) have no receiver here */
+    p = sc_asg_policy_find(w->asg, NULL, arn);
+    if (!p) {
+        snprintf(w->action_msg, sizeof(w->action_msg),
+                 "Failed to execute Auto Scaling action: No scaling policy found for %s", arn);
+        return w->action_msg;
+    }
+    ctx.alarm_name = alarm->alarm_name;
+    ctx.threshold = alarm->threshold;
+    if (alarm->n_recent_values > 0) {
+        ctx.has_metric_value = 1;
+        if (p->policy_type == SC_ASG_STEP_SCALING)
+            ctx.metric_value =
+                aggregate(alarm->recent_values, alarm->n_recent_values, p->metric_aggregation_type);
+        else
+            ctx.metric_value = alarm->recent_values[0];
+    }
+    if (sc_asg_alarm_action(w->asg, arn, &ctx, now_ms, &err) != SC_OK) {
+        snprintf(w->action_msg, sizeof(w->action_msg), "Failed to execute Auto Scaling action: %s",
+                 err.message);
+        return w->action_msg;
+    }
+    return NULL;
+}
+
+/* --- create / destroy ------------------------------------------------------------------------- */
+
+struct sc_world *sc_world_create(const struct sc_world_config *cfg)
+{
+    struct sc_world_config def;
+    struct sc_world *w;
+    struct sc_ec2_config ec;
+    struct sc_elb_config lc;
+    struct sc_cw_config cc;
+    struct sc_asg_config ac;
+    const char *zones[SC_WORLD_MAX_ZONES];
+
+    if (!cfg) {
+        sc_world_config_defaults(&def);
+        cfg = &def;
+    }
+    if (cfg->nzones < 0 || cfg->nzones > SC_WORLD_MAX_ZONES)
+        return NULL;
+    if ((cfg->account_id && !cfg->account_id[0]) || (cfg->region && !cfg->region[0]))
+        return NULL;
+    w = calloc(1, sizeof(*w));
+    if (!w)
+        return NULL;
+    snprintf(w->account, sizeof(w->account), "%s",
+             cfg->account_id ? cfg->account_id : "123456789012");
+    snprintf(w->region, sizeof(w->region), "%s", cfg->region ? cfg->region : "us-east-1");
+    if (cfg->nzones == 0) {
+        w->nzones = 3;
+        for (int i = 0; i < 3; i++)
+            snprintf(w->zones[i], sizeof(w->zones[i]), "%.20s%c", w->region, 'a' + i);
+    } else {
+        w->nzones = cfg->nzones;
+        for (int i = 0; i < cfg->nzones; i++) {
+            if (!cfg->zones[i] || !cfg->zones[i][0])
+                goto fail;
+            snprintf(w->zones[i], sizeof(w->zones[i]), "%s", cfg->zones[i]);
+        }
+    }
+    for (int i = 0; i < w->nzones; i++)
+        zones[i] = w->zones[i];
+    sc_rng_init(&w->rng, cfg->seed);
+    w->last_ms = cfg->start_ms;
+
+    memset(&ec, 0, sizeof(ec));
+    ec.account_id = w->account;
+    ec.region = w->region;
+    ec.zones = zones;
+    ec.nzones = w->nzones;
+    ec.rand64 = world_rand64;
+    ec.rand_ud = &w->rng;
+    w->ec2 = sc_ec2_create(&ec);
+    if (!w->ec2)
+        goto fail;
+
+    memset(&lc, 0, sizeof(lc));
+    lc.account_id = w->account;
+    lc.region = w->region;
+    lc.ec2 = w->ec2;
+    lc.rand64 = world_rand64;
+    lc.rand_ud = &w->rng;
+    w->elb = sc_elb_create(&lc);
+    if (!w->elb)
+        goto fail;
+
+    sc_cw_config_defaults(&cc);
+    cc.region = w->region;
+    cc.account = w->account;
+    cc.start_ms = cfg->start_ms;
+    w->cw = sc_cw_create(&cc);
+    if (!w->cw)
+        goto fail;
+    sc_cw_set_action_handler(w->cw, on_alarm_action, w);
+
+    memset(&ac, 0, sizeof(ac));
+    ac.account_id = w->account;
+    ac.region = w->region;
+    ac.rng = &w->rng;
+    ac.health_sweep_ms = cfg->health_sweep_ms;
+    ac.env = (struct sc_asg_env){
+        .ud = w,
+        .run_instance = env_run,
+        .terminate_instance = env_terminate,
+        .instance_state = env_state,
+        .instance_zone = env_instance_zone,
+        .subnet_zone = env_subnet_zone,
+        .zone_valid = env_zone_valid,
+        .launch_template_check = env_lt_check,
+        .lb_exists = env_lb_exists,
+        .lb_register = env_lb_register,
+        .lb_deregister = env_lb_deregister,
+        .lb_instance_state = env_lb_state,
+        .put_alarm = env_put_alarm,
+        .delete_alarm = env_delete_alarm,
+        .alarm_in_alarm = env_in_alarm,
+        .put_metric = env_put_metric,
+    };
+    w->asg = sc_asg_create(&ac);
+    if (!w->asg)
+        goto fail;
+    return w;
+
+fail:
+    sc_world_destroy(w);
+    return NULL;
+}
+
+void sc_world_destroy(struct sc_world *w)
+{
+    if (!w)
+        return;
+    sc_asg_destroy(w->asg);
+    sc_cw_destroy(w->cw);
+    sc_elb_destroy(w->elb);
+    sc_ec2_destroy(w->ec2);
+    free(w);
+}
+
+struct sc_cw *sc_world_cw(struct sc_world *w)
+{
+    return w->cw;
+}
+
+struct sc_asg *sc_world_asg(struct sc_world *w)
+{
+    return w->asg;
+}
+
+struct sc_elb *sc_world_elb(struct sc_world *w)
+{
+    return w->elb;
+}
+
+struct sc_ec2 *sc_world_ec2(struct sc_world *w)
+{
+    return w->ec2;
+}
+
+struct sc_rng *sc_world_rng(struct sc_world *w)
+{
+    return &w->rng;
+}
+
+const char *sc_world_account(const struct sc_world *w)
+{
+    return w->account;
+}
+
+const char *sc_world_region(const struct sc_world *w)
+{
+    return w->region;
+}
+
+/* --- time ---------------------------------------------------------------------------------------
+ */
+
+void sc_world_step(struct sc_world *w, int64_t now_ms)
+{
+    if (now_ms < w->last_ms)
+        now_ms = w->last_ms;
+    w->last_ms = now_ms;
+    sc_elb_step(w->elb, now_ms);
+    sc_ec2_step(w->ec2, now_ms);
+    sc_cw_step(w->cw, now_ms);
+    sc_asg_step(w->asg, now_ms);
+}
+
+int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms)
+{
+    int64_t due = sc_cw_next_due_ms(w->cw, now_ms);
+    int64_t t;
+
+    t = sc_elb_next_due_ms(w->elb, now_ms);
+    if (t < due)
+        due = t;
+    t = sc_ec2_next_due_ms(w->ec2, now_ms);
+    if (t < due)
+        due = t;
+    t = sc_asg_next_due_ms(w->asg, now_ms);
+    if (t < due)
+        due = t;
+    return due < now_ms ? now_ms : due;
+}
+
+enum sc_status sc_world_report_instance_cpu(struct sc_world *w, const char *instance_id, double pct,
+                                            int64_t now_ms)
+{
+    const struct sc_ec2_instance *in;
+    const struct sc_asg_group_info *g;
+    struct sc_dimension d;
+    enum sc_status st;
+
+    if (!isfinite(pct) || pct < 0 || pct > 100)
+        return SC_ERR_VALIDATION;
+    in = instance_id ? sc_ec2_instance_find(w->ec2, instance_id) : NULL;
+    if (!in)
+        return SC_ERR_INSTANCE_ID_NOT_FOUND;
+    d.name = "InstanceId";
+    d.value = in->instance_id;
+    st = sc_cw_put_value(w->cw, "AWS/EC2", "CPUUtilization", &d, 1, "Percent", pct, now_ms, now_ms);
+    if (st != SC_OK)
+        return st;
+    g = sc_asg_instance_group(w->asg, instance_id, NULL);
+    if (g && sc_asg_instance_warmed(w->asg, instance_id, now_ms)) {
+        d.name = "AutoScalingGroupName";
+        d.value = g->auto_scaling_group_name;
+        st = sc_cw_put_value(w->cw, "AWS/EC2", "CPUUtilization", &d, 1, "Percent", pct, now_ms,
+                             now_ms);
+    }
+    return st;
+}
