@@ -123,6 +123,10 @@ struct sc_metric_data_result {
     const double *values;
     int n_values;
     const char *status_code; /* "Complete" or "PartialData" */
+    /* A MessageData entry, NULL when none: "MultipleUnits" when the query named no Unit
+     * and the metric has several (values then merge all units). */
+    const char *message_code;
+    const char *message_value;
 };
 typedef int (*sc_metric_data_visit_fn)(const struct sc_metric_data_result *r, void *ud);
 /* One result per query with return_data, in query order. */
