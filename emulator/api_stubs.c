@@ -8,4 +8,3 @@
 
 const struct api_handler api_elb_handlers[] = { { NULL, NULL } };
 const struct api_handler api_cloudwatch_handlers[] = { { NULL, NULL } };
-const struct api_handler api_ec2_handlers[] = { { NULL, NULL } };

@@ -25,9 +25,17 @@
 #include "emulator/model.h"
 #include "emulator/query.h"
 #include "emulator/xml.h"
+#include "scaler/ec2.h"
 
 #define CBOR_PATH_PREFIX "/service/GraniteServiceVersion20100801/operation/"
 #define MAX_REQUEST_HEADERS 64
+#define MAX_REGIONS 32
+
+struct region_state {
+    char account[16];
+    char region[40];
+    struct sc_ec2 *ec2;
+};
 
 enum proto { PROTO_QUERY, PROTO_EC2, PROTO_JSON, PROTO_CBOR };
 
@@ -40,6 +48,9 @@ struct srv {
     int64_t base_epoch_ms, base_mono_ms, manual_ms;
     uint64_t rid[2];
     uint64_t requests;
+    struct region_state regions[MAX_REGIONS];
+    int nregions;
+    long step_timer;
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -87,11 +98,96 @@ int srv_clock_advance(struct srv *s, int64_t ms)
     return 0;
 }
 
+static void regions_free(struct srv *s)
+{
+    for (int i = 0; i < s->nregions; i++)
+        sc_ec2_destroy(s->regions[i].ec2);
+    s->nregions = 0;
+}
+
 void srv_reset(struct srv *s)
 {
-    /* Worlds (one per account+region) arrive with scaler/world.c; nothing is kept yet. */
-    (void)s;
+    regions_free(s);
     log_info("admin: state reset");
+}
+
+static int region_name_ok(const char *r)
+{
+    size_t n = strlen(r);
+
+    return n > 0 && n < 32 && strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
+static uint64_t seed_of(const char *account, const char *region)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (const char *p = account; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (const char *p = region; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
+struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region)
+{
+    struct region_state *rs;
+    struct sc_ec2_config ec;
+
+    for (int i = 0; i < s->nregions; i++) {
+        if (strcmp(s->regions[i].account, account) == 0 &&
+            strcmp(s->regions[i].region, region) == 0)
+            return s->regions[i].ec2;
+    }
+    if (!region_name_ok(region) || s->nregions == MAX_REGIONS)
+        return NULL;
+    memset(&ec, 0, sizeof(ec));
+    ec.account_id = account;
+    ec.region = region;
+    ec.seed = seed_of(account, region);
+    rs = &s->regions[s->nregions];
+    rs->ec2 = sc_ec2_create(&ec);
+    if (!rs->ec2)
+        return NULL;
+    snprintf(rs->account, sizeof(rs->account), "%s", account);
+    snprintf(rs->region, sizeof(rs->region), "%s", region);
+    s->nregions++;
+    log_info("state: new region account=%s region=%s", account, region);
+    return rs->ec2;
+}
+
+void srv_step(struct srv *s)
+{
+    int64_t now = srv_now_ms(s);
+
+    for (int i = 0; i < s->nregions; i++) {
+        struct sc_ec2 *ec2 = s->regions[i].ec2;
+        int n;
+
+        sc_ec2_step(ec2, now);
+        n = sc_ec2_instance_count(ec2);
+        for (int k = 0; k < n; k++) {
+            const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, k);
+            char id[SC_EC2_ID_LEN];
+
+            snprintf(id, sizeof(id), "%s", in->instance_id);
+            /* each call may invalidate `in`: keep the id only */
+            if (in->state == SC_EC2_PENDING)
+                sc_ec2_instance_running(ec2, id, now);
+            else if (in->state == SC_EC2_SHUTTING_DOWN)
+                sc_ec2_instance_terminated(ec2, id, now);
+            else if (in->state == SC_EC2_STOPPING)
+                sc_ec2_instance_stopped(ec2, id, now);
+        }
+    }
+}
+
+static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
+{
+    (void)ev;
+    (void)now_ms;
+    srv_step(ud);
+    return 1000;
 }
 
 uint64_t srv_requests(const struct srv *s)
@@ -379,6 +475,7 @@ void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response
         }
     }
     render_reply(rs, r.proto, r.svc, r.op, out, rid);
+    srv_step(s);
     goto log;
 
 fail:
@@ -600,6 +697,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     }
     s->ev = ev;
     cm_ev_set_hook(ev, on_hook, s);
+    s->step_timer = cm_ev_add_timer(ev, 1000, on_step_timer, s);
     return s;
 
 fail:
@@ -618,8 +716,11 @@ void srv_destroy(struct srv *s)
             cm_ev_del_fd(s->ev, info->epoll_fd);
         if (s->ev)
             cm_ev_set_hook(s->ev, NULL, NULL);
+        if (s->ev && s->step_timer > 0)
+            cm_ev_del_timer(s->ev, s->step_timer);
         MHD_stop_daemon(s->mhd);
     }
     auth_keys_destroy(s->keys);
+    regions_free(s);
     free(s);
 }

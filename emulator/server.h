@@ -15,6 +15,8 @@
 #include "common/ev.h"
 #include "common/sigv4.h"
 
+struct sc_ec2;
+
 #define SRV_DEFAULT_MAX_BODY (2 * 1024 * 1024)
 #define SRV_MAX_RESPONSE_HEADERS 8
 
@@ -80,6 +82,14 @@ double srv_time_scale(const struct srv *s);
 int srv_clock_advance(struct srv *s, int64_t ms);
 /* Drops every account's state (admin reset). */
 void srv_reset(struct srv *s);
+/* The EC2 records of account+region, created on first use (NULL when the region name is
+ * malformed or too many regions exist). Borrowed until srv_reset()/srv_destroy().
+ * Stopgap until scaler/world.c lands: then one sc_world per account+region owns it. */
+struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region);
+/* Runs the control-plane data plane after a mutating call and on the loop's timer:
+ * until instances are processes, pending instances come up at once and shutting-down /
+ * stopping ones finish (the level-triggered contract of scaler/world.h). */
+void srv_step(struct srv *s);
 /* Number of requests answered so far. */
 uint64_t srv_requests(const struct srv *s);
 
