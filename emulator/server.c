@@ -423,13 +423,24 @@ void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response
         goto log;
     }
     scoped = auth_parse(req_header(rq, "Authorization"), &scope) == 0 && scope.has_credential;
-    if (route(rq, &scope, scoped, &r, &err) < 0)
-        goto fail;
     if (rq->too_large) {
+        /* the body is gone: answer in the protocol the path and headers announce */
+        if (strncmp(rq->path, CBOR_PATH_PREFIX, strlen(CBOR_PATH_PREFIX)) == 0) {
+            r.proto = PROTO_CBOR;
+            r.svc = &model_cloudwatch;
+        } else if (req_header(rq, "X-Amz-Target")) {
+            r.proto = PROTO_JSON;
+            r.svc = &model_cloudwatch;
+        } else if (scoped) {
+            r.svc = model_service_find(scope.service, NULL);
+            r.proto = r.svc == &model_ec2 ? PROTO_EC2 : PROTO_QUERY;
+        }
         awserr_set(&err, 413, "RequestEntityTooLarge", "Request body exceeds %zu bytes",
                    s->cfg.max_body);
         goto fail;
     }
+    if (route(rq, &scope, scoped, &r, &err) < 0)
+        goto fail;
     if (s->cfg.auth_sigv4) {
         struct auth_request ar = { rq->method, rq->path, rq->query, rq->hdrs, rq->nhdrs,
                                    rq->body, rq->body_len };

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Client-side checks for tests/integration/test_emulator.sh: boto3 (CloudWatch over JSON 1.0,
+Auto Scaling and EC2 over query), and CloudWatch over Smithy RPC v2 CBOR with botocore's own
+CBOR serializer and parser (an implementation independent of ours).
+
+    emu_client.py ENDPOINT CHECK
+Prints "ok" on success, else a reason, exit 1."""
+import sys
+
+import boto3
+import botocore
+from botocore.exceptions import ClientError
+
+EP = sys.argv[1]
+CHECK = sys.argv[2]
+
+
+def client(svc, region="us-east-1", **kw):
+    return boto3.client(svc, endpoint_url=EP, region_name=region, aws_access_key_id="testing",
+                        aws_secret_access_key="testing", **kw)
+
+
+def expect_error(fn, code, text=None):
+    try:
+        fn()
+    except ClientError as e:
+        got = e.response["Error"]["Code"]
+        msg = e.response["Error"].get("Message", "")
+        if got != code:
+            raise SystemExit("want %s, got %s: %s" % (code, got, msg))
+        if text and text not in msg:
+            raise SystemExit("message %r lacks %r" % (msg, text))
+        return e
+    raise SystemExit("no error, want %s" % code)
+
+
+def cbor_call(op, params):
+    """One CloudWatch call over rpc-v2-cbor; returns (status, parsed)."""
+    import urllib.request
+    from botocore import parsers, serialize
+    from botocore.session import get_session
+
+    model = get_session().get_service_model("cloudwatch")
+    om = model.operation_model(op)
+    req = serialize.create_serializer("smithy-rpc-v2-cbor").serialize_to_request(params, om)
+    url = EP.rstrip("/") + req["url_path"]
+    hdrs = dict(req["headers"])
+    hdrs["Authorization"] = ("AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/monitoring/"
+                             "aws4_request, SignedHeaders=host, Signature=00")
+    r = urllib.request.Request(url, data=req["body"] or b"", headers=hdrs, method="POST")
+    try:
+        resp = urllib.request.urlopen(r, timeout=10)
+        status, body, rh = resp.status, resp.read(), dict(resp.headers)
+    except urllib.error.HTTPError as e:
+        status, body, rh = e.code, e.read(), dict(e.headers)
+    if rh.get("smithy-protocol") != "rpc-v2-cbor":
+        raise SystemExit("reply lacks smithy-protocol: %r" % rh)
+    parsed = parsers.create_parser("smithy-rpc-v2-cbor").parse(
+        {"status_code": status, "headers": {k.lower(): v for k, v in rh.items()}, "body": body},
+        om.output_shape)
+    return status, parsed, rh
+
+
+def main():
+    if CHECK == "boto3-autoscaling":
+        r = client("autoscaling").describe_scaling_process_types()
+        names = [p["ProcessName"] for p in r["Processes"]]
+        assert "AlarmNotification" in names and len(names) == 9, names
+        expect_error(lambda: client("autoscaling").describe_auto_scaling_groups(),
+                     "NotImplemented")
+    elif CHECK == "boto3-ec2":
+        ec2 = client("ec2", region="eu-west-1")
+        zones = [z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]]
+        assert zones == ["eu-west-1a", "eu-west-1b", "eu-west-1c"], zones
+        r = ec2.run_instances(ImageId="ami-12345678", MinCount=1, MaxCount=3, InstanceType="t3.micro")
+        ids = [i["InstanceId"] for i in r["Instances"]]
+        assert len(ids) == 3 and all(i["State"]["Name"] == "pending" for i in r["Instances"]), r
+        lt = r["Instances"][0]["LaunchTime"]
+        assert lt.year >= 2026, lt
+        d = ec2.describe_instances(InstanceIds=ids)
+        got = [i["InstanceId"] for res in d["Reservations"] for i in res["Instances"]]
+        assert sorted(got) == sorted(ids), got
+        t = ec2.terminate_instances(InstanceIds=ids[:1])["TerminatingInstances"][0]
+        assert t["CurrentState"]["Name"] == "shutting-down" and t["PreviousState"]["Code"] == 16, t
+        expect_error(lambda: ec2.terminate_instances(InstanceIds=["i-bogus"]),
+                     "InvalidInstanceID.Malformed")
+        # another region keeps its own records
+        other = client("ec2", region="us-west-2").describe_instances()["Reservations"]
+        assert other == [], other
+    elif CHECK == "boto3-cloudwatch-json":
+        cw = client("cloudwatch")
+        assert cw.meta.service_model.resolved_protocol == "json", cw.meta.service_model.resolved_protocol
+        expect_error(lambda: cw.set_alarm_state(AlarmName="a", StateValue="INVALID", StateReason="r"),
+                     "ValidationError",
+                     "1 validation error detected: Value 'INVALID' at 'stateValue' failed to "
+                     "satisfy constraint: Member must satisfy enum value set: [")
+        e = expect_error(lambda: cw.describe_alarms(AlarmNames=["x" * 300]), "ValidationError",
+                         "Member must have length less than or equal to 255")
+        assert e.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+        assert e.response["ResponseMetadata"]["RequestId"], e.response
+    elif CHECK == "cbor":
+        st, p, rh = cbor_call("SetAlarmState", {"AlarmName": "a", "StateValue": "BAD",
+                                                "StateReason": "r"})
+        assert st == 400 and p["Error"]["Code"] == "ValidationError", (st, p)
+        assert "at 'stateValue'" in p["Error"]["Message"], p
+        assert rh.get("x-amzn-query-error") == "ValidationError;Sender", rh
+        st, p, rh = cbor_call("PutMetricData", {"Namespace": "App", "MetricData": [
+            {"MetricName": "m", "Value": 1.5, "Timestamp": 1796000000}]})
+        assert st in (200, 501), (st, p)
+    else:
+        raise SystemExit("unknown check " + CHECK)
+    print("ok")
+
+
+main()
