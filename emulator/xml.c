@@ -55,6 +55,10 @@ void xml_format_double(double d, char *out, size_t n)
         snprintf(out, n, "%s", isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
         return;
     }
+    if (d == floor(d) && fabs(d) < 1e15) {
+        snprintf(out, n, "%.1f", d); /* 70.0, as AWS's Java services write doubles */
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(out, n, "%.*g", prec, d);
         if (strtod(out, NULL) == d)

@@ -22,8 +22,8 @@ void xml_write_error(struct cm_buf *b, const struct model_service *svc, const st
                      const char *request_id);
 /* Appends s with XML's five special characters escaped. */
 void xml_escape(struct cm_buf *b, const char *s, size_t n);
-/* Formats d as the shortest text that reads back as d ("70.0" style is not needed by
- * clients; "70" and "0.1" are what we write). */
+/* Formats d as AWS's Java services do for whole numbers ("70.0"), else as the shortest
+ * text that reads back as d ("0.1"). */
 void xml_format_double(double d, char *out, size_t n);
 
 #endif

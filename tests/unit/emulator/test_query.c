@@ -1,0 +1,219 @@
+/* tests/unit/emulator/test_query.c: the Query protocol parser (emulator/query.c) and the
+ * model checks behind it, as tables of valid and malformed forms. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/model.h"
+#include "emulator/query.h"
+
+struct qcase {
+    const struct model_service *svc;
+    const char *op;
+    const char *form;
+    const char *want_json; /* compact, sorted keys; NULL when an error is wanted */
+    const char *want_code;
+    const char *want_msg; /* substring */
+};
+
+#define ASG (&model_autoscaling)
+#define CW  (&model_cloudwatch)
+#define EC2 (&model_ec2)
+
+static const struct qcase cases[] = {
+    /* valid */
+    { ASG, "CreateAutoScalingGroup",
+      "AutoScalingGroupName=g&MinSize=1&MaxSize=10&LoadBalancerNames.member.1=lb"
+      "&AvailabilityZones.member.1=us-east-1a&AvailabilityZones.member.2=us-east-1b",
+      "{\"AutoScalingGroupName\":\"g\",\"AvailabilityZones\":[\"us-east-1a\",\"us-east-1b\"],"
+      "\"LoadBalancerNames\":[\"lb\"],\"MaxSize\":10,\"MinSize\":1}",
+      NULL, NULL },
+    { ASG, "DescribeAutoScalingGroups",
+      "AutoScalingGroupNames.member.10=j&AutoScalingGroupNames.member.2=b&AutoScalingGroupNames.member.1=a",
+      "{\"AutoScalingGroupNames\":[\"a\",\"b\",\"j\"]}", NULL, NULL },
+    { ASG, "DescribeAutoScalingGroups", "AutoScalingGroupNames=", "{\"AutoScalingGroupNames\":[]}",
+      NULL, NULL },
+    { ASG, "DescribeAutoScalingGroups", "", "{}", NULL, NULL },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=a+b%20c&ForceDelete=true",
+      "{\"AutoScalingGroupName\":\"a b c\",\"ForceDelete\":true}", NULL, NULL },
+    { ASG, "CreateOrUpdateTags",
+      "Tags.member.1.ResourceId=g&Tags.member.1.ResourceType=auto-scaling-group&Tags.member.1.Key=k"
+      "&Tags.member.1.Value=v&Tags.member.1.PropagateAtLaunch=false",
+      "{\"Tags\":[{\"Key\":\"k\",\"PropagateAtLaunch\":false,\"ResourceId\":\"g\","
+      "\"ResourceType\":\"auto-scaling-group\",\"Value\":\"v\"}]}",
+      NULL, NULL },
+    { CW, "PutMetricData",
+      "Namespace=App&MetricData.member.1.MetricName=m&MetricData.member.1.Value=1.5"
+      "&MetricData.member.1.Dimensions.member.1.Name=A&MetricData.member.1.Dimensions.member.1.Value=x"
+      "&MetricData.member.1.Timestamp=2026-01-01T00%3A00%3A00.250Z",
+      "{\"MetricData\":[{\"Dimensions\":[{\"Name\":\"A\",\"Value\":\"x\"}],\"MetricName\":\"m\","
+      "\"Timestamp\":1767225600250,\"Value\":1.5}],\"Namespace\":\"App\"}",
+      NULL, NULL },
+    { EC2, "DescribeInstances",
+      "InstanceId.1=i-1&InstanceId.2=i-2&Filter.1.Name=instance-state-name&Filter.1.Value.1=running",
+      "{\"Filters\":[{\"Name\":\"instance-state-name\",\"Values\":[\"running\"]}],"
+      "\"InstanceIds\":[\"i-1\",\"i-2\"]}",
+      NULL, NULL },
+    { EC2, "RunInstances",
+      "ImageId=ami-1&MinCount=1&MaxCount=2&Placement.AvailabilityZone=us-east-1b"
+      "&TagSpecification.1.ResourceType=instance&TagSpecification.1.Tag.1.Key=Name"
+      "&TagSpecification.1.Tag.1.Value=web",
+      "{\"ImageId\":\"ami-1\",\"MaxCount\":2,\"MinCount\":1,\"Placement\":{\"AvailabilityZone\":"
+      "\"us-east-1b\"},\"TagSpecifications\":[{\"ResourceType\":\"instance\",\"Tags\":[{\"Key\":"
+      "\"Name\",\"Value\":\"web\"}]}]}",
+      NULL, NULL },
+    /* malformed */
+    { ASG, "CreateAutoScalingGroup", "AutoScalingGroupName=g&MinSize=1", NULL, "ValidationError",
+      "1 validation error detected: Value null at 'maxSize' failed to satisfy constraint: Member "
+      "must not be null" },
+    { ASG, "CreateAutoScalingGroup", "AutoScalingGroupName=g", NULL, "ValidationError",
+      "2 validation errors detected: " },
+    { ASG, "SetDesiredCapacity", "AutoScalingGroupName=g&DesiredCapacity=abc", NULL,
+      "ValidationError", "Value 'abc' at 'desiredCapacity' failed to satisfy constraint" },
+    { ASG, "SetDesiredCapacity", "AutoScalingGroupName=g&DesiredCapacity=99999999999", NULL,
+      "ValidationError", "at 'desiredCapacity'" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=g&ForceDelete=maybe", NULL,
+      "ValidationError", "Value 'maybe' at 'forceDelete'" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=", NULL, "ValidationError",
+      "Member must have length greater than or equal to 1" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=%ff%fe", NULL, "ValidationError",
+      "UTF-8" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=a%00b", NULL, "ValidationError",
+      "UTF-8" },
+    { CW, "PutMetricData", "MetricData.member.1.MetricName=m", NULL, "MissingParameter",
+      "The parameter Namespace is required." },
+    { CW, "SetAlarmState", "AlarmName=a&StateValue=BAD&StateReason=r", NULL, "ValidationError",
+      "1 validation error detected: Value 'BAD' at 'stateValue' failed to satisfy constraint: "
+      "Member must satisfy enum value set: [" },
+    { CW, "PutMetricData",
+      "Namespace=App&MetricData.member.1.MetricName=m&MetricData.member.1.Timestamp=yesterday",
+      NULL, "ValidationError", "metricData.1.member.timestamp" },
+    { CW, "PutMetricData", "Namespace=App&MetricData.member.1.MetricName=m&MetricData.member.1.Value=nan",
+      NULL, "ValidationError", "finite" },
+    { EC2, "RunInstances", "ImageId=ami-1&MinCount=1", NULL, "MissingParameter",
+      "The request must contain the parameter MaxCount" },
+    { EC2, "RunInstances", "ImageId=ami-1&MinCount=x&MaxCount=1", NULL, "InvalidParameterValue",
+      "Value (x) for parameter MinCount is invalid" },
+    { EC2, "DescribeInstances",
+      "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb=1", NULL, "ValidationError",
+      "nested too deeply" },
+};
+
+static void test_query_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct qcase *c = &cases[i];
+        const struct model_op *op = model_op_find(c->svc, c->op);
+        struct query_form f;
+        struct awserr err = { 0 };
+        json_t *out = NULL;
+        int rc;
+
+        assert_non_null(op);
+        assert_int_equal(query_form_parse(&f, c->form, strlen(c->form), &err), 0);
+        rc = query_parse(c->svc, op, &f, c->svc == EC2, &out, &err);
+        if (c->want_json) {
+            char *got;
+
+            if (rc != 0)
+                fail_msg("case %zu (%s): unexpected %s: %s", i, c->op, err.code, err.message);
+            got = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+            if (strcmp(got, c->want_json) != 0)
+                fail_msg("case %zu (%s):\n got %s\nwant %s", i, c->op, got, c->want_json);
+            free(got);
+        } else {
+            if (rc == 0)
+                fail_msg("case %zu (%s): no error, want %s", i, c->op, c->want_code);
+            assert_null(out);
+            assert_int_equal(err.http, 400);
+            assert_string_equal(err.code, c->want_code);
+            if (!strstr(err.message, c->want_msg))
+                fail_msg("case %zu (%s): message '%s' lacks '%s'", i, c->op, err.message,
+                         c->want_msg);
+        }
+        json_decref(out);
+        query_form_cleanup(&f);
+    }
+}
+
+static void test_query_form_split_and_decode(void **state)
+{
+    struct query_form f;
+    struct awserr err = { 0 };
+    const char *s = "a=1&&b=%zz&c&d=%41+%2B&a=2";
+
+    (void)state;
+    assert_int_equal(query_form_parse(&f, s, strlen(s), &err), 0);
+    assert_int_equal(f.n, 5);
+    assert_string_equal(query_form_get(&f, "a"), "1");
+    assert_string_equal(query_form_get(&f, "b"), "%zz");
+    assert_string_equal(query_form_get(&f, "c"), "");
+    assert_string_equal(query_form_get(&f, "d"), "A +");
+    assert_null(query_form_get(&f, "e"));
+    query_form_cleanup(&f);
+}
+
+static void test_query_too_many_pairs(void **state)
+{
+    struct query_form f;
+    struct awserr err = { 0 };
+    size_t n = (QUERY_MAX_PAIRS + 1) * 4;
+    char *s = malloc(n + 1);
+
+    (void)state;
+    for (size_t i = 0; i < QUERY_MAX_PAIRS + 1; i++)
+        memcpy(s + i * 4, "a=1&", 4);
+    s[n] = '\0';
+    assert_int_equal(query_form_parse(&f, s, n, &err), -1);
+    assert_int_equal(err.http, 400);
+    free(s);
+}
+
+static void test_query_iso8601(void **state)
+{
+    static const struct {
+        const char *s;
+        long long ms; /* -1: malformed */
+    } t[] = {
+        { "1970-01-01T00:00:00Z", 0 },
+        { "2026-01-01T00:00:00Z", 1767225600000LL },
+        { "2026-01-01T00:00:00.5Z", 1767225600500LL },
+        { "2026-01-01T01:00:00+01:00", 1767225600000LL },
+        { "2026-01-01T00:00:00", 1767225600000LL },
+        { "2026-13-01T00:00:00Z", -1 },
+        { "2026-01-01", -1 },
+        { "2026-01-01T00:00:00Zjunk", -1 },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        int64_t ms = 0;
+        int rc = model_parse_iso8601(t[i].s, &ms);
+
+        if (t[i].ms < 0) {
+            assert_int_equal(rc, -1);
+        } else {
+            assert_int_equal(rc, 0);
+            assert_int_equal(ms, t[i].ms);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_query_table),
+        cmocka_unit_test(test_query_form_split_and_decode),
+        cmocka_unit_test(test_query_too_many_pairs),
+        cmocka_unit_test(test_query_iso8601),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
