@@ -262,6 +262,10 @@ static int cmd_run(int argc, char **argv)
         json_object_set_new(extra, "connections", json_integer(o.concurrency));
         if (o.rate_spec)
             json_object_set_new(extra, "schedule", json_string(o.rate_spec));
+        if (o.url.tls) {
+            json_object_set_new(extra, "tls_handshakes", json_integer((json_int_t)res.tls_handshakes));
+            json_object_set_new(extra, "tls_resumed", json_integer((json_int_t)res.tls_resumed));
+        }
         text = stats_to_json(&res.st, extra);
         json_decref(extra);
         printf("%s\n", text);

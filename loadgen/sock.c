@@ -204,6 +204,9 @@ static enum sock_status tls_write(struct sock *s, const char *buf, size_t len, s
 static void tls_close(struct sock *s)
 {
     if (s->ssl) {
+        /* Mark it shut down: OpenSSL drops sessions of connections freed without a
+         * shutdown, and the cached one must stay resumable. */
+        SSL_set_shutdown(s->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
         SSL_free(s->ssl);
         s->ssl = NULL;
     }

@@ -13,7 +13,7 @@ Behaviour is chosen by the request path:
   /garbage       a non-HTTP reply, then close
   /never         read the request, never answer (the client must time out)
   /slowheader    the status line in three pieces, 50 ms apart
-Every connection is handled by its own thread; --max-seconds bounds the server's life.
+With --tls CERT KEY it serves HTTPS. Every connection is handled by its own thread; --max-seconds bounds the server's life.
 """
 import argparse
 import os
@@ -113,12 +113,30 @@ def handle(conn):
             pass
 
 
+def serve(c, tls):
+    if tls:
+        c.settimeout(10)
+        try:
+            c = tls.wrap_socket(c, server_side=True)
+        except (OSError, ValueError):
+            c.close()
+            return
+        c.settimeout(None)
+    handle(c)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--ipv6", action="store_true")
     ap.add_argument("--max-seconds", type=float, default=120)
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     a = ap.parse_args()
+    tls = None
+    if a.tls:
+        import ssl
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(a.tls[0], a.tls[1])
     fam = socket.AF_INET6 if a.ipv6 else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -136,7 +154,7 @@ def main():
         except socket.timeout:
             continue
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=handle, args=(c,), daemon=True).start()
+        threading.Thread(target=serve, args=(c, tls), daemon=True).start()
     sys.exit(0)
 
 

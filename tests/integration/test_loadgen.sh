@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# loadgen against a tiny local server: ab's report line for line (diffed against Debian's
+# ab when installed), keep-alive, chunked, -e/-g files, wrk style, --rate, --json and
+# merge, IPv6, HTTPS with session resumption.
+set -uo pipefail
+. "$(dirname "$0")/loadgen_lib.sh"
+
+start_srv http
+U="http://127.0.0.1:$PORT_http"
+
+# --- ab's layout, against the real ab ------------------------------------------------
+mask() { tail -n +4 "$1" | sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g'; }
+for flags in "-n 300 -c 3" "-k -n 300 -c 3" "-k -n 40 -c 4 -S -d"; do
+    name=ab_$(echo "$flags" | tr -dc 'a-zA-Z0-9')
+    # shellcheck disable=SC2086
+    lg "$name" $flags "$U/ok"
+    if command -v ab >/dev/null 2>&1; then
+        # shellcheck disable=SC2086
+        timeout 30 ab $flags "$U/ok" >"$TMP/$name.ab" 2>"$TMP/$name.aberr"
+        if diff <(mask "$TMP/$name.ab") <(mask "$TMP/$name.out") >"$TMP/$name.diff"; then
+            ok "ab layout matches Debian's ab line for line ($flags)"
+        else
+            notok "ab layout differs from Debian's ab ($flags)"; sed 's/^/#   /' "$TMP/$name.diff"
+        fi
+        check "Total transferred equals ab's ($flags)" \
+            [ "$(field "$name" "Total transferred:")" = "$(awk '/^Total transferred:/ {print $3}' "$TMP/$name.ab")" ]
+        check "progress lines equal ab's ($flags)" diff -q "$TMP/$name.aberr" "$TMP/$name.err"
+    else
+        ok "# SKIP ab not installed ($flags)"
+    fi
+done
+check "-n 300: 300 complete, 0 failed, length 2" \
+    [ "$(field ab_n300c3 "Complete requests:")/$(field ab_n300c3 "Failed requests:")/$(field ab_n300c3 "Document Length:")" = "300/0/2" ]
+check "-k: every response on a kept-alive connection" [ "$(field ab_kn300c3 "Keep-Alive requests:")" = 300 ]
+check "progress: Completed 100 .. Finished 300" \
+    bash -c "grep -qx 'Completed 100 requests' '$TMP/ab_n300c3.err' && grep -qx 'Finished 300 requests' '$TMP/ab_n300c3.err'"
+
+# --- -e and -g ---------------------------------------------------------------------------
+lg files -n 200 -c 2 -q -e "$TMP/p.csv" -g "$TMP/g.tsv" "$U/ok"
+check "-e writes ab's CSV (header + 101 rows)" \
+    bash -c "[ \"\$(head -1 '$TMP/p.csv')\" = 'Percentage served,Time in ms' ] && [ \$(wc -l <'$TMP/p.csv') -eq 102 ] && grep -qE '^100,[0-9]+\.[0-9]{3}$' '$TMP/p.csv'"
+check "-g writes ab's TSV (header + one row per request)" \
+    bash -c "[ \"\$(head -1 '$TMP/g.tsv')\" = \"\$(printf 'starttime\tseconds\tctime\tdtime\tttime\twait')\" ] && [ \$(wc -l <'$TMP/g.tsv') -eq 201 ] && sed -n 2p '$TMP/g.tsv' | grep -qE '^[A-Z][a-z]{2} [A-Z][a-z]{2} [0-9]{2} [0-9:]{8} [0-9]{4}	[0-9]+	'"
+
+# --- bodies --------------------------------------------------------------------------------
+lg chunked -k -n 60 -c 3 "$U/chunked"
+check "chunked bodies: 60 complete, 0 failed, all kept alive" \
+    [ "$(field chunked "Complete requests:")/$(field chunked "Failed requests:")/$(field chunked "Keep-Alive requests:")" = "60/0/60" ]
+lg closebody -n 30 -c 3 "$U/close"
+check "bodies ended by the server's close: 30 complete, length 11" \
+    [ "$(field closebody "Complete requests:")/$(field closebody "Failed requests:")/$(field closebody "Document Length:")" = "30/0/11" ]
+lg slow -k -n 6 -c 2 "$U/slowheader"
+check "a status line split over three reads parses" [ "$(field slow "Complete requests:")/$(field slow "Failed requests:")" = "6/0" ]
+lg head -k -n 10 -c 1 -i "$U/ok"
+check "-i sends HEAD: no body" [ "$(field head "HTML transferred:")" = 0 ]
+printf 'a=1&b=2' >"$TMP/post.txt"
+lg post -n 10 -c 2 -p "$TMP/post.txt" -T application/x-www-form-urlencoded "$U/ok"
+check "-p: Total body sent and kb/s sent lines" bash -c "grep -q '^Total body sent:' '$TMP/post.out' && grep -q 'kb/s sent' '$TMP/post.out'"
+
+# --- wrk style --------------------------------------------------------------------------
+lg wrk --duration 1s --threads 2 --connections 4 --latency "$U/ok"
+check "wrk style: report with Requests/sec and the distribution" \
+    bash -c "grep -q '^Requests/sec:' '$TMP/wrk.out' && grep -q 'Latency Distribution' '$TMP/wrk.out' && grep -q '2 threads and 4 connections' '$TMP/wrk.out'"
+check "wrk style: no live line when piped" bash -c "! grep -q 'req/s' '$TMP/wrk.err'"
+
+lg rate --rate 200 --duration 1s --connections 4 "$U/ok"
+n=$(awk '/requests in/ {print $1}' "$TMP/rate.out")
+check "--rate 200 for 1s sends about 200 requests (got $n)" bash -c "[ ${n:-0} -ge 180 ] && [ ${n:-0} -le 201 ]"
+check "--rate prints the uncorrected figures too" has rate "Uncorrected Latency Distribution"
+
+lg j1 --rate 100 --duration 1s --connections 2 --json "$U/ok"
+lg j2 -k -n 150 -c 3 --json "$U/ok"
+check "--json prints one compact line" [ "$(wc -l <"$TMP/j1.out")" -eq 1 ]
+cp "$TMP/j1.out" "$TMP/a.json"; cp "$TMP/j2.out" "$TMP/b.json"
+lg merge merge --json "$TMP/a.json" "$TMP/b.json"
+sum=$(python3 -c "import json,sys; a,b,m=(json.load(open(f)) for f in sys.argv[1:]); print(int(m['done']==a['done']+b['done'] and m['latency']['total']==a['latency']['total']+b['latency']['total'] and m['latency']['max']==max(a['latency']['max'],b['latency']['max'])))" "$TMP/a.json" "$TMP/b.json" "$TMP/merge.out")
+check "merge adds counts and histograms exactly" [ "$sum" = 1 ]
+lg mergetext merge "$TMP/a.json" "$TMP/b.json"
+check "merge prints a report" has mergetext "Requests/sec:"
+
+# --- IPv6 ----------------------------------------------------------------------------------
+if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null; then
+    start_srv v6 --ipv6
+    lg v6 -k -n 20 -c 2 "http://[::1]:$PORT_v6/ok"
+    check "IPv6: 20 complete over [::1]" [ "$(field v6 "Complete requests:")/$(field v6 "Failed requests:")" = "20/0" ]
+else
+    ok "# SKIP no IPv6 loopback"
+fi
+
+# --- HTTPS ---------------------------------------------------------------------------------
+if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" \
+    -days 1 -subj /CN=localhost >/dev/null 2>&1; then
+    start_srv tls --tls "$TMP/cert.pem" "$TMP/key.pem"
+    lg tls -k -n 40 -c 2 "https://localhost:$PORT_tls/ok"
+    check "HTTPS: 40 complete and the SSL/TLS Protocol line" \
+        bash -c "[ \"$(field tls "Complete requests:")\" = 40 ] && grep -q '^SSL/TLS Protocol:' '$TMP/tls.out'"
+    lg tlsres -n 10 -c 1 --json "https://127.0.0.1:$PORT_tls/ok"
+    res=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['tls_handshakes'], j['tls_resumed'])" "$TMP/tlsres.out" 2>/dev/null)
+    check "HTTPS: sessions resumed on new connections (handshakes, resumed: $res)" [ "$res" = "10 9" ]
+else
+    ok "# SKIP openssl CLI missing"
+fi
+
+finish

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# loadgen's bad input and faults: a clear message, correct counts, and the run ends.
+set -uo pipefail
+. "$(dirname "$0")/loadgen_lib.sh"
+
+start_srv http
+U="http://127.0.0.1:$PORT_http"
+
+lg badurl -n 1 "ftp://127.0.0.1/"
+check "bad URL: exit 2 with a reason" bash -c "[ $(rc_of badurl) = 2 ] && grep -q 'invalid URL' '$TMP/badurl.err' && grep -q 'try' '$TMP/badurl.err'"
+lg nohost -n 1 "http://no-such-host.invalid/"
+check "unresolvable host: exit 1, 'cannot resolve'" bash -c "[ $(rc_of nohost) = 1 ] && grep -q 'cannot resolve' '$TMP/nohost.err'"
+lg badhdr -n 1 -H "NoColonHere" "$U/ok"
+check "invalid header: exit 2 with a reason" bash -c "[ $(rc_of badhdr) = 2 ] && grep -q 'invalid header' '$TMP/badhdr.err'"
+lg nc -n 5 -c 10 "$U/ok"
+check "-n smaller than -c: ab's message, exit 2" bash -c "[ $(rc_of nc) = 2 ] && grep -q 'Cannot use concurrency level greater than total number of requests' '$TMP/nc.err'"
+
+# a port nothing listens on: bind one, close it
+DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+lg refused -n 100 -c 4 "http://127.0.0.1:$DEAD/"
+check "refused: ab's abort after 10 failures, exit 1, quickly" \
+    bash -c "[ $(rc_of refused) = 1 ] && grep -q 'Connection refused' '$TMP/refused.err' && grep -q 'Test aborted after 10 failures' '$TMP/refused.err' && grep -q 'Connect: ' '$TMP/refused.out'"
+check "refused: under 5 s" secs_below refused 5
+lg refusedwrk --duration 1s --connections 2 "http://127.0.0.1:$DEAD/"
+check "refused (wrk style): connect errors counted, exit 1" \
+    bash -c "[ $(rc_of refusedwrk) = 1 ] && grep -qE 'Socket errors: connect [0-9]+' '$TMP/refusedwrk.out'"
+
+lg garbage -n 10 -c 2 "$U/garbage"
+check "non-HTTP reply: counted as Exceptions, message says so" \
+    bash -c "grep -q 'Exceptions: 10)' '$TMP/garbage.out' && grep -q 'reply is not HTTP' '$TMP/garbage.err' && [ $(rc_of garbage) = 0 ]"
+lg trunc -n 10 -c 2 "$U/truncate"
+check "server closing mid-response: counted as Length failures" \
+    bash -c "grep -q 'Length: 10' '$TMP/trunc.out' && grep -q 'middle of a response' '$TMP/trunc.err'"
+lg never -n 3 -c 3 -s 1 "$U/never"
+check "server that never answers: -s 1 ends the run, 3 Exceptions" \
+    bash -c "grep -q 'Exceptions: 3)' '$TMP/never.out' && grep -q 'timed out' '$TMP/never.err'"
+check "server that never answers: under 5 s" secs_below never 5
+lg neverwrk --duration 3s --timeout 500ms --connections 2 "$U/never"
+check "never answers (wrk style): timeouts counted, run ends on time" \
+    bash -c "grep -qE 'timeout [1-9]' '$TMP/neverwrk.out'" 
+check "never answers (wrk style): under 6 s" secs_below neverwrk 6
+lg neverrate --rate 20 --duration 1s --timeout 300ms --connections 2 "$U/never"
+check "never answers (--rate): the run ends" secs_below neverrate 5
+
+lg s500 -n 10 -c 2 "$U/status?code=500"
+check "5xx: Non-2xx responses 10, not failures" \
+    bash -c "[ \"$(field s500 "Non-2xx responses:")/$(field s500 "Failed requests:")\" = 10/0 ]"
+lg vary -n 10 -c 1 "$U/vary"
+check "varying length: Length failures as ab (9 of 10)" bash -c "grep -q 'Length: 9' '$TMP/vary.out'"
+lg varyl -n 10 -c 1 -l "$U/vary"
+check "-l: Document Length Variable, no failures" \
+    bash -c "grep -q 'Document Length:        Variable' '$TMP/varyl.out' && [ \"$(field varyl "Failed requests:")\" = 0 ]"
+
+# SIGINT mid-run: the report of what was done, exit 1 (as ab)
+( timeout -k 5 30 "$LG" -k -n 100000000 -c 2 -q "$U/delay?ms=5" >"$TMP/int.out" 2>"$TMP/int.err" & p=$!; sleep 1; kill -INT $p; wait $p; echo $? >"$TMP/int.rc" )
+check "SIGINT: prints the report so far, exit 1" bash -c "[ \"\$(cat '$TMP/int.rc')\" = 1 ] && grep -q '^Complete requests:' '$TMP/int.out'"
+
+finish
