@@ -105,6 +105,8 @@ struct worker {
     int stopping_all;
     int reopen_at_tick;
     uint64_t live_done_pub, live_err_pub;
+    int64_t sample_us;
+    int last_sample_tick;
     int active;   /* connections not closed */
     int busy;     /* requests outstanding (open model) */
     int stopping; /* no more tickets */
@@ -698,13 +700,16 @@ static void tick(struct worker *w)
     struct shared *sh = w->sh;
     int64_t dt = w->now - w->tick_t;
 
-    if (dt > 0 && w->now <= sh->end) {
+    if (dt >= w->sample_us && w->now <= sh->end) {
         uint64_t d = w->st.done - w->tick_done;
         cm_hist_record(&w->st.rps, (int64_t)((double)d * 1e6 / (double)dt));
     }
-    w->tick_t = w->now;
-    w->tick_done = w->st.done;
     w->next_tick = w->now + TICK_US;
+    if (dt >= w->sample_us || !w->last_sample_tick) {
+        w->tick_t = w->now;
+        w->tick_done = w->st.done;
+    }
+    w->last_sample_tick = 1;
     for (int i = 0; i < w->nc; i++) {
         struct conn *c = &w->c[i];
 
@@ -840,7 +845,7 @@ static void *worker_main(void *arg)
         conn_close(w, &w->c[i]);
     {
         int64_t dt = w->now - w->tick_t;
-        if (dt >= TICK_US / 2 && w->st.rps.total == 0)
+        if (dt >= w->sample_us / 2 && w->st.rps.total == 0)
             cm_hist_record(&w->st.rps, (int64_t)((double)(w->st.done - w->tick_done) * 1e6 / (double)dt));
     }
     atomic_fetch_add(&sh->live_done, w->st.done - w->live_done_pub);
@@ -920,6 +925,7 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
         w->ops = cfg->tls_ctx ? &sock_tls_ops : &sock_plain_ops;
         w->tls.ctx = cfg->tls_ctx;
         w->tls.sni = cfg->sni;
+        w->sample_us = cfg->sample_us > 0 ? cfg->sample_us : TICK_US;
         stats_init(&w->st);
         w->st.has_uncorr = open_model;
         w->nc = nc;

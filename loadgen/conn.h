@@ -47,6 +47,7 @@ struct conn_cfg {
     int nolength;              /* ab -l: no length check */
     int live;                  /* live progress line on stderr (a TTY) */
     int verbosity;             /* ab -v */
+    int64_t sample_us;         /* requests/s sampling period (0: 100 ms, as wrk) */
 };
 
 struct conn_result {

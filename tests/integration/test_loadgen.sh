@@ -78,6 +78,15 @@ check "merge adds counts and histograms exactly" [ "$sum" = 1 ]
 lg mergetext merge "$TMP/a.json" "$TMP/b.json"
 check "merge prints a report" has mergetext "Requests/sec:"
 
+# --- sweep ---------------------------------------------------------------------------------
+lg sweep sweep --low-rate 10 --high-rate 20 --rate-step 10 --num-conns 10 --num-calls 3 --timeout 2 \
+    --quiet --file "$TMP/sweep.tsv" --svg "$TMP/sweep.svg" "$U/ok"
+check "sweep: autobench's TSV header and one row per rate" \
+    bash -c "head -1 '$TMP/sweep.tsv' | grep -q \"^dem_req_rate	req_rate_127.0.0.1	con_rate_127.0.0.1	min_rep_rate_127.0.0.1	avg_rep_rate_127.0.0.1	max_rep_rate_127.0.0.1	stddev_rep_rate_127.0.0.1	resp_time_127.0.0.1	net_io_127.0.0.1	errors_127.0.0.1\$\" && [ \$(wc -l <'$TMP/sweep.tsv') -eq 3 ] && awk 'NR==2 && \$1==30 && \$10==0 {f=1} END {exit !f}' '$TMP/sweep.tsv'"
+check "sweep: the SVG plot is written" bash -c "grep -q '<svg' '$TMP/sweep.svg' && grep -q 'avg_rep_rate' '$TMP/sweep.svg'"
+lg sweepbad sweep --low-rate 10 "$U/ok"
+check "sweep: missing rates is a usage error" [ "$(rc_of sweepbad)" = 2 ]
+
 # --- IPv6 ----------------------------------------------------------------------------------
 if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null; then
     start_srv v6 --ipv6
