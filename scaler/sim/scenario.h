@@ -1,0 +1,297 @@
+/* scaler/sim/scenario.h: the scenario file (JSON, read with Jansson), parsed and checked.
+ *
+ * The format is documented in docs/scenarios.md and docs/scenario.schema.json. Parsing
+ * checks everything that can be checked without the scaler library: unknown keys, types,
+ * ranges (min <= max, rates >= 0), references between objects (an alarm naming a
+ * missing policy, a group naming a missing launch configuration). AWS's own parameter
+ * rules (for example health-check Timeout < Interval) are left to libscaler, whose
+ * sc_error the engine reports with the `path` of the object that caused it.
+ *
+ * Every error message has the shape `$.load[2].rate: must be >= 0` (JSON path, colon,
+ * what is wrong); the caller prefixes the file name. Durations accept the units of
+ * common/units.h ("90s", "10m", "30h"); a bare number is seconds.
+ *
+ * Ownership: sim_scenario_parse() returns an object owning all its strings and arrays;
+ * free it with sim_scenario_destroy(). Times are milliseconds relative to the run start,
+ * except start_ms (epoch ms). */
+#ifndef SCALER_SIM_SCENARIO_H
+#define SCALER_SIM_SCENARIO_H
+
+#include <stdint.h>
+
+#define SIM_PATH_MAX 128
+#define SIM_ERR_MAX  512
+
+/* ---- infrastructure (one object per AWS create call) ---- */
+
+struct sim_listener {
+    int lb_port, instance_port;
+    char *protocol;          /* HTTP, HTTPS, TCP, SSL */
+    char *instance_protocol; /* NULL: same as protocol */
+};
+
+struct sim_health_check {
+    char *target; /* "TCP:9763", "HTTP:80/health" */
+    int interval_s, timeout_s, unhealthy_threshold, healthy_threshold;
+};
+
+struct sim_lb {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char **zones;
+    int nzones;
+    struct sim_listener *listeners;
+    int nlisteners;
+    int has_health_check;
+    struct sim_health_check health_check;
+    int cross_zone;        /* CrossZoneLoadBalancing */
+    int draining;          /* ConnectionDraining enabled */
+    int draining_timeout_s;
+};
+
+enum sim_dist {
+    SIM_DIST_FIXED = 0,
+    SIM_DIST_EXPONENTIAL = 1,
+    SIM_DIST_LOGNORMAL = 2,
+};
+
+/* The application an instance runs (the part that is not AWS). */
+struct sim_app {
+    double boot_s;        /* from launch (pending) to serving and running */
+    int workers;          /* concurrent requests served (servers of the queue) */
+    enum sim_dist dist;
+    double service_mean_ms;   /* mean service time (derived for lognormal) */
+    double service_median_ms; /* lognormal: median; others: = mean for fixed */
+    double service_sigma;     /* lognormal: sigma of log; others 0 */
+    double cpu_per_request;   /* share of a busy worker that is CPU, (0, 1], default 1 */
+    int queue_limit;          /* requests waiting beyond the busy workers; more fail */
+};
+
+struct sim_launch_config {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char *image_id;      /* default "ami-0123456789abcdef0" */
+    char *instance_type; /* default "t3.micro" */
+    struct sim_app app;
+};
+
+struct sim_group {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char *launch_configuration;
+    int min, max;
+    int has_desired;
+    int desired;
+    char **zones; /* NULL/0: the zones of its first load balancer, else the region's */
+    int nzones;
+    char **load_balancers;
+    int nload_balancers;
+    int default_cooldown_s;          /* default 300 */
+    char *health_check_type;         /* "EC2" (default) or "ELB" */
+    int health_check_grace_period_s; /* default 300 */
+    char **termination_policies;
+    int ntermination_policies;
+};
+
+enum sim_policy_type {
+    SIM_POLICY_SIMPLE = 0,
+    SIM_POLICY_STEP = 1,
+    SIM_POLICY_TARGET = 2,
+};
+
+struct sim_step {
+    int has_lower, has_upper;
+    double lower, upper; /* relative to the alarm threshold */
+    int adjustment;
+};
+
+struct sim_policy {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char *group;
+    enum sim_policy_type type;
+    char *adjustment_type; /* ChangeInCapacity, ExactCapacity, PercentChangeInCapacity */
+    int adjustment;        /* simple */
+    int has_cooldown;
+    int cooldown_s;
+    int has_min_adjustment_magnitude;
+    int min_adjustment_magnitude;
+    struct sim_step *steps; /* step */
+    int nsteps;
+    char *metric_aggregation_type; /* step: Average (default), Minimum, Maximum */
+    int has_warmup;
+    int estimated_instance_warmup_s;
+    /* target tracking */
+    char *predefined_metric; /* ASGAverageCPUUtilization, ALBRequestCountPerTarget, ... */
+    char *resource_label;
+    double target_value;
+    int disable_scale_in;
+};
+
+struct sim_dimension {
+    char *name, *value;
+};
+
+struct sim_alarm {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char *namespace_;
+    char *metric;
+    struct sim_dimension *dimensions;
+    int ndimensions;
+    char *statistic;          /* NULL when extended_statistic is set */
+    char *extended_statistic; /* "p99" */
+    int period_s;
+    int evaluation_periods;
+    int has_datapoints_to_alarm;
+    int datapoints_to_alarm;
+    char *comparison; /* AWS ComparisonOperator name (">" etc. are translated) */
+    double threshold;
+    char *treat_missing_data; /* NULL: AWS's default (missing) */
+    char **actions;           /* policy names */
+    int nactions;
+    char **ok_actions;
+    int nok_actions;
+    int actions_enabled; /* default 1 */
+};
+
+/* ---- load ---- */
+
+enum sim_shape {
+    SIM_SHAPE_CONSTANT = 0,
+    SIM_SHAPE_RAMP,    /* linear from value to `to` over the phase */
+    SIM_SHAPE_STEP,    /* value, then `to` from at_ms */
+    SIM_SHAPE_SPIKE,   /* value, `to` during [at_ms, at_ms + for_ms) */
+    SIM_SHAPE_DIURNAL, /* value * (1 + amplitude * cos(2 pi (t - peak_ms) / period_ms)) */
+    SIM_SHAPE_BURSTS,  /* `requests` per burst (closed) or on_ms of load, then gap_ms idle */
+};
+
+struct sim_phase {
+    char path[SIM_PATH_MAX];
+    int64_t at_ms, until_ms; /* [at, until) relative to the run start */
+    char *target;            /* load balancer name */
+    int closed;              /* 1: clients (closed model), 0: rate (open model) */
+    double value;            /* req/s or clients */
+    double think_ms;         /* closed: mean think time between a reply and the next request */
+    enum sim_shape shape;
+    double to;                  /* ramp, step, spike */
+    int64_t shape_at_ms;        /* step, spike: relative to the phase start */
+    int64_t shape_for_ms;       /* spike */
+    double amplitude;           /* diurnal, 0..1 */
+    int64_t period_ms;          /* diurnal */
+    int64_t peak_ms;            /* diurnal: time of the peak, relative to the run start */
+    int64_t burst_requests;     /* bursts (closed): requests per burst, 0 when on_ms used */
+    int64_t on_ms, gap_ms;      /* bursts */
+    /* trace: a CSV of time,rate (time in seconds or a duration, relative to the phase
+     * start); the rate holds until the next row. Open model only. */
+    int64_t *trace_t_ms;
+    double *trace_rate;
+    int ntrace;
+};
+
+/* ---- faults ---- */
+
+enum sim_fault_kind {
+    SIM_FAULT_KILL = 0, /* count instances die (EC2 loses them) */
+    SIM_FAULT_HANG,     /* count instances stop answering (health checks and requests time
+                           out) for for_ms, or for good when 0 */
+    SIM_FAULT_SLOW,     /* count instances serve factor x slower for for_ms (0: for good) */
+    SIM_FAULT_AZ_OUTAGE /* every instance in zone dies, launches there fail, for for_ms */
+};
+
+struct sim_fault {
+    char path[SIM_PATH_MAX];
+    int64_t at_ms;
+    enum sim_fault_kind kind;
+    char *group; /* kill, hang, slow */
+    int count;   /* default 1 */
+    double factor;
+    int64_t for_ms;
+    char *zone; /* az_outage */
+};
+
+/* ---- expectations ---- */
+
+enum sim_expect_kind {
+    SIM_EXPECT_IN_SERVICE = 0, /* group's InService count within [min, max] */
+    SIM_EXPECT_DESIRED,        /* group's desired capacity within [min, max] */
+    SIM_EXPECT_FAILED_PCT,     /* failed requests, % of all that ended, <= max */
+    SIM_EXPECT_P99_MS,         /* p99 latency of completed requests <= max */
+    SIM_EXPECT_DIRECTION_CHANGES, /* desired changes direction at most max times in any
+                                     window_ms */
+    SIM_EXPECT_SCALE_OUT,      /* desired grows within within_ms after after_ms */
+};
+
+enum sim_when {
+    SIM_WHEN_AT = 0,     /* the sample at (or first after) at_ms */
+    SIM_WHEN_BY,         /* some sample at or before at_ms */
+    SIM_WHEN_THROUGHOUT, /* every sample in [from_ms, until_ms] */
+};
+
+struct sim_expect {
+    char path[SIM_PATH_MAX];
+    char *label; /* optional "name", else a generated description */
+    enum sim_expect_kind kind;
+    char *group;
+    enum sim_when when;
+    int64_t at_ms;
+    int64_t from_ms, until_ms; /* throughout: default the whole run */
+    int has_min, has_max;
+    double min, max;
+    int64_t window_ms;           /* direction_changes */
+    int64_t after_ms, within_ms; /* scale_out */
+};
+
+struct sim_scenario {
+    char *file; /* as given */
+    char *name;
+    char *description;
+    uint64_t seed;
+    int64_t start_ms;    /* epoch ms, default 2026-01-01T00:00:00Z */
+    int64_t duration_ms; /* > 0 */
+    int64_t sample_ms;   /* default 60000 */
+    double demand_target_pct; /* default 70 */
+    char *region;             /* default us-east-1 */
+    char **zones;             /* default region + a, b, c */
+    int nzones;
+
+    struct sim_lb *lbs;
+    int nlbs;
+    struct sim_launch_config *lcs;
+    int nlcs;
+    struct sim_group *groups;
+    int ngroups;
+    struct sim_policy *policies;
+    int npolicies;
+    struct sim_alarm *alarms;
+    int nalarms;
+    struct sim_phase *phases;
+    int nphases;
+    struct sim_fault *faults;
+    int nfaults;
+    struct sim_expect *expects;
+    int nexpects;
+};
+
+/* Parses a scenario from text. `file` names it in messages and anchors relative trace
+ * paths. Returns the scenario, or NULL with err (SIM_ERR_MAX) set to "$.path: problem". */
+struct sim_scenario *sim_scenario_parse(const char *text, const char *file, char *err);
+/* Reads and parses a file; err as above (or "cannot read: <errno text>"). */
+struct sim_scenario *sim_scenario_load(const char *file, char *err);
+void sim_scenario_destroy(struct sim_scenario *sc); /* NULL is a no-op */
+
+/* Applies PARAM=VALUE to the JSON text before parsing (used by --sweep): param is a
+ * dotted path where array elements are addressed by their "name" (alarms.high-cpu.
+ * threshold) or index (load.0.rate). Returns a new text (caller frees) or NULL with err. */
+char *sim_scenario_set_param(const char *text, const char *param, double value, char *err);
+
+/* Lookups by name; NULL or -1 when absent. */
+int sim_scenario_group_index(const struct sim_scenario *sc, const char *name);
+int sim_scenario_lb_index(const struct sim_scenario *sc, const char *name);
+int sim_scenario_lc_index(const struct sim_scenario *sc, const char *name);
+int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name);
+
+/* The mean offered work of one request in worker-seconds for an app (service mean). */
+double sim_app_mean_service_s(const struct sim_app *app);
+
+#endif
