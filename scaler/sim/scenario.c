@@ -488,7 +488,7 @@ static int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim
 
     path_join(lc->path, path, "");
     if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &lc->name) < 0 ||
-        get_str(c, o, path, "image_id", 0, "ami-0123456789abcdef0", &lc->image_id) < 0 ||
+        get_str(c, o, path, "image_id", 0, "ami-0c02fb55956c7d316", &lc->image_id) < 0 ||
         get_str(c, o, path, "instance_type", 0, "t3.micro", &lc->instance_type) < 0)
         return -1;
     if (lookup(c, o, path, "app", 1, &v, p) <= 0)

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define SIM_PATH_MAX 128
-#define SIM_ERR_MAX  512
+#define SIM_ERR_MAX  2048
 
 /* ---- infrastructure (one object per AWS create call) ---- */
 
@@ -70,7 +70,7 @@ struct sim_app {
 struct sim_launch_config {
     char path[SIM_PATH_MAX];
     char *name;
-    char *image_id;      /* default "ami-0123456789abcdef0" */
+    char *image_id;      /* default "ami-0c02fb55956c7d316" (Amazon Linux 2) */
     char *instance_type; /* default "t3.micro" */
     struct sim_app app;
 };

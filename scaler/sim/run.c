@@ -1,0 +1,1274 @@
+/* scaler/sim/run.c: the simulator's loop around libscaler's world and the model. */
+#include "scaler/sim/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hist.h"
+#include "common/xalloc.h"
+#include "scaler/asg.h"
+#include "scaler/cloudwatch.h"
+#include "scaler/ec2.h"
+#include "scaler/elb.h"
+#include "scaler/sim/expect.h"
+#include "scaler/world.h"
+
+#define GROUP_TAG "aws:autoscaling:groupName"
+
+enum elb_metric {
+    ELB_REQUEST_COUNT = 0,
+    ELB_LATENCY,
+    ELB_5XX,
+    ELB_HEALTHY,
+    ELB_UNHEALTHY,
+    ELB_NMETRICS
+};
+static const char *const elb_metric_names[ELB_NMETRICS] = {
+    "RequestCount", "Latency", "HTTPCode_ELB_5XX", "HealthyHostCount", "UnHealthyHostCount"
+};
+
+struct slot_state {
+    char id[32];
+    int group;
+    int running_reported;
+    int warmed;
+    double min_busy, min_up;       /* snapshot at the last metric minute */
+    double smp_busy, smp_up;       /* snapshot at the last sample */
+    int hc_ok_streak;              /* last reported result was a pass (per run, any lb) */
+    int in_service_cached;
+};
+
+struct lb_state {
+    int64_t hc_next_ms;
+    int64_t hc_interval_ms;
+    int http;
+    int port_ok; /* the check's port is one the app listens on */
+    int metric[ELB_NMETRICS];
+    struct sim_lb_counters min_snap, smp_snap;
+    int ngroups_behind;
+    const char **ids; /* route set scratch */
+    int *slots;
+    int cap;
+};
+
+struct alarm_track {
+    char name[256];
+    enum sc_alarm_state last;
+};
+
+struct group_track {
+    char newest_done[SC_RNG_UUID_LEN]; /* the newest finished activity already pushed */
+    int cpu_metric;                    /* some alarm reads this group's CPUUtilization */
+    const struct sim_app *app;
+    int lb; /* first load balancer, or -1 */
+};
+
+struct fault_track {
+    const struct sim_fault *f;
+    int started, ended;
+    char ids[64][32]; /* instances a hang/slow acted on, to undo */
+    int nids;
+};
+
+struct eng {
+    const struct sim_run_config *cfg;
+    const struct sim_scenario *sc;
+    struct sc_world *w;
+    struct sc_cw *cw;
+    struct sc_asg *asg;
+    struct sc_elb *elb;
+    struct sc_ec2 *ec2;
+    struct sim_model *model;
+    struct sim_timeline *tl;
+    enum sim_mode mode;
+
+    int64_t start_ms, end_ms, now_ms;
+    int64_t sample_ms;
+    char *policy_arns[256];
+
+    struct lb_state *lbs;
+    struct group_track *groups;
+    struct alarm_track *alarms;
+    int nalarms;
+    struct fault_track *faults;
+
+    struct slot_state *slots;
+    int nslots;
+
+    int cpu_all_metric, cpu_instance_metric;
+    struct cm_hist run_hist;
+    char err[SIM_ERR_MAX];
+};
+
+static int64_t us(int64_t ms)
+{
+    return ms * 1000;
+}
+
+/* ---- setup ---- */
+
+static int lib_fail(struct eng *e, const char *path, const struct sc_error *err)
+{
+    snprintf(e->err, sizeof(e->err), "%s: %s: %s", path, sc_status_code(err->status),
+             err->message);
+    return 2;
+}
+
+static int setup_lbs(struct eng *e)
+{
+    const struct sim_scenario *sc = e->sc;
+
+    for (int i = 0; i < sc->nlbs; i++) {
+        const struct sim_lb *lb = &sc->lbs[i];
+        struct sc_elb_listener ls[64];
+        struct sc_elb_create_req req = { 0 };
+        struct sc_elb_attributes_req attr = { 0 };
+        struct sc_error err = { 0 };
+        int n = lb->nlisteners < 64 ? lb->nlisteners : 64;
+
+        for (int j = 0; j < n; j++) {
+            ls[j].protocol = lb->listeners[j].protocol;
+            ls[j].load_balancer_port = lb->listeners[j].lb_port;
+            ls[j].instance_protocol = lb->listeners[j].instance_protocol;
+            ls[j].instance_port = lb->listeners[j].instance_port;
+            ls[j].ssl_certificate_id = NULL;
+        }
+        req.load_balancer_name = lb->name;
+        req.listeners = ls;
+        req.nlisteners = n;
+        req.availability_zones = (const char *const *)(lb->nzones ? lb->zones : sc->zones);
+        req.nzones = lb->nzones ? lb->nzones : sc->nzones;
+        if (sc_elb_create_load_balancer(e->elb, &req, e->now_ms, NULL, &err) != SC_OK)
+            return lib_fail(e, lb->path, &err);
+        if (lb->has_health_check) {
+            struct sc_elb_health_check hc = { lb->health_check.target,
+                                              lb->health_check.interval_s,
+                                              lb->health_check.timeout_s,
+                                              lb->health_check.unhealthy_threshold,
+                                              lb->health_check.healthy_threshold };
+            char p[SIM_PATH_MAX + 16];
+            if (sc_elb_configure_health_check(e->elb, lb->name, &hc, e->now_ms, NULL, &err) !=
+                SC_OK) {
+                snprintf(p, sizeof(p), "%s.health_check", lb->path);
+                return lib_fail(e, p, &err);
+            }
+        }
+        attr.has_cross_zone = 1;
+        attr.cross_zone_enabled = lb->cross_zone;
+        attr.has_connection_draining = 1;
+        attr.connection_draining_enabled = lb->draining;
+        if (lb->draining) {
+            attr.has_connection_draining_timeout = 1;
+            attr.connection_draining_timeout_s = lb->draining_timeout_s;
+        }
+        if (sc_elb_modify_attributes(e->elb, lb->name, &attr, e->now_ms, NULL, &err) != SC_OK)
+            return lib_fail(e, lb->path, &err);
+    }
+    return 0;
+}
+
+static int setup_lcs_groups(struct eng *e)
+{
+    const struct sim_scenario *sc = e->sc;
+
+    for (int i = 0; i < sc->nlcs; i++) {
+        const struct sim_launch_config *lc = &sc->lcs[i];
+        struct sc_asg_lc_req req = { 0 };
+        struct sc_error err = { 0 };
+        req.launch_configuration_name = lc->name;
+        req.image_id = lc->image_id;
+        req.instance_type = lc->instance_type;
+        if (sc_asg_create_launch_configuration(e->asg, &req, e->now_ms, &err) != SC_OK)
+            return lib_fail(e, lc->path, &err);
+    }
+    for (int i = 0; i < sc->ngroups; i++) {
+        const struct sim_group *g = &sc->groups[i];
+        struct sc_asg_group_req req = { 0 };
+        struct sc_error err = { 0 };
+        const struct sim_lb *lb0 =
+            g->nload_balancers ? &sc->lbs[sim_scenario_lb_index(sc, g->load_balancers[0])]
+                               : NULL;
+
+        req.auto_scaling_group_name = g->name;
+        req.launch_configuration_name = g->launch_configuration;
+        req.has_min_size = req.has_max_size = 1;
+        req.min_size = g->min;
+        req.max_size = g->max;
+        req.has_desired_capacity = g->has_desired;
+        req.desired_capacity = g->desired;
+        req.has_default_cooldown = 1;
+        req.default_cooldown = g->default_cooldown_s;
+        if (g->nzones) {
+            req.availability_zones = (const char *const *)g->zones;
+            req.navailability_zones = g->nzones;
+        } else if (lb0 && lb0->nzones) {
+            req.availability_zones = (const char *const *)lb0->zones;
+            req.navailability_zones = lb0->nzones;
+        } else {
+            req.availability_zones = (const char *const *)sc->zones;
+            req.navailability_zones = sc->nzones;
+        }
+        req.health_check_type = g->health_check_type;
+        req.has_health_check_grace_period = 1;
+        req.health_check_grace_period = g->health_check_grace_period_s;
+        req.load_balancer_names = (const char *const *)g->load_balancers;
+        req.nload_balancer_names = g->nload_balancers;
+        req.termination_policies = (const char *const *)g->termination_policies;
+        req.ntermination_policies = g->ntermination_policies;
+        if (sc_asg_create_group(e->asg, &req, e->now_ms, &err) != SC_OK)
+            return lib_fail(e, g->path, &err);
+        e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
+        e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name) : -1;
+        for (int j = 0; j < g->nload_balancers; j++)
+            e->lbs[sim_scenario_lb_index(sc, g->load_balancers[j])].ngroups_behind++;
+    }
+    return 0;
+}
+
+static int setup_policies(struct eng *e)
+{
+    const struct sim_scenario *sc = e->sc;
+
+    for (int i = 0; i < sc->npolicies && i < 256; i++) {
+        const struct sim_policy *p = &sc->policies[i];
+        struct sc_asg_policy_req req = { 0 };
+        struct sc_step_adjustment steps[SC_POLICY_MAX_STEPS];
+        const struct sc_asg_policy_info *info = NULL;
+        struct sc_error err = { 0 };
+
+        req.auto_scaling_group_name = p->group;
+        req.policy_name = p->name;
+        req.policy_type = p->type == SIM_POLICY_SIMPLE ? "SimpleScaling"
+                          : p->type == SIM_POLICY_STEP ? "StepScaling"
+                                                       : "TargetTrackingScaling";
+        req.adjustment_type = p->adjustment_type;
+        if (p->type == SIM_POLICY_SIMPLE) {
+            req.has_scaling_adjustment = 1;
+            req.scaling_adjustment = p->adjustment;
+            req.has_cooldown = p->has_cooldown;
+            req.cooldown = p->cooldown_s;
+        }
+        req.has_min_adjustment_magnitude = p->has_min_adjustment_magnitude;
+        req.min_adjustment_magnitude = p->min_adjustment_magnitude;
+        req.has_estimated_instance_warmup = p->has_warmup;
+        req.estimated_instance_warmup = p->estimated_instance_warmup_s;
+        if (p->type == SIM_POLICY_STEP) {
+            int n = p->nsteps < SC_POLICY_MAX_STEPS ? p->nsteps : SC_POLICY_MAX_STEPS;
+            for (int j = 0; j < n; j++) {
+                steps[j].has_lower = p->steps[j].has_lower;
+                steps[j].lower = p->steps[j].lower;
+                steps[j].has_upper = p->steps[j].has_upper;
+                steps[j].upper = p->steps[j].upper;
+                steps[j].scaling_adjustment = p->steps[j].adjustment;
+            }
+            req.step_adjustments = steps;
+            req.nstep_adjustments = p->nsteps;
+            req.metric_aggregation_type = p->metric_aggregation_type;
+        }
+        if (p->type == SIM_POLICY_TARGET) {
+            req.has_target_tracking = 1;
+            req.target_tracking.predefined_metric_type = p->predefined_metric;
+            req.target_tracking.resource_label = p->resource_label;
+            req.target_tracking.target_value = p->target_value;
+            req.target_tracking.disable_scale_in = p->disable_scale_in;
+        }
+        if (sc_asg_put_scaling_policy(e->asg, &req, e->now_ms, &info, &err) != SC_OK)
+            return lib_fail(e, p->path, &err);
+        e->policy_arns[i] = cm_xstrdup(info->policy_arn);
+        if (p->type == SIM_POLICY_TARGET) {
+            for (int k = 0; k < 2; k++) {
+                if (!info->alarm_names[k])
+                    continue;
+                snprintf(e->alarms[e->nalarms].name, sizeof(e->alarms[0].name), "%s",
+                         info->alarm_names[k]);
+                e->alarms[e->nalarms].last = SC_ALARM_INSUFFICIENT_DATA;
+                e->nalarms++;
+            }
+        }
+    }
+    return 0;
+}
+
+static int setup_alarms(struct eng *e)
+{
+    const struct sim_scenario *sc = e->sc;
+
+    for (int i = 0; i < sc->nalarms; i++) {
+        const struct sim_alarm *a = &sc->alarms[i];
+        struct sc_put_metric_alarm_req req = { 0 };
+        struct sc_dimension dims[SC_METRIC_MAX_DIMENSIONS];
+        const char *actions[SC_ALARM_MAX_ACTIONS + 1], *ok_actions[SC_ALARM_MAX_ACTIONS + 1];
+        struct sc_error err = { 0 };
+        int nd = a->ndimensions < SC_METRIC_MAX_DIMENSIONS ? a->ndimensions
+                                                           : SC_METRIC_MAX_DIMENSIONS;
+
+        for (int j = 0; j < nd; j++) {
+            dims[j].name = a->dimensions[j].name;
+            dims[j].value = a->dimensions[j].value;
+        }
+        for (int j = 0; j < a->nactions && j <= SC_ALARM_MAX_ACTIONS; j++)
+            actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->actions[j])];
+        for (int j = 0; j < a->nok_actions && j <= SC_ALARM_MAX_ACTIONS; j++)
+            ok_actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->ok_actions[j])];
+        req.alarm_name = a->name;
+        req.has_actions_enabled = 1;
+        req.actions_enabled = a->actions_enabled;
+        req.alarm_actions = actions;
+        req.n_alarm_actions =
+            a->nactions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nactions : SC_ALARM_MAX_ACTIONS + 1;
+        req.ok_actions = ok_actions;
+        req.n_ok_actions = a->nok_actions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nok_actions
+                                                                      : SC_ALARM_MAX_ACTIONS + 1;
+        req.metric_name = a->metric;
+        req.namespace = a->namespace_;
+        req.statistic = a->statistic;
+        req.extended_statistic = a->extended_statistic;
+        req.dimensions = dims;
+        req.n_dimensions = nd;
+        req.has_period = 1;
+        req.period = a->period_s;
+        req.has_evaluation_periods = 1;
+        req.evaluation_periods = a->evaluation_periods;
+        req.has_datapoints_to_alarm = a->has_datapoints_to_alarm;
+        req.datapoints_to_alarm = a->datapoints_to_alarm;
+        req.has_threshold = 1;
+        req.threshold = a->threshold;
+        req.comparison_operator = a->comparison;
+        req.treat_missing_data = a->treat_missing_data;
+        if (sc_cw_put_metric_alarm(e->cw, &req, e->now_ms, &err) != SC_OK)
+            return lib_fail(e, a->path, &err);
+        snprintf(e->alarms[e->nalarms].name, sizeof(e->alarms[0].name), "%s", a->name);
+        e->alarms[e->nalarms].last = SC_ALARM_INSUFFICIENT_DATA;
+        e->nalarms++;
+    }
+    return 0;
+}
+
+/* Which metrics some alarm reads: only those are put. */
+static void plan_metrics(struct eng *e)
+{
+    for (int i = 0; i < e->nalarms; i++) {
+        const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
+        int known = 0;
+        if (!v)
+            continue;
+        if (strcmp(v->namespace, "AWS/EC2") == 0 && strcmp(v->metric_name, "CPUUtilization") == 0) {
+            if (v->n_dimensions == 0) {
+                e->cpu_all_metric = 1;
+                known = 1;
+            } else if (v->n_dimensions == 1 &&
+                       strcmp(v->dimensions[0].name, "AutoScalingGroupName") == 0) {
+                int g = sim_scenario_group_index(e->sc, v->dimensions[0].value);
+                if (g >= 0)
+                    e->groups[g].cpu_metric = 1;
+                known = 1;
+            } else if (v->n_dimensions == 1 && strcmp(v->dimensions[0].name, "InstanceId") == 0) {
+                e->cpu_instance_metric = 1;
+                known = 1;
+            }
+        } else if (strcmp(v->namespace, "AWS/ELB") == 0 && v->n_dimensions == 1 &&
+                   strcmp(v->dimensions[0].name, "LoadBalancerName") == 0) {
+            int lb = sim_scenario_lb_index(e->sc, v->dimensions[0].value);
+            for (int k = 0; k < ELB_NMETRICS && lb >= 0; k++) {
+                if (strcmp(v->metric_name, elb_metric_names[k]) == 0) {
+                    e->lbs[lb].metric[k] = 1;
+                    known = 1;
+                }
+            }
+        }
+        if (!known)
+            fprintf(stderr,
+                    "scaler: warning: alarm %s reads %s %s, which the simulator does not "
+                    "produce; it will see no data\n",
+                    v->alarm_name, v->namespace, v->metric_name);
+    }
+}
+
+static void setup_health(struct eng *e)
+{
+    for (int i = 0; i < e->sc->nlbs; i++) {
+        const struct sc_elb_lb *lb = sc_elb_lb_find(e->elb, e->sc->lbs[i].name);
+        struct lb_state *ls = &e->lbs[i];
+        int port = 0;
+        if (!lb)
+            continue;
+        ls->hc_interval_ms = (int64_t)lb->health_check.interval_s * 1000;
+        if (ls->hc_interval_ms <= 0)
+            ls->hc_interval_ms = 30000;
+        ls->hc_next_ms = e->start_ms + ls->hc_interval_ms;
+        ls->http = lb->hc_target.protocol == SC_ELB_HC_HTTP ||
+                   lb->hc_target.protocol == SC_ELB_HC_HTTPS;
+        port = lb->hc_target.port;
+        ls->port_ok = 0;
+        for (int j = 0; j < e->sc->lbs[i].nlisteners; j++)
+            if (e->sc->lbs[i].listeners[j].instance_port == port)
+                ls->port_ok = 1;
+        if (!ls->port_ok)
+            fprintf(stderr,
+                    "scaler: warning: %s: health check target %s names port %d, which no "
+                    "listener's instance_port serves; every check will fail\n",
+                    e->sc->lbs[i].path, lb->health_check.target, port);
+    }
+}
+
+/* ---- the data plane ---- */
+
+static struct slot_state *slot_of(struct eng *e, int slot)
+{
+    if (slot >= e->nslots) {
+        int n = slot + 16;
+        e->slots = cm_xrealloc(e->slots, (size_t)n * sizeof(*e->slots));
+        memset(e->slots + e->nslots, 0, (size_t)(n - e->nslots) * sizeof(*e->slots));
+        e->nslots = n;
+    }
+    return &e->slots[slot];
+}
+
+static void push_fault_event(struct eng *e, const char *cause, const char *group,
+                             const char *desc)
+{
+    struct sim_event ev = { 0 };
+
+    ev.kind = SIM_EVENT_FAULT;
+    ev.t_ms = ev.end_ms = e->now_ms;
+    ev.group = group;
+    ev.cause = cause;
+    ev.description = desc;
+    ev.status = "";
+    sim_timeline_push_event(e->tl, &ev);
+}
+
+/* Makes the model match EC2. Returns 1 when it reported something to the world. */
+static int sync_instances(struct eng *e)
+{
+    int n = sc_ec2_instance_count(e->ec2), reported = 0;
+    int64_t now_us = us(e->now_ms);
+
+    for (int i = 0; i < n; i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(e->ec2, i);
+        int slot;
+        if (in->state == SC_EC2_TERMINATED || in->state == SC_EC2_STOPPED) {
+            slot = sim_model_instance_find(e->model, in->instance_id);
+            if (slot >= 0)
+                sim_model_instance_stop(e->model, slot, now_us);
+            continue;
+        }
+        slot = sim_model_instance_find(e->model, in->instance_id);
+        if (in->state == SC_EC2_PENDING && slot < 0) {
+            const char *gname = sc_ec2_instance_tag(in, GROUP_TAG);
+            int g = gname ? sim_scenario_group_index(e->sc, gname) : -1;
+            const struct sim_app *app = g >= 0 ? e->groups[g].app : &e->sc->lcs[0].app;
+            struct slot_state *ss;
+            slot = sim_model_instance_start(e->model, in->instance_id, g, app,
+                                            in->availability_zone, now_us);
+            ss = slot_of(e, slot);
+            memset(ss, 0, sizeof(*ss));
+            snprintf(ss->id, sizeof(ss->id), "%s", in->instance_id);
+            ss->group = g;
+        }
+        if (slot < 0)
+            continue;
+        if ((in->state == SC_EC2_SHUTTING_DOWN || in->state == SC_EC2_STOPPING)) {
+            sim_model_instance_stop(e->model, slot, now_us);
+            if (in->state == SC_EC2_SHUTTING_DOWN)
+                sc_ec2_instance_terminated(e->ec2, in->instance_id, e->now_ms);
+            else
+                sc_ec2_instance_stopped(e->ec2, in->instance_id, e->now_ms);
+            reported = 1;
+            /* the records may have moved: restart the scan */
+            n = sc_ec2_instance_count(e->ec2);
+            i = -1;
+            continue;
+        }
+        if (in->state == SC_EC2_PENDING && sim_model_instance_up(e->model, slot) &&
+            !sim_model_instance_dead(e->model, slot)) {
+            struct slot_state *ss = slot_of(e, slot);
+            if (!ss->running_reported) {
+                ss->running_reported = 1;
+                sc_ec2_instance_running(e->ec2, in->instance_id, e->now_ms);
+                reported = 1;
+            }
+        }
+    }
+    return reported;
+}
+
+static void sync_routes(struct eng *e)
+{
+    for (int lb = 0; lb < e->sc->nlbs; lb++) {
+        struct lb_state *ls = &e->lbs[lb];
+        int n = sc_elb_route_set(e->elb, e->sc->lbs[lb].name, NULL, ls->ids, ls->cap), k = 0;
+        if (n > ls->cap) {
+            ls->cap = n * 2;
+            ls->ids = cm_xrealloc(ls->ids, (size_t)ls->cap * sizeof(*ls->ids));
+            ls->slots = cm_xrealloc(ls->slots, (size_t)ls->cap * sizeof(*ls->slots));
+            n = sc_elb_route_set(e->elb, e->sc->lbs[lb].name, NULL, ls->ids, ls->cap);
+        }
+        for (int i = 0; i < n; i++) {
+            int slot = sim_model_instance_find(e->model, ls->ids[i]);
+            if (slot >= 0)
+                ls->slots[k++] = slot;
+        }
+        sim_model_set_routes(e->model, lb, ls->slots, k);
+    }
+}
+
+static void health_checks(struct eng *e, int lb)
+{
+    struct lb_state *ls = &e->lbs[lb];
+    const char *name = e->sc->lbs[lb].name;
+    int n = sc_elb_target_count(e->elb, name);
+
+    for (int i = 0; i < n; i++) {
+        struct sc_elb_target t;
+        struct slot_state *ss;
+        int slot, ok;
+        if (sc_elb_target_at(e->elb, name, i, &t) != 0 || !t.checked)
+            continue;
+        slot = sim_model_instance_find(e->model, t.instance_id);
+        ok = slot >= 0 && ls->port_ok && sim_model_instance_health(e->model, slot, ls->http);
+        ss = slot >= 0 ? slot_of(e, slot) : NULL;
+        /* a pass for an instance InService after a pass changes nothing: skip the call */
+        if (ok && ss && ss->hc_ok_streak && t.state == SC_ELB_IN_SERVICE)
+            continue;
+        sc_elb_health_result(e->elb, name, t.instance_id, ok, e->now_ms);
+        if (ss)
+            ss->hc_ok_streak = ok;
+    }
+}
+
+/* ---- metrics ---- */
+
+static void put_stat(struct eng *e, const char *ns, const char *metric, const char *dim,
+                     const char *value, const char *unit, double count, double sum, double mn,
+                     double mx, int64_t ts_ms)
+{
+    struct sc_dimension d = { dim, value };
+    struct sc_metric_datum datum = { 0 };
+    struct sc_put_metric_data_req req = { 0 };
+    struct sc_error err = { 0 };
+
+    if (count <= 0)
+        return;
+    datum.metric_name = metric;
+    datum.dimensions = dim ? &d : NULL;
+    datum.n_dimensions = dim ? 1 : 0;
+    datum.has_timestamp = 1;
+    datum.timestamp_ms = ts_ms;
+    datum.has_statistic_values = 1;
+    datum.statistic_values.sample_count = count;
+    datum.statistic_values.sum = sum;
+    datum.statistic_values.minimum = mn;
+    datum.statistic_values.maximum = mx;
+    datum.statistic_values.has_sample_count = datum.statistic_values.has_sum = 1;
+    datum.statistic_values.has_minimum = datum.statistic_values.has_maximum = 1;
+    datum.unit = unit;
+    req.namespace = ns;
+    req.metric_data = &datum;
+    req.n_metric_data = 1;
+    req.internal = 1;
+    sc_cw_put_metric_data(e->cw, &req, e->now_ms, &err);
+}
+
+static void put_value(struct eng *e, const char *ns, const char *metric, const char *dim,
+                      const char *value, const char *unit, double v, int64_t ts_ms)
+{
+    put_stat(e, ns, metric, dim, value, unit, 1, v, v, v, ts_ms);
+}
+
+/* The minute [now - 60 s, now) ended: put what alarms read. */
+static void metrics_minute(struct eng *e)
+{
+    int64_t ts = e->now_ms - 60000;
+    int ng = e->sc->ngroups;
+    double cnt[SIM_TIMELINE_MAX_GROUPS] = { 0 }, sum[SIM_TIMELINE_MAX_GROUPS] = { 0 };
+    double mn[SIM_TIMELINE_MAX_GROUPS], mx[SIM_TIMELINE_MAX_GROUPS];
+    double all_cnt = 0, all_sum = 0, all_mn = 0, all_mx = 0;
+    int any_cpu = e->cpu_all_metric || e->cpu_instance_metric;
+
+    for (int g = 0; g < ng; g++)
+        any_cpu |= e->groups[g].cpu_metric;
+    for (int slot = 0; any_cpu && slot < sim_model_slot_count(e->model); slot++) {
+        struct slot_state *ss;
+        double busy, up, pct;
+        int g;
+        if (!sim_model_slot_live(e->model, slot) || sim_model_instance_dead(e->model, slot))
+            continue;
+        ss = slot_of(e, slot);
+        sim_model_instance_integrals(e->model, slot, &busy, &up);
+        if (up - ss->min_up <= 0) {
+            ss->min_busy = busy;
+            ss->min_up = up;
+            continue;
+        }
+        pct = 100.0 * (busy - ss->min_busy) /
+              ((up - ss->min_up) * sim_model_instance_workers(e->model, slot));
+        if (pct > 100)
+            pct = 100;
+        if (pct < 0)
+            pct = 0;
+        ss->min_busy = busy;
+        ss->min_up = up;
+        g = ss->group;
+        if (e->cpu_instance_metric)
+            put_value(e, "AWS/EC2", "CPUUtilization", "InstanceId", ss->id, "Percent", pct, ts);
+        if (e->cpu_all_metric) {
+            all_mn = all_cnt ? fmin(all_mn, pct) : pct;
+            all_mx = all_cnt ? fmax(all_mx, pct) : pct;
+            all_cnt++;
+            all_sum += pct;
+        }
+        if (g >= 0 && e->groups[g].cpu_metric) {
+            /* the group figure counts instances InService past their warm-up */
+            if (!ss->warmed)
+                ss->warmed = sc_asg_instance_warmed(e->asg, ss->id, e->now_ms);
+            if (!ss->warmed)
+                continue;
+            mn[g] = cnt[g] ? fmin(mn[g], pct) : pct;
+            mx[g] = cnt[g] ? fmax(mx[g], pct) : pct;
+            cnt[g]++;
+            sum[g] += pct;
+        }
+    }
+    for (int g = 0; g < ng; g++)
+        if (e->groups[g].cpu_metric)
+            put_stat(e, "AWS/EC2", "CPUUtilization", "AutoScalingGroupName", e->sc->groups[g].name,
+                     "Percent", cnt[g], sum[g], mn[g], mx[g], ts);
+    if (e->cpu_all_metric)
+        put_stat(e, "AWS/EC2", "CPUUtilization", NULL, NULL, "Percent", all_cnt, all_sum, all_mn,
+                 all_mx, ts);
+
+    for (int lb = 0; lb < e->sc->nlbs; lb++) {
+        struct lb_state *ls = &e->lbs[lb];
+        struct sim_lb_counters c;
+        const char *name = e->sc->lbs[lb].name;
+        double req, done, fail, lat;
+        int any = 0;
+        for (int k = 0; k < ELB_NMETRICS; k++)
+            any |= ls->metric[k];
+        sim_model_lb_counters(e->model, lb, &c);
+        done = c.completed - ls->min_snap.completed;
+        fail = c.failed - ls->min_snap.failed;
+        lat = c.latency_sum_us - ls->min_snap.latency_sum_us;
+        req = done + fail;
+        ls->min_snap = c;
+        if (!any)
+            continue;
+        if (ls->metric[ELB_REQUEST_COUNT] && req > 0)
+            put_value(e, "AWS/ELB", "RequestCount", "LoadBalancerName", name, "Count",
+                      floor(req + 0.5), ts);
+        if (ls->metric[ELB_LATENCY] && done > 0)
+            put_value(e, "AWS/ELB", "Latency", "LoadBalancerName", name, "Seconds",
+                      lat / done / 1e6, ts);
+        if (ls->metric[ELB_5XX] && fail > 0)
+            put_value(e, "AWS/ELB", "HTTPCode_ELB_5XX", "LoadBalancerName", name, "Count",
+                      floor(fail + 0.5), ts);
+        if (ls->metric[ELB_HEALTHY] || ls->metric[ELB_UNHEALTHY]) {
+            int nt = sc_elb_target_count(e->elb, name), healthy = 0, unhealthy = 0;
+            for (int i = 0; i < nt; i++) {
+                struct sc_elb_target t;
+                if (sc_elb_target_at(e->elb, name, i, &t) != 0)
+                    continue;
+                if (t.state == SC_ELB_IN_SERVICE)
+                    healthy++;
+                else
+                    unhealthy++;
+            }
+            if (ls->metric[ELB_HEALTHY])
+                put_value(e, "AWS/ELB", "HealthyHostCount", "LoadBalancerName", name, "Count",
+                          healthy, ts);
+            if (ls->metric[ELB_UNHEALTHY])
+                put_value(e, "AWS/ELB", "UnHealthyHostCount", "LoadBalancerName", name, "Count",
+                          unhealthy, ts);
+        }
+    }
+}
+
+/* ---- faults ---- */
+
+static int fault_targets(struct eng *e, const struct sim_fault *f, int *slots, int max)
+{
+    int n = 0, count = sc_ec2_instance_count(e->ec2);
+
+    for (int i = 0; i < count && n < max; i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(e->ec2, i);
+        const char *g;
+        int slot;
+        if (in->state != SC_EC2_RUNNING)
+            continue;
+        if (f->kind == SIM_FAULT_AZ_OUTAGE) {
+            if (strcmp(in->availability_zone, f->zone) != 0)
+                continue;
+        } else {
+            g = sc_ec2_instance_tag(in, GROUP_TAG);
+            if (!g || strcmp(g, f->group) != 0)
+                continue;
+        }
+        slot = sim_model_instance_find(e->model, in->instance_id);
+        if (slot < 0 || sim_model_instance_dead(e->model, slot) ||
+            (f->kind != SIM_FAULT_KILL && f->kind != SIM_FAULT_AZ_OUTAGE &&
+             sim_model_instance_hung(e->model, slot)))
+            continue;
+        slots[n++] = slot;
+    }
+    return n;
+}
+
+static void fault_start(struct eng *e, struct fault_track *ft)
+{
+    const struct sim_fault *f = ft->f;
+    int slots[64], n, max = f->kind == SIM_FAULT_AZ_OUTAGE ? 64 : (f->count < 64 ? f->count : 64);
+    int64_t until_us = f->for_ms > 0 ? us(e->now_ms + f->for_ms) : 0;
+    char desc[SIM_EVENT_TEXT_MAX];
+    size_t len = 0;
+    static const char *const causes[] = { "kill", "hang", "slow", "az-outage" };
+
+    ft->started = 1;
+    if (f->kind == SIM_FAULT_AZ_OUTAGE)
+        sc_ec2_zone_set_available(e->ec2, f->zone, 0);
+    n = fault_targets(e, f, slots, max);
+    desc[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const char *id = sim_model_instance_id(e->model, slots[i]);
+        switch (f->kind) {
+        case SIM_FAULT_KILL:
+        case SIM_FAULT_AZ_OUTAGE:
+            sim_model_instance_kill(e->model, slots[i], us(e->now_ms));
+            sc_ec2_instance_lost(e->ec2, id, e->now_ms);
+            break;
+        case SIM_FAULT_HANG:
+            sim_model_instance_hang(e->model, slots[i], us(e->now_ms), until_us);
+            sc_ec2_instance_set_impaired(e->ec2, id, 1, e->now_ms);
+            break;
+        case SIM_FAULT_SLOW:
+            sim_model_instance_slow(e->model, slots[i], f->factor, us(e->now_ms), until_us);
+            break;
+        }
+        if (ft->nids < 64)
+            snprintf(ft->ids[ft->nids++], sizeof(ft->ids[0]), "%s", id);
+        len += (size_t)snprintf(desc + len, len < sizeof(desc) ? sizeof(desc) - len : 0, "%s%s",
+                                i ? " " : "", id);
+        if (len >= sizeof(desc))
+            len = sizeof(desc) - 1;
+    }
+    if (n == 0)
+        snprintf(desc, sizeof(desc), "no running instance to act on");
+    push_fault_event(e, causes[f->kind], f->group, desc);
+}
+
+static void fault_end(struct eng *e, struct fault_track *ft)
+{
+    const struct sim_fault *f = ft->f;
+
+    ft->ended = 1;
+    if (f->kind == SIM_FAULT_AZ_OUTAGE) {
+        sc_ec2_zone_set_available(e->ec2, f->zone, 1);
+        push_fault_event(e, "az-outage-end", NULL, f->zone);
+        return;
+    }
+    for (int i = 0; i < ft->nids; i++) {
+        int slot = sim_model_instance_find(e->model, ft->ids[i]);
+        if (slot >= 0 && f->kind == SIM_FAULT_HANG) {
+            /* the model lifts the hang itself at until; EC2 status recovers with it */
+            sc_ec2_instance_set_impaired(e->ec2, ft->ids[i], 0, e->now_ms);
+        }
+    }
+    push_fault_event(e, f->kind == SIM_FAULT_HANG ? "hang-end" : "slow-end", f->group, "");
+}
+
+/* ---- events from the world ---- */
+
+static void push_activities(struct eng *e)
+{
+    for (int g = 0; g < e->sc->ngroups; g++) {
+        const char *name = e->sc->groups[g].name;
+        int n = sc_asg_activity_count(e->asg, name), first_done = -1, stop = -1;
+        if (n <= 0)
+            continue;
+        for (int i = 0; i < n; i++) {
+            const struct sc_asg_activity_info *a = sc_asg_activity_at(e->asg, name, i);
+            if (a->end_ms == 0)
+                continue;
+            if (first_done < 0)
+                first_done = i;
+            if (strcmp(a->activity_id, e->groups[g].newest_done) == 0) {
+                stop = i;
+                break;
+            }
+        }
+        if (first_done < 0)
+            continue;
+        if (stop < 0)
+            stop = n;
+        /* oldest first */
+        for (int i = stop - 1; i >= first_done; i--) {
+            const struct sc_asg_activity_info *a = sc_asg_activity_at(e->asg, name, i);
+            struct sim_event ev = { 0 };
+            if (a->end_ms == 0)
+                continue;
+            ev.kind = SIM_EVENT_ACTIVITY;
+            ev.t_ms = a->start_ms;
+            ev.end_ms = a->end_ms;
+            ev.group = name;
+            ev.cause = a->cause ? a->cause : "";
+            ev.description = a->description ? a->description : "";
+            ev.status = a->status_code ? a->status_code : "";
+            sim_timeline_push_event(e->tl, &ev);
+        }
+        snprintf(e->groups[g].newest_done, sizeof(e->groups[g].newest_done), "%s",
+                 sc_asg_activity_at(e->asg, name, first_done)->activity_id);
+    }
+}
+
+/* Activities still in progress when the run ends. */
+static void push_unfinished(struct eng *e)
+{
+    for (int g = 0; g < e->sc->ngroups; g++) {
+        const char *name = e->sc->groups[g].name;
+        int n = sc_asg_activity_count(e->asg, name);
+        for (int i = n - 1; i >= 0; i--) {
+            const struct sc_asg_activity_info *a = sc_asg_activity_at(e->asg, name, i);
+            struct sim_event ev = { 0 };
+            if (a->end_ms != 0)
+                continue;
+            ev.kind = SIM_EVENT_ACTIVITY;
+            ev.t_ms = a->start_ms;
+            ev.group = name;
+            ev.cause = a->cause ? a->cause : "";
+            ev.description = a->description ? a->description : "";
+            ev.status = a->status_code ? a->status_code : "";
+            sim_timeline_push_event(e->tl, &ev);
+        }
+    }
+}
+
+static enum sim_alarm_state to_sim_state(enum sc_alarm_state s)
+{
+    return s == SC_ALARM_OK      ? SIM_ALARM_OK
+           : s == SC_ALARM_ALARM ? SIM_ALARM_ALARM
+                                 : SIM_ALARM_INSUFFICIENT_DATA;
+}
+
+static void push_alarm_changes(struct eng *e)
+{
+    for (int i = 0; i < e->nalarms; i++) {
+        const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
+        char cause[64];
+        struct sim_event ev = { 0 };
+        if (!v || v->state == e->alarms[i].last)
+            continue;
+        snprintf(cause, sizeof(cause), "%s -> %s", sc_alarm_state_name(e->alarms[i].last),
+                 sc_alarm_state_name(v->state));
+        e->alarms[i].last = v->state;
+        ev.kind = SIM_EVENT_ALARM;
+        ev.t_ms = ev.end_ms = e->now_ms;
+        ev.name = e->alarms[i].name;
+        ev.cause = cause;
+        ev.description = v->state_reason ? v->state_reason : "";
+        ev.status = sc_alarm_state_name(v->state);
+        sim_timeline_push_event(e->tl, &ev);
+    }
+}
+
+/* ---- samples ---- */
+
+static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker)
+{
+    struct sim_group_sample gs[SIM_TIMELINE_MAX_GROUPS];
+    enum sim_alarm_state as[SIM_TIMELINE_MAX_ALARMS];
+    double gbusy[SIM_TIMELINE_MAX_GROUPS] = { 0 }, gcap[SIM_TIMELINE_MAX_GROUPS] = { 0 };
+    struct sim_sample s = { 0 };
+    const struct cm_hist *h = sim_model_hist(e->model);
+    double done = 0, fail = 0, arrived = 0;
+    int64_t t0 = us(e->now_ms - interval_ms), t1 = us(e->now_ms);
+
+    for (int lb = 0; lb < e->sc->nlbs; lb++) {
+        struct lb_state *ls = &e->lbs[lb];
+        struct sim_lb_counters c;
+        sim_model_lb_counters(e->model, lb, &c);
+        done += c.completed - ls->smp_snap.completed;
+        fail += c.failed - ls->smp_snap.failed;
+        arrived += c.arrived - ls->smp_snap.arrived;
+        ls->smp_snap = c;
+    }
+    for (int slot = 0; slot < sim_model_slot_count(e->model); slot++) {
+        struct slot_state *ss;
+        double busy, up;
+        if (!sim_model_slot_live(e->model, slot))
+            continue;
+        ss = slot_of(e, slot);
+        sim_model_instance_integrals(e->model, slot, &busy, &up);
+        if (ss->group >= 0 && up > ss->smp_up) {
+            gbusy[ss->group] += busy - ss->smp_busy;
+            gcap[ss->group] += (up - ss->smp_up) * sim_model_instance_workers(e->model, slot);
+        }
+        ss->smp_busy = busy;
+        ss->smp_up = up;
+    }
+    for (int g = 0; g < e->sc->ngroups; g++) {
+        const struct sc_asg_group_info *gi = sc_asg_group_find(e->asg, e->sc->groups[g].name);
+        struct sim_group_sample *o = &gs[g];
+        memset(o, 0, sizeof(*o));
+        if (gi) {
+            int n = sc_asg_group_instance_count(gi);
+            o->desired = gi->desired_capacity;
+            for (int i = 0; i < n; i++) {
+                const struct sc_asg_instance_info *ii = sc_asg_group_instance_at(gi, i);
+                switch (ii->lifecycle_state) {
+                case SC_ASG_PENDING:
+                case SC_ASG_PENDING_WAIT:
+                case SC_ASG_PENDING_PROCEED:
+                    o->pending++;
+                    break;
+                case SC_ASG_IN_SERVICE:
+                    o->in_service++;
+                    break;
+                case SC_ASG_TERMINATING:
+                case SC_ASG_TERMINATING_WAIT:
+                case SC_ASG_TERMINATING_PROCEED:
+                    o->terminating++;
+                    break;
+                default:
+                    break;
+                }
+            }
+        }
+        o->cpu_pct = gcap[g] > 0 ? 100.0 * gbusy[g] / gcap[g] : NAN;
+        o->demand = e->groups[g].lb >= 0
+                        ? sim_model_demand(e->model, e->groups[g].lb, e->groups[g].app,
+                                           e->sc->demand_target_pct,
+                                           1.0 / (e->lbs[e->groups[g].lb].ngroups_behind
+                                                      ? e->lbs[e->groups[g].lb].ngroups_behind
+                                                      : 1),
+                                           t0, t1)
+                        : 0;
+    }
+    for (int i = 0; i < e->nalarms; i++)
+        as[i] = to_sim_state(e->alarms[i].last);
+
+    s.t_ms = e->now_ms;
+    s.interval_ms = interval_ms;
+    s.load = sim_model_offered_load(e->model, t1 - 1, &s.load_is_clients);
+    s.offered_rps = arrived / ((double)interval_ms / 1000.0);
+    if (e->mode == SIM_MODE_FLUID) {
+        s.completed = (uint64_t)llround(done);
+        s.failed = (uint64_t)llround(fail);
+    } else {
+        s.completed = (uint64_t)llround(done);
+        s.failed = (uint64_t)llround(fail);
+    }
+    if (h->total > 0) {
+        s.p50_ms = (double)cm_hist_percentile(h, 50) / 1000.0;
+        s.p99_ms = (double)cm_hist_percentile(h, 99) / 1000.0;
+    }
+    s.error_pct = done + fail > 0 ? 100.0 * fail / (done + fail) : 0;
+    s.ngroups = e->sc->ngroups;
+    s.groups = gs;
+    s.nalarms = e->nalarms;
+    s.alarms = as;
+    if (checker)
+        sim_checker_on_hist(checker, e->now_ms, h);
+    cm_hist_merge(&e->run_hist, h);
+    sim_model_hist_reset(e->model);
+    sim_timeline_push_sample(e->tl, &s);
+}
+
+/* ---- the loop ---- */
+
+enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_requests)
+{
+    double total = 0;
+
+    for (int i = 0; i < sc->nphases; i++) {
+        const struct sim_phase *ph = &sc->phases[i];
+        double dur_s = (double)(ph->until_ms - ph->at_ms) / 1000.0, peak = ph->value;
+        if (ph->ntrace > 0)
+            for (int k = 0; k < ph->ntrace; k++)
+                peak = fmax(peak, ph->trace_rate[k]);
+        if (ph->shape != SIM_SHAPE_CONSTANT && ph->shape != SIM_SHAPE_BURSTS)
+            peak = fmax(peak, ph->to);
+        if (ph->shape == SIM_SHAPE_DIURNAL)
+            peak = ph->value * (1 + ph->amplitude);
+        if (ph->closed) {
+            /* clients cycle at most every think + service time */
+            double s = 0.001;
+            int lb = sim_scenario_lb_index(sc, ph->target);
+            for (int g = 0; g < sc->ngroups; g++)
+                for (int j = 0; j < sc->groups[g].nload_balancers; j++)
+                    if (lb >= 0 && strcmp(sc->groups[g].load_balancers[j], sc->lbs[lb].name) == 0)
+                        s = fmax(s, sc->lcs[sim_scenario_lc_index(sc, sc->groups[g].launch_configuration)]
+                                            .app.service_mean_ms /
+                                        1000.0);
+            peak = peak / (ph->think_ms / 1000.0 + s);
+        }
+        total += peak * dur_s;
+    }
+    if (est_requests)
+        *est_requests = total;
+    return total <= SIM_AUTO_DES_MAX_REQUESTS ? SIM_MODE_DES : SIM_MODE_FLUID;
+}
+
+static int cmp_fault(const void *a, const void *b)
+{
+    const struct fault_track *x = a, *y = b;
+
+    if (x->f->at_ms != y->f->at_ms)
+        return x->f->at_ms < y->f->at_ms ? -1 : 1;
+    return x->f < y->f ? -1 : x->f > y->f;
+}
+
+static void make_timeline(struct eng *e)
+{
+    struct sim_timeline_config tc = { 0 };
+    const char *gnames[SIM_TIMELINE_MAX_GROUPS];
+    struct sim_alarm_info ai[SIM_TIMELINE_MAX_ALARMS];
+
+    for (int g = 0; g < e->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++)
+        gnames[g] = e->sc->groups[g].name;
+    for (int i = 0; i < e->nalarms; i++) {
+        const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
+        ai[i].name = e->alarms[i].name;
+        ai[i].metric = v ? v->metric_name : "";
+        ai[i].comparison = v ? v->comparison_operator : "";
+        ai[i].threshold = v ? v->threshold : 0;
+    }
+    tc.start_ms = e->start_ms;
+    tc.end_ms = e->end_ms;
+    tc.interval_ms = e->sample_ms;
+    tc.scenario_name = e->sc->name;
+    tc.ngroups = e->sc->ngroups;
+    tc.group_names = gnames;
+    tc.nalarms = e->nalarms;
+    tc.alarms = ai;
+    e->tl = sim_timeline_create(&tc);
+}
+
+static void eng_cleanup(struct eng *e)
+{
+    sim_model_destroy(e->model);
+    sc_world_destroy(e->w);
+    for (int i = 0; i < 256; i++)
+        free(e->policy_arns[i]);
+    for (int i = 0; e->lbs && i < e->sc->nlbs; i++) {
+        free(e->lbs[i].ids);
+        free(e->lbs[i].slots);
+    }
+    free(e->lbs);
+    free(e->groups);
+    free(e->alarms);
+    free(e->faults);
+    free(e->slots);
+    cm_hist_cleanup(&e->run_hist);
+}
+
+int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
+            struct sim_timeline **tl_out, char *err)
+{
+    struct eng e;
+    const struct sim_scenario *sc = cfg->sc;
+    struct sc_world_config wc;
+    struct sim_model_config mc = { 0 };
+    int rc = 0, need_step = 1;
+    int64_t next_sample, next_minute, world_due;
+
+    memset(&e, 0, sizeof(e));
+    memset(res, 0, sizeof(*res));
+    err[0] = '\0';
+    e.cfg = cfg;
+    e.sc = sc;
+    if (sc->ngroups > SIM_TIMELINE_MAX_GROUPS) {
+        snprintf(err, SIM_ERR_MAX, "$.infrastructure.groups: at most %d groups",
+                 SIM_TIMELINE_MAX_GROUPS);
+        return 2;
+    }
+    e.start_ms = sc->start_ms;
+    e.end_ms = sc->start_ms + sc->duration_ms;
+    e.now_ms = e.start_ms;
+    e.sample_ms = cfg->sample_ms > 0 ? cfg->sample_ms : sc->sample_ms;
+    e.mode = cfg->mode == SIM_MODE_AUTO ? sim_run_auto_mode(sc, NULL) : (enum sim_mode)cfg->mode;
+    cm_hist_init(&e.run_hist, SIM_HIST_HIGHEST_US, SIM_HIST_DIGITS);
+
+    sc_world_config_defaults(&wc);
+    wc.region = sc->region;
+    for (int i = 0; i < sc->nzones && i < SC_WORLD_MAX_ZONES; i++)
+        wc.zones[i] = sc->zones[i];
+    wc.nzones = sc->nzones < SC_WORLD_MAX_ZONES ? sc->nzones : SC_WORLD_MAX_ZONES;
+    wc.seed = cfg->seed;
+    wc.start_ms = e.start_ms;
+    e.w = sc_world_create(&wc);
+    if (!e.w) {
+        snprintf(err, SIM_ERR_MAX, "$.zones: the world could not be made from these zones");
+        eng_cleanup(&e);
+        return 2;
+    }
+    e.cw = sc_world_cw(e.w);
+    e.asg = sc_world_asg(e.w);
+    e.elb = sc_world_elb(e.w);
+    e.ec2 = sc_world_ec2(e.w);
+    e.lbs = cm_xcalloc((size_t)sc->nlbs + 1, sizeof(*e.lbs));
+    e.groups = cm_xcalloc((size_t)sc->ngroups + 1, sizeof(*e.groups));
+    e.alarms = cm_xcalloc((size_t)sc->nalarms + 2 * (size_t)sc->npolicies + 1, sizeof(*e.alarms));
+    e.faults = cm_xcalloc((size_t)sc->nfaults + 1, sizeof(*e.faults));
+
+    rc = setup_lbs(&e);
+    if (!rc)
+        rc = setup_lcs_groups(&e);
+    if (!rc)
+        rc = setup_policies(&e);
+    if (!rc)
+        rc = setup_alarms(&e);
+    if (!rc && e.nalarms > SIM_TIMELINE_MAX_ALARMS) {
+        snprintf(e.err, sizeof(e.err), "$.infrastructure.alarms: at most %d alarms",
+                 SIM_TIMELINE_MAX_ALARMS);
+        rc = 2;
+    }
+    if (rc) {
+        snprintf(err, SIM_ERR_MAX, "%s", e.err);
+        eng_cleanup(&e);
+        return rc;
+    }
+    plan_metrics(&e);
+    setup_health(&e);
+    for (int i = 0; i < sc->nfaults; i++)
+        e.faults[i].f = &sc->faults[i];
+    qsort(e.faults, (size_t)sc->nfaults, sizeof(*e.faults), cmp_fault);
+
+    mc.mode = e.mode;
+    mc.sc = sc;
+    mc.start_us = us(e.start_ms);
+    mc.seed = cfg->seed;
+    mc.tick_us = cfg->tick_us;
+    e.model = sim_model_create(&mc);
+    make_timeline(&e);
+    if (!e.model || !e.tl) {
+        snprintf(err, SIM_ERR_MAX, "cannot set up the model");
+        sim_timeline_destroy(e.tl);
+        eng_cleanup(&e);
+        return 1;
+    }
+    if (cfg->on_timeline)
+        cfg->on_timeline(e.tl, cfg->ud);
+
+    next_sample = e.start_ms + e.sample_ms;
+    next_minute = e.start_ms - e.start_ms % 60000 + 60000;
+    for (;;) {
+        int64_t t = e.end_ms, c;
+        int reported = 0;
+
+        if (need_step) {
+            /* step, then let the data plane catch up until nothing new is reported */
+            for (int guard = 0; guard < 8; guard++) {
+                sc_world_step(e.w, e.now_ms);
+                if (!sync_instances(&e))
+                    break;
+            }
+            sync_routes(&e);
+            push_activities(&e);
+            push_alarm_changes(&e);
+            need_step = 0;
+        }
+        if (e.now_ms >= next_sample) {
+            emit_sample(&e, e.sample_ms, cfg->checker);
+            next_sample += e.sample_ms;
+        }
+        if (e.now_ms >= e.end_ms) {
+            int64_t last = next_sample - e.sample_ms;
+            if (e.now_ms > last) /* a last, shorter sample */
+                emit_sample(&e, e.now_ms - last, cfg->checker);
+            break;
+        }
+
+        world_due = sc_world_next_due_ms(e.w, e.now_ms);
+        if (world_due < t)
+            t = world_due;
+        if (next_sample < t)
+            t = next_sample;
+        if (next_minute < t)
+            t = next_minute;
+        for (int lb = 0; lb < sc->nlbs; lb++)
+            if (e.lbs[lb].hc_next_ms < t)
+                t = e.lbs[lb].hc_next_ms;
+        for (int i = 0; i < sc->nfaults; i++) {
+            struct fault_track *ft = &e.faults[i];
+            int64_t fs = e.start_ms + ft->f->at_ms;
+            if (!ft->started && fs < t)
+                t = fs;
+            if (ft->started && !ft->ended && ft->f->for_ms > 0 && fs + ft->f->for_ms < t)
+                t = fs + ft->f->for_ms;
+        }
+        c = sim_model_next_control_us(e.model);
+        if (c != INT64_MAX) {
+            int64_t cm = (c + 999) / 1000;
+            if (cm < t)
+                t = cm;
+        }
+        if (t <= e.now_ms)
+            t = e.now_ms + 1; /* never stall */
+        if (t > e.end_ms)
+            t = e.end_ms;
+
+        sim_model_advance(e.model, us(t));
+        e.now_ms = t;
+
+        if (sync_instances(&e))
+            reported = 1;
+        for (int i = 0; i < sc->nfaults; i++) {
+            struct fault_track *ft = &e.faults[i];
+            int64_t fs = e.start_ms + ft->f->at_ms;
+            if (!ft->started && fs <= e.now_ms) {
+                fault_start(&e, ft);
+                reported = 1;
+            }
+            if (ft->started && !ft->ended && ft->f->for_ms > 0 && fs + ft->f->for_ms <= e.now_ms) {
+                fault_end(&e, ft);
+                reported = 1;
+            }
+        }
+        if (e.now_ms >= next_minute) {
+            metrics_minute(&e);
+            next_minute += 60000;
+            reported = 1;
+        }
+        for (int lb = 0; lb < sc->nlbs; lb++) {
+            if (e.lbs[lb].hc_next_ms <= e.now_ms) {
+                health_checks(&e, lb);
+                e.lbs[lb].hc_next_ms += e.lbs[lb].hc_interval_ms;
+                reported = 1;
+            }
+        }
+        if (reported || e.now_ms >= world_due)
+            need_step = 1;
+        if (reported)
+            sync_routes(&e);
+    }
+    push_unfinished(&e);
+
+    res->mode = e.mode;
+    res->start_ms = e.start_ms;
+    res->end_ms = e.end_ms;
+    for (int lb = 0; lb < sc->nlbs; lb++) {
+        struct sim_lb_counters c;
+        sim_model_lb_counters(e.model, lb, &c);
+        res->arrived += c.arrived;
+        res->completed += c.completed;
+        res->failed += c.failed;
+    }
+    res->p50_ms = (double)cm_hist_percentile(&e.run_hist, 50) / 1000.0;
+    res->p99_ms = (double)cm_hist_percentile(&e.run_hist, 99) / 1000.0;
+    res->ngroups = sc->ngroups;
+    {
+        const struct sim_sample *last = sim_timeline_last_sample(e.tl);
+        for (int g = 0; last && g < sc->ngroups; g++) {
+            res->final_desired[g] = last->groups[g].desired;
+            res->final_in_service[g] = last->groups[g].in_service;
+        }
+    }
+    if (tl_out)
+        *tl_out = e.tl;
+    else
+        sim_timeline_destroy(e.tl);
+    eng_cleanup(&e);
+    return 0;
+}

@@ -1,0 +1,69 @@
+/* scaler/sim/run.h: one simulation run: a scaler world (libscaler) driven in virtual time
+ * by the modelled data plane (scaler/sim/model.h), producing a timeline.
+ *
+ * The run builds the scenario's infrastructure with the library's AWS operations, one
+ * call per AWS API call (CreateLoadBalancer, ConfigureHealthCheck,
+ * ModifyLoadBalancerAttributes, CreateLaunchConfiguration, CreateAutoScalingGroup,
+ * PutScalingPolicy, PutMetricAlarm), so the same file maps onto AWS one to one. Then it
+ * loops: advance the model to the next thing due (world step, boot end, health check,
+ * metric minute, fault, sample), report what happened to the world (instance running,
+ * health results, metrics), step the world, make the model match the EC2 records
+ * (level-triggered, SCALER-API.md), and emit a sample at each sample interval.
+ *
+ * Metrics: only those an alarm reads are put: AWS/EC2 CPUUtilization per group (one
+ * statistic set per group per minute over the instances past warm-up, as the world's
+ * group figure) or per instance or overall; AWS/ELB RequestCount, Latency,
+ * HTTPCode_ELB_5XX, HealthyHostCount, UnHealthyHostCount per load balancer.
+ *
+ * Health checks: every Interval each registered running instance is checked in the
+ * model; a result is reported unless it is a pass for an instance already InService
+ * whose previous result was a pass (a no-op for the library), which keeps long runs fast. */
+#ifndef SCALER_SIM_RUN_H
+#define SCALER_SIM_RUN_H
+
+#include <stdint.h>
+
+#include "scaler/sim/model.h"
+#include "scaler/sim/scenario.h"
+#include "scaler/sim/timeline.h"
+
+#define SIM_MODE_AUTO (-1)
+/* auto picks DES when the run's estimated requests stay under this */
+#define SIM_AUTO_DES_MAX_REQUESTS 2000000.0
+
+struct sim_checker;
+
+struct sim_run_config {
+    const struct sim_scenario *sc; /* borrowed */
+    int mode;                      /* SIM_MODE_DES, SIM_MODE_FLUID or SIM_MODE_AUTO */
+    uint64_t seed;
+    int64_t sample_ms; /* 0: the scenario's */
+    int64_t tick_us;   /* fluid tick; 0: 1 s */
+    /* Called once the timeline exists (after the infrastructure, so target-tracking
+     * alarms are known), before the first sample: attach sinks here. */
+    void (*on_timeline)(struct sim_timeline *tl, void *ud);
+    void *ud;
+    struct sim_checker *checker; /* optional: gets each sample's latency histogram */
+};
+
+struct sim_run_result {
+    enum sim_mode mode;
+    int64_t start_ms, end_ms;
+    double arrived, completed, failed; /* requests (fluid: may be fractional) */
+    double p50_ms, p99_ms;             /* over the whole run */
+    int ngroups;
+    int final_desired[SIM_TIMELINE_MAX_GROUPS];
+    int final_in_service[SIM_TIMELINE_MAX_GROUPS];
+    double instance_hours[SIM_TIMELINE_MAX_GROUPS]; /* billed: pending + InService + Terminating */
+};
+
+/* Picks the mode `auto` would (DES under SIM_AUTO_DES_MAX_REQUESTS estimated requests). */
+enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_requests);
+
+/* Runs to the end. Returns 0; 2 when the library rejected the infrastructure (err:
+ * "$.infrastructure.groups[0]: ValidationError: <AWS message>"); 1 on a runtime failure
+ * (err says what). *tl_out (optional) receives the timeline (caller destroys it). */
+int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
+            struct sim_timeline **tl_out, char *err);
+
+#endif
