@@ -1159,7 +1159,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         {
             struct fl_key prev = { -1, 0, 0, 0 };
             double prev_served = 0, prev_backlog = 0, prev_busy = 0, prev_failed = 0;
-            double pend_n = 0, pend_wait = 0, pend_c = 0, pend_rate = 0;
+            double pend_n = 0, pend_wait = 0, pend_c = 0, pend_rate = 0, pend_mean_wait = 0;
             const struct app_cache *pend_ac = NULL;
             double pend_slow = 1;
 
@@ -1214,6 +1214,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                     pend_wait = wait;
                     pend_c = erl_c;
                     pend_rate = erl_rate;
+                    pend_mean_wait = wait + (erl_c > 0 && erl_rate > 0 ? erl_c / erl_rate : 0);
                     prev = key;
                     prev_served = served;
                     prev_backlog = in->backlog;
@@ -1223,7 +1224,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 pend_n += served;
                 m->lbc[lb].completed += served;
                 m->lbc[lb].failed += failed;
-                m->lbc[lb].latency_sum_us += served * (pend_wait + ac->mean_us * in->slow);
+                m->lbc[lb].latency_sum_us += served * (pend_mean_wait + ac->mean_us * in->slow);
                 if (in->up)
                     in->busy_area_us += busy * in->app->workers * in->app->cpu_per_request *
                                         (double)dt_us;

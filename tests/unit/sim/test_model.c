@@ -1,0 +1,255 @@
+/* tests/unit/sim/test_model.c: the modelled instances obey queueing theory: utilization
+ * = lambda*S/c, Little's law (busy servers = lambda*S), the M/M/c mean response time,
+ * closed-model throughput N/(Z+S), overload failures; in both modes. Fixed seeds; the
+ * bounds are statistical (several standard errors wide), never timing. */
+#include "scaler/sim/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+static struct sim_scenario *scenario(const char *load, const char *service, int workers,
+                                     int queue_limit)
+{
+    char text[4096], err[SIM_ERR_MAX];
+    struct sim_scenario *sc;
+
+    snprintf(text, sizeof(text),
+             "{\"duration\":\"3h\",\"infrastructure\":{"
+             "\"load_balancers\":[{\"name\":\"lb\",\"listeners\":[{\"lb_port\":80,"
+             "\"instance_port\":80}]}],"
+             "\"launch_configurations\":[{\"name\":\"lc\",\"app\":{\"boot_s\":0,\"workers\":%d,"
+             "\"queue_limit\":%d,\"service_ms\":%s}}],"
+             "\"groups\":[{\"name\":\"g\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":1}]},"
+             "\"load\":[%s]}",
+             workers, queue_limit, service, load);
+    sc = sim_scenario_parse(text, "t.json", err);
+    if (!sc)
+        fail_msg("%s", err);
+    return sc;
+}
+
+struct figures {
+    double util;     /* busy workers / workers */
+    double busy;     /* mean busy workers */
+    double mean_ms;  /* mean response time of completed requests */
+    double xput;     /* completed per second */
+    double fail_rate;
+};
+
+static void run(struct sim_scenario *sc, enum sim_mode mode, int ninst, int64_t secs,
+                struct figures *f)
+{
+    struct sim_model_config cfg = { 0 };
+    struct sim_model *m;
+    int slots[8];
+    double busy = 0, up = 0;
+    struct sim_lb_counters c;
+
+    cfg.mode = mode;
+    cfg.sc = sc;
+    cfg.start_us = 0;
+    cfg.seed = 1;
+    m = sim_model_create(&cfg);
+    assert_non_null(m);
+    for (int i = 0; i < ninst; i++) {
+        char id[32];
+        snprintf(id, sizeof(id), "i-%d", i);
+        slots[i] = sim_model_instance_start(m, id, 0, &sc->lcs[0].app, "us-east-1a", 0);
+        assert_true(sim_model_instance_up(m, slots[i]));
+    }
+    sim_model_set_routes(m, 0, slots, ninst);
+    sim_model_advance(m, secs * 1000000);
+    for (int i = 0; i < ninst; i++) {
+        double b, u;
+        sim_model_instance_integrals(m, slots[i], &b, &u);
+        busy += b;
+        up += u;
+    }
+    sim_model_lb_counters(m, 0, &c);
+    f->busy = busy / (up / ninst);
+    f->util = busy / (up * sc->lcs[0].app.workers);
+    f->mean_ms = c.completed > 0 ? c.latency_sum_us / c.completed / 1000.0 : 0;
+    f->xput = c.completed / (double)secs;
+    f->fail_rate = c.failed / (double)secs;
+    sim_model_destroy(m);
+}
+
+static void near(double got, double want, double rel, const char *what)
+{
+    if (fabs(got - want) > rel * fabs(want))
+        fail_msg("%s: got %.4f, want %.4f +- %.1f%%", what, got, want, rel * 100);
+}
+
+/* M/M/4, lambda 50/s, S 40 ms: rho = 0.5, busy = 2, W = S + C/(c mu - lambda). */
+static void check_mmc(enum sim_mode mode, double tol)
+{
+    struct sim_scenario *sc =
+        scenario("{\"rate\":50,\"until\":\"3h\"}", "{\"dist\":\"exponential\",\"mean\":40}", 4, 1000);
+    struct figures f;
+    double c = sim_erlang_c(50 * 0.04, 4), w = 40 + c / (4 / 0.04 - 50) * 1000;
+
+    run(sc, mode, 1, 10000, &f);
+    near(f.util, 0.5, tol, "utilization = lambda S / c");
+    near(f.busy, 50 * 0.04, tol, "Little's law: busy servers = lambda S");
+    near(f.mean_ms, w, tol * 2, "M/M/c mean response time");
+    near(f.xput, 50, tol, "throughput = lambda");
+    assert_true(f.fail_rate == 0);
+    sim_scenario_destroy(sc);
+}
+
+static void test_model_des_mmc(void **state)
+{
+    (void)state;
+    check_mmc(SIM_MODE_DES, 0.03);
+}
+
+static void test_model_fluid_mmc(void **state)
+{
+    (void)state;
+    check_mmc(SIM_MODE_FLUID, 0.03);
+}
+
+/* Closed model, N = 2 clients below c = 4 workers: X = N / (Z + S). */
+static void check_closed(enum sim_mode mode)
+{
+    struct sim_scenario *sc = scenario("{\"clients\":2,\"think\":\"100ms\",\"until\":\"3h\"}",
+                                       "{\"dist\":\"fixed\",\"mean\":50}", 4, 1000);
+    struct figures f;
+
+    run(sc, mode, 1, 5000, &f);
+    near(f.xput, 2 / 0.150, 0.03, "closed throughput N/(Z+S)");
+    near(f.mean_ms, 50, 0.01, "no queueing below c");
+    sim_scenario_destroy(sc);
+}
+
+static void test_model_des_closed_throughput(void **state)
+{
+    (void)state;
+    check_closed(SIM_MODE_DES);
+}
+
+static void test_model_fluid_closed_throughput(void **state)
+{
+    (void)state;
+    check_closed(SIM_MODE_FLUID);
+}
+
+/* Closed, saturated: N = 40 clients, Z = 0, 2 instances x 4 workers at S = 20 ms fixed:
+ * X = capacity = 400/s and R = N / X = 100 ms. */
+static void check_closed_saturated(enum sim_mode mode)
+{
+    struct sim_scenario *sc = scenario("{\"clients\":40,\"until\":\"3h\"}",
+                                       "{\"dist\":\"fixed\",\"mean\":20}", 4, 1000);
+    struct figures f;
+
+    run(sc, mode, 2, 2000, &f);
+    near(f.xput, 400, 0.02, "saturated closed throughput = capacity");
+    near(f.mean_ms, 100, 0.05, "response time N/X (Little)");
+    near(f.util, 1.0, 0.02, "saturated utilization");
+    sim_scenario_destroy(sc);
+}
+
+static void test_model_des_closed_saturated(void **state)
+{
+    (void)state;
+    check_closed_saturated(SIM_MODE_DES);
+}
+
+static void test_model_fluid_closed_saturated(void **state)
+{
+    (void)state;
+    check_closed_saturated(SIM_MODE_FLUID);
+}
+
+/* Overload: lambda 150/s against capacity 100/s with a small queue: the excess fails. */
+static void check_overload(enum sim_mode mode)
+{
+    struct sim_scenario *sc = scenario("{\"rate\":150,\"until\":\"3h\"}",
+                                       "{\"dist\":\"fixed\",\"mean\":40}", 4, 20);
+    struct figures f;
+
+    run(sc, mode, 1, 2000, &f);
+    near(f.xput, 100, 0.02, "throughput capped at c/S");
+    near(f.fail_rate, 50, 0.05, "the excess fails");
+    sim_scenario_destroy(sc);
+}
+
+static void test_model_des_overload_fails_excess(void **state)
+{
+    (void)state;
+    check_overload(SIM_MODE_DES);
+}
+
+static void test_model_fluid_overload_fails_excess(void **state)
+{
+    (void)state;
+    check_overload(SIM_MODE_FLUID);
+}
+
+static void test_model_no_route_fails_everything(void **state)
+{
+    struct sim_scenario *sc =
+        scenario("{\"rate\":10,\"until\":\"3h\"}", "{\"dist\":\"fixed\",\"mean\":40}", 4, 20);
+    struct figures f;
+
+    (void)state;
+    run(sc, SIM_MODE_DES, 0, 1000, &f);
+    assert_true(f.xput == 0);
+    near(f.fail_rate, 10, 0.1, "no instance: every request fails");
+    sim_scenario_destroy(sc);
+}
+
+static void test_model_erlang_c(void **state)
+{
+    (void)state;
+    /* M/M/1: C = rho */
+    near(sim_erlang_c(0.5, 1), 0.5, 1e-9, "M/M/1");
+    /* M/M/2, a = 1: C = 1/3 */
+    near(sim_erlang_c(1.0, 2), 1.0 / 3.0, 1e-9, "M/M/2");
+    assert_true(sim_erlang_c(5, 4) == 1);
+}
+
+static void test_model_demand(void **state)
+{
+    struct sim_scenario *sc =
+        scenario("{\"rate\":100,\"until\":\"3h\"}", "{\"dist\":\"fixed\",\"mean\":40}", 4, 20);
+    struct sim_model_config cfg = { 0 };
+    struct sim_model *m;
+
+    (void)state;
+    cfg.mode = SIM_MODE_FLUID;
+    cfg.sc = sc;
+    m = sim_model_create(&cfg);
+    /* work = 100 * 0.04 = 4 workers; at 70% of 4 workers per instance: ceil(4 / 2.8) = 2 */
+    assert_int_equal(sim_model_demand(m, 0, &sc->lcs[0].app, 70, 1, 0, 60000000), 2);
+    /* at 100%: exactly 1 */
+    assert_int_equal(sim_model_demand(m, 0, &sc->lcs[0].app, 100, 1, 0, 60000000), 1);
+    sim_model_destroy(m);
+    sim_scenario_destroy(sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_des_mmc),
+        cmocka_unit_test(test_model_fluid_mmc),
+        cmocka_unit_test(test_model_des_closed_throughput),
+        cmocka_unit_test(test_model_fluid_closed_throughput),
+        cmocka_unit_test(test_model_des_closed_saturated),
+        cmocka_unit_test(test_model_fluid_closed_saturated),
+        cmocka_unit_test(test_model_des_overload_fails_excess),
+        cmocka_unit_test(test_model_fluid_overload_fails_excess),
+        cmocka_unit_test(test_model_no_route_fails_everything),
+        cmocka_unit_test(test_model_erlang_c),
+        cmocka_unit_test(test_model_demand),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
