@@ -19,7 +19,7 @@
 
 struct sim_check_result {
     const struct sim_expect *e; /* borrowed from the scenario */
-    char what[160];             /* "in_service of web within 2..10 by 1h" */
+    char what[512];             /* "in_service of web within 2..10 by 1h" */
     int settled;
     int ok;
     int64_t when_ms;     /* since start: when it failed, or held */
