@@ -1,0 +1,144 @@
+/* emulator/balancer.c: see balancer.h. */
+#include "emulator/balancer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+void bal_init(struct bal_set *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+void bal_cleanup(struct bal_set *s)
+{
+    while (s->n > 0)
+        bal_remove(s, s->v[s->n - 1]);
+    free(s->v);
+    bal_init(s);
+}
+
+struct bal_backend *bal_find(const struct bal_set *s, const char *id)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (strcmp(s->v[i]->id, id) == 0)
+            return s->v[i];
+    }
+    return NULL;
+}
+
+struct bal_backend *bal_add(struct bal_set *s, const char *id, const struct sockaddr_in *addr,
+                            const char *zone)
+{
+    struct bal_backend *b = bal_find(s, id);
+
+    if (!b) {
+        if (s->n == s->cap) {
+            s->cap = s->cap ? s->cap * 2 : 8;
+            s->v = cm_xrealloc(s->v, (size_t)s->cap * sizeof(*s->v));
+        }
+        b = cm_xcalloc(1, sizeof(*b));
+        snprintf(b->id, sizeof(b->id), "%s", id);
+        b->refs = 1;
+        s->v[s->n++] = b;
+    }
+    b->addr = *addr;
+    snprintf(b->zone, sizeof(b->zone), "%s", zone ? zone : "");
+    return b;
+}
+
+void bal_remove(struct bal_set *s, struct bal_backend *b)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (s->v[i] != b)
+            continue;
+        memmove(&s->v[i], &s->v[i + 1], (size_t)(s->n - i - 1) * sizeof(*s->v));
+        s->n--;
+        b->removed = 1;
+        b->routable = 0;
+        bal_unref(b);
+        return;
+    }
+}
+
+void bal_ref(struct bal_backend *b)
+{
+    b->refs++;
+}
+
+void bal_unref(struct bal_backend *b)
+{
+    if (--b->refs == 0)
+        free(b);
+}
+
+static int eligible(const struct bal_backend *b, const char *zone)
+{
+    return b->routable && (!zone || strcmp(b->zone, zone) == 0);
+}
+
+struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone,
+                                               int max_conns, int *at_cap)
+{
+    struct bal_backend *best = NULL;
+    int seen = 0;
+
+    if (at_cap)
+        *at_cap = 0;
+    if (s->n == 0)
+        return NULL;
+    for (int k = 0; k < s->n; k++) {
+        struct bal_backend *b = s->v[(s->rr + (unsigned)k) % (unsigned)s->n];
+
+        if (!eligible(b, zone))
+            continue;
+        seen = 1;
+        if (max_conns > 0 && b->conns >= max_conns && b->nidle == 0)
+            continue;
+        if (!best || b->outstanding < best->outstanding)
+            best = b;
+    }
+    if (best) {
+        s->rr++;
+        best->picks++;
+    } else if (seen && at_cap) {
+        *at_cap = 1;
+    }
+    return best;
+}
+
+struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, int max_conns,
+                                         int *at_cap)
+{
+    int seen = 0;
+
+    if (at_cap)
+        *at_cap = 0;
+    for (int k = 0; k < s->n; k++) {
+        unsigned i = (s->rr + (unsigned)k) % (unsigned)s->n;
+        struct bal_backend *b = s->v[i];
+
+        if (!eligible(b, zone))
+            continue;
+        seen = 1;
+        if (max_conns > 0 && b->conns >= max_conns)
+            continue;
+        s->rr = i + 1;
+        b->picks++;
+        return b;
+    }
+    if (seen && at_cap)
+        *at_cap = 1;
+    return NULL;
+}
+
+int bal_routable_count(const struct bal_set *s, const char *zone)
+{
+    int n = 0;
+
+    for (int i = 0; i < s->n; i++)
+        n += eligible(s->v[i], zone);
+    return n;
+}

@@ -1,0 +1,71 @@
+/* emulator/balancer.h: the backend set of one proxy listener and its choice rules.
+ *
+ * A backend is an instance's address with its zone, whether new requests may go to it
+ * (routable: InService, not draining, zone enabled; the caller decides from libscaler)
+ * and its load (outstanding requests, open connections). Pure bookkeeping: no I/O, no
+ * clock, so the rules are unit-tested directly.
+ *
+ * Choice rules (spec 6.5): HTTP listeners pick the routable backend with the fewest
+ * outstanding requests, ties taken in turn; TCP listeners take routable backends in turn
+ * (round robin). A node in a zone uses only that zone's backends unless cross-zone is on
+ * (zone NULL = any). A backend at its connection cap is skipped (the request waits in the
+ * proxy's surge queue).
+ *
+ * Ownership: the set owns its backends. bal_remove() takes a backend out of the set; the
+ * struct stays alive while refs > 0 (connections holding it) and is freed by the last
+ * bal_unref(). */
+#ifndef EMULATOR_BALANCER_H
+#define EMULATOR_BALANCER_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#define BAL_ID_LEN   64
+#define BAL_ZONE_LEN 32
+
+struct bal_backend {
+    char id[BAL_ID_LEN];
+    char zone[BAL_ZONE_LEN]; /* "" when unknown */
+    struct sockaddr_in addr;
+    int routable;
+    int outstanding; /* requests in flight (HTTP) or connections (TCP) */
+    int conns;       /* open connections to it, idle ones included */
+    int removed;     /* no longer in the set */
+    int refs;        /* 1 for the set + one per connection holding it */
+    void *idle;      /* the proxy's idle keep-alive connections (lb.c) */
+    int nidle;
+    uint64_t picks;
+};
+
+struct bal_set {
+    struct bal_backend **v;
+    int n, cap;
+    unsigned rr; /* rotation for ties and round robin */
+};
+
+void bal_init(struct bal_set *s);
+/* Removes (unrefs) every backend. */
+void bal_cleanup(struct bal_set *s);
+
+/* Adds a backend, or updates the one with this id (address, zone). New ones start not
+ * routable. Returns it (borrowed). */
+struct bal_backend *bal_add(struct bal_set *s, const char *id, const struct sockaddr_in *addr,
+                            const char *zone);
+struct bal_backend *bal_find(const struct bal_set *s, const char *id);
+/* Takes it out of the set (not routable any more); freed when its refs end. */
+void bal_remove(struct bal_set *s, struct bal_backend *b);
+void bal_ref(struct bal_backend *b);
+void bal_unref(struct bal_backend *b);
+
+/* Least outstanding requests among routable backends in zone (NULL: any zone) with
+ * conns < max_conns (0: no cap). Returns NULL when none. *at_cap (optional) is set to 1
+ * when routable backends exist but all are at the cap. */
+struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone,
+                                               int max_conns, int *at_cap);
+/* Next routable backend in turn, same filters. */
+struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, int max_conns,
+                                         int *at_cap);
+/* Number of routable backends in zone (NULL: any). */
+int bal_routable_count(const struct bal_set *s, const char *zone);
+
+#endif

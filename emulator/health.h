@@ -1,0 +1,48 @@
+/* emulator/health.h: active health checks as classic ELB runs them (spec 6.2): every
+ * Interval, a TCP connect (pass on connect) or an HTTP GET <path> (pass only on 200), each
+ * within Timeout, against 127.0.0.1:<port>. Results go to a callback; the thresholds are
+ * the caller's rule (libscaler's sc_elb_health_result in the emulator).
+ *
+ * Runs on the caller's common/ev loop, non-blocking. A target is named by a key (copied),
+ * e.g. "<lb>/<instance-id>". */
+#ifndef EMULATOR_HEALTH_H
+#define EMULATOR_HEALTH_H
+
+#include <stdint.h>
+
+#include "common/ev.h"
+
+enum hc_proto {
+    HC_TCP,
+    HC_HTTP,
+};
+
+struct hc_check {
+    enum hc_proto proto;
+    int port;
+    const char *path; /* HTTP: "/health" (copied) */
+    int64_t timeout_ms;
+};
+
+/* One result: ok 1/0; connect_failed 1 when the TCP connection itself failed (refused,
+ * reset or timed out before connecting; counts in BackendConnectionErrors). */
+typedef void (*hc_report_fn)(void *ud, const char *key, int ok, int connect_failed);
+
+struct hc_set;
+
+struct hc_set *hc_set_create(struct cm_ev *ev, hc_report_fn fn, void *ud);
+/* Cancels checks in flight (no report) and frees. NULL is a no-op. */
+void hc_set_destroy(struct hc_set *s);
+/* Adds or updates a target. A new one is first checked after first_delay_ms, then every
+ * interval_ms; an update keeps the schedule's phase unless the interval changes. */
+void hc_target_set(struct hc_set *s, const char *key, const struct hc_check *chk,
+                   int64_t interval_ms, int64_t first_delay_ms);
+/* Removes a target; a check in flight is cancelled without a report. */
+void hc_target_remove(struct hc_set *s, const char *key);
+int hc_target_count(const struct hc_set *s);
+/* The i-th target's key (borrowed) or NULL: for sweeps that remove stale targets. */
+const char *hc_target_key_at(const struct hc_set *s, int i);
+/* Checks run and results by outcome, since creation (status pages, tests). */
+void hc_set_counts(const struct hc_set *s, uint64_t *checks, uint64_t *passed);
+
+#endif

@@ -1,0 +1,792 @@
+/* emulator/instance_main.c: the emulated instance's server; see instance_main.h. */
+#include "emulator/instance_main.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/ev.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "emulator/app.h"
+#include "emulator/lb_http.h"
+
+#define IN_CAP  16384
+#define OUT_CAP 4096
+
+enum kind {
+    KIND_ROOT,
+    KIND_CPU,
+    KIND_SOAP,
+};
+
+enum cstate {
+    C_READING, /* waiting for a complete request */
+    C_QUEUED,  /* waiting for a worker */
+    C_WORKING, /* a worker serves it (timer) */
+    C_WRITING, /* response partly written */
+};
+
+struct conn {
+    struct app *app;
+    int fd; /* -1 once the client is gone (the conn lives until its work ends) */
+    enum cstate state;
+    uint32_t events;
+    char in[IN_CAP];
+    size_t in_len;
+    char out[OUT_CAP];
+    size_t out_len, out_off;
+    struct lb_http_msg msg;
+    struct lb_http_chunked ch;
+    size_t body_seen; /* chunked body bytes scanned so far */
+    size_t req_len;   /* head + body of the current request */
+    enum kind kind;
+    int keep_alive;
+    int minor;
+    int64_t started_ms;
+    struct conn *qnext;
+    struct conn *prev, *next; /* every conn, for the exit sweep */
+};
+
+struct app {
+    struct cm_ev *ev;
+    struct app_profile prof;
+    struct sc_rng rng;
+    int lfd;
+    int port;
+    const char *port_file;
+    int ready_fd;
+    const char *id;
+    int64_t start_ms;
+    struct app_busy busy;
+    struct conn *qhead, *qtail;
+    struct conn *all;
+    int queued;
+    int in_flight; /* queued + working */
+    int nconns;
+    uint64_t requests, errors, rejected;
+    int fail_health;
+};
+
+static int64_t now_ms(void)
+{
+    return cm_ev_now_ms();
+}
+
+static void conn_free(struct conn *c)
+{
+    if (c->fd >= 0) {
+        cm_ev_del_fd(c->app->ev, c->fd);
+        close(c->fd);
+    }
+    c->app->nconns--;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        c->app->all = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+}
+
+/* The client is gone: close the socket now; the struct goes when no worker holds it. */
+static void conn_drop(struct conn *c)
+{
+    if (c->state == C_QUEUED || c->state == C_WORKING) {
+        if (c->fd >= 0) {
+            cm_ev_del_fd(c->app->ev, c->fd);
+            close(c->fd);
+            c->fd = -1;
+        }
+        return;
+    }
+    conn_free(c);
+}
+
+static void set_events(struct conn *c, uint32_t events)
+{
+    if (c->fd >= 0 && events != c->events) {
+        cm_ev_mod_fd(c->app->ev, c->fd, events);
+        c->events = events;
+    }
+}
+
+/* Read interest unless the buffer is full; write interest while output is pending. */
+static void update_events(struct conn *c)
+{
+    uint32_t e = 0;
+
+    if (c->in_len < IN_CAP)
+        e |= EPOLLIN | EPOLLRDHUP;
+    if (c->state == C_WRITING)
+        e |= EPOLLOUT;
+    set_events(c, e);
+}
+
+static void process(struct conn *c);
+
+/* Writes what is pending; on completion the request's bytes leave the input buffer and
+ * the next one (pipelined) is looked at. Returns -1 when the conn was freed. */
+static int flush_out(struct conn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN) {
+            c->state = C_WRITING;
+            update_events(c);
+            return 0;
+        }
+        if (n <= 0) {
+            conn_free(c);
+            return -1;
+        }
+        c->out_off += (size_t)n;
+    }
+    c->out_len = c->out_off = 0;
+    if (c->req_len > c->in_len)
+        c->req_len = c->in_len;
+    memmove(c->in, c->in + c->req_len, c->in_len - c->req_len);
+    c->in_len -= c->req_len;
+    c->req_len = 0;
+    c->state = C_READING;
+    if (!c->keep_alive) {
+        conn_free(c);
+        return -1;
+    }
+    update_events(c);
+    return 0;
+}
+
+static void respond(struct conn *c, int status, const char *ctype, const char *body,
+                    size_t blen)
+{
+    ssize_t n;
+
+    if (c->fd < 0) {
+        conn_free(c);
+        return;
+    }
+    n = lb_http_format_response(c->out, sizeof(c->out), status, ctype, NULL, body, blen,
+                                !c->keep_alive, c->minor);
+    if (n < 0) {
+        c->keep_alive = 0;
+        n = lb_http_format_response(c->out, sizeof(c->out), 500, NULL, NULL, "", 0, 1,
+                                    c->minor);
+    }
+    if (c->msg.is_head && n > 0)
+        n -= (ssize_t)blen; /* HEAD: the head only */
+    c->out_len = (size_t)n;
+    c->out_off = 0;
+    c->state = C_WRITING;
+    if (flush_out(c) == 0 && c->state == C_READING)
+        process(c);
+}
+
+static void start_work(struct conn *c);
+
+static void run_queue(struct app *a)
+{
+    while (a->qhead && a->busy.busy < a->prof.workers) {
+        struct conn *c = a->qhead;
+
+        a->qhead = c->qnext;
+        if (!a->qhead)
+            a->qtail = NULL;
+        a->queued--;
+        if (c->fd < 0) {
+            a->in_flight--;
+            conn_free(c);
+            continue;
+        }
+        start_work(c);
+    }
+}
+
+static void finish_work(struct conn *c)
+{
+    struct app *a = c->app;
+    char body[APP_SOAP_REPLY_LEN + 1];
+    int n;
+
+    app_busy_change(&a->busy, now_ms(), -1);
+    a->in_flight--;
+    a->requests++;
+    if (c->fd < 0) {
+        conn_free(c);
+    } else if (a->prof.error_rate > 0 && sc_rng_double(&a->rng) < a->prof.error_rate) {
+        a->errors++;
+        respond(c, 500, NULL, "error\n", 6);
+    } else if (c->kind == KIND_SOAP) {
+        n = app_soap_add(c->in + c->msg.head_len, c->req_len - c->msg.head_len, body,
+                         sizeof(body));
+        if (n < 0) {
+            /* no two numbers (e.g. GET /soap): the reply for 0 + 0 */
+            n = app_soap_add("<a>0</a><b>0</b>", 16, body, sizeof(body));
+        }
+        respond(c, 200, "application/soap+xml; charset=UTF-8", body, (size_t)n);
+    } else if (c->kind == KIND_CPU) {
+        respond(c, 200, NULL, "cpu\n", 4);
+    } else {
+        respond(c, 200, NULL, "ok\n", 3);
+    }
+    run_queue(a);
+}
+
+static int64_t on_work_done(struct cm_ev *ev, int64_t now, void *ud)
+{
+    (void)ev;
+    (void)now;
+    finish_work(ud);
+    return -1;
+}
+
+static void burn_cpu_ms(double ms)
+{
+    struct timespec t0, t;
+    double el;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        for (volatile int i = 0; i < 1000; i++)
+            ;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        el = (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6;
+    } while (el < ms);
+}
+
+static void start_work(struct conn *c)
+{
+    struct app *a = c->app;
+    double st = app_service_ms(&a->prof, &a->rng) * a->prof.slow;
+    int64_t delay;
+
+    c->state = C_WORKING;
+    c->started_ms = now_ms();
+    app_busy_change(&a->busy, c->started_ms, +1);
+    if (c->kind == KIND_CPU) {
+        burn_cpu_ms(st);
+        finish_work(c);
+        return;
+    }
+    if (a->prof.cpu_ms > 0)
+        burn_cpu_ms(a->prof.cpu_ms);
+    delay = (int64_t)(st + 0.5);
+    if (delay <= 0) {
+        finish_work(c);
+        return;
+    }
+    cm_ev_add_timer(a->ev, delay, on_work_done, c);
+}
+
+static int path_is(const struct conn *c, const char *p)
+{
+    size_t n = strlen(p);
+    const char *t = c->in + c->msg.target_off;
+    size_t tl = c->msg.target_len;
+
+    return tl >= n && memcmp(t, p, n) == 0 && (tl == n || t[n] == '?');
+}
+
+/* value of key in the target's query string, or NULL (copied into out) */
+static const char *query_get(const struct conn *c, const char *key, char *out, size_t cap)
+{
+    const char *t = c->in + c->msg.target_off;
+    const char *end = t + c->msg.target_len;
+    const char *q = memchr(t, '?', c->msg.target_len);
+    size_t kl = strlen(key);
+
+    if (!q)
+        return NULL;
+    q++;
+    while (q < end) {
+        const char *amp = memchr(q, '&', (size_t)(end - q));
+        const char *e = amp ? amp : end;
+
+        if ((size_t)(e - q) > kl && memcmp(q, key, kl) == 0 && q[kl] == '=') {
+            size_t vl = (size_t)(e - q) - kl - 1;
+
+            if (vl >= cap)
+                return NULL;
+            memcpy(out, q + kl + 1, vl);
+            out[vl] = '\0';
+            return out;
+        }
+        q = e + 1;
+    }
+    return NULL;
+}
+
+static void serve_status(struct conn *c)
+{
+    struct app *a = c->app;
+    char body[1024];
+    int64_t now = now_ms();
+    int64_t up = now - a->start_ms;
+    double busy = app_busy_total_ms(&a->busy, now);
+    struct rusage ru;
+    double cpu_time_ms;
+    int n;
+
+    getrusage(RUSAGE_SELF, &ru);
+    cpu_time_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    n = snprintf(body, sizeof(body),
+                 "{\"id\":\"%s\",\"pid\":%ld,\"port\":%d,\"uptime_ms\":%lld,\"workers\":%d,"
+                 "\"busy\":%d,\"queued\":%d,\"in_flight\":%d,\"connections\":%d,"
+                 "\"requests\":%llu,\"errors\":%llu,\"rejected\":%llu,\"busy_ms\":%.3f,"
+                 "\"cpu_pct\":%.3f,\"cpu_time_ms\":%.3f,\"slow\":%g,\"error_rate\":%g,"
+                 "\"fail_health\":%s,\"max_rss_kb\":%ld}\n",
+                 a->id ? a->id : "", (long)getpid(), a->port, (long long)up, a->prof.workers,
+                 a->busy.busy, a->queued, a->in_flight, a->nconns,
+                 (unsigned long long)a->requests, (unsigned long long)a->errors,
+                 (unsigned long long)a->rejected, busy, app_cpu_pct(busy, a->prof.workers, up),
+                 cpu_time_ms, a->prof.slow, a->prof.error_rate,
+                 a->fail_health ? "true" : "false", ru.ru_maxrss);
+    respond(c, 200, "application/json", body, n > 0 ? (size_t)n : 0);
+}
+
+static void serve_fault(struct conn *c)
+{
+    struct app *a = c->app;
+    char v[64];
+    char *end;
+    double d;
+
+    if (query_get(c, "slow", v, sizeof(v))) {
+        d = strtod(v, &end);
+        if (*end || d < 0 || d > 1000) {
+            respond(c, 400, NULL, "bad slow\n", 9);
+            return;
+        }
+        a->prof.slow = d;
+    }
+    if (query_get(c, "error_rate", v, sizeof(v))) {
+        d = strtod(v, &end);
+        if (*end || d < 0 || d > 1) {
+            respond(c, 400, NULL, "bad error_rate\n", 15);
+            return;
+        }
+        a->prof.error_rate = d;
+    }
+    if (query_get(c, "fail_health", v, sizeof(v)))
+        a->fail_health = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
+    log_info("instance: fault slow=%g error_rate=%g fail_health=%d", a->prof.slow,
+             a->prof.error_rate, a->fail_health);
+    serve_status(c);
+}
+
+static int is_xml_post(const struct conn *c)
+{
+    int i;
+
+    if (c->msg.method_len != 4 || memcmp(c->in + c->msg.method_off, "POST", 4) != 0)
+        return 0;
+    i = lb_http_header_find(c->in, &c->msg, "Content-Type");
+    if (i < 0)
+        return 0;
+    for (uint32_t k = 0; k + 3 <= c->msg.headers[i].value_len; k++) {
+        if (memcmp(c->in + c->msg.headers[i].value_off + k, "xml", 3) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void dispatch(struct conn *c)
+{
+    struct app *a = c->app;
+
+    if (path_is(c, "/_instance/status")) {
+        serve_status(c);
+        return;
+    }
+    if (path_is(c, "/_instance/fault")) {
+        serve_fault(c);
+        return;
+    }
+    if (path_is(c, "/health") || path_is(c, a->prof.health_path)) {
+        if (a->fail_health)
+            respond(c, 500, NULL, "unhealthy\n", 10);
+        else
+            respond(c, 200, NULL, "ok\n", 3);
+        return;
+    }
+    if (path_is(c, "/cpu"))
+        c->kind = KIND_CPU;
+    else if (is_xml_post(c) || path_is(c, "/soap") ||
+             (c->msg.target_len > 10 && memcmp(c->in + c->msg.target_off, "/services/", 10) == 0))
+        c->kind = KIND_SOAP;
+    else
+        c->kind = KIND_ROOT;
+    if (a->busy.busy < a->prof.workers && !a->qhead) {
+        a->in_flight++;
+        start_work(c);
+        return;
+    }
+    if (a->queued >= a->prof.queue) {
+        a->rejected++;
+        respond(c, 503, NULL, "busy\n", 5);
+        return;
+    }
+    c->state = C_QUEUED;
+    c->qnext = NULL;
+    if (a->qtail)
+        a->qtail->qnext = c;
+    else
+        a->qhead = c;
+    a->qtail = c;
+    a->queued++;
+    a->in_flight++;
+    update_events(c);
+}
+
+/* Looks for a complete request in the input buffer and handles it. */
+static void process(struct conn *c)
+{
+    enum lb_http_result r;
+    enum lb_http_body body;
+
+    if (c->state != C_READING || c->in_len == 0)
+        return;
+    r = lb_http_parse_request(c->in, c->in_len, &c->msg);
+    if (r == LB_HTTP_PARTIAL) {
+        update_events(c);
+        return;
+    }
+    c->minor = r == LB_HTTP_OK ? c->msg.minor : 1;
+    if (r != LB_HTTP_OK) {
+        c->keep_alive = 0;
+        c->req_len = c->in_len;
+        c->msg.is_head = 0;
+        respond(c, r == LB_HTTP_TOO_LARGE ? 431 : 400, NULL, "bad request\n", 12);
+        return;
+    }
+    c->keep_alive = c->msg.keep_alive;
+    body = lb_http_request_body(&c->msg);
+    if (body == LB_HTTP_BODY_LENGTH) {
+        if ((uint64_t)c->msg.content_length > IN_CAP - c->msg.head_len) {
+            c->keep_alive = 0;
+            c->req_len = c->in_len;
+            respond(c, 413, NULL, "too large\n", 10);
+            return;
+        }
+        if (c->in_len < c->msg.head_len + (size_t)c->msg.content_length) {
+            update_events(c);
+            return;
+        }
+        c->req_len = c->msg.head_len + (size_t)c->msg.content_length;
+    } else if (body == LB_HTTP_BODY_CHUNKED) {
+        int done = 0;
+        ssize_t n;
+
+        if (c->body_seen == 0)
+            lb_http_chunked_init(&c->ch);
+        n = lb_http_chunked_scan(&c->ch, c->in + c->msg.head_len + c->body_seen,
+                                 c->in_len - c->msg.head_len - c->body_seen, &done);
+        if (n < 0) {
+            c->keep_alive = 0;
+            c->req_len = c->in_len;
+            respond(c, 400, NULL, "bad chunked body\n", 17);
+            return;
+        }
+        c->body_seen += (size_t)n;
+        if (!done) {
+            if (c->in_len == IN_CAP) {
+                c->keep_alive = 0;
+                c->req_len = c->in_len;
+                respond(c, 413, NULL, "too large\n", 10);
+                return;
+            }
+            update_events(c);
+            return;
+        }
+        c->req_len = c->msg.head_len + c->body_seen;
+        c->body_seen = 0;
+    } else {
+        c->req_len = c->msg.head_len;
+    }
+    dispatch(c);
+}
+
+static void on_conn(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct conn *c = ud;
+
+    (void)ev;
+    (void)fd;
+    if (events & EPOLLOUT && c->state == C_WRITING) {
+        if (flush_out(c) < 0)
+            return;
+        if (c->state == C_READING)
+            process(c);
+        return;
+    }
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+        ssize_t n;
+
+        if (c->in_len == IN_CAP) {
+            update_events(c);
+            return;
+        }
+        n = recv(c->fd, c->in + c->in_len, IN_CAP - c->in_len, 0);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        if (n <= 0) {
+            conn_drop(c);
+            return;
+        }
+        c->in_len += (size_t)n;
+        if (c->state == C_READING)
+            process(c);
+        else
+            update_events(c);
+    }
+}
+
+static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct app *a = ud;
+
+    (void)events;
+    for (int k = 0; k < 64; k++) {
+        int one = 1;
+        int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct conn *c;
+
+        if (cfd < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                log_warn("instance: accept: %s", strerror(errno));
+            return;
+        }
+        setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        c = cm_xmalloc(sizeof(*c));
+        c->app = a;
+        c->fd = cfd;
+        c->state = C_READING;
+        c->events = EPOLLIN | EPOLLRDHUP;
+        c->in_len = c->out_len = c->out_off = c->req_len = c->body_seen = 0;
+        c->qnext = NULL;
+        if (cm_ev_add_fd(ev, cfd, c->events, on_conn, c) < 0) {
+            close(cfd);
+            free(c);
+            continue;
+        }
+        a->nconns++;
+        c->prev = NULL;
+        c->next = a->all;
+        if (a->all)
+            a->all->prev = c;
+        a->all = c;
+    }
+}
+
+static int write_port_file(const char *path, int port)
+{
+    char tmp[4096];
+    FILE *f;
+
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+        return -1;
+    f = fopen(tmp, "we");
+    if (!f)
+        return -1;
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int start_listening(struct app *a)
+{
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof(sa);
+    int one = 1;
+
+    a->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (a->lfd < 0)
+        return -1;
+    setsockopt(a->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)a->port);
+    if (bind(a->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(a->lfd, 1024) < 0 ||
+        getsockname(a->lfd, (struct sockaddr *)&sa, &sl) < 0)
+        return -1;
+    a->port = ntohs(sa.sin_port);
+    if (cm_ev_add_fd(a->ev, a->lfd, EPOLLIN, on_accept, a) < 0)
+        return -1;
+    if (a->port_file && write_port_file(a->port_file, a->port) < 0) {
+        log_error("instance: cannot write port file %s: %s", a->port_file, strerror(errno));
+        return -1;
+    }
+    if (a->ready_fd >= 0) {
+        char line[16];
+        int n = snprintf(line, sizeof(line), "%d\n", a->port);
+
+        if (write(a->ready_fd, line, (size_t)n) != n)
+            log_warn("instance: ready fd write failed");
+        close(a->ready_fd);
+        a->ready_fd = -1;
+    }
+    log_debug("instance: listening id=%s port=%d", a->id ? a->id : "-", a->port);
+    return 0;
+}
+
+static int64_t on_booted(struct cm_ev *ev, int64_t now, void *ud)
+{
+    struct app *a = ud;
+
+    (void)now;
+    if (start_listening(a) < 0) {
+        log_error("instance: cannot listen on 127.0.0.1:%d: %s", a->port, strerror(errno));
+        cm_ev_stop(ev);
+        a->port = -1;
+    }
+    return -1;
+}
+
+static void on_signal(struct cm_ev *ev, int signo, void *ud)
+{
+    (void)signo;
+    (void)ud;
+    cm_ev_stop(ev);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: emulator instance [--port N] [--port-file F] [--ready-fd N]\n"
+               "         [--profile JSON] [--boot-ms MS] [--parent-pid PID] [--id ID]\n"
+               "         [--log-level error|warn|info|debug]\n");
+}
+
+int instance_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "port", required_argument, NULL, 'p' },
+        { "port-file", required_argument, NULL, 'f' },
+        { "ready-fd", required_argument, NULL, 'r' },
+        { "profile", required_argument, NULL, 'P' },
+        { "boot-ms", required_argument, NULL, 'b' },
+        { "parent-pid", required_argument, NULL, 'q' },
+        { "id", required_argument, NULL, 'i' },
+        { "log-level", required_argument, NULL, 'l' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct app a;
+    char err[256];
+    long boot_ms = -1, parent = 0;
+    enum cm_log_level lvl = CM_LOG_WARN;
+    int sigs[] = { SIGTERM, SIGINT };
+    int c, rc = 1;
+
+    memset(&a, 0, sizeof(a));
+    a.lfd = -1;
+    a.ready_fd = -1;
+    app_profile_defaults(&a.prof);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        char *end = NULL;
+
+        switch (c) {
+        case 'p':
+            a.port = (int)strtol(optarg, &end, 10);
+            if (*end || a.port < 0 || a.port > 65535)
+                goto bad;
+            break;
+        case 'f':
+            a.port_file = optarg;
+            break;
+        case 'r':
+            a.ready_fd = (int)strtol(optarg, &end, 10);
+            if (*end || a.ready_fd < 0)
+                goto bad;
+            break;
+        case 'P':
+            if (app_profile_parse(optarg, &a.prof, err, sizeof(err)) < 0) {
+                fprintf(stderr, "emulator instance: bad --profile: %s\n", err);
+                return 2;
+            }
+            break;
+        case 'b':
+            boot_ms = strtol(optarg, &end, 10);
+            if (*end || boot_ms < 0)
+                goto bad;
+            break;
+        case 'q':
+            parent = strtol(optarg, &end, 10);
+            if (*end || parent <= 0)
+                goto bad;
+            break;
+        case 'i':
+            a.id = optarg;
+            break;
+        case 'l':
+            if (cm_log_level_parse(optarg, &lvl) < 0)
+                goto bad;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            goto bad;
+        }
+    }
+    if (optind != argc)
+        goto bad;
+    cm_log_init("instance", lvl);
+    if (parent > 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != (pid_t)parent)
+            return 1; /* the parent died before we could ask to follow it */
+    }
+    signal(SIGPIPE, SIG_IGN);
+    sc_rng_init(&a.rng, a.prof.seed ^ (uint64_t)getpid());
+    a.ev = cm_ev_create();
+    if (!a.ev || cm_ev_add_signals(a.ev, sigs, 2, on_signal, &a) < 0) {
+        log_error("instance: event loop: %s", strerror(errno));
+        goto out;
+    }
+    a.start_ms = now_ms();
+    a.busy.last_ms = a.start_ms;
+    if (boot_ms < 0)
+        boot_ms = (long)(a.prof.boot_s * 1000.0 + 0.5);
+    if (boot_ms == 0) {
+        if (start_listening(&a) < 0) {
+            log_error("instance: cannot listen on 127.0.0.1:%d: %s", a.port, strerror(errno));
+            goto out;
+        }
+    } else {
+        cm_ev_add_timer(a.ev, boot_ms, on_booted, &a);
+    }
+    cm_ev_run(a.ev);
+    rc = a.port < 0 ? 1 : 0;
+out:
+    while (a.all)
+        conn_free(a.all);
+    if (a.lfd >= 0)
+        close(a.lfd);
+    cm_ev_destroy(a.ev);
+    return rc;
+
+bad:
+    fprintf(stderr, "emulator instance: bad arguments; try --help\n");
+    return 2;
+}

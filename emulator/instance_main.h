@@ -1,0 +1,26 @@
+/* emulator/instance_main.h: `emulator instance ...`, the program every emulated EC2
+ * instance runs (a child of the emulator; see instance.h for the parent's side).
+ *
+ *   emulator instance [--port 0] [--port-file F] [--ready-fd N] [--profile JSON]
+ *                     [--boot-ms MS] [--parent-pid PID] [--id ID] [--log-level L]
+ *
+ * It sleeps its boot time (--boot-ms, else the profile's boot_s) without listening, then
+ * binds 127.0.0.1:--port (0 = any), writes the port to --port-file (tmp + rename) and as
+ * "PORT\n" to --ready-fd, and serves HTTP/1.1 with keep-alive on one epoll loop:
+ *   /                      small text body ("ok")
+ *   /health, health_path   200 "ok" (500 while the fail-health fault is on); not queued
+ *   /cpu                   burns real CPU for the service time (one core: blocks the loop)
+ *   POST with an XML body, or /soap, /services/...: the SOAP adder (260-byte reply)
+ *   /_instance/status      JSON: modelled CPU (busy_ms, uptime_ms, cpu_pct), real process
+ *                          CPU (cpu_time_ms), requests, errors, rejected, in_flight, queued
+ *   /_instance/fault?slow=K&fail_health=0|1&error_rate=P   changes behaviour at run time
+ * Other paths are served like `/`. Requests beyond `workers` queue (FIFO, `queue` long),
+ * then get 503. With --parent-pid it sets PR_SET_PDEATHSIG(SIGKILL) and exits at once if
+ * the parent is already gone. SIGTERM/SIGINT end it with status 0. */
+#ifndef EMULATOR_INSTANCE_MAIN_H
+#define EMULATOR_INSTANCE_MAIN_H
+
+/* argv[0] is "instance". Returns the process exit status (0, 1 runtime, 2 usage). */
+int instance_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,1534 @@
+/* emulator/lb.c: see lb.h. */
+#include "emulator/lb.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/tcp.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "emulator/balancer.h"
+#include "emulator/lb_http.h"
+
+#define CIN_CAP  16384
+#define COUT_CAP (LB_HTTP_MAX_HEAD + 1024 + 16384)
+#define BIN_CAP  16384
+#define BREQ_CAP (LB_HTTP_MAX_HEAD + 1024 + CIN_CAP)
+#define FREE_MAX 256 /* connections kept on a free list */
+#define RETRIES  2
+
+enum cstate {
+    CS_HEAD,   /* waiting for a request head (idle keep-alive or partial) */
+    CS_QUEUED, /* in the surge queue */
+    CS_PROXY,  /* a backend connection serves the request */
+    CS_TCP,    /* TCP listener: piping */
+};
+
+enum bstate {
+    BS_CONNECTING,
+    BS_SEND, /* request (or its body) still going out */
+    BS_HEAD, /* waiting for the response head */
+    BS_BODY, /* response body flowing to the client */
+    BS_IDLE, /* in the keep-alive pool */
+    BS_TCP,
+};
+
+struct bconn;
+
+struct cconn {
+    struct lb_listener *l;
+    int fd;
+    uint32_t events;
+    enum cstate state;
+    int node; /* zone index, -1 = any */
+    struct bconn *b;
+    int64_t last_ms;
+    int64_t req_us; /* request head parsed */
+    int keep_alive, minor, is_head;
+    int close_after; /* close once out is flushed */
+    int eof;         /* client sent FIN (TCP mode) */
+    enum lb_http_body body_kind;
+    int64_t body_left;
+    struct lb_http_chunked ch;
+    int body_done;
+    int retryable; /* the whole request sits in b->req */
+    int retries;
+    int resp_started;
+    struct cconn *prev, *next; /* all client connections */
+    struct cconn *qnext;
+    size_t in_off, in_len; /* in_off: TCP mode only */
+    size_t out_off, out_len;
+    struct lb_http_msg msg;
+    char in[CIN_CAP];
+    char out[COUT_CAP];
+};
+
+struct bconn {
+    struct lb_listener *l;
+    struct bal_backend *be;
+    int fd;
+    uint32_t events;
+    enum bstate state;
+    struct cconn *c;
+    int reused;
+    int eof; /* TCP mode */
+    enum lb_http_body body_kind;
+    int64_t body_left;
+    struct lb_http_chunked ch;
+    int keep_alive;
+    int status;
+    int64_t idle_since;
+    struct bconn *inext;
+    size_t req_off, req_len;
+    size_t in_off, in_len;
+    struct lb_http_msg msg;
+    char req[BREQ_CAP];
+    char in[BIN_CAP];
+};
+
+struct lb_listener {
+    struct cm_ev *ev;
+    char *name;
+    int fd;
+    int port;
+    int fwd_port;
+    enum lb_mode mode;
+    int64_t idle_ms;
+    int max_conns;
+    int surge_max;
+    long sweep_timer;
+    struct bal_set set;
+    char zones[LB_ZONES_MAX][BAL_ZONE_LEN];
+    int nzones;
+    int cross_zone;
+    unsigned node_rr;
+    struct cconn *all;
+    int nclients;
+    struct cconn *qhead, *qtail;
+    int qlen;
+    struct cconn *cfree;
+    int ncfree;
+    struct bconn *bfree;
+    int nbfree;
+    struct lb_metrics m;
+};
+
+static void client_close(struct cconn *c);
+static void client_process(struct cconn *c);
+static void client_flush(struct cconn *c);
+static void start_request(struct cconn *c);
+static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud);
+static void run_surge_queue(struct lb_listener *l);
+static void tcp_pump(struct cconn *c);
+
+/* --- small helpers --------------------------------------------------------------------- */
+
+static void set_events(struct cm_ev *ev, int fd, uint32_t *cur, uint32_t want)
+{
+    if (fd >= 0 && *cur != want) {
+        cm_ev_mod_fd(ev, fd, want);
+        *cur = want;
+    }
+}
+
+static void client_events(struct cconn *c)
+{
+    uint32_t e = 0;
+
+    if (c->state == CS_TCP) {
+        if (c->in_len == 0 && !c->eof)
+            e |= EPOLLIN;
+        if (c->b && c->b->in_len > c->b->in_off)
+            e |= EPOLLOUT;
+    } else {
+        if (c->in_len < CIN_CAP && !c->close_after)
+            e |= EPOLLIN | EPOLLRDHUP;
+        if (c->out_len > c->out_off)
+            e |= EPOLLOUT;
+    }
+    set_events(c->l->ev, c->fd, &c->events, e);
+}
+
+static void backend_events(struct bconn *b)
+{
+    uint32_t e = 0;
+    struct cconn *c = b->c;
+
+    switch (b->state) {
+    case BS_CONNECTING:
+        e = EPOLLOUT;
+        break;
+    case BS_SEND:
+        e = EPOLLIN;
+        if (b->req_len > b->req_off)
+            e |= EPOLLOUT;
+        break;
+    case BS_HEAD:
+    case BS_BODY:
+        if (!c || c->out_len == c->out_off)
+            e = EPOLLIN;
+        break;
+    case BS_IDLE:
+        e = EPOLLIN;
+        break;
+    case BS_TCP:
+        if (b->in_len == 0 && !b->eof)
+            e |= EPOLLIN;
+        if (c && c->in_len > c->in_off)
+            e |= EPOLLOUT;
+        break;
+    }
+    set_events(b->l->ev, b->fd, &b->events, e);
+}
+
+static int64_t now_ms(void)
+{
+    return cm_ev_now_ms();
+}
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* --- backend connections ------------------------------------------------------------------ */
+
+static void idle_unlink(struct bconn *b)
+{
+    struct bconn **pp = (struct bconn **)&b->be->idle;
+
+    for (; *pp; pp = &(*pp)->inext) {
+        if (*pp == b) {
+            *pp = b->inext;
+            b->be->nidle--;
+            return;
+        }
+    }
+}
+
+static void bconn_free(struct bconn *b)
+{
+    struct lb_listener *l = b->l;
+
+    if (b->state == BS_IDLE)
+        idle_unlink(b);
+    if (b->fd >= 0) {
+        cm_ev_del_fd(l->ev, b->fd);
+        close(b->fd);
+    }
+    b->be->conns--;
+    bal_unref(b->be);
+    if (l->nbfree < FREE_MAX) {
+        b->inext = l->bfree;
+        l->bfree = b;
+        l->nbfree++;
+    } else {
+        free(b);
+    }
+}
+
+/* A new connection to be (non-blocking connect). NULL when the socket call fails at once
+ * (counted as a backend connection error). */
+static struct bconn *bconn_connect(struct lb_listener *l, struct bal_backend *be)
+{
+    struct bconn *b;
+    int fd, one = 1;
+
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return NULL;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connect(fd, (const struct sockaddr *)&be->addr, sizeof(be->addr)) < 0 &&
+        errno != EINPROGRESS) {
+        close(fd);
+        return NULL;
+    }
+    if (l->bfree) {
+        b = l->bfree;
+        l->bfree = b->inext;
+        l->nbfree--;
+    } else {
+        b = cm_xmalloc(sizeof(*b));
+    }
+    b->l = l;
+    b->be = be;
+    bal_ref(be);
+    be->conns++;
+    b->fd = fd;
+    b->events = EPOLLOUT;
+    b->state = BS_CONNECTING;
+    b->c = NULL;
+    b->reused = 0;
+    b->eof = 0;
+    b->inext = NULL;
+    b->req_off = b->req_len = b->in_off = b->in_len = 0;
+    if (cm_ev_add_fd(l->ev, fd, EPOLLOUT, on_backend, b) < 0) {
+        b->fd = -1;
+        close(fd);
+        bconn_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static struct bconn *bconn_get(struct lb_listener *l, struct bal_backend *be)
+{
+    struct bconn *b = be->idle;
+
+    if (b) {
+        be->idle = b->inext;
+        be->nidle--;
+        b->inext = NULL;
+        b->reused = 1;
+        b->state = BS_SEND;
+        b->req_off = b->req_len = b->in_off = b->in_len = 0;
+        return b;
+    }
+    return bconn_connect(l, be);
+}
+
+static void bconn_to_idle(struct bconn *b)
+{
+    b->c = NULL;
+    b->state = BS_IDLE;
+    b->idle_since = now_ms();
+    b->inext = b->be->idle;
+    b->be->idle = b;
+    b->be->nidle++;
+    backend_events(b);
+}
+
+static void close_idle(struct bal_backend *be)
+{
+    while (be->idle)
+        bconn_free(be->idle);
+}
+
+/* --- own answers ---------------------------------------------------------------------------- */
+
+/* Appends bytes to the client's pending output. Returns -1 when they do not fit. */
+static int out_append(struct cconn *c, const char *p, size_t n)
+{
+    if (c->out_off > 0 && c->out_off == c->out_len)
+        c->out_off = c->out_len = 0;
+    if (c->out_len + n > COUT_CAP) {
+        if (c->out_off == 0 || c->out_len - c->out_off + n > COUT_CAP)
+            return -1;
+        memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+        c->out_len -= c->out_off;
+        c->out_off = 0;
+    }
+    memcpy(c->out + c->out_len, p, n);
+    c->out_len += n;
+    return 0;
+}
+
+/* Drops the current request's bytes from the input buffer: the head and whatever of its
+ * body is there. When the body is not all there, the connection closes after the answer. */
+static void consume_request(struct cconn *c)
+{
+    size_t n = c->msg.head_len;
+
+    if (c->body_kind == LB_HTTP_BODY_LENGTH) {
+        if (c->in_len - n >= (size_t)c->body_left) {
+            n += (size_t)c->body_left;
+        } else {
+            n = c->in_len;
+            c->close_after = 1;
+        }
+    } else if (c->body_kind == LB_HTTP_BODY_CHUNKED) {
+        n = c->in_len;
+        c->close_after = 1;
+    }
+    if (n > c->in_len)
+        n = c->in_len;
+    memmove(c->in, c->in + n, c->in_len - n);
+    c->in_len -= n;
+}
+
+static void count_own(struct lb_listener *l, int status)
+{
+    l->m.requests++;
+    if (status >= 500)
+        l->m.elb_5xx++;
+    else if (status >= 400)
+        l->m.elb_4xx++;
+    if (status == 502)
+        l->m.elb_502++;
+    else if (status == 503)
+        l->m.elb_503++;
+    else if (status == 504)
+        l->m.elb_504++;
+}
+
+/* The proxy answers the current request itself (request bytes already consumed or not:
+ * `consume` 1 drops them first). */
+static void own_response(struct cconn *c, int status, int consume, int close)
+{
+    char buf[512];
+    const char *body;
+    ssize_t n;
+
+    if (consume)
+        consume_request(c);
+    if (close || !c->keep_alive)
+        c->close_after = 1;
+    switch (status) {
+    case 503:
+        body = "<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>\n";
+        break;
+    case 504:
+        body = "<html><body><h1>504 Gateway Time-out</h1>The server didn't respond in time.</body></html>\n";
+        break;
+    case 502:
+        body = "<html><body><h1>502 Bad Gateway</h1>The server returned an invalid or incomplete response.</body></html>\n";
+        break;
+    default:
+        body = "<html><body><h1>400 Bad Request</h1>Your browser sent an invalid request.</body></html>\n";
+        break;
+    }
+    n = lb_http_format_response(buf, sizeof(buf), status, "text/html", NULL, body,
+                                c->is_head ? 0 : strlen(body), c->close_after, c->minor);
+    count_own(c->l, status);
+    c->state = CS_HEAD;
+    if (n > 0 && out_append(c, buf, (size_t)n) < 0)
+        c->close_after = 1;
+    client_flush(c);
+}
+
+/* --- client side --------------------------------------------------------------------------- */
+
+static struct cconn *cconn_new(struct lb_listener *l, int fd)
+{
+    struct cconn *c;
+
+    if (l->cfree) {
+        c = l->cfree;
+        l->cfree = c->next;
+        l->ncfree--;
+    } else {
+        c = cm_xmalloc(sizeof(*c));
+    }
+    c->l = l;
+    c->fd = fd;
+    c->events = 0;
+    c->state = l->mode == LB_MODE_TCP ? CS_TCP : CS_HEAD;
+    c->node = -1;
+    c->b = NULL;
+    c->last_ms = now_ms();
+    c->keep_alive = 1;
+    c->minor = 1;
+    c->is_head = 0;
+    c->close_after = 0;
+    c->eof = 0;
+    c->body_kind = LB_HTTP_BODY_NONE;
+    c->retries = 0;
+    c->resp_started = 0;
+    c->qnext = NULL;
+    c->in_off = c->in_len = c->out_off = c->out_len = 0;
+    c->prev = NULL;
+    c->next = l->all;
+    if (l->all)
+        l->all->prev = c;
+    l->all = c;
+    l->nclients++;
+    return c;
+}
+
+static void surge_remove(struct cconn *c)
+{
+    struct lb_listener *l = c->l;
+    struct cconn **pp = &l->qhead, *prev = NULL;
+
+    for (; *pp; prev = *pp, pp = &(*pp)->qnext) {
+        if (*pp == c) {
+            *pp = c->qnext;
+            if (l->qtail == c)
+                l->qtail = prev;
+            l->qlen--;
+            return;
+        }
+    }
+}
+
+/* Detaches and closes the backend connection of an unfinished request. */
+static void abort_backend(struct cconn *c)
+{
+    struct bconn *b = c->b;
+
+    if (!b)
+        return;
+    c->b = NULL;
+    b->c = NULL;
+    if (b->be->outstanding > 0)
+        b->be->outstanding--;
+    bconn_free(b);
+}
+
+static void client_close(struct cconn *c)
+{
+    struct lb_listener *l = c->l;
+
+    if (c->state == CS_QUEUED)
+        surge_remove(c);
+    abort_backend(c);
+    if (c->fd >= 0) {
+        cm_ev_del_fd(l->ev, c->fd);
+        close(c->fd);
+    }
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        l->all = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    l->nclients--;
+    if (l->ncfree < FREE_MAX) {
+        c->next = l->cfree;
+        l->cfree = c;
+        l->ncfree++;
+    } else {
+        free(c);
+    }
+    run_surge_queue(l);
+}
+
+/* Sends pending output; closes when asked to after it; resumes the next request. */
+static void client_flush(struct cconn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN) {
+            client_events(c);
+            return;
+        }
+        if (n <= 0) {
+            client_close(c);
+            return;
+        }
+        c->out_off += (size_t)n;
+        c->resp_started = 1;
+    }
+    c->out_off = c->out_len = 0;
+    if (c->state == CS_HEAD && c->close_after) {
+        client_close(c);
+        return;
+    }
+    if (c->b)
+        backend_events(c->b);
+    client_events(c);
+    if (c->state == CS_HEAD && c->in_len > 0)
+        client_process(c);
+}
+
+/* Sends head (already in c->out) and p[0..n) to the client, writev when nothing waits. */
+static int client_send(struct cconn *c, const char *p, size_t n)
+{
+    struct iovec iov[2];
+    int k = 0;
+    ssize_t w;
+    size_t pending = c->out_len - c->out_off;
+
+    if (pending) {
+        iov[k].iov_base = c->out + c->out_off;
+        iov[k++].iov_len = pending;
+    }
+    if (n) {
+        iov[k].iov_base = (void *)p;
+        iov[k++].iov_len = n;
+    }
+    if (k == 0)
+        return 0;
+    do {
+        w = writev(c->fd, iov, k);
+    } while (w < 0 && errno == EINTR);
+    if (w < 0 && errno != EAGAIN)
+        return -1;
+    if (w < 0)
+        w = 0;
+    if (w > 0)
+        c->resp_started = 1;
+    if ((size_t)w >= pending) {
+        size_t used = (size_t)w - pending;
+
+        c->out_off = c->out_len = 0;
+        if (used < n && out_append(c, p + used, n - used) < 0)
+            return -1;
+    } else {
+        c->out_off += (size_t)w;
+        if (n && out_append(c, p, n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static const char *node_zone(const struct cconn *c)
+{
+    const struct lb_listener *l = c->l;
+
+    if (l->nzones == 0 || l->cross_zone || c->node < 0)
+        return NULL;
+    return l->zones[c->node];
+}
+
+/* Assigns a node (zone) to a new client, in turn among zones with routable backends. */
+static void assign_node(struct cconn *c)
+{
+    struct lb_listener *l = c->l;
+
+    c->node = -1;
+    if (l->nzones == 0 || l->cross_zone)
+        return;
+    for (int k = 0; k < l->nzones; k++) {
+        int z = (int)((l->node_rr + (unsigned)k) % (unsigned)l->nzones);
+
+        if (bal_routable_count(&l->set, l->zones[z]) > 0) {
+            c->node = z;
+            l->node_rr = (unsigned)z + 1;
+            return;
+        }
+    }
+}
+
+/* Copies body bytes from the client's buffer to the backend's request buffer (as many as
+ * fit and belong to this request). */
+static void move_body(struct cconn *c, struct bconn *b)
+{
+    size_t avail = c->in_len, n = 0;
+
+    if (c->body_done || avail == 0)
+        return;
+    if (b->req_off == b->req_len)
+        b->req_off = b->req_len = 0;
+    if (BREQ_CAP - b->req_len < avail)
+        avail = BREQ_CAP - b->req_len;
+    if (c->body_kind == LB_HTTP_BODY_LENGTH) {
+        n = avail < (size_t)c->body_left ? avail : (size_t)c->body_left;
+        c->body_left -= (int64_t)n;
+        c->body_done = c->body_left == 0;
+    } else if (c->body_kind == LB_HTTP_BODY_CHUNKED) {
+        int done = 0;
+        ssize_t r = lb_http_chunked_scan(&c->ch, c->in, avail, &done);
+
+        if (r < 0) {
+            c->close_after = 1;
+            c->body_done = 1;
+            return;
+        }
+        n = (size_t)r;
+        c->body_done = done;
+    }
+    memcpy(b->req + b->req_len, c->in, n);
+    b->req_len += n;
+    memmove(c->in, c->in + n, c->in_len - n);
+    c->in_len -= n;
+}
+
+static void backend_send(struct bconn *b);
+
+/* Gives the request to backend be: a pooled or new connection, the head rewritten. */
+static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, size_t reqlen)
+{
+    struct lb_listener *l = c->l;
+    struct bconn *b = bconn_get(l, be);
+    char ip[] = "127.0.0.1";
+
+    if (!b) {
+        l->m.backend_conn_errors++;
+        return -1;
+    }
+    b->c = c;
+    c->b = b;
+    be->outstanding++;
+    if (reqcopy) {
+        memcpy(b->req, reqcopy, reqlen);
+        b->req_len = reqlen;
+    } else {
+        struct lb_http_forward fwd = { ip, "http", l->fwd_port, c->msg.expect_continue };
+        ssize_t n = lb_http_forward_request(c->in, &c->msg, &fwd, b->req, BREQ_CAP);
+
+        if (n < 0)
+            return -1; /* cannot happen: BREQ_CAP covers the largest head */
+        b->req_len = (size_t)n;
+        memmove(c->in, c->in + c->msg.head_len, c->in_len - c->msg.head_len);
+        c->in_len -= c->msg.head_len;
+        move_body(c, b);
+        c->retryable = c->body_done;
+    }
+    c->state = CS_PROXY;
+    if (b->state == BS_SEND)
+        backend_send(b);
+    else
+        backend_events(b);
+    return 0;
+}
+
+/* Picks a backend for the parsed request in c->msg and hands it over; 503 or the surge
+ * queue when none can take it. */
+static void start_request(struct cconn *c)
+{
+    struct lb_listener *l = c->l;
+    struct bal_backend *be;
+    int at_cap = 0;
+
+    if (c->node < 0 || (l->nzones && !l->cross_zone &&
+                        bal_routable_count(&l->set, l->zones[c->node]) == 0))
+        assign_node(c);
+    be = bal_pick_least_outstanding(&l->set, node_zone(c), l->max_conns, &at_cap);
+    if (!be) {
+        if (at_cap) {
+            if (l->qlen >= l->surge_max) {
+                l->m.spillover++;
+                own_response(c, 503, 1, 0);
+                return;
+            }
+            c->state = CS_QUEUED;
+            c->qnext = NULL;
+            if (l->qtail)
+                l->qtail->qnext = c;
+            else
+                l->qhead = c;
+            l->qtail = c;
+            l->qlen++;
+            if (l->qlen > l->m.surge_queue_max)
+                l->m.surge_queue_max = l->qlen;
+            return;
+        }
+        own_response(c, 503, 1, 0);
+        return;
+    }
+    if (attach(c, be, NULL, 0) < 0) {
+        c->b = NULL;
+        c->state = CS_HEAD;
+        be->outstanding -= be->outstanding > 0;
+        own_response(c, 503, 1, 0);
+    }
+}
+
+static void run_surge_queue(struct lb_listener *l)
+{
+    while (l->qhead) {
+        struct cconn *c = l->qhead;
+        struct bal_backend *be;
+        int at_cap = 0;
+
+        be = bal_pick_least_outstanding(&l->set, node_zone(c), l->max_conns, &at_cap);
+        if (!be && at_cap)
+            return;
+        l->qhead = c->qnext;
+        if (!l->qhead)
+            l->qtail = NULL;
+        l->qlen--;
+        c->state = CS_HEAD;
+        if (!be) {
+            own_response(c, 503, 1, 0);
+            continue;
+        }
+        if (attach(c, be, NULL, 0) < 0) {
+            c->b = NULL;
+            c->state = CS_HEAD;
+            own_response(c, 503, 1, 0);
+        }
+    }
+}
+
+/* A parse of the input buffer when no request is in progress. */
+static void client_process(struct cconn *c)
+{
+    enum lb_http_result r;
+
+    if (c->state != CS_HEAD || c->in_len == 0 || c->close_after)
+        return;
+    r = lb_http_parse_request(c->in, c->in_len, &c->msg);
+    if (r == LB_HTTP_PARTIAL) {
+        client_events(c);
+        return;
+    }
+    c->req_us = now_us();
+    c->resp_started = 0;
+    c->retries = 0;
+    if (r != LB_HTTP_OK) {
+        c->minor = 1;
+        c->is_head = 0;
+        c->body_kind = LB_HTTP_BODY_NONE;
+        c->in_len = 0;
+        own_response(c, 400, 0, 1);
+        return;
+    }
+    c->minor = c->msg.minor;
+    c->keep_alive = c->msg.keep_alive;
+    c->is_head = c->msg.is_head;
+    c->body_kind = lb_http_request_body(&c->msg);
+    c->body_left = c->body_kind == LB_HTTP_BODY_LENGTH ? c->msg.content_length : 0;
+    c->body_done = c->body_kind == LB_HTTP_BODY_NONE;
+    if (c->body_kind == LB_HTTP_BODY_CHUNKED)
+        lb_http_chunked_init(&c->ch);
+    if (c->msg.expect_continue && !c->body_done) {
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        size_t have = c->in_len - c->msg.head_len;
+
+        if (c->body_kind != LB_HTTP_BODY_LENGTH || have < (size_t)c->body_left) {
+            if (out_append(c, cont, sizeof(cont) - 1) == 0)
+                client_send(c, NULL, 0);
+        }
+    }
+    start_request(c);
+}
+
+/* --- backend side ---------------------------------------------------------------------------- */
+
+static void count_response(struct lb_listener *l, int status)
+{
+    l->m.requests++;
+    if (status >= 500)
+        l->m.backend_5xx++;
+    else if (status >= 400)
+        l->m.backend_4xx++;
+    else if (status >= 300)
+        l->m.backend_3xx++;
+    else
+        l->m.backend_2xx++;
+}
+
+/* The response is complete: the backend connection goes back to the pool (or closes),
+ * the client reads its next request. */
+static void finish_response(struct bconn *b, int reusable)
+{
+    struct cconn *c = b->c;
+    struct bal_backend *be = b->be;
+    struct lb_listener *l = b->l;
+
+    if (be->outstanding > 0)
+        be->outstanding--;
+    if (c) {
+        c->b = NULL;
+        c->state = CS_HEAD;
+        if (!c->keep_alive || !c->body_done)
+            c->close_after = 1;
+        c->last_ms = now_ms();
+    }
+    if (reusable && b->keep_alive && be->routable && !be->removed && b->in_len == 0)
+        bconn_to_idle(b);
+    else
+        bconn_free(b);
+    if (c)
+        client_flush(c);
+    run_surge_queue(l);
+}
+
+/* The backend failed before the response completed. */
+static void backend_failed(struct bconn *b, int connect_error)
+{
+    struct cconn *c = b->c;
+    struct lb_listener *l = b->l;
+    struct bal_backend *be = b->be;
+
+    if (connect_error)
+        l->m.backend_conn_errors++;
+    if (!c) {
+        bconn_free(b);
+        return;
+    }
+    if (!c->resp_started && c->out_len == c->out_off && b->state != BS_BODY && c->retryable &&
+        c->retries < RETRIES && (b->reused || connect_error || b->in_len == 0)) {
+        /* the request never reached a live backend (or a pooled connection was stale):
+         * send it again, elsewhere when possible */
+        char *copy = cm_xmalloc(b->req_len);
+        size_t len = b->req_len;
+        int reused = b->reused;
+        int was_routable = be->routable;
+        struct bal_backend *alt;
+
+        memcpy(copy, b->req, len);
+        c->retries++;
+        bal_ref(be);
+        abort_backend(c); /* frees b */
+        if (!reused)
+            be->routable = 0; /* not this one again right now */
+        alt = bal_pick_least_outstanding(&l->set, node_zone(c), l->max_conns, NULL);
+        be->routable = was_routable;
+        if (!alt && reused && be->routable)
+            alt = be;
+        bal_unref(be);
+        if (alt && attach(c, alt, copy, len) == 0) {
+            free(copy);
+            return;
+        }
+        free(copy);
+        if (c->b)
+            abort_backend(c);
+        own_response(c, 502, 0, !c->body_done);
+        return;
+    }
+    abort_backend(c);
+    if (!c->resp_started && c->out_len == c->out_off) {
+        c->in_len = c->body_done ? c->in_len : 0;
+        own_response(c, 502, 0, !c->body_done);
+    } else {
+        c->state = CS_HEAD;
+        c->close_after = 1;
+        client_flush(c);
+    }
+}
+
+static void backend_send(struct bconn *b)
+{
+    struct cconn *c = b->c;
+
+    while (b->req_off < b->req_len) {
+        ssize_t n = send(b->fd, b->req + b->req_off, b->req_len - b->req_off, MSG_NOSIGNAL);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n <= 0) {
+            backend_failed(b, 0);
+            return;
+        }
+        b->req_off += (size_t)n;
+    }
+    if (b->req_off == b->req_len && c && !c->body_done && c->in_len > 0) {
+        move_body(c, b);
+        if (b->req_len > b->req_off) {
+            backend_send(b);
+            return;
+        }
+    }
+    if (b->req_off == b->req_len && c && c->body_done) {
+        b->state = BS_HEAD;
+        b->msg.head_len = 0;
+    }
+    backend_events(b);
+    if (c)
+        client_events(c);
+}
+
+/* Forwards body bytes p[0..n) of the response; finishes when the body ends. */
+static void response_body(struct bconn *b, const char *p, size_t n)
+{
+    struct cconn *c = b->c;
+    size_t take = n;
+    int done = 0;
+
+    switch (b->body_kind) {
+    case LB_HTTP_BODY_NONE:
+        take = 0;
+        done = 1;
+        break;
+    case LB_HTTP_BODY_LENGTH:
+        if ((int64_t)take > b->body_left)
+            take = (size_t)b->body_left;
+        b->body_left -= (int64_t)take;
+        done = b->body_left == 0;
+        break;
+    case LB_HTTP_BODY_CHUNKED: {
+        ssize_t r = lb_http_chunked_scan(&b->ch, p, n, &done);
+
+        if (r < 0) {
+            backend_failed(b, 0);
+            return;
+        }
+        take = (size_t)r;
+        break;
+    }
+    case LB_HTTP_BODY_EOF:
+        break;
+    }
+    if (take < n)
+        b->keep_alive = 0; /* bytes beyond the response: do not reuse */
+    if (client_send(c, p, take) < 0) {
+        abort_backend(c);
+        client_close(c);
+        return;
+    }
+    if (done) {
+        b->in_len = 0;
+        finish_response(b, 1);
+        return;
+    }
+    backend_events(b);
+    client_events(c);
+}
+
+static void response_head(struct bconn *b)
+{
+    struct cconn *c = b->c;
+    struct lb_listener *l = b->l;
+    enum lb_http_result r;
+    ssize_t n;
+    size_t rest;
+
+    for (;;) {
+        r = lb_http_parse_response(b->in, b->in_len, &b->msg);
+        if (r == LB_HTTP_PARTIAL) {
+            if (b->in_len == BIN_CAP)
+                break;
+            backend_events(b);
+            return;
+        }
+        if (r != LB_HTTP_OK)
+            break;
+        if (b->msg.status >= 100 && b->msg.status < 200) {
+            /* interim (100 Continue from the backend): the proxy already answered */
+            memmove(b->in, b->in + b->msg.head_len, b->in_len - b->msg.head_len);
+            b->in_len -= b->msg.head_len;
+            continue;
+        }
+        goto ok;
+    }
+    /* unparsable or too large: 502 */
+    abort_backend(c);
+    own_response(c, 502, 0, 1);
+    return;
+
+ok : {
+    double lat = (double)(now_us() - c->req_us) / 1000.0;
+
+    l->m.latency_sum_ms += lat;
+    l->m.latency_count++;
+    if (lat > l->m.latency_max_ms)
+        l->m.latency_max_ms = lat;
+}
+    b->status = b->msg.status;
+    count_response(l, b->status);
+    b->body_kind = lb_http_response_body(&b->msg, c->is_head);
+    b->body_left = b->body_kind == LB_HTTP_BODY_LENGTH ? b->msg.content_length : 0;
+    if (b->body_kind == LB_HTTP_BODY_CHUNKED)
+        lb_http_chunked_init(&b->ch);
+    b->keep_alive = b->msg.keep_alive && b->body_kind != LB_HTTP_BODY_EOF;
+    if (b->body_kind == LB_HTTP_BODY_EOF || !c->keep_alive || !c->body_done)
+        c->close_after = 1;
+    if (c->out_off == c->out_len)
+        c->out_off = c->out_len = 0;
+    n = lb_http_forward_response(b->in, &b->msg, c->close_after, c->minor,
+                                 c->out + c->out_len, COUT_CAP - c->out_len);
+    if (n < 0) {
+        abort_backend(c);
+        client_close(c);
+        return;
+    }
+    c->out_len += (size_t)n;
+    b->state = BS_BODY;
+    rest = b->in_len - b->msg.head_len;
+    response_body(b, b->in + b->msg.head_len, rest);
+}
+
+static void backend_read(struct bconn *b)
+{
+    ssize_t n;
+
+    if (b->state == BS_HEAD || b->state == BS_SEND) {
+        n = recv(b->fd, b->in + b->in_len, BIN_CAP - b->in_len, 0);
+    } else {
+        b->in_len = 0;
+        n = recv(b->fd, b->in, BIN_CAP, 0);
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (b->state == BS_IDLE) {
+        bconn_free(b); /* the backend closed (or talked out of turn) */
+        return;
+    }
+    if (n == 0 && b->state == BS_BODY && b->body_kind == LB_HTTP_BODY_EOF) {
+        b->keep_alive = 0;
+        finish_response(b, 0);
+        return;
+    }
+    if (n <= 0) {
+        backend_failed(b, n < 0 && b->in_len == 0 && !b->reused && errno == ECONNREFUSED);
+        return;
+    }
+    b->c->last_ms = now_ms();
+    if (b->state == BS_BODY) {
+        response_body(b, b->in, (size_t)n);
+        return;
+    }
+    b->in_len += (size_t)n;
+    if (b->state == BS_SEND) {
+        /* an early answer (e.g. 413 before the body): take it as the response */
+        b->c->body_done = 1;
+        b->c->close_after = 1;
+        b->state = BS_HEAD;
+    }
+    response_head(b);
+}
+
+static void tcp_backend(struct bconn *b, uint32_t events);
+
+static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct bconn *b = ud;
+
+    (void)ev;
+    (void)fd;
+    if (b->state == BS_CONNECTING) {
+        int err = 0;
+        socklen_t len = sizeof(err);
+
+        if (getsockopt(b->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+            if (b->l->mode == LB_MODE_TCP) {
+                struct cconn *c = b->c;
+
+                b->l->m.backend_conn_errors++;
+                if (c) {
+                    c->b = NULL;
+                    b->be->outstanding -= b->be->outstanding > 0;
+                    bconn_free(b);
+                    client_close(c);
+                } else {
+                    bconn_free(b);
+                }
+                return;
+            }
+            backend_failed(b, 1);
+            return;
+        }
+        if (b->l->mode == LB_MODE_TCP) {
+            b->state = BS_TCP;
+            tcp_pump(b->c);
+            return;
+        }
+        b->state = BS_SEND;
+        backend_send(b);
+        return;
+    }
+    if (b->state == BS_TCP) {
+        tcp_backend(b, events);
+        return;
+    }
+    if ((events & EPOLLOUT) && b->state == BS_SEND) {
+        backend_send(b);
+        return;
+    }
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+        backend_read(b);
+}
+
+/* --- client events ------------------------------------------------------------------------------ */
+
+static void http_client(struct cconn *c, uint32_t events)
+{
+    ssize_t n;
+
+    if (events & EPOLLOUT) {
+        client_flush(c);
+        return;
+    }
+    if (c->in_len == CIN_CAP) {
+        client_events(c);
+        return;
+    }
+    n = recv(c->fd, c->in + c->in_len, CIN_CAP - c->in_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        client_close(c);
+        return;
+    }
+    c->in_len += (size_t)n;
+    c->last_ms = now_ms();
+    if (c->state == CS_HEAD) {
+        client_process(c);
+    } else if (c->state == CS_PROXY && c->b && !c->body_done) {
+        struct bconn *b = c->b;
+
+        move_body(c, b);
+        c->retryable = 0;
+        if (b->state == BS_SEND)
+            backend_send(b);
+        else
+            client_events(c);
+    } else {
+        client_events(c);
+    }
+}
+
+/* --- TCP listeners ---------------------------------------------------------------------------- */
+
+static void tcp_close_both(struct cconn *c)
+{
+    client_close(c); /* closes c->b too */
+}
+
+/* Moves bytes both ways as far as the sockets allow. */
+static void tcp_pump(struct cconn *c)
+{
+    struct bconn *b = c->b;
+    ssize_t n;
+
+    if (!b || b->state != BS_TCP)
+        return;
+    /* client -> backend */
+    while (c->in_len > c->in_off) {
+        n = send(b->fd, c->in + c->in_off, c->in_len - c->in_off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n <= 0) {
+            tcp_close_both(c);
+            return;
+        }
+        c->in_off += (size_t)n;
+    }
+    if (c->in_off == c->in_len) {
+        c->in_off = c->in_len = 0;
+        if (c->eof)
+            shutdown(b->fd, SHUT_WR);
+    }
+    /* backend -> client */
+    while (b->in_len > b->in_off) {
+        n = send(c->fd, b->in + b->in_off, b->in_len - b->in_off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n <= 0) {
+            tcp_close_both(c);
+            return;
+        }
+        b->in_off += (size_t)n;
+    }
+    if (b->in_off == b->in_len) {
+        b->in_off = b->in_len = 0;
+        if (b->eof)
+            shutdown(c->fd, SHUT_WR);
+    }
+    if (c->eof && b->eof && c->in_len == 0 && b->in_len == 0) {
+        tcp_close_both(c);
+        return;
+    }
+    client_events(c);
+    backend_events(b);
+}
+
+static void tcp_client(struct cconn *c, uint32_t events)
+{
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && c->in_len == 0 && !c->eof) {
+        ssize_t n = recv(c->fd, c->in, CIN_CAP, 0);
+
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            tcp_close_both(c);
+            return;
+        }
+        if (n == 0)
+            c->eof = 1;
+        if (n > 0) {
+            c->in_len = (size_t)n;
+            c->in_off = 0;
+            c->last_ms = now_ms();
+        }
+    }
+    if (!c->b || c->b->state != BS_TCP) {
+        client_events(c);
+        if (c->eof && c->in_len == 0)
+            tcp_close_both(c);
+        return;
+    }
+    tcp_pump(c);
+}
+
+static void tcp_backend(struct bconn *b, uint32_t events)
+{
+    struct cconn *c = b->c;
+
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && b->in_len == 0 && !b->eof) {
+        ssize_t n = recv(b->fd, b->in, BIN_CAP, 0);
+
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            tcp_close_both(c);
+            return;
+        }
+        if (n == 0)
+            b->eof = 1;
+        if (n > 0) {
+            b->in_len = (size_t)n;
+            b->in_off = 0;
+            c->last_ms = now_ms();
+        }
+    }
+    tcp_pump(c);
+}
+
+static void tcp_start(struct cconn *c)
+{
+    struct lb_listener *l = c->l;
+    struct bal_backend *be;
+    struct bconn *b;
+
+    assign_node(c);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        be = bal_pick_round_robin(&l->set, node_zone(c), l->max_conns, NULL);
+        if (!be)
+            break;
+        b = bconn_connect(l, be);
+        if (!b) {
+            l->m.backend_conn_errors++;
+            continue;
+        }
+        b->c = c;
+        c->b = b;
+        be->outstanding++;
+        client_events(c);
+        return;
+    }
+    client_close(c);
+}
+
+static void on_client(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct cconn *c = ud;
+
+    (void)ev;
+    (void)fd;
+    if (c->state == CS_TCP)
+        tcp_client(c, events);
+    else
+        http_client(c, events);
+}
+
+/* --- listener --------------------------------------------------------------------------------- */
+
+static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct lb_listener *l = ud;
+
+    (void)events;
+    for (int k = 0; k < 32; k++) {
+        int one = 1;
+        int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct cconn *c;
+
+        if (cfd < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                log_warn("lb: accept on %s: %s", l->name, strerror(errno));
+            return;
+        }
+        setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        c = cconn_new(l, cfd);
+        c->events = EPOLLIN | EPOLLRDHUP;
+        if (cm_ev_add_fd(ev, cfd, c->events, on_client, c) < 0) {
+            c->fd = -1;
+            close(cfd);
+            client_close(c);
+            continue;
+        }
+        l->m.client_conns++;
+        if (l->mode == LB_MODE_TCP)
+            tcp_start(c);
+        else
+            assign_node(c);
+    }
+}
+
+/* Idle timeout: requests without progress get 504; idle connections close. */
+static int64_t on_sweep(struct cm_ev *ev, int64_t now, void *ud)
+{
+    struct lb_listener *l = ud;
+    struct cconn *c;
+
+    (void)ev;
+again:
+    for (c = l->all; c; c = c->next) {
+        if (now - c->last_ms < l->idle_ms)
+            continue;
+        if ((c->state == CS_PROXY || c->state == CS_QUEUED) && !c->resp_started &&
+            c->out_len == c->out_off) {
+            if (c->state == CS_QUEUED)
+                surge_remove(c);
+            abort_backend(c);
+            c->state = CS_HEAD;
+            c->last_ms = now;
+            own_response(c, 504, 0, 1);
+        } else {
+            client_close(c);
+        }
+        goto again;
+    }
+    return l->idle_ms < 4000 ? (l->idle_ms / 4 > 10 ? l->idle_ms / 4 : 10) : 1000;
+}
+
+struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config *cfg,
+                                       char *err, size_t errlen)
+{
+    struct lb_listener *l;
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof(sa);
+    int one = 1;
+
+    l = cm_xcalloc(1, sizeof(*l));
+    l->ev = ev;
+    l->name = cm_xstrdup(cfg->name ? cfg->name : "proxy");
+    l->mode = cfg->mode;
+    l->idle_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms : 60000;
+    l->max_conns = cfg->backend_max_conns > 0 ? cfg->backend_max_conns : 512;
+    l->surge_max = cfg->surge_max > 0 ? cfg->surge_max : 1024;
+    bal_init(&l->set);
+    l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (l->fd < 0)
+        goto fail;
+    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)cfg->port);
+    if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(l->fd, 4096) < 0 ||
+        getsockname(l->fd, (struct sockaddr *)&sa, &sl) < 0)
+        goto fail;
+    l->port = ntohs(sa.sin_port);
+    l->fwd_port = cfg->forwarded_port > 0 ? cfg->forwarded_port : l->port;
+    if (cm_ev_add_fd(ev, l->fd, EPOLLIN, on_accept, l) < 0)
+        goto fail;
+    l->sweep_timer = cm_ev_add_timer(ev, 250, on_sweep, l);
+    return l;
+
+fail:
+    if (err && errlen)
+        snprintf(err, errlen, "cannot listen on 127.0.0.1:%d: %s", cfg->port, strerror(errno));
+    if (l->fd >= 0)
+        close(l->fd);
+    free(l->name);
+    free(l);
+    return NULL;
+}
+
+void lb_listener_destroy(struct lb_listener *l)
+{
+    if (!l)
+        return;
+    cm_ev_del_timer(l->ev, l->sweep_timer);
+    cm_ev_del_fd(l->ev, l->fd);
+    close(l->fd);
+    l->qhead = l->qtail = NULL;
+    while (l->all) {
+        struct cconn *c = l->all;
+
+        c->state = CS_HEAD; /* the surge queue is dropped above */
+        client_close(c);
+    }
+    for (int i = 0; i < l->set.n; i++)
+        close_idle(l->set.v[i]);
+    bal_cleanup(&l->set);
+    while (l->cfree) {
+        struct cconn *c = l->cfree;
+
+        l->cfree = c->next;
+        free(c);
+    }
+    while (l->bfree) {
+        struct bconn *b = l->bfree;
+
+        l->bfree = b->inext;
+        free(b);
+    }
+    free(l->name);
+    free(l);
+}
+
+int lb_listener_port(const struct lb_listener *l)
+{
+    return l->port;
+}
+
+enum lb_mode lb_listener_mode(const struct lb_listener *l)
+{
+    return l->mode;
+}
+
+void lb_listener_set_idle_timeout(struct lb_listener *l, int64_t idle_timeout_ms)
+{
+    if (idle_timeout_ms > 0)
+        l->idle_ms = idle_timeout_ms;
+}
+
+void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int n,
+                           int cross_zone)
+{
+    if (n > LB_ZONES_MAX)
+        n = LB_ZONES_MAX;
+    for (int i = 0; i < n; i++)
+        snprintf(l->zones[i], sizeof(l->zones[i]), "%s", zones[i]);
+    l->nzones = n;
+    l->cross_zone = cross_zone;
+    for (struct cconn *c = l->all; c; c = c->next)
+        c->node = -1; /* reassigned at the next request */
+}
+
+void lb_backend_set(struct lb_listener *l, const char *id, int port, const char *zone,
+                    int routable)
+{
+    struct sockaddr_in sa;
+    struct bal_backend *be = bal_find(&l->set, id);
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)port);
+    if (be && be->addr.sin_port != sa.sin_port)
+        close_idle(be);
+    be = bal_add(&l->set, id, &sa, zone);
+    if (be->routable && !routable)
+        close_idle(be);
+    be->routable = routable != 0;
+    if (routable)
+        run_surge_queue(l);
+}
+
+void lb_backend_remove(struct lb_listener *l, const char *id)
+{
+    struct bal_backend *be = bal_find(&l->set, id);
+
+    if (!be)
+        return;
+    close_idle(be);
+    bal_remove(&l->set, be);
+}
+
+int lb_backend_outstanding(const struct lb_listener *l, const char *id)
+{
+    const struct bal_backend *be = bal_find(&l->set, id);
+
+    return be ? be->outstanding : -1;
+}
+
+int lb_backend_count(const struct lb_listener *l)
+{
+    return l->set.n;
+}
+
+const char *lb_backend_id_at(const struct lb_listener *l, int i)
+{
+    return i >= 0 && i < l->set.n ? l->set.v[i]->id : NULL;
+}
+
+void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out)
+{
+    *out = l->m;
+    memset(&l->m, 0, sizeof(l->m));
+    l->m.surge_queue_max = l->qlen;
+}
+
+int lb_listener_surge_len(const struct lb_listener *l)
+{
+    return l->qlen;
+}
+
+int lb_listener_client_conns(const struct lb_listener *l)
+{
+    return l->nclients;
+}

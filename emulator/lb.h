@@ -1,0 +1,106 @@
+/* emulator/lb.h: one classic-ELB listener as a real reverse proxy on 127.0.0.1, on the
+ * caller's common/ev loop (single-threaded, non-blocking).
+ *
+ * HTTP listeners parse each request (lb_http), add X-Forwarded-For/-Proto/-Port, answer
+ * Expect: 100-continue themselves, and send it to the backend with the fewest outstanding
+ * requests over a pooled keep-alive connection; the response goes back unchanged but for
+ * the hop-by-hop headers. TCP listeners pipe bytes both ways to backends taken in turn.
+ * The proxy's own answers (spec 6.5): 503 when no backend is routable or the surge queue
+ * (1,024) is full (SpilloverCount), 504 when a request sees no progress for the idle
+ * timeout, 502 when the backend's response is unparsable or the backend fails before
+ * answering (a request that was never sent, or whose backend failed before any byte of
+ * the response, is retried once on another backend; BackendConnectionErrors counts each
+ * failed connection). Requests wait in the surge queue while every routable backend has
+ * `backend_max_conns` connections.
+ *
+ * Zones: each accepted client connection is assigned a load-balancer node (one per enabled
+ * zone, in turn, among zones that have a routable backend); without cross-zone a node
+ * routes only to its zone's backends.
+ *
+ * Hot path: no allocation per request (connections come from free lists), one recv and
+ * one send/writev per direction, no logging.
+ *
+ * Ownership: the listener owns its sockets, connections and backend set; everything is
+ * closed by lb_listener_destroy(). Ids and zones passed in are copied. */
+#ifndef EMULATOR_LB_H
+#define EMULATOR_LB_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "common/ev.h"
+
+enum lb_mode {
+    LB_MODE_HTTP,
+    LB_MODE_TCP,
+};
+
+#define LB_ZONES_MAX 8
+
+struct lb_config {
+    const char *name;       /* for logs ("autoscalelb:80"), copied */
+    int port;               /* 127.0.0.1 port to listen on; 0 = any */
+    enum lb_mode mode;
+    int forwarded_port;     /* X-Forwarded-Port (the LoadBalancerPort); 0 = port */
+    int64_t idle_timeout_ms; /* 0 -> 60000 */
+    int backend_max_conns;  /* per backend; 0 -> 512 */
+    int surge_max;          /* 0 -> 1024 */
+};
+
+/* Per-listener figures since the last lb_listener_metrics_take(): the AWS/ELB metrics. */
+struct lb_metrics {
+    uint64_t requests;        /* RequestCount: requests answered by a backend or the proxy */
+    double latency_sum_ms;    /* Latency: request sent to backend -> response head seen */
+    uint64_t latency_count;
+    double latency_max_ms;
+    uint64_t backend_2xx, backend_3xx, backend_4xx, backend_5xx;
+    uint64_t elb_4xx, elb_5xx; /* HTTPCode_ELB_4XX/5XX: the proxy's own answers */
+    uint64_t elb_502, elb_503, elb_504;
+    int surge_queue_max;       /* SurgeQueueLength (Maximum) */
+    uint64_t spillover;        /* SpilloverCount */
+    uint64_t backend_conn_errors; /* BackendConnectionErrors */
+    uint64_t client_conns;     /* accepted connections */
+};
+
+struct lb_listener;
+
+/* Binds and starts accepting. Returns NULL with a message in err (CM_ERR_LEN-sized, may be
+ * NULL) when the port cannot be bound. */
+struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config *cfg,
+                                       char *err, size_t errlen);
+/* Closes the listening socket, every client and backend connection. NULL is a no-op. */
+void lb_listener_destroy(struct lb_listener *l);
+int lb_listener_port(const struct lb_listener *l); /* the bound port */
+enum lb_mode lb_listener_mode(const struct lb_listener *l);
+
+/* Settings that change at run time (ModifyLoadBalancerAttributes, zones). */
+void lb_listener_set_idle_timeout(struct lb_listener *l, int64_t idle_timeout_ms);
+/* Enabled zones (copied) and cross-zone; n 0 = zones ignored (one node, every backend). */
+void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int n,
+                           int cross_zone);
+
+/* Adds or updates a backend (id copied): address 127.0.0.1:port, zone (NULL = ""),
+ * routable (new requests may go to it). A backend that stops being routable keeps its
+ * in-flight requests (draining) and loses its idle connections. */
+void lb_backend_set(struct lb_listener *l, const char *id, int port, const char *zone,
+                    int routable);
+/* Removes a backend: no new requests; requests in flight finish. */
+void lb_backend_remove(struct lb_listener *l, const char *id);
+/* Requests in flight (HTTP) or open connections (TCP) to that backend; -1 when unknown. */
+int lb_backend_outstanding(const struct lb_listener *l, const char *id);
+int lb_backend_count(const struct lb_listener *l);
+/* The i-th backend's id (borrowed), or NULL. */
+const char *lb_backend_id_at(const struct lb_listener *l, int i);
+
+/* Copies the figures into *out and starts a new interval. */
+void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out);
+/* Current surge queue length and connections (for status pages and tests). */
+int lb_listener_surge_len(const struct lb_listener *l);
+int lb_listener_client_conns(const struct lb_listener *l);
+
+/* `emulator proxy --listen [HOST:]PORT --backend HOST:PORT ... [options]`: a standalone
+ * least-outstanding-requests HTTP proxy (or --tcp round robin) with optional active
+ * health checks; see --help. argv[0] is "proxy". Returns the exit status. */
+int lb_proxy_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,199 @@
+/* tests/unit/emulator/test_balancer.c: emulator/balancer.c, the proxy's choice rules:
+ * least outstanding requests with ties in turn, round robin, zones, connection caps,
+ * routability, and backends outliving their removal while connections hold them. */
+#include "emulator/balancer.h"
+
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+static struct bal_backend *add(struct bal_set *s, const char *id, int port, const char *zone)
+{
+    struct sockaddr_in sa;
+    struct bal_backend *b;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    b = bal_add(s, id, &sa, zone);
+    b->routable = 1;
+    return b;
+}
+
+static void test_balancer_least_outstanding(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *a, *b, *c, *p;
+
+    (void)state;
+    bal_init(&s);
+    a = add(&s, "a", 1, "z1");
+    b = add(&s, "b", 2, "z1");
+    c = add(&s, "c", 3, "z1");
+    a->outstanding = 3;
+    b->outstanding = 1;
+    c->outstanding = 2;
+    for (int i = 0; i < 5; i++)
+        assert_ptr_equal(bal_pick_least_outstanding(&s, NULL, 0, NULL), b);
+    b->outstanding = 5;
+    assert_ptr_equal(bal_pick_least_outstanding(&s, NULL, 0, NULL), c);
+    /* ties are taken in turn: over 30 picks with equal load each gets 10 */
+    a->outstanding = b->outstanding = c->outstanding = 0;
+    a->picks = b->picks = c->picks = 0;
+    for (int i = 0; i < 30; i++) {
+        p = bal_pick_least_outstanding(&s, NULL, 0, NULL);
+        assert_non_null(p);
+    }
+    assert_int_equal(a->picks, 10);
+    assert_int_equal(b->picks, 10);
+    assert_int_equal(c->picks, 10);
+    /* picking and counting outstanding as the proxy does spreads load evenly */
+    for (int i = 0; i < 9; i++)
+        bal_pick_least_outstanding(&s, NULL, 0, NULL)->outstanding++;
+    assert_int_equal(a->outstanding, 3);
+    assert_int_equal(b->outstanding, 3);
+    assert_int_equal(c->outstanding, 3);
+    bal_cleanup(&s);
+}
+
+static void test_balancer_routable_only(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *a, *b;
+    int at_cap = -1;
+
+    (void)state;
+    bal_init(&s);
+    assert_null(bal_pick_least_outstanding(&s, NULL, 0, &at_cap));
+    assert_int_equal(at_cap, 0);
+    a = add(&s, "a", 1, "z1");
+    b = add(&s, "b", 2, "z1");
+    a->routable = 0;
+    b->outstanding = 100;
+    assert_ptr_equal(bal_pick_least_outstanding(&s, NULL, 0, NULL), b);
+    assert_ptr_equal(bal_pick_round_robin(&s, NULL, 0, NULL), b);
+    b->routable = 0;
+    assert_null(bal_pick_least_outstanding(&s, NULL, 0, &at_cap));
+    assert_int_equal(at_cap, 0);
+    assert_null(bal_pick_round_robin(&s, NULL, 0, NULL));
+    assert_int_equal(bal_routable_count(&s, NULL), 0);
+    /* a re-added id updates the same backend, keeping its state */
+    assert_ptr_equal(add(&s, "a", 9, "z2"), a);
+    assert_int_equal(ntohs(a->addr.sin_port), 9);
+    assert_string_equal(a->zone, "z2");
+    bal_cleanup(&s);
+}
+
+static void test_balancer_round_robin(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *v[3];
+    const char *ids[] = { "a", "b", "c" };
+
+    (void)state;
+    bal_init(&s);
+    for (int i = 0; i < 3; i++)
+        v[i] = add(&s, ids[i], i + 1, "z");
+    v[0]->outstanding = 50; /* round robin ignores load */
+    for (int i = 0; i < 9; i++)
+        assert_ptr_equal(bal_pick_round_robin(&s, NULL, 0, NULL), v[i % 3]);
+    v[1]->routable = 0;
+    assert_ptr_equal(bal_pick_round_robin(&s, NULL, 0, NULL), v[0]);
+    assert_ptr_equal(bal_pick_round_robin(&s, NULL, 0, NULL), v[2]);
+    assert_ptr_equal(bal_pick_round_robin(&s, NULL, 0, NULL), v[0]);
+    bal_cleanup(&s);
+}
+
+static void test_balancer_zones(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *a, *b, *c;
+
+    (void)state;
+    bal_init(&s);
+    a = add(&s, "a", 1, "us-east-1a");
+    b = add(&s, "b", 2, "us-east-1b");
+    c = add(&s, "c", 3, "us-east-1b");
+    a->outstanding = 10;
+    /* a node in zone a uses only zone a's backends, however loaded */
+    assert_ptr_equal(bal_pick_least_outstanding(&s, "us-east-1a", 0, NULL), a);
+    assert_ptr_equal(bal_pick_round_robin(&s, "us-east-1a", 0, NULL), a);
+    /* zone b's node spreads over b and c */
+    b->outstanding = 1;
+    assert_ptr_equal(bal_pick_least_outstanding(&s, "us-east-1b", 0, NULL), c);
+    /* cross-zone (NULL): the least loaded anywhere */
+    c->outstanding = 2;
+    assert_ptr_equal(bal_pick_least_outstanding(&s, NULL, 0, NULL), b);
+    assert_int_equal(bal_routable_count(&s, "us-east-1b"), 2);
+    assert_int_equal(bal_routable_count(&s, "us-east-1c"), 0);
+    assert_null(bal_pick_least_outstanding(&s, "us-east-1c", 0, NULL));
+    bal_cleanup(&s);
+}
+
+static void test_balancer_connection_cap(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *a, *b;
+    int at_cap = 0;
+
+    (void)state;
+    bal_init(&s);
+    a = add(&s, "a", 1, "z");
+    b = add(&s, "b", 2, "z");
+    a->conns = 2;
+    b->conns = 1;
+    a->outstanding = 0;
+    b->outstanding = 1;
+    /* a is at its cap of 2: b is taken although busier */
+    assert_ptr_equal(bal_pick_least_outstanding(&s, NULL, 2, &at_cap), b);
+    b->conns = 2;
+    assert_null(bal_pick_least_outstanding(&s, NULL, 2, &at_cap));
+    assert_int_equal(at_cap, 1);
+    assert_null(bal_pick_round_robin(&s, NULL, 2, &at_cap));
+    assert_int_equal(at_cap, 1);
+    /* an idle pooled connection means a request fits without a new one */
+    a->nidle = 1;
+    assert_ptr_equal(bal_pick_least_outstanding(&s, NULL, 2, &at_cap), a);
+    a->nidle = 0;
+    bal_cleanup(&s);
+}
+
+static void test_balancer_remove_keeps_referenced(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *a, *b;
+
+    (void)state;
+    bal_init(&s);
+    a = add(&s, "a", 1, "z");
+    b = add(&s, "b", 2, "z");
+    bal_ref(a); /* a connection holds it */
+    bal_remove(&s, a);
+    assert_null(bal_find(&s, "a"));
+    assert_true(a->removed);
+    assert_false(a->routable);
+    assert_int_equal(a->refs, 1);
+    assert_ptr_equal(bal_pick_least_outstanding(&s, NULL, 0, NULL), b);
+    bal_unref(a); /* freed here (ASan checks) */
+    assert_ptr_equal(bal_find(&s, "b"), b);
+    bal_cleanup(&s);
+    assert_int_equal(s.n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_balancer_least_outstanding),
+        cmocka_unit_test(test_balancer_routable_only),
+        cmocka_unit_test(test_balancer_round_robin),
+        cmocka_unit_test(test_balancer_zones),
+        cmocka_unit_test(test_balancer_connection_cap),
+        cmocka_unit_test(test_balancer_remove_keeps_referenced),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
