@@ -11,6 +11,8 @@
 
 #include "common/ev.h"
 #include "common/log.h"
+#include "emulator/instance_main.h"
+#include "emulator/lb.h"
 #include "emulator/model.h"
 #include "emulator/server.h"
 
@@ -39,7 +41,9 @@ static void usage(FILE *f)
             "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
             "  --port-file PATH    write the bound port to PATH once listening\n"
             "  --quiet             no per-request log line\n"
-            "  --help, --version\n");
+            "  --help, --version\n"
+            "sub-modes: emulator instance --help (an emulated instance),\n"
+            "           emulator proxy --help (a standalone load-balancing proxy)\n");
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -98,6 +102,11 @@ int main(int argc, char **argv)
     int c, rc = 1;
     static const int sigs[] = { SIGINT, SIGTERM };
 
+    /* sub-modes (the data plane's): an emulated instance, a standalone proxy */
+    if (argc > 1 && strcmp(argv[1], "instance") == 0)
+        return instance_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "proxy") == 0)
+        return lb_proxy_main(argc - 1, argv + 1);
     memset(&cfg, 0, sizeof(cfg));
     srv_config_defaults(&cfg.srv);
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
