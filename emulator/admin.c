@@ -85,6 +85,7 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
             error(rs, 409, "the clock is real; start the emulator with --clock manual to move it");
             return;
         }
+        srv_step(s);
         reply(rs, 200, clock_json(s));
         return;
     }

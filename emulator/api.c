@@ -1,7 +1,11 @@
 /* emulator/api.c: handler lookup (see api.h). */
 #include "emulator/api.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/xalloc.h"
 
 static api_fn find_in(const struct api_handler *t, const char *op)
 {
@@ -23,4 +27,90 @@ api_fn api_find(const char *service, const char *op)
     if (strcmp(service, "ec2") == 0)
         return find_in(api_ec2_handlers, op);
     return NULL;
+}
+
+const char **api_strings(json_t *in, const char *member, int *n)
+{
+    json_t *a = json_object_get(in, member);
+    const char **v;
+    size_t i;
+    json_t *e;
+
+    *n = 0;
+    if (!json_is_array(a) || json_array_size(a) == 0)
+        return NULL;
+    v = cm_xcalloc(json_array_size(a), sizeof(*v));
+    json_array_foreach(a, i, e)
+    {
+        if (json_is_string(e))
+            v[(*n)++] = json_string_value(e);
+    }
+    return v;
+}
+
+const char *api_str(json_t *in, const char *member)
+{
+    return json_string_value(json_object_get(in, member));
+}
+
+int api_int(json_t *in, const char *member, int *v)
+{
+    json_t *j = json_object_get(in, member);
+
+    if (!json_is_integer(j))
+        return 0;
+    *v = (int)json_integer_value(j);
+    return 1;
+}
+
+int api_bool(json_t *in, const char *member, int def)
+{
+    json_t *j = json_object_get(in, member);
+
+    return json_is_boolean(j) ? json_is_true(j) : def;
+}
+
+/* Tokens are "sl1-<offset>": opaque to clients, checked here. */
+int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_in,
+             int def_limit, int max_limit, json_t *out, const char *list_key,
+             const char *token_out, struct awserr *err)
+{
+    const char *tok = token_in ? api_str(in, token_in) : NULL;
+    size_t total = json_array_size(items), start = 0, end;
+    int limit = def_limit;
+    json_t *page;
+
+    if (tok && *tok) {
+        char *e;
+        unsigned long long v;
+
+        if (strncmp(tok, "sl1-", 4) != 0 || !tok[4])
+            goto bad;
+        v = strtoull(tok + 4, &e, 10);
+        if (*e || v > total)
+            goto bad;
+        start = (size_t)v;
+    }
+    if (limit_in && api_int(in, limit_in, &limit)) {
+        if (limit < 1)
+            limit = 1;
+        if (limit > max_limit)
+            limit = max_limit;
+    }
+    end = start + (size_t)limit < total ? start + (size_t)limit : total;
+    page = json_array();
+    for (size_t i = start; i < end; i++)
+        json_array_append(page, json_array_get(items, i));
+    json_object_set_new(out, list_key, page);
+    if (end < total) {
+        char t[40];
+
+        snprintf(t, sizeof(t), "sl1-%zu", end);
+        json_object_set_new(out, token_out, json_string(t));
+    }
+    json_decref(items);
+    return 0;
+bad:
+    json_decref(items);
+    return awserr_set(err, 400, "InvalidNextToken", "The token '%.100s' is invalid.", tok);
 }

@@ -34,6 +34,25 @@ struct api_handler {
  * op, or NULL when the emulator does not serve it yet. */
 api_fn api_find(const char *service, const char *op);
 
+/* ---- helpers shared by the handlers (api.c) ---------------------------------------- */
+
+/* Borrowed strings of a string-list member (NULL and *n = 0 when absent); free() the
+ * array, not the strings. */
+const char **api_strings(json_t *in, const char *member, int *n);
+/* Borrowed string member, or NULL. */
+const char *api_str(json_t *in, const char *member);
+/* Integer member into *v; returns 1 when present. */
+int api_int(json_t *in, const char *member, int *v);
+/* Boolean member (def when absent). */
+int api_bool(json_t *in, const char *member, int def);
+/* Pagination (spec 1.10): takes items (an array, stolen), the request's token member
+ * and limit member, the default and max page size; sets out[list_key] to the page and
+ * out[token_key] to the next token when more remain. A token that is not one we issued
+ * -> InvalidNextToken. Returns 0 or -1. */
+int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_in,
+             int def_limit, int max_limit, json_t *out, const char *list_key,
+             const char *token_out, struct awserr *err);
+
 /* Per-service tables, each ended by { NULL, NULL }. */
 extern const struct api_handler api_autoscaling_handlers[];
 extern const struct api_handler api_elb_handlers[];

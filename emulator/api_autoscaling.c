@@ -1,13 +1,43 @@
-/* emulator/api_autoscaling.c: Auto Scaling handlers.
- *
- * Served now: the Describe*Types lookups, whose answers are AWS's fixed catalogues
- * (API reference: DescribeAdjustmentTypes, DescribeScalingProcessTypes,
- * DescribeTerminationPolicyTypes, DescribeMetricCollectionTypes,
- * DescribeLifecycleHookTypes, DescribeAutoScalingNotificationTypes), not rules.
- * Every other operation waits for scaler/asg.h + world.h. */
+/* emulator/api_autoscaling.c: Auto Scaling handlers over scaler/asg.h (IR in -> one
+ * sc_asg call -> IR out). Every rule and message is the library's. */
 #include "emulator/api.h"
 
-#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "emulator/model.h"
+#include "emulator/server.h"
+#include "scaler/asg.h"
+#include "scaler/world.h"
+
+#define UNUSED(x) (void)(x)
+
+static struct sc_asg *asg_of(struct api_ctx *ctx, struct awserr *err)
+{
+    struct sc_world *w = srv_world(ctx->srv, ctx->account, ctx->region);
+
+    if (!w) {
+        awserr_set(err, 400, "InvalidParameterValue", "Invalid region: %s", ctx->region);
+        return NULL;
+    }
+    return sc_world_asg(w);
+}
+
+static int fail(struct awserr *err, const struct sc_error *se)
+{
+    return awserr_from_sc(err, se);
+}
+
+static json_t *strs_json(char **v, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
 
 static json_t *list_of(const char *const *v, const char *key)
 {
@@ -22,106 +52,1130 @@ static json_t *list_of(const char *const *v, const char *key)
     return a;
 }
 
-static int describe_adjustment_types(struct api_ctx *ctx, json_t *in, json_t **out,
-                                     struct awserr *err)
+static void set_str(json_t *o, const char *k, const char *v)
 {
-    static const char *const v[] = { "ChangeInCapacity", "ExactCapacity",
-                                     "PercentChangeInCapacity", NULL };
+    if (v)
+        json_object_set_new(o, k, json_string(v));
+}
 
-    (void)ctx;
-    (void)in;
-    (void)err;
-    *out = json_pack("{s:o}", "AdjustmentTypes", list_of(v, "AdjustmentType"));
+static int in_list(const char *const *v, int n, const char *s)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(v[i], s) == 0)
+            return 1;
+    }
     return 0;
 }
 
-static int describe_scaling_process_types(struct api_ctx *ctx, json_t *in, json_t **out,
-                                          struct awserr *err)
-{
-    static const char *const v[] = { "AZRebalance",       "AddToLoadBalancer", "AlarmNotification",
-                                     "HealthCheck",       "InstanceRefresh",   "Launch",
-                                     "ReplaceUnhealthy",  "ScheduledActions",  "Terminate",
-                                     NULL };
+/* ---- lookups ------------------------------------------------------------------------- */
 
-    (void)ctx;
-    (void)in;
-    (void)err;
-    *out = json_pack("{s:o}", "Processes", list_of(v, "ProcessName"));
+#define LOOKUP(fname, body)                                                                        \
+    static int fname(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)            \
+    {                                                                                              \
+        UNUSED(ctx);                                                                               \
+        UNUSED(in);                                                                                \
+        UNUSED(err);                                                                               \
+        *out = body;                                                                               \
+        return 0;                                                                                  \
+    }
+
+LOOKUP(describe_adjustment_types,
+       json_pack("{s:o}", "AdjustmentTypes", list_of(sc_asg_adjustment_types(), "AdjustmentType")))
+LOOKUP(describe_scaling_process_types,
+       json_pack("{s:o}", "Processes", list_of(sc_asg_scaling_process_types(), "ProcessName")))
+LOOKUP(describe_termination_policy_types,
+       json_pack("{s:o}", "TerminationPolicyTypes", list_of(sc_asg_termination_policy_types(), NULL)))
+LOOKUP(describe_metric_collection_types,
+       json_pack("{s:o,s:o}", "Metrics", list_of(sc_asg_metric_collection_types(), "Metric"),
+                 "Granularities", list_of(sc_asg_metric_granularity_types(), "Granularity")))
+LOOKUP(describe_lifecycle_hook_types,
+       json_pack("{s:o}", "LifecycleHookTypes", list_of(sc_asg_lifecycle_hook_types(), NULL)))
+LOOKUP(describe_notification_types,
+       json_pack("{s:o}", "AutoScalingNotificationTypes", list_of(sc_asg_notification_types(), NULL)))
+
+static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out,
+                                   struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg_account_limits l;
+
+    UNUSED(in);
+    if (!asg)
+        return -1;
+    sc_asg_account_limits(asg, &l);
+    *out = json_pack("{s:i,s:i,s:i,s:i}", "MaxNumberOfAutoScalingGroups",
+                     l.max_number_of_auto_scaling_groups, "MaxNumberOfLaunchConfigurations",
+                     l.max_number_of_launch_configurations, "NumberOfAutoScalingGroups",
+                     l.number_of_auto_scaling_groups, "NumberOfLaunchConfigurations",
+                     l.number_of_launch_configurations);
     return 0;
 }
 
-static int describe_termination_policy_types(struct api_ctx *ctx, json_t *in, json_t **out,
-                                             struct awserr *err)
-{
-    static const char *const v[] = { "AllocationStrategy",        "ClosestToNextInstanceHour",
-                                     "Default",                   "NewestInstance",
-                                     "OldestInstance",            "OldestLaunchConfiguration",
-                                     "OldestLaunchTemplate",      NULL };
+/* ---- launch configurations ---------------------------------------------------------------- */
 
-    (void)ctx;
-    (void)in;
-    (void)err;
-    *out = json_pack("{s:o}", "TerminationPolicyTypes", list_of(v, NULL));
-    return 0;
-}
-
-static int describe_metric_collection_types(struct api_ctx *ctx, json_t *in, json_t **out,
-                                            struct awserr *err)
-{
-    static const char *const v[] = {
-        "GroupMinSize",          "GroupMaxSize",
-        "GroupDesiredCapacity",  "GroupInServiceInstances",
-        "GroupPendingInstances", "GroupTerminatingInstances",
-        "GroupStandbyInstances", "GroupTotalInstances",
-        "GroupInServiceCapacity", "GroupPendingCapacity",
-        "GroupStandbyCapacity",  "GroupTerminatingCapacity",
-        "GroupTotalCapacity",    NULL,
-    };
-    static const char *const g[] = { "1Minute", NULL };
-
-    (void)ctx;
-    (void)in;
-    (void)err;
-    *out = json_pack("{s:o,s:o}", "Metrics", list_of(v, "Metric"), "Granularities",
-                     list_of(g, "Granularity"));
-    return 0;
-}
-
-static int describe_lifecycle_hook_types(struct api_ctx *ctx, json_t *in, json_t **out,
-                                         struct awserr *err)
-{
-    static const char *const v[] = { "autoscaling:EC2_INSTANCE_LAUNCHING",
-                                     "autoscaling:EC2_INSTANCE_TERMINATING", NULL };
-
-    (void)ctx;
-    (void)in;
-    (void)err;
-    *out = json_pack("{s:o}", "LifecycleHookTypes", list_of(v, NULL));
-    return 0;
-}
-
-static int describe_notification_types(struct api_ctx *ctx, json_t *in, json_t **out,
+static int create_launch_configuration(struct api_ctx *ctx, json_t *in, json_t **out,
                                        struct awserr *err)
 {
-    static const char *const v[] = { "autoscaling:EC2_INSTANCE_LAUNCH",
-                                     "autoscaling:EC2_INSTANCE_LAUNCH_ERROR",
-                                     "autoscaling:EC2_INSTANCE_TERMINATE",
-                                     "autoscaling:EC2_INSTANCE_TERMINATE_ERROR",
-                                     "autoscaling:TEST_NOTIFICATION", NULL };
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg_lc_req rq;
+    struct sc_error se = { 0 };
+    json_t *mon = json_object_get(in, "InstanceMonitoring");
+    int rc = 0;
 
-    (void)ctx;
-    (void)in;
-    (void)err;
-    *out = json_pack("{s:o}", "AutoScalingNotificationTypes", list_of(v, NULL));
+    if (!asg)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.launch_configuration_name = api_str(in, "LaunchConfigurationName");
+    rq.image_id = api_str(in, "ImageId");
+    rq.instance_type = api_str(in, "InstanceType");
+    rq.key_name = api_str(in, "KeyName");
+    rq.user_data = api_str(in, "UserData");
+    rq.iam_instance_profile = api_str(in, "IamInstanceProfile");
+    rq.security_groups = api_strings(in, "SecurityGroups", &rq.nsecurity_groups);
+    if (json_is_boolean(json_object_get(mon, "Enabled"))) {
+        rq.has_instance_monitoring = 1;
+        rq.instance_monitoring = api_bool(mon, "Enabled", 1);
+    }
+    if (json_is_boolean(json_object_get(in, "AssociatePublicIpAddress"))) {
+        rq.has_associate_public_ip_address = 1;
+        rq.associate_public_ip_address = api_bool(in, "AssociatePublicIpAddress", 0);
+    }
+    if (sc_asg_create_launch_configuration(asg, &rq, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free((void *)rq.security_groups);
+    *out = NULL;
+    return rc;
+}
+
+static json_t *lc_json(const struct sc_asg_lc_info *lc)
+{
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:I,s:[],s:{s:b},s:[],s:s,s:s,s:b}",
+                          "LaunchConfigurationName", lc->launch_configuration_name,
+                          "LaunchConfigurationARN", lc->launch_configuration_arn, "ImageId",
+                          lc->image_id, "InstanceType", lc->instance_type, "SecurityGroups",
+                          strs_json(lc->security_groups, lc->nsecurity_groups), "CreatedTime",
+                          (json_int_t)lc->created_ms, "BlockDeviceMappings", "InstanceMonitoring",
+                          "Enabled", lc->instance_monitoring, "ClassicLinkVPCSecurityGroups",
+                          "KernelId", "", "RamdiskId", "", "EbsOptimized", 0);
+
+    json_object_set_new(o, "UserData", json_string(lc->user_data ? lc->user_data : ""));
+    set_str(o, "KeyName", lc->key_name);
+    set_str(o, "IamInstanceProfile", lc->iam_instance_profile);
+    if (lc->has_associate_public_ip_address)
+        json_object_set_new(o, "AssociatePublicIpAddress",
+                            json_boolean(lc->associate_public_ip_address));
+    return o;
+}
+
+static int describe_launch_configurations(struct api_ctx *ctx, json_t *in, json_t **out,
+                                          struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    const char **names;
+    int nn;
+    json_t *items = json_array();
+
+    if (!asg) {
+        json_decref(items);
+        return -1;
+    }
+    names = api_strings(in, "LaunchConfigurationNames", &nn);
+    for (int i = 0; i < sc_asg_lc_count(asg); i++) {
+        const struct sc_asg_lc_info *lc = sc_asg_lc_at(asg, i);
+
+        if (nn == 0 || in_list(names, nn, lc->launch_configuration_name))
+            json_array_append_new(items, lc_json(lc));
+    }
+    free(names);
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "LaunchConfigurations",
+                    "NextToken", err);
+}
+
+static int delete_launch_configuration(struct api_ctx *ctx, json_t *in, json_t **out,
+                                       struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    if (sc_asg_delete_launch_configuration(asg, api_str(in, "LaunchConfigurationName"),
+                                           ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+/* ---- groups ------------------------------------------------------------------------------------ */
+
+struct group_req {
+    struct sc_asg_group_req rq;
+    struct sc_asg_tag_req *tags;
+};
+
+static void group_req_get(json_t *in, struct group_req *g)
+{
+    struct sc_asg_group_req *rq = &g->rq;
+    json_t *lt = json_object_get(in, "LaunchTemplate");
+    json_t *mip = json_object_get(in, "MixedInstancesPolicy");
+    json_t *tags = json_object_get(in, "Tags");
+    size_t i;
+    json_t *t;
+
+    memset(g, 0, sizeof(*g));
+    rq->auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
+    rq->launch_configuration_name = api_str(in, "LaunchConfigurationName");
+    if (!lt && mip) {
+        lt = json_object_get(json_object_get(mip, "LaunchTemplate"), "LaunchTemplateSpecification");
+        rq->mixed_instances_policy = 1;
+    }
+    rq->launch_template_id = api_str(lt, "LaunchTemplateId");
+    rq->launch_template_name = api_str(lt, "LaunchTemplateName");
+    rq->launch_template_version = api_str(lt, "Version");
+    rq->has_min_size = api_int(in, "MinSize", &rq->min_size);
+    rq->has_max_size = api_int(in, "MaxSize", &rq->max_size);
+    rq->has_desired_capacity = api_int(in, "DesiredCapacity", &rq->desired_capacity);
+    rq->has_default_cooldown = api_int(in, "DefaultCooldown", &rq->default_cooldown);
+    rq->has_default_instance_warmup =
+        api_int(in, "DefaultInstanceWarmup", &rq->default_instance_warmup);
+    rq->availability_zones = api_strings(in, "AvailabilityZones", &rq->navailability_zones);
+    rq->vpc_zone_identifier = api_str(in, "VPCZoneIdentifier");
+    rq->health_check_type = api_str(in, "HealthCheckType");
+    rq->has_health_check_grace_period =
+        api_int(in, "HealthCheckGracePeriod", &rq->health_check_grace_period);
+    rq->load_balancer_names = api_strings(in, "LoadBalancerNames", &rq->nload_balancer_names);
+    rq->termination_policies = api_strings(in, "TerminationPolicies", &rq->ntermination_policies);
+    if (json_is_boolean(json_object_get(in, "NewInstancesProtectedFromScaleIn"))) {
+        rq->has_new_instances_protected_from_scale_in = 1;
+        rq->new_instances_protected_from_scale_in =
+            api_bool(in, "NewInstancesProtectedFromScaleIn", 0);
+    }
+    if (json_array_size(tags)) {
+        g->tags = cm_xcalloc(json_array_size(tags), sizeof(*g->tags));
+        json_array_foreach(tags, i, t)
+        {
+            g->tags[i].resource_id = api_str(t, "ResourceId");
+            g->tags[i].resource_type = api_str(t, "ResourceType");
+            g->tags[i].key = api_str(t, "Key");
+            g->tags[i].value = api_str(t, "Value");
+            g->tags[i].propagate_at_launch = api_bool(t, "PropagateAtLaunch", 0);
+        }
+        rq->tags = g->tags;
+        rq->ntags = (int)json_array_size(tags);
+    }
+}
+
+static void group_req_free(struct group_req *g)
+{
+    free((void *)g->rq.availability_zones);
+    free((void *)g->rq.load_balancer_names);
+    free((void *)g->rq.termination_policies);
+    free(g->tags);
+}
+
+static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out,
+                                  struct awserr *err, int create)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct group_req g;
+    enum sc_status st;
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    group_req_get(in, &g);
+    if (create)
+        st = sc_asg_create_group(asg, &g.rq, ctx->now_ms, &se);
+    else
+        st = sc_asg_update_group(asg, &g.rq, ctx->now_ms, &se);
+    group_req_free(&g);
+    return st == SC_OK ? 0 : fail(err, &se);
+}
+
+static int create_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **out,
+                                     struct awserr *err)
+{
+    return create_or_update_group(ctx, in, out, err, 1);
+}
+
+static int update_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **out,
+                                     struct awserr *err)
+{
+    return create_or_update_group(ctx, in, out, err, 0);
+}
+
+static json_t *lt_spec_json(const char *id, const char *name, const char *version)
+{
+    json_t *o = json_object();
+
+    set_str(o, "LaunchTemplateId", id);
+    set_str(o, "LaunchTemplateName", name);
+    set_str(o, "Version", version ? version : "$Default");
+    return o;
+}
+
+static json_t *tag_json(const char *group, const struct sc_asg_tag *t)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:b}", "ResourceId", group, "ResourceType",
+                     "auto-scaling-group", "Key", t->key, "Value", t->value ? t->value : "",
+                     "PropagateAtLaunch", t->propagate_at_launch);
+}
+
+static json_t *group_json(const struct sc_asg_group_info *g)
+{
+    json_t *o = json_object();
+    json_t *inst = json_array(), *susp = json_array(), *met = json_array(), *tags = json_array();
+
+    set_str(o, "AutoScalingGroupName", g->auto_scaling_group_name);
+    set_str(o, "AutoScalingGroupARN", g->auto_scaling_group_arn);
+    set_str(o, "LaunchConfigurationName", g->launch_configuration_name);
+    if (g->launch_template_id || g->launch_template_name) {
+        json_t *lt = lt_spec_json(g->launch_template_id, g->launch_template_name,
+                                  g->launch_template_version);
+
+        if (g->mixed_instances_policy)
+            json_object_set_new(o, "MixedInstancesPolicy",
+                                json_pack("{s:{s:o}}", "LaunchTemplate",
+                                          "LaunchTemplateSpecification", lt));
+        else
+            json_object_set_new(o, "LaunchTemplate", lt);
+    }
+    json_object_set_new(o, "MinSize", json_integer(g->min_size));
+    json_object_set_new(o, "MaxSize", json_integer(g->max_size));
+    json_object_set_new(o, "DesiredCapacity", json_integer(g->desired_capacity));
+    json_object_set_new(o, "DefaultCooldown", json_integer(g->default_cooldown));
+    json_object_set_new(o, "AvailabilityZones",
+                        strs_json(g->availability_zones, g->navailability_zones));
+    json_object_set_new(o, "LoadBalancerNames",
+                        strs_json(g->load_balancer_names, g->nload_balancer_names));
+    json_object_set_new(o, "TargetGroupARNs", json_array());
+    set_str(o, "HealthCheckType", g->health_check_type);
+    json_object_set_new(o, "HealthCheckGracePeriod", json_integer(g->health_check_grace_period));
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++) {
+        const struct sc_asg_instance_info *ii = sc_asg_group_instance_at(g, i);
+        json_t *io = json_pack("{s:s,s:s,s:s,s:s,s:b}", "InstanceId", ii->instance_id,
+                               "AvailabilityZone", ii->availability_zone, "LifecycleState",
+                               sc_asg_lifecycle_str(ii->lifecycle_state), "HealthStatus",
+                               sc_asg_health_str(ii->healthy), "ProtectedFromScaleIn",
+                               ii->protected_from_scale_in);
+
+        set_str(io, "InstanceType", ii->instance_type);
+        set_str(io, "LaunchConfigurationName", ii->launch_configuration_name);
+        if (ii->launch_template_id || ii->launch_template_name)
+            json_object_set_new(io, "LaunchTemplate",
+                                lt_spec_json(ii->launch_template_id, ii->launch_template_name,
+                                             ii->launch_template_version));
+        json_array_append_new(inst, io);
+    }
+    json_object_set_new(o, "Instances", inst);
+    json_object_set_new(o, "CreatedTime", json_integer(g->created_ms));
+    for (int p = 0; p < SC_ASG_PROC_COUNT; p++) {
+        char reason[96], iso[40];
+
+        if (!(g->suspended & (1u << p)))
+            continue;
+        model_format_iso8601(g->suspended_ms[p], iso, sizeof(iso));
+        snprintf(reason, sizeof(reason), "User suspended at %.19sZ", iso);
+        json_array_append_new(susp, json_pack("{s:s,s:s}", "ProcessName",
+                                              sc_asg_process_str((enum sc_asg_process)p),
+                                              "SuspensionReason", reason));
+    }
+    json_object_set_new(o, "SuspendedProcesses", susp);
+    set_str(o, "VPCZoneIdentifier", g->vpc_zone_identifier && *g->vpc_zone_identifier
+                                        ? g->vpc_zone_identifier
+                                        : NULL);
+    for (int m = 0; m < SC_ASG_METRIC_COUNT; m++) {
+        if (g->metrics_enabled & (1u << m))
+            json_array_append_new(met, json_pack("{s:s,s:s}", "Metric", sc_asg_metric_str(m),
+                                                 "Granularity", "1Minute"));
+    }
+    json_object_set_new(o, "EnabledMetrics", met);
+    set_str(o, "Status", g->status);
+    for (int t = 0; t < g->ntags; t++)
+        json_array_append_new(tags, tag_json(g->auto_scaling_group_name, &g->tags[t]));
+    json_object_set_new(o, "Tags", tags);
+    json_object_set_new(o, "TerminationPolicies",
+                        strs_json(g->termination_policies, g->ntermination_policies));
+    json_object_set_new(o, "NewInstancesProtectedFromScaleIn",
+                        json_boolean(g->new_instances_protected_from_scale_in));
+    if (g->has_default_instance_warmup)
+        json_object_set_new(o, "DefaultInstanceWarmup", json_integer(g->default_instance_warmup));
+    json_object_set_new(o, "TrafficSources", json_array());
+    json_object_set_new(o, "ServiceLinkedRoleARN",
+                        json_string("arn:aws:iam::123456789012:role/aws-service-role/"
+                                    "autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"));
+    return o;
+}
+
+static int describe_auto_scaling_groups(struct api_ctx *ctx, json_t *in, json_t **out,
+                                        struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    const char **names;
+    int nn;
+    json_t *items;
+
+    if (!asg)
+        return -1;
+    items = json_array();
+    names = api_strings(in, "AutoScalingGroupNames", &nn);
+    for (int i = 0; i < sc_asg_group_count(asg); i++) {
+        const struct sc_asg_group_info *g = sc_asg_group_at(asg, i);
+
+        if (nn == 0 || in_list(names, nn, g->auto_scaling_group_name))
+            json_array_append_new(items, group_json(g));
+    }
+    free(names);
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "AutoScalingGroups",
+                    "NextToken", err);
+}
+
+static int delete_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **out,
+                                     struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    if (sc_asg_delete_group(asg, api_str(in, "AutoScalingGroupName"),
+                            api_bool(in, "ForceDelete", 0), ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+static int set_desired_capacity(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    int desired = 0;
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    api_int(in, "DesiredCapacity", &desired);
+    if (sc_asg_set_desired_capacity(asg, api_str(in, "AutoScalingGroupName"), desired,
+                                    api_bool(in, "HonorCooldown", 0), ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+/* ---- instances and activities --------------------------------------------------------------- */
+
+static json_t *activity_json(const struct sc_asg_activity_info *a)
+{
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:i,s:s,s:s}", "ActivityId", a->activity_id,
+                          "AutoScalingGroupName", a->auto_scaling_group_name, "Description",
+                          a->description ? a->description : "", "Cause",
+                          a->cause ? a->cause : "", "StartTime", (json_int_t)a->start_ms,
+                          "StatusCode", a->status_code, "Progress", a->progress,
+                          "AutoScalingGroupState", a->group_deleted ? "Deleted" : "InService",
+                          "AutoScalingGroupARN",
+                          a->auto_scaling_group_arn ? a->auto_scaling_group_arn : "");
+
+    if (a->end_ms)
+        json_object_set_new(o, "EndTime", json_integer(a->end_ms));
+    set_str(o, "StatusMessage", a->status_message);
+    set_str(o, "Details", a->details);
+    return o;
+}
+
+static int describe_auto_scaling_instances(struct api_ctx *ctx, json_t *in, json_t **out,
+                                           struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    const char **ids;
+    int ni;
+    json_t *items;
+
+    if (!asg)
+        return -1;
+    items = json_array();
+    ids = api_strings(in, "InstanceIds", &ni);
+    for (int i = 0; i < sc_asg_group_count(asg); i++) {
+        const struct sc_asg_group_info *g = sc_asg_group_at(asg, i);
+
+        for (int k = 0; k < sc_asg_group_instance_count(g); k++) {
+            const struct sc_asg_instance_info *ii = sc_asg_group_instance_at(g, k);
+            json_t *io;
+
+            if (ni && !in_list(ids, ni, ii->instance_id))
+                continue;
+            io = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b}", "InstanceId", ii->instance_id,
+                           "AutoScalingGroupName", g->auto_scaling_group_name, "AvailabilityZone",
+                           ii->availability_zone, "LifecycleState",
+                           sc_asg_lifecycle_str(ii->lifecycle_state), "HealthStatus",
+                           sc_asg_health_upper_str(ii->healthy), "ProtectedFromScaleIn",
+                           ii->protected_from_scale_in);
+            set_str(io, "InstanceType", ii->instance_type);
+            set_str(io, "LaunchConfigurationName", ii->launch_configuration_name);
+            if (ii->launch_template_id || ii->launch_template_name)
+                json_object_set_new(io, "LaunchTemplate",
+                                    lt_spec_json(ii->launch_template_id, ii->launch_template_name,
+                                                 ii->launch_template_version));
+            json_array_append_new(items, io);
+        }
+    }
+    free(ids);
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 50, 50, *out, "AutoScalingInstances",
+                    "NextToken", err);
+}
+
+static int terminate_instance_in_asg(struct api_ctx *ctx, json_t *in, json_t **out,
+                                     struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    const struct sc_asg_activity_info *a = NULL;
+
+    if (!asg)
+        return -1;
+    if (sc_asg_terminate_instance(asg, api_str(in, "InstanceId"),
+                                  api_bool(in, "ShouldDecrementDesiredCapacity", 0), ctx->now_ms,
+                                  &a, &se) != SC_OK)
+        return fail(err, &se);
+    *out = a ? json_pack("{s:o}", "Activity", activity_json(a)) : NULL;
+    return 0;
+}
+
+static int set_instance_health(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    if (sc_asg_set_instance_health(asg, api_str(in, "InstanceId"), api_str(in, "HealthStatus"),
+                                   api_bool(in, "ShouldRespectGracePeriod", 1), ctx->now_ms,
+                                   &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+/* The group's activities started now that name one of ids (what AWS returns for
+ * Detach/EnterStandby/ExitStandby). */
+static json_t *activities_for(struct sc_asg *asg, const char *group, const char **ids, int nids,
+                              int64_t now_ms)
+{
+    json_t *a = json_array();
+    int n = sc_asg_activity_count(asg, group);
+
+    for (int i = 0; i < n; i++) {
+        const struct sc_asg_activity_info *ac = sc_asg_activity_at(asg, group, i);
+
+        if (ac->start_ms != now_ms || !ac->description)
+            continue;
+        for (int k = 0; k < nids; k++) {
+            if (strstr(ac->description, ids[k])) {
+                json_array_append_new(a, activity_json(ac));
+                break;
+            }
+        }
+    }
+    return a;
+}
+
+typedef enum sc_status (*ids_fn)(struct sc_asg *, const char *, const char *const *, int, int,
+                                 int64_t, struct sc_error *);
+
+static enum sc_status enter_standby_fn(struct sc_asg *asg, const char *g, const char *const *ids,
+                                       int n, int dec, int64_t now, struct sc_error *se)
+{
+    return sc_asg_enter_standby(asg, g, ids, n, dec, now, se);
+}
+
+static enum sc_status exit_standby_fn(struct sc_asg *asg, const char *g, const char *const *ids,
+                                      int n, int dec, int64_t now, struct sc_error *se)
+{
+    (void)dec;
+    return sc_asg_exit_standby(asg, g, ids, n, now, se);
+}
+
+static enum sc_status detach_fn(struct sc_asg *asg, const char *g, const char *const *ids, int n,
+                                int dec, int64_t now, struct sc_error *se)
+{
+    return sc_asg_detach_instances(asg, g, ids, n, dec, now, se);
+}
+
+static enum sc_status attach_fn(struct sc_asg *asg, const char *g, const char *const *ids, int n,
+                                int dec, int64_t now, struct sc_error *se)
+{
+    (void)dec;
+    return sc_asg_attach_instances(asg, g, ids, n, now, se);
+}
+
+static int ids_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, ids_fn fn,
+                  int with_activities)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    const char *group = api_str(in, "AutoScalingGroupName");
+    const char **ids;
+    int ni, rc = 0;
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    ids = api_strings(in, "InstanceIds", &ni);
+    if (fn(asg, group, ids, ni, api_bool(in, "ShouldDecrementDesiredCapacity", 0), ctx->now_ms,
+           &se) != SC_OK)
+        rc = fail(err, &se);
+    else if (with_activities)
+        *out = json_pack("{s:o}", "Activities", activities_for(asg, group, ids, ni, ctx->now_ms));
+    free(ids);
+    return rc;
+}
+
+static int enter_standby(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return ids_op(ctx, in, out, err, enter_standby_fn, 1);
+}
+
+static int exit_standby(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return ids_op(ctx, in, out, err, exit_standby_fn, 1);
+}
+
+static int detach_instances(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return ids_op(ctx, in, out, err, detach_fn, 1);
+}
+
+static int attach_instances(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return ids_op(ctx, in, out, err, attach_fn, 0);
+}
+
+static int describe_scaling_activities(struct api_ctx *ctx, json_t *in, json_t **out,
+                                       struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    const char *group = api_str(in, "AutoScalingGroupName");
+    const char **ids;
+    int ni;
+    json_t *items;
+
+    if (!asg)
+        return -1;
+    if (group && !sc_asg_group_find(asg, group) && !api_bool(in, "IncludeDeletedGroups", 0)) {
+        *out = json_pack("{s:[]}", "Activities");
+        return 0;
+    }
+    items = json_array();
+    ids = api_strings(in, "ActivityIds", &ni);
+    if (ni) {
+        for (int i = 0; i < ni; i++) {
+            const struct sc_asg_activity_info *a = sc_asg_activity_find(asg, ids[i]);
+
+            if (a && (!group || strcmp(a->auto_scaling_group_name, group) == 0))
+                json_array_append_new(items, activity_json(a));
+        }
+    } else {
+        for (int gi = 0; gi < sc_asg_group_count(asg); gi++) {
+            const char *gname = sc_asg_group_at(asg, gi)->auto_scaling_group_name;
+            int n;
+
+            if (group && strcmp(group, gname) != 0)
+                continue;
+            n = sc_asg_activity_count(asg, gname);
+            for (int i = 0; i < n; i++)
+                json_array_append_new(items, activity_json(sc_asg_activity_at(asg, gname, i)));
+        }
+    }
+    free(ids);
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "Activities",
+                    "NextToken", err);
+}
+
+/* ---- load balancers, processes, tags, metrics ------------------------------------------------ */
+
+typedef enum sc_status (*names_fn)(struct sc_asg *, const char *, const char *const *, int,
+                                   int64_t, struct sc_error *);
+
+static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
+                    const char *member, names_fn fn)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    const char **names;
+    int nn, rc = 0;
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    names = api_strings(in, member, &nn);
+    if (fn(asg, api_str(in, "AutoScalingGroupName"), names, nn, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free(names);
+    return rc;
+}
+
+static int attach_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
+                                 struct awserr *err)
+{
+    return names_op(ctx, in, out, err, "LoadBalancerNames", sc_asg_attach_load_balancers);
+}
+
+static int detach_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
+                                 struct awserr *err)
+{
+    return names_op(ctx, in, out, err, "LoadBalancerNames", sc_asg_detach_load_balancers);
+}
+
+static int suspend_processes(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return names_op(ctx, in, out, err, "ScalingProcesses", sc_asg_suspend_processes);
+}
+
+static int resume_processes(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return names_op(ctx, in, out, err, "ScalingProcesses", sc_asg_resume_processes);
+}
+
+static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
+                                   struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    const char *group = api_str(in, "AutoScalingGroupName");
+    const struct sc_asg_group_info *g;
+    json_t *items;
+
+    if (!asg)
+        return -1;
+    g = sc_asg_group_find(asg, group);
+    if (!g) {
+        sc_asg_group_not_found(group, &se);
+        return fail(err, &se);
+    }
+    items = json_array();
+    for (int i = 0; i < g->nload_balancer_names; i++)
+        json_array_append_new(items, json_pack("{s:s,s:s}", "LoadBalancerName",
+                                               g->load_balancer_names[i], "State",
+                                               sc_asg_load_balancer_state(asg, g, i)));
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "LoadBalancers",
+                    "NextToken", err);
+}
+
+static int tags_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int del)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    json_t *tags = json_object_get(in, "Tags");
+    struct sc_asg_tag_req *t;
+    size_t i;
+    json_t *e;
+    enum sc_status st;
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    t = cm_xcalloc(json_array_size(tags) + 1, sizeof(*t));
+    json_array_foreach(tags, i, e)
+    {
+        t[i].resource_id = api_str(e, "ResourceId");
+        t[i].resource_type = api_str(e, "ResourceType");
+        t[i].key = api_str(e, "Key");
+        t[i].value = api_str(e, "Value");
+        t[i].propagate_at_launch = api_bool(e, "PropagateAtLaunch", 0);
+    }
+    if (del)
+        st = sc_asg_delete_tags(asg, t, (int)json_array_size(tags), ctx->now_ms, &se);
+    else
+        st = sc_asg_create_or_update_tags(asg, t, (int)json_array_size(tags), ctx->now_ms, &se);
+    free(t);
+    return st == SC_OK ? 0 : fail(err, &se);
+}
+
+static int create_or_update_tags(struct api_ctx *ctx, json_t *in, json_t **out,
+                                 struct awserr *err)
+{
+    return tags_op(ctx, in, out, err, 0);
+}
+
+static int delete_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return tags_op(ctx, in, out, err, 1);
+}
+
+/* DescribeTags filters: auto-scaling-group, key, value, propagate-at-launch; values OR,
+ * filters AND. */
+static int tag_matches(json_t *filters, const char *group, const struct sc_asg_tag *t)
+{
+    size_t i, j;
+    json_t *f, *v;
+
+    json_array_foreach(filters, i, f)
+    {
+        const char *name = api_str(f, "Name");
+        const char *have = NULL;
+        int any = 0;
+
+        if (!name)
+            continue;
+        if (strcmp(name, "auto-scaling-group") == 0)
+            have = group;
+        else if (strcmp(name, "key") == 0)
+            have = t->key;
+        else if (strcmp(name, "value") == 0)
+            have = t->value ? t->value : "";
+        else if (strcmp(name, "propagate-at-launch") == 0)
+            have = t->propagate_at_launch ? "true" : "false";
+        else
+            return 0;
+        json_array_foreach(json_object_get(f, "Values"), j, v)
+        {
+            if (json_is_string(v) && strcmp(json_string_value(v), have) == 0)
+                any = 1;
+        }
+        if (!any)
+            return 0;
+    }
+    return 1;
+}
+
+static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    json_t *filters = json_object_get(in, "Filters");
+    json_t *items;
+
+    if (!asg)
+        return -1;
+    items = json_array();
+    for (int i = 0; i < sc_asg_group_count(asg); i++) {
+        const struct sc_asg_group_info *g = sc_asg_group_at(asg, i);
+
+        for (int t = 0; t < g->ntags; t++) {
+            if (tag_matches(filters, g->auto_scaling_group_name, &g->tags[t]))
+                json_array_append_new(items, tag_json(g->auto_scaling_group_name, &g->tags[t]));
+        }
+    }
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "Tags", "NextToken",
+                    err);
+}
+
+static int metrics_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
+                      int enable)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    const char **m;
+    int nm;
+    enum sc_status st;
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    m = api_strings(in, "Metrics", &nm);
+    if (enable)
+        st = sc_asg_enable_metrics_collection(asg, api_str(in, "AutoScalingGroupName"), m, nm,
+                                              api_str(in, "Granularity"), ctx->now_ms, &se);
+    else
+        st = sc_asg_disable_metrics_collection(asg, api_str(in, "AutoScalingGroupName"), m, nm,
+                                               ctx->now_ms, &se);
+    free(m);
+    return st == SC_OK ? 0 : fail(err, &se);
+}
+
+static int enable_metrics_collection(struct api_ctx *ctx, json_t *in, json_t **out,
+                                     struct awserr *err)
+{
+    return metrics_op(ctx, in, out, err, 1);
+}
+
+static int disable_metrics_collection(struct api_ctx *ctx, json_t *in, json_t **out,
+                                      struct awserr *err)
+{
+    return metrics_op(ctx, in, out, err, 0);
+}
+
+/* ---- policies ------------------------------------------------------------------------------------ */
+
+static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_asg_policy_req rq;
+    const struct sc_asg_policy_info *p = NULL;
+    json_t *steps = json_object_get(in, "StepAdjustments");
+    json_t *tt = json_object_get(in, "TargetTrackingConfiguration");
+    struct sc_step_adjustment *sa = NULL;
+    struct sc_asg_kv *dims = NULL;
+    size_t i;
+    json_t *e;
+    int v, rc = 0;
+
+    if (!asg)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
+    rq.policy_name = api_str(in, "PolicyName");
+    rq.policy_type = api_str(in, "PolicyType");
+    rq.adjustment_type = api_str(in, "AdjustmentType");
+    if (api_int(in, "ScalingAdjustment", &v)) {
+        rq.has_scaling_adjustment = 1;
+        rq.scaling_adjustment = v;
+    }
+    if (api_int(in, "MinAdjustmentMagnitude", &v) || api_int(in, "MinAdjustmentStep", &v)) {
+        rq.has_min_adjustment_magnitude = 1;
+        rq.min_adjustment_magnitude = v;
+    }
+    rq.has_cooldown = api_int(in, "Cooldown", &rq.cooldown);
+    rq.metric_aggregation_type = api_str(in, "MetricAggregationType");
+    rq.has_estimated_instance_warmup =
+        api_int(in, "EstimatedInstanceWarmup", &rq.estimated_instance_warmup);
+    if (json_array_size(steps)) {
+        sa = cm_xcalloc(json_array_size(steps), sizeof(*sa));
+        json_array_foreach(steps, i, e)
+        {
+            json_t *lo = json_object_get(e, "MetricIntervalLowerBound");
+            json_t *hi = json_object_get(e, "MetricIntervalUpperBound");
+
+            sa[i].has_lower = json_is_number(lo);
+            sa[i].lower = json_number_value(lo);
+            sa[i].has_upper = json_is_number(hi);
+            sa[i].upper = json_number_value(hi);
+            sa[i].scaling_adjustment = json_integer_value(json_object_get(e, "ScalingAdjustment"));
+        }
+        rq.step_adjustments = sa;
+        rq.nstep_adjustments = (int)json_array_size(steps);
+    }
+    if (tt) {
+        json_t *pre = json_object_get(tt, "PredefinedMetricSpecification");
+        json_t *cus = json_object_get(tt, "CustomizedMetricSpecification");
+        json_t *dl = json_object_get(cus, "Dimensions");
+
+        rq.has_target_tracking = 1;
+        rq.target_tracking.predefined_metric_type = api_str(pre, "PredefinedMetricType");
+        rq.target_tracking.resource_label = api_str(pre, "ResourceLabel");
+        rq.target_tracking.metric_name = api_str(cus, "MetricName");
+        rq.target_tracking.namespace_ = api_str(cus, "Namespace");
+        rq.target_tracking.statistic = api_str(cus, "Statistic");
+        rq.target_tracking.unit = api_str(cus, "Unit");
+        if (json_array_size(dl)) {
+            dims = cm_xcalloc(json_array_size(dl), sizeof(*dims));
+            json_array_foreach(dl, i, e)
+            {
+                dims[i].key = api_str(e, "Name");
+                dims[i].value = api_str(e, "Value");
+            }
+            rq.target_tracking.dimensions = dims;
+            rq.target_tracking.ndimensions = (int)json_array_size(dl);
+        }
+        rq.target_tracking.target_value = json_number_value(json_object_get(tt, "TargetValue"));
+        rq.target_tracking.disable_scale_in = api_bool(tt, "DisableScaleIn", 0);
+    }
+    if (json_is_boolean(json_object_get(in, "Enabled"))) {
+        rq.has_enabled = 1;
+        rq.enabled = api_bool(in, "Enabled", 1);
+    }
+    if (sc_asg_put_scaling_policy(asg, &rq, ctx->now_ms, &p, &se) != SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        json_t *alarms = json_array();
+
+        for (int k = 0; k < 2; k++) {
+            if (p->alarm_names[k])
+                json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName",
+                                                        p->alarm_names[k], "AlarmARN",
+                                                        p->alarm_arns[k] ? p->alarm_arns[k] : ""));
+        }
+        *out = json_pack("{s:s,s:o}", "PolicyARN", p->policy_arn, "Alarms", alarms);
+    }
+    free(sa);
+    free(dims);
+    return rc;
+}
+
+static json_t *policy_json(const struct sc_asg_policy_info *p)
+{
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "AutoScalingGroupName",
+                          p->auto_scaling_group_name, "PolicyName", p->policy_name, "PolicyARN",
+                          p->policy_arn, "PolicyType", sc_asg_policy_type_str(p->policy_type),
+                          "Enabled", p->enabled);
+    json_t *alarms = json_array();
+
+    if (p->has_adjustment_type)
+        json_object_set_new(o, "AdjustmentType",
+                            json_string(sc_adjustment_type_str(p->adjustment_type)));
+    if (p->has_scaling_adjustment)
+        json_object_set_new(o, "ScalingAdjustment", json_integer(p->scaling_adjustment));
+    if (p->has_min_adjustment_magnitude)
+        json_object_set_new(o, "MinAdjustmentMagnitude",
+                            json_integer(p->min_adjustment_magnitude));
+    if (p->has_cooldown)
+        json_object_set_new(o, "Cooldown", json_integer(p->cooldown));
+    set_str(o, "MetricAggregationType", p->metric_aggregation_type);
+    if (p->has_estimated_instance_warmup)
+        json_object_set_new(o, "EstimatedInstanceWarmup",
+                            json_integer(p->estimated_instance_warmup));
+    if (p->policy_type == SC_ASG_STEP_SCALING) {
+        json_t *sa = json_array();
+
+        for (int i = 0; i < p->nstep_adjustments; i++) {
+            const struct sc_step_adjustment *s = &p->step_adjustments[i];
+            json_t *so = json_pack("{s:I}", "ScalingAdjustment", (json_int_t)s->scaling_adjustment);
+
+            if (s->has_lower)
+                json_object_set_new(so, "MetricIntervalLowerBound", json_real(s->lower));
+            if (s->has_upper)
+                json_object_set_new(so, "MetricIntervalUpperBound", json_real(s->upper));
+            json_array_append_new(sa, so);
+        }
+        json_object_set_new(o, "StepAdjustments", sa);
+    } else {
+        json_object_set_new(o, "StepAdjustments", json_array());
+    }
+    if (p->policy_type == SC_ASG_TARGET_TRACKING_SCALING) {
+        json_t *tt = json_pack("{s:f,s:b}", "TargetValue", p->target_value, "DisableScaleIn",
+                               p->disable_scale_in);
+
+        if (p->predefined_metric_type) {
+            json_t *pre = json_pack("{s:s}", "PredefinedMetricType", p->predefined_metric_type);
+
+            set_str(pre, "ResourceLabel", p->resource_label);
+            json_object_set_new(tt, "PredefinedMetricSpecification", pre);
+        } else {
+            json_t *cus = json_object();
+            json_t *dl = json_array();
+
+            set_str(cus, "MetricName", p->metric_name);
+            set_str(cus, "Namespace", p->namespace_);
+            set_str(cus, "Statistic", p->statistic);
+            set_str(cus, "Unit", p->unit);
+            for (int i = 0; i < p->ndimensions; i++)
+                json_array_append_new(dl, json_pack("{s:s,s:s}", "Name", p->dimensions[i].key,
+                                                    "Value", p->dimensions[i].value));
+            json_object_set_new(cus, "Dimensions", dl);
+            json_object_set_new(tt, "CustomizedMetricSpecification", cus);
+        }
+        json_object_set_new(o, "TargetTrackingConfiguration", tt);
+    }
+    for (int k = 0; k < 2; k++) {
+        if (p->alarm_names[k])
+            json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName", p->alarm_names[k],
+                                                    "AlarmARN",
+                                                    p->alarm_arns[k] ? p->alarm_arns[k] : ""));
+    }
+    json_object_set_new(o, "Alarms", alarms);
+    return o;
+}
+
+static int describe_policies(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    const char *group = api_str(in, "AutoScalingGroupName");
+    const char **names, **types;
+    int nn, nt;
+    json_t *items;
+
+    if (!asg)
+        return -1;
+    items = json_array();
+    names = api_strings(in, "PolicyNames", &nn);
+    types = api_strings(in, "PolicyTypes", &nt);
+    for (int i = 0; i < sc_asg_policy_count(asg); i++) {
+        const struct sc_asg_policy_info *p = sc_asg_policy_at(asg, i);
+
+        if (group && strcmp(group, p->auto_scaling_group_name) != 0)
+            continue;
+        if (nn && !in_list(names, nn, p->policy_name) && !in_list(names, nn, p->policy_arn))
+            continue;
+        if (nt && !in_list(types, nt, sc_asg_policy_type_str(p->policy_type)))
+            continue;
+        json_array_append_new(items, policy_json(p));
+    }
+    free(names);
+    free(types);
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "ScalingPolicies",
+                    "NextToken", err);
+}
+
+static int delete_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    if (sc_asg_delete_policy(asg, api_str(in, "AutoScalingGroupName"), api_str(in, "PolicyName"),
+                             ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+static int execute_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_asg_exec_req rq;
+    json_t *mv = json_object_get(in, "MetricValue"), *bt = json_object_get(in, "BreachThreshold");
+
+    *out = NULL;
+    if (!asg)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
+    rq.policy_name = api_str(in, "PolicyName");
+    rq.honor_cooldown = api_bool(in, "HonorCooldown", 0);
+    rq.has_metric_value = json_is_number(mv);
+    rq.metric_value = json_number_value(mv);
+    rq.has_breach_threshold = json_is_number(bt);
+    rq.breach_threshold = json_number_value(bt);
+    if (sc_asg_execute_policy(asg, &rq, ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
     return 0;
 }
 
 const struct api_handler api_autoscaling_handlers[] = {
+    { "AttachInstances", attach_instances },
+    { "AttachLoadBalancers", attach_load_balancers },
+    { "CreateAutoScalingGroup", create_auto_scaling_group },
+    { "CreateLaunchConfiguration", create_launch_configuration },
+    { "CreateOrUpdateTags", create_or_update_tags },
+    { "DeleteAutoScalingGroup", delete_auto_scaling_group },
+    { "DeleteLaunchConfiguration", delete_launch_configuration },
+    { "DeletePolicy", delete_policy },
+    { "DeleteTags", delete_tags },
+    { "DescribeAccountLimits", describe_account_limits },
     { "DescribeAdjustmentTypes", describe_adjustment_types },
+    { "DescribeAutoScalingGroups", describe_auto_scaling_groups },
+    { "DescribeAutoScalingInstances", describe_auto_scaling_instances },
     { "DescribeAutoScalingNotificationTypes", describe_notification_types },
+    { "DescribeLaunchConfigurations", describe_launch_configurations },
     { "DescribeLifecycleHookTypes", describe_lifecycle_hook_types },
+    { "DescribeLoadBalancers", describe_load_balancers },
     { "DescribeMetricCollectionTypes", describe_metric_collection_types },
+    { "DescribePolicies", describe_policies },
+    { "DescribeScalingActivities", describe_scaling_activities },
     { "DescribeScalingProcessTypes", describe_scaling_process_types },
+    { "DescribeTags", describe_tags },
     { "DescribeTerminationPolicyTypes", describe_termination_policy_types },
+    { "DetachInstances", detach_instances },
+    { "DetachLoadBalancers", detach_load_balancers },
+    { "DisableMetricsCollection", disable_metrics_collection },
+    { "EnableMetricsCollection", enable_metrics_collection },
+    { "EnterStandby", enter_standby },
+    { "ExecutePolicy", execute_policy },
+    { "ExitStandby", exit_standby },
+    { "PutScalingPolicy", put_scaling_policy },
+    { "ResumeProcesses", resume_processes },
+    { "SetDesiredCapacity", set_desired_capacity },
+    { "SetInstanceHealth", set_instance_health },
+    { "SuspendProcesses", suspend_processes },
+    { "TerminateInstanceInAutoScalingGroup", terminate_instance_in_asg },
+    { "UpdateAutoScalingGroup", update_auto_scaling_group },
     { NULL, NULL },
 };

@@ -26,6 +26,8 @@
 #include "emulator/query.h"
 #include "emulator/xml.h"
 #include "scaler/ec2.h"
+#include "scaler/elb.h"
+#include "scaler/world.h"
 
 #define CBOR_PATH_PREFIX "/service/GraniteServiceVersion20100801/operation/"
 #define MAX_REQUEST_HEADERS 64
@@ -34,7 +36,7 @@
 struct region_state {
     char account[16];
     char region[40];
-    struct sc_ec2 *ec2;
+    struct sc_world *w;
 };
 
 enum proto { PROTO_QUERY, PROTO_EC2, PROTO_JSON, PROTO_CBOR };
@@ -101,7 +103,7 @@ int srv_clock_advance(struct srv *s, int64_t ms)
 static void regions_free(struct srv *s)
 {
     for (int i = 0; i < s->nregions; i++)
-        sc_ec2_destroy(s->regions[i].ec2);
+        sc_world_destroy(s->regions[i].w);
     s->nregions = 0;
 }
 
@@ -129,31 +131,84 @@ static uint64_t seed_of(const char *account, const char *region)
     return h;
 }
 
-struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region)
+struct sc_world *srv_world(struct srv *s, const char *account, const char *region)
 {
     struct region_state *rs;
-    struct sc_ec2_config ec;
+    struct sc_world_config wc;
 
     for (int i = 0; i < s->nregions; i++) {
         if (strcmp(s->regions[i].account, account) == 0 &&
             strcmp(s->regions[i].region, region) == 0)
-            return s->regions[i].ec2;
+            return s->regions[i].w;
     }
     if (!region_name_ok(region) || s->nregions == MAX_REGIONS)
         return NULL;
-    memset(&ec, 0, sizeof(ec));
-    ec.account_id = account;
-    ec.region = region;
-    ec.seed = seed_of(account, region);
+    sc_world_config_defaults(&wc);
+    wc.account_id = account;
+    wc.region = region;
+    wc.seed = seed_of(account, region);
+    wc.start_ms = srv_now_ms(s);
     rs = &s->regions[s->nregions];
-    rs->ec2 = sc_ec2_create(&ec);
-    if (!rs->ec2)
+    rs->w = sc_world_create(&wc);
+    if (!rs->w)
         return NULL;
     snprintf(rs->account, sizeof(rs->account), "%s", account);
     snprintf(rs->region, sizeof(rs->region), "%s", region);
     s->nregions++;
-    log_info("state: new region account=%s region=%s", account, region);
-    return rs->ec2;
+    log_info("state: new world account=%s region=%s", account, region);
+    return rs->w;
+}
+
+struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region)
+{
+    struct sc_world *w = srv_world(s, account, region);
+
+    return w ? sc_world_ec2(w) : NULL;
+}
+
+/* The control-plane data plane: instances are records only until they become processes
+ * (the "real instances" issue): pending ones are up at once, shutting-down / stopping
+ * ones are gone at once, and every health check a load balancer asks for passes. */
+static int data_plane(struct sc_world *w, int64_t now)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
+    struct sc_elb *elb = sc_world_elb(w);
+    int n = sc_ec2_instance_count(ec2), changed = 0;
+
+    for (int k = 0; k < n; k++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, k);
+        char id[SC_EC2_ID_LEN];
+        enum sc_ec2_state st = in->state;
+
+        snprintf(id, sizeof(id), "%s", in->instance_id);
+        /* each call may invalidate `in`: keep the id only */
+        if (st == SC_EC2_PENDING)
+            changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
+        else if (st == SC_EC2_SHUTTING_DOWN)
+            changed |= sc_ec2_instance_terminated(ec2, id, now) == SC_OK;
+        else if (st == SC_EC2_STOPPING)
+            changed |= sc_ec2_instance_stopped(ec2, id, now) == SC_OK;
+    }
+    for (int i = 0; i < sc_elb_lb_count(elb); i++) {
+        char name[SC_ELB_NAME_LEN];
+        int nt;
+
+        snprintf(name, sizeof(name), "%s", sc_elb_lb_at(elb, i)->load_balancer_name);
+        nt = sc_elb_target_count(elb, name);
+        for (int t = 0; t < nt; t++) {
+            struct sc_elb_target tg;
+            char id[SC_EC2_ID_LEN];
+
+            if (sc_elb_target_at(elb, name, t, &tg) < 0 || !tg.checked)
+                continue;
+            if (tg.state == SC_ELB_IN_SERVICE)
+                continue;
+            snprintf(id, sizeof(id), "%s", tg.instance_id);
+            if (sc_elb_health_result(elb, name, id, 1, now) == 1)
+                changed = 1;
+        }
+    }
+    return changed;
 }
 
 void srv_step(struct srv *s)
@@ -161,23 +216,13 @@ void srv_step(struct srv *s)
     int64_t now = srv_now_ms(s);
 
     for (int i = 0; i < s->nregions; i++) {
-        struct sc_ec2 *ec2 = s->regions[i].ec2;
-        int n;
+        struct sc_world *w = s->regions[i].w;
 
-        sc_ec2_step(ec2, now);
-        n = sc_ec2_instance_count(ec2);
-        for (int k = 0; k < n; k++) {
-            const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, k);
-            char id[SC_EC2_ID_LEN];
-
-            snprintf(id, sizeof(id), "%s", in->instance_id);
-            /* each call may invalidate `in`: keep the id only */
-            if (in->state == SC_EC2_PENDING)
-                sc_ec2_instance_running(ec2, id, now);
-            else if (in->state == SC_EC2_SHUTTING_DOWN)
-                sc_ec2_instance_terminated(ec2, id, now);
-            else if (in->state == SC_EC2_STOPPING)
-                sc_ec2_instance_stopped(ec2, id, now);
+        /* step, let the data plane follow, step again so groups see it (bounded) */
+        for (int round = 0; round < 4; round++) {
+            sc_world_step(w, now);
+            if (!data_plane(w, now))
+                break;
         }
     }
 }
@@ -186,8 +231,13 @@ static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
 {
     (void)ev;
     (void)now_ms;
-    srv_step(ud);
-    return 1000;
+    struct srv *s = ud;
+    double period = 1000.0 / s->cfg.time_scale;
+
+    srv_step(s);
+    /* the emulated clock may run fast: step at least every emulated second, at most
+     * every 20 real ms */
+    return period > 1000 ? 1000 : period < 20 ? 20 : (int64_t)period;
 }
 
 uint64_t srv_requests(const struct srv *s)

@@ -16,6 +16,7 @@
 #include "common/sigv4.h"
 
 struct sc_ec2;
+struct sc_world;
 
 #define SRV_DEFAULT_MAX_BODY (2 * 1024 * 1024)
 #define SRV_MAX_RESPONSE_HEADERS 8
@@ -82,9 +83,10 @@ double srv_time_scale(const struct srv *s);
 int srv_clock_advance(struct srv *s, int64_t ms);
 /* Drops every account's state (admin reset). */
 void srv_reset(struct srv *s);
-/* The EC2 records of account+region, created on first use (NULL when the region name is
- * malformed or too many regions exist). Borrowed until srv_reset()/srv_destroy().
- * Stopgap until scaler/world.c lands: then one sc_world per account+region owns it. */
+/* The world (scaler/world.h) of account+region, created on first use (NULL when the
+ * region name is malformed or 32 regions exist already). Borrowed until
+ * srv_reset()/srv_destroy(). srv_ec2 is its EC2 records. */
+struct sc_world *srv_world(struct srv *s, const char *account, const char *region);
 struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region);
 /* Runs the control-plane data plane after a mutating call and on the loop's timer:
  * until instances are processes, pending instances come up at once and shutting-down /
