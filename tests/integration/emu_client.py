@@ -66,8 +66,30 @@ def main():
         r = client("autoscaling").describe_scaling_process_types()
         names = [p["ProcessName"] for p in r["Processes"]]
         assert "AlarmNotification" in names and len(names) == 9, names
-        expect_error(lambda: client("autoscaling").describe_auto_scaling_groups(),
-                     "NotImplemented")
+        asg = client("autoscaling")
+        asg.create_launch_configuration(LaunchConfigurationName="lc-b3", ImageId="ami-12345678",
+                                        InstanceType="t3.micro")
+        for n in ("pg-a", "pg-b", "pg-c"):
+            asg.create_auto_scaling_group(AutoScalingGroupName=n, LaunchConfigurationName="lc-b3",
+                                          MinSize=0, MaxSize=2, AvailabilityZones=["us-east-1a"])
+        p1 = asg.describe_auto_scaling_groups(MaxRecords=2)
+        assert [g["AutoScalingGroupName"] for g in p1["AutoScalingGroups"]] == ["pg-a", "pg-b"], p1
+        p2 = asg.describe_auto_scaling_groups(MaxRecords=2, NextToken=p1["NextToken"])
+        assert [g["AutoScalingGroupName"] for g in p2["AutoScalingGroups"]] == ["pg-c"], p2
+        assert "NextToken" not in p2, p2
+        assert p2["AutoScalingGroups"][0]["Instances"] == [], p2
+        expect_error(lambda: asg.describe_auto_scaling_groups(NextToken="garbage"),
+                     "InvalidNextToken")
+        expect_error(lambda: asg.create_auto_scaling_group(
+            AutoScalingGroupName="pg-a", LaunchConfigurationName="lc-b3", MinSize=0, MaxSize=1,
+            AvailabilityZones=["us-east-1a"]), "AlreadyExists")
+        expect_error(lambda: asg.update_auto_scaling_group(AutoScalingGroupName="pg-a", MinSize=5,
+                                                           MaxSize=3),
+                     "ValidationError", "Max bound, 3, must be greater than or equal to min bound, 5")
+        for n in ("pg-a", "pg-b", "pg-c"):
+            asg.delete_auto_scaling_group(AutoScalingGroupName=n)
+        expect_error(lambda: client("autoscaling").describe_lifecycle_hooks(
+            AutoScalingGroupName="x"), "NotImplemented")
     elif CHECK == "boto3-ec2":
         ec2 = client("ec2", region="eu-west-1")
         zones = [z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]]
