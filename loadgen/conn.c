@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -58,7 +59,8 @@ struct conn {
     uint8_t state;
     uint8_t reused;  /* a response already came on this TCP connection */
     uint8_t retry;   /* the current request keeps its ticket (idle close, retried) */
-    uint8_t in_ready; /* listed in the worker's ready stack */
+    uint8_t in_ready;   /* listed in the worker's ready stack */
+    uint8_t in_pending; /* listed in the worker's pending list */
     uint8_t has_request;
     uint32_t calls_left;
     size_t written;
@@ -107,6 +109,8 @@ struct worker {
     uint64_t live_done_pub, live_err_pub;
     int64_t sample_us;
     int last_sample_tick;
+    int64_t cpu_us;
+    uint64_t cpu_mask;
     int active;   /* connections not closed */
     int busy;     /* requests outstanding (open model) */
     int stopping; /* no more tickets */
@@ -198,6 +202,9 @@ static void on_response(struct worker *w, struct conn *c, int eof, int leftover)
 
 static void push_pending(struct worker *w, struct conn *c)
 {
+    if (c->in_pending)
+        return;
+    c->in_pending = 1;
     w->pending[w->npending++] = (int)c->idx;
 }
 
@@ -680,6 +687,7 @@ static void run_pending(struct worker *w)
     for (int i = 0; i < n; i++) {
         struct conn *c = &w->c[w->pending[i]];
 
+        c->in_pending = 0;
         if (c->state != CS_CLOSED || w->stopping_all)
             continue;
         if (w->open_model) {
@@ -705,6 +713,11 @@ static void tick(struct worker *w)
         cm_hist_record(&w->st.rps, (int64_t)((double)d * 1e6 / (double)dt));
     }
     w->next_tick = w->now + TICK_US;
+    {
+        int cpu = sched_getcpu();
+        if (cpu >= 0)
+            w->cpu_mask |= UINT64_C(1) << (cpu & 63);
+    }
     if (dt >= w->sample_us || !w->last_sample_tick) {
         w->tick_t = w->now;
         w->tick_done = w->st.done;
@@ -850,6 +863,14 @@ static void *worker_main(void *arg)
     }
     atomic_fetch_add(&sh->live_done, w->st.done - w->live_done_pub);
     w->live_done_pub = w->st.done;
+    {
+        struct timespec ts;
+        int cpu = sched_getcpu();
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+            w->cpu_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        if (cpu >= 0)
+            w->cpu_mask |= UINT64_C(1) << (cpu & 63);
+    }
     atomic_fetch_add(&sh->finished, 1);
     return NULL;
 }
@@ -993,7 +1014,11 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
             snprintf(res->tls_version, sizeof(res->tls_version), "%s", w->tls_version);
         res->tls_handshakes += w->tls.handshakes;
         res->tls_resumed += w->tls.resumed;
+        if (i < 256)
+            res->thread_cpu_us[i] = w->cpu_us;
+        res->cpu_mask |= w->cpu_mask;
     }
+    res->nthreads = started;
     res->st.has_uncorr = open_model;
     res->doclen = atomic_load(&sh.doclen);
     if (atomic_load(&sh.abort)) {

@@ -56,6 +56,9 @@ struct conn_result {
     char server[256];          /* Server header of the first response */
     char tls_version[32];      /* e.g. "TLSv1.3" when https */
     uint64_t tls_handshakes, tls_resumed;
+    int nthreads;              /* threads that ran */
+    int64_t thread_cpu_us[256];/* CPU time each thread used */
+    uint64_t cpu_mask;         /* CPUs (0..63) the threads were seen running on */
     int aborted;               /* stopped early by an error (reason in why) */
     int interrupted;           /* stopped by SIGINT */
     char why[256];

@@ -262,6 +262,13 @@ static int cmd_run(int argc, char **argv)
         json_object_set_new(extra, "connections", json_integer(o.concurrency));
         if (o.rate_spec)
             json_object_set_new(extra, "schedule", json_string(o.rate_spec));
+        {
+            json_t *tc = json_array();
+            for (int i = 0; i < res.nthreads && i < 256; i++)
+                json_array_append_new(tc, json_integer(res.thread_cpu_us[i]));
+            json_object_set_new(extra, "thread_cpu_us", tc);
+            json_object_set_new(extra, "cpus_seen", json_integer(__builtin_popcountll(res.cpu_mask)));
+        }
         if (o.url.tls) {
             json_object_set_new(extra, "tls_handshakes", json_integer((json_int_t)res.tls_handshakes));
             json_object_set_new(extra, "tls_resumed", json_integer((json_int_t)res.tls_resumed));
