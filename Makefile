@@ -82,6 +82,13 @@ ifneq ($(wildcard emulator/main.c),)
 BINS += $(BUILD)/bin/emulator
 $(BUILD)/bin/emulator: $(call obj,emulator/main.c) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
 endif
+ifneq ($(wildcard emulator/instance/main.c),)
+# The emulated instance alone, linked --as-needed so each of hundreds of children maps
+# only libc, libm and jansson (emulator/instance.c runs it when present).
+BINS += $(BUILD)/bin/emulator-instance
+$(BUILD)/bin/emulator-instance: LDFLAGS += -Wl,--as-needed
+$(BUILD)/bin/emulator-instance: $(call obj,emulator/instance/main.c) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
+endif
 ifneq ($(wildcard loadgen/main.c),)
 BINS += $(BUILD)/bin/loadgen
 $(BUILD)/bin/loadgen: $(call obj,loadgen/main.c) $(LIBLOADGEN) $(LIBCOMMON)

@@ -418,6 +418,15 @@ static void dispatch(struct conn *c)
         serve_fault(c);
         return;
     }
+    if (path_is(c, "/_instance/echo")) {
+        /* the request head as received (proxies' header rewriting is visible) */
+        size_t n = c->msg.head_len < OUT_CAP - 256 ? c->msg.head_len : OUT_CAP - 256;
+        char head[OUT_CAP];
+
+        memcpy(head, c->in, n);
+        respond(c, 200, NULL, head, n);
+        return;
+    }
     if (path_is(c, "/health") || path_is(c, a->prof.health_path)) {
         if (a->fail_health)
             respond(c, 500, NULL, "unhealthy\n", 10);

@@ -14,6 +14,7 @@
  *   /_instance/status      JSON: modelled CPU (busy_ms, uptime_ms, cpu_pct), real process
  *                          CPU (cpu_time_ms), requests, errors, rejected, in_flight, queued
  *   /_instance/fault?slow=K&fail_health=0|1&error_rate=P   changes behaviour at run time
+ *   /_instance/echo        the request head as received (text/plain)
  * Other paths are served like `/`. Requests beyond `workers` queue (FIFO, `queue` long),
  * then get 503. With --parent-pid it sets PR_SET_PDEATHSIG(SIGKILL) and exits at once if
  * the parent is already gone. SIGTERM/SIGINT end it with status 0. */

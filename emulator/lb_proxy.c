@@ -16,12 +16,14 @@
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "emulator/health.h"
+#include "emulator/instance.h"
 
-#define MAX_BACKENDS 64
+#define MAX_BACKENDS 256
 
 struct backend {
     char id[32];
-    int port;
+    int port; /* 0 while an instance boots */
+    int exited;
     int healthy; /* routable */
     int ok_run, fail_run;
     int ever; /* has been in service */
@@ -31,6 +33,9 @@ struct proxy {
     struct cm_ev *ev;
     struct lb_listener *l;
     struct hc_set *hc;
+    struct inst_mgr *im;
+    struct hc_check chk;
+    int64_t interval_ms;
     struct backend b[MAX_BACKENDS];
     int nb;
     int healthy_threshold, unhealthy_threshold;
@@ -48,7 +53,7 @@ static void usage(FILE *f)
             "  --tcp: byte pipe, round robin.\n"
             "options:\n"
             "  --listen [HOST:]PORT      port to listen on (0 = any; see --port-file)\n"
-            "  --backend HOST:PORT       a backend on loopback (repeat; up to 64)\n"
+            "  --backend HOST:PORT       a backend on loopback (repeat; up to 256)\n"
             "  --tcp                     TCP listener instead of HTTP\n"
             "  --health-check TARGET     TCP or HTTP:/path (off by default: all in service)\n"
             "  --interval DUR            health-check interval [5s]\n"
@@ -59,7 +64,12 @@ static void usage(FILE *f)
             "  --max-conns N             connections per backend before the surge queue [512]\n"
             "  --port-file F             write the bound port to F (tmp + rename)\n"
             "  --metrics-file F          on SIGUSR1 and at exit write the totals as JSON\n"
-            "  --log-level L             error|warn|info|debug [warn]\n");
+            "  --instances N             start N emulated instances (`emulator instance`) as the\n"
+            "                            backends (with or without --backend); SIGTERM ends them\n"
+            "  --profile JSON            their application profile (see instance_main.h)\n"
+            "  --boot-ms MS              their boot time in real ms [the profile's boot_s]\n"
+            "  --log-level L             error|warn|info|debug [warn]\n"
+            "SIGUSR1 writes --metrics-file (AWS/ELB figures, backends with pid and health).\n");
 }
 
 static int parse_port(const char *s, int *port)
@@ -153,7 +163,15 @@ static void write_metrics(struct proxy *p)
             lb_listener_client_conns(p->l));
     for (int i = 0; i < p->nb; i++)
         fprintf(f, "%s%d", i ? "," : "", p->b[i].healthy);
-    fprintf(f, "]}\n");
+    fprintf(f, "],\"Backends\":[");
+    for (int i = 0; i < p->nb; i++)
+        fprintf(f, "%s{\"id\":\"%s\",\"port\":%d,\"pid\":%ld,\"healthy\":%d,\"exited\":%d}",
+                i ? "," : "", p->b[i].id, p->b[i].port,
+                p->im ? (long)inst_pid(p->im, p->b[i].id) : -1L, p->b[i].healthy,
+                p->b[i].exited);
+    fprintf(f, "],\"Reaped\":%llu,\"Children\":%d}\n",
+            p->im ? (unsigned long long)inst_reaped(p->im) : 0ULL,
+            p->im ? inst_count(p->im) : 0);
     if (fclose(f) == 0)
         rename(tmp, p->metrics_file);
 }
@@ -189,6 +207,43 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
             log_info("proxy: backend out of service %s", b->id);
             lb_backend_set(p->l, b->id, b->port, NULL, 0);
         }
+    }
+}
+
+static struct backend *backend_find(struct proxy *p, const char *id)
+{
+    for (int i = 0; i < p->nb; i++) {
+        if (strcmp(p->b[i].id, id) == 0)
+            return &p->b[i];
+    }
+    return NULL;
+}
+
+/* Instances become backends once they listen; a dead one stays registered (as with an
+ * ELB) until the health checks take it out, or at once without health checks. */
+static void on_instance(void *ud, const char *id, enum inst_event event, int port, int status)
+{
+    struct proxy *p = ud;
+    struct backend *b = backend_find(p, id);
+
+    if (!b)
+        return;
+    if (event == INST_READY) {
+        b->port = port;
+        lb_backend_set(p->l, b->id, b->port, NULL, !p->hc);
+        b->healthy = !p->hc;
+        if (p->hc) {
+            p->chk.port = port;
+            hc_target_set(p->hc, b->id, &p->chk, p->interval_ms, 0);
+        }
+        log_info("proxy: instance %s ready on port %d", id, port);
+        return;
+    }
+    b->exited = 1;
+    log_warn("proxy: instance %s exited (status %d)", id, status);
+    if (!p->hc) {
+        b->healthy = 0;
+        lb_backend_set(p->l, b->id, b->port, NULL, 0);
     }
 }
 
@@ -234,6 +289,9 @@ int lb_proxy_main(int argc, char **argv)
         { "port-file", required_argument, NULL, 'f' },
         { "metrics-file", required_argument, NULL, 'M' },
         { "log-level", required_argument, NULL, 'l' },
+        { "instances", required_argument, NULL, 'N' },
+        { "profile", required_argument, NULL, 'P' },
+        { "boot-ms", required_argument, NULL, 'b' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -247,6 +305,9 @@ int lb_proxy_main(int argc, char **argv)
     char err[256];
     int sigs[] = { SIGTERM, SIGINT, SIGUSR1 };
     int rc = 1;
+    int ninst = 0;
+    const char *profile = NULL;
+    long boot_ms = -1;
 
     memset(&p, 0, sizeof(p));
     memset(&cfg, 0, sizeof(cfg));
@@ -325,6 +386,20 @@ int lb_proxy_main(int argc, char **argv)
             if (cm_log_level_parse(optarg, &lvl) < 0)
                 goto bad;
             break;
+        case 'N':
+            v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > MAX_BACKENDS)
+                goto bad;
+            ninst = (int)v;
+            break;
+        case 'P':
+            profile = optarg;
+            break;
+        case 'b':
+            boot_ms = strtol(optarg, &end, 10);
+            if (*end || boot_ms < 0)
+                goto bad;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -332,7 +407,7 @@ int lb_proxy_main(int argc, char **argv)
             goto bad;
         }
     }
-    if (optind != argc || !have_listen || p.nb == 0)
+    if (optind != argc || !have_listen || p.nb + ninst == 0 || p.nb + ninst > MAX_BACKENDS)
         goto bad;
     cm_log_init("proxy", lvl);
     signal(SIGPIPE, SIG_IGN);
@@ -348,7 +423,28 @@ int lb_proxy_main(int argc, char **argv)
     }
     if (have_hc)
         p.hc = hc_set_create(p.ev, on_health, &p);
+    chk.timeout_ms = timeout_ms;
+    p.chk = chk;
+    p.interval_ms = interval_ms;
+    if (ninst > 0) {
+        p.im = inst_mgr_create(p.ev, NULL, on_instance, &p);
+        if (!p.im) {
+            log_error("proxy: cannot watch children: %s", strerror(errno));
+            goto out;
+        }
+    }
+    for (int i = 0; i < ninst; i++) {
+        struct backend *b = &p.b[p.nb++];
+
+        snprintf(b->id, sizeof(b->id), "i-%017x", i + 1);
+        if (inst_spawn(p.im, b->id, profile, boot_ms, err, sizeof(err)) < 0) {
+            log_error("proxy: %s", err);
+            goto out;
+        }
+    }
     for (int i = 0; i < p.nb; i++) {
+        if (p.b[i].port == 0)
+            continue; /* an instance: added when it listens */
         p.b[i].healthy = !have_hc;
         lb_backend_set(p.l, p.b[i].id, p.b[i].port, NULL, p.b[i].healthy);
         if (have_hc) {
@@ -366,6 +462,7 @@ int lb_proxy_main(int argc, char **argv)
     write_metrics(&p);
     rc = 0;
 out:
+    inst_mgr_destroy(p.im, 2000);
     hc_set_destroy(p.hc);
     lb_listener_destroy(p.l);
     cm_ev_destroy(p.ev);

@@ -1,0 +1,64 @@
+/* emulator/instance.h: the one owner of the emulator's child processes, the emulated EC2
+ * instances (each `emulator instance ...`, see instance_main.h).
+ *
+ * inst_spawn() starts a child with posix_spawn of `emulator-instance` when it sits beside
+ * the running binary (small: linked with only what it uses), else of /proc/self/exe's
+ * `instance` sub-mode, in its own process group, an empty signal mask, and the
+ * write end of a readiness pipe as fd 3; every other fd of ours is O_CLOEXEC. The child
+ * writes its port there once booted (INST_READY). Deaths arrive through a signalfd for
+ * SIGCHLD on the caller's loop; every child is reaped (waitpid until none) and reported
+ * once (INST_EXITED, with the wait status). The child follows the emulator's death
+ * (PR_SET_PDEATHSIG). inst_mgr_destroy() ends them all: SIGTERM (SIGCONT to hung ones),
+ * then SIGKILL after a grace, and reaps them, so no zombie and no orphan is left.
+ *
+ * Ids are copied. Single-threaded, on the caller's common/ev loop. */
+#ifndef EMULATOR_INSTANCE_H
+#define EMULATOR_INSTANCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/ev.h"
+
+#define INST_ID_LEN 40
+
+enum inst_event {
+    INST_READY,  /* listening; port set */
+    INST_EXITED, /* gone (status = waitpid status); the record is dropped after the call */
+};
+
+typedef void (*inst_event_fn)(void *ud, const char *id, enum inst_event event, int port,
+                              int status);
+
+struct inst_mgr;
+
+/* exe NULL: /proc/self/exe. Returns NULL (errno set) when the SIGCHLD signalfd fails. */
+struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_fn fn,
+                                 void *ud);
+/* Stops every child (TERM, KILL after grace_ms) and reaps them; no callbacks. */
+void inst_mgr_destroy(struct inst_mgr *m, int64_t grace_ms); /* NULL is a no-op */
+
+/* Starts instance id (unique) with the profile JSON (NULL: defaults) booting boot_ms
+ * (real ms; -1: the profile's boot_s). Returns 0, or -1 with err filled. */
+int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int64_t boot_ms,
+               char *err, size_t errlen);
+/* Signals: SIGKILL (kill -9 fault), SIGTERM (orderly terminate), SIGSTOP/SIGCONT (hang 1/0).
+ * Each returns 0, or -1 for an unknown id. The death is reported through the callback. */
+int inst_kill(struct inst_mgr *m, const char *id);
+int inst_terminate(struct inst_mgr *m, const char *id);
+int inst_hang(struct inst_mgr *m, const char *id, int hang);
+/* Sends GET /_instance/fault?<query> to a ready instance without waiting for the answer
+ * (bounded by 100 ms socket timeouts): "slow=3", "fail_health=1", "error_rate=0.1". */
+int inst_fault(struct inst_mgr *m, const char *id, const char *query);
+
+/* -1 unknown, 0 still booting, else the port. */
+int inst_port(const struct inst_mgr *m, const char *id);
+pid_t inst_pid(const struct inst_mgr *m, const char *id); /* -1 unknown */
+int inst_is_hung(const struct inst_mgr *m, const char *id);
+int inst_count(const struct inst_mgr *m);
+const char *inst_id_at(const struct inst_mgr *m, int i); /* borrowed, or NULL */
+/* Children reaped so far (tests: every start is matched by a reap). */
+uint64_t inst_reaped(const struct inst_mgr *m);
+
+#endif
