@@ -91,7 +91,7 @@ int sc_unit_parse(const char *s, enum sc_unit *out)
     if (!s)
         return -1;
     for (int i = 0; i < SC_UNIT_COUNT_; i++) {
-        if (strcmp(s, unit_names[i]) == 0) {
+        if (s[0] == unit_names[i][0] && strcmp(s, unit_names[i]) == 0) {
             *out = (enum sc_unit)i;
             return 0;
         }
@@ -117,8 +117,9 @@ void sc_java_double(double v, char *out, size_t outlen)
         snprintf(out, outlen, "%s", signbit(v) ? "-0.0" : "0.0");
         return;
     }
-    /* Shortest digits that read back to v. */
-    for (prec = 1; prec <= 17; prec++) {
+    /* Shortest digits that read back to v: 15 significant digits always give the shortest
+     * form when they round-trip (trailing zeros are stripped below), else 16, else 17. */
+    for (prec = 15; prec <= 17; prec++) {
         snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
         if (strtod(buf, NULL) == v)
             break;
@@ -453,8 +454,6 @@ static void metric_free(struct sc_metric *m)
         return;
     for (int i = 0; i < m->nseries; i++)
         series_free(m->series[i]);
-    free(m->dims);
-    free(m->blob);
     free(m);
 }
 
@@ -499,13 +498,12 @@ static struct sc_metric *metric_new(struct sc_metric_store *s, uint64_t h, const
     }
     for (int i = 0; i < sd->n; i++)
         len += strlen(sd->d[i]->name) + strlen(sd->d[i]->value) + 2;
-    m = calloc(1, sizeof(*m));
+    /* one allocation: the struct, then the dimensions, then the strings */
+    m = calloc(1, sizeof(*m) + (size_t)sd->n * sizeof(*m->dims) + len);
     if (!m)
         goto fail;
-    m->blob = malloc(len);
-    m->dims = calloc((size_t)(sd->n ? sd->n : 1), sizeof(*m->dims));
-    if (!m->blob || !m->dims)
-        goto fail;
+    m->dims = (struct sc_dimension *)(m + 1);
+    m->blob = (char *)(m->dims + sd->n);
 #define COPY(dst, src)                                                                             \
     do {                                                                                           \
         size_t l_ = strlen(src) + 1;                                                               \
@@ -705,16 +703,24 @@ static int printable_ascii(const char *s)
     return 1;
 }
 
-static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int64_t now_ms,
-                                     struct sc_error *err)
+static const char *prefix(char *buf, size_t n, int i)
 {
-    char p[64], q[128];
+    if (!buf[0])
+        snprintf(buf, n, "MetricData.member.%d", i);
+    return buf;
+}
+
+static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int64_t now_ms,
+                                     enum sc_unit *unit_out, struct sc_error *err)
+{
+    char pbuf[64], q[128];
     enum sc_unit u;
     int nkind;
 
-    snprintf(p, sizeof(p), "MetricData.member.%d", i);
+    pbuf[0] = 0; /* the "MetricData.member.N" prefix, formatted only for an error */
+#define MEMBER prefix(pbuf, sizeof(pbuf), i)
     if (!d->metric_name || !*d->metric_name)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.MetricName is required.", p);
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.MetricName is required.", MEMBER);
     if (strlen(d->metric_name) > SC_METRIC_NAME_MAX)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "1 validation error detected: Value '%s' at 'metricData.%d.member.metricName' "
@@ -723,24 +729,24 @@ static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int
                        d->metric_name, i);
     if (d->n_dimensions < 0 || d->n_dimensions > SC_METRIC_MAX_DIMENSIONS)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "The collection %s.Dimensions must not have a size greater than 30.", p);
+                       "The collection %s.Dimensions must not have a size greater than 30.", MEMBER);
     for (int j = 0; j < d->n_dimensions; j++) {
         const struct sc_dimension *dm = &d->dimensions[j];
         if (!dm->name || !*dm->name)
             return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                           "The parameter %s.Dimensions.member.%d.Name is required.", p, j + 1);
+                           "The parameter %s.Dimensions.member.%d.Name is required.", MEMBER, j + 1);
         if (!dm->value || !*dm->value)
             return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                           "The parameter %s.Dimensions.member.%d.Value is required.", p, j + 1);
+                           "The parameter %s.Dimensions.member.%d.Value is required.", MEMBER, j + 1);
         if (strlen(dm->name) > 255 || strlen(dm->value) > 1024)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "The parameter %s.Dimensions.member.%d is too long.", p, j + 1);
+                           "The parameter %s.Dimensions.member.%d is too long.", MEMBER, j + 1);
         for (int k = 0; k < j; k++)
             if (strcmp(d->dimensions[k].name, dm->name) == 0)
                 return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                                "No Metric Dimension names may be repeated. %s.Dimensions.member.%d "
                                "repeats %s.",
-                               p, j + 1, dm->name);
+                               MEMBER, j + 1, dm->name);
     }
     nkind = (d->has_value != 0) + (d->values != NULL || d->n_values > 0) +
             (d->has_statistic_values != 0);
@@ -748,42 +754,42 @@ static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "At least one of the parameters %s.Value, %s.Values or %s.StatisticValues "
                        "must be specified.",
-                       p, p, p);
+                       MEMBER, MEMBER, MEMBER);
     if (d->has_value && d->has_statistic_values)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
                        "The parameters %s.Value and %s.StatisticValues are mutually exclusive and "
                        "you have specified both.",
-                       p, p);
+                       MEMBER, MEMBER);
     if (nkind > 1 && d->has_value)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
                        "The parameters %s.Value and %s.Values are mutually exclusive and you have "
                        "specified both.",
-                       p, p);
+                       MEMBER, MEMBER);
     if (nkind > 1)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
                        "The parameters %s.Values and %s.StatisticValues are mutually exclusive and "
                        "you have specified both.",
-                       p, p);
+                       MEMBER, MEMBER);
     if (d->has_value && !finite_in_range(d->value)) {
-        snprintf(q, sizeof(q), "%s.Value", p);
+        snprintf(q, sizeof(q), "%s.Value", MEMBER);
         return bad_value(err, d->value, q);
     }
     if (d->values || d->n_values > 0) {
         if (d->n_values < 1 || !d->values)
-            return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.Values is required.", p);
+            return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.Values is required.", MEMBER);
         if (d->n_values > SC_METRIC_MAX_VALUES)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "The collection %s.Values must not have a size greater than 150.", p);
+                           "The collection %s.Values must not have a size greater than 150.", MEMBER);
         if (d->counts && d->n_counts != d->n_values)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "The parameters %s.Values and %s.Counts must be of the same size.", p, p);
+                           "The parameters %s.Values and %s.Counts must be of the same size.", MEMBER, MEMBER);
         for (int j = 0; j < d->n_values; j++) {
             if (!finite_in_range(d->values[j])) {
-                snprintf(q, sizeof(q), "%s.Values.member.%d", p, j + 1);
+                snprintf(q, sizeof(q), "%s.Values.member.%d", MEMBER, j + 1);
                 return bad_value(err, d->values[j], q);
             }
             if (d->counts && (!finite_in_range(d->counts[j]) || d->counts[j] < 0)) {
-                snprintf(q, sizeof(q), "%s.Counts.member.%d", p, j + 1);
+                snprintf(q, sizeof(q), "%s.Counts.member.%d", MEMBER, j + 1);
                 return bad_value(err, d->counts[j], q);
             }
         }
@@ -796,9 +802,9 @@ static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int
         for (int j = 0; j < 4; j++) {
             if (!has[j])
                 return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                               "The parameter %s.StatisticValues.%s is required.", p, fields[j]);
+                               "The parameter %s.StatisticValues.%s is required.", MEMBER, fields[j]);
             if (!finite_in_range(val[j])) {
-                snprintf(q, sizeof(q), "%s.StatisticValues.%s", p, fields[j]);
+                snprintf(q, sizeof(q), "%s.StatisticValues.%s", MEMBER, fields[j]);
                 return bad_value(err, val[j], q);
             }
         }
@@ -806,30 +812,33 @@ static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                            "The parameter %s.StatisticValues.Maximum must be greater than "
                            "%s.StatisticValues.Minimum.",
-                           p, p);
+                           MEMBER, MEMBER);
         if (ss->sample_count <= 0)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                            "The parameter %s.StatisticValues.SampleCount must be greater than 0.",
-                           p);
+                           MEMBER);
     }
+    u = SC_UNIT_NONE;
     if (d->unit && sc_unit_parse(d->unit, &u) < 0) {
         char set[512];
         size_t o = 0;
         for (int j = 0; j < SC_UNIT_COUNT_ && o < sizeof(set); j++)
             o += (size_t)snprintf(set + o, sizeof(set) - o, "%s%s", j ? ", " : "", unit_names[j]);
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "The parameter %s.Unit must be a value in the set [%s].", p, set);
+                       "The parameter %s.Unit must be a value in the set [%s].", MEMBER, set);
     }
     if (d->storage_resolution != 0 && d->storage_resolution != 1 && d->storage_resolution != 60)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "The parameter %s.StorageResolution must be either 1 or 60.", p);
+                       "The parameter %s.StorageResolution must be either 1 or 60.", MEMBER);
     if (d->has_timestamp &&
         (d->timestamp_ms < now_ms - TWO_WEEKS_MS || d->timestamp_ms > now_ms + TWO_HOURS_MS))
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                        "The parameter %s.Timestamp must specify a time within the past two weeks.",
-                       p);
+                       MEMBER);
+    *unit_out = u;
     return SC_OK;
 }
+#undef MEMBER
 
 static enum sc_status validate_namespace(const char *ns, int internal, struct sc_error *err)
 {
@@ -855,6 +864,7 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
                                    const struct sc_put_metric_data_req *req, int64_t now_ms,
                                    struct sc_error *err)
 {
+    enum sc_unit units[SC_METRIC_MAX_DATA];
     enum sc_status st;
 
     st = validate_namespace(req->namespace, req->internal, err);
@@ -866,7 +876,7 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                        "The collection MetricData must not have a size greater than 1000.");
     for (int i = 0; i < req->n_metric_data; i++) {
-        st = validate_datum(&req->metric_data[i], i + 1, now_ms, err);
+        st = validate_datum(&req->metric_data[i], i + 1, now_ms, &units[i], err);
         if (st != SC_OK)
             return st;
     }
@@ -875,13 +885,11 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
         struct sorted_dims sd;
         struct sc_metric *m;
         struct series *se;
-        enum sc_unit u = SC_UNIT_NONE;
+        enum sc_unit u = units[i];
         int64_t ts = d->has_timestamp ? d->timestamp_ms : now_ms;
         int hires = d->storage_resolution == 1;
         uint64_t h;
 
-        if (d->unit)
-            sc_unit_parse(d->unit, &u);
         sort_dims(d->dimensions, d->n_dimensions, &sd);
         h = key_hash(req->namespace, d->metric_name, &sd);
         m = lookup(s, h, req->namespace, d->metric_name, &sd);
