@@ -22,6 +22,7 @@
 #include "emulator/api.h"
 #include "emulator/auth.h"
 #include "emulator/awsjson.h"
+#include "emulator/autoscale.h"
 #include "emulator/model.h"
 #include "emulator/query.h"
 #include "emulator/xml.h"
@@ -53,6 +54,7 @@ struct srv {
     struct region_state regions[MAX_REGIONS];
     int nregions;
     long step_timer;
+    struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -102,8 +104,10 @@ int srv_clock_advance(struct srv *s, int64_t ms)
 
 static void regions_free(struct srv *s)
 {
-    for (int i = 0; i < s->nregions; i++)
+    for (int i = 0; i < s->nregions; i++) {
+        autoscale_forget_world(s->as, s->regions[i].w);
         sc_world_destroy(s->regions[i].w);
+    }
     s->nregions = 0;
 }
 
@@ -221,7 +225,7 @@ void srv_step(struct srv *s)
         /* step, let the data plane follow, step again so groups see it (bounded) */
         for (int round = 0; round < 4; round++) {
             sc_world_step(w, now);
-            if (!data_plane(w, now))
+            if (!(s->as ? autoscale_step(s->as, w, now) : data_plane(w, now)))
                 break;
         }
     }
@@ -703,6 +707,39 @@ static int64_t on_hook(struct cm_ev *ev, int after, int64_t now_ms, void *ud)
     return -1;
 }
 
+static int64_t as_now(void *ud)
+{
+    return srv_now_ms(ud);
+}
+
+static void as_step(void *ud)
+{
+    srv_step(ud);
+}
+
+/* Instances as processes and load balancers as proxies (emulator/autoscale.c); without it
+ * (no child watcher) the records-only data plane above stands in. */
+static void start_autoscale(struct srv *s)
+{
+    struct autoscale_config ac;
+    char err[256];
+
+    memset(&ac, 0, sizeof(ac));
+    ac.ev = s->ev;
+    ac.time_scale = s->cfg.clock_manual ? 1.0 : s->cfg.time_scale;
+    ac.now_ms = as_now;
+    ac.step = as_step;
+    ac.ud = s;
+    s->as = autoscale_create(&ac, err, sizeof(err));
+    if (!s->as)
+        log_warn("server: instances stay records: %s", err);
+}
+
+struct autoscale *srv_autoscale(struct srv *s)
+{
+    return s->as;
+}
+
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen)
 {
     struct srv *s = cm_xcalloc(1, sizeof(*s));
@@ -758,6 +795,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     }
     s->ev = ev;
     cm_ev_set_hook(ev, on_hook, s);
+    start_autoscale(s);
     s->step_timer = cm_ev_add_timer(ev, 1000, on_step_timer, s);
     return s;
 
@@ -781,6 +819,8 @@ void srv_destroy(struct srv *s)
             cm_ev_del_timer(s->ev, s->step_timer);
         MHD_stop_daemon(s->mhd);
     }
+    autoscale_destroy(s->as);
+    s->as = NULL;
     auth_keys_destroy(s->keys);
     regions_free(s);
     free(s);

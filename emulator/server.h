@@ -92,6 +92,8 @@ struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region);
  * until instances are processes, pending instances come up at once and shutting-down /
  * stopping ones finish (the level-triggered contract of scaler/world.h). */
 void srv_step(struct srv *s);
+/* The real data plane (emulator/autoscale.h), or NULL (records only, no ev loop). */
+struct autoscale *srv_autoscale(struct srv *s);
 /* Number of requests answered so far. */
 uint64_t srv_requests(const struct srv *s);
 

@@ -1,0 +1,945 @@
+/* emulator/autoscale.c: see autoscale.h. */
+#include "emulator/autoscale.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "emulator/app.h"
+#include "emulator/health.h"
+#include "emulator/instance.h"
+#include "emulator/lb.h"
+#include "scaler/cloudwatch.h"
+#include "scaler/ec2.h"
+#include "scaler/elb.h"
+#include "scaler/world.h"
+
+#define MAX_TARGETS 1024
+
+struct proc {
+    struct sc_world *w;
+    char id[SC_EC2_ID_LEN];
+    int port;     /* 0 while booting */
+    int exited;   /* the process is gone (reaped) */
+    int stopping; /* SIGTERM sent for terminate/stop */
+    int hung;
+    int impaired; /* reported to EC2 */
+    int tagged;
+    int workers;
+    int have_last;
+    double last_busy_ms;
+    double last_up_ms;
+};
+
+struct listener {
+    struct sc_world *w;
+    char lb[SC_ELB_NAME_LEN];
+    int lb_port;
+    int instance_port;
+    enum lb_mode mode;
+    struct lb_listener *l;
+    int seen;
+};
+
+/* per load balancer: health-check connection failures for BackendConnectionErrors */
+struct lbstat {
+    struct sc_world *w;
+    char lb[SC_ELB_NAME_LEN];
+    uint64_t hc_conn_errors;
+    int seen;
+};
+
+struct hcref {
+    char key[96];
+    struct sc_world *w;
+    char lb[SC_ELB_NAME_LEN];
+    char id[SC_EC2_ID_LEN];
+    int seen;
+};
+
+struct autoscale {
+    struct autoscale_config cfg;
+    struct inst_mgr *im;
+    struct hc_set *hc;
+    struct proc **procs;
+    int nprocs, cap_procs;
+    struct listener **ls;
+    int nls, cap_ls;
+    struct lbstat **st;
+    int nst, cap_st;
+    struct hcref **hr;
+    int nhr, cap_hr;
+    struct sc_world **worlds;
+    int nworlds, cap_worlds;
+    long kick_timer;
+    long minute_timer;
+    uint64_t key_seq;
+};
+
+#define PUSH(arr, n, cap, item)                                                                    \
+    do {                                                                                           \
+        if ((n) == (cap)) {                                                                        \
+            (cap) = (cap) ? (cap) * 2 : 16;                                                        \
+            (arr) = cm_xrealloc((arr), (size_t)(cap) * sizeof(*(arr)));                            \
+        }                                                                                          \
+        (arr)[(n)++] = (item);                                                                     \
+    } while (0)
+
+/* --- small helpers ---------------------------------------------------------------------- */
+
+static int64_t scaled_ms(const struct autoscale *a, double emulated_ms, int64_t min_ms)
+{
+    double v = emulated_ms / a->cfg.time_scale;
+
+    return v < (double)min_ms ? min_ms : (int64_t)(v + 0.5);
+}
+
+static int64_t on_kick(struct cm_ev *ev, int64_t now, void *ud)
+{
+    struct autoscale *a = ud;
+
+    (void)ev;
+    (void)now;
+    a->kick_timer = 0;
+    a->cfg.step(a->cfg.ud);
+    return -1;
+}
+
+/* Asks for a world step soon (coalesced). */
+static void kick(struct autoscale *a)
+{
+    if (a->kick_timer == 0)
+        a->kick_timer = cm_ev_add_timer(a->cfg.ev, 0, on_kick, a);
+}
+
+static struct proc *proc_find(const struct autoscale *a, const struct sc_world *w,
+                              const char *id)
+{
+    for (int i = 0; i < a->nprocs; i++) {
+        if (a->procs[i]->w == w && strcmp(a->procs[i]->id, id) == 0)
+            return a->procs[i];
+    }
+    return NULL;
+}
+
+static struct proc *proc_by_id(const struct autoscale *a, const char *id)
+{
+    for (int i = 0; i < a->nprocs; i++) {
+        if (strcmp(a->procs[i]->id, id) == 0)
+            return a->procs[i];
+    }
+    return NULL;
+}
+
+static void proc_drop(struct autoscale *a, struct proc *p)
+{
+    for (int i = 0; i < a->nprocs; i++) {
+        if (a->procs[i] == p) {
+            a->procs[i] = a->procs[--a->nprocs];
+            free(p);
+            return;
+        }
+    }
+}
+
+static int b64val(int c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+' || c == '-')
+        return 62;
+    if (c == '/' || c == '_')
+        return 63;
+    return -1;
+}
+
+/* Decodes base64 (padding and whitespace ignored) into a new string, or NULL. */
+static char *b64_decode(const char *s)
+{
+    size_t n = strlen(s), o = 0;
+    char *out = cm_xmalloc(n + 1);
+    unsigned acc = 0;
+    int bits = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int v;
+
+        if (s[i] == '=' || s[i] == '\n' || s[i] == '\r' || s[i] == ' ')
+            continue;
+        v = b64val((unsigned char)s[i]);
+        if (v < 0) {
+            free(out);
+            return NULL;
+        }
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (char)((acc >> bits) & 0xff);
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* The profile JSON of an instance from its UserData (JSON or base64 JSON), validated;
+ * NULL = the default profile. *prof gets the parsed profile. */
+static char *profile_of(const char *user_data, struct app_profile *prof, const char *id)
+{
+    char err[256];
+    char *json = NULL;
+
+    app_profile_defaults(prof);
+    if (!user_data || !*user_data)
+        return NULL;
+    if (user_data[strspn(user_data, " \t\r\n")] == '{')
+        json = cm_xstrdup(user_data);
+    else
+        json = b64_decode(user_data);
+    if (!json || json[strspn(json, " \t\r\n")] != '{') {
+        free(json);
+        return NULL; /* UserData that is not a profile: an ordinary script */
+    }
+    if (app_profile_parse(json, prof, err, sizeof(err)) < 0) {
+        log_warn("autoscale: instance %s: UserData profile ignored: %s", id, err);
+        free(json);
+        app_profile_defaults(prof);
+        return NULL;
+    }
+    return json;
+}
+
+/* --- instance processes -------------------------------------------------------------- */
+
+static void on_instance(void *ud, const char *id, enum inst_event event, int port, int status)
+{
+    struct autoscale *a = ud;
+    struct proc *p = proc_by_id(a, id);
+
+    if (!p)
+        return;
+    if (event == INST_READY) {
+        p->port = port;
+        log_debug("autoscale: instance %s listening on %d", id, port);
+    } else {
+        p->exited = 1;
+        if (!p->stopping)
+            log_warn("autoscale: instance %s exited on its own (status %d)", id, status);
+    }
+    kick(a);
+}
+
+static void spawn(struct autoscale *a, struct sc_world *w, const char *id, const char *user_data)
+{
+    struct app_profile prof;
+    char *json = profile_of(user_data, &prof, id);
+    struct proc *p = cm_xcalloc(1, sizeof(*p));
+    char err[256];
+
+    p->w = w;
+    snprintf(p->id, sizeof(p->id), "%s", id);
+    p->workers = prof.workers;
+    PUSH(a->procs, a->nprocs, a->cap_procs, p);
+    if (inst_spawn(a->im, id, json, scaled_ms(a, prof.boot_s * 1000.0, 0), err,
+                   sizeof(err)) < 0) {
+        log_error("autoscale: %s", err);
+        p->exited = 1; /* reported lost at the next step */
+    } else {
+        log_info("autoscale: instance %s starting (boot %.0f s emulated)", id, prof.boot_s);
+    }
+    free(json);
+}
+
+static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
+    int n = sc_ec2_instance_count(ec2), changed = 0;
+
+    for (int i = 0; i < a->nprocs; i++) {
+        if (a->procs[i]->w == w)
+            a->procs[i]->tagged &= ~2; /* bit 2: seen in this pass */
+    }
+    for (int k = 0; k < n; k++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, k);
+        char id[SC_EC2_ID_LEN];
+        enum sc_ec2_state st = in->state;
+        struct proc *p;
+
+        snprintf(id, sizeof(id), "%s", in->instance_id);
+        p = proc_find(a, w, id);
+        if (p)
+            p->tagged |= 2;
+        switch (st) {
+        case SC_EC2_PENDING:
+            if (!p) {
+                spawn(a, w, id, in->user_data);
+                p = proc_find(a, w, id);
+                if (p)
+                    p->tagged |= 2;
+            } else if (p->exited) {
+                changed |= sc_ec2_instance_lost(ec2, id, now) == SC_OK;
+                proc_drop(a, p);
+            } else if (p->port > 0) {
+                changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
+                if (!(p->tagged & 1)) {
+                    char port[16];
+                    const char *ids[1] = { id };
+                    struct sc_ec2_tag tag = { "scalelab:port", port };
+                    struct sc_error err;
+
+                    snprintf(port, sizeof(port), "%d", p->port);
+                    sc_ec2_create_tags(ec2, ids, 1, &tag, 1, now, &err);
+                    p->tagged |= 1;
+                }
+            }
+            break;
+        case SC_EC2_RUNNING:
+            if (!p || p->exited) {
+                changed |= sc_ec2_instance_lost(ec2, id, now) == SC_OK;
+                if (p)
+                    proc_drop(a, p);
+            } else if (p->hung != p->impaired) {
+                changed |= sc_ec2_instance_set_impaired(ec2, id, p->hung, now) == SC_OK;
+                p->impaired = p->hung;
+            }
+            break;
+        case SC_EC2_SHUTTING_DOWN:
+        case SC_EC2_STOPPING:
+            if (!p || p->exited) {
+                if (st == SC_EC2_SHUTTING_DOWN)
+                    changed |= sc_ec2_instance_terminated(ec2, id, now) == SC_OK;
+                else
+                    changed |= sc_ec2_instance_stopped(ec2, id, now) == SC_OK;
+                if (p)
+                    proc_drop(a, p);
+            } else if (!p->stopping) {
+                p->stopping = 1;
+                inst_terminate(a->im, id);
+            }
+            break;
+        default: /* terminated, stopped: nothing may run */
+            if (p && !p->exited && !p->stopping) {
+                p->stopping = 1;
+                inst_kill(a->im, id);
+            } else if (p && p->exited) {
+                proc_drop(a, p);
+            }
+            break;
+        }
+    }
+    /* processes whose record is gone */
+    for (int i = 0; i < a->nprocs; i++) {
+        struct proc *p = a->procs[i];
+
+        if (p->w != w || (p->tagged & 2))
+            continue;
+        if (p->exited) {
+            proc_drop(a, p);
+            i--;
+        } else if (!p->stopping) {
+            p->stopping = 1;
+            inst_kill(a->im, p->id);
+        }
+    }
+    return changed;
+}
+
+/* --- load balancers ------------------------------------------------------------------ */
+
+static struct lbstat *lbstat_get(struct autoscale *a, struct sc_world *w, const char *lb)
+{
+    struct lbstat *s;
+
+    for (int i = 0; i < a->nst; i++) {
+        if (a->st[i]->w == w && strcmp(a->st[i]->lb, lb) == 0)
+            return a->st[i];
+    }
+    s = cm_xcalloc(1, sizeof(*s));
+    s->w = w;
+    snprintf(s->lb, sizeof(s->lb), "%s", lb);
+    PUSH(a->st, a->nst, a->cap_st, s);
+    return s;
+}
+
+static struct listener *listener_get(struct autoscale *a, struct sc_world *w, const char *lb,
+                                     const struct sc_elb_listener *li)
+{
+    enum lb_mode mode = (strcmp(li->protocol, "TCP") == 0 || strcmp(li->protocol, "SSL") == 0)
+                            ? LB_MODE_TCP
+                            : LB_MODE_HTTP;
+    struct listener *x;
+    struct lb_config cfg;
+    char name[64], err[256];
+
+    for (int i = 0; i < a->nls; i++) {
+        x = a->ls[i];
+        if (x->w != w || strcmp(x->lb, lb) != 0 || x->lb_port != li->load_balancer_port)
+            continue;
+        if (x->mode == mode && x->instance_port == li->instance_port)
+            return x;
+        /* same port, other settings: rebuild */
+        lb_listener_destroy(x->l);
+        a->ls[i] = a->ls[--a->nls];
+        free(x);
+        break;
+    }
+    x = cm_xcalloc(1, sizeof(*x));
+    x->w = w;
+    snprintf(x->lb, sizeof(x->lb), "%s", lb);
+    x->lb_port = li->load_balancer_port;
+    x->instance_port = li->instance_port;
+    x->mode = mode;
+    memset(&cfg, 0, sizeof(cfg));
+    snprintf(name, sizeof(name), "%s:%d", lb, li->load_balancer_port);
+    cfg.name = name;
+    cfg.mode = mode;
+    cfg.port = li->load_balancer_port;
+    cfg.forwarded_port = li->load_balancer_port;
+    x->l = lb_listener_create(a->cfg.ev, &cfg, err, sizeof(err));
+    if (!x->l) {
+        /* privileged or taken: an ephemeral port, in the status JSON and the log */
+        cfg.port = 0;
+        x->l = lb_listener_create(a->cfg.ev, &cfg, err, sizeof(err));
+    }
+    if (!x->l) {
+        log_error("autoscale: listener %s: %s", name, err);
+        free(x);
+        return NULL;
+    }
+    log_info("autoscale: load balancer %s listener %d (%s) on 127.0.0.1:%d", lb,
+             li->load_balancer_port, mode == LB_MODE_TCP ? "TCP" : "HTTP",
+             lb_listener_port(x->l));
+    PUSH(a->ls, a->nls, a->cap_ls, x);
+    return x;
+}
+
+struct tcopy {
+    char id[SC_EC2_ID_LEN];
+    char zone[32];
+};
+
+static void on_health(void *ud, const char *key, int ok, int connect_failed)
+{
+    struct autoscale *a = ud;
+    struct hcref *r = NULL;
+
+    for (int i = 0; i < a->nhr; i++) {
+        if (strcmp(a->hr[i]->key, key) == 0)
+            r = a->hr[i];
+    }
+    if (!r)
+        return;
+    if (connect_failed)
+        lbstat_get(a, r->w, r->lb)->hc_conn_errors++;
+    sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, ok, a->cfg.now_ms(a->cfg.ud));
+    kick(a);
+}
+
+static struct hcref *hcref_get(struct autoscale *a, struct sc_world *w, const char *lb,
+                               const char *id)
+{
+    struct hcref *r;
+
+    for (int i = 0; i < a->nhr; i++) {
+        r = a->hr[i];
+        if (r->w == w && strcmp(r->lb, lb) == 0 && strcmp(r->id, id) == 0)
+            return r;
+    }
+    r = cm_xcalloc(1, sizeof(*r));
+    r->w = w;
+    snprintf(r->lb, sizeof(r->lb), "%s", lb);
+    snprintf(r->id, sizeof(r->id), "%.31s", id);
+    snprintf(r->key, sizeof(r->key), "hc%llu", (unsigned long long)++a->key_seq);
+    PUSH(a->hr, a->nhr, a->cap_hr, r);
+    return r;
+}
+
+static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, int64_t now)
+{
+    struct sc_elb *elb = sc_world_elb(w);
+    const struct sc_elb_lb *lb = sc_elb_lb_find(elb, name);
+    struct listener *mine[16];
+    int nmine = 0, nt, changed = 0;
+    static struct tcopy tc[MAX_TARGETS];
+    static int routable[MAX_TARGETS], draining[MAX_TARGETS], checked[MAX_TARGETS];
+    struct hc_check chk;
+    int64_t interval_ms, timeout_ms;
+    const char *zones[LB_ZONES_MAX];
+    char zbuf[LB_ZONES_MAX][32];
+    int nz, cross, idle_s;
+
+    if (!lb)
+        return 0;
+    lbstat_get(a, w, name)->seen = 1;
+    /* listeners */
+    for (int i = 0; i < lb->nlisteners && nmine < 16; i++) {
+        struct listener *x = listener_get(a, w, name, &lb->listeners[i]);
+
+        lb = sc_elb_lb_find(elb, name); /* (no mutation happened; keep the view fresh) */
+        if (x) {
+            x->seen = 1;
+            mine[nmine++] = x;
+        }
+    }
+    nz = lb->nzones < LB_ZONES_MAX ? lb->nzones : LB_ZONES_MAX;
+    for (int i = 0; i < nz; i++) {
+        snprintf(zbuf[i], sizeof(zbuf[i]), "%s", lb->availability_zones[i]);
+        zones[i] = zbuf[i];
+    }
+    cross = lb->attributes.cross_zone_enabled;
+    idle_s = lb->attributes.idle_timeout_s;
+    chk.proto = (lb->hc_target.protocol == SC_ELB_HC_HTTP ||
+                 lb->hc_target.protocol == SC_ELB_HC_HTTPS)
+                    ? HC_HTTP
+                    : HC_TCP;
+    chk.path = lb->hc_target.path ? lb->hc_target.path : "/";
+    interval_ms = scaled_ms(a, lb->health_check.interval_s * 1000.0, 10);
+    timeout_ms = scaled_ms(a, lb->health_check.timeout_s * 1000.0, 5);
+    chk.timeout_ms = timeout_ms;
+    for (int i = 0; i < nmine; i++) {
+        /* requests are real time: the idle timeout is not scaled */
+        lb_listener_set_idle_timeout(mine[i]->l, (int64_t)idle_s * 1000);
+        lb_listener_set_zones(mine[i]->l, zones, nz, cross);
+    }
+    /* targets: copy first (health results and drain ends change the views) */
+    nt = sc_elb_target_count(elb, name);
+    if (nt > MAX_TARGETS)
+        nt = MAX_TARGETS;
+    for (int t = 0; t < nt; t++) {
+        struct sc_elb_target tg;
+
+        if (sc_elb_target_at(elb, name, t, &tg) < 0) {
+            tc[t].id[0] = '\0';
+            continue;
+        }
+        snprintf(tc[t].id, sizeof(tc[t].id), "%.31s", tg.instance_id);
+        snprintf(tc[t].zone, sizeof(tc[t].zone), "%.31s",
+                 tg.availability_zone ? tg.availability_zone : "");
+        routable[t] = tg.routable;
+        draining[t] = tg.draining;
+        checked[t] = tg.checked;
+    }
+    for (int t = 0; t < nt; t++) {
+        struct proc *p = tc[t].id[0] ? proc_find(a, w, tc[t].id) : NULL;
+        int port = p && !p->exited ? p->port : 0;
+
+        if (!tc[t].id[0])
+            continue;
+        for (int i = 0; i < nmine; i++)
+            lb_backend_set(mine[i]->l, tc[t].id, port > 0 ? port : 1, tc[t].zone,
+                           routable[t] && port > 0);
+        if (checked[t] && port > 0) {
+            struct hcref *r = hcref_get(a, w, name, tc[t].id);
+
+            r->seen = 1;
+            chk.port = port;
+            hc_target_set(a->hc, r->key, &chk, interval_ms, 0);
+        }
+        if (draining[t]) {
+            int out = 0;
+
+            for (int i = 0; i < nmine; i++) {
+                int o = lb_backend_outstanding(mine[i]->l, tc[t].id);
+
+                out += o > 0 ? o : 0;
+            }
+            if (out == 0 && sc_elb_drain_done(elb, name, tc[t].id, now) == 1)
+                changed = 1;
+        }
+    }
+    /* backends no longer registered */
+    for (int i = 0; i < nmine; i++) {
+        for (int b = 0; b < lb_backend_count(mine[i]->l); b++) {
+            const char *bid = lb_backend_id_at(mine[i]->l, b);
+            int found = 0;
+
+            for (int t = 0; t < nt && !found; t++)
+                found = strcmp(tc[t].id, bid) == 0;
+            if (!found) {
+                lb_backend_remove(mine[i]->l, bid);
+                b--;
+            }
+        }
+    }
+    return changed;
+}
+
+static int sync_lbs(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    struct sc_elb *elb = sc_world_elb(w);
+    int n = sc_elb_lb_count(elb), changed = 0;
+    char(*names)[SC_ELB_NAME_LEN] = NULL;
+
+    for (int i = 0; i < a->nls; i++)
+        a->ls[i]->seen = a->ls[i]->w != w;
+    for (int i = 0; i < a->nhr; i++)
+        a->hr[i]->seen = a->hr[i]->w != w;
+    for (int i = 0; i < a->nst; i++)
+        a->st[i]->seen = a->st[i]->w != w;
+    if (n > 0) {
+        names = cm_xcalloc((size_t)n, sizeof(*names));
+        for (int i = 0; i < n; i++)
+            snprintf(names[i], sizeof(names[i]), "%s", sc_elb_lb_at(elb, i)->load_balancer_name);
+        for (int i = 0; i < n; i++)
+            changed |= sync_lb(a, w, names[i], now);
+        free(names);
+    }
+    for (int i = 0; i < a->nls; i++) {
+        if (!a->ls[i]->seen) {
+            log_info("autoscale: load balancer %s listener %d closed", a->ls[i]->lb,
+                     a->ls[i]->lb_port);
+            lb_listener_destroy(a->ls[i]->l);
+            free(a->ls[i]);
+            a->ls[i--] = a->ls[--a->nls];
+        }
+    }
+    for (int i = 0; i < a->nhr; i++) {
+        if (!a->hr[i]->seen) {
+            hc_target_remove(a->hc, a->hr[i]->key);
+            free(a->hr[i]);
+            a->hr[i--] = a->hr[--a->nhr];
+        }
+    }
+    for (int i = 0; i < a->nst; i++) {
+        if (!a->st[i]->seen) {
+            free(a->st[i]);
+            a->st[i--] = a->st[--a->nst];
+        }
+    }
+    return changed;
+}
+
+/* --- metrics, every emulated minute ------------------------------------------------- */
+
+/* GET /_instance/status, bounded by 50 ms timeouts (a hung instance gives no figure, as a
+ * real one gives no datapoint). Returns 0 with busy_ms and uptime_ms. */
+static int fetch_status(int port, double *busy_ms, double *up_ms)
+{
+    static const char req[] = "GET /_instance/status HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                              "Connection: close\r\n\r\n";
+    struct sockaddr_in sa;
+    struct timeval tv = { 0, 50000 };
+    char buf[2048];
+    size_t len = 0;
+    int fd, rc = -1;
+    const char *b, *u;
+
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)port);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof(req) - 1))
+        goto out;
+    for (;;) {
+        ssize_t n = recv(fd, buf + len, sizeof(buf) - 1 - len, 0);
+
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        if (len == sizeof(buf) - 1)
+            break;
+    }
+    buf[len] = '\0';
+    b = strstr(buf, "\"busy_ms\":");
+    u = strstr(buf, "\"uptime_ms\":");
+    if (!b || !u)
+        goto out;
+    *busy_ms = strtod(b + 10, NULL);
+    *up_ms = strtod(u + 12, NULL);
+    rc = 0;
+out:
+    close(fd);
+    return rc;
+}
+
+static void put(struct sc_world *w, const char *lb, const char *metric, const char *unit,
+                double v, int64_t now)
+{
+    struct sc_dimension d = { "LoadBalancerName", lb };
+
+    sc_cw_put_value(sc_world_cw(w), "AWS/ELB", metric, &d, 1, unit, v, now, now);
+}
+
+static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    struct sc_elb *elb = sc_world_elb(w);
+    double ts = a->cfg.time_scale;
+
+    for (int i = 0; i < a->nprocs; i++) {
+        struct proc *p = a->procs[i];
+        double busy, up;
+
+        if (p->w != w || p->exited || p->port <= 0 || p->hung)
+            continue;
+        if (fetch_status(p->port, &busy, &up) < 0)
+            continue;
+        if (p->have_last && up > p->last_up_ms) {
+            double pct = app_cpu_pct(busy - p->last_busy_ms, p->workers,
+                                     (int64_t)(up - p->last_up_ms));
+
+            sc_world_report_instance_cpu(w, p->id, pct, now);
+        }
+        p->have_last = 1;
+        p->last_busy_ms = busy;
+        p->last_up_ms = up;
+    }
+    for (int i = 0; i < sc_elb_lb_count(elb); i++) {
+        char name[SC_ELB_NAME_LEN];
+        struct lb_metrics sum, m;
+        int nt, healthy = 0, unhealthy = 0;
+        struct lbstat *st;
+
+        snprintf(name, sizeof(name), "%s", sc_elb_lb_at(elb, i)->load_balancer_name);
+        memset(&sum, 0, sizeof(sum));
+        for (int k = 0; k < a->nls; k++) {
+            if (a->ls[k]->w != w || strcmp(a->ls[k]->lb, name) != 0)
+                continue;
+            lb_listener_metrics_take(a->ls[k]->l, &m);
+            sum.requests += m.requests;
+            sum.latency_sum_ms += m.latency_sum_ms;
+            sum.latency_count += m.latency_count;
+            sum.backend_2xx += m.backend_2xx;
+            sum.backend_3xx += m.backend_3xx;
+            sum.backend_4xx += m.backend_4xx;
+            sum.backend_5xx += m.backend_5xx;
+            sum.elb_4xx += m.elb_4xx;
+            sum.elb_5xx += m.elb_5xx;
+            if (m.surge_queue_max > sum.surge_queue_max)
+                sum.surge_queue_max = m.surge_queue_max;
+            sum.spillover += m.spillover;
+            sum.backend_conn_errors += m.backend_conn_errors;
+        }
+        st = lbstat_get(a, w, name);
+        sum.backend_conn_errors += st->hc_conn_errors;
+        st->hc_conn_errors = 0;
+        nt = sc_elb_target_count(elb, name);
+        for (int t = 0; t < nt; t++) {
+            struct sc_elb_target tg;
+
+            if (sc_elb_target_at(elb, name, t, &tg) == 0 && !tg.draining) {
+                if (tg.state == SC_ELB_IN_SERVICE)
+                    healthy++;
+                else
+                    unhealthy++;
+            }
+        }
+        put(w, name, "HealthyHostCount", "Count", healthy, now);
+        put(w, name, "UnHealthyHostCount", "Count", unhealthy, now);
+        if (sum.requests)
+            put(w, name, "RequestCount", "Count", (double)sum.requests * ts, now);
+        if (sum.latency_count)
+            put(w, name, "Latency", "Seconds",
+                sum.latency_sum_ms / (double)sum.latency_count / 1000.0, now);
+        if (sum.backend_2xx)
+            put(w, name, "HTTPCode_Backend_2XX", "Count", (double)sum.backend_2xx * ts, now);
+        if (sum.backend_3xx)
+            put(w, name, "HTTPCode_Backend_3XX", "Count", (double)sum.backend_3xx * ts, now);
+        if (sum.backend_4xx)
+            put(w, name, "HTTPCode_Backend_4XX", "Count", (double)sum.backend_4xx * ts, now);
+        if (sum.backend_5xx)
+            put(w, name, "HTTPCode_Backend_5XX", "Count", (double)sum.backend_5xx * ts, now);
+        if (sum.elb_4xx)
+            put(w, name, "HTTPCode_ELB_4XX", "Count", (double)sum.elb_4xx * ts, now);
+        if (sum.elb_5xx)
+            put(w, name, "HTTPCode_ELB_5XX", "Count", (double)sum.elb_5xx * ts, now);
+        put(w, name, "SurgeQueueLength", "Count", sum.surge_queue_max, now);
+        if (sum.spillover)
+            put(w, name, "SpilloverCount", "Count", (double)sum.spillover * ts, now);
+        if (sum.backend_conn_errors)
+            put(w, name, "BackendConnectionErrors", "Count",
+                (double)sum.backend_conn_errors * ts, now);
+    }
+}
+
+static int64_t on_minute(struct cm_ev *ev, int64_t now_real, void *ud)
+{
+    struct autoscale *a = ud;
+    int64_t now = a->cfg.now_ms(a->cfg.ud);
+
+    (void)ev;
+    (void)now_real;
+    for (int i = 0; i < a->nworlds; i++)
+        report_minute(a, a->worlds[i], now);
+    kick(a);
+    return scaled_ms(a, 60000.0, 50);
+}
+
+/* --- public ---------------------------------------------------------------------------- */
+
+struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err,
+                                   size_t errlen)
+{
+    struct autoscale *a = cm_xcalloc(1, sizeof(*a));
+
+    a->cfg = *cfg;
+    if (!(a->cfg.time_scale > 0))
+        a->cfg.time_scale = 1;
+    a->im = inst_mgr_create(cfg->ev, cfg->instance_exe, on_instance, a);
+    if (!a->im) {
+        snprintf(err, errlen, "cannot watch child processes: %s", strerror(errno));
+        free(a);
+        return NULL;
+    }
+    a->hc = hc_set_create(cfg->ev, on_health, a);
+    a->minute_timer = cm_ev_add_timer(cfg->ev, scaled_ms(a, 60000.0, 50), on_minute, a);
+    return a;
+}
+
+void autoscale_destroy(struct autoscale *a)
+{
+    if (!a)
+        return;
+    if (a->kick_timer)
+        cm_ev_del_timer(a->cfg.ev, a->kick_timer);
+    cm_ev_del_timer(a->cfg.ev, a->minute_timer);
+    inst_mgr_destroy(a->im, 2000);
+    hc_set_destroy(a->hc);
+    for (int i = 0; i < a->nls; i++) {
+        lb_listener_destroy(a->ls[i]->l);
+        free(a->ls[i]);
+    }
+    for (int i = 0; i < a->nprocs; i++)
+        free(a->procs[i]);
+    for (int i = 0; i < a->nhr; i++)
+        free(a->hr[i]);
+    for (int i = 0; i < a->nst; i++)
+        free(a->st[i]);
+    free(a->ls);
+    free(a->procs);
+    free(a->hr);
+    free(a->st);
+    free(a->worlds);
+    free(a);
+}
+
+int autoscale_step(struct autoscale *a, struct sc_world *w, int64_t now_ms)
+{
+    int known = 0, changed;
+
+    for (int i = 0; i < a->nworlds && !known; i++)
+        known = a->worlds[i] == w;
+    if (!known)
+        PUSH(a->worlds, a->nworlds, a->cap_worlds, w);
+    changed = sync_instances(a, w, now_ms);
+    changed |= sync_lbs(a, w, now_ms);
+    return changed;
+}
+
+void autoscale_forget_world(struct autoscale *a, struct sc_world *w)
+{
+    if (!a)
+        return;
+    for (int i = 0; i < a->nprocs; i++) {
+        struct proc *p = a->procs[i];
+
+        if (p->w != w)
+            continue;
+        if (!p->exited)
+            inst_kill(a->im, p->id);
+        free(p);
+        a->procs[i--] = a->procs[--a->nprocs];
+    }
+    for (int i = 0; i < a->nls; i++) {
+        if (a->ls[i]->w == w) {
+            lb_listener_destroy(a->ls[i]->l);
+            free(a->ls[i]);
+            a->ls[i--] = a->ls[--a->nls];
+        }
+    }
+    for (int i = 0; i < a->nhr; i++) {
+        if (a->hr[i]->w == w) {
+            hc_target_remove(a->hc, a->hr[i]->key);
+            free(a->hr[i]);
+            a->hr[i--] = a->hr[--a->nhr];
+        }
+    }
+    for (int i = 0; i < a->nst; i++) {
+        if (a->st[i]->w == w) {
+            free(a->st[i]);
+            a->st[i--] = a->st[--a->nst];
+        }
+    }
+    for (int i = 0; i < a->nworlds; i++) {
+        if (a->worlds[i] == w)
+            a->worlds[i--] = a->worlds[--a->nworlds];
+    }
+}
+
+int autoscale_fault(struct autoscale *a, const char *instance_id, const char *what, char *err,
+                    size_t errlen)
+{
+    struct proc *p = proc_by_id(a, instance_id);
+    int rc;
+
+    if (!p || p->exited) {
+        snprintf(err, errlen, "no running process for instance %s", instance_id);
+        return -1;
+    }
+    if (strcmp(what, "kill") == 0) {
+        rc = inst_kill(a->im, instance_id);
+    } else if (strcmp(what, "hang") == 0 || strcmp(what, "resume") == 0) {
+        p->hung = strcmp(what, "hang") == 0;
+        rc = inst_hang(a->im, instance_id, p->hung);
+    } else if (strncmp(what, "slow=", 5) == 0 || strncmp(what, "fail_health=", 12) == 0 ||
+               strncmp(what, "error_rate=", 11) == 0) {
+        rc = inst_fault(a->im, instance_id, what);
+    } else {
+        snprintf(err, errlen, "unknown fault %s (kill, hang, resume, slow=K, fail_health=0|1, "
+                              "error_rate=P)",
+                 what);
+        return -1;
+    }
+    if (rc < 0)
+        snprintf(err, errlen, "fault %s on %s failed", what, instance_id);
+    kick(a);
+    return rc;
+}
+
+char *autoscale_status_json(const struct autoscale *a)
+{
+    struct cm_buf b;
+
+    cm_buf_init(&b, 0);
+    cm_buf_puts(&b, "{\"instances\":[");
+    for (int i = 0; i < a->nprocs; i++) {
+        const struct proc *p = a->procs[i];
+
+        cm_buf_printf(&b, "%s{\"id\":\"%s\",\"pid\":%ld,\"port\":%d,\"state\":\"%s\"}",
+                      i ? "," : "", p->id, (long)inst_pid(a->im, p->id), p->port,
+                      p->exited    ? "exited"
+                      : p->hung    ? "hung"
+                      : p->port    ? "listening"
+                                   : "booting");
+    }
+    cm_buf_puts(&b, "],\"listeners\":[");
+    for (int i = 0; i < a->nls; i++) {
+        const struct listener *x = a->ls[i];
+
+        cm_buf_printf(&b,
+                      "%s{\"load_balancer\":\"%s\",\"load_balancer_port\":%d,\"port\":%d,"
+                      "\"protocol\":\"%s\",\"backends\":%d}",
+                      i ? "," : "", x->lb, x->lb_port, lb_listener_port(x->l),
+                      x->mode == LB_MODE_TCP ? "TCP" : "HTTP", lb_backend_count(x->l));
+    }
+    cm_buf_puts(&b, "]}");
+    return cm_buf_take(&b, NULL);
+}

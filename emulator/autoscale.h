@@ -1,0 +1,61 @@
+/* emulator/autoscale.h: the emulator's real world around libscaler (SCALER-API.md's
+ * level-triggered data plane). After each sc_world_step the server calls
+ * autoscale_step(), which makes processes and proxies match the records:
+ *   - EC2 `pending` instances get a child process (instance.c) with the application
+ *     profile from their UserData (JSON, or base64 of JSON; else the default profile) and
+ *     the boot time divided by --time-scale; once it listens: sc_ec2_instance_running and
+ *     a `scalelab:port` tag; `shutting-down`/`stopping` ones get SIGTERM and, once reaped,
+ *     sc_ec2_instance_terminated/_stopped; a process that died on its own:
+ *     sc_ec2_instance_lost; a hung one (fault): status impaired.
+ *   - each classic ELB listener is a proxy (lb.c) on 127.0.0.1:LoadBalancerPort, or on an
+ *     ephemeral port when that one is privileged or taken (the map is in the status JSON
+ *     and the log); backends are the registered instances, routable as libscaler says
+ *     (InService, not draining, zone enabled); idle timeout, zones and cross-zone follow
+ *     the attributes; a draining instance with nothing in flight: sc_elb_drain_done.
+ *   - health checks (health.c) as ConfigureHealthCheck says, interval and timeout divided
+ *     by --time-scale; results go to sc_elb_health_result.
+ *   - every emulated minute: CPUUtilization per instance (modelled from busy workers,
+ *     read from the instance's /_instance/status) through sc_world_report_instance_cpu,
+ *     and the AWS/ELB metrics per load balancer through sc_cw_put_value (counts are
+ *     scaled by --time-scale: what the emulated minute would have seen).
+ * Single-threaded on the server's ev loop. */
+#ifndef EMULATOR_AUTOSCALE_H
+#define EMULATOR_AUTOSCALE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/ev.h"
+
+struct sc_world;
+
+struct autoscale_config {
+    struct cm_ev *ev;
+    double time_scale;           /* emulated ms per real ms (>= 1e-6) */
+    int64_t (*now_ms)(void *ud); /* the emulated clock, epoch ms */
+    void (*step)(void *ud);      /* steps every world (srv_step); called soon after events */
+    void *ud;
+    const char *instance_exe; /* NULL: instance.c's default */
+};
+
+struct autoscale;
+
+/* NULL with err filled when the child watcher cannot start. */
+struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err,
+                                   size_t errlen);
+/* Stops every instance (TERM, then KILL) and closes every proxy. NULL is a no-op. */
+void autoscale_destroy(struct autoscale *a);
+/* Makes processes, proxies and health checks match w's records at now_ms (emulated).
+ * Returns 1 when it changed the world (the caller steps again), else 0. */
+int autoscale_step(struct autoscale *a, struct sc_world *w, int64_t now_ms);
+/* w is about to be destroyed (admin reset): its instances and proxies go. */
+void autoscale_forget_world(struct autoscale *a, struct sc_world *w);
+/* Faults on an instance's process: "kill" (kill -9), "hang" (SIGSTOP), "resume"
+ * (SIGCONT), "slow=K", "fail_health=0|1", "error_rate=P". Returns 0, or -1 with err. */
+int autoscale_fault(struct autoscale *a, const char *instance_id, const char *what, char *err,
+                    size_t errlen);
+/* A JSON object (malloc'd; the caller frees): instances (id, pid, port, state) and
+ * listeners (load balancer, LoadBalancerPort, the port it really listens on). */
+char *autoscale_status_json(const struct autoscale *a);
+
+#endif
