@@ -87,16 +87,47 @@ static enum resp_result fail(struct resp *r, enum resp_error e)
     return RESP_ERROR;
 }
 
-/* Case-insensitive: does [p, p+n) contain the token tok (letters and '-')? */
+/* Characters allowed in a header name (RFC 9110 tchar). */
+static const unsigned char tchar[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1,
+    ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+};
+
+/* ASCII case-insensitive equality of n bytes; lower must be lower case. */
+static int eq_lower(const char *p, const char *lower, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c >= 'A' && c <= 'Z')
+            c |= 0x20;
+        if (c != (unsigned char)lower[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* Does [p, p+n) contain the token tok (lower case) as a comma-separated element? */
 static int has_token(const char *p, size_t n, const char *tok)
 {
     size_t tl = strlen(tok);
 
+    if (n == tl)
+        return eq_lower(p, tok, tl); /* the usual case: the value is the token */
     for (size_t i = 0; i + tl <= n; i++) {
-        if (strncasecmp(p + i, tok, tl) != 0)
+        if (!eq_lower(p + i, tok, tl))
             continue;
         if ((i == 0 || !isalnum((unsigned char)p[i - 1])) &&
-            (i + tl == n || !isalnum((unsigned char)p[i + tl]) ))
+            (i + tl == n || !isalnum((unsigned char)p[i + tl])))
             return 1;
     }
     return 0;
@@ -121,55 +152,55 @@ static int parse_status(struct resp *r, const char *p, size_t n)
     return 0;
 }
 
+/* One header line: the name is checked and matched in a single pass; only the four
+ * headers that matter are looked at further. */
 static int parse_header(struct resp *r, const char *p, size_t n)
 {
-    const char *colon = memchr(p, ':', n);
     const char *v, *end = p + n;
-    size_t nl;
+    size_t nl = 0;
 
-    if (!colon || colon == p)
+    while (nl < n && tchar[(unsigned char)p[nl]])
+        nl++;
+    if (nl == 0 || nl == n || p[nl] != ':')
         return RESP_E_HEADER;
-    nl = (size_t)(colon - p);
-    for (size_t i = 0; i < nl; i++) {
-        unsigned char ch = (unsigned char)p[i];
-        if (ch <= ' ' || ch >= 0x7f)
-            return RESP_E_HEADER;
-    }
-    v = colon + 1;
+    v = p + nl + 1;
     while (v < end && (*v == ' ' || *v == '\t'))
         v++;
     while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
         end--;
-    switch (p[0] | 0x20) {
-    case 'c':
-        if (nl == 14 && strncasecmp(p, "content-length", 14) == 0) {
+    switch (nl) {
+    case 14:
+        if (eq_lower(p, "content-length", 14)) {
             uint64_t len = 0;
 
             if (v == end)
                 return RESP_E_LENGTH;
             for (const char *q = v; q < end; q++) {
-                if (!isdigit((unsigned char)*q) || len > (UINT64_MAX - 9) / 10 / 16)
+                if (*q < '0' || *q > '9' || len > (UINT64_MAX - 9) / 10 / 16)
                     return RESP_E_LENGTH;
                 len = len * 10 + (uint64_t)(*q - '0');
             }
             if (r->content_length >= 0 && (uint64_t)r->content_length != len)
                 return RESP_E_LENGTH;
             r->content_length = (int64_t)len;
-        } else if (nl == 10 && strncasecmp(p, "connection", 10) == 0) {
+        }
+        break;
+    case 10:
+        if (eq_lower(p, "connection", 10)) {
             if (has_token(v, (size_t)(end - v), "close"))
                 r->keep_alive = 0;
             else if (has_token(v, (size_t)(end - v), "keep-alive"))
                 r->keep_alive = 1;
         }
         break;
-    case 't':
-        if (nl == 17 && strncasecmp(p, "transfer-encoding", 17) == 0) {
+    case 17:
+        if (eq_lower(p, "transfer-encoding", 17)) {
             size_t vl = (size_t)(end - v);
-            r->chunked = vl >= 7 && strncasecmp(end - 7, "chunked", 7) == 0;
+            r->chunked = vl >= 7 && eq_lower(end - 7, "chunked", 7);
         }
         break;
-    case 's':
-        if (r->server_cap && nl == 6 && strncasecmp(p, "server", 6) == 0) {
+    case 6:
+        if (r->server_cap && eq_lower(p, "server", 6)) {
             size_t vl = (size_t)(end - v);
             if (vl >= r->server_cap)
                 vl = r->server_cap - 1;
