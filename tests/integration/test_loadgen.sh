@@ -68,6 +68,23 @@ n=$(awk '/requests in/ {print $1}' "$TMP/rate.out")
 check "--rate 200 for 1s sends about 200 requests (got $n)" bash -c "[ ${n:-0} -ge 180 ] && [ ${n:-0} -le 201 ]"
 check "--rate prints the uncorrected figures too" has rate "Uncorrected Latency Distribution"
 
+# a stalled server: one connection, 200 ms per reply, 50 requests/s demanded. Latency from
+# the intended send time grows with the backlog; from the actual send it stays ~200 ms.
+lg co --rate 50 --duration 2s --connections 1 --timeout 5s "$U/delay?ms=200"
+read -r corr unc <<<"$(awk '$1 == "50%" {print $2}' "$TMP/co.out" | while read -r v; do
+    awk -v v="$v" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000; printf "%s ", n }'; done)"
+check "coordinated omission: corrected p50 ($corr ms) well above uncorrected ($unc ms)" \
+    awk -v c="${corr:-0}" -v u="${unc:-0}" 'BEGIN { exit !(u >= 190 && u < 400 && c > 2 * u) }'
+
+# live progress line: on a terminal only
+if command -v script >/dev/null 2>&1; then
+    timeout 30 script -qfec "$LG --duration 2200ms --connections 2 $U/ok" "$TMP/tty.log" >/dev/null 2>&1 </dev/null
+    check "live progress line on a TTY (elapsed, req/s, p99, errors)" \
+        bash -c "grep -qE '[0-9.]+s +[0-9]+ req/s +p99 [0-9.]+(us|ms) +errors 0' '$TMP/tty.log'"
+else
+    ok "# SKIP no script(1) for a TTY"
+fi
+
 lg j1 --rate 100 --duration 1s --connections 2 --json "$U/ok"
 lg j2 -k -n 150 -c 3 --json "$U/ok"
 check "--json prints one compact line" [ "$(wc -l <"$TMP/j1.out")" -eq 1 ]
