@@ -8,12 +8,12 @@
 
 #include "scaler/rng.h"
 
-#define DEFAULT_ACCOUNT "123456789012"
-#define DEFAULT_REGION "us-east-1"
-#define MAX_ZONES 16 /* the default VPC has room for 16 /20 subnets */
-#define DEFAULT_RETENTION_MS 3600000
+#define DEFAULT_ACCOUNT       "123456789012"
+#define DEFAULT_REGION        "us-east-1"
+#define MAX_ZONES             16 /* the default VPC has room for 16 /20 subnets */
+#define DEFAULT_RETENTION_MS  3600000
 #define DEFAULT_MAX_INSTANCES 10000
-#define LT_NAME_MAX 128
+#define LT_NAME_MAX           128
 
 /* --- small helpers ------------------------------------------------------------------ */
 
@@ -115,8 +115,8 @@ static int name_in(const char *name, const char *const *list)
 }
 
 /* Checks every filter name is known (tag:K always is when tags is set). */
-static enum sc_status check_filters(const struct sc_ec2_filter *f, int n,
-                                    const char *const *known, int tags, struct sc_error *err)
+static enum sc_status check_filters(const struct sc_ec2_filter *f, int n, const char *const *known,
+                                    int tags, struct sc_error *err)
 {
     for (int i = 0; i < n; i++) {
         const char *name = f[i].name ? f[i].name : "";
@@ -284,8 +284,7 @@ static enum sc_status check_tags(const struct sc_ec2_tag *tags, int n, int allow
         const char *v = tags[i].value ? tags[i].value : "";
 
         if (!k || !*k)
-            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "Tag key cannot be null or empty");
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Tag key cannot be null or empty");
         if (strlen(k) > 128)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                            "Tag key exceeds the maximum length of 128 characters");
@@ -464,9 +463,9 @@ const char *sc_ec2_state_name(enum sc_ec2_state s)
 
 int sc_ec2_state_parse(const char *name)
 {
-    static const enum sc_ec2_state all[] = { SC_EC2_PENDING,    SC_EC2_RUNNING,
+    static const enum sc_ec2_state all[] = { SC_EC2_PENDING,       SC_EC2_RUNNING,
                                              SC_EC2_SHUTTING_DOWN, SC_EC2_TERMINATED,
-                                             SC_EC2_STOPPING,   SC_EC2_STOPPED };
+                                             SC_EC2_STOPPING,      SC_EC2_STOPPED };
 
     for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++) {
         if (strcmp(name, sc_ec2_state_name(all[i])) == 0)
@@ -538,8 +537,8 @@ static int cidr_parse(const char *s, int lo, int hi, uint32_t *base, int *prefix
 
 static void cidr_format(char *out, size_t n, uint32_t base, int prefix)
 {
-    snprintf(out, n, "%u.%u.%u.%u/%d", base >> 24, base >> 16 & 255, base >> 8 & 255,
-             base & 255, prefix);
+    snprintf(out, n, "%u.%u.%u.%u/%d", base >> 24, base >> 16 & 255, base >> 8 & 255, base & 255,
+             prefix);
 }
 
 static int cidr_contains(uint32_t b1, int p1, uint32_t b2, int p2)
@@ -554,7 +553,8 @@ static int cidr_overlap(uint32_t b1, int p1, uint32_t b2, int p2)
     return cidr_contains(b1, p1, b2, p2) || cidr_contains(b2, p2, b1, p1);
 }
 
-/* --- create / destroy -------------------------------------------------------------------------- */
+/* --- create / destroy --------------------------------------------------------------------------
+ */
 
 static void zone_id_make(const char *region, int index, char *out, size_t n)
 {
@@ -773,13 +773,12 @@ const struct sc_ec2_zone *sc_ec2_zone_find(const struct sc_ec2 *ec2, const char 
     return z ? &z->v : NULL;
 }
 
-enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const *names,
-                                     int nnames, const struct sc_ec2_filter *filters,
-                                     int nfilters, const struct sc_ec2_zone **out, int *nout,
+enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const *names, int nnames,
+                                     const struct sc_ec2_filter *filters, int nfilters,
+                                     const struct sc_ec2_zone **out, int *nout,
                                      struct sc_error *err)
 {
-    static const char *const known[] = { "zone-name", "zone-id", "state", "region-name",
-                                         NULL };
+    static const char *const known[] = { "zone-name", "zone-id", "state", "region-name", NULL };
     enum sc_status st;
     int n = 0;
 
@@ -789,8 +788,8 @@ enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const
         return st;
     for (int i = 0; i < nnames; i++) {
         if (!zone_get(ec2, names[i]))
-            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "Invalid availability zone: [%s]", names[i] ? names[i] : "");
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Invalid availability zone: [%s]",
+                           names[i] ? names[i] : "");
     }
     for (int i = 0; i < ec2->nzones; i++) {
         const struct sc_ec2_zone *z = &ec2->zones[i].v;
@@ -831,24 +830,15 @@ int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int ava
 
 /* Sorted by name (strcmp). */
 static const struct sc_ec2_instance_type types[] = {
-    { "c5.2xlarge", 8, 16384, 4, "x86_64", 0, 1 },
-    { "c5.large", 2, 4096, 1, "x86_64", 0, 1 },
-    { "c5.xlarge", 4, 8192, 2, "x86_64", 0, 1 },
-    { "m1.large", 2, 7680, 2, "x86_64", 0, 0 },
-    { "m1.medium", 1, 3788, 1, "x86_64", 0, 0 },
-    { "m1.small", 1, 1740, 1, "x86_64", 0, 0 },
-    { "m1.xlarge", 4, 15360, 4, "x86_64", 0, 0 },
-    { "m5.2xlarge", 8, 32768, 4, "x86_64", 0, 1 },
-    { "m5.large", 2, 8192, 1, "x86_64", 0, 1 },
-    { "m5.xlarge", 4, 16384, 2, "x86_64", 0, 1 },
-    { "t2.medium", 2, 4096, 2, "x86_64", 1, 1 },
-    { "t2.micro", 1, 1024, 1, "x86_64", 1, 1 },
-    { "t2.nano", 1, 512, 1, "x86_64", 1, 1 },
-    { "t2.small", 1, 2048, 1, "x86_64", 1, 1 },
-    { "t3.large", 2, 8192, 1, "x86_64", 1, 1 },
-    { "t3.medium", 2, 4096, 1, "x86_64", 1, 1 },
-    { "t3.micro", 2, 1024, 1, "x86_64", 1, 1 },
-    { "t3.nano", 2, 512, 1, "x86_64", 1, 1 },
+    { "c5.2xlarge", 8, 16384, 4, "x86_64", 0, 1 }, { "c5.large", 2, 4096, 1, "x86_64", 0, 1 },
+    { "c5.xlarge", 4, 8192, 2, "x86_64", 0, 1 },   { "m1.large", 2, 7680, 2, "x86_64", 0, 0 },
+    { "m1.medium", 1, 3788, 1, "x86_64", 0, 0 },   { "m1.small", 1, 1740, 1, "x86_64", 0, 0 },
+    { "m1.xlarge", 4, 15360, 4, "x86_64", 0, 0 },  { "m5.2xlarge", 8, 32768, 4, "x86_64", 0, 1 },
+    { "m5.large", 2, 8192, 1, "x86_64", 0, 1 },    { "m5.xlarge", 4, 16384, 2, "x86_64", 0, 1 },
+    { "t2.medium", 2, 4096, 2, "x86_64", 1, 1 },   { "t2.micro", 1, 1024, 1, "x86_64", 1, 1 },
+    { "t2.nano", 1, 512, 1, "x86_64", 1, 1 },      { "t2.small", 1, 2048, 1, "x86_64", 1, 1 },
+    { "t3.large", 2, 8192, 1, "x86_64", 1, 1 },    { "t3.medium", 2, 4096, 1, "x86_64", 1, 1 },
+    { "t3.micro", 2, 1024, 1, "x86_64", 1, 1 },    { "t3.nano", 2, 512, 1, "x86_64", 1, 1 },
     { "t3.small", 2, 2048, 1, "x86_64", 1, 1 },
 };
 #define NTYPES ((int)(sizeof(types) / sizeof(types[0])))
@@ -873,10 +863,9 @@ const struct sc_ec2_instance_type *sc_ec2_instance_type_find(const char *name)
 }
 
 enum sc_status sc_ec2_describe_instance_types(const char *const *names, int nnames,
-                                              const struct sc_ec2_filter *filters,
-                                              int nfilters,
-                                              const struct sc_ec2_instance_type **out,
-                                              int *nout, struct sc_error *err)
+                                              const struct sc_ec2_filter *filters, int nfilters,
+                                              const struct sc_ec2_instance_type **out, int *nout,
+                                              struct sc_error *err)
 {
     static const char *const known[] = { "instance-type", "vcpu-info.default-vcpus",
                                          "current-generation", NULL };
@@ -924,14 +913,14 @@ static const struct sc_ec2_image images[] = {
       "Amazon Linux 2 Kernel 5.10 AMI 2.0.20220606.1 x86_64 HVM gp2", "x86_64", "137112412989",
       "amazon", "Linux/UNIX", "/dev/xvda", "2022-06-09T00:00:00.000Z" },
     { "ami-0e2c8caa4b6378d8c", "ubuntu/images/hvm-ssd/ubuntu-noble-24.04-amd64-server-20241109",
-      "Canonical, Ubuntu, 24.04, amd64 noble image", "x86_64", "099720109477", NULL,
-      "Linux/UNIX", "/dev/sda1", "2024-11-09T00:00:00.000Z" },
+      "Canonical, Ubuntu, 24.04, amd64 noble image", "x86_64", "099720109477", NULL, "Linux/UNIX",
+      "/dev/sda1", "2024-11-09T00:00:00.000Z" },
     { "ami-0fff1b9a61dec8a5f", "al2023-ami-2023.6.20241121.0-kernel-6.1-x86_64",
-      "Amazon Linux 2023 AMI 2023.6.20241121.0 x86_64 HVM kernel-6.1", "x86_64",
-      "137112412989", "amazon", "Linux/UNIX", "/dev/xvda", "2024-11-21T00:00:00.000Z" },
+      "Amazon Linux 2023 AMI 2023.6.20241121.0 x86_64 HVM kernel-6.1", "x86_64", "137112412989",
+      "amazon", "Linux/UNIX", "/dev/xvda", "2024-11-21T00:00:00.000Z" },
     { "ami-12c6146b", "amzn-ami-hvm-2016.09.0.20160923-x86_64-gp2",
-      "Amazon Linux AMI 2016.09.0.20160923 x86_64 HVM GP2", "x86_64", "137112412989",
-      "amazon", "Linux/UNIX", "/dev/xvda", "2016-09-23T00:00:00.000Z" },
+      "Amazon Linux AMI 2016.09.0.20160923 x86_64 HVM GP2", "x86_64", "137112412989", "amazon",
+      "Linux/UNIX", "/dev/xvda", "2016-09-23T00:00:00.000Z" },
 };
 #define NIMAGES ((int)(sizeof(images) / sizeof(images[0])))
 
@@ -967,8 +956,8 @@ enum sc_status sc_ec2_describe_images(const char *const *ids, int nids,
                                       const struct sc_ec2_image **out, int *nout,
                                       struct sc_error *err)
 {
-    static const char *const known[] = { "image-id", "name", "architecture", "owner-alias",
-                                         "owner-id", NULL };
+    static const char *const known[] = { "image-id",    "name",     "architecture",
+                                         "owner-alias", "owner-id", NULL };
     enum sc_status st;
     int n = 0;
 
@@ -1048,8 +1037,7 @@ static struct subnet *subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint
     if (!s)
         return NULL;
     make_id(ec2, "subnet-", s->id);
-    snprintf(arn, sizeof(arn), "arn:aws:ec2:%s:%s:subnet/%s", ec2->region, ec2->account,
-             s->id);
+    snprintf(arn, sizeof(arn), "arn:aws:ec2:%s:%s:subnet/%s", ec2->region, ec2->account, s->id);
     s->arn = sdup(arn);
     if (!s->arn) {
         free(s);
@@ -1143,8 +1131,7 @@ static struct subnet *default_subnet(const struct sc_ec2 *ec2, const char *zone_
     return NULL;
 }
 
-const struct sc_ec2_subnet *sc_ec2_default_subnet(const struct sc_ec2 *ec2,
-                                                  const char *zone_name)
+const struct sc_ec2_subnet *sc_ec2_default_subnet(const struct sc_ec2 *ec2, const char *zone_name)
 {
     const struct subnet *s = default_subnet(ec2, zone_name);
 
@@ -1194,10 +1181,10 @@ enum sc_status sc_ec2_create_vpc(struct sc_ec2 *ec2, const char *cidr_block,
     return SC_OK;
 }
 
-enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id,
-                                    const char *cidr_block, const char *availability_zone,
-                                    const struct sc_ec2_tag *tags, int ntags, int64_t now_ms,
-                                    const struct sc_ec2_subnet **out, struct sc_error *err)
+enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id, const char *cidr_block,
+                                    const char *availability_zone, const struct sc_ec2_tag *tags,
+                                    int ntags, int64_t now_ms, const struct sc_ec2_subnet **out,
+                                    struct sc_error *err)
 {
     const struct vpc *v;
     const struct zone *z;
@@ -1259,13 +1246,12 @@ enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id,
     return SC_OK;
 }
 
-enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const *ids,
-                                    int nids, const struct sc_ec2_filter *filters,
-                                    int nfilters, const struct sc_ec2_vpc **out, int *nout,
-                                    struct sc_error *err)
+enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                    const struct sc_ec2_filter *filters, int nfilters,
+                                    const struct sc_ec2_vpc **out, int *nout, struct sc_error *err)
 {
-    static const char *const known[] = { "vpc-id", "cidr", "cidr-block", "is-default", "state",
-                                         "owner-id", NULL };
+    static const char *const known[] = { "vpc-id", "cidr",     "cidr-block", "is-default",
+                                         "state",  "owner-id", NULL };
     enum sc_status st;
     int n = 0;
 
@@ -1295,9 +1281,9 @@ enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const 
                 ok = t;
                 continue;
             }
-            ok = values_match(f, strcmp(f->name, "vpc-id") == 0       ? v->id
-                                 : strcmp(f->name, "is-default") == 0 ? (v->v.is_default ? "true"
-                                                                                        : "false")
+            ok = values_match(f, strcmp(f->name, "vpc-id") == 0 ? v->id
+                                 : strcmp(f->name, "is-default") == 0
+                                     ? (v->v.is_default ? "true" : "false")
                                  : strcmp(f->name, "state") == 0    ? v->v.state
                                  : strcmp(f->name, "owner-id") == 0 ? v->v.owner_id
                                                                     : v->cidr);
@@ -1309,15 +1295,16 @@ enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const 
     return SC_OK;
 }
 
-enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *const *ids,
-                                       int nids, const struct sc_ec2_filter *filters,
-                                       int nfilters, const struct sc_ec2_subnet **out,
-                                       int *nout, struct sc_error *err)
+enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                       const struct sc_ec2_filter *filters, int nfilters,
+                                       const struct sc_ec2_subnet **out, int *nout,
+                                       struct sc_error *err)
 {
-    static const char *const known[] = { "subnet-id",      "vpc-id",     "availability-zone",
-                                         "availability-zone-id", "cidr-block", "cidr",
-                                         "default-for-az", "state",      "owner-id",
-                                         NULL };
+    static const char *const known[] = { "subnet-id",         "vpc-id",
+                                         "availability-zone", "availability-zone-id",
+                                         "cidr-block",        "cidr",
+                                         "default-for-az",    "state",
+                                         "owner-id",          NULL };
     enum sc_status st;
     int n = 0;
 
@@ -1348,11 +1335,10 @@ enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *con
                 ok = t;
                 continue;
             }
-            ok = values_match(f, strcmp(name, "subnet-id") == 0           ? s->id
-                                 : strcmp(name, "vpc-id") == 0            ? s->v.vpc_id
-                                 : strcmp(name, "availability-zone") == 0 ? s->zone->name
-                                 : strcmp(name, "availability-zone-id") == 0
-                                     ? s->zone->id
+            ok = values_match(f, strcmp(name, "subnet-id") == 0              ? s->id
+                                 : strcmp(name, "vpc-id") == 0               ? s->v.vpc_id
+                                 : strcmp(name, "availability-zone") == 0    ? s->zone->name
+                                 : strcmp(name, "availability-zone-id") == 0 ? s->zone->id
                                  : strcmp(name, "default-for-az") == 0
                                      ? (s->v.default_for_az ? "true" : "false")
                                  : strcmp(name, "state") == 0    ? s->v.state
@@ -1436,8 +1422,8 @@ static enum sc_status lt_lookup(const struct sc_ec2 *ec2, const char *id, const 
 }
 
 /* "$Latest", "$Default", NULL (= $Default) or a positive number -> the version. */
-static enum sc_status lt_version(const struct lt *t, const char *version,
-                                 const struct ltver **out, struct sc_error *err)
+static enum sc_status lt_version(const struct lt *t, const char *version, const struct ltver **out,
+                                 struct sc_error *err)
 {
     long n;
 
@@ -1474,8 +1460,8 @@ static enum sc_status check_lt_data(const struct sc_ec2_lt_data *d, struct sc_er
             return st;
     }
     if (d->instance_type && !sc_ec2_instance_type_find(d->instance_type))
-        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "Invalid value '%s' for InstanceType.", d->instance_type);
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Invalid value '%s' for InstanceType.",
+                       d->instance_type);
     return check_tags(d->tags, d->ntags, 0, err);
 }
 
@@ -1505,11 +1491,18 @@ static struct ltver *ltver_new(const struct lt *t, long number, const char *desc
     if (!v)
         return NULL;
     if (sdup_opt(&v->desc, desc) < 0 ||
-        sdup_opt(&v->image_id, d->image_id ? d->image_id : b ? b->image_id : NULL) < 0 ||
-        sdup_opt(&v->instance_type,
-                 d->instance_type ? d->instance_type : b ? b->instance_type : NULL) < 0 ||
-        sdup_opt(&v->key_name, d->key_name ? d->key_name : b ? b->key_name : NULL) < 0 ||
-        sdup_opt(&v->user_data, d->user_data ? d->user_data : b ? b->user_data : NULL) < 0)
+        sdup_opt(&v->image_id, d->image_id ? d->image_id
+                               : b         ? b->image_id
+                                           : NULL) < 0 ||
+        sdup_opt(&v->instance_type, d->instance_type ? d->instance_type
+                                    : b              ? b->instance_type
+                                                     : NULL) < 0 ||
+        sdup_opt(&v->key_name, d->key_name ? d->key_name
+                               : b         ? b->key_name
+                                           : NULL) < 0 ||
+        sdup_opt(&v->user_data, d->user_data ? d->user_data
+                                : b          ? b->user_data
+                                             : NULL) < 0)
         goto fail;
     if (b && tagset_copy(&v->tags, b->tags, b->ntags) < 0)
         goto fail;
@@ -1560,8 +1553,7 @@ static void lt_sync(struct lt *t)
 }
 
 enum sc_status sc_ec2_create_launch_template(struct sc_ec2 *ec2,
-                                             const struct sc_ec2_lt_create_req *req,
-                                             int64_t now_ms,
+                                             const struct sc_ec2_lt_create_req *req, int64_t now_ms,
                                              const struct sc_ec2_launch_template **out,
                                              struct sc_error *err)
 {
@@ -1578,8 +1570,7 @@ enum sc_status sc_ec2_create_launch_template(struct sc_ec2 *ec2,
                        "A launch template name must be between 3 and 128 characters, and may "
                        "contain letters, numbers, and the following characters: - ( ) . / _.");
     if (lt_get_name(ec2, req->launch_template_name))
-        return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_EXISTS,
-                       "Launch template name already in use.");
+        return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_EXISTS, "Launch template name already in use.");
     if (req->version_description && strlen(req->version_description) > 255)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                        "Version description must be 255 characters or fewer.");
@@ -1661,9 +1652,8 @@ enum sc_status sc_ec2_create_launch_template_version(struct sc_ec2 *ec2,
     return SC_OK;
 }
 
-enum sc_status sc_ec2_modify_launch_template(struct sc_ec2 *ec2, const char *id,
-                                             const char *name, const char *default_version,
-                                             int64_t now_ms,
+enum sc_status sc_ec2_modify_launch_template(struct sc_ec2 *ec2, const char *id, const char *name,
+                                             const char *default_version, int64_t now_ms,
                                              const struct sc_ec2_launch_template **out,
                                              struct sc_error *err)
 {
@@ -1687,9 +1677,8 @@ enum sc_status sc_ec2_modify_launch_template(struct sc_ec2 *ec2, const char *id,
     return SC_OK;
 }
 
-enum sc_status sc_ec2_delete_launch_template(struct sc_ec2 *ec2, const char *id,
-                                             const char *name, int64_t now_ms,
-                                             struct sc_ec2_lt_deleted *out,
+enum sc_status sc_ec2_delete_launch_template(struct sc_ec2 *ec2, const char *id, const char *name,
+                                             int64_t now_ms, struct sc_ec2_lt_deleted *out,
                                              struct sc_error *err)
 {
     const struct lt *t;
@@ -1727,19 +1716,16 @@ const struct sc_ec2_launch_template *sc_ec2_launch_template_at(const struct sc_e
 }
 
 const struct sc_ec2_launch_template *sc_ec2_launch_template_find(const struct sc_ec2 *ec2,
-                                                                 const char *id,
-                                                                 const char *name)
+                                                                 const char *id, const char *name)
 {
     const struct lt *t = id ? lt_get_id(ec2, id) : lt_get_name(ec2, name);
 
     return t ? &t->v : NULL;
 }
 
-enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2,
-                                                const char *const *ids, int nids,
-                                                const char *const *names, int nnames,
-                                                const struct sc_ec2_filter *filters,
-                                                int nfilters,
+enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2, const char *const *ids,
+                                                int nids, const char *const *names, int nnames,
+                                                const struct sc_ec2_filter *filters, int nfilters,
                                                 const struct sc_ec2_launch_template **out,
                                                 int *nout, struct sc_error *err)
 {
@@ -1779,9 +1765,9 @@ enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2,
             int tf = tags_filter(&t->tags, &filters[j]);
 
             ok = tf >= 0 ? tf
-                         : strcmp(filters[j].name, "launch-template-name") == 0
-                               ? values_match(&filters[j], t->name)
-                               : 1;
+                 : strcmp(filters[j].name, "launch-template-name") == 0
+                     ? values_match(&filters[j], t->name)
+                     : 1;
         }
         if (ok)
             out[n++] = &t->v;
@@ -1809,9 +1795,10 @@ enum sc_status sc_ec2_resolve_launch_template(const struct sc_ec2 *ec2, const ch
     return SC_OK;
 }
 
-enum sc_status sc_ec2_describe_launch_template_versions(
-    const struct sc_ec2 *ec2, const struct sc_ec2_lt_versions_req *req,
-    const struct sc_ec2_lt_version **out, int cap, int *nout, struct sc_error *err)
+enum sc_status sc_ec2_describe_launch_template_versions(const struct sc_ec2 *ec2,
+                                                        const struct sc_ec2_lt_versions_req *req,
+                                                        const struct sc_ec2_lt_version **out,
+                                                        int cap, int *nout, struct sc_error *err)
 {
     const struct lt *t;
     enum sc_status st;
@@ -1856,7 +1843,8 @@ enum sc_status sc_ec2_describe_launch_template_versions(
     return SC_OK;
 }
 
-/* --- instances ----------------------------------------------------------------------------------- */
+/* --- instances -----------------------------------------------------------------------------------
+ */
 
 static const struct inst *inst_get(const struct sc_ec2 *ec2, const char *id)
 {
@@ -1947,8 +1935,8 @@ static int live_count(const struct sc_ec2 *ec2)
 }
 
 /* Placement: the subnet and zone a request lands in. */
-static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req,
-                            const char *type, struct subnet **out, struct sc_error *err)
+static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req, const char *type,
+                            struct subnet **out, struct sc_error *err)
 {
     const struct zone *z = NULL;
 
@@ -1968,8 +1956,8 @@ static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req
     } else if (req->availability_zone) {
         z = zone_get(ec2, req->availability_zone);
         if (!z)
-            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "Invalid availability zone: [%s]", req->availability_zone);
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Invalid availability zone: [%s]",
+                           req->availability_zone);
         *out = default_subnet(ec2, z->name);
     } else {
         for (int k = 0; k < ec2->nzones; k++) {
@@ -2028,7 +2016,7 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
             return st;
     }
     image = req->image_id ? req->image_id : ltv ? ltv->image_id : NULL;
-    type = req->instance_type ? req->instance_type
+    type = req->instance_type          ? req->instance_type
            : ltv && ltv->instance_type ? ltv->instance_type
                                        : "m1.small";
     key = req->key_name ? req->key_name : ltv ? ltv->key_name : NULL;
@@ -2184,14 +2172,13 @@ static enum sc_status check_ids(const struct sc_ec2 *ec2, const char *const *ids
         return sc_fail(err, SC_ERR_INSTANCE_ID_NOT_FOUND, "The instance ID '%s' does not exist",
                        list);
     if (missing > 1)
-        return sc_fail(err, SC_ERR_INSTANCE_ID_NOT_FOUND,
-                       "The instance IDs '%s' do not exist", list);
+        return sc_fail(err, SC_ERR_INSTANCE_ID_NOT_FOUND, "The instance IDs '%s' do not exist",
+                       list);
     return SC_OK;
 }
 
-enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const *ids,
-                                          int nids, int64_t now_ms,
-                                          struct sc_ec2_state_change *out,
+enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                          int64_t now_ms, struct sc_ec2_state_change *out,
                                           struct sc_error *err)
 {
     enum sc_status st;
@@ -2296,13 +2283,14 @@ enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids
     return SC_OK;
 }
 
-static const char *const inst_filters[] = {
-    "instance-state-name", "instance-state-code", "instance-id",     "instance-type",
-    "availability-zone",   "image-id",            "subnet-id",       "vpc-id",
-    "reservation-id",      "key-name",            "private-ip-address", NULL
-};
+static const char *const inst_filters[] = { "instance-state-name", "instance-state-code",
+                                            "instance-id",         "instance-type",
+                                            "availability-zone",   "image-id",
+                                            "subnet-id",           "vpc-id",
+                                            "reservation-id",      "key-name",
+                                            "private-ip-address",  NULL };
 static const char *const status_filters[] = {
-    "instance-state-name", "instance-state-code",    "instance-id",          "availability-zone",
+    "instance-state-name",    "instance-state-code",  "instance-id", "availability-zone",
     "instance-status.status", "system-status.status", NULL
 };
 
@@ -2315,28 +2303,26 @@ static int inst_matches(const struct inst *in, const struct sc_ec2_filter *f)
     if (t >= 0)
         return t;
     snprintf(code, sizeof(code), "%d", (int)in->v.state);
-    return values_match(f, strcmp(n, "instance-state-name") == 0 ? sc_ec2_state_name(in->v.state)
-                           : strcmp(n, "instance-state-code") == 0 ? code
-                           : strcmp(n, "instance-id") == 0         ? in->id
-                           : strcmp(n, "instance-type") == 0       ? in->v.instance_type
-                           : strcmp(n, "availability-zone") == 0   ? in->v.availability_zone
-                           : strcmp(n, "image-id") == 0            ? in->v.image_id
-                           : strcmp(n, "subnet-id") == 0           ? in->v.subnet_id
-                           : strcmp(n, "vpc-id") == 0              ? in->v.vpc_id
-                           : strcmp(n, "reservation-id") == 0      ? in->v.reservation_id
-                           : strcmp(n, "key-name") == 0            ? in->v.key_name
-                           : strcmp(n, "private-ip-address") == 0  ? in->v.private_ip_address
-                           : strcmp(n, "instance-status.status") == 0
-                               ? sc_ec2_check_name(in->v.instance_status)
-                           : strcmp(n, "system-status.status") == 0
-                               ? sc_ec2_check_name(in->v.system_status)
-                               : NULL);
+    return values_match(
+        f, strcmp(n, "instance-state-name") == 0      ? sc_ec2_state_name(in->v.state)
+           : strcmp(n, "instance-state-code") == 0    ? code
+           : strcmp(n, "instance-id") == 0            ? in->id
+           : strcmp(n, "instance-type") == 0          ? in->v.instance_type
+           : strcmp(n, "availability-zone") == 0      ? in->v.availability_zone
+           : strcmp(n, "image-id") == 0               ? in->v.image_id
+           : strcmp(n, "subnet-id") == 0              ? in->v.subnet_id
+           : strcmp(n, "vpc-id") == 0                 ? in->v.vpc_id
+           : strcmp(n, "reservation-id") == 0         ? in->v.reservation_id
+           : strcmp(n, "key-name") == 0               ? in->v.key_name
+           : strcmp(n, "private-ip-address") == 0     ? in->v.private_ip_address
+           : strcmp(n, "instance-status.status") == 0 ? sc_ec2_check_name(in->v.instance_status)
+           : strcmp(n, "system-status.status") == 0   ? sc_ec2_check_name(in->v.system_status)
+                                                      : NULL);
 }
 
 static enum sc_status describe(const struct sc_ec2 *ec2, const struct sc_ec2_describe_req *req,
                                const char *const *known, int running_only,
-                               const struct sc_ec2_instance **out, int *nout,
-                               struct sc_error *err)
+                               const struct sc_ec2_instance **out, int *nout, struct sc_error *err)
 {
     enum sc_status st;
     int n = 0;
@@ -2377,13 +2363,14 @@ enum sc_status sc_ec2_describe_instances(const struct sc_ec2 *ec2,
 enum sc_status sc_ec2_describe_instance_status(const struct sc_ec2 *ec2,
                                                const struct sc_ec2_describe_req *req,
                                                int include_all_instances,
-                                               const struct sc_ec2_instance **out,
-                                               int *nout, struct sc_error *err)
+                                               const struct sc_ec2_instance **out, int *nout,
+                                               struct sc_error *err)
 {
     return describe(ec2, req, status_filters, !include_all_instances, out, nout, err);
 }
 
-/* --- tags on resources -------------------------------------------------------------------------- */
+/* --- tags on resources --------------------------------------------------------------------------
+ */
 
 enum res_kind { RES_INSTANCE, RES_VPC, RES_SUBNET, RES_LT };
 
@@ -2508,7 +2495,8 @@ enum sc_status sc_ec2_delete_tags(struct sc_ec2 *ec2, const char *const *resourc
     return tags_apply(ec2, resource_ids, nresources, tags, ntags, 1, err);
 }
 
-/* --- data plane ----------------------------------------------------------------------------------- */
+/* --- data plane
+ * ----------------------------------------------------------------------------------- */
 
 static enum sc_status data_plane_get(struct sc_ec2 *ec2, const char *id, struct inst **out)
 {
@@ -2608,13 +2596,14 @@ enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, 
         in->v.instance_status = SC_EC2_CHECK_IMPAIRED;
     } else {
         in->v.impaired_since_ms = 0;
-        in->v.instance_status = in->checks_ok_at_ms > now_ms ? SC_EC2_CHECK_INITIALIZING
-                                                             : SC_EC2_CHECK_OK;
+        in->v.instance_status =
+            in->checks_ok_at_ms > now_ms ? SC_EC2_CHECK_INITIALIZING : SC_EC2_CHECK_OK;
     }
     return SC_OK;
 }
 
-/* --- time ------------------------------------------------------------------------------------------ */
+/* --- time
+ * ------------------------------------------------------------------------------------------ */
 
 static void purge(struct sc_ec2 *ec2, int i)
 {
@@ -2641,7 +2630,8 @@ static void purge(struct sc_ec2 *ec2, int i)
         free(r);
     }
     inst_free(in);
-    memmove(&ec2->insts[i], &ec2->insts[i + 1], (size_t)(ec2->ninsts - i - 1) * sizeof(ec2->insts[0]));
+    memmove(&ec2->insts[i], &ec2->insts[i + 1],
+            (size_t)(ec2->ninsts - i - 1) * sizeof(ec2->insts[0]));
     ec2->ninsts--;
 }
 

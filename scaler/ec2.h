@@ -71,8 +71,8 @@ struct sc_ec2_filter {
 };
 
 struct sc_ec2_config {
-    const char *account_id; /* NULL -> "123456789012" */
-    const char *region;     /* NULL -> "us-east-1" */
+    const char *account_id;   /* NULL -> "123456789012" */
+    const char *region;       /* NULL -> "us-east-1" */
     const char *const *zones; /* NULL or nzones == 0 -> <region>a, <region>b, <region>c */
     int nzones;
     /* Id source: each call returns 64 random bits. NULL -> an internal splitmix64
@@ -122,9 +122,9 @@ const struct sc_ec2_zone *sc_ec2_zone_find(const struct sc_ec2 *ec2, const char 
 /* DescribeAvailabilityZones: ZoneNames (unknown -> InvalidParameterValue
  * `Invalid availability zone: [x]`) and filters zone-name, zone-id, state, region-name.
  * out must hold sc_ec2_zone_count() entries. */
-enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const *names,
-                                     int nnames, const struct sc_ec2_filter *filters,
-                                     int nfilters, const struct sc_ec2_zone **out, int *nout,
+enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const *names, int nnames,
+                                     const struct sc_ec2_filter *filters, int nfilters,
+                                     const struct sc_ec2_zone **out, int *nout,
                                      struct sc_error *err);
 /* Fault hook (admin API "take an AZ down"): state "impaired" while down; RunInstances into
  * it then fails with InsufficientInstanceCapacity (and default placement skips it).
@@ -149,10 +149,9 @@ const struct sc_ec2_instance_type *sc_ec2_instance_type_find(const char *name);
  * `The following supplied instance types do not exist: [x]`); filter instance-type,
  * vcpu-info.default-vcpus, current-generation. out holds sc_ec2_instance_type_count(). */
 enum sc_status sc_ec2_describe_instance_types(const char *const *types, int ntypes,
-                                              const struct sc_ec2_filter *filters,
-                                              int nfilters,
-                                              const struct sc_ec2_instance_type **out,
-                                              int *nout, struct sc_error *err);
+                                              const struct sc_ec2_filter *filters, int nfilters,
+                                              const struct sc_ec2_instance_type **out, int *nout,
+                                              struct sc_error *err);
 
 struct sc_ec2_image {
     const char *image_id; /* "ami-..." */
@@ -212,11 +211,9 @@ const struct sc_ec2_vpc *sc_ec2_vpc_find(const struct sc_ec2 *ec2, const char *v
 const struct sc_ec2_vpc *sc_ec2_default_vpc(const struct sc_ec2 *ec2);
 int sc_ec2_subnet_count(const struct sc_ec2 *ec2);
 const struct sc_ec2_subnet *sc_ec2_subnet_at(const struct sc_ec2 *ec2, int i);
-const struct sc_ec2_subnet *sc_ec2_subnet_find(const struct sc_ec2 *ec2,
-                                               const char *subnet_id);
+const struct sc_ec2_subnet *sc_ec2_subnet_find(const struct sc_ec2 *ec2, const char *subnet_id);
 /* The default subnet of a zone (the one AWS places into when no subnet is given). */
-const struct sc_ec2_subnet *sc_ec2_default_subnet(const struct sc_ec2 *ec2,
-                                                  const char *zone_name);
+const struct sc_ec2_subnet *sc_ec2_default_subnet(const struct sc_ec2 *ec2, const char *zone_name);
 
 /* CreateVpc: CidrBlock /16../28 (else InvalidVpc.Range `The CIDR 'x' is invalid.`),
  * tags optional. */
@@ -226,25 +223,24 @@ enum sc_status sc_ec2_create_vpc(struct sc_ec2 *ec2, const char *cidr_block,
 /* CreateSubnet: VpcId (InvalidVpcID.NotFound), CidrBlock inside the VPC's, /16../28
  * (InvalidSubnet.Range), not overlapping another subnet of the VPC (InvalidSubnet.Conflict),
  * AvailabilityZone optional (NULL -> first zone; unknown -> InvalidParameterValue). */
-enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id,
-                                    const char *cidr_block, const char *availability_zone,
-                                    const struct sc_ec2_tag *tags, int ntags, int64_t now_ms,
-                                    const struct sc_ec2_subnet **out, struct sc_error *err);
+enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id, const char *cidr_block,
+                                    const char *availability_zone, const struct sc_ec2_tag *tags,
+                                    int ntags, int64_t now_ms, const struct sc_ec2_subnet **out,
+                                    struct sc_error *err);
 /* DescribeVpcs: VpcIds (unknown -> InvalidVpcID.NotFound `The vpc ID 'x' does not exist`),
  * filters vpc-id, cidr, cidr-block, is-default, state, tag:K, tag-key. out holds
  * sc_ec2_vpc_count(). */
-enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const *ids,
-                                    int nids, const struct sc_ec2_filter *filters,
-                                    int nfilters, const struct sc_ec2_vpc **out, int *nout,
-                                    struct sc_error *err);
+enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                    const struct sc_ec2_filter *filters, int nfilters,
+                                    const struct sc_ec2_vpc **out, int *nout, struct sc_error *err);
 /* DescribeSubnets: SubnetIds (unknown -> InvalidSubnetID.NotFound
  * `The subnet ID 'x' does not exist`), filters subnet-id, vpc-id, availability-zone,
  * availability-zone-id, cidr-block, default-for-az, state, tag:K, tag-key. out holds
  * sc_ec2_subnet_count(). */
-enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *const *ids,
-                                       int nids, const struct sc_ec2_filter *filters,
-                                       int nfilters, const struct sc_ec2_subnet **out,
-                                       int *nout, struct sc_error *err);
+enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                       const struct sc_ec2_filter *filters, int nfilters,
+                                       const struct sc_ec2_subnet **out, int *nout,
+                                       struct sc_error *err);
 
 /* --- launch templates ---------------------------------------------------------------- */
 
@@ -253,7 +249,7 @@ struct sc_ec2_lt_data {
     const char *image_id;
     const char *instance_type;
     const char *key_name;
-    const char *user_data; /* base64 text as given */
+    const char *user_data;         /* base64 text as given */
     const struct sc_ec2_tag *tags; /* TagSpecifications for resource type "instance" */
     int ntags;
     const char *const *security_group_ids;
@@ -296,17 +292,16 @@ struct sc_ec2_lt_create_req {
  * InvalidLaunchTemplateName.MalformedException, InvalidAMIID.*, InvalidParameterValue
  * (unknown instance type). */
 enum sc_status sc_ec2_create_launch_template(struct sc_ec2 *ec2,
-                                             const struct sc_ec2_lt_create_req *req,
-                                             int64_t now_ms,
+                                             const struct sc_ec2_lt_create_req *req, int64_t now_ms,
                                              const struct sc_ec2_launch_template **out,
                                              struct sc_error *err);
 
 struct sc_ec2_lt_version_req {
-    const char *launch_template_id;   /* one of id / name */
+    const char *launch_template_id; /* one of id / name */
     const char *launch_template_name;
-    const char *source_version;       /* NULL, a number, "$Latest" or "$Default" */
+    const char *source_version; /* NULL, a number, "$Latest" or "$Default" */
     const char *version_description;
-    struct sc_ec2_lt_data data;       /* with source_version: fields set here override */
+    struct sc_ec2_lt_data data; /* with source_version: fields set here override */
 };
 
 /* CreateLaunchTemplateVersion: new latest = latest + 1 (default unchanged). Errors:
@@ -320,9 +315,8 @@ enum sc_status sc_ec2_create_launch_template_version(struct sc_ec2 *ec2,
                                                      struct sc_error *err);
 
 /* ModifyLaunchTemplate (SetDefaultVersion): version a number, "$Latest" or "$Default". */
-enum sc_status sc_ec2_modify_launch_template(struct sc_ec2 *ec2, const char *id,
-                                             const char *name, const char *default_version,
-                                             int64_t now_ms,
+enum sc_status sc_ec2_modify_launch_template(struct sc_ec2 *ec2, const char *id, const char *name,
+                                             const char *default_version, int64_t now_ms,
                                              const struct sc_ec2_launch_template **out,
                                              struct sc_error *err);
 
@@ -334,9 +328,8 @@ struct sc_ec2_lt_deleted {
     long default_version_number;
     long latest_version_number;
 };
-enum sc_status sc_ec2_delete_launch_template(struct sc_ec2 *ec2, const char *id,
-                                             const char *name, int64_t now_ms,
-                                             struct sc_ec2_lt_deleted *out,
+enum sc_status sc_ec2_delete_launch_template(struct sc_ec2 *ec2, const char *id, const char *name,
+                                             int64_t now_ms, struct sc_ec2_lt_deleted *out,
                                              struct sc_error *err);
 
 int sc_ec2_launch_template_count(const struct sc_ec2 *ec2);
@@ -344,15 +337,12 @@ const struct sc_ec2_launch_template *sc_ec2_launch_template_at(const struct sc_e
                                                                int i); /* creation order */
 /* By id when id is non-NULL, else by name; NULL when absent. */
 const struct sc_ec2_launch_template *sc_ec2_launch_template_find(const struct sc_ec2 *ec2,
-                                                                 const char *id,
-                                                                 const char *name);
+                                                                 const char *id, const char *name);
 /* DescribeLaunchTemplates: ids and names (any unknown -> the NotFound error), filters
  * launch-template-name, tag:K, tag-key. out holds sc_ec2_launch_template_count(). */
-enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2,
-                                                const char *const *ids, int nids,
-                                                const char *const *names, int nnames,
-                                                const struct sc_ec2_filter *filters,
-                                                int nfilters,
+enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2, const char *const *ids,
+                                                int nids, const char *const *names, int nnames,
+                                                const struct sc_ec2_filter *filters, int nfilters,
                                                 const struct sc_ec2_launch_template **out,
                                                 int *nout, struct sc_error *err);
 
@@ -375,9 +365,10 @@ struct sc_ec2_lt_versions_req {
  * exist -> InvalidLaunchTemplateId.VersionNotFound `Could not find the specified version N
  * for the launch template with ID lt-x.`. `out` holds the template's latest_version_number
  * entries (or nversions when larger). */
-enum sc_status sc_ec2_describe_launch_template_versions(
-    const struct sc_ec2 *ec2, const struct sc_ec2_lt_versions_req *req,
-    const struct sc_ec2_lt_version **out, int cap, int *nout, struct sc_error *err);
+enum sc_status sc_ec2_describe_launch_template_versions(const struct sc_ec2 *ec2,
+                                                        const struct sc_ec2_lt_versions_req *req,
+                                                        const struct sc_ec2_lt_version **out,
+                                                        int cap, int *nout, struct sc_error *err);
 
 /* --- instances ------------------------------------------------------------------------ */
 
@@ -399,7 +390,7 @@ struct sc_ec2_instance {
     const char *private_dns_name;   /* "ip-127-0-0-1.ec2.internal" style */
     const char *instance_type;
     const char *image_id;
-    const char *key_name; /* NULL when none */
+    const char *key_name;  /* NULL when none */
     const char *user_data; /* NULL when none */
     int ami_launch_index;
     int64_t launch_time_ms;
@@ -420,7 +411,7 @@ struct sc_ec2_instance {
 struct sc_ec2_reservation {
     const char *reservation_id;
     const char *owner_id;
-    int ninstances; /* instances still listed */
+    int ninstances;                                 /* instances still listed */
     const struct sc_ec2_instance *const *instances; /* launch order */
 };
 
@@ -471,9 +462,8 @@ struct sc_ec2_state_change {
  * `Invalid id: "x"`, unknown ones -> InvalidInstanceID.NotFound
  * `The instance ID 'i-x' does not exist` (`The instance IDs 'i-a, i-b' do not exist`), and
  * then nothing is terminated. `out` (optional) holds nids rows in request order. */
-enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const *ids,
-                                          int nids, int64_t now_ms,
-                                          struct sc_ec2_state_change *out,
+enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                          int64_t now_ms, struct sc_ec2_state_change *out,
                                           struct sc_error *err);
 /* StopInstances: running/pending -> stopping (data plane: sc_ec2_instance_stopped);
  * stopping/stopped unchanged; shutting-down/terminated -> IncorrectInstanceState. */
@@ -520,8 +510,8 @@ enum sc_status sc_ec2_describe_instances(const struct sc_ec2 *ec2,
 enum sc_status sc_ec2_describe_instance_status(const struct sc_ec2 *ec2,
                                                const struct sc_ec2_describe_req *req,
                                                int include_all_instances,
-                                               const struct sc_ec2_instance **out,
-                                               int *nout, struct sc_error *err);
+                                               const struct sc_ec2_instance **out, int *nout,
+                                               struct sc_error *err);
 
 /* CreateTags / DeleteTags on instance, vpc, subnet and launch-template ids (unknown ->
  * that resource's NotFound). Delete: value NULL deletes the key whatever its value.
@@ -541,8 +531,7 @@ enum sc_status sc_ec2_delete_tags(struct sc_ec2 *ec2, const char *const *resourc
  * longer pending (terminated meanwhile: the caller stops what it started). */
 enum sc_status sc_ec2_instance_running(struct sc_ec2 *ec2, const char *id, int64_t now_ms);
 /* shutting-down -> terminated (the process is gone). Idempotent on terminated. */
-enum sc_status sc_ec2_instance_terminated(struct sc_ec2 *ec2, const char *id,
-                                          int64_t now_ms);
+enum sc_status sc_ec2_instance_terminated(struct sc_ec2 *ec2, const char *id, int64_t now_ms);
 /* stopping -> stopped. */
 enum sc_status sc_ec2_instance_stopped(struct sc_ec2 *ec2, const char *id, int64_t now_ms);
 /* The instance died on its own (process exited, kill -9): state terminated, state reason
@@ -550,7 +539,7 @@ enum sc_status sc_ec2_instance_stopped(struct sc_ec2 *ec2, const char *id, int64
 enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t now_ms);
 /* Hang (SIGSTOP) or recovery: instance status check impaired (1) or ok (0); only for
  * running instances. */
-enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id,
-                                            int impaired, int64_t now_ms);
+enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, int impaired,
+                                            int64_t now_ms);
 
 #endif

@@ -10,20 +10,20 @@
 #include "scaler/rng.h"
 
 #define DEFAULT_ACCOUNT "123456789012"
-#define DEFAULT_REGION "us-east-1"
-#define PAGE_MAX 400
+#define DEFAULT_REGION  "us-east-1"
+#define PAGE_MAX        400
 
 #define DESC_REGISTERING "Instance registration is still in progress."
-#define DESC_FAILED                                                                           \
-    "Instance has failed at least the UnhealthyThreshold number of health checks "           \
+#define DESC_FAILED                                                                                \
+    "Instance has failed at least the UnhealthyThreshold number of health checks "                 \
     "consecutively."
-#define DESC_RECOVERING                                                                       \
-    "Instance has not passed the configured HealthyThreshold number of health checks "       \
+#define DESC_RECOVERING                                                                            \
+    "Instance has not passed the configured HealthyThreshold number of health checks "             \
     "consecutively."
-#define DESC_DEREGISTERING "Instance deregistration currently in progress."
+#define DESC_DEREGISTERING  "Instance deregistration currently in progress."
 #define DESC_NOT_REGISTERED "Instance is not currently registered with the LoadBalancer."
-#define DESC_ZONE_OFF                                                                         \
-    "Instance is in the EC2 Availability Zone for which LoadBalancer is not configured to "  \
+#define DESC_ZONE_OFF                                                                              \
+    "Instance is in the EC2 Availability Zone for which LoadBalancer is not configured to "        \
     "route traffic to."
 #define DESC_ZONE_DISABLING "Disable Availability Zone is currently in progress."
 
@@ -49,7 +49,7 @@ struct lb {
     char name[SC_ELB_NAME_LEN];
     char *dns;
     char *scheme;
-    char *hc_target; /* owned copy of the Target string */
+    char *hc_target;                   /* owned copy of the Target string */
     struct sc_elb_listener *listeners; /* strings owned */
     int nlisteners, caplisteners;
     char **zones;   /* sorted */
@@ -151,8 +151,8 @@ struct sc_elb *sc_elb_create(const struct sc_elb_config *cfg)
     elb->rand64 = cfg->rand64;
     elb->rand_ud = cfg->rand_ud;
     sc_rng_init(&elb->rng, cfg->seed);
-    elb->max_lbs = cfg->max_load_balancers > 0 ? cfg->max_load_balancers
-                                               : SC_ELB_MAX_LOAD_BALANCERS;
+    elb->max_lbs =
+        cfg->max_load_balancers > 0 ? cfg->max_load_balancers : SC_ELB_MAX_LOAD_BALANCERS;
     return elb;
 }
 
@@ -357,8 +357,7 @@ static enum sc_status check_listener(const struct sc_elb_listener *l, struct nor
                        l->load_balancer_port);
     if (l->instance_port < 1 || l->instance_port > 65535)
         return sc_fail(err, SC_ERR_VALIDATION,
-                       "InstancePort must be between 1 and 65535, inclusive: %d",
-                       l->instance_port);
+                       "InstancePort must be between 1 and 65535, inclusive: %d", l->instance_port);
     if (l->instance_protocol) {
         ifam = proto_family(l->instance_protocol, &itls);
         if (!ifam)
@@ -482,8 +481,8 @@ static enum sc_status check_tags(const struct sc_elb_tag *tags, int n, struct sc
                            "Tag keys starting with 'aws:' are reserved for internal use.");
         for (int j = 0; j < i; j++) {
             if (strcmp(tags[j].key, k) == 0)
-                return sc_fail(err, SC_ERR_DUPLICATE_TAG_KEYS,
-                               "Duplicate tag key '%s' specified.", k);
+                return sc_fail(err, SC_ERR_DUPLICATE_TAG_KEYS, "Duplicate tag key '%s' specified.",
+                               k);
         }
     }
     return SC_OK;
@@ -564,8 +563,8 @@ static enum sc_status zone_unsupported(const char *zone, struct sc_error *err)
 }
 
 static enum sc_status resolve_placement(const struct sc_elb *elb,
-                                        const struct sc_elb_create_req *req,
-                                        struct placement *p, struct sc_error *err)
+                                        const struct sc_elb_create_req *req, struct placement *p,
+                                        struct sc_error *err)
 {
     memset(p, 0, sizeof(*p));
     if (req->nzones > 0 && req->nsubnets > 0)
@@ -621,7 +620,8 @@ static enum sc_status resolve_placement(const struct sc_elb *elb,
     return SC_OK;
 }
 
-/* --- load balancers ------------------------------------------------------------------------------- */
+/* --- load balancers
+ * ------------------------------------------------------------------------------- */
 
 static const char *hosted_zone_id(const char *region)
 {
@@ -705,8 +705,7 @@ fail:
     return -1;
 }
 
-enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb,
-                                           const struct sc_elb_create_req *req,
+enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_elb_create_req *req,
                                            int64_t now_ms, const struct sc_elb_lb **out,
                                            struct sc_error *err)
 {
@@ -738,8 +737,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb,
     norm = calloc((size_t)req->nlisteners, sizeof(*norm));
     if (!norm)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-    st = check_listeners(req->load_balancer_name, NULL, req->listeners, req->nlisteners, norm,
-                         err);
+    st = check_listeners(req->load_balancer_name, NULL, req->listeners, req->nlisteners, norm, err);
     if (st != SC_OK)
         goto out;
     st = resolve_placement(elb, req, &p, err);
@@ -840,8 +838,8 @@ out:
     return st;
 }
 
-enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name,
-                                           int64_t now_ms, struct sc_error *err)
+enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name, int64_t now_ms,
+                                           struct sc_error *err)
 {
     (void)now_ms;
     (void)err;
@@ -857,9 +855,8 @@ enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name,
     return SC_OK;
 }
 
-enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb,
-                                              const char *const *names, int nnames,
-                                              const char *marker, int page_size,
+enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb, const char *const *names,
+                                              int nnames, const char *marker, int page_size,
                                               const struct sc_elb_lb **out, int *nout,
                                               char *next_marker, struct sc_error *err)
 {
@@ -874,13 +871,11 @@ enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb,
         return sc_fail(err, SC_ERR_VALIDATION,
                        "1 validation error detected: Value '%d' at 'pageSize' failed to satisfy "
                        "constraint: Member must have value %s than or equal to %d",
-                       page_size, page_size < 1 ? "greater" : "less",
-                       page_size < 1 ? 1 : PAGE_MAX);
+                       page_size, page_size < 1 ? "greater" : "less", page_size < 1 ? 1 : PAGE_MAX);
     for (int i = 0; i < nnames; i++) {
         if (!lb_get(elb, names[i]))
             return sc_fail(err, SC_ERR_LOAD_BALANCER_NOT_FOUND,
-                           "There is no ACTIVE Load Balancer named '%s'",
-                           names[i] ? names[i] : "");
+                           "There is no ACTIVE Load Balancer named '%s'", names[i] ? names[i] : "");
     }
     total = nnames ? nnames : elb->nlbs;
     if (marker && *marker) {
@@ -902,7 +897,8 @@ enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb,
     return SC_OK;
 }
 
-/* --- listeners --------------------------------------------------------------------------------- */
+/* --- listeners ---------------------------------------------------------------------------------
+ */
 
 enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
                                        const struct sc_elb_listener *listeners, int n,
@@ -931,9 +927,8 @@ enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
     return st;
 }
 
-enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name,
-                                       const int *ports, int nports, int64_t now_ms,
-                                       struct sc_error *err)
+enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name, const int *ports,
+                                       int nports, int64_t now_ms, struct sc_error *err)
 {
     struct lb *b;
     enum sc_status st;
@@ -960,7 +955,8 @@ enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name,
     return SC_OK;
 }
 
-/* --- health check ------------------------------------------------------------------------------ */
+/* --- health check ------------------------------------------------------------------------------
+ */
 
 int sc_elb_hc_target_parse(const char *target, struct sc_elb_hc_target *out)
 {
@@ -1014,8 +1010,7 @@ static enum sc_status range_error(const char *field, int v, int lo, int hi, stru
 }
 
 enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *name,
-                                             const struct sc_elb_health_check *hc,
-                                             int64_t now_ms,
+                                             const struct sc_elb_health_check *hc, int64_t now_ms,
                                              const struct sc_elb_health_check **out,
                                              struct sc_error *err)
 {
@@ -1072,7 +1067,8 @@ enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *nam
     return SC_OK;
 }
 
-/* --- draining helpers ---------------------------------------------------------------------------- */
+/* --- draining helpers ----------------------------------------------------------------------------
+ */
 
 static void reg_remove(struct lb *b, int i)
 {
@@ -1111,13 +1107,12 @@ static int zone_enabled(const struct lb *b, const char *zone)
     return 0;
 }
 
-/* --- attributes ----------------------------------------------------------------------------------- */
+/* --- attributes
+ * ----------------------------------------------------------------------------------- */
 
 enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
-                                        const struct sc_elb_attributes_req *req,
-                                        int64_t now_ms,
-                                        const struct sc_elb_attributes **out,
-                                        struct sc_error *err)
+                                        const struct sc_elb_attributes_req *req, int64_t now_ms,
+                                        const struct sc_elb_attributes **out, struct sc_error *err)
 {
     struct lb *b;
     enum sc_status st;
@@ -1134,8 +1129,7 @@ enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
                        req->connection_draining_timeout_s);
     if (req->has_idle_timeout && (req->idle_timeout_s < 1 || req->idle_timeout_s > 3600))
         return sc_fail(err, SC_ERR_VALIDATION,
-                       "Idle timeout must be between 1 and 3600 seconds: %d",
-                       req->idle_timeout_s);
+                       "Idle timeout must be between 1 and 3600 seconds: %d", req->idle_timeout_s);
     if (req->has_access_log) {
         if (req->access_log_emit_interval && req->access_log_emit_interval != 5 &&
             req->access_log_emit_interval != 60)
@@ -1198,7 +1192,8 @@ enum sc_status sc_elb_describe_attributes(const struct sc_elb *elb, const char *
     return SC_OK;
 }
 
-/* --- effective health ------------------------------------------------------------------------------ */
+/* --- effective health
+ * ------------------------------------------------------------------------------ */
 
 struct row {
     enum sc_elb_state state;
@@ -1269,11 +1264,11 @@ const char *sc_elb_state_name(enum sc_elb_state s)
     return "Unknown";
 }
 
-/* --- zones ------------------------------------------------------------------------------------------- */
+/* --- zones
+ * ------------------------------------------------------------------------------------------- */
 
-enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name,
-                                   const char *const *zones, int nzones, int64_t now_ms,
-                                   struct sc_error *err)
+enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const char *const *zones,
+                                   int nzones, int64_t now_ms, struct sc_error *err)
 {
     struct lb *b;
     struct placement p;
@@ -1322,9 +1317,8 @@ enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name,
     return SC_OK;
 }
 
-enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name,
-                                    const char *const *zones, int nzones, int64_t now_ms,
-                                    struct sc_error *err)
+enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const char *const *zones,
+                                    int nzones, int64_t now_ms, struct sc_error *err)
 {
     struct lb *b;
     struct placement p;
@@ -1377,7 +1371,8 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name,
     return SC_OK;
 }
 
-/* --- tags --------------------------------------------------------------------------------------------- */
+/* --- tags
+ * --------------------------------------------------------------------------------------------- */
 
 enum sc_status sc_elb_add_tags(struct sc_elb *elb, const char *const *names, int nnames,
                                const struct sc_elb_tag *tags, int ntags, int64_t now_ms,
@@ -1449,9 +1444,8 @@ enum sc_status sc_elb_remove_tags(struct sc_elb *elb, const char *const *names, 
     return SC_OK;
 }
 
-enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const *names,
-                                    int nnames, const struct sc_elb_lb **out,
-                                    struct sc_error *err)
+enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const *names, int nnames,
+                                    const struct sc_elb_lb **out, struct sc_error *err)
 {
     struct lb *b;
     enum sc_status st;
@@ -1469,7 +1463,8 @@ enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const 
     return SC_OK;
 }
 
-/* --- registration -------------------------------------------------------------------------------------- */
+/* --- registration
+ * -------------------------------------------------------------------------------------- */
 
 static enum sc_status invalid_instance(const char *id, struct sc_error *err)
 {
@@ -1534,8 +1529,8 @@ enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
 }
 
 enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
-                                           const char *const *ids, int nids,
-                                           int64_t now_ms, struct sc_error *err)
+                                           const char *const *ids, int nids, int64_t now_ms,
+                                           struct sc_error *err)
 {
     struct lb *b;
     enum sc_status st;
@@ -1568,8 +1563,8 @@ enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
 
 enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const char *name,
                                                const char *const *ids, int nids,
-                                               struct sc_elb_instance_health *out,
-                                               int *nout, struct sc_error *err)
+                                               struct sc_elb_instance_health *out, int *nout,
+                                               struct sc_error *err)
 {
     struct lb *b;
     enum sc_status st;
@@ -1599,7 +1594,8 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
     return SC_OK;
 }
 
-/* --- health bookkeeping and routing -------------------------------------------------------------------- */
+/* --- health bookkeeping and routing
+ * -------------------------------------------------------------------- */
 
 int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id, int ok,
                          int64_t now_ms)
@@ -1616,9 +1612,8 @@ int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *insta
     if (ok) {
         r->consec_ok++;
         r->consec_fail = 0;
-        if (!r->in_service &&
-            ((!r->ever_in_service && !r->failed_out) ||
-             r->consec_ok >= b->v.health_check.healthy_threshold)) {
+        if (!r->in_service && ((!r->ever_in_service && !r->failed_out) ||
+                               r->consec_ok >= b->v.health_check.healthy_threshold)) {
             r->in_service = 1;
             r->ever_in_service = 1;
             r->failed_out = 0;
@@ -1651,8 +1646,7 @@ int sc_elb_target_count(const struct sc_elb *elb, const char *name)
     return b ? b->nregs : -1;
 }
 
-int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i,
-                     struct sc_elb_target *out)
+int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i, struct sc_elb_target *out)
 {
     const struct lb *b = lb_get(elb, name);
     const struct reg *r;
@@ -1674,8 +1668,7 @@ int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i,
     return 0;
 }
 
-int sc_elb_instance_in_service(const struct sc_elb *elb, const char *name,
-                               const char *instance_id)
+int sc_elb_instance_in_service(const struct sc_elb *elb, const char *name, const char *instance_id)
 {
     const struct lb *b = lb_get(elb, name);
     const struct reg *r;
@@ -1697,8 +1690,8 @@ int sc_elb_routable(const struct sc_elb *elb, const char *name, const char *inst
     return r && reg_routable(elb, b, r);
 }
 
-int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone,
-                     const char **ids, int cap)
+int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone, const char **ids,
+                     int cap)
 {
     const struct lb *b = lb_get(elb, name);
     int n = 0;
@@ -1725,8 +1718,7 @@ int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zon
     return n;
 }
 
-int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance_id,
-                      int64_t now_ms)
+int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance_id, int64_t now_ms)
 {
     struct lb *b = lb_get(elb, name);
     struct reg *r;
@@ -1743,8 +1735,7 @@ int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance
     return 1;
 }
 
-int sc_elb_instance_draining(const struct sc_elb *elb, const char *name,
-                             const char *instance_id)
+int sc_elb_instance_draining(const struct sc_elb *elb, const char *name, const char *instance_id)
 {
     const struct lb *b = lb_get(elb, name);
     const struct reg *r = b ? reg_get(b, instance_id, NULL) : NULL;
@@ -1772,7 +1763,9 @@ int sc_elb_registered_anywhere(const struct sc_elb *elb, const char *instance_id
     return 0;
 }
 
-/* --- time ------------------------------------------------------------------------------------------------ */
+/* --- time
+ * ------------------------------------------------------------------------------------------------
+ */
 
 void sc_elb_step(struct sc_elb *elb, int64_t now_ms)
 {

@@ -31,12 +31,12 @@
 #include "scaler/status.h"
 
 #define SC_ELB_MAX_LOAD_BALANCERS 20 /* per region (TooManyLoadBalancers) */
-#define SC_ELB_MAX_TAGS 10           /* per load balancer (TooManyTags) */
-#define SC_ELB_NAME_LEN 33           /* 32 characters + NUL */
+#define SC_ELB_MAX_TAGS           10 /* per load balancer (TooManyTags) */
+#define SC_ELB_NAME_LEN           33 /* 32 characters + NUL */
 
 struct sc_elb_config {
-    const char *account_id; /* NULL -> "123456789012" */
-    const char *region;     /* NULL -> "us-east-1" */
+    const char *account_id;   /* NULL -> "123456789012" */
+    const char *region;       /* NULL -> "us-east-1" */
     const struct sc_ec2 *ec2; /* required: instances, zones, default subnets */
     /* DNS-name numbers; NULL -> internal splitmix64 seeded with `seed`. */
     uint64_t (*rand64)(void *ud);
@@ -61,10 +61,10 @@ int64_t sc_elb_next_due_ms(const struct sc_elb *elb, int64_t now_ms);
 /* --- plain data ---------------------------------------------------------------------- */
 
 struct sc_elb_listener {
-    const char *protocol;          /* HTTP | HTTPS | TCP | SSL (any case in; upper kept) */
-    int load_balancer_port;        /* 1..65535 */
-    const char *instance_protocol; /* NULL -> same family as protocol (HTTP/TCP) */
-    int instance_port;             /* 1..65535 */
+    const char *protocol;           /* HTTP | HTTPS | TCP | SSL (any case in; upper kept) */
+    int load_balancer_port;         /* 1..65535 */
+    const char *instance_protocol;  /* NULL -> same family as protocol (HTTP/TCP) */
+    int instance_port;              /* 1..65535 */
     const char *ssl_certificate_id; /* required for HTTPS/SSL fronts */
 };
 
@@ -98,7 +98,7 @@ struct sc_elb_attributes {
     int access_log_enabled;
     const char *access_log_s3_bucket_name;   /* NULL when unset */
     const char *access_log_s3_bucket_prefix; /* NULL when unset */
-    int access_log_emit_interval;           /* 5 or 60, default 60 */
+    int access_log_emit_interval;            /* 5 or 60, default 60 */
 };
 
 struct sc_elb_tag {
@@ -138,7 +138,7 @@ struct sc_elb_lb {
 /* --- load balancers -------------------------------------------------------------------- */
 
 struct sc_elb_create_req {
-    const char *load_balancer_name; /* 1..32 of [A-Za-z0-9-], no leading/trailing '-' */
+    const char *load_balancer_name;          /* 1..32 of [A-Za-z0-9-], no leading/trailing '-' */
     const struct sc_elb_listener *listeners; /* at least one */
     int nlisteners;
     const char *const *availability_zones; /* zones (default VPC's default subnets) ... */
@@ -163,13 +163,12 @@ struct sc_elb_create_req {
  * DuplicateTagKeys. The new load balancer has the API's default
  * health check (TCP:80, 30/5/2/10, spec 6.2), default attributes (spec 6.4) and no
  * instances. *out optional. */
-enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb,
-                                           const struct sc_elb_create_req *req,
+enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_elb_create_req *req,
                                            int64_t now_ms, const struct sc_elb_lb **out,
                                            struct sc_error *err);
 /* DeleteLoadBalancer: a missing name is success. Registrations (draining too) go. */
-enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name,
-                                           int64_t now_ms, struct sc_error *err);
+enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name, int64_t now_ms,
+                                           struct sc_error *err);
 
 int sc_elb_lb_count(const struct sc_elb *elb);
 const struct sc_elb_lb *sc_elb_lb_at(const struct sc_elb *elb, int i); /* name order */
@@ -182,9 +181,8 @@ const struct sc_elb_lb *sc_elb_lb_find(const struct sc_elb *elb, const char *nam
  * balancer was deleted meanwhile); page_size 0 -> 400, else 1..400 (ValidationError).
  * Paging applies to the names case too. out holds min(page_size, count) entries;
  * next_marker (SC_ELB_NAME_LEN bytes) gets the next page's marker, or "" on the last. */
-enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb,
-                                              const char *const *names, int nnames,
-                                              const char *marker, int page_size,
+enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb, const char *const *names,
+                                              int nnames, const char *marker, int page_size,
                                               const struct sc_elb_lb **out, int *nout,
                                               char *next_marker, struct sc_error *err);
 
@@ -199,9 +197,8 @@ enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
                                        int64_t now_ms, struct sc_error *err);
 /* DeleteLoadBalancerListeners by LoadBalancerPorts; ports without a listener are
  * ignored (as AWS). */
-enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name,
-                                       const int *ports, int nports, int64_t now_ms,
-                                       struct sc_error *err);
+enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name, const int *ports,
+                                       int nports, int64_t now_ms, struct sc_error *err);
 
 /* --- health check --------------------------------------------------------------------- */
 
@@ -209,8 +206,7 @@ enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name,
  * must be < Interval (`Health check interval must be greater than the timeout.`).
  * Counters of registrations are kept. *out optional (the stored copy). */
 enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *name,
-                                             const struct sc_elb_health_check *hc,
-                                             int64_t now_ms,
+                                             const struct sc_elb_health_check *hc, int64_t now_ms,
                                              const struct sc_elb_health_check **out,
                                              struct sc_error *err);
 /* Parses a Target: 0 and *out filled (path points into `target`), or -1. */
@@ -229,17 +225,15 @@ struct sc_elb_attributes_req {
     int cross_zone_enabled;
     int has_access_log;
     int access_log_enabled;
-    const char *access_log_s3_bucket_name;   /* required when enabling */
+    const char *access_log_s3_bucket_name; /* required when enabling */
     const char *access_log_s3_bucket_prefix;
     int access_log_emit_interval; /* 0 = unchanged; else 5 or 60 */
 };
 /* ModifyLoadBalancerAttributes: only the has_ parts change; ranges -> ValidationError.
  * Turning draining off ends the drains in progress. *out optional. */
 enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
-                                        const struct sc_elb_attributes_req *req,
-                                        int64_t now_ms,
-                                        const struct sc_elb_attributes **out,
-                                        struct sc_error *err);
+                                        const struct sc_elb_attributes_req *req, int64_t now_ms,
+                                        const struct sc_elb_attributes **out, struct sc_error *err);
 /* DescribeLoadBalancerAttributes. */
 enum sc_status sc_elb_describe_attributes(const struct sc_elb *elb, const char *name,
                                           const struct sc_elb_attributes **out,
@@ -249,15 +243,13 @@ enum sc_status sc_elb_describe_attributes(const struct sc_elb *elb, const char *
 
 /* EnableAvailabilityZonesForLoadBalancer (unknown zone -> InvalidConfigurationRequest);
  * the zone's default subnet joins. */
-enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name,
-                                   const char *const *zones, int nzones, int64_t now_ms,
-                                   struct sc_error *err);
+enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const char *const *zones,
+                                   int nzones, int64_t now_ms, struct sc_error *err);
 /* DisableAvailabilityZonesForLoadBalancer: removing every zone -> ValidationError. With
  * draining enabled, InService instances of a removed zone show `Disable Availability
  * Zone is currently in progress.` until the draining timeout (or drain_done). */
-enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name,
-                                    const char *const *zones, int nzones, int64_t now_ms,
-                                    struct sc_error *err);
+enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const char *const *zones,
+                                    int nzones, int64_t now_ms, struct sc_error *err);
 
 /* --- tags ---------------------------------------------------------------------------------- */
 
@@ -272,9 +264,8 @@ enum sc_status sc_elb_remove_tags(struct sc_elb *elb, const char *const *names, 
                                   struct sc_error *err);
 /* DescribeTags: 1..20 names (LoadBalancerNotFound for an unknown one); read the tags from
  * each returned view. out holds nnames entries. */
-enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const *names,
-                                    int nnames, const struct sc_elb_lb **out,
-                                    struct sc_error *err);
+enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const *names, int nnames,
+                                    const struct sc_elb_lb **out, struct sc_error *err);
 
 /* --- instances ------------------------------------------------------------------------------ */
 
@@ -287,11 +278,12 @@ enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
                                          const char *const *ids, int nids, int64_t now_ms,
                                          struct sc_error *err);
 /* DeregisterInstancesFromLoadBalancer: unknown to EC2 and not registered ->
- * InvalidInstance; known but not registered -> ignored. With draining enabled an InService instance drains (until sc_elb_drain_done
- * or the draining timeout); otherwise, or when it is not InService, it goes at once. */
+ * InvalidInstance; known but not registered -> ignored. With draining enabled an InService instance
+ * drains (until sc_elb_drain_done or the draining timeout); otherwise, or when it is not InService,
+ * it goes at once. */
 enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
-                                           const char *const *ids, int nids,
-                                           int64_t now_ms, struct sc_error *err);
+                                           const char *const *ids, int nids, int64_t now_ms,
+                                           struct sc_error *err);
 
 enum sc_elb_state {
     SC_ELB_IN_SERVICE,
@@ -315,8 +307,8 @@ struct sc_elb_instance_health {
  * sc_elb_target_count() when nids is 0). */
 enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const char *name,
                                                const char *const *ids, int nids,
-                                               struct sc_elb_instance_health *out,
-                                               int *nout, struct sc_error *err);
+                                               struct sc_elb_instance_health *out, int *nout,
+                                               struct sc_error *err);
 
 /* --- health bookkeeping and routing (data plane) -------------------------------------------- */
 
@@ -325,30 +317,28 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
  * UnhealthyThreshold consecutive failures; an OutOfService one comes back after
  * HealthyThreshold consecutive passes. Returns 1 when the instance is now InService by
  * health checks, 0 when not, -1 for an unknown load balancer or registration. */
-int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id,
-                         int ok, int64_t now_ms);
+int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id, int ok,
+                         int64_t now_ms);
 
 /* Every registration of a load balancer (registered, then draining), for the checker. */
 struct sc_elb_target {
     const char *instance_id;
     const char *availability_zone; /* from EC2; NULL if EC2 lost it */
     enum sc_elb_state state;       /* as DescribeInstanceHealth shows it */
-    int routable;    /* receives new requests (sc_elb_routable) */
-    int draining;    /* deregistration (or zone removal) in progress */
-    int checked;     /* the caller should health-check it: registered, EC2 running */
+    int routable;                  /* receives new requests (sc_elb_routable) */
+    int draining;                  /* deregistration (or zone removal) in progress */
+    int checked;                   /* the caller should health-check it: registered, EC2 running */
     int64_t registered_ms;
     int64_t drain_deadline_ms; /* when draining */
 };
 /* -1 for an unknown load balancer. */
 int sc_elb_target_count(const struct sc_elb *elb, const char *name);
 /* Fills *out; -1 when out of range. Strings borrowed. */
-int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i,
-                     struct sc_elb_target *out);
+int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i, struct sc_elb_target *out);
 
 /* 1 when the instance is InService on that load balancer (DescribeInstanceHealth), 0
  * otherwise (also unknown names). */
-int sc_elb_instance_in_service(const struct sc_elb *elb, const char *name,
-                               const char *instance_id);
+int sc_elb_instance_in_service(const struct sc_elb *elb, const char *name, const char *instance_id);
 /* 1 when a new request may be routed to it: InService, not draining, EC2 running, its zone
  * enabled. */
 int sc_elb_routable(const struct sc_elb *elb, const char *name, const char *instance_id);
@@ -357,16 +347,15 @@ int sc_elb_routable(const struct sc_elb *elb, const char *name, const char *inst
  * every enabled zone when cross-zone is on or zone is NULL. Writes up to cap borrowed ids
  * (registration order), returns how many there are in all (may exceed cap), -1 for an
  * unknown load balancer. The emulator's proxy and the simulator both route from this. */
-int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone,
-                     const char **ids, int cap);
+int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone, const char **ids,
+                     int cap);
 
 /* In-flight requests to a draining instance have ended: the drain finishes now. Returns 1
  * if a drain ended, 0 if it was not draining there, -1 unknown load balancer. */
 int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance_id,
                       int64_t now_ms);
 /* 1 when the instance is draining on that load balancer. */
-int sc_elb_instance_draining(const struct sc_elb *elb, const char *name,
-                             const char *instance_id);
+int sc_elb_instance_draining(const struct sc_elb *elb, const char *name, const char *instance_id);
 /* For the asg side: 1 when a deregistration of the instance is still draining on any load
  * balancer, so its termination waits (zone-disable drains do not count). */
 int sc_elb_draining_anywhere(const struct sc_elb *elb, const char *instance_id);

@@ -4,13 +4,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
-#define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
+#define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
 #define MAXI 64
 
 static struct sc_ec2 *mk(void)
@@ -257,8 +257,7 @@ static void test_ec2_run_instances_min_max_count_against_limit(void **state)
     req.max_count = 5;
     assert_int_equal(sc_ec2_run_instances(ec2, &req, T0, &r, &err), SC_OK);
     assert_int_equal(r->ninstances, 3);
-    assert_int_equal(sc_ec2_run_instances(ec2, &req, T0, &r, &err),
-                     SC_ERR_INSTANCE_LIMIT_EXCEEDED);
+    assert_int_equal(sc_ec2_run_instances(ec2, &req, T0, &r, &err), SC_ERR_INSTANCE_LIMIT_EXCEEDED);
     assert_non_null(strstr(err.message, "You have requested more instances (1) than your "
                                         "current instance limit of 3 allows"));
     assert_int_equal(sc_ec2_instance_count(ec2), 3);
@@ -403,8 +402,14 @@ static void test_ec2_terminate_one_bad_id_terminates_nothing(void **state)
 static void test_ec2_instance_id_validity_table(void **state)
 {
     static const char *const good[] = { "i-12345678", "i-0123456789abcdef0" };
-    static const char *const bad[] = { "", "i-", "i-1234567", "i-123456789", "i-0123456789ABCDEF0",
-                                       "x-12345678", "i-0123456789abcdefg", "i-0123456789abcdef01" };
+    static const char *const bad[] = { "",
+                                       "i-",
+                                       "i-1234567",
+                                       "i-123456789",
+                                       "i-0123456789ABCDEF0",
+                                       "x-12345678",
+                                       "i-0123456789abcdefg",
+                                       "i-0123456789abcdef01" };
 
     (void)state;
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
@@ -506,8 +511,7 @@ static void test_ec2_set_impaired_for_hangs(void **state)
     const char *id = first_id(ec2);
 
     (void)state;
-    assert_int_equal(sc_ec2_instance_set_impaired(ec2, id, 1, T0),
-                     SC_ERR_INCORRECT_INSTANCE_STATE);
+    assert_int_equal(sc_ec2_instance_set_impaired(ec2, id, 1, T0), SC_ERR_INCORRECT_INSTANCE_STATE);
     sc_ec2_instance_running(ec2, id, T0);
     assert_int_equal(sc_ec2_instance_set_impaired(ec2, id, 1, T0 + 10), SC_OK);
     assert_int_equal(sc_ec2_instance_find(ec2, id)->instance_status, SC_EC2_CHECK_IMPAIRED);
@@ -676,9 +680,12 @@ static void test_ec2_state_names_and_codes(void **state)
         enum sc_ec2_state s;
         const char *name;
         int code;
-    } t[] = { { SC_EC2_PENDING, "pending", 0 },        { SC_EC2_RUNNING, "running", 16 },
-              { SC_EC2_SHUTTING_DOWN, "shutting-down", 32 }, { SC_EC2_TERMINATED, "terminated", 48 },
-              { SC_EC2_STOPPING, "stopping", 64 },     { SC_EC2_STOPPED, "stopped", 80 } };
+    } t[] = { { SC_EC2_PENDING, "pending", 0 },
+              { SC_EC2_RUNNING, "running", 16 },
+              { SC_EC2_SHUTTING_DOWN, "shutting-down", 32 },
+              { SC_EC2_TERMINATED, "terminated", 48 },
+              { SC_EC2_STOPPING, "stopping", 64 },
+              { SC_EC2_STOPPED, "stopped", 80 } };
 
     (void)state;
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -691,8 +698,8 @@ static void test_ec2_state_names_and_codes(void **state)
 
 static void test_ec2_instance_type_catalogue(void **state)
 {
-    static const char *const need[] = { "t2.micro", "t3.micro", "m5.large", "c5.large",
-                                        "m1.large", "m1.small" };
+    static const char *const need[] = { "t2.micro", "t3.micro", "m5.large",
+                                        "c5.large", "m1.large", "m1.small" };
     const struct sc_ec2_instance_type *out[64];
     const char *bad[] = { "m9.huge" };
     const char *two[] = { "2" };
@@ -710,7 +717,8 @@ static void test_ec2_instance_type_catalogue(void **state)
                            sc_ec2_instance_type_at(i)->instance_type) < 0);
     assert_int_equal(sc_ec2_describe_instance_types(bad, 1, NULL, 0, out, &n, &err),
                      SC_ERR_INVALID_INSTANCE_TYPE);
-    assert_string_equal(err.message, "The following supplied instance types do not exist: [m9.huge]");
+    assert_string_equal(err.message,
+                        "The following supplied instance types do not exist: [m9.huge]");
     assert_int_equal(sc_ec2_describe_instance_types(need, 2, NULL, 0, out, &n, &err), SC_OK);
     assert_int_equal(n, 2);
     assert_int_equal(sc_ec2_describe_instance_types(NULL, 0, &f, 1, out, &n, &err), SC_OK);
@@ -836,9 +844,9 @@ static void test_ec2_launch_template_errors(void **state)
                      SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND);
     assert_string_equal(err.message,
                         "The specified launch template, with template name nope, does not exist.");
-    assert_int_equal(sc_ec2_resolve_launch_template(ec2, "lt-0000000000000000a", NULL, NULL, &v,
-                                                    &err),
-                     SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND);
+    assert_int_equal(
+        sc_ec2_resolve_launch_template(ec2, "lt-0000000000000000a", NULL, NULL, &v, &err),
+        SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND);
     assert_int_equal(sc_ec2_resolve_launch_template(ec2, "lt-zz", NULL, NULL, &v, &err),
                      SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED);
     assert_int_equal(sc_ec2_resolve_launch_template(ec2, id, NULL, "7", &v, &err),
@@ -873,17 +881,15 @@ static void test_ec2_describe_launch_templates_unknown_name(void **state)
     sc_ec2_create_launch_template(ec2, &req, T0, NULL, &err);
     req.launch_template_name = "bbb";
     sc_ec2_create_launch_template(ec2, &req, T0, NULL, &err);
-    assert_int_equal(sc_ec2_describe_launch_templates(ec2, NULL, 0, names, 1, NULL, 0, out, &n,
-                                                      &err),
-                     SC_OK);
+    assert_int_equal(
+        sc_ec2_describe_launch_templates(ec2, NULL, 0, names, 1, NULL, 0, out, &n, &err), SC_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(sc_ec2_describe_launch_templates(ec2, NULL, 0, NULL, 0, NULL, 0, out, &n,
-                                                      &err),
-                     SC_OK);
+    assert_int_equal(
+        sc_ec2_describe_launch_templates(ec2, NULL, 0, NULL, 0, NULL, 0, out, &n, &err), SC_OK);
     assert_int_equal(n, 2);
-    assert_int_equal(sc_ec2_describe_launch_templates(ec2, NULL, 0, names, 2, NULL, 0, out, &n,
-                                                      &err),
-                     SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND);
+    assert_int_equal(
+        sc_ec2_describe_launch_templates(ec2, NULL, 0, names, 2, NULL, 0, out, &n, &err),
+        SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND);
     assert_string_equal(err.message, "At least one of the launch templates specified in the "
                                      "request does not exist.");
     sc_ec2_destroy(ec2);
@@ -927,8 +933,9 @@ static void test_ec2_create_vpc_and_subnet(void **state)
     const struct sc_ec2_subnet *s;
     struct sc_error err = { 0 };
     char vid[SC_EC2_ID_LEN];
-    static const char *const bad_vpc[] = { "10.0.0.0/8", "10.0.0.0/29", "10.0.0.1/16", "10.0.0/16",
-                                           "300.0.0.0/16", "10.0.0.0", "x" };
+    static const char *const bad_vpc[] = { "10.0.0.0/8", "10.0.0.0/29",  "10.0.0.1/16",
+                                           "10.0.0/16",  "300.0.0.0/16", "10.0.0.0",
+                                           "x" };
 
     (void)state;
     for (size_t i = 0; i < sizeof(bad_vpc) / sizeof(bad_vpc[0]); i++)
@@ -938,9 +945,8 @@ static void test_ec2_create_vpc_and_subnet(void **state)
     assert_int_equal(sc_ec2_create_vpc(ec2, "10.0.0.0/16", NULL, 0, T0, &v, &err), SC_OK);
     assert_false(v->is_default);
     strcpy(vid, v->vpc_id);
-    assert_int_equal(sc_ec2_create_subnet(ec2, vid, "10.0.1.0/24", "us-east-1b", NULL, 0, T0, &s,
-                                          &err),
-                     SC_OK);
+    assert_int_equal(
+        sc_ec2_create_subnet(ec2, vid, "10.0.1.0/24", "us-east-1b", NULL, 0, T0, &s, &err), SC_OK);
     assert_string_equal(s->availability_zone, "us-east-1b");
     assert_int_equal(s->available_ip_address_count, 251);
     assert_false(s->default_for_az);
@@ -948,11 +954,11 @@ static void test_ec2_create_vpc_and_subnet(void **state)
                      SC_ERR_SUBNET_CONFLICT);
     assert_int_equal(sc_ec2_create_subnet(ec2, vid, "10.1.0.0/24", NULL, NULL, 0, T0, &s, &err),
                      SC_ERR_SUBNET_RANGE);
-    assert_int_equal(sc_ec2_create_subnet(ec2, vid, "10.0.2.0/24", "us-east-1z", NULL, 0, T0, &s,
-                                          &err),
-                     SC_ERR_INVALID_PARAMETER_VALUE);
-    assert_int_equal(sc_ec2_create_subnet(ec2, "vpc-00000000000000000", "10.0.2.0/24", NULL,
-                                          NULL, 0, T0, &s, &err),
+    assert_int_equal(
+        sc_ec2_create_subnet(ec2, vid, "10.0.2.0/24", "us-east-1z", NULL, 0, T0, &s, &err),
+        SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_int_equal(sc_ec2_create_subnet(ec2, "vpc-00000000000000000", "10.0.2.0/24", NULL, NULL,
+                                          0, T0, &s, &err),
                      SC_ERR_VPC_NOT_FOUND);
     assert_string_equal(err.message, "The vpc ID 'vpc-00000000000000000' does not exist");
     sc_ec2_destroy(ec2);

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -165,7 +165,12 @@ static void test_elb_create_internal_scheme_dns_prefix(void **state)
 static void test_elb_load_balancer_name_rules(void **state)
 {
     struct fx *f = *state;
-    static const char *const bad[] = { "",      "-web", "web-", "a_b", "a.b", "sp ace",
+    static const char *const bad[] = { "",
+                                       "-web",
+                                       "web-",
+                                       "a_b",
+                                       "a.b",
+                                       "sp ace",
                                        "012345678901234567890123456789012" /* 33 */ };
     static const char *const good[] = { "a", "A-1", "01234567890123456789012345678901" };
 
@@ -196,8 +201,7 @@ static void test_elb_listener_validation(void **state)
         { { "HTTP", 80, "BOGUS", 80, NULL }, SC_ERR_VALIDATION },
         { { "HTTPS", 443, "HTTP", 80, NULL }, SC_ERR_CERTIFICATE_NOT_FOUND },
         { { "SSL", 443, "TCP", 80, "" }, SC_ERR_CERTIFICATE_NOT_FOUND },
-        { { "HTTPS", 443, "HTTP", 80, "arn:aws:iam::123456789012:server-certificate/x" },
-          SC_OK },
+        { { "HTTPS", 443, "HTTP", 80, "arn:aws:iam::123456789012:server-certificate/x" }, SC_OK },
         { { "SSL", 443, "TCP", 9443, "arn:c" }, SC_OK },
         { { "tcp", 1, NULL, 65535, NULL }, SC_OK },
         { { "http", 8080, "https", 8443, NULL }, SC_OK },
@@ -324,8 +328,7 @@ static void test_elb_zones_or_subnets_validation(void **state)
                                         "in the same Availability Zone.");
     /* subnets of two VPCs */
     sc_ec2_create_vpc(f->ec2, "10.0.0.0/16", NULL, 0, T0, &v, &f->err);
-    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.0.0/24", "us-east-1b", NULL, 0, T0, &s2,
-                         &f->err);
+    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.0.0/24", "us-east-1b", NULL, 0, T0, &s2, &f->err);
     subnets[1] = s2->subnet_id;
     assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
                      SC_ERR_ELB_INVALID_SUBNET);
@@ -341,8 +344,7 @@ static void test_elb_create_with_subnets_takes_their_vpc_and_zones(void **state)
     const char *sid;
 
     sc_ec2_create_vpc(f->ec2, "10.0.0.0/16", NULL, 0, T0, &v, &f->err);
-    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.1.0/24", "us-east-1c", NULL, 0, T0, &s,
-                         &f->err);
+    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.1.0/24", "us-east-1c", NULL, 0, T0, &s, &f->err);
     sid = s->subnet_id;
     req.load_balancer_name = "vpc-lb";
     req.listeners = &http80;
@@ -375,13 +377,12 @@ static void test_elb_describe_load_balancer_not_found(void **state)
     int n;
 
     mk_lb(f, "web");
-    assert_int_equal(sc_elb_describe_load_balancers(f->elb, names, 2, NULL, 0, out, &n, marker,
-                                                    &f->err),
-                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_int_equal(
+        sc_elb_describe_load_balancers(f->elb, names, 2, NULL, 0, out, &n, marker, &f->err),
+        SC_ERR_LOAD_BALANCER_NOT_FOUND);
     assert_string_equal(f->err.message, "There is no ACTIVE Load Balancer named 'nope'");
-    assert_int_equal(sc_elb_describe_load_balancers(f->elb, names, 1, NULL, 0, out, &n, marker,
-                                                    &f->err),
-                     SC_OK);
+    assert_int_equal(
+        sc_elb_describe_load_balancers(f->elb, names, 1, NULL, 0, out, &n, marker, &f->err), SC_OK);
     assert_int_equal(n, 1);
     assert_string_equal(marker, "");
 }
@@ -401,9 +402,9 @@ static void test_elb_describe_load_balancers_paging_in_name_order(void **state)
         char prev[SC_ELB_NAME_LEN];
 
         strcpy(prev, marker);
-        assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, prev, 2, out, &n,
-                                                        marker, &f->err),
-                         SC_OK);
+        assert_int_equal(
+            sc_elb_describe_load_balancers(f->elb, NULL, 0, prev, 2, out, &n, marker, &f->err),
+            SC_OK);
         for (int i = 0; i < n; i++)
             assert_string_equal(out[i]->load_balancer_name, sorted[seen++]);
     }
@@ -415,15 +416,14 @@ static void test_elb_describe_load_balancers_paging_in_name_order(void **state)
     assert_int_equal(n, 2);
     assert_string_equal(out[0]->load_balancer_name, "charlie");
     assert_string_equal(marker, "delta");
-    assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, 401, out, &n, marker,
-                                                    &f->err),
-                     SC_ERR_VALIDATION);
-    assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, -1, out, &n, marker,
-                                                    &f->err),
-                     SC_ERR_VALIDATION);
-    assert_int_equal(sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, 0, out, &n, marker,
-                                                    &f->err),
-                     SC_OK);
+    assert_int_equal(
+        sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, 401, out, &n, marker, &f->err),
+        SC_ERR_VALIDATION);
+    assert_int_equal(
+        sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, -1, out, &n, marker, &f->err),
+        SC_ERR_VALIDATION);
+    assert_int_equal(
+        sc_elb_describe_load_balancers(f->elb, NULL, 0, NULL, 0, out, &n, marker, &f->err), SC_OK);
     assert_int_equal(n, 4);
 }
 
@@ -488,11 +488,11 @@ static void test_elb_health_check_ranges(void **state)
 {
     struct fx *f = *state;
     static const struct sc_elb_health_check bad[] = {
-        { "TCP:80", 4, 3, 2, 2 },  { "TCP:80", 301, 3, 2, 2 }, { "TCP:80", 30, 1, 2, 2 },
-        { "TCP:80", 90, 61, 2, 2 }, { "TCP:80", 30, 5, 1, 2 }, { "TCP:80", 30, 5, 11, 2 },
-        { "TCP:80", 30, 5, 2, 1 },  { "TCP:80", 30, 5, 2, 11 }, { "TCP:80", 5, 5, 2, 2 },
+        { "TCP:80", 4, 3, 2, 2 },   { "TCP:80", 301, 3, 2, 2 },   { "TCP:80", 30, 1, 2, 2 },
+        { "TCP:80", 90, 61, 2, 2 }, { "TCP:80", 30, 5, 1, 2 },    { "TCP:80", 30, 5, 11, 2 },
+        { "TCP:80", 30, 5, 2, 1 },  { "TCP:80", 30, 5, 2, 11 },   { "TCP:80", 5, 5, 2, 2 },
         { "TCP:0", 30, 5, 2, 2 },   { "TCP:65536", 30, 5, 2, 2 }, { "HTTP:80", 30, 5, 2, 2 },
-        { "UDP:80", 30, 5, 2, 2 },  { "TCP:80/x", 30, 5, 2, 2 }, { "tcp:80", 30, 5, 2, 2 },
+        { "UDP:80", 30, 5, 2, 2 },  { "TCP:80/x", 30, 5, 2, 2 },  { "tcp:80", 30, 5, 2, 2 },
         { "", 30, 5, 2, 2 },        { NULL, 30, 5, 2, 2 },
     };
     static const struct sc_elb_health_check seed = { "TCP:9763", 5, 3, 2, 2 };
@@ -505,8 +505,7 @@ static void test_elb_health_check_ranges(void **state)
     assert_int_equal(sc_elb_configure_health_check(f->elb, "web", &bad[8], T0, &out, &f->err),
                      SC_ERR_VALIDATION);
     assert_string_equal(f->err.message, "Health check interval must be greater than the timeout.");
-    assert_int_equal(sc_elb_configure_health_check(f->elb, "web", &seed, T0, &out, &f->err),
-                     SC_OK);
+    assert_int_equal(sc_elb_configure_health_check(f->elb, "web", &seed, T0, &out, &f->err), SC_OK);
     assert_string_equal(out->target, "TCP:9763");
     assert_int_equal(out->interval_s, 5);
     assert_int_equal(sc_elb_lb_find(f->elb, "web")->hc_target.port, 9763);
@@ -743,9 +742,9 @@ static void test_elb_instance_in_zone_not_enabled(void **state)
                "Instance is in the EC2 Availability Zone for which LoadBalancer is not "
                "configured to route traffic to.");
     assert_false(sc_elb_routable(f->elb, "web", id));
-    assert_int_equal(sc_elb_enable_zones(f->elb, "web", (const char *[]){ "us-east-1c" }, 1, T0,
-                                         &f->err),
-                     SC_OK);
+    assert_int_equal(
+        sc_elb_enable_zones(f->elb, "web", (const char *[]){ "us-east-1c" }, 1, T0, &f->err),
+        SC_OK);
     expect_row(f, "web", id, "InService", "N/A", "N/A");
     assert_int_equal(sc_elb_lb_find(f->elb, "web")->nzones, 3);
     assert_string_equal(sc_elb_lb_find(f->elb, "web")->availability_zones[2], "us-east-1c");
@@ -779,8 +778,7 @@ static void test_elb_draining_keeps_instance_in_service_until_done(void **state)
     mk_lb(f, "web");
     enable_draining(f, "web", 120);
     id = in_service(f, "web", "us-east-1a");
-    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &id, 1, T0 + 1000, &f->err),
-                     SC_OK);
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &id, 1, T0 + 1000, &f->err), SC_OK);
     expect_row(f, "web", id, "InService", "N/A", "Instance deregistration currently in progress.");
     assert_false(sc_elb_routable(f->elb, "web", id));
     assert_true(sc_elb_instance_draining(f->elb, "web", id));
@@ -982,8 +980,7 @@ static void test_elb_tags_add_remove_describe(void **state)
         snprintf(keys[i], sizeof(keys[i]), "k%d", i);
         many[i] = (struct sc_elb_tag){ keys[i], "v" };
     }
-    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, many, 9, T0, &f->err),
-                     SC_ERR_TOO_MANY_TAGS);
+    assert_int_equal(sc_elb_add_tags(f->elb, names, 1, many, 9, T0, &f->err), SC_ERR_TOO_MANY_TAGS);
     assert_int_equal(sc_elb_add_tags(f->elb, names, 1, many, 8, T0, &f->err), SC_OK);
     assert_int_equal(sc_elb_remove_tags(f->elb, names, 1, rm, 1, T0, &f->err), SC_OK);
     assert_int_equal(sc_elb_lb_find(f->elb, "web")->ntags, 9);
@@ -1037,8 +1034,7 @@ static void test_elb_seed_tutorial_listener_swap(void **state)
     req.availability_zones = zone_c;
     req.nzones = 1;
     assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &lb, &f->err), SC_OK);
-    assert_int_equal(sc_elb_create_listeners(f->elb, "autoscalelb", second, 2, T0, &f->err),
-                     SC_OK);
+    assert_int_equal(sc_elb_create_listeners(f->elb, "autoscalelb", second, 2, T0, &f->err), SC_OK);
     assert_int_equal(sc_elb_delete_listeners(f->elb, "autoscalelb", old_ports, 2, T0, &f->err),
                      SC_OK);
     assert_int_equal(sc_elb_configure_health_check(f->elb, "autoscalelb", &hc, T0, NULL, &f->err),
