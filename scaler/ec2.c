@@ -15,7 +15,7 @@
 #define DEFAULT_MAX_INSTANCES 10000
 #define LT_NAME_MAX           128
 
-/* --- small helpers ------------------------------------------------------------------ */
+/* --- small helpers ---------------------------------------------------------------------------- */
 
 static char *sdup(const char *s)
 {
@@ -166,7 +166,7 @@ static void format_gmt(char *out, size_t n, int64_t ms)
              (int)(rem / 60 % 60), (int)(rem % 60));
 }
 
-/* --- tags ----------------------------------------------------------------------------- */
+/* --- tags ------------------------------------------------------------------------------------- */
 
 struct tagset {
     struct sc_ec2_tag *v; /* key/value strings owned (allocated) */
@@ -298,7 +298,7 @@ static enum sc_status check_tags(const struct sc_ec2_tag *tags, int n, int allow
     return SC_OK;
 }
 
-/* --- records ------------------------------------------------------------------------------ */
+/* --- records ---------------------------------------------------------------------------------- */
 
 struct zone {
     struct sc_ec2_zone v;
@@ -309,6 +309,8 @@ struct zone {
 
 struct vpc {
     struct sc_ec2_vpc v;
+    struct sc_ec2_security_group sg;
+    char sg_id[SC_EC2_ID_LEN];
     char id[SC_EC2_ID_LEN];
     char cidr[20];
     char dhcp[SC_EC2_ID_LEN];
@@ -489,7 +491,7 @@ const char *sc_ec2_check_name(enum sc_ec2_check c)
     return "";
 }
 
-/* --- CIDR ------------------------------------------------------------------------------------ */
+/* --- CIDR ------------------------------------------------------------------------------------- */
 
 /* "a.b.c.d/n" with n in lo..hi and no host bits set; 0 or -1. */
 static int cidr_parse(const char *s, int lo, int hi, uint32_t *base, int *prefix)
@@ -743,7 +745,7 @@ const char *sc_ec2_region(const struct sc_ec2 *ec2)
     return ec2->region;
 }
 
-/* --- zones ---------------------------------------------------------------------------------- */
+/* --- zones ------------------------------------------------------------------------------------ */
 
 int sc_ec2_zone_count(const struct sc_ec2 *ec2)
 {
@@ -826,7 +828,7 @@ int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int ava
     return 0;
 }
 
-/* --- catalogue ----------------------------------------------------------------------------- */
+/* --- catalogue -------------------------------------------------------------------------------- */
 
 /* Sorted by name (strcmp). */
 static const struct sc_ec2_instance_type types[] = {
@@ -1021,6 +1023,18 @@ static struct vpc *vpc_new(struct sc_ec2 *ec2, uint32_t base, int prefix, int is
     v->v.dhcp_options_id = v->dhcp;
     v->v.instance_tenancy = "default";
     v->v.is_default = is_default;
+    {
+        /* the default security group's id derives from the VPC's: no RNG draw */
+        uint64_t seed = strtoull(v->id + 4, NULL, 16);
+
+        snprintf(v->sg_id, sizeof(v->sg_id), "sg-0%016llx",
+                 (unsigned long long)sc_rng_splitmix64(&seed));
+    }
+    v->sg.group_id = v->sg_id;
+    v->sg.group_name = "default";
+    v->sg.description = "default VPC security group";
+    v->sg.vpc_id = v->id;
+    v->sg.owner_id = ec2->account;
     ec2->vpcs[ec2->nvpcs++] = v;
     return v;
 }
@@ -1347,6 +1361,83 @@ enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *con
         }
         if (ok)
             out[n++] = &s->v;
+    }
+    *nout = n;
+    return SC_OK;
+}
+
+/* --- security groups ------------------------------------------------------------------ */
+
+int sc_ec2_security_group_count(const struct sc_ec2 *ec2)
+{
+    return ec2->nvpcs;
+}
+
+const struct sc_ec2_security_group *sc_ec2_security_group_at(const struct sc_ec2 *ec2, int i)
+{
+    return i >= 0 && i < ec2->nvpcs ? &ec2->vpcs[i]->sg : NULL;
+}
+
+const struct sc_ec2_security_group *sc_ec2_security_group_find(const struct sc_ec2 *ec2,
+                                                               const char *group_id)
+{
+    for (int i = 0; group_id && i < ec2->nvpcs; i++) {
+        if (strcmp(ec2->vpcs[i]->sg_id, group_id) == 0)
+            return &ec2->vpcs[i]->sg;
+    }
+    return NULL;
+}
+
+enum sc_status sc_ec2_describe_security_groups(const struct sc_ec2 *ec2, const char *const *ids,
+                                               int nids, const char *const *names, int nnames,
+                                               const struct sc_ec2_filter *filters, int nfilters,
+                                               const struct sc_ec2_security_group **out, int *nout,
+                                               struct sc_error *err)
+{
+    static const char *const known[] = { "group-id",    "group-name", "vpc-id",
+                                         "description", "owner-id",   NULL };
+    const struct sc_ec2_vpc *dv = sc_ec2_default_vpc(ec2);
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 0, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < nids; i++) {
+        if (!sc_ec2_security_group_find(ec2, ids[i]))
+            return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
+                           "The security group '%s' does not exist", ids[i] ? ids[i] : "");
+    }
+    for (int i = 0; i < nnames; i++) {
+        if (!streq(names[i], "default"))
+            return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
+                           "The security group '%s' does not exist in default VPC '%s'",
+                           names[i] ? names[i] : "", dv ? dv->vpc_id : "");
+    }
+    for (int i = 0; i < ec2->nvpcs; i++) {
+        const struct sc_ec2_security_group *g = &ec2->vpcs[i]->sg;
+        int ok = 1;
+
+        if (nids || nnames) {
+            ok = 0;
+            for (int j = 0; j < nids; j++)
+                ok |= streq(ids[j], g->group_id);
+            /* names address the default VPC's groups */
+            for (int j = 0; j < nnames; j++)
+                ok |= ec2->vpcs[i]->v.is_default && streq(names[j], g->group_name);
+        }
+        for (int j = 0; ok && j < nfilters; j++) {
+            const char *name = filters[j].name;
+
+            ok = values_match(&filters[j], strcmp(name, "group-id") == 0     ? g->group_id
+                                           : strcmp(name, "group-name") == 0 ? g->group_name
+                                           : strcmp(name, "vpc-id") == 0     ? g->vpc_id
+                                           : strcmp(name, "owner-id") == 0   ? g->owner_id
+                                                                             : g->description);
+        }
+        if (ok)
+            out[n++] = g;
     }
     *nout = n;
     return SC_OK;
@@ -2495,8 +2586,58 @@ enum sc_status sc_ec2_delete_tags(struct sc_ec2 *ec2, const char *const *resourc
     return tags_apply(ec2, resource_ids, nresources, tags, ntags, 1, err);
 }
 
-/* --- data plane
- * ----------------------------------------------------------------------------------- */
+static int tag_rows(const char *id, const char *type, const struct tagset *t,
+                    const struct sc_ec2_filter *filters, int nfilters, struct sc_ec2_tag_row *out,
+                    int cap, int n)
+{
+    for (int k = 0; k < t->n; k++) {
+        int ok = 1;
+
+        for (int j = 0; ok && j < nfilters; j++) {
+            const char *name = filters[j].name;
+
+            ok = values_match(&filters[j], strcmp(name, "resource-id") == 0     ? id
+                                           : strcmp(name, "resource-type") == 0 ? type
+                                           : strcmp(name, "key") == 0           ? t->v[k].key
+                                                                                : t->v[k].value);
+        }
+        if (!ok)
+            continue;
+        if (n < cap)
+            out[n] = (struct sc_ec2_tag_row){ id, type, t->v[k].key, t->v[k].value };
+        n++;
+    }
+    return n;
+}
+
+enum sc_status sc_ec2_describe_tags(const struct sc_ec2 *ec2, const struct sc_ec2_filter *filters,
+                                    int nfilters, struct sc_ec2_tag_row *out, int cap, int *nout,
+                                    struct sc_error *err)
+{
+    static const char *const known[] = { "resource-id", "resource-type", "key", "value", NULL };
+    enum sc_status st;
+    int n = 0;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, known, 0, err);
+    if (st != SC_OK)
+        return st;
+    for (int i = 0; i < ec2->ninsts; i++)
+        n = tag_rows(ec2->insts[i]->id, "instance", &ec2->insts[i]->tags, filters, nfilters, out,
+                     cap, n);
+    for (int i = 0; i < ec2->nvpcs; i++)
+        n = tag_rows(ec2->vpcs[i]->id, "vpc", &ec2->vpcs[i]->tags, filters, nfilters, out, cap, n);
+    for (int i = 0; i < ec2->nsubnets; i++)
+        n = tag_rows(ec2->subnets[i]->id, "subnet", &ec2->subnets[i]->tags, filters, nfilters, out,
+                     cap, n);
+    for (int i = 0; i < ec2->nlts; i++)
+        n = tag_rows(ec2->lts[i]->id, "launch-template", &ec2->lts[i]->tags, filters, nfilters, out,
+                     cap, n);
+    *nout = n;
+    return SC_OK;
+}
+
+/* --- data plane ------------------------------------------------------------------------------- */
 
 static enum sc_status data_plane_get(struct sc_ec2 *ec2, const char *id, struct inst **out)
 {
@@ -2602,8 +2743,7 @@ enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, 
     return SC_OK;
 }
 
-/* --- time
- * ------------------------------------------------------------------------------------------ */
+/* --- time ------------------------------------------------------------------------------------- */
 
 static void purge(struct sc_ec2 *ec2, int i)
 {

@@ -107,7 +107,7 @@ void sc_ec2_step(struct sc_ec2 *ec2, int64_t now_ms);
 /* Earliest time sc_ec2_step has something to do, or INT64_MAX. */
 int64_t sc_ec2_next_due_ms(const struct sc_ec2 *ec2, int64_t now_ms);
 
-/* --- availability zones (DescribeAvailabilityZones) --------------------------------- */
+/* --- availability zones (DescribeAvailabilityZones) ------------------------------------------- */
 
 struct sc_ec2_zone {
     const char *zone_name; /* "us-east-1a" */
@@ -131,7 +131,7 @@ enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const
  * Returns 0, or -1 for an unknown zone. */
 int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int available);
 
-/* --- catalogue: instance types and images ------------------------------------------- */
+/* --- catalogue: instance types and images ----------------------------------------------------- */
 
 struct sc_ec2_instance_type {
     const char *instance_type; /* "t3.micro" */
@@ -175,7 +175,7 @@ enum sc_status sc_ec2_describe_images(const char *const *ids, int nids,
                                       const struct sc_ec2_image **out, int *nout,
                                       struct sc_error *err);
 
-/* --- VPCs and subnets ---------------------------------------------------------------- */
+/* --- VPCs and subnets ------------------------------------------------------------------------- */
 
 struct sc_ec2_vpc {
     const char *vpc_id;
@@ -242,7 +242,32 @@ enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *con
                                        const struct sc_ec2_subnet **out, int *nout,
                                        struct sc_error *err);
 
-/* --- launch templates ---------------------------------------------------------------- */
+/* --- security groups ---------------------------------------------------------------- */
+
+/* Each VPC has its default security group (group name "default"); ids derive from the
+ * VPC's id, so they cost no draw from the RNG. */
+struct sc_ec2_security_group {
+    const char *group_id; /* "sg-" + 17 hex */
+    const char *group_name;
+    const char *description;
+    const char *vpc_id;
+    const char *owner_id;
+};
+int sc_ec2_security_group_count(const struct sc_ec2 *ec2);
+const struct sc_ec2_security_group *sc_ec2_security_group_at(const struct sc_ec2 *ec2, int i);
+const struct sc_ec2_security_group *sc_ec2_security_group_find(const struct sc_ec2 *ec2,
+                                                               const char *group_id);
+/* DescribeSecurityGroups: GroupIds (unknown -> InvalidGroup.NotFound
+ * `The security group 'sg-x' does not exist`), GroupNames (default VPC's groups; unknown ->
+ * `The security group 'x' does not exist in default VPC 'vpc-y'`), filters group-id,
+ * group-name, vpc-id, description, owner-id. out holds sc_ec2_security_group_count(). */
+enum sc_status sc_ec2_describe_security_groups(const struct sc_ec2 *ec2, const char *const *ids,
+                                               int nids, const char *const *names, int nnames,
+                                               const struct sc_ec2_filter *filters, int nfilters,
+                                               const struct sc_ec2_security_group **out, int *nout,
+                                               struct sc_error *err);
+
+/* --- launch templates ------------------------------------------------------------------------- */
 
 /* LaunchTemplateData subset that launching uses. All optional (NULL / 0). */
 struct sc_ec2_lt_data {
@@ -370,7 +395,7 @@ enum sc_status sc_ec2_describe_launch_template_versions(const struct sc_ec2 *ec2
                                                         const struct sc_ec2_lt_version **out,
                                                         int cap, int *nout, struct sc_error *err);
 
-/* --- instances ------------------------------------------------------------------------ */
+/* --- instances -------------------------------------------------------------------------------- */
 
 struct sc_ec2_instance {
     const char *instance_id;    /* "i-" + 17 hex */
@@ -524,7 +549,22 @@ enum sc_status sc_ec2_delete_tags(struct sc_ec2 *ec2, const char *const *resourc
                                   int nresources, const struct sc_ec2_tag *tags, int ntags,
                                   int64_t now_ms, struct sc_error *err);
 
-/* --- data plane ------------------------------------------------------------------------ */
+/* One row of DescribeTags. */
+struct sc_ec2_tag_row {
+    const char *resource_id;
+    const char *resource_type; /* "instance", "vpc", "subnet", "launch-template" */
+    const char *key;
+    const char *value;
+};
+/* DescribeTags over instances, VPCs, subnets and launch templates (in that order, each in
+ * its listing order, tags in the order set); filters resource-id, resource-type, key, value
+ * (unknown -> InvalidParameterValue). Writes up to cap rows; *nout = every match (may exceed
+ * cap, then call again with more room). */
+enum sc_status sc_ec2_describe_tags(const struct sc_ec2 *ec2, const struct sc_ec2_filter *filters,
+                                    int nfilters, struct sc_ec2_tag_row *out, int cap, int *nout,
+                                    struct sc_error *err);
+
+/* --- data plane ------------------------------------------------------------------------------- */
 
 /* pending -> running (status checks initializing, or ok with status_init_ms 0).
  * SC_ERR_INSTANCE_ID_NOT_FOUND if unknown; SC_ERR_INCORRECT_INSTANCE_STATE if it is no

@@ -77,7 +77,7 @@ struct sc_elb {
     int nlbs, caplbs;
 };
 
-/* --- helpers ---------------------------------------------------------------------------- */
+/* --- helpers ---------------------------------------------------------------------------------- */
 
 static char *sdup(const char *s)
 {
@@ -129,7 +129,7 @@ static uint64_t next_rand(struct sc_elb *elb)
     return sc_rng_next(&elb->rng);
 }
 
-/* --- create / destroy -------------------------------------------------------------------- */
+/* --- create / destroy ------------------------------------------------------------------------- */
 
 struct sc_elb *sc_elb_create(const struct sc_elb_config *cfg)
 {
@@ -206,7 +206,7 @@ void sc_elb_destroy(struct sc_elb *elb)
     free(elb);
 }
 
-/* --- lookup ---------------------------------------------------------------------------------- */
+/* --- lookup ----------------------------------------------------------------------------------- */
 
 static struct lb *lb_get(const struct sc_elb *elb, const char *name)
 {
@@ -620,8 +620,7 @@ static enum sc_status resolve_placement(const struct sc_elb *elb,
     return SC_OK;
 }
 
-/* --- load balancers
- * ------------------------------------------------------------------------------- */
+/* --- load balancers --------------------------------------------------------------------------- */
 
 static const char *hosted_zone_id(const char *region)
 {
@@ -786,7 +785,23 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     if (!b->dns || !b->scheme || !b->hc_target || add_listeners(b, norm, req->nlisteners) < 0 ||
         set_zones(b, &p) < 0)
         goto oom;
-    if (req->nsecurity_groups > 0) {
+    if (req->nsecurity_groups <= 0) {
+        /* none given: the VPC's default security group, as AWS does */
+        const struct sc_ec2_security_group *g = NULL;
+
+        for (int i = 0; i < sc_ec2_security_group_count(elb->ec2); i++) {
+            const struct sc_ec2_security_group *c = sc_ec2_security_group_at(elb->ec2, i);
+
+            if (p.vpc && strcmp(c->vpc_id, p.vpc) == 0 && strcmp(c->group_name, "default") == 0)
+                g = c;
+        }
+        if (g) {
+            b->sgs = calloc(1, sizeof(*b->sgs));
+            if (!b->sgs || !(b->sgs[0] = sdup(g->group_id)))
+                goto oom;
+            b->nsgs = 1;
+        }
+    } else {
         b->sgs = calloc((size_t)req->nsecurity_groups, sizeof(*b->sgs));
         if (!b->sgs)
             goto oom;
@@ -1107,8 +1122,7 @@ static int zone_enabled(const struct lb *b, const char *zone)
     return 0;
 }
 
-/* --- attributes
- * ----------------------------------------------------------------------------------- */
+/* --- attributes ------------------------------------------------------------------------------- */
 
 enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
                                         const struct sc_elb_attributes_req *req, int64_t now_ms,
@@ -1192,8 +1206,7 @@ enum sc_status sc_elb_describe_attributes(const struct sc_elb *elb, const char *
     return SC_OK;
 }
 
-/* --- effective health
- * ------------------------------------------------------------------------------ */
+/* --- effective health ------------------------------------------------------------------------- */
 
 struct row {
     enum sc_elb_state state;
@@ -1264,8 +1277,7 @@ const char *sc_elb_state_name(enum sc_elb_state s)
     return "Unknown";
 }
 
-/* --- zones
- * ------------------------------------------------------------------------------------------- */
+/* --- zones ------------------------------------------------------------------------------------ */
 
 enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const char *const *zones,
                                    int nzones, int64_t now_ms, struct sc_error *err)
@@ -1371,8 +1383,7 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
     return SC_OK;
 }
 
-/* --- tags
- * --------------------------------------------------------------------------------------------- */
+/* --- tags ------------------------------------------------------------------------------------- */
 
 enum sc_status sc_elb_add_tags(struct sc_elb *elb, const char *const *names, int nnames,
                                const struct sc_elb_tag *tags, int ntags, int64_t now_ms,
@@ -1463,8 +1474,7 @@ enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const 
     return SC_OK;
 }
 
-/* --- registration
- * -------------------------------------------------------------------------------------- */
+/* --- registration ----------------------------------------------------------------------------- */
 
 static enum sc_status invalid_instance(const char *id, struct sc_error *err)
 {
@@ -1487,6 +1497,9 @@ enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
 
         if (!in || in->state == SC_EC2_TERMINATED || in->state == SC_EC2_SHUTTING_DOWN)
             return invalid_instance(ids[i], err);
+        if (b->v.vpc_id && in->vpc_id && strcmp(b->v.vpc_id, in->vpc_id) != 0)
+            return sc_fail(err, SC_ERR_INVALID_INSTANCE,
+                           "EC2 instance %s is not in the same VPC as ELB.", ids[i]);
         if (!reg_get(b, ids[i], NULL))
             add++;
     }
@@ -1594,8 +1607,7 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
     return SC_OK;
 }
 
-/* --- health bookkeeping and routing
- * -------------------------------------------------------------------- */
+/* --- health bookkeeping and routing ----------------------------------------------------------- */
 
 int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id, int ok,
                          int64_t now_ms)
@@ -1763,9 +1775,64 @@ int sc_elb_registered_anywhere(const struct sc_elb *elb, const char *instance_id
     return 0;
 }
 
-/* --- time
- * ------------------------------------------------------------------------------------------------
- */
+int sc_elb_instance_registered(const struct sc_elb *elb, const char *name, const char *instance_id)
+{
+    const struct lb *b = lb_get(elb, name);
+
+    return b && reg_get(b, instance_id, NULL);
+}
+
+enum sc_elb_membership sc_elb_instance_membership(const struct sc_elb *elb, const char *name,
+                                                  const char *instance_id)
+{
+    const struct lb *b = lb_get(elb, name);
+    const struct reg *r = b ? reg_get(b, instance_id, NULL) : NULL;
+    struct row row;
+
+    if (!r)
+        return SC_ELB_MEMBER_NONE;
+    if (r->drain == DRAIN_DEREGISTER)
+        return SC_ELB_MEMBER_DRAINING;
+    row = health_row(elb, b, r, r->id);
+    if (row.state == SC_ELB_IN_SERVICE)
+        return SC_ELB_MEMBER_IN_SERVICE;
+    if (strcmp(row.desc, DESC_REGISTERING) == 0)
+        return SC_ELB_MEMBER_REGISTERING;
+    return SC_ELB_MEMBER_OUT_OF_SERVICE;
+}
+
+int sc_elb_host_counts(const struct sc_elb *elb, const char *name, const char *zone, int *healthy,
+                       int *unhealthy)
+{
+    const struct lb *b = lb_get(elb, name);
+    int h = 0, u = 0;
+
+    if (!b)
+        return -1;
+    for (int i = 0; i < b->nregs; i++) {
+        const struct reg *r = b->regs[i];
+
+        if (r->drain == DRAIN_DEREGISTER)
+            continue;
+        if (zone) {
+            const struct sc_ec2_instance *in = sc_ec2_instance_find(elb->ec2, r->id);
+
+            if (!in || strcmp(in->availability_zone, zone) != 0)
+                continue;
+        }
+        if (health_row(elb, b, r, r->id).state == SC_ELB_IN_SERVICE)
+            h++;
+        else
+            u++;
+    }
+    if (healthy)
+        *healthy = h;
+    if (unhealthy)
+        *unhealthy = u;
+    return 0;
+}
+
+/* --- time ------------------------------------------------------------------------------------- */
 
 void sc_elb_step(struct sc_elb *elb, int64_t now_ms)
 {

@@ -58,7 +58,7 @@ void sc_elb_step(struct sc_elb *elb, int64_t now_ms);
 /* Earliest drain deadline, or INT64_MAX. */
 int64_t sc_elb_next_due_ms(const struct sc_elb *elb, int64_t now_ms);
 
-/* --- plain data ---------------------------------------------------------------------- */
+/* --- plain data ------------------------------------------------------------------------------- */
 
 struct sc_elb_listener {
     const char *protocol;           /* HTTP | HTTPS | TCP | SSL (any case in; upper kept) */
@@ -135,7 +135,7 @@ struct sc_elb_lb {
     int ntags;
 };
 
-/* --- load balancers -------------------------------------------------------------------- */
+/* --- load balancers --------------------------------------------------------------------------- */
 
 struct sc_elb_create_req {
     const char *load_balancer_name;          /* 1..32 of [A-Za-z0-9-], no leading/trailing '-' */
@@ -145,7 +145,7 @@ struct sc_elb_create_req {
     int nzones;
     const char *const *subnets; /* ... or subnets (one per zone, one VPC), not both */
     int nsubnets;
-    const char *const *security_groups;
+    const char *const *security_groups; /* none -> the VPC's default group (not checked) */
     int nsecurity_groups;
     const char *scheme; /* NULL -> "internet-facing"; or "internal" */
     const struct sc_elb_tag *tags;
@@ -186,7 +186,7 @@ enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb, const ch
                                               const struct sc_elb_lb **out, int *nout,
                                               char *next_marker, struct sc_error *err);
 
-/* --- listeners ------------------------------------------------------------------------ */
+/* --- listeners -------------------------------------------------------------------------------- */
 
 /* CreateLoadBalancerListeners: a listener identical to an existing one is a no-op; same
  * LoadBalancerPort with other settings -> DuplicateListener `A listener already exists for
@@ -200,7 +200,7 @@ enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
 enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name, const int *ports,
                                        int nports, int64_t now_ms, struct sc_error *err);
 
-/* --- health check --------------------------------------------------------------------- */
+/* --- health check ----------------------------------------------------------------------------- */
 
 /* ConfigureHealthCheck with spec 6.2's ranges; ValidationError texts in elb.c; Timeout
  * must be < Interval (`Health check interval must be greater than the timeout.`).
@@ -212,7 +212,7 @@ enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *nam
 /* Parses a Target: 0 and *out filled (path points into `target`), or -1. */
 int sc_elb_hc_target_parse(const char *target, struct sc_elb_hc_target *out);
 
-/* --- attributes ------------------------------------------------------------------------ */
+/* --- attributes ------------------------------------------------------------------------------- */
 
 struct sc_elb_attributes_req {
     int has_connection_draining;
@@ -239,7 +239,7 @@ enum sc_status sc_elb_describe_attributes(const struct sc_elb *elb, const char *
                                           const struct sc_elb_attributes **out,
                                           struct sc_error *err);
 
-/* --- zones ------------------------------------------------------------------------------ */
+/* --- zones ------------------------------------------------------------------------------------ */
 
 /* EnableAvailabilityZonesForLoadBalancer (unknown zone -> InvalidConfigurationRequest);
  * the zone's default subnet joins. */
@@ -251,7 +251,7 @@ enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const c
 enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const char *const *zones,
                                     int nzones, int64_t now_ms, struct sc_error *err);
 
-/* --- tags ---------------------------------------------------------------------------------- */
+/* --- tags ------------------------------------------------------------------------------------- */
 
 /* AddTags to several load balancers (overwrites same keys): TooManyTags beyond 10,
  * DuplicateTagKeys, ValidationError (key 1..128, value <= 256, no "aws:" prefix). */
@@ -267,11 +267,12 @@ enum sc_status sc_elb_remove_tags(struct sc_elb *elb, const char *const *names, 
 enum sc_status sc_elb_describe_tags(const struct sc_elb *elb, const char *const *names, int nnames,
                                     const struct sc_elb_lb **out, struct sc_error *err);
 
-/* --- instances ------------------------------------------------------------------------------ */
+/* --- instances -------------------------------------------------------------------------------- */
 
 /* RegisterInstancesWithLoadBalancer: every id must be an EC2 instance that is not
  * shutting-down or terminated (else InvalidInstance `Could not find EC2 instance i-x.`;
- * nothing changes).
+ * nothing changes) and in the load balancer's VPC (else InvalidInstance
+ * `EC2 instance i-x is not in the same VPC as ELB.`).
  * Registering an already registered instance is a no-op; one that is draining stops
  * draining and stays registered. A new registration starts `registration in progress`. */
 enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
@@ -310,7 +311,7 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
                                                struct sc_elb_instance_health *out, int *nout,
                                                struct sc_error *err);
 
-/* --- health bookkeeping and routing (data plane) -------------------------------------------- */
+/* --- health bookkeeping and routing (data plane) ---------------------------------------------- */
 
 /* One health-check result for a registered (or draining) instance. A new registration
  * goes InService on its first pass; an InService one goes OutOfService after
@@ -361,5 +362,26 @@ int sc_elb_instance_draining(const struct sc_elb *elb, const char *name, const c
 int sc_elb_draining_anywhere(const struct sc_elb *elb, const char *instance_id);
 /* 1 when the instance is registered (or draining) on any load balancer. */
 int sc_elb_registered_anywhere(const struct sc_elb *elb, const char *instance_id);
+/* 1 when the instance is registered (or draining) on that load balancer. */
+int sc_elb_instance_registered(const struct sc_elb *elb, const char *name, const char *instance_id);
+
+/* An instance's standing on one load balancer, for the asg side's ELB health check
+ * (spec 3.3: only OUT_OF_SERVICE makes it Unhealthy; REGISTERING is not a failure). */
+enum sc_elb_membership {
+    SC_ELB_MEMBER_NONE = 0,       /* not registered (or unknown load balancer) */
+    SC_ELB_MEMBER_REGISTERING,    /* `Instance registration is still in progress.` */
+    SC_ELB_MEMBER_IN_SERVICE,     /* InService */
+    SC_ELB_MEMBER_OUT_OF_SERVICE, /* failed checks, EC2 not running, zone not enabled or
+                                     being disabled */
+    SC_ELB_MEMBER_DRAINING,       /* deregistration in progress */
+};
+enum sc_elb_membership sc_elb_instance_membership(const struct sc_elb *elb, const char *name,
+                                                  const char *instance_id);
+
+/* HealthyHostCount / UnHealthyHostCount for AWS/ELB: registered instances (draining ones
+ * excluded) whose DescribeInstanceHealth state is InService / not InService, of `zone`
+ * (NULL: all zones). -1 for an unknown load balancer, else 0. */
+int sc_elb_host_counts(const struct sc_elb *elb, const char *name, const char *zone, int *healthy,
+                       int *unhealthy);
 
 #endif

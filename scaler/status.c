@@ -56,6 +56,7 @@ static const struct {
     [SC_ERR_INVALID_SCHEME] = { "InvalidScheme", 400, 1 },
     [SC_ERR_TOO_MANY_TAGS] = { "TooManyTags", 400, 1 },
     [SC_ERR_DUPLICATE_TAG_KEYS] = { "DuplicateTagKeys", 400, 1 },
+    [SC_ERR_SECURITY_GROUP_NOT_FOUND] = { "InvalidGroup.NotFound", 400, 1 },
 };
 
 const char *sc_status_code(enum sc_status s)

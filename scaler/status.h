@@ -61,6 +61,7 @@ enum sc_status {
     SC_ERR_INVALID_SCHEME,             /* InvalidScheme 400 */
     SC_ERR_TOO_MANY_TAGS,              /* TooManyTags 400 */
     SC_ERR_DUPLICATE_TAG_KEYS,         /* DuplicateTagKeys 400 */
+    SC_ERR_SECURITY_GROUP_NOT_FOUND,   /* InvalidGroup.NotFound 400 */
     SC_STATUS_COUNT
 };
 

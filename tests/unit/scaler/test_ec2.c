@@ -1023,6 +1023,76 @@ static void test_ec2_create_and_delete_tags(void **state)
     sc_ec2_destroy(ec2);
 }
 
+static void test_ec2_default_security_group_per_vpc(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    const struct sc_ec2_security_group *out[4];
+    const struct sc_ec2_vpc *v;
+    const char *names[] = { "default" };
+    const char *bad_names[] = { "web" };
+    const char *bad_ids[] = { "sg-00000000000000000" };
+    struct sc_error err = { 0 };
+    char vpc_id[SC_EC2_ID_LEN];
+    int n;
+
+    (void)state;
+    assert_int_equal(sc_ec2_security_group_count(ec2), 1);
+    assert_string_equal(sc_ec2_security_group_at(ec2, 0)->group_name, "default");
+    assert_string_equal(sc_ec2_security_group_at(ec2, 0)->vpc_id, sc_ec2_default_vpc(ec2)->vpc_id);
+    assert_int_equal(strncmp(sc_ec2_security_group_at(ec2, 0)->group_id, "sg-0", 4), 0);
+    sc_ec2_create_vpc(ec2, "10.0.0.0/16", NULL, 0, T0, &v, &err);
+    strcpy(vpc_id, v->vpc_id);
+    assert_int_equal(sc_ec2_security_group_count(ec2), 2);
+    assert_int_equal(
+        sc_ec2_describe_security_groups(ec2, NULL, 0, names, 1, NULL, 0, out, &n, &err), SC_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0]->vpc_id, sc_ec2_default_vpc(ec2)->vpc_id);
+    assert_int_equal(
+        sc_ec2_describe_security_groups(ec2, NULL, 0, bad_names, 1, NULL, 0, out, &n, &err),
+        SC_ERR_SECURITY_GROUP_NOT_FOUND);
+    assert_int_equal(
+        sc_ec2_describe_security_groups(ec2, bad_ids, 1, NULL, 0, NULL, 0, out, &n, &err),
+        SC_ERR_SECURITY_GROUP_NOT_FOUND);
+    assert_string_equal(err.message, "The security group 'sg-00000000000000000' does not exist");
+    assert_non_null(sc_ec2_security_group_find(ec2, sc_ec2_security_group_at(ec2, 1)->group_id));
+    sc_ec2_destroy(ec2);
+}
+
+static void test_ec2_describe_tags_rows_and_filters(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    const char *id = first_id(ec2);
+    const char *ids[] = { id, sc_ec2_default_vpc(ec2)->vpc_id };
+    struct sc_ec2_tag t[] = { { "Name", "a" }, { "env", "dev" } };
+    struct sc_ec2_tag_row rows[8];
+    const char *vpc[] = { "vpc" };
+    const char *env[] = { "env" };
+    struct sc_ec2_filter f;
+    struct sc_error err = { 0 };
+    int n;
+
+    (void)state;
+    sc_ec2_create_tags(ec2, ids, 2, t, 2, T0, &err);
+    assert_int_equal(sc_ec2_describe_tags(ec2, NULL, 0, rows, 8, &n, &err), SC_OK);
+    assert_int_equal(n, 4);
+    assert_string_equal(rows[0].resource_id, id);
+    assert_string_equal(rows[0].resource_type, "instance");
+    assert_string_equal(rows[1].key, "env");
+    assert_string_equal(rows[2].resource_type, "vpc");
+    assert_int_equal(sc_ec2_describe_tags(ec2, NULL, 0, rows, 1, &n, &err), SC_OK);
+    assert_int_equal(n, 4); /* total beyond cap */
+    f = (struct sc_ec2_filter){ "resource-type", vpc, 1 };
+    sc_ec2_describe_tags(ec2, &f, 1, rows, 8, &n, &err);
+    assert_int_equal(n, 2);
+    f = (struct sc_ec2_filter){ "key", env, 1 };
+    sc_ec2_describe_tags(ec2, &f, 1, rows, 8, &n, &err);
+    assert_int_equal(n, 2);
+    f = (struct sc_ec2_filter){ "colour", env, 1 };
+    assert_int_equal(sc_ec2_describe_tags(ec2, &f, 1, rows, 8, &n, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
+    sc_ec2_destroy(ec2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1061,6 +1131,8 @@ int main(void)
         cmocka_unit_test(test_ec2_create_vpc_and_subnet),
         cmocka_unit_test(test_ec2_describe_vpcs_and_subnets_filters),
         cmocka_unit_test(test_ec2_create_and_delete_tags),
+        cmocka_unit_test(test_ec2_default_security_group_per_vpc),
+        cmocka_unit_test(test_ec2_describe_tags_rows_and_filters),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,6 +138,8 @@ static void test_elb_create_load_balancer_dns_name_and_defaults(void **state)
     assert_int_equal(lb->ninstances, 0);
     assert_int_equal(lb->nlisteners, 1);
     assert_string_equal(lb->source_security_group_owner_alias, "amazon-elb");
+    assert_int_equal(lb->nsecurity_groups, 1);
+    assert_string_equal(lb->security_groups[0], sc_ec2_security_group_at(f->ec2, 0)->group_id);
     assert_true(lb->created_time_ms == T0);
 }
 
@@ -1079,6 +1081,78 @@ static void test_elb_enable_unknown_zone(void **state)
     assert_int_equal(sc_elb_lb_find(f->elb, "web")->nzones, 2);
 }
 
+static void test_elb_instance_membership_for_the_asg(void **state)
+{
+    struct fx *f = *state;
+    const char *id;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 60);
+    id = mk_inst(f, "us-east-1a", 1);
+    assert_int_equal(sc_elb_instance_membership(f->elb, "web", id), SC_ELB_MEMBER_NONE);
+    assert_false(sc_elb_instance_registered(f->elb, "web", id));
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    assert_true(sc_elb_instance_registered(f->elb, "web", id));
+    assert_int_equal(sc_elb_instance_membership(f->elb, "web", id), SC_ELB_MEMBER_REGISTERING);
+    sc_elb_health_result(f->elb, "web", id, 1, T0);
+    assert_int_equal(sc_elb_instance_membership(f->elb, "web", id), SC_ELB_MEMBER_IN_SERVICE);
+    sc_elb_health_result(f->elb, "web", id, 0, T0);
+    sc_elb_health_result(f->elb, "web", id, 0, T0);
+    assert_int_equal(sc_elb_instance_membership(f->elb, "web", id), SC_ELB_MEMBER_OUT_OF_SERVICE);
+    sc_elb_health_result(f->elb, "web", id, 1, T0); /* recovering: still out */
+    assert_int_equal(sc_elb_instance_membership(f->elb, "web", id), SC_ELB_MEMBER_OUT_OF_SERVICE);
+    for (int i = 0; i < 9; i++)
+        sc_elb_health_result(f->elb, "web", id, 1, T0);
+    assert_int_equal(sc_elb_instance_membership(f->elb, "web", id), SC_ELB_MEMBER_IN_SERVICE);
+    sc_elb_deregister_instances(f->elb, "web", &id, 1, T0, &f->err);
+    assert_int_equal(sc_elb_instance_membership(f->elb, "web", id), SC_ELB_MEMBER_DRAINING);
+    assert_int_equal(sc_elb_instance_membership(f->elb, "nope", id), SC_ELB_MEMBER_NONE);
+}
+
+static void test_elb_host_counts_per_zone(void **state)
+{
+    struct fx *f = *state;
+    const char *sick;
+    int h = -1, u = -1;
+
+    mk_lb(f, "web");
+    in_service(f, "web", "us-east-1a");
+    in_service(f, "web", "us-east-1b");
+    sick = mk_inst(f, "us-east-1b", 1);
+    sc_elb_register_instances(f->elb, "web", &sick, 1, T0, &f->err);
+    assert_int_equal(sc_elb_host_counts(f->elb, "web", NULL, &h, &u), 0);
+    assert_int_equal(h, 2);
+    assert_int_equal(u, 1);
+    assert_int_equal(sc_elb_host_counts(f->elb, "web", "us-east-1b", &h, &u), 0);
+    assert_int_equal(h, 1);
+    assert_int_equal(u, 1);
+    assert_int_equal(sc_elb_host_counts(f->elb, "web", "us-east-1c", &h, &u), 0);
+    assert_int_equal(h + u, 0);
+    assert_int_equal(sc_elb_host_counts(f->elb, "nope", NULL, &h, &u), -1);
+}
+
+static void test_elb_register_instance_of_another_vpc(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_ec2_vpc *v;
+    const struct sc_ec2_subnet *s;
+    struct sc_ec2_run_req req = { 0 };
+    const struct sc_ec2_reservation *r;
+    const char *id;
+
+    mk_lb(f, "web");
+    sc_ec2_create_vpc(f->ec2, "10.0.0.0/16", NULL, 0, T0, &v, &f->err);
+    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.0.0/24", "us-east-1a", NULL, 0, T0, &s, &f->err);
+    req.image_id = "ami-12c6146b";
+    req.min_count = req.max_count = 1;
+    req.subnet_id = s->subnet_id;
+    assert_int_equal(sc_ec2_run_instances(f->ec2, &req, T0, &r, &f->err), SC_OK);
+    id = r->instances[0]->instance_id;
+    assert_int_equal(sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err),
+                     SC_ERR_INVALID_INSTANCE);
+    assert_non_null(strstr(f->err.message, "is not in the same VPC as ELB."));
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1124,6 +1198,9 @@ int main(void)
         T(test_elb_seed_tutorial_listener_swap),
         T(test_elb_not_found_everywhere),
         T(test_elb_enable_unknown_zone),
+        T(test_elb_instance_membership_for_the_asg),
+        T(test_elb_host_counts_per_zone),
+        T(test_elb_register_instance_of_another_vpc),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
