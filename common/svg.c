@@ -610,6 +610,13 @@ static void resolve_axis(const struct cm_svg *c, int a, double span_px, struct l
         }
         if (ax->scale == CM_SVG_NUMBER) {
             double st, f;
+            /* A little headroom, so a y series' peak does not ride on the frame; the
+             * padding never crosses zero. */
+            if (a != 0) {
+                double pad = (hi - lo) * 0.03;
+                hi = hi <= 0 ? fmin(0, hi + pad) : hi + pad;
+                lo = lo >= 0 ? fmax(0, lo - pad) : lo - pad;
+            }
             if (cm_svg_ticks(lo, hi, max_ticks, ax->scale, &st, &f) > 0) {
                 lo = floor(lo / st + 1e-9) * st;
                 hi = ceil(hi / st - 1e-9) * st;
