@@ -4,7 +4,10 @@
  *   POST /_scalelab/clock   {"advance_ms":N} or {"advance_s":N} (manual clock only)
  *   POST /_scalelab/reset   drops every account's state
  *   POST /moto-api/reset    the same
- *   GET  /_scalelab/state   501 until the library can describe its state */
+ *   GET  /_scalelab/state   501 until the library can describe its state
+ *   GET  /_scalelab/dataplane  instance processes (id, pid, port) and the listener port map
+ *   POST /_scalelab/fault   {"instance_id":"i-..","fault":"kill|hang|resume|slow=K|
+ *                           fail_health=0|1|error_rate=P"} (emulator/autoscale.h) */
 #include "emulator/admin.h"
 
 #include <math.h>
@@ -13,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "emulator/autoscale.h"
 #include "emulator/model.h"
 
 int admin_is_admin_path(const char *path)
@@ -96,6 +100,34 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
     }
     if (strcmp(p, "/_scalelab/state") == 0 && get) {
         error(rs, 501, "state dump not implemented: the scaler library cannot describe its state yet");
+        return;
+    }
+    if (strcmp(p, "/_scalelab/dataplane") == 0 && get) {
+        char *js = srv_autoscale(s) ? autoscale_status_json(srv_autoscale(s)) : NULL;
+        json_t *o = js ? json_loads(js, 0, NULL) : NULL;
+
+        free(js);
+        if (o)
+            reply(rs, 200, o);
+        else
+            error(rs, 501, "no real data plane (instances are records only)");
+        return;
+    }
+    if (strcmp(p, "/_scalelab/fault") == 0 && post) {
+        json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, NULL);
+        const char *id = json_string_value(json_object_get(o, "instance_id"));
+        const char *what = json_string_value(json_object_get(o, "fault"));
+        char err[256];
+
+        if (!id || !what)
+            error(rs, 400, "expected {\"instance_id\": \"i-...\", \"fault\": \"kill|hang|resume|slow=K|fail_health=0|1|error_rate=P\"}");
+        else if (!srv_autoscale(s))
+            error(rs, 501, "no real data plane (instances are records only)");
+        else if (autoscale_fault(srv_autoscale(s), id, what, err, sizeof(err)) < 0)
+            error(rs, 400, err);
+        else
+            reply(rs, 200, json_pack("{s:s,s:s,s:s}", "status", "ok", "instance_id", id, "fault", what));
+        json_decref(o);
         return;
     }
     error(rs, 404, "no such admin endpoint");

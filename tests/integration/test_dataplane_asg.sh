@@ -55,7 +55,7 @@ EPID=$LAST
 
 # The scenario in one boto3 script; each step prints a TAP line.
 python3 - "$EP" "$EPID" "$TMP" <<'EOF' || failed=1
-import json, os, subprocess, sys, time, urllib.request
+import json, os, subprocess, sys, time, urllib.error, urllib.request
 import boto3
 
 ep, epid, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -169,6 +169,32 @@ check("kill -9: the termination activity has AWS's cause",
 st = ec2.describe_instances(InstanceIds=[victim])["Reservations"][0]["Instances"][0]["State"]["Name"]
 check("kill -9: EC2 shows the instance terminated", st == "terminated", st)
 check("kill -9: no zombie", wait(lambda: zombies() == 0, 3))
+
+# admin API: the data plane's view and faults
+def admin(path, body=None):
+    req = urllib.request.Request(ep + path, data=body.encode() if body else None,
+                                 method="POST" if body else "GET")
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+code, dp = admin("/_scalelab/dataplane")
+live = {i["id"]: i for i in dp.get("instances", [])}
+check("admin dataplane lists the processes with pid and port",
+      code == 200 and sorted(live) == sorted(cur or []) and all(i["port"] > 0 for i in live.values()), live)
+code, _ = admin("/_scalelab/fault", json.dumps({"instance_id": (cur or ["x"])[0], "fault": "explode"}))
+check("admin fault: an unknown fault is refused (400)", code == 400, code)
+hung = sorted(cur)[0]
+code, _ = admin("/_scalelab/fault", json.dumps({"instance_id": hung, "fault": "hang"}))
+check("admin fault: hang (SIGSTOP)", code == 200, code)
+def hung_replaced():
+    cur2 = in_service(2)
+    return cur2 if cur2 and hung not in cur2 else None
+check("hang: status impaired, the group replaces it", wait(hung_replaced, 10))
+st = ec2.describe_instances(InstanceIds=[hung])["Reservations"][0]["Instances"][0]["State"]["Name"]
+check("hang: the hung instance is terminated and its process reaped",
+      st == "terminated" and wait(lambda: len(kids()) == 2 and zombies() == 0, 5), (st, kids()))
 
 # scale out and in: processes follow desired capacity
 asg.set_desired_capacity(AutoScalingGroupName="g1", DesiredCapacity=5)
