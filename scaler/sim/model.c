@@ -111,6 +111,15 @@ struct sim_model {
     int napps;
 
     struct cm_hist hist;
+    /* fluid: latency recordings waiting to be added (same parameters tick after tick) */
+    struct {
+        const struct app_cache *ac;
+        double slow, wait, erl_c, erl_rate;
+        double n;
+    } pend;
+    /* id -> slot index (open addressing, rebuilt when instances come and go) */
+    int *index;
+    int index_cap;
 };
 
 const char *sim_mode_str(enum sim_mode m)
@@ -395,6 +404,7 @@ void sim_model_destroy(struct sim_model *m)
     free(m->apps);
     sim_queue_cleanup(&m->q);
     cm_hist_cleanup(&m->hist);
+    free(m->index);
     free(m);
 }
 
@@ -418,6 +428,8 @@ static void touch(struct inst *in, int64_t t_us)
     }
     in->last_us = t_us;
 }
+
+static void index_rebuild(struct sim_model *m);
 
 int sim_model_instance_start(struct sim_model *m, const char *id, int group,
                              const struct sim_app *app, const char *zone, int64_t now_us)
@@ -455,14 +467,56 @@ int sim_model_instance_start(struct sim_model *m, const char *id, int group,
     in->up = in->boot_end_us <= now_us;
     in->slow = 1;
     in->last_us = now_us;
+    index_rebuild(m);
     return slot;
+}
+
+static uint32_t id_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+/* Rebuilds the id index over the live slots (instances come and go rarely). */
+static void index_rebuild(struct sim_model *m)
+{
+    int cap = 16;
+
+    while (cap < m->ninsts * 2 + 2)
+        cap *= 2;
+    if (cap != m->index_cap) {
+        free(m->index);
+        m->index = cm_xmalloc((size_t)cap * sizeof(int));
+        m->index_cap = cap;
+    }
+    for (int i = 0; i < cap; i++)
+        m->index[i] = -1;
+    for (int i = 0; i < m->ninsts; i++) {
+        uint32_t h;
+        if (!m->insts[i].live)
+            continue;
+        h = id_hash(m->insts[i].id) & (uint32_t)(cap - 1);
+        while (m->index[h] >= 0)
+            h = (h + 1) & (uint32_t)(cap - 1);
+        m->index[h] = i;
+    }
 }
 
 int sim_model_instance_find(const struct sim_model *m, const char *id)
 {
-    for (int i = 0; i < m->ninsts; i++)
-        if (m->insts[i].live && strcmp(m->insts[i].id, id) == 0)
-            return i;
+    uint32_t h;
+
+    if (!m->index)
+        return -1;
+    h = id_hash(id) & (uint32_t)(m->index_cap - 1);
+    while (m->index[h] >= 0) {
+        if (strcmp(m->insts[m->index[h]].id, id) == 0)
+            return m->index[h];
+        h = (h + 1) & (uint32_t)(m->index_cap - 1);
+    }
     return -1;
 }
 
@@ -530,6 +584,7 @@ void sim_model_instance_stop(struct sim_model *m, int slot, int64_t now_us)
     free(in->q);
     in->q = NULL;
     in->qcap = in->qlen = in->qhead = 0;
+    index_rebuild(m);
     for (int lb = 0; lb < m->nlbs; lb++) {
         struct route *r = &m->routes[lb];
         for (int i = 0; i < r->n; i++) {
@@ -1017,8 +1072,8 @@ struct fl_key {
 };
 
 /* Records n requests served at the quantile levels of (wait + service). */
-static void record_latency(struct sim_model *m, const struct app_cache *ac, double slow,
-                           double n, double wait_fixed_us, double erl_c, double erl_rate_us)
+static void record_now(struct sim_model *m, const struct app_cache *ac, double slow, double n,
+                       double wait_fixed_us, double erl_c, double erl_rate_us)
 {
     for (int k = 0; k < NLEVELS; k++) {
         double p = (level_edges[k] + level_edges[k + 1]) / 2;
@@ -1031,6 +1086,30 @@ static void record_latency(struct sim_model *m, const struct app_cache *ac, doub
         if (cnt > 0)
             cm_hist_record_n(&m->hist, (int64_t)llround(v), cnt);
     }
+}
+
+static void pend_flush(struct sim_model *m)
+{
+    if (m->pend.n > 0)
+        record_now(m, m->pend.ac, m->pend.slow, m->pend.n, m->pend.wait, m->pend.erl_c,
+                   m->pend.erl_rate);
+    m->pend.n = 0;
+}
+
+/* Batches identical recordings: ticks in a steady state add to one. */
+static void record_latency(struct sim_model *m, const struct app_cache *ac, double slow,
+                           double n, double wait_fixed_us, double erl_c, double erl_rate_us)
+{
+    if (m->pend.n > 0 && (m->pend.ac != ac || m->pend.slow != slow ||
+                          m->pend.wait != wait_fixed_us || m->pend.erl_c != erl_c ||
+                          m->pend.erl_rate != erl_rate_us))
+        pend_flush(m);
+    m->pend.ac = ac;
+    m->pend.slow = slow;
+    m->pend.wait = wait_fixed_us;
+    m->pend.erl_c = erl_c;
+    m->pend.erl_rate = erl_rate_us;
+    m->pend.n += n;
 }
 
 static double clients_stuck(const struct src *s)
@@ -1060,17 +1139,17 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
 
     for (int lb = 0; lb < m->nlbs; lb++) {
         struct route *r = &m->routes[lb];
-        double open_rate = 0, mu_nom = 0, mu_ok = 0, mu_hung = 0, closed_x = 0;
+        double open_rate = 0, mu_nom = 0, mu_ok = 0, mu_hung = 0, mu_dead = 0, closed_x = 0;
         double closed_wait_us = 0, s_mean_us = 0;
         int nclosed = 0;
 
         for (int i = 0; i < r->n; i++) {
             const struct inst *in = &m->insts[r->slots[i]];
             double mu = in->app->workers / (m->apps[in->app_idx].mean_us * in->slow / 1e6);
-            if (in->dead)
-                continue;
             mu_nom += mu;
-            if (in->hung)
+            if (in->dead)
+                mu_dead += mu; /* refuses connections: its share fails fast */
+            else if (in->hung)
                 mu_hung += mu;
             else
                 mu_ok += mu;
@@ -1144,6 +1223,8 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 s->stuck[idx] += h;
                 s->stuck_total += h;
             }
+            if (mu_dead > 0)
+                m->lbc[lb].failed += amount * mu_dead / mu_nom;
             closed_x += amount * (mu_ok / mu_nom);
         }
 
@@ -1152,8 +1233,8 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             m->lbc[lb].failed += open_rate * dt;
             continue;
         }
-        if (mu_hung > 0)
-            m->lbc[lb].failed += open_rate * dt * mu_hung / mu_nom;
+        if (mu_hung + mu_dead > 0)
+            m->lbc[lb].failed += open_rate * dt * (mu_hung + mu_dead) / mu_nom;
 
         /* per instance: arrivals by capacity share; identical neighbours computed once */
         {
@@ -1289,13 +1370,15 @@ void sim_model_lb_counters(const struct sim_model *m, int lb, struct sim_lb_coun
     *out = m->lbc[lb];
 }
 
-const struct cm_hist *sim_model_hist(const struct sim_model *m)
+const struct cm_hist *sim_model_hist(struct sim_model *m)
 {
+    pend_flush(m);
     return &m->hist;
 }
 
 void sim_model_hist_reset(struct sim_model *m)
 {
+    pend_flush(m);
     cm_hist_reset(&m->hist);
 }
 

@@ -134,8 +134,8 @@ struct sim_lb_counters {
 };
 void sim_model_lb_counters(const struct sim_model *m, int lb, struct sim_lb_counters *out);
 /* Latency of successful requests since the last call to sim_model_hist_reset (units:
- * us; counts as said at the top). Borrowed. */
-const struct cm_hist *sim_model_hist(const struct sim_model *m);
+ * us; counts as said at the top). Borrowed, valid until the model advances. */
+const struct cm_hist *sim_model_hist(struct sim_model *m);
 void sim_model_hist_reset(struct sim_model *m);
 
 /* The offered load the phases state at t (for the sample's `load` figure): sum over

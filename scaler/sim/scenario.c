@@ -1062,6 +1062,7 @@ static int parse_expect(struct ctx *c, const json_t *o, const char *path, struct
     char p[SIM_PATH_MAX];
     json_t *v = NULL;
     int found = 0, hat, hby, hth = 0, hfrom, huntil, hw;
+    int64_t at_ms = 0, by_ms = 0;
 
     path_join(e->path, path, "");
     if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 0, NULL, &e->label) < 0 ||
@@ -1078,8 +1079,8 @@ static int parse_expect(struct ctx *c, const json_t *o, const char *path, struct
     if (found != 1)
         return fail(c, path, "give exactly one check: in_service, desired, failed_pct, p99_ms, "
                              "direction_changes, scale_out");
-    if ((hat = get_dur(c, o, path, "at", 0, 0, &e->at_ms)) < 0 ||
-        (hby = get_dur(c, o, path, "by", 0, 0, &e->at_ms)) < 0 ||
+    if ((hat = get_dur(c, o, path, "at", 0, 0, &at_ms)) < 0 ||
+        (hby = get_dur(c, o, path, "by", 0, 0, &by_ms)) < 0 ||
         get_bool(c, o, path, "throughout", 0, &hth) < 0 ||
         (hfrom = get_dur(c, o, path, "from", 0, 0, &e->from_ms)) < 0 ||
         (huntil = get_dur(c, o, path, "until", 0, duration_ms, &e->until_ms)) < 0 ||
@@ -1087,6 +1088,7 @@ static int parse_expect(struct ctx *c, const json_t *o, const char *path, struct
         return -1;
     if (hat && hby)
         return fail(c, path, "give \"at\" or \"by\", not both");
+    e->at_ms = hat ? at_ms : by_ms;
     if ((hat || hby) && (hth || hfrom || huntil))
         return fail(c, path, "\"%s\" does not combine with throughout/from/until",
                     hat ? "at" : "by");
