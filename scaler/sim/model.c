@@ -96,6 +96,7 @@ struct sim_model {
     int64_t now_us;
     int64_t start_us;
     int64_t tick_us;
+    int64_t grid_us; /* continuous shapes are piecewise constant on this grid */
 
     struct inst *insts;
     int ninsts, capinsts;
@@ -226,6 +227,13 @@ static double phase_value(const struct sim_model *m, const struct src *s, int64_
 
     if (t_us < s->at_us || t_us >= s->until_us)
         return 0;
+    if (ph->shape == SIM_SHAPE_RAMP || ph->shape == SIM_SHAPE_DIURNAL) {
+        /* continuous shapes hold still on the model's grid (value at the cell's middle) */
+        int64_t cell = (t_us - s->at_us) / m->grid_us;
+        t_us = s->at_us + cell * m->grid_us + m->grid_us / 2;
+        if (t_us >= s->until_us)
+            t_us = s->until_us - 1;
+    }
     if (ph->ntrace > 0) {
         int lo = 0, hi = ph->ntrace - 1;
         if (rel_ms < ph->trace_t_ms[0])
@@ -348,6 +356,7 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
     m->start_us = cfg->start_us;
     m->now_us = cfg->start_us;
     m->tick_us = cfg->tick_us > 0 ? cfg->tick_us : 1000000;
+    m->grid_us = m->mode == SIM_MODE_DES ? 1000000 : 10000000;
     sim_queue_init(&m->q, cfg->start_us);
     m->nlbs = sc->nlbs;
     m->routes = cm_xcalloc((size_t)sc->nlbs + 1, sizeof(*m->routes));
@@ -942,7 +951,7 @@ static void respawn(struct sim_model *m, int si, int64_t t_us)
         send_request(m, si, t_us);
     }
     {
-        int64_t nb = phase_next_break(s, t_us, 1000000);
+        int64_t nb = phase_next_break(s, t_us, m->grid_us);
         if (nb < s->until_us) {
             struct sim_event_rec ev = { 0 };
             ev.t_us = nb;
@@ -965,7 +974,7 @@ static void open_event(struct sim_model *m, int si, int issue, int64_t t_us)
     if (issue)
         send_request(m, si, t_us);
     rate = phase_value(m, s, t_us);
-    nb = phase_next_break(s, t_us, 1000000);
+    nb = phase_next_break(s, t_us, m->grid_us);
     ev.kind = EV_OPEN;
     ev.a = si;
     if (rate > 0) {
@@ -1411,7 +1420,7 @@ static double open_mean_rate(const struct sim_model *m, const struct src *s, int
     int64_t t = t0;
 
     while (t < t1) {
-        int64_t nb = phase_next_break(s, t, 1000000);
+        int64_t nb = phase_next_break(s, t, m->grid_us);
         if (nb > t1)
             nb = t1;
         if (nb <= t)

@@ -1,0 +1,3 @@
+build-prof/obj/common/ev.o: common/ev.c common/ev.h common/xalloc.h
+common/ev.h:
+common/xalloc.h:

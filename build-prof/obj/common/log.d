@@ -1,0 +1,2 @@
+build-prof/obj/common/log.o: common/log.c common/log.h
+common/log.h:

@@ -1,0 +1,6 @@
+build-prof/obj/scaler/elb.o: scaler/elb.c scaler/elb.h scaler/ec2.h \
+ scaler/status.h scaler/rng.h
+scaler/elb.h:
+scaler/ec2.h:
+scaler/status.h:
+scaler/rng.h:

@@ -1,0 +1,2 @@
+build-prof/obj/scaler/status.o: scaler/status.c scaler/status.h
+scaler/status.h:
