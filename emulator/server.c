@@ -540,7 +540,10 @@ void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response
         }
     }
     render_reply(rs, r.proto, r.svc, r.op, out, rid);
-    srv_step(s);
+    /* a change shows at once (instances come up, groups reconcile); reads change nothing */
+    if (strncmp(r.op->name, "Describe", 8) != 0 && strncmp(r.op->name, "List", 4) != 0 &&
+        strncmp(r.op->name, "Get", 3) != 0)
+        srv_step(s);
     goto log;
 
 fail:
