@@ -1,0 +1,672 @@
+/* emulator/api_cloudwatch.c: CloudWatch handlers over scaler/cloudwatch.h (IR in -> one
+ * sc_cw call -> IR out), the same for query, JSON 1.0 and RPC v2 CBOR. Every rule and
+ * message is the library's. */
+#include "emulator/api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "emulator/server.h"
+#include "scaler/cloudwatch.h"
+#include "scaler/world.h"
+
+static struct sc_cw *cw_of(struct api_ctx *ctx, struct awserr *err)
+{
+    struct sc_world *w = srv_world(ctx->srv, ctx->account, ctx->region);
+
+    if (!w) {
+        awserr_set(err, 400, "InvalidParameterValue", "Invalid region: %s", ctx->region);
+        return NULL;
+    }
+    return sc_world_cw(w);
+}
+
+static int fail(struct awserr *err, const struct sc_error *se)
+{
+    return awserr_from_sc(err, se);
+}
+
+static void set_str(json_t *o, const char *k, const char *v)
+{
+    if (v)
+        json_object_set_new(o, k, json_string(v));
+}
+
+static json_t *cstrs_json(const char *const *v, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+/* [{Name, Value}] of member into dimensions (borrowed strings); free() the array. */
+static struct sc_dimension *dims_get(json_t *in, const char *member, int *n)
+{
+    json_t *a = json_object_get(in, member);
+    struct sc_dimension *d;
+    size_t i;
+    json_t *e;
+
+    *n = (int)json_array_size(a);
+    d = cm_xcalloc((size_t)*n + 1, sizeof(*d));
+    json_array_foreach(a, i, e)
+    {
+        d[i].name = api_str(e, "Name");
+        d[i].value = api_str(e, "Value");
+    }
+    return d;
+}
+
+static json_t *dims_json(const struct sc_dimension *d, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:s,s:s}", "Name", d[i].name, "Value",
+                                           d[i].value ? d[i].value : ""));
+    return a;
+}
+
+static int64_t ts_get(json_t *in, const char *member, int *has)
+{
+    json_t *v = json_object_get(in, member);
+
+    *has = json_is_integer(v);
+    return *has ? json_integer_value(v) : 0;
+}
+
+/* ---- metrics --------------------------------------------------------------------------- */
+
+static double *doubles_get(json_t *a, int *n)
+{
+    double *v;
+    size_t i;
+    json_t *e;
+
+    *n = (int)json_array_size(a);
+    if (*n == 0)
+        return NULL;
+    v = cm_xcalloc((size_t)*n, sizeof(*v));
+    json_array_foreach(a, i, e) v[i] = json_number_value(e);
+    return v;
+}
+
+static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_put_metric_data_req rq;
+    json_t *md = json_object_get(in, "MetricData");
+    struct sc_metric_datum *d;
+    size_t i, n = json_array_size(md);
+    json_t *e;
+    int rc = 0;
+
+    *out = NULL;
+    if (!cw)
+        return -1;
+    d = cm_xcalloc(n + 1, sizeof(*d));
+    json_array_foreach(md, i, e)
+    {
+        json_t *sv = json_object_get(e, "StatisticValues");
+
+        d[i].metric_name = api_str(e, "MetricName");
+        d[i].dimensions = dims_get(e, "Dimensions", &d[i].n_dimensions);
+        d[i].timestamp_ms = ts_get(e, "Timestamp", &d[i].has_timestamp);
+        d[i].has_value = json_is_number(json_object_get(e, "Value"));
+        d[i].value = json_number_value(json_object_get(e, "Value"));
+        d[i].values = doubles_get(json_object_get(e, "Values"), &d[i].n_values);
+        d[i].counts = doubles_get(json_object_get(e, "Counts"), &d[i].n_counts);
+        if (sv) {
+            d[i].has_statistic_values = 1;
+#define SV(field, key)                                                                             \
+    d[i].statistic_values.has_##field = json_is_number(json_object_get(sv, key));                   \
+    d[i].statistic_values.field = json_number_value(json_object_get(sv, key))
+            SV(sample_count, "SampleCount");
+            SV(sum, "Sum");
+            SV(minimum, "Minimum");
+            SV(maximum, "Maximum");
+#undef SV
+        }
+        d[i].unit = api_str(e, "Unit");
+        api_int(e, "StorageResolution", &d[i].storage_resolution);
+    }
+    memset(&rq, 0, sizeof(rq));
+    rq.namespace = api_str(in, "Namespace");
+    rq.metric_data = d;
+    rq.n_metric_data = (int)n;
+    if (sc_cw_put_metric_data(cw, &rq, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    for (i = 0; i < n; i++) {
+        free((void *)d[i].dimensions);
+        free((void *)d[i].values);
+        free((void *)d[i].counts);
+    }
+    free(d);
+    return rc;
+}
+
+static const char *const stat_names[5] = { "SampleCount", "Sum", "Minimum", "Maximum", "Average" };
+
+struct gms {
+    const struct sc_get_metric_statistics_req *rq;
+    json_t *points;
+};
+
+static int gms_visit(const struct sc_datapoint *dp, void *ud)
+{
+    struct gms *g = ud;
+    json_t *o = json_pack("{s:I}", "Timestamp", (json_int_t)dp->timestamp_ms);
+
+    for (int i = 0; i < g->rq->n_statistics && i < 5; i++) {
+        if (dp->has[i])
+            json_object_set_new(o, g->rq->statistics[i], json_real(dp->value[i]));
+    }
+    if (g->rq->n_extended_statistics) {
+        json_t *ext = json_object();
+
+        for (int i = 0; i < g->rq->n_extended_statistics && i < SC_METRIC_MAX_PERCENTILES; i++) {
+            if (dp->ext_has[i])
+                json_object_set_new(ext, g->rq->extended_statistics[i],
+                                    json_real(dp->ext_value[i]));
+        }
+        json_object_set_new(o, "ExtendedStatistics", ext);
+    }
+    set_str(o, "Unit", dp->unit);
+    json_array_append_new(g->points, o);
+    return 0;
+}
+
+static int get_metric_statistics(struct api_ctx *ctx, json_t *in, json_t **out,
+                                 struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_get_metric_statistics_req rq;
+    struct gms g;
+    int rc = 0;
+
+    (void)stat_names;
+    if (!cw)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.namespace = api_str(in, "Namespace");
+    rq.metric_name = api_str(in, "MetricName");
+    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.start_time_ms = ts_get(in, "StartTime", &rq.has_start_time);
+    rq.end_time_ms = ts_get(in, "EndTime", &rq.has_end_time);
+    rq.has_period = api_int(in, "Period", &rq.period);
+    rq.statistics = api_strings(in, "Statistics", &rq.n_statistics);
+    rq.extended_statistics = api_strings(in, "ExtendedStatistics", &rq.n_extended_statistics);
+    rq.unit = api_str(in, "Unit");
+    g.rq = &rq;
+    g.points = json_array();
+    if (sc_cw_get_metric_statistics(cw, &rq, ctx->now_ms, gms_visit, &g, &se) != SC_OK) {
+        rc = fail(err, &se);
+        json_decref(g.points);
+    } else {
+        *out = json_pack("{s:s,s:o}", "Label", rq.metric_name ? rq.metric_name : "", "Datapoints",
+                         g.points);
+    }
+    free((void *)rq.dimensions);
+    free((void *)rq.statistics);
+    free((void *)rq.extended_statistics);
+    return rc;
+}
+
+static int gmd_visit(const struct sc_metric_data_result *r, void *ud)
+{
+    json_t *a = ud;
+    json_t *ts = json_array(), *vs = json_array();
+    json_t *o;
+
+    for (int i = 0; i < r->n_values; i++) {
+        json_array_append_new(ts, json_integer(r->timestamps_ms[i]));
+        json_array_append_new(vs, json_real(r->values[i]));
+    }
+    o = json_pack("{s:s,s:o,s:o,s:s}", "Id", r->id, "Timestamps", ts, "Values", vs, "StatusCode",
+                  r->status_code ? r->status_code : "Complete");
+    set_str(o, "Label", r->label);
+    if (r->message_code)
+        json_object_set_new(o, "Messages",
+                            json_pack("[{s:s,s:s}]", "Code", r->message_code, "Value",
+                                      r->message_value ? r->message_value : ""));
+    json_array_append_new(a, o);
+    return 0;
+}
+
+static int get_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_get_metric_data_req rq;
+    json_t *qs = json_object_get(in, "MetricDataQueries");
+    struct sc_metric_data_query *q;
+    size_t i, n = json_array_size(qs);
+    json_t *e, *results;
+    int rc = 0;
+
+    if (!cw)
+        return -1;
+    q = cm_xcalloc(n + 1, sizeof(*q));
+    json_array_foreach(qs, i, e)
+    {
+        json_t *ms = json_object_get(e, "MetricStat");
+        json_t *m = json_object_get(ms, "Metric");
+
+        q[i].id = api_str(e, "Id");
+        q[i].label = api_str(e, "Label");
+        q[i].expression = api_str(e, "Expression");
+        q[i].has_return_data = json_is_boolean(json_object_get(e, "ReturnData"));
+        q[i].return_data = api_bool(e, "ReturnData", 1);
+        if (ms) {
+            q[i].has_metric_stat = 1;
+            q[i].metric.namespace = api_str(m, "Namespace");
+            q[i].metric.metric_name = api_str(m, "MetricName");
+            q[i].metric.dimensions = dims_get(m, "Dimensions", &q[i].metric.n_dimensions);
+            api_int(ms, "Period", &q[i].period);
+            q[i].stat = api_str(ms, "Stat");
+            q[i].unit = api_str(ms, "Unit");
+        }
+    }
+    memset(&rq, 0, sizeof(rq));
+    rq.queries = q;
+    rq.n_queries = (int)n;
+    rq.start_time_ms = ts_get(in, "StartTime", &rq.has_start_time);
+    rq.end_time_ms = ts_get(in, "EndTime", &rq.has_end_time);
+    rq.scan_by = api_str(in, "ScanBy");
+    rq.has_max_datapoints = api_int(in, "MaxDatapoints", &rq.max_datapoints);
+    results = json_array();
+    if (sc_cw_get_metric_data(cw, &rq, ctx->now_ms, gmd_visit, results, &se) != SC_OK) {
+        rc = fail(err, &se);
+        json_decref(results);
+    } else {
+        *out = json_pack("{s:o,s:[]}", "MetricDataResults", results, "Messages");
+    }
+    for (i = 0; i < n; i++)
+        free((void *)q[i].metric.dimensions);
+    free(q);
+    return rc;
+}
+
+static int lm_visit(const struct sc_metric_view *m, void *ud)
+{
+    json_array_append_new(ud, json_pack("{s:s,s:s,s:o}", "Namespace", m->namespace, "MetricName",
+                                        m->metric_name, "Dimensions",
+                                        dims_json(m->dimensions, m->n_dimensions)));
+    return 0;
+}
+
+static int list_metrics(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_list_metrics_req rq;
+    json_t *items;
+    int rc;
+
+    if (!cw)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.namespace = api_str(in, "Namespace");
+    rq.metric_name = api_str(in, "MetricName");
+    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.recently_active = api_str(in, "RecentlyActive");
+    items = json_array();
+    if (sc_cw_list_metrics(cw, &rq, ctx->now_ms, lm_visit, items, &se) != SC_OK) {
+        json_decref(items);
+        rc = fail(err, &se);
+    } else {
+        *out = json_object();
+        rc = api_page(items, in, "NextToken", NULL, 500, 500, *out, "Metrics", "NextToken", err);
+    }
+    free((void *)rq.dimensions);
+    return rc;
+}
+
+/* ---- alarms ------------------------------------------------------------------------------ */
+
+static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_put_metric_alarm_req rq;
+    json_t *tags = json_object_get(in, "Tags");
+    struct sc_tag *t;
+    size_t i;
+    json_t *e;
+    int rc = 0;
+
+    *out = NULL;
+    if (!cw)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.alarm_name = api_str(in, "AlarmName");
+    rq.alarm_description = api_str(in, "AlarmDescription");
+    rq.has_actions_enabled = json_is_boolean(json_object_get(in, "ActionsEnabled"));
+    rq.actions_enabled = api_bool(in, "ActionsEnabled", 1);
+    rq.ok_actions = api_strings(in, "OKActions", &rq.n_ok_actions);
+    rq.alarm_actions = api_strings(in, "AlarmActions", &rq.n_alarm_actions);
+    rq.insufficient_data_actions =
+        api_strings(in, "InsufficientDataActions", &rq.n_insufficient_data_actions);
+    rq.metric_name = api_str(in, "MetricName");
+    rq.namespace = api_str(in, "Namespace");
+    rq.statistic = api_str(in, "Statistic");
+    rq.extended_statistic = api_str(in, "ExtendedStatistic");
+    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.has_period = api_int(in, "Period", &rq.period);
+    rq.unit = api_str(in, "Unit");
+    rq.has_evaluation_periods = api_int(in, "EvaluationPeriods", &rq.evaluation_periods);
+    rq.has_datapoints_to_alarm = api_int(in, "DatapointsToAlarm", &rq.datapoints_to_alarm);
+    rq.has_threshold = json_is_number(json_object_get(in, "Threshold"));
+    rq.threshold = json_number_value(json_object_get(in, "Threshold"));
+    rq.comparison_operator = api_str(in, "ComparisonOperator");
+    rq.treat_missing_data = api_str(in, "TreatMissingData");
+    rq.evaluate_low_sample_count_percentile = api_str(in, "EvaluateLowSampleCountPercentile");
+    rq.has_metrics = json_array_size(json_object_get(in, "Metrics")) > 0;
+    rq.threshold_metric_id = api_str(in, "ThresholdMetricId");
+    t = cm_xcalloc(json_array_size(tags) + 1, sizeof(*t));
+    json_array_foreach(tags, i, e)
+    {
+        t[i].key = api_str(e, "Key");
+        t[i].value = api_str(e, "Value");
+    }
+    rq.tags = t;
+    rq.n_tags = (int)json_array_size(tags);
+    if (sc_cw_put_metric_alarm(cw, &rq, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free((void *)rq.ok_actions);
+    free((void *)rq.alarm_actions);
+    free((void *)rq.insufficient_data_actions);
+    free((void *)rq.dimensions);
+    free(t);
+    return rc;
+}
+
+static int alarm_visit(const struct sc_alarm_view *a, void *ud)
+{
+    json_t *o = json_object();
+
+    set_str(o, "AlarmName", a->alarm_name);
+    set_str(o, "AlarmArn", a->alarm_arn);
+    set_str(o, "AlarmDescription", a->alarm_description);
+    json_object_set_new(o, "AlarmConfigurationUpdatedTimestamp",
+                        json_integer(a->alarm_configuration_updated_timestamp_ms));
+    json_object_set_new(o, "ActionsEnabled", json_boolean(a->actions_enabled));
+    json_object_set_new(o, "OKActions", cstrs_json(a->ok_actions, a->n_ok_actions));
+    json_object_set_new(o, "AlarmActions", cstrs_json(a->alarm_actions, a->n_alarm_actions));
+    json_object_set_new(o, "InsufficientDataActions",
+                        cstrs_json(a->insufficient_data_actions, a->n_insufficient_data_actions));
+    set_str(o, "StateValue", a->state_value);
+    set_str(o, "StateReason", a->state_reason);
+    set_str(o, "StateReasonData", a->state_reason_data);
+    json_object_set_new(o, "StateUpdatedTimestamp", json_integer(a->state_updated_timestamp_ms));
+    if (a->state_transitioned_timestamp_ms)
+        json_object_set_new(o, "StateTransitionedTimestamp",
+                            json_integer(a->state_transitioned_timestamp_ms));
+    set_str(o, "MetricName", a->metric_name);
+    set_str(o, "Namespace", a->namespace);
+    set_str(o, "Statistic", a->statistic);
+    set_str(o, "ExtendedStatistic", a->extended_statistic);
+    json_object_set_new(o, "Dimensions", dims_json(a->dimensions, a->n_dimensions));
+    json_object_set_new(o, "Period", json_integer(a->period));
+    set_str(o, "Unit", a->unit);
+    json_object_set_new(o, "EvaluationPeriods", json_integer(a->evaluation_periods));
+    if (a->has_datapoints_to_alarm)
+        json_object_set_new(o, "DatapointsToAlarm", json_integer(a->datapoints_to_alarm));
+    json_object_set_new(o, "Threshold", json_real(a->threshold));
+    set_str(o, "ComparisonOperator", a->comparison_operator);
+    set_str(o, "TreatMissingData", a->treat_missing_data);
+    set_str(o, "EvaluateLowSampleCountPercentile", a->evaluate_low_sample_count_percentile);
+    json_array_append_new(ud, o);
+    return 0;
+}
+
+static int describe_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_describe_alarms_req rq;
+    const char **types;
+    json_t *items;
+    int nt, metric = 1, rc;
+
+    if (!cw)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.alarm_names = api_strings(in, "AlarmNames", &rq.n_alarm_names);
+    rq.alarm_name_prefix = api_str(in, "AlarmNamePrefix");
+    rq.state_value = api_str(in, "StateValue");
+    rq.action_prefix = api_str(in, "ActionPrefix");
+    types = api_strings(in, "AlarmTypes", &nt);
+    if (nt) {
+        metric = 0;
+        for (int i = 0; i < nt; i++)
+            metric |= strcmp(types[i], "MetricAlarm") == 0;
+    }
+    items = json_array();
+    if (metric && sc_cw_describe_alarms(cw, &rq, alarm_visit, items, &se) != SC_OK) {
+        json_decref(items);
+        rc = fail(err, &se);
+    } else {
+        *out = json_pack("{s:[]}", "CompositeAlarms");
+        rc = api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "MetricAlarms",
+                      "NextToken", err);
+    }
+    free((void *)rq.alarm_names);
+    free(types);
+    return rc;
+}
+
+static int describe_alarms_for_metric(struct api_ctx *ctx, json_t *in, json_t **out,
+                                      struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_describe_alarms_for_metric_req rq;
+    json_t *items;
+    int rc = 0;
+
+    if (!cw)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.metric_name = api_str(in, "MetricName");
+    rq.namespace = api_str(in, "Namespace");
+    rq.statistic = api_str(in, "Statistic");
+    rq.extended_statistic = api_str(in, "ExtendedStatistic");
+    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.has_period = api_int(in, "Period", &rq.period);
+    rq.unit = api_str(in, "Unit");
+    items = json_array();
+    if (sc_cw_describe_alarms_for_metric(cw, &rq, alarm_visit, items, &se) != SC_OK) {
+        json_decref(items);
+        rc = fail(err, &se);
+    } else {
+        *out = json_pack("{s:o}", "MetricAlarms", items);
+    }
+    free((void *)rq.dimensions);
+    return rc;
+}
+
+static int history_visit(const struct sc_alarm_history_view *h, void *ud)
+{
+    json_array_append_new(ud, json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "AlarmName", h->alarm_name,
+                                        "AlarmType", h->alarm_type ? h->alarm_type : "MetricAlarm",
+                                        "Timestamp", (json_int_t)h->timestamp_ms,
+                                        "HistoryItemType", h->history_item_type, "HistorySummary",
+                                        h->history_summary ? h->history_summary : "",
+                                        "HistoryData", h->history_data ? h->history_data : ""));
+    return 0;
+}
+
+static int describe_alarm_history(struct api_ctx *ctx, json_t *in, json_t **out,
+                                  struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_describe_alarm_history_req rq;
+    json_t *items;
+
+    if (!cw)
+        return -1;
+    memset(&rq, 0, sizeof(rq));
+    rq.alarm_name = api_str(in, "AlarmName");
+    rq.history_item_type = api_str(in, "HistoryItemType");
+    rq.start_date_ms = ts_get(in, "StartDate", &rq.has_start_date);
+    rq.end_date_ms = ts_get(in, "EndDate", &rq.has_end_date);
+    rq.scan_by = api_str(in, "ScanBy");
+    items = json_array();
+    if (sc_cw_describe_alarm_history(cw, &rq, ctx->now_ms, history_visit, items, &se) != SC_OK) {
+        json_decref(items);
+        return fail(err, &se);
+    }
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "AlarmHistoryItems",
+                    "NextToken", err);
+}
+
+typedef enum sc_status (*names_fn)(struct sc_cw *, const char *const *, int, int64_t,
+                                   struct sc_error *);
+
+static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
+                    names_fn fn)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    const char **names;
+    int n, rc = 0;
+
+    *out = NULL;
+    if (!cw)
+        return -1;
+    names = api_strings(in, "AlarmNames", &n);
+    if (fn(cw, names, n, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free(names);
+    return rc;
+}
+
+static int delete_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return names_op(ctx, in, out, err, sc_cw_delete_alarms);
+}
+
+static int enable_alarm_actions(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return names_op(ctx, in, out, err, sc_cw_enable_alarm_actions);
+}
+
+static int disable_alarm_actions(struct api_ctx *ctx, json_t *in, json_t **out,
+                                 struct awserr *err)
+{
+    return names_op(ctx, in, out, err, sc_cw_disable_alarm_actions);
+}
+
+static int set_alarm_state(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_set_alarm_state_req rq;
+
+    *out = NULL;
+    if (!cw)
+        return -1;
+    rq.alarm_name = api_str(in, "AlarmName");
+    rq.state_value = api_str(in, "StateValue");
+    rq.state_reason = api_str(in, "StateReason");
+    rq.state_reason_data = api_str(in, "StateReasonData");
+    if (sc_cw_set_alarm_state(cw, &rq, ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+static int tag_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    json_t *tags = json_object_get(in, "Tags");
+    struct sc_tag *t;
+    size_t i;
+    json_t *e;
+    int rc = 0;
+
+    *out = NULL;
+    if (!cw)
+        return -1;
+    t = cm_xcalloc(json_array_size(tags) + 1, sizeof(*t));
+    json_array_foreach(tags, i, e)
+    {
+        t[i].key = api_str(e, "Key");
+        t[i].value = api_str(e, "Value");
+    }
+    if (sc_cw_tag_resource(cw, api_str(in, "ResourceARN"), t, (int)json_array_size(tags), &se) !=
+        SC_OK)
+        rc = fail(err, &se);
+    free(t);
+    return rc;
+}
+
+static int untag_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    const char **keys;
+    int n, rc = 0;
+
+    *out = NULL;
+    if (!cw)
+        return -1;
+    keys = api_strings(in, "TagKeys", &n);
+    if (sc_cw_untag_resource(cw, api_str(in, "ResourceARN"), keys, n, &se) != SC_OK)
+        rc = fail(err, &se);
+    free(keys);
+    return rc;
+}
+
+static int tag_visit(const char *key, const char *value, void *ud)
+{
+    json_array_append_new(ud, json_pack("{s:s,s:s}", "Key", key, "Value", value ? value : ""));
+    return 0;
+}
+
+static int list_tags_for_resource(struct api_ctx *ctx, json_t *in, json_t **out,
+                                  struct awserr *err)
+{
+    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_error se = { 0 };
+    json_t *tags;
+
+    if (!cw)
+        return -1;
+    tags = json_array();
+    if (sc_cw_list_tags_for_resource(cw, api_str(in, "ResourceARN"), tag_visit, tags, &se) !=
+        SC_OK) {
+        json_decref(tags);
+        return fail(err, &se);
+    }
+    *out = json_pack("{s:o}", "Tags", tags);
+    return 0;
+}
+
+const struct api_handler api_cloudwatch_handlers[] = {
+    { "DeleteAlarms", delete_alarms },
+    { "DescribeAlarmHistory", describe_alarm_history },
+    { "DescribeAlarms", describe_alarms },
+    { "DescribeAlarmsForMetric", describe_alarms_for_metric },
+    { "DisableAlarmActions", disable_alarm_actions },
+    { "EnableAlarmActions", enable_alarm_actions },
+    { "GetMetricData", get_metric_data },
+    { "GetMetricStatistics", get_metric_statistics },
+    { "ListMetrics", list_metrics },
+    { "ListTagsForResource", list_tags_for_resource },
+    { "PutMetricAlarm", put_metric_alarm },
+    { "PutMetricData", put_metric_data },
+    { "SetAlarmState", set_alarm_state },
+    { "TagResource", tag_resource },
+    { "UntagResource", untag_resource },
+    { NULL, NULL },
+};
