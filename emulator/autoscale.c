@@ -242,7 +242,8 @@ static void on_instance(void *ud, const char *id, enum inst_event event, int por
     kick(a);
 }
 
-static void spawn(struct autoscale *a, struct sc_world *w, const char *id, const char *user_data)
+/* Returns 1 when the instance has no boot time (it will listen within milliseconds). */
+static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const char *user_data)
 {
     struct app_profile prof;
     char *json = profile_of(user_data, &prof, id);
@@ -261,12 +262,13 @@ static void spawn(struct autoscale *a, struct sc_world *w, const char *id, const
         log_info("autoscale: instance %s starting (boot %.0f s emulated)", id, prof.boot_s);
     }
     free(json);
+    return !p->exited && prof.boot_s == 0;
 }
 
 static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
 {
     struct sc_ec2 *ec2 = sc_world_ec2(w);
-    int n = sc_ec2_instance_count(ec2), changed = 0;
+    int n = sc_ec2_instance_count(ec2), changed = 0, quick = 0;
 
     for (int i = 0; i < a->nprocs; i++) {
         if (a->procs[i]->w == w)
@@ -285,7 +287,7 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
         switch (st) {
         case SC_EC2_PENDING:
             if (!p) {
-                spawn(a, w, id, in->user_data);
+                quick += spawn(a, w, id, in->user_data);
                 p = proc_find(a, w, id);
                 if (p)
                     p->tagged |= 2;
@@ -339,6 +341,12 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
             }
             break;
         }
+    }
+    if (quick > 0) {
+        /* no boot time: let the call that launched them see them running (a few ms; at
+         * most 100 ms of the loop), then another round marks them */
+        inst_wait_ready(a->im, 100);
+        changed = 1;
     }
     /* processes whose record is gone */
     for (int i = 0; i < a->nprocs; i++) {

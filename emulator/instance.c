@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ struct inst {
     char line[16];
     size_t line_len;
     int hung;
+    int64_t boot_ms;
 };
 
 struct inst_mgr {
@@ -302,6 +304,7 @@ int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int
     in->m = m;
     snprintf(in->id, sizeof(in->id), "%s", id);
     in->pid = pid;
+    in->boot_ms = boot_ms;
     in->ready_fd = p[0];
     if (cm_ev_add_fd(m->ev, p[0], EPOLLIN, on_ready, in) < 0) {
         close(p[0]);
@@ -390,6 +393,37 @@ int inst_fault(struct inst_mgr *m, const char *id, const char *query)
         rc = 0;
     close(fd);
     return rc;
+}
+
+int inst_wait_ready(struct inst_mgr *m, int64_t timeout_ms)
+{
+    int64_t end = cm_ev_now_ms() + timeout_ms;
+
+    for (;;) {
+        struct pollfd pf[64];
+        struct inst *who[64];
+        int n = 0, left = 0;
+        int64_t now = cm_ev_now_ms();
+
+        for (int i = 0; i < m->n; i++) {
+            if (m->v[i]->ready_fd < 0 || m->v[i]->boot_ms != 0)
+                continue;
+            left++;
+            if (n < 64) {
+                pf[n].fd = m->v[i]->ready_fd;
+                pf[n].events = POLLIN;
+                who[n++] = m->v[i];
+            }
+        }
+        if (left == 0 || now >= end)
+            return left;
+        if (poll(pf, (nfds_t)n, (int)(end - now)) <= 0)
+            continue;
+        for (int k = 0; k < n; k++) {
+            if (pf[k].revents)
+                on_ready(m->ev, pf[k].fd, EPOLLIN, who[k]); /* may call back */
+        }
+    }
 }
 
 int inst_port(const struct inst_mgr *m, const char *id)

@@ -52,6 +52,11 @@ int inst_hang(struct inst_mgr *m, const char *id, int hang);
  * (bounded by 100 ms socket timeouts): "slow=3", "fail_health=1", "error_rate=0.1". */
 int inst_fault(struct inst_mgr *m, const char *id, const char *query);
 
+/* Waits (blocking, at most timeout_ms) until every child started with boot_ms 0 has
+ * reported its port or died, delivering INST_READY callbacks as they come. For instances without a boot
+ * time, so that the API call that launched them sees them up (they listen within a few
+ * ms). Returns how many are still booting. */
+int inst_wait_ready(struct inst_mgr *m, int64_t timeout_ms);
 /* -1 unknown, 0 still booting, else the port. */
 int inst_port(const struct inst_mgr *m, const char *id);
 pid_t inst_pid(const struct inst_mgr *m, const char *id); /* -1 unknown */
