@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tests/integration/test_simulate.sh: `scaler simulate` end to end: each shipped scenario
+# against its golden file byte for byte, exit codes, determinism, bad input (exit 2 with
+# the JSON path), usage errors, --sweep and --report.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+bin="$BUILD/bin/scaler"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+check() { # description, command...
+    local d=$1
+    shift
+    if "$@"; then ok "$d"; else notok "$d"; fi
+}
+
+if [ ! -x "$bin" ]; then
+    notok "scaler binary $bin exists"
+    exit 1
+fi
+
+# every shipped scenario matches its golden file; flapping exits 3 on purpose
+for f in scenarios/*.json; do
+    name=$(basename "$f" .json)
+    want=0
+    [ "$name" = flapping ] && want=3
+    "$bin" simulate "$f" --seed 1 --json > "$tmp/$name.json" 2> "$tmp/$name.err"
+    rc=$?
+    check "$name exits $want (got $rc)" test "$rc" -eq "$want"
+    if [ -f "scenarios/expected/$name.json" ]; then
+        if cmp -s "$tmp/$name.json" "scenarios/expected/$name.json"; then
+            ok "$name matches scenarios/expected/$name.json byte for byte"
+        else
+            notok "$name matches scenarios/expected/$name.json byte for byte"
+            diff "$tmp/$name.json" "scenarios/expected/$name.json" | head -20 | sed 's/^/#   /'
+        fi
+    else
+        notok "scenarios/expected/$name.json exists (run make golden)"
+    fi
+done
+check "flapping names the failed expectation on stderr" \
+    grep -q 'expectation \$.expect\[0\] failed: no flapping' "$tmp/flapping.err"
+
+# determinism: two runs, same bytes (the DES scenario and a fluid one)
+for name in failover seed-tutorial; do
+    "$bin" simulate "scenarios/$name.json" --seed 7 --json > "$tmp/a.json" 2>/dev/null
+    "$bin" simulate "scenarios/$name.json" --seed 7 --json > "$tmp/b.json" 2>/dev/null
+    check "$name: same seed, same --json bytes" cmp -s "$tmp/a.json" "$tmp/b.json"
+done
+"$bin" simulate scenarios/failover.json --seed 8 --json > "$tmp/c.json" 2>/dev/null
+check "failover: another seed, other bytes" bash -c "! cmp -s '$tmp/a.json' '$tmp/c.json'"
+"$bin" simulate scenarios/failover.json --mode fluid --json > "$tmp/f.json" 2>/dev/null
+check "--mode fluid is honoured" grep -q '"mode":"fluid"' "$tmp/f.json"
+
+# bad input: exit 2 and the JSON path on stderr
+bad() { # description, expected stderr text, python edit of the seed scenario
+    local d=$1 want=$2 edit=$3
+    python3 - "$edit" > "$tmp/bad.json" <<'PY'
+import json, sys
+s = json.load(open("scenarios/seed-tutorial.json"))
+exec(sys.argv[1])
+print(json.dumps(s))
+PY
+    "$bin" simulate "$tmp/bad.json" --quiet > /dev/null 2> "$tmp/bad.err"
+    local rc=$?
+    if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
+        ok "bad input ($d): exit 2, '$want'"
+    else
+        notok "bad input ($d): exit 2, '$want' (got $rc: $(cat "$tmp/bad.err"))"
+    fi
+}
+bad "unknown key" '$.infrastructure.groups[0].mni: unknown key' \
+    's["infrastructure"]["groups"][0]["mni"] = 1'
+bad "wrong type" '$.infrastructure.groups[0].max: must be an integer, not a string' \
+    's["infrastructure"]["groups"][0]["max"] = "10"'
+bad "min > max" '$.infrastructure.groups[0].min: must be <= max (10), is 11' \
+    's["infrastructure"]["groups"][0]["min"] = 11'
+bad "alarm naming a missing policy" '$.infrastructure.alarms[1].actions[0]: no policy named "nope"' \
+    's["infrastructure"]["alarms"][1]["actions"] = ["nope"]'
+bad "negative rate" '$.load[1].rate: must be >= 0' \
+    's["load"].append({"at": "1h", "until": "2h", "rate": -5})'
+bad "library validation (timeout >= interval)" '$.infrastructure.load_balancers[0].health_check: ValidationError' \
+    's["infrastructure"]["load_balancers"][0]["health_check"]["timeout"] = 9'
+printf '{"duration": "1h",' > "$tmp/trunc.json"
+"$bin" simulate "$tmp/trunc.json" > /dev/null 2> "$tmp/trunc.err"
+rc=$?
+check "malformed JSON exits 2 with line and column (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && grep -q 'line 1 column' '$tmp/trunc.err'"
+"$bin" simulate "$tmp/missing.json" > /dev/null 2>&1
+check "a missing file exits 2" test $? -eq 2
+
+# usage
+"$bin" --help > "$tmp/help" 2>&1
+check "--help exits 0 on stdout" bash -c "[ $? -eq 0 ] && grep -q 'usage: scaler simulate' '$tmp/help'"
+"$bin" --version > "$tmp/ver" 2>&1
+check "--version exits 0" bash -c "[ $? -eq 0 ] && grep -q '^scaler ' '$tmp/ver'"
+"$bin" simulate > /dev/null 2>&1
+check "no file: exit 2" test $? -eq 2
+"$bin" simulate scenarios/failover.json --mode quantum > /dev/null 2> "$tmp/u.err"
+check "bad --mode: exit 2 and 'try'" bash -c "[ $? -eq 2 ] && grep -q 'try' '$tmp/u.err'"
+"$bin" simulate scenarios/failover.json --bogus > /dev/null 2>&1
+check "unknown option: exit 2" test $? -eq 2
+
+# --sweep prints a row per value
+"$bin" simulate scenarios/flapping.json --sweep alarms.cold.threshold=20:40:10 > "$tmp/sweep" 2>&1
+rc=$?
+check "--sweep runs every value (exit $rc)" bash -c "[ $rc -eq 0 ] && [ \$(grep -c flappy '$tmp/sweep') -eq 3 ]"
+"$bin" simulate scenarios/flapping.json --sweep alarms.nope.threshold=1:2:1 > /dev/null 2>&1
+check "--sweep with an unknown path exits 2" test $? -eq 2
+
+# --report writes a self-contained page
+"$bin" simulate scenarios/seed-tutorial.json --quiet --report "$tmp/r.html" > /dev/null 2>&1
+check "--report writes HTML with SVG" bash -c "grep -q '<svg' '$tmp/r.html' && ! grep -q '<script' '$tmp/r.html'"
+
+echo "1..$n"
