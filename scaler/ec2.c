@@ -394,6 +394,10 @@ struct sc_ec2 {
 
     struct inst **insts;
     int ninsts, capinsts;
+    /* id -> instance, open addressing with linear probing; power-of-two size, at most
+     * half full (sized when instances are created, so lookups and removals never allocate) */
+    struct inst **index;
+    size_t index_cap;
     struct resv **resvs;
     int nresvs, capresvs;
 
@@ -713,6 +717,7 @@ void sc_ec2_destroy(struct sc_ec2 *ec2)
     for (int i = 0; i < ec2->ninsts; i++)
         inst_free(ec2->insts[i]);
     free(ec2->insts);
+    free(ec2->index);
     for (int i = 0; i < ec2->nresvs; i++) {
         free(ec2->resvs[i]->members);
         free(ec2->resvs[i]);
@@ -1937,13 +1942,88 @@ enum sc_status sc_ec2_describe_launch_template_versions(const struct sc_ec2 *ec2
 /* --- instances -----------------------------------------------------------------------------------
  */
 
+static size_t id_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+    while (*s) {
+        h ^= (unsigned char)*s++;
+        h *= 1099511628211ULL;
+    }
+    return (size_t)(h ^ (h >> 32));
+}
+
 static const struct inst *inst_get(const struct sc_ec2 *ec2, const char *id)
 {
-    for (int i = 0; id && i < ec2->ninsts; i++) {
-        if (strcmp(ec2->insts[i]->id, id) == 0)
-            return ec2->insts[i];
+    size_t mask, i;
+
+    if (!id || !ec2->index_cap)
+        return NULL;
+    mask = ec2->index_cap - 1;
+    for (i = id_hash(id) & mask; ec2->index[i]; i = (i + 1) & mask) {
+        if (strcmp(ec2->index[i]->id, id) == 0)
+            return ec2->index[i];
     }
     return NULL;
+}
+
+static void index_put(struct sc_ec2 *ec2, struct inst *in)
+{
+    size_t mask = ec2->index_cap - 1, i;
+
+    for (i = id_hash(in->id) & mask; ec2->index[i]; i = (i + 1) & mask)
+        ;
+    ec2->index[i] = in;
+}
+
+/* Room for n instances at most half full; 0 or -1 on OOM (index unchanged). */
+static int index_reserve(struct sc_ec2 *ec2, size_t n)
+{
+    size_t cap = ec2->index_cap ? ec2->index_cap : 64;
+    struct inst **old = ec2->index;
+    size_t old_cap = ec2->index_cap;
+
+    while (cap < 2 * n)
+        cap *= 2;
+    if (cap == ec2->index_cap)
+        return 0;
+    ec2->index = calloc(cap, sizeof(*ec2->index));
+    if (!ec2->index) {
+        ec2->index = old;
+        return -1;
+    }
+    ec2->index_cap = cap;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i])
+            index_put(ec2, old[i]);
+    }
+    free(old);
+    return 0;
+}
+
+/* Backward-shift deletion keeps every probe chain intact without tombstones. */
+static void index_del(struct sc_ec2 *ec2, const struct inst *in)
+{
+    size_t mask = ec2->index_cap - 1, i, j;
+
+    for (i = id_hash(in->id) & mask; ec2->index[i] != in; i = (i + 1) & mask)
+        if (!ec2->index[i])
+            return;
+    j = i;
+    for (;;) {
+        size_t k;
+
+        j = (j + 1) & mask;
+        if (!ec2->index[j])
+            break;
+        k = id_hash(ec2->index[j]->id) & mask;
+        /* move j back into the hole at i unless its home k lies cyclically in (i, j] */
+        if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+            ec2->index[i] = ec2->index[j];
+            i = j;
+        }
+    }
+    ec2->index[i] = NULL;
 }
 
 static struct inst *inst_mut(struct sc_ec2 *ec2, const char *id)
@@ -2148,6 +2228,8 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
                        "to this limit.",
                        req->min_count, ec2->max_instances);
     count = req->max_count < avail ? req->max_count : avail;
+    if (index_reserve(ec2, (size_t)ec2->ninsts + (size_t)count) < 0)
+        goto oom;
 
     r = calloc(1, sizeof(*r));
     if (!r)
@@ -2215,6 +2297,7 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
         inst_sync(in);
         subnet->v.available_ip_address_count--;
         ec2->insts[ec2->ninsts++] = in;
+        index_put(ec2, in);
         r->members[r->n++] = &in->v;
     }
     r->v.ninstances = r->n;
@@ -2226,6 +2309,8 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
 oom_insts:
     while (ec2->ninsts > first) {
         struct inst *in = ec2->insts[--ec2->ninsts];
+
+        index_del(ec2, in);
 
         subnet->v.available_ip_address_count++;
         inst_free(in);
@@ -2769,6 +2854,7 @@ static void purge(struct sc_ec2 *ec2, int i)
         free(r->members);
         free(r);
     }
+    index_del(ec2, in);
     inst_free(in);
     memmove(&ec2->insts[i], &ec2->insts[i + 1],
             (size_t)(ec2->ninsts - i - 1) * sizeof(ec2->insts[0]));

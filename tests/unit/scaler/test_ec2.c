@@ -1093,6 +1093,42 @@ static void test_ec2_describe_tags_rows_and_filters(void **state)
     sc_ec2_destroy(ec2);
 }
 
+static void test_ec2_instance_lookup_survives_purge_churn(void **state)
+{
+    static char ids[600][SC_EC2_ID_LEN];
+    struct sc_ec2 *ec2 = mk();
+    struct sc_error err = { 0 };
+    int n = 0;
+
+    (void)state;
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 300; i++, n++)
+            strcpy(ids[n], first_id(ec2));
+        /* terminate every third (of everything so far) and let retention purge them */
+        for (int i = 0; i < n; i += 3) {
+            const char *id = ids[i];
+
+            if (!sc_ec2_instance_find(ec2, id))
+                continue;
+            assert_int_equal(sc_ec2_terminate_instances(ec2, &id, 1, T0, NULL, &err), SC_OK);
+            sc_ec2_instance_terminated(ec2, id, T0);
+        }
+        sc_ec2_step(ec2, T0 + 3600000);
+        for (int i = 0; i < n; i++) {
+            const struct sc_ec2_instance *in = sc_ec2_instance_find(ec2, ids[i]);
+
+            if (i % 3 == 0) {
+                assert_null(in);
+            } else {
+                assert_non_null(in);
+                assert_string_equal(in->instance_id, ids[i]);
+            }
+        }
+    }
+    assert_int_equal(sc_ec2_instance_count(ec2), 400);
+    sc_ec2_destroy(ec2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1133,6 +1169,7 @@ int main(void)
         cmocka_unit_test(test_ec2_create_and_delete_tags),
         cmocka_unit_test(test_ec2_default_security_group_per_vpc),
         cmocka_unit_test(test_ec2_describe_tags_rows_and_filters),
+        cmocka_unit_test(test_ec2_instance_lookup_survives_purge_churn),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
