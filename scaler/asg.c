@@ -326,6 +326,7 @@ void sc_asg_destroy(struct sc_asg *asg)
     for (int i = 0; i < asg->nlcs; i++)
         lc_free(asg->lcs[i]);
     free(asg->lcs);
+    free(asg->idx);
     free(asg);
 }
 
@@ -563,7 +564,7 @@ int sc_asg_group_capacity(const struct sc_asg_group_info *gi)
     int n = 0;
 
     for (int i = 0; i < g->ninst; i++)
-        n += asg_counts_capacity(g->inst[i].info.lifecycle_state) && !g->inst[i].unhealthy;
+        n += asg_counts_capacity(g->inst[i].info.lifecycle_state);
     return n;
 }
 
@@ -571,39 +572,119 @@ const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,
                                                       const char *instance_id,
                                                       const struct sc_asg_instance_info **out)
 {
-    if (!instance_id)
-        return NULL;
-    for (int gi = 0; gi < asg->ngroups; gi++) {
-        struct asg_group *g = asg->groups[gi];
+    struct asg_group *g = NULL;
+    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
 
-        for (int i = 0; i < g->ninst; i++) {
-            if (strcmp(g->inst[i].info.instance_id, instance_id) == 0) {
-                if (out)
-                    *out = &g->inst[i].info;
-                return &g->info;
-            }
+    if (!in)
+        return NULL;
+    if (out)
+        *out = &in->info;
+    return &g->info;
+}
+
+static uint64_t idx_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static struct asg_idx_slot *idx_find(const struct sc_asg *asg, const char *id)
+{
+    size_t mask, i;
+
+    if (!asg->idx_cap)
+        return NULL;
+    mask = asg->idx_cap - 1;
+    for (i = idx_hash(id) & mask;; i = (i + 1) & mask) {
+        struct asg_idx_slot *s = &asg->idx[i];
+
+        if (s->used == 0)
+            return NULL;
+        if (s->used == 1 && strcmp(s->id, id) == 0)
+            return s;
+    }
+}
+
+/* Rehashes, doubling only when live entries fill a quarter (so deleted slots left by
+ * churn are reclaimed and the table stays flat over long runs). */
+static int idx_grow(struct sc_asg *asg)
+{
+    size_t live = 0, cap, oldcap = asg->idx_cap;
+    struct asg_idx_slot *old = asg->idx, *n;
+
+    for (size_t k = 0; k < oldcap; k++)
+        live += old[k].used == 1;
+    cap = oldcap < 64 ? 64 : ((live + 1) * 4 > oldcap ? oldcap * 2 : oldcap);
+    n = calloc(cap, sizeof(*n));
+
+    if (!n)
+        return -1;
+    asg->idx = n;
+    asg->idx_cap = cap;
+    asg->idx_fill = 0;
+    for (size_t k = 0; k < oldcap; k++) {
+        if (old[k].used == 1) {
+            size_t i = idx_hash(old[k].id) & (cap - 1);
+
+            while (n[i].used)
+                i = (i + 1) & (cap - 1);
+            n[i] = old[k];
+            asg->idx_fill++;
         }
     }
-    return NULL;
+    free(old);
+    return 0;
+}
+
+int asg_idx_put(struct sc_asg *asg, const char *id, struct asg_group *g, int pos)
+{
+    struct asg_idx_slot *s = idx_find(asg, id);
+    size_t i;
+
+    if (s) {
+        s->g = g;
+        s->pos = pos;
+        return 0;
+    }
+    if ((asg->idx_fill + 1) * 2 > asg->idx_cap && idx_grow(asg) != 0)
+        return -1;
+    for (i = idx_hash(id) & (asg->idx_cap - 1); asg->idx[i].used == 1;
+         i = (i + 1) & (asg->idx_cap - 1))
+        ;
+    if (asg->idx[i].used == 0)
+        asg->idx_fill++;
+    s = &asg->idx[i];
+    snprintf(s->id, sizeof(s->id), "%s", id);
+    s->g = g;
+    s->pos = pos;
+    s->used = 1;
+    return 0;
+}
+
+void asg_idx_del(struct sc_asg *asg, const char *id)
+{
+    struct asg_idx_slot *s = idx_find(asg, id);
+
+    if (s)
+        s->used = 2;
 }
 
 struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
                               struct asg_group **gout)
 {
+    struct asg_idx_slot *s;
+
     if (!instance_id)
         return NULL;
-    for (int gi = 0; gi < asg->ngroups; gi++) {
-        struct asg_group *g = asg->groups[gi];
-
-        for (int i = 0; i < g->ninst; i++) {
-            if (strcmp(g->inst[i].info.instance_id, instance_id) == 0) {
-                if (gout)
-                    *gout = g;
-                return &g->inst[i];
-            }
-        }
-    }
-    return NULL;
+    s = idx_find(asg, instance_id);
+    if (!s || s->pos < 0 || s->pos >= s->g->ninst)
+        return NULL;
+    if (gout)
+        *gout = s->g;
+    return &s->g->inst[s->pos];
 }
 
 int sc_asg_instance_warmed(const struct sc_asg *asg, const char *instance_id, int64_t now_ms)
@@ -1199,6 +1280,8 @@ static void group_remove(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
     int idx = asg_group_index(asg, g->info.auto_scaling_group_name, NULL);
 
     asg_group_drop_policies(asg, g, now_ms);
+    for (int k = 0; k < g->ninst; k++)
+        asg_idx_del(asg, g->inst[k].info.instance_id);
     if (idx >= 0) {
         memmove(&asg->groups[idx], &asg->groups[idx + 1],
                 (size_t)(asg->ngroups - idx - 1) * sizeof(asg->groups[0]));

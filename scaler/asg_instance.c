@@ -226,13 +226,16 @@ static struct asg_inst *inst_add(struct asg_group *g)
     return in;
 }
 
-static void inst_remove(struct asg_group *g, struct asg_inst *in)
+static void inst_remove(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in)
 {
     int idx = (int)(in - g->inst);
 
+    asg_idx_del(asg, in->info.instance_id);
     asg_inst_cleanup(in);
     memmove(&g->inst[idx], &g->inst[idx + 1], (size_t)(g->ninst - idx - 1) * sizeof(*in));
     g->ninst--;
+    for (int k = idx; k < g->ninst; k++)
+        asg_idx_put(asg, g->inst[k].info.instance_id, g, k); /* existing keys: no allocation */
 }
 
 static int proc_suspended(const struct asg_group *g, enum sc_asg_process p)
@@ -340,25 +343,44 @@ static int zone_count(const struct asg_group *g, const char *zone)
     int n = 0;
 
     for (int i = 0; i < g->ninst; i++)
-        n += asg_counts_capacity(g->inst[i].info.lifecycle_state) && !g->inst[i].unhealthy &&
+        n += asg_counts_capacity(g->inst[i].info.lifecycle_state) &&
              strcmp(g->inst[i].info.availability_zone, zone) == 0;
     return n;
 }
 
 /* The enabled zone with the fewest instances (first listed on a tie). */
-static int pick_zone(const struct asg_group *g)
+static int zone_avoided(const struct asg_group *g, int z, int64_t now_ms)
 {
-    int best = 0, best_n = INT32_MAX;
+    return z < ASG_TRACKED_ZONES && now_ms < g->zone_fail_until[z];
+}
+
+/* The enabled zone with the fewest instances (first listed on a tie), avoiding zones
+ * where a launch just failed while another zone is available. */
+static int pick_zone(const struct asg_group *g, int64_t now_ms)
+{
+    int best = 0, best_n = INT32_MAX, best_avoided = 1;
 
     for (int z = 0; z < g->info.navailability_zones; z++) {
         int n = zone_count(g, g->info.availability_zones[z]);
+        int av = zone_avoided(g, z, now_ms);
 
-        if (n < best_n) {
+        if (av > best_avoided || (av == best_avoided && n >= best_n))
+            continue;
+        {
+            best_avoided = av;
             best = z;
             best_n = n;
         }
     }
     return best;
+}
+
+static int any_zone_usable(const struct asg_group *g, int64_t now_ms)
+{
+    for (int z = 0; z < g->info.navailability_zones; z++)
+        if (!zone_avoided(g, z, now_ms))
+            return 1;
+    return 0;
 }
 
 static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms)
@@ -373,7 +395,7 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
     struct asg_inst *in;
     struct asg_activity *a;
     char desc[128];
-    int z = pick_zone(g), nt = 0;
+    int z = pick_zone(g, now_ms), nt = 0;
 
     memset(&spec, 0, sizeof(spec));
     spec.group_name = gi->auto_scaling_group_name;
@@ -423,7 +445,10 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
             a->info.status_message = asg_strdup(err.message);
             a->info.end_ms = now_ms > 0 ? now_ms : 1;
         }
-        g->next_launch_ms = now_ms + ASG_LAUNCH_RETRY_MS;
+        if (z < ASG_TRACKED_ZONES)
+            g->zone_fail_until[z] = now_ms + ASG_ZONE_AVOID_MS;
+        /* Another zone may take it at the next step; else wait before retrying. */
+        g->next_launch_ms = any_zone_usable(g, now_ms) ? now_ms + 1 : now_ms + ASG_LAUNCH_RETRY_MS;
         return -1;
     }
     in = inst_add(g);
@@ -433,6 +458,12 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
         return -1;
     }
     snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", id);
+    if (asg_idx_put(asg, id, g, g->ninst - 1) != 0) {
+        g->ninst--;
+        if (asg->env.terminate_instance)
+            asg->env.terminate_instance(asg->env.ud, id, now_ms);
+        return -1;
+    }
     snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", spec.zone);
     snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
              spec.subnet_id ? spec.subnet_id : "");
@@ -449,6 +480,14 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
                 in->info.availability_zone);
     if (a)
         memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
+    return 0;
+}
+
+static int zone_listed(const struct asg_group *g, const char *zone)
+{
+    for (int z = 0; z < g->info.navailability_zones; z++)
+        if (strcmp(g->info.availability_zones[z], zone) == 0)
+            return 1;
     return 0;
 }
 
@@ -556,15 +595,16 @@ static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int
     for (int i = 0; i < g->ninst; i++) {
         struct asg_inst *in = &g->inst[i];
 
-        if (asg_counts_capacity(in->info.lifecycle_state) && !in->unhealthy &&
-            !in->info.protected_from_scale_in)
+        if (asg_counts_capacity(in->info.lifecycle_state) && !in->info.protected_from_scale_in)
             cand[n++] = in;
     }
     if (n == 0 || !cand || !key)
         return NULL;
     /* Balance beats policies: keep the zone(s) with the most instances. */
     for (int i = 0; i < n; i++)
-        key[i] = zone_count(g, cand[i]->info.availability_zone);
+        key[i] = zone_listed(g, cand[i]->info.availability_zone)
+                     ? zone_count(g, cand[i]->info.availability_zone)
+                     : INT32_MAX; /* a zone no longer enabled goes first */
     n = keep_max(cand, n, key);
     for (int p = 0; p < g->info.ntermination_policies && n > 1; p++) {
         has_default |= strcmp(g->info.termination_policies[p], "Default") == 0;
@@ -620,7 +660,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
             if (es == SC_ASG_EC2_GONE) {
                 in->info.lifecycle_state = SC_ASG_TERMINATED;
                 act_end(g, in, "Successful", now_ms);
-                inst_remove(g, in);
+                inst_remove(asg, g, in);
                 continue;
             }
             break;
@@ -629,7 +669,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
                 break;
             in->info.lifecycle_state = SC_ASG_DETACHED;
             act_end(g, in, "Successful", now_ms);
-            inst_remove(g, in);
+            inst_remove(asg, g, in);
             continue;
         case SC_ASG_ENTERING_STANDBY:
             if (lb_draining(asg, g, in))
@@ -728,6 +768,41 @@ static void replace_unhealthy(struct sc_asg *asg, struct asg_group *g, int64_t n
     }
 }
 
+/* AZRebalance (spec 3.5): when the enabled zones differ by more than one instance, or an
+ * instance sits in a zone no longer enabled, launch one into the emptiest zone first (the
+ * group may pass MaxSize by max(10%, 1) meanwhile); the termination follows once it is
+ * up, chosen from the fullest zone. */
+static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    int lo = INT32_MAX, hi = 0, stray = 0, cap = sc_asg_group_capacity(&g->info);
+    int slack = g->info.max_size / 10 > 1 ? g->info.max_size / 10 : 1;
+    char cause[ASG_CAUSE_LEN] = "";
+
+    if (proc_suspended(g, SC_ASG_PROC_AZ_REBALANCE) || proc_suspended(g, SC_ASG_PROC_LAUNCH) ||
+        proc_suspended(g, SC_ASG_PROC_TERMINATE) || asg_group_busy(g) || cap == 0 ||
+        now_ms < g->next_launch_ms)
+        return;
+    for (int z = 0; z < g->info.navailability_zones; z++) {
+        int n = zone_count(g, g->info.availability_zones[z]);
+
+        if (zone_avoided(g, z, now_ms))
+            continue;
+        lo = n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+    }
+    for (int i = 0; i < g->ninst; i++)
+        stray += asg_counts_capacity(g->inst[i].info.lifecycle_state) &&
+                 !zone_listed(g, g->inst[i].info.availability_zone);
+    if (lo == INT32_MAX || (hi - lo <= 1 && stray == 0) || cap + 1 > g->info.max_size + slack)
+        return;
+    asg_cause_add(
+        cause, now_ms,
+        "an instance was started in response to an Availability Zone rebalancing, increasing the capacity from %d to %d",
+        cap, cap + 1);
+    if (launch_one(asg, g, cause, now_ms) == 0)
+        g->rebalancing = 1;
+}
+
 static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
 {
     int cap = sc_asg_group_capacity(&g->info);
@@ -745,22 +820,33 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
             if (launch_one(asg, g, cause, now_ms) != 0)
                 break;
     } else if (cap > desired && !proc_suspended(g, SC_ASG_PROC_TERMINATE)) {
+        if (g->rebalancing && asg_group_busy(g))
+            return; /* launch before terminate: wait for the new instance */
         for (int k = cap; k > desired; k--) {
             struct asg_inst *v = pick_victim(asg, g, now_ms);
 
             if (!v)
                 break;
             memcpy(cause, g->pending_cause, sizeof(cause));
-            asg_cause_add(
-                cause, now_ms,
-                "an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from %d to %d",
-                cap, desired);
+            if (g->rebalancing)
+                asg_cause_add(
+                    cause, now_ms,
+                    "an instance was taken out of service in response to an Availability Zone rebalancing, shrinking the capacity from %d to %d",
+                    cap, desired);
+            else
+                asg_cause_add(
+                    cause, now_ms,
+                    "an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from %d to %d",
+                    cap, desired);
             asg_cause_add(cause, now_ms, "instance %s was selected for termination",
                           v->info.instance_id);
             asg_inst_begin_terminate(asg, g, v, cause, now_ms);
         }
+        g->rebalancing = 0;
     } else if (cap == desired) {
         g->pending_cause[0] = '\0';
+        g->rebalancing = 0;
+        maybe_rebalance(asg, g, now_ms);
         return;
     } else {
         return; /* suspended: keep the cause for when the process resumes */
@@ -1079,6 +1165,10 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
         if (!in)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", ids[i]);
+        if (asg_idx_put(asg, ids[i], g, g->ninst - 1) != 0) {
+            g->ninst--;
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
         snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", zones[i]);
         for (int z = 0; g->info.subnets && z < g->info.navailability_zones; z++)
             if (strcmp(g->info.availability_zones[z], zones[i]) == 0)

@@ -15,6 +15,9 @@
 #define ASG_IMPAIRED_GRACE_MS (3 * 60 * 1000)
 /* After a failed launch, wait this long before trying again. */
 #define ASG_LAUNCH_RETRY_MS (60 * 1000)
+/* A zone where a launch failed is avoided this long (other zones first). */
+#define ASG_ZONE_AVOID_MS (5 * 60 * 1000)
+#define ASG_TRACKED_ZONES 16
 /* Finished activities older than six weeks are dropped. */
 #define ASG_ACTIVITY_KEEP_MS (42LL * 86400 * 1000)
 
@@ -66,8 +69,18 @@ struct asg_group {
     int cooldown_pending_s; /* >= 0: start this cooldown when the activities finish */
     int64_t next_launch_ms; /* launch retry after a failure */
     int64_t next_metrics_ms;
-    int elb_budget; /* ELB-unhealthy replacements left this sweep */
+    int elb_budget;                             /* ELB-unhealthy replacements left this sweep */
+    int64_t zone_fail_until[ASG_TRACKED_ZONES]; /* by index in availability_zones */
+    int rebalancing; /* an AZRebalance launch is out; its termination follows */
     int deleting;
+};
+
+/* Instance id -> (group, position) index, open addressing. */
+struct asg_idx_slot {
+    char id[SC_ASG_ID_LEN];
+    struct asg_group *g;
+    int pos;
+    int used; /* 0 empty, 1 used, 2 deleted */
 };
 
 struct sc_asg {
@@ -83,6 +96,9 @@ struct sc_asg {
     int ngroups;
     struct asg_lc **lcs; /* by name */
     int nlcs;
+    struct asg_idx_slot *idx;
+    size_t idx_cap;  /* power of two */
+    size_t idx_fill; /* used + deleted */
 };
 
 /* asg.c */
@@ -98,6 +114,9 @@ struct asg_group *asg_group_get(const struct sc_asg *asg, const char *name);
 struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
                               struct asg_group **gout);
 int asg_counts_capacity(enum sc_asg_lifecycle s);
+/* The instance index: put returns 0 or -1 (OOM); del is a no-op for unknown ids. */
+int asg_idx_put(struct sc_asg *asg, const char *id, struct asg_group *g, int pos);
+void asg_idx_del(struct sc_asg *asg, const char *id);
 void asg_group_free(struct asg_group *g);
 void asg_set_desired(struct asg_group *g, int desired, int64_t now_ms, const char *clause_fmt, ...)
     __attribute__((format(printf, 4, 5)));

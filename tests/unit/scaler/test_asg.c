@@ -1513,11 +1513,77 @@ static void test_asg_launch_failure_activity(void **state)
     assert_string_equal(
         a->description,
         "Launching a new EC2 instance.  Status Reason: The image id '[ami-bad]' does not exist. Launching EC2 instance failed.");
-    sc_asg_step(x->asg, T0 + SEC);
-    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 1); /* retried later, not every step */
-    x->f.fail_launch = 0;
-    sc_asg_step(x->asg, T0 + MIN);
+    assert_non_null(strstr(a->details, "us-east-1a"));
+    sc_asg_step(x->asg, T0 + SEC); /* the other zone is tried next */
     assert_int_equal(sc_asg_activity_count(x->asg, "g"), 2);
+    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 0)->details, "us-east-1b"));
+    sc_asg_step(x->asg, T0 + 2 * SEC);
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 2); /* both failed: wait a minute */
+    x->f.fail_launch = 0;
+    sc_asg_step(x->asg, T0 + 2 * MIN);
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 3);
+    assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code, "PreInService");
+}
+
+/* AZRebalance: terminating with decrement leaves the zones 2/0; a launch into the empty
+ * zone comes first, then a termination in the full one. */
+static void test_asg_az_rebalance_launch_before_terminate(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_group_info *g;
+    int a = 0, b = 0;
+
+    assert_int_equal(make_group(x, "g", 0, 6, 4), SC_OK);
+    settle(x, T0); /* a b a b */
+    g = sc_asg_group_find(x->asg, "g");
+    for (int i = sc_asg_group_instance_count(g) - 1; i >= 0; i--)
+        if (strcmp(sc_asg_group_instance_at(g, i)->availability_zone, "us-east-1b") == 0)
+            assert_int_equal(sc_asg_terminate_instance(x->asg,
+                                                       sc_asg_group_instance_at(g, i)->instance_id,
+                                                       1, T0 + MIN, NULL, &x->err),
+                             SC_OK);
+    settle(x, T0 + MIN); /* 2 in a, 0 in b, desired 2 */
+    settle(x, T0 + MIN + 1);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
+    assert_non_null(strstr(sc_asg_activity_at(x->asg, "g", 0)->cause,
+                           "in response to an Availability Zone rebalancing"));
+    settle(x, T0 + 2 * MIN);
+    settle(x, T0 + 2 * MIN + 1);
+    g = sc_asg_group_find(x->asg, "g");
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++) {
+        a += strcmp(sc_asg_group_instance_at(g, i)->availability_zone, "us-east-1a") == 0;
+        b += strcmp(sc_asg_group_instance_at(g, i)->availability_zone, "us-east-1b") == 0;
+    }
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 1);
+    assert_int_equal(sc_asg_group_instance_count(g), 2);
+}
+
+static void test_asg_instance_index_survives_churn(void **state)
+{
+    struct fx *x = *state;
+    char gone[SC_ASG_ID_LEN];
+
+    assert_int_equal(make_group(x, "g", 0, 8, 8), SC_OK);
+    for (int r = 0; r < 200; r++) {
+        int64_t t = T0 + r * MIN;
+        const struct sc_asg_group_info *g;
+
+        settle(x, t);
+        g = sc_asg_group_find(x->asg, "g");
+        for (int i = 0; i < sc_asg_group_instance_count(g); i++) {
+            const struct sc_asg_instance_info *out = NULL;
+
+            assert_ptr_equal(
+                sc_asg_instance_group(x->asg, sc_asg_group_instance_at(g, i)->instance_id, &out),
+                g);
+            assert_ptr_equal(out, sc_asg_group_instance_at(g, i));
+        }
+        snprintf(gone, sizeof(gone), "%s", sc_asg_group_instance_at(g, r % 8)->instance_id);
+        assert_int_equal(sc_asg_terminate_instance(x->asg, gone, 0, t, NULL, &x->err), SC_OK);
+        settle(x, t + 1);
+        assert_null(sc_asg_instance_group(x->asg, gone, NULL));
+    }
 }
 
 static void test_asg_lookups(void **state)
@@ -1594,6 +1660,8 @@ int main(void)
         T(test_asg_delete_group_drops_policies_and_alarms),
         T(test_asg_suspended_alarm_notification_runs_nothing),
         T(test_asg_launch_failure_activity),
+        T(test_asg_az_rebalance_launch_before_terminate),
+        T(test_asg_instance_index_survives_churn),
         T(test_asg_lookups),
     };
 #undef T
