@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Acceptance: the seed tutorial flow (load balancer 80->9763 HTTP and 443->9443 TCP replaced
+# by 8280/8243, health check TCP:9763 5/3/2/2, launch configuration, group 1..10 on the
+# balancer, scale-up/down policies, high/low CPU alarms on the policy ARNs,
+# DescribeInstanceHealth, the refused delete, min=max=0, delete, empty describe) with the
+# aws CLI v1, current botocore/boto3 (CloudWatch over JSON 1.0) and Debian's botocore 1.29
+# (CloudWatch over query); and a CloudWatch metrics round trip over RPC v2 CBOR.
+set -euo pipefail
+
+ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+EMU="$ROOT/$BUILD/bin/emulator"
+HERE="$ROOT/tests/integration"
+TMP=$(mktemp -d)
+PID=
+failed=0
+
+cleanup() {
+    if [ -n "$PID" ]; then
+        kill -TERM -- "-$PID" 2>/dev/null || kill -TERM "$PID" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL -- "-$PID" 2>/dev/null || true
+    fi
+    if [ "$failed" -ne 0 ]; then echo "# emulator log tail:"; tail -n 15 "$TMP/emu.log" | sed 's/^/#   /'; fi
+    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; failed=1; }
+check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d: $(tail -n1 "$TMP/out")"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
+
+setsid "$EMU" --port 0 --port-file "$TMP/port" 2>"$TMP/emu.log" &
+PID=$!
+for _ in $(seq 100); do [ -s "$TMP/port" ] && break; kill -0 "$PID" || exit 1; sleep 0.1; done
+EP="http://127.0.0.1:$(cat "$TMP/port")"
+export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+
+cli_flow() {
+    local a=(aws --endpoint-url "$EP") up down
+    "${a[@]}" elb create-load-balancer --load-balancer-name clilb --availability-zones us-east-1c \
+        --listeners Protocol=HTTP,LoadBalancerPort=80,InstanceProtocol=HTTP,InstancePort=9763 \
+        Protocol=TCP,LoadBalancerPort=443,InstanceProtocol=TCP,InstancePort=9443 >/dev/null
+    "${a[@]}" elb delete-load-balancer-listeners --load-balancer-name clilb --load-balancer-ports 80 443
+    "${a[@]}" elb create-load-balancer-listeners --load-balancer-name clilb \
+        --listeners Protocol=HTTP,LoadBalancerPort=80,InstanceProtocol=HTTP,InstancePort=8280 \
+        Protocol=TCP,LoadBalancerPort=443,InstanceProtocol=TCP,InstancePort=8243
+    "${a[@]}" elb configure-health-check --load-balancer-name clilb \
+        --health-check Target=TCP:9763,Interval=5,Timeout=3,UnhealthyThreshold=2,HealthyThreshold=2 >/dev/null
+    "${a[@]}" autoscaling create-launch-configuration --launch-configuration-name clilc \
+        --image-id ami-12345678 --instance-type m1.large
+    "${a[@]}" autoscaling create-auto-scaling-group --auto-scaling-group-name cliasg \
+        --launch-configuration-name clilc --availability-zones us-east-1c --min-size 1 --max-size 10 \
+        --load-balancer-names clilb
+    up=$("${a[@]}" autoscaling put-scaling-policy --auto-scaling-group-name cliasg --policy-name scale-up \
+        --scaling-adjustment 1 --adjustment-type ChangeInCapacity --cooldown 300 --query PolicyARN --output text)
+    down=$("${a[@]}" autoscaling put-scaling-policy --auto-scaling-group-name cliasg --policy-name scale-down \
+        --scaling-adjustment -1 --adjustment-type ChangeInCapacity --cooldown 300 --query PolicyARN --output text)
+    "${a[@]}" cloudwatch put-metric-alarm --alarm-name cliHighCPU --metric-name CPUUtilization \
+        --namespace AWS/EC2 --statistic Average --period 600 --threshold 80 \
+        --comparison-operator GreaterThanThreshold --dimensions Name=AutoScalingGroupName,Value=cliasg \
+        --evaluation-periods 1 --alarm-actions "$up" --unit Percent
+    "${a[@]}" cloudwatch put-metric-alarm --alarm-name cliLowCPU --metric-name CPUUtilization \
+        --namespace AWS/EC2 --statistic Average --period 600 --threshold 40 \
+        --comparison-operator LessThanThreshold --dimensions Name=AutoScalingGroupName,Value=cliasg \
+        --evaluation-periods 1 --alarm-actions "$down" --unit Percent
+    [ "$("${a[@]}" cloudwatch describe-alarms --alarm-name-prefix cli --query 'length(MetricAlarms)' --output text)" = 2 ]
+    for _ in $(seq 50); do
+        [ "$("${a[@]}" elb describe-instance-health --load-balancer-name clilb --query 'InstanceStates[0].State' --output text)" = InService ] && break
+        sleep 0.3
+    done
+    [ "$("${a[@]}" elb describe-instance-health --load-balancer-name clilb --query 'InstanceStates[0].State' --output text)" = InService ]
+    ! "${a[@]}" autoscaling delete-auto-scaling-group --auto-scaling-group-name cliasg 2>"$TMP/err"
+    grep -q ResourceInUse "$TMP/err"
+    "${a[@]}" autoscaling update-auto-scaling-group --auto-scaling-group-name cliasg --min-size 0 --max-size 0
+    for _ in $(seq 50); do
+        "${a[@]}" autoscaling delete-auto-scaling-group --auto-scaling-group-name cliasg 2>/dev/null && break
+        sleep 0.3
+    done
+    for _ in $(seq 50); do
+        [ "$("${a[@]}" autoscaling describe-auto-scaling-groups --auto-scaling-group-names cliasg --query 'length(AutoScalingGroups)' --output text)" = 0 ] && break
+        sleep 0.3
+    done
+    [ "$("${a[@]}" autoscaling describe-auto-scaling-groups --auto-scaling-group-names cliasg --query 'length(AutoScalingGroups)' --output text)" = 0 ]
+    echo "aws CLI $(aws --version 2>&1 | cut -d' ' -f1)"
+}
+
+check "tutorial flow: aws CLI v1" cli_flow
+check "tutorial flow: current botocore (CloudWatch over JSON 1.0)" python3 "$HERE/emu_tutorial.py" "$EP" cur
+if /usr/bin/python3 -c 'import botocore' 2>/dev/null; then
+    check "tutorial flow: Debian botocore (CloudWatch over query)" /usr/bin/python3 "$HERE/emu_tutorial.py" "$EP" deb
+else
+    echo "ok - # SKIP Debian botocore not installed"
+fi
+check "CloudWatch metrics round trip over RPC v2 CBOR" python3 "$HERE/emu_client.py" "$EP" cbor-roundtrip
+exit 0
