@@ -27,11 +27,11 @@
 #include "loadgen/resp.h"
 #include "loadgen/sock.h"
 
-#define RBUF_SIZE     65536
-#define TICK_US       100000 /* rps samples, timeout scan, live counters */
-#define TIMER_DATA    UINT64_MAX
-#define MAX_EVENTS    256
-#define ABORT_FAILS   10
+#define RBUF_SIZE   65536
+#define TICK_US     100000 /* rps samples, timeout scan, live counters */
+#define TIMER_DATA  UINT64_MAX
+#define MAX_EVENTS  256
+#define ABORT_FAILS 10
 
 enum conn_state {
     CS_CLOSED = 0,
@@ -57,8 +57,8 @@ struct conn {
     uint32_t gen;
     uint32_t idx;
     uint8_t state;
-    uint8_t reused;  /* a response already came on this TCP connection */
-    uint8_t retry;   /* the current request keeps its ticket (idle close, retried) */
+    uint8_t reused;     /* a response already came on this TCP connection */
+    uint8_t retry;      /* the current request keeps its ticket (idle close, retried) */
     uint8_t in_ready;   /* listed in the worker's ready stack */
     uint8_t in_pending; /* listed in the worker's pending list */
     uint8_t has_request;
@@ -116,8 +116,8 @@ struct worker {
     int stopping; /* no more tickets */
     int sched_over;
     int open_model, sessions;
-    uint64_t k;   /* open model: this thread's next event index (global k = id + T*j) */
-    int64_t due;  /* its due time, absolute */
+    uint64_t k;  /* open model: this thread's next event index (global k = id + T*j) */
+    int64_t due; /* its due time, absolute */
     int64_t armed;
     int64_t now;
     int64_t last_done;
@@ -394,8 +394,8 @@ static void do_write(struct worker *w, struct conn *c)
 
     while (c->written < cfg->req_len) {
         size_t n = 0;
-        enum sock_status st = w->ops->write(&c->s, cfg->req + c->written,
-                                            cfg->req_len - c->written, &n);
+        enum sock_status st =
+            w->ops->write(&c->s, cfg->req + c->written, cfg->req_len - c->written, &n);
         if (st == SOCK_RETRY)
             return;
         if (st == SOCK_ERROR) {
@@ -859,7 +859,8 @@ static void *worker_main(void *arg)
     {
         int64_t dt = w->now - w->tick_t;
         if (dt >= w->sample_us / 2 && w->st.rps.total == 0)
-            cm_hist_record(&w->st.rps, (int64_t)((double)(w->st.done - w->tick_done) * 1e6 / (double)dt));
+            cm_hist_record(&w->st.rps,
+                           (int64_t)((double)(w->st.done - w->tick_done) * 1e6 / (double)dt));
     }
     atomic_fetch_add(&sh->live_done, w->st.done - w->live_done_pub);
     w->live_done_pub = w->st.done;

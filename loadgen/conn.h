@@ -26,9 +26,9 @@
 struct conn_cfg {
     struct sockaddr_storage addr;
     socklen_t addrlen;
-    void *tls_ctx;             /* SSL_CTX * for https, else NULL */
-    const char *sni;           /* TLS server name, or NULL */
-    const char *req;           /* the whole request, body included (borrowed) */
+    void *tls_ctx;   /* SSL_CTX * for https, else NULL */
+    const char *sni; /* TLS server name, or NULL */
+    const char *req; /* the whole request, body included (borrowed) */
     size_t req_len;
     size_t body_len;           /* of which body (ab's "Total body sent") */
     int head;                  /* HEAD: responses carry no body */
@@ -51,16 +51,16 @@ struct conn_cfg {
 };
 
 struct conn_result {
-    struct stats st;           /* merged over threads; duration_us set */
-    int64_t doclen;            /* body length of the first response, -1 if none */
-    char server[256];          /* Server header of the first response */
-    char tls_version[32];      /* e.g. "TLSv1.3" when https */
+    struct stats st;      /* merged over threads; duration_us set */
+    int64_t doclen;       /* body length of the first response, -1 if none */
+    char server[256];     /* Server header of the first response */
+    char tls_version[32]; /* e.g. "TLSv1.3" when https */
     uint64_t tls_handshakes, tls_resumed;
-    int nthreads;              /* threads that ran */
-    int64_t thread_cpu_us[256];/* CPU time each thread used */
-    uint64_t cpu_mask;         /* CPUs (0..63) the threads were seen running on */
-    int aborted;               /* stopped early by an error (reason in why) */
-    int interrupted;           /* stopped by SIGINT */
+    int nthreads;               /* threads that ran */
+    int64_t thread_cpu_us[256]; /* CPU time each thread used */
+    uint64_t cpu_mask;          /* CPUs (0..63) the threads were seen running on */
+    int aborted;                /* stopped early by an error (reason in why) */
+    int interrupted;            /* stopped by SIGINT */
     char why[256];
 };
 

@@ -99,9 +99,10 @@ static int cmd_merge(int argc, char **argv)
             continue;
         }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("Usage: loadgen merge [--json] RESULT.json...\n"
-                   "Adds the results of runs made at the same time (threads, processes, machines)\n"
-                   "into one report: counts and histograms add exactly; the duration is the longest.\n");
+            printf(
+                "Usage: loadgen merge [--json] RESULT.json...\n"
+                "Adds the results of runs made at the same time (threads, processes, machines)\n"
+                "into one report: counts and histograms add exactly; the duration is the longest.\n");
             stats_cleanup(&total);
             return 0;
         }
@@ -209,8 +210,7 @@ static int cmd_run(int argc, char **argv)
     }
     opts_build_request(&o, &req, &req_len);
     if (o.verbosity >= 2)
-        printf("INFO: %s header == \n---\n%.*s\n---\n", o.method,
-               (int)(req_len - o.body_len), req);
+        printf("INFO: %s header == \n---\n%.*s\n---\n", o.method, (int)(req_len - o.body_len), req);
     if (!o.wrk_style && o.heartbeat && o.requests > 150) {
         heartbeat = o.requests / 10;
         if (heartbeat < 100)
@@ -267,10 +267,12 @@ static int cmd_run(int argc, char **argv)
             for (int i = 0; i < res.nthreads && i < 256; i++)
                 json_array_append_new(tc, json_integer(res.thread_cpu_us[i]));
             json_object_set_new(extra, "thread_cpu_us", tc);
-            json_object_set_new(extra, "cpus_seen", json_integer(__builtin_popcountll(res.cpu_mask)));
+            json_object_set_new(extra, "cpus_seen",
+                                json_integer(__builtin_popcountll(res.cpu_mask)));
         }
         if (o.url.tls) {
-            json_object_set_new(extra, "tls_handshakes", json_integer((json_int_t)res.tls_handshakes));
+            json_object_set_new(extra, "tls_handshakes",
+                                json_integer((json_int_t)res.tls_handshakes));
             json_object_set_new(extra, "tls_resumed", json_integer((json_int_t)res.tls_resumed));
         }
         text = stats_to_json(&res.st, extra);
@@ -285,7 +287,7 @@ static int cmd_run(int argc, char **argv)
             printf("  TLS handshakes: %llu, resumed: %llu\n",
                    (unsigned long long)res.tls_handshakes, (unsigned long long)res.tls_resumed);
     } else {
-        struct report_ab_info ai = { o.url.host, o.url.port, o.url.path, o.url.tls,
+        struct report_ab_info ai = { o.url.host,    o.url.port,  o.url.path,  o.url.tls,
                                      o.concurrency, o.keepalive, o.send_body, o.nolength,
                                      o.percentiles, o.confidence };
         if (!res.aborted) {

@@ -134,8 +134,9 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
     o->confidence = 1;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:c:t:s:T:p:u:v:lrkVhiC:H:A:g:de:Sqm:b:B:wx:y:z:X:P:f:Z:E:I",
-                            long_opts, NULL)) != -1) {
+    while (
+        (c = getopt_long(argc, argv, ":n:c:t:s:T:p:u:v:lrkVhiC:H:A:g:de:Sqm:b:B:wx:y:z:X:P:f:Z:E:I",
+                         long_opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (parse_pos_int(optarg, INT64_C(1) << 40, &v) < 0)
@@ -293,8 +294,18 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
             else
                 snprintf(uerr, sizeof(uerr), "unknown option: %s", argv[optind - 1]);
             return usage_err(err, errlen, uerr, NULL);
-        case 'b': case 'B': case 'w': case 'x': case 'y': case 'z': case 'X': case 'P':
-        case 'f': case 'Z': case 'E': case 'I':
+        case 'b':
+        case 'B':
+        case 'w':
+        case 'x':
+        case 'y':
+        case 'z':
+        case 'X':
+        case 'P':
+        case 'f':
+        case 'Z':
+        case 'E':
+        case 'I':
             snprintf(uerr, sizeof(uerr), "ab option -%c is not supported by loadgen", c);
             return usage_err(err, errlen, uerr, NULL);
         }

@@ -17,39 +17,39 @@
 #define OPTS_MAX_HEADERS 64
 
 struct opts {
-    int wrk_style;          /* a wrk-style long option was given */
-    uint64_t requests;      /* -n (ab), 0 = unbounded */
+    int wrk_style;     /* a wrk-style long option was given */
+    uint64_t requests; /* -n (ab), 0 = unbounded */
     int requests_set;
-    int concurrency;        /* -c or --connections */
-    int threads;            /* --threads */
-    int64_t tlimit_us;      /* -t (ab) or --duration */
-    int64_t timeout_us;     /* -s or --timeout */
-    int keepalive;          /* -k (always on in wrk style) */
-    const char *method;     /* -m, or GET/HEAD/POST/PUT */
-    int head;               /* -i */
-    char *body;             /* -p / -u file contents (owned) */
+    int concurrency;    /* -c or --connections */
+    int threads;        /* --threads */
+    int64_t tlimit_us;  /* -t (ab) or --duration */
+    int64_t timeout_us; /* -s or --timeout */
+    int keepalive;      /* -k (always on in wrk style) */
+    const char *method; /* -m, or GET/HEAD/POST/PUT */
+    int head;           /* -i */
+    char *body;         /* -p / -u file contents (owned) */
     size_t body_len;
     int send_body;
     const char *content_type;
     const char *headers[OPTS_MAX_HEADERS];
     int nheaders;
     int host_set, accept_set, ua_set;
-    char *cookie;           /* "a=1; b=2" (owned) */
-    char *auth;             /* base64 of user:pass (owned) */
+    char *cookie; /* "a=1; b=2" (owned) */
+    char *auth;   /* base64 of user:pass (owned) */
     int verbosity;
-    int heartbeat;          /* -q turns it off */
-    int recv_errors_ok;     /* -r */
-    int nolength;           /* -l */
-    int percentiles;        /* -d turns off */
-    int confidence;         /* -S turns off */
-    const char *csv_file;   /* -e */
+    int heartbeat;            /* -q turns it off */
+    int recv_errors_ok;       /* -r */
+    int nolength;             /* -l */
+    int percentiles;          /* -d turns off */
+    int confidence;           /* -S turns off */
+    const char *csv_file;     /* -e */
     const char *gnuplot_file; /* -g */
-    int latency;            /* --latency */
-    int json;               /* --json */
+    int latency;              /* --latency */
+    int json;                 /* --json */
     int have_rate;
-    double rate;            /* constant rate, when the schedule is one constant phase */
+    double rate; /* constant rate, when the schedule is one constant phase */
     const char *rate_spec;
-    struct sched *sched;    /* owned; NULL for the closed model */
+    struct sched *sched; /* owned; NULL for the closed model */
     int show_help, show_version;
     struct url url;
     const char *url_text;

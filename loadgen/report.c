@@ -146,8 +146,9 @@ void report_ab(FILE *out, const struct report_ab_info *info, struct conn_result 
     fprintf(out, "Complete requests:      %" PRIu64 "\n", done);
     fprintf(out, "Failed requests:        %" PRIu64 "\n", bad);
     if (bad)
-        fprintf(out, "   (Connect: %" PRIu64 ", Receive: %" PRIu64 ", Length: %" PRIu64
-                     ", Exceptions: %" PRIu64 ")\n",
+        fprintf(out,
+                "   (Connect: %" PRIu64 ", Receive: %" PRIu64 ", Length: %" PRIu64
+                ", Exceptions: %" PRIu64 ")\n",
                 st->err_connect, st->err_read, st->err_length, st->err_except + st->err_timeout);
     if (st->err_write)
         fprintf(out, "Write errors:           %" PRIu64 "\n", st->err_write);
@@ -261,8 +262,9 @@ int report_ab_gnuplot(const char *path, const struct stats *st, int64_t wall_t0_
         struct tm tm;
 
         localtime_r(&secs, &tm);
-        fprintf(f, "%s %s %02d %02d:%02d:%02d %d\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64
-                   "\t%" PRId64 "\n",
+        fprintf(f,
+                "%s %s %02d %02d:%02d:%02d %d\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64
+                "\t%" PRId64 "\n",
                 days[tm.tm_wday], months[tm.tm_mon], tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 tm.tm_year + 1900, (int64_t)secs, round_ms(r->ctime_us),
                 round_ms((int64_t)r->time_us - r->ctime_us), round_ms(r->time_us),
@@ -273,8 +275,7 @@ int report_ab_gnuplot(const char *path, const struct stats *st, int64_t wall_t0_
 
 /* --- wrk ---------------------------------------------------------------------------- */
 
-static void scaled(double v, double base, const char *const *units, int nunits, char *out,
-                   size_t n)
+static void scaled(double v, double base, const char *const *units, int nunits, char *out, size_t n)
 {
     int i = 0;
 
@@ -399,8 +400,9 @@ void report_wrk(FILE *out, const struct report_wrk_info *info, const struct stat
     fprintf(out, "Running %s test @ %s\n", d, info->url);
     fprintf(out, "  %d threads and %d connections\n", info->threads, info->connections);
     if (info->rate_desc)
-        fprintf(out, "  open model, rate %s requests/s; latency measured from each request's "
-                     "intended send time\n",
+        fprintf(out,
+                "  open model, rate %s requests/s; latency measured from each request's "
+                "intended send time\n",
                 info->rate_desc);
     fprintf(out, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
     stats_line(out, "Latency", &st->lat, 1);
@@ -421,8 +423,7 @@ void report_wrk(FILE *out, const struct report_wrk_info *info, const struct stat
             char a[32], s2[32], c[32];
             report_fmt_time_us(cm_hist_mean(&st->lat_uncorr), a, sizeof(a));
             report_fmt_time_us(cm_hist_stddev(&st->lat_uncorr), s2, sizeof(s2));
-            report_fmt_time_us(st->lat_uncorr.total ? (double)st->lat_uncorr.max : 0, c,
-                               sizeof(c));
+            report_fmt_time_us(st->lat_uncorr.total ? (double)st->lat_uncorr.max : 0, c, sizeof(c));
             units(out, a, 8);
             units(out, s2, 10);
             units(out, c, 9);
@@ -430,8 +431,10 @@ void report_wrk(FILE *out, const struct report_wrk_info *info, const struct stat
         }
     }
     if (info->latency || st->has_uncorr) {
-        distribution(out, st->has_uncorr ? "Latency Distribution (corrected: from the intended send time)"
-                                         : "Latency Distribution",
+        distribution(out,
+                     st->has_uncorr
+                         ? "Latency Distribution (corrected: from the intended send time)"
+                         : "Latency Distribution",
                      &st->lat);
         if (st->has_uncorr)
             distribution(out, "Uncorrected Latency Distribution (from the actual send time)",
@@ -441,8 +444,9 @@ void report_wrk(FILE *out, const struct report_wrk_info *info, const struct stat
     fprintf(out, "  %" PRIu64 " requests in %s, %sB read\n", st->done, d, b);
     if (st->err_connect || st->err_read || st->err_write || st->err_timeout || st->err_except ||
         st->err_length)
-        fprintf(out, "  Socket errors: connect %" PRIu64 ", read %" PRIu64 ", write %" PRIu64
-                     ", timeout %" PRIu64 "\n",
+        fprintf(out,
+                "  Socket errors: connect %" PRIu64 ", read %" PRIu64 ", write %" PRIu64
+                ", timeout %" PRIu64 "\n",
                 st->err_connect, st->err_read + st->err_except + st->err_length, st->err_write,
                 st->err_timeout);
     if (st->status_err)

@@ -15,16 +15,16 @@
 #include "loadgen/stats.h"
 
 struct report_ab_info {
-    const char *host;        /* as in the URL */
+    const char *host; /* as in the URL */
     unsigned port;
     const char *path;
     int tls;
     int concurrency;
-    int keepalive;           /* -k: print "Keep-Alive requests" */
-    int send_body;           /* -p/-u: print body-sent lines */
-    int nolength;            /* -l: "Document Length: Variable" */
-    int percentiles;         /* not -d */
-    int confidence;          /* not -S */
+    int keepalive;   /* -k: print "Keep-Alive requests" */
+    int send_body;   /* -p/-u: print body-sent lines */
+    int nolength;    /* -l: "Document Length: Variable" */
+    int percentiles; /* not -d */
+    int confidence;  /* not -S */
 };
 
 /* The three banner lines and the blank line that ab prints first. */
@@ -42,8 +42,8 @@ struct report_wrk_info {
     const char *url;
     int threads;
     int connections;
-    int latency;             /* --latency: the distribution table */
-    const char *rate_desc;   /* NULL, or the --rate text for the header */
+    int latency;           /* --latency: the distribution table */
+    const char *rate_desc; /* NULL, or the --rate text for the header */
 };
 
 /* wrk's report; under the open model both the corrected and the uncorrected figures. */

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RESP_LINE_MAX   8192   /* longest status/header/chunk-size line */
-#define RESP_HEADER_MAX 65536  /* most header bytes per response */
+#define RESP_LINE_MAX   8192  /* longest status/header/chunk-size line */
+#define RESP_HEADER_MAX 65536 /* most header bytes per response */
 
 enum resp_result {
     RESP_ERROR = -1, /* malformed: see resp.error; close the connection */
@@ -25,26 +25,27 @@ enum resp_result {
 
 enum resp_error {
     RESP_E_NONE = 0,
-    RESP_E_NOT_HTTP,    /* the reply does not start with "HTTP/1." */
-    RESP_E_STATUS,      /* malformed status line */
-    RESP_E_HEADER,      /* malformed header line */
-    RESP_E_LENGTH,      /* malformed or conflicting Content-Length */
-    RESP_E_CHUNK,       /* malformed chunk framing */
-    RESP_E_TOO_BIG,     /* a line or the header block passed its cap */
-    RESP_E_TRUNCATED,   /* the connection ended inside the response */
+    RESP_E_NOT_HTTP,  /* the reply does not start with "HTTP/1." */
+    RESP_E_STATUS,    /* malformed status line */
+    RESP_E_HEADER,    /* malformed header line */
+    RESP_E_LENGTH,    /* malformed or conflicting Content-Length */
+    RESP_E_CHUNK,     /* malformed chunk framing */
+    RESP_E_TOO_BIG,   /* a line or the header block passed its cap */
+    RESP_E_TRUNCATED, /* the connection ended inside the response */
 };
 
 struct resp {
     /* results, valid once the header block is parsed (RESP_DONE at the latest) */
-    int status;             /* 100..999 */
-    int http_minor;         /* 0 or 1 */
-    int keep_alive;         /* the connection may carry another request afterwards */
+    int status;     /* 100..999 */
+    int http_minor; /* 0 or 1 */
+    int keep_alive; /* the connection may carry another request afterwards */
     int chunked;
     int64_t content_length; /* -1 when absent */
     uint64_t header_bytes;  /* status line and headers, with the blank line */
-    uint64_t body_bytes;    /* every byte after the header block (chunk framing included, as ab counts) */
+    uint64_t
+        body_bytes; /* every byte after the header block (chunk framing included, as ab counts) */
     enum resp_error error;
-    int got_header;         /* header block complete */
+    int got_header; /* header block complete */
     /* optional: where to copy the Server header (set server_cap > 0 to capture) */
     char *server;
     size_t server_cap;
@@ -53,7 +54,7 @@ struct resp {
     int head;
     int seen_bytes;
     uint64_t remaining;
-    char *line;       /* partial line carried across reads */
+    char *line; /* partial line carried across reads */
     size_t line_len;
     size_t line_cap;
 };

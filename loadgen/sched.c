@@ -113,7 +113,7 @@ int sched_parse(const char *spec, struct sched *s, char *err, size_t errlen)
             goto bad;
         }
         continue;
-    bad:
+bad:
         snprintf(err, errlen, "bad schedule phase '%s' (see --help for the phase forms)",
                  f[0] ? f[0] : tok);
         s->n = 0;

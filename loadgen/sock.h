@@ -18,11 +18,11 @@ enum sock_status {
 };
 
 struct sock_tls_cache {
-    void *ctx;        /* SSL_CTX *, shared by all threads (borrowed) */
-    void *session;    /* SSL_SESSION *, owned; the last one a server issued */
+    void *ctx;     /* SSL_CTX *, shared by all threads (borrowed) */
+    void *session; /* SSL_SESSION *, owned; the last one a server issued */
     uint64_t handshakes;
     uint64_t resumed;
-    const char *sni;  /* server name to send, or NULL for IP literals */
+    const char *sni; /* server name to send, or NULL for IP literals */
 };
 
 struct sock {

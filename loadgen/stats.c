@@ -170,9 +170,10 @@ bad:
 }
 
 #define COUNTERS(X)                                                                                \
-    X(done) X(doneka) X(non2xx) X(status_err) X(bytes_read) X(body_read) X(bytes_sent)             \
-        X(body_sent) X(connects) X(err_connect) X(err_read) X(err_length) X(err_except)            \
-            X(err_write) X(err_timeout)
+    X(done)                                                                                        \
+    X(doneka) X(non2xx) X(status_err) X(bytes_read) X(body_read) X(bytes_sent) X(body_sent)        \
+        X(connects) X(err_connect) X(err_read) X(err_length) X(err_except) X(err_write)            \
+            X(err_timeout)
 
 char *stats_to_json(const struct stats *s, const void *extra)
 {

@@ -25,28 +25,28 @@ struct stats_rec {
 };
 
 struct stats {
-    uint64_t done;        /* complete responses (ab's "Complete requests") */
-    uint64_t doneka;      /* of which on a reused keep-alive connection ... as ab: keep-alive responses */
-    uint64_t non2xx;      /* status outside 2xx (ab) */
-    uint64_t status_err;  /* status >= 400 (wrk's "Non-2xx or 3xx") */
-    uint64_t bytes_read;  /* everything read, headers included */
-    uint64_t body_read;   /* bytes after the header blocks */
+    uint64_t done;       /* complete responses (ab's "Complete requests") */
+    uint64_t doneka;     /* of which the server kept alive (ab -k's "Keep-Alive requests") */
+    uint64_t non2xx;     /* status outside 2xx (ab) */
+    uint64_t status_err; /* status >= 400 (wrk's "Non-2xx or 3xx") */
+    uint64_t bytes_read; /* everything read, headers included */
+    uint64_t body_read;  /* bytes after the header blocks */
     uint64_t bytes_sent;
-    uint64_t body_sent;   /* request bodies (-p/-u) */
-    uint64_t connects;    /* connections opened */
+    uint64_t body_sent; /* request bodies (-p/-u) */
+    uint64_t connects;  /* connections opened */
     /* failures, as ab breaks them down */
     uint64_t err_connect;
-    uint64_t err_read;    /* receive errors (reset, closed before the reply, truncated) */
-    uint64_t err_length;  /* body length differs from the first response's (ab -l turns off) */
-    uint64_t err_except;  /* protocol errors (non-HTTP reply, malformed) */
+    uint64_t err_read;   /* receive errors (reset, closed before the reply, truncated) */
+    uint64_t err_length; /* body length differs from the first response's (ab -l turns off) */
+    uint64_t err_except; /* protocol errors (non-HTTP reply, malformed) */
     uint64_t err_write;
     uint64_t err_timeout; /* requests that passed -s */
     int64_t duration_us;
-    double rate;          /* requested rate (open model), 0 for closed */
+    double rate; /* requested rate (open model), 0 for closed */
     int has_uncorr;
     struct cm_hist lat;
     struct cm_hist lat_uncorr;
-    struct cm_hist rps;   /* per-thread requests/s samples (wrk's Req/Sec) */
+    struct cm_hist rps; /* per-thread requests/s samples (wrk's Req/Sec) */
     /* ab's per-request records (only when recording) */
     struct stats_rec *rec;
     size_t nrec, caprec;

@@ -20,28 +20,29 @@
 #define NCOLS 10
 
 static const char *const col_names[NCOLS] = {
-    "dem_req_rate",    "req_rate",  "con_rate", "min_rep_rate", "avg_rep_rate", "max_rep_rate",
-    "stddev_rep_rate", "resp_time", "net_io",   "errors",
+    "dem_req_rate", "req_rate",        "con_rate",  "min_rep_rate", "avg_rep_rate",
+    "max_rep_rate", "stddev_rep_rate", "resp_time", "net_io",       "errors",
 };
 
 static void usage(FILE *out)
 {
-    fputs("Usage: loadgen sweep [options] URL\n"
-          "Steps the connection rate as autobench does with httperf, and writes autobench's TSV.\n"
-          "    --low-rate R     first rate, new connections per second (required)\n"
-          "    --high-rate R    last rate (required)\n"
-          "    --rate-step S    increment (required)\n"
-          "    --num-conns N    connections per rate (default 1000)\n"
-          "    --num-calls N    requests per connection, kept alive (default 1)\n"
-          "    --timeout D      per-request timeout (default 5s; bare numbers are seconds)\n"
-          "    --file PATH      write the TSV there (default: stdout)\n"
-          "    --svg PATH       draw bench2graph's plot of the columns as SVG\n"
-          "    --quiet          no progress lines on stderr\n"
-          "(autobench's spellings --low_rate --high_rate --rate_step --num_conn --num_call work too)\n"
-          "Columns: dem_req_rate req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate\n"
-          "stddev_rep_rate resp_time (ms) net_io (KB/s) errors; reply rates are sampled each\n"
-          "second (httperf samples each 5 s).\n",
-          out);
+    fputs(
+        "Usage: loadgen sweep [options] URL\n"
+        "Steps the connection rate as autobench does with httperf, and writes autobench's TSV.\n"
+        "    --low-rate R     first rate, new connections per second (required)\n"
+        "    --high-rate R    last rate (required)\n"
+        "    --rate-step S    increment (required)\n"
+        "    --num-conns N    connections per rate (default 1000)\n"
+        "    --num-calls N    requests per connection, kept alive (default 1)\n"
+        "    --timeout D      per-request timeout (default 5s; bare numbers are seconds)\n"
+        "    --file PATH      write the TSV there (default: stdout)\n"
+        "    --svg PATH       draw bench2graph's plot of the columns as SVG\n"
+        "    --quiet          no progress lines on stderr\n"
+        "(autobench's spellings --low_rate --high_rate --rate_step --num_conn --num_call work too)\n"
+        "Columns: dem_req_rate req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate\n"
+        "stddev_rep_rate resp_time (ms) net_io (KB/s) errors; reply rates are sampled each\n"
+        "second (httperf samples each 5 s).\n",
+        out);
 }
 
 enum {
@@ -58,14 +59,22 @@ enum {
 };
 
 static const struct option sweep_opts[] = {
-    { "low-rate", required_argument, NULL, O_LOW },   { "low_rate", required_argument, NULL, O_LOW },
-    { "high-rate", required_argument, NULL, O_HIGH }, { "high_rate", required_argument, NULL, O_HIGH },
-    { "rate-step", required_argument, NULL, O_STEP }, { "rate_step", required_argument, NULL, O_STEP },
-    { "num-conns", required_argument, NULL, O_CONNS }, { "num_conn", required_argument, NULL, O_CONNS },
-    { "num-calls", required_argument, NULL, O_CALLS }, { "num_call", required_argument, NULL, O_CALLS },
-    { "timeout", required_argument, NULL, O_TIMEOUT }, { "file", required_argument, NULL, O_FILE },
-    { "svg", required_argument, NULL, O_SVG },         { "quiet", no_argument, NULL, O_QUIET },
-    { "help", no_argument, NULL, O_HELP },             { NULL, 0, NULL, 0 },
+    { "low-rate", required_argument, NULL, O_LOW },
+    { "low_rate", required_argument, NULL, O_LOW },
+    { "high-rate", required_argument, NULL, O_HIGH },
+    { "high_rate", required_argument, NULL, O_HIGH },
+    { "rate-step", required_argument, NULL, O_STEP },
+    { "rate_step", required_argument, NULL, O_STEP },
+    { "num-conns", required_argument, NULL, O_CONNS },
+    { "num_conn", required_argument, NULL, O_CONNS },
+    { "num-calls", required_argument, NULL, O_CALLS },
+    { "num_call", required_argument, NULL, O_CALLS },
+    { "timeout", required_argument, NULL, O_TIMEOUT },
+    { "file", required_argument, NULL, O_FILE },
+    { "svg", required_argument, NULL, O_SVG },
+    { "quiet", no_argument, NULL, O_QUIET },
+    { "help", no_argument, NULL, O_HELP },
+    { NULL, 0, NULL, 0 },
 };
 
 static int pos_num(const char *s, double *out)
@@ -133,7 +142,7 @@ int sweep_main(int argc, char **argv)
     struct url u;
     struct conn_cfg cfg;
     char err[256], *req = NULL;
-    double (*rows)[NCOLS] = NULL;
+    double(*rows)[NCOLS] = NULL;
     FILE *out = stdout;
     static struct sched sched;
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -108,7 +108,8 @@ static void test_opts_methods_and_body(void **state)
     opts_build_request(&o, &req, &len);
     assert_int_equal(len, strlen(req));
     assert_non_null(strstr(req, "POST /post HTTP/1.0\r\n"));
-    assert_non_null(strstr(req, "Content-length: 7\r\nContent-type: application/x-www-form-urlencoded\r\n"));
+    assert_non_null(
+        strstr(req, "Content-length: 7\r\nContent-type: application/x-www-form-urlencoded\r\n"));
     assert_true(len > 7 && memcmp(req + len - 11, "\r\n\r\na=1&b=2", 11) == 0);
     free(req);
     opts_cleanup(&o);

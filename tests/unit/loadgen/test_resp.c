@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -16,13 +16,13 @@ struct rcase {
     const char *name;
     const char *bytes;
     int head;
-    int eof;                 /* the connection ends after the bytes */
-    enum resp_result want;   /* after the bytes (and the end, if eof) */
+    int eof;               /* the connection ends after the bytes */
+    enum resp_result want; /* after the bytes (and the end, if eof) */
     enum resp_error err;
     int status;
     int keep_alive;
-    uint64_t body;           /* body bytes as ab counts them */
-    size_t leftover;         /* bytes after the response */
+    uint64_t body;   /* body bytes as ab counts them */
+    size_t leftover; /* bytes after the response */
 };
 
 static const struct rcase cases[] = {
@@ -32,12 +32,14 @@ static const struct rcase cases[] = {
       RESP_E_NONE, 200, 0, 2, 0 },
     { "1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok",
       0, 0, RESP_DONE, RESP_E_NONE, 200, 1, 2, 0 },
-    { "1.1 close", "HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n", 0,
-      0, RESP_DONE, RESP_E_NONE, 404, 0, 0, 0 },
-    { "chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;x=1\r\n world\r\n0\r\nX-T: 1\r\n\r\n",
+    { "1.1 close", "HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n", 0, 0,
+      RESP_DONE, RESP_E_NONE, 404, 0, 0, 0 },
+    { "chunked",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;x=1\r\n world\r\n0\r\nX-T: 1\r\n\r\n",
       0, 0, RESP_DONE, RESP_E_NONE, 200, 1, 38, 0 },
-    { "chunked upper hex", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n",
-      0, 0, RESP_DONE, RESP_E_NONE, 200, 1, 20, 0 },
+    { "chunked upper hex",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n", 0, 0,
+      RESP_DONE, RESP_E_NONE, 200, 1, 20, 0 },
     { "until close", "HTTP/1.0 200 OK\r\nServer: x\r\n\r\nbody until the end", 0, 1, RESP_DONE,
       RESP_E_NONE, 200, 0, 18, 0 },
     { "head has no body", "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n", 1, 0, RESP_DONE,
@@ -45,21 +47,22 @@ static const struct rcase cases[] = {
     { "204", "HTTP/1.1 204 No Content\r\n\r\n", 0, 0, RESP_DONE, RESP_E_NONE, 204, 1, 0, 0 },
     { "304", "HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n", 0, 0, RESP_DONE,
       RESP_E_NONE, 304, 1, 0, 0 },
-    { "100 continue first", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx",
-      0, 0, RESP_DONE, RESP_E_NONE, 201, 1, 1, 0 },
+    { "100 continue first",
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx", 0, 0,
+      RESP_DONE, RESP_E_NONE, 201, 1, 1, 0 },
     { "bare newlines (NCSA)", "HTTP/1.1 200 OK\nContent-Length: 3\n\nabc", 0, 0, RESP_DONE,
       RESP_E_NONE, 200, 1, 3, 0 },
     { "status without reason", "HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n", 0, 0, RESP_DONE,
       RESP_E_NONE, 200, 1, 0, 0 },
     { "bytes after the response", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", 0, 0,
       RESP_DONE, RESP_E_NONE, 200, 1, 2, 5 },
-    { "same length twice", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok",
-      0, 0, RESP_DONE, RESP_E_NONE, 200, 1, 2, 0 },
+    { "same length twice", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", 0,
+      0, RESP_DONE, RESP_E_NONE, 200, 1, 2, 0 },
     /* truncated */
     { "truncated body", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", 0, 1,
       RESP_ERROR, RESP_E_TRUNCATED, 200, 1, 10, 0 },
-    { "truncated header", "HTTP/1.1 200 OK\r\nContent-Len", 0, 1, RESP_ERROR, RESP_E_TRUNCATED,
-      200, 1, 0, 0 },
+    { "truncated header", "HTTP/1.1 200 OK\r\nContent-Len", 0, 1, RESP_ERROR, RESP_E_TRUNCATED, 200,
+      1, 0, 0 },
     { "truncated chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc", 0, 1,
       RESP_ERROR, RESP_E_TRUNCATED, 200, 1, 7, 0 },
     { "waiting for more", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", 0, 0, RESP_MORE,
@@ -76,8 +79,8 @@ static const struct rcase cases[] = {
       RESP_E_HEADER, 200, 1, 0, 0 },
     { "bad content-length", "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n", 0, 0, RESP_ERROR,
       RESP_E_LENGTH, 200, 1, 0, 0 },
-    { "conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n",
-      0, 0, RESP_ERROR, RESP_E_LENGTH, 200, 1, 0, 0 },
+    { "conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n", 0,
+      0, RESP_ERROR, RESP_E_LENGTH, 200, 1, 0, 0 },
     { "bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 0, 0,
       RESP_ERROR, RESP_E_CHUNK, 200, 1, 4, 0 },
     { "chunk without crlf", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX\r\n", 0,
@@ -143,7 +146,8 @@ static void test_resp_reuse_and_server_header(void **state)
 {
     struct resp r;
     char server[16];
-    const char *a = "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1 (Debian)\r\nContent-Length: 1\r\n\r\nx";
+    const char *a =
+        "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1 (Debian)\r\nContent-Length: 1\r\n\r\nx";
     size_t used;
 
     (void)state;

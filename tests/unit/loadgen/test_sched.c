@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -66,9 +66,8 @@ static void test_sched_times_never_decrease(void **state)
     int64_t prev = -1;
 
     (void)state;
-    assert_int_equal(sched_parse("ramp:1:50:3s,ramp:50:2:2s,gap:1s,const:7:1s", &s, err,
-                                 sizeof(err)),
-                     0);
+    assert_int_equal(
+        sched_parse("ramp:1:50:3s,ramp:50:2:2s,gap:1s,const:7:1s", &s, err, sizeof(err)), 0);
     for (uint64_t k = 0; k < sched_total_count(&s); k++) {
         int64_t t = sched_time_of(&s, k);
         assert_true(t >= prev);
@@ -79,9 +78,18 @@ static void test_sched_times_never_decrease(void **state)
 
 static void test_sched_rejects_bad_text(void **state)
 {
-    static const char *bad[] = { "", "abc", "const:10", "ramp:1:2", "gap:0s", "gap:-1s",
-                                 "10,const:5:1s", "burst:10:1s:1s:0", "step:1:5:0:1s",
-                                 "const:-3:1s", "const:5:1s,,", "ramp:a:b:1s" };
+    static const char *bad[] = { "",
+                                 "abc",
+                                 "const:10",
+                                 "ramp:1:2",
+                                 "gap:0s",
+                                 "gap:-1s",
+                                 "10,const:5:1s",
+                                 "burst:10:1s:1s:0",
+                                 "step:1:5:0:1s",
+                                 "const:-3:1s",
+                                 "const:5:1s,,",
+                                 "ramp:a:b:1s" };
     char err[128];
 
     (void)state;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -108,7 +108,10 @@ static void test_stats_merge_equals_one_big_run(void **state)
 static void test_stats_json_rejects_bad_input(void **state)
 {
     static const char *bad[] = {
-        "", "{", "[]", "{\"format\":\"other\"}",
+        "",
+        "{",
+        "[]",
+        "{\"format\":\"other\"}",
         "{\"format\":\"loadgen-result/1\",\"latency\":{\"highest\":3600000000,\"digits\":3,"
         "\"total\":2,\"counts\":[[5,1]]}}",
         "{\"format\":\"loadgen-result/1\",\"latency\":{\"highest\":3600000000,\"digits\":3,"

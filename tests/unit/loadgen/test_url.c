@@ -3,9 +3,9 @@
 
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 

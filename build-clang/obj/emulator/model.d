@@ -1,0 +1,3 @@
+build-clang/obj/emulator/model.o: emulator/model.c emulator/model.h
+
+emulator/model.h:

@@ -1,0 +1,4 @@
+build-clang/tests/loadgen/test_url: tests/unit/loadgen/test_url.c \
+  loadgen/url.h
+
+loadgen/url.h:
