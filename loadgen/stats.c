@@ -1,6 +1,7 @@
 /* loadgen/stats.c: see stats.h. */
 #include "loadgen/stats.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,11 +170,32 @@ bad:
     return -1;
 }
 
-#define COUNTERS(X)                                                                                \
-    X(done)                                                                                        \
-    X(doneka) X(non2xx) X(status_err) X(bytes_read) X(body_read) X(bytes_sent) X(body_sent)        \
-        X(connects) X(err_connect) X(err_read) X(err_length) X(err_except) X(err_write)            \
-            X(err_timeout)
+/* The counters, by name, as the JSON result spells them. */
+static const struct {
+    const char *name;
+    size_t off;
+} counters[] = {
+    { "done", offsetof(struct stats, done) },
+    { "doneka", offsetof(struct stats, doneka) },
+    { "non2xx", offsetof(struct stats, non2xx) },
+    { "status_err", offsetof(struct stats, status_err) },
+    { "bytes_read", offsetof(struct stats, bytes_read) },
+    { "body_read", offsetof(struct stats, body_read) },
+    { "bytes_sent", offsetof(struct stats, bytes_sent) },
+    { "body_sent", offsetof(struct stats, body_sent) },
+    { "connects", offsetof(struct stats, connects) },
+    { "err_connect", offsetof(struct stats, err_connect) },
+    { "err_read", offsetof(struct stats, err_read) },
+    { "err_length", offsetof(struct stats, err_length) },
+    { "err_except", offsetof(struct stats, err_except) },
+    { "err_write", offsetof(struct stats, err_write) },
+    { "err_timeout", offsetof(struct stats, err_timeout) },
+};
+
+static uint64_t *counter(struct stats *s, size_t i)
+{
+    return (uint64_t *)((char *)s + counters[i].off);
+}
 
 char *stats_to_json(const struct stats *s, const void *extra)
 {
@@ -181,9 +203,9 @@ char *stats_to_json(const struct stats *s, const void *extra)
     char *text;
 
     json_object_set_new(o, "format", json_string("loadgen-result/1"));
-#define SET(f) json_object_set_new(o, #f, json_integer((json_int_t)s->f));
-    COUNTERS(SET)
-#undef SET
+    for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+        json_object_set_new(o, counters[i].name,
+                            json_integer((json_int_t)*counter((struct stats *)s, i)));
     json_object_set_new(o, "duration_us", json_integer(s->duration_us));
     json_object_set_new(o, "rate", json_real(s->rate));
     json_object_set_new(o, "requests_per_sec", json_real(stats_rps(s)));
@@ -214,9 +236,8 @@ int stats_from_json(const char *text, struct stats *s, char *err, size_t errlen)
         stats_init(s);
         goto out;
     }
-#define GET(f) s->f = (uint64_t)geti(o, #f);
-    COUNTERS(GET)
-#undef GET
+    for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+        *counter(s, i) = (uint64_t)geti(o, counters[i].name);
     s->duration_us = geti(o, "duration_us");
     s->rate = getd(o, "rate");
     if (stats_hist_from_json(json_object_get(o, "latency"), &s->lat) < 0) {
