@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 V       ?= 0
 
-PKGS     := libmicrohttpd jansson libcurl openssl libxml-2.0 libcbor
+PKGS     := libmicrohttpd jansson libcurl openssl libxml-2.0 libcbor zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)

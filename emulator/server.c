@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <microhttpd.h>
+#include <zlib.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -453,8 +454,46 @@ static int route(const struct srv_request *rq, const struct auth_scope *scope, i
     return 0;
 }
 
-void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs)
+/* Inflates a gzip body (Content-Encoding: gzip, which botocore uses for large
+ * PutMetricData) into out, at most max bytes. Returns 0, -1 when malformed, -2 when the
+ * result would pass max. */
+static int gunzip(const char *in, size_t n, size_t max, struct cm_buf *out)
 {
+    z_stream z;
+    char chunk[16384];
+    int zr, rc = 0;
+
+    memset(&z, 0, sizeof(z));
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return -1;
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    do {
+        z.next_out = (Bytef *)chunk;
+        z.avail_out = sizeof(chunk);
+        zr = inflate(&z, Z_NO_FLUSH);
+        if (zr != Z_OK && zr != Z_STREAM_END) {
+            rc = -1;
+            break;
+        }
+        if (out->len + (sizeof(chunk) - z.avail_out) > max) {
+            rc = -2;
+            break;
+        }
+        cm_buf_append(out, chunk, sizeof(chunk) - z.avail_out);
+    } while (zr != Z_STREAM_END && (z.avail_in > 0 || z.avail_out == 0));
+    if (rc == 0 && zr != Z_STREAM_END)
+        rc = -1;
+    inflateEnd(&z);
+    return rc;
+}
+
+void srv_handle(struct srv *s, const struct srv_request *rq_wire, struct srv_response *rs)
+{
+    struct srv_request dec = *rq_wire;
+    const struct srv_request *rq = &dec; /* the request with its body decoded */
+    struct cm_buf inflated;
+    const char *enc;
     struct route r;
     struct awserr err = { 0 };
     struct auth_scope scope;
@@ -465,6 +504,7 @@ void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response
     struct timespec ts0, ts1;
 
     clock_gettime(CLOCK_MONOTONIC, &ts0);
+    cm_buf_init(&inflated, 0);
     memset(rs, 0, sizeof(*rs));
     cm_buf_init(&rs->body, 0);
     memset(&r, 0, sizeof(r));
@@ -477,6 +517,20 @@ void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response
         goto log;
     }
     scoped = auth_parse(req_header(rq, "Authorization"), &scope) == 0 && scope.has_credential;
+    enc = req_header(rq, "Content-Encoding");
+    if (enc && strcasecmp(enc, "gzip") == 0 && !rq->too_large && rq->body_len > 0) {
+        int zr = gunzip(rq->body, rq->body_len, s->cfg.max_body, &inflated);
+
+        if (zr == -2) {
+            dec.too_large = 1;
+        } else if (zr < 0) {
+            awserr_set(&err, 400, "SerializationException", "Malformed gzip request body");
+            goto fail;
+        } else {
+            dec.body = inflated.data ? inflated.data : "";
+            dec.body_len = inflated.len;
+        }
+    }
     if (rq->too_large) {
         /* the body is gone: answer in the protocol the path and headers announce */
         if (strncmp(rq->path, CBOR_PATH_PREFIX, strlen(CBOR_PATH_PREFIX)) == 0) {
@@ -496,8 +550,10 @@ void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response
     if (route(rq, &scope, scoped, &r, &err) < 0)
         goto fail;
     if (s->cfg.auth_sigv4) {
-        struct auth_request ar = { rq->method, rq->path, rq->query, rq->hdrs, rq->nhdrs,
-                                   rq->body, rq->body_len };
+        /* the signature covers the body as sent (compressed) */
+        struct auth_request ar = { rq_wire->method, rq_wire->path,  rq_wire->query,
+                                   rq_wire->hdrs,   rq_wire->nhdrs, rq_wire->body,
+                                   rq_wire->body_len };
 
         if (auth_verify(s->keys, &ar, wall_ms(), &err) < 0)
             goto fail;
@@ -562,6 +618,7 @@ log:
     json_decref(out);
     if (r.have_form)
         query_form_cleanup(&r.form);
+    cm_buf_cleanup(&inflated);
 }
 
 /* ---- libmicrohttpd glue ------------------------------------------------------------------ */

@@ -16,8 +16,11 @@ CHECK = sys.argv[2]
 
 
 def client(svc, region="us-east-1", **kw):
-    return boto3.client(svc, endpoint_url=EP, region_name=region, aws_access_key_id="testing",
-                        aws_secret_access_key="testing", **kw)
+    import os
+    return boto3.client(svc, endpoint_url=EP, region_name=region,
+                        aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "testing"),
+                        aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "testing"),
+                        **kw)
 
 
 def expect_error(fn, code, text=None):
@@ -143,6 +146,21 @@ def main():
         assert abs(dp[0]["Timestamp"].timestamp() - (now - now % 60)) < 1, dp  # tag-1 timestamp
         st, p, rh = cbor_call("ListMetrics", {"Namespace": "Cbor"})
         assert st == 200 and p["Metrics"][0]["MetricName"] == "m", p
+    elif CHECK == "gzip":
+        # botocore gzips PutMetricData bodies over 10 KiB (requestcompression in the model)
+        import time
+        cw = client("cloudwatch")
+        sent = []
+        cw.meta.events.register("before-send.cloudwatch.PutMetricData",
+                                lambda request, **kw: sent.append(request.headers.get("Content-Encoding")))
+        now = time.time()
+        cw.put_metric_data(Namespace="Gz", MetricData=[
+            {"MetricName": "m%d" % k, "Values": [float(v) for v in range(150)], "Unit": "Count",
+             "Timestamp": now} for k in range(40)])
+        assert sent and sent[0] in (b"gzip", "gzip"), sent
+        st = cw.get_metric_statistics(Namespace="Gz", MetricName="m3", StartTime=now - 600,
+                                      EndTime=now + 600, Period=60, Statistics=["SampleCount"])
+        assert st["Datapoints"][0]["SampleCount"] == 150.0, st
     else:
         raise SystemExit("unknown check " + CHECK)
     print("ok")

@@ -85,6 +85,7 @@ check "aws CLI: operation not served yet answers NotImplemented (501), not a fak
 check "boto3: autoscaling over query" python3 "$HERE/emu_client.py" "$EP" boto3-autoscaling
 check "boto3: ec2 instances, errors, regions" python3 "$HERE/emu_client.py" "$EP" boto3-ec2
 check "boto3: CloudWatch over JSON 1.0 errors (x-amzn-query-error)" python3 "$HERE/emu_client.py" "$EP" boto3-cloudwatch-json
+check "boto3: gzip-compressed PutMetricData (Content-Encoding: gzip)" python3 "$HERE/emu_client.py" "$EP" gzip
 check "CloudWatch over RPC v2 CBOR (botocore serializer/parser)" python3 "$HERE/emu_client.py" "$EP" cbor
 
 # --- curl: wire details and bad input ---
@@ -164,6 +165,8 @@ check "sigv4: curl --aws-sigv4 (independent signer) is accepted" bash -c "
 # refuse it too), so the parameters are written in canonical order here.
 check "sigv4: curl --aws-sigv4 GET with a query string is accepted" bash -c "
     curl -sf --aws-sigv4 'aws:amz:us-east-1:ec2' --user 'AKIDTEST:$SEC' '$EP/?Action=DescribeAvailabilityZones&Version=2016-11-15&ZoneName.1=us-east-1c' | grep -q us-east-1c"
+check "sigv4: boto3 gzip body verified against the compressed bytes" bash -c \
+    "AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC python3 '$HERE/emu_client.py' '$EP' gzip"
 check "sigv4: stale X-Amz-Date -> RequestExpired" bash -c "
     [ \$(curl -s -o \"$TMP/b\" -w '%{http_code}' --aws-sigv4 'aws:amz:us-east-1:ec2' --user 'AKIDTEST:$SEC' -H 'X-Amz-Date: 20200101T000000Z' -d 'Action=DescribeVpcs&Version=2016-11-15' $EP/) = 400 ] && grep -q RequestExpired \"$TMP/b\""
 check "sigv4: tampered body -> SignatureDoesNotMatch" bash -c "
