@@ -41,6 +41,8 @@ struct slot_state {
 };
 
 struct lb_state {
+    uint64_t hc_sig;  /* world signature at the last full health round */
+    int hc_all_good;  /* that round found every target InService and passing */
     int64_t hc_next_ms;
     int64_t hc_interval_ms;
     int http;
@@ -98,6 +100,9 @@ struct eng {
     int nslots;
 
     int cpu_all_metric, cpu_instance_metric;
+    /* what the data plane last saw, so unchanged rounds skip the library's reads */
+    uint64_t world_sig;   /* EC2 instance count and states, registrations */
+    int routes_dirty;     /* the route sets must be read again */
     struct cm_hist run_hist;
     char err[SIM_ERR_MAX];
 };
@@ -495,8 +500,35 @@ static int sync_instances(struct eng *e)
     return reported;
 }
 
+/* A cheap summary of what changes routing: EC2 instances and their states, and each
+ * load balancer's registrations. Equal signatures mean the route sets are unchanged
+ * unless a health result moved an instance in or out of service (routes_dirty). */
+static uint64_t world_signature(struct eng *e)
+{
+    uint64_t h = 1469598103934665603ULL;
+    int n = sc_ec2_instance_count(e->ec2);
+
+    h = (h ^ (uint64_t)n) * 1099511628211ULL;
+    for (int i = 0; i < n; i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(e->ec2, i);
+        h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
+        h = (h ^ (uint64_t)in->state) * 1099511628211ULL;
+        h = (h ^ (uint64_t)in->instance_status) * 1099511628211ULL;
+    }
+    for (int lb = 0; lb < e->sc->nlbs; lb++)
+        h = (h ^ (uint64_t)(uint32_t)sc_elb_target_count(e->elb, e->sc->lbs[lb].name)) *
+            1099511628211ULL;
+    return h;
+}
+
 static void sync_routes(struct eng *e)
 {
+    uint64_t sig = world_signature(e);
+
+    if (!e->routes_dirty && sig == e->world_sig)
+        return;
+    e->world_sig = sig;
+    e->routes_dirty = 0;
     for (int lb = 0; lb < e->sc->nlbs; lb++) {
         struct lb_state *ls = &e->lbs[lb];
         int n = sc_elb_route_set(e->elb, e->sc->lbs[lb].name, NULL, ls->ids, ls->cap), k = 0;
@@ -515,28 +547,62 @@ static void sync_routes(struct eng *e)
     }
 }
 
+/* 1 when every live, running instance would pass lb's check as it did last time. */
+static int health_unchanged(struct eng *e, int lb)
+{
+    struct lb_state *ls = &e->lbs[lb];
+
+    for (int slot = 0; slot < sim_model_slot_count(e->model); slot++) {
+        struct slot_state *ss;
+        if (!sim_model_slot_live(e->model, slot) || !sim_model_instance_up(e->model, slot))
+            continue;
+        ss = slot_of(e, slot);
+        if (!ss->hc_ok_streak ||
+            !(ls->port_ok && sim_model_instance_health(e->model, slot, ls->http)))
+            return 0;
+    }
+    return 1;
+}
+
 static void health_checks(struct eng *e, int lb)
 {
     struct lb_state *ls = &e->lbs[lb];
     const char *name = e->sc->lbs[lb].name;
-    int n = sc_elb_target_count(e->elb, name);
+    uint64_t sig = world_signature(e);
+    int n, all_good = 1;
 
+    /* nothing changed since a round where every target was InService and passing: each
+     * result would be a skipped pass again */
+    if (ls->hc_all_good && sig == ls->hc_sig && health_unchanged(e, lb))
+        return;
+    n = sc_elb_target_count(e->elb, name);
     for (int i = 0; i < n; i++) {
         struct sc_elb_target t;
         struct slot_state *ss;
-        int slot, ok;
-        if (sc_elb_target_at(e->elb, name, i, &t) != 0 || !t.checked)
+        int slot, ok, now_in;
+        if (sc_elb_target_at(e->elb, name, i, &t) != 0) {
+            all_good = 0;
             continue;
+        }
+        if (!t.checked) {
+            all_good = 0;
+            continue;
+        }
         slot = sim_model_instance_find(e->model, t.instance_id);
         ok = slot >= 0 && ls->port_ok && sim_model_instance_health(e->model, slot, ls->http);
         ss = slot >= 0 ? slot_of(e, slot) : NULL;
         /* a pass for an instance InService after a pass changes nothing: skip the call */
         if (ok && ss && ss->hc_ok_streak && t.state == SC_ELB_IN_SERVICE)
             continue;
-        sc_elb_health_result(e->elb, name, t.instance_id, ok, e->now_ms);
+        now_in = sc_elb_health_result(e->elb, name, t.instance_id, ok, e->now_ms);
+        if ((now_in == 1) != (t.state == SC_ELB_IN_SERVICE))
+            e->routes_dirty = 1;
+        all_good = 0;
         if (ss)
             ss->hc_ok_streak = ok;
     }
+    ls->hc_all_good = all_good;
+    ls->hc_sig = world_signature(e);
 }
 
 /* ---- metrics ---- */
@@ -726,6 +792,7 @@ static void fault_start(struct eng *e, struct fault_track *ft)
     static const char *const causes[] = { "kill", "hang", "slow", "az-outage" };
 
     ft->started = 1;
+    e->routes_dirty = 1;
     if (f->kind == SIM_FAULT_AZ_OUTAGE)
         sc_ec2_zone_set_available(e->ec2, f->zone, 0);
     n = fault_targets(e, f, slots, max);
@@ -763,6 +830,7 @@ static void fault_end(struct eng *e, struct fault_track *ft)
     const struct sim_fault *f = ft->f;
 
     ft->ended = 1;
+    e->routes_dirty = 1;
     if (f->kind == SIM_FAULT_AZ_OUTAGE) {
         sc_ec2_zone_set_available(e->ec2, f->zone, 1);
         push_fault_event(e, "az-outage-end", NULL, f->zone);

@@ -44,6 +44,20 @@ done
 check "flapping names the failed expectation on stderr" \
     grep -q 'expectation \$.expect\[0\] failed: no flapping' "$tmp/flapping.err"
 
+# the shipped scenarios follow the published JSON Schema
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    for f in scenarios/*.json bench/year-100.json; do
+        if python3 - "$f" <<'PY' 2> "$tmp/schema.err"
+import json, sys, jsonschema
+schema = json.load(open("docs/scenario.schema.json"))
+jsonschema.validate(json.load(open(sys.argv[1])), schema)
+PY
+        then ok "$f validates against docs/scenario.schema.json"
+        else notok "$f validates against docs/scenario.schema.json: $(tail -1 "$tmp/schema.err")"
+        fi
+    done
+fi
+
 # determinism: two runs, same bytes (the DES scenario and a fluid one)
 for name in failover seed-tutorial; do
     "$bin" simulate "scenarios/$name.json" --seed 7 --json > "$tmp/a.json" 2>/dev/null
