@@ -500,23 +500,26 @@ int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms)
 enum sc_status sc_world_report_instance_cpu(struct sc_world *w, const char *instance_id, double pct,
                                             int64_t now_ms)
 {
-    const struct sc_ec2_instance *in;
+    const struct sc_asg_instance_info *member = NULL;
     const struct sc_asg_group_info *g;
     struct sc_dimension d;
     enum sc_status st;
 
     if (!isfinite(pct) || pct < 0 || pct > 100)
         return SC_ERR_VALIDATION;
-    in = instance_id ? sc_ec2_instance_find(w->ec2, instance_id) : NULL;
-    if (!in)
+    if (!instance_id)
+        return SC_ERR_INSTANCE_ID_NOT_FOUND;
+    /* A group member is known to EC2; others are looked up there. */
+    g = sc_asg_instance_group(w->asg, instance_id, &member);
+    if (!g && !sc_ec2_instance_find(w->ec2, instance_id))
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     d.name = "InstanceId";
-    d.value = in->instance_id;
+    d.value = instance_id;
     st = sc_cw_put_value(w->cw, "AWS/EC2", "CPUUtilization", &d, 1, "Percent", pct, now_ms, now_ms);
     if (st != SC_OK)
         return st;
-    g = sc_asg_instance_group(w->asg, instance_id, NULL);
-    if (g && sc_asg_instance_warmed(w->asg, instance_id, now_ms)) {
+    if (g && member->lifecycle_state == SC_ASG_IN_SERVICE &&
+        sc_asg_instance_warmed(w->asg, instance_id, now_ms)) {
         d.name = "AutoScalingGroupName";
         d.value = g->auto_scaling_group_name;
         st = sc_cw_put_value(w->cw, "AWS/EC2", "CPUUtilization", &d, 1, "Percent", pct, now_ms,
