@@ -1349,41 +1349,55 @@ enum sc_status sc_alarms_list_tags(const struct sc_alarms *a, const char *arn, s
 
 /* --- actions ------------------------------------------------------------------------------------- */
 
-static void run_action(struct sc_alarms *a, struct alarm *al, const char *arn, int64_t now_ms,
+/* Runs one action and logs its Action item. The handler may create or delete alarms (even
+ * this one), so the alarm is looked up again by name afterwards. */
+static void run_action(struct sc_alarms *a, const char *name, const char *arn, int64_t now_ms,
                        sc_alarm_action_fn fn, void *ud)
 {
-    const char *fail = fn ? fn(arn, &al->view, now_ms, ud) : "no action handler";
+    struct alarm *al = find_alarm(a, name);
+    const char *fail;
+    int64_t updated;
     char summary[1400];
     struct sb b;
 
+    if (!al)
+        return;
+    updated = al->state_updated_ms;
+    fail = fn ? fn(arn, &al->view, now_ms, ud) : "no action handler";
     sb_init(&b, a->scratch2, SCRATCH_LEN);
     sb_printf(&b, "{\"actionState\":\"%s\",\"stateUpdateTimestamp\":%lld,\"notificationResource\":",
-              fail ? "Failed" : "Succeeded", (long long)al->state_updated_ms);
+              fail ? "Failed" : "Succeeded", (long long)updated);
     sb_jstr(&b, arn);
     if (fail) {
         sb_raw(&b, ",\"error\":");
         sb_jstr(&b, fail);
-        snprintf(summary, sizeof(summary), "%s", fail);
+        snprintf(summary, sizeof(summary), "%.1300s", fail);
     } else {
-        snprintf(summary, sizeof(summary), "Successfully executed action %s", arn);
+        snprintf(summary, sizeof(summary), "Successfully executed action %.1024s", arn);
     }
     sb_raw(&b, "}");
-    hist_add(a, now_ms, H_ACTION, al->name, summary, a->scratch2);
+    hist_add(a, now_ms, H_ACTION, name, summary, a->scratch2);
 }
 
-/* Runs the actions of the alarm's current state: all of them, or only Auto Scaling ones. */
+/* Runs the actions of the alarm's current state: all of them, or only Auto Scaling ones.
+ * Names and ARNs are copied first: a handler may change or delete the alarm. */
 static int run_actions(struct sc_alarms *a, struct alarm *al, int only_as, int64_t now_ms,
                        sc_alarm_action_fn fn, void *ud)
 {
-    int ran = 0;
+    char name[256], arns[SC_ALARM_MAX_ACTIONS][1025];
+    int n = 0, ran = 0;
 
     if (!al->actions_enabled)
         return 0;
+    snprintf(name, sizeof(name), "%s", al->name);
     for (int i = 0; i < al->nactions[al->state]; i++) {
         const char *arn = al->actions[al->state][i];
         if (only_as && strncmp(arn, AS_PREFIX, strlen(AS_PREFIX)) != 0)
             continue;
-        run_action(a, al, arn, now_ms, fn, ud);
+        snprintf(arns[n++], sizeof(arns[0]), "%s", arn);
+    }
+    for (int i = 0; i < n; i++) {
+        run_action(a, name, arns[i], now_ms, fn, ud);
         ran++;
     }
     return ran;
@@ -1640,10 +1654,16 @@ void sc_alarms_evaluate(struct sc_alarms *a, const struct sc_metric_store *store
     int minute_tick = tick_ms % 60000 == 0;
 
     sc_alarms_run_pending(a, tick_ms, fn, ud);
-    for (int i = 0; i < a->n; i++) {
-        struct alarm *al = a->list[i];
-        if (!minute_tick && al->period >= 60)
-            continue;
-        evaluate_one(a, al, store, tick_ms, minute_tick, fn, ud);
+    /* A handler may create or delete alarms, shifting the list: a second pass catches any
+     * alarm skipped by a shift, and the tick stamp keeps each alarm to one evaluation. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < a->n; i++) {
+            struct alarm *al = a->list[i];
+            if (!minute_tick && al->period >= 60)
+                continue;
+            if (al->last_eval_ms == tick_ms)
+                continue;
+            evaluate_one(a, al, store, tick_ms, minute_tick, fn, ud);
+        }
     }
 }

@@ -38,7 +38,8 @@ void sc_cw_destroy(struct sc_cw *cw); /* NULL is a no-op */
 
 /* The action handler the world registers (alarm -> policy ARN). fn returns NULL for
  * success (history: "Successfully executed action <arn>") or a failure text (logged as
- * the Action item's summary). Not called when ActionsEnabled is false. */
+ * the Action item's summary). Not called when ActionsEnabled is false. The handler may call
+ * back into sc_cw_* (create, delete or set alarms): the library copies what it needs first. */
 void sc_cw_set_action_handler(struct sc_cw *cw, sc_alarm_action_fn fn, void *ud);
 
 /* Evaluates alarms due at or before now_ms (each missed tick in order, at most one day of

@@ -510,6 +510,73 @@ static void test_cloudwatch_put_value_internal_namespace(void **state)
     sc_cw_destroy(cw);
 }
 
+struct reenter {
+    struct sc_cw *cw;
+    int calls;
+};
+
+/* A handler that deletes the alarm it serves and creates others, as a policy change might. */
+static const char *reentrant_action(const char *arn, const struct sc_alarm_view *al, int64_t now,
+                                    void *ud)
+{
+    struct reenter *r = ud;
+    const char *name = al->alarm_name;
+    struct sc_put_metric_alarm_req a = { 0 };
+    char other[32];
+
+    (void)arn;
+    r->calls++;
+    snprintf(other, sizeof(other), "made-%d", r->calls);
+    a.alarm_name = other;
+    a.metric_name = "M";
+    a.namespace = "App";
+    a.statistic = "Average";
+    a.has_period = 1;
+    a.period = 60;
+    a.has_evaluation_periods = 1;
+    a.evaluation_periods = 1;
+    a.has_threshold = 1;
+    a.comparison_operator = "GreaterThanThreshold";
+    assert_int_equal(sc_cw_put_metric_alarm(r->cw, &a, now, NULL), SC_OK);
+    assert_int_equal(sc_cw_delete_alarms(r->cw, &name, 1, now, NULL), SC_OK);
+    return NULL;
+}
+
+static void test_cloudwatch_action_handler_may_change_alarms(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    struct reenter r = { cw, 0 };
+    const char *acts[] = { AS_ARN, AS_ARN };
+    const char *names[] = { "a1", "a2", "a3" };
+
+    (void)state;
+    sc_cw_set_action_handler(cw, reentrant_action, &r);
+    for (int i = 0; i < 3; i++) {
+        struct sc_put_metric_alarm_req a = { 0 };
+        a.alarm_name = names[i];
+        a.metric_name = "M";
+        a.namespace = "App";
+        a.statistic = "Average";
+        a.has_period = 1;
+        a.period = 60;
+        a.has_evaluation_periods = 1;
+        a.evaluation_periods = 1;
+        a.has_threshold = 1;
+        a.threshold = 1;
+        a.comparison_operator = "GreaterThanThreshold";
+        a.alarm_actions = acts;
+        a.n_alarm_actions = 2;
+        sc_cw_put_metric_alarm(cw, &a, T0, NULL);
+    }
+    put(cw, NULL, 5, T0, T0 + MIN);
+    sc_cw_step(cw, T0 + MIN);
+    /* each alarm went to ALARM once; its first action deleted it, the second found it gone */
+    assert_int_equal(r.calls, 3);
+    assert_null(sc_cw_alarm_find(cw, "a1"));
+    assert_non_null(sc_cw_alarm_find(cw, "made-3"));
+    sc_cw_destroy(cw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_cloudwatch_next_due_pending_set_alarm_state),
         cmocka_unit_test(test_cloudwatch_tags_by_arn),
         cmocka_unit_test(test_cloudwatch_put_value_internal_namespace),
+        cmocka_unit_test(test_cloudwatch_action_handler_may_change_alarms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
