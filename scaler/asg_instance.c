@@ -795,6 +795,22 @@ static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int64_t now
                  !zone_listed(g, g->inst[i].info.availability_zone);
     if (lo == INT32_MAX || (hi - lo <= 1 && stray == 0) || cap + 1 > g->info.max_size + slack)
         return;
+    {
+        /* Only when the instance to remove afterwards may go (not protected), else the
+         * launch and the termination would repeat forever. */
+        int movable = 0;
+
+        for (int i = 0; i < g->ninst; i++) {
+            const struct asg_inst *in = &g->inst[i];
+            int n = zone_count(g, in->info.availability_zone);
+
+            movable |= asg_counts_capacity(in->info.lifecycle_state) &&
+                       !in->info.protected_from_scale_in &&
+                       (!zone_listed(g, in->info.availability_zone) || n == hi);
+        }
+        if (!movable)
+            return;
+    }
     asg_cause_add(
         cause, now_ms,
         "an instance was started in response to an Availability Zone rebalancing, increasing the capacity from %d to %d",

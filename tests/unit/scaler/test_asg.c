@@ -1559,6 +1559,31 @@ static void test_asg_az_rebalance_launch_before_terminate(void **state)
     assert_int_equal(sc_asg_group_instance_count(g), 2);
 }
 
+static void test_asg_az_rebalance_skips_protected(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .has_new_instances_protected_from_scale_in = 1,
+                                  .new_instances_protected_from_scale_in = 1 };
+    const struct sc_asg_group_info *g;
+
+    assert_int_equal(make_group(x, "g", 0, 6, 0), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &r, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 4, 0, T0, &x->err), SC_OK);
+    settle(x, T0); /* a b a b, all protected */
+    g = sc_asg_group_find(x->asg, "g");
+    for (int i = sc_asg_group_instance_count(g) - 1; i >= 0; i--)
+        if (strcmp(sc_asg_group_instance_at(g, i)->availability_zone, "us-east-1b") == 0)
+            assert_int_equal(sc_asg_terminate_instance(x->asg,
+                                                       sc_asg_group_instance_at(g, i)->instance_id,
+                                                       1, T0 + MIN, NULL, &x->err),
+                             SC_OK);
+    for (int k = 0; k < 5; k++)
+        settle(x, T0 + (2 + k) * MIN);
+    assert_int_equal(sc_asg_group_instance_count(sc_asg_group_find(x->asg, "g")), 2);
+    assert_null(strstr(sc_asg_activity_at(x->asg, "g", 0)->cause, "rebalancing"));
+}
+
 static void test_asg_instance_index_survives_churn(void **state)
 {
     struct fx *x = *state;
@@ -1661,6 +1686,7 @@ int main(void)
         T(test_asg_suspended_alarm_notification_runs_nothing),
         T(test_asg_launch_failure_activity),
         T(test_asg_az_rebalance_launch_before_terminate),
+        T(test_asg_az_rebalance_skips_protected),
         T(test_asg_instance_index_survives_churn),
         T(test_asg_lookups),
     };
