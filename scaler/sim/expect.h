@@ -22,8 +22,8 @@ struct sim_check_result {
     char what[512];             /* "in_service of web within 2..10 by 1h" */
     int settled;
     int ok;
-    int64_t when_ms;     /* since start: when it failed, or held */
-    char observed[200];  /* "in_service was 1" */
+    int64_t when_ms;    /* since start: when it failed, or held */
+    char observed[200]; /* "in_service was 1" */
 };
 
 struct sim_checker;

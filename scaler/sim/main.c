@@ -94,8 +94,8 @@ static void elapsed(int64_t ms, char *out, size_t n)
         snprintf(out, n, "%lldd%02lld:%02lld", (long long)(s / 86400),
                  (long long)(s % 86400 / 3600), (long long)(s % 3600 / 60));
     else
-        snprintf(out, n, "%02lld:%02lld:%02lld", (long long)(s / 3600),
-                 (long long)(s % 3600 / 60), (long long)(s % 60));
+        snprintf(out, n, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s % 3600 / 60),
+                 (long long)(s % 60));
 }
 
 static void json_str(FILE *f, const char *s)
@@ -184,10 +184,12 @@ static void on_sample(const struct sim_sample *s, void *ud)
         fprintf(o->f, "{\"t_s\":%lld,\"type\":\"sample\",\"load\":",
                 (long long)((s->t_ms - o->start_ms) / 1000));
         json_num(o->f, s->load);
-        fprintf(o->f, ",\"load_unit\":\"%s\",\"offered_rps\":", s->load_is_clients ? "clients" : "req/s");
+        fprintf(o->f,
+                ",\"load_unit\":\"%s\",\"offered_rps\":", s->load_is_clients ? "clients" : "req/s");
         json_num(o->f, s->offered_rps);
-        fprintf(o->f, ",\"completed\":%llu,\"failed\":%llu,\"p50_ms\":",
-                (unsigned long long)s->completed, (unsigned long long)s->failed);
+        fprintf(o->f,
+                ",\"completed\":%llu,\"failed\":%llu,\"p50_ms\":", (unsigned long long)s->completed,
+                (unsigned long long)s->failed);
         json_num(o->f, s->p50_ms);
         fputs(",\"p99_ms\":", o->f);
         json_num(o->f, s->p99_ms);
@@ -315,7 +317,8 @@ static void on_timeline(struct sim_timeline *tl, void *ud)
         iso_time(tc->start_ms, iso, sizeof(iso));
         fputs("{\"scenario\":", f);
         json_str(f, s->sc->name);
-        fprintf(f, ",\"seed\":%llu,\"mode\":\"%s\",\"start\":\"%s\",\"duration_s\":%lld,\"sample_s\":",
+        fprintf(f,
+                ",\"seed\":%llu,\"mode\":\"%s\",\"start\":\"%s\",\"duration_s\":%lld,\"sample_s\":",
                 (unsigned long long)(s->o->has_seed ? s->o->seed : s->sc->seed),
                 sim_mode_str(s->mode), iso, (long long)((tc->end_ms - tc->start_ms) / 1000));
         json_num(f, (double)tc->interval_ms / 1000.0);
@@ -733,11 +736,16 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "seed", required_argument, NULL, 's' },  { "mode", required_argument, NULL, 'm' },
-        { "json", no_argument, NULL, 'j' },        { "report", required_argument, NULL, 'r' },
-        { "sweep", required_argument, NULL, 'w' }, { "sample", required_argument, NULL, 'S' },
-        { "tick", required_argument, NULL, 't' },  { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },        { "version", no_argument, NULL, 'V' },
+        { "seed", required_argument, NULL, 's' },
+        { "mode", required_argument, NULL, 'm' },
+        { "json", no_argument, NULL, 'j' },
+        { "report", required_argument, NULL, 'r' },
+        { "sweep", required_argument, NULL, 'w' },
+        { "sample", required_argument, NULL, 'S' },
+        { "tick", required_argument, NULL, 't' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     struct opts o = { 0 };

@@ -14,17 +14,17 @@
 
 /* Quantile levels the fluid mode records latency at: bin [lo, hi) of probability. */
 #define NLEVELS 16
-static const double level_edges[NLEVELS + 1] = { 0,   0.1,  0.2,  0.3,   0.4,   0.5,
-                                                  0.6, 0.7,  0.8,  0.9,   0.95,  0.98,
-                                                  0.99, 0.995, 0.998, 0.999, 1.0 };
+static const double level_edges[NLEVELS + 1] = { 0,    0.1,   0.2,   0.3,   0.4,  0.5,
+                                                 0.6,  0.7,   0.8,   0.9,   0.95, 0.98,
+                                                 0.99, 0.995, 0.998, 0.999, 1.0 };
 
 enum ev_kind {
-    EV_OPEN = 1,   /* a = src, b = 1: an arrival now; b = 0: (re)draw the next arrival */
-    EV_CLIENT,     /* a = src: a closed-model client sends after thinking */
-    EV_RESPAWN,    /* a = src: closed-model breakpoint (start, shape edge, burst) */
-    EV_DONE,       /* a = slot, b = src, d = gen, c = arrival us: service ends */
-    EV_FAIL,       /* a = src: a request ends failed */
-    EV_HUNGFAIL,   /* a = slot, b = src, d = gen: a request stuck on a hung instance */
+    EV_OPEN = 1, /* a = src, b = 1: an arrival now; b = 0: (re)draw the next arrival */
+    EV_CLIENT,   /* a = src: a closed-model client sends after thinking */
+    EV_RESPAWN,  /* a = src: closed-model breakpoint (start, shape edge, burst) */
+    EV_DONE,     /* a = slot, b = src, d = gen, c = arrival us: service ends */
+    EV_FAIL,     /* a = src: a request ends failed */
+    EV_HUNGFAIL, /* a = slot, b = src, d = gen: a request stuck on a hung instance */
 };
 
 struct qent {
@@ -142,8 +142,8 @@ static double norm_inv(double p)
     static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01,
                                 -2.400758277161838e+00, -2.549732539343734e+00,
                                 4.374664141464968e+00,  2.938163982698783e+00 };
-    static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01,
-                                2.445134137142996e+00, 3.754408661907416e+00 };
+    static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                3.754408661907416e+00 };
     double q, r;
 
     if (p <= 0)
@@ -258,14 +258,12 @@ static double phase_value(const struct sim_model *m, const struct src *s, int64_
     case SIM_SHAPE_STEP:
         return rel_ms < ph->shape_at_ms ? ph->value : ph->to;
     case SIM_SHAPE_SPIKE:
-        return rel_ms >= ph->shape_at_ms && rel_ms < ph->shape_at_ms + ph->shape_for_ms
-                   ? ph->to
-                   : ph->value;
+        return rel_ms >= ph->shape_at_ms && rel_ms < ph->shape_at_ms + ph->shape_for_ms ? ph->to
+                                                                                        : ph->value;
     case SIM_SHAPE_DIURNAL: {
         double abs_ms = (double)(t_us - m->start_us) / 1000.0;
-        double v = ph->value *
-                   (1 + ph->amplitude * cos(2 * M_PI * (abs_ms - (double)ph->peak_ms) /
-                                            (double)ph->period_ms));
+        double v = ph->value * (1 + ph->amplitude * cos(2 * M_PI * (abs_ms - (double)ph->peak_ms) /
+                                                        (double)ph->period_ms));
         return ph->closed ? floor(v + 0.5) : v;
     }
     case SIM_SHAPE_BURSTS:
@@ -1106,12 +1104,12 @@ static void pend_flush(struct sim_model *m)
 }
 
 /* Batches identical recordings: ticks in a steady state add to one. */
-static void record_latency(struct sim_model *m, const struct app_cache *ac, double slow,
-                           double n, double wait_fixed_us, double erl_c, double erl_rate_us)
+static void record_latency(struct sim_model *m, const struct app_cache *ac, double slow, double n,
+                           double wait_fixed_us, double erl_c, double erl_rate_us)
 {
-    if (m->pend.n > 0 && (m->pend.ac != ac || m->pend.slow != slow ||
-                          m->pend.wait != wait_fixed_us || m->pend.erl_c != erl_c ||
-                          m->pend.erl_rate != erl_rate_us))
+    if (m->pend.n > 0 &&
+        (m->pend.ac != ac || m->pend.slow != slow || m->pend.wait != wait_fixed_us ||
+         m->pend.erl_c != erl_c || m->pend.erl_rate != erl_rate_us))
         pend_flush(m);
     m->pend.ac = ac;
     m->pend.slow = slow;
@@ -1296,8 +1294,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                     }
                     wait += closed_wait_us;
                     if (pend_n > 0)
-                        record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c,
-                                       pend_rate);
+                        record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c, pend_rate);
                     pend_n = 0;
                     pend_ac = ac;
                     pend_slow = in->slow;
@@ -1316,8 +1313,8 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 m->lbc[lb].failed += failed;
                 m->lbc[lb].latency_sum_us += served * (pend_mean_wait + ac->mean_us * in->slow);
                 if (in->up)
-                    in->busy_area_us += busy * in->app->workers * in->app->cpu_per_request *
-                                        (double)dt_us;
+                    in->busy_area_us +=
+                        busy * in->app->workers * in->app->cpu_per_request * (double)dt_us;
             }
             if (pend_n > 0)
                 record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c, pend_rate);
@@ -1413,8 +1410,7 @@ double sim_model_offered_load(const struct sim_model *m, int64_t t_us, int *is_c
 }
 
 /* Mean of an open phase's rate over [t0, t1), on a 1 s grid. */
-static double open_mean_rate(const struct sim_model *m, const struct src *s, int64_t t0,
-                             int64_t t1)
+static double open_mean_rate(const struct sim_model *m, const struct src *s, int64_t t0, int64_t t1)
 {
     double sum = 0;
     int64_t t = t0;

@@ -25,24 +25,24 @@ enum elb_metric {
     ELB_UNHEALTHY,
     ELB_NMETRICS
 };
-static const char *const elb_metric_names[ELB_NMETRICS] = {
-    "RequestCount", "Latency", "HTTPCode_ELB_5XX", "HealthyHostCount", "UnHealthyHostCount"
-};
+static const char *const elb_metric_names[ELB_NMETRICS] = { "RequestCount", "Latency",
+                                                            "HTTPCode_ELB_5XX", "HealthyHostCount",
+                                                            "UnHealthyHostCount" };
 
 struct slot_state {
     char id[32];
     int group;
     int running_reported;
     int warmed;
-    double min_busy, min_up;       /* snapshot at the last metric minute */
-    double smp_busy, smp_up;       /* snapshot at the last sample */
-    int hc_ok_streak;              /* last reported result was a pass (per run, any lb) */
+    double min_busy, min_up; /* snapshot at the last metric minute */
+    double smp_busy, smp_up; /* snapshot at the last sample */
+    int hc_ok_streak;        /* last reported result was a pass (per run, any lb) */
     int in_service_cached;
 };
 
 struct lb_state {
-    uint64_t hc_sig;  /* world signature at the last full health round */
-    int hc_all_good;  /* that round found every target InService and passing */
+    uint64_t hc_sig; /* world signature at the last full health round */
+    int hc_all_good; /* that round found every target InService and passing */
     int64_t hc_next_ms;
     int64_t hc_interval_ms;
     int http;
@@ -101,8 +101,8 @@ struct eng {
 
     int cpu_all_metric, cpu_instance_metric;
     /* what the data plane last saw, so unchanged rounds skip the library's reads */
-    uint64_t world_sig;   /* EC2 instance count and states, registrations */
-    int routes_dirty;     /* the route sets must be read again */
+    uint64_t world_sig; /* EC2 instance count and states, registrations */
+    int routes_dirty;   /* the route sets must be read again */
     struct cm_hist run_hist;
     char err[SIM_ERR_MAX];
 };
@@ -116,8 +116,7 @@ static int64_t us(int64_t ms)
 
 static int lib_fail(struct eng *e, const char *path, const struct sc_error *err)
 {
-    snprintf(e->err, sizeof(e->err), "%s: %s: %s", path, sc_status_code(err->status),
-             err->message);
+    snprintf(e->err, sizeof(e->err), "%s: %s: %s", path, sc_status_code(err->status), err->message);
     return 2;
 }
 
@@ -148,8 +147,7 @@ static int setup_lbs(struct eng *e)
         if (sc_elb_create_load_balancer(e->elb, &req, e->now_ms, NULL, &err) != SC_OK)
             return lib_fail(e, lb->path, &err);
         if (lb->has_health_check) {
-            struct sc_elb_health_check hc = { lb->health_check.target,
-                                              lb->health_check.interval_s,
+            struct sc_elb_health_check hc = { lb->health_check.target, lb->health_check.interval_s,
                                               lb->health_check.timeout_s,
                                               lb->health_check.unhealthy_threshold,
                                               lb->health_check.healthy_threshold };
@@ -193,8 +191,7 @@ static int setup_lcs_groups(struct eng *e)
         struct sc_asg_group_req req = { 0 };
         struct sc_error err = { 0 };
         const struct sim_lb *lb0 =
-            g->nload_balancers ? &sc->lbs[sim_scenario_lb_index(sc, g->load_balancers[0])]
-                               : NULL;
+            g->nload_balancers ? &sc->lbs[sim_scenario_lb_index(sc, g->load_balancers[0])] : NULL;
 
         req.auto_scaling_group_name = g->name;
         req.launch_configuration_name = g->launch_configuration;
@@ -306,8 +303,8 @@ static int setup_alarms(struct eng *e)
         struct sc_dimension dims[SC_METRIC_MAX_DIMENSIONS];
         const char *actions[SC_ALARM_MAX_ACTIONS + 1], *ok_actions[SC_ALARM_MAX_ACTIONS + 1];
         struct sc_error err = { 0 };
-        int nd = a->ndimensions < SC_METRIC_MAX_DIMENSIONS ? a->ndimensions
-                                                           : SC_METRIC_MAX_DIMENSIONS;
+        int nd =
+            a->ndimensions < SC_METRIC_MAX_DIMENSIONS ? a->ndimensions : SC_METRIC_MAX_DIMENSIONS;
 
         for (int j = 0; j < nd; j++) {
             dims[j].name = a->dimensions[j].name;
@@ -324,8 +321,8 @@ static int setup_alarms(struct eng *e)
         req.n_alarm_actions =
             a->nactions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nactions : SC_ALARM_MAX_ACTIONS + 1;
         req.ok_actions = ok_actions;
-        req.n_ok_actions = a->nok_actions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nok_actions
-                                                                      : SC_ALARM_MAX_ACTIONS + 1;
+        req.n_ok_actions =
+            a->nok_actions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nok_actions : SC_ALARM_MAX_ACTIONS + 1;
         req.metric_name = a->metric;
         req.namespace = a->namespace_;
         req.statistic = a->statistic;
@@ -403,8 +400,8 @@ static void setup_health(struct eng *e)
         if (ls->hc_interval_ms <= 0)
             ls->hc_interval_ms = 30000;
         ls->hc_next_ms = e->start_ms + ls->hc_interval_ms;
-        ls->http = lb->hc_target.protocol == SC_ELB_HC_HTTP ||
-                   lb->hc_target.protocol == SC_ELB_HC_HTTPS;
+        ls->http =
+            lb->hc_target.protocol == SC_ELB_HC_HTTP || lb->hc_target.protocol == SC_ELB_HC_HTTPS;
         port = lb->hc_target.port;
         ls->port_ok = 0;
         for (int j = 0; j < e->sc->lbs[i].nlisteners; j++)
@@ -431,8 +428,7 @@ static struct slot_state *slot_of(struct eng *e, int slot)
     return &e->slots[slot];
 }
 
-static void push_fault_event(struct eng *e, const char *cause, const char *group,
-                             const char *desc)
+static void push_fault_event(struct eng *e, const char *cause, const char *group, const char *desc)
 {
     struct sim_event ev = { 0 };
 
@@ -1066,9 +1062,11 @@ enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_reque
             for (int g = 0; g < sc->ngroups; g++)
                 for (int j = 0; j < sc->groups[g].nload_balancers; j++)
                     if (lb >= 0 && strcmp(sc->groups[g].load_balancers[j], sc->lbs[lb].name) == 0)
-                        s = fmax(s, sc->lcs[sim_scenario_lc_index(sc, sc->groups[g].launch_configuration)]
-                                            .app.service_mean_ms /
-                                        1000.0);
+                        s = fmax(
+                            s,
+                            sc->lcs[sim_scenario_lc_index(sc, sc->groups[g].launch_configuration)]
+                                    .app.service_mean_ms /
+                                1000.0);
             peak = peak / (ph->think_ms / 1000.0 + s);
         }
         total += peak * dur_s;

@@ -99,7 +99,8 @@ static int check_keys(struct ctx *c, const json_t *obj, const char *path,
     const char *key;
     json_t *v;
 
-    json_object_foreach((json_t *)obj, key, v) {
+    json_object_foreach((json_t *)obj, key, v)
+    {
         int ok = 0;
         (void)v;
         for (const char *const *a = allowed; *a; a++)
@@ -122,8 +123,8 @@ static int want_object(struct ctx *c, const json_t *v, const char *path)
 }
 
 /* Looks up key; returns 1 present, 0 absent (error when required), -1 error. */
-static int lookup(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                  int required, json_t **out, char *p)
+static int lookup(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+                  json_t **out, char *p)
 {
     path_key(p, path, key);
     *out = json_object_get(obj, key);
@@ -172,7 +173,8 @@ static int get_int(struct ctx *c, const json_t *obj, const char *path, const cha
         return r;
     }
     if (!json_is_integer(v))
-        return fail(c, p, "must be an integer, not %s", json_is_real(v) ? "a fraction" : type_name(v));
+        return fail(c, p, "must be an integer, not %s",
+                    json_is_real(v) ? "a fraction" : type_name(v));
     x = json_integer_value(v);
     if (x < lo)
         return fail(c, p, "must be >= %d", lo);
@@ -302,7 +304,8 @@ static int get_str_array(struct ctx *c, const json_t *obj, const char *path, con
     if (!json_is_array(v))
         return fail(c, p, "must be an array, not %s", type_name(v));
     *out = cm_xcalloc(json_array_size(v) + 1, sizeof(char *));
-    json_array_foreach(v, i, e) {
+    json_array_foreach(v, i, e)
+    {
         path_idx(pi, p, i);
         if (!json_is_string(e))
             return fail(c, pi, "must be a string, not %s", type_name(e));
@@ -348,10 +351,12 @@ static int get_obj_array(struct ctx *c, const json_t *obj, const char *path, con
 
 static int parse_lb(struct ctx *c, const json_t *o, const char *path, struct sim_lb *lb)
 {
-    static const char *const keys[] = { "name", "zones", "listeners", "health_check",
-                                        "cross_zone", "connection_draining", NULL };
-    static const char *const hc_keys[] = { "target", "interval", "timeout",
-                                           "unhealthy_threshold", "healthy_threshold", NULL };
+    static const char *const keys[] = {
+        "name", "zones", "listeners", "health_check", "cross_zone", "connection_draining", NULL
+    };
+    static const char *const hc_keys[] = {
+        "target", "interval", "timeout", "unhealthy_threshold", "healthy_threshold", NULL
+    };
     static const char *const l_keys[] = { "lb_port", "instance_port", "protocol",
                                           "instance_protocol", NULL };
     static const char *const protos[] = { "HTTP", "HTTPS", "TCP", "SSL", NULL };
@@ -409,8 +414,8 @@ static int parse_lb(struct ctx *c, const json_t *o, const char *path, struct sim
 
 static int parse_app(struct ctx *c, const json_t *o, const char *path, struct sim_app *a)
 {
-    static const char *const keys[] = { "boot_s", "workers", "service_ms", "cpu_per_request",
-                                        "queue_limit", NULL };
+    static const char *const keys[] = { "boot_s",          "workers",     "service_ms",
+                                        "cpu_per_request", "queue_limit", NULL };
     static const char *const s_keys[] = { "dist", "mean", "median", "sigma", NULL };
     static const char *const dists[] = { "fixed", "exponential", "lognormal", NULL };
     char p[SIM_PATH_MAX];
@@ -498,10 +503,18 @@ static int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim
 
 static int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
 {
-    static const char *const keys[] = { "name", "launch_configuration", "min", "max", "desired",
-                                        "zones", "load_balancers", "default_cooldown",
-                                        "health_check_type", "health_check_grace_period",
-                                        "termination_policies", NULL };
+    static const char *const keys[] = { "name",
+                                        "launch_configuration",
+                                        "min",
+                                        "max",
+                                        "desired",
+                                        "zones",
+                                        "load_balancers",
+                                        "default_cooldown",
+                                        "health_check_type",
+                                        "health_check_grace_period",
+                                        "termination_policies",
+                                        NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
     int r;
@@ -536,10 +549,18 @@ static int parse_group(struct ctx *c, const json_t *o, const char *path, struct 
 
 static int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl)
 {
-    static const char *const keys[] = { "name", "group", "type", "adjustment_type", "adjustment",
-                                        "cooldown", "min_adjustment_magnitude", "steps",
-                                        "metric_aggregation_type", "estimated_instance_warmup",
-                                        "target", NULL };
+    static const char *const keys[] = { "name",
+                                        "group",
+                                        "type",
+                                        "adjustment_type",
+                                        "adjustment",
+                                        "cooldown",
+                                        "min_adjustment_magnitude",
+                                        "steps",
+                                        "metric_aggregation_type",
+                                        "estimated_instance_warmup",
+                                        "target",
+                                        NULL };
     static const char *const types[] = { "SimpleScaling", "StepScaling", "TargetTrackingScaling",
                                          NULL };
     static const char *const adj[] = { "ChangeInCapacity", "ExactCapacity",
@@ -548,9 +569,9 @@ static int parse_policy(struct ctx *c, const json_t *o, const char *path, struct
     static const char *const step_keys[] = { "lower", "upper", "adjustment", NULL };
     static const char *const tt_keys[] = { "predefined_metric", "resource_label", "value",
                                            "disable_scale_in", NULL };
-    static const char *const predef[] = { "ASGAverageCPUUtilization",
-                                          "ASGAverageNetworkIn", "ASGAverageNetworkOut",
-                                          "ALBRequestCountPerTarget", NULL };
+    static const char *const predef[] = { "ASGAverageCPUUtilization", "ASGAverageNetworkIn",
+                                          "ASGAverageNetworkOut", "ALBRequestCountPerTarget",
+                                          NULL };
     char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
     char *type = NULL;
     json_t *arr, *v;
@@ -564,7 +585,7 @@ static int parse_policy(struct ctx *c, const json_t *o, const char *path, struct
         goto fail;
     pl->type = strcmp(type, "SimpleScaling") == 0 ? SIM_POLICY_SIMPLE
                : strcmp(type, "StepScaling") == 0 ? SIM_POLICY_STEP
-                                                    : SIM_POLICY_TARGET;
+                                                  : SIM_POLICY_TARGET;
     free(type);
     type = NULL;
     if ((r = get_int(c, o, path, "estimated_instance_warmup", 0, 0, 0, 100000000,
@@ -600,7 +621,8 @@ static int parse_policy(struct ctx *c, const json_t *o, const char *path, struct
             path_key(p, path, json_object_get(o, "adjustment") ? "adjustment" : "cooldown");
             return fail(c, p, "only for type SimpleScaling (StepScaling uses \"steps\")");
         }
-        if (lookup(c, o, path, "steps", 1, &v, p) <= 0 || get_obj_array(c, o, path, "steps", &arr, &n, p) < 0)
+        if (lookup(c, o, path, "steps", 1, &v, p) <= 0 ||
+            get_obj_array(c, o, path, "steps", &arr, &n, p) < 0)
             return -1;
         if (n == 0)
             return fail(c, p, "needs at least one step");
@@ -621,9 +643,11 @@ static int parse_policy(struct ctx *c, const json_t *o, const char *path, struct
             }
         }
     } else {
-        static const char *const bad[] = { "adjustment", "adjustment_type", "cooldown", "steps",
-                                           "min_adjustment_magnitude", "metric_aggregation_type",
-                                           NULL };
+        static const char *const bad[] = {
+            "adjustment", "adjustment_type",          "cooldown",
+            "steps",      "min_adjustment_magnitude", "metric_aggregation_type",
+            NULL
+        };
         for (const char *const *b = bad; *b; b++)
             if (json_object_get(o, *b)) {
                 path_key(p, path, *b);
@@ -669,13 +693,15 @@ static const char *comparison_name(const char *s)
 
 static int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_alarm *a)
 {
-    static const char *const keys[] = { "name", "namespace", "metric", "dimensions", "statistic",
-                                        "extended_statistic", "period", "evaluation_periods",
-                                        "datapoints_to_alarm", "comparison", "threshold",
-                                        "treat_missing_data", "actions", "ok_actions",
-                                        "actions_enabled", NULL };
-    static const char *const stats[] = { "SampleCount", "Average", "Sum", "Minimum", "Maximum",
-                                         NULL };
+    static const char *const keys[] = { "name",       "namespace",          "metric",
+                                        "dimensions", "statistic",          "extended_statistic",
+                                        "period",     "evaluation_periods", "datapoints_to_alarm",
+                                        "comparison", "threshold",          "treat_missing_data",
+                                        "actions",    "ok_actions",         "actions_enabled",
+                                        NULL };
+    static const char *const stats[] = {
+        "SampleCount", "Average", "Sum", "Minimum", "Maximum", NULL
+    };
     static const char *const tmd[] = { "missing", "ignore", "breaching", "notBreaching", NULL };
     char p[SIM_PATH_MAX];
     char *cmp = NULL;
@@ -691,8 +717,8 @@ static int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct 
         get_str(c, o, path, "extended_statistic", 0, NULL, &a->extended_statistic) < 0 ||
         get_int(c, o, path, "period", 0, 300, 1, 86400 * 7, &a->period_s) < 0 ||
         get_int(c, o, path, "evaluation_periods", 0, 1, 1, 100000, &a->evaluation_periods) < 0 ||
-        (r = get_int(c, o, path, "datapoints_to_alarm", 0, 0, 1, 100000,
-                     &a->datapoints_to_alarm)) < 0)
+        (r = get_int(c, o, path, "datapoints_to_alarm", 0, 0, 1, 100000, &a->datapoints_to_alarm)) <
+            0)
         return -1;
     a->has_datapoints_to_alarm = r;
     if (a->statistic && a->extended_statistic)
@@ -727,7 +753,8 @@ static int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct 
         if (want_object(c, v, p) != 0)
             return -1;
         a->dimensions = cm_xcalloc(json_object_size(v) + 1, sizeof(*a->dimensions));
-        json_object_foreach(v, key, dv) {
+        json_object_foreach(v, key, dv)
+        {
             char pk[SIM_PATH_MAX];
             path_key(pk, p, key);
             if (!json_is_string(dv))
@@ -811,10 +838,10 @@ bad:
 
 static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph)
 {
-    static const char *const keys[] = { "type", "to", "at", "for", "amplitude", "period",
+    static const char *const keys[] = { "type",    "to",       "at", "for", "amplitude", "period",
                                         "peak_at", "requests", "on", "gap", NULL };
-    static const char *const types[] = { "constant", "ramp", "step", "spike", "diurnal",
-                                         "bursts", NULL };
+    static const char *const types[] = { "constant", "ramp",   "step", "spike",
+                                         "diurnal",  "bursts", NULL };
     static const char *const allowed[][6] = {
         { NULL },
         { "to", NULL },
@@ -837,7 +864,8 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
             t = i;
     free(type);
     ph->shape = (enum sim_shape)t;
-    json_object_foreach((json_t *)o, key, v) {
+    json_object_foreach((json_t *)o, key, v)
+    {
         int ok = strcmp(key, "type") == 0;
         (void)v;
         for (int i = 0; allowed[t][i]; i++)
@@ -859,8 +887,7 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
         if (get_num(c, o, path, "to", 1, 0, 0, 1e12, &ph->to) < 0 ||
             get_dur(c, o, path, "at", 1, 0, &ph->shape_at_ms) < 0)
             return -1;
-        if (ph->shape == SIM_SHAPE_SPIKE &&
-            get_dur(c, o, path, "for", 1, 0, &ph->shape_for_ms) < 0)
+        if (ph->shape == SIM_SHAPE_SPIKE && get_dur(c, o, path, "for", 1, 0, &ph->shape_for_ms) < 0)
             return -1;
         break;
     case SIM_SHAPE_DIURNAL:
@@ -902,8 +929,8 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
 static int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph,
                        int64_t duration_ms)
 {
-    static const char *const keys[] = { "at", "until", "for", "target", "rate", "clients", "think",
-                                        "trace", "shape", NULL };
+    static const char *const keys[] = { "at",      "until", "for",   "target", "rate",
+                                        "clients", "think", "trace", "shape",  NULL };
     char p[SIM_PATH_MAX];
     char *trace = NULL;
     json_t *v;
@@ -1022,8 +1049,7 @@ static int parse_fault(struct ctx *c, const json_t *o, const char *path, struct 
     }
     if (get_dur(c, v, p, "for", 0, 0, &f->for_ms) < 0)
         return -1;
-    if (f->kind == SIM_FAULT_SLOW &&
-        get_num(c, v, p, "factor", 1, 1, 1, 1e6, &f->factor) < 0)
+    if (f->kind == SIM_FAULT_SLOW && get_num(c, v, p, "factor", 1, 1, 1, 1e6, &f->factor) < 0)
         return -1;
     return 0;
 }
@@ -1053,10 +1079,22 @@ static int parse_bounds(struct ctx *c, const json_t *v, const char *p, struct si
 static int parse_expect(struct ctx *c, const json_t *o, const char *path, struct sim_expect *e,
                         int64_t duration_ms)
 {
-    static const char *const keys[] = { "name", "group", "at", "by", "throughout", "from", "until",
-                                        "window", "in_service", "desired", "failed_pct", "p99_ms",
-                                        "direction_changes", "scale_out", NULL };
-    static const char *const checks[] = { "in_service", "desired", "failed_pct", "p99_ms",
+    static const char *const keys[] = { "name",
+                                        "group",
+                                        "at",
+                                        "by",
+                                        "throughout",
+                                        "from",
+                                        "until",
+                                        "window",
+                                        "in_service",
+                                        "desired",
+                                        "failed_pct",
+                                        "p99_ms",
+                                        "direction_changes",
+                                        "scale_out",
+                                        NULL };
+    static const char *const checks[] = { "in_service",        "desired",   "failed_pct", "p99_ms",
                                           "direction_changes", "scale_out", NULL };
     static const char *const so_keys[] = { "after", "within", NULL };
     char p[SIM_PATH_MAX];
@@ -1077,8 +1115,9 @@ static int parse_expect(struct ctx *c, const json_t *o, const char *path, struct
         }
     }
     if (found != 1)
-        return fail(c, path, "give exactly one check: in_service, desired, failed_pct, p99_ms, "
-                             "direction_changes, scale_out");
+        return fail(c, path,
+                    "give exactly one check: in_service, desired, failed_pct, p99_ms, "
+                    "direction_changes, scale_out");
     if ((hat = get_dur(c, o, path, "at", 0, 0, &at_ms)) < 0 ||
         (hby = get_dur(c, o, path, "by", 0, 0, &by_ms)) < 0 ||
         get_bool(c, o, path, "throughout", 0, &hth) < 0 ||
@@ -1240,8 +1279,9 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
         if (!ph->target) {
             if (sc->nlbs != 1) {
                 path_key(p, ph->path, "target");
-                return fail(c, p, sc->nlbs ? "missing: which load balancer gets the load?"
-                                           : "missing: the scenario has no load balancer");
+                return fail(c, p,
+                            sc->nlbs ? "missing: which load balancer gets the load?"
+                                     : "missing: the scenario has no load balancer");
             }
             ph->target = cm_xstrdup(sc->lbs[0].name);
         } else if (sim_scenario_lb_index(sc, ph->target) < 0) {
@@ -1291,11 +1331,23 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
 
 struct sim_scenario *sim_scenario_parse(const char *text, const char *file, char *err)
 {
-    static const char *const keys[] = { "name", "description", "seed", "start", "duration",
-                                        "sample", "demand_target_pct", "region", "zones",
-                                        "infrastructure", "load", "faults", "expect", NULL };
-    static const char *const infra_keys[] = { "load_balancers", "launch_configurations", "groups",
-                                              "policies", "alarms", NULL };
+    static const char *const keys[] = { "name",
+                                        "description",
+                                        "seed",
+                                        "start",
+                                        "duration",
+                                        "sample",
+                                        "demand_target_pct",
+                                        "region",
+                                        "zones",
+                                        "infrastructure",
+                                        "load",
+                                        "faults",
+                                        "expect",
+                                        NULL };
+    static const char *const infra_keys[] = { "load_balancers", "launch_configurations",
+                                              "groups",         "policies",
+                                              "alarms",         NULL };
     struct ctx c = { err, file };
     struct sim_scenario *sc = cm_xcalloc(1, sizeof(*sc));
     json_error_t jerr;
@@ -1602,7 +1654,8 @@ char *sim_scenario_set_param(const char *text, const char *param, double value, 
             if (*end == '\0' && end != seg && idx >= 0) {
                 next = json_array_get(cur, (size_t)idx);
             } else {
-                json_array_foreach(cur, i, e) {
+                json_array_foreach(cur, i, e)
+                {
                     json_t *nm = json_object_get(e, "name");
                     if (json_is_string(nm) && strcmp(json_string_value(nm), seg) == 0)
                         next = e;
@@ -1630,7 +1683,8 @@ char *sim_scenario_set_param(const char *text, const char *param, double value, 
     } else {
         size_t i;
         json_t *e;
-        json_array_foreach(parent, i, e) {
+        json_array_foreach(parent, i, e)
+        {
             if (e == cur) {
                 json_array_set_new(parent, i,
                                    json_is_integer(cur) && value == floor(value)

@@ -44,8 +44,8 @@ struct sim_lb {
     int nlisteners;
     int has_health_check;
     struct sim_health_check health_check;
-    int cross_zone;        /* CrossZoneLoadBalancing */
-    int draining;          /* ConnectionDraining enabled */
+    int cross_zone; /* CrossZoneLoadBalancing */
+    int draining;   /* ConnectionDraining enabled */
     int draining_timeout_s;
 };
 
@@ -57,8 +57,8 @@ enum sim_dist {
 
 /* The application an instance runs (the part that is not AWS). */
 struct sim_app {
-    double boot_s;        /* from launch (pending) to serving and running */
-    int workers;          /* concurrent requests served (servers of the queue) */
+    double boot_s; /* from launch (pending) to serving and running */
+    int workers;   /* concurrent requests served (servers of the queue) */
     enum sim_dist dist;
     double service_mean_ms;   /* mean service time (derived for lognormal) */
     double service_median_ms; /* lognormal: median; others: = mean for fixed */
@@ -174,14 +174,14 @@ struct sim_phase {
     double value;            /* req/s or clients */
     double think_ms;         /* closed: mean think time between a reply and the next request */
     enum sim_shape shape;
-    double to;                  /* ramp, step, spike */
-    int64_t shape_at_ms;        /* step, spike: relative to the phase start */
-    int64_t shape_for_ms;       /* spike */
-    double amplitude;           /* diurnal, 0..1 */
-    int64_t period_ms;          /* diurnal */
-    int64_t peak_ms;            /* diurnal: time of the peak, relative to the run start */
-    int64_t burst_requests;     /* bursts (closed): requests per burst, 0 when on_ms used */
-    int64_t on_ms, gap_ms;      /* bursts */
+    double to;              /* ramp, step, spike */
+    int64_t shape_at_ms;    /* step, spike: relative to the phase start */
+    int64_t shape_for_ms;   /* spike */
+    double amplitude;       /* diurnal, 0..1 */
+    int64_t period_ms;      /* diurnal */
+    int64_t peak_ms;        /* diurnal: time of the peak, relative to the run start */
+    int64_t burst_requests; /* bursts (closed): requests per burst, 0 when on_ms used */
+    int64_t on_ms, gap_ms;  /* bursts */
     /* trace: a CSV of time,rate (time in seconds or a duration, relative to the phase
      * start); the rate holds until the next row. Open model only. */
     int64_t *trace_t_ms;
@@ -213,13 +213,13 @@ struct sim_fault {
 /* ---- expectations ---- */
 
 enum sim_expect_kind {
-    SIM_EXPECT_IN_SERVICE = 0, /* group's InService count within [min, max] */
-    SIM_EXPECT_DESIRED,        /* group's desired capacity within [min, max] */
-    SIM_EXPECT_FAILED_PCT,     /* failed requests, % of all that ended, <= max */
-    SIM_EXPECT_P99_MS,         /* p99 latency of completed requests <= max */
+    SIM_EXPECT_IN_SERVICE = 0,    /* group's InService count within [min, max] */
+    SIM_EXPECT_DESIRED,           /* group's desired capacity within [min, max] */
+    SIM_EXPECT_FAILED_PCT,        /* failed requests, % of all that ended, <= max */
+    SIM_EXPECT_P99_MS,            /* p99 latency of completed requests <= max */
     SIM_EXPECT_DIRECTION_CHANGES, /* desired changes direction at most max times in any
                                      window_ms */
-    SIM_EXPECT_SCALE_OUT,      /* desired grows within within_ms after after_ms */
+    SIM_EXPECT_SCALE_OUT,         /* desired grows within within_ms after after_ms */
 };
 
 enum sim_when {
@@ -247,9 +247,9 @@ struct sim_scenario {
     char *name;
     char *description;
     uint64_t seed;
-    int64_t start_ms;    /* epoch ms, default 2026-01-01T00:00:00Z */
-    int64_t duration_ms; /* > 0 */
-    int64_t sample_ms;   /* default 60000 */
+    int64_t start_ms;         /* epoch ms, default 2026-01-01T00:00:00Z */
+    int64_t duration_ms;      /* > 0 */
+    int64_t sample_ms;        /* default 60000 */
     double demand_target_pct; /* default 70 */
     char *region;             /* default us-east-1 */
     char **zones;             /* default region + a, b, c */

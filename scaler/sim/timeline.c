@@ -226,7 +226,8 @@ static void bucket_merge(struct sim_timeline *tl, struct sim_bucket *a, const st
 }
 
 /* Copies bucket src's contents into dst's storage. */
-static void bucket_copy(struct sim_timeline *tl, struct sim_bucket *dst, const struct sim_bucket *src)
+static void bucket_copy(struct sim_timeline *tl, struct sim_bucket *dst,
+                        const struct sim_bucket *src)
 {
     struct sim_group_bucket *g = (struct sim_group_bucket *)dst->groups;
     double *aa = (double *)dst->alarm_in_alarm, *ai = (double *)dst->alarm_insufficient;

@@ -111,13 +111,13 @@ struct sim_alarm_info {
 };
 
 struct sim_timeline_config {
-    int64_t start_ms;    /* the virtual epoch ms the run starts at */
-    int64_t end_ms;      /* the run's planned end (start + duration) */
-    int64_t interval_ms; /* the sample interval, > 0 */
-    const char *scenario_name;   /* copied; may be NULL */
-    int ngroups;                 /* 0..SIM_TIMELINE_MAX_GROUPS */
+    int64_t start_ms;          /* the virtual epoch ms the run starts at */
+    int64_t end_ms;            /* the run's planned end (start + duration) */
+    int64_t interval_ms;       /* the sample interval, > 0 */
+    const char *scenario_name; /* copied; may be NULL */
+    int ngroups;               /* 0..SIM_TIMELINE_MAX_GROUPS */
     const char *const *group_names;
-    int nalarms;                 /* 0..SIM_TIMELINE_MAX_ALARMS */
+    int nalarms; /* 0..SIM_TIMELINE_MAX_ALARMS */
     const struct sim_alarm_info *alarms;
     int max_buckets; /* kept copy size; 0: SIM_TIMELINE_DEFAULT_BUCKETS (>= 2 otherwise) */
     int max_events;  /* kept events; 0: SIM_TIMELINE_DEFAULT_EVENTS (>= 2 otherwise) */
@@ -145,8 +145,8 @@ struct sim_bucket {
     int64_t t0_ms, t1_ms;
     int nsamples;
     struct sim_stat load, offered_rps, p50_ms, p99_ms, error_pct;
-    uint64_t completed, failed; /* sums */
-    int load_is_clients;        /* of the last merged sample */
+    uint64_t completed, failed;            /* sums */
+    int load_is_clients;                   /* of the last merged sample */
     const struct sim_group_bucket *groups; /* ngroups entries */
     /* Per alarm: the fraction (0..1) of merged samples in ALARM, and in
      * INSUFFICIENT_DATA; the state of the last merged sample. */

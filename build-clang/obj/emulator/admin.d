@@ -1,6 +1,6 @@
 build-clang/obj/emulator/admin.o: emulator/admin.c emulator/admin.h \
   emulator/server.h common/buf.h common/ev.h common/sigv4.h \
-  emulator/model.h
+  emulator/autoscale.h emulator/model.h
 
 emulator/admin.h:
 
@@ -11,5 +11,7 @@ common/buf.h:
 common/ev.h:
 
 common/sigv4.h:
+
+emulator/autoscale.h:
 
 emulator/model.h:

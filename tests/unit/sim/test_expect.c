@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -114,8 +114,7 @@ static void test_expect_failed_pct_over_span(void **state)
 
 static void test_expect_direction_changes_in_window(void **state)
 {
-    struct sim_scenario *sc =
-        scenario("{\"window\":\"5m\",\"direction_changes\":{\"max\":2}}");
+    struct sim_scenario *sc = scenario("{\"window\":\"5m\",\"direction_changes\":{\"max\":2}}");
     struct sim_checker *ch = sim_checker_create(sc, sc->start_ms);
     /* up, down (1), up (2) at 3m and 4m ... then a long pause, down (3) at 12m: the
      * window of 5 minutes never holds 3 changes */

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -37,10 +37,10 @@ static struct sim_scenario *scenario(const char *load, const char *service, int 
 }
 
 struct figures {
-    double util;     /* busy workers / workers */
-    double busy;     /* mean busy workers */
-    double mean_ms;  /* mean response time of completed requests */
-    double xput;     /* completed per second */
+    double util;    /* busy workers / workers */
+    double busy;    /* mean busy workers */
+    double mean_ms; /* mean response time of completed requests */
+    double xput;    /* completed per second */
     double fail_rate;
 };
 
@@ -91,8 +91,8 @@ static void near(double got, double want, double rel, const char *what)
 /* M/M/4, lambda 50/s, S 40 ms: rho = 0.5, busy = 2, W = S + C/(c mu - lambda). */
 static void check_mmc(enum sim_mode mode, double tol)
 {
-    struct sim_scenario *sc =
-        scenario("{\"rate\":50,\"until\":\"3h\"}", "{\"dist\":\"exponential\",\"mean\":40}", 4, 1000);
+    struct sim_scenario *sc = scenario("{\"rate\":50,\"until\":\"3h\"}",
+                                       "{\"dist\":\"exponential\",\"mean\":40}", 4, 1000);
     struct figures f;
     double c = sim_erlang_c(50 * 0.04, 4), w = 40 + c / (4 / 0.04 - 50) * 1000;
 
@@ -146,8 +146,8 @@ static void test_model_fluid_closed_throughput(void **state)
  * X = capacity = 400/s and R = N / X = 100 ms. */
 static void check_closed_saturated(enum sim_mode mode)
 {
-    struct sim_scenario *sc = scenario("{\"clients\":40,\"until\":\"3h\"}",
-                                       "{\"dist\":\"fixed\",\"mean\":20}", 4, 1000);
+    struct sim_scenario *sc =
+        scenario("{\"clients\":40,\"until\":\"3h\"}", "{\"dist\":\"fixed\",\"mean\":20}", 4, 1000);
     struct figures f;
 
     run(sc, mode, 2, 2000, &f);
@@ -172,8 +172,8 @@ static void test_model_fluid_closed_saturated(void **state)
 /* Overload: lambda 150/s against capacity 100/s with a small queue: the excess fails. */
 static void check_overload(enum sim_mode mode)
 {
-    struct sim_scenario *sc = scenario("{\"rate\":150,\"until\":\"3h\"}",
-                                       "{\"dist\":\"fixed\",\"mean\":40}", 4, 20);
+    struct sim_scenario *sc =
+        scenario("{\"rate\":150,\"until\":\"3h\"}", "{\"dist\":\"fixed\",\"mean\":40}", 4, 20);
     struct figures f;
 
     run(sc, mode, 1, 2000, &f);

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -109,47 +109,72 @@ struct bad {
 static const struct bad bad_cases[] = {
     /* unknown keys, at every level */
     { "\"seed\":7", "\"seed\":7,\"sead\":1", "$.sead: unknown key" },
-    { "\"boot_s\":30", "\"boot\":30", "$.infrastructure.launch_configurations[0].app.boot: unknown key" },
+    { "\"boot_s\":30", "\"boot\":30",
+      "$.infrastructure.launch_configurations[0].app.boot: unknown key" },
     { "\"rate\":100", "\"rate\":100,\"rps\":1", "$.load[0].rps: unknown key" },
     /* wrong types */
     { "\"seed\":7", "\"seed\":\"7\"", "$.seed: must be a number, not a string" },
-    { "\"min\":1", "\"min\":\"1\"", "$.infrastructure.groups[0].min: must be an integer, not a string" },
-    { "\"min\":1", "\"min\":1.5", "$.infrastructure.groups[0].min: must be an integer, not a fraction" },
-    { "\"zones\":[\"us-east-1a\"]", "\"zones\":\"us-east-1a\"", "$.infrastructure.load_balancers[0].zones: must be an array" },
+    { "\"min\":1", "\"min\":\"1\"",
+      "$.infrastructure.groups[0].min: must be an integer, not a string" },
+    { "\"min\":1", "\"min\":1.5",
+      "$.infrastructure.groups[0].min: must be an integer, not a fraction" },
+    { "\"zones\":[\"us-east-1a\"]", "\"zones\":\"us-east-1a\"",
+      "$.infrastructure.load_balancers[0].zones: must be an array" },
     { "\"seed\":7", "\"seed\":[7]", "$.seed: must be a number, not an array" },
     { "\"faults\":[{", "\"faults\":[7,{", "$.faults[0]: must be an object, not a number" },
     { "\"duration\":\"2h\"", "\"duration\":\"2 hours\"", "$.duration: not a duration" },
     /* ranges */
-    { "\"min\":1,\"max\":5", "\"min\":6,\"max\":5", "$.infrastructure.groups[0].min: must be <= max (5), is 6" },
+    { "\"min\":1,\"max\":5", "\"min\":6,\"max\":5",
+      "$.infrastructure.groups[0].min: must be <= max (5), is 6" },
     { "\"rate\":100", "\"rate\":-1", "$.load[0].rate: must be >= 0" },
     { "\"clients\":20", "\"clients\":-3", "$.load[1].clients: must be >= 0" },
-    { "\"lower\":0,\"upper\":10", "\"lower\":10,\"upper\":0", "$.infrastructure.policies[1].steps[0].lower: must be < upper" },
-    { "\"workers\":4", "\"workers\":0", "$.infrastructure.launch_configurations[0].app.workers: must be >= 1" },
-    { "\"evaluation_periods\":2", "\"evaluation_periods\":2,\"datapoints_to_alarm\":3", "$.infrastructure.alarms[0].datapoints_to_alarm: must be <= evaluation_periods" },
+    { "\"lower\":0,\"upper\":10", "\"lower\":10,\"upper\":0",
+      "$.infrastructure.policies[1].steps[0].lower: must be < upper" },
+    { "\"workers\":4", "\"workers\":0",
+      "$.infrastructure.launch_configurations[0].app.workers: must be >= 1" },
+    { "\"evaluation_periods\":2", "\"evaluation_periods\":2,\"datapoints_to_alarm\":3",
+      "$.infrastructure.alarms[0].datapoints_to_alarm: must be <= evaluation_periods" },
     { "{\"min\":2}", "{\"min\":3,\"max\":2}", "$.expect[0].in_service.min: must be <= max" },
-    { "\"until\":\"1h\"", "\"until\":\"0s\"", "$.load[0].until: the phase must end after it starts" },
+    { "\"until\":\"1h\"", "\"until\":\"0s\"",
+      "$.load[0].until: the phase must end after it starts" },
     /* references */
-    { "\"actions\":[\"up\"]", "\"actions\":[\"upp\"]", "$.infrastructure.alarms[0].actions[0]: no policy named \"upp\"" },
-    { "\"actions\":[\"up\"]", "\"actions\":[\"tt\"]", "$.infrastructure.alarms[0].actions[0]: policy \"tt\" is target tracking" },
-    { "\"launch_configuration\":\"lc\"", "\"launch_configuration\":\"lcx\"", "$.infrastructure.groups[0].launch_configuration: no launch configuration named \"lcx\"" },
-    { "\"load_balancers\":[\"lb\"]", "\"load_balancers\":[\"nope\"]", "$.infrastructure.groups[0].load_balancers[0]: no load balancer named \"nope\"" },
-    { "{\"name\":\"up\",\"group\":\"g\"", "{\"name\":\"up\",\"group\":\"h\"", "$.infrastructure.policies[0].group: no group named \"h\"" },
-    { "\"rate\":100", "\"rate\":100,\"target\":\"x\"", "$.load[0].target: no load balancer named \"x\"" },
-    { "{\"name\":\"steps\"", "{\"name\":\"up\"", "$.infrastructure.policies[1].name: a second policy named \"up\"" },
+    { "\"actions\":[\"up\"]", "\"actions\":[\"upp\"]",
+      "$.infrastructure.alarms[0].actions[0]: no policy named \"upp\"" },
+    { "\"actions\":[\"up\"]", "\"actions\":[\"tt\"]",
+      "$.infrastructure.alarms[0].actions[0]: policy \"tt\" is target tracking" },
+    { "\"launch_configuration\":\"lc\"", "\"launch_configuration\":\"lcx\"",
+      "$.infrastructure.groups[0].launch_configuration: no launch configuration named \"lcx\"" },
+    { "\"load_balancers\":[\"lb\"]", "\"load_balancers\":[\"nope\"]",
+      "$.infrastructure.groups[0].load_balancers[0]: no load balancer named \"nope\"" },
+    { "{\"name\":\"up\",\"group\":\"g\"", "{\"name\":\"up\",\"group\":\"h\"",
+      "$.infrastructure.policies[0].group: no group named \"h\"" },
+    { "\"rate\":100", "\"rate\":100,\"target\":\"x\"",
+      "$.load[0].target: no load balancer named \"x\"" },
+    { "{\"name\":\"steps\"", "{\"name\":\"up\"",
+      "$.infrastructure.policies[1].name: a second policy named \"up\"" },
     /* shapes and kinds */
     { "\"type\":\"ramp\"", "\"type\":\"zigzag\"", "$.load[0].shape.type: must be one of" },
-    { "\"type\":\"ramp\",\"to\":300", "\"type\":\"ramp\",\"to\":300,\"period\":\"1h\"", "$.load[0].shape.period: not a key of shape \"ramp\"" },
+    { "\"type\":\"ramp\",\"to\":300", "\"type\":\"ramp\",\"to\":300,\"period\":\"1h\"",
+      "$.load[0].shape.period: not a key of shape \"ramp\"" },
     { "\"rate\":100", "\"rate\":100,\"clients\":3", "$.load[0]: give exactly one of" },
-    { "\"think\":\"1s\"", "\"think\":\"1s\",\"shape\":{\"type\":\"bursts\",\"requests\":10}", "$.load[1].shape: missing required key \"gap\"" },
-    { "\"kill\":{\"group\":\"g\",\"count\":1}", "\"kill\":{\"group\":\"g\",\"count\":1},\"hang\":{}", "$.faults[0]: give exactly one of" },
-    { "\"comparison\":\">\"", "\"comparison\":\"=>\"", "$.infrastructure.alarms[0].comparison: must be >, >=, <, <=" },
-    { "\"type\":\"SimpleScaling\"", "\"type\":\"Simple\"", "$.infrastructure.policies[0].type: must be one of" },
-    { "\"adjustment\":1,\"cooldown\":300}", "\"adjustment\":1,\"cooldown\":300,\"steps\":[]}", "$.infrastructure.policies[0].steps: only for type StepScaling" },
-    { "{\"min\":2}}", "{\"min\":2},\"failed_pct\":{\"max\":1}}", "$.expect[0]: give exactly one check" },
-    { "\"dist\":\"lognormal\",\"median\":50", "\"dist\":\"fixed\",\"median\":50", "$.infrastructure.launch_configurations[0].app.service_ms: missing required key \"mean\"" },
+    { "\"think\":\"1s\"", "\"think\":\"1s\",\"shape\":{\"type\":\"bursts\",\"requests\":10}",
+      "$.load[1].shape: missing required key \"gap\"" },
+    { "\"kill\":{\"group\":\"g\",\"count\":1}",
+      "\"kill\":{\"group\":\"g\",\"count\":1},\"hang\":{}", "$.faults[0]: give exactly one of" },
+    { "\"comparison\":\">\"", "\"comparison\":\"=>\"",
+      "$.infrastructure.alarms[0].comparison: must be >, >=, <, <=" },
+    { "\"type\":\"SimpleScaling\"", "\"type\":\"Simple\"",
+      "$.infrastructure.policies[0].type: must be one of" },
+    { "\"adjustment\":1,\"cooldown\":300}", "\"adjustment\":1,\"cooldown\":300,\"steps\":[]}",
+      "$.infrastructure.policies[0].steps: only for type StepScaling" },
+    { "{\"min\":2}}", "{\"min\":2},\"failed_pct\":{\"max\":1}}",
+      "$.expect[0]: give exactly one check" },
+    { "\"dist\":\"lognormal\",\"median\":50", "\"dist\":\"fixed\",\"median\":50",
+      "$.infrastructure.launch_configurations[0].app.service_ms: missing required key \"mean\"" },
     /* missing pieces */
     { "\"duration\":\"2h\",", "", "$: missing required key \"duration\"" },
-    { "{\"name\":\"lc\",", "{", "$.infrastructure.launch_configurations[0]: missing required key \"name\"" },
+    { "{\"name\":\"lc\",", "{",
+      "$.infrastructure.launch_configurations[0]: missing required key \"name\"" },
     /* not JSON */
     { "{\"name\":\"t\"", "{\"name\":\"t\",,", "line 1 column" },
 };
