@@ -10,7 +10,11 @@ set -uo pipefail
 ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-build}
 EMU="$ROOT/$BUILD/bin/emulator"
-SHARED_BENCH=${SHARED_BENCH:-$ROOT/../shared/bench}
+if [ -z "${SHARED_BENCH:-}" ]; then
+    for d in "$ROOT/../shared/bench" /work/shared/bench; do
+        [ -d "$d" ] && SHARED_BENCH=$d && break
+    done
+fi
 [ -x "$EMU" ] || { echo "bench_lb: $EMU not built"; exit 1; }
 [ -x "$SHARED_BENCH/lb-vs-nginx.sh" ] || { echo "bench_lb: no $SHARED_BENCH/lb-vs-nginx.sh"; exit 1; }
 TPL="$EMU proxy --listen {port} --backend {backend1} --backend {backend2}"
