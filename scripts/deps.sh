@@ -23,6 +23,7 @@ need_pc openssl libssl-dev
 need_pc cmocka libcmocka-dev
 need_pc libxml-2.0 libxml2-dev
 need_pc libcbor libcbor-dev
+need_pc zlib zlib1g-dev
 need_cmd curl curl
 need_cmd python3 python3
 # The report's browser test renders pages in headless Chromium.

@@ -1,5 +1,0 @@
-build-clang/obj/common/buf.o: common/buf.c common/buf.h common/xalloc.h
-
-common/buf.h:
-
-common/xalloc.h:

@@ -1,3 +1,0 @@
-build-clang/obj/common/log.o: common/log.c common/log.h
-
-common/log.h:

@@ -1,8 +1,0 @@
-build-clang/obj/common/svg.o: common/svg.c common/svg.h common/buf.h \
-  common/xalloc.h
-
-common/svg.h:
-
-common/buf.h:
-
-common/xalloc.h:

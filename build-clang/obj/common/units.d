@@ -1,3 +1,0 @@
-build-clang/obj/common/units.o: common/units.c common/units.h
-
-common/units.h:

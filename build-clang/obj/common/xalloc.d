@@ -1,6 +1,0 @@
-build-clang/obj/common/xalloc.o: common/xalloc.c common/xalloc.h \
-  common/log.h
-
-common/xalloc.h:
-
-common/log.h:

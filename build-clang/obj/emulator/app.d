@@ -1,6 +1,0 @@
-build-clang/obj/emulator/app.o: emulator/app.c emulator/app.h \
-  scaler/rng.h
-
-emulator/app.h:
-
-scaler/rng.h:

@@ -1,6 +1,0 @@
-build-clang/obj/loadgen/resp.o: loadgen/resp.c loadgen/resp.h \
-  common/xalloc.h
-
-loadgen/resp.h:
-
-common/xalloc.h:

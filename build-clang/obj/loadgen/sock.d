@@ -1,3 +1,0 @@
-build-clang/obj/loadgen/sock.o: loadgen/sock.c loadgen/sock.h
-
-loadgen/sock.h:

@@ -1,6 +1,0 @@
-build-clang/obj/scaler/policy.o: scaler/policy.c scaler/policy.h \
-  scaler/status.h
-
-scaler/policy.h:
-
-scaler/status.h:

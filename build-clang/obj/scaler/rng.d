@@ -1,3 +1,0 @@
-build-clang/obj/scaler/rng.o: scaler/rng.c scaler/rng.h
-
-scaler/rng.h:

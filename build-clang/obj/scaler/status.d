@@ -1,3 +1,0 @@
-build-clang/obj/scaler/status.o: scaler/status.c scaler/status.h
-
-scaler/status.h:

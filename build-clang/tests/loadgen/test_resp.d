@@ -1,4 +1,0 @@
-build-clang/tests/loadgen/test_resp: tests/unit/loadgen/test_resp.c \
-  loadgen/resp.h
-
-loadgen/resp.h:

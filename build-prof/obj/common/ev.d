@@ -1,3 +1,0 @@
-build-prof/obj/common/ev.o: common/ev.c common/ev.h common/xalloc.h
-common/ev.h:
-common/xalloc.h:

@@ -1,2 +1,0 @@
-build-prof/obj/common/units.o: common/units.c common/units.h
-common/units.h:

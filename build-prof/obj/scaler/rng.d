@@ -1,2 +1,0 @@
-build-prof/obj/scaler/rng.o: scaler/rng.c scaler/rng.h
-scaler/rng.h:

@@ -1,9 +1,0 @@
-build-prof/obj/scaler/sim/expect.o: scaler/sim/expect.c \
- scaler/sim/expect.h common/hist.h scaler/sim/scenario.h \
- scaler/sim/timeline.h common/xalloc.h scaler/sim/model.h
-scaler/sim/expect.h:
-common/hist.h:
-scaler/sim/scenario.h:
-scaler/sim/timeline.h:
-common/xalloc.h:
-scaler/sim/model.h:

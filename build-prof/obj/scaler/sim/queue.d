@@ -1,4 +1,0 @@
-build-prof/obj/scaler/sim/queue.o: scaler/sim/queue.c scaler/sim/queue.h \
- common/xalloc.h
-scaler/sim/queue.h:
-common/xalloc.h:
