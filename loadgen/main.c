@@ -17,6 +17,7 @@
 #include "loadgen/report.h"
 #include "loadgen/sock.h"
 #include "loadgen/stats.h"
+#include "loadgen/awsapi.h"
 #include "loadgen/sweep.h"
 
 static void usage(FILE *out)
@@ -25,6 +26,7 @@ static void usage(FILE *out)
         "Usage: loadgen [options] [http[s]://]hostname[:port]/path\n"
         "       loadgen merge RESULT.json...      combine --json results exactly\n"
         "       loadgen sweep [sweep options] URL  autobench-style rate sweep (see loadgen sweep --help)\n"
+        "       loadgen aws SERVICE ACTION [Name=Value ...]  one signed AWS Query call (see loadgen aws --help)\n"
         "ab's options (same meaning as ApacheBench 2.3):\n"
         "    -n requests     Number of requests to perform\n"
         "    -c concurrency  Number of multiple requests to make at a time\n"
@@ -325,6 +327,8 @@ int main(int argc, char **argv)
     cm_log_init("loadgen", CM_LOG_WARN);
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return cmd_merge(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "aws") == 0)
+        return aws_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0)
         return sweep_main(argc - 1, argv + 1);
     return cmd_run(argc, argv);
