@@ -91,7 +91,8 @@ $(BUILD)/bin/emulator-instance: $(call obj,emulator/instance/main.c) $(LIBEMU) $
 endif
 ifneq ($(wildcard loadgen/main.c),)
 BINS += $(BUILD)/bin/loadgen
-$(BUILD)/bin/loadgen: $(call obj,loadgen/main.c) $(LIBLOADGEN) $(LIBCOMMON)
+# loadgen scenario reads scenario files with the simulator's parser (libsim, libscaler).
+$(BUILD)/bin/loadgen: $(call obj,loadgen/main.c) $(LIBLOADGEN) $(LIBSIM) $(LIBSCALER) $(LIBCOMMON)
 endif
 
 $(BUILD)/bin/%:

@@ -18,6 +18,7 @@
 #include "loadgen/sock.h"
 #include "loadgen/stats.h"
 #include "loadgen/awsapi.h"
+#include "loadgen/scenario.h"
 #include "loadgen/sweep.h"
 
 static void usage(FILE *out)
@@ -26,6 +27,7 @@ static void usage(FILE *out)
         "Usage: loadgen [options] [http[s]://]hostname[:port]/path\n"
         "       loadgen merge RESULT.json...      combine --json results exactly\n"
         "       loadgen sweep [sweep options] URL  autobench-style rate sweep (see loadgen sweep --help)\n"
+        "       loadgen scenario FILE --dry-run  the AWS calls a scenario makes (see loadgen scenario --help)\n"
         "       loadgen aws SERVICE ACTION [Name=Value ...]  one signed AWS Query call (see loadgen aws --help)\n"
         "ab's options (same meaning as ApacheBench 2.3):\n"
         "    -n requests     Number of requests to perform\n"
@@ -327,6 +329,8 @@ int main(int argc, char **argv)
     cm_log_init("loadgen", CM_LOG_WARN);
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return cmd_merge(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "scenario") == 0)
+        return scenario_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "aws") == 0)
         return aws_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0)

@@ -1,0 +1,468 @@
+/* loadgen/scenario.c: see scenario.h. */
+#include "loadgen/scenario.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/xalloc.h"
+
+static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service svc,
+                                 const char *action)
+{
+    struct scn_call *c;
+
+    *v = cm_xrealloc(*v, (size_t)(*n + 1) * sizeof(**v));
+    c = &(*v)[(*n)++];
+    memset(c, 0, sizeof(*c));
+    c->svc = svc;
+    c->action = cm_xstrdup(action);
+    c->policy = cm_xstrdup("");
+    aws_params_init(&c->params);
+    return c;
+}
+
+static void b64(struct cm_buf *out, const char *s)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(s);
+    const unsigned char *p = (const unsigned char *)s;
+
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+
+        if (i + 1 < n)
+            v |= (unsigned)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        cm_buf_putc(out, tab[(v >> 18) & 63]);
+        cm_buf_putc(out, tab[(v >> 12) & 63]);
+        cm_buf_putc(out, i + 1 < n ? tab[(v >> 6) & 63] : '=');
+        cm_buf_putc(out, i + 2 < n ? tab[v & 63] : '=');
+    }
+}
+
+/* The emulator's instance profile (emulator/app.h) for a scenario app, base64 as
+ * CreateLaunchConfiguration's UserData is sent. */
+static char *user_data(const struct sim_app *app)
+{
+    char json[512], svc[160];
+    struct cm_buf b;
+
+    switch (app->dist) {
+    case SIM_DIST_EXPONENTIAL:
+        snprintf(svc, sizeof(svc), "{\"dist\":\"exponential\",\"mean\":%.17g}",
+                 app->service_mean_ms);
+        break;
+    case SIM_DIST_LOGNORMAL:
+        snprintf(svc, sizeof(svc), "{\"dist\":\"lognormal\",\"median\":%.17g,\"sigma\":%.17g}",
+                 app->service_median_ms, app->service_sigma);
+        break;
+    default:
+        snprintf(svc, sizeof(svc), "{\"dist\":\"fixed\",\"value\":%.17g}", app->service_mean_ms);
+        break;
+    }
+    snprintf(json, sizeof(json),
+             "{\"boot_s\":%.17g,\"workers\":%d,\"queue\":%d,\"service_ms\":%s,\"cpu_ms\":%.17g}",
+             app->boot_s, app->workers, app->queue_limit, svc,
+             app->service_mean_ms * app->cpu_per_request);
+    cm_buf_init(&b, 4096);
+    b64(&b, json);
+    cm_buf_putc(&b, '\0');
+    return cm_buf_take(&b, NULL);
+}
+
+static void add_name(struct aws_params *p, const char *key, const char *prefix, const char *name)
+{
+    aws_params_addf(p, key, "%s-%s", prefix, name);
+}
+
+static void add_zones(struct aws_params *p, char **zones, int n)
+{
+    aws_params_add_list(p, "AvailabilityZones", 1, (const char *const *)zones, n);
+}
+
+static const char *policy_type(enum sim_policy_type t)
+{
+    return t == SIM_POLICY_STEP ? "StepScaling"
+         : t == SIM_POLICY_TARGET ? "TargetTrackingScaling" : "SimpleScaling";
+}
+
+static void plan_lbs(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+{
+    for (int i = 0; i < sc->nlbs; i++) {
+        const struct sim_lb *lb = &sc->lbs[i];
+        struct scn_call *c = call_add(&plan->setup, &plan->nsetup, AWS_ELB, "CreateLoadBalancer");
+
+        add_name(&c->params, "LoadBalancerName", prefix, lb->name);
+        for (int l = 0; l < lb->nlisteners; l++) {
+            const struct sim_listener *li = &lb->listeners[l];
+            char k[96];
+
+            snprintf(k, sizeof(k), "Listeners.member.%d.Protocol", l + 1);
+            aws_params_add(&c->params, k, li->protocol);
+            snprintf(k, sizeof(k), "Listeners.member.%d.LoadBalancerPort", l + 1);
+            aws_params_addf(&c->params, k, "%d", li->lb_port);
+            snprintf(k, sizeof(k), "Listeners.member.%d.InstancePort", l + 1);
+            aws_params_addf(&c->params, k, "%d", li->instance_port);
+            if (li->instance_protocol) {
+                snprintf(k, sizeof(k), "Listeners.member.%d.InstanceProtocol", l + 1);
+                aws_params_add(&c->params, k, li->instance_protocol);
+            }
+        }
+        if (lb->nzones)
+            add_zones(&c->params, lb->zones, lb->nzones);
+        else
+            add_zones(&c->params, sc->zones, sc->nzones);
+        if (lb->has_health_check) {
+            c = call_add(&plan->setup, &plan->nsetup, AWS_ELB, "ConfigureHealthCheck");
+            add_name(&c->params, "LoadBalancerName", prefix, lb->name);
+            aws_params_add(&c->params, "HealthCheck.Target", lb->health_check.target);
+            aws_params_addf(&c->params, "HealthCheck.Interval", "%d", lb->health_check.interval_s);
+            aws_params_addf(&c->params, "HealthCheck.Timeout", "%d", lb->health_check.timeout_s);
+            aws_params_addf(&c->params, "HealthCheck.UnhealthyThreshold", "%d",
+                            lb->health_check.unhealthy_threshold);
+            aws_params_addf(&c->params, "HealthCheck.HealthyThreshold", "%d",
+                            lb->health_check.healthy_threshold);
+        }
+        c = call_add(&plan->setup, &plan->nsetup, AWS_ELB, "ModifyLoadBalancerAttributes");
+        add_name(&c->params, "LoadBalancerName", prefix, lb->name);
+        aws_params_add(&c->params, "LoadBalancerAttributes.CrossZoneLoadBalancing.Enabled",
+                       lb->cross_zone ? "true" : "false");
+        aws_params_add(&c->params, "LoadBalancerAttributes.ConnectionDraining.Enabled",
+                       lb->draining ? "true" : "false");
+        if (lb->draining)
+            aws_params_addf(&c->params, "LoadBalancerAttributes.ConnectionDraining.Timeout", "%d",
+                            lb->draining_timeout_s);
+    }
+}
+
+static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+{
+    for (int i = 0; i < sc->nlcs; i++) {
+        const struct sim_launch_config *lc = &sc->lcs[i];
+        struct scn_call *c =
+            call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "CreateLaunchConfiguration");
+        char *ud = user_data(&lc->app);
+
+        add_name(&c->params, "LaunchConfigurationName", prefix, lc->name);
+        aws_params_add(&c->params, "ImageId", lc->image_id);
+        aws_params_add(&c->params, "InstanceType", lc->instance_type);
+        aws_params_add(&c->params, "UserData", ud);
+        free(ud);
+    }
+    for (int i = 0; i < sc->ngroups; i++) {
+        const struct sim_group *g = &sc->groups[i];
+        struct scn_call *c =
+            call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "CreateAutoScalingGroup");
+
+        add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
+        add_name(&c->params, "LaunchConfigurationName", prefix, g->launch_configuration);
+        aws_params_addf(&c->params, "MinSize", "%d", g->min);
+        aws_params_addf(&c->params, "MaxSize", "%d", g->max);
+        if (g->has_desired)
+            aws_params_addf(&c->params, "DesiredCapacity", "%d", g->desired);
+        if (g->nzones) {
+            add_zones(&c->params, g->zones, g->nzones);
+        } else {
+            int lbi = g->nload_balancers ? sim_scenario_lb_index(sc, g->load_balancers[0]) : -1;
+
+            if (lbi >= 0 && sc->lbs[lbi].nzones)
+                add_zones(&c->params, sc->lbs[lbi].zones, sc->lbs[lbi].nzones);
+            else
+                add_zones(&c->params, sc->zones, sc->nzones);
+        }
+        for (int l = 0; l < g->nload_balancers; l++) {
+            char k[64];
+
+            snprintf(k, sizeof(k), "LoadBalancerNames.member.%d", l + 1);
+            add_name(&c->params, k, prefix, g->load_balancers[l]);
+        }
+        aws_params_addf(&c->params, "DefaultCooldown", "%d", g->default_cooldown_s);
+        aws_params_add(&c->params, "HealthCheckType", g->health_check_type ? g->health_check_type : "EC2");
+        aws_params_addf(&c->params, "HealthCheckGracePeriod", "%d", g->health_check_grace_period_s);
+        aws_params_add_list(&c->params, "TerminationPolicies", 1,
+                            (const char *const *)g->termination_policies, g->ntermination_policies);
+    }
+}
+
+static void plan_policies(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+{
+    for (int i = 0; i < sc->npolicies; i++) {
+        const struct sim_policy *po = &sc->policies[i];
+        struct scn_call *c =
+            call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "PutScalingPolicy");
+        struct aws_params *p = &c->params;
+
+        free(c->policy);
+        c->policy = cm_xstrdup(po->name);
+        add_name(p, "AutoScalingGroupName", prefix, po->group);
+        aws_params_add(p, "PolicyName", po->name);
+        aws_params_add(p, "PolicyType", policy_type(po->type));
+        if (po->type != SIM_POLICY_TARGET && po->adjustment_type)
+            aws_params_add(p, "AdjustmentType", po->adjustment_type);
+        if (po->type == SIM_POLICY_SIMPLE) {
+            aws_params_addf(p, "ScalingAdjustment", "%d", po->adjustment);
+            if (po->has_cooldown)
+                aws_params_addf(p, "Cooldown", "%d", po->cooldown_s);
+        }
+        if (po->has_min_adjustment_magnitude)
+            aws_params_addf(p, "MinAdjustmentMagnitude", "%d", po->min_adjustment_magnitude);
+        if (po->type == SIM_POLICY_STEP) {
+            for (int s = 0; s < po->nsteps; s++) {
+                char k[96];
+
+                if (po->steps[s].has_lower) {
+                    snprintf(k, sizeof(k), "StepAdjustments.member.%d.MetricIntervalLowerBound", s + 1);
+                    aws_params_addf(p, k, "%.17g", po->steps[s].lower);
+                }
+                if (po->steps[s].has_upper) {
+                    snprintf(k, sizeof(k), "StepAdjustments.member.%d.MetricIntervalUpperBound", s + 1);
+                    aws_params_addf(p, k, "%.17g", po->steps[s].upper);
+                }
+                snprintf(k, sizeof(k), "StepAdjustments.member.%d.ScalingAdjustment", s + 1);
+                aws_params_addf(p, k, "%d", po->steps[s].adjustment);
+            }
+            if (po->metric_aggregation_type)
+                aws_params_add(p, "MetricAggregationType", po->metric_aggregation_type);
+        }
+        if (po->type != SIM_POLICY_SIMPLE && po->has_warmup)
+            aws_params_addf(p, "EstimatedInstanceWarmup", "%d", po->estimated_instance_warmup_s);
+        if (po->type == SIM_POLICY_TARGET) {
+            aws_params_add(p, "TargetTrackingConfiguration.PredefinedMetricSpecification."
+                              "PredefinedMetricType",
+                           po->predefined_metric);
+            if (po->resource_label)
+                aws_params_add(p, "TargetTrackingConfiguration.PredefinedMetricSpecification."
+                                  "ResourceLabel",
+                               po->resource_label);
+            aws_params_addf(p, "TargetTrackingConfiguration.TargetValue", "%.17g", po->target_value);
+            if (po->disable_scale_in)
+                aws_params_add(p, "TargetTrackingConfiguration.DisableScaleIn", "true");
+        }
+    }
+}
+
+static void plan_alarms(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+{
+    for (int i = 0; i < sc->nalarms; i++) {
+        const struct sim_alarm *al = &sc->alarms[i];
+        struct scn_call *c = call_add(&plan->setup, &plan->nsetup, AWS_CLOUDWATCH, "PutMetricAlarm");
+        struct aws_params *p = &c->params;
+
+        add_name(p, "AlarmName", prefix, al->name);
+        aws_params_add(p, "Namespace", al->namespace_);
+        aws_params_add(p, "MetricName", al->metric);
+        for (int d = 0; d < al->ndimensions; d++) {
+            char k[64];
+            const char *dn = al->dimensions[d].name;
+
+            snprintf(k, sizeof(k), "Dimensions.member.%d.Name", d + 1);
+            aws_params_add(p, k, dn);
+            snprintf(k, sizeof(k), "Dimensions.member.%d.Value", d + 1);
+            /* dimensions naming the scenario's own resources follow their prefix */
+            if (strcmp(dn, "AutoScalingGroupName") == 0 || strcmp(dn, "LoadBalancerName") == 0)
+                add_name(p, k, prefix, al->dimensions[d].value);
+            else
+                aws_params_add(p, k, al->dimensions[d].value);
+        }
+        if (al->extended_statistic)
+            aws_params_add(p, "ExtendedStatistic", al->extended_statistic);
+        else
+            aws_params_add(p, "Statistic", al->statistic);
+        aws_params_addf(p, "Period", "%d", al->period_s);
+        aws_params_addf(p, "EvaluationPeriods", "%d", al->evaluation_periods);
+        if (al->has_datapoints_to_alarm)
+            aws_params_addf(p, "DatapointsToAlarm", "%d", al->datapoints_to_alarm);
+        aws_params_add(p, "ComparisonOperator", al->comparison);
+        aws_params_addf(p, "Threshold", "%.17g", al->threshold);
+        if (al->treat_missing_data)
+            aws_params_add(p, "TreatMissingData", al->treat_missing_data);
+        for (int a = 0; a < al->nactions; a++) {
+            char k[64];
+
+            snprintf(k, sizeof(k), "AlarmActions.member.%d", a + 1);
+            aws_params_addf(p, k, "{arn:%s}", al->actions[a]);
+        }
+        for (int a = 0; a < al->nok_actions; a++) {
+            char k[64];
+
+            snprintf(k, sizeof(k), "OKActions.member.%d", a + 1);
+            aws_params_addf(p, k, "{arn:%s}", al->ok_actions[a]);
+        }
+        aws_params_add(p, "ActionsEnabled", al->actions_enabled ? "true" : "false");
+    }
+}
+
+static void plan_teardown(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+{
+    struct scn_call *c;
+
+    if (sc->nalarms) {
+        c = call_add(&plan->teardown, &plan->nteardown, AWS_CLOUDWATCH, "DeleteAlarms");
+        for (int i = 0; i < sc->nalarms; i++) {
+            char k[64];
+
+            snprintf(k, sizeof(k), "AlarmNames.member.%d", i + 1);
+            add_name(&c->params, k, prefix, sc->alarms[i].name);
+        }
+    }
+    /* ForceDelete terminates the instances and deletes the policies with the group */
+    for (int i = 0; i < sc->ngroups; i++) {
+        c = call_add(&plan->teardown, &plan->nteardown, AWS_AUTOSCALING, "DeleteAutoScalingGroup");
+        add_name(&c->params, "AutoScalingGroupName", prefix, sc->groups[i].name);
+        aws_params_add(&c->params, "ForceDelete", "true");
+    }
+    for (int i = 0; i < sc->nlcs; i++) {
+        c = call_add(&plan->teardown, &plan->nteardown, AWS_AUTOSCALING,
+                     "DeleteLaunchConfiguration");
+        add_name(&c->params, "LaunchConfigurationName", prefix, sc->lcs[i].name);
+    }
+    for (int i = 0; i < sc->nlbs; i++) {
+        c = call_add(&plan->teardown, &plan->nteardown, AWS_ELB, "DeleteLoadBalancer");
+        add_name(&c->params, "LoadBalancerName", prefix, sc->lbs[i].name);
+    }
+}
+
+void scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+{
+    memset(plan, 0, sizeof(*plan));
+    plan_lbs(plan, sc, prefix);
+    plan_groups(plan, sc, prefix);
+    plan_policies(plan, sc, prefix);
+    plan_alarms(plan, sc, prefix);
+    plan_teardown(plan, sc, prefix);
+}
+
+static void calls_free(struct scn_call *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(v[i].action);
+        free(v[i].policy);
+        aws_params_cleanup(&v[i].params);
+    }
+    free(v);
+}
+
+void scn_plan_cleanup(struct scn_plan *plan)
+{
+    calls_free(plan->setup, plan->nsetup);
+    calls_free(plan->teardown, plan->nteardown);
+    memset(plan, 0, sizeof(*plan));
+}
+
+static void print_word(FILE *f, const char *s)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,=+-@") ==
+                  strlen(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+void scn_call_print(FILE *f, const struct scn_call *c)
+{
+    static const char *const cli[AWS_NSERVICES] = { "autoscaling", "elb", "cloudwatch", "ec2" };
+
+    fprintf(f, "%s %s", cli[c->svc], c->action);
+    for (int i = 0; i < c->params.n; i++) {
+        struct cm_buf b;
+        char *w;
+
+        cm_buf_init(&b, 1u << 20);
+        cm_buf_printf(&b, "%s=%s", c->params.v[i].name, c->params.v[i].value);
+        cm_buf_putc(&b, '\0');
+        w = cm_buf_take(&b, NULL);
+        fputc(' ', f);
+        print_word(f, w);
+        free(w);
+    }
+    fputc('\n', f);
+}
+
+static int usage(FILE *f, int rc)
+{
+    fprintf(f,
+            "usage: loadgen scenario FILE --dry-run [--prefix NAME]\n"
+            "  Prints the AWS API calls that create the scenario's infrastructure (load\n"
+            "  balancers, launch configurations, groups, policies, alarms; names prefixed\n"
+            "  per run) and those that tear it down, as `loadgen aws` arguments.\n"
+            "  --prefix NAME   the name prefix (default sl-<pid hex>-<time hex>)\n"
+            "  Not in this build: running the scenario (--endpoint, --aws, --time-scale,\n"
+            "  --report, --json, --keep): infrastructure setup through the API, load,\n"
+            "  faults, polling and expectations.\n");
+    return rc;
+}
+
+int scenario_main(int argc, char **argv)
+{
+    const char *file = NULL, *prefix_opt = NULL;
+    int dry_run = 0;
+    char err[SIM_ERR_MAX], prefix[96];
+    struct sim_scenario *sc;
+    struct scn_plan plan;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return usage(stdout, 0);
+        if (strcmp(argv[i], "--dry-run") == 0) {
+            dry_run = 1;
+        } else if (strcmp(argv[i], "--prefix") == 0 && i + 1 < argc) {
+            prefix_opt = argv[++i];
+        } else if (strcmp(argv[i], "--endpoint") == 0 || strcmp(argv[i], "--aws") == 0 ||
+                   strcmp(argv[i], "--time-scale") == 0 || strcmp(argv[i], "--report") == 0 ||
+                   strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--keep") == 0) {
+            fprintf(stderr, "loadgen scenario: %s: running a scenario is not in this build; "
+                            "only --dry-run is\ntry 'loadgen scenario --help'\n", argv[i]);
+            return 2;
+        } else if (argv[i][0] == '-' || file) {
+            fprintf(stderr, "loadgen scenario: unexpected argument %s\ntry 'loadgen scenario --help'\n",
+                    argv[i]);
+            return 2;
+        } else {
+            file = argv[i];
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "loadgen scenario: need a scenario FILE\ntry 'loadgen scenario --help'\n");
+        return 2;
+    }
+    sc = sim_scenario_load(file, err);
+    if (!sc) {
+        fprintf(stderr, "loadgen scenario: %s: %s\n", file, err);
+        return 2;
+    }
+    if (!dry_run) {
+        fprintf(stderr, "loadgen scenario: running a scenario is not in this build; only "
+                        "--dry-run is\ntry 'loadgen scenario --help'\n");
+        sim_scenario_destroy(sc);
+        return 2;
+    }
+    if (prefix_opt)
+        snprintf(prefix, sizeof(prefix), "%s", prefix_opt);
+    else
+        snprintf(prefix, sizeof(prefix), "sl-%x-%llx", (unsigned)getpid(),
+                 (unsigned long long)time(NULL) & 0xffffffull);
+    scn_plan_build(&plan, sc, prefix);
+    printf("# setup (%d calls; {arn:P} is the PolicyARN PutScalingPolicy returns for P)\n",
+           plan.nsetup);
+    for (int i = 0; i < plan.nsetup; i++)
+        scn_call_print(stdout, &plan.setup[i]);
+    printf("# teardown (%d calls; also on failure and Ctrl-C)\n", plan.nteardown);
+    for (int i = 0; i < plan.nteardown; i++)
+        scn_call_print(stdout, &plan.teardown[i]);
+    scn_plan_cleanup(&plan);
+    sim_scenario_destroy(sc);
+    return 0;
+}
