@@ -174,8 +174,8 @@ int app_profile_format(const struct app_profile *p, char *out, size_t cap)
                      p->dist == APP_DIST_FIXED         ? "value"
                      : p->dist == APP_DIST_EXPONENTIAL ? "mean"
                                                        : "median",
-                     p->service_ms, p->sigma, p->cpu_ms, p->error_rate, p->slow,
-                     p->health_path, (unsigned long long)p->seed);
+                     p->service_ms, p->sigma, p->cpu_ms, p->error_rate, p->slow, p->health_path,
+                     (unsigned long long)p->seed);
 
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
@@ -219,8 +219,8 @@ static int next_number(const char *b, size_t len, size_t *pos, double *out)
             return -1;
         while (s < e && (b[s] == ' ' || b[s] == '\n' || b[s] == '\r' || b[s] == '\t'))
             s++;
-        while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\n' || b[e - 1] == '\r' ||
-                         b[e - 1] == '\t'))
+        while (e > s &&
+               (b[e - 1] == ' ' || b[e - 1] == '\n' || b[e - 1] == '\r' || b[e - 1] == '\t'))
             e--;
         if (e > s && e - s < sizeof(tmp)) {
             memcpy(tmp, b + s, e - s);

@@ -88,7 +88,7 @@ struct autoscale {
 #define PUSH(arr, n, cap, item)                                                                    \
     do {                                                                                           \
         if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap) * 2 : 16;                                                        \
+            (cap) = (cap) ? (cap)*2 : 16;                                                          \
             (arr) = cm_xrealloc((arr), (size_t)(cap) * sizeof(*(arr)));                            \
         }                                                                                          \
         (arr)[(n)++] = (item);                                                                     \
@@ -121,8 +121,7 @@ static void kick(struct autoscale *a)
         a->kick_timer = cm_ev_add_timer(a->cfg.ev, 0, on_kick, a);
 }
 
-static struct proc *proc_find(const struct autoscale *a, const struct sc_world *w,
-                              const char *id)
+static struct proc *proc_find(const struct autoscale *a, const struct sc_world *w, const char *id)
 {
     for (int i = 0; i < a->nprocs; i++) {
         if (a->procs[i]->w == w && strcmp(a->procs[i]->id, id) == 0)
@@ -254,8 +253,7 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     snprintf(p->id, sizeof(p->id), "%s", id);
     p->workers = prof.workers;
     PUSH(a->procs, a->nprocs, a->cap_procs, p);
-    if (inst_spawn(a->im, id, json, scaled_ms(a, prof.boot_s * 1000.0, 0), err,
-                   sizeof(err)) < 0) {
+    if (inst_spawn(a->im, id, json, scaled_ms(a, prof.boot_s * 1000.0, 0), err, sizeof(err)) < 0) {
         log_error("autoscale: %s", err);
         p->exited = 1; /* reported lost at the next step */
     } else {
@@ -428,8 +426,7 @@ static struct listener *listener_get(struct autoscale *a, struct sc_world *w, co
         return NULL;
     }
     log_info("autoscale: load balancer %s listener %d (%s) on 127.0.0.1:%d", lb,
-             li->load_balancer_port, mode == LB_MODE_TCP ? "TCP" : "HTTP",
-             lb_listener_port(x->l));
+             li->load_balancer_port, mode == LB_MODE_TCP ? "TCP" : "HTTP", lb_listener_port(x->l));
     PUSH(a->ls, a->nls, a->cap_ls, x);
     return x;
 }
@@ -509,10 +506,10 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
     }
     cross = lb->attributes.cross_zone_enabled;
     idle_s = lb->attributes.idle_timeout_s;
-    chk.proto = (lb->hc_target.protocol == SC_ELB_HC_HTTP ||
-                 lb->hc_target.protocol == SC_ELB_HC_HTTPS)
-                    ? HC_HTTP
-                    : HC_TCP;
+    chk.proto =
+        (lb->hc_target.protocol == SC_ELB_HC_HTTP || lb->hc_target.protocol == SC_ELB_HC_HTTPS)
+            ? HC_HTTP
+            : HC_TCP;
     chk.path = lb->hc_target.path ? lb->hc_target.path : "/";
     interval_ms = scaled_ms(a, lb->health_check.interval_s * 1000.0, 10);
     timeout_ms = scaled_ms(a, lb->health_check.timeout_s * 1000.0, 5);
@@ -679,8 +676,8 @@ out:
     return rc;
 }
 
-static void put(struct sc_world *w, const char *lb, const char *metric, const char *unit,
-                double v, int64_t now)
+static void put(struct sc_world *w, const char *lb, const char *metric, const char *unit, double v,
+                int64_t now)
 {
     struct sc_dimension d = { "LoadBalancerName", lb };
 
@@ -701,8 +698,8 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
         if (fetch_status(p->port, &busy, &up) < 0)
             continue;
         if (p->have_last && up > p->last_up_ms) {
-            double pct = app_cpu_pct(busy - p->last_busy_ms, p->workers,
-                                     (int64_t)(up - p->last_up_ms));
+            double pct =
+                app_cpu_pct(busy - p->last_busy_ms, p->workers, (int64_t)(up - p->last_up_ms));
 
             sc_world_report_instance_cpu(w, p->id, pct, now);
         }
@@ -773,8 +770,8 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
         if (sum.spillover)
             put(w, name, "SpilloverCount", "Count", (double)sum.spillover * ts, now);
         if (sum.backend_conn_errors)
-            put(w, name, "BackendConnectionErrors", "Count",
-                (double)sum.backend_conn_errors * ts, now);
+            put(w, name, "BackendConnectionErrors", "Count", (double)sum.backend_conn_errors * ts,
+                now);
     }
 }
 
@@ -793,8 +790,7 @@ static int64_t on_minute(struct cm_ev *ev, int64_t now_real, void *ud)
 
 /* --- public ---------------------------------------------------------------------------- */
 
-struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err,
-                                   size_t errlen)
+struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err, size_t errlen)
 {
     struct autoscale *a = cm_xcalloc(1, sizeof(*a));
 
@@ -911,8 +907,9 @@ int autoscale_fault(struct autoscale *a, const char *instance_id, const char *wh
                strncmp(what, "error_rate=", 11) == 0) {
         rc = inst_fault(a->im, instance_id, what);
     } else {
-        snprintf(err, errlen, "unknown fault %s (kill, hang, resume, slow=K, fail_health=0|1, "
-                              "error_rate=P)",
+        snprintf(err, errlen,
+                 "unknown fault %s (kill, hang, resume, slow=K, fail_health=0|1, "
+                 "error_rate=P)",
                  what);
         return -1;
     }
@@ -933,10 +930,10 @@ char *autoscale_status_json(const struct autoscale *a)
 
         cm_buf_printf(&b, "%s{\"id\":\"%s\",\"pid\":%ld,\"port\":%d,\"state\":\"%s\"}",
                       i ? "," : "", p->id, (long)inst_pid(a->im, p->id), p->port,
-                      p->exited    ? "exited"
-                      : p->hung    ? "hung"
-                      : p->port    ? "listening"
-                                   : "booting");
+                      p->exited ? "exited"
+                      : p->hung ? "hung"
+                      : p->port ? "listening"
+                                : "booting");
     }
     cm_buf_puts(&b, "],\"listeners\":[");
     for (int i = 0; i < a->nls; i++) {

@@ -41,8 +41,7 @@ struct autoscale_config {
 struct autoscale;
 
 /* NULL with err filled when the child watcher cannot start. */
-struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err,
-                                   size_t errlen);
+struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err, size_t errlen);
 /* Stops every instance (TERM, then KILL) and closes every proxy. NULL is a no-op. */
 void autoscale_destroy(struct autoscale *a);
 /* Makes processes, proxies and health checks match w's records at now_ms (emulated).

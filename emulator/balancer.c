@@ -79,8 +79,8 @@ static int eligible(const struct bal_backend *b, const char *zone)
     return b->routable && (!zone || strcmp(b->zone, zone) == 0);
 }
 
-struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone,
-                                               int max_conns, int *at_cap)
+struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone, int max_conns,
+                                               int *at_cap)
 {
     struct bal_backend *best = NULL;
     int seen = 0;

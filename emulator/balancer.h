@@ -60,8 +60,8 @@ void bal_unref(struct bal_backend *b);
 /* Least outstanding requests among routable backends in zone (NULL: any zone) with
  * conns < max_conns (0: no cap). Returns NULL when none. *at_cap (optional) is set to 1
  * when routable backends exist but all are at the cap. */
-struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone,
-                                               int max_conns, int *at_cap);
+struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone, int max_conns,
+                                               int *at_cap);
 /* Next routable backend in turn, same filters. */
 struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, int max_conns,
                                          int *at_cap);

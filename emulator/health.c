@@ -114,9 +114,9 @@ static void on_probe(struct cm_ev *ev, int fd, uint32_t events, void *ud)
     default:
         break;
     }
-    probe_end(t, t->in_len >= 12 && memcmp(t->in + 8, " 200", 4) == 0 &&
-                     memcmp(t->in, "HTTP/1.", 7) == 0,
-              0);
+    probe_end(
+        t, t->in_len >= 12 && memcmp(t->in + 8, " 200", 4) == 0 && memcmp(t->in, "HTTP/1.", 7) == 0,
+        0);
 }
 
 static int64_t on_timeout(struct cm_ev *ev, int64_t now, void *ud)

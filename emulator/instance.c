@@ -169,8 +169,7 @@ static char *default_exe(void)
     return cm_xstrdup("/proc/self/exe");
 }
 
-struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_fn fn,
-                                 void *ud)
+struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_fn fn, void *ud)
 {
     struct inst_mgr *m;
     sigset_t set;

@@ -34,8 +34,7 @@ typedef void (*inst_event_fn)(void *ud, const char *id, enum inst_event event, i
 struct inst_mgr;
 
 /* exe NULL: /proc/self/exe. Returns NULL (errno set) when the SIGCHLD signalfd fails. */
-struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_fn fn,
-                                 void *ud);
+struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_fn fn, void *ud);
 /* Stops every child (TERM, KILL after grace_ms) and reaps them; no callbacks. */
 void inst_mgr_destroy(struct inst_mgr *m, int64_t grace_ms); /* NULL is a no-op */
 
@@ -53,9 +52,9 @@ int inst_hang(struct inst_mgr *m, const char *id, int hang);
 int inst_fault(struct inst_mgr *m, const char *id, const char *query);
 
 /* Waits (blocking, at most timeout_ms) until every child started with boot_ms 0 has
- * reported its port or died, delivering INST_READY callbacks as they come. For instances without a boot
- * time, so that the API call that launched them sees them up (they listen within a few
- * ms). Returns how many are still booting. */
+ * reported its port or died, delivering INST_READY callbacks as they come. For instances without a
+ * boot time, so that the API call that launched them sees them up (they listen within a few ms).
+ * Returns how many are still booting. */
 int inst_wait_ready(struct inst_mgr *m, int64_t timeout_ms);
 /* -1 unknown, 0 still booting, else the port. */
 int inst_port(const struct inst_mgr *m, const char *id);

@@ -172,8 +172,7 @@ static int flush_out(struct conn *c)
     return 0;
 }
 
-static void respond(struct conn *c, int status, const char *ctype, const char *body,
-                    size_t blen)
+static void respond(struct conn *c, int status, const char *ctype, const char *body, size_t blen)
 {
     ssize_t n;
 
@@ -185,8 +184,7 @@ static void respond(struct conn *c, int status, const char *ctype, const char *b
                                 !c->keep_alive, c->minor);
     if (n < 0) {
         c->keep_alive = 0;
-        n = lb_http_format_response(c->out, sizeof(c->out), 500, NULL, NULL, "", 0, 1,
-                                    c->minor);
+        n = lb_http_format_response(c->out, sizeof(c->out), 500, NULL, NULL, "", 0, 1, c->minor);
     }
     if (c->msg.is_head && n > 0)
         n -= (ssize_t)blen; /* HEAD: the head only */
@@ -232,8 +230,7 @@ static void finish_work(struct conn *c)
         a->errors++;
         respond(c, 500, NULL, "error\n", 6);
     } else if (c->kind == KIND_SOAP) {
-        n = app_soap_add(c->in + c->msg.head_len, c->req_len - c->msg.head_len, body,
-                         sizeof(body));
+        n = app_soap_add(c->in + c->msg.head_len, c->req_len - c->msg.head_len, body, sizeof(body));
         if (n < 0) {
             /* no two numbers (e.g. GET /soap): the reply for 0 + 0 */
             n = app_soap_add("<a>0</a><b>0</b>", 16, body, sizeof(body));
@@ -352,11 +349,10 @@ static void serve_status(struct conn *c)
                  "\"cpu_pct\":%.3f,\"cpu_time_ms\":%.3f,\"slow\":%g,\"error_rate\":%g,"
                  "\"fail_health\":%s,\"max_rss_kb\":%ld}\n",
                  a->id ? a->id : "", (long)getpid(), a->port, (long long)up, a->prof.workers,
-                 a->busy.busy, a->queued, a->in_flight, a->nconns,
-                 (unsigned long long)a->requests, (unsigned long long)a->errors,
-                 (unsigned long long)a->rejected, busy, app_cpu_pct(busy, a->prof.workers, up),
-                 cpu_time_ms, a->prof.slow, a->prof.error_rate,
-                 a->fail_health ? "true" : "false", ru.ru_maxrss);
+                 a->busy.busy, a->queued, a->in_flight, a->nconns, (unsigned long long)a->requests,
+                 (unsigned long long)a->errors, (unsigned long long)a->rejected, busy,
+                 app_cpu_pct(busy, a->prof.workers, up), cpu_time_ms, a->prof.slow,
+                 a->prof.error_rate, a->fail_health ? "true" : "false", ru.ru_maxrss);
     respond(c, 200, "application/json", body, n > 0 ? (size_t)n : 0);
 }
 

@@ -3,13 +3,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -386,16 +386,20 @@ static void own_response(struct cconn *c, int status, int consume, int close)
         c->close_after = 1;
     switch (status) {
     case 503:
-        body = "<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>\n";
+        body =
+            "<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>\n";
         break;
     case 504:
-        body = "<html><body><h1>504 Gateway Time-out</h1>The server didn't respond in time.</body></html>\n";
+        body =
+            "<html><body><h1>504 Gateway Time-out</h1>The server didn't respond in time.</body></html>\n";
         break;
     case 502:
-        body = "<html><body><h1>502 Bad Gateway</h1>The server returned an invalid or incomplete response.</body></html>\n";
+        body =
+            "<html><body><h1>502 Bad Gateway</h1>The server returned an invalid or incomplete response.</body></html>\n";
         break;
     default:
-        body = "<html><body><h1>400 Bad Request</h1>Your browser sent an invalid request.</body></html>\n";
+        body =
+            "<html><body><h1>400 Bad Request</h1>Your browser sent an invalid request.</body></html>\n";
         break;
     }
     n = lb_http_format_response(buf, sizeof(buf), status, "text/html", NULL, body,
@@ -685,8 +689,8 @@ static void start_request(struct cconn *c)
     struct bal_backend *be;
     int at_cap = 0;
 
-    if (c->node < 0 || (l->nzones && !l->cross_zone &&
-                        bal_routable_count(&l->set, l->zones[c->node]) == 0))
+    if (c->node < 0 ||
+        (l->nzones && !l->cross_zone && bal_routable_count(&l->set, l->zones[c->node]) == 0))
         assign_node(c);
     be = bal_pick_least_outstanding(&l->set, node_zone(c), l->max_conns, &at_cap);
     if (!be) {
@@ -1015,8 +1019,8 @@ ok : {
         c->close_after = 1;
     if (c->out_off == c->out_len)
         c->out_off = c->out_len = 0;
-    n = lb_http_forward_response(b->in, &b->msg, c->close_after, c->minor,
-                                 c->out + c->out_len, COUT_CAP - c->out_len);
+    n = lb_http_forward_response(b->in, &b->msg, c->close_after, c->minor, c->out + c->out_len,
+                                 COUT_CAP - c->out_len);
     if (n < 0) {
         abort_backend(c);
         client_close(c);
@@ -1119,7 +1123,8 @@ static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         backend_read(b);
 }
 
-/* --- client events ------------------------------------------------------------------------------ */
+/* --- client events ------------------------------------------------------------------------------
+ */
 
 static void http_client(struct cconn *c, uint32_t events)
 {
@@ -1363,8 +1368,8 @@ again:
     return l->idle_ms < 4000 ? (l->idle_ms / 4 > 10 ? l->idle_ms / 4 : 10) : 1000;
 }
 
-struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config *cfg,
-                                       char *err, size_t errlen)
+struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config *cfg, char *err,
+                                       size_t errlen)
 {
     struct lb_listener *l;
     struct sockaddr_in sa;
@@ -1456,8 +1461,7 @@ void lb_listener_set_idle_timeout(struct lb_listener *l, int64_t idle_timeout_ms
         l->idle_ms = idle_timeout_ms;
 }
 
-void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int n,
-                           int cross_zone)
+void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int n, int cross_zone)
 {
     if (n > LB_ZONES_MAX)
         n = LB_ZONES_MAX;
@@ -1469,8 +1473,7 @@ void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int 
         c->node = -1; /* reassigned at the next request */
 }
 
-void lb_backend_set(struct lb_listener *l, const char *id, int port, const char *zone,
-                    int routable)
+void lb_backend_set(struct lb_listener *l, const char *id, int port, const char *zone, int routable)
 {
     struct sockaddr_in sa;
     struct bal_backend *be = bal_find(&l->set, id);

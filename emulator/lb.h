@@ -38,36 +38,36 @@ enum lb_mode {
 #define LB_ZONES_MAX 8
 
 struct lb_config {
-    const char *name;       /* for logs ("autoscalelb:80"), copied */
-    int port;               /* 127.0.0.1 port to listen on; 0 = any */
+    const char *name; /* for logs ("autoscalelb:80"), copied */
+    int port;         /* 127.0.0.1 port to listen on; 0 = any */
     enum lb_mode mode;
-    int forwarded_port;     /* X-Forwarded-Port (the LoadBalancerPort); 0 = port */
+    int forwarded_port;      /* X-Forwarded-Port (the LoadBalancerPort); 0 = port */
     int64_t idle_timeout_ms; /* 0 -> 60000 */
-    int backend_max_conns;  /* per backend; 0 -> 512 */
-    int surge_max;          /* 0 -> 1024 */
+    int backend_max_conns;   /* per backend; 0 -> 512 */
+    int surge_max;           /* 0 -> 1024 */
 };
 
 /* Per-listener figures since the last lb_listener_metrics_take(): the AWS/ELB metrics. */
 struct lb_metrics {
-    uint64_t requests;        /* RequestCount: requests answered by a backend or the proxy */
-    double latency_sum_ms;    /* Latency: request sent to backend -> response head seen */
+    uint64_t requests;     /* RequestCount: requests answered by a backend or the proxy */
+    double latency_sum_ms; /* Latency: request sent to backend -> response head seen */
     uint64_t latency_count;
     double latency_max_ms;
     uint64_t backend_2xx, backend_3xx, backend_4xx, backend_5xx;
     uint64_t elb_4xx, elb_5xx; /* HTTPCode_ELB_4XX/5XX: the proxy's own answers */
     uint64_t elb_502, elb_503, elb_504;
-    int surge_queue_max;       /* SurgeQueueLength (Maximum) */
-    uint64_t spillover;        /* SpilloverCount */
+    int surge_queue_max;          /* SurgeQueueLength (Maximum) */
+    uint64_t spillover;           /* SpilloverCount */
     uint64_t backend_conn_errors; /* BackendConnectionErrors */
-    uint64_t client_conns;     /* accepted connections */
+    uint64_t client_conns;        /* accepted connections */
 };
 
 struct lb_listener;
 
 /* Binds and starts accepting. Returns NULL with a message in err (CM_ERR_LEN-sized, may be
  * NULL) when the port cannot be bound. */
-struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config *cfg,
-                                       char *err, size_t errlen);
+struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config *cfg, char *err,
+                                       size_t errlen);
 /* Closes the listening socket, every client and backend connection. NULL is a no-op. */
 void lb_listener_destroy(struct lb_listener *l);
 int lb_listener_port(const struct lb_listener *l); /* the bound port */
@@ -76,8 +76,7 @@ enum lb_mode lb_listener_mode(const struct lb_listener *l);
 /* Settings that change at run time (ModifyLoadBalancerAttributes, zones). */
 void lb_listener_set_idle_timeout(struct lb_listener *l, int64_t idle_timeout_ms);
 /* Enabled zones (copied) and cross-zone; n 0 = zones ignored (one node, every backend). */
-void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int n,
-                           int cross_zone);
+void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int n, int cross_zone);
 
 /* Adds or updates a backend (id copied): address 127.0.0.1:port, zone (NULL = ""),
  * routable (new requests may go to it). A backend that stops being routable keeps its

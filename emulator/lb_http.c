@@ -443,8 +443,8 @@ static void put_int(struct out *o, long v)
 static int hop_by_hop(const char *buf, const struct lb_http_msg *m, int i, int drop_expect)
 {
     static const char *const names[] = {
-        "Connection",        "Keep-Alive",        "Proxy-Connection", "Upgrade", "TE",
-        "X-Forwarded-Proto", "X-Forwarded-Port",  "X-Forwarded-For",
+        "Connection", "Keep-Alive",        "Proxy-Connection", "Upgrade",
+        "TE",         "X-Forwarded-Proto", "X-Forwarded-Port", "X-Forwarded-For",
     };
 
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
@@ -552,8 +552,8 @@ const char *lb_http_reason(int status)
 }
 
 ssize_t lb_http_format_response(char *out, size_t cap, int status, const char *ctype,
-                                const char *extra, const char *body, size_t body_len,
-                                int close, int minor)
+                                const char *extra, const char *body, size_t body_len, int close,
+                                int minor)
 {
     struct out o = { out, 0, cap, 0 };
 

@@ -113,8 +113,8 @@ ssize_t lb_http_forward_response(const char *buf, const struct lb_http_msg *m, i
  * keep-alive with minor 0), extra header lines (each ending in CRLF, may be NULL), body.
  * Returns the length, or -1 when cap is too small. */
 ssize_t lb_http_format_response(char *out, size_t cap, int status, const char *ctype,
-                                const char *extra, const char *body, size_t body_len,
-                                int close, int minor);
+                                const char *extra, const char *body, size_t body_len, int close,
+                                int minor);
 /* Reason phrase for the statuses this program emits ("OK", "Service Unavailable", ...). */
 const char *lb_http_reason(int status);
 

@@ -150,28 +150,24 @@ static void write_metrics(struct proxy *p)
             "\"BackendConnectionErrors\":%llu,\"HealthCheckConnectionErrors\":%llu,"
             "\"ClientConnections\":%llu,\"OpenClientConnections\":%d,\"Healthy\":[",
             (unsigned long long)p->total.requests,
-            p->total.latency_count ? p->total.latency_sum_ms / (double)p->total.latency_count
-                                   : 0.0,
+            p->total.latency_count ? p->total.latency_sum_ms / (double)p->total.latency_count : 0.0,
             p->total.latency_max_ms, (unsigned long long)p->total.backend_2xx,
             (unsigned long long)p->total.backend_3xx, (unsigned long long)p->total.backend_4xx,
             (unsigned long long)p->total.backend_5xx, (unsigned long long)p->total.elb_4xx,
             (unsigned long long)p->total.elb_5xx, (unsigned long long)p->total.elb_502,
             (unsigned long long)p->total.elb_503, (unsigned long long)p->total.elb_504,
             p->total.surge_queue_max, (unsigned long long)p->total.spillover,
-            (unsigned long long)p->total.backend_conn_errors,
-            (unsigned long long)p->hc_conn_errors, (unsigned long long)p->total.client_conns,
-            lb_listener_client_conns(p->l));
+            (unsigned long long)p->total.backend_conn_errors, (unsigned long long)p->hc_conn_errors,
+            (unsigned long long)p->total.client_conns, lb_listener_client_conns(p->l));
     for (int i = 0; i < p->nb; i++)
         fprintf(f, "%s%d", i ? "," : "", p->b[i].healthy);
     fprintf(f, "],\"Backends\":[");
     for (int i = 0; i < p->nb; i++)
         fprintf(f, "%s{\"id\":\"%s\",\"port\":%d,\"pid\":%ld,\"healthy\":%d,\"exited\":%d}",
                 i ? "," : "", p->b[i].id, p->b[i].port,
-                p->im ? (long)inst_pid(p->im, p->b[i].id) : -1L, p->b[i].healthy,
-                p->b[i].exited);
+                p->im ? (long)inst_pid(p->im, p->b[i].id) : -1L, p->b[i].healthy, p->b[i].exited);
     fprintf(f, "],\"Reaped\":%llu,\"Children\":%d}\n",
-            p->im ? (unsigned long long)inst_reaped(p->im) : 0ULL,
-            p->im ? inst_count(p->im) : 0);
+            p->im ? (unsigned long long)inst_reaped(p->im) : 0ULL, p->im ? inst_count(p->im) : 0);
     if (fclose(f) == 0)
         rename(tmp, p->metrics_file);
 }

@@ -21,9 +21,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -34,7 +34,7 @@
 #include "scaler/world.h"
 
 #define TIME_SCALE 60.0
-#define LB "web"
+#define LB         "web"
 
 struct fixture {
     struct cm_ev *ev;

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -31,12 +31,11 @@ static void test_lb_http_request_valid(void **state)
         { "GET / HTTP/1.1\r\nConnection: close\r\n\r\n", "GET", "/", 1, 0, -1, 0, 0 },
         { "GET / HTTP/1.1\r\nConnection: foo, Close\r\n\r\n", "GET", "/", 1, 0, -1, 0, 0 },
         { "POST /s HTTP/1.1\r\nContent-Length: 12\r\n\r\n", "POST", "/s", 1, 1, 12, 0, 0 },
-        { "POST /s HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", "POST", "/s",
-          1, 1, 5, 0, 0 },
-        { "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "POST", "/", 1, 1, -1, 1,
-          0 },
-        { "PUT / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n", "PUT", "/",
-          1, 1, 3, 0, 1 },
+        { "POST /s HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", "POST", "/s", 1, 1,
+          5, 0, 0 },
+        { "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "POST", "/", 1, 1, -1, 1, 0 },
+        { "PUT / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n", "PUT", "/", 1, 1,
+          3, 0, 1 },
         { "GET / HTTP/1.1\nHost: bare-lf\n\n", "GET", "/", 1, 1, -1, 0, 0 },
         { "HEAD /h HTTP/1.1\r\nX-Empty:\r\n\r\n", "HEAD", "/h", 1, 1, -1, 0, 0 },
         { "GET / HTTP/1.1\r\nHost:   spaced   \r\n\r\n", "GET", "/", 1, 1, -1, 0, 0 },
@@ -146,18 +145,22 @@ static void test_lb_http_response_heads(void **state)
         { "HTTP/1.1 204 No Content\r\n\r\n", 204, 0, LB_HTTP_BODY_NONE, 1 },
         { "HTTP/1.1 304 Not Modified\r\n\r\n", 304, 0, LB_HTTP_BODY_NONE, 1 },
         { "HTTP/1.1 100 Continue\r\n\r\n", 100, 0, LB_HTTP_BODY_NONE, 1 },
-        { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 200, 0,
+        { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 200, 0, LB_HTTP_BODY_CHUNKED,
+          1 },
+        { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 9\r\n\r\n", 200, 0,
           LB_HTTP_BODY_CHUNKED, 1 },
-        { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 9\r\n\r\n", 200,
-          0, LB_HTTP_BODY_CHUNKED, 1 },
         { "HTTP/1.0 200 OK\r\n\r\n", 200, 0, LB_HTTP_BODY_EOF, 0 },
         { "HTTP/1.1 503\r\nConnection: close\r\n\r\n", 503, 0, LB_HTTP_BODY_EOF, 0 },
-        { "HTTP/1.1 500 Internal Server Error\nContent-Length: 5\n\n", 500, 0,
-          LB_HTTP_BODY_LENGTH, 1 },
+        { "HTTP/1.1 500 Internal Server Error\nContent-Length: 5\n\n", 500, 0, LB_HTTP_BODY_LENGTH,
+          1 },
     };
     static const char *const bad[] = {
-        "HTTP/1.1 20 OK\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n", "HTTP/2 200 OK\r\n\r\n",
-        "ICY 200 OK\r\n\r\n",     "HTTP/1.1 099 x\r\n\r\n",   "garbage\r\n\r\n",
+        "HTTP/1.1 20 OK\r\n\r\n",
+        "HTTP/1.1 2000 OK\r\n\r\n",
+        "HTTP/2 200 OK\r\n\r\n",
+        "ICY 200 OK\r\n\r\n",
+        "HTTP/1.1 099 x\r\n\r\n",
+        "garbage\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
     };
     struct lb_http_msg m;
