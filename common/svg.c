@@ -1045,7 +1045,10 @@ static int render_plot(const struct cm_svg *c, const struct layout *L, struct cm
         }
         rc |= cm_buf_puts(o, "</line>");
         if (h->name) {
-            rc |= cm_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"",
+            /* A white halo keeps the label readable over the series it crosses. */
+            rc |= cm_buf_printf(o,
+                                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" stroke=\"#fff\" "
+                                "stroke-width=\"3\" paint-order=\"stroke\" fill=\"",
                                 L->px1 - 4, py - 3);
             rc |= cm_svg_escape(o, h->color);
             rc |= cm_buf_puts(o, "\">");
