@@ -864,6 +864,80 @@ static int describe_launch_template_versions(struct api_ctx *ctx, json_t *in, js
     return rc;
 }
 
+static int describe_security_groups(struct api_ctx *ctx, json_t *in, json_t **out,
+                                    struct awserr *err)
+{
+    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_error se = { 0 };
+    const struct sc_ec2_security_group **rows;
+    const char **ids, **names;
+    struct filters fs;
+    int ni, nn, nout = 0, rc = 0;
+
+    if (!ec2)
+        return -1;
+    ids = strings(in, "GroupIds", &ni);
+    names = strings(in, "GroupNames", &nn);
+    filters_get(in, &fs);
+    rows = cm_xcalloc((size_t)sc_ec2_security_group_count(ec2) + 1, sizeof(*rows));
+    if (sc_ec2_describe_security_groups(ec2, ids, ni, names, nn, fs.f, fs.n, rows, &nout, &se) !=
+        SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        json_t *a = json_array();
+
+        for (int i = 0; i < nout; i++)
+            json_array_append_new(a, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:[],s:[]}", "GroupId",
+                                               rows[i]->group_id, "GroupName", rows[i]->group_name,
+                                               "Description", rows[i]->description, "VpcId",
+                                               rows[i]->vpc_id, "OwnerId", rows[i]->owner_id,
+                                               "IpPermissions", "IpPermissionsEgress"));
+        *out = json_pack("{s:o}", "SecurityGroups", a);
+    }
+    free(rows);
+    free(ids);
+    free(names);
+    filters_free(&fs);
+    return rc;
+}
+
+static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_error se = { 0 };
+    struct sc_ec2_tag_row *rows = NULL;
+    struct filters fs;
+    int cap = 64, nout = 0, rc = 0;
+
+    if (!ec2)
+        return -1;
+    filters_get(in, &fs);
+    for (;;) {
+        rows = cm_xrealloc(rows, (size_t)cap * sizeof(*rows));
+        if (sc_ec2_describe_tags(ec2, fs.f, fs.n, rows, cap, &nout, &se) != SC_OK) {
+            rc = fail(err, &se);
+            goto out;
+        }
+        if (nout <= cap)
+            break;
+        cap = nout;
+    }
+    {
+        json_t *a = json_array();
+
+        for (int i = 0; i < nout; i++)
+            json_array_append_new(a, json_pack("{s:s?,s:s?,s:s?,s:s}", "ResourceId",
+                                               rows[i].resource_id, "ResourceType",
+                                               rows[i].resource_type, "Key", rows[i].key, "Value",
+                                               rows[i].value ? rows[i].value : ""));
+        *out = json_pack("{s:o}", "Tags", a);
+    }
+out:
+    free(rows);
+    filters_free(&fs);
+    return rc;
+}
+
 const struct api_handler api_ec2_handlers[] = {
     { "CreateLaunchTemplate", create_launch_template },
     { "CreateLaunchTemplateVersion", create_launch_template_version },
@@ -879,7 +953,9 @@ const struct api_handler api_ec2_handlers[] = {
     { "DescribeInstances", describe_instances },
     { "DescribeLaunchTemplateVersions", describe_launch_template_versions },
     { "DescribeLaunchTemplates", describe_launch_templates },
+    { "DescribeSecurityGroups", describe_security_groups },
     { "DescribeSubnets", describe_subnets },
+    { "DescribeTags", describe_tags },
     { "DescribeVpcs", describe_vpcs },
     { "RunInstances", run_instances },
     { "StartInstances", start_instances },

@@ -73,6 +73,11 @@ check "aws CLI: EC2 error (InvalidInstanceID.NotFound) with AWS's text" bash -c 
     grep -q \"InvalidInstanceID.NotFound.*The instance ID 'i-0123456789abcdef0' does not exist\" \"$TMP/err\""
 check "aws CLI: EC2 missing parameter answers MissingParameter" bash -c "
     ! aws --endpoint-url $EP ec2 create-vpc 2>&1 | grep -q . ; true"
+check "aws CLI: ec2 describe-security-groups and describe-tags" bash -c "
+    aws --endpoint-url $EP ec2 describe-security-groups --query 'SecurityGroups[0].GroupName' --output text | grep -qx default
+    id=\$(aws --endpoint-url $EP ec2 run-instances --image-id ami-12345678 --query 'Instances[0].InstanceId' --output text)
+    aws --endpoint-url $EP ec2 create-tags --resources \$id --tags Key=team,Value=blue
+    aws --endpoint-url $EP ec2 describe-tags --filters Name=resource-id,Values=\$id Name=key,Values=team --query 'Tags[0].[Key,Value]' --output text | grep -q 'team.blue'"
 check "aws CLI: region from the credential scope" bash -c \
     "aws --endpoint-url $EP --region ap-southeast-2 ec2 describe-availability-zones --query 'AvailabilityZones[0].ZoneName' --output text | grep -qx ap-southeast-2a"
 check "aws CLI: CloudWatch (JSON 1.0) validation error text" bash -c "
