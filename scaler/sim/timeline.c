@@ -333,8 +333,11 @@ void sim_timeline_push_sample(struct sim_timeline *tl, const struct sim_sample *
 
     tl->samples_pushed++;
     tl->last = *s;
-    memcpy(tl->last_groups, s->groups, (size_t)s->ngroups * sizeof(*s->groups));
-    memcpy(tl->last_alarms, s->alarms, (size_t)s->nalarms * sizeof(*s->alarms));
+    /* memcpy from NULL is undefined even for zero bytes: scenarios may have no alarms. */
+    if (s->ngroups > 0)
+        memcpy(tl->last_groups, s->groups, (size_t)s->ngroups * sizeof(*s->groups));
+    if (s->nalarms > 0)
+        memcpy(tl->last_alarms, s->alarms, (size_t)s->nalarms * sizeof(*s->alarms));
     tl->last.groups = tl->last_groups;
     tl->last.alarms = tl->last_alarms;
     tl->have_last = 1;
