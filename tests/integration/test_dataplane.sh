@@ -178,6 +178,8 @@ check "TCP listener pipes bytes, round robin over both instances" bash -c \
 check "TCP listener adds no X-Forwarded-For (a byte pipe)" bash -c \
     "! curl -s http://127.0.0.1:$PORT/_instance/echo | grep -q X-Forwarded-For"
 kill -TERM "$PE"
+wait "$PE" 2>/dev/null || true
+wait "$PB" 2>/dev/null || true # SIGKILLed above: bash reaps it here
 
 echo "# zombies check: none under this shell"
 check "no zombie children anywhere under this test" test "$(zombies $$)" = 0
