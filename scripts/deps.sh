@@ -26,6 +26,8 @@ need_pc libcbor libcbor-dev
 need_pc zlib zlib1g-dev
 need_cmd curl curl
 need_cmd python3 python3
+# aws CLI v2 (Debian's awscli installs it at /usr/bin/aws; `aws` on PATH may be pip's v1).
+need_file /usr/bin/aws awscli
 # The report's browser test renders pages in headless Chromium.
 need_cmd chromium chromium
 # The AWS service models the emulator's tables are generated from.

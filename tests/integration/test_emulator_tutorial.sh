@@ -3,8 +3,9 @@
 # by 8280/8243, health check TCP:9763 5/3/2/2, launch configuration, group 1..10 on the
 # balancer, scale-up/down policies, high/low CPU alarms on the policy ARNs,
 # DescribeInstanceHealth, the refused delete, min=max=0, delete, empty describe) with the
-# aws CLI v1, current botocore/boto3 (CloudWatch over JSON 1.0) and Debian's botocore 1.29
-# (CloudWatch over query); and a CloudWatch metrics round trip over RPC v2 CBOR.
+# aws CLI v1 (pip) and v2 (Debian's /usr/bin/aws), current botocore/boto3 (CloudWatch over
+# JSON 1.0), Debian's botocore 1.29 (CloudWatch over query) and the AWS SDK for JavaScript v3
+# (npm, tests/integration/js); and a CloudWatch metrics round trip over RPC v2 CBOR.
 set -euo pipefail
 
 ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -27,7 +28,9 @@ cleanup() {
 trap cleanup EXIT
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; failed=1; }
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d: $(tail -n1 "$TMP/out")"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
+# The step runs as a background job and is waited for: inside `if` bash ignores errexit, so a
+# shell function's failing steps would pass unnoticed; a job keeps set -e in force.
+check() { local d=$1; shift; "$@" >"$TMP/out" 2>&1 & if wait $!; then ok "$d: $(tail -n1 "$TMP/out")"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
 
 setsid "$EMU" --port 0 --port-file "$TMP/port" 2>"$TMP/emu.log" &
 PID=$!
@@ -37,55 +40,101 @@ export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGIO
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
 
 cli_flow() {
-    local a=(aws --endpoint-url "$EP") up down
-    "${a[@]}" elb create-load-balancer --load-balancer-name clilb --availability-zones us-east-1c \
+    local bin=$1 p=$2 a=("$1" --endpoint-url "$EP") up down
+    "${a[@]}" elb create-load-balancer --load-balancer-name "${p}lb" --availability-zones us-east-1c \
         --listeners Protocol=HTTP,LoadBalancerPort=80,InstanceProtocol=HTTP,InstancePort=9763 \
         Protocol=TCP,LoadBalancerPort=443,InstanceProtocol=TCP,InstancePort=9443 >/dev/null
-    "${a[@]}" elb delete-load-balancer-listeners --load-balancer-name clilb --load-balancer-ports 80 443
-    "${a[@]}" elb create-load-balancer-listeners --load-balancer-name clilb \
+    "${a[@]}" elb delete-load-balancer-listeners --load-balancer-name "${p}lb" --load-balancer-ports 80 443
+    "${a[@]}" elb create-load-balancer-listeners --load-balancer-name "${p}lb" \
         --listeners Protocol=HTTP,LoadBalancerPort=80,InstanceProtocol=HTTP,InstancePort=8280 \
         Protocol=TCP,LoadBalancerPort=443,InstanceProtocol=TCP,InstancePort=8243
-    "${a[@]}" elb configure-health-check --load-balancer-name clilb \
+    "${a[@]}" elb configure-health-check --load-balancer-name "${p}lb" \
         --health-check Target=TCP:9763,Interval=5,Timeout=3,UnhealthyThreshold=2,HealthyThreshold=2 >/dev/null
-    "${a[@]}" autoscaling create-launch-configuration --launch-configuration-name clilc \
+    "${a[@]}" autoscaling create-launch-configuration --launch-configuration-name "${p}lc" \
         --image-id ami-12345678 --instance-type m1.large
-    "${a[@]}" autoscaling create-auto-scaling-group --auto-scaling-group-name cliasg \
-        --launch-configuration-name clilc --availability-zones us-east-1c --min-size 1 --max-size 10 \
-        --load-balancer-names clilb
-    up=$("${a[@]}" autoscaling put-scaling-policy --auto-scaling-group-name cliasg --policy-name scale-up \
+    "${a[@]}" autoscaling create-auto-scaling-group --auto-scaling-group-name "${p}asg" \
+        --launch-configuration-name "${p}lc" --availability-zones us-east-1c --min-size 1 --max-size 10 \
+        --load-balancer-names "${p}lb"
+    up=$("${a[@]}" autoscaling put-scaling-policy --auto-scaling-group-name "${p}asg" --policy-name scale-up \
         --scaling-adjustment 1 --adjustment-type ChangeInCapacity --cooldown 300 --query PolicyARN --output text)
-    down=$("${a[@]}" autoscaling put-scaling-policy --auto-scaling-group-name cliasg --policy-name scale-down \
+    down=$("${a[@]}" autoscaling put-scaling-policy --auto-scaling-group-name "${p}asg" --policy-name scale-down \
         --scaling-adjustment -1 --adjustment-type ChangeInCapacity --cooldown 300 --query PolicyARN --output text)
-    "${a[@]}" cloudwatch put-metric-alarm --alarm-name cliHighCPU --metric-name CPUUtilization \
+    "${a[@]}" cloudwatch put-metric-alarm --alarm-name "${p}HighCPU" --metric-name CPUUtilization \
         --namespace AWS/EC2 --statistic Average --period 600 --threshold 80 \
-        --comparison-operator GreaterThanThreshold --dimensions Name=AutoScalingGroupName,Value=cliasg \
+        --comparison-operator GreaterThanThreshold --dimensions Name=AutoScalingGroupName,Value="${p}asg" \
         --evaluation-periods 1 --alarm-actions "$up" --unit Percent
-    "${a[@]}" cloudwatch put-metric-alarm --alarm-name cliLowCPU --metric-name CPUUtilization \
+    "${a[@]}" cloudwatch put-metric-alarm --alarm-name "${p}LowCPU" --metric-name CPUUtilization \
         --namespace AWS/EC2 --statistic Average --period 600 --threshold 40 \
-        --comparison-operator LessThanThreshold --dimensions Name=AutoScalingGroupName,Value=cliasg \
+        --comparison-operator LessThanThreshold --dimensions Name=AutoScalingGroupName,Value="${p}asg" \
         --evaluation-periods 1 --alarm-actions "$down" --unit Percent
-    [ "$("${a[@]}" cloudwatch describe-alarms --alarm-name-prefix cli --query 'length(MetricAlarms)' --output text)" = 2 ]
+    [ "$("${a[@]}" cloudwatch describe-alarms --alarm-name-prefix "$p" --query 'length(MetricAlarms)' --output text)" = 2 ]
     for _ in $(seq 50); do
-        [ "$("${a[@]}" elb describe-instance-health --load-balancer-name clilb --query 'InstanceStates[0].State' --output text)" = InService ] && break
+        [ "$("${a[@]}" elb describe-instance-health --load-balancer-name "${p}lb" --query 'InstanceStates[0].State' --output text)" = InService ] && break
         sleep 0.3
     done
-    [ "$("${a[@]}" elb describe-instance-health --load-balancer-name clilb --query 'InstanceStates[0].State' --output text)" = InService ]
-    ! "${a[@]}" autoscaling delete-auto-scaling-group --auto-scaling-group-name cliasg 2>"$TMP/err"
+    [ "$("${a[@]}" elb describe-instance-health --load-balancer-name "${p}lb" --query 'InstanceStates[0].State' --output text)" = InService ]
+    ! "${a[@]}" autoscaling delete-auto-scaling-group --auto-scaling-group-name "${p}asg" 2>"$TMP/err"
     grep -q ResourceInUse "$TMP/err"
-    "${a[@]}" autoscaling update-auto-scaling-group --auto-scaling-group-name cliasg --min-size 0 --max-size 0
+    "${a[@]}" autoscaling update-auto-scaling-group --auto-scaling-group-name "${p}asg" --min-size 0 --max-size 0
     for _ in $(seq 50); do
-        "${a[@]}" autoscaling delete-auto-scaling-group --auto-scaling-group-name cliasg 2>/dev/null && break
+        "${a[@]}" autoscaling delete-auto-scaling-group --auto-scaling-group-name "${p}asg" 2>/dev/null && break
         sleep 0.3
     done
     for _ in $(seq 50); do
-        [ "$("${a[@]}" autoscaling describe-auto-scaling-groups --auto-scaling-group-names cliasg --query 'length(AutoScalingGroups)' --output text)" = 0 ] && break
+        [ "$("${a[@]}" autoscaling describe-auto-scaling-groups --auto-scaling-group-names "${p}asg" --query 'length(AutoScalingGroups)' --output text)" = 0 ] && break
         sleep 0.3
     done
-    [ "$("${a[@]}" autoscaling describe-auto-scaling-groups --auto-scaling-group-names cliasg --query 'length(AutoScalingGroups)' --output text)" = 0 ]
-    echo "aws CLI $(aws --version 2>&1 | cut -d' ' -f1)"
+    [ "$("${a[@]}" autoscaling describe-auto-scaling-groups --auto-scaling-group-names "${p}asg" --query 'length(AutoScalingGroups)' --output text)" = 0 ]
+    "${a[@]}" cloudwatch delete-alarms --alarm-names "${p}HighCPU" "${p}LowCPU"
+    "${a[@]}" autoscaling delete-launch-configuration --launch-configuration-name "${p}lc"
+    "${a[@]}" elb delete-load-balancer --load-balancer-name "${p}lb"
+    # the CloudWatch protocol this CLI chose, read off its own debug log of one request
+    "${a[@]}" --debug cloudwatch describe-alarms --max-records 1 >/dev/null 2>"$TMP/debug"
+    local ct proto
+    ct=$(grep -o "'Content-Type': b\?'[^';]*" "$TMP/debug" | head -n1 | sed "s/.*'//")
+    case $ct in
+        application/x-www-form-urlencoded) proto=query ;;
+        application/x-amz-json-1.0) proto=json ;;
+        application/cbor) proto=smithy-rpc-v2-cbor ;;
+        *) echo "unknown CloudWatch content type '$ct'"; return 1 ;;
+    esac
+    echo "$bin: $("$bin" --version 2>&1 | cut -d' ' -f1) cloudwatch=$proto"
 }
 
-check "tutorial flow: aws CLI v1" cli_flow
+# The JavaScript SDK v3 (the clients pinned in js/package.json) into js/node_modules (ignored):
+# installed from the lock file when missing or stale, then the same flow in js/tutorial.mjs.
+js_flow() {
+    local js="$HERE/js"
+    if ! (cd "$js" && npm ls --omit=dev >/dev/null 2>&1); then
+        (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || return 3
+    fi
+    node --no-warnings "$js/tutorial.mjs" "$EP" js
+}
+
+# pip's v1 is the first `aws` on PATH that is not Debian's v2 at /usr/bin/aws
+AWS_V1=
+for c in $(type -ap aws); do [ "$c" != /usr/bin/aws ] && AWS_V1=$c && break; done
+if [ -n "$AWS_V1" ] && "$AWS_V1" --version 2>&1 | grep -q '^aws-cli/1\.'; then
+    check "tutorial flow: aws CLI v1" cli_flow "$AWS_V1" cli
+else
+    echo "ok - # SKIP aws CLI v1 not found on PATH"
+fi
+if [ -x /usr/bin/aws ] && /usr/bin/aws --version 2>&1 | grep -q '^aws-cli/2\.'; then
+    check "tutorial flow: aws CLI v2" cli_flow /usr/bin/aws cl2
+else
+    echo "ok - # SKIP aws CLI v2 not at /usr/bin/aws (scripts/deps.sh installs awscli)"
+fi
+if command -v node >/dev/null && command -v npm >/dev/null; then
+    js_flow >"$TMP/out" 2>&1 & if wait $!; then
+        ok "tutorial flow: AWS SDK for JavaScript v3: $(tail -n1 "$TMP/out")"
+    elif [ -s "$TMP/npm.log" ] && ! grep -q . "$TMP/out"; then
+        echo "ok - # SKIP JS SDK v3: npm ci failed (registry unreachable?)"; sed 's/^/#   /' "$TMP/npm.log" | tail -n 5
+    else
+        notok "tutorial flow: AWS SDK for JavaScript v3"; sed 's/^/#   /' "$TMP/out" | tail -n 15
+    fi
+else
+    echo "ok - # SKIP node/npm not installed"
+fi
 check "tutorial flow: current botocore (CloudWatch over JSON 1.0)" python3 "$HERE/emu_tutorial.py" "$EP" cur
 if /usr/bin/python3 -c 'import botocore' 2>/dev/null; then
     check "tutorial flow: Debian botocore (CloudWatch over query)" /usr/bin/python3 "$HERE/emu_tutorial.py" "$EP" deb
