@@ -150,7 +150,7 @@ t_up = time.time() - t
 p.send_signal(signal.SIGINT)            # stop the load; loadgen reports what it did
 r, bad = loadgen_result(p, 15)
 check("load through the balancer: HighCPU fires and the group grows to >= 3 InService",
-      big, f"{len(big or [])} InService after {t_up:.1f} s; alarms {alarm_states()}")
+      big, f"{len(big or in_service()[0])} InService after {t_up:.1f} s; alarms {alarm_states()}")
 now = time.time()
 pts = cw.get_metric_statistics(Namespace="AWS/EC2", MetricName="CPUUtilization",
                                Dimensions=[{"Name": "AutoScalingGroupName", "Value": "acc-asg"}],
@@ -173,7 +173,7 @@ def shrunk():
     s, g = in_service()
     return s if len(s) == 1 and len(g["Instances"]) == 1 and g["DesiredCapacity"] == 1 else None
 small = wait(shrunk, 60)
-check("the load stops: LowCPU fires and the group shrinks back to 1 InService", small,
+check("the load stops: LowCPU fires and the group shrinks back to 1 InService", big and small,
       f"{time.time() - t:.1f} s; alarms {alarm_states()}")
 
 # --- kill -9 of the instance: replaced and InService again --------------------------------
