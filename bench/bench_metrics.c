@@ -12,7 +12,7 @@
 
 #include "scaler/cloudwatch.h"
 
-#define T0 1767225600000LL
+#define T0    1767225600000LL
 #define BATCH 20
 
 /* CPU time of this process: the 2-core hosts are shared, so wall time measures neighbours. */
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     int minutes = argc > 2 ? atoi(argv[2]) : 1440;
     struct sc_cw_config cfg;
     struct sc_cw *cw;
-    char (*ids)[32];
+    char(*ids)[32];
     struct sc_dimension *dims;
     struct sc_metric_datum batch[BATCH];
     const char *acts[] = { "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:u:"
@@ -166,8 +166,9 @@ int main(int argc, char **argv)
            100 * nmetrics, 1 / best, best * 1e6);
     printf("alarm evaluation: %.3f us per alarm per minute (%d ticks, %d actions)\n",
            step_s * 1e6 / ((double)minutes * nmetrics), minutes, actions);
-    printf("rss: start %ld kB, after alarms %ld kB, after data %ld kB; store %zu kB; bar < 100 MB\n",
-           rss0, rss_alarms, rss_end, sc_metric_store_bytes(sc_cw_metrics(cw)) / 1024);
+    printf(
+        "rss: start %ld kB, after alarms %ld kB, after data %ld kB; store %zu kB; bar < 100 MB\n",
+        rss0, rss_alarms, rss_end, sc_metric_store_bytes(sc_cw_metrics(cw)) / 1024);
     sc_cw_destroy(cw);
     free(ids);
     free(dims);

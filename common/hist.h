@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 struct cm_hist {
-    int64_t highest;    /* highest trackable value */
-    int digits;         /* significant digits, 1..4 */
-    int sub_half_mag;   /* log2 of half the sub-buckets per bucket */
+    int64_t highest;  /* highest trackable value */
+    int digits;       /* significant digits, 1..4 */
+    int sub_half_mag; /* log2 of half the sub-buckets per bucket */
     int bucket_count;
     int counts_len;
     uint64_t *counts;

@@ -1,7 +1,8 @@
 /* common/sigv4.h: AWS Signature Version 4, the one implementation both the emulator's
  * verifier and loadgen's signer use, so the two are byte-identical.
  *
- * Steps (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html):
+ * Steps
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html):
  * canonical request -> string to sign -> signing key (HMAC chain) -> signature.
  * Pure functions: no clock, no I/O; outputs are appended to caller buffers. */
 #ifndef COMMON_SIGV4_H

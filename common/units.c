@@ -31,7 +31,8 @@ int cm_duration_parse_us(const char *s, enum cm_unit bare_unit, int64_t *out_us)
         const char *name;
         double us;
     } suffixes[] = {
-        { "us", 1.0 }, { "ms", 1e3 }, { "s", 1e6 }, { "m", 60e6 }, { "h", 3600e6 }, { "d", 86400e6 },
+        { "us", 1.0 }, { "ms", 1e3 },   { "s", 1e6 },
+        { "m", 60e6 }, { "h", 3600e6 }, { "d", 86400e6 },
     };
     const char *suffix;
     double num, us;

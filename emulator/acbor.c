@@ -232,7 +232,7 @@ static json_t *item(struct dec *d, int depth)
             json_array_append_new(a, e);
         }
         return a;
-    fail_a:
+fail_a:
         json_decref(a);
         return NULL;
     }
@@ -270,7 +270,7 @@ static json_t *item(struct dec *d, int depth)
             json_decref(key);
         }
         return o;
-    fail_o:
+fail_o:
         json_decref(o);
         return NULL;
     }
@@ -497,8 +497,8 @@ static void put_value(struct cm_buf *b, const struct model_service *svc, uint32_
     }
 }
 
-void acbor_write_reply(struct cm_buf *b, const struct model_service *svc,
-                       const struct model_op *op, json_t *out)
+void acbor_write_reply(struct cm_buf *b, const struct model_service *svc, const struct model_op *op,
+                       json_t *out)
 {
     if (op->output < 0 || !out) {
         acbor_put_head(b, 5, 0);

@@ -32,8 +32,8 @@ int acbor_parse_request(const struct model_service *svc, const struct model_op *
                         const uint8_t *body, size_t len, json_t **out, struct awserr *err);
 
 /* Appends op's reply (a CBOR map; {} when no output) for the IR `out` (borrowed). */
-void acbor_write_reply(struct cm_buf *b, const struct model_service *svc,
-                       const struct model_op *op, json_t *out);
+void acbor_write_reply(struct cm_buf *b, const struct model_service *svc, const struct model_op *op,
+                       json_t *out);
 /* Appends {"__type": ..., "message": ...} (see awsjson_error_type). */
 void acbor_write_error(struct cm_buf *b, const struct model_service *svc, const struct awserr *e);
 

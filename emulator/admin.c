@@ -99,7 +99,8 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
         return;
     }
     if (strcmp(p, "/_scalelab/state") == 0 && get) {
-        error(rs, 501, "state dump not implemented: the scaler library cannot describe its state yet");
+        error(rs, 501,
+              "state dump not implemented: the scaler library cannot describe its state yet");
         return;
     }
     if (strcmp(p, "/_scalelab/dataplane") == 0 && get) {
@@ -120,13 +121,16 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
         char err[256];
 
         if (!id || !what)
-            error(rs, 400, "expected {\"instance_id\": \"i-...\", \"fault\": \"kill|hang|resume|slow=K|fail_health=0|1|error_rate=P\"}");
+            error(
+                rs, 400,
+                "expected {\"instance_id\": \"i-...\", \"fault\": \"kill|hang|resume|slow=K|fail_health=0|1|error_rate=P\"}");
         else if (!srv_autoscale(s))
             error(rs, 501, "no real data plane (instances are records only)");
         else if (autoscale_fault(srv_autoscale(s), id, what, err, sizeof(err)) < 0)
             error(rs, 400, err);
         else
-            reply(rs, 200, json_pack("{s:s,s:s,s:s}", "status", "ok", "instance_id", id, "fault", what));
+            reply(rs, 200,
+                  json_pack("{s:s,s:s,s:s}", "status", "ok", "instance_id", id, "fault", what));
         json_decref(o);
         return;
     }

@@ -71,9 +71,9 @@ int api_bool(json_t *in, const char *member, int def)
 }
 
 /* Tokens are "sl1-<offset>": opaque to clients, checked here. */
-int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_in,
-             int def_limit, int max_limit, json_t *out, const char *list_key,
-             const char *token_out, struct awserr *err)
+int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_in, int def_limit,
+             int max_limit, json_t *out, const char *list_key, const char *token_out,
+             struct awserr *err)
 {
     const char *tok = token_in ? api_str(in, token_in) : NULL;
     size_t total = json_array_size(items), start = 0, end;

@@ -49,9 +49,9 @@ int api_bool(json_t *in, const char *member, int def);
  * and limit member, the default and max page size; sets out[list_key] to the page and
  * out[token_key] to the next token when more remain. A token that is not one we issued
  * -> InvalidNextToken. Returns 0 or -1. */
-int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_in,
-             int def_limit, int max_limit, json_t *out, const char *list_key,
-             const char *token_out, struct awserr *err);
+int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_in, int def_limit,
+             int max_limit, json_t *out, const char *list_key, const char *token_out,
+             struct awserr *err);
 
 /* Per-service tables, each ended by { NULL, NULL }. */
 extern const struct api_handler api_autoscaling_handlers[];

@@ -84,14 +84,15 @@ LOOKUP(describe_adjustment_types,
 LOOKUP(describe_scaling_process_types,
        json_pack("{s:o}", "Processes", list_of(sc_asg_scaling_process_types(), "ProcessName")))
 LOOKUP(describe_termination_policy_types,
-       json_pack("{s:o}", "TerminationPolicyTypes", list_of(sc_asg_termination_policy_types(), NULL)))
+       json_pack("{s:o}", "TerminationPolicyTypes",
+                 list_of(sc_asg_termination_policy_types(), NULL)))
 LOOKUP(describe_metric_collection_types,
        json_pack("{s:o,s:o}", "Metrics", list_of(sc_asg_metric_collection_types(), "Metric"),
                  "Granularities", list_of(sc_asg_metric_granularity_types(), "Granularity")))
 LOOKUP(describe_lifecycle_hook_types,
        json_pack("{s:o}", "LifecycleHookTypes", list_of(sc_asg_lifecycle_hook_types(), NULL)))
-LOOKUP(describe_notification_types,
-       json_pack("{s:o}", "AutoScalingNotificationTypes", list_of(sc_asg_notification_types(), NULL)))
+LOOKUP(describe_notification_types, json_pack("{s:o}", "AutoScalingNotificationTypes",
+                                              list_of(sc_asg_notification_types(), NULL)))
 
 static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out,
                                    struct awserr *err)
@@ -201,13 +202,14 @@ static int delete_launch_configuration(struct api_ctx *ctx, json_t *in, json_t *
     *out = NULL;
     if (!asg)
         return -1;
-    if (sc_asg_delete_launch_configuration(asg, api_str(in, "LaunchConfigurationName"),
-                                           ctx->now_ms, &se) != SC_OK)
+    if (sc_asg_delete_launch_configuration(asg, api_str(in, "LaunchConfigurationName"), ctx->now_ms,
+                                           &se) != SC_OK)
         return fail(err, &se);
     return 0;
 }
 
-/* ---- groups ------------------------------------------------------------------------------------ */
+/* ---- groups ------------------------------------------------------------------------------------
+ */
 
 struct group_req {
     struct sc_asg_group_req rq;
@@ -274,8 +276,8 @@ static void group_req_free(struct group_req *g)
     free(g->tags);
 }
 
-static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err, int create)
+static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
+                                  int create)
 {
     struct sc_asg *asg = asg_of(ctx, err);
     struct sc_error se = { 0 };
@@ -336,9 +338,9 @@ static json_t *group_json(const struct sc_asg_group_info *g)
                                   g->launch_template_version);
 
         if (g->mixed_instances_policy)
-            json_object_set_new(o, "MixedInstancesPolicy",
-                                json_pack("{s:{s:o}}", "LaunchTemplate",
-                                          "LaunchTemplateSpecification", lt));
+            json_object_set_new(
+                o, "MixedInstancesPolicy",
+                json_pack("{s:{s:o}}", "LaunchTemplate", "LaunchTemplateSpecification", lt));
         else
             json_object_set_new(o, "LaunchTemplate", lt);
     }
@@ -383,9 +385,8 @@ static json_t *group_json(const struct sc_asg_group_info *g)
                                               "SuspensionReason", reason));
     }
     json_object_set_new(o, "SuspendedProcesses", susp);
-    set_str(o, "VPCZoneIdentifier", g->vpc_zone_identifier && *g->vpc_zone_identifier
-                                        ? g->vpc_zone_identifier
-                                        : NULL);
+    set_str(o, "VPCZoneIdentifier",
+            g->vpc_zone_identifier && *g->vpc_zone_identifier ? g->vpc_zone_identifier : NULL);
     for (int m = 0; m < SC_ASG_METRIC_COUNT; m++) {
         if (g->metrics_enabled & (1u << m))
             json_array_append_new(met, json_pack("{s:s,s:s}", "Metric", sc_asg_metric_str(m),
@@ -470,11 +471,10 @@ static json_t *activity_json(const struct sc_asg_activity_info *a)
 {
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:s,s:i,s:s,s:s}", "ActivityId", a->activity_id,
                           "AutoScalingGroupName", a->auto_scaling_group_name, "Description",
-                          a->description ? a->description : "", "Cause",
-                          a->cause ? a->cause : "", "StartTime", (json_int_t)a->start_ms,
-                          "StatusCode", a->status_code, "Progress", a->progress,
-                          "AutoScalingGroupState", a->group_deleted ? "Deleted" : "InService",
-                          "AutoScalingGroupARN",
+                          a->description ? a->description : "", "Cause", a->cause ? a->cause : "",
+                          "StartTime", (json_int_t)a->start_ms, "StatusCode", a->status_code,
+                          "Progress", a->progress, "AutoScalingGroupState",
+                          a->group_deleted ? "Deleted" : "InService", "AutoScalingGroupARN",
                           a->auto_scaling_group_arn ? a->auto_scaling_group_arn : "");
 
     if (a->end_ms)
@@ -690,14 +690,14 @@ static int describe_scaling_activities(struct api_ctx *ctx, json_t *in, json_t *
     }
     free(ids);
     *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "Activities",
-                    "NextToken", err);
+    return api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "Activities", "NextToken",
+                    err);
 }
 
 /* ---- load balancers, processes, tags, metrics ------------------------------------------------ */
 
-typedef enum sc_status (*names_fn)(struct sc_asg *, const char *, const char *const *, int,
-                                   int64_t, struct sc_error *);
+typedef enum sc_status (*names_fn)(struct sc_asg *, const char *, const char *const *, int, int64_t,
+                                   struct sc_error *);
 
 static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
                     const char *member, names_fn fn)
@@ -717,14 +717,12 @@ static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr
     return rc;
 }
 
-static int attach_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
-                                 struct awserr *err)
+static int attach_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     return names_op(ctx, in, out, err, "LoadBalancerNames", sc_asg_attach_load_balancers);
 }
 
-static int detach_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
-                                 struct awserr *err)
+static int detach_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     return names_op(ctx, in, out, err, "LoadBalancerNames", sc_asg_detach_load_balancers);
 }
@@ -757,9 +755,9 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
     }
     items = json_array();
     for (int i = 0; i < g->nload_balancer_names; i++)
-        json_array_append_new(items, json_pack("{s:s,s:s}", "LoadBalancerName",
-                                               g->load_balancer_names[i], "State",
-                                               sc_asg_load_balancer_state(asg, g, i)));
+        json_array_append_new(items,
+                              json_pack("{s:s,s:s}", "LoadBalancerName", g->load_balancer_names[i],
+                                        "State", sc_asg_load_balancer_state(asg, g, i)));
     *out = json_object();
     return api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "LoadBalancers",
                     "NextToken", err);
@@ -795,8 +793,7 @@ static int tags_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr 
     return st == SC_OK ? 0 : fail(err, &se);
 }
 
-static int create_or_update_tags(struct api_ctx *ctx, json_t *in, json_t **out,
-                                 struct awserr *err)
+static int create_or_update_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     return tags_op(ctx, in, out, err, 0);
 }
@@ -860,12 +857,10 @@ static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct a
         }
     }
     *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "Tags", "NextToken",
-                    err);
+    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "Tags", "NextToken", err);
 }
 
-static int metrics_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
-                      int enable)
+static int metrics_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int enable)
 {
     struct sc_asg *asg = asg_of(ctx, err);
     struct sc_error se = { 0 };
@@ -899,7 +894,8 @@ static int disable_metrics_collection(struct api_ctx *ctx, json_t *in, json_t **
     return metrics_op(ctx, in, out, err, 0);
 }
 
-/* ---- policies ------------------------------------------------------------------------------------ */
+/* ---- policies
+ * ------------------------------------------------------------------------------------ */
 
 static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
@@ -986,8 +982,8 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
 
         for (int k = 0; k < 2; k++) {
             if (p->alarm_names[k])
-                json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName",
-                                                        p->alarm_names[k], "AlarmARN",
+                json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName", p->alarm_names[k],
+                                                        "AlarmARN",
                                                         p->alarm_arns[k] ? p->alarm_arns[k] : ""));
         }
         *out = json_pack("{s:s,s:o}", "PolicyARN", p->policy_arn, "Alarms", alarms);
@@ -999,10 +995,10 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
 
 static json_t *policy_json(const struct sc_asg_policy_info *p)
 {
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:b}", "AutoScalingGroupName",
-                          p->auto_scaling_group_name, "PolicyName", p->policy_name, "PolicyARN",
-                          p->policy_arn, "PolicyType", sc_asg_policy_type_str(p->policy_type),
-                          "Enabled", p->enabled);
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:s,s:b}", "AutoScalingGroupName", p->auto_scaling_group_name,
+                  "PolicyName", p->policy_name, "PolicyARN", p->policy_arn, "PolicyType",
+                  sc_asg_policy_type_str(p->policy_type), "Enabled", p->enabled);
     json_t *alarms = json_array();
 
     if (p->has_adjustment_type)
@@ -1011,8 +1007,7 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
     if (p->has_scaling_adjustment)
         json_object_set_new(o, "ScalingAdjustment", json_integer(p->scaling_adjustment));
     if (p->has_min_adjustment_magnitude)
-        json_object_set_new(o, "MinAdjustmentMagnitude",
-                            json_integer(p->min_adjustment_magnitude));
+        json_object_set_new(o, "MinAdjustmentMagnitude", json_integer(p->min_adjustment_magnitude));
     if (p->has_cooldown)
         json_object_set_new(o, "Cooldown", json_integer(p->cooldown));
     set_str(o, "MetricAggregationType", p->metric_aggregation_type);
@@ -1063,9 +1058,9 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
     }
     for (int k = 0; k < 2; k++) {
         if (p->alarm_names[k])
-            json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName", p->alarm_names[k],
-                                                    "AlarmARN",
-                                                    p->alarm_arns[k] ? p->alarm_arns[k] : ""));
+            json_array_append_new(alarms,
+                                  json_pack("{s:s,s:s}", "AlarmName", p->alarm_names[k], "AlarmARN",
+                                            p->alarm_arns[k] ? p->alarm_arns[k] : ""));
     }
     json_object_set_new(o, "Alarms", alarms);
     return o;

@@ -66,8 +66,8 @@ static json_t *dims_json(const struct sc_dimension *d, int n)
     json_t *a = json_array();
 
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:s,s:s}", "Name", d[i].name, "Value",
-                                           d[i].value ? d[i].value : ""));
+        json_array_append_new(
+            a, json_pack("{s:s,s:s}", "Name", d[i].name, "Value", d[i].value ? d[i].value : ""));
     return a;
 }
 
@@ -124,7 +124,7 @@ static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
         if (sv) {
             d[i].has_statistic_values = 1;
 #define SV(field, key)                                                                             \
-    d[i].statistic_values.has_##field = json_is_number(json_object_get(sv, key));                   \
+    d[i].statistic_values.has_##field = json_is_number(json_object_get(sv, key));                  \
     d[i].statistic_values.field = json_number_value(json_object_get(sv, key))
             SV(sample_count, "SampleCount");
             SV(sum, "Sum");
@@ -181,8 +181,7 @@ static int gms_visit(const struct sc_datapoint *dp, void *ud)
     return 0;
 }
 
-static int get_metric_statistics(struct api_ctx *ctx, json_t *in, json_t **out,
-                                 struct awserr *err)
+static int get_metric_statistics(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_cw *cw = cw_of(ctx, err);
     struct sc_error se = { 0 };
@@ -496,15 +495,14 @@ static int history_visit(const struct sc_alarm_history_view *h, void *ud)
 {
     json_array_append_new(ud, json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "AlarmName", h->alarm_name,
                                         "AlarmType", h->alarm_type ? h->alarm_type : "MetricAlarm",
-                                        "Timestamp", (json_int_t)h->timestamp_ms,
-                                        "HistoryItemType", h->history_item_type, "HistorySummary",
-                                        h->history_summary ? h->history_summary : "",
-                                        "HistoryData", h->history_data ? h->history_data : ""));
+                                        "Timestamp", (json_int_t)h->timestamp_ms, "HistoryItemType",
+                                        h->history_item_type, "HistorySummary",
+                                        h->history_summary ? h->history_summary : "", "HistoryData",
+                                        h->history_data ? h->history_data : ""));
     return 0;
 }
 
-static int describe_alarm_history(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err)
+static int describe_alarm_history(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_cw *cw = cw_of(ctx, err);
     struct sc_error se = { 0 };
@@ -532,8 +530,7 @@ static int describe_alarm_history(struct api_ctx *ctx, json_t *in, json_t **out,
 typedef enum sc_status (*names_fn)(struct sc_cw *, const char *const *, int, int64_t,
                                    struct sc_error *);
 
-static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
-                    names_fn fn)
+static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, names_fn fn)
 {
     struct sc_cw *cw = cw_of(ctx, err);
     struct sc_error se = { 0 };
@@ -560,8 +557,7 @@ static int enable_alarm_actions(struct api_ctx *ctx, json_t *in, json_t **out, s
     return names_op(ctx, in, out, err, sc_cw_enable_alarm_actions);
 }
 
-static int disable_alarm_actions(struct api_ctx *ctx, json_t *in, json_t **out,
-                                 struct awserr *err)
+static int disable_alarm_actions(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     return names_op(ctx, in, out, err, sc_cw_disable_alarm_actions);
 }
@@ -633,8 +629,7 @@ static int tag_visit(const char *key, const char *value, void *ud)
     return 0;
 }
 
-static int list_tags_for_resource(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err)
+static int list_tags_for_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_cw *cw = cw_of(ctx, err);
     struct sc_error se = { 0 };

@@ -150,8 +150,8 @@ static json_t *tags_json(const struct sc_ec2_tag *t, int n)
     json_t *a = json_array();
 
     for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:s?,s:s?}", "Key", t[i].key, "Value",
-                                           t[i].value ? t[i].value : ""));
+        json_array_append_new(
+            a, json_pack("{s:s?,s:s?}", "Key", t[i].key, "Value", t[i].value ? t[i].value : ""));
     return a;
 }
 
@@ -180,10 +180,12 @@ static json_t *instance_json(const struct sc_ec2_instance *in)
     json_object_set_new(o, "AmiLaunchIndex", json_integer(in->ami_launch_index));
     set_str(o, "InstanceType", in->instance_type);
     json_object_set_new(o, "LaunchTime", json_integer(in->launch_time_ms));
-    json_object_set_new(o, "Placement", json_pack("{s:s?,s:s?}", "AvailabilityZone",
-                                                  in->availability_zone, "Tenancy", "default"));
-    json_object_set_new(o, "Monitoring", json_pack("{s:s?}", "State",
-                                                   in->monitoring_enabled ? "enabled" : "disabled"));
+    json_object_set_new(
+        o, "Placement",
+        json_pack("{s:s?,s:s?}", "AvailabilityZone", in->availability_zone, "Tenancy", "default"));
+    json_object_set_new(
+        o, "Monitoring",
+        json_pack("{s:s?}", "State", in->monitoring_enabled ? "enabled" : "disabled"));
     set_str(o, "SubnetId", in->subnet_id);
     set_str(o, "VpcId", in->vpc_id);
     set_str(o, "PrivateIpAddress", in->private_ip_address);
@@ -245,11 +247,11 @@ static int describe_availability_zones(struct api_ctx *ctx, json_t *in, json_t *
 
         for (int i = 0; i < nout; i++)
             json_array_append_new(
-                a, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:[]}", "ZoneName", rows[i]->zone_name,
-                             "ZoneId", rows[i]->zone_id, "RegionName", rows[i]->region_name,
-                             "State", rows[i]->state, "OptInStatus", "opt-in-not-required",
-                             "ZoneType", "availability-zone", "GroupName", rows[i]->region_name,
-                             "Messages"));
+                a, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:[]}", "ZoneName",
+                             rows[i]->zone_name, "ZoneId", rows[i]->zone_id, "RegionName",
+                             rows[i]->region_name, "State", rows[i]->state, "OptInStatus",
+                             "opt-in-not-required", "ZoneType", "availability-zone", "GroupName",
+                             rows[i]->region_name, "Messages"));
         *out = json_pack("{s:o}", "AvailabilityZones", a);
     }
     free(rows);
@@ -283,8 +285,8 @@ static int describe_instance_types(struct api_ctx *ctx, json_t *in, json_t **out
                 a, json_pack("{s:s?,s:b,s:b,s:{s:i,s:i,s:i},s:{s:I},s:{s:[s]},s:b,s:s?,s:[s]}",
                              "InstanceType", t->instance_type, "CurrentGeneration",
                              t->current_generation, "BurstablePerformanceSupported", t->burstable,
-                             "VCpuInfo", "DefaultVCpus", t->vcpus, "DefaultCores",
-                             t->default_cores, "DefaultThreadsPerCore",
+                             "VCpuInfo", "DefaultVCpus", t->vcpus, "DefaultCores", t->default_cores,
+                             "DefaultThreadsPerCore",
                              t->default_cores ? t->vcpus / t->default_cores : 1, "MemoryInfo",
                              "SizeInMiB", (json_int_t)t->memory_mib, "ProcessorInfo",
                              "SupportedArchitectures", t->architecture, "BareMetal", 0,
@@ -317,11 +319,11 @@ static int describe_images(struct api_ctx *ctx, json_t *in, json_t **out, struct
 
         for (int i = 0; i < nout; i++) {
             const struct sc_ec2_image *im = rows[i];
-            json_t *o = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:b,s:s?,s:s?,s:s?}", "ImageId", im->image_id,
-                                  "State", "available", "OwnerId", im->owner_id, "Architecture",
-                                  im->architecture, "ImageType", "machine", "Public", 1,
-                                  "RootDeviceType", "ebs", "VirtualizationType", "hvm",
-                                  "Hypervisor", "xen");
+            json_t *o =
+                json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:b,s:s?,s:s?,s:s?}", "ImageId", im->image_id,
+                          "State", "available", "OwnerId", im->owner_id, "Architecture",
+                          im->architecture, "ImageType", "machine", "Public", 1, "RootDeviceType",
+                          "ebs", "VirtualizationType", "hvm", "Hypervisor", "xen");
 
             set_str(o, "Name", im->name);
             set_str(o, "Description", im->description);
@@ -361,9 +363,8 @@ static int describe_common(struct api_ctx *ctx, json_t *in, int status, json_t *
     rq.nfilters = fs.n;
     rows = cm_xcalloc((size_t)sc_ec2_instance_count(ec2) + 1, sizeof(*rows));
     if (status)
-        st = sc_ec2_describe_instance_status(ec2, &rq,
-                                             json_is_true(json_object_get(in, "IncludeAllInstances")),
-                                             rows, &nout, &se);
+        st = sc_ec2_describe_instance_status(
+            ec2, &rq, json_is_true(json_object_get(in, "IncludeAllInstances")), rows, &nout, &se);
     else
         st = sc_ec2_describe_instances(ec2, &rq, rows, &nout, &se);
     if (st != SC_OK) {
@@ -379,13 +380,14 @@ static int describe_common(struct api_ctx *ctx, json_t *in, int status, json_t *
             const char *is = sc_ec2_check_name(r->instance_status);
 
             json_array_append_new(
-                a, json_pack("{s:s?,s:s?,s:o,s:{s:s?,s:[{s:s?,s:s?}]},s:{s:s?,s:[{s:s?,s:s?}]},s:[]}",
-                             "InstanceId", r->instance_id, "AvailabilityZone",
-                             r->availability_zone, "InstanceState", state_json(r->state),
-                             "SystemStatus", "Status", ss, "Details", "Name", "reachability",
-                             "Status", strcmp(ss, "ok") == 0 ? "passed" : ss, "InstanceStatus",
-                             "Status", is, "Details", "Name", "reachability", "Status",
-                             strcmp(is, "ok") == 0 ? "passed" : is, "Events"));
+                a,
+                json_pack("{s:s?,s:s?,s:o,s:{s:s?,s:[{s:s?,s:s?}]},s:{s:s?,s:[{s:s?,s:s?}]},s:[]}",
+                          "InstanceId", r->instance_id, "AvailabilityZone", r->availability_zone,
+                          "InstanceState", state_json(r->state), "SystemStatus", "Status", ss,
+                          "Details", "Name", "reachability", "Status",
+                          strcmp(ss, "ok") == 0 ? "passed" : ss, "InstanceStatus", "Status", is,
+                          "Details", "Name", "reachability", "Status",
+                          strcmp(is, "ok") == 0 ? "passed" : is, "Events"));
         }
         *out = json_pack("{s:o}", "InstanceStatuses", a);
     }
@@ -426,7 +428,8 @@ static int run_instances(struct api_ctx *ctx, json_t *in, json_t **out, struct a
     rq.subnet_id = str(in, "SubnetId");
     rq.availability_zone = str(json_object_get(in, "Placement"), "AvailabilityZone");
     rq.user_data = str(in, "UserData");
-    rq.monitoring_enabled = json_is_true(json_object_get(json_object_get(in, "Monitoring"), "Enabled"));
+    rq.monitoring_enabled =
+        json_is_true(json_object_get(json_object_get(in, "Monitoring"), "Enabled"));
     rq.launch_template_id = str(lt, "LaunchTemplateId");
     rq.launch_template_name = str(lt, "LaunchTemplateName");
     rq.launch_template_version = str(lt, "Version");
@@ -495,9 +498,9 @@ static int start_instances(struct api_ctx *ctx, json_t *in, json_t **out, struct
 static json_t *vpc_json(const struct sc_ec2_vpc *v)
 {
     json_t *o = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:b}", "VpcId", v->vpc_id, "CidrBlock",
-                          v->cidr_block, "State", v->state, "OwnerId", v->owner_id,
-                          "DhcpOptionsId", v->dhcp_options_id, "InstanceTenancy",
-                          v->instance_tenancy, "IsDefault", v->is_default);
+                          v->cidr_block, "State", v->state, "OwnerId", v->owner_id, "DhcpOptionsId",
+                          v->dhcp_options_id, "InstanceTenancy", v->instance_tenancy, "IsDefault",
+                          v->is_default);
 
     if (v->ntags)
         json_object_set_new(o, "Tags", tags_json(v->tags, v->ntags));
@@ -506,13 +509,13 @@ static json_t *vpc_json(const struct sc_ec2_vpc *v)
 
 static json_t *subnet_json(const struct sc_ec2_subnet *s)
 {
-    json_t *o = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:i,s:b,s:b}", "SubnetId",
-                          s->subnet_id, "SubnetArn", s->subnet_arn, "VpcId", s->vpc_id,
-                          "CidrBlock", s->cidr_block, "AvailabilityZone", s->availability_zone,
-                          "AvailabilityZoneId", s->availability_zone_id, "State", s->state,
-                          "OwnerId", s->owner_id, "AvailableIpAddressCount",
-                          s->available_ip_address_count, "DefaultForAz", s->default_for_az,
-                          "MapPublicIpOnLaunch", s->map_public_ip_on_launch);
+    json_t *o =
+        json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:i,s:b,s:b}", "SubnetId", s->subnet_id,
+                  "SubnetArn", s->subnet_arn, "VpcId", s->vpc_id, "CidrBlock", s->cidr_block,
+                  "AvailabilityZone", s->availability_zone, "AvailabilityZoneId",
+                  s->availability_zone_id, "State", s->state, "OwnerId", s->owner_id,
+                  "AvailableIpAddressCount", s->available_ip_address_count, "DefaultForAz",
+                  s->default_for_az, "MapPublicIpOnLaunch", s->map_public_ip_on_launch);
 
     if (s->ntags)
         json_object_set_new(o, "Tags", tags_json(s->tags, s->ntags));
@@ -666,7 +669,8 @@ static void lt_data_get(json_t *d, struct sc_ec2_lt_data *o)
     o->tags = tag_specs(d, "instance", &o->ntags);
     o->security_group_ids = strings(d, "SecurityGroupIds", &n);
     o->nsecurity_group_ids = n;
-    o->monitoring_enabled = json_is_true(json_object_get(json_object_get(d, "Monitoring"), "Enabled"));
+    o->monitoring_enabled =
+        json_is_true(json_object_get(json_object_get(d, "Monitoring"), "Enabled"));
 }
 
 static void lt_data_free(struct sc_ec2_lt_data *o)
@@ -691,11 +695,11 @@ static json_t *lt_json(const struct sc_ec2_launch_template *t)
 static json_t *lt_version_json(const struct sc_ec2_lt_version *v)
 {
     json_t *d = json_object();
-    json_t *o = json_pack("{s:s?,s:s?,s:I,s:I,s:s?,s:b}", "LaunchTemplateId", v->launch_template_id,
-                          "LaunchTemplateName", v->launch_template_name, "VersionNumber",
-                          (json_int_t)v->version_number, "CreateTime",
-                          (json_int_t)v->create_time_ms, "CreatedBy", v->created_by,
-                          "DefaultVersion", v->default_version);
+    json_t *o =
+        json_pack("{s:s?,s:s?,s:I,s:I,s:s?,s:b}", "LaunchTemplateId", v->launch_template_id,
+                  "LaunchTemplateName", v->launch_template_name, "VersionNumber",
+                  (json_int_t)v->version_number, "CreateTime", (json_int_t)v->create_time_ms,
+                  "CreatedBy", v->created_by, "DefaultVersion", v->default_version);
 
     set_str(o, "VersionDescription", v->version_description);
     set_str(d, "ImageId", v->data.image_id);
@@ -719,8 +723,7 @@ static json_t *lt_version_json(const struct sc_ec2_lt_version *v)
     return o;
 }
 
-static int create_launch_template(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err)
+static int create_launch_template(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_ec2 *ec2 = ec2_of(ctx, err);
     struct sc_error se = { 0 };
@@ -769,8 +772,7 @@ static int create_launch_template_version(struct api_ctx *ctx, json_t *in, json_
     return rc;
 }
 
-static int delete_launch_template(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err)
+static int delete_launch_template(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_ec2 *ec2 = ec2_of(ctx, err);
     struct sc_error se = { 0 };
@@ -779,8 +781,7 @@ static int delete_launch_template(struct api_ctx *ctx, json_t *in, json_t **out,
     if (!ec2)
         return -1;
     if (sc_ec2_delete_launch_template(ec2, str(in, "LaunchTemplateId"),
-                                      str(in, "LaunchTemplateName"), ctx->now_ms, &d,
-                                      &se) != SC_OK)
+                                      str(in, "LaunchTemplateName"), ctx->now_ms, &d, &se) != SC_OK)
         return fail(err, &se);
     *out = json_pack("{s:{s:s?,s:s?,s:I,s:I,s:I}}", "LaunchTemplate", "LaunchTemplateId",
                      d.launch_template_id, "LaunchTemplateName", d.launch_template_name,
@@ -806,8 +807,8 @@ static int describe_launch_templates(struct api_ctx *ctx, json_t *in, json_t **o
     names = strings(in, "LaunchTemplateNames", &nn);
     filters_get(in, &fs);
     rows = cm_xcalloc((size_t)sc_ec2_launch_template_count(ec2) + 1, sizeof(*rows));
-    if (sc_ec2_describe_launch_templates(ec2, ids, ni, names, nn, fs.f, fs.n, rows, &nout,
-                                         &se) != SC_OK) {
+    if (sc_ec2_describe_launch_templates(ec2, ids, ni, names, nn, fs.f, fs.n, rows, &nout, &se) !=
+        SC_OK) {
         rc = fail(err, &se);
     } else {
         json_t *a = json_array();

@@ -121,11 +121,11 @@ static json_t *attrs_json(const struct sc_elb_attributes *a)
 
     set_str(al, "S3BucketName", a->access_log_s3_bucket_name);
     set_str(al, "S3BucketPrefix", a->access_log_s3_bucket_prefix);
-    return json_pack("{s:{s:b},s:o,s:{s:b,s:i},s:{s:i},s:[]}", "CrossZoneLoadBalancing",
-                     "Enabled", a->cross_zone_enabled, "AccessLog", al, "ConnectionDraining",
-                     "Enabled", a->connection_draining_enabled, "Timeout",
-                     a->connection_draining_timeout_s, "ConnectionSettings", "IdleTimeout",
-                     a->idle_timeout_s, "AdditionalAttributes");
+    return json_pack("{s:{s:b},s:o,s:{s:b,s:i},s:{s:i},s:[]}", "CrossZoneLoadBalancing", "Enabled",
+                     a->cross_zone_enabled, "AccessLog", al, "ConnectionDraining", "Enabled",
+                     a->connection_draining_enabled, "Timeout", a->connection_draining_timeout_s,
+                     "ConnectionSettings", "IdleTimeout", a->idle_timeout_s,
+                     "AdditionalAttributes");
 }
 
 static json_t *lb_json(const struct sc_elb_lb *lb)
@@ -161,8 +161,7 @@ static json_t *lb_json(const struct sc_elb_lb *lb)
                         json_pack("{s:s?,s:s?}", "OwnerAlias",
                                   lb->source_security_group_owner_alias, "GroupName",
                                   lb->source_security_group_name));
-    json_object_set_new(o, "SecurityGroups",
-                        cstrs_json(lb->security_groups, lb->nsecurity_groups));
+    json_object_set_new(o, "SecurityGroups", cstrs_json(lb->security_groups, lb->nsecurity_groups));
     json_object_set_new(o, "CreatedTime", json_integer(lb->created_time_ms));
     set_str(o, "Scheme", lb->scheme);
     return o;
@@ -283,8 +282,7 @@ static int delete_listeners(struct api_ctx *ctx, json_t *in, json_t **out, struc
     return rc;
 }
 
-static int configure_health_check(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err)
+static int configure_health_check(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_elb *elb = elb_of(ctx, err);
     struct sc_error se = { 0 };
@@ -430,8 +428,8 @@ static int modify_attributes(struct api_ctx *ctx, json_t *in, json_t **out, stru
         return fail(err, &se);
     if (!res && sc_elb_describe_attributes(elb, name, &res, &se) != SC_OK)
         return fail(err, &se);
-    *out = json_pack("{s:s,s:o}", "LoadBalancerName", name, "LoadBalancerAttributes",
-                     attrs_json(res));
+    *out =
+        json_pack("{s:s,s:o}", "LoadBalancerName", name, "LoadBalancerAttributes", attrs_json(res));
     return 0;
 }
 
@@ -541,12 +539,11 @@ static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct a
             json_t *t = json_array();
 
             for (int k = 0; rows[i] && k < rows[i]->ntags; k++)
-                json_array_append_new(t, json_pack("{s:s,s:s}", "Key", rows[i]->tags[k].key,
-                                                   "Value", rows[i]->tags[k].value
-                                                                ? rows[i]->tags[k].value
-                                                                : ""));
-            json_array_append_new(a, json_pack("{s:s,s:o}", "LoadBalancerName", names[i], "Tags",
-                                               t));
+                json_array_append_new(
+                    t, json_pack("{s:s,s:s}", "Key", rows[i]->tags[k].key, "Value",
+                                 rows[i]->tags[k].value ? rows[i]->tags[k].value : ""));
+            json_array_append_new(a,
+                                  json_pack("{s:s,s:o}", "LoadBalancerName", names[i], "Tags", t));
         }
         *out = json_pack("{s:o}", "TagDescriptions", a);
     }

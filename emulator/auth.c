@@ -114,8 +114,9 @@ struct auth_keys *auth_keys_load(const char *path, char *err, size_t errlen)
     if (ea && es && *ea && *es)
         add_key(k, ea, es);
     if (k->n == 0) {
-        snprintf(err, errlen, "no credentials: give --credentials FILE or set AWS_ACCESS_KEY_ID "
-                              "and AWS_SECRET_ACCESS_KEY");
+        snprintf(err, errlen,
+                 "no credentials: give --credentials FILE or set AWS_ACCESS_KEY_ID "
+                 "and AWS_SECRET_ACCESS_KEY");
         auth_keys_destroy(k);
         return NULL;
     }
@@ -185,19 +186,22 @@ int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int
                           "Authorization=%.200s",
                           a);
     if (!sc.has_credential || !sc.has_signed_headers || !sc.has_signature || !date)
-        return awserr_set(err, 400, "IncompleteSignature",
-                          "%s%s%s%sAuthorization=%.200s",
-                          sc.has_credential ? "" : "Authorization header requires 'Credential' parameter. ",
-                          sc.has_signature ? "" : "Authorization header requires 'Signature' parameter. ",
-                          sc.has_signed_headers ? "" : "Authorization header requires 'SignedHeaders' parameter. ",
-                          date ? "" : "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ",
-                          a);
+        return awserr_set(
+            err, 400, "IncompleteSignature", "%s%s%s%sAuthorization=%.200s",
+            sc.has_credential ? "" : "Authorization header requires 'Credential' parameter. ",
+            sc.has_signature ? "" : "Authorization header requires 'Signature' parameter. ",
+            sc.has_signed_headers ? ""
+                                  : "Authorization header requires 'SignedHeaders' parameter. ",
+            date
+                ? ""
+                : "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ",
+            a);
     secret = auth_keys_find(keys, sc.akid);
     if (!secret)
         return awserr_set(err, 403, "InvalidClientTokenId",
                           "The security token included in the request is invalid.");
-    snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", date, date + 4, date + 6,
-             date + 9, date + 11, date + 13);
+    snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", date, date + 4, date + 6, date + 9,
+             date + 11, date + 13);
     if (strlen(date) != 16 || model_parse_iso8601(iso, &req_ms) < 0)
         return awserr_set(err, 400, "IncompleteSignature",
                           "Date must be in ISO-8601 'basic format'. Got '%.40s'.", date);

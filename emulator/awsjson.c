@@ -69,8 +69,8 @@ json_t *awsjson_to_wire(const struct model_service *svc, uint32_t si, json_t *v)
         const char *key;
         json_t *e;
 
-        json_object_foreach(v, key, e) json_object_set_new(o, key,
-                                                           awsjson_to_wire(svc, vm->shape, e));
+        json_object_foreach(v, key, e)
+            json_object_set_new(o, key, awsjson_to_wire(svc, vm->shape, e));
         return o;
     }
     case MODEL_TIMESTAMP:

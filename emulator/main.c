@@ -26,24 +26,23 @@ struct config {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: emulator [options]\n"
-            "A local AWS endpoint: Auto Scaling, classic ELB, CloudWatch and EC2 over their\n"
-            "wire protocols (query/XML, EC2, JSON 1.0, RPC v2 CBOR).\n"
-            "  --port N            listen port (default 4566; 0 = any, see --port-file)\n"
-            "  --bind ADDR         listen address (default 127.0.0.1)\n"
-            "  --region R          region when a request names none (default us-east-1)\n"
-            "  --account ID        account id in ARNs (default 123456789012)\n"
-            "  --time-scale N      emulated seconds per real second (default 1)\n"
-            "  --clock real|manual manual: time moves only via POST /_scalelab/clock\n"
-            "  --state FILE        persist state to FILE (not implemented yet)\n"
-            "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
-            "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
-            "  --port-file PATH    write the bound port to PATH once listening\n"
-            "  --quiet             no per-request log line\n"
-            "  --help, --version\n"
-            "sub-modes: emulator instance --help (an emulated instance),\n"
-            "           emulator proxy --help (a standalone load-balancing proxy)\n");
+    fprintf(f, "usage: emulator [options]\n"
+               "A local AWS endpoint: Auto Scaling, classic ELB, CloudWatch and EC2 over their\n"
+               "wire protocols (query/XML, EC2, JSON 1.0, RPC v2 CBOR).\n"
+               "  --port N            listen port (default 4566; 0 = any, see --port-file)\n"
+               "  --bind ADDR         listen address (default 127.0.0.1)\n"
+               "  --region R          region when a request names none (default us-east-1)\n"
+               "  --account ID        account id in ARNs (default 123456789012)\n"
+               "  --time-scale N      emulated seconds per real second (default 1)\n"
+               "  --clock real|manual manual: time moves only via POST /_scalelab/clock\n"
+               "  --state FILE        persist state to FILE (not implemented yet)\n"
+               "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
+               "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
+               "  --port-file PATH    write the bound port to PATH once listening\n"
+               "  --quiet             no per-request log line\n"
+               "  --help, --version\n"
+               "sub-modes: emulator instance --help (an emulated instance),\n"
+               "           emulator proxy --help (a standalone load-balancing proxy)\n");
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -192,8 +191,9 @@ int main(int argc, char **argv)
     cfg.srv.quiet = cfg.quiet;
     signal(SIGPIPE, SIG_IGN);
     if (cfg.srv.state_file)
-        log_warn("emulator: --state %s: persistence is not implemented yet; state is in memory only",
-                 cfg.srv.state_file);
+        log_warn(
+            "emulator: --state %s: persistence is not implemented yet; state is in memory only",
+            cfg.srv.state_file);
     ev = cm_ev_create();
     if (!ev) {
         log_error("emulator: cannot create the event loop: %s", strerror(errno));

@@ -119,7 +119,6 @@ const struct model_service *model_service_find(const char *sigv4, const char *ve
 /* The service whose API version is version ("2011-01-01"), or NULL. */
 const struct model_service *model_service_by_version(const char *version);
 
-
 /* ---- checking and typing values (model_check.c) -------------------------------- */
 
 /* How a service words its validation errors. */

@@ -117,8 +117,8 @@ int model_parse_iso8601(const char *s, int64_t *ms)
     const char *p;
     int64_t off_s = 0;
 
-    if (strlen(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-        s[13] != ':' || s[16] != ':')
+    if (strlen(s) < 19 || s[4] != '-' || s[7] != '-' ||
+        (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || s[13] != ':' || s[16] != ':')
         return -1;
     if (digits(s, 4, &y) || digits(s + 5, 2, &mo) || digits(s + 8, 2, &d) ||
         digits(s + 11, 2, &h) || digits(s + 14, 2, &mi) || digits(s + 17, 2, &sec))
@@ -213,8 +213,8 @@ static void constraint(struct ctx *c, const json_t *v, const char *what)
     char val[256], smithy[900], single[900];
 
     value_repr(v, val, sizeof(val));
-    snprintf(smithy, sizeof(smithy), "Value %s at '%.300s' failed to satisfy constraint: %.300s", val,
-             c->path, what);
+    snprintf(smithy, sizeof(smithy), "Value %s at '%.300s' failed to satisfy constraint: %.300s",
+             val, c->path, what);
     if (c->style == MODEL_ERRS_EC2) {
         snprintf(single, sizeof(single), "Value (%.200s) for parameter %.300s is invalid. %.300s",
                  json_is_string(v) ? json_string_value(v) : val, c->wire, what);
@@ -229,7 +229,8 @@ static void missing(struct ctx *c)
     char smithy[900], single[900];
 
     snprintf(smithy, sizeof(smithy),
-             "Value null at '%.300s' failed to satisfy constraint: Member must not be null", c->path);
+             "Value null at '%.300s' failed to satisfy constraint: Member must not be null",
+             c->path);
     if (c->style == MODEL_ERRS_EC2) {
         snprintf(single, sizeof(single), "The request must contain the parameter %.300s", c->wire);
         add_err(c, "MissingParameter", smithy, single);
@@ -291,8 +292,7 @@ static json_t *scalar_string(struct ctx *c, const struct model_shape *sh, json_t
         return NULL;
     }
     if ((sh->flags & MODEL_F_HAS_MAX) && (double)chars > sh->max) {
-        snprintf(what, sizeof(what), "Member must have length less than or equal to %.0f",
-                 sh->max);
+        snprintf(what, sizeof(what), "Member must have length less than or equal to %.0f", sh->max);
         constraint(c, in, what);
         return NULL;
     }
@@ -485,8 +485,7 @@ static json_t *walk_list(struct ctx *c, const struct model_shape *sh, json_t *in
         return NULL;
     }
     if ((sh->flags & MODEL_F_HAS_MAX) && (double)n > sh->max) {
-        snprintf(what, sizeof(what), "Member must have length less than or equal to %.0f",
-                 sh->max);
+        snprintf(what, sizeof(what), "Member must have length less than or equal to %.0f", sh->max);
         constraint(c, in, what);
         return NULL;
     }

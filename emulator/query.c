@@ -262,8 +262,8 @@ static json_t *conv(const struct walk *w, uint32_t si, json_t *node, int depth)
                 json_t *cv = conv(w, vm->shape, v, depth + 1);
 
                 if (cv)
-                    json_object_setn_new_nocheck(out, json_string_value(k),
-                                                 json_string_length(k), cv);
+                    json_object_setn_new_nocheck(out, json_string_value(k), json_string_length(k),
+                                                 cv);
             }
         }
         return out;

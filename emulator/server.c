@@ -22,8 +22,8 @@
 #include "emulator/admin.h"
 #include "emulator/api.h"
 #include "emulator/auth.h"
-#include "emulator/awsjson.h"
 #include "emulator/autoscale.h"
+#include "emulator/awsjson.h"
 #include "emulator/model.h"
 #include "emulator/query.h"
 #include "emulator/xml.h"
@@ -31,9 +31,9 @@
 #include "scaler/elb.h"
 #include "scaler/world.h"
 
-#define CBOR_PATH_PREFIX "/service/GraniteServiceVersion20100801/operation/"
+#define CBOR_PATH_PREFIX    "/service/GraniteServiceVersion20100801/operation/"
 #define MAX_REQUEST_HEADERS 64
-#define MAX_REGIONS 32
+#define MAX_REGIONS         32
 
 struct region_state {
     char account[16];
@@ -286,9 +286,9 @@ static void request_id(struct srv *s, char out[37])
     s->rid[1] = x ^ y ^ (x >> 17) ^ (y >> 26);
     a = s->rid[1] + y;
     b = a * 0x9e3779b97f4a7c15ULL ^ ++s->requests;
-    snprintf(out, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff,
-             (unsigned)a & 0xfff, (unsigned)((b >> 48) & 0x3fff) | 0x8000,
-             (unsigned long long)(b & 0xffffffffffffULL));
+    snprintf(out, 37, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32),
+             (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
+             (unsigned)((b >> 48) & 0x3fff) | 0x8000, (unsigned long long)(b & 0xffffffffffffULL));
 }
 
 static const char *req_header(const struct srv_request *rq, const char *name)
@@ -321,7 +321,8 @@ static void render_error(struct srv_response *rs, enum proto p, const struct mod
         }
         srv_response_header(rs, "x-amzn-query-error", "%s;%s", e->code,
                             e->sender ? "Sender" : "Receiver");
-        srv_response_header(rs, "X-Amzn-Errortype", "%s", strchr(type, '#') ? strchr(type, '#') + 1 : type);
+        srv_response_header(rs, "X-Amzn-Errortype", "%s",
+                            strchr(type, '#') ? strchr(type, '#') + 1 : type);
         return;
     }
     default:
@@ -387,13 +388,14 @@ static int route(const struct srv_request *rq, const struct auth_scope *scope, i
                 r->svc = model_services[i];
         }
         if (!r->svc)
-            return awserr_set(err, 400, "UnknownOperationException",
-                              "Unknown target %.200s", target);
+            return awserr_set(err, 400, "UnknownOperationException", "Unknown target %.200s",
+                              target);
         snprintf(r->action, sizeof(r->action), "%s", dot + 1);
     } else {
         struct awserr ferr = { 0 };
-        int form_body = strcmp(rq->method, "POST") == 0 && rq->body_len > 0 &&
-                        (!ctype || strncasecmp(ctype, "application/x-www-form-urlencoded", 33) == 0);
+        int form_body =
+            strcmp(rq->method, "POST") == 0 && rq->body_len > 0 &&
+            (!ctype || strncasecmp(ctype, "application/x-www-form-urlencoded", 33) == 0);
 
         r->proto = PROTO_QUERY;
         /* GET carries the form in the query string; POST in the body (plus any query) */
@@ -551,9 +553,8 @@ void srv_handle(struct srv *s, const struct srv_request *rq_wire, struct srv_res
         goto fail;
     if (s->cfg.auth_sigv4) {
         /* the signature covers the body as sent (compressed) */
-        struct auth_request ar = { rq_wire->method, rq_wire->path,  rq_wire->query,
-                                   rq_wire->hdrs,   rq_wire->nhdrs, rq_wire->body,
-                                   rq_wire->body_len };
+        struct auth_request ar = { rq_wire->method, rq_wire->path, rq_wire->query,   rq_wire->hdrs,
+                                   rq_wire->nhdrs,  rq_wire->body, rq_wire->body_len };
 
         if (auth_verify(s->keys, &ar, wall_ms(), &err) < 0)
             goto fail;
@@ -573,16 +574,16 @@ void srv_handle(struct srv *s, const struct srv_request *rq_wire, struct srv_res
             awserr_set(&err, 405, "MethodNotAllowed", "RPC v2 requests must be POST");
             goto fail;
         }
-        if (acbor_parse_request(r.svc, r.op, (const uint8_t *)rq->body, rq->body_len, &in,
-                                &err) < 0)
+        if (acbor_parse_request(r.svc, r.op, (const uint8_t *)rq->body, rq->body_len, &in, &err) <
+            0)
             goto fail;
         break;
     }
     {
         api_fn fn = api_find(r.svc->name, r.op->name);
-        struct api_ctx ctx = { s, s->cfg.account, scoped && scope.region[0] ? scope.region
-                                                                             : s->cfg.region,
-                               rid, srv_now_ms(s) };
+        struct api_ctx ctx = { s, s->cfg.account,
+                               scoped && scope.region[0] ? scope.region : s->cfg.region, rid,
+                               srv_now_ms(s) };
 
         if (!fn) {
             awserr_set(&err, 501, "NotImplemented", "scalelab does not implement %s %s yet",
@@ -610,7 +611,8 @@ log:
         log_info("req service=%s action=%s status=%d ms=%.3f%s%s",
                  r.svc ? r.svc->name : (admin_is_admin_path(rq->path) ? "admin" : "-"),
                  r.action[0] ? r.action : rq->path, rs->status,
-                 (double)(ts1.tv_sec - ts0.tv_sec) * 1e3 + (double)(ts1.tv_nsec - ts0.tv_nsec) / 1e6,
+                 (double)(ts1.tv_sec - ts0.tv_sec) * 1e3 +
+                     (double)(ts1.tv_nsec - ts0.tv_nsec) / 1e6,
                  awserr_is_set(&err) ? " code=" : "", awserr_is_set(&err) ? err.code : "");
     }
     (void)t0;
@@ -836,12 +838,10 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     }
     s->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_access, s,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                              MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                              MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED,
+                              on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
-                              MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
-                              MHD_OPTION_END);
+                              MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_END);
     if (!s->mhd) {
         snprintf(err, errlen, "cannot listen on %s:%d", cfg->bind, cfg->port);
         goto fail;

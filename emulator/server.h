@@ -18,7 +18,7 @@
 struct sc_ec2;
 struct sc_world;
 
-#define SRV_DEFAULT_MAX_BODY (2 * 1024 * 1024)
+#define SRV_DEFAULT_MAX_BODY     (2 * 1024 * 1024)
 #define SRV_MAX_RESPONSE_HEADERS 8
 
 struct srv_config {

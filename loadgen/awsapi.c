@@ -237,8 +237,7 @@ int aws_config_resolve(struct aws_config *cfg, const char *(*env_get)(const char
                            sizeof(cfg->secret_access_key)) == 0) {
         aws_ini_get(creds, cfg->profile, "aws_session_token", cfg->session_token,
                     sizeof(cfg->session_token));
-        snprintf(cfg->credential_source, sizeof(cfg->credential_source),
-                 "shared-credentials-file");
+        snprintf(cfg->credential_source, sizeof(cfg->credential_source), "shared-credentials-file");
     } else if (aws_ini_get(conf, conf_section, "aws_access_key_id", cfg->access_key_id,
                            sizeof(cfg->access_key_id)) == 0 &&
                aws_ini_get(conf, conf_section, "aws_secret_access_key", cfg->secret_access_key,
@@ -477,10 +476,19 @@ out:
 int aws_error_is_throttling(const char *code)
 {
     static const char *const codes[] = {
-        "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
-        "TooManyRequestsException", "ProvisionedThroughputExceededException",
-        "TransactionInProgressException", "RequestLimitExceeded", "BandwidthLimitExceeded",
-        "LimitExceededException", "RequestThrottled", "SlowDown", "PriorRequestNotComplete",
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "RequestThrottledException",
+        "TooManyRequestsException",
+        "ProvisionedThroughputExceededException",
+        "TransactionInProgressException",
+        "RequestLimitExceeded",
+        "BandwidthLimitExceeded",
+        "LimitExceededException",
+        "RequestThrottled",
+        "SlowDown",
+        "PriorRequestNotComplete",
         "EC2ThrottledException",
     };
 
@@ -766,9 +774,9 @@ static int service_parse(const char *s, enum aws_service *out)
         const char *alias;
         enum aws_service svc;
     } names[] = {
-        { "autoscaling", AWS_AUTOSCALING }, { "elb", AWS_ELB },
+        { "autoscaling", AWS_AUTOSCALING },  { "elb", AWS_ELB },
         { "elasticloadbalancing", AWS_ELB }, { "cloudwatch", AWS_CLOUDWATCH },
-        { "monitoring", AWS_CLOUDWATCH }, { "ec2", AWS_EC2 },
+        { "monitoring", AWS_CLOUDWATCH },    { "ec2", AWS_EC2 },
     };
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -808,7 +816,8 @@ int aws_main(int argc, char **argv)
         char *eq = strchr(argv[i], '=');
 
         if (!eq) {
-            fprintf(stderr, "loadgen aws: parameter %s is not Name=Value\ntry 'loadgen aws --help'\n",
+            fprintf(stderr,
+                    "loadgen aws: parameter %s is not Name=Value\ntry 'loadgen aws --help'\n",
                     argv[i]);
             rc = 2;
             goto out;

@@ -22,8 +22,8 @@ struct aws_config {
     char secret_access_key[AWS_STR];
     char session_token[4096];
     char region[64];
-    char endpoint_url[AWS_STR];   /* AWS_ENDPOINT_URL or the profile's endpoint_url */
-    char credential_source[32];   /* "env", "shared-credentials-file", "config-file", "" */
+    char endpoint_url[AWS_STR]; /* AWS_ENDPOINT_URL or the profile's endpoint_url */
+    char credential_source[32]; /* "env", "shared-credentials-file", "config-file", "" */
 };
 
 /* The services this client speaks. */

@@ -12,13 +12,13 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "loadgen/awsapi.h"
 #include "loadgen/conn.h"
 #include "loadgen/opts.h"
 #include "loadgen/report.h"
+#include "loadgen/scenario.h"
 #include "loadgen/sock.h"
 #include "loadgen/stats.h"
-#include "loadgen/awsapi.h"
-#include "loadgen/scenario.h"
 #include "loadgen/sweep.h"
 
 static void usage(FILE *out)

@@ -87,8 +87,9 @@ static void add_zones(struct aws_params *p, char **zones, int n)
 
 static const char *policy_type(enum sim_policy_type t)
 {
-    return t == SIM_POLICY_STEP ? "StepScaling"
-         : t == SIM_POLICY_TARGET ? "TargetTrackingScaling" : "SimpleScaling";
+    return t == SIM_POLICY_STEP     ? "StepScaling"
+           : t == SIM_POLICY_TARGET ? "TargetTrackingScaling"
+                                    : "SimpleScaling";
 }
 
 static void plan_lbs(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
@@ -182,7 +183,8 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
             add_name(&c->params, k, prefix, g->load_balancers[l]);
         }
         aws_params_addf(&c->params, "DefaultCooldown", "%d", g->default_cooldown_s);
-        aws_params_add(&c->params, "HealthCheckType", g->health_check_type ? g->health_check_type : "EC2");
+        aws_params_add(&c->params, "HealthCheckType",
+                       g->health_check_type ? g->health_check_type : "EC2");
         aws_params_addf(&c->params, "HealthCheckGracePeriod", "%d", g->health_check_grace_period_s);
         aws_params_add_list(&c->params, "TerminationPolicies", 1,
                             (const char *const *)g->termination_policies, g->ntermination_policies);
@@ -216,11 +218,13 @@ static void plan_policies(struct scn_plan *plan, const struct sim_scenario *sc, 
                 char k[96];
 
                 if (po->steps[s].has_lower) {
-                    snprintf(k, sizeof(k), "StepAdjustments.member.%d.MetricIntervalLowerBound", s + 1);
+                    snprintf(k, sizeof(k), "StepAdjustments.member.%d.MetricIntervalLowerBound",
+                             s + 1);
                     aws_params_addf(p, k, "%.17g", po->steps[s].lower);
                 }
                 if (po->steps[s].has_upper) {
-                    snprintf(k, sizeof(k), "StepAdjustments.member.%d.MetricIntervalUpperBound", s + 1);
+                    snprintf(k, sizeof(k), "StepAdjustments.member.%d.MetricIntervalUpperBound",
+                             s + 1);
                     aws_params_addf(p, k, "%.17g", po->steps[s].upper);
                 }
                 snprintf(k, sizeof(k), "StepAdjustments.member.%d.ScalingAdjustment", s + 1);
@@ -232,14 +236,17 @@ static void plan_policies(struct scn_plan *plan, const struct sim_scenario *sc, 
         if (po->type != SIM_POLICY_SIMPLE && po->has_warmup)
             aws_params_addf(p, "EstimatedInstanceWarmup", "%d", po->estimated_instance_warmup_s);
         if (po->type == SIM_POLICY_TARGET) {
-            aws_params_add(p, "TargetTrackingConfiguration.PredefinedMetricSpecification."
-                              "PredefinedMetricType",
+            aws_params_add(p,
+                           "TargetTrackingConfiguration.PredefinedMetricSpecification."
+                           "PredefinedMetricType",
                            po->predefined_metric);
             if (po->resource_label)
-                aws_params_add(p, "TargetTrackingConfiguration.PredefinedMetricSpecification."
-                                  "ResourceLabel",
+                aws_params_add(p,
+                               "TargetTrackingConfiguration.PredefinedMetricSpecification."
+                               "ResourceLabel",
                                po->resource_label);
-            aws_params_addf(p, "TargetTrackingConfiguration.TargetValue", "%.17g", po->target_value);
+            aws_params_addf(p, "TargetTrackingConfiguration.TargetValue", "%.17g",
+                            po->target_value);
             if (po->disable_scale_in)
                 aws_params_add(p, "TargetTrackingConfiguration.DisableScaleIn", "true");
         }
@@ -250,7 +257,8 @@ static void plan_alarms(struct scn_plan *plan, const struct sim_scenario *sc, co
 {
     for (int i = 0; i < sc->nalarms; i++) {
         const struct sim_alarm *al = &sc->alarms[i];
-        struct scn_call *c = call_add(&plan->setup, &plan->nsetup, AWS_CLOUDWATCH, "PutMetricAlarm");
+        struct scn_call *c =
+            call_add(&plan->setup, &plan->nsetup, AWS_CLOUDWATCH, "PutMetricAlarm");
         struct aws_params *p = &c->params;
 
         add_name(p, "AlarmName", prefix, al->name);
@@ -356,8 +364,9 @@ void scn_plan_cleanup(struct scn_plan *plan)
 
 static void print_word(FILE *f, const char *s)
 {
-    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,=+-@") ==
-                  strlen(s)) {
+    if (*s &&
+        strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,=+-@") ==
+            strlen(s)) {
         fputs(s, f);
         return;
     }
@@ -393,15 +402,14 @@ void scn_call_print(FILE *f, const struct scn_call *c)
 
 static int usage(FILE *f, int rc)
 {
-    fprintf(f,
-            "usage: loadgen scenario FILE --dry-run [--prefix NAME]\n"
-            "  Prints the AWS API calls that create the scenario's infrastructure (load\n"
-            "  balancers, launch configurations, groups, policies, alarms; names prefixed\n"
-            "  per run) and those that tear it down, as `loadgen aws` arguments.\n"
-            "  --prefix NAME   the name prefix (default sl-<pid hex>-<time hex>)\n"
-            "  Not in this build: running the scenario (--endpoint, --aws, --time-scale,\n"
-            "  --report, --json, --keep): infrastructure setup through the API, load,\n"
-            "  faults, polling and expectations.\n");
+    fprintf(f, "usage: loadgen scenario FILE --dry-run [--prefix NAME]\n"
+               "  Prints the AWS API calls that create the scenario's infrastructure (load\n"
+               "  balancers, launch configurations, groups, policies, alarms; names prefixed\n"
+               "  per run) and those that tear it down, as `loadgen aws` arguments.\n"
+               "  --prefix NAME   the name prefix (default sl-<pid hex>-<time hex>)\n"
+               "  Not in this build: running the scenario (--endpoint, --aws, --time-scale,\n"
+               "  --report, --json, --keep): infrastructure setup through the API, load,\n"
+               "  faults, polling and expectations.\n");
     return rc;
 }
 
@@ -423,11 +431,14 @@ int scenario_main(int argc, char **argv)
         } else if (strcmp(argv[i], "--endpoint") == 0 || strcmp(argv[i], "--aws") == 0 ||
                    strcmp(argv[i], "--time-scale") == 0 || strcmp(argv[i], "--report") == 0 ||
                    strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--keep") == 0) {
-            fprintf(stderr, "loadgen scenario: %s: running a scenario is not in this build; "
-                            "only --dry-run is\ntry 'loadgen scenario --help'\n", argv[i]);
+            fprintf(stderr,
+                    "loadgen scenario: %s: running a scenario is not in this build; "
+                    "only --dry-run is\ntry 'loadgen scenario --help'\n",
+                    argv[i]);
             return 2;
         } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "loadgen scenario: unexpected argument %s\ntry 'loadgen scenario --help'\n",
+            fprintf(stderr,
+                    "loadgen scenario: unexpected argument %s\ntry 'loadgen scenario --help'\n",
                     argv[i]);
             return 2;
         } else {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SLOTS (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
+#define MAX_SLOTS   (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
 #define SCRATCH_LEN (64 * 1024)
-#define AS_PREFIX "arn:aws:autoscaling:"
+#define AS_PREFIX   "arn:aws:autoscaling:"
 
 enum op { OP_GE, OP_GT, OP_LT, OP_LE };
 enum tmd { TMD_MISSING, TMD_IGNORE, TMD_BREACHING, TMD_NOT_BREACHING };
@@ -584,7 +584,8 @@ static void alarm_json(struct sb *b, const struct alarm *al)
     sb_raw(b, "}");
 }
 
-/* --- PutMetricAlarm ---------------------------------------------------------------------------- */
+/* --- PutMetricAlarm ----------------------------------------------------------------------------
+ */
 
 static int valid_period(int p)
 {
@@ -715,7 +716,7 @@ static enum sc_status validate_put(const struct sc_put_metric_alarm_req *r, stru
     if (!r->comparison_operator)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "The parameter ComparisonOperator is required.");
-    *op = (enum op)-1;
+    *op = (enum op) - 1;
     for (int i = 0; i < 4; i++)
         if (strcmp(r->comparison_operator, op_names[i]) == 0)
             *op = (enum op)i;
@@ -989,7 +990,8 @@ enum sc_status sc_alarms_delete(struct sc_alarms *a, const char *const *names, i
     return SC_OK;
 }
 
-/* --- describes ---------------------------------------------------------------------------------- */
+/* --- describes ----------------------------------------------------------------------------------
+ */
 
 static int has_action_prefix(const struct alarm *al, const char *prefix)
 {
@@ -1063,8 +1065,7 @@ static int same_dims(const struct alarm *al, const struct sc_dimension *d, int n
 
 enum sc_status sc_alarms_describe_for_metric(const struct sc_alarms *a,
                                              const struct sc_describe_alarms_for_metric_req *req,
-                                             sc_alarm_visit_fn fn, void *ud,
-                                             struct sc_error *err)
+                                             sc_alarm_visit_fn fn, void *ud, struct sc_error *err)
 {
     if (!req->metric_name || !*req->metric_name)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter MetricName is required.");
@@ -1103,12 +1104,13 @@ enum sc_status sc_alarms_describe_history(const struct sc_alarms *a,
             if (strcmp(req->history_item_type, hist_names[i]) == 0)
                 type = i;
         if (type < 0)
-            return sc_fail(err, SC_ERR_VALIDATION,
-                           "1 validation error detected: Value '%s' at 'historyItemType' failed "
-                           "to satisfy constraint: Member must satisfy enum value set: "
-                           "[Action, StateUpdate, ConfigurationUpdate, AlarmContributorStateUpdate, "
-                           "AlarmContributorAction]",
-                           req->history_item_type);
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "1 validation error detected: Value '%s' at 'historyItemType' failed "
+                "to satisfy constraint: Member must satisfy enum value set: "
+                "[Action, StateUpdate, ConfigurationUpdate, AlarmContributorStateUpdate, "
+                "AlarmContributorAction]",
+                req->history_item_type);
     }
     if (req->scan_by) {
         if (strcmp(req->scan_by, "TimestampAscending") == 0)
@@ -1150,7 +1152,8 @@ enum sc_status sc_alarms_describe_history(const struct sc_alarms *a,
     return SC_OK;
 }
 
-/* --- state changes ------------------------------------------------------------------------------- */
+/* --- state changes -------------------------------------------------------------------------------
+ */
 
 /* Sets a new state with reason texts, logging the StateUpdate item. */
 static void change_state(struct sc_alarms *a, struct alarm *al, enum sc_alarm_state ns,
@@ -1253,7 +1256,8 @@ enum sc_status sc_alarms_enable_actions(struct sc_alarms *a, const char *const *
     return SC_OK;
 }
 
-/* --- tags ---------------------------------------------------------------------------------------- */
+/* --- tags ----------------------------------------------------------------------------------------
+ */
 
 static struct alarm *find_by_arn(const struct sc_alarms *a, const char *arn)
 {
@@ -1270,8 +1274,8 @@ static enum sc_status arn_not_found(const char *arn, struct sc_error *err)
     return sc_fail(err, SC_ERR_RESOURCE_NOT_FOUND, "%s", "");
 }
 
-enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct sc_tag *tags,
-                             int n, struct sc_error *err)
+enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct sc_tag *tags, int n,
+                             struct sc_error *err)
 {
     struct alarm *al = find_by_arn(a, arn);
 
@@ -1312,8 +1316,8 @@ enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct 
     return SC_OK;
 }
 
-enum sc_status sc_alarms_untag(struct sc_alarms *a, const char *arn, const char *const *keys,
-                               int n, struct sc_error *err)
+enum sc_status sc_alarms_untag(struct sc_alarms *a, const char *arn, const char *const *keys, int n,
+                               struct sc_error *err)
 {
     struct alarm *al = find_by_arn(a, arn);
 
@@ -1347,7 +1351,8 @@ enum sc_status sc_alarms_list_tags(const struct sc_alarms *a, const char *arn, s
     return SC_OK;
 }
 
-/* --- actions ------------------------------------------------------------------------------------- */
+/* --- actions -------------------------------------------------------------------------------------
+ */
 
 /* Runs one action and logs its Action item. The handler may create or delete alarms (even
  * this one), so the alarm is looked up again by name afterwards. */
@@ -1417,7 +1422,8 @@ int sc_alarms_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_f
     return ran;
 }
 
-/* --- evaluation ---------------------------------------------------------------------------------- */
+/* --- evaluation ----------------------------------------------------------------------------------
+ */
 
 static int breaches(const struct alarm *al, double v)
 {
@@ -1605,13 +1611,15 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
         int miss = al->n - kreal;
         const char *as = al->tmd == TMD_BREACHING ? "Breaching" : "NonBreaching";
         if (kreal == 0)
-            sb_printf(&b, "Threshold Crossed: no datapoints were received for %d %s and %d missing "
-                          "%s treated as [%s].",
+            sb_printf(&b,
+                      "Threshold Crossed: no datapoints were received for %d %s and %d missing "
+                      "%s treated as [%s].",
                       al->n, plural(al->n, "period", "periods"), miss,
                       plural(miss, "datapoint was", "datapoints were"), as);
         else
-            sb_printf(&b, "Threshold Crossed: %d %s received for %d %s and %d missing %s treated "
-                          "as [%s].",
+            sb_printf(&b,
+                      "Threshold Crossed: %d %s received for %d %s and %d missing %s treated "
+                      "as [%s].",
                       kreal, plural(kreal, "datapoint was", "datapoints were"), al->n,
                       plural(al->n, "period", "periods"), miss,
                       plural(miss, "datapoint was", "datapoints were"), as);
@@ -1628,8 +1636,8 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
             int need = to_alarm ? al->m : al->n - al->m + 1;
             sb_printf(&b, "Threshold Crossed: %d out of the last %d datapoints ", x, n_eval);
             list_points(&b, a, al, tick_ms, eval_slots, n_eval);
-            sb_printf(&b, " %s %s%s the threshold (", x == 1 ? "was" : "were", to_alarm ? "" : "not ",
-                      op_words[al->op]);
+            sb_printf(&b, " %s %s%s the threshold (", x == 1 ? "was" : "were",
+                      to_alarm ? "" : "not ", op_words[al->op]);
             sb_num(&b, al->threshold);
             sb_printf(&b, ") (minimum %d %s for %s transition).", need,
                       plural(need, "datapoint", "datapoints"),

@@ -27,17 +27,13 @@
 #include "scaler/metric.h"
 #include "scaler/status.h"
 
-#define SC_ALARM_MAX_ACTIONS 5
-#define SC_ALARM_REASON_MAX 1024       /* StateReason <= 1023 chars */
-#define SC_ALARM_REASON_DATA_MAX 4001  /* StateReasonData <= 4000 chars */
-#define SC_ALARM_MAX_RECENT 64         /* evaluated datapoints kept per alarm */
-#define SC_ALARM_MAX_NAMES 100
+#define SC_ALARM_MAX_ACTIONS     5
+#define SC_ALARM_REASON_MAX      1024 /* StateReason <= 1023 chars */
+#define SC_ALARM_REASON_DATA_MAX 4001 /* StateReasonData <= 4000 chars */
+#define SC_ALARM_MAX_RECENT      64   /* evaluated datapoints kept per alarm */
+#define SC_ALARM_MAX_NAMES       100
 
-enum sc_alarm_state {
-    SC_ALARM_OK = 0,
-    SC_ALARM_ALARM,
-    SC_ALARM_INSUFFICIENT_DATA
-};
+enum sc_alarm_state { SC_ALARM_OK = 0, SC_ALARM_ALARM, SC_ALARM_INSUFFICIENT_DATA };
 /* "OK", "ALARM", "INSUFFICIENT_DATA". */
 const char *sc_alarm_state_name(enum sc_alarm_state s);
 /* Returns 0, or -1 when s is not one of the three names. */
@@ -62,7 +58,7 @@ struct sc_put_metric_alarm_req {
     int n_insufficient_data_actions;
     const char *metric_name;
     const char *namespace;
-    const char *statistic;          /* xor extended_statistic */
+    const char *statistic; /* xor extended_statistic */
     const char *extended_statistic;
     const struct sc_dimension *dimensions;
     int n_dimensions;
@@ -80,7 +76,7 @@ struct sc_put_metric_alarm_req {
     const char *evaluate_low_sample_count_percentile;
     const struct sc_tag *tags; /* applied on create only (AWS ignores them on update) */
     int n_tags;
-    int has_metrics;                /* Metrics (math) given: not supported here */
+    int has_metrics;                 /* Metrics (math) given: not supported here */
     const char *threshold_metric_id; /* anomaly bands: not supported here */
 };
 
@@ -99,15 +95,15 @@ struct sc_alarm_view {
     const char *const *insufficient_data_actions;
     int n_insufficient_data_actions;
     enum sc_alarm_state state;
-    const char *state_value;       /* sc_alarm_state_name(state) */
+    const char *state_value; /* sc_alarm_state_name(state) */
     const char *state_reason;
     const char *state_reason_data; /* NULL when none */
     int64_t state_updated_timestamp_ms;
     int64_t state_transitioned_timestamp_ms;
     const char *metric_name;
     const char *namespace;
-    const char *statistic;          /* NULL when extended_statistic is set */
-    const char *extended_statistic; /* NULL when statistic is set */
+    const char *statistic;                 /* NULL when extended_statistic is set */
+    const char *extended_statistic;        /* NULL when statistic is set */
     const struct sc_dimension *dimensions; /* in the order given at put */
     int n_dimensions;
     int period;
@@ -117,7 +113,7 @@ struct sc_alarm_view {
     int datapoints_to_alarm; /* effective M (= N when unset) */
     double threshold;
     const char *comparison_operator;
-    const char *treat_missing_data; /* NULL when unset ("missing" applies) */
+    const char *treat_missing_data;                   /* NULL when unset ("missing" applies) */
     const char *evaluate_low_sample_count_percentile; /* NULL when unset */
     /* The latest evaluation, for target tracking and step selection: the real datapoints
      * among the N evaluated, newest first (at most SC_ALARM_MAX_RECENT), and its time. */
@@ -185,11 +181,11 @@ typedef int (*sc_alarm_history_visit_fn)(const struct sc_alarm_history_view *ite
 typedef int (*sc_tag_visit_fn)(const char *key, const char *value, void *ud);
 
 struct sc_alarms_config {
-    const char *region;       /* for ARNs, default "us-east-1" */
-    const char *account;      /* default "123456789012" */
-    size_t history_bytes;     /* history ring, default 8 MiB */
-    int history_items;        /* at most this many items, default 65536 */
-    int64_t history_keep_ms;  /* items older than this are not listed, default 14 days */
+    const char *region;      /* for ARNs, default "us-east-1" */
+    const char *account;     /* default "123456789012" */
+    size_t history_bytes;    /* history ring, default 8 MiB */
+    int history_items;       /* at most this many items, default 65536 */
+    int64_t history_keep_ms; /* items older than this are not listed, default 14 days */
 };
 void sc_alarms_config_defaults(struct sc_alarms_config *c);
 
@@ -209,8 +205,7 @@ enum sc_status sc_alarms_describe(const struct sc_alarms *a,
                                   void *ud, struct sc_error *err);
 enum sc_status sc_alarms_describe_for_metric(const struct sc_alarms *a,
                                              const struct sc_describe_alarms_for_metric_req *req,
-                                             sc_alarm_visit_fn fn, void *ud,
-                                             struct sc_error *err);
+                                             sc_alarm_visit_fn fn, void *ud, struct sc_error *err);
 enum sc_status sc_alarms_describe_history(const struct sc_alarms *a,
                                           const struct sc_describe_alarm_history_req *req,
                                           int64_t now_ms, sc_alarm_history_visit_fn fn, void *ud,
@@ -222,12 +217,12 @@ enum sc_status sc_alarms_set_state(struct sc_alarms *a, const struct sc_set_alar
 enum sc_status sc_alarms_enable_actions(struct sc_alarms *a, const char *const *names, int n,
                                         int enable, int64_t now_ms, struct sc_error *err);
 /* Tags by alarm ARN (ResourceNotFound 404 for an unknown ARN). */
-enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct sc_tag *tags,
-                             int n, struct sc_error *err);
-enum sc_status sc_alarms_untag(struct sc_alarms *a, const char *arn, const char *const *keys,
-                               int n, struct sc_error *err);
-enum sc_status sc_alarms_list_tags(const struct sc_alarms *a, const char *arn,
-                                   sc_tag_visit_fn fn, void *ud, struct sc_error *err);
+enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct sc_tag *tags, int n,
+                             struct sc_error *err);
+enum sc_status sc_alarms_untag(struct sc_alarms *a, const char *arn, const char *const *keys, int n,
+                               struct sc_error *err);
+enum sc_status sc_alarms_list_tags(const struct sc_alarms *a, const char *arn, sc_tag_visit_fn fn,
+                                   void *ud, struct sc_error *err);
 
 /* The alarm named so, or NULL. Borrowed until the next mutating call. */
 const struct sc_alarm_view *sc_alarms_find(const struct sc_alarms *a, const char *name);

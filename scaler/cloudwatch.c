@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MINUTE_MS 60000LL
-#define DAY_MS (86400LL * 1000)
-#define GMD_MAX 100800
+#define MINUTE_MS      60000LL
+#define DAY_MS         (86400LL * 1000)
+#define GMD_MAX        100800
 #define LIST_ACTIVE_MS (14 * DAY_MS)
 
 struct sc_cw {
@@ -298,8 +298,7 @@ enum sc_status sc_cw_get_metric_statistics(struct sc_cw *cw,
         if (sc_stat_parse(req->extended_statistics[i], 0, &ext[i]) < 0)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                            "The value %s for parameter ExtendedStatistics.member.%d is invalid.",
-                           req->extended_statistics[i] ? req->extended_statistics[i] : "",
-                           i + 1);
+                           req->extended_statistics[i] ? req->extended_statistics[i] : "", i + 1);
         pcts[i] = ext[i].pct;
     }
     if (req->unit && sc_unit_parse(req->unit, &unit) < 0)
@@ -334,8 +333,7 @@ enum sc_status sc_cw_get_metric_statistics(struct sc_cw *cw,
             struct sc_agg ag;
             if (unit != SC_UNIT_ANY && su != unit)
                 continue;
-            if (!sc_metric_aggregate(m, su, t, req->period, pcts, req->n_extended_statistics,
-                                     &ag))
+            if (!sc_metric_aggregate(m, su, t, req->period, pcts, req->n_extended_statistics, &ag))
                 continue;
             memset(&dp, 0, sizeof(dp));
             dp.timestamp_ms = t;
@@ -370,7 +368,8 @@ enum sc_status sc_cw_get_metric_data(struct sc_cw *cw, const struct sc_get_metri
     int64_t start, end;
 
     if (req->n_queries < 1 || !req->queries)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter MetricDataQueries is required.");
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The parameter MetricDataQueries is required.");
     if (req->n_queries > 500)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                        "The collection MetricDataQueries must not have a size greater than 500.");
@@ -570,8 +569,8 @@ enum sc_status sc_cw_describe_alarms_for_metric(struct sc_cw *cw,
 
 enum sc_status sc_cw_describe_alarm_history(struct sc_cw *cw,
                                             const struct sc_describe_alarm_history_req *req,
-                                            int64_t now_ms, sc_alarm_history_visit_fn fn,
-                                            void *ud, struct sc_error *err)
+                                            int64_t now_ms, sc_alarm_history_visit_fn fn, void *ud,
+                                            struct sc_error *err)
 {
     return sc_alarms_describe_history(cw->alarms, req, now_ms, fn, ud, err);
 }

@@ -98,7 +98,7 @@ struct sc_metric_data_query {
     const char *label;      /* NULL = metric name */
     const char *expression; /* must be NULL here */
     int has_return_data;
-    int return_data;        /* default 1 */
+    int return_data; /* default 1 */
     /* MetricStat */
     int has_metric_stat;
     struct sc_metric_key metric;
@@ -137,11 +137,11 @@ enum sc_status sc_cw_get_metric_data(struct sc_cw *cw, const struct sc_get_metri
 
 /* ListMetrics. */
 struct sc_list_metrics_req {
-    const char *namespace;   /* NULL = any */
-    const char *metric_name; /* NULL = any */
+    const char *namespace;                 /* NULL = any */
+    const char *metric_name;               /* NULL = any */
     const struct sc_dimension *dimensions; /* filters; value NULL = any value */
-    int n_dimensions;        /* <= 10 */
-    const char *recently_active; /* NULL or "PT3H" */
+    int n_dimensions;                      /* <= 10 */
+    const char *recently_active;           /* NULL or "PT3H" */
 };
 struct sc_metric_view {
     const char *namespace;
@@ -166,8 +166,8 @@ enum sc_status sc_cw_describe_alarms_for_metric(struct sc_cw *cw,
                                                 struct sc_error *err);
 enum sc_status sc_cw_describe_alarm_history(struct sc_cw *cw,
                                             const struct sc_describe_alarm_history_req *req,
-                                            int64_t now_ms, sc_alarm_history_visit_fn fn,
-                                            void *ud, struct sc_error *err);
+                                            int64_t now_ms, sc_alarm_history_visit_fn fn, void *ud,
+                                            struct sc_error *err);
 /* Unknown names are skipped (open question 7: treated as success). */
 enum sc_status sc_cw_delete_alarms(struct sc_cw *cw, const char *const *names, int n,
                                    int64_t now_ms, struct sc_error *err);

@@ -6,21 +6,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIST_BINS 128
-#define DIST_PER_OCTAVE 8
+#define DIST_BINS         128
+#define DIST_PER_OCTAVE   8
 #define DIST_HALF_OCTAVES 8
-#define FLAG_NO_PCT 1u
-#define TWO_WEEKS_MS (14LL * 86400 * 1000)
-#define TWO_HOURS_MS (2LL * 3600 * 1000)
+#define FLAG_NO_PCT       1u
+#define TWO_WEEKS_MS      (14LL * 86400 * 1000)
+#define TWO_HOURS_MS      (2LL * 3600 * 1000)
 
 static const char *const unit_names[SC_UNIT_COUNT_] = {
-    "Seconds",          "Microseconds",      "Milliseconds",      "Bytes",
-    "Kilobytes",        "Megabytes",         "Gigabytes",         "Terabytes",
-    "Bits",             "Kilobits",          "Megabits",          "Gigabits",
-    "Terabits",         "Percent",           "Count",             "Bytes/Second",
-    "Kilobytes/Second", "Megabytes/Second",  "Gigabytes/Second",  "Terabytes/Second",
-    "Bits/Second",      "Kilobits/Second",   "Megabits/Second",   "Gigabits/Second",
-    "Terabits/Second",  "Count/Second",      "None",
+    "Seconds",
+    "Microseconds",
+    "Milliseconds",
+    "Bytes",
+    "Kilobytes",
+    "Megabytes",
+    "Gigabytes",
+    "Terabytes",
+    "Bits",
+    "Kilobits",
+    "Megabits",
+    "Gigabits",
+    "Terabits",
+    "Percent",
+    "Count",
+    "Bytes/Second",
+    "Kilobytes/Second",
+    "Megabytes/Second",
+    "Gigabytes/Second",
+    "Terabytes/Second",
+    "Bits/Second",
+    "Kilobits/Second",
+    "Megabits/Second",
+    "Gigabits/Second",
+    "Terabits/Second",
+    "Count/Second",
+    "None",
 };
 
 struct sum {
@@ -599,9 +619,8 @@ size_t sc_metric_store_bytes(const struct sc_metric_store *s)
 
 /* Adds (v, weight) to a minute slot's distribution. was_uniform: the slot held only the
  * value prev (with prev_count samples) before. */
-static void dist_add(struct sc_metric_store *s, struct sc_metric *m, struct series *se,
-                     int64_t idx, int was_uniform, double prev, double prev_count, double v,
-                     double w)
+static void dist_add(struct sc_metric_store *s, struct sc_metric *m, struct series *se, int64_t idx,
+                     int was_uniform, double prev, double prev_count, double v, double w)
 {
     struct dist *d = se->dist;
     int slot;
@@ -636,9 +655,8 @@ static void dist_add(struct sc_metric_store *s, struct sc_metric *m, struct seri
 }
 
 /* Records count samples of value v (or a statistic set when is_set). */
-static void record(struct sc_metric_store *s, struct sc_metric *m, struct series *se,
-                   int64_t ts_ms, int hires, double count, double sum, double min, double max,
-                   int is_set)
+static void record(struct sc_metric_store *s, struct sc_metric *m, struct series *se, int64_t ts_ms,
+                   int hires, double count, double sum, double min, double max, int is_set)
 {
     int64_t ts_s = floor_div(ts_ms, 1000);
     int no_pct = min < 0 || (is_set && count != 1 && min != max);
@@ -720,24 +738,29 @@ static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int
     pbuf[0] = 0; /* the "MetricData.member.N" prefix, formatted only for an error */
 #define MEMBER prefix(pbuf, sizeof(pbuf), i)
     if (!d->metric_name || !*d->metric_name)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.MetricName is required.", MEMBER);
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.MetricName is required.",
+                       MEMBER);
     if (strlen(d->metric_name) > SC_METRIC_NAME_MAX)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value '%s' at 'metricData.%d.member.metricName' "
-                       "failed to satisfy constraint: Member must have length less than or equal "
-                       "to 255",
-                       d->metric_name, i);
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value '%s' at 'metricData.%d.member.metricName' "
+            "failed to satisfy constraint: Member must have length less than or equal "
+            "to 255",
+            d->metric_name, i);
     if (d->n_dimensions < 0 || d->n_dimensions > SC_METRIC_MAX_DIMENSIONS)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "The collection %s.Dimensions must not have a size greater than 30.", MEMBER);
+                       "The collection %s.Dimensions must not have a size greater than 30.",
+                       MEMBER);
     for (int j = 0; j < d->n_dimensions; j++) {
         const struct sc_dimension *dm = &d->dimensions[j];
         if (!dm->name || !*dm->name)
             return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                           "The parameter %s.Dimensions.member.%d.Name is required.", MEMBER, j + 1);
+                           "The parameter %s.Dimensions.member.%d.Name is required.", MEMBER,
+                           j + 1);
         if (!dm->value || !*dm->value)
             return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                           "The parameter %s.Dimensions.member.%d.Value is required.", MEMBER, j + 1);
+                           "The parameter %s.Dimensions.member.%d.Value is required.", MEMBER,
+                           j + 1);
         if (strlen(dm->name) > 255 || strlen(dm->value) > 1024)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                            "The parameter %s.Dimensions.member.%d is too long.", MEMBER, j + 1);
@@ -776,13 +799,16 @@ static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int
     }
     if (d->values || d->n_values > 0) {
         if (d->n_values < 1 || !d->values)
-            return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.Values is required.", MEMBER);
+            return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter %s.Values is required.",
+                           MEMBER);
         if (d->n_values > SC_METRIC_MAX_VALUES)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "The collection %s.Values must not have a size greater than 150.", MEMBER);
+                           "The collection %s.Values must not have a size greater than 150.",
+                           MEMBER);
         if (d->counts && d->n_counts != d->n_values)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                           "The parameters %s.Values and %s.Counts must be of the same size.", MEMBER, MEMBER);
+                           "The parameters %s.Values and %s.Counts must be of the same size.",
+                           MEMBER, MEMBER);
         for (int j = 0; j < d->n_values; j++) {
             if (!finite_in_range(d->values[j])) {
                 snprintf(q, sizeof(q), "%s.Values.member.%d", MEMBER, j + 1);
@@ -802,7 +828,8 @@ static enum sc_status validate_datum(const struct sc_metric_datum *d, int i, int
         for (int j = 0; j < 4; j++) {
             if (!has[j])
                 return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                               "The parameter %s.StatisticValues.%s is required.", MEMBER, fields[j]);
+                               "The parameter %s.StatisticValues.%s is required.", MEMBER,
+                               fields[j]);
             if (!finite_in_range(val[j])) {
                 snprintf(q, sizeof(q), "%s.StatisticValues.%s", MEMBER, fields[j]);
                 return bad_value(err, val[j], q);
@@ -1197,8 +1224,8 @@ int sc_metric_aggregate(const struct sc_metric *m, enum sc_unit unit, int64_t st
             if (from > newest - se->minute.n || period_s % 3600 != 0 || start_s % 3600 != 0)
                 any |= ring_agg(m, se, &se->minute, from, to, out, &acc);
             else
-                any |= ring_agg(m, se, &se->hour, start_s / 3600,
-                                start_s / 3600 + period_s / 3600, out, &acc);
+                any |= ring_agg(m, se, &se->hour, start_s / 3600, start_s / 3600 + period_s / 3600,
+                                out, &acc);
         }
     }
     if (!any)

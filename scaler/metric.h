@@ -35,10 +35,10 @@
 
 #include "scaler/status.h"
 
-#define SC_METRIC_MAX_DIMENSIONS 30
-#define SC_METRIC_MAX_VALUES 150
-#define SC_METRIC_MAX_DATA 1000
-#define SC_METRIC_NAME_MAX 255
+#define SC_METRIC_MAX_DIMENSIONS  30
+#define SC_METRIC_MAX_VALUES      150
+#define SC_METRIC_MAX_DATA        1000
+#define SC_METRIC_NAME_MAX        255
 #define SC_METRIC_MAX_PERCENTILES 10
 
 /* AWS StandardUnit, in the model's order; SC_UNIT_ANY means "no Unit given". */
@@ -159,10 +159,10 @@ struct sc_agg {
 int sc_agg_value(const struct sc_agg *a, const struct sc_stat *st, int pct_index, double *out);
 
 struct sc_metric_config {
-    int hires_slots;  /* 1-second slots (default 10800 = 3 h) */
-    int minute_slots; /* 1-minute slots (default 1560 = 26 h) */
-    int hour_slots;   /* 1-hour slots (default 360 = 15 days) */
-    int dist_slots;   /* minute distributions for percentiles (default 180 = 3 h) */
+    int hires_slots;   /* 1-second slots (default 10800 = 3 h) */
+    int minute_slots;  /* 1-minute slots (default 1560 = 26 h) */
+    int hour_slots;    /* 1-hour slots (default 360 = 15 days) */
+    int dist_slots;    /* minute distributions for percentiles (default 180 = 3 h) */
     int64_t expire_ms; /* free series idle this long (default 15 days) */
 };
 void sc_metric_config_defaults(struct sc_metric_config *c);

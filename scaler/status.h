@@ -10,58 +10,58 @@
 enum sc_status {
     SC_OK = 0,
     /* common */
-    SC_ERR_VALIDATION,                 /* ValidationError 400 */
-    SC_ERR_MISSING_PARAMETER,          /* MissingParameter 400 */
-    SC_ERR_INVALID_PARAMETER_VALUE,    /* InvalidParameterValue 400 */
+    SC_ERR_VALIDATION,                    /* ValidationError 400 */
+    SC_ERR_MISSING_PARAMETER,             /* MissingParameter 400 */
+    SC_ERR_INVALID_PARAMETER_VALUE,       /* InvalidParameterValue 400 */
     SC_ERR_INVALID_PARAMETER_COMBINATION, /* InvalidParameterCombination 400 */
-    SC_ERR_INVALID_NEXT_TOKEN,         /* InvalidNextToken 400 */
-    SC_ERR_LIMIT_EXCEEDED,             /* LimitExceeded 400 */
-    SC_ERR_INTERNAL,                   /* InternalFailure 500 */
+    SC_ERR_INVALID_NEXT_TOKEN,            /* InvalidNextToken 400 */
+    SC_ERR_LIMIT_EXCEEDED,                /* LimitExceeded 400 */
+    SC_ERR_INTERNAL,                      /* InternalFailure 500 */
     /* Auto Scaling */
-    SC_ERR_ALREADY_EXISTS,             /* AlreadyExists 400 */
-    SC_ERR_RESOURCE_IN_USE,            /* ResourceInUse 400 */
+    SC_ERR_ALREADY_EXISTS,               /* AlreadyExists 400 */
+    SC_ERR_RESOURCE_IN_USE,              /* ResourceInUse 400 */
     SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, /* ScalingActivityInProgress 400 */
-    SC_ERR_RESOURCE_CONTENTION,        /* ResourceContention 500 */
+    SC_ERR_RESOURCE_CONTENTION,          /* ResourceContention 500 */
     /* CloudWatch */
-    SC_ERR_RESOURCE_NOT_FOUND,         /* ResourceNotFound 404 */
-    SC_ERR_LIMIT_EXCEEDED_CW,          /* LimitExceeded 400 (CloudWatch's shape LimitExceededFault) */
+    SC_ERR_RESOURCE_NOT_FOUND, /* ResourceNotFound 404 */
+    SC_ERR_LIMIT_EXCEEDED_CW,  /* LimitExceeded 400 (CloudWatch's shape LimitExceededFault) */
     /* Classic ELB */
-    SC_ERR_LOAD_BALANCER_NOT_FOUND,    /* LoadBalancerNotFound 400 */
-    SC_ERR_DUPLICATE_LOAD_BALANCER_NAME, /* DuplicateLoadBalancerName 400 */
-    SC_ERR_DUPLICATE_LISTENER,         /* DuplicateListener 400 */
-    SC_ERR_LISTENER_NOT_FOUND,         /* ListenerNotFound 400 */
-    SC_ERR_INVALID_INSTANCE,           /* InvalidInstance 400 */
-    SC_ERR_INVALID_CONFIGURATION_REQUEST, /* InvalidConfigurationRequest 409 */
-    SC_ERR_TOO_MANY_LOAD_BALANCERS,    /* TooManyLoadBalancers 400 */
+    SC_ERR_LOAD_BALANCER_NOT_FOUND,           /* LoadBalancerNotFound 400 */
+    SC_ERR_DUPLICATE_LOAD_BALANCER_NAME,      /* DuplicateLoadBalancerName 400 */
+    SC_ERR_DUPLICATE_LISTENER,                /* DuplicateListener 400 */
+    SC_ERR_LISTENER_NOT_FOUND,                /* ListenerNotFound 400 */
+    SC_ERR_INVALID_INSTANCE,                  /* InvalidInstance 400 */
+    SC_ERR_INVALID_CONFIGURATION_REQUEST,     /* InvalidConfigurationRequest 409 */
+    SC_ERR_TOO_MANY_LOAD_BALANCERS,           /* TooManyLoadBalancers 400 */
     SC_ERR_LOAD_BALANCER_ATTRIBUTE_NOT_FOUND, /* LoadBalancerAttributeNotFound 400 */
     /* EC2 */
-    SC_ERR_INSTANCE_ID_NOT_FOUND,      /* InvalidInstanceID.NotFound 400 */
-    SC_ERR_INSTANCE_ID_MALFORMED,      /* InvalidInstanceID.Malformed 400 */
-    SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,  /* InvalidLaunchTemplateName.NotFoundException 400 */
-    SC_ERR_LAUNCH_TEMPLATE_EXISTS,     /* InvalidLaunchTemplateName.AlreadyExistsException 400 */
-    SC_ERR_SUBNET_NOT_FOUND,           /* InvalidSubnetID.NotFound 400 */
-    SC_ERR_VPC_NOT_FOUND,              /* InvalidVpcID.NotFound 400 */
+    SC_ERR_INSTANCE_ID_NOT_FOUND,     /* InvalidInstanceID.NotFound 400 */
+    SC_ERR_INSTANCE_ID_MALFORMED,     /* InvalidInstanceID.Malformed 400 */
+    SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND, /* InvalidLaunchTemplateName.NotFoundException 400 */
+    SC_ERR_LAUNCH_TEMPLATE_EXISTS,    /* InvalidLaunchTemplateName.AlreadyExistsException 400 */
+    SC_ERR_SUBNET_NOT_FOUND,          /* InvalidSubnetID.NotFound 400 */
+    SC_ERR_VPC_NOT_FOUND,             /* InvalidVpcID.NotFound 400 */
     /* EC2 and classic ELB (added by the elb engineer) */
-    SC_ERR_INCORRECT_INSTANCE_STATE,   /* IncorrectInstanceState 400 */
-    SC_ERR_INSTANCE_LIMIT_EXCEEDED,    /* InstanceLimitExceeded 400 */
-    SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY, /* InsufficientInstanceCapacity 500 */
-    SC_ERR_INVALID_INSTANCE_TYPE,      /* InvalidInstanceType 400 */
-    SC_ERR_AMI_ID_NOT_FOUND,           /* InvalidAMIID.NotFound 400 */
-    SC_ERR_AMI_ID_MALFORMED,           /* InvalidAMIID.Malformed 400 */
-    SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND, /* InvalidLaunchTemplateId.NotFound 400 */
-    SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED, /* InvalidLaunchTemplateId.Malformed 400 */
+    SC_ERR_INCORRECT_INSTANCE_STATE,          /* IncorrectInstanceState 400 */
+    SC_ERR_INSTANCE_LIMIT_EXCEEDED,           /* InstanceLimitExceeded 400 */
+    SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY,    /* InsufficientInstanceCapacity 500 */
+    SC_ERR_INVALID_INSTANCE_TYPE,             /* InvalidInstanceType 400 */
+    SC_ERR_AMI_ID_NOT_FOUND,                  /* InvalidAMIID.NotFound 400 */
+    SC_ERR_AMI_ID_MALFORMED,                  /* InvalidAMIID.Malformed 400 */
+    SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND,      /* InvalidLaunchTemplateId.NotFound 400 */
+    SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED,      /* InvalidLaunchTemplateId.Malformed 400 */
     SC_ERR_LAUNCH_TEMPLATE_VERSION_NOT_FOUND, /* InvalidLaunchTemplateId.VersionNotFound 400 */
-    SC_ERR_LAUNCH_TEMPLATE_NAME_MALFORMED, /* InvalidLaunchTemplateName.MalformedException 400 */
-    SC_ERR_SUBNET_RANGE,               /* InvalidSubnet.Range 400 */
-    SC_ERR_SUBNET_CONFLICT,            /* InvalidSubnet.Conflict 400 */
-    SC_ERR_VPC_RANGE,                  /* InvalidVpc.Range 400 */
-    SC_ERR_ELB_INVALID_SUBNET,         /* InvalidSubnet 400 (ELB) */
-    SC_ERR_ELB_SUBNET_NOT_FOUND,       /* SubnetNotFound 400 (ELB) */
-    SC_ERR_CERTIFICATE_NOT_FOUND,      /* CertificateNotFound 400 */
-    SC_ERR_INVALID_SCHEME,             /* InvalidScheme 400 */
-    SC_ERR_TOO_MANY_TAGS,              /* TooManyTags 400 */
-    SC_ERR_DUPLICATE_TAG_KEYS,         /* DuplicateTagKeys 400 */
-    SC_ERR_SECURITY_GROUP_NOT_FOUND,   /* InvalidGroup.NotFound 400 */
+    SC_ERR_LAUNCH_TEMPLATE_NAME_MALFORMED,    /* InvalidLaunchTemplateName.MalformedException 400 */
+    SC_ERR_SUBNET_RANGE,                      /* InvalidSubnet.Range 400 */
+    SC_ERR_SUBNET_CONFLICT,                   /* InvalidSubnet.Conflict 400 */
+    SC_ERR_VPC_RANGE,                         /* InvalidVpc.Range 400 */
+    SC_ERR_ELB_INVALID_SUBNET,                /* InvalidSubnet 400 (ELB) */
+    SC_ERR_ELB_SUBNET_NOT_FOUND,              /* SubnetNotFound 400 (ELB) */
+    SC_ERR_CERTIFICATE_NOT_FOUND,             /* CertificateNotFound 400 */
+    SC_ERR_INVALID_SCHEME,                    /* InvalidScheme 400 */
+    SC_ERR_TOO_MANY_TAGS,                     /* TooManyTags 400 */
+    SC_ERR_DUPLICATE_TAG_KEYS,                /* DuplicateTagKeys 400 */
+    SC_ERR_SECURITY_GROUP_NOT_FOUND,          /* InvalidGroup.NotFound 400 */
     SC_STATUS_COUNT
 };
 

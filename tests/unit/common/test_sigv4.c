@@ -6,9 +6,9 @@
  * post-x-www-form-urlencoded (header-*.txt). Credentials AKIDEXAMPLE /
  * wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY, us-east-1, service "service",
  * 20150830T123600Z. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -18,9 +18,9 @@
 #include "common/buf.h"
 #include "common/sigv4.h"
 
-#define SECRET "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
-#define DATE   "20150830T123600Z"
-#define SCOPE  "20150830/us-east-1/service/aws4_request"
+#define SECRET    "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+#define DATE      "20150830T123600Z"
+#define SCOPE     "20150830/us-east-1/service/aws4_request"
 #define EMPTY_SHA "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 struct vec {
@@ -35,35 +35,74 @@ struct vec {
 };
 
 static const struct vec vecs[] = {
-    { "get-vanilla", "GET", "/", "",
-      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } }, 2, "host;x-amz-date", "",
+    { "get-vanilla",
+      "GET",
+      "/",
+      "",
+      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } },
+      2,
+      "host;x-amz-date",
+      "",
       "GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\nhost;x-amz-date\n" EMPTY_SHA,
       "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31" },
-    { "get-header-value-trim", "GET", "/", "",
-      { { "Host", "example.amazonaws.com" }, { "My-Header1", " value1" },
-        { "My-Header2", " \"a   b   c\"" }, { "X-Amz-Date", DATE } }, 4,
-      "host;my-header1;my-header2;x-amz-date", "",
+    { "get-header-value-trim",
+      "GET",
+      "/",
+      "",
+      { { "Host", "example.amazonaws.com" },
+        { "My-Header1", " value1" },
+        { "My-Header2", " \"a   b   c\"" },
+        { "X-Amz-Date", DATE } },
+      4,
+      "host;my-header1;my-header2;x-amz-date",
+      "",
       "GET\n/\n\nhost:example.amazonaws.com\nmy-header1:value1\nmy-header2:\"a b c\"\n"
       "x-amz-date:20150830T123600Z\n\nhost;my-header1;my-header2;x-amz-date\n" EMPTY_SHA,
       "acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736" },
-    { "get-utf8", "GET", "/\xe1\x88\xb4", "",
-      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } }, 2, "host;x-amz-date", "",
+    { "get-utf8",
+      "GET",
+      "/\xe1\x88\xb4",
+      "",
+      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } },
+      2,
+      "host;x-amz-date",
+      "",
       "GET\n/%E1%88%B4\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\nhost;x-amz-date\n" EMPTY_SHA,
       "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85" },
-    { "get-vanilla-query-order-key-case", "GET", "/", "Param2=value2&Param1=value1",
-      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } }, 2, "host;x-amz-date", "",
+    { "get-vanilla-query-order-key-case",
+      "GET",
+      "/",
+      "Param2=value2&Param1=value1",
+      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } },
+      2,
+      "host;x-amz-date",
+      "",
       "GET\n/\nParam1=value1&Param2=value2\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\n"
       "host;x-amz-date\n" EMPTY_SHA,
       "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500" },
-    { "get-slashes-normalized", "GET", "//example//", "",
-      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } }, 2, "host;x-amz-date", "",
+    { "get-slashes-normalized",
+      "GET",
+      "//example//",
+      "",
+      { { "Host", "example.amazonaws.com" }, { "X-Amz-Date", DATE } },
+      2,
+      "host;x-amz-date",
+      "",
       "GET\n/example/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\nhost;x-amz-date\n" EMPTY_SHA,
       "9a624bd73a37c9a373b5312afbebe7a714a789de108f0bdfe846570885f57e84" },
-    { "post-x-www-form-urlencoded", "POST", "/", "",
-      { { "Content-Type", "application/x-www-form-urlencoded" }, { "Host", "example.amazonaws.com" },
-        { "Content-Length", "13" }, { "X-Amz-Date", DATE },
-        { "x-amz-content-sha256", "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f4c7b24d0b6e" } },
-      5, "content-length;content-type;host;x-amz-content-sha256;x-amz-date", "Param1=value1",
+    { "post-x-www-form-urlencoded",
+      "POST",
+      "/",
+      "",
+      { { "Content-Type", "application/x-www-form-urlencoded" },
+        { "Host", "example.amazonaws.com" },
+        { "Content-Length", "13" },
+        { "X-Amz-Date", DATE },
+        { "x-amz-content-sha256",
+          "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f4c7b24d0b6e" } },
+      5,
+      "content-length;content-type;host;x-amz-content-sha256;x-amz-date",
+      "Param1=value1",
       "POST\n/\n\ncontent-length:13\ncontent-type:application/x-www-form-urlencoded\n"
       "host:example.amazonaws.com\n"
       "x-amz-content-sha256:9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f4c7b24d0b6e\n"
@@ -101,7 +140,8 @@ static void test_sigv4_aws_test_suite(void **state)
                                        "service", DATE, auth, sizeof(auth)),
                          0);
         snprintf(want, sizeof(want),
-                 "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/" SCOPE ", SignedHeaders=%s, Signature=%s",
+                 "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/" SCOPE
+                 ", SignedHeaders=%s, Signature=%s",
                  v->signed_headers, v->signature);
         assert_string_equal(auth, want);
         cm_buf_cleanup(&creq);
@@ -117,8 +157,9 @@ static void test_sigv4_string_to_sign_vanilla(void **state)
     (void)state;
     cm_buf_init(&sts, 0);
     cm_sigv4_string_to_sign(&sts, DATE, SCOPE, creq, strlen(creq));
-    assert_string_equal(sts.data, "AWS4-HMAC-SHA256\n20150830T123600Z\n" SCOPE "\n"
-                                  "bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63");
+    assert_string_equal(sts.data,
+                        "AWS4-HMAC-SHA256\n20150830T123600Z\n" SCOPE "\n"
+                        "bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63");
     cm_buf_cleanup(&sts);
 }
 
@@ -129,9 +170,8 @@ static void test_sigv4_missing_signed_header(void **state)
 
     (void)state;
     cm_buf_init(&creq, 0);
-    assert_int_equal(cm_sigv4_canonical_request(&creq, "GET", "/", "", h, 1, "host;x-amz-date",
-                                                EMPTY_SHA),
-                     -1);
+    assert_int_equal(
+        cm_sigv4_canonical_request(&creq, "GET", "/", "", h, 1, "host;x-amz-date", EMPTY_SHA), -1);
     cm_buf_cleanup(&creq);
 }
 

@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -18,9 +18,15 @@ static void test_units_durations(void **state)
         const char *in;
         int64_t us;
     } ok[] = {
-        { "250ms", 250000 }, { "30s", 30000000 }, { "1.5h", 5400000000LL },
-        { "30h", 108000000000LL }, { "2m", 120000000 }, { "7", 7000000 }, { "10us", 10 },
-        { "1d", 86400000000LL }, { "0", 0 },
+        { "250ms", 250000 },
+        { "30s", 30000000 },
+        { "1.5h", 5400000000LL },
+        { "30h", 108000000000LL },
+        { "2m", 120000000 },
+        { "7", 7000000 },
+        { "10us", 10 },
+        { "1d", 86400000000LL },
+        { "0", 0 },
     };
     static const char *const bad[] = { "", "s", "-1s", "10x", "1.5hh", "nan", "inf", "1e400" };
     int64_t us;

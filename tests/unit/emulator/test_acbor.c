@@ -1,8 +1,8 @@
 /* tests/unit/emulator/test_acbor.c: the CBOR decoder/encoder (emulator/acbor.c): RFC 8949
  * appendix A vectors, malformed and hostile inputs, and model-driven replies. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -90,8 +90,8 @@ static void test_acbor_decode_table(void **state)
 
             if (rc != 0)
                 fail_msg("case %s: %s", dcases[i].hex, err.message);
-            got = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_ENSURE_ASCII |
-                                    JSON_REAL_PRECISION(17));
+            got = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY |
+                                    JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
             if (strcmp(got, dcases[i].want) != 0)
                 fail_msg("case %s: got %s want %s", dcases[i].hex, got, dcases[i].want);
             free(got);
@@ -158,9 +158,8 @@ static void test_acbor_request_and_reply_use_the_model(void **state)
     acbor_put_text(&b, "Timestamp", 9);
     acbor_put_head(&b, 6, 1);
     acbor_put_double(&b, 1767225600.5);
-    assert_int_equal(acbor_parse_request(&model_cloudwatch, op, (const uint8_t *)b.data, b.len,
-                                         &in, &err),
-                     0);
+    assert_int_equal(
+        acbor_parse_request(&model_cloudwatch, op, (const uint8_t *)b.data, b.len, &in, &err), 0);
     s = json_dumps(in, JSON_COMPACT | JSON_SORT_KEYS);
     assert_string_equal(s, "{\"MetricData\":[{\"MetricName\":\"m\",\"Timestamp\":1767225600500}],"
                            "\"Namespace\":\"App\"}");
@@ -173,9 +172,8 @@ static void test_acbor_request_and_reply_use_the_model(void **state)
     acbor_put_text(&b, "App", 3);
     acbor_put_text(&b, "MetricData", 10);
     acbor_put_text(&b, "oops", 4);
-    assert_int_equal(acbor_parse_request(&model_cloudwatch, op, (const uint8_t *)b.data, b.len,
-                                         &in, &err),
-                     -1);
+    assert_int_equal(
+        acbor_parse_request(&model_cloudwatch, op, (const uint8_t *)b.data, b.len, &in, &err), -1);
     assert_string_equal(err.code, "ValidationError");
     /* reply: timestamps go out as tag 1 */
     reply = json_loads("{\"Label\":\"m\",\"Datapoints\":[{\"Timestamp\":1767225600000,"

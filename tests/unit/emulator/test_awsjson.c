@@ -1,7 +1,7 @@
 /* tests/unit/emulator/test_awsjson.c: CloudWatch's JSON 1.0 protocol (emulator/awsjson.c). */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -32,7 +32,8 @@ static const struct jcase cases[] = {
     { "DescribeAlarms", "{\"MaxRecords\":101}", NULL, "ValidationError",
       "Member must have value less than or equal to 100" },
     { "DescribeAlarms", "{\"MaxRecords\":1.5}", NULL, "ValidationError", "maxRecords" },
-    { "DescribeAlarms", "{\"AlarmNames\":\"a\"}", NULL, "ValidationError", "Member must be a list" },
+    { "DescribeAlarms", "{\"AlarmNames\":\"a\"}", NULL, "ValidationError",
+      "Member must be a list" },
     { "DescribeAlarms", "[1]", NULL, "SerializationException", "" },
     { "DescribeAlarms", "{\"a\":", NULL, "SerializationException", "" },
     { "DescribeAlarms", "{\"a\":1,\"a\":2}", NULL, "SerializationException", "" },

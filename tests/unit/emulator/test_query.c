@@ -1,8 +1,8 @@
 /* tests/unit/emulator/test_query.c: the Query protocol parser (emulator/query.c) and the
  * model checks behind it, as tables of valid and malformed forms. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
@@ -94,15 +94,15 @@ static const struct qcase cases[] = {
     { CW, "PutMetricData",
       "Namespace=App&MetricData.member.1.MetricName=m&MetricData.member.1.Timestamp=yesterday",
       NULL, "ValidationError", "metricData.1.member.timestamp" },
-    { CW, "PutMetricData", "Namespace=App&MetricData.member.1.MetricName=m&MetricData.member.1.Value=nan",
-      NULL, "ValidationError", "finite" },
+    { CW, "PutMetricData",
+      "Namespace=App&MetricData.member.1.MetricName=m&MetricData.member.1.Value=nan", NULL,
+      "ValidationError", "finite" },
     { EC2, "RunInstances", "ImageId=ami-1&MinCount=1", NULL, "MissingParameter",
       "The request must contain the parameter MaxCount" },
     { EC2, "RunInstances", "ImageId=ami-1&MinCount=x&MaxCount=1", NULL, "InvalidParameterValue",
       "Value (x) for parameter MinCount is invalid" },
-    { EC2, "DescribeInstances",
-      "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb=1", NULL, "ValidationError",
-      "nested too deeply" },
+    { EC2, "DescribeInstances", "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb=1", NULL,
+      "ValidationError", "nested too deeply" },
 };
 
 static void test_query_table(void **state)

@@ -1,8 +1,8 @@
 /* tests/unit/emulator/test_xml.c: XML replies and errors (emulator/xml.c) for the Query
  * protocol and EC2's dialect. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 

@@ -12,29 +12,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
 /* --- INI ---------------------------------------------------------------------------- */
 
-static const char *const ini_text =
-    "# comment\n"
-    "[default]\n"
-    "aws_access_key_id = AKIDDEFAULT\n"
-    "aws_secret_access_key=secret/with=equals\n"
-    "; another comment\n"
-    "[ dev ]\n"
-    "region = eu-west-1  \n"
-    "s3 =\n"
-    "  region = not-this-one\n"
-    "  max_concurrent_requests = 4\n"
-    "output = json\n"
-    "[profile dev]\n"
-    "region = ap-south-1\n"
-    "endpoint_url = http://127.0.0.1:4566\n";
+static const char *const ini_text = "# comment\n"
+                                    "[default]\n"
+                                    "aws_access_key_id = AKIDDEFAULT\n"
+                                    "aws_secret_access_key=secret/with=equals\n"
+                                    "; another comment\n"
+                                    "[ dev ]\n"
+                                    "region = eu-west-1  \n"
+                                    "s3 =\n"
+                                    "  region = not-this-one\n"
+                                    "  max_concurrent_requests = 4\n"
+                                    "output = json\n"
+                                    "[profile dev]\n"
+                                    "region = ap-south-1\n"
+                                    "endpoint_url = http://127.0.0.1:4566\n";
 
 static void test_awsapi_ini_table(void **state)
 {
@@ -44,8 +43,8 @@ static void test_awsapi_ini_table(void **state)
         { "default", "aws_access_key_id", "AKIDDEFAULT" },
         { "default", "aws_secret_access_key", "secret/with=equals" },
         { "default", "region", NULL },
-        { "dev", "region", "eu-west-1" },         /* nested s3 region skipped */
-        { "dev", "output", "json" },              /* after the nested block */
+        { "dev", "region", "eu-west-1" }, /* nested s3 region skipped */
+        { "dev", "output", "json" },      /* after the nested block */
         { "dev", "max_concurrent_requests", NULL },
         { "profile dev", "region", "ap-south-1" },
         { "profile dev", "endpoint_url", "http://127.0.0.1:4566" },
@@ -142,30 +141,87 @@ static void test_awsapi_config_resolution_table(void **state)
         const char *env[16];
         const char *akid, *secret, *token, *region, *endpoint, *source;
     } rows[] = {
-        { "default profile from the files", { NULL },
-          "AKIDCREDDEF", "SECRETCREDDEF", "", "us-west-2", "", "shared-credentials-file" },
-        { "env keys beat the files", { "AWS_ACCESS_KEY_ID", "AKIDENV", "AWS_SECRET_ACCESS_KEY",
-                                       "SECRETENV", "AWS_SESSION_TOKEN", "TOKENENV", NULL },
-          "AKIDENV", "SECRETENV", "TOKENENV", "us-west-2", "", "env" },
-        { "env key without secret falls back", { "AWS_ACCESS_KEY_ID", "AKIDENV", NULL },
-          "AKIDCREDDEF", "SECRETCREDDEF", "", "us-west-2", "", "shared-credentials-file" },
-        { "AWS_PROFILE picks [prod] and [profile prod]", { "AWS_PROFILE", "prod", NULL },
-          "AKIDPROD", "SECRETPROD", "TOKENPROD", "eu-central-1", "", "shared-credentials-file" },
-        { "AWS_DEFAULT_PROFILE when AWS_PROFILE is unset", { "AWS_DEFAULT_PROFILE", "prod", NULL },
-          "AKIDPROD", "SECRETPROD", "TOKENPROD", "eu-central-1", "", "shared-credentials-file" },
-        { "keys in the config file", { "AWS_PROFILE", "cfgonly", NULL },
-          "AKIDCFG", "SECRETCFG", "", "", "http://127.0.0.1:9", "config-file" },
+        { "default profile from the files",
+          { NULL },
+          "AKIDCREDDEF",
+          "SECRETCREDDEF",
+          "",
+          "us-west-2",
+          "",
+          "shared-credentials-file" },
+        { "env keys beat the files",
+          { "AWS_ACCESS_KEY_ID", "AKIDENV", "AWS_SECRET_ACCESS_KEY", "SECRETENV",
+            "AWS_SESSION_TOKEN", "TOKENENV", NULL },
+          "AKIDENV",
+          "SECRETENV",
+          "TOKENENV",
+          "us-west-2",
+          "",
+          "env" },
+        { "env key without secret falls back",
+          { "AWS_ACCESS_KEY_ID", "AKIDENV", NULL },
+          "AKIDCREDDEF",
+          "SECRETCREDDEF",
+          "",
+          "us-west-2",
+          "",
+          "shared-credentials-file" },
+        { "AWS_PROFILE picks [prod] and [profile prod]",
+          { "AWS_PROFILE", "prod", NULL },
+          "AKIDPROD",
+          "SECRETPROD",
+          "TOKENPROD",
+          "eu-central-1",
+          "",
+          "shared-credentials-file" },
+        { "AWS_DEFAULT_PROFILE when AWS_PROFILE is unset",
+          { "AWS_DEFAULT_PROFILE", "prod", NULL },
+          "AKIDPROD",
+          "SECRETPROD",
+          "TOKENPROD",
+          "eu-central-1",
+          "",
+          "shared-credentials-file" },
+        { "keys in the config file",
+          { "AWS_PROFILE", "cfgonly", NULL },
+          "AKIDCFG",
+          "SECRETCFG",
+          "",
+          "",
+          "http://127.0.0.1:9",
+          "config-file" },
         { "AWS_REGION beats AWS_DEFAULT_REGION beats the profile",
           { "AWS_REGION", "sa-east-1", "AWS_DEFAULT_REGION", "ca-central-1", NULL },
-          "AKIDCREDDEF", "SECRETCREDDEF", "", "sa-east-1", "", "shared-credentials-file" },
-        { "AWS_DEFAULT_REGION", { "AWS_DEFAULT_REGION", "ca-central-1", NULL },
-          "AKIDCREDDEF", "SECRETCREDDEF", "", "ca-central-1", "", "shared-credentials-file" },
-        { "AWS_ENDPOINT_URL beats the profile's", { "AWS_PROFILE", "cfgonly", "AWS_ENDPOINT_URL",
-                                                    "http://localhost:1", NULL },
-          "AKIDCFG", "SECRETCFG", "", "", "http://localhost:1", "config-file" },
-        { "empty variables count as unset", { "AWS_REGION", "", "AWS_ACCESS_KEY_ID", "",
-                                              "AWS_SECRET_ACCESS_KEY", "", NULL },
-          "AKIDCREDDEF", "SECRETCREDDEF", "", "us-west-2", "", "shared-credentials-file" },
+          "AKIDCREDDEF",
+          "SECRETCREDDEF",
+          "",
+          "sa-east-1",
+          "",
+          "shared-credentials-file" },
+        { "AWS_DEFAULT_REGION",
+          { "AWS_DEFAULT_REGION", "ca-central-1", NULL },
+          "AKIDCREDDEF",
+          "SECRETCREDDEF",
+          "",
+          "ca-central-1",
+          "",
+          "shared-credentials-file" },
+        { "AWS_ENDPOINT_URL beats the profile's",
+          { "AWS_PROFILE", "cfgonly", "AWS_ENDPOINT_URL", "http://localhost:1", NULL },
+          "AKIDCFG",
+          "SECRETCFG",
+          "",
+          "",
+          "http://localhost:1",
+          "config-file" },
+        { "empty variables count as unset",
+          { "AWS_REGION", "", "AWS_ACCESS_KEY_ID", "", "AWS_SECRET_ACCESS_KEY", "", NULL },
+          "AKIDCREDDEF",
+          "SECRETCREDDEF",
+          "",
+          "us-west-2",
+          "",
+          "shared-credentials-file" },
     };
     char err[256];
 
@@ -343,14 +399,16 @@ static void test_awsapi_error_parsing_table(void **state)
           "<Type>Sender</Type><Code>ValidationError</Code><Message>Max bound, 0, must be "
           "greater than or equal to min bound, 1</Message></Error><RequestId>abc</RequestId>"
           "</ErrorResponse>",
-          0, "ValidationError", "Max bound, 0, must be greater than or equal to min bound, 1", "abc" },
+          0, "ValidationError", "Max bound, 0, must be greater than or equal to min bound, 1",
+          "abc" },
         { "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error>"
           "<Code>InvalidInstanceID.NotFound</Code><Message>The instance ID 'i-1' does not "
           "exist</Message></Error></Errors><RequestID>ec2id</RequestID></Response>",
           0, "InvalidInstanceID.NotFound", "The instance ID 'i-1' does not exist", "ec2id" },
         { "<ErrorResponse><Error><Code>Throttling</Code></Error></ErrorResponse>", 0, "Throttling",
           "", "" },
-        { "<ErrorResponse><Error><Message>no code</Message></Error></ErrorResponse>", -1, "", "", "" },
+        { "<ErrorResponse><Error><Message>no code</Message></Error></ErrorResponse>", -1, "", "",
+          "" },
         { "<html><body>502 Bad Gateway</body></html>", -1, "", "", "" },
         { "<ErrorResponse><Error><Code>Unclosed", -1, "", "", "" },
         { "", -1, "", "", "" },
@@ -556,8 +614,8 @@ int main(void)
         cmocka_unit_test(test_awsapi_ini_table),
         cmocka_unit_test_setup_teardown(test_awsapi_config_resolution_table, files_setup,
                                         files_teardown),
-        cmocka_unit_test_setup_teardown(test_awsapi_config_missing_profile_and_files,
-                                        files_setup, files_teardown),
+        cmocka_unit_test_setup_teardown(test_awsapi_config_missing_profile_and_files, files_setup,
+                                        files_teardown),
         cmocka_unit_test(test_awsapi_endpoints),
         cmocka_unit_test(test_awsapi_form_encoding_and_lists),
         cmocka_unit_test(test_awsapi_xml_reply_lists),

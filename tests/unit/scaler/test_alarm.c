@@ -5,15 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
-#define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
+#define T0  1767225600000LL /* 2026-01-01T00:00:00Z */
 #define MIN 60000LL
-#define AS_ARN "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:u:autoScalingGroupName/g:policyName/up"
+#define AS_ARN                                                                                     \
+    "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:u:autoScalingGroupName/g:policyName/up"
 #define SNS_ARN "arn:aws:sns:us-east-1:123456789012:topic"
 
 struct fx {
@@ -87,7 +88,8 @@ static enum sc_alarm_state state_of(struct fx *f, const char *name)
     return sc_alarms_find(f->alarms, name)->state;
 }
 
-/* --- the two tables of AlarmThatSendsEmail.html ------------------------------------------------ */
+/* --- the two tables of AlarmThatSendsEmail.html ------------------------------------------------
+ */
 
 /* Each row: 5 datapoints oldest -> newest ('0' non-breaching, 'X' breaching, '-' missing)
  * and the expected state per TreatMissingData (missing, ignore, breaching, notBreaching):
@@ -136,8 +138,8 @@ static void run_table(int m, const struct row *rows, int nrows)
                 }
                 got = state_of(&f, "a");
                 if (got != want)
-                    fail_msg("M=%d row '%s' %s from %s: got %s want %s", m, rows[r].points,
-                             tmds[t], pre[p], sc_alarm_state_name(got), sc_alarm_state_name(want));
+                    fail_msg("M=%d row '%s' %s from %s: got %s want %s", m, rows[r].points, tmds[t],
+                             pre[p], sc_alarm_state_name(got), sc_alarm_state_name(want));
                 fx_cleanup(&f);
             }
         }
@@ -306,8 +308,11 @@ static void test_alarm_reason_data_json(void **state)
     r.unit = "Percent";
     sc_alarms_put(f.alarms, &r, T0, NULL);
     {
-        struct sc_metric_datum d = { .metric_name = "M", .has_value = 1, .value = 80,
-                                     .has_timestamp = 1, .timestamp_ms = T0 + 5 * MIN,
+        struct sc_metric_datum d = { .metric_name = "M",
+                                     .has_value = 1,
+                                     .value = 80,
+                                     .has_timestamp = 1,
+                                     .timestamp_ms = T0 + 5 * MIN,
                                      .unit = "Percent" };
         struct sc_put_metric_data_req pr = { "App", &d, 1, 0 };
         assert_int_equal(sc_metric_store_put(f.store, &pr, T0 + 10 * MIN, NULL), SC_OK);
@@ -318,15 +323,17 @@ static void test_alarm_reason_data_json(void **state)
     sc_alarms_evaluate(f.alarms, f.store, T0 + 10 * MIN, NULL, NULL);
     rd = sc_alarms_find(f.alarms, "a")->state_reason_data;
     assert_non_null(rd);
-    assert_string_equal(rd, "{\"version\":\"1.0\",\"queryDate\":\"2026-01-01T00:10:00.000+0000\","
-                            "\"startDate\":\"2025-12-31T23:55:00.000+0000\",\"unit\":\"Percent\","
-                            "\"statistic\":\"Average\",\"period\":300,\"recentDatapoints\":[85.0],"
-                            "\"threshold\":70.0,\"evaluatedDatapoints\":[{\"timestamp\":"
-                            "\"2026-01-01T00:05:00.000+0000\",\"sampleCount\":2.0,\"value\":85.0}]}");
+    assert_string_equal(rd,
+                        "{\"version\":\"1.0\",\"queryDate\":\"2026-01-01T00:10:00.000+0000\","
+                        "\"startDate\":\"2025-12-31T23:55:00.000+0000\",\"unit\":\"Percent\","
+                        "\"statistic\":\"Average\",\"period\":300,\"recentDatapoints\":[85.0],"
+                        "\"threshold\":70.0,\"evaluatedDatapoints\":[{\"timestamp\":"
+                        "\"2026-01-01T00:05:00.000+0000\",\"sampleCount\":2.0,\"value\":85.0}]}");
     fx_cleanup(&f);
 }
 
-/* --- actions ------------------------------------------------------------------------------------ */
+/* --- actions ------------------------------------------------------------------------------------
+ */
 
 struct calls {
     int n;
@@ -405,8 +412,7 @@ static int collect_history(const struct sc_alarm_history_view *h, void *ud)
     while (out[i][0])
         i++;
     if (i < 31)
-        snprintf(out[i], 600, "%s|%s|%s", h->alarm_name, h->history_item_type,
-                 h->history_summary);
+        snprintf(out[i], 600, "%s|%s|%s", h->alarm_name, h->history_item_type, h->history_summary);
     return 0;
 }
 
@@ -443,7 +449,8 @@ static void test_alarm_action_history_items(void **state)
     fx_cleanup(&f);
 }
 
-/* --- SetAlarmState ------------------------------------------------------------------------------- */
+/* --- SetAlarmState -------------------------------------------------------------------------------
+ */
 
 static void test_alarm_set_state_missing_alarm_is_404(void **state)
 {
@@ -486,7 +493,8 @@ static void test_alarm_set_state_fires_actions_then_overwritten(void **state)
     fx_cleanup(&f);
 }
 
-/* --- PutMetricAlarm ------------------------------------------------------------------------------ */
+/* --- PutMetricAlarm ------------------------------------------------------------------------------
+ */
 
 static int count_tags(const char *k, const char *v, void *ud)
 {
@@ -606,7 +614,8 @@ static void test_alarm_put_validation_errors(void **state)
     fx_cleanup(&f);
 }
 
-/* --- describes ----------------------------------------------------------------------------------- */
+/* --- describes -----------------------------------------------------------------------------------
+ */
 
 static int collect_names(const struct sc_alarm_view *v, void *ud)
 {
@@ -668,7 +677,8 @@ static void test_alarm_describe_filters_sorted(void **state)
         assert_string_equal(out, "alpha,");
     }
     {
-        struct sc_describe_alarms_req d = { .alarm_names = want, .n_alarm_names = 2,
+        struct sc_describe_alarms_req d = { .alarm_names = want,
+                                            .n_alarm_names = 2,
                                             .alarm_name_prefix = "b" };
         assert_int_equal(sc_alarms_describe(f.alarms, &d, collect_names, out, &err),
                          SC_ERR_INVALID_PARAMETER_COMBINATION);
@@ -688,7 +698,8 @@ static void test_alarm_describe_filters_sorted(void **state)
 static void test_alarm_describe_for_metric(void **state)
 {
     struct fx f;
-    struct sc_dimension d1[] = { { "A", "1" }, { "B", "2" } }, d2[] = { { "B", "2" }, { "A", "1" } };
+    struct sc_dimension d1[] = { { "A", "1" }, { "B", "2" } },
+                        d2[] = { { "B", "2" }, { "A", "1" } };
     struct sc_put_metric_alarm_req r = base_req("x", 60, 1, 0, "GreaterThanThreshold", 1, NULL);
     struct sc_describe_alarms_for_metric_req q = { "M", "App", NULL, NULL, d2, 2, 0, 0, NULL };
     char out[128] = "";
@@ -709,7 +720,8 @@ static void test_alarm_describe_for_metric(void **state)
     fx_cleanup(&f);
 }
 
-/* --- history ------------------------------------------------------------------------------------- */
+/* --- history -------------------------------------------------------------------------------------
+ */
 
 static void test_alarm_history_survives_deletion(void **state)
 {
@@ -771,8 +783,11 @@ static void test_alarm_high_resolution_period_10(void **state)
 {
     struct fx f;
     struct sc_put_metric_alarm_req r = base_req("a", 10, 1, 0, "GreaterThanThreshold", 1, NULL);
-    struct sc_metric_datum d = { .metric_name = "M", .has_value = 1, .value = 5,
-                                 .has_timestamp = 1, .timestamp_ms = T0 + 15000,
+    struct sc_metric_datum d = { .metric_name = "M",
+                                 .has_value = 1,
+                                 .value = 5,
+                                 .has_timestamp = 1,
+                                 .timestamp_ms = T0 + 15000,
                                  .storage_resolution = 1 };
     struct sc_put_metric_data_req pr = { "App", &d, 1, 0 };
 

@@ -5,15 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
-#define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
+#define T0  1767225600000LL /* 2026-01-01T00:00:00Z */
 #define MIN 60000LL
-#define AS_ARN "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:u:autoScalingGroupName/g:policyName/up"
+#define AS_ARN                                                                                     \
+    "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:u:autoScalingGroupName/g:policyName/up"
 
 static struct sc_cw *cw_new(void)
 {
@@ -29,8 +30,12 @@ static struct sc_cw *cw_new(void)
 
 static void put(struct sc_cw *cw, const char *unit, double v, int64_t ts, int64_t now)
 {
-    struct sc_metric_datum d = { .metric_name = "M", .has_value = 1, .value = v,
-                                 .has_timestamp = 1, .timestamp_ms = ts, .unit = unit };
+    struct sc_metric_datum d = { .metric_name = "M",
+                                 .has_value = 1,
+                                 .value = v,
+                                 .has_timestamp = 1,
+                                 .timestamp_ms = ts,
+                                 .unit = unit };
     struct sc_put_metric_data_req r = { "App", &d, 1, 0 };
     assert_int_equal(sc_cw_put_metric_data(cw, &r, now, NULL), SC_OK);
 }
@@ -181,9 +186,8 @@ static void test_cloudwatch_get_metric_statistics_errors(void **state)
     /* exactly 1,440 is allowed */
     {
         struct sc_get_metric_statistics_req ok = gms(T0, T0 + 1440 * MIN, 60, stats, 1);
-        assert_int_equal(sc_cw_get_metric_statistics(cw, &ok, T0 + 1440 * MIN, collect_dp, &d,
-                                                     NULL),
-                         SC_OK);
+        assert_int_equal(
+            sc_cw_get_metric_statistics(cw, &ok, T0 + 1440 * MIN, collect_dp, &d, NULL), SC_OK);
     }
     sc_cw_destroy(cw);
 }
@@ -504,9 +508,8 @@ static void test_cloudwatch_put_value_internal_namespace(void **state)
     (void)state;
     /* the API refuses AWS/ namespaces; the world's internal puts may use them */
     assert_int_equal(sc_cw_put_metric_data(cw, &r, T0, &err), SC_ERR_INVALID_PARAMETER_VALUE);
-    assert_int_equal(sc_cw_put_value(cw, "AWS/EC2", "CPUUtilization", NULL, 0, "Percent", 1, T0,
-                                     T0),
-                     SC_OK);
+    assert_int_equal(
+        sc_cw_put_value(cw, "AWS/EC2", "CPUUtilization", NULL, 0, "Percent", 1, T0, T0), SC_OK);
     sc_cw_destroy(cw);
 }
 

@@ -6,14 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
 /* 2026-01-01T00:00:00Z */
-#define T0 1767225600000LL
+#define T0  1767225600000LL
 #define MIN 60000LL
 
 static struct sc_metric_store *store_new(void)
@@ -148,9 +148,8 @@ static void test_metric_values_and_counts(void **state)
     r.metric_data = &d;
     r.n_metric_data = 1;
     assert_int_equal(sc_metric_store_put(s, &r, T0, NULL), SC_OK);
-    assert_int_equal(sc_metric_aggregate(find(s, "App", "X", NULL, 0), SC_UNIT_ANY, T0, 60, NULL,
-                                         0, &ag),
-                     1);
+    assert_int_equal(
+        sc_metric_aggregate(find(s, "App", "X", NULL, 0), SC_UNIT_ANY, T0, 60, NULL, 0, &ag), 1);
     /* a value with count 0 is not a sample */
     assert_true(ag.sample_count == 5 && ag.sum == 11 && ag.minimum == 1 && ag.maximum == 3);
     sc_metric_store_destroy(s);
@@ -172,9 +171,8 @@ static void test_metric_statistic_set(void **state)
     r.metric_data = &d;
     r.n_metric_data = 1;
     assert_int_equal(sc_metric_store_put(s, &r, T0, NULL), SC_OK);
-    assert_int_equal(sc_metric_aggregate(find(s, "App", "X", NULL, 0), SC_UNIT_ANY, T0, 60, &p50,
-                                         1, &ag),
-                     1);
+    assert_int_equal(
+        sc_metric_aggregate(find(s, "App", "X", NULL, 0), SC_UNIT_ANY, T0, 60, &p50, 1, &ag), 1);
     assert_true(ag.sample_count == 4 && ag.sum == 20 && ag.minimum == 2 && ag.maximum == 8);
     /* a statistic set with SampleCount != 1 and Min != Max has no percentiles */
     assert_int_equal(ag.pct_ok, 0);
@@ -269,8 +267,8 @@ static void test_metric_stat_parse(void **state)
 {
     struct sc_stat st;
     static const char *const good[] = { "p0", "p50", "p99.9", "p99.99", "p100" };
-    static const char *const bad[] = { "p", "p100.1", "p99.999", "P50", "p-1", "tm90", "Avg",
-                                       "p50.", "" };
+    static const char *const bad[] = { "p",    "p100.1", "p99.999", "P50", "p-1",
+                                       "tm90", "Avg",    "p50.",    "" };
 
     (void)state;
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
@@ -335,12 +333,10 @@ static void test_metric_retention_minute_ring_bounded(void **state)
     assert_true(bytes_after_week == bytes_after_day);
     m = find(s, "App", "X", NULL, 0);
     /* 26 h of minutes are kept; older minute periods are gone ... */
-    assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (7 * 1440 - 25 * 60) * MIN, 60, NULL,
-                                         0, &ag),
-                     1);
-    assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (7 * 1440 - 27 * 60) * MIN, 60, NULL,
-                                         0, &ag),
-                     0);
+    assert_int_equal(
+        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (7 * 1440 - 25 * 60) * MIN, 60, NULL, 0, &ag), 1);
+    assert_int_equal(
+        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (7 * 1440 - 27 * 60) * MIN, 60, NULL, 0, &ag), 0);
     /* ... while hour periods come from the hour tier (15 days) */
     assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, T0 + 3600000LL, 3600, NULL, 0, &ag), 1);
     assert_true(ag.sample_count == 60);
@@ -403,84 +399,128 @@ static void test_metric_put_validation_errors(void **state)
         enum sc_status code;
         const char *msg;
     } cases[] = {
-        { "no namespace", NULL, { .metric_name = "M", .has_value = 1 }, SC_ERR_MISSING_PARAMETER,
+        { "no namespace",
+          NULL,
+          { .metric_name = "M", .has_value = 1 },
+          SC_ERR_MISSING_PARAMETER,
           "The parameter Namespace is required." },
-        { "reserved namespace", "AWS/EC2", { .metric_name = "M", .has_value = 1 },
-          SC_ERR_INVALID_PARAMETER_VALUE, "The value AWS/ for parameter Namespace is invalid." },
-        { "colon namespace", ":x", { .metric_name = "M", .has_value = 1 }, SC_ERR_VALIDATION,
+        { "reserved namespace",
+          "AWS/EC2",
+          { .metric_name = "M", .has_value = 1 },
+          SC_ERR_INVALID_PARAMETER_VALUE,
+          "The value AWS/ for parameter Namespace is invalid." },
+        { "colon namespace",
+          ":x",
+          { .metric_name = "M", .has_value = 1 },
+          SC_ERR_VALIDATION,
           "1 validation error detected: Value ':x' at 'namespace' failed to satisfy constraint: "
           "Member must satisfy regular expression pattern: [^:].*" },
-        { "no metric name", "App", { .has_value = 1 }, SC_ERR_MISSING_PARAMETER,
+        { "no metric name",
+          "App",
+          { .has_value = 1 },
+          SC_ERR_MISSING_PARAMETER,
           "The parameter MetricData.member.1.MetricName is required." },
-        { "no value", "App", { .metric_name = "M" }, SC_ERR_MISSING_PARAMETER,
+        { "no value",
+          "App",
+          { .metric_name = "M" },
+          SC_ERR_MISSING_PARAMETER,
           "At least one of the parameters MetricData.member.1.Value, MetricData.member.1.Values "
           "or MetricData.member.1.StatisticValues must be specified." },
-        { "value and set", "App",
+        { "value and set",
+          "App",
           { .metric_name = "M", .has_value = 1, .has_statistic_values = 1 },
           SC_ERR_INVALID_PARAMETER_COMBINATION,
           "The parameters MetricData.member.1.Value and MetricData.member.1.StatisticValues are "
           "mutually exclusive and you have specified both." },
-        { "NaN", "App", { .metric_name = "M", .has_value = 1, .value = NAN },
+        { "NaN",
+          "App",
+          { .metric_name = "M", .has_value = 1, .value = NAN },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The value NaN for parameter MetricData.member.1.Value is invalid." },
-        { "Infinity", "App", { .metric_name = "M", .has_value = 1, .value = INFINITY },
+        { "Infinity",
+          "App",
+          { .metric_name = "M", .has_value = 1, .value = INFINITY },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The value Infinity for parameter MetricData.member.1.Value is invalid." },
-        { "above 2^360", "App", { .metric_name = "M", .has_value = 1, .value = 0x1p361 },
+        { "above 2^360",
+          "App",
+          { .metric_name = "M", .has_value = 1, .value = 0x1p361 },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The value 4.6970851655476665E108 for parameter MetricData.member.1.Value is invalid." },
-        { "31 dimensions", "App",
+        { "31 dimensions",
+          "App",
           { .metric_name = "M", .has_value = 1, .dimensions = many, .n_dimensions = 31 },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The collection MetricData.member.1.Dimensions must not have a size greater than 30." },
-        { "empty dimension value", "App",
+        { "empty dimension value",
+          "App",
           { .metric_name = "M", .has_value = 1, .dimensions = noval, .n_dimensions = 1 },
           SC_ERR_MISSING_PARAMETER,
           "The parameter MetricData.member.1.Dimensions.member.1.Value is required." },
-        { "repeated dimension", "App",
+        { "repeated dimension",
+          "App",
           { .metric_name = "M", .has_value = 1, .dimensions = dup, .n_dimensions = 2 },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "No Metric Dimension names may be repeated. MetricData.member.1.Dimensions.member.2 "
           "repeats A." },
-        { "151 values", "App", { .metric_name = "M", .values = vals, .n_values = 151 },
+        { "151 values",
+          "App",
+          { .metric_name = "M", .values = vals, .n_values = 151 },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The collection MetricData.member.1.Values must not have a size greater than 150." },
-        { "counts length", "App",
+        { "counts length",
+          "App",
           { .metric_name = "M", .values = vals, .n_values = 3, .counts = counts, .n_counts = 2 },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The parameters MetricData.member.1.Values and MetricData.member.1.Counts must be of "
           "the same size." },
-        { "set missing sum", "App",
+        { "set missing sum",
+          "App",
           { .metric_name = "M",
             .has_statistic_values = 1,
             .statistic_values = { 1, 0, 1, 1, 1, 0, 1, 1 } },
           SC_ERR_MISSING_PARAMETER,
           "The parameter MetricData.member.1.StatisticValues.Sum is required." },
-        { "set max below min", "App",
+        { "set max below min",
+          "App",
           { .metric_name = "M",
             .has_statistic_values = 1,
             .statistic_values = { 1, 1, 5, 1, 1, 1, 1, 1 } },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The parameter MetricData.member.1.StatisticValues.Maximum must be greater than "
           "MetricData.member.1.StatisticValues.Minimum." },
-        { "bad unit", "App", { .metric_name = "M", .has_value = 1, .unit = "Furlongs" },
-          SC_ERR_INVALID_PARAMETER_VALUE, NULL },
-        { "resolution 5", "App", { .metric_name = "M", .has_value = 1, .storage_resolution = 5 },
+        { "bad unit",
+          "App",
+          { .metric_name = "M", .has_value = 1, .unit = "Furlongs" },
+          SC_ERR_INVALID_PARAMETER_VALUE,
+          NULL },
+        { "resolution 5",
+          "App",
+          { .metric_name = "M", .has_value = 1, .storage_resolution = 5 },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The parameter MetricData.member.1.StorageResolution must be either 1 or 60." },
-        { "two weeks old", "App",
-          { .metric_name = "M", .has_value = 1, .has_timestamp = 1,
+        { "two weeks old",
+          "App",
+          { .metric_name = "M",
+            .has_value = 1,
+            .has_timestamp = 1,
             .timestamp_ms = T0 - 15 * 86400000LL },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The parameter MetricData.member.1.Timestamp must specify a time within the past two "
           "weeks." },
-        { "three hours ahead", "App",
-          { .metric_name = "M", .has_value = 1, .has_timestamp = 1,
+        { "three hours ahead",
+          "App",
+          { .metric_name = "M",
+            .has_value = 1,
+            .has_timestamp = 1,
             .timestamp_ms = T0 + 3 * 3600000LL },
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The parameter MetricData.member.1.Timestamp must specify a time within the past two "
           "weeks." },
-        { "long name", "App", { .metric_name = longname, .has_value = 1 }, SC_ERR_VALIDATION,
+        { "long name",
+          "App",
+          { .metric_name = longname, .has_value = 1 },
+          SC_ERR_VALIDATION,
           NULL },
     };
 
@@ -535,10 +575,17 @@ static void test_metric_java_double_format(void **state)
     struct {
         double v;
         const char *s;
-    } cases[] = { { 70, "70.0" },       { 0, "0.0" },           { 21.5, "21.5" },
-                  { 0.001, "0.001" },   { 1e-4, "1.0E-4" },     { 1e7, "1.0E7" },
-                  { 1234567, "1234567.0" }, { -2.5, "-2.5" },   { 0.1 + 0.2, "0.30000000000000004" },
-                  { 38.958, "38.958" }, { 12345678.9, "1.23456789E7" } };
+    } cases[] = { { 70, "70.0" },
+                  { 0, "0.0" },
+                  { 21.5, "21.5" },
+                  { 0.001, "0.001" },
+                  { 1e-4, "1.0E-4" },
+                  { 1e7, "1.0E7" },
+                  { 1234567, "1234567.0" },
+                  { -2.5, "-2.5" },
+                  { 0.1 + 0.2, "0.30000000000000004" },
+                  { 38.958, "38.958" },
+                  { 12345678.9, "1.23456789E7" } };
     char buf[40];
 
     (void)state;

@@ -19,418 +19,404 @@
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 
-#define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
+#define T0  1767225600000LL /* 2026-01-01T00:00:00Z */
 #define SEC 1000LL
 #define MIN 60000LL
 
-static struct sc_world *new_world(uint64_t seed) {
-  struct sc_world_config cfg;
-  struct sc_world *w;
+static struct sc_world *new_world(uint64_t seed)
+{
+    struct sc_world_config cfg;
+    struct sc_world *w;
 
-  sc_world_config_defaults(&cfg);
-  cfg.seed = seed;
-  cfg.start_ms = T0;
-  w = sc_world_create(&cfg);
-  assert_non_null(w);
-  return w;
+    sc_world_config_defaults(&cfg);
+    cfg.seed = seed;
+    cfg.start_ms = T0;
+    w = sc_world_create(&cfg);
+    assert_non_null(w);
+    return w;
 }
 
 /* The data plane: pending instances come up boot_ms after launch; shutting-down
  * ones go. */
-static void data_plane(struct sc_world *w, int64_t now, int64_t boot_ms) {
-  struct sc_ec2 *ec2 = sc_world_ec2(w);
+static void data_plane(struct sc_world *w, int64_t now, int64_t boot_ms)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
 
-  for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
-    const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
-    char id[SC_EC2_ID_LEN];
+    for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
+        char id[SC_EC2_ID_LEN];
 
-    snprintf(id, sizeof(id), "%s", in->instance_id);
-    if (in->state == SC_EC2_PENDING && now - in->launch_time_ms >= boot_ms)
-      sc_ec2_instance_running(ec2, id, now);
-    else if (in->state == SC_EC2_SHUTTING_DOWN)
-      sc_ec2_instance_terminated(ec2, id, now);
-  }
+        snprintf(id, sizeof(id), "%s", in->instance_id);
+        if (in->state == SC_EC2_PENDING && now - in->launch_time_ms >= boot_ms)
+            sc_ec2_instance_running(ec2, id, now);
+        else if (in->state == SC_EC2_SHUTTING_DOWN)
+            sc_ec2_instance_terminated(ec2, id, now);
+    }
 }
 
-static void report_cpu(struct sc_world *w, double pct, int64_t now) {
-  struct sc_ec2 *ec2 = sc_world_ec2(w);
+static void report_cpu(struct sc_world *w, double pct, int64_t now)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
 
-  for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
-    const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
+    for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
 
-    if (in->state == SC_EC2_RUNNING)
-      assert_int_equal(
-          sc_world_report_instance_cpu(w, in->instance_id, pct, now), SC_OK);
-  }
+        if (in->state == SC_EC2_RUNNING)
+            assert_int_equal(sc_world_report_instance_cpu(w, in->instance_id, pct, now), SC_OK);
+    }
 }
 
-static void make_group(struct sc_world *w, const char *name, int min, int max,
-                       int desired) {
-  struct sc_error err = {0};
-  static const char *const zones[] = {"us-east-1a", "us-east-1b"};
-  struct sc_asg_lc_req lc = {.launch_configuration_name = "lc",
-                             .image_id = NULL,
-                             .instance_type = "t3.micro"};
-  struct sc_asg_group_req g = {.auto_scaling_group_name = name,
-                               .launch_configuration_name = "lc",
-                               .has_min_size = 1,
-                               .min_size = min,
-                               .has_max_size = 1,
-                               .max_size = max,
-                               .has_desired_capacity = 1,
-                               .desired_capacity = desired,
-                               .availability_zones = zones,
-                               .navailability_zones = 2};
+static void make_group(struct sc_world *w, const char *name, int min, int max, int desired)
+{
+    struct sc_error err = { 0 };
+    static const char *const zones[] = { "us-east-1a", "us-east-1b" };
+    struct sc_asg_lc_req lc = { .launch_configuration_name = "lc",
+                                .image_id = NULL,
+                                .instance_type = "t3.micro" };
+    struct sc_asg_group_req g = { .auto_scaling_group_name = name,
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .min_size = min,
+                                  .has_max_size = 1,
+                                  .max_size = max,
+                                  .has_desired_capacity = 1,
+                                  .desired_capacity = desired,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 2 };
 
-  lc.image_id = sc_ec2_image_at(0)->image_id;
-  if (!sc_asg_lc_find(sc_world_asg(w), "lc"))
-    assert_int_equal(
-        sc_asg_create_launch_configuration(sc_world_asg(w), &lc, T0, &err),
-        SC_OK);
-  assert_int_equal(sc_asg_create_group(sc_world_asg(w), &g, T0, &err), SC_OK);
+    lc.image_id = sc_ec2_image_at(0)->image_id;
+    if (!sc_asg_lc_find(sc_world_asg(w), "lc"))
+        assert_int_equal(sc_asg_create_launch_configuration(sc_world_asg(w), &lc, T0, &err), SC_OK);
+    assert_int_equal(sc_asg_create_group(sc_world_asg(w), &g, T0, &err), SC_OK);
 }
 
-static int in_service(struct sc_world *w, const char *group) {
-  const struct sc_asg_group_info *g = sc_asg_group_find(sc_world_asg(w), group);
-  int n = 0;
+static int in_service(struct sc_world *w, const char *group)
+{
+    const struct sc_asg_group_info *g = sc_asg_group_find(sc_world_asg(w), group);
+    int n = 0;
 
-  for (int i = 0; i < sc_asg_group_instance_count(g); i++)
-    n += sc_asg_group_instance_at(g, i)->lifecycle_state == SC_ASG_IN_SERVICE;
-  return n;
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++)
+        n += sc_asg_group_instance_at(g, i)->lifecycle_state == SC_ASG_IN_SERVICE;
+    return n;
 }
 
 /* Runs the caller's loop every 10 s from `from` to `to` (inclusive), reporting
  * cpu. */
-static void run(struct sc_world *w, int64_t from, int64_t to, double cpu,
-                int64_t boot_ms) {
-  for (int64_t t = from; t <= to; t += 10 * SEC) {
-    data_plane(w, t, boot_ms);
-    if (cpu >= 0)
-      report_cpu(w, cpu, t);
-    sc_world_step(w, t);
-  }
+static void run(struct sc_world *w, int64_t from, int64_t to, double cpu, int64_t boot_ms)
+{
+    for (int64_t t = from; t <= to; t += 10 * SEC) {
+        data_plane(w, t, boot_ms);
+        if (cpu >= 0)
+            report_cpu(w, cpu, t);
+        sc_world_step(w, t);
+    }
 }
 
-static void test_world_create_defaults(void **state) {
-  struct sc_world *w = new_world(1);
+static void test_world_create_defaults(void **state)
+{
+    struct sc_world *w = new_world(1);
 
-  (void)state;
-  assert_string_equal(sc_world_account(w), "123456789012");
-  assert_string_equal(sc_world_region(w), "us-east-1");
-  assert_non_null(sc_world_cw(w));
-  assert_non_null(sc_world_elb(w));
-  assert_non_null(sc_world_ec2(w));
-  assert_non_null(sc_world_asg(w));
-  assert_int_equal(sc_ec2_zone_count(sc_world_ec2(w)), 3);
-  assert_non_null(sc_ec2_zone_find(sc_world_ec2(w), "us-east-1c"));
-  sc_world_destroy(w);
-  sc_world_destroy(NULL);
+    (void)state;
+    assert_string_equal(sc_world_account(w), "123456789012");
+    assert_string_equal(sc_world_region(w), "us-east-1");
+    assert_non_null(sc_world_cw(w));
+    assert_non_null(sc_world_elb(w));
+    assert_non_null(sc_world_ec2(w));
+    assert_non_null(sc_world_asg(w));
+    assert_int_equal(sc_ec2_zone_count(sc_world_ec2(w)), 3);
+    assert_non_null(sc_ec2_zone_find(sc_world_ec2(w), "us-east-1c"));
+    sc_world_destroy(w);
+    sc_world_destroy(NULL);
 }
 
-static void test_world_group_launches_through_ec2(void **state) {
-  struct sc_world *w = new_world(1);
-  const struct sc_ec2_instance *in;
+static void test_world_group_launches_through_ec2(void **state)
+{
+    struct sc_world *w = new_world(1);
+    const struct sc_ec2_instance *in;
 
-  (void)state;
-  make_group(w, "web", 1, 4, 2);
-  sc_world_step(w, T0);
-  assert_int_equal(sc_ec2_instance_count(sc_world_ec2(w)), 2);
-  in = sc_ec2_instance_at(sc_world_ec2(w), 0);
-  assert_int_equal(in->state, SC_EC2_PENDING);
-  assert_string_equal(sc_ec2_instance_tag(in, "aws:autoscaling:groupName"),
-                      "web");
-  assert_string_equal(in->launch_configuration_name, "lc");
-  run(w, T0 + 10 * SEC, T0 + 40 * SEC, -1, 20 * SEC);
-  assert_int_equal(in_service(w, "web"), 2);
-  sc_world_destroy(w);
+    (void)state;
+    make_group(w, "web", 1, 4, 2);
+    sc_world_step(w, T0);
+    assert_int_equal(sc_ec2_instance_count(sc_world_ec2(w)), 2);
+    in = sc_ec2_instance_at(sc_world_ec2(w), 0);
+    assert_int_equal(in->state, SC_EC2_PENDING);
+    assert_string_equal(sc_ec2_instance_tag(in, "aws:autoscaling:groupName"), "web");
+    assert_string_equal(in->launch_configuration_name, "lc");
+    run(w, T0 + 10 * SEC, T0 + 40 * SEC, -1, 20 * SEC);
+    assert_int_equal(in_service(w, "web"), 2);
+    sc_world_destroy(w);
 }
 
 /* An alarm in ALARM for 10 minutes with a +1 simple policy and cooldown 300 s:
  * the first action adds one; the cooldown (which starts once that instance is
  * InService) silences the re-invocations until it ends, then one more: exactly
  * two added. */
-static void test_world_alarm_ten_minutes_cooldown_300(void **state) {
-  struct sc_world *w = new_world(1);
-  struct sc_error err = {0};
-  const struct sc_asg_policy_info *p = NULL;
-  struct sc_asg_policy_req pr = {.auto_scaling_group_name = "web",
-                                 .policy_name = "up",
-                                 .adjustment_type = "ChangeInCapacity",
-                                 .has_scaling_adjustment = 1,
-                                 .scaling_adjustment = 1,
-                                 .has_cooldown = 1,
-                                 .cooldown = 300};
-  struct sc_dimension dim = {"AutoScalingGroupName", "web"};
-  const char *actions[1];
-  struct sc_put_metric_alarm_req ar = {.alarm_name = "high-cpu",
-                                       .metric_name = "CPUUtilization",
-                                       .namespace = "AWS/EC2",
-                                       .statistic = "Average",
-                                       .dimensions = &dim,
-                                       .n_dimensions = 1,
-                                       .has_period = 1,
-                                       .period = 60,
-                                       .has_evaluation_periods = 1,
-                                       .evaluation_periods = 1,
-                                       .has_threshold = 1,
-                                       .threshold = 80,
-                                       .comparison_operator =
-                                           "GreaterThanThreshold",
-                                       .alarm_actions = actions,
-                                       .n_alarm_actions = 1};
-  const struct sc_alarm_view *a;
-  int launches = 0;
+static void test_world_alarm_ten_minutes_cooldown_300(void **state)
+{
+    struct sc_world *w = new_world(1);
+    struct sc_error err = { 0 };
+    const struct sc_asg_policy_info *p = NULL;
+    struct sc_asg_policy_req pr = { .auto_scaling_group_name = "web",
+                                    .policy_name = "up",
+                                    .adjustment_type = "ChangeInCapacity",
+                                    .has_scaling_adjustment = 1,
+                                    .scaling_adjustment = 1,
+                                    .has_cooldown = 1,
+                                    .cooldown = 300 };
+    struct sc_dimension dim = { "AutoScalingGroupName", "web" };
+    const char *actions[1];
+    struct sc_put_metric_alarm_req ar = { .alarm_name = "high-cpu",
+                                          .metric_name = "CPUUtilization",
+                                          .namespace = "AWS/EC2",
+                                          .statistic = "Average",
+                                          .dimensions = &dim,
+                                          .n_dimensions = 1,
+                                          .has_period = 1,
+                                          .period = 60,
+                                          .has_evaluation_periods = 1,
+                                          .evaluation_periods = 1,
+                                          .has_threshold = 1,
+                                          .threshold = 80,
+                                          .comparison_operator = "GreaterThanThreshold",
+                                          .alarm_actions = actions,
+                                          .n_alarm_actions = 1 };
+    const struct sc_alarm_view *a;
+    int launches = 0;
 
-  (void)state;
-  make_group(w, "web", 1, 10, 1);
-  run(w, T0, T0 + 6 * MIN, 10, 30 * SEC); /* warm up at low load */
-  assert_int_equal(in_service(w, "web"), 1);
-  assert_int_equal(
-      sc_asg_put_scaling_policy(sc_world_asg(w), &pr, T0 + 6 * MIN, &p, &err),
-      SC_OK);
-  actions[0] = p->policy_arn;
-  assert_int_equal(
-      sc_cw_put_metric_alarm(sc_world_cw(w), &ar, T0 + 6 * MIN, &err), SC_OK);
-  run(w, T0 + 6 * MIN + 10 * SEC, T0 + 10 * MIN, 10, 30 * SEC);
-  assert_int_equal(sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity,
-                   1);
-  /* ten minutes of 95% CPU: the alarm is in ALARM from the first evaluated
-   * minute */
-  run(w, T0 + 10 * MIN + 10 * SEC, T0 + 20 * MIN, 95, 30 * SEC);
-  a = sc_cw_alarm_find(sc_world_cw(w), "high-cpu");
-  assert_non_null(a);
-  assert_string_equal(a->state_value, "ALARM");
-  assert_int_equal(sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity,
-                   3);
-  for (int i = 0; i < sc_asg_activity_count(sc_world_asg(w), "web"); i++) {
-    const struct sc_asg_activity_info *act =
-        sc_asg_activity_at(sc_world_asg(w), "web", i);
+    (void)state;
+    make_group(w, "web", 1, 10, 1);
+    run(w, T0, T0 + 6 * MIN, 10, 30 * SEC); /* warm up at low load */
+    assert_int_equal(in_service(w, "web"), 1);
+    assert_int_equal(sc_asg_put_scaling_policy(sc_world_asg(w), &pr, T0 + 6 * MIN, &p, &err),
+                     SC_OK);
+    actions[0] = p->policy_arn;
+    assert_int_equal(sc_cw_put_metric_alarm(sc_world_cw(w), &ar, T0 + 6 * MIN, &err), SC_OK);
+    run(w, T0 + 6 * MIN + 10 * SEC, T0 + 10 * MIN, 10, 30 * SEC);
+    assert_int_equal(sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity, 1);
+    /* ten minutes of 95% CPU: the alarm is in ALARM from the first evaluated
+     * minute */
+    run(w, T0 + 10 * MIN + 10 * SEC, T0 + 20 * MIN, 95, 30 * SEC);
+    a = sc_cw_alarm_find(sc_world_cw(w), "high-cpu");
+    assert_non_null(a);
+    assert_string_equal(a->state_value, "ALARM");
+    assert_int_equal(sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity, 3);
+    for (int i = 0; i < sc_asg_activity_count(sc_world_asg(w), "web"); i++) {
+        const struct sc_asg_activity_info *act = sc_asg_activity_at(sc_world_asg(w), "web", i);
 
-    if (strstr(act->cause, "a monitor alarm high-cpu in state ALARM triggered "
-                           "policy up changing the desired capacity from")) {
-      launches++;
-      assert_non_null(
-          strstr(act->description, "Launching a new EC2 instance: i-"));
+        if (strstr(act->cause, "a monitor alarm high-cpu in state ALARM triggered "
+                               "policy up changing the desired capacity from")) {
+            launches++;
+            assert_non_null(strstr(act->description, "Launching a new EC2 instance: i-"));
+        }
     }
-  }
-  assert_int_equal(launches, 2);
-  sc_world_destroy(w);
+    assert_int_equal(launches, 2);
+    sc_world_destroy(w);
 }
 
-static void test_world_lost_instance_replaced(void **state) {
-  struct sc_world *w = new_world(3);
-  const struct sc_asg_group_info *g;
-  char id[SC_ASG_ID_LEN];
-  int found = 0;
+static void test_world_lost_instance_replaced(void **state)
+{
+    struct sc_world *w = new_world(3);
+    const struct sc_asg_group_info *g;
+    char id[SC_ASG_ID_LEN];
+    int found = 0;
 
-  (void)state;
-  make_group(w, "web", 2, 4, 2);
-  run(w, T0, T0 + MIN, 20, 20 * SEC);
-  assert_int_equal(in_service(w, "web"), 2);
-  g = sc_asg_group_find(sc_world_asg(w), "web");
-  snprintf(id, sizeof(id), "%s", sc_asg_group_instance_at(g, 0)->instance_id);
-  assert_int_equal(
-      sc_ec2_instance_lost(sc_world_ec2(w), id, T0 + MIN + 5 * SEC), SC_OK);
-  run(w, T0 + MIN + 10 * SEC, T0 + 3 * MIN, 20, 20 * SEC);
-  assert_int_equal(in_service(w, "web"), 2);
-  assert_null(sc_asg_instance_group(sc_world_asg(w), id, NULL));
-  for (int i = 0; i < sc_asg_activity_count(sc_world_asg(w), "web"); i++) {
-    const struct sc_asg_activity_info *act =
-        sc_asg_activity_at(sc_world_asg(w), "web", i);
+    (void)state;
+    make_group(w, "web", 2, 4, 2);
+    run(w, T0, T0 + MIN, 20, 20 * SEC);
+    assert_int_equal(in_service(w, "web"), 2);
+    g = sc_asg_group_find(sc_world_asg(w), "web");
+    snprintf(id, sizeof(id), "%s", sc_asg_group_instance_at(g, 0)->instance_id);
+    assert_int_equal(sc_ec2_instance_lost(sc_world_ec2(w), id, T0 + MIN + 5 * SEC), SC_OK);
+    run(w, T0 + MIN + 10 * SEC, T0 + 3 * MIN, 20, 20 * SEC);
+    assert_int_equal(in_service(w, "web"), 2);
+    assert_null(sc_asg_instance_group(sc_world_asg(w), id, NULL));
+    for (int i = 0; i < sc_asg_activity_count(sc_world_asg(w), "web"); i++) {
+        const struct sc_asg_activity_info *act = sc_asg_activity_at(sc_world_asg(w), "web", i);
 
-    if (strstr(act->description, id) &&
-        strstr(act->description, "Terminating")) {
-      found = 1;
-      assert_non_null(
-          strstr(act->cause,
-                 "an instance was taken out of service in response to a EC2 "
-                 "health check indicating it has been terminated or stopped."));
-      assert_string_equal(act->status_code, "Successful");
+        if (strstr(act->description, id) && strstr(act->description, "Terminating")) {
+            found = 1;
+            assert_non_null(strstr(act->cause,
+                                   "an instance was taken out of service in response to a EC2 "
+                                   "health check indicating it has been terminated or stopped."));
+            assert_string_equal(act->status_code, "Successful");
+        }
     }
-  }
-  assert_true(found);
-  sc_world_destroy(w);
+    assert_true(found);
+    sc_world_destroy(w);
 }
 
-static void test_world_delete_refused_then_forced(void **state) {
-  struct sc_world *w = new_world(4);
-  struct sc_error err = {0};
+static void test_world_delete_refused_then_forced(void **state)
+{
+    struct sc_world *w = new_world(4);
+    struct sc_error err = { 0 };
 
-  (void)state;
-  make_group(w, "web", 1, 2, 1);
-  run(w, T0, T0 + MIN, 20, 20 * SEC);
-  assert_int_equal(
-      sc_asg_delete_group(sc_world_asg(w), "web", 0, T0 + MIN, &err),
-      SC_ERR_RESOURCE_IN_USE);
-  assert_string_equal(sc_status_code(err.status), "ResourceInUse");
-  assert_int_equal(
-      sc_asg_delete_group(sc_world_asg(w), "web", 1, T0 + MIN, &err), SC_OK);
-  assert_string_equal(sc_asg_group_find(sc_world_asg(w), "web")->status,
-                      "Delete in progress");
-  run(w, T0 + MIN + 10 * SEC, T0 + 2 * MIN, 20, 20 * SEC);
-  assert_null(sc_asg_group_find(sc_world_asg(w), "web"));
-  assert_int_equal(sc_ec2_instance_at(sc_world_ec2(w), 0)->state,
-                   SC_EC2_TERMINATED);
-  sc_world_destroy(w);
+    (void)state;
+    make_group(w, "web", 1, 2, 1);
+    run(w, T0, T0 + MIN, 20, 20 * SEC);
+    assert_int_equal(sc_asg_delete_group(sc_world_asg(w), "web", 0, T0 + MIN, &err),
+                     SC_ERR_RESOURCE_IN_USE);
+    assert_string_equal(sc_status_code(err.status), "ResourceInUse");
+    assert_int_equal(sc_asg_delete_group(sc_world_asg(w), "web", 1, T0 + MIN, &err), SC_OK);
+    assert_string_equal(sc_asg_group_find(sc_world_asg(w), "web")->status, "Delete in progress");
+    run(w, T0 + MIN + 10 * SEC, T0 + 2 * MIN, 20, 20 * SEC);
+    assert_null(sc_asg_group_find(sc_world_asg(w), "web"));
+    assert_int_equal(sc_ec2_instance_at(sc_world_ec2(w), 0)->state, SC_EC2_TERMINATED);
+    sc_world_destroy(w);
 }
 
-static void snapshot(struct sc_world *w, char *out, size_t n) {
-  struct sc_ec2 *ec2 = sc_world_ec2(w);
-  size_t len = 0;
+static void snapshot(struct sc_world *w, char *out, size_t n)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
+    size_t len = 0;
 
-  out[0] = '\0';
-  for (int i = 0; i < sc_ec2_instance_count(ec2) && len < n; i++)
-    len += (size_t)snprintf(out + len, n - len, "%s,",
-                            sc_ec2_instance_at(ec2, i)->instance_id);
-  for (int i = 0; i < sc_asg_activity_count(sc_world_asg(w), "web") && len < n;
-       i++) {
-    const struct sc_asg_activity_info *a =
-        sc_asg_activity_at(sc_world_asg(w), "web", i);
+    out[0] = '\0';
+    for (int i = 0; i < sc_ec2_instance_count(ec2) && len < n; i++)
+        len += (size_t)snprintf(out + len, n - len, "%s,", sc_ec2_instance_at(ec2, i)->instance_id);
+    for (int i = 0; i < sc_asg_activity_count(sc_world_asg(w), "web") && len < n; i++) {
+        const struct sc_asg_activity_info *a = sc_asg_activity_at(sc_world_asg(w), "web", i);
 
-    len += (size_t)snprintf(out + len, n - len, "%s|%s|%s;", a->activity_id,
-                            a->cause, a->status_code);
-  }
+        len += (size_t)snprintf(out + len, n - len, "%s|%s|%s;", a->activity_id, a->cause,
+                                a->status_code);
+    }
 }
 
-static void scripted(struct sc_world *w) {
-  struct sc_error err = {0};
+static void scripted(struct sc_world *w)
+{
+    struct sc_error err = { 0 };
 
-  make_group(w, "web", 1, 6, 3);
-  run(w, T0, T0 + MIN, 30, 20 * SEC);
-  assert_int_equal(
-      sc_asg_set_desired_capacity(sc_world_asg(w), "web", 1, 0, T0 + MIN, &err),
-      SC_OK);
-  run(w, T0 + MIN + 10 * SEC, T0 + 3 * MIN, 30, 20 * SEC);
+    make_group(w, "web", 1, 6, 3);
+    run(w, T0, T0 + MIN, 30, 20 * SEC);
+    assert_int_equal(sc_asg_set_desired_capacity(sc_world_asg(w), "web", 1, 0, T0 + MIN, &err),
+                     SC_OK);
+    run(w, T0 + MIN + 10 * SEC, T0 + 3 * MIN, 30, 20 * SEC);
 }
 
-static void test_world_same_seed_same_ids(void **state) {
-  struct sc_world *a = new_world(42), *b = new_world(42), *c = new_world(43);
-  static char sa[16384], sb[16384], sc[16384];
+static void test_world_same_seed_same_ids(void **state)
+{
+    struct sc_world *a = new_world(42), *b = new_world(42), *c = new_world(43);
+    static char sa[16384], sb[16384], sc[16384];
 
-  (void)state;
-  scripted(a);
-  scripted(b);
-  scripted(c);
-  snapshot(a, sa, sizeof(sa));
-  snapshot(b, sb, sizeof(sb));
-  snapshot(c, sc, sizeof(sc));
-  assert_true(strlen(sa) > 100);
-  assert_string_equal(sa, sb);
-  assert_string_not_equal(sa, sc);
-  sc_world_destroy(a);
-  sc_world_destroy(b);
-  sc_world_destroy(c);
+    (void)state;
+    scripted(a);
+    scripted(b);
+    scripted(c);
+    snapshot(a, sa, sizeof(sa));
+    snapshot(b, sb, sizeof(sb));
+    snapshot(c, sc, sizeof(sc));
+    assert_true(strlen(sa) > 100);
+    assert_string_equal(sa, sb);
+    assert_string_not_equal(sa, sc);
+    sc_world_destroy(a);
+    sc_world_destroy(b);
+    sc_world_destroy(c);
 }
 
-static void test_world_report_cpu_group_excludes_warming(void **state) {
-  struct sc_world *w = new_world(5);
-  struct sc_ec2 *ec2;
-  char id[SC_EC2_ID_LEN];
+static void test_world_report_cpu_group_excludes_warming(void **state)
+{
+    struct sc_world *w = new_world(5);
+    struct sc_ec2 *ec2;
+    char id[SC_EC2_ID_LEN];
 
-  (void)state;
-  make_group(w, "web", 1, 2, 1);
-  run(w, T0, T0 + MIN, -1, 20 * SEC);
-  ec2 = sc_world_ec2(w);
-  snprintf(id, sizeof(id), "%s", sc_ec2_instance_at(ec2, 0)->instance_id);
-  assert_int_equal(
-      sc_world_report_instance_cpu(w, "i-0000000000000000f", 50, T0),
-      SC_ERR_INSTANCE_ID_NOT_FOUND);
-  assert_int_equal(sc_world_report_instance_cpu(w, id, 101, T0),
-                   SC_ERR_VALIDATION);
-  assert_false(sc_asg_instance_warmed(sc_world_asg(w), id,
-                                      T0 + 2 * MIN)); /* warm-up 300 s */
-  assert_true(sc_asg_instance_warmed(sc_world_asg(w), id, T0 + 7 * MIN));
-  sc_world_destroy(w);
+    (void)state;
+    make_group(w, "web", 1, 2, 1);
+    run(w, T0, T0 + MIN, -1, 20 * SEC);
+    ec2 = sc_world_ec2(w);
+    snprintf(id, sizeof(id), "%s", sc_ec2_instance_at(ec2, 0)->instance_id);
+    assert_int_equal(sc_world_report_instance_cpu(w, "i-0000000000000000f", 50, T0),
+                     SC_ERR_INSTANCE_ID_NOT_FOUND);
+    assert_int_equal(sc_world_report_instance_cpu(w, id, 101, T0), SC_ERR_VALIDATION);
+    assert_false(sc_asg_instance_warmed(sc_world_asg(w), id, T0 + 2 * MIN)); /* warm-up 300 s */
+    assert_true(sc_asg_instance_warmed(sc_world_asg(w), id, T0 + 7 * MIN));
+    sc_world_destroy(w);
 }
 
-static void test_world_target_tracking_alarms_in_cloudwatch(void **state) {
-  struct sc_world *w = new_world(6);
-  struct sc_error err = {0};
-  const struct sc_asg_policy_info *p = NULL;
-  struct sc_asg_policy_req r = {
-      .auto_scaling_group_name = "web",
-      .policy_name = "cpu50",
-      .policy_type = "TargetTrackingScaling",
-      .has_target_tracking = 1,
-      .target_tracking = {.predefined_metric_type = "ASGAverageCPUUtilization",
-                          .target_value = 50}};
-  const struct sc_alarm_view *hi, *lo;
-  char hname[200], lname[200];
+static void test_world_target_tracking_alarms_in_cloudwatch(void **state)
+{
+    struct sc_world *w = new_world(6);
+    struct sc_error err = { 0 };
+    const struct sc_asg_policy_info *p = NULL;
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "web",
+                                   .policy_name = "cpu50",
+                                   .policy_type = "TargetTrackingScaling",
+                                   .has_target_tracking = 1,
+                                   .target_tracking = { .predefined_metric_type =
+                                                            "ASGAverageCPUUtilization",
+                                                        .target_value = 50 } };
+    const struct sc_alarm_view *hi, *lo;
+    char hname[200], lname[200];
 
-  (void)state;
-  make_group(w, "web", 1, 10, 2);
-  assert_int_equal(sc_asg_put_scaling_policy(sc_world_asg(w), &r, T0, &p, &err),
-                   SC_OK);
-  hi = sc_cw_alarm_find(sc_world_cw(w), p->alarm_names[0]);
-  assert_non_null(hi);
-  assert_string_equal(hi->comparison_operator, "GreaterThanThreshold");
-  assert_int_equal(hi->evaluation_periods, 3);
-  assert_string_equal(hi->alarm_actions[0], p->policy_arn);
-  lo = sc_cw_alarm_find(sc_world_cw(w), p->alarm_names[1]);
-  assert_non_null(lo);
-  assert_true(lo->threshold == 45);
-  snprintf(hname, sizeof(hname), "%s", p->alarm_names[0]);
-  snprintf(lname, sizeof(lname), "%s", p->alarm_names[1]);
-  assert_int_equal(sc_asg_delete_group(sc_world_asg(w), "web", 1, T0, &err),
-                   SC_OK);
-  assert_null(sc_cw_alarm_find(sc_world_cw(w), hname));
-  assert_null(sc_cw_alarm_find(sc_world_cw(w), lname));
-  sc_world_destroy(w);
+    (void)state;
+    make_group(w, "web", 1, 10, 2);
+    assert_int_equal(sc_asg_put_scaling_policy(sc_world_asg(w), &r, T0, &p, &err), SC_OK);
+    hi = sc_cw_alarm_find(sc_world_cw(w), p->alarm_names[0]);
+    assert_non_null(hi);
+    assert_string_equal(hi->comparison_operator, "GreaterThanThreshold");
+    assert_int_equal(hi->evaluation_periods, 3);
+    assert_string_equal(hi->alarm_actions[0], p->policy_arn);
+    lo = sc_cw_alarm_find(sc_world_cw(w), p->alarm_names[1]);
+    assert_non_null(lo);
+    assert_true(lo->threshold == 45);
+    snprintf(hname, sizeof(hname), "%s", p->alarm_names[0]);
+    snprintf(lname, sizeof(lname), "%s", p->alarm_names[1]);
+    assert_int_equal(sc_asg_delete_group(sc_world_asg(w), "web", 1, T0, &err), SC_OK);
+    assert_null(sc_cw_alarm_find(sc_world_cw(w), hname));
+    assert_null(sc_cw_alarm_find(sc_world_cw(w), lname));
+    sc_world_destroy(w);
 }
 
-static void test_world_target_tracking_scales_out(void **state) {
-  struct sc_world *w = new_world(7);
-  struct sc_error err = {0};
-  struct sc_asg_policy_req r = {
-      .auto_scaling_group_name = "web",
-      .policy_name = "cpu50",
-      .policy_type = "TargetTrackingScaling",
-      .has_target_tracking = 1,
-      .target_tracking = {.predefined_metric_type = "ASGAverageCPUUtilization",
-                          .target_value = 50},
-      .has_estimated_instance_warmup = 1,
-      .estimated_instance_warmup = 60};
+static void test_world_target_tracking_scales_out(void **state)
+{
+    struct sc_world *w = new_world(7);
+    struct sc_error err = { 0 };
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "web",
+                                   .policy_name = "cpu50",
+                                   .policy_type = "TargetTrackingScaling",
+                                   .has_target_tracking = 1,
+                                   .target_tracking = { .predefined_metric_type =
+                                                            "ASGAverageCPUUtilization",
+                                                        .target_value = 50 },
+                                   .has_estimated_instance_warmup = 1,
+                                   .estimated_instance_warmup = 60 };
 
-  (void)state;
-  make_group(w, "web", 1, 10, 2);
-  assert_int_equal(
-      sc_asg_put_scaling_policy(sc_world_asg(w), &r, T0, NULL, &err), SC_OK);
-  run(w, T0, T0 + 3 * MIN, 50, 20 * SEC);
-  assert_int_equal(sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity,
-                   2);
-  run(w, T0 + 3 * MIN + 10 * SEC, T0 + 8 * MIN, 90, 20 * SEC);
-  /* ceil(2 * 90 / 50) = 4 */
-  assert_int_equal(
-      sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity >= 4, 1);
-  sc_world_destroy(w);
+    (void)state;
+    make_group(w, "web", 1, 10, 2);
+    assert_int_equal(sc_asg_put_scaling_policy(sc_world_asg(w), &r, T0, NULL, &err), SC_OK);
+    run(w, T0, T0 + 3 * MIN, 50, 20 * SEC);
+    assert_int_equal(sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity, 2);
+    run(w, T0 + 3 * MIN + 10 * SEC, T0 + 8 * MIN, 90, 20 * SEC);
+    /* ceil(2 * 90 / 50) = 4 */
+    assert_int_equal(sc_asg_group_find(sc_world_asg(w), "web")->desired_capacity >= 4, 1);
+    sc_world_destroy(w);
 }
 
-static void test_world_next_due_is_bounded(void **state) {
-  struct sc_world *w = new_world(8);
-  int64_t due;
+static void test_world_next_due_is_bounded(void **state)
+{
+    struct sc_world *w = new_world(8);
+    int64_t due;
 
-  (void)state;
-  make_group(w, "web", 1, 2, 1);
-  sc_world_step(w, T0);
-  due = sc_world_next_due_ms(w, T0);
-  assert_true(due >= T0);
-  assert_true(due <= T0 + MIN);
-  sc_world_destroy(w);
+    (void)state;
+    make_group(w, "web", 1, 2, 1);
+    sc_world_step(w, T0);
+    due = sc_world_next_due_ms(w, T0);
+    assert_true(due >= T0);
+    assert_true(due <= T0 + MIN);
+    sc_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_world_create_defaults),
-      cmocka_unit_test(test_world_group_launches_through_ec2),
-      cmocka_unit_test(test_world_alarm_ten_minutes_cooldown_300),
-      cmocka_unit_test(test_world_lost_instance_replaced),
-      cmocka_unit_test(test_world_delete_refused_then_forced),
-      cmocka_unit_test(test_world_same_seed_same_ids),
-      cmocka_unit_test(test_world_report_cpu_group_excludes_warming),
-      cmocka_unit_test(test_world_target_tracking_alarms_in_cloudwatch),
-      cmocka_unit_test(test_world_target_tracking_scales_out),
-      cmocka_unit_test(test_world_next_due_is_bounded),
-  };
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_world_create_defaults),
+        cmocka_unit_test(test_world_group_launches_through_ec2),
+        cmocka_unit_test(test_world_alarm_ten_minutes_cooldown_300),
+        cmocka_unit_test(test_world_lost_instance_replaced),
+        cmocka_unit_test(test_world_delete_refused_then_forced),
+        cmocka_unit_test(test_world_same_seed_same_ids),
+        cmocka_unit_test(test_world_report_cpu_group_excludes_warming),
+        cmocka_unit_test(test_world_target_tracking_alarms_in_cloudwatch),
+        cmocka_unit_test(test_world_target_tracking_scales_out),
+        cmocka_unit_test(test_world_next_due_is_bounded),
+    };
 
-  return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }
