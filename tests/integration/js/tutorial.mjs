@@ -121,7 +121,9 @@ await asg.send(new UpdateAutoScalingGroupCommand({ AutoScalingGroupName: grp, Mi
 await wait(async () => {
   try { await asg.send(new DeleteAutoScalingGroupCommand({ AutoScalingGroupName: grp })); return true; }
   catch (e) {
-    if (e.name !== "ResourceInUse" && e.name !== "ScalingActivityInProgress") throw e;
+    // The SDK names modelled errors by shape (ScalingActivityInProgressFault); Code is AWS's.
+    const code = e.Code || e.name;
+    if (code !== "ResourceInUse" && code !== "ScalingActivityInProgress") throw e;
     return false;
   }
 }, "the group to empty and delete");
