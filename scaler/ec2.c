@@ -2353,16 +2353,34 @@ static enum sc_status check_ids(const struct sc_ec2 *ec2, const char *const *ids
     return SC_OK;
 }
 
+/* The checks every Terminate/Stop/StartInstances call starts with: ids present, then
+ * check_ids(). */
+static enum sc_status check_change_ids(const struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                       struct sc_error *err)
+{
+    if (nids < 1)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                       "The request must contain the parameter InstanceId");
+    return check_ids(ec2, ids, nids, err);
+}
+
+/* Records instance i's state change in the caller's array (when it wants one). */
+static void note_change(struct sc_ec2_state_change *out, int i, const struct inst *in,
+                        enum sc_ec2_state prev)
+{
+    if (!out)
+        return;
+    out[i].instance_id = in->id;
+    out[i].previous = prev;
+    out[i].current = in->v.state;
+}
+
 enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
                                           int64_t now_ms, struct sc_ec2_state_change *out,
                                           struct sc_error *err)
 {
-    enum sc_status st;
+    enum sc_status st = check_change_ids(ec2, ids, nids, err);
 
-    if (nids < 1)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                       "The request must contain the parameter InstanceId");
-    st = check_ids(ec2, ids, nids, err);
     if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
@@ -2373,11 +2391,7 @@ enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const 
             set_state(in, SC_EC2_SHUTTING_DOWN, now_ms);
             user_initiated(in, now_ms);
         }
-        if (out) {
-            out[i].instance_id = in->id;
-            out[i].previous = prev;
-            out[i].current = in->v.state;
-        }
+        note_change(out, i, in, prev);
     }
     return SC_OK;
 }
@@ -2386,12 +2400,8 @@ enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids,
                                      int64_t now_ms, struct sc_ec2_state_change *out,
                                      struct sc_error *err)
 {
-    enum sc_status st;
+    enum sc_status st = check_change_ids(ec2, ids, nids, err);
 
-    if (nids < 1)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                       "The request must contain the parameter InstanceId");
-    st = check_ids(ec2, ids, nids, err);
     if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
@@ -2410,11 +2420,7 @@ enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids,
             set_state(in, SC_EC2_STOPPING, now_ms);
             user_initiated(in, now_ms);
         }
-        if (out) {
-            out[i].instance_id = in->id;
-            out[i].previous = prev;
-            out[i].current = in->v.state;
-        }
+        note_change(out, i, in, prev);
     }
     return SC_OK;
 }
@@ -2423,12 +2429,8 @@ enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids
                                       int64_t now_ms, struct sc_ec2_state_change *out,
                                       struct sc_error *err)
 {
-    enum sc_status st;
+    enum sc_status st = check_change_ids(ec2, ids, nids, err);
 
-    if (nids < 1)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                       "The request must contain the parameter InstanceId");
-    st = check_ids(ec2, ids, nids, err);
     if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
@@ -2450,11 +2452,7 @@ enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids
             in->v.state_reason_code = NULL;
             in->v.state_reason_message = NULL;
         }
-        if (out) {
-            out[i].instance_id = in->id;
-            out[i].previous = prev;
-            out[i].current = in->v.state;
-        }
+        note_change(out, i, in, prev);
     }
     return SC_OK;
 }
