@@ -1,0 +1,88 @@
+/* loadgen/player.h: plays a scenario's load phases against real listeners, on a scaled
+ * clock, with the load engine; the runner (`loadgen scenario`) reads what happened one
+ * period at a time.
+ *
+ * Time: the scenario's times are emulated; time_scale emulated seconds pass per real
+ * second (the emulator's --time-scale), so a phase [at, until) runs from real
+ * at/time_scale to until/time_scale after player_start(). Rates and service times are
+ * not scaled: a phase of 100 req/s sends 100 requests per real second, so an instance's
+ * busy fraction (its CPUUtilization) is what the simulator predicts for the same load.
+ *
+ * The load a phase offers at a time is the rule the simulator uses (one function for
+ * both: sim_phase_value_at in scaler/sim/scenario.h): open-model phases (`rate`) send at
+ * that rate whatever the server does, latency counted from the intended send time
+ * (coordinated omission corrected); closed-model phases (`clients`) keep that many
+ * clients, each sending its next request when the previous reply ends (plus think time);
+ * bursts of N requests with gaps play as ab does (N requests at c clients, then the gap).
+ * A phase whose target names a load balancer with no address in the config is an error
+ * at player_create().
+ *
+ * Threads: player_start() runs the load in threads of its own; every other call is made
+ * from one controlling thread. player_take() never blocks on the load threads for longer
+ * than a counter merge.
+ *
+ * Ownership: the scenario and the targets are borrowed and must outlive the player. */
+#ifndef LOADGEN_PLAYER_H
+#define LOADGEN_PLAYER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "common/hist.h"
+#include "scaler/sim/scenario.h"
+
+/* Where one load balancer of the scenario listens (its first HTTP or TCP listener). */
+struct player_target {
+    const char *lb; /* the scenario's load balancer name (sim_phase.target) */
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    const char *host; /* Host header value, e.g. "127.0.0.1:40123" */
+    const char *path; /* request path, NULL: "/" */
+};
+
+struct player_config {
+    const struct sim_scenario *sc;
+    const struct player_target *targets;
+    int ntargets;
+    double time_scale;   /* emulated seconds per real second, > 0 */
+    int64_t timeout_us;  /* per request, real time; 0: 10 s */
+    int max_connections; /* cap on open connections over all phases; 0: 1000 */
+    int threads;         /* load threads, >= 1; 0: 1 */
+};
+
+/* What the load did since the previous player_take() (or player_start()). */
+struct player_period {
+    uint64_t sent;      /* requests sent */
+    uint64_t completed; /* complete responses with status < 500 */
+    uint64_t failed;    /* connect/receive errors, timeouts, and status >= 500 */
+    uint64_t status_5xx; /* of which HTTP 5xx (the ELB's 503 when nothing is InService) */
+    /* Offered load at the end of the period, as the simulator's samples state it:
+     * requests per second of open phases, else clients of closed phases. */
+    double load;
+    int load_is_clients;
+    /* Latency of the completed requests (µs, STATS_HIST_MAX_US, 3 digits); the caller
+     * owns it: player_take() resets it and fills it. */
+    struct cm_hist lat;
+};
+
+struct player;
+
+/* Checks the config against the scenario (every phase's target has an address). Returns
+ * the player, or NULL with a reason in err. */
+struct player *player_create(const struct player_config *cfg, char *err, size_t errlen);
+/* Starts the load; the scenario's time 0 is now. Returns 0, or -1 with a reason. */
+int player_start(struct player *p, char *err, size_t errlen);
+/* Scenario time (emulated ms since player_start) on the player's clock. */
+int64_t player_elapsed_ms(const struct player *p);
+/* 1 while a phase has load left to send or requests in flight. */
+int player_running(const struct player *p);
+/* Fills out (whose `lat` the caller initialized with cm_hist_init(STATS_HIST_MAX_US, 3))
+ * with what happened since the previous take. */
+void player_take(struct player *p, struct player_period *out);
+/* Stops sending at once, waits for in-flight requests up to their timeout, joins the
+ * threads. Idempotent. */
+void player_stop(struct player *p);
+void player_destroy(struct player *p); /* stops first; NULL is a no-op */
+
+#endif
