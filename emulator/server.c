@@ -56,6 +56,7 @@ struct srv {
     int nregions;
     long step_timer;
     struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
+    struct state *st;     /* --state FILE; NULL: memory only */
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -243,6 +244,11 @@ static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
     /* the emulated clock may run fast: step at least every emulated second, at most
      * every 20 real ms */
     return period > 1000 ? 1000 : period < 20 ? 20 : (int64_t)period;
+}
+
+struct state *srv_state(struct srv *s)
+{
+    return s->st;
 }
 
 uint64_t srv_requests(const struct srv *s)

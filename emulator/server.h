@@ -17,6 +17,7 @@
 
 struct sc_ec2;
 struct sc_world;
+struct state;
 
 #define SRV_DEFAULT_MAX_BODY     (2 * 1024 * 1024)
 #define SRV_MAX_RESPONSE_HEADERS 8
@@ -94,6 +95,9 @@ struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region);
 void srv_step(struct srv *s);
 /* The real data plane (emulator/autoscale.h), or NULL (records only, no ev loop). */
 struct autoscale *srv_autoscale(struct srv *s);
+/* The state file's writer (emulator/state.h), or NULL without --state. A second durable
+ * writer (the metric journal) registers itself on it with state_add_writer(). */
+struct state *srv_state(struct srv *s);
 /* Number of requests answered so far. */
 uint64_t srv_requests(const struct srv *s);
 

@@ -1,0 +1,388 @@
+/* emulator/state.c: see state.h. */
+#include "emulator/state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+
+#define MAX_WRITERS 8
+/* Refuse to read state files over this (a runaway file is not loaded into memory). */
+#define MAX_STATE_BYTES (1024L * 1024 * 1024)
+
+struct state {
+    char *path;
+    char *tmp;
+    int dirfd;
+    state_snapshot_fn snapshot;
+    void *ud;
+    struct state_writer writers[MAX_WRITERS];
+    int nwriters;
+    uint64_t issued;    /* last ticket handed out */
+    uint64_t done;      /* tickets <= done are answered */
+    uint64_t failed_lo; /* the last failed commit's tickets: failed_lo..failed_hi */
+    uint64_t failed_hi;
+    int need_snapshot; /* a waiting ticket needs the snapshot */
+    int touched;       /* the clock changed the worlds */
+    int64_t last_write_ms;
+    uint64_t last_sig; /* fingerprint of the last snapshot written, clocks left out */
+    int have_sig;
+    struct state_stats stats;
+};
+
+struct state *state_create(const char *path, state_snapshot_fn snapshot, void *ud, char *err,
+                           size_t errlen)
+{
+    struct state *st;
+    char *dcopy;
+    size_t n;
+
+    if (!path || !*path || !snapshot) {
+        snprintf(err, errlen, "state: a path and a snapshot function are required");
+        return NULL;
+    }
+    st = cm_xcalloc(1, sizeof(*st));
+    st->path = cm_xstrdup(path);
+    n = strlen(path) + 8;
+    st->tmp = cm_xmalloc(n);
+    snprintf(st->tmp, n, "%s.tmp", path);
+    st->snapshot = snapshot;
+    st->ud = ud;
+    st->last_write_ms = INT64_MIN / 2;
+    dcopy = cm_xstrdup(path);
+    st->dirfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (st->dirfd < 0) {
+        snprintf(err, errlen, "%s: cannot open its directory: %s", path, strerror(errno));
+        free(dcopy);
+        state_destroy(st);
+        return NULL;
+    }
+    free(dcopy);
+    return st;
+}
+
+void state_destroy(struct state *st)
+{
+    if (!st)
+        return;
+    if (st->dirfd >= 0)
+        close(st->dirfd);
+    free(st->path);
+    free(st->tmp);
+    free(st);
+}
+
+const char *state_path(const struct state *st)
+{
+    return st->path;
+}
+
+int state_read(const char *path, json_t **doc, char *err, size_t errlen)
+{
+    json_error_t jerr;
+    json_t *root = NULL, *v;
+    struct stat sb;
+    char *data = NULL;
+    size_t got = 0;
+    int fd, rc = -1;
+
+    *doc = NULL;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        goto out;
+    }
+    if (sb.st_size > MAX_STATE_BYTES) {
+        snprintf(err, errlen, "%s: too large (%lld bytes)", path, (long long)sb.st_size);
+        goto out;
+    }
+    data = cm_xmalloc((size_t)sb.st_size + 1);
+    while (got < (size_t)sb.st_size) {
+        ssize_t r = read(fd, data + got, (size_t)sb.st_size - got);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            snprintf(err, errlen, "%s: read failed: %s", path, r < 0 ? strerror(errno) : "short");
+            goto out;
+        }
+        got += (size_t)r;
+    }
+    root = json_loadb(data, got, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        snprintf(err, errlen, "%s: not JSON: line %d column %d: %s", path, jerr.line, jerr.column,
+                 jerr.text);
+        goto out;
+    }
+    if (!json_is_object(root)) {
+        snprintf(err, errlen, "%s: the state must be a JSON object", path);
+        goto out;
+    }
+    v = json_object_get(root, "version");
+    if (!json_is_integer(v)) {
+        snprintf(err, errlen, "%s: no \"version\" (not a scalelab state file?)", path);
+        goto out;
+    }
+    if (json_integer_value(v) != STATE_VERSION) {
+        snprintf(err, errlen, "%s: unknown version %lld (this emulator reads version %d)", path,
+                 (long long)json_integer_value(v), STATE_VERSION);
+        goto out;
+    }
+    *doc = root;
+    root = NULL;
+    rc = 1;
+out:
+    json_decref(root);
+    free(data);
+    close(fd);
+    return rc;
+}
+
+int state_add_writer(struct state *st, const struct state_writer *w)
+{
+    if (st->nwriters == MAX_WRITERS)
+        return -1;
+    st->writers[st->nwriters++] = *w;
+    return 0;
+}
+
+void state_reset_writers(struct state *st)
+{
+    for (int i = 0; i < st->nwriters; i++) {
+        if (st->writers[i].reset)
+            st->writers[i].reset(st->writers[i].ud);
+    }
+}
+
+uint64_t state_change(struct state *st, unsigned kind)
+{
+    if (kind & STATE_SNAPSHOT)
+        st->need_snapshot = 1;
+    st->stats.tickets++;
+    return ++st->issued;
+}
+
+void state_touch(struct state *st)
+{
+    st->touched = 1;
+}
+
+enum state_ticket_status state_ticket(const struct state *st, uint64_t ticket)
+{
+    if (ticket > st->done)
+        return STATE_PENDING;
+    if (ticket >= st->failed_lo && ticket <= st->failed_hi)
+        return STATE_FAILED;
+    return STATE_DURABLE;
+}
+
+int state_has_waiters(const struct state *st)
+{
+    return st->issued > st->done;
+}
+
+static double mono_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* FILE.tmp, fsync, rename, fsync of the directory. 0 or -1 (errno). */
+static int write_atomic(struct state *st, const char *data, size_t n)
+{
+    int fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int e;
+
+    if (fd < 0)
+        return -1;
+    if (write_all(fd, data, n) < 0 || fsync(fd) < 0) {
+        e = errno;
+        close(fd);
+        unlink(st->tmp);
+        errno = e;
+        return -1;
+    }
+    if (close(fd) < 0 || rename(st->tmp, st->path) < 0) {
+        e = errno;
+        unlink(st->tmp);
+        errno = e;
+        return -1;
+    }
+    return fsync(st->dirfd);
+}
+
+/* The clocks every step moves (a world's last step time, the health sweep's next time):
+ * left out of the fingerprint that decides whether a clock-driven write is needed. */
+static int is_clock_key(const char *k)
+{
+    return strcmp(k, "last_ms") == 0 || strcmp(k, "last_now_ms") == 0 ||
+           strcmp(k, "next_sweep_ms") == 0 || strcmp(k, "now_ms") == 0;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Order-preserving walk (jansson keeps insertion order): a fingerprint without clocks. */
+static uint64_t sig(uint64_t h, const json_t *v)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+    char num[40];
+
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        h = fnv(h, "{", 1);
+        json_object_foreach((json_t *)v, k, x)
+        {
+            if (is_clock_key(k))
+                continue;
+            h = fnv(h, k, strlen(k) + 1);
+            h = sig(h, x);
+        }
+        return fnv(h, "}", 1);
+    case JSON_ARRAY:
+        h = fnv(h, "[", 1);
+        json_array_foreach(v, i, x) h = sig(h, x);
+        return fnv(h, "]", 1);
+    case JSON_STRING:
+        return fnv(h, json_string_value(v), json_string_length(v) + 1);
+    case JSON_INTEGER:
+        snprintf(num, sizeof(num), "i%lld", (long long)json_integer_value(v));
+        return fnv(h, num, strlen(num));
+    case JSON_REAL:
+        snprintf(num, sizeof(num), "r%.17g", json_real_value(v));
+        return fnv(h, num, strlen(num));
+    case JSON_TRUE:
+        return fnv(h, "t", 1);
+    case JSON_FALSE:
+        return fnv(h, "f", 1);
+    case JSON_NULL:
+        return fnv(h, "n", 1);
+    }
+    return h;
+}
+
+int state_commit(struct state *st, int64_t mono_ms)
+{
+    int waiters = st->issued > st->done;
+    int idle_due = st->touched && mono_ms - st->last_write_ms >= STATE_IDLE_WRITE_MS;
+    uint64_t upto = st->issued;
+    char err[256] = "";
+    json_t *doc = NULL;
+    char *data = NULL;
+    double t0;
+    int rc = -1;
+
+    if (!waiters && !idle_due)
+        return 0;
+    t0 = mono_now_ms();
+    for (int i = 0; waiters && i < st->nwriters; i++) {
+        if (st->writers[i].sync(st->writers[i].ud, err, sizeof(err)) < 0) {
+            log_error("state: %s: sync failed: %s", st->writers[i].name, err);
+            goto out;
+        }
+    }
+    if (st->need_snapshot || idle_due) {
+        uint64_t s;
+
+        doc = st->snapshot(st->ud);
+        if (!doc) {
+            log_error("state: cannot build the snapshot (out of memory)");
+            goto out;
+        }
+        s = sig(1469598103934665603ULL, doc);
+        if (st->need_snapshot || !st->have_sig || s != st->last_sig) {
+            size_t n;
+
+            data = json_dumps(doc, JSON_COMPACT);
+            if (!data) {
+                log_error("state: cannot serialize the snapshot (out of memory)");
+                goto out;
+            }
+            n = strlen(data);
+            if (write_atomic(st, data, n) < 0) {
+                log_error("state: cannot write %s: %s", st->path, strerror(errno));
+                goto out;
+            }
+            st->stats.snapshots++;
+            st->stats.last_bytes = n;
+            st->stats.last_ms = mono_now_ms() - t0;
+            st->last_write_ms = mono_ms;
+        }
+        st->last_sig = s;
+        st->have_sig = 1;
+        st->touched = 0;
+    }
+    st->need_snapshot = 0;
+    st->stats.commits++;
+    rc = 1;
+out:
+    if (rc < 0 && upto > st->done) {
+        st->failed_lo = st->done + 1;
+        st->failed_hi = upto;
+        /* the change is in memory: the next commit writes it again (not before a
+         * second has passed: a full disk is not retried in a busy loop) */
+        st->touched = 1;
+        st->need_snapshot = 1;
+        st->last_write_ms = mono_ms;
+    }
+    st->done = upto;
+    json_decref(doc);
+    free(data);
+    return rc;
+}
+
+int64_t state_next_due_ms(const struct state *st, int64_t mono_ms)
+{
+    int64_t d;
+
+    if (st->issued > st->done)
+        return 0;
+    if (!st->touched)
+        return -1;
+    d = st->last_write_ms + STATE_IDLE_WRITE_MS - mono_ms;
+    return d < 0 ? 0 : d;
+}
+
+void state_get_stats(const struct state *st, struct state_stats *out)
+{
+    *out = st->stats;
+}

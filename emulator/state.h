@@ -1,0 +1,127 @@
+/* emulator/state.h: durable state for `emulator --state FILE`.
+ *
+ * Two kinds of data, two writers, one group commit:
+ *   - the control plane (every world: Auto Scaling, EC2, ELB, CloudWatch alarms, RNG,
+ *     clocks) is small: it is saved whole as ONE JSON snapshot in FILE, written
+ *     atomically (FILE.tmp, fsync, rename over FILE, fsync of the directory). The same
+ *     document is what GET /_scalelab/state answers (server.c builds it: srv_state_json).
+ *   - metric datapoints are large and append-only: a second writer (the metric journal,
+ *     emulator/ metrics code) appends them to its own file beside FILE and hooks into the
+ *     same commit through struct state_writer below.
+ *
+ * The group commit (server.c drives it; single-threaded, on the ev loop):
+ *   1. a request handler changes the worlds and succeeds; server.c calls
+ *      state_change(st, kind) and gets a ticket; the reply is held (MHD suspended) until
+ *      state_ticket(st, ticket) is no longer STATE_PENDING. Reads never wait.
+ *   2. once per loop iteration (before the loop sleeps) server.c calls state_commit():
+ *      when a ticket waits, it calls every writer's sync() (the journal's fdatasync), then,
+ *      when a waiting change needs the snapshot, builds it (the snapshot callback) and
+ *      writes it atomically; every ticket taken before the commit becomes STATE_DURABLE
+ *      (or STATE_FAILED when a write failed: those replies become 500 errors, the change
+ *      stays in memory and is retried by the next commit). One commit covers every
+ *      request of the iteration, however many.
+ *   3. changes the clock makes on its own (activities, alarm transitions, instances
+ *      coming up) call state_touch(): written by the first state_commit() at least
+ *      STATE_IDLE_WRITE_MS after the previous write, so at most once a second while dirty.
+ *
+ * How a second writer (the metric journal) hooks in:
+ *   - at start, after server.c has loaded the snapshot (every saved world exists), it
+ *     registers with state_add_writer(srv_state(s), &w) and replays its file into the
+ *     worlds (srv_world()); state_path() gives FILE, so its file is e.g. FILE + ".metrics".
+ *   - in its request path (PutMetricData) it appends its records with write(2) (no fsync)
+ *     before the handler returns; server.c then takes a ticket of kind STATE_JOURNAL for
+ *     that request (no snapshot needed), so the reply waits for the next commit, which
+ *     calls w.sync(). Appends made by the clock (internal puts) need no ticket: the next
+ *     commit syncs them anyway.
+ *   - w.reset() is called by POST /_scalelab/reset (every world dropped): truncate.
+ *   - sync() must not call back into state_*(); it returns 0, or -1 with a message.
+ *
+ * Not thread-safe: everything runs on the emulator's loop thread. */
+#ifndef EMULATOR_STATE_H
+#define EMULATOR_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* The snapshot's format version (the document's "version" member). */
+#define STATE_VERSION 1
+/* A clock-driven change (state_touch) is written at most this often. */
+#define STATE_IDLE_WRITE_MS 1000
+
+struct state;
+
+/* A second durable writer hooked into the group commit (see above). */
+struct state_writer {
+    const char *name; /* for log lines ("metric journal") */
+    /* Makes everything appended so far durable (fdatasync). 0, or -1 with err. */
+    int (*sync)(void *ud, char *err, size_t errlen);
+    /* The emulator's state was reset (admin): drop everything. NULL: nothing to do. */
+    void (*reset)(void *ud);
+    void *ud;
+};
+
+/* Builds the whole snapshot document (a new reference), or NULL on OOM. */
+typedef json_t *(*state_snapshot_fn)(void *ud);
+
+/* What a change needs to be durable. */
+enum state_kind {
+    STATE_SNAPSHOT = 1, /* the control plane changed: the snapshot must be rewritten */
+    STATE_JOURNAL = 2,  /* only a writer's appends (PutMetricData): writers' sync() */
+};
+
+enum state_ticket_status {
+    STATE_PENDING = 0, /* the reply waits */
+    STATE_DURABLE,     /* on disk: answer */
+    STATE_FAILED,      /* the commit failed: answer 500 (the change is retried) */
+};
+
+/* Opens the state file's writer (nothing is read or written yet). path is copied.
+ * Returns NULL with err filled (the directory of path must exist). */
+struct state *state_create(const char *path, state_snapshot_fn snapshot, void *ud, char *err,
+                           size_t errlen);
+/* Does not write; call state_commit first to flush. NULL is a no-op. */
+void state_destroy(struct state *st);
+/* The state file's path (borrowed). */
+const char *state_path(const struct state *st);
+
+/* Reads and parses path. Returns 1 with *doc (a new reference) when the file exists and
+ * is a JSON object of a known "version"; 0 when it does not exist; -1 with err ("<path>:
+ * line 3: unexpected end of input", "<path>: unknown version 7") otherwise. The file is
+ * never changed. */
+int state_read(const char *path, json_t **doc, char *err, size_t errlen);
+
+/* Registers w (copied). Returns 0, or -1 when 8 writers exist. */
+int state_add_writer(struct state *st, const struct state_writer *w);
+/* Calls every writer's reset(). */
+void state_reset_writers(struct state *st);
+
+/* A request changed something (kind: enum state_kind bits). Returns the ticket its
+ * reply waits for. */
+uint64_t state_change(struct state *st, unsigned kind);
+/* The worlds changed on their own (clock); written within STATE_IDLE_WRITE_MS. */
+void state_touch(struct state *st);
+/* Where ticket stands. */
+enum state_ticket_status state_ticket(const struct state *st, uint64_t ticket);
+/* 1 when a ticket waits (the loop must not sleep before state_commit). */
+int state_has_waiters(const struct state *st);
+
+/* Commits when a ticket waits, or when touched and STATE_IDLE_WRITE_MS passed since the
+ * last write (mono_ms: the loop's monotonic ms). Returns 1 when it wrote, 0 when nothing
+ * was due, -1 when a write failed (logged; waiting tickets become STATE_FAILED). */
+int state_commit(struct state *st, int64_t mono_ms);
+/* Milliseconds until state_commit has timed work: 0 now, -1 none. */
+int64_t state_next_due_ms(const struct state *st, int64_t mono_ms);
+
+/* Figures since start: commits (snapshot writes), last snapshot bytes and ms. */
+struct state_stats {
+    uint64_t commits;
+    uint64_t snapshots;
+    uint64_t tickets;
+    size_t last_bytes;
+    double last_ms;
+};
+void state_get_stats(const struct state *st, struct state_stats *out);
+
+#endif
