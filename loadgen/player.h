@@ -9,7 +9,7 @@
  * busy fraction (its CPUUtilization) is what the simulator predicts for the same load.
  *
  * The load a phase offers at a time is the rule the simulator uses (one function for
- * both: sim_phase_value_at in scaler/sim/scenario.h): open-model phases (`rate`) send at
+ * both: sim_phase_value_at in scaler/sim/load.h): open-model phases (`rate`) send at
  * that rate whatever the server does, latency counted from the intended send time
  * (coordinated omission corrected); closed-model phases (`clients`) keep that many
  * clients, each sending its next request when the previous reply ends (plus think time);

@@ -10,6 +10,7 @@
 
 #include "common/xalloc.h"
 #include "scaler/rng.h"
+#include "scaler/sim/load.h"
 #include "scaler/sim/queue.h"
 
 /* Quantile levels the fluid mode records latency at: bin [lo, hi) of probability. */
@@ -219,115 +220,23 @@ double sim_erlang_c(double a, int c)
 
 /* ---- shapes ---- */
 
-/* The phase's value (rate or clients) at t, ignoring bursts' duty cycle for closed ones. */
+/* The phase's value (rate or clients) at t, ignoring bursts' duty cycle for closed ones:
+ * the rule of scaler/sim/load.h on the model's clock and grid. */
 static double phase_value(const struct sim_model *m, const struct src *s, int64_t t_us)
 {
-    const struct sim_phase *ph = s->ph;
-    int64_t rel_ms = (t_us - s->at_us) / 1000;
-
-    if (t_us < s->at_us || t_us >= s->until_us)
-        return 0;
-    if (ph->shape == SIM_SHAPE_RAMP || ph->shape == SIM_SHAPE_DIURNAL) {
-        /* continuous shapes hold still on the model's grid (value at the cell's middle) */
-        int64_t cell = (t_us - s->at_us) / m->grid_us;
-        t_us = s->at_us + cell * m->grid_us + m->grid_us / 2;
-        if (t_us >= s->until_us)
-            t_us = s->until_us - 1;
-    }
-    if (ph->ntrace > 0) {
-        int lo = 0, hi = ph->ntrace - 1;
-        if (rel_ms < ph->trace_t_ms[0])
-            return 0;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) / 2;
-            if (ph->trace_t_ms[mid] <= rel_ms)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        return ph->trace_rate[lo];
-    }
-    switch (ph->shape) {
-    case SIM_SHAPE_CONSTANT:
-        return ph->value;
-    case SIM_SHAPE_RAMP: {
-        double f = (double)(t_us - s->at_us) / (double)(s->until_us - s->at_us);
-        double v = ph->value + (ph->to - ph->value) * f;
-        return ph->closed ? floor(v + 0.5) : v;
-    }
-    case SIM_SHAPE_STEP:
-        return rel_ms < ph->shape_at_ms ? ph->value : ph->to;
-    case SIM_SHAPE_SPIKE:
-        return rel_ms >= ph->shape_at_ms && rel_ms < ph->shape_at_ms + ph->shape_for_ms ? ph->to
-                                                                                        : ph->value;
-    case SIM_SHAPE_DIURNAL: {
-        double abs_ms = (double)(t_us - m->start_us) / 1000.0;
-        double v = ph->value * (1 + ph->amplitude * cos(2 * M_PI * (abs_ms - (double)ph->peak_ms) /
-                                                        (double)ph->period_ms));
-        return ph->closed ? floor(v + 0.5) : v;
-    }
-    case SIM_SHAPE_BURSTS:
-        if (ph->closed)
-            return ph->value;
-        return rel_ms % (ph->on_ms + ph->gap_ms) < ph->on_ms ? ph->value : 0;
-    }
-    return 0;
+    return sim_phase_value_at(s->ph, m->sc->duration_ms, t_us - m->start_us, m->grid_us);
 }
 
 /* The next time after t at which phase_value may change (piecewise-constant grid of
  * grid_us for continuous shapes). */
 static int64_t phase_next_break(const struct src *s, int64_t t_us, int64_t grid_us)
 {
-    const struct sim_phase *ph = s->ph;
-    int64_t best = s->until_us, rel = t_us - s->at_us, cand;
+    /* the model's start, and a duration that clips the phase where the model did */
+    int64_t start_us = s->at_us - s->ph->at_ms * 1000;
+    int64_t dur_ms = (s->until_us - start_us) / 1000;
+    int64_t nb = sim_phase_next_break_us(s->ph, dur_ms, t_us - start_us, grid_us);
 
-    if (t_us < s->at_us)
-        return s->at_us;
-    if (t_us >= s->until_us)
-        return INT64_MAX;
-    if (ph->ntrace > 0) {
-        for (int i = 0; i < ph->ntrace; i++) {
-            cand = s->at_us + ph->trace_t_ms[i] * 1000;
-            if (cand > t_us) {
-                if (cand < best)
-                    best = cand;
-                break;
-            }
-        }
-        return best;
-    }
-    switch (ph->shape) {
-    case SIM_SHAPE_CONSTANT:
-        break;
-    case SIM_SHAPE_RAMP:
-    case SIM_SHAPE_DIURNAL:
-        cand = s->at_us + (rel / grid_us + 1) * grid_us;
-        if (cand < best)
-            best = cand;
-        break;
-    case SIM_SHAPE_STEP:
-        cand = s->at_us + ph->shape_at_ms * 1000;
-        if (cand > t_us && cand < best)
-            best = cand;
-        break;
-    case SIM_SHAPE_SPIKE:
-        cand = s->at_us + ph->shape_at_ms * 1000;
-        if (cand > t_us && cand < best)
-            best = cand;
-        cand += ph->shape_for_ms * 1000;
-        if (cand > t_us && cand < best)
-            best = cand;
-        break;
-    case SIM_SHAPE_BURSTS:
-        if (!ph->closed) {
-            int64_t cyc = (ph->on_ms + ph->gap_ms) * 1000, in = rel % cyc;
-            cand = t_us - in + (in < ph->on_ms * 1000 ? ph->on_ms * 1000 : cyc);
-            if (cand < best)
-                best = cand;
-        }
-        break;
-    }
-    return best;
+    return nb == INT64_MAX ? INT64_MAX : nb + start_us;
 }
 
 /* ---- create / destroy ---- */
