@@ -71,6 +71,8 @@ struct conn {
     int64_t t_first;
     int64_t deadline;
     struct resp r;
+    char *vlog; /* -v 2: the bytes of this response's header so far (ab's cbuff) */
+    uint16_t vlog_len;
 };
 
 struct shared {
@@ -278,10 +280,13 @@ static void fail(struct worker *w, struct conn *c, enum fail_kind kind, int err)
     case F_READ:
         w->st.err_read++;
         if (err) {
-            snprintf(why, sizeof(why), "recv: %s (%d)", strerror(err), err);
-            msg_once(w, 1, why);
+            snprintf(why, sizeof(why), "apr_socket_recv: %s (%d)", strerror(err), err);
             if (!w->cfg->recv_errors_ok)
-                set_abort(w, why);
+                set_abort(w, why); /* ab exits with this line */
+            else if (w->cfg->verbosity >= 1)
+                fprintf(stderr, "%s\n", why); /* ab -r -v 1: each one */
+            else
+                msg_once(w, 1, why);
         } else {
             msg_once(w, 2, "the server closed a connection before replying");
         }
@@ -302,7 +307,10 @@ static void fail(struct worker *w, struct conn *c, enum fail_kind kind, int err)
         break;
     case F_TIMEOUT:
         w->st.err_timeout++;
-        msg_once(w, 6, "a request timed out (see -s / --timeout)");
+        if (w->cfg->timeout_aborts)
+            set_abort(w, "apr_pollset_poll: The timeout specified has expired (70007)");
+        else
+            msg_once(w, 6, "a request timed out (see -s / --timeout)");
         break;
     }
     if (w->open_model && !w->sessions && c->state != CS_READY && c->state != CS_CLOSED &&
@@ -423,6 +431,7 @@ static void send_request(struct worker *w, struct conn *c)
     c->t_sent = w->now;
     c->written = 0;
     c->has_request = 1;
+    c->vlog_len = 0;
     resp_begin(&c->r, w->cfg->head);
     if (!w->server[0]) {
         c->r.server = w->server;
@@ -456,6 +465,32 @@ static void on_eof(struct worker *w, struct conn *c)
     fail(w, c, c->r.got_header ? F_LENGTH : F_READ, 0);
 }
 
+/* ab -v 2: each read while the header is incomplete prints all of this response read so
+ * far (up to ab's 8 KiB header buffer, as a C string); -v 2 the code when not 2xx, -v 3
+ * every code, once the header is complete. */
+static void log_read(struct worker *w, struct conn *c, size_t n)
+{
+    size_t room;
+
+    if (!c->vlog)
+        c->vlog = cm_xmalloc(8192);
+    room = 8191 - c->vlog_len;
+    if (n > room)
+        n = room;
+    memcpy(c->vlog + c->vlog_len, w->rbuf, n);
+    c->vlog_len = (uint16_t)(c->vlog_len + n);
+    c->vlog[c->vlog_len] = '\0';
+    printf("LOG: header received:\n%s\n", c->vlog);
+}
+
+static void log_status(const struct resp *r, int verbosity)
+{
+    if (r->status < 200 || r->status > 299)
+        printf("WARNING: Response code not 2xx (%d)\n", r->status);
+    else if (verbosity >= 3)
+        printf("LOG: Response code = %d\n", r->status);
+}
+
 static void do_read(struct worker *w, struct conn *c, int peer_closed)
 {
     for (;;) {
@@ -483,7 +518,14 @@ static void do_read(struct worker *w, struct conn *c, int peer_closed)
         if (!resp_started(&c->r))
             c->t_first = w->now;
         w->st.bytes_read += n;
-        res = resp_feed(&c->r, w->rbuf, n, &used);
+        if (w->cfg->verbosity >= 2 && !c->r.got_header) {
+            log_read(w, c, n);
+            res = resp_feed(&c->r, w->rbuf, n, &used);
+            if (c->r.got_header)
+                log_status(&c->r, w->cfg->verbosity);
+        } else {
+            res = resp_feed(&c->r, w->rbuf, n, &used);
+        }
         if (res == RESP_DONE) {
             on_response(w, c, 0, used < n);
             return;
@@ -532,13 +574,8 @@ static void on_response(struct worker *w, struct conn *c, int eof, int leftover)
     if (w->open_model)
         cm_hist_record(&w->st.lat_uncorr, now - c->t_sent);
     w->st.body_read += r->body_bytes;
-    if (r->status < 200 || r->status > 299) {
+    if (r->status < 200 || r->status > 299)
         w->st.non2xx++;
-        if (cfg->verbosity >= 2)
-            printf("WARNING: Response code not 2xx (%d)\n", r->status);
-    } else if (cfg->verbosity >= 3) {
-        printf("LOG: Response code = %d\n", r->status);
-    }
     if (r->status >= 400)
         w->st.status_err++;
     {
@@ -898,8 +935,10 @@ static void worker_cleanup(struct worker *w)
 {
     if (!w->c)
         return;
-    for (int i = 0; i < w->nc; i++)
+    for (int i = 0; i < w->nc; i++) {
         resp_cleanup(&w->c[i].r);
+        free(w->c[i].vlog);
+    }
     free(w->c);
     free(w->ready);
     free(w->freeslots);

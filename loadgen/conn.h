@@ -46,7 +46,10 @@ struct conn_cfg {
     int recv_errors_ok;        /* ab -r: count receive errors and go on */
     int nolength;              /* ab -l: no length check */
     int live;                  /* live progress line on stderr (a TTY) */
-    int verbosity;             /* ab -v */
+    int verbosity;             /* ab -v: 2 prints each header read and non-2xx codes, 3 every
+                                  code, on stdout as ab */
+    int timeout_aborts;        /* ab: a request past timeout_us stops the run (as ab's poll
+                                  timeout does); else it counts as failed and the run goes on */
     int64_t sample_us;         /* requests/s sampling period (0: 100 ms, as wrk) */
 };
 

@@ -33,15 +33,16 @@ static void usage(FILE *out)
         "    -n requests     Number of requests to perform\n"
         "    -c concurrency  Number of multiple requests to make at a time\n"
         "    -t timelimit    Seconds to max. to spend on benchmarking (implies -n 50000)\n"
-        "    -s timeout      Seconds to max. wait for each response (default 30; 500ms works)\n"
+        "    -s timeout      Seconds to max. wait for each response (default 30; 500ms works);\n"
+        "                    as ab, a request that passes it stops the run (exit 1)\n"
         "    -p postfile     File containing data to POST. Remember also to set -T\n"
         "    -u putfile      File containing data to PUT. Remember also to set -T\n"
         "    -T content-type Content-type header for POST/PUT data (default text/plain)\n"
         "    -v verbosity    How much troubleshooting info to print\n"
         "    -i              Use HEAD instead of GET\n"
-        "    -C attribute    Add cookie, eg. 'Apache=1234' (repeatable)\n"
+        "    -C attribute    Add cookie, eg. 'Apache=1234' (the last -C counts, as in ab)\n"
         "    -H attribute    Add header line, eg. 'Accept-Encoding: gzip' (repeatable)\n"
-        "    -A user:pass    Add Basic WWW Authentication\n"
+        "    -A user:pass    Add Basic WWW Authentication (repeatable)\n"
         "    -k              Use HTTP KeepAlive feature\n"
         "    -d              Do not show percentiles served table\n"
         "    -S              Do not show confidence estimators and warnings\n"
@@ -66,6 +67,8 @@ static void usage(FILE *out)
         "                    ',': N | const:N:DUR | ramp:A:B:DUR | step:A:B:S:DUR | gap:DUR |\n"
         "                    burst:R:ON:OFF:COUNT\n"
         "    --json          Print one compact JSON result (with the histogram) instead\n"
+        "    --count-timeouts ab mode: a request that passes -s counts as failed (Exceptions)\n"
+        "                    and the run goes on (wrk style always does this)\n"
         "Exit: 0 ok, 1 runtime failure, 2 usage error.\n",
         out);
 }
@@ -213,8 +216,6 @@ static int cmd_run(int argc, char **argv)
             cfg.sni = o.url.host;
     }
     opts_build_request(&o, &req, &req_len);
-    if (o.verbosity >= 2)
-        printf("INFO: %s header == \n---\n%.*s\n---\n", o.method, (int)(req_len - o.body_len), req);
     if (!o.wrk_style && o.heartbeat && o.requests > 150) {
         heartbeat = o.requests / 10;
         if (heartbeat < 100)
@@ -237,11 +238,15 @@ static int cmd_run(int argc, char **argv)
     cfg.nolength = o.nolength || o.wrk_style;
     cfg.live = o.wrk_style && !o.json && isatty(STDERR_FILENO);
     cfg.verbosity = o.verbosity;
+    cfg.timeout_aborts = !o.wrk_style && !o.count_timeouts;
     if (!o.wrk_style && !o.json) {
         report_ab_banner(stdout);
         printf("Benchmarking %s (be patient)%s", o.url.host, heartbeat ? "\n" : "...");
         fflush(stdout);
     }
+    if (o.verbosity >= 2)
+        printf("INFO: %s header == \n---\n%.*s\n---\n", o.method,
+               (int)(req_len - (o.send_body ? o.body_len : 0)), req);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGINT, on_sigint);
     wall0 = wall_us();
@@ -254,8 +259,11 @@ static int cmd_run(int argc, char **argv)
     if (res.aborted) {
         if (!o.wrk_style && !o.json && !heartbeat)
             printf("\n");
-        fprintf(stderr, "%s%s\n", strncmp(res.why, "Test aborted", 12) ? "loadgen: " : "\n",
-                res.why);
+        /* ab's own words where ab stops the run, so that scripts grepping them still match */
+        if (strncmp(res.why, "Test aborted", 12) == 0)
+            fprintf(stderr, "\n%s\n", res.why);
+        else
+            fprintf(stderr, "%s%s\n", strncmp(res.why, "apr_", 4) ? "loadgen: " : "", res.why);
         status = 1;
     }
     if (o.json) {

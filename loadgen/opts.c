@@ -27,6 +27,7 @@ enum {
     OPT_HEADER,
     OPT_HELP,
     OPT_VERSION,
+    OPT_COUNT_TIMEOUTS,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
     { "header", required_argument, NULL, OPT_HEADER },
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
+    { "count-timeouts", no_argument, NULL, OPT_COUNT_TIMEOUTS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -149,8 +151,8 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
                 return usage_err(err, errlen, "Invalid Concurrency [Range 1..20000]: ", optarg);
             o->concurrency = (int)v;
             break;
-        case 't':
-            if (cm_duration_parse_us(optarg, CM_UNIT_S, &v) < 0 || v <= 0)
+        case 't': /* as ab: -t 0 means no time limit, still -n 50000 */
+            if (cm_duration_parse_us(optarg, CM_UNIT_S, &v) < 0 || v < 0)
                 return usage_err(err, errlen, "Invalid time limit: ", optarg);
             o->tlimit_us = v;
             o->requests = AB_MAX_REQUESTS;
@@ -201,12 +203,10 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
                 return -1;
             o->head = 1;
             break;
-        case 'C': {
-            char *nc = o->cookie ? cm_xasprintf("%s; %s", o->cookie, optarg) : cm_xstrdup(optarg);
+        case 'C': /* ab keeps the last -C (its help says repeatable; its code replaces) */
             free(o->cookie);
-            o->cookie = nc;
+            o->cookie = cm_xstrdup(optarg);
             break;
-        }
         case 'H':
         case OPT_HEADER:
             if (!header_ok(optarg))
@@ -221,17 +221,19 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
             else if (strncasecmp(optarg, "User-Agent:", 11) == 0)
                 o->ua_set = 1;
             break;
-        case 'A': {
+        case 'A': { /* each -A adds an Authorization line, as in ab */
             const char *a = optarg;
+            char b64[1400], *na;
             size_t n;
             while (isspace((unsigned char)*a))
                 a++;
             n = strlen(a);
             if (n > 1024)
                 return usage_err(err, errlen, "Authentication credentials too long", NULL);
+            EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)a, (int)n);
+            na = cm_xasprintf("%sAuthorization: Basic %s\r\n", o->auth ? o->auth : "", b64);
             free(o->auth);
-            o->auth = cm_xmalloc(4 * ((n + 2) / 3) + 1);
-            EVP_EncodeBlock((unsigned char *)o->auth, (const unsigned char *)a, (int)n);
+            o->auth = na;
             break;
         }
         case 'g':
@@ -283,6 +285,9 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
             break;
         case OPT_JSON:
             o->json = 1;
+            break;
+        case OPT_COUNT_TIMEOUTS:
+            o->count_timeouts = 1;
             break;
         case ':':
             snprintf(uerr, sizeof(uerr), "option requires an argument: %s", argv[optind - 1]);
@@ -375,7 +380,7 @@ void opts_build_request(const struct opts *o, char **out, size_t *len)
         if (o->cookie)
             cm_buf_printf(&b, "Cookie: %s\r\n", o->cookie);
         if (o->auth)
-            cm_buf_printf(&b, "Authorization: Basic %s\r\n", o->auth);
+            cm_buf_puts(&b, o->auth);
         if (o->send_body)
             cm_buf_printf(&b, "Content-length: %zu\r\nContent-type: %s\r\n", o->body_len,
                           o->content_type ? o->content_type : "text/plain");
@@ -384,7 +389,7 @@ void opts_build_request(const struct opts *o, char **out, size_t *len)
         if (!o->host_set)
             cm_buf_printf(&b, "Host: %s\r\n", o->url.host_hdr);
         if (!o->ua_set)
-            cm_buf_puts(&b, "User-Agent: ApacheBench/2.3 (loadgen)\r\n");
+            cm_buf_puts(&b, "User-Agent: ApacheBench/2.3\r\n");
         if (!o->accept_set)
             cm_buf_puts(&b, "Accept: */*\r\n");
     } else {
@@ -395,7 +400,7 @@ void opts_build_request(const struct opts *o, char **out, size_t *len)
         if (o->cookie)
             cm_buf_printf(&b, "Cookie: %s\r\n", o->cookie);
         if (o->auth)
-            cm_buf_printf(&b, "Authorization: Basic %s\r\n", o->auth);
+            cm_buf_puts(&b, o->auth);
         for (int i = 0; i < o->nheaders; i++)
             cm_buf_printf(&b, "%s\r\n", o->headers[i]);
         if (o->send_body)

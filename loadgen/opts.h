@@ -35,7 +35,7 @@ struct opts {
     int nheaders;
     int host_set, accept_set, ua_set;
     char *cookie; /* "a=1; b=2" (owned) */
-    char *auth;   /* base64 of user:pass (owned) */
+    char *auth;   /* "Authorization: Basic ...\r\n" lines, one per -A (owned) */
     int verbosity;
     int heartbeat;            /* -q turns it off */
     int recv_errors_ok;       /* -r */
@@ -46,6 +46,7 @@ struct opts {
     const char *gnuplot_file; /* -g */
     int latency;              /* --latency */
     int json;                 /* --json */
+    int count_timeouts;       /* --count-timeouts: a request past -s fails, the run goes on */
     int have_rate;
     double rate; /* constant rate, when the schedule is one constant phase */
     const char *rate_spec;

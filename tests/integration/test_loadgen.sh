@@ -8,29 +8,75 @@ set -uo pipefail
 start_srv http
 U="http://127.0.0.1:$PORT_http"
 
-# --- ab's layout, against the real ab ------------------------------------------------
-# numbers masked, runs of spaces squeezed; ab's data-dependent reliability warnings
-# (two lines each, printed only when the figures call for them) dropped on both sides
+# --- ab's interface, flag by flag, against the real ab ----------------------------------
+# stdout with numbers masked and runs of spaces squeezed; ab's data-dependent reliability
+# warnings (two lines each, printed only when the figures call for them) dropped on both
+# sides. The counts (lengths, complete, failed, non-2xx, keep-alive, bytes) compared as they
+# are, and stderr (progress lines, messages) with numbers masked.
 mask() { tail -n +4 "$1" | sed -E '/^(WARNING|ERROR): The median and mean/,+1d; s/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g'; }
-for flags in "-n 300 -c 3" "-k -n 300 -c 3" "-k -n 40 -c 4 -S -d"; do
-    name=ab_$(echo "$flags" | tr -dc 'a-zA-Z0-9')
-    # shellcheck disable=SC2086
-    lg "$name" $flags "$U/ok"
-    if command -v ab >/dev/null 2>&1; then
-        # shellcheck disable=SC2086
-        timeout 30 ab $flags "$U/ok" >"$TMP/$name.ab" 2>"$TMP/$name.aberr"
-        if diff <(mask "$TMP/$name.ab") <(mask "$TMP/$name.out") >"$TMP/$name.diff"; then
-            ok "ab layout matches Debian's ab line for line ($flags)"
-        else
-            notok "ab layout differs from Debian's ab ($flags)"; sed 's/^/#   /' "$TMP/$name.diff"
-        fi
-        check "Total transferred equals ab's ($flags)" \
-            [ "$(field "$name" "Total transferred:")" = "$(awk '/^Total transferred:/ {print $3}' "$TMP/$name.ab")" ]
-        check "progress lines equal ab's ($flags)" diff -q "$TMP/$name.aberr" "$TMP/$name.err"
-    else
-        ok "# SKIP ab not installed ($flags)"
+counts() { grep -E '^(Document Length|Complete requests|Failed requests|   \(Connect|Non-2xx|Keep-Alive requests|Total transferred|Total body sent|HTML transferred|Write errors)' "$1"; }
+printf 'a=1&b=2' >"$TMP/post.txt"
+HAVE_AB=0
+command -v ab >/dev/null 2>&1 && HAVE_AB=1
+# ab_vs NAME FLAGS...: loadgen's NAME.out/.err beside ab's NAME.ab/.aberr
+ab_vs() {
+    local name=$1
+    shift
+    lg "$name" "$@"
+    if [ "$HAVE_AB" = 0 ]; then
+        ok "# SKIP ab not installed ($*)"
+        return
     fi
-done
+    timeout 30 ab "$@" >"$TMP/$name.ab" 2>"$TMP/$name.aberr"
+    echo $? >"$TMP/$name.abrc"
+    local cnt=counts
+    case " $* " in *" -t "*) cnt=true ;; esac # timed runs: counts differ by nature
+    if diff <(mask "$TMP/$name.ab") <(mask "$TMP/$name.out") >"$TMP/$name.diff" &&
+        diff <($cnt "$TMP/$name.ab") <($cnt "$TMP/$name.out") >>"$TMP/$name.diff" &&
+        diff <(sed -E 's/[0-9]+/N/g' "$TMP/$name.aberr") <(sed -E 's/[0-9]+/N/g' "$TMP/$name.err") >>"$TMP/$name.diff" &&
+        [ "$(rc_of "$name")" = "$(cat "$TMP/$name.abrc")" ]; then
+        ok "same report, counts, stderr and exit status as Debian's ab: $*"
+    else
+        notok "differs from Debian's ab: $* (rc $(rc_of "$name") vs $(cat "$TMP/$name.abrc"))"
+        sed 's/^/#   /' "$TMP/$name.diff" | head -40
+    fi
+}
+ab_vs ab_n300c3 -n 300 -c 3 "$U/ok"
+ab_vs ab_kn300c3 -k -n 300 -c 3 "$U/ok"
+ab_vs ab_kSd -k -n 40 -c 4 -S -d "$U/ok"
+ab_vs ab_t -t 1 -c 2 "$U/ok"
+ab_vs ab_kt -k -t 1 -n 400 -c 2 "$U/ok"
+ab_vs ab_post -n 20 -c 2 -p "$TMP/post.txt" -T application/x-www-form-urlencoded "$U/ok"
+ab_vs ab_kput -k -n 20 -c 2 -u "$TMP/post.txt" "$U/ok"
+ab_vs ab_m -n 20 -c 2 -m PATCH "$U/ok"
+ab_vs ab_i -n 20 -c 2 -i "$U/ok"
+ab_vs ab_ki -k -n 20 -c 2 -i "$U/ok"
+ab_vs ab_S -n 20 -c 2 -S "$U/ok"
+ab_vs ab_qr -n 200 -c 2 -q -r "$U/ok"
+ab_vs ab_l -n 20 -c 1 -l "$U/chunked"
+ab_vs ab_kclose -k -n 20 -c 2 "$U/close"
+ab_vs ab_kchunked -k -n 20 -c 2 "$U/chunked"
+ab_vs ab_500 -n 20 -c 2 "$U/status?code=500"
+ab_vs ab_k302 -k -n 20 -c 2 "$U/status?code=302"
+ab_vs ab_ks -k -n 20 -c 2 -s 5 "$U/ok"
+# -v: 2 prints the request, each header read ("LOG: header received:") and non-2xx codes;
+# 3 every response code; 4 adds nothing over 3 for http (ab's -v 4 dumps TLS records)
+ab_vs ab_v1 -v 1 -n 2 -c 1 "$U/ok"
+ab_vs ab_v2 -v 2 -n 2 -c 1 "$U/ok"
+ab_vs ab_v3 -v 3 -n 2 -c 1 "$U/ok"
+ab_vs ab_v4 -v 4 -k -n 3 -c 1 "$U/ok"
+ab_vs ab_v2_404 -v 2 -k -n 2 -c 1 "$U/status?code=404"
+ab_vs ab_v3_split -v 3 -k -n 2 -c 1 "$U/slowheader"
+ab_vs ab_v3_chunked -v 3 -n 2 -c 1 "$U/chunked"
+# the request's bytes, as -v 2 prints them: -C (the last counts), -A (each adds a line),
+# -H (Host, User-Agent, Accept replace ab's own), -p/-T
+ab_vs ab_v2_hdrs -v 2 -n 1 -p "$TMP/post.txt" -T text/x -C a=1 -C b=2 -A u:p -A x:y \
+    -H "X-A: 1" -H "Host: example" -H "User-Agent: x" -H "Accept: y" "$U/ok"
+check "-v 2 prints ab's request and 'LOG: header received:' with the response" \
+    bash -c "grep -q 'be patient)...INFO: GET header == $' '$TMP/ab_v2.out' && grep -qx 'LOG: header received:' '$TMP/ab_v2.out' && grep -q '^Server: lgtest' '$TMP/ab_v2.out'"
+check "-v 3 prints 'LOG: Response code = 200' for each response" \
+    [ "$(grep -cx 'LOG: Response code = 200' "$TMP/ab_v3.out")" = 2 ]
+check "-v 2 warns of non-2xx codes" [ "$(grep -cx 'WARNING: Response code not 2xx (404)' "$TMP/ab_v2_404.out")" = 2 ]
 check "-n 300: 300 complete, 0 failed, length 2" \
     [ "$(field ab_n300c3 "Complete requests:")/$(field ab_n300c3 "Failed requests:")/$(field ab_n300c3 "Document Length:")" = "300/0/2" ]
 check "-k: every response on a kept-alive connection" [ "$(field ab_kn300c3 "Keep-Alive requests:")" = 300 ]
@@ -44,6 +90,19 @@ check "-e writes ab's CSV (header + 101 rows)" \
 check "-g writes ab's TSV (header + one row per request)" \
     bash -c "[ \"\$(head -1 '$TMP/g.tsv')\" = \"\$(printf 'starttime\tseconds\tctime\tdtime\tttime\twait')\" ] && [ \$(wc -l <'$TMP/g.tsv') -eq 201 ] && sed -n 2p '$TMP/g.tsv' | grep -qE '^[A-Z][a-z]{2} [A-Z][a-z]{2} [0-9]{2} [0-9:]{8} [0-9]{4}	[0-9]+	'"
 
+if [ "$HAVE_AB" = 1 ]; then
+    timeout 30 ab -n 200 -c 2 -q -e "$TMP/ab.csv" -g "$TMP/ab.tsv" "$U/ok" >/dev/null 2>&1
+    nums() { sed -E 's/^[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]+ [0-9:]+ [0-9]{4}/DATE/; s/[0-9]+(\.[0-9]+)?/N/g' "$1"; }
+    if diff <(nums "$TMP/ab.csv") <(nums "$TMP/p.csv") >/dev/null &&
+        diff <(nums "$TMP/ab.tsv") <(nums "$TMP/g.tsv") >/dev/null; then
+        ok "-e and -g files have ab's shape, line for line"
+    else
+        notok "-e or -g file differs from ab's"
+    fi
+else
+    ok "# SKIP ab not installed (-e, -g)"
+fi
+
 # --- bodies --------------------------------------------------------------------------------
 lg chunked -k -n 60 -c 3 "$U/chunked"
 check "chunked bodies: 60 complete, 0 failed, all kept alive" \
@@ -55,7 +114,6 @@ lg slow -k -n 6 -c 2 "$U/slowheader"
 check "a status line split over three reads parses" [ "$(field slow "Complete requests:")/$(field slow "Failed requests:")" = "6/0" ]
 lg head -k -n 10 -c 1 -i "$U/ok"
 check "-i sends HEAD: no body" [ "$(field head "HTML transferred:")" = 0 ]
-printf 'a=1&b=2' >"$TMP/post.txt"
 lg post -n 10 -c 2 -p "$TMP/post.txt" -T application/x-www-form-urlencoded "$U/ok"
 check "-p: Total body sent and kb/s sent lines" bash -c "grep -q '^Total body sent:' '$TMP/post.out' && grep -q 'kb/s sent' '$TMP/post.out'"
 

@@ -31,10 +31,24 @@ check "non-HTTP reply: counted as Exceptions, message says so" \
 lg trunc -n 10 -c 2 "$U/truncate"
 check "server closing mid-response: counted as Length failures" \
     bash -c "grep -q 'Length: 10' '$TMP/trunc.out' && grep -q 'middle of a response' '$TMP/trunc.err'"
+# -s: as ab, a request that passes it stops the run with ab's message, exit non-zero;
+# --count-timeouts counts it (Exceptions) and goes on
 lg never -n 3 -c 3 -s 1 "$U/never"
-check "server that never answers: -s 1 ends the run, 3 Exceptions" \
-    bash -c "grep -q 'Exceptions: 3)' '$TMP/never.out' && grep -q 'timed out' '$TMP/never.err'"
+check "server that never answers: -s 1 stops the run with ab's message, exit 1" \
+    bash -c "[ $(rc_of never) = 1 ] && grep -qx 'apr_pollset_poll: The timeout specified has expired (70007)' '$TMP/never.err' && grep -q 'Exceptions: [1-3])' '$TMP/never.out'"
 check "server that never answers: under 5 s" secs_below never 5
+if command -v ab >/dev/null 2>&1; then
+    timeout 30 ab -n 3 -c 3 -s 1 "$U/never" >"$TMP/abnever.out" 2>"$TMP/abnever.err"
+    abrc=$?
+    check "ab too stops on -s with the same line (ab exit $abrc, loadgen $(rc_of never))" \
+        bash -c "[ $abrc != 0 ] && grep -qx 'apr_pollset_poll: The timeout specified has expired (70007)' '$TMP/abnever.err'"
+else
+    ok "# SKIP ab not installed (-s)"
+fi
+lg nevercount -n 6 -c 2 -s 1 --count-timeouts "$U/never"
+check "--count-timeouts: each request times out, counted as Exceptions, exit 0" \
+    bash -c "[ $(rc_of nevercount) = 0 ] && grep -q 'Exceptions: 6)' '$TMP/nevercount.out' && grep -q 'timed out' '$TMP/nevercount.err'"
+check "--count-timeouts: 3 rounds of 1 s, under 6 s" secs_below nevercount 6
 lg neverwrk --duration 3s --timeout 500ms --connections 2 "$U/never"
 check "never answers (wrk style): timeouts counted, run ends on time" \
     bash -c "grep -qE 'timeout [1-9]' '$TMP/neverwrk.out'" 

@@ -46,7 +46,7 @@ static void test_opts_ab_defaults_and_flags(void **state)
     opts_cleanup(&o);
 
     assert_int_equal(parse(&o, err, "-n", "1000", "-c", "10", "-k", "-H", "X-A: 1", "-C", "a=1",
-                           "-C", "b=2", "-A", "user:pass", "-s", "2", "-q", "-d", "-S", "-l", "-r",
+                           "-C", "b=2", "-A", "user:pass", "-A", " x:y", "-s", "2", "-q", "-d", "-S", "-l", "-r",
                            "http://h/", NULL),
                      0);
     assert_int_equal(o.requests, 1000);
@@ -61,11 +61,12 @@ static void test_opts_ab_defaults_and_flags(void **state)
     opts_build_request(&o, &req, &len);
     assert_string_equal(req, "GET / HTTP/1.0\r\n"
                              "Connection: Keep-Alive\r\n"
-                             "Cookie: a=1; b=2\r\n"
+                             "Cookie: b=2\r\n"
                              "Authorization: Basic dXNlcjpwYXNz\r\n"
+                             "Authorization: Basic eDp5\r\n"
                              "X-A: 1\r\n"
                              "Host: h\r\n"
-                             "User-Agent: ApacheBench/2.3 (loadgen)\r\n"
+                             "User-Agent: ApacheBench/2.3\r\n"
                              "Accept: */*\r\n\r\n");
     free(req);
     opts_cleanup(&o);
@@ -87,6 +88,16 @@ static void test_opts_t_implies_50000_as_ab(void **state)
     opts_cleanup(&o);
     assert_int_equal(parse(&o, err, "-n", "70", "-t", "5", "http://h/", NULL), 0);
     assert_int_equal(o.requests, 50000);
+    opts_cleanup(&o);
+    /* ab -t 0: no time limit, 50000 requests */
+    assert_int_equal(parse(&o, err, "-t", "0", "http://h/", NULL), 0);
+    assert_int_equal(o.requests, 50000);
+    assert_int_equal(o.tlimit_us, 0);
+    assert_int_equal(o.count_timeouts, 0);
+    opts_cleanup(&o);
+    assert_int_equal(parse(&o, err, "--count-timeouts", "-n", "3", "http://h/", NULL), 0);
+    assert_int_equal(o.count_timeouts, 1);
+    assert_int_equal(o.wrk_style, 0);
     opts_cleanup(&o);
 }
 
