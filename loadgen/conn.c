@@ -130,7 +130,7 @@ struct worker {
     const struct sock_ops *ops;
     struct sock_tls_cache tls;
     char server[256];
-    char tls_version[32];
+    char tls_info[128], tls_tmp_key[64];
     struct stats st;
     char rbuf[RBUF_SIZE];
 };
@@ -339,8 +339,9 @@ static void do_handshake(struct worker *w, struct conn *c)
         fail(w, c, F_CONNECT, errno ? errno : EPROTO);
         return;
     }
-    if (!w->tls_version[0] && sock_tls_version(&c->s))
-        snprintf(w->tls_version, sizeof(w->tls_version), "%s", sock_tls_version(&c->s));
+    if (!w->tls_info[0])
+        sock_tls_describe(&c->s, w->tls_info, sizeof(w->tls_info), w->tls_tmp_key,
+                          sizeof(w->tls_tmp_key));
     c->t_connect = w->now;
     after_connect(w, c);
 }
@@ -1050,8 +1051,10 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
         stats_merge(&res->st, &w->st);
         if (!res->server[0] && w->server[0])
             snprintf(res->server, sizeof(res->server), "%s", w->server);
-        if (!res->tls_version[0] && w->tls_version[0])
-            snprintf(res->tls_version, sizeof(res->tls_version), "%s", w->tls_version);
+        if (!res->tls_info[0] && w->tls_info[0]) {
+            snprintf(res->tls_info, sizeof(res->tls_info), "%s", w->tls_info);
+            snprintf(res->tls_tmp_key, sizeof(res->tls_tmp_key), "%s", w->tls_tmp_key);
+        }
         res->tls_handshakes += w->tls.handshakes;
         res->tls_resumed += w->tls.resumed;
         if (i < 256)

@@ -57,7 +57,8 @@ struct conn_result {
     struct stats st;      /* merged over threads; duration_us set */
     int64_t doclen;       /* body length of the first response, -1 if none */
     char server[256];     /* Server header of the first response */
-    char tls_version[32]; /* e.g. "TLSv1.3" when https */
+    char tls_info[128];   /* https: ab's "SSL/TLS Protocol" value (sock_tls_describe) */
+    char tls_tmp_key[64]; /* https: ab's "Server Temp Key" value, or "" */
     uint64_t tls_handshakes, tls_resumed;
     int nthreads;               /* threads that ran */
     int64_t thread_cpu_us[256]; /* CPU time each thread used */

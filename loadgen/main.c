@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -175,7 +176,7 @@ static int cmd_run(int argc, char **argv)
     struct opts o;
     struct conn_cfg cfg;
     struct conn_result res;
-    char err[512], *req = NULL;
+    char err[512], *req = NULL, sni[256] = "";
     size_t req_len = 0;
     int rc, status = 0;
     uint64_t heartbeat = 0;
@@ -212,8 +213,19 @@ static int cmd_run(int argc, char **argv)
             opts_cleanup(&o);
             return 1;
         }
-        if (!o.url.ipv6_literal && strspn(o.url.host, "0123456789.") != strlen(o.url.host))
-            cfg.sni = o.url.host;
+        /* as ab: the -H Host: value if given, else the URL's host; none for an address */
+        for (int i = 0; i < o.nheaders && !sni[0]; i++) {
+            const char *h = o.headers[i];
+            if (strncasecmp(h, "Host:", 5) == 0) {
+                h += 5 + strspn(h + 5, " \t");
+                snprintf(sni, sizeof(sni), "%.*s", (int)strcspn(h, " \t"), h);
+            }
+        }
+        if (!sni[0] && !o.url.ipv6_literal)
+            snprintf(sni, sizeof(sni), "%s", o.url.host);
+        if (sni[0] && strspn(sni, "0123456789.") != strlen(sni) && !strchr(sni, ':'))
+            cfg.sni = sni;
+        sock_tls_set_verbosity(cfg.tls_ctx, o.verbosity);
     }
     opts_build_request(&o, &req, &req_len);
     if (!o.wrk_style && o.heartbeat && o.requests > 150) {
@@ -299,9 +311,9 @@ static int cmd_run(int argc, char **argv)
             printf("  TLS handshakes: %llu, resumed: %llu\n",
                    (unsigned long long)res.tls_handshakes, (unsigned long long)res.tls_resumed);
     } else {
-        struct report_ab_info ai = { o.url.host,    o.url.port,  o.url.path,  o.url.tls,
-                                     o.concurrency, o.keepalive, o.send_body, o.nolength,
-                                     o.percentiles, o.confidence };
+        struct report_ab_info ai = { o.url.host,    o.url.port,   o.url.path,  o.url.tls,
+                                     o.concurrency, o.keepalive,  o.send_body, o.nolength,
+                                     o.percentiles, o.confidence, cfg.sni };
         if (!res.aborted) {
             if (heartbeat)
                 fprintf(stderr, "Finished %llu requests\n", (unsigned long long)res.st.done);

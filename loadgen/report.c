@@ -131,8 +131,12 @@ void report_ab(FILE *out, const struct report_ab_info *info, struct conn_result 
     fprintf(out, "Server Software:        %s\n", res->server);
     fprintf(out, "Server Hostname:        %s\n", info->host);
     fprintf(out, "Server Port:            %u\n", info->port);
-    if (info->tls && res->tls_version[0])
-        fprintf(out, "SSL/TLS Protocol:       %s\n", res->tls_version);
+    if (info->tls && res->tls_info[0])
+        fprintf(out, "SSL/TLS Protocol:       %s\n", res->tls_info);
+    if (info->tls && res->tls_tmp_key[0])
+        fprintf(out, "Server Temp Key:        %s\n", res->tls_tmp_key);
+    if (info->tls && info->sni)
+        fprintf(out, "TLS Server Name:        %s\n", info->sni);
     fprintf(out, "\n");
     fprintf(out, "Document Path:          %s\n", info->path);
     if (info->nolength)

@@ -25,6 +25,7 @@ struct report_ab_info {
     int nolength;    /* -l: "Document Length: Variable" */
     int percentiles; /* not -d */
     int confidence;  /* not -S */
+    const char *sni; /* https: the server name sent (ab's "TLS Server Name"), or NULL */
 };
 
 /* The three banner lines and the blank line that ab prints first. */

@@ -48,11 +48,18 @@ extern const struct sock_ops sock_tls_ops;
  * targets test servers). Returns NULL on failure with a reason in err. */
 void *sock_tls_ctx_create(char *err, size_t errlen);
 void sock_tls_ctx_destroy(void *ctx);
+/* ab's -v for TLS, set once before any connection: 2 prints each handshake's peer
+ * certificates (stdout) and cipher and session (stderr), 3 adds the handshake states
+ * (stderr), 4 dumps every record read and written (stderr), in ab's words. */
+void sock_tls_set_verbosity(void *ctx, int verbosity);
 /* Releases a cache's session. */
 void sock_tls_cache_cleanup(struct sock_tls_cache *c);
 /* Binds a fresh TLS object to s->fd (call before the first handshake). Returns 0/-1. */
 int sock_tls_attach(struct sock *s, struct sock_tls_cache *cache);
-/* The negotiated protocol ("TLSv1.3") of an established TLS sock, or NULL. */
-const char *sock_tls_version(const struct sock *s);
+/* What ab reports of an established TLS sock: info gets its "SSL/TLS Protocol" value
+ * ("TLSv1.3,TLS_AES_256_GCM_SHA384,2048,256": protocol, cipher, the peer key's bits, the
+ * cipher's secret bits), tmp_key its "Server Temp Key" ("X25519 253 bits", or ""). */
+void sock_tls_describe(const struct sock *s, char *info, size_t info_len, char *tmp_key,
+                       size_t tmp_len);
 
 #endif

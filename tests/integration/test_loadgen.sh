@@ -180,6 +180,12 @@ if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/c
     lg tls -k -n 40 -c 2 "https://localhost:$PORT_tls/ok"
     check "HTTPS: 40 complete and the SSL/TLS Protocol line" \
         bash -c "[ \"$(field tls "Complete requests:")\" = 40 ] && grep -q '^SSL/TLS Protocol:' '$TMP/tls.out'"
+    ab_vs ab_tls -k -n 20 -c 2 "https://localhost:$PORT_tls/ok"
+    check "HTTPS: ab's SSL/TLS Protocol, Server Temp Key and TLS Server Name lines" \
+        bash -c "grep -qE '^SSL/TLS Protocol:       TLSv1\.[23],[A-Z0-9_-]+,2048,[0-9]+$' '$TMP/ab_tls.out' && grep -q '^Server Temp Key:' '$TMP/ab_tls.out' && grep -qx 'TLS Server Name:        localhost' '$TMP/ab_tls.out'"
+    lg tlsv4 -v 4 -k -n 2 -c 1 "https://localhost:$PORT_tls/ok"
+    check "HTTPS -v 2..4: peer certificate (stdout), cipher, handshake states, record dumps (stderr)" \
+        bash -c "grep -qx 'Peer certificate' '$TMP/tlsv4.out' && grep -q '^The subject name is /CN=localhost' '$TMP/tlsv4.out' && grep -q '^Cipher Suite Name       :' '$TMP/tlsv4.err' && grep -q '^SSL/TLS State \[connect\]' '$TMP/tlsv4.err' && grep -qE '^write to 0x[0-9a-f]+ \[0x[0-9a-f]+\] \([0-9]+ bytes => [0-9]+' '$TMP/tlsv4.err' && grep -qx 'LOG: Response code = 200' '$TMP/tlsv4.out'"
     lg tlsres -n 10 -c 1 --json "https://127.0.0.1:$PORT_tls/ok"
     res=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['tls_handshakes'], j['tls_resumed'])" "$TMP/tlsres.out" 2>/dev/null)
     check "HTTPS: sessions resumed on new connections (handshakes, resumed: $res)" [ "$res" = "10 9" ]

@@ -46,8 +46,8 @@ static void test_opts_ab_defaults_and_flags(void **state)
     opts_cleanup(&o);
 
     assert_int_equal(parse(&o, err, "-n", "1000", "-c", "10", "-k", "-H", "X-A: 1", "-C", "a=1",
-                           "-C", "b=2", "-A", "user:pass", "-A", " x:y", "-s", "2", "-q", "-d", "-S", "-l", "-r",
-                           "http://h/", NULL),
+                           "-C", "b=2", "-A", "user:pass", "-A", " x:y", "-s", "2", "-q", "-d",
+                           "-S", "-l", "-r", "http://h/", NULL),
                      0);
     assert_int_equal(o.requests, 1000);
     assert_int_equal(o.concurrency, 10);
