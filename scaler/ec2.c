@@ -833,6 +833,27 @@ int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int ava
     return 0;
 }
 
+int sc_ec2_zone_outage(struct sc_ec2 *ec2, const char *zone_name, int64_t now_ms, const char **ids,
+                       int cap)
+{
+    int n = 0;
+
+    if (sc_ec2_zone_set_available(ec2, zone_name, 0) < 0)
+        return -1;
+    for (int i = 0; i < ec2->ninsts; i++) {
+        struct inst *in = ec2->insts[i];
+
+        if ((in->v.state != SC_EC2_PENDING && in->v.state != SC_EC2_RUNNING) ||
+            !in->v.availability_zone || strcmp(in->v.availability_zone, zone_name) != 0)
+            continue;
+        sc_ec2_instance_lost(ec2, in->v.instance_id, now_ms);
+        if (n < cap)
+            ids[n] = in->v.instance_id;
+        n++;
+    }
+    return n;
+}
+
 /* --- catalogue -------------------------------------------------------------------------------- */
 
 /* Sorted by name (strcmp). */

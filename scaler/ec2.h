@@ -130,6 +130,15 @@ enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const
  * it then fails with InsufficientInstanceCapacity (and default placement skips it).
  * Returns 0, or -1 for an unknown zone. */
 int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int available);
+/* The AZ-outage fault, one rule for both worlds (the simulator's `az_outage`, the
+ * emulator's admin fault): the zone becomes unavailable (as above) and every instance in
+ * it that is pending or running dies (sc_ec2_instance_lost: terminated,
+ * Server.InternalError, status impaired). Writes up to cap ids of the dead (borrowed from
+ * the records, valid until the next call that changes the instance list) so the caller
+ * stops what runs them. Returns how many died (may exceed cap), or -1 for an unknown
+ * zone. Bringing the zone back is sc_ec2_zone_set_available(.., 1). */
+int sc_ec2_zone_outage(struct sc_ec2 *ec2, const char *zone_name, int64_t now_ms, const char **ids,
+                       int cap);
 
 /* --- catalogue: instance types and images ----------------------------------------------------- */
 

@@ -2,6 +2,7 @@
 #include "scaler/ec2.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -308,6 +309,46 @@ static void test_ec2_run_instances_zone_down_insufficient_capacity(void **state)
         assert_int_equal(sc_ec2_run_instances(ec2, &req, T0, NULL, &err), SC_OK);
     for (int i = 0; i < 4; i++)
         assert_string_not_equal(sc_ec2_instance_at(ec2, i)->availability_zone, "us-east-1a");
+    sc_ec2_destroy(ec2);
+}
+
+/* The AZ outage: pending and running instances of the zone die, others live; launches
+ * into it fail until it is back. */
+static void test_ec2_zone_outage_kills_the_zone(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    const struct sc_ec2_reservation *a = run(ec2, 2, "us-east-1a");
+    const struct sc_ec2_reservation *b = run(ec2, 1, "us-east-1b");
+    char a0[SC_EC2_ID_LEN], a1[SC_EC2_ID_LEN], b0[SC_EC2_ID_LEN];
+    const char *ids[4] = { 0 };
+    struct sc_ec2_run_req req = { 0 };
+    struct sc_error err = { 0 };
+
+    (void)state;
+    snprintf(a0, sizeof(a0), "%s", a->instances[0]->instance_id);
+    snprintf(a1, sizeof(a1), "%s", a->instances[1]->instance_id);
+    snprintf(b0, sizeof(b0), "%s", b->instances[0]->instance_id);
+    assert_int_equal(sc_ec2_instance_running(ec2, a0, T0 + 1000), SC_OK); /* a1 stays pending */
+    assert_int_equal(sc_ec2_instance_running(ec2, b0, T0 + 1000), SC_OK);
+    assert_int_equal(sc_ec2_zone_outage(ec2, "nope", T0 + 2000, ids, 4), -1);
+    assert_int_equal(sc_ec2_zone_outage(ec2, "us-east-1a", T0 + 2000, ids, 4), 2);
+    assert_string_equal(ids[0], a0);
+    assert_string_equal(ids[1], a1);
+    assert_int_equal(sc_ec2_instance_find(ec2, a0)->state, SC_EC2_TERMINATED);
+    assert_int_equal(sc_ec2_instance_find(ec2, a1)->state, SC_EC2_TERMINATED);
+    assert_int_equal(sc_ec2_instance_find(ec2, a0)->instance_status, SC_EC2_CHECK_IMPAIRED);
+    assert_string_equal(sc_ec2_instance_find(ec2, a0)->state_reason_code, "Server.InternalError");
+    assert_int_equal(sc_ec2_instance_find(ec2, b0)->state, SC_EC2_RUNNING);
+    assert_string_equal(sc_ec2_zone_find(ec2, "us-east-1a")->state, "impaired");
+    req.image_id = "ami-12c6146b";
+    req.min_count = req.max_count = 1;
+    req.availability_zone = "us-east-1a";
+    assert_int_equal(sc_ec2_run_instances(ec2, &req, T0 + 3000, NULL, &err),
+                     SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY);
+    /* a second outage of the same zone finds nobody */
+    assert_int_equal(sc_ec2_zone_outage(ec2, "us-east-1a", T0 + 4000, ids, 4), 0);
+    assert_int_equal(sc_ec2_zone_set_available(ec2, "us-east-1a", 1), 0);
+    assert_int_equal(sc_ec2_run_instances(ec2, &req, T0 + 5000, NULL, &err), SC_OK);
     sc_ec2_destroy(ec2);
 }
 
@@ -1142,6 +1183,7 @@ int main(void)
         cmocka_unit_test(test_ec2_run_instances_min_max_count_against_limit),
         cmocka_unit_test(test_ec2_run_instances_strict_images),
         cmocka_unit_test(test_ec2_run_instances_zone_down_insufficient_capacity),
+        cmocka_unit_test(test_ec2_zone_outage_kills_the_zone),
         cmocka_unit_test(test_ec2_run_instances_default_placement_round_robin),
         cmocka_unit_test(test_ec2_run_instances_tags_allow_autoscaling_prefix),
         cmocka_unit_test(test_ec2_terminate_instances_is_idempotent),
