@@ -436,10 +436,16 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
         st = asg->env.run_instance(asg->env.ud, &spec, now_ms, id, &err);
     if (st != SC_OK) {
         char fdesc[SC_ERR_MESSAGE_LEN + 128];
+        size_t ml = strlen(err.message);
 
-        snprintf(fdesc, sizeof(fdesc),
-                 "Launching a new EC2 instance.  Status Reason: %s. Launching EC2 instance failed.",
-                 err.message);
+        /* one period between the reason and the rest, whether or not the reason ends in one
+         * (InsufficientInstanceCapacity's text does) */
+        if (ml > 0 && err.message[ml - 1] == '.')
+            ml--;
+        snprintf(
+            fdesc, sizeof(fdesc),
+            "Launching a new EC2 instance.  Status Reason: %.*s. Launching EC2 instance failed.",
+            (int)ml, err.message);
         a = act_new(asg, g, now_ms, fdesc, cause, "Failed", 100, spec.subnet_id, spec.zone);
         if (a) {
             a->info.status_message = asg_strdup(err.message);

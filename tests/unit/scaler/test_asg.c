@@ -78,7 +78,12 @@ static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_
     struct fake_inst *in;
 
     (void)now;
-    if (f->fail_launch)
+    if (f->fail_launch == 2 && strcmp(s->zone, "us-east-1a") == 0)
+        return sc_fail(err, SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY,
+                       "We currently do not have sufficient m1.large capacity in the "
+                       "Availability Zone you requested (us-east-1a). You can currently get "
+                       "m1.large capacity by choosing us-east-1b.");
+    if (f->fail_launch == 1)
         return sc_fail(err, SC_ERR_VALIDATION, "The image id '[ami-bad]' does not exist");
     in = &f->inst[f->ninst++];
     memset(in, 0, sizeof(*in));
@@ -1525,6 +1530,28 @@ static void test_asg_launch_failure_activity(void **state)
     assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code, "PreInService");
 }
 
+/* A zone that cannot launch (AZ outage: InsufficientInstanceCapacity, whose text ends in a
+ * period): one Failed activity there with a single period before "Launching EC2 instance
+ * failed.", then the launch goes to the other zone at the next step. */
+static void test_asg_launch_failure_in_a_zone_goes_to_another(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_activity_info *a;
+
+    x->f.fail_launch = 2;
+    assert_int_equal(make_group(x, "g", 1, 1, 1), SC_OK);
+    sc_asg_step(x->asg, T0);
+    a = sc_asg_activity_at(x->asg, "g", 0);
+    assert_string_equal(a->status_code, "Failed");
+    assert_string_equal(
+        a->description,
+        "Launching a new EC2 instance.  Status Reason: We currently do not have sufficient m1.large capacity in the Availability Zone you requested (us-east-1a). You can currently get m1.large capacity by choosing us-east-1b. Launching EC2 instance failed.");
+    sc_asg_step(x->asg, T0 + SEC);
+    a = sc_asg_activity_at(x->asg, "g", 0);
+    assert_string_equal(a->status_code, "PreInService");
+    assert_non_null(strstr(a->details, "us-east-1b"));
+}
+
 /* AZRebalance: terminating with decrement leaves the zones 2/0; a launch into the empty
  * zone comes first, then a termination in the full one. */
 static void test_asg_az_rebalance_launch_before_terminate(void **state)
@@ -1685,6 +1712,7 @@ int main(void)
         T(test_asg_delete_group_drops_policies_and_alarms),
         T(test_asg_suspended_alarm_notification_runs_nothing),
         T(test_asg_launch_failure_activity),
+        T(test_asg_launch_failure_in_a_zone_goes_to_another),
         T(test_asg_az_rebalance_launch_before_terminate),
         T(test_asg_az_rebalance_skips_protected),
         T(test_asg_instance_index_survives_churn),
