@@ -789,9 +789,20 @@ static void fault_start(struct eng *e, struct fault_track *ft)
 
     ft->started = 1;
     e->routes_dirty = 1;
-    if (f->kind == SIM_FAULT_AZ_OUTAGE)
-        sc_ec2_zone_set_available(e->ec2, f->zone, 0);
-    n = fault_targets(e, f, slots, max);
+    if (f->kind == SIM_FAULT_AZ_OUTAGE) {
+        /* libscaler's rule (the emulator's too): pending and running instances die */
+        const char *dead[64];
+        int nd = sc_ec2_zone_outage(e->ec2, f->zone, e->now_ms, dead, max);
+
+        n = 0;
+        for (int i = 0; i < nd && i < max; i++) {
+            int slot = sim_model_instance_find(e->model, dead[i]);
+            if (slot >= 0 && !sim_model_instance_dead(e->model, slot))
+                slots[n++] = slot;
+        }
+    } else {
+        n = fault_targets(e, f, slots, max);
+    }
     desc[0] = '\0';
     for (int i = 0; i < n; i++) {
         const char *id = sim_model_instance_id(e->model, slots[i]);
@@ -799,7 +810,7 @@ static void fault_start(struct eng *e, struct fault_track *ft)
         case SIM_FAULT_KILL:
         case SIM_FAULT_AZ_OUTAGE:
             sim_model_instance_kill(e->model, slots[i], us(e->now_ms));
-            sc_ec2_instance_lost(e->ec2, id, e->now_ms);
+            sc_ec2_instance_lost(e->ec2, id, e->now_ms); /* a no-op after the outage */
             break;
         case SIM_FAULT_HANG:
             sim_model_instance_hang(e->model, slots[i], us(e->now_ms), until_us);
