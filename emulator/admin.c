@@ -7,10 +7,13 @@
  *   GET  /_scalelab/state   501 until the library can describe its state
  *   GET  /_scalelab/dataplane  instance processes (id, pid, port) and the listener port map
  *   POST /_scalelab/fault   {"instance_id":"i-..","fault":"kill|hang|resume|slow=K|
- *                           fail_health=0|1|error_rate=P"} (emulator/autoscale.h) */
+ *                           fail_health=0|1|error_rate=P"} (emulator/autoscale.h), or
+ *                           {"zone":"us-east-1a","fault":"az_outage|az_recover","for_s":N}
+ *                           (docs/dataplane.md) */
 #include "emulator/admin.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,8 @@
 
 #include "emulator/autoscale.h"
 #include "emulator/model.h"
+#include "scaler/ec2.h"
+#include "scaler/world.h"
 
 int admin_is_admin_path(const char *path)
 {
@@ -49,6 +54,99 @@ static json_t *clock_json(struct srv *s)
     model_format_iso8601(now, iso, sizeof(iso));
     return json_pack("{s:I,s:s,s:s,s:f}", "now_ms", (json_int_t)now, "now", iso, "mode",
                      srv_clock_is_manual(s) ? "manual" : "real", "time_scale", srv_time_scale(s));
+}
+
+#define ZONE_FAULT_USAGE                                                                           \
+    "expected {\"zone\": \"us-east-1a\", \"fault\": \"az_outage|az_recover\", \"for_s\": N, "      \
+    "\"region\": R, \"account\": A} (for_s, region and account optional)"
+
+/* POST /_scalelab/fault with "zone": the AZ outage (docs/dataplane.md) in every world of
+ * the zone's region (or the one account given). */
+static void zone_fault(struct srv *s, json_t *o, struct srv_response *rs)
+{
+    struct autoscale *as = srv_autoscale(s);
+    const char *zone = json_string_value(json_object_get(o, "zone"));
+    const char *what = json_string_value(json_object_get(o, "fault"));
+    const char *region = json_string_value(json_object_get(o, "region"));
+    const char *account = json_string_value(json_object_get(o, "account"));
+    json_t *for_s = json_object_get(o, "for_s");
+    char rbuf[64], err[256] = "";
+    struct cm_buf ids;
+    int64_t now = srv_now_ms(s), for_ms = 0;
+    int down, hits = 0, dead = 0;
+    size_t zl = strlen(zone);
+
+    if (!what || (strcmp(what, "az_outage") != 0 && strcmp(what, "az_recover") != 0) || zl < 2 ||
+        zl >= 32 || (for_s && !json_is_number(for_s)) ||
+        (json_object_get(o, "region") && !region) || (json_object_get(o, "account") && !account)) {
+        error(rs, 400, ZONE_FAULT_USAGE);
+        return;
+    }
+    down = strcmp(what, "az_outage") == 0;
+    if (for_s) {
+        double v = json_number_value(for_s);
+
+        if (!(v >= 0) || !isfinite(v) || v > 1e12 || !down) {
+            error(rs, 400, "for_s must be a number >= 0, with az_outage only");
+            return;
+        }
+        for_ms = (int64_t)(v * 1000.0 + 0.5);
+    }
+    if (!as) {
+        error(rs, 501, "no real data plane (instances are records only)");
+        return;
+    }
+    if (!region) {
+        snprintf(rbuf, sizeof(rbuf), "%.*s", (int)(zl - 1), zone);
+        region = rbuf;
+    }
+    cm_buf_init(&ids, 0);
+    for (int i = 0; i <= autoscale_world_count(as); i++) {
+        struct sc_world *w = autoscale_world_at(as, i);
+        struct sc_ec2 *ec2;
+        int n;
+
+        if (i == autoscale_world_count(as)) {
+            /* no world of that region yet: the account's (default one) world */
+            if (hits)
+                break;
+            w = srv_world(s, account ? account : "123456789012", region);
+            if (!w)
+                break;
+        }
+        ec2 = sc_world_ec2(w);
+        if (strcmp(sc_ec2_region(ec2), region) != 0 ||
+            (account && strcmp(sc_ec2_account_id(ec2), account) != 0) ||
+            !sc_ec2_zone_find(ec2, zone))
+            continue;
+        n = autoscale_zone_fault(as, w, zone, down, for_ms, now, &ids, err, sizeof(err));
+        if (n < 0)
+            break;
+        dead += n;
+        hits++;
+    }
+    if (!hits) {
+        cm_buf_cleanup(&ids);
+        error(rs, 400, err[0] ? err : "no world has that availability zone");
+        return;
+    }
+    srv_step(s);
+    {
+        struct cm_buf arr;
+        json_t *list;
+
+        cm_buf_init(&arr, 0);
+        cm_buf_printf(&arr, "[%s]", ids.data ? ids.data : "");
+        cm_buf_cleanup(&ids);
+        list = json_loads(arr.data, 0, NULL); /* ids are "i-" + hex: valid JSON */
+        cm_buf_cleanup(&arr);
+        reply(
+            rs, 200,
+            json_pack("{s:s,s:s,s:s,s:o,s:o}", "status", "ok", "zone", zone, "fault", what,
+                      "instances", list ? list : json_array(), "until_ms",
+                      down && for_ms > 0 ? json_integer((json_int_t)(now + for_ms)) : json_null()));
+    }
+    (void)dead;
 }
 
 void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs)
@@ -116,6 +214,12 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
     }
     if (strcmp(p, "/_scalelab/fault") == 0 && post) {
         json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, NULL);
+
+        if (json_is_string(json_object_get(o, "zone"))) {
+            zone_fault(s, o, rs);
+            json_decref(o);
+            return;
+        }
         const char *id = json_string_value(json_object_get(o, "instance_id"));
         const char *what = json_string_value(json_object_get(o, "fault"));
         char err[256];

@@ -66,8 +66,18 @@ struct hcref {
     int seen;
 };
 
+/* a zone taken down by the az_outage fault, with its end (emulated ms; 0: until recovered) */
+struct outage {
+    struct sc_world *w;
+    char zone[32];
+    int64_t until_ms;
+};
+
 struct autoscale {
     struct autoscale_config cfg;
+    struct outage **out;
+    int nout, cap_out;
+    long outage_timer;
     struct inst_mgr *im;
     struct hc_set *hc;
     struct proc **procs;
@@ -499,10 +509,17 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
             mine[nmine++] = x;
         }
     }
-    nz = lb->nzones < LB_ZONES_MAX ? lb->nzones : LB_ZONES_MAX;
-    for (int i = 0; i < nz; i++) {
-        snprintf(zbuf[i], sizeof(zbuf[i]), "%s", lb->availability_zones[i]);
-        zones[i] = zbuf[i];
+    /* one node per enabled zone that is not down (az_outage): a node in a zone that is
+     * out takes no client connections */
+    nz = 0;
+    for (int i = 0; i < lb->nzones && nz < LB_ZONES_MAX; i++) {
+        const struct sc_ec2_zone *ez = sc_ec2_zone_find(sc_world_ec2(w), lb->availability_zones[i]);
+
+        if (ez && strcmp(ez->state, "available") != 0)
+            continue;
+        snprintf(zbuf[nz], sizeof(zbuf[nz]), "%s", lb->availability_zones[i]);
+        zones[nz] = zbuf[nz];
+        nz++;
     }
     cross = lb->attributes.cross_zone_enabled;
     idle_s = lb->attributes.idle_timeout_s;
@@ -788,6 +805,115 @@ static int64_t on_minute(struct cm_ev *ev, int64_t now_real, void *ud)
     return scaled_ms(a, 60000.0, 50);
 }
 
+/* --- availability-zone outages ------------------------------------------------------------ */
+
+static int64_t on_outage_timer(struct cm_ev *ev, int64_t now, void *ud)
+{
+    struct autoscale *a = ud;
+
+    (void)ev;
+    (void)now;
+    a->outage_timer = 0;
+    kick(a); /* the step ends the outage (outages_expire) */
+    return -1;
+}
+
+/* Arms the real-time timer for the earliest outage end. */
+static void outages_arm(struct autoscale *a, int64_t now)
+{
+    int64_t first = INT64_MAX;
+
+    for (int i = 0; i < a->nout; i++) {
+        if (a->out[i]->until_ms > 0 && a->out[i]->until_ms < first)
+            first = a->out[i]->until_ms;
+    }
+    if (a->outage_timer)
+        cm_ev_del_timer(a->cfg.ev, a->outage_timer);
+    a->outage_timer = 0;
+    if (first == INT64_MAX)
+        return;
+    a->outage_timer = cm_ev_add_timer(
+        a->cfg.ev, first > now ? scaled_ms(a, (double)(first - now), 1) : 0, on_outage_timer, a);
+}
+
+static void outage_drop(struct autoscale *a, int i)
+{
+    free(a->out[i]);
+    a->out[i] = a->out[--a->nout];
+}
+
+/* Brings back w's zones whose outage has ended. Returns 1 when one came back. */
+static int outages_expire(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    int changed = 0;
+
+    for (int i = 0; i < a->nout; i++) {
+        struct outage *o = a->out[i];
+
+        if (o->w != w || o->until_ms == 0 || now < o->until_ms)
+            continue;
+        sc_ec2_zone_set_available(sc_world_ec2(w), o->zone, 1);
+        log_info("autoscale: availability zone %s is back (outage ended)", o->zone);
+        outage_drop(a, i--);
+        changed = 1;
+    }
+    if (changed)
+        outages_arm(a, now);
+    return changed;
+}
+
+int autoscale_zone_fault(struct autoscale *a, struct sc_world *w, const char *zone, int down,
+                         int64_t for_ms, int64_t now_ms, struct cm_buf *ids_json, char *err,
+                         size_t errlen)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
+    const char *dead[MAX_TARGETS];
+    struct outage *o = NULL;
+    int n;
+
+    if (!sc_ec2_zone_find(ec2, zone)) {
+        snprintf(err, errlen, "unknown availability zone %s", zone);
+        return -1;
+    }
+    for (int i = 0; i < a->nout; i++) {
+        if (a->out[i]->w == w && strcmp(a->out[i]->zone, zone) == 0)
+            o = a->out[i];
+    }
+    if (!down) {
+        sc_ec2_zone_set_available(ec2, zone, 1);
+        for (int i = 0; o && i < a->nout; i++) {
+            if (a->out[i] == o)
+                outage_drop(a, i);
+        }
+        log_info("autoscale: availability zone %s is back", zone);
+        outages_arm(a, now_ms);
+        kick(a);
+        return 0;
+    }
+    n = sc_ec2_zone_outage(ec2, zone, now_ms, dead, MAX_TARGETS);
+    for (int i = 0; i < n && i < MAX_TARGETS; i++) {
+        struct proc *p = proc_find(a, w, dead[i]);
+
+        if (p && !p->exited && !p->stopping) {
+            p->stopping = 1; /* no "exited on its own" warning: we killed it */
+            inst_kill(a->im, p->id);
+        }
+        cm_buf_printf(ids_json, "%s\"%s\"", ids_json->len ? "," : "", dead[i]);
+    }
+    if (!o) {
+        o = cm_xcalloc(1, sizeof(*o));
+        o->w = w;
+        snprintf(o->zone, sizeof(o->zone), "%s", zone);
+        PUSH(a->out, a->nout, a->cap_out, o);
+    }
+    o->until_ms = for_ms > 0 ? now_ms + for_ms : 0;
+    log_info("autoscale: availability zone %s is down (%d instances died, for %lld ms emulated)",
+             zone, n, (long long)for_ms);
+    outages_arm(a, now_ms);
+    kick(a);
+    return n;
+}
+
 /* --- public ---------------------------------------------------------------------------- */
 
 struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err, size_t errlen)
@@ -814,7 +940,12 @@ void autoscale_destroy(struct autoscale *a)
         return;
     if (a->kick_timer)
         cm_ev_del_timer(a->cfg.ev, a->kick_timer);
+    if (a->outage_timer)
+        cm_ev_del_timer(a->cfg.ev, a->outage_timer);
     cm_ev_del_timer(a->cfg.ev, a->minute_timer);
+    for (int i = 0; i < a->nout; i++)
+        free(a->out[i]);
+    free(a->out);
     inst_mgr_destroy(a->im, 2000);
     hc_set_destroy(a->hc);
     for (int i = 0; i < a->nls; i++) {
@@ -843,7 +974,8 @@ int autoscale_step(struct autoscale *a, struct sc_world *w, int64_t now_ms)
         known = a->worlds[i] == w;
     if (!known)
         PUSH(a->worlds, a->nworlds, a->cap_worlds, w);
-    changed = sync_instances(a, w, now_ms);
+    changed = outages_expire(a, w, now_ms);
+    changed |= sync_instances(a, w, now_ms);
     changed |= sync_lbs(a, w, now_ms);
     return changed;
 }
@@ -882,6 +1014,10 @@ void autoscale_forget_world(struct autoscale *a, struct sc_world *w)
             a->st[i--] = a->st[--a->nst];
         }
     }
+    for (int i = 0; i < a->nout; i++) {
+        if (a->out[i]->w == w)
+            outage_drop(a, i--);
+    }
     for (int i = 0; i < a->nworlds; i++) {
         if (a->worlds[i] == w)
             a->worlds[i--] = a->worlds[--a->nworlds];
@@ -919,6 +1055,16 @@ int autoscale_fault(struct autoscale *a, const char *instance_id, const char *wh
     return rc;
 }
 
+int autoscale_world_count(const struct autoscale *a)
+{
+    return a->nworlds;
+}
+
+struct sc_world *autoscale_world_at(const struct autoscale *a, int i)
+{
+    return i >= 0 && i < a->nworlds ? a->worlds[i] : NULL;
+}
+
 char *autoscale_status_json(const struct autoscale *a)
 {
     struct cm_buf b;
@@ -945,6 +1091,11 @@ char *autoscale_status_json(const struct autoscale *a)
                       i ? "," : "", x->lb, x->lb_port, lb_listener_port(x->l),
                       x->mode == LB_MODE_TCP ? "TCP" : "HTTP", lb_backend_count(x->l));
     }
+    cm_buf_puts(&b, "],\"zones_down\":[");
+    for (int i = 0; i < a->nout; i++)
+        cm_buf_printf(&b, "%s{\"zone\":\"%s\",\"account\":\"%s\",\"until_ms\":%lld}", i ? "," : "",
+                      a->out[i]->zone, sc_ec2_account_id(sc_world_ec2(a->out[i]->w)),
+                      (long long)a->out[i]->until_ms);
     cm_buf_puts(&b, "]}");
     return cm_buf_take(&b, NULL);
 }

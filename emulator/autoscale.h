@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/ev.h"
 
 struct sc_world;
@@ -53,6 +54,18 @@ void autoscale_forget_world(struct autoscale *a, struct sc_world *w);
  * (SIGCONT), "slow=K", "fail_health=0|1", "error_rate=P". Returns 0, or -1 with err. */
 int autoscale_fault(struct autoscale *a, const char *instance_id, const char *what, char *err,
                     size_t errlen);
+/* The AZ-outage fault on world w (admin API, docs/dataplane.md): down 1 takes zone down
+ * through libscaler's sc_ec2_zone_outage (its pending and running instances die: their
+ * processes get kill -9; launches there fail) for for_ms emulated ms (0: until a call
+ * with down 0); down 0 brings it back. Appends the dead instances' ids to ids_json as
+ * JSON strings joined by commas (a comma first when ids_json is not empty). Returns how many died
+ * (0 for down 0), or -1 with err for a zone w does not have. */
+int autoscale_zone_fault(struct autoscale *a, struct sc_world *w, const char *zone, int down,
+                         int64_t for_ms, int64_t now_ms, struct cm_buf *ids_json, char *err,
+                         size_t errlen);
+/* The worlds the data plane has stepped (borrowed): for admin faults that span accounts. */
+int autoscale_world_count(const struct autoscale *a);
+struct sc_world *autoscale_world_at(const struct autoscale *a, int i); /* NULL past the end */
 /* A JSON object (malloc'd; the caller frees): instances (id, pid, port, state) and
  * listeners (load balancer, LoadBalancerPort, the port it really listens on). */
 char *autoscale_status_json(const struct autoscale *a);
