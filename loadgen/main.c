@@ -28,7 +28,7 @@ static void usage(FILE *out)
         "Usage: loadgen [options] [http[s]://]hostname[:port]/path\n"
         "       loadgen merge RESULT.json...      combine --json results exactly\n"
         "       loadgen sweep [sweep options] URL  autobench-style rate sweep (see loadgen sweep --help)\n"
-        "       loadgen scenario FILE --dry-run  the AWS calls a scenario makes (see loadgen scenario --help)\n"
+        "       loadgen scenario FILE [--endpoint URL|--aws] [--report F.html]  play a scenario (see loadgen scenario --help)\n"
         "       loadgen aws SERVICE ACTION [Name=Value ...]  one signed AWS Query call (see loadgen aws --help)\n"
         "ab's options (same meaning as ApacheBench 2.3):\n"
         "    -n requests     Number of requests to perform\n"

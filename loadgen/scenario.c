@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "common/xalloc.h"
+#include "loadgen/scn_run.h"
 
 static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service svc,
                                  const char *action)
@@ -402,66 +403,115 @@ void scn_call_print(FILE *f, const struct scn_call *c)
 
 static int usage(FILE *f, int rc)
 {
-    fprintf(f, "usage: loadgen scenario FILE --dry-run [--prefix NAME]\n"
-               "  Prints the AWS API calls that create the scenario's infrastructure (load\n"
-               "  balancers, launch configurations, groups, policies, alarms; names prefixed\n"
-               "  per run) and those that tear it down, as `loadgen aws` arguments.\n"
-               "  --prefix NAME   the name prefix (default sl-<pid hex>-<time hex>)\n"
-               "  Not in this build: running the scenario (--endpoint, --aws, --time-scale,\n"
-               "  --report, --json, --keep): infrastructure setup through the API, load,\n"
-               "  faults, polling and expectations.\n");
+    fprintf(f, "usage: loadgen scenario FILE [--endpoint URL | --aws] [--time-scale N]\n"
+               "                             [--report FILE.html] [--json FILE] [--keep]\n"
+               "                             [--dry-run] [--prefix NAME] [--quiet]\n"
+               "  Plays a scenario (docs/scenarios.md) for real: creates its infrastructure\n"
+               "  through the AWS API (names prefixed per run), plays its load through the load\n"
+               "  balancers and its faults, polls the group, alarms, instance health and\n"
+               "  activities each sample period (a live line per period), checks the\n"
+               "  expectations, tears everything down, and compares the observed capacity with\n"
+               "  the simulator's prediction for the same file.\n"
+               "  (default)          start an emulator of its own (the `emulator` next to\n"
+               "                     loadgen, or $SCALELAB_EMULATOR) on an ephemeral port\n"
+               "  --endpoint URL     an emulator (or any AWS-compatible endpoint) already running\n"
+               "  --aws              real AWS: credentials, profile and endpoints from the\n"
+               "                     environment (docs/aws.md: what it creates and costs)\n"
+               "  --time-scale N     emulated seconds per real second for its own emulator\n"
+               "                     (default 60); an endpoint's own scale is read from it\n"
+               "  --report FILE.html the report, with predicted vs observed capacity\n"
+               "  --json FILE        the timeline as `scaler simulate --json` writes it\n"
+               "  --keep             leave the infrastructure (and the emulator) running\n"
+               "  --dry-run          print the API calls (setup and teardown) and exit\n"
+               "  --prefix NAME      the name prefix (default sl-<pid hex>-<time hex>)\n"
+               "  --quiet            no live lines\n"
+               "exit status: 0 every expectation holds; 3 one failed; 2 bad file or usage;\n"
+               "1 runtime failure (endpoint unreachable, emulator would not start, setup\n"
+               "refused, interrupted).\n");
     return rc;
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "loadgen scenario: %s%s\ntry 'loadgen scenario --help'\n", what, arg);
+    return 2;
 }
 
 int scenario_main(int argc, char **argv)
 {
-    const char *file = NULL, *prefix_opt = NULL;
+    struct scn_opts o;
     int dry_run = 0;
     char err[SIM_ERR_MAX], prefix[96];
     struct sim_scenario *sc;
     struct scn_plan plan;
+    int rc;
 
+    memset(&o, 0, sizeof(o));
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+        const char *a = argv[i];
+        int has_val = i + 1 < argc;
+
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             return usage(stdout, 0);
-        if (strcmp(argv[i], "--dry-run") == 0) {
+        if (strcmp(a, "--dry-run") == 0) {
             dry_run = 1;
-        } else if (strcmp(argv[i], "--prefix") == 0 && i + 1 < argc) {
-            prefix_opt = argv[++i];
-        } else if (strcmp(argv[i], "--endpoint") == 0 || strcmp(argv[i], "--aws") == 0 ||
-                   strcmp(argv[i], "--time-scale") == 0 || strcmp(argv[i], "--report") == 0 ||
-                   strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--keep") == 0) {
-            fprintf(stderr,
-                    "loadgen scenario: %s: running a scenario is not in this build; "
-                    "only --dry-run is\ntry 'loadgen scenario --help'\n",
-                    argv[i]);
-            return 2;
-        } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr,
-                    "loadgen scenario: unexpected argument %s\ntry 'loadgen scenario --help'\n",
-                    argv[i]);
-            return 2;
+        } else if (strcmp(a, "--keep") == 0) {
+            o.keep = 1;
+        } else if (strcmp(a, "--aws") == 0) {
+            o.aws = 1;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o.quiet = 1;
+        } else if (strcmp(a, "--prefix") == 0 || strcmp(a, "--endpoint") == 0 ||
+                   strcmp(a, "--report") == 0 || strcmp(a, "--json") == 0 ||
+                   strcmp(a, "--time-scale") == 0) {
+            const char *v;
+
+            if (!has_val)
+                return usage_error("option needs a value: ", a);
+            v = argv[++i];
+            if (strcmp(a, "--prefix") == 0) {
+                if (!v[0] || strlen(v) > 40 ||
+                    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") !=
+                        strlen(v))
+                    return usage_error("--prefix wants up to 40 letters, digits or '-': ", v);
+                o.prefix = v;
+            } else if (strcmp(a, "--endpoint") == 0) {
+                if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)
+                    return usage_error("--endpoint wants an http:// or https:// URL, not ", v);
+                o.endpoint = v;
+            } else if (strcmp(a, "--report") == 0) {
+                o.report = v;
+            } else if (strcmp(a, "--json") == 0) {
+                o.json = v;
+            } else {
+                char *end;
+                double ts = strtod(v, &end);
+                if (end == v || *end || !(ts > 0) || ts > 100000)
+                    return usage_error("--time-scale wants a number > 0 (at most 100000), not ", v);
+                o.time_scale = ts;
+            }
+        } else if (a[0] == '-' || o.file) {
+            return usage_error("unexpected argument ", a);
         } else {
-            file = argv[i];
+            o.file = a;
         }
     }
-    if (!file) {
-        fprintf(stderr, "loadgen scenario: need a scenario FILE\ntry 'loadgen scenario --help'\n");
-        return 2;
-    }
-    sc = sim_scenario_load(file, err);
+    if (!o.file)
+        return usage_error("need a scenario FILE", "");
+    if (o.endpoint && o.aws)
+        return usage_error("--endpoint and --aws exclude each other", "");
+    sc = sim_scenario_load(o.file, err);
     if (!sc) {
-        fprintf(stderr, "loadgen scenario: %s: %s\n", file, err);
+        fprintf(stderr, "loadgen scenario: %s: %s\n", o.file, err);
         return 2;
     }
     if (!dry_run) {
-        fprintf(stderr, "loadgen scenario: running a scenario is not in this build; only "
-                        "--dry-run is\ntry 'loadgen scenario --help'\n");
+        rc = scn_run(&o, sc);
         sim_scenario_destroy(sc);
-        return 2;
+        return rc;
     }
-    if (prefix_opt)
-        snprintf(prefix, sizeof(prefix), "%s", prefix_opt);
+    if (o.prefix)
+        snprintf(prefix, sizeof(prefix), "%s", o.prefix);
     else
         snprintf(prefix, sizeof(prefix), "sl-%x-%llx", (unsigned)getpid(),
                  (unsigned long long)time(NULL) & 0xffffffull);

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
+#include "scaler/sim/output.h"
 #include "scaler/sim/report.h"
 #include "scaler/sim/run.h"
 #include "scaler/sim/scenario.h"
@@ -75,227 +75,10 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
-/* ---- formatting ---- */
-
-static void iso_time(int64_t ms, char *out, size_t n)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static void elapsed(int64_t ms, char *out, size_t n)
-{
-    int64_t s = ms / 1000;
-
-    if (s >= 86400)
-        snprintf(out, n, "%lldd%02lld:%02lld", (long long)(s / 86400),
-                 (long long)(s % 86400 / 3600), (long long)(s % 3600 / 60));
-    else
-        snprintf(out, n, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s % 3600 / 60),
-                 (long long)(s % 60));
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
-/* Numbers with 4 decimals at most, trailing zeros trimmed; NAN as null. */
-static void json_num(FILE *f, double v)
-{
-    char buf[64];
-    size_t n;
-
-    if (!isfinite(v)) {
-        fputs("null", f);
-        return;
-    }
-    if (fabs(v) < 5e-5)
-        v = 0;
-    snprintf(buf, sizeof(buf), "%.4f", v);
-    n = strlen(buf);
-    while (n > 0 && buf[n - 1] == '0')
-        buf[--n] = '\0';
-    if (n > 0 && buf[n - 1] == '.')
-        buf[--n] = '\0';
-    fputs(buf, f);
-}
-
 /* ---- sinks ---- */
 
-struct out {
-    FILE *f;
-    int64_t start_ms;
-    int json;
-    int table;
-    int rows;
-    const struct sim_timeline_config *tc;
-    int first_entry;
-};
-
-static void table_header(struct out *o)
-{
-    fprintf(o->f, "%-10s %8s", "time", "load");
-    for (int g = 0; g < o->tc->ngroups; g++)
-        fprintf(o->f, "  %-11s %5s", o->tc->ngroups > 1 ? o->tc->group_names[g] : "des/ins/pen",
-                "cpu%");
-    fprintf(o->f, " %8s %8s %6s", "p50ms", "p99ms", "err%");
-    for (int a = 0; a < o->tc->nalarms; a++)
-        fprintf(o->f, "  %s", o->tc->alarms[a].name);
-    fputc('\n', o->f);
-}
-
-static void on_sample(const struct sim_sample *s, void *ud)
-{
-    struct out *o = ud;
-    char t[32];
-
-    if (o->json) {
-        fputs(o->first_entry ? "\n" : ",\n", o->f);
-        o->first_entry = 0;
-        fprintf(o->f, "{\"t_s\":%lld,\"type\":\"sample\",\"load\":",
-                (long long)((s->t_ms - o->start_ms) / 1000));
-        json_num(o->f, s->load);
-        fprintf(o->f,
-                ",\"load_unit\":\"%s\",\"offered_rps\":", s->load_is_clients ? "clients" : "req/s");
-        json_num(o->f, s->offered_rps);
-        fprintf(o->f,
-                ",\"completed\":%llu,\"failed\":%llu,\"p50_ms\":", (unsigned long long)s->completed,
-                (unsigned long long)s->failed);
-        json_num(o->f, s->p50_ms);
-        fputs(",\"p99_ms\":", o->f);
-        json_num(o->f, s->p99_ms);
-        fputs(",\"error_pct\":", o->f);
-        json_num(o->f, s->error_pct);
-        fputs(",\"groups\":[", o->f);
-        for (int g = 0; g < s->ngroups; g++) {
-            const struct sim_group_sample *gs = &s->groups[g];
-            fprintf(o->f,
-                    "%s{\"desired\":%d,\"in_service\":%d,\"pending\":%d,\"terminating\":%d,"
-                    "\"cpu_pct\":",
-                    g ? "," : "", gs->desired, gs->in_service, gs->pending, gs->terminating);
-            json_num(o->f, gs->cpu_pct);
-            fprintf(o->f, ",\"demand\":%d}", gs->demand);
-        }
-        fputs("],\"alarms\":[", o->f);
-        for (int a = 0; a < s->nalarms; a++)
-            fprintf(o->f, "%s\"%s\"", a ? "," : "", sim_alarm_state_str(s->alarms[a]));
-        fputs("]}", o->f);
-        return;
-    }
-    if (!o->table)
-        return;
-    if (o->rows % 40 == 0)
-        table_header(o);
-    o->rows++;
-    elapsed(s->t_ms - o->start_ms, t, sizeof(t));
-    fprintf(o->f, "%-10s %7.0f%c", t, s->load, s->load_is_clients ? 'c' : ' ');
-    for (int g = 0; g < s->ngroups; g++) {
-        char cap[32], cpu[16];
-        snprintf(cap, sizeof(cap), "%d/%d/%d", s->groups[g].desired, s->groups[g].in_service,
-                 s->groups[g].pending);
-        if (isnan(s->groups[g].cpu_pct))
-            snprintf(cpu, sizeof(cpu), "-");
-        else
-            snprintf(cpu, sizeof(cpu), "%.1f", s->groups[g].cpu_pct);
-        fprintf(o->f, "  %-11s %5s", cap, cpu);
-    }
-    if (s->completed > 0)
-        fprintf(o->f, " %8.1f %8.1f", s->p50_ms, s->p99_ms);
-    else
-        fprintf(o->f, " %8s %8s", "-", "-");
-    fprintf(o->f, " %6.2f", s->error_pct);
-    for (int a = 0; a < s->nalarms; a++) {
-        const char *st = s->alarms[a] == SIM_ALARM_ALARM ? "ALARM"
-                         : s->alarms[a] == SIM_ALARM_OK  ? "ok"
-                                                         : "--";
-        fprintf(o->f, "  %*s", (int)strlen(o->tc->alarms[a].name), st);
-    }
-    fputc('\n', o->f);
-}
-
-static const char *event_type(enum sim_event_kind k)
-{
-    return k == SIM_EVENT_ACTIVITY ? "activity" : k == SIM_EVENT_ALARM ? "alarm" : "fault";
-}
-
-static void on_event(const struct sim_event *e, void *ud)
-{
-    struct out *o = ud;
-    char t[32];
-
-    if (o->json) {
-        fputs(o->first_entry ? "\n" : ",\n", o->f);
-        o->first_entry = 0;
-        fprintf(o->f, "{\"t_s\":%lld,\"type\":\"%s\"", (long long)((e->t_ms - o->start_ms) / 1000),
-                event_type(e->kind));
-        if (e->kind == SIM_EVENT_ACTIVITY) {
-            fputs(",\"end_s\":", o->f);
-            if (e->end_ms)
-                fprintf(o->f, "%lld", (long long)((e->end_ms - o->start_ms) / 1000));
-            else
-                fputs("null", o->f);
-        }
-        if (e->group) {
-            fputs(",\"group\":", o->f);
-            json_str(o->f, e->group);
-        }
-        if (e->name) {
-            fputs(",\"name\":", o->f);
-            json_str(o->f, e->name);
-        }
-        fputs(",\"status\":", o->f);
-        json_str(o->f, e->status);
-        fputs(",\"cause\":", o->f);
-        json_str(o->f, e->cause);
-        fputs(",\"description\":", o->f);
-        json_str(o->f, e->description);
-        fputc('}', o->f);
-        return;
-    }
-    if (!o->table)
-        return;
-    elapsed(e->t_ms - o->start_ms, t, sizeof(t));
-    if (e->kind == SIM_EVENT_ACTIVITY)
-        fprintf(o->f, "  ^ %s %s: %s (%s)\n", t, e->group ? e->group : "", e->description,
-                e->status);
-    else if (e->kind == SIM_EVENT_ALARM)
-        fprintf(o->f, "  ^ %s alarm %s %s\n", t, e->name ? e->name : "", e->cause);
-    else
-        fprintf(o->f, "  ^ %s fault %s %s%s%s\n", t, e->cause, e->group ? e->group : "",
-                e->group ? ": " : "", e->description);
-}
-
 struct sinks {
-    struct out out;
+    struct sim_out out;
     struct sim_elastic_sink elastic;
     struct sim_checker *checker;
     const struct opts *o;
@@ -307,147 +90,19 @@ static void on_timeline(struct sim_timeline *tl, void *ud)
 {
     struct sinks *s = ud;
     const struct sim_timeline_config *tc = sim_timeline_config(tl);
-    char iso[32];
 
-    s->out.tc = tc;
-    s->out.start_ms = tc->start_ms;
+    sim_out_bind(&s->out, tc);
     sim_elastic_sink_init(&s->elastic, tc->ngroups);
-    if (s->out.json) {
-        FILE *f = s->out.f;
-        iso_time(tc->start_ms, iso, sizeof(iso));
-        fputs("{\"scenario\":", f);
-        json_str(f, s->sc->name);
-        fprintf(f,
-                ",\"seed\":%llu,\"mode\":\"%s\",\"start\":\"%s\",\"duration_s\":%lld,\"sample_s\":",
-                (unsigned long long)(s->o->has_seed ? s->o->seed : s->sc->seed),
-                sim_mode_str(s->mode), iso, (long long)((tc->end_ms - tc->start_ms) / 1000));
-        json_num(f, (double)tc->interval_ms / 1000.0);
-        fputs(",\"groups\":[", f);
-        for (int g = 0; g < tc->ngroups; g++) {
-            fputs(g ? "," : "", f);
-            json_str(f, tc->group_names[g]);
-        }
-        fputs("],\"alarms\":[", f);
-        for (int a = 0; a < tc->nalarms; a++) {
-            fputs(a ? ",{\"name\":" : "{\"name\":", f);
-            json_str(f, tc->alarms[a].name);
-            fputs(",\"metric\":", f);
-            json_str(f, tc->alarms[a].metric);
-            fputs(",\"comparison\":", f);
-            json_str(f, tc->alarms[a].comparison);
-            fputs(",\"threshold\":", f);
-            json_num(f, tc->alarms[a].threshold);
-            fputc('}', f);
-        }
-        fputs("],\n\"timeline\":[", f);
-        s->out.first_entry = 1;
-    }
-    sim_timeline_add_sink(tl, on_sample, on_event, &s->out);
+    if (s->out.json)
+        sim_out_json_head(&s->out, s->sc->name, s->o->has_seed ? s->o->seed : s->sc->seed,
+                          sim_mode_str(s->mode));
+    sim_timeline_add_sink(tl, sim_out_on_sample, sim_out_on_event, &s->out);
     sim_timeline_add_sink(tl, sim_elastic_sink_on_sample, NULL, &s->elastic);
     if (s->checker)
         sim_timeline_add_sink(tl, sim_checker_on_sample, NULL, s->checker);
 }
 
 /* ---- one run ---- */
-
-static void fmt_when(int64_t ms, char *out, size_t n)
-{
-    elapsed(ms, out, n);
-}
-
-static void print_summary(FILE *f, const struct sinks *s, const struct sim_run_result *r,
-                          const struct sim_timeline_config *tc)
-{
-    double tot = r->completed + r->failed;
-
-    fprintf(f, "\nscenario %s: %s mode, seed %llu, %.1f h simulated\n", s->sc->name,
-            sim_mode_str(r->mode), (unsigned long long)(s->o->has_seed ? s->o->seed : s->sc->seed),
-            (double)(r->end_ms - r->start_ms) / 3600000.0);
-    fprintf(f, "requests: %.0f completed, %.0f failed (%.3f%%), latency p50 %.1f ms, p99 %.1f ms\n",
-            r->completed, r->failed, tot > 0 ? 100.0 * r->failed / tot : 0.0, r->p50_ms, r->p99_ms);
-    for (int g = 0; g < tc->ngroups; g++) {
-        struct sim_elastic_result er;
-        sim_elastic_result(&s->elastic.groups[g], r->end_ms, &er);
-        fprintf(f,
-                "group %s: final desired %d, InService %d; cost %.2f instance-hours\n"
-                "  elasticity: under-provisioning accuracy %.2f%%, over-provisioning accuracy "
-                "%.2f%%,\n  timeshare under %.2f%% / over %.2f%%, instability %.2f%%, jitter "
-                "%.3f/h (mean demand %.2f, supply %.2f)\n",
-                tc->group_names[g], r->final_desired[g], r->final_in_service[g],
-                er.cost_instance_hours, er.theta_u_pct, er.theta_o_pct, er.tau_u_pct, er.tau_o_pct,
-                er.instability_pct, er.jitter_per_h, er.mean_demand, er.mean_supply);
-    }
-}
-
-static void print_expectations(FILE *f, const struct sim_checker *ch)
-{
-    int n = sim_checker_count(ch);
-
-    if (n == 0)
-        return;
-    fprintf(f, "expectations:\n");
-    for (int i = 0; i < n; i++) {
-        const struct sim_check_result *r = sim_checker_result(ch, i);
-        char when[32];
-        fmt_when(r->when_ms, when, sizeof(when));
-        fprintf(f, "  %s %s: %s (%s at %s)\n", r->ok ? "ok  " : "FAIL", r->e->path, r->what,
-                r->observed, when);
-    }
-}
-
-static void json_tail(FILE *f, const struct sinks *s, const struct sim_run_result *r,
-                      const struct sim_timeline_config *tc, int exit_code)
-{
-    double tot = r->completed + r->failed;
-    int n = sim_checker_count(s->checker);
-
-    fputs("\n],\n\"summary\":{\"completed\":", f);
-    json_num(f, floor(r->completed + 0.5));
-    fputs(",\"failed\":", f);
-    json_num(f, floor(r->failed + 0.5));
-    fputs(",\"failed_pct\":", f);
-    json_num(f, tot > 0 ? 100.0 * r->failed / tot : 0);
-    fputs(",\"p50_ms\":", f);
-    json_num(f, r->p50_ms);
-    fputs(",\"p99_ms\":", f);
-    json_num(f, r->p99_ms);
-    fputs(",\"groups\":[", f);
-    for (int g = 0; g < tc->ngroups; g++) {
-        struct sim_elastic_result er;
-        sim_elastic_result(&s->elastic.groups[g], r->end_ms, &er);
-        fputs(g ? ",{\"name\":" : "{\"name\":", f);
-        json_str(f, tc->group_names[g]);
-        fprintf(f, ",\"final_desired\":%d,\"final_in_service\":%d,\"instance_hours\":",
-                r->final_desired[g], r->final_in_service[g]);
-        json_num(f, er.cost_instance_hours);
-        fputs(",\"theta_u_pct\":", f);
-        json_num(f, er.theta_u_pct);
-        fputs(",\"theta_o_pct\":", f);
-        json_num(f, er.theta_o_pct);
-        fputs(",\"tau_u_pct\":", f);
-        json_num(f, er.tau_u_pct);
-        fputs(",\"tau_o_pct\":", f);
-        json_num(f, er.tau_o_pct);
-        fputs(",\"instability_pct\":", f);
-        json_num(f, er.instability_pct);
-        fputs(",\"jitter_per_h\":", f);
-        json_num(f, er.jitter_per_h);
-        fputc('}', f);
-    }
-    fputs("]},\n\"expectations\":[", f);
-    for (int i = 0; i < n; i++) {
-        const struct sim_check_result *c = sim_checker_result(s->checker, i);
-        fputs(i ? ",\n{\"path\":" : "\n{\"path\":", f);
-        json_str(f, c->e->path);
-        fputs(",\"what\":", f);
-        json_str(f, c->what);
-        fprintf(f, ",\"ok\":%s,\"when_s\":%lld,\"observed\":", c->ok ? "true" : "false",
-                (long long)(c->when_ms / 1000));
-        json_str(f, c->observed);
-        fputc('}', f);
-    }
-    fprintf(f, "],\n\"exit\":%d}\n", exit_code);
-}
 
 static int write_report(const struct opts *o, const struct sinks *s, const struct sim_timeline *tl,
                         const struct sim_run_result *r)
@@ -456,19 +111,8 @@ static int write_report(const struct opts *o, const struct sinks *s, const struc
     char details[256][256];
     char mode[64];
     struct sim_report_input in = { 0 };
-    int n = sim_checker_count(s->checker);
+    int n = sim_out_report_expects(s->checker, ex, details, 256);
 
-    if (n > 256)
-        n = 256;
-    for (int i = 0; i < n; i++) {
-        const struct sim_check_result *c = sim_checker_result(s->checker, i);
-        char when[32];
-        fmt_when(c->when_ms, when, sizeof(when));
-        snprintf(details[i], sizeof(details[i]), "%s at %s", c->observed, when);
-        ex[i].text = c->what;
-        ex[i].passed = c->ok;
-        ex[i].detail = details[i];
-    }
     snprintf(mode, sizeof(mode), "scaler simulate (%s model)", sim_mode_str(r->mode));
     in.tl = tl;
     in.scenario_name = s->sc->name;
@@ -523,22 +167,18 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
     failed = sim_checker_failed(s.checker);
     exit_code = failed ? 3 : 0;
     if (o->json) {
-        json_tail(stdout, &s, &r, sim_timeline_config(tl), exit_code);
+        sim_out_json_tail(stdout, &s.elastic, s.checker, &r, sim_timeline_config(tl), NULL,
+                          exit_code);
     } else {
-        print_summary(stdout, &s, &r, sim_timeline_config(tl));
-        print_expectations(stdout, s.checker);
+        char how[96];
+        snprintf(how, sizeof(how), "%s mode, seed %llu", sim_mode_str(r.mode),
+                 (unsigned long long)(o->has_seed ? o->seed : sc->seed));
+        sim_out_print_summary(stdout, sc->name, how, "simulated", &s.elastic, &r,
+                              sim_timeline_config(tl));
+        sim_out_print_expectations(stdout, s.checker);
     }
-    if (failed) {
-        for (int i = 0; i < sim_checker_count(s.checker); i++) {
-            const struct sim_check_result *c = sim_checker_result(s.checker, i);
-            char when[32];
-            if (c->ok)
-                continue;
-            fmt_when(c->when_ms, when, sizeof(when));
-            fprintf(stderr, "scaler: %s: expectation %s failed: %s; %s at %s\n", o->file,
-                    c->e->path, c->what, c->observed, when);
-        }
-    }
+    if (failed)
+        sim_out_print_failures(stderr, "scaler", o->file, s.checker);
     if (o->report && write_report(o, &s, tl, &r) != 0)
         exit_code = 1;
     fflush(stdout);

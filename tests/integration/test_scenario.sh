@@ -43,8 +43,6 @@ check "bad file exits 2 with the JSON path" bash -c "
     printf '{\"name\":\"x\",\"duration\":\"1h\",\"load\":[{\"rate\":-1}]}' >'$TMP/bad.json'
     '$LG' scenario '$TMP/bad.json' --dry-run 2>'$TMP/err'; [ \$? = 2 ] && grep -qF 'bad.json: \$' '$TMP/err'"
 check "missing file exits 2" bash -c "'$LG' scenario /nonexistent.json --dry-run 2>/dev/null; [ \$? = 2 ]"
-check "without --dry-run: exit 2 saying running is not in this build" bash -c "
-    '$LG' scenario '$ROOT/scenarios/seed-tutorial.json' 2>'$TMP/err'; [ \$? = 2 ] && grep -q 'not in this build' '$TMP/err'"
 
 "$EMU" --port 0 --port-file "$TMP/port" 2>"$TMP/emu.log" &
 PID=$!

@@ -1,0 +1,353 @@
+/* loadgen/scn_reply.c: see scn_reply.h. */
+#include "loadgen/scn_reply.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "loadgen/awsapi.h"
+
+/* ---- placeholders and times ---- */
+
+int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n)
+{
+    size_t len = 0;
+    const char *p = value;
+
+    if (n == 0)
+        return -1;
+    out[0] = '\0';
+    while (*p) {
+        const char *open = strstr(p, "{arn:");
+        const char *close, *arn;
+        char name[256];
+        size_t k;
+
+        if (!open) {
+            k = strlen(p);
+            if (len + k >= n)
+                return -1;
+            memcpy(out + len, p, k);
+            len += k;
+            break;
+        }
+        close = strchr(open, '}');
+        if (!close) {
+            k = strlen(p);
+            if (len + k >= n)
+                return -1;
+            memcpy(out + len, p, k);
+            len += k;
+            break;
+        }
+        k = (size_t)(open - p);
+        if (len + k >= n)
+            return -1;
+        memcpy(out + len, p, k);
+        len += k;
+        k = (size_t)(close - open - 5);
+        if (k >= sizeof(name)) {
+            snprintf(out, n, "policy name too long");
+            return -1;
+        }
+        memcpy(name, open + 5, k);
+        name[k] = '\0';
+        arn = lookup(name, ud);
+        if (!arn) {
+            snprintf(out, n, "no PolicyARN for %s", name);
+            return -1;
+        }
+        k = strlen(arn);
+        if (len + k >= n)
+            return -1;
+        memcpy(out + len, arn, k);
+        len += k;
+        p = close + 1;
+    }
+    out[len] = '\0';
+    return 0;
+}
+
+static int digits(const char **s, int n, int *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)**s))
+            return -1;
+        *v = *v * 10 + (**s - '0');
+        (*s)++;
+    }
+    return 0;
+}
+
+int scn_time_parse(const char *s, int64_t *ms)
+{
+    struct tm tm;
+    int y, mo, d, h, mi, se, frac = 0, fd = 0;
+    int64_t t;
+
+    memset(&tm, 0, sizeof(tm));
+    if (!s || digits(&s, 4, &y) || *s++ != '-' || digits(&s, 2, &mo) || *s++ != '-' ||
+        digits(&s, 2, &d) || (*s != 'T' && *s != 't' && *s != ' '))
+        return -1;
+    s++;
+    if (digits(&s, 2, &h) || *s++ != ':' || digits(&s, 2, &mi) || *s++ != ':' || digits(&s, 2, &se))
+        return -1;
+    if (*s == '.') {
+        s++;
+        while (isdigit((unsigned char)*s)) {
+            if (fd < 3) {
+                frac = frac * 10 + (*s - '0');
+                fd++;
+            }
+            s++;
+        }
+        while (fd < 3) {
+            frac *= 10;
+            fd++;
+        }
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+        return -1;
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = se;
+    t = (int64_t)timegm(&tm) * 1000 + frac;
+    if (*s == 'Z' || *s == 'z') {
+        s++;
+    } else if (*s == '+' || *s == '-') {
+        int sign = *s == '-' ? -1 : 1, oh, om;
+        s++;
+        if (digits(&s, 2, &oh))
+            return -1;
+        if (*s == ':')
+            s++;
+        if (digits(&s, 2, &om))
+            return -1;
+        t -= sign * ((int64_t)oh * 3600 + om * 60) * 1000;
+    }
+    if (*s)
+        return -1;
+    *ms = t;
+    return 0;
+}
+
+void scn_time_format(int64_t ms, char *out, size_t n)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    char b[32];
+
+    gmtime_r(&t, &tm);
+    strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, n, "%s.%03dZ", b, (int)(ms % 1000));
+}
+
+/* ---- XML helpers: direct children only ---- */
+
+static int is_elem(const xmlNode *n, const char *name)
+{
+    return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+static xmlNode *child(xmlNode *node, const char *name)
+{
+    for (xmlNode *c = node ? node->children : NULL; c; c = c->next)
+        if (is_elem(c, name))
+            return c;
+    return NULL;
+}
+
+static void child_text(xmlNode *node, const char *name, char *out, size_t n)
+{
+    xmlNode *c = child(node, name);
+    xmlChar *t = c ? xmlNodeGetContent(c) : NULL;
+
+    snprintf(out, n, "%s", t ? (const char *)t : "");
+    xmlFree(t);
+}
+
+static double child_num(xmlNode *node, const char *name, double dflt)
+{
+    char b[64], *end;
+    double v;
+
+    child_text(node, name, b, sizeof(b));
+    if (!b[0])
+        return dflt;
+    v = strtod(b, &end);
+    return end == b ? dflt : v;
+}
+
+static int64_t child_time(xmlNode *node, const char *name)
+{
+    char b[64];
+    int64_t ms;
+
+    child_text(node, name, b, sizeof(b));
+    return b[0] && scn_time_parse(b, &ms) == 0 ? ms : 0;
+}
+
+/* The first <member> of the list element named list under doc (depth first). */
+static xmlNode *first_member(xmlDoc *doc, const char *list)
+{
+    xmlNode *l = doc ? aws_xml_find(xmlDocGetRootElement(doc), list) : NULL;
+
+    return l ? child(l, "member") : NULL;
+}
+
+/* ---- replies ---- */
+
+void scn_reply_group(xmlDoc *doc, const char *name, struct scn_group_state *st)
+{
+    memset(st, 0, sizeof(*st));
+    for (xmlNode *m = first_member(doc, "AutoScalingGroups"); m; m = aws_xml_next(m)) {
+        char gname[256];
+
+        child_text(m, "AutoScalingGroupName", gname, sizeof(gname));
+        if (strcmp(gname, name) != 0)
+            continue;
+        st->found = 1;
+        st->desired = (int)child_num(m, "DesiredCapacity", 0);
+        st->min = (int)child_num(m, "MinSize", 0);
+        st->max = (int)child_num(m, "MaxSize", 0);
+        for (xmlNode *i = child(child(m, "Instances"), "member"); i; i = aws_xml_next(i)) {
+            char lc[32];
+
+            child_text(i, "LifecycleState", lc, sizeof(lc));
+            if (strcmp(lc, "InService") == 0)
+                st->in_service++;
+            else if (strncmp(lc, "Pending", 7) == 0)
+                st->pending++;
+            else if (strncmp(lc, "Terminating", 11) == 0)
+                st->terminating++;
+            else
+                st->other++;
+            if (st->ninstances < SCN_MAX_INSTANCES) {
+                child_text(i, "InstanceId", st->inst[st->ninstances].id, SCN_ID_MAX);
+                snprintf(st->inst[st->ninstances].lifecycle,
+                         sizeof(st->inst[st->ninstances].lifecycle), "%s", lc);
+                child_text(i, "HealthStatus", st->inst[st->ninstances].health,
+                           sizeof(st->inst[st->ninstances].health));
+                st->ninstances++;
+            }
+        }
+        return;
+    }
+}
+
+double scn_reply_metric_average(xmlDoc *doc, int *ndatapoints)
+{
+    double sum = 0, weight = 0;
+    int n = 0;
+
+    for (xmlNode *m = first_member(doc, "Datapoints"); m; m = aws_xml_next(m)) {
+        double avg = child_num(m, "Average", NAN);
+        double cnt = child_num(m, "SampleCount", 1);
+
+        if (!isfinite(avg))
+            continue;
+        if (!(cnt > 0))
+            cnt = 1;
+        sum += avg * cnt;
+        weight += cnt;
+        n++;
+    }
+    if (ndatapoints)
+        *ndatapoints = n;
+    return n > 0 ? sum / weight : NAN;
+}
+
+void scn_reply_alarm(xmlDoc *doc, const char *name, struct scn_alarm_state *st)
+{
+    memset(st, 0, sizeof(*st));
+    for (xmlNode *m = first_member(doc, "MetricAlarms"); m; m = aws_xml_next(m)) {
+        char aname[256];
+
+        child_text(m, "AlarmName", aname, sizeof(aname));
+        if (strcmp(aname, name) != 0)
+            continue;
+        st->found = 1;
+        child_text(m, "StateValue", st->state, sizeof(st->state));
+        child_text(m, "StateReason", st->reason, sizeof(st->reason));
+        st->updated_ms = child_time(m, "StateUpdatedTimestamp");
+        child_text(m, "MetricName", st->metric, sizeof(st->metric));
+        child_text(m, "ComparisonOperator", st->comparison, sizeof(st->comparison));
+        st->threshold = child_num(m, "Threshold", 0);
+        return;
+    }
+}
+
+int scn_reply_alarm_names(xmlDoc *doc, void (*fn)(const char *name, void *ud), void *ud)
+{
+    int n = 0;
+
+    for (xmlNode *m = first_member(doc, "MetricAlarms"); m; m = aws_xml_next(m)) {
+        char aname[256];
+
+        child_text(m, "AlarmName", aname, sizeof(aname));
+        fn(aname, ud);
+        n++;
+    }
+    return n;
+}
+
+int scn_activity_done(const char *status)
+{
+    return strcmp(status, "Successful") == 0 || strcmp(status, "Failed") == 0 ||
+           strcmp(status, "Cancelled") == 0;
+}
+
+int scn_reply_activities(xmlDoc *doc, void (*fn)(const struct scn_activity *a, void *ud), void *ud)
+{
+    xmlNode *v[1024];
+    int n = 0;
+
+    for (xmlNode *m = first_member(doc, "Activities"); m && n < 1024; m = aws_xml_next(m))
+        v[n++] = m;
+    for (int i = n - 1; i >= 0; i--) {
+        struct scn_activity a;
+
+        memset(&a, 0, sizeof(a));
+        child_text(v[i], "ActivityId", a.id, sizeof(a.id));
+        child_text(v[i], "AutoScalingGroupName", a.group, sizeof(a.group));
+        child_text(v[i], "StatusCode", a.status, sizeof(a.status));
+        child_text(v[i], "Cause", a.cause, sizeof(a.cause));
+        child_text(v[i], "Description", a.description, sizeof(a.description));
+        a.start_ms = child_time(v[i], "StartTime");
+        a.end_ms = child_time(v[i], "EndTime");
+        fn(&a, ud);
+    }
+    return n;
+}
+
+void scn_reply_instance_health(xmlDoc *doc, int *in_service, int *out_of_service)
+{
+    *in_service = 0;
+    *out_of_service = 0;
+    for (xmlNode *m = first_member(doc, "InstanceStates"); m; m = aws_xml_next(m)) {
+        char st[32];
+
+        child_text(m, "State", st, sizeof(st));
+        if (strcmp(st, "InService") == 0)
+            (*in_service)++;
+        else
+            (*out_of_service)++;
+    }
+}
+
+int scn_reply_text(xmlDoc *doc, const char *name, char *out, size_t n)
+{
+    if (!doc) {
+        if (n)
+            out[0] = '\0';
+        return -1;
+    }
+    return aws_xml_text(xmlDocGetRootElement(doc), name, out, n);
+}

@@ -1,0 +1,107 @@
+/* loadgen/scn_reply.h: the pure parts of `loadgen scenario`: AWS replies (Auto Scaling,
+ * CloudWatch, ELB XML documents) read into what a timeline sample and its events need,
+ * the {arn:POLICY} placeholders of the plan resolved, AWS timestamps read.
+ *
+ * No I/O and no clock: every function works on the documents and values given.
+ * Ownership: documents are borrowed; results are plain data in the caller's storage. */
+#ifndef LOADGEN_SCN_REPLY_H
+#define LOADGEN_SCN_REPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libxml/tree.h>
+
+#define SCN_ID_MAX   64
+#define SCN_TEXT_MAX 512
+
+/* ---- placeholders and times ---- */
+
+/* Looks a policy's PolicyARN up by the scenario's policy name (NULL when unknown). */
+typedef const char *(*scn_arn_lookup_fn)(const char *policy, void *ud);
+
+/* Copies value into out (n bytes) with every "{arn:NAME}" replaced by lookup(NAME).
+ * Returns 0, or -1 when a name is unknown (out then names it: "no PolicyARN for NAME")
+ * or the result does not fit. */
+int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n);
+
+/* Parses an AWS timestamp ("2026-01-01T00:00:00Z", "...T00:00:00.123Z", "+00:00" offset)
+ * into epoch ms. Returns 0, or -1 when it is not one. */
+int scn_time_parse(const char *s, int64_t *ms);
+/* Formats epoch ms as AWS wants a timestamp parameter: "2026-01-01T00:00:00.000Z". */
+void scn_time_format(int64_t ms, char *out, size_t n);
+
+/* ---- DescribeAutoScalingGroups ---- */
+
+#define SCN_MAX_INSTANCES 256
+
+struct scn_group_state {
+    int found; /* the group is in the reply */
+    int desired, min, max;
+    int in_service, pending, terminating, other;
+    int ninstances; /* instances listed (at most SCN_MAX_INSTANCES kept) */
+    struct {
+        char id[SCN_ID_MAX];
+        char lifecycle[32]; /* "InService", "Pending", ... */
+        char health[16];    /* "Healthy", "Unhealthy" */
+    } inst[SCN_MAX_INSTANCES];
+};
+
+/* Fills st from the reply's group named name (st->found = 0 when absent). Pending
+ * counts Pending, Pending:Wait and Pending:Proceed; terminating counts Terminating,
+ * Terminating:Wait and Terminating:Proceed. */
+void scn_reply_group(xmlDoc *doc, const char *name, struct scn_group_state *st);
+
+/* ---- GetMetricStatistics ---- */
+
+/* The average over the reply's datapoints, weighted by SampleCount when present; NAN when
+ * there is none. *ndatapoints (optional) receives their count. */
+double scn_reply_metric_average(xmlDoc *doc, int *ndatapoints);
+
+/* ---- DescribeAlarms ---- */
+
+struct scn_alarm_state {
+    int found;
+    char state[32];            /* "OK", "ALARM", "INSUFFICIENT_DATA" */
+    int64_t updated_ms;        /* StateUpdatedTimestamp, epoch ms (0 when absent) */
+    char reason[SCN_TEXT_MAX]; /* StateReason */
+    char metric[128];          /* MetricName */
+    char comparison[64];       /* ComparisonOperator */
+    double threshold;
+};
+
+/* Fills st from the reply's MetricAlarms member named name. */
+void scn_reply_alarm(xmlDoc *doc, const char *name, struct scn_alarm_state *st);
+/* Calls fn for each MetricAlarms member's AlarmName, in order. Returns the count. */
+int scn_reply_alarm_names(xmlDoc *doc, void (*fn)(const char *name, void *ud), void *ud);
+
+/* ---- DescribeScalingActivities ---- */
+
+struct scn_activity {
+    char id[SCN_ID_MAX];
+    char group[256];
+    char status[32]; /* StatusCode */
+    char cause[SCN_TEXT_MAX];
+    char description[SCN_TEXT_MAX];
+    int64_t start_ms, end_ms; /* epoch ms; end 0 while unfinished */
+};
+
+/* 1 when the StatusCode is final (Successful, Failed, Cancelled). */
+int scn_activity_done(const char *status);
+/* Calls fn for each Activities member, oldest first (AWS lists the newest first).
+ * Returns the count. */
+int scn_reply_activities(xmlDoc *doc, void (*fn)(const struct scn_activity *a, void *ud), void *ud);
+
+/* ---- DescribeInstanceHealth ---- */
+
+/* Counts the reply's InstanceStates by State: InService into *in_service, the rest into
+ * *out_of_service. */
+void scn_reply_instance_health(xmlDoc *doc, int *in_service, int *out_of_service);
+
+/* ---- PutScalingPolicy / DescribeLoadBalancers ---- */
+
+/* The text of the first element named name (PolicyARN, DNSName ...) into out; returns 0,
+ * or -1 when absent. */
+int scn_reply_text(xmlDoc *doc, const char *name, char *out, size_t n);
+
+#endif

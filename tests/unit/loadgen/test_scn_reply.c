@@ -1,0 +1,290 @@
+/* tests/unit/loadgen/test_scn_reply.c: loadgen/scn_reply.c (placeholders, timestamps,
+ * AWS replies read into sample figures and events) */
+#include "loadgen/scn_reply.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+static xmlDoc *doc_of(const char *xml)
+{
+    xmlDoc *d = xmlReadMemory(xml, (int)strlen(xml), "t.xml", NULL, XML_PARSE_NONET);
+    assert_non_null(d);
+    return d;
+}
+
+static const char *lookup(const char *policy, void *ud)
+{
+    (void)ud;
+    if (strcmp(policy, "up") == 0)
+        return "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:1:autoScalingGroupName/"
+               "g:policyName/up";
+    if (strcmp(policy, "down") == 0)
+        return "arn:down";
+    return NULL;
+}
+
+static void test_scn_reply_arn_substitute(void **state)
+{
+    char out[512];
+
+    (void)state;
+    assert_int_equal(scn_arn_substitute("{arn:down}", lookup, NULL, out, sizeof(out)), 0);
+    assert_string_equal(out, "arn:down");
+    assert_int_equal(scn_arn_substitute("x{arn:down}y{arn:down}", lookup, NULL, out, sizeof(out)),
+                     0);
+    assert_string_equal(out, "xarn:downyarn:down");
+    assert_int_equal(scn_arn_substitute("plain value", lookup, NULL, out, sizeof(out)), 0);
+    assert_string_equal(out, "plain value");
+    assert_int_equal(scn_arn_substitute("", lookup, NULL, out, sizeof(out)), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(scn_arn_substitute("{arn:up}", lookup, NULL, out, sizeof(out)), 0);
+    assert_non_null(strstr(out, "policyName/up"));
+    /* an unclosed brace is text */
+    assert_int_equal(scn_arn_substitute("{arn:up", lookup, NULL, out, sizeof(out)), 0);
+    assert_string_equal(out, "{arn:up");
+    /* unknown policy: named */
+    assert_int_equal(scn_arn_substitute("{arn:nope}", lookup, NULL, out, sizeof(out)), -1);
+    assert_string_equal(out, "no PolicyARN for nope");
+    /* too small */
+    assert_int_equal(scn_arn_substitute("{arn:up}", lookup, NULL, out, 10), -1);
+}
+
+static void test_scn_reply_time(void **state)
+{
+    int64_t ms;
+    char b[64];
+
+    (void)state;
+    assert_int_equal(scn_time_parse("2026-01-01T00:00:00Z", &ms), 0);
+    assert_true(ms == INT64_C(1767225600000));
+    assert_int_equal(scn_time_parse("2026-01-01T00:00:01.5Z", &ms), 0);
+    assert_true(ms == INT64_C(1767225601500));
+    assert_int_equal(scn_time_parse("2026-01-01T00:00:01.123456Z", &ms), 0);
+    assert_true(ms == INT64_C(1767225601123));
+    assert_int_equal(scn_time_parse("2026-01-01T01:00:00+01:00", &ms), 0);
+    assert_true(ms == INT64_C(1767225600000));
+    assert_int_equal(scn_time_parse("2026-01-01", &ms), -1);
+    assert_int_equal(scn_time_parse("2026-13-01T00:00:00Z", &ms), -1);
+    assert_int_equal(scn_time_parse("2026-01-01T00:00:00Zjunk", &ms), -1);
+    assert_int_equal(scn_time_parse(NULL, &ms), -1);
+    scn_time_format(INT64_C(1767225601500), b, sizeof(b));
+    assert_string_equal(b, "2026-01-01T00:00:01.500Z");
+}
+
+static const char groups_xml[] =
+    "<DescribeAutoScalingGroupsResponse xmlns=\"http://autoscaling.amazonaws.com/doc/2011-01-01/\">"
+    "<DescribeAutoScalingGroupsResult><AutoScalingGroups>"
+    "<member><AutoScalingGroupName>p-other</AutoScalingGroupName><DesiredCapacity>9"
+    "</DesiredCapacity><Instances/></member>"
+    "<member><AutoScalingGroupName>p-web</AutoScalingGroupName>"
+    "<LaunchConfigurationName>p-lc</LaunchConfigurationName>"
+    "<MinSize>1</MinSize><MaxSize>10</MaxSize><DesiredCapacity>4</DesiredCapacity>"
+    "<Instances>"
+    "<member><InstanceId>i-1</InstanceId><LifecycleState>InService</LifecycleState>"
+    "<HealthStatus>Healthy</HealthStatus><LaunchConfigurationName>p-lc</LaunchConfigurationName>"
+    "</member>"
+    "<member><InstanceId>i-2</InstanceId><LifecycleState>Pending</LifecycleState>"
+    "<HealthStatus>Healthy</HealthStatus></member>"
+    "<member><InstanceId>i-3</InstanceId><LifecycleState>Pending:Wait</LifecycleState>"
+    "<HealthStatus>Healthy</HealthStatus></member>"
+    "<member><InstanceId>i-4</InstanceId><LifecycleState>Terminating</LifecycleState>"
+    "<HealthStatus>Unhealthy</HealthStatus></member>"
+    "<member><InstanceId>i-5</InstanceId><LifecycleState>Standby</LifecycleState>"
+    "<HealthStatus>Healthy</HealthStatus></member>"
+    "</Instances></member>"
+    "</AutoScalingGroups></DescribeAutoScalingGroupsResult></DescribeAutoScalingGroupsResponse>";
+
+static void test_scn_reply_group(void **state)
+{
+    xmlDoc *d = doc_of(groups_xml);
+    struct scn_group_state st;
+
+    (void)state;
+    scn_reply_group(d, "p-web", &st);
+    assert_int_equal(st.found, 1);
+    assert_int_equal(st.desired, 4);
+    assert_int_equal(st.min, 1);
+    assert_int_equal(st.max, 10);
+    assert_int_equal(st.in_service, 1);
+    assert_int_equal(st.pending, 2);
+    assert_int_equal(st.terminating, 1);
+    assert_int_equal(st.other, 1);
+    assert_int_equal(st.ninstances, 5);
+    assert_string_equal(st.inst[0].id, "i-1");
+    assert_string_equal(st.inst[3].health, "Unhealthy");
+    assert_string_equal(st.inst[2].lifecycle, "Pending:Wait");
+    scn_reply_group(d, "p-other", &st);
+    assert_int_equal(st.found, 1);
+    assert_int_equal(st.desired, 9);
+    assert_int_equal(st.ninstances, 0);
+    scn_reply_group(d, "p-none", &st);
+    assert_int_equal(st.found, 0);
+    scn_reply_group(NULL, "p-web", &st);
+    assert_int_equal(st.found, 0);
+    xmlFreeDoc(d);
+}
+
+static void test_scn_reply_metric(void **state)
+{
+    xmlDoc *d = doc_of(
+        "<GetMetricStatisticsResponse><GetMetricStatisticsResult><Label>CPUUtilization</Label>"
+        "<Datapoints>"
+        "<member><Timestamp>2026-01-01T00:00:00Z</Timestamp><Average>90</Average>"
+        "<SampleCount>3</SampleCount><Unit>Percent</Unit></member>"
+        "<member><Timestamp>2026-01-01T00:01:00Z</Timestamp><Average>50</Average>"
+        "<SampleCount>1</SampleCount><Unit>Percent</Unit></member>"
+        "</Datapoints></GetMetricStatisticsResult></GetMetricStatisticsResponse>");
+    xmlDoc *e = doc_of("<GetMetricStatisticsResponse><GetMetricStatisticsResult><Datapoints/>"
+                       "</GetMetricStatisticsResult></GetMetricStatisticsResponse>");
+    int n = -1;
+
+    (void)state;
+    assert_true(fabs(scn_reply_metric_average(d, &n) - 80.0) < 1e-9);
+    assert_int_equal(n, 2);
+    assert_true(isnan(scn_reply_metric_average(e, &n)));
+    assert_int_equal(n, 0);
+    xmlFreeDoc(d);
+    xmlFreeDoc(e);
+}
+
+static const char alarms_xml[] =
+    "<DescribeAlarmsResponse><DescribeAlarmsResult><MetricAlarms>"
+    "<member><AlarmName>p-high</AlarmName><StateValue>ALARM</StateValue>"
+    "<StateReason>Threshold Crossed: 1 datapoint [91.0 (01/01/26 00:09:00)] was greater than the "
+    "threshold (80.0).</StateReason>"
+    "<StateUpdatedTimestamp>2026-01-01T00:10:00.250Z</StateUpdatedTimestamp>"
+    "<MetricName>CPUUtilization</MetricName><ComparisonOperator>GreaterThanThreshold"
+    "</ComparisonOperator><Threshold>80.0</Threshold>"
+    "<Dimensions><member><Name>AutoScalingGroupName</Name><Value>p-web</Value></member>"
+    "</Dimensions></member>"
+    "<member><AlarmName>p-low</AlarmName><StateValue>OK</StateValue></member>"
+    "</MetricAlarms></DescribeAlarmsResult></DescribeAlarmsResponse>";
+
+static void collect_name(const char *name, void *ud)
+{
+    char *out = ud;
+    strcat(out, name);
+    strcat(out, ";");
+}
+
+static void test_scn_reply_alarms(void **state)
+{
+    xmlDoc *d = doc_of(alarms_xml);
+    struct scn_alarm_state st;
+    char names[128] = "";
+
+    (void)state;
+    scn_reply_alarm(d, "p-high", &st);
+    assert_int_equal(st.found, 1);
+    assert_string_equal(st.state, "ALARM");
+    assert_true(st.updated_ms == INT64_C(1767225600000) + 600250);
+    assert_non_null(strstr(st.reason, "greater than the threshold"));
+    assert_string_equal(st.metric, "CPUUtilization");
+    assert_string_equal(st.comparison, "GreaterThanThreshold");
+    assert_true(st.threshold == 80.0);
+    scn_reply_alarm(d, "p-low", &st);
+    assert_int_equal(st.found, 1);
+    assert_string_equal(st.state, "OK");
+    assert_true(st.updated_ms == 0);
+    scn_reply_alarm(d, "p-none", &st);
+    assert_int_equal(st.found, 0);
+    assert_int_equal(scn_reply_alarm_names(d, collect_name, names), 2);
+    assert_string_equal(names, "p-high;p-low;");
+    xmlFreeDoc(d);
+}
+
+struct acts {
+    int n;
+    struct scn_activity a[4];
+};
+
+static void collect_act(const struct scn_activity *a, void *ud)
+{
+    struct acts *v = ud;
+    if (v->n < 4)
+        v->a[v->n++] = *a;
+}
+
+static void test_scn_reply_activities(void **state)
+{
+    xmlDoc *d = doc_of(
+        "<DescribeScalingActivitiesResponse><DescribeScalingActivitiesResult><Activities>"
+        "<member><ActivityId>b</ActivityId><AutoScalingGroupName>p-web</AutoScalingGroupName>"
+        "<Description>Launching a new EC2 instance: i-2</Description>"
+        "<Cause>At 2026-01-01T00:10:00Z a monitor alarm p-high in state ALARM triggered policy "
+        "up changing the desired capacity from 1 to 2.</Cause>"
+        "<StartTime>2026-01-01T00:10:01Z</StartTime><StatusCode>InProgress</StatusCode>"
+        "<Progress>30</Progress></member>"
+        "<member><ActivityId>a</ActivityId><AutoScalingGroupName>p-web</AutoScalingGroupName>"
+        "<Description>Launching a new EC2 instance: i-1</Description><Cause>c</Cause>"
+        "<StartTime>2026-01-01T00:00:00Z</StartTime><EndTime>2026-01-01T00:01:30Z</EndTime>"
+        "<StatusCode>Successful</StatusCode></member>"
+        "</Activities></DescribeScalingActivitiesResult></DescribeScalingActivitiesResponse>");
+    struct acts v = { 0 };
+
+    (void)state;
+    assert_int_equal(scn_reply_activities(d, collect_act, &v), 2);
+    assert_int_equal(v.n, 2);
+    /* oldest first */
+    assert_string_equal(v.a[0].id, "a");
+    assert_string_equal(v.a[0].status, "Successful");
+    assert_true(v.a[0].end_ms - v.a[0].start_ms == 90000);
+    assert_int_equal(scn_activity_done(v.a[0].status), 1);
+    assert_string_equal(v.a[1].id, "b");
+    assert_true(v.a[1].end_ms == 0);
+    assert_int_equal(scn_activity_done(v.a[1].status), 0);
+    assert_non_null(strstr(v.a[1].cause, "from 1 to 2"));
+    assert_string_equal(v.a[1].group, "p-web");
+    assert_int_equal(scn_activity_done("Failed"), 1);
+    assert_int_equal(scn_activity_done("Cancelled"), 1);
+    assert_int_equal(scn_activity_done("WaitingForSpotInstanceId"), 0);
+    xmlFreeDoc(d);
+}
+
+static void test_scn_reply_health_and_text(void **state)
+{
+    xmlDoc *d =
+        doc_of("<DescribeInstanceHealthResponse><DescribeInstanceHealthResult><InstanceStates>"
+               "<member><InstanceId>i-1</InstanceId><State>InService</State></member>"
+               "<member><InstanceId>i-2</InstanceId><State>OutOfService</State></member>"
+               "<member><InstanceId>i-3</InstanceId><State>InService</State></member>"
+               "<member><InstanceId>i-4</InstanceId><State>Unknown</State></member>"
+               "</InstanceStates></DescribeInstanceHealthResult></DescribeInstanceHealthResponse>");
+    xmlDoc *p = doc_of("<PutScalingPolicyResponse><PutScalingPolicyResult><PolicyARN>arn:x"
+                       "</PolicyARN></PutScalingPolicyResult></PutScalingPolicyResponse>");
+    int in = -1, out = -1;
+    char b[64];
+
+    (void)state;
+    scn_reply_instance_health(d, &in, &out);
+    assert_int_equal(in, 2);
+    assert_int_equal(out, 2);
+    assert_int_equal(scn_reply_text(p, "PolicyARN", b, sizeof(b)), 0);
+    assert_string_equal(b, "arn:x");
+    assert_int_equal(scn_reply_text(p, "DNSName", b, sizeof(b)), -1);
+    assert_int_equal(scn_reply_text(NULL, "PolicyARN", b, sizeof(b)), -1);
+    xmlFreeDoc(d);
+    xmlFreeDoc(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scn_reply_arn_substitute),
+        cmocka_unit_test(test_scn_reply_time),
+        cmocka_unit_test(test_scn_reply_group),
+        cmocka_unit_test(test_scn_reply_metric),
+        cmocka_unit_test(test_scn_reply_alarms),
+        cmocka_unit_test(test_scn_reply_activities),
+        cmocka_unit_test(test_scn_reply_health_and_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
