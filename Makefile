@@ -146,7 +146,7 @@ demo:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory demo-run
 
-demo-run: all
+demo-run: $(BINS)
 	@BUILD=$(BUILD) scripts/demo.sh
 
 fuzz:

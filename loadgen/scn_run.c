@@ -802,6 +802,57 @@ static int poll_period(struct run *r, int64_t t, int64_t interval)
     return 0;
 }
 
+/* An emulator that can take a zone down answers az_recover for a zone that is up with
+ * 200; one that cannot asks for an instance id. Returns 1 when supported. */
+static int emu_has_az_outage(const struct run *r, const char *zone)
+{
+    char url[300], body[256], err[256];
+    struct cm_buf b;
+    int st;
+
+    snprintf(url, sizeof(url), "%s/_scalelab/fault", r->base);
+    snprintf(body, sizeof(body), "{\"zone\":\"%s\",\"fault\":\"az_recover\"}", zone);
+    cm_buf_init(&b, 1 << 16);
+    st = scn_http(url, body, &b, 5000, err, sizeof(err));
+    cm_buf_cleanup(&b);
+    return st == 200;
+}
+
+/* Takes the fault's zone down; the dead instances' ids into desc. */
+static int emu_az_outage(struct run *r, const struct sim_fault *f, char *desc, size_t n)
+{
+    char url[300], body[256], err[256];
+    struct cm_buf b;
+    json_t *o, *insts, *it;
+    size_t i, len;
+    int st;
+
+    snprintf(url, sizeof(url), "%s/_scalelab/fault", r->base);
+    if (f->for_ms > 0)
+        snprintf(body, sizeof(body), "{\"zone\":\"%s\",\"fault\":\"az_outage\",\"for_s\":%lld}",
+                 f->zone, (long long)(f->for_ms / 1000));
+    else
+        snprintf(body, sizeof(body), "{\"zone\":\"%s\",\"fault\":\"az_outage\"}", f->zone);
+    cm_buf_init(&b, 1 << 20);
+    st = scn_http(url, body, &b, 5000, err, sizeof(err));
+    if (st != 200) {
+        fail_msg("fault az_outage on %s: %s", f->zone, st < 0 ? err : (b.data ? b.data : ""));
+        cm_buf_cleanup(&b);
+        return -1;
+    }
+    o = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
+    cm_buf_cleanup(&b);
+    len = (size_t)snprintf(desc, n, "%s:", f->zone);
+    insts = json_object_get(o, "instances");
+    json_array_foreach(insts, i, it)
+    {
+        if (len < n && json_is_string(it))
+            len += (size_t)snprintf(desc + len, n - len, " %s", json_string_value(it));
+    }
+    json_decref(o);
+    return 0;
+}
+
 /* ---- faults ---- */
 
 static const char *const fault_causes[] = { "kill", "hang", "slow", "az-outage" };
@@ -912,6 +963,17 @@ static void fault_start(struct run *r, struct fault_track *ft, int64_t t)
     size_t len = 0;
 
     ft->started = 1;
+    if (f->kind == SIM_FAULT_AZ_OUTAGE) {
+        if (emu_az_outage(r, f, desc, sizeof(desc)) == 0)
+            ft->nids = 1;
+        else
+            snprintf(desc, sizeof(desc), "%s: the emulator refused the outage", f->zone);
+        push_event(r, SIM_EVENT_FAULT, r->sc->start_ms + t, r->sc->start_ms + t, NULL, NULL,
+                   "az-outage", desc, "");
+        if (f->for_ms == 0)
+            ft->ended = 1;
+        return;
+    }
     n = fault_targets(r, f, ids, max);
     desc[0] = '\0';
     if (f->kind == SIM_FAULT_SLOW)
@@ -941,6 +1003,12 @@ static void fault_end(struct run *r, struct fault_track *ft, int64_t t)
     const struct sim_fault *f = ft->f;
 
     ft->ended = 1;
+    if (f->kind == SIM_FAULT_AZ_OUTAGE) {
+        /* the emulator brings the zone back by itself at for_s */
+        push_event(r, SIM_EVENT_FAULT, r->sc->start_ms + t, r->sc->start_ms + t, NULL, NULL,
+                   "az-outage-end", f->zone, "");
+        return;
+    }
     if (r->is_emulator)
         for (int i = 0; i < ft->nids; i++)
             emu_fault(r, ft->ids[i], f->kind == SIM_FAULT_HANG ? "resume" : "slow=1");
@@ -1352,9 +1420,9 @@ static int preflight(const struct run *r)
 {
     for (int i = 0; i < r->sc->nfaults; i++) {
         const struct sim_fault *f = &r->sc->faults[i];
-        if (f->kind == SIM_FAULT_AZ_OUTAGE) {
-            fail_msg("%s: %s: az_outage faults need an emulator with zone outages (not in this "
-                     "build) or a real zone failure",
+        if (f->kind == SIM_FAULT_AZ_OUTAGE && r->o->aws) {
+            fail_msg("%s: %s: az_outage faults need the emulator (AWS has no API to take a zone "
+                     "down)",
                      r->o->file, f->path);
             return 2;
         }
@@ -1385,7 +1453,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     int64_t emu_now, mono_now, next_sample, next_fault, t_end;
     struct pred pred = { 0 };
     struct sim_run_result pres;
-    char mode[160];
+    char mode[400];
 
     memset(r, 0, sizeof(*r));
     r->o = o;
@@ -1462,13 +1530,29 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     }
     if (client_make(r) != 0)
         goto out_stop;
+    for (int i = 0; i < sc->nfaults; i++) {
+        const struct sim_fault *f = &sc->faults[i];
+        if (f->kind == SIM_FAULT_AZ_OUTAGE && (!r->is_emulator || !emu_has_az_outage(r, f->zone))) {
+            fail_msg("%s: %s: az_outage faults need an emulator that takes zones down "
+                     "(POST /_scalelab/fault az_outage); %s does not",
+                     o->file, f->path, r->base);
+            rc = 2;
+            goto out_stop;
+        }
+        if (f->kind == SIM_FAULT_SLOW && !r->is_emulator) {
+            fail_msg("%s: %s: slow faults need the emulator; %s is not one", o->file, f->path,
+                     r->base);
+            rc = 2;
+            goto out_stop;
+        }
+    }
     if (r->is_emulator)
-        snprintf(mode, sizeof(mode), "loadgen scenario on %s emulator at %s (time scale %g)",
+        snprintf(mode, sizeof(mode), "loadgen scenario on %s emulator at %.200s (time scale %g)",
                  r->own_emu ? "its own" : "the", r->base, r->scale);
     else if (o->aws)
-        snprintf(mode, sizeof(mode), "loadgen scenario on AWS (%s)", sc->region);
+        snprintf(mode, sizeof(mode), "loadgen scenario on AWS (%.60s)", sc->region);
     else
-        snprintf(mode, sizeof(mode), "loadgen scenario at %s", r->base);
+        snprintf(mode, sizeof(mode), "loadgen scenario at %.200s", r->base);
     printf("%s: %s, names prefixed %s-\n", sc->name, mode, r->prefix);
     fflush(stdout);
 

@@ -25,7 +25,7 @@ cleanup() {
         for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
         kill -KILL -- "-$p" 2>/dev/null || true
     done
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
+    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:|LeakSanitizer' || true; fi
     [ "${KEEP_TMP:-0}" = 1 ] && echo "# kept $TMP" || rm -rf "$TMP"
 }
 trap cleanup EXIT
