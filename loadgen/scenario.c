@@ -47,7 +47,9 @@ static void b64(struct cm_buf *out, const char *s)
 }
 
 /* The emulator's instance profile (emulator/app.h) for a scenario app, base64 as
- * CreateLaunchConfiguration's UserData is sent. */
+ * CreateLaunchConfiguration's UserData is sent. The emulator models CPUUtilization as the
+ * busy share of the workers, as the simulator does, so no real CPU is burnt per request
+ * (cpu_ms 0): burning the service time would need a core per busy worker. */
 static char *user_data(const struct sim_app *app)
 {
     char json[512], svc[160];
@@ -67,9 +69,8 @@ static char *user_data(const struct sim_app *app)
         break;
     }
     snprintf(json, sizeof(json),
-             "{\"boot_s\":%.17g,\"workers\":%d,\"queue\":%d,\"service_ms\":%s,\"cpu_ms\":%.17g}",
-             app->boot_s, app->workers, app->queue_limit, svc,
-             app->service_mean_ms * app->cpu_per_request);
+             "{\"boot_s\":%.17g,\"workers\":%d,\"queue\":%d,\"service_ms\":%s,\"cpu_ms\":0}",
+             app->boot_s, app->workers, app->queue_limit, svc);
     cm_buf_init(&b, 4096);
     b64(&b, json);
     cm_buf_putc(&b, '\0');

@@ -264,6 +264,25 @@ double scn_reply_metric_average(xmlDoc *doc, int *ndatapoints)
     return n > 0 ? sum / weight : NAN;
 }
 
+double scn_reply_metric_latest(xmlDoc *doc, int64_t *t_ms)
+{
+    double v = NAN;
+    int64_t best = INT64_MIN;
+
+    for (xmlNode *m = first_member(doc, "Datapoints"); m; m = aws_xml_next(m)) {
+        double avg = child_num(m, "Average", NAN);
+        int64_t t = child_time(m, "Timestamp");
+
+        if (isfinite(avg) && t > best) {
+            best = t;
+            v = avg;
+        }
+    }
+    if (t_ms)
+        *t_ms = isfinite(v) ? best : 0;
+    return v;
+}
+
 void scn_reply_alarm(xmlDoc *doc, const char *name, struct scn_alarm_state *st)
 {
     memset(st, 0, sizeof(*st));

@@ -644,20 +644,22 @@ static int poll_groups(struct run *r, struct scn_group_state *st)
     return 0;
 }
 
-/* The group's CPUUtilization (AWS/EC2, AutoScalingGroupName) over [from, to) emulated. */
-static int poll_cpu(struct run *r, int g, int64_t from, int64_t to, double *cpu)
+/* The group's CPUUtilization (AWS/EC2, AutoScalingGroupName, Average) for the period
+ * ending at `to` (emulated): the latest one-minute datapoint in (to - 2 periods, to]. The
+ * emulator reads its instances each emulated minute on its own schedule, so the minute
+ * just ended may be stamped a little before or after `to`; the latest one is what an
+ * alarm evaluated at `to` reads. */
+static int poll_cpu(struct run *r, int g, int64_t period_ms, int64_t to, double *cpu)
 {
     struct aws_params p;
     struct aws_error err;
     xmlDoc *doc = NULL;
     char t0[40], t1[40];
-    int64_t period_s = (to - from) / 1000;
 
-    if (period_s < 60)
-        period_s = 60;
-    period_s -= period_s % 60;
-    scn_time_format(from, t0, sizeof(t0));
-    scn_time_format(to, t1, sizeof(t1));
+    if (period_ms < 60000)
+        period_ms = 60000;
+    scn_time_format(to - 2 * period_ms, t0, sizeof(t0));
+    scn_time_format(to + 1000, t1, sizeof(t1));
     aws_params_init(&p);
     aws_params_add(&p, "Namespace", "AWS/EC2");
     aws_params_add(&p, "MetricName", "CPUUtilization");
@@ -665,15 +667,14 @@ static int poll_cpu(struct run *r, int g, int64_t from, int64_t to, double *cpu)
     aws_params_addf(&p, "Dimensions.member.1.Value", "%s-%s", r->prefix, r->sc->groups[g].name);
     aws_params_add(&p, "StartTime", t0);
     aws_params_add(&p, "EndTime", t1);
-    aws_params_addf(&p, "Period", "%lld", (long long)period_s);
+    aws_params_add(&p, "Period", "60");
     aws_params_add(&p, "Statistics.member.1", "Average");
-    aws_params_add(&p, "Statistics.member.2", "SampleCount");
     if (call(r, AWS_CLOUDWATCH, "GetMetricStatistics", &p, &doc, &err) != 0) {
         fail_msg("GetMetricStatistics: %s: %s", err.code, err.message);
         aws_params_cleanup(&p);
         return -1;
     }
-    *cpu = scn_reply_metric_average(doc, NULL);
+    *cpu = scn_reply_metric_latest(doc, NULL);
     xmlFreeDoc(doc);
     aws_params_cleanup(&p);
     return 0;
@@ -738,7 +739,7 @@ static int poll_period(struct run *r, int64_t t, int64_t interval)
     struct sim_group_sample gs[SIM_TIMELINE_MAX_GROUPS];
     enum sim_alarm_state as[SIM_TIMELINE_MAX_ALARMS];
     struct sim_sample s = { 0 };
-    int64_t emu_end = r->emu_t0 + t, emu_from = emu_end - interval;
+    int64_t emu_end = r->emu_t0 + t;
     double offered_rps = 0;
 
     memset(gs, 0, sizeof(gs));
@@ -775,7 +776,7 @@ static int poll_period(struct run *r, int64_t t, int64_t interval)
         gs[g].pending = st[g].pending;
         gs[g].terminating = st[g].terminating;
         gs[g].cpu_pct = NAN;
-        if (poll_cpu(r, g, emu_from, emu_end, &gs[g].cpu_pct) != 0)
+        if (poll_cpu(r, g, interval, emu_end, &gs[g].cpu_pct) != 0)
             return -1;
         gs[g].demand = demand_of(r, g, offered_rps);
         r->obs.final_desired[g] = st[g].desired;
@@ -842,13 +843,18 @@ static int emu_az_outage(struct run *r, const struct sim_fault *f, char *desc, s
     }
     o = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
     cm_buf_cleanup(&b);
-    len = (size_t)snprintf(desc, n, "%s:", f->zone);
+    /* the dead instances, as the simulator's event lists them */
+    desc[0] = '\0';
+    len = 0;
     insts = json_object_get(o, "instances");
     json_array_foreach(insts, i, it)
     {
         if (len < n && json_is_string(it))
-            len += (size_t)snprintf(desc + len, n - len, " %s", json_string_value(it));
+            len += (size_t)snprintf(desc + len, n - len, "%s%s", len ? " " : "",
+                                    json_string_value(it));
     }
+    if (len == 0)
+        snprintf(desc, n, "no running instance in %s", f->zone);
     json_decref(o);
     return 0;
 }

@@ -147,13 +147,35 @@ check "--aws with --endpoint exits 2" "$([ "$rc" = 2 ] && echo 1)" "$TMP/u2.err"
 python3 - "$TMP" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1] + "/short.json"))
-s["faults"] = [{"at": "1m", "az_outage": {"zone": "us-east-1c", "for": "5m"}}]
+s["name"] = "az"
+s["duration"] = "6m"
+inf = s["infrastructure"]
+inf["load_balancers"][0]["zones"] = inf["groups"][0]["zones"] = ["us-east-1a", "us-east-1b"]
+inf["groups"][0]["min"] = 2
+s["faults"] = [{"at": "2m", "az_outage": {"zone": "us-east-1a", "for": "3m"}}]
+s["expect"] = [{"name": "two InService again", "at": "6m", "group": "autoscleasg",
+                "in_service": {"min": 2}}]
 json.dump(s, open(sys.argv[1] + "/az.json", "w"))
 EOF
 rc=0
-"$LG" scenario "$TMP/az.json" 2>"$TMP/az.err" || rc=$?
-check "az_outage faults exit 2 before starting anything" \
-    "$([ "$rc" = 2 ] && grep -q 'az_outage faults need' "$TMP/az.err" && [ -z "$(leftovers)" ] && echo 1)" "$TMP/az.err"
+"$LG" scenario "$TMP/az.json" --aws 2>"$TMP/az.err" || rc=$?
+check "az_outage on AWS exits 2 before sending anything" \
+    "$([ "$rc" = 2 ] && grep -q 'az_outage faults need the emulator' "$TMP/az.err" && echo 1)" "$TMP/az.err"
+rc=0
+"$LG" scenario "$TMP/az.json" --time-scale 120 --json "$TMP/az.out.json" >"$TMP/az.out" 2>"$TMP/az2.err" || rc=$?
+cat >"$TMP/az.py" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [e for e in d["timeline"] if e["type"] == "fault"]
+assert [e["cause"] for e in f] == ["az-outage", "az-outage-end"], f
+assert f[0]["t_s"] == 120 and f[0]["description"].startswith("i-") and f[1]["t_s"] == 300, f
+failed = [e for e in d["timeline"] if e["type"] == "activity" and e["status"] == "Failed"]
+assert failed and "us-east-1a" in failed[0]["description"], failed
+EOF
+c=0
+[ "$rc" = 0 ] && python3 "$TMP/az.py" "$TMP/az.out.json" >"$TMP/az.py.out" 2>&1 && c=1
+check "an az_outage goes through the emulator's zone fault: the zone's instance dies, launches there fail, the group recovers (rc $rc)" \
+    "$c" "$TMP/az.out" "$TMP/az2.err" "$TMP/az.py.out"
 
 # --- an unreachable endpoint: exit 1 ----------------------------------------------------
 rc=0

@@ -150,6 +150,13 @@ static void test_scn_reply_metric(void **state)
     assert_true(fabs(scn_reply_metric_average(d, &n) - 80.0) < 1e-9);
     assert_int_equal(n, 2);
     assert_true(isnan(scn_reply_metric_average(e, &n)));
+    {
+        int64_t t = -1;
+        assert_true(scn_reply_metric_latest(d, &t) == 50.0);
+        assert_true(t == INT64_C(1767225660000));
+        assert_true(isnan(scn_reply_metric_latest(e, &t)));
+        assert_true(t == 0);
+    }
     assert_int_equal(n, 0);
     xmlFreeDoc(d);
     xmlFreeDoc(e);
