@@ -102,7 +102,8 @@ $(BUILD)/bin/%:
 # --- unit tests: tests/unit/<folder>/test_<module>.c, one binary each ------------
 UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
-ALL_LIBS := $(LIBSIM) $(LIBEMU) $(LIBLOADGEN) $(LIBSCALER) $(LIBCOMMON)
+# loadgen uses libsim (scenario parser, phase rule): it comes first
+ALL_LIBS := $(LIBLOADGEN) $(LIBSIM) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
 
 $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)

@@ -90,11 +90,16 @@ struct shared {
     char why[256];
     int64_t t0;
     int64_t end;
+    int64_t sched_t0; /* open model: the schedule's 0 (t0, or the ctl's origin) */
+    int nthreads;
 };
 
 struct worker {
     struct shared *sh;
     const struct conn_cfg *cfg;
+    struct conn_ctl *ctl; /* cfg->ctl */
+    int allowed;          /* closed model: connections [0, allowed) may send */
+    int clients_seen;     /* the ctl's clients that gave `allowed` */
     pthread_t tid;
     int id;
     int epfd, tfd;
@@ -150,10 +155,66 @@ int64_t conn_now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+void conn_ctl_init(struct conn_ctl *ctl)
+{
+    memset(ctl, 0, sizeof(*ctl));
+    atomic_store(&ctl->stop, 0);
+    atomic_store(&ctl->clients, -1);
+    pthread_mutex_init(&ctl->mu, NULL);
+    cm_hist_init(&ctl->lat, STATS_HIST_MAX_US, STATS_HIST_DIGITS);
+}
+
+void conn_ctl_cleanup(struct conn_ctl *ctl)
+{
+    cm_hist_cleanup(&ctl->lat);
+    pthread_mutex_destroy(&ctl->mu);
+}
+
+void conn_ctl_take(struct conn_ctl *ctl, struct conn_ctl_counts *add, struct cm_hist *lat_add)
+{
+    pthread_mutex_lock(&ctl->mu);
+    add->sent += ctl->sent;
+    add->completed += ctl->completed;
+    add->failed += ctl->failed;
+    add->status_5xx += ctl->status_5xx;
+    ctl->sent = ctl->completed = ctl->failed = ctl->status_5xx = 0;
+    if (lat_add)
+        cm_hist_merge(lat_add, &ctl->lat);
+    cm_hist_reset(&ctl->lat);
+    pthread_mutex_unlock(&ctl->mu);
+}
+
+/* The ctl's figures, as requests begin and end. */
+static void ctl_sent(struct conn_ctl *ctl)
+{
+    pthread_mutex_lock(&ctl->mu);
+    ctl->sent++;
+    pthread_mutex_unlock(&ctl->mu);
+}
+
+static void ctl_ended(struct conn_ctl *ctl, int status, int64_t lat_us)
+{
+    pthread_mutex_lock(&ctl->mu);
+    if (status >= 500) {
+        ctl->failed++;
+        ctl->status_5xx++;
+    } else if (status > 0) {
+        ctl->completed++;
+        cm_hist_record(&ctl->lat, lat_us);
+    } else {
+        ctl->failed++;
+    }
+    pthread_mutex_unlock(&ctl->mu);
+}
+
 /* Prints "loadgen: <what>" once per run for each kind of trouble (bit). */
 static void msg_once(struct worker *w, int bit, const char *what)
 {
-    int old = atomic_fetch_or(&w->sh->once_msgs, 1 << bit);
+    int old;
+
+    if (w->ctl)
+        return; /* the controller reports failures its own way */
+    old = atomic_fetch_or(&w->sh->once_msgs, 1 << bit);
 
     if (!(old & (1 << bit))) {
         fprintf(stderr, "loadgen: %s\n", what);
@@ -179,6 +240,8 @@ static int claim(struct worker *w)
         w->stopping = 1;
         return 0;
     }
+    if (w->ctl)
+        ctl_sent(w->ctl);
     return 1;
 }
 
@@ -250,7 +313,7 @@ static void next_step(struct worker *w, struct conn *c, int keep, int failed_con
     }
     /* closed model */
     if (keep) {
-        if (claim(w)) {
+        if ((int)c->idx < w->allowed && claim(w)) {
             c->t_start = w->now;
             c->t_connect = w->now;
             send_request(w, c);
@@ -260,6 +323,10 @@ static void next_step(struct worker *w, struct conn *c, int keep, int failed_con
         return;
     }
     c->retry = 0;
+    if (failed_connect && w->ctl) {
+        w->reopen_at_tick = 1; /* no reconnect storm: the run goes on whatever happens */
+        return;
+    }
     push_pending(w, c);
 }
 
@@ -269,12 +336,17 @@ static void fail(struct worker *w, struct conn *c, enum fail_kind kind, int err)
     char why[200];
     int was_connect = kind == F_CONNECT;
 
+    /* a closed-model connection always holds a request's ticket; an open-model one only
+     * while a request is out */
+    if (w->ctl && (!w->open_model || c->has_request))
+        ctl_ended(w->ctl, 0, 0);
     switch (kind) {
     case F_CONNECT:
         w->st.err_connect++;
         snprintf(why, sizeof(why), "connect: %s (%d)", strerror(err), err);
         msg_once(w, 0, why);
-        if (atomic_fetch_add(&sh->connect_fails, 1) + 1 > ABORT_FAILS && !atomic_load(&sh->any_ok))
+        if (atomic_fetch_add(&sh->connect_fails, 1) + 1 > ABORT_FAILS &&
+            !atomic_load(&sh->any_ok) && !w->ctl)
             set_abort(w, "Test aborted after 10 failures");
         break;
     case F_READ:
@@ -572,6 +644,8 @@ static void on_response(struct worker *w, struct conn *c, int eof, int leftover)
         atomic_store(&sh->any_ok, 1);
     }
     cm_hist_record(&w->st.lat, lat < 0 ? 0 : lat);
+    if (w->ctl)
+        ctl_ended(w->ctl, r->status > 0 ? r->status : 1, lat < 0 ? 0 : lat);
     if (w->open_model)
         cm_hist_record(&w->st.lat_uncorr, now - c->t_sent);
     w->st.body_read += r->body_bytes;
@@ -679,7 +753,7 @@ static void advance(struct worker *w)
     if (t < 0)
         w->sched_over = 1;
     else
-        w->due = w->sh->t0 + t;
+        w->due = w->sh->sched_t0 + t;
 }
 
 static void dispatch(struct worker *w)
@@ -733,7 +807,7 @@ static void run_pending(struct worker *w)
                 open_conn(w, c);
             continue;
         }
-        if (!c->retry && !claim(w))
+        if (!c->retry && ((int)c->idx >= w->allowed || !claim(w)))
             continue;
         c->retry = 0;
         c->t_start = w->now;
@@ -811,7 +885,41 @@ static int finished(struct worker *w)
         return 0;
     if (w->open_model)
         return (w->sched_over || w->stopping) && w->busy == 0;
+    if (w->ctl)
+        return w->active == 0 && w->stopping; /* waiting connections are not the end */
     return w->active == 0;
+}
+
+/* The share of a closed run's sending connections this worker holds. */
+static int share_of(const struct worker *w, int clients)
+{
+    int T = w->sh->nthreads, a;
+
+    if (clients < 0)
+        return w->nc;
+    a = clients / T + (w->id < clients % T);
+    return a < w->nc ? a : w->nc;
+}
+
+/* Follows the ctl: stop, and the closed model's clients. */
+static void ctl_poll(struct worker *w)
+{
+    struct conn_ctl *ctl = w->ctl;
+    int cl;
+
+    if (!w->stopping && atomic_load_explicit(&ctl->stop, memory_order_relaxed))
+        w->stopping = 1;
+    if (w->open_model)
+        return;
+    cl = atomic_load_explicit(&ctl->clients, memory_order_relaxed);
+    if (cl != w->clients_seen) {
+        int old = w->allowed;
+        w->clients_seen = cl;
+        w->allowed = share_of(w, cl);
+        for (int i = old; i < w->allowed; i++)
+            if (w->c[i].state == CS_CLOSED)
+                push_pending(w, &w->c[i]);
+    }
 }
 
 static void *worker_main(void *arg)
@@ -824,16 +932,22 @@ static void *worker_main(void *arg)
     w->now = conn_now_us();
     w->tick_t = w->now;
     w->next_tick = w->now + TICK_US;
+    w->allowed = w->nc;
+    if (w->ctl) {
+        w->clients_seen = atomic_load(&w->ctl->clients);
+        w->allowed = share_of(w, w->clients_seen);
+        w->stopping = atomic_load(&w->ctl->stop);
+    }
     if (w->open_model) {
         w->k = (uint64_t)w->id;
-        w->due = sh->t0 + sched_time_of(w->cfg->sched, w->k);
+        w->due = sh->sched_t0 + sched_time_of(w->cfg->sched, w->k);
         if (sched_time_of(w->cfg->sched, w->k) < 0)
             w->sched_over = 1;
         if (!w->sessions)
             for (int i = 0; i < w->nc; i++)
                 open_conn(w, &w->c[i]);
     } else {
-        for (int i = 0; i < w->nc; i++) {
+        for (int i = 0; i < w->allowed; i++) {
             if (!claim(w))
                 break;
             w->c[i].t_start = w->now;
@@ -850,6 +964,8 @@ static void *worker_main(void *arg)
             w->ended_by_time = 1;
             break;
         }
+        if (w->ctl)
+            ctl_poll(w);
         if (w->npending)
             run_pending(w);
         if (w->open_model)
@@ -980,6 +1096,7 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
         ws[i] = w;
         w->sh = &sh;
         w->cfg = cfg;
+        w->ctl = cfg->ctl;
         w->id = i;
         w->tfd = -1;
         w->open_model = open_model;
@@ -1019,6 +1136,8 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
     }
     sh.t0 = conn_now_us();
     sh.end = cfg->duration_us > 0 ? sh.t0 + cfg->duration_us : INT64_MAX;
+    sh.sched_t0 = cfg->ctl && cfg->ctl->origin_us > 0 ? cfg->ctl->origin_us : sh.t0;
+    sh.nthreads = T;
     for (int i = 0; i < T; i++) {
         if (pthread_create(&ws[i]->tid, NULL, worker_main, ws[i]) != 0) {
             snprintf(res->why, sizeof(res->why), "pthread_create failed");

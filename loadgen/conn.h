@@ -12,16 +12,57 @@
  *    calls_per_conn requests one after another and closes (httperf --rate, autobench).
  * Every request has a deadline (timeout_us); the run ends at max_requests, at
  * duration_us, when the schedule ends, on SIGINT (conn_request_stop) or after more than
- * ten failed connects with no response (ab: "Test aborted after 10 failures"). */
+ * ten failed connects with no response (ab: "Test aborted after 10 failures").
+ *
+ * A run may also be steered while it runs through a struct conn_ctl (the load player:
+ * loadgen/player.h); without one, nothing here changes what the CLI does. */
 #ifndef LOADGEN_CONN_H
 #define LOADGEN_CONN_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
 #include "loadgen/sched.h"
 #include "loadgen/stats.h"
+
+/* Live control of a run by another thread, and its live figures. With a ctl:
+ *  - stop: set by the controller; the run claims no new request, lets the requests in
+ *    flight end (a response, a failure or their timeout) and returns;
+ *  - clients: closed model, how many of the connections may send (>= 0; the others close
+ *    after their current response and wait); < 0: all. Raised, they start within one
+ *    engine tick (0.1 s);
+ *  - origin_us: open model, the conn_now_us() time the schedule's 0 stands for (0: the
+ *    run's start), so that a schedule split over several runs keeps its timeline;
+ *  - the run never aborts on connect failures: a closed-model connection whose connect
+ *    failed retries at the next tick, and no "loadgen: ..." message is printed;
+ *  - the figures below count every request of the run as it ends, under mu; a
+ *    controller drains them with conn_ctl_take(). A ctl may serve runs one after another
+ *    (not at once). */
+struct conn_ctl {
+    _Atomic int stop;
+    _Atomic int clients;
+    int64_t origin_us;
+    pthread_mutex_t mu;
+    uint64_t sent;       /* requests begun (a ticket taken) */
+    uint64_t completed;  /* responses with status < 500 */
+    uint64_t failed;     /* connect, send, receive, protocol errors, timeouts, status >= 500 */
+    uint64_t status_5xx; /* of which responses with status >= 500 */
+    struct cm_hist lat;  /* latency of the completed ones (µs; from the due time, open model) */
+};
+
+struct conn_ctl_counts {
+    uint64_t sent, completed, failed, status_5xx;
+};
+
+/* clients -1, stop 0, origin 0, figures empty (lat: STATS_HIST_MAX_US, 3 digits). */
+void conn_ctl_init(struct conn_ctl *ctl);
+void conn_ctl_cleanup(struct conn_ctl *ctl);
+/* Adds the figures since the previous take into *add and lat_add (same layout as
+ * ctl->lat; may be NULL), and empties them. Safe while a run is going. */
+void conn_ctl_take(struct conn_ctl *ctl, struct conn_ctl_counts *add, struct cm_hist *lat_add);
 
 struct conn_cfg {
     struct sockaddr_storage addr;
@@ -51,6 +92,7 @@ struct conn_cfg {
     int timeout_aborts;        /* ab: a request past timeout_us stops the run (as ab's poll
                                   timeout does); else it counts as failed and the run goes on */
     int64_t sample_us;         /* requests/s sampling period (0: 100 ms, as wrk) */
+    struct conn_ctl *ctl;      /* NULL: none (the CLI); see struct conn_ctl */
 };
 
 struct conn_result {
