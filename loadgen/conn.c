@@ -7,6 +7,7 @@
 #include "loadgen/conn.h"
 
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -41,6 +42,7 @@ enum conn_state {
     CS_READING,
     CS_READY,   /* open model: connected, no request outstanding */
     CS_CLOSING, /* response done, the server said it closes: waiting for its FIN */
+    CS_THINK,   /* closed model with think time: connected, the client is thinking */
 };
 
 enum fail_kind {
@@ -62,6 +64,7 @@ struct conn {
     uint8_t in_ready;   /* listed in the worker's ready stack */
     uint8_t in_pending; /* listed in the worker's pending list */
     uint8_t has_request;
+    uint8_t thinking; /* in the worker's think heap (connected or not) */
     uint32_t calls_left;
     size_t written;
     int64_t t_start;   /* closed: ab's request start; open: due time */
@@ -70,6 +73,7 @@ struct conn {
     int64_t t_endwrite;
     int64_t t_first;
     int64_t deadline;
+    int64_t wake; /* thinking: when the client sends its next request */
     struct resp r;
     char *vlog; /* -v 2: the bytes of this response's header so far (ab's cbuff) */
     uint16_t vlog_len;
@@ -126,6 +130,9 @@ struct worker {
     uint64_t k;  /* open model: this thread's next event index (global k = id + T*j) */
     int64_t due; /* its due time, absolute */
     int64_t armed;
+    int *think; /* closed model with think time: heap of connections by wake */
+    int nthink;
+    uint64_t rng;
     int64_t now;
     int64_t last_done;
     int64_t next_tick, tick_t;
@@ -282,6 +289,63 @@ static void push_ready(struct worker *w, struct conn *c)
     }
 }
 
+/* ---- think time (closed model): a heap of connections by wake time ---- */
+
+static int think_less(const struct worker *w, int a, int b)
+{
+    return w->c[w->think[a]].wake < w->c[w->think[b]].wake;
+}
+
+static void think_swap(struct worker *w, int a, int b)
+{
+    int t = w->think[a];
+
+    w->think[a] = w->think[b];
+    w->think[b] = t;
+}
+
+/* The client of c thinks (an exponential time of mean think_us) before its next request. */
+static void think_push(struct worker *w, struct conn *c)
+{
+    double u;
+    int i;
+
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    u = ((double)(w->rng >> 11) + 1.0) / 9007199254740993.0; /* (0, 1] */
+    c->wake = w->now + (int64_t)(-(double)w->cfg->think_us * log(u));
+    c->thinking = 1;
+    c->deadline = INT64_MAX;
+    i = w->nthink++;
+    w->think[i] = (int)c->idx;
+    while (i > 0 && think_less(w, i, (i - 1) / 2)) {
+        think_swap(w, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static struct conn *think_pop(struct worker *w)
+{
+    struct conn *c = &w->c[w->think[0]];
+    int i = 0;
+
+    w->think[0] = w->think[--w->nthink];
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < w->nthink && think_less(w, l, m))
+            m = l;
+        if (r < w->nthink && think_less(w, r, m))
+            m = r;
+        if (m == i)
+            break;
+        think_swap(w, i, m);
+        i = m;
+    }
+    c->thinking = 0;
+    return c;
+}
+
 /* What a connection does once its request ended (response or failure). keep: the TCP
  * connection is still usable; failed_connect: the connect itself failed. */
 static void next_step(struct worker *w, struct conn *c, int keep, int failed_connect)
@@ -312,6 +376,20 @@ static void next_step(struct worker *w, struct conn *c, int keep, int failed_con
         return;
     }
     /* closed model */
+    if (w->cfg->think_us > 0 && !failed_connect) {
+        /* the next request (a ticket) is claimed when the thinking ends */
+        if ((int)c->idx >= w->allowed || w->stopping) {
+            conn_close(w, c);
+            return;
+        }
+        if (keep)
+            c->state = CS_THINK;
+        else
+            conn_close(w, c);
+        c->retry = 0;
+        think_push(w, c);
+        return;
+    }
     if (keep) {
         if ((int)c->idx < w->allowed && claim(w)) {
             c->t_start = w->now;
@@ -727,6 +805,10 @@ static void on_event(struct worker *w, struct conn *c, uint32_t ev)
         if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
             do_read(w, c, (ev & (EPOLLRDHUP | EPOLLHUP)) != 0);
         return;
+    case CS_THINK:
+        if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+            conn_close(w, c); /* still thinking: it connects again when it wakes */
+        return;
     case CS_READY:
     case CS_CLOSING:
         if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
@@ -800,7 +882,7 @@ static void run_pending(struct worker *w)
         struct conn *c = &w->c[w->pending[i]];
 
         c->in_pending = 0;
-        if (c->state != CS_CLOSED || w->stopping_all)
+        if (c->state != CS_CLOSED || c->thinking || w->stopping_all)
             continue;
         if (w->open_model) {
             if (!w->stopping && !w->sched_over)
@@ -838,7 +920,8 @@ static void tick(struct worker *w)
     for (int i = 0; i < w->nc; i++) {
         struct conn *c = &w->c[i];
 
-        if (c->state == CS_CLOSED || c->state == CS_READY || c->deadline > w->now)
+        if (c->state == CS_CLOSED || c->state == CS_READY || c->state == CS_THINK ||
+            c->deadline > w->now)
             continue;
         if (c->state == CS_CLOSING) {
             conn_close(w, c);
@@ -850,7 +933,7 @@ static void tick(struct worker *w)
     if (w->reopen_at_tick) {
         w->reopen_at_tick = 0;
         for (int i = 0; i < w->nc && !w->sessions; i++)
-            if (w->c[i].state == CS_CLOSED)
+            if (w->c[i].state == CS_CLOSED && !w->c[i].thinking)
                 push_pending(w, &w->c[i]);
     }
     if (w->id == 0 || w->cfg->live) {
@@ -869,14 +952,42 @@ static void tick(struct worker *w)
 static void arm_timer(struct worker *w)
 {
     struct itimerspec its;
+    int64_t at = w->due;
 
-    if (w->tfd < 0 || w->sched_over || w->due <= w->now || w->due == w->armed)
+    if (w->nthink) {
+        at = w->c[w->think[0]].wake;
+    } else if (w->sched_over) {
+        return;
+    }
+    if (w->tfd < 0 || at <= w->now || at == w->armed)
         return;
     memset(&its, 0, sizeof(its));
-    its.it_value.tv_sec = w->due / 1000000;
-    its.it_value.tv_nsec = (w->due % 1000000) * 1000;
+    its.it_value.tv_sec = at / 1000000;
+    its.it_value.tv_nsec = (at % 1000000) * 1000;
     if (timerfd_settime(w->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
-        w->armed = w->due;
+        w->armed = at;
+}
+
+/* Clients whose thinking ended send (on their connection, or on a new one). */
+static void think_wake(struct worker *w)
+{
+    while (w->nthink && w->c[w->think[0]].wake <= w->now) {
+        struct conn *c = think_pop(w);
+        int go = (int)c->idx < w->allowed && claim(w);
+
+        if (c->state == CS_THINK) {
+            if (!go) {
+                conn_close(w, c);
+                continue;
+            }
+            c->t_start = w->now;
+            c->t_connect = w->now;
+            send_request(w, c);
+        } else if (c->state == CS_CLOSED && go) {
+            c->t_start = w->now;
+            open_conn(w, c);
+        }
+    }
 }
 
 static int finished(struct worker *w)
@@ -887,7 +998,7 @@ static int finished(struct worker *w)
         return (w->sched_over || w->stopping) && w->busy == 0;
     if (w->ctl)
         return w->active == 0 && w->stopping; /* waiting connections are not the end */
-    return w->active == 0;
+    return w->active == 0 && w->nthink == 0;
 }
 
 /* The share of a closed run's sending connections this worker holds. */
@@ -907,8 +1018,12 @@ static void ctl_poll(struct worker *w)
     struct conn_ctl *ctl = w->ctl;
     int cl;
 
-    if (!w->stopping && atomic_load_explicit(&ctl->stop, memory_order_relaxed))
+    if (!w->stopping && atomic_load_explicit(&ctl->stop, memory_order_relaxed)) {
         w->stopping = 1;
+        for (int i = 0; i < w->nc; i++)
+            if (w->c[i].state == CS_THINK)
+                conn_close(w, &w->c[i]); /* its next request will not be sent */
+    }
     if (w->open_model)
         return;
     cl = atomic_load_explicit(&ctl->clients, memory_order_relaxed);
@@ -917,7 +1032,7 @@ static void ctl_poll(struct worker *w)
         w->clients_seen = cl;
         w->allowed = share_of(w, cl);
         for (int i = old; i < w->allowed; i++)
-            if (w->c[i].state == CS_CLOSED)
+            if (w->c[i].state == CS_CLOSED && !w->c[i].thinking)
                 push_pending(w, &w->c[i]);
     }
 }
@@ -970,6 +1085,8 @@ static void *worker_main(void *arg)
             run_pending(w);
         if (w->open_model)
             dispatch(w);
+        else if (w->nthink)
+            think_wake(w);
         if (finished(w))
             break;
         arm_timer(w);
@@ -1060,6 +1177,7 @@ static void worker_cleanup(struct worker *w)
     free(w->ready);
     free(w->freeslots);
     free(w->pending);
+    free(w->think);
     if (w->epfd >= 0)
         close(w->epfd);
     if (w->tfd >= 0)
@@ -1124,7 +1242,11 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
             rc = -1;
             goto out;
         }
-        if (open_model) {
+        if (!open_model && cfg->think_us > 0) {
+            w->think = cm_xcalloc((size_t)nc + 1, sizeof(int));
+            w->rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
+        }
+        if (open_model || w->think) {
             struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TIMER_DATA };
             w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
             if (w->tfd < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->tfd, &ev) < 0) {

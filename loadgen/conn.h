@@ -92,6 +92,8 @@ struct conn_cfg {
     int timeout_aborts;        /* ab: a request past timeout_us stops the run (as ab's poll
                                   timeout does); else it counts as failed and the run goes on */
     int64_t sample_us;         /* requests/s sampling period (0: 100 ms, as wrk) */
+    int64_t think_us;          /* closed model: mean of an exponential think time between a
+                                  response and the client's next request (0: none) */
     struct conn_ctl *ctl;      /* NULL: none (the CLI); see struct conn_ctl */
 };
 

@@ -188,6 +188,8 @@ static void engine_cfg(struct run *r, struct conn_cfg *cfg)
     if (cfg->threads > cfg->connections)
         cfg->threads = cfg->connections;
     cfg->timeout_us = p->timeout_us;
+    if (r->ph->closed)
+        cfg->think_us = llround(r->ph->think_ms * 1000); /* real time, as service times */
     cfg->recv_errors_ok = 1; /* a reset is a failed request, not the end of the run */
     cfg->nolength = 1;       /* the ELB's 503 and the instances' replies differ in length */
     cfg->ctl = &r->ctl;
@@ -426,10 +428,6 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
         if (r->tg->addrlen == 0) {
             snprintf(err, errlen, "%s.target: load balancer \"%s\" has no address", ph->path,
                      ph->target);
-            goto fail;
-        }
-        if (ph->closed && ph->think_ms > 0) {
-            snprintf(err, errlen, "%s.think: think time is not played yet", ph->path);
             goto fail;
         }
         if (ph->closed && ph->shape == SIM_SHAPE_BURSTS && ph->burst_requests <= 0) {

@@ -14,17 +14,18 @@
  * (coordinated omission corrected); closed-model phases (`clients`) keep that many
  * clients, each sending its next request when the previous reply ends (plus think time);
  * bursts of N requests with gaps play as ab does (N requests at c clients, then the gap).
- * The gap of closed bursts is real time, as ab's loop sleeps and as service times are, so
- * that the share of time a burst keeps instances busy is the simulator's; every other
- * scenario time (phase bounds, shape times, open bursts' on/off, trace rows) is scaled.
+ * The gap of closed bursts and the think time are real time, as ab's loop sleeps and as
+ * service times are, so that the share of time clients keep instances busy is the
+ * simulator's; every other scenario time (phase bounds, shape times, open bursts'
+ * on/off, trace rows) is scaled.
  * A closed phase stops at its end (requests in flight finish); an open phase sends all
  * its schedule (which ends there too). Connections: closed phases hold their clients;
  * open phases enough for their peak rate at 1 s of latency, beyond which requests wait
  * for a connection (their latency counts the wait); max_connections is shared by the
  * phases that overlap in time.
  * A phase whose target names a load balancer with no address in the config is an error
- * at player_create(), and so (in this build) is a think time and closed bursts given by
- * "on" rather than "requests".
+ * at player_create(), and so (in this build) are closed bursts given by "on" rather
+ * than "requests".
  *
  * Threads: player_start() runs the load in threads of its own; every other call is made
  * from one controlling thread. player_take() never blocks on the load threads for longer
@@ -62,9 +63,9 @@ struct player_config {
 
 /* What the load did since the previous player_take() (or player_start()). */
 struct player_period {
-    uint64_t sent;      /* requests sent */
-    uint64_t completed; /* complete responses with status < 500 */
-    uint64_t failed;    /* connect/receive errors, timeouts, and status >= 500 */
+    uint64_t sent;       /* requests sent */
+    uint64_t completed;  /* complete responses with status < 500 */
+    uint64_t failed;     /* connect/receive errors, timeouts, and status >= 500 */
     uint64_t status_5xx; /* of which HTTP 5xx (the ELB's 503 when nothing is InService) */
     /* Offered load at the end of the period, as the simulator's samples state it:
      * requests per second of open phases, else clients of closed phases. */

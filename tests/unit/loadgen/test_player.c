@@ -39,6 +39,7 @@ struct srv {
     _Atomic int stop;
     _Atomic uint64_t requests;
     _Atomic int64_t first_us; /* conn_now_us() of the first request, 0 before */
+    _Atomic int64_t last_us;  /* of the latest request */
 };
 
 struct cl {
@@ -59,6 +60,7 @@ static void srv_answer(struct srv *s, struct cl *c)
 
         atomic_fetch_add(&s->requests, 1);
         atomic_compare_exchange_strong(&s->first_us, &zero, conn_now_us());
+        atomic_store(&s->last_us, conn_now_us());
         if (strncmp(c->buf, "GET /hang", 9) == 0) {
             c->len = 0; /* never answers */
             return;
@@ -317,9 +319,9 @@ static void test_player_time_scale_compresses_phase_times(void **state)
     run_to_end(p, &t, 50, 30);
     assert_int_equal(t.sent, 25);
     assert_int_equal(t.completed, 25);
-    /* nothing comes before its time; the whole run took at least the phase's end */
+    /* nothing comes before its time: the first at 1.5 s, the 25th at 1.5 + 24/50 s */
     assert_true(atomic_load(&f.srv.first_us) >= t0 + 1500000);
-    assert_true(conn_now_us() >= t0 + 2000000);
+    assert_true(atomic_load(&f.srv.last_us) >= t0 + 1980000);
     assert_true(player_elapsed_ms(p) >= 40000);
     player_destroy(p);
     teardown(&f);
@@ -385,6 +387,32 @@ static void test_player_closed_takes_add_up_and_report_clients(void **state)
     assert_int_equal(atomic_load(&f.srv.requests), t.sent);
     assert_false(player_running(p));
     cm_hist_cleanup(&pp.lat);
+    player_destroy(p);
+    teardown(&f);
+}
+
+static void test_player_think_time_paces_closed_clients(void **state)
+{
+    struct fixture f;
+    struct player *p;
+    struct totals t;
+    char err[256];
+
+    (void)state;
+    /* 2 clients thinking 200 ms on average for 1 s: about 10 requests against a server
+     * that answers at once (thousands without the think time) */
+    setup(&f, "1m",
+          "[{\"at\":\"0s\",\"until\":\"1s\",\"target\":\"lb\",\"clients\":2,"
+          "\"think\":\"200ms\"}]",
+          NULL, 1);
+    p = player_create(&f.cfg, err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(player_start(p, err, sizeof(err)), 0);
+    run_to_end(p, &t, 50, 30);
+    assert_true(t.sent >= 2); /* the first request of each client goes at once */
+    assert_true(t.sent < 200);
+    assert_int_equal(t.sent, t.completed);
+    assert_int_equal(atomic_load(&f.srv.requests), t.sent);
     player_destroy(p);
     teardown(&f);
 }
@@ -482,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_player_time_scale_compresses_phase_times),
         cmocka_unit_test(test_player_closed_bursts_send_n_per_burst),
         cmocka_unit_test(test_player_closed_takes_add_up_and_report_clients),
+        cmocka_unit_test(test_player_think_time_paces_closed_clients),
         cmocka_unit_test(test_player_5xx_are_failures),
         cmocka_unit_test(test_player_missing_target_is_refused),
         cmocka_unit_test(test_player_stop_ends_hung_requests_and_threads),
