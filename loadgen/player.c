@@ -34,6 +34,7 @@
 #define GRID_US            INT64_C(1000000) /* the simulator's DES grid for ramp and diurnal */
 #define DIURNAL_PIECES     2000 /* at most this many schedule pieces per diurnal phase */
 #define OPEN_CONNS_MIN     8
+#define OPEN_GRACE_US      INT64_C(1000000) /* real time an open phase may lag past its end */
 #define DEFAULT_TIMEOUT_US INT64_C(10000000)
 #define DEFAULT_MAX_CONNS  1000
 
@@ -49,6 +50,7 @@ struct run {
     const struct player_target *tg;
     enum run_kind kind;
     int64_t at_us, end_us; /* scenario µs */
+    int64_t stop_us;       /* scenario µs at which the conductor stops its engine runs */
     int conns;             /* connections its engine runs may open */
     char *req;
     size_t req_len;
@@ -307,15 +309,12 @@ static void *conductor_main(void *arg)
             now = due; /* woken at the real time of `due`: it has come */
         for (int i = 0; i < p->nruns; i++) {
             struct run *r = &p->runs[i];
-            if (now >= r->end_us) {
-                /* a closed phase ends here; an open one sends what its schedule holds
-                 * (it ends there too) and only player_stop cuts it */
-                if (r->kind != RUN_OPEN)
-                    atomic_store(&r->ctl.stop, 1);
+            if (now >= r->stop_us) {
+                atomic_store(&r->ctl.stop, 1);
                 continue;
             }
-            if (r->end_us < next)
-                next = r->end_us;
+            if (r->stop_us < next)
+                next = r->stop_us;
             if (r->kind == RUN_CLOSED) {
                 double v = sim_phase_value_at(r->ph, duration_ms(p), now, GRID_US);
                 int64_t nb = sim_phase_next_break_us(r->ph, duration_ms(p), now, GRID_US);
@@ -439,6 +438,12 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
         r->kind = !ph->closed ? RUN_OPEN : ph->shape == SIM_SHAPE_BURSTS ? RUN_BURSTS : RUN_CLOSED;
         r->at_us = ph->at_ms * 1000;
         r->end_us = sim_phase_end_us(ph, cfg->sc->duration_ms);
+        /* a closed phase stops at its end; an open one's schedule ends there too, and
+         * requests it could not send by then (every connection busy) may go late for
+         * OPEN_GRACE_US, no longer: a backlog never spills into later phases */
+        r->stop_us = r->end_us;
+        if (r->kind == RUN_OPEN)
+            r->stop_us += (int64_t)ceil((double)OPEN_GRACE_US * cfg->time_scale);
         conn_ctl_init(&r->ctl);
         p->nruns++;
         build_request(r, cfg->sc);

@@ -18,11 +18,12 @@
  * service times are, so that the share of time clients keep instances busy is the
  * simulator's; every other scenario time (phase bounds, shape times, open bursts'
  * on/off, trace rows) is scaled.
- * A closed phase stops at its end (requests in flight finish); an open phase sends all
- * its schedule (which ends there too). Connections: closed phases hold their clients;
- * open phases enough for their peak rate at 1 s of latency, beyond which requests wait
- * for a connection (their latency counts the wait); max_connections is shared by the
- * phases that overlap in time.
+ * A closed phase stops at its end (requests in flight finish); an open phase's schedule
+ * ends there too. Connections: closed phases hold their clients; open phases enough for
+ * their peak rate at 1 s of latency, beyond which requests wait for a connection (their
+ * latency counts the wait; `sent` counts them when they go), up to 1 s (real) past the
+ * phase's end, after which those still waiting are dropped (never sent, not counted);
+ * max_connections is shared by the phases that overlap in time.
  * A phase whose target names a load balancer with no address in the config is an error
  * at player_create(), and so (in this build) are closed bursts given by "on" rather
  * than "requests".
