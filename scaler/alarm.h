@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "scaler/metric.h"
 #include "scaler/status.h"
 
@@ -241,5 +243,15 @@ int sc_alarms_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_f
 int sc_alarms_has_hires(const struct sc_alarms *a);
 /* 1 when SetAlarmState left actions to run. */
 int sc_alarms_has_pending(const struct sc_alarms *a);
+
+/* The state file (emulator --state): everything the alarms keep (configuration, state,
+ * reasons, recent values, pending actions, tags, the history ring) as JSON. Returns a new
+ * reference, NULL on OOM. */
+json_t *sc_alarms_save(const struct sc_alarms *a);
+/* Replaces a's alarms and history with those saved in j (borrowed). Every value is checked
+ * (alarm configurations through PutMetricAlarm's validation); on any error a is left
+ * exactly as it was and err says where ("state: alarms[3].period: ..."). The config
+ * (region, account, history sizes) stays a's. */
+enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_error *err);
 
 #endif

@@ -21,7 +21,11 @@ struct sc_cw {
     int64_t *gmd_ts;
     double *gmd_val;
     char msg[512];
+    sc_cw_put_fn put_fn;
+    void *put_ud;
 };
+
+static void notify_put(struct sc_cw *cw, const struct sc_put_metric_data_req *req, int64_t now_ms);
 
 void sc_cw_config_defaults(struct sc_cw_config *c)
 {
@@ -153,7 +157,11 @@ int64_t sc_cw_next_due_ms(const struct sc_cw *cw, int64_t now_ms)
 enum sc_status sc_cw_put_metric_data(struct sc_cw *cw, const struct sc_put_metric_data_req *req,
                                      int64_t now_ms, struct sc_error *err)
 {
-    return sc_metric_store_put(cw->store, req, now_ms, err);
+    enum sc_status s = sc_metric_store_put(cw->store, req, now_ms, err);
+
+    if (s == SC_OK)
+        notify_put(cw, req, now_ms);
+    return s;
 }
 
 enum sc_status sc_cw_put_value(struct sc_cw *cw, const char *namespace, const char *metric_name,
@@ -162,6 +170,7 @@ enum sc_status sc_cw_put_value(struct sc_cw *cw, const char *namespace, const ch
 {
     struct sc_metric_datum d;
     struct sc_put_metric_data_req r;
+    enum sc_status st;
 
     memset(&d, 0, sizeof(d));
     memset(&r, 0, sizeof(r));
@@ -177,7 +186,10 @@ enum sc_status sc_cw_put_value(struct sc_cw *cw, const char *namespace, const ch
     r.metric_data = &d;
     r.n_metric_data = 1;
     r.internal = 1;
-    return sc_metric_store_put(cw->store, &r, now_ms, NULL);
+    st = sc_metric_store_put(cw->store, &r, now_ms, NULL);
+    if (st == SC_OK)
+        notify_put(cw, &r, now_ms);
+    return st;
 }
 
 static int valid_query_period(int p)
@@ -633,4 +645,56 @@ int sc_cw_alarm_recent_values(const struct sc_cw *cw, const char *name, double *
     for (int i = 0; i < n; i++)
         out[i] = v->recent_values[i];
     return n;
+}
+
+/* --- state file and put observer ------------------------------------------------------------ */
+
+void sc_cw_set_put_observer(struct sc_cw *cw, sc_cw_put_fn fn, void *ud)
+{
+    cw->put_fn = fn;
+    cw->put_ud = ud;
+}
+
+static void notify_put(struct sc_cw *cw, const struct sc_put_metric_data_req *req, int64_t now_ms)
+{
+    if (cw->put_fn)
+        cw->put_fn(req, now_ms, cw->put_ud);
+}
+
+json_t *sc_cw_save(const struct sc_cw *cw)
+{
+    json_t *root = json_object(), *alarms = sc_alarms_save(cw->alarms);
+
+    if (!root || !alarms) {
+        json_decref(root);
+        json_decref(alarms);
+        return NULL;
+    }
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "started", json_boolean(cw->started));
+    json_object_set_new(root, "start_ms", json_integer(cw->start_ms));
+    json_object_set_new(root, "next_tick_ms", json_integer(cw->next_tick_ms));
+    json_object_set_new(root, "alarms", alarms);
+    return root;
+}
+
+enum sc_status sc_cw_load(struct sc_cw *cw, const json_t *j, struct sc_error *err)
+{
+    const json_t *started = json_object_get(j, "started");
+    const json_t *start = json_object_get(j, "start_ms");
+    const json_t *tick = json_object_get(j, "next_tick_ms");
+    enum sc_status s;
+
+    if (!json_is_object(j) || json_integer_value(json_object_get(j, "version")) != 1)
+        return sc_fail(err, SC_ERR_VALIDATION, "state: cloudwatch: not a version 1 object");
+    if (!json_is_boolean(started) || !json_is_integer(start) || !json_is_integer(tick))
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "state: cloudwatch: started, start_ms and next_tick_ms are required");
+    s = sc_alarms_load(cw->alarms, json_object_get(j, "alarms"), err);
+    if (s != SC_OK)
+        return s;
+    cw->started = json_is_true(started);
+    cw->start_ms = json_integer_value(start);
+    cw->next_tick_ms = json_integer_value(tick);
+    return SC_OK;
 }

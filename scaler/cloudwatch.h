@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "scaler/alarm.h"
 #include "scaler/metric.h"
 #include "scaler/status.h"
@@ -192,5 +194,22 @@ const struct sc_alarm_view *sc_cw_alarm_find(const struct sc_cw *cw, const char 
 int sc_cw_alarm_recent_values(const struct sc_cw *cw, const char *name, double *out, int max);
 struct sc_metric_store *sc_cw_metrics(struct sc_cw *cw);
 struct sc_alarms *sc_cw_alarms(struct sc_cw *cw);
+
+/* --- durability (emulator --state) --------------------------------------------------- */
+
+/* Everything the service keeps except metric datapoints: the alarms (configuration,
+ * state, reasons, recent values, pending actions, tags), the alarm history ring and the
+ * evaluation clock. Datapoints go to a journal through the put observer instead. Returns
+ * a new reference, NULL on OOM. */
+json_t *sc_cw_save(const struct sc_cw *cw);
+/* Restores what sc_cw_save wrote (j borrowed) into cw, whose metric store is left alone.
+ * Every value is checked; on error cw is unchanged and err says where. */
+enum sc_status sc_cw_load(struct sc_cw *cw, const json_t *j, struct sc_error *err);
+
+/* Called after every put that stored data (sc_cw_put_metric_data, sc_cw_put_value: the
+ * API's puts and the world's own), with the request as stored (datums without a timestamp
+ * took now_ms). req is borrowed for the call. The observer must not call back into cw. */
+typedef void (*sc_cw_put_fn)(const struct sc_put_metric_data_req *req, int64_t now_ms, void *ud);
+void sc_cw_set_put_observer(struct sc_cw *cw, sc_cw_put_fn fn, void *ud);
 
 #endif
