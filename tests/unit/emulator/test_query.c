@@ -103,6 +103,35 @@ static const struct qcase cases[] = {
       "Value (x) for parameter MinCount is invalid" },
     { EC2, "DescribeInstances", "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.aa.bb=1", NULL,
       "ValidationError", "nested too deeply" },
+    /* unknown parameters: UnknownParameter naming the wire path down to the first unknown part */
+    { ASG, "DescribeAutoScalingGroups", "MaxRecords=5&Bogus=1", NULL, "UnknownParameter",
+      "The parameter Bogus is not recognized" },
+    { ASG, "DescribeAutoScalingGroups", "AutoScalingGroupNames.member.1=a&AutoScalingGroupNames.x=b",
+      NULL, "UnknownParameter", "The parameter AutoScalingGroupNames.x is not recognized" },
+    { ASG, "DescribeAutoScalingGroups", "AutoScalingGroupNames.member.0=a", NULL,
+      "UnknownParameter", "The parameter AutoScalingGroupNames.member.0 is not recognized" },
+    { ASG, "CreateOrUpdateTags", "Tags.member.2.Key=k&Tags.member.2.Extra.Deep=1", NULL,
+      "UnknownParameter", "The parameter Tags.member.2.Extra is not recognized" },
+    { ASG, "DescribeAutoScalingGroups", "MaxRecords=5&MaxRecords.sub=1", NULL, "UnknownParameter",
+      "The parameter MaxRecords.sub is not recognized" },
+    { ASG, "DescribeAdjustmentTypes", "Foo=1", NULL, "UnknownParameter",
+      "The parameter Foo is not recognized" },
+    { CW, "PutMetricData",
+      "Namespace=App&MetricData.member.1.MetricName=m&MetricData.member.1.Value=1"
+      "&MetricData.member.1.Dimensions.member.1.Name=A&MetricData.member.1.Dimensions.member.1.Valu=x",
+      NULL, "UnknownParameter",
+      "The parameter MetricData.member.1.Dimensions.member.1.Valu is not recognized" },
+    { EC2, "DescribeInstances", "ImageType=machine", NULL, "UnknownParameter",
+      "The parameter ImageType is not recognized" },
+    { EC2, "DescribeInstances", "Filter.1.Name=n&Filter.1.Value.1=v&Filter.1.Value.x=w", NULL,
+      "UnknownParameter", "The parameter Filter.1.Value.x is not recognized" },
+    /* the common parameters are not the operation's but are accepted */
+    { ASG, "DescribeAutoScalingGroups",
+      "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=c&X-Amz-Date=d&X-Amz-Expires=60"
+      "&X-Amz-SignedHeaders=host&X-Amz-Signature=s&X-Amz-Security-Token=t&AWSAccessKeyId=a"
+      "&Signature=s&SignatureMethod=HmacSHA256&SignatureVersion=2&Timestamp=t&Action=x&Version=y",
+      "{}", NULL, NULL },
+    { EC2, "DescribeAvailabilityZones", "X-Amz-Date=d&Expires=e", "{}", NULL, NULL },
 };
 
 static void test_query_table(void **state)
