@@ -165,10 +165,21 @@ struct walk {
  * authentication (presigned requests) and the legacy SigV2 ones. Action and Version never
  * reach the tree. */
 static const char *const common_params[] = {
-    "X-Amz-Algorithm", "X-Amz-Credential",    "X-Amz-Date",      "X-Amz-Expires",
-    "X-Amz-Signature", "X-Amz-SignedHeaders", "X-Amz-Security-Token", "AWSAccessKeyId",
-    "Signature",       "SignatureMethod",     "SignatureVersion", "Timestamp",
-    "Expires",         "SecurityToken",       NULL,
+    "X-Amz-Algorithm",
+    "X-Amz-Credential",
+    "X-Amz-Date",
+    "X-Amz-Expires",
+    "X-Amz-Signature",
+    "X-Amz-SignedHeaders",
+    "X-Amz-Security-Token",
+    "AWSAccessKeyId",
+    "Signature",
+    "SignatureMethod",
+    "SignatureVersion",
+    "Timestamp",
+    "Expires",
+    "SecurityToken",
+    NULL,
 };
 
 static int is_common_param(const char *k)
@@ -184,8 +195,7 @@ static void unknown(struct walk *w, const char *key)
 {
     if (w->unknown[0])
         return;
-    snprintf(w->unknown, sizeof(w->unknown), "%.200s%s%.200s", w->path, w->path[0] ? "." : "",
-             key);
+    snprintf(w->unknown, sizeof(w->unknown), "%.200s%s%.200s", w->path, w->path[0] ? "." : "", key);
 }
 
 static size_t path_push(struct walk *w, const char *seg)

@@ -219,6 +219,20 @@ int sc_metric_matches(const struct sc_metric *m, const char *namespace, const ch
 int sc_metric_aggregate(const struct sc_metric *m, enum sc_unit unit, int64_t start_ms,
                         int period_s, const double *pcts, int n_pcts, struct sc_agg *out);
 
+/* Export and import of the store's contents (the emulator's metric journal rewrites itself
+ * from them). sc_metric_store_export calls fn once per series with an opaque binary image
+ * (borrowed for the call; native byte order) of everything the series holds: identity,
+ * unit, every retained slot of each tier and the percentile distributions. fn returns 0
+ * to go on. Returns 0, -1 on OOM, or fn's non-zero value. */
+typedef int (*sc_metric_image_fn)(const void *img, size_t len, void *ud);
+int sc_metric_store_export(const struct sc_metric_store *s, sc_metric_image_fn fn, void *ud);
+/* Applies one image: its slots replace those of the same periods (slots of newer periods
+ * already present win; periods past retention are dropped). The image is checked whole
+ * before anything changes: SC_ERR_VALIDATION for a malformed one, SC_ERR_INTERNAL on
+ * OOM. */
+enum sc_status sc_metric_store_import(struct sc_metric_store *s, const void *img, size_t len,
+                                      struct sc_error *err);
+
 /* Formats a double as Java's Double.toString does (70.0, 0.001, 1.0E7, NaN, Infinity):
  * AWS's StateReason texts and messages print numbers so. outlen >= 32. */
 void sc_java_double(double v, char *out, size_t outlen);

@@ -106,8 +106,9 @@ static const struct qcase cases[] = {
     /* unknown parameters: UnknownParameter naming the wire path down to the first unknown part */
     { ASG, "DescribeAutoScalingGroups", "MaxRecords=5&Bogus=1", NULL, "UnknownParameter",
       "The parameter Bogus is not recognized" },
-    { ASG, "DescribeAutoScalingGroups", "AutoScalingGroupNames.member.1=a&AutoScalingGroupNames.x=b",
-      NULL, "UnknownParameter", "The parameter AutoScalingGroupNames.x is not recognized" },
+    { ASG, "DescribeAutoScalingGroups",
+      "AutoScalingGroupNames.member.1=a&AutoScalingGroupNames.x=b", NULL, "UnknownParameter",
+      "The parameter AutoScalingGroupNames.x is not recognized" },
     { ASG, "DescribeAutoScalingGroups", "AutoScalingGroupNames.member.0=a", NULL,
       "UnknownParameter", "The parameter AutoScalingGroupNames.member.0 is not recognized" },
     { ASG, "CreateOrUpdateTags", "Tags.member.2.Key=k&Tags.member.2.Extra.Deep=1", NULL,

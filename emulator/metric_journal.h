@@ -1,0 +1,90 @@
+/* emulator/metric_journal.h: CloudWatch datapoints made durable as an append-only journal
+ * beside the state file (FILE.metrics), the second writer of emulator/state.h.
+ *
+ * Every put that stores data in a world's CloudWatch (PutMetricData over any protocol and
+ * the world's own puts: CPU, ELB, Auto Scaling group metrics) reaches the journal through
+ * the put observer (sc_cw_set_put_observer) and is appended at once with write(2), one
+ * compact binary record per datum: u32 length, u32 CRC-32 of the payload, payload. The
+ * record holds the account, region, namespace, metric name, dimensions, unit, storage
+ * resolution, the effective timestamp and the values exactly as stored (Value, or
+ * Values+Counts, or a StatisticSet). metric_journal_sync() (fdatasync) is the state
+ * writer's sync(): server.c holds a PutMetricData reply until the group commit called it.
+ *
+ * At start metric_journal_replay() feeds the file into the worlds: datum records go through
+ * the store's own put (so retention applies: what is older than the store keeps is
+ * dropped), image records (below) restore a series whole. A torn or corrupt record ends the
+ * replay with a warning: the file is truncated there, so later appends follow good data.
+ *
+ * Compaction: when the file has grown to twice what the last rewrite wrote (and at least
+ * 16 MiB), metric_journal_maybe_compact() rewrites it from the stores' current contents
+ * (sc_metric_store_export: one image record per series) into FILE.metrics.tmp, fsyncs,
+ * renames it over the journal and fsyncs the directory. The journal therefore stays
+ * within about twice the live data, however long the emulator runs.
+ *
+ * Single-threaded (the emulator's loop). Prefix metric_journal_. */
+#ifndef EMULATOR_METRIC_JOURNAL_H
+#define EMULATOR_METRIC_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sc_cw;
+struct metric_journal;
+
+#define METRIC_JOURNAL_MAX_WORLDS 64
+
+/* Opens (creating if needed, mode 0644) the journal at path (copied). Nothing is read.
+ * Returns NULL with err filled. */
+struct metric_journal *metric_journal_open(const char *path, char *err, size_t errlen);
+/* Detaches from every world it observes and closes the file (no sync). NULL is a no-op. */
+void metric_journal_close(struct metric_journal *j);
+
+/* The world's CloudWatch for (account, region), created when missing; NULL to skip the
+ * record. Used by replay. */
+typedef struct sc_cw *(*metric_journal_cw_fn)(const char *account, const char *region, void *ud);
+
+struct metric_journal_replay_stats {
+    uint64_t records;   /* applied */
+    uint64_t expired;   /* datum records older than the store keeps */
+    uint64_t skipped;   /* refused by the store or no world */
+    uint64_t images;    /* series restored from image records */
+    uint64_t bytes;     /* good bytes read */
+    uint64_t truncated; /* bytes of a torn or corrupt tail dropped (0 when clean) */
+};
+
+/* Replays the whole file (see top) into the worlds fn returns; now_ms is the emulated
+ * clock (datums older than 15 days are not applied). Must run before any world is
+ * attached. Returns 0 (a corrupt tail is not an error: it is truncated and logged), or -1
+ * with err when the file cannot be read or truncated. */
+int metric_journal_replay(struct metric_journal *j, metric_journal_cw_fn fn, void *ud,
+                          int64_t now_ms, struct metric_journal_replay_stats *stats, char *err,
+                          size_t errlen);
+
+/* Observes cw (the world of account, region): each stored put is appended. Attaching a cw
+ * twice is a no-op. Returns 0, or -1 when METRIC_JOURNAL_MAX_WORLDS are attached. */
+int metric_journal_attach(struct metric_journal *j, struct sc_cw *cw, const char *account,
+                          const char *region);
+/* Stops observing every attached world (before they are destroyed). */
+void metric_journal_detach_all(struct metric_journal *j);
+
+/* struct state_writer callbacks (ud = the journal). sync: fdatasync when something was
+ * appended since the last sync; 0, or -1 with err (a failed append is reported here).
+ * reset: truncates the file and detaches every world. */
+int metric_journal_sync(void *ud, char *err, size_t errlen);
+void metric_journal_reset(void *ud);
+
+/* Rewrites the journal from the attached worlds' stores when it has grown past twice the
+ * last rewrite (force: now). Returns 1 when it rewrote, 0 when not due, -1 with err. */
+int metric_journal_maybe_compact(struct metric_journal *j, int force, char *err, size_t errlen);
+
+/* Figures for the admin API and benchmarks. */
+struct metric_journal_stats {
+    uint64_t appended; /* datum records appended since open */
+    uint64_t syncs;    /* fdatasync calls */
+    uint64_t compactions;
+    uint64_t file_bytes;
+    uint64_t last_compact_bytes;
+};
+void metric_journal_get_stats(const struct metric_journal *j, struct metric_journal_stats *out);
+
+#endif
