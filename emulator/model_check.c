@@ -246,17 +246,30 @@ static void missing(struct ctx *c)
 
 static json_t *walk(struct ctx *c, uint32_t si, json_t *in, int depth);
 
+/* Appends ".name" (or "name" at the root) to buf of size cap holding n bytes; silently
+ * keeps the prefix when it would not fit. Returns the start of the new segment, or
+ * (size_t)-1 when it did not fit. */
+static size_t seg_append(char *buf, size_t cap, size_t n, const char *name, size_t l)
+{
+    if (n + l + 2 > cap)
+        return (size_t)-1;
+    if (n)
+        buf[n++] = '.';
+    memcpy(buf + n, name, l + 1);
+    return n;
+}
+
+/* Per member of every request: memcpy, not snprintf (PutMetricData walks thousands). */
 static void path_push(struct ctx *c, const char *name, size_t *plen, size_t *wlen, int camel)
 {
-    size_t n = strlen(c->path);
-    size_t w = strlen(c->wire);
+    size_t l = strlen(name), at;
 
-    *plen = n;
-    *wlen = w;
-    snprintf(c->path + n, sizeof(c->path) - n, "%s%s", n ? "." : "", name);
-    if (camel && c->path[n + (n ? 1 : 0)] >= 'A' && c->path[n + (n ? 1 : 0)] <= 'Z')
-        c->path[n + (n ? 1 : 0)] = (char)(c->path[n + (n ? 1 : 0)] - 'A' + 'a');
-    snprintf(c->wire + w, sizeof(c->wire) - w, "%s%s", w ? "." : "", name);
+    *plen = strlen(c->path);
+    *wlen = strlen(c->wire);
+    at = seg_append(c->path, sizeof(c->path), *plen, name, l);
+    if (camel && at != (size_t)-1 && c->path[at] >= 'A' && c->path[at] <= 'Z')
+        c->path[at] = (char)(c->path[at] - 'A' + 'a');
+    seg_append(c->wire, sizeof(c->wire), *wlen, name, l);
 }
 
 static void path_pop(struct ctx *c, size_t plen, size_t wlen)

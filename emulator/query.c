@@ -200,12 +200,14 @@ static void unknown(struct walk *w, const char *key)
 
 static size_t path_push(struct walk *w, const char *seg)
 {
-    size_t n = strlen(w->path);
+    size_t n = strlen(w->path), l = strlen(seg);
 
-    if (n + strlen(seg) + 2 > sizeof(w->path))
+    if (n + l + 2 > sizeof(w->path))
         return n; /* deeper than any real name: keep the prefix */
-    snprintf(w->path + n, sizeof(w->path) - n, "%s%.200s", n ? "." : "", seg);
-    return n;
+    if (n)
+        w->path[n++] = '.';
+    memcpy(w->path + n, seg, l + 1);
+    return n ? n - 1 : 0;
 }
 
 static void path_pop(struct walk *w, size_t n)
