@@ -39,6 +39,7 @@
 #define MAX_RECORD      (64u << 20)
 #define COMPACT_MIN     (16ull << 20)
 #define KEEP_MS         (15LL * 86400 * 1000)
+#define REPLAY_DROP     (8u << 20) /* a power of two, a multiple of the page size */
 #define STR_MAX         1024
 
 struct attach {
@@ -405,7 +406,7 @@ int metric_journal_replay(struct metric_journal *j, metric_journal_cw_fn fn, voi
     int fd = open(j->path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     const unsigned char *map = NULL;
-    size_t size, off = MAGIC_LEN;
+    size_t size, off = MAGIC_LEN, dropped = 0;
     const char *why = NULL;
 
     memset(c.st, 0, sizeof(*c.st));
@@ -464,6 +465,12 @@ int metric_journal_replay(struct metric_journal *j, metric_journal_cw_fn fn, voi
             break;
         }
         off += 8 + len;
+        if (off - dropped >= REPLAY_DROP) {
+            /* the mapped file's pages count as our RSS: drop what was read */
+            size_t upto = off & ~(size_t)(REPLAY_DROP - 1);
+            madvise((void *)(map + dropped), upto - dropped, MADV_DONTNEED);
+            dropped = upto;
+        }
     }
     if (map)
         munmap((void *)map, size);
@@ -526,7 +533,7 @@ void metric_journal_reset(void *ud)
 {
     struct metric_journal *j = ud;
 
-    metric_journal_detach_all(j);
+    j->nworlds = 0; /* the worlds are already gone: forget them, touch nothing */
     if (ftruncate(j->fd, MAGIC_LEN) < 0 || fdatasync(j->fd) < 0)
         log_warn("metric journal: reset: %s", strerror(errno));
     j->size = MAGIC_LEN;

@@ -69,7 +69,8 @@ void metric_journal_detach_all(struct metric_journal *j);
 
 /* struct state_writer callbacks (ud = the journal). sync: fdatasync when something was
  * appended since the last sync; 0, or -1 with err (a failed append is reported here).
- * reset: truncates the file and detaches every world. */
+ * reset: truncates the file and forgets every world (called after the worlds were
+ * destroyed: their CloudWatch is not touched). */
 int metric_journal_sync(void *ud, char *err, size_t errlen);
 void metric_journal_reset(void *ud);
 
