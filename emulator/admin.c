@@ -4,7 +4,8 @@
  *   POST /_scalelab/clock   {"advance_ms":N} or {"advance_s":N} (manual clock only)
  *   POST /_scalelab/reset   drops every account's state
  *   POST /moto-api/reset    the same
- *   GET  /_scalelab/state   501 until the library can describe its state
+ *   GET  /_scalelab/state   the whole state (every account+region's world) as JSON: the
+ *                           same document --state FILE holds (server.h srv_state_json)
  *   GET  /_scalelab/dataplane  instance processes (id, pid, port) and the listener port map
  *   POST /_scalelab/fault   {"instance_id":"i-..","fault":"kill|hang|resume|slow=K|
  *                           fail_health=0|1|error_rate=P"} (emulator/autoscale.h), or
@@ -21,6 +22,7 @@
 
 #include "emulator/autoscale.h"
 #include "emulator/model.h"
+#include "emulator/state.h"
 #include "scaler/ec2.h"
 #include "scaler/world.h"
 
@@ -188,17 +190,23 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
             return;
         }
         srv_step(s);
+        rs->state_kind = STATE_SNAPSHOT; /* the manual clock is part of the state */
         reply(rs, 200, clock_json(s));
         return;
     }
     if ((strcmp(p, "/_scalelab/reset") == 0 || strcmp(p, "/moto-api/reset") == 0) && post) {
         srv_reset(s);
+        rs->state_kind = STATE_SNAPSHOT;
         reply(rs, 200, json_pack("{s:s}", "status", "ok"));
         return;
     }
     if (strcmp(p, "/_scalelab/state") == 0 && get) {
-        error(rs, 501,
-              "state dump not implemented: the scaler library cannot describe its state yet");
+        json_t *o = srv_state_json(s);
+
+        if (o)
+            reply(rs, 200, o);
+        else
+            error(rs, 500, "out of memory");
         return;
     }
     if (strcmp(p, "/_scalelab/dataplane") == 0 && get) {

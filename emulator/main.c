@@ -35,7 +35,8 @@ static void usage(FILE *f)
                "  --account ID        account id in ARNs (default 123456789012)\n"
                "  --time-scale N      emulated seconds per real second (default 1)\n"
                "  --clock real|manual manual: time moves only via POST /_scalelab/clock\n"
-               "  --state FILE        persist state to FILE (not implemented yet)\n"
+               "  --state FILE        keep the state in FILE: loaded at start, every acknowledged\n"
+               "                      change written before its reply (see docs/emulator.md)\n"
                "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
                "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
                "  --port-file PATH    write the bound port to PATH once listening\n"
@@ -190,10 +191,6 @@ int main(int argc, char **argv)
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
     cfg.srv.quiet = cfg.quiet;
     signal(SIGPIPE, SIG_IGN);
-    if (cfg.srv.state_file)
-        log_warn(
-            "emulator: --state %s: persistence is not implemented yet; state is in memory only",
-            cfg.srv.state_file);
     ev = cm_ev_create();
     if (!ev) {
         log_error("emulator: cannot create the event loop: %s", strerror(errno));

@@ -26,7 +26,9 @@
 #include "emulator/awsjson.h"
 #include "emulator/model.h"
 #include "emulator/query.h"
+#include "emulator/state.h"
 #include "emulator/xml.h"
+#include "scaler/asg.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
@@ -55,8 +57,9 @@ struct srv {
     struct region_state regions[MAX_REGIONS];
     int nregions;
     long step_timer;
-    struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
-    struct state *st;     /* --state FILE; NULL: memory only */
+    struct autoscale *as;     /* the real data plane (processes, proxies); NULL: records only */
+    struct state *st;         /* --state FILE; NULL: memory only */
+    struct conn_req *waiting; /* replies held until the next commit (--state) */
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -116,6 +119,8 @@ static void regions_free(struct srv *s)
 void srv_reset(struct srv *s)
 {
     regions_free(s);
+    if (s->st)
+        state_reset_writers(s->st);
     log_info("admin: state reset");
 }
 
@@ -221,6 +226,9 @@ void srv_step(struct srv *s)
 {
     int64_t now = srv_now_ms(s);
 
+    /* the clock may have changed the worlds: written within a second when it did */
+    if (s->st)
+        state_touch(s->st);
     for (int i = 0; i < s->nregions; i++) {
         struct sc_world *w = s->regions[i].w;
 
@@ -605,8 +613,12 @@ void srv_handle(struct srv *s, const struct srv_request *rq_wire, struct srv_res
     render_reply(rs, r.proto, r.svc, r.op, out, rid);
     /* a change shows at once (instances come up, groups reconcile); reads change nothing */
     if (strncmp(r.op->name, "Describe", 8) != 0 && strncmp(r.op->name, "List", 4) != 0 &&
-        strncmp(r.op->name, "Get", 3) != 0)
+        strncmp(r.op->name, "Get", 3) != 0) {
         srv_step(s);
+        /* acknowledged only once durable: datapoints go to the metric journal (a state
+         * writer), everything else is in the snapshot */
+        rs->state_kind = strcmp(r.op->name, "PutMetricData") == 0 ? STATE_JOURNAL : STATE_SNAPSHOT;
+    }
     goto log;
 
 fail:
@@ -636,6 +648,14 @@ struct conn_req {
     struct cm_buf body;
     int started;
     int too_large;
+    /* --state: the reply, held (connection suspended) until its change is durable */
+    struct MHD_Connection *conn;
+    struct srv_response held;
+    int holding;
+    uint64_t ticket;
+    enum state_ticket_status result;
+    struct conn_req *next_waiting;
+    int waiting;
 };
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
@@ -654,11 +674,20 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
     struct conn_req *r = *req_cls;
 
-    (void)cls;
     (void)c;
     (void)toe;
     if (!r)
         return;
+    if (r->waiting) {
+        struct conn_req **pp = &((struct srv *)cls)->waiting;
+
+        while (*pp && *pp != r)
+            pp = &(*pp)->next_waiting;
+        if (*pp)
+            *pp = r->next_waiting;
+    }
+    if (r->holding)
+        srv_response_cleanup(&r->held);
     cm_buf_cleanup(&r->body);
     free(r->uri);
     free(r);
@@ -684,6 +713,22 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
     return MHD_YES;
 }
 
+static enum MHD_Result queue_reply(struct MHD_Connection *c, struct srv_response *rsp);
+
+/* The reply when the commit covering a change failed: the change is in memory (and
+ * written by a later commit) but was never acknowledged. */
+static void state_failed_reply(struct srv_response *rs)
+{
+    memset(rs, 0, sizeof(*rs));
+    cm_buf_init(&rs->body, 0);
+    rs->status = 500;
+    rs->content_type = "text/xml";
+    cm_buf_puts(&rs->body,
+                "<ErrorResponse><Error><Type>Receiver</Type><Code>InternalFailure</Code>"
+                "<Message>scalelab could not save its state file (see the emulator's "
+                "log); the change is not acknowledged</Message></Error></ErrorResponse>\n");
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_size, void **req_cls)
@@ -693,11 +738,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     struct hdr_collect hc;
     struct srv_request rq;
     struct srv_response rs;
-    struct MHD_Response *resp;
     char *path, *q;
-    size_t len;
-    char *body;
-    enum MHD_Result ret;
 
     (void)url;
     (void)version;
@@ -706,6 +747,15 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (!r->started) {
         r->started = 1;
         return MHD_YES;
+    }
+    if (r->holding) {
+        /* resumed after the commit that covered this request */
+        r->holding = 0;
+        if (r->result != STATE_DURABLE) {
+            srv_response_cleanup(&r->held);
+            state_failed_reply(&r->held);
+        }
+        return queue_reply(c, &r->held);
     }
     if (*upload_size) {
         if (!r->too_large && cm_buf_append(&r->body, upload_data, *upload_size) < 0) {
@@ -733,6 +783,30 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     rq.too_large = r->too_large;
     srv_handle(s, &rq, &rs);
     free(path);
+    if (s->st && rs.state_kind && rs.status < 300) {
+        /* the change is acknowledged only once it is on disk: hold the reply */
+        r->ticket = state_change(s->st, rs.state_kind);
+        r->held = rs;
+        r->holding = 1;
+        r->conn = c;
+        r->waiting = 1;
+        r->next_waiting = s->waiting;
+        s->waiting = r;
+        MHD_suspend_connection(c);
+        return MHD_YES;
+    }
+    return queue_reply(c, &rs);
+}
+
+/* Queues rs (consumed) on c. */
+static enum MHD_Result queue_reply(struct MHD_Connection *c, struct srv_response *rsp)
+{
+    struct srv_response rs = *rsp;
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    size_t len;
+    char *body;
+
     body = cm_buf_take(&rs.body, &len);
     resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
@@ -747,6 +821,28 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     MHD_destroy_response(resp);
     srv_response_cleanup(&rs);
     return ret;
+}
+
+/* Commits (--state) when a reply waits or the clock changed the worlds, then resumes the
+ * held replies with their outcome. Returns 1 when replies were resumed. */
+static int state_flush(struct srv *s)
+{
+    struct conn_req *r, *next;
+    int64_t now = cm_ev_now_ms();
+
+    if (!s->st || (!state_has_waiters(s->st) && state_next_due_ms(s->st, now) != 0))
+        return 0;
+    state_commit(s->st, now);
+    r = s->waiting;
+    s->waiting = NULL;
+    for (; r; r = next) {
+        next = r->next_waiting;
+        r->next_waiting = NULL;
+        r->waiting = 0;
+        r->result = state_ticket(s->st, r->ticket);
+        MHD_resume_connection(r->conn);
+    }
+    return 1;
 }
 
 static void on_mhd_fd(struct cm_ev *ev, int fd, uint32_t events, void *ud)
@@ -764,15 +860,26 @@ static int64_t on_hook(struct cm_ev *ev, int after, int64_t now_ms, void *ud)
     struct srv *s = ud;
     MHD_UNSIGNED_LONG_LONG to;
 
+    int64_t wait = -1;
+
     (void)ev;
     (void)now_ms;
     if (after) {
         MHD_run(s->mhd);
         return -1;
     }
+    /* group commit: every change served in the last iteration is written once, here */
+    if (state_flush(s))
+        MHD_run(s->mhd); /* the resumed replies go out now */
     if (MHD_get_timeout(s->mhd, &to) == MHD_YES)
-        return (int64_t)to;
-    return -1;
+        wait = (int64_t)to;
+    if (s->st) {
+        int64_t d = state_has_waiters(s->st) ? 0 : state_next_due_ms(s->st, cm_ev_now_ms());
+
+        if (d >= 0 && (wait < 0 || d < wait))
+            wait = d;
+    }
+    return wait;
 }
 
 static int64_t as_now(void *ud)
@@ -808,6 +915,128 @@ struct autoscale *srv_autoscale(struct srv *s)
     return s->as;
 }
 
+/* ---- durable state (--state FILE) ---------------------------------------------------- */
+
+json_t *srv_state_json(struct srv *s)
+{
+    json_t *doc = json_object();
+    json_t *worlds = json_array();
+    char iso[40];
+    int64_t now = srv_now_ms(s);
+
+    if (!doc || !worlds)
+        goto fail;
+    model_format_iso8601(now, iso, sizeof(iso));
+    if (json_object_set_new(doc, "version", json_integer(STATE_VERSION)) ||
+        json_object_set_new(doc, "saved_at", json_string(iso)) ||
+        json_object_set_new(doc, "now_ms", json_integer((json_int_t)now)) ||
+        json_object_set_new(doc, "clock", json_string(s->cfg.clock_manual ? "manual" : "real")))
+        goto fail;
+    for (int i = 0; i < s->nregions; i++) {
+        json_t *w = sc_world_save(s->regions[i].w);
+
+        if (!w || json_array_append_new(worlds, w) != 0)
+            goto fail;
+    }
+    if (json_object_set_new(doc, "worlds", worlds) != 0) {
+        worlds = NULL;
+        goto fail;
+    }
+    return doc;
+
+fail:
+    json_decref(worlds);
+    json_decref(doc);
+    return NULL;
+}
+
+static json_t *snapshot(void *ud)
+{
+    return srv_state_json(ud);
+}
+
+/* Loads a state document (state_read checked its version): every world, the clock.
+ * Returns 0, or -1 with err ("<what>: <problem>"). */
+static int load_state(struct srv *s, const json_t *doc, char *err, size_t errlen)
+{
+    const json_t *worlds = json_object_get(doc, "worlds");
+    const json_t *now = json_object_get(doc, "now_ms");
+    const json_t *x;
+    size_t k;
+
+    if (!json_is_array(worlds) || !json_is_integer(now)) {
+        snprintf(err, errlen, "\"worlds\" (array) and \"now_ms\" (integer) are required");
+        return -1;
+    }
+    /* the emulated clock goes on from where it stopped, never backwards */
+    if (s->cfg.clock_manual) {
+        if (!s->cfg.start_ms || json_integer_value(now) > s->manual_ms)
+            s->manual_ms = json_integer_value(now);
+    } else if (json_integer_value(now) > s->base_epoch_ms) {
+        s->base_epoch_ms = json_integer_value(now);
+    }
+    json_array_foreach(worlds, k, x)
+    {
+        const char *account = json_string_value(json_object_get(x, "account"));
+        const char *region = json_string_value(json_object_get(x, "region"));
+        struct sc_world *w;
+        struct sc_error e = { 0 };
+
+        if (!account || !region || strlen(account) >= sizeof(s->regions[0].account)) {
+            snprintf(err, errlen, "worlds[%zu]: account and region are required", k);
+            return -1;
+        }
+        for (int i = 0; i < s->nregions; i++) {
+            if (strcmp(s->regions[i].account, account) == 0 &&
+                strcmp(s->regions[i].region, region) == 0) {
+                snprintf(err, errlen, "worlds[%zu]: %s/%s appears twice", k, account, region);
+                return -1;
+            }
+        }
+        w = srv_world(s, account, region);
+        if (!w) {
+            snprintf(err, errlen, "worlds[%zu]: bad region %s (or too many regions)", k, region);
+            return -1;
+        }
+        if (sc_world_load(w, x, &e) != SC_OK) {
+            snprintf(err, errlen, "worlds[%zu] (%.16s/%.40s): %.400s", k, account, region,
+                     e.message);
+            return -1;
+        }
+        log_info("state: loaded world account=%s region=%s groups=%d instances=%d", account, region,
+                 sc_asg_group_count(sc_world_asg(w)), sc_ec2_instance_count(sc_world_ec2(w)));
+    }
+    return 0;
+}
+
+/* --state FILE: load it when present (a bad file is an error: it is never overwritten),
+ * then open its writer. */
+static int open_state(struct srv *s, char *err, size_t errlen)
+{
+    const char *path = s->cfg.state_file;
+    json_t *doc = NULL;
+    char e[1024];
+    int rc = state_read(path, &doc, e, sizeof(e));
+
+    if (rc < 0) {
+        snprintf(err, errlen, "%.800s (the file is left as it is)", e);
+        return -1;
+    }
+    if (rc == 1) {
+        if (load_state(s, doc, e, sizeof(e)) < 0) {
+            snprintf(err, errlen, "%.200s: %.600s (the file is left as it is)", path, e);
+            json_decref(doc);
+            return -1;
+        }
+        json_decref(doc);
+        log_info("state: loaded %s (%d worlds)", path, s->nregions);
+    } else {
+        log_info("state: %s does not exist: starting empty", path);
+    }
+    s->st = state_create(path, snapshot, s, err, errlen);
+    return s->st ? 0 : -1;
+}
+
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen)
 {
     struct srv *s = cm_xcalloc(1, sizeof(*s));
@@ -833,6 +1062,8 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         if (!s->keys)
             goto fail;
     }
+    if (cfg->state_file && open_state(s, err, errlen) < 0)
+        goto fail;
     if (!ev)
         return s;
     memset(&sa, 0, sizeof(sa));
@@ -842,8 +1073,8 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         snprintf(err, errlen, "bad bind address %s (IPv4 expected)", cfg->bind);
         goto fail;
     }
-    s->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_access, s,
-                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+    s->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL,
+                              NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                               MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED,
                               on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
@@ -874,6 +1105,9 @@ void srv_destroy(struct srv *s)
 {
     if (!s)
         return;
+    /* held replies: write what they wait for, then let MHD answer or close them */
+    if (s->st && s->mhd && state_flush(s))
+        MHD_run(s->mhd);
     if (s->mhd) {
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 
@@ -888,6 +1122,12 @@ void srv_destroy(struct srv *s)
     autoscale_destroy(s->as);
     s->as = NULL;
     auth_keys_destroy(s->keys);
+    if (s->st) {
+        /* the last clock-driven changes (nothing acknowledged waits on them) */
+        if (state_next_due_ms(s->st, cm_ev_now_ms()) >= 0)
+            state_commit(s->st, INT64_MAX / 2);
+        state_destroy(s->st);
+    }
     regions_free(s);
     free(s);
 }

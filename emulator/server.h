@@ -52,6 +52,9 @@ struct srv_request {
 
 struct srv_response {
     int status;
+    /* enum state_kind bits when the request changed state (0: a read or a failure); with
+     * --state the reply is held until that change is durable */
+    unsigned state_kind;
     const char *content_type;
     struct cm_buf body;
     int nheaders;
@@ -98,6 +101,10 @@ struct autoscale *srv_autoscale(struct srv *s);
 /* The state file's writer (emulator/state.h), or NULL without --state. A second durable
  * writer (the metric journal) registers itself on it with state_add_writer(). */
 struct state *srv_state(struct srv *s);
+/* The whole state as JSON (GET /_scalelab/state; the --state snapshot): {"version":1,
+ * "saved_at", "now_ms" (the emulated clock), "clock", "worlds": [sc_world_save of each
+ * account+region]}. A new reference, NULL on OOM. */
+struct json_t *srv_state_json(struct srv *s);
 /* Number of requests answered so far. */
 uint64_t srv_requests(const struct srv *s);
 

@@ -640,4 +640,16 @@ const char *const *sc_asg_metric_granularity_types(void);
 const char *const *sc_asg_lifecycle_hook_types(void);
 const char *const *sc_asg_notification_types(void);
 
+/* --- save / load (the emulator's --state FILE) ------------------------------------------ */
+
+struct json_t;
+/* The whole Auto Scaling state as a new JSON object (launch configurations, groups with
+ * instances, activities, policies and the private bookkeeping), or NULL on OOM. The
+ * shape is scalelab's own (docs/emulator.md, "State file"). */
+struct json_t *sc_asg_save(const struct sc_asg *asg);
+/* Loads what sc_asg_save wrote into a freshly created, empty asg (same account and
+ * region). All or nothing: on error (ValidationError "state: asg: <member>: <problem>")
+ * the asg is left empty. Borrowed obj. */
+enum sc_status sc_asg_load(struct sc_asg *asg, const struct json_t *obj, struct sc_error *err);
+
 #endif

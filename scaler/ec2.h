@@ -591,4 +591,15 @@ enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t 
 enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, int impaired,
                                             int64_t now_ms);
 
+/* --- save / load (the emulator's --state FILE) ------------------------------------------ */
+
+struct json_t;
+/* The records as a new JSON object (zones' availability, VPCs, subnets, reservations,
+ * instances, launch templates with their versions, tags, the internal RNG), or NULL. */
+struct json_t *sc_ec2_save(const struct sc_ec2 *ec2);
+/* Loads what sc_ec2_save wrote into a freshly created ec2 of the same account, region
+ * and zones: the saved VPCs and subnets replace the default ones made at create. All or
+ * nothing: on error (ValidationError "state: ec2: ...") nothing changed. */
+enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const struct json_t *obj, struct sc_error *err);
+
 #endif

@@ -384,4 +384,14 @@ enum sc_elb_membership sc_elb_instance_membership(const struct sc_elb *elb, cons
 int sc_elb_host_counts(const struct sc_elb *elb, const char *name, const char *zone, int *healthy,
                        int *unhealthy);
 
+/* --- save / load (the emulator's --state FILE) ------------------------------------------ */
+
+struct json_t;
+/* Every load balancer (listeners, health check, attributes, zones, tags, registrations
+ * with their health and draining bookkeeping) as a new JSON object, or NULL. */
+struct json_t *sc_elb_save(const struct sc_elb *elb);
+/* Loads what sc_elb_save wrote into a freshly created, empty elb whose ec2 already holds
+ * the saved VPCs (load EC2 first). All or nothing (ValidationError "state: elb: ..."). */
+enum sc_status sc_elb_load(struct sc_elb *elb, const struct json_t *obj, struct sc_error *err);
+
 #endif

@@ -11,6 +11,7 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/save.h"
 
 struct sc_world {
     char account[32];
@@ -526,4 +527,110 @@ enum sc_status sc_world_report_instance_cpu(struct sc_world *w, const char *inst
                              now_ms);
     }
     return st;
+}
+
+/* --- save / load (the emulator's --state; see world.h) ---------------------------------------- */
+
+json_t *sc_world_save(const struct sc_world *w)
+{
+    json_t *o = json_object();
+    json_t *zones = json_array();
+    json_t *rng = json_array();
+    int bad = !o || !zones || !rng;
+
+    for (int i = 0; !bad && i < w->nzones; i++)
+        bad |= json_array_append_new(zones, json_string(w->zones[i]));
+    for (int i = 0; !bad && i < 4; i++) {
+        char hex[17];
+
+        snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)w->rng.s[i]);
+        bad |= json_array_append_new(rng, json_string(hex));
+    }
+    if (bad) {
+        json_decref(o);
+        json_decref(zones);
+        json_decref(rng);
+        return NULL;
+    }
+    bad |= sc_save_int(o, "version", SC_WORLD_SAVE_VERSION);
+    bad |= sc_save_str(o, "account", w->account);
+    bad |= sc_save_str(o, "region", w->region);
+    bad |= sc_save_take(o, "zones", zones);
+    bad |= sc_save_take(o, "rng", rng);
+    bad |= sc_save_int(o, "last_ms", w->last_ms);
+    bad |= sc_save_take(o, "ec2", sc_ec2_save(w->ec2));
+    bad |= sc_save_take(o, "elb", sc_elb_save(w->elb));
+    bad |= sc_save_take(o, "asg", sc_asg_save(w->asg));
+    /* CloudWatch (alarms, their tags, the metric store) is not saved yet: its save/load
+     * (sc_cw_save / sc_cw_load) comes with the metric journal; a world loaded from this
+     * document has no alarms and no metrics. */
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+enum sc_status sc_world_load(struct sc_world *w, const json_t *obj, struct sc_error *err)
+{
+    struct sc_load l;
+    const json_t *a, *x;
+    uint64_t rng[4] = { 0, 0, 0, 0 };
+    int64_t last;
+    enum sc_status st;
+    const char *s;
+    size_t k;
+
+    sc_load_init(&l, "world", err);
+    if (!json_is_object(obj))
+        return sc_fail(err, SC_ERR_VALIDATION, "state: world: expected an object");
+    if (sc_load_int(&l, obj, "version") != SC_WORLD_SAVE_VERSION && !l.failed)
+        sc_load_fail(&l, "unknown version %lld (this build reads %d)",
+                     (long long)json_integer_value(json_object_get(obj, "version")),
+                     SC_WORLD_SAVE_VERSION);
+    s = sc_load_cstr(&l, obj, "account");
+    if (s && strcmp(s, w->account) != 0)
+        sc_load_fail(&l, "saved for account %s, not %s", s, w->account);
+    s = sc_load_cstr(&l, obj, "region");
+    if (s && strcmp(s, w->region) != 0)
+        sc_load_fail(&l, "saved for region %s, not %s", s, w->region);
+    a = sc_load_array(&l, obj, "zones");
+    if (a && !l.failed && (int)json_array_size(a) != w->nzones)
+        sc_load_fail(&l, "zones: saved %zu, this world has %d", json_array_size(a), w->nzones);
+    json_array_foreach(a, k, x)
+    {
+        if (l.failed)
+            break;
+        if (!json_is_string(x) || strcmp(json_string_value(x), w->zones[k]) != 0)
+            sc_load_fail(&l, "zones: saved zone %zu is not %s", k, w->zones[k]);
+    }
+    a = sc_load_array(&l, obj, "rng");
+    if (a && !l.failed && json_array_size(a) != 4)
+        sc_load_fail(&l, "rng: expected 4 words");
+    for (int i = 0; a && !l.failed && i < 4; i++) {
+        s = json_string_value(json_array_get(a, (size_t)i));
+        if (!s || strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16)
+            sc_load_fail(&l, "rng: expected 16 hex digits");
+        else
+            rng[i] = strtoull(s, NULL, 16);
+    }
+    last = sc_load_int(&l, obj, "last_ms");
+    (void)sc_load_object(&l, obj, "ec2");
+    (void)sc_load_object(&l, obj, "elb");
+    (void)sc_load_object(&l, obj, "asg");
+    if (l.failed)
+        return err ? err->status : SC_ERR_VALIDATION;
+    /* Each service loads whole or not at all; a failure after the first leaves this world
+     * partly loaded, so the caller destroys it (the contract: load into a fresh world and
+     * use it only on SC_OK). EC2 first: the load balancers point at its VPCs. */
+    st = sc_ec2_load(w->ec2, json_object_get(obj, "ec2"), err);
+    if (st == SC_OK)
+        st = sc_elb_load(w->elb, json_object_get(obj, "elb"), err);
+    if (st == SC_OK)
+        st = sc_asg_load(w->asg, json_object_get(obj, "asg"), err);
+    if (st != SC_OK)
+        return st;
+    memcpy(w->rng.s, rng, sizeof(rng));
+    w->last_ms = last;
+    return SC_OK;
 }

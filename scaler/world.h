@@ -110,4 +110,21 @@ int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms);
 enum sc_status sc_world_report_instance_cpu(struct sc_world *w, const char *instance_id, double pct,
                                             int64_t now_ms);
 
+/* --- save / load (the emulator's --state FILE) ------------------------------------------ */
+
+/* The save format's version (the "version" member of a saved world). */
+#define SC_WORLD_SAVE_VERSION 1
+
+struct json_t;
+/* The world as a new JSON object: {"version":1, "account", "region", "zones", "rng" (the
+ * RNG's four words, hex), "last_ms", "ec2", "elb", "asg"} (sc_ec2_save, sc_elb_save,
+ * sc_asg_save); NULL on OOM. CloudWatch (alarms, metrics) is not in it yet. */
+struct json_t *sc_world_save(const struct sc_world *w);
+/* Loads what sc_world_save wrote into a world just made by sc_world_create with the same
+ * account, region and zones (the seed does not matter: the RNG state is restored).
+ * Errors (ValidationError "state: <service>: <member>: <problem>"): wrong version,
+ * account, region or zones, a missing or malformed member. On error the world may be
+ * partly loaded: destroy it (each service loads whole or not at all, but not the set). */
+enum sc_status sc_world_load(struct sc_world *w, const struct json_t *obj, struct sc_error *err);
+
 #endif
