@@ -1,5 +1,7 @@
 /* emulator/admin.c: see admin.h.
- *   GET  /_scalelab/health  {"status":"ok","clock":"real|manual","now":..., "requests":N}
+ *   GET  /_scalelab/health  {"status":"ok","clock":"real|manual","now":..., "requests":N,
+ *                           "state": {"file", "commits", "snapshots", "tickets",
+ *                           "last_bytes", "last_ms", "total_ms", "loop_ms"} with --state}
  *   GET  /_scalelab/clock   {"now_ms":N,"now":"ISO","mode":"real|manual","time_scale":X}
  *   POST /_scalelab/clock   {"advance_ms":N} or {"advance_s":N} (manual clock only)
  *   POST /_scalelab/reset   drops every account's state
@@ -162,6 +164,18 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
 
         json_object_set_new(o, "status", json_string("ok"));
         json_object_set_new(o, "requests", json_integer((json_int_t)srv_requests(s)));
+        if (srv_state(s)) {
+            struct state_stats ss;
+
+            state_get_stats(srv_state(s), &ss);
+            json_object_set_new(
+                o, "state",
+                json_pack("{s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:f}", "file", state_path(srv_state(s)),
+                          "commits", (json_int_t)ss.commits, "snapshots", (json_int_t)ss.snapshots,
+                          "tickets", (json_int_t)ss.tickets, "last_bytes",
+                          (json_int_t)ss.last_bytes, "last_ms", ss.last_ms, "total_ms", ss.total_ms,
+                          "loop_ms", ss.loop_ms));
+        }
         reply(rs, 200, o);
         return;
     }

@@ -36,7 +36,7 @@ static void usage(FILE *f)
                "  --time-scale N      emulated seconds per real second (default 1)\n"
                "  --clock real|manual manual: time moves only via POST /_scalelab/clock\n"
                "  --state FILE        keep the state in FILE: loaded at start, every acknowledged\n"
-               "                      change written before its reply (see docs/emulator.md)\n"
+               "                      change written before its reply (see docs/state.md)\n"
                "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
                "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
                "  --port-file PATH    write the bound port to PATH once listening\n"

@@ -823,26 +823,55 @@ static enum MHD_Result queue_reply(struct MHD_Connection *c, struct srv_response
     return ret;
 }
 
-/* Commits (--state) when a reply waits or the clock changed the worlds, then resumes the
- * held replies with their outcome. Returns 1 when replies were resumed. */
-static int state_flush(struct srv *s)
+/* Resumes the held replies whose change is durable (or failed). Returns how many. */
+static int resume_answered(struct srv *s)
 {
-    struct conn_req *r, *next;
-    int64_t now = cm_ev_now_ms();
+    struct conn_req **pp = &s->waiting;
+    int n = 0;
 
-    if (!s->st || (!state_has_waiters(s->st) && state_next_due_ms(s->st, now) != 0))
-        return 0;
-    state_commit(s->st, now);
-    r = s->waiting;
-    s->waiting = NULL;
-    for (; r; r = next) {
-        next = r->next_waiting;
+    while (*pp) {
+        struct conn_req *r = *pp;
+        enum state_ticket_status t = state_ticket(s->st, r->ticket);
+
+        if (t == STATE_PENDING) {
+            pp = &r->next_waiting;
+            continue;
+        }
+        *pp = r->next_waiting;
         r->next_waiting = NULL;
         r->waiting = 0;
-        r->result = state_ticket(s->st, r->ticket);
+        r->result = t;
         MHD_resume_connection(r->conn);
+        n++;
     }
-    return 1;
+    return n;
+}
+
+/* Starts a commit (--state) when a reply waits or the clock changed the worlds and no
+ * write is in flight; resumes what is answered. Returns 1 when replies were resumed. */
+static int state_flush(struct srv *s)
+{
+    int64_t now = cm_ev_now_ms();
+
+    if (!s->st)
+        return 0;
+    if (!state_in_flight(s->st) && (state_has_waiters(s->st) || state_next_due_ms(s->st, now) == 0))
+        state_commit(s->st, now);
+    return resume_answered(s) > 0;
+}
+
+/* The writer thread finished a snapshot: answer its replies, start the next batch. */
+static void on_state_written(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct srv *s = ud;
+
+    (void)ev;
+    (void)fd;
+    (void)events;
+    state_complete(s->st);
+    resume_answered(s);
+    state_flush(s);
+    MHD_run(s->mhd); /* the resumed replies go out now */
 }
 
 static void on_mhd_fd(struct cm_ev *ev, int fd, uint32_t events, void *ud)
@@ -874,7 +903,8 @@ static int64_t on_hook(struct cm_ev *ev, int after, int64_t now_ms, void *ud)
     if (MHD_get_timeout(s->mhd, &to) == MHD_YES)
         wait = (int64_t)to;
     if (s->st) {
-        int64_t d = state_has_waiters(s->st) ? 0 : state_next_due_ms(s->st, cm_ev_now_ms());
+        /* -1 while a write is in flight: its event fd wakes the loop */
+        int64_t d = state_next_due_ms(s->st, cm_ev_now_ms());
 
         if (d >= 0 && (wait < 0 || d < wait))
             wait = d;
@@ -1091,6 +1121,10 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         goto fail;
     }
     s->ev = ev;
+    if (s->st && cm_ev_add_fd(ev, state_event_fd(s->st), EPOLLIN, on_state_written, s) < 0) {
+        snprintf(err, errlen, "cannot watch the state writer's event fd");
+        goto fail;
+    }
     cm_ev_set_hook(ev, on_hook, s);
     start_autoscale(s);
     s->step_timer = cm_ev_add_timer(ev, 1000, on_step_timer, s);
@@ -1106,8 +1140,15 @@ void srv_destroy(struct srv *s)
     if (!s)
         return;
     /* held replies: write what they wait for, then let MHD answer or close them */
-    if (s->st && s->mhd && state_flush(s))
-        MHD_run(s->mhd);
+    for (int i = 0; s->st && s->mhd && s->waiting && i < 8; i++) {
+        state_drain(s->st);
+        state_flush(s);
+        state_drain(s->st);
+        if (resume_answered(s) >= 0)
+            MHD_run(s->mhd);
+    }
+    if (s->st && s->ev)
+        cm_ev_del_fd(s->ev, state_event_fd(s->st));
     if (s->mhd) {
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 
@@ -1124,8 +1165,10 @@ void srv_destroy(struct srv *s)
     auth_keys_destroy(s->keys);
     if (s->st) {
         /* the last clock-driven changes (nothing acknowledged waits on them) */
+        state_drain(s->st);
         if (state_next_due_ms(s->st, cm_ev_now_ms()) >= 0)
             state_commit(s->st, INT64_MAX / 2);
+        state_drain(s->st);
         state_destroy(s->st);
     }
     regions_free(s);

@@ -4,9 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,7 +39,74 @@ struct state {
     uint64_t last_sig; /* fingerprint of the last snapshot written, clocks left out */
     int have_sig;
     struct state_stats stats;
+    /* the writer thread: one job at a time (loop -> thread: doc; thread -> loop: result) */
+    pthread_t thread;
+    int thread_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int efd;
+    json_t *job_doc; /* owned by the thread once handed over */
+    int job_ready, quit;
+    int res_ready, res_errno;
+    size_t res_bytes;
+    double res_ms;
+    /* the loop's view of the write in flight */
+    int in_flight;
+    uint64_t flight_upto;
+    double flight_loop_ms;
 };
+
+static int write_atomic(struct state *st, const char *data, size_t n);
+static double mono_now_ms(void);
+
+/* The writer thread: serializes the document it is handed and writes it atomically, then
+ * wakes the loop through the eventfd. It touches nothing but the job and the files. */
+static void *writer_main(void *arg)
+{
+    struct state *st = arg;
+
+    for (;;) {
+        json_t *doc;
+        char *data;
+        double t0;
+        size_t n = 0;
+        int e = 0;
+        uint64_t one = 1;
+
+        pthread_mutex_lock(&st->mu);
+        while (!st->job_ready && !st->quit)
+            pthread_cond_wait(&st->cv, &st->mu);
+        if (!st->job_ready) {
+            pthread_mutex_unlock(&st->mu);
+            return NULL;
+        }
+        doc = st->job_doc;
+        st->job_doc = NULL;
+        st->job_ready = 0;
+        pthread_mutex_unlock(&st->mu);
+
+        t0 = mono_now_ms();
+        data = json_dumps(doc, JSON_COMPACT);
+        json_decref(doc);
+        if (!data) {
+            e = ENOMEM;
+        } else {
+            n = strlen(data);
+            if (write_atomic(st, data, n) < 0)
+                e = errno ? errno : EIO;
+        }
+        free(data);
+
+        pthread_mutex_lock(&st->mu);
+        st->res_ready = 1;
+        st->res_errno = e;
+        st->res_bytes = n;
+        st->res_ms = mono_now_ms() - t0;
+        pthread_mutex_unlock(&st->mu);
+        while (write(st->efd, &one, sizeof(one)) < 0 && errno == EINTR)
+            ;
+    }
+}
 
 struct state *state_create(const char *path, state_snapshot_fn snapshot, void *ud, char *err,
                            size_t errlen)
@@ -50,6 +120,7 @@ struct state *state_create(const char *path, state_snapshot_fn snapshot, void *u
         return NULL;
     }
     st = cm_xcalloc(1, sizeof(*st));
+    st->efd = -1;
     st->path = cm_xstrdup(path);
     n = strlen(path) + 8;
     st->tmp = cm_xmalloc(n);
@@ -66,6 +137,15 @@ struct state *state_create(const char *path, state_snapshot_fn snapshot, void *u
         return NULL;
     }
     free(dcopy);
+    st->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (st->efd < 0 || pthread_mutex_init(&st->mu, NULL) != 0 ||
+        pthread_cond_init(&st->cv, NULL) != 0 ||
+        pthread_create(&st->thread, NULL, writer_main, st) != 0) {
+        snprintf(err, errlen, "%s: cannot start the state writer: %s", path, strerror(errno));
+        state_destroy(st);
+        return NULL;
+    }
+    st->thread_started = 1;
     return st;
 }
 
@@ -73,6 +153,18 @@ void state_destroy(struct state *st)
 {
     if (!st)
         return;
+    if (st->thread_started) {
+        state_drain(st);
+        pthread_mutex_lock(&st->mu);
+        st->quit = 1;
+        pthread_cond_signal(&st->cv);
+        pthread_mutex_unlock(&st->mu);
+        pthread_join(st->thread, NULL);
+        pthread_cond_destroy(&st->cv);
+        pthread_mutex_destroy(&st->mu);
+    }
+    if (st->efd >= 0)
+        close(st->efd);
     if (st->dirfd >= 0)
         close(st->dirfd);
     free(st->path);
@@ -300,80 +392,140 @@ static uint64_t sig(uint64_t h, const json_t *v)
     return h;
 }
 
+/* Marks tickets up to upto done; a failure makes them STATE_FAILED and the change due
+ * again (not before a second: a full disk is not retried in a busy loop). */
+static void finish(struct state *st, uint64_t upto, int ok, int64_t mono_ms)
+{
+    if (!ok && upto > st->done) {
+        st->failed_lo = st->done + 1;
+        st->failed_hi = upto;
+        st->touched = 1;
+        st->need_snapshot = 1;
+        st->have_sig = 0;
+        st->last_write_ms = mono_ms;
+    }
+    if (upto > st->done)
+        st->done = upto;
+}
+
 int state_commit(struct state *st, int64_t mono_ms)
 {
     int waiters = st->issued > st->done;
     int idle_due = st->touched && mono_ms - st->last_write_ms >= STATE_IDLE_WRITE_MS;
     uint64_t upto = st->issued;
     char err[256] = "";
-    json_t *doc = NULL;
-    char *data = NULL;
+    json_t *doc;
     double t0;
-    int rc = -1;
 
-    if (!waiters && !idle_due)
+    if (st->in_flight || (!waiters && !idle_due))
         return 0;
     t0 = mono_now_ms();
     for (int i = 0; waiters && i < st->nwriters; i++) {
         if (st->writers[i].sync(st->writers[i].ud, err, sizeof(err)) < 0) {
             log_error("state: %s: sync failed: %s", st->writers[i].name, err);
-            goto out;
+            finish(st, upto, 0, mono_ms);
+            return -1;
         }
     }
-    if (st->need_snapshot || idle_due) {
-        uint64_t s;
+    st->stats.commits++;
+    if (!st->need_snapshot && !idle_due) {
+        finish(st, upto, 1, mono_ms); /* journal only: synced above */
+        return 1;
+    }
+    doc = st->snapshot(st->ud);
+    if (!doc) {
+        log_error("state: cannot build the snapshot (out of memory)");
+        finish(st, upto, 0, mono_ms);
+        return -1;
+    }
+    if (!st->need_snapshot) {
+        /* clock-driven: write only when more than clocks moved */
+        uint64_t g = sig(1469598103934665603ULL, doc);
 
-        doc = st->snapshot(st->ud);
-        if (!doc) {
-            log_error("state: cannot build the snapshot (out of memory)");
-            goto out;
-        }
-        s = sig(1469598103934665603ULL, doc);
-        if (st->need_snapshot || !st->have_sig || s != st->last_sig) {
-            size_t n;
-
-            data = json_dumps(doc, JSON_COMPACT);
-            if (!data) {
-                log_error("state: cannot serialize the snapshot (out of memory)");
-                goto out;
-            }
-            n = strlen(data);
-            if (write_atomic(st, data, n) < 0) {
-                log_error("state: cannot write %s: %s", st->path, strerror(errno));
-                goto out;
-            }
-            st->stats.snapshots++;
-            st->stats.last_bytes = n;
-            st->stats.last_ms = mono_now_ms() - t0;
-            st->last_write_ms = mono_ms;
-        }
-        st->last_sig = s;
-        st->have_sig = 1;
         st->touched = 0;
+        if (st->have_sig && g == st->last_sig) {
+            json_decref(doc);
+            st->last_write_ms = mono_ms; /* looked: the next look is a second away */
+            finish(st, upto, 1, mono_ms);
+            return 1;
+        }
+        st->last_sig = g;
+        st->have_sig = 1;
+    } else {
+        st->have_sig = 0; /* not fingerprinted: the next clock-driven commit writes */
     }
     st->need_snapshot = 0;
-    st->stats.commits++;
-    rc = 1;
-out:
-    if (rc < 0 && upto > st->done) {
-        st->failed_lo = st->done + 1;
-        st->failed_hi = upto;
-        /* the change is in memory: the next commit writes it again (not before a
-         * second has passed: a full disk is not retried in a busy loop) */
-        st->touched = 1;
-        st->need_snapshot = 1;
-        st->last_write_ms = mono_ms;
+    st->touched = 0;
+    st->last_write_ms = mono_ms;
+    st->in_flight = 1;
+    st->flight_upto = upto;
+    st->flight_loop_ms = mono_now_ms() - t0;
+    pthread_mutex_lock(&st->mu);
+    st->job_doc = doc;
+    st->job_ready = 1;
+    pthread_cond_signal(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return 1;
+}
+
+int state_event_fd(const struct state *st)
+{
+    return st->efd;
+}
+
+int state_in_flight(const struct state *st)
+{
+    return st->in_flight;
+}
+
+int state_complete(struct state *st)
+{
+    uint64_t v;
+    int ready, e;
+
+    while (read(st->efd, &v, sizeof(v)) < 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&st->mu);
+    ready = st->res_ready;
+    e = st->res_errno;
+    st->res_ready = 0;
+    if (ready) {
+        st->stats.last_bytes = st->res_bytes;
+        st->stats.last_ms = st->res_ms + st->flight_loop_ms;
     }
-    st->done = upto;
-    json_decref(doc);
-    free(data);
-    return rc;
+    pthread_mutex_unlock(&st->mu);
+    if (!ready || !st->in_flight)
+        return 0;
+    st->in_flight = 0;
+    if (e) {
+        log_error("state: cannot write %s: %s", st->path, strerror(e));
+        finish(st, st->flight_upto, 0, st->last_write_ms);
+        return 1;
+    }
+    st->stats.snapshots++;
+    st->stats.total_ms += st->stats.last_ms;
+    st->stats.loop_ms += st->flight_loop_ms;
+    finish(st, st->flight_upto, 1, st->last_write_ms);
+    return 1;
+}
+
+void state_drain(struct state *st)
+{
+    while (st->in_flight) {
+        struct pollfd p = { st->efd, POLLIN, 0 };
+
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+            break;
+        state_complete(st);
+    }
 }
 
 int64_t state_next_due_ms(const struct state *st, int64_t mono_ms)
 {
     int64_t d;
 
+    if (st->in_flight)
+        return -1;
     if (st->issued > st->done)
         return 0;
     if (!st->touched)

@@ -14,12 +14,16 @@
  *      state_change(st, kind) and gets a ticket; the reply is held (MHD suspended) until
  *      state_ticket(st, ticket) is no longer STATE_PENDING. Reads never wait.
  *   2. once per loop iteration (before the loop sleeps) server.c calls state_commit():
- *      when a ticket waits, it calls every writer's sync() (the journal's fdatasync), then,
- *      when a waiting change needs the snapshot, builds it (the snapshot callback) and
- *      writes it atomically; every ticket taken before the commit becomes STATE_DURABLE
+ *      when a ticket waits and no write is in flight, it calls every writer's sync() (the
+ *      journal's fdatasync, on the loop thread), then, when a waiting change needs the
+ *      snapshot, builds it (the snapshot callback, on the loop thread) and hands it to
+ *      the state's writer thread, which serializes it and writes it atomically while the
+ *      loop goes on serving (reads are never held; new changes wait for the next
+ *      commit). When the write ends, state_event_fd() becomes readable: server.c calls
+ *      state_complete(), and every ticket taken before the commit becomes STATE_DURABLE
  *      (or STATE_FAILED when a write failed: those replies become 500 errors, the change
  *      stays in memory and is retried by the next commit). One commit covers every
- *      request of the iteration, however many.
+ *      request served since the previous one began, however many.
  *   3. changes the clock makes on its own (activities, alarm transitions, instances
  *      coming up) call state_touch(): written by the first state_commit() at least
  *      STATE_IDLE_WRITE_MS after the previous write, so at most once a second while dirty.
@@ -77,11 +81,12 @@ enum state_ticket_status {
     STATE_FAILED,      /* the commit failed: answer 500 (the change is retried) */
 };
 
-/* Opens the state file's writer (nothing is read or written yet). path is copied.
- * Returns NULL with err filled (the directory of path must exist). */
+/* Opens the state file's writer and starts its thread (nothing is read or written yet).
+ * path is copied. Returns NULL with err filled (the directory of path must exist). */
 struct state *state_create(const char *path, state_snapshot_fn snapshot, void *ud, char *err,
                            size_t errlen);
-/* Does not write; call state_commit first to flush. NULL is a no-op. */
+/* Waits for a write in flight, stops the thread; does not start a write (call
+ * state_commit and state_drain first to flush). NULL is a no-op. */
 void state_destroy(struct state *st);
 /* The state file's path (borrowed). */
 const char *state_path(const struct state *st);
@@ -107,11 +112,23 @@ enum state_ticket_status state_ticket(const struct state *st, uint64_t ticket);
 /* 1 when a ticket waits (the loop must not sleep before state_commit). */
 int state_has_waiters(const struct state *st);
 
-/* Commits when a ticket waits, or when touched and STATE_IDLE_WRITE_MS passed since the
- * last write (mono_ms: the loop's monotonic ms). Returns 1 when it wrote, 0 when nothing
- * was due, -1 when a write failed (logged; waiting tickets become STATE_FAILED). */
+/* Starts a commit when none is in flight and a ticket waits, or when touched and
+ * STATE_IDLE_WRITE_MS passed since the last write (mono_ms: the loop's monotonic ms).
+ * Returns 1 when it started one (a journal-only commit, or a clock-driven one that found
+ * nothing changed, is complete at once), 0 when nothing was due or a write is in flight,
+ * -1 when a writer's sync failed (logged; waiting tickets become STATE_FAILED). */
 int state_commit(struct state *st, int64_t mono_ms);
-/* Milliseconds until state_commit has timed work: 0 now, -1 none. */
+/* Readable (eventfd) when the writer thread finished a snapshot: call state_complete. */
+int state_event_fd(const struct state *st);
+/* Collects a finished write: its tickets become STATE_DURABLE (or STATE_FAILED, logged).
+ * Returns 1 when one finished, 0 when none had. */
+int state_complete(struct state *st);
+/* Blocks until no write is in flight (tests, shutdown). */
+void state_drain(struct state *st);
+/* 1 while the writer thread is writing a snapshot. */
+int state_in_flight(const struct state *st);
+/* Milliseconds until state_commit has work: 0 now, -1 none (or a write in flight: the
+ * event fd wakes the loop). */
 int64_t state_next_due_ms(const struct state *st, int64_t mono_ms);
 
 /* Figures since start: commits (snapshot writes), last snapshot bytes and ms. */
@@ -120,7 +137,10 @@ struct state_stats {
     uint64_t snapshots;
     uint64_t tickets;
     size_t last_bytes;
-    double last_ms;
+    double last_ms;  /* the last snapshot: build on the loop, then serialize, write, fsync,
+                        rename, fsync of the directory on the writer thread */
+    double total_ms; /* every snapshot's */
+    double loop_ms;  /* of total_ms, what the loop spent (building the document) */
 };
 void state_get_stats(const struct state *st, struct state_stats *out);
 

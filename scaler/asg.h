@@ -645,7 +645,7 @@ const char *const *sc_asg_notification_types(void);
 struct json_t;
 /* The whole Auto Scaling state as a new JSON object (launch configurations, groups with
  * instances, activities, policies and the private bookkeeping), or NULL on OOM. The
- * shape is scalelab's own (docs/emulator.md, "State file"). */
+ * shape is scalelab's own (docs/state.md). */
 struct json_t *sc_asg_save(const struct sc_asg *asg);
 /* Loads what sc_asg_save wrote into a freshly created, empty asg (same account and
  * region). All or nothing: on error (ValidationError "state: asg: <member>: <problem>")

@@ -161,4 +161,20 @@ done
 check "the kill loop acknowledged changes (the test saw 200s)" \
     bash -c "[ \$(grep -c . '$TMP/acked.txt') -gt $ROUNDS ]"
 
+# --- a clean stop (SIGTERM) exits 0, and the file is loaded again ---
+: >"$TMP/acked2.txt"
+start term --state "$TMP/term.json"
+check "changes before SIGTERM acknowledged" client loop 3 "$TMP/acked2.txt" termgroup
+term_exit() {
+    kill -TERM "$PID"
+    local rc=0
+    wait "$PID" || rc=$?
+    [ "$rc" -eq 0 ] || { echo "exit $rc"; return 1; }
+    ! grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$TMP/term.log"
+}
+check "SIGTERM with --state: exit 0 (no sanitizer report under make asan)" term_exit
+start term --state "$TMP/term.json"
+check "after SIGTERM and restart: the changes are there" client present "$TMP/acked2.txt"
+kill9
+
 exit "$failed"
