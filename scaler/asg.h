@@ -134,6 +134,13 @@ struct sc_asg_env {
     void (*put_metric)(void *ud, const char *namespace_, const char *metric_name,
                        const char *dim_name, const char *dim_value, double value, const char *unit,
                        int64_t now_ms);
+    /* Optional, for speed only: a summary (hash) of everything instance_state and, when
+     * with_lb is 1, lb_instance_state could answer for any instance: it must change
+     * whenever one of their answers may have changed. With it, a health sweep that would
+     * find nothing new (same inputs as the last sweep, no timer running out) is skipped,
+     * and sc_asg_next_due_ms does not ask for the 10 s sweep instants while it would be
+     * a no-op. Without it (NULL) every sweep runs. */
+    uint64_t (*health_inputs_sig)(void *ud, int with_lb);
 };
 
 struct sc_asg_config {
@@ -619,7 +626,10 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
  * metrics (each minute), removal of force-deleted groups once empty. Allocates only for
  * new instances and activities. */
 void sc_asg_step(struct sc_asg *asg, int64_t now_ms);
-/* Earliest time > now_ms at which sc_asg_step has timed work; INT64_MAX when none. */
+/* Earliest time > now_ms at which sc_asg_step has timed work; INT64_MAX when none. With
+ * env.health_inputs_sig, health-sweep instants are left out while the last step found the
+ * sweep would change nothing (a caller steps at once after anything it changes, so a
+ * change is seen by a step at the instant it was made). */
 int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms);
 
 /* --- lookups ----------------------------------------------------------------------------- */

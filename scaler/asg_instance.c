@@ -691,8 +691,11 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
 }
 
 /* Marks instances unhealthy from EC2 state (even inside the grace period) and, with
- * HealthCheckType ELB and past the grace period, from their load balancers. */
-static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+ * HealthCheckType ELB and past the grace period, from their load balancers. Lowers *wake_ms
+ * to the first time a later sweep on unchanged inputs could mark something (an impaired
+ * allowance or a grace period running out). */
+static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms, int64_t *wake_ms,
+                         int *changed)
 {
     int elb = strcmp(g->info.health_check_type, "ELB") == 0;
 
@@ -710,19 +713,30 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
         if (es == SC_ASG_EC2_STOPPED || es == SC_ASG_EC2_SHUTTING_DOWN || es == SC_ASG_EC2_GONE) {
             in->unhealthy = ASG_UNHEALTHY_EC2;
             in->info.healthy = 0;
+            *changed = 1;
             continue;
         }
         if (es == SC_ASG_EC2_IMPAIRED) {
-            if (!in->impaired_since_ms)
+            if (!in->impaired_since_ms) {
                 in->impaired_since_ms = now_ms;
+                *changed = 1;
+            }
             if (now_ms - in->impaired_since_ms >= ASG_IMPAIRED_GRACE_MS) {
                 in->unhealthy = ASG_UNHEALTHY_EC2;
                 in->info.healthy = 0;
+                *changed = 1;
                 continue;
             }
-        } else {
+            if (in->impaired_since_ms + ASG_IMPAIRED_GRACE_MS < *wake_ms)
+                *wake_ms = in->impaired_since_ms + ASG_IMPAIRED_GRACE_MS;
+        } else if (in->impaired_since_ms) {
             in->impaired_since_ms = 0;
+            *changed = 1;
         }
+        if (elb && s == SC_ASG_IN_SERVICE && asg->env.lb_instance_state &&
+            now_ms < in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000 &&
+            in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000 < *wake_ms)
+            *wake_ms = in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000;
         if (elb && s == SC_ASG_IN_SERVICE && asg->env.lb_instance_state &&
             now_ms >= in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000) {
             for (int k = 0; k < g->info.nload_balancer_names; k++) {
@@ -730,6 +744,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
                                                in->info.instance_id) == SC_ASG_LB_OUT_OF_SERVICE) {
                     in->unhealthy = ASG_UNHEALTHY_ELB;
                     in->info.healthy = 0;
+                    *changed = 1;
                     break;
                 }
             }
@@ -920,22 +935,89 @@ static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t n
     g->next_metrics_ms = minute + 60000;
 }
 
+static uint64_t sig_mix(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 1099511628211ULL;
+}
+
+/* A hash of what health_sweep reads (groups' settings, instances' lifecycle and health
+ * bookkeeping; EC2 and load-balancer answers through env.health_inputs_sig), or 0 when a
+ * sweep must run: no env summary, or an ELB-unhealthy instance waits for the next
+ * sweep's replacement budget. */
+static uint64_t sweep_inputs_sig(const struct sc_asg *asg)
+{
+    uint64_t h = 1469598103934665603ULL;
+    int with_lb = 0;
+
+    if (!asg->env.health_inputs_sig)
+        return 0;
+    h = sig_mix(h, (uint64_t)asg->ngroups);
+    for (int i = 0; i < asg->ngroups; i++) {
+        const struct asg_group *g = asg->groups[i];
+        int elb = strcmp(g->info.health_check_type, "ELB") == 0;
+
+        with_lb |= elb;
+        h = sig_mix(h, (uint64_t)(uintptr_t)g);
+        h = sig_mix(h, (uint64_t)g->ninst);
+        h = sig_mix(h, (uint64_t)g->info.suspended);
+        h = sig_mix(h, (uint64_t)g->info.health_check_grace_period);
+        h = sig_mix(h, (uint64_t)elb);
+        h = sig_mix(h, (uint64_t)g->info.nload_balancer_names);
+        for (int k = 0; k < g->info.nload_balancer_names; k++)
+            h = sig_mix(h, (uint64_t)(uintptr_t)g->info.load_balancer_names[k]);
+        for (int k = 0; k < g->ninst; k++) {
+            const struct asg_inst *in = &g->inst[k];
+            uint64_t id0, id1;
+
+            if (in->unhealthy == ASG_UNHEALTHY_ELB && asg_counts_capacity(in->info.lifecycle_state))
+                return 0;
+            memcpy(&id0, in->info.instance_id + 2, sizeof(id0));
+            memcpy(&id1, in->info.instance_id + 10, sizeof(id1));
+            h = sig_mix(h, id0);
+            h = sig_mix(h, id1);
+            h = sig_mix(h, (uint64_t)(unsigned char)in->info.instance_id[18]);
+            h = sig_mix(h, (uint64_t)in->info.lifecycle_state);
+            h = sig_mix(h, (uint64_t)in->unhealthy);
+            h = sig_mix(h, (uint64_t)in->inservice_ms);
+            h = sig_mix(h, (uint64_t)in->impaired_since_ms);
+        }
+    }
+    h = sig_mix(h, asg->env.health_inputs_sig(asg->env.ud, with_lb));
+    return h ? h : 1;
+}
+
 void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
 {
-    int sweep;
+    int sweep, changed = 0;
+    uint64_t sig = 0;
+    int64_t wake = INT64_MAX;
 
     if (now_ms < asg->last_now_ms)
         now_ms = asg->last_now_ms;
+    /* Sweep instants the caller did not step at, because the last step left the sweep a
+     * no-op, passed as no-ops: the sweep clock moves past the last of them before now (a
+     * change seen now was made now, so it waits for the next instant as it would have). */
+    if (asg->sweep_quiet && now_ms > asg->last_now_ms) {
+        int64_t last = now_ms - 1 < asg->sweep_wake_ms - 1 ? now_ms - 1 : asg->sweep_wake_ms - 1;
+
+        if (last >= asg->next_sweep_ms)
+            asg->next_sweep_ms = last - last % asg->health_sweep_ms + asg->health_sweep_ms;
+    }
     asg->last_now_ms = now_ms;
+    sig = sweep_inputs_sig(asg);
     sweep = now_ms >= asg->next_sweep_ms;
-    if (sweep)
+    if (sweep) {
         asg->next_sweep_ms = now_ms - now_ms % asg->health_sweep_ms + asg->health_sweep_ms;
+        /* the same inputs as a sweep that found nothing, no timer run out: a no-op */
+        if (asg->sweep_quiet && now_ms < asg->sweep_wake_ms && sig && sig == asg->sweep_sig)
+            sweep = 0;
+    }
     for (int i = 0; i < asg->ngroups; i++) {
         struct asg_group *g = asg->groups[i];
 
         advance_lifecycle(asg, g, now_ms);
         if (sweep)
-            health_sweep(asg, g, now_ms);
+            health_sweep(asg, g, now_ms, &wake, &changed);
         replace_unhealthy(asg, g, now_ms);
         if (!g->deleting)
             reconcile(asg, g, now_ms);
@@ -945,6 +1027,15 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
         acts_trim(g, now_ms);
     }
     asg_reap_deleted(asg, now_ms);
+    /* Quiet when nothing the sweep reads moved during this step and either a sweep just
+     * found nothing on these inputs or the last quiet state still holds. */
+    if (sweep) {
+        asg->sweep_quiet = !changed && sig && sweep_inputs_sig(asg) == sig;
+        asg->sweep_sig = sig;
+        asg->sweep_wake_ms = wake;
+    } else if (asg->sweep_quiet && sweep_inputs_sig(asg) != asg->sweep_sig) {
+        asg->sweep_quiet = 0;
+    }
 }
 
 int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
@@ -959,6 +1050,13 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
                             ? asg->next_sweep_ms
                             : now_ms - now_ms % asg->health_sweep_ms + asg->health_sweep_ms;
 
+            /* a quiet sweep is due again only at the first instant past its wake time */
+            if (asg->sweep_quiet && asg->sweep_wake_ms > now_ms) {
+                int64_t w = asg->sweep_wake_ms;
+
+                s = w == INT64_MAX ? INT64_MAX
+                                   : w - 1 - (w - 1) % asg->health_sweep_ms + asg->health_sweep_ms;
+            }
             if (s < due)
                 due = s;
         }
@@ -966,6 +1064,10 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
             due = g->next_launch_ms;
         if (g->cooldown_until_ms > now_ms && g->cooldown_until_ms < due)
             due = g->cooldown_until_ms;
+        /* a zone avoided after a failed launch comes back (rebalancing may launch) */
+        for (int z = 0; z < ASG_TRACKED_ZONES; z++)
+            if (g->zone_fail_until[z] > now_ms && g->zone_fail_until[z] < due)
+                due = g->zone_fail_until[z];
         if (g->info.metrics_enabled) {
             int64_t m = g->next_metrics_ms == INT64_MAX ? now_ms + 1 : g->next_metrics_ms;
 

@@ -90,6 +90,12 @@ struct sc_asg {
     struct sc_asg_env env;
     int64_t health_sweep_ms;
     int64_t next_sweep_ms;
+    /* Skipping no-op sweeps (env.health_inputs_sig): sweep_quiet says a sweep on the state
+     * summarized by sweep_sig changes nothing before sweep_wake_ms (a grace period or an
+     * impaired-status allowance running out). */
+    int sweep_quiet;
+    uint64_t sweep_sig;
+    int64_t sweep_wake_ms;
     int64_t last_now_ms;
     uint64_t seq;
     struct asg_group **groups; /* by name */

@@ -262,6 +262,44 @@ static void env_put_metric(void *ud, const char *ns, const char *name, const cha
                           w->last_ms > now_ms ? w->last_ms : now_ms);
 }
 
+/* Everything env_state and env_lb_state can answer, hashed (see sc_asg_env): each EC2
+ * record's identity, state and status checks, and with with_lb each registration's
+ * identity, health state, draining flag and (when not InService) its standing. */
+static uint64_t env_health_sig(void *ud, int with_lb)
+{
+    struct sc_world *w = ud;
+    uint64_t h = 1469598103934665603ULL;
+    int n = sc_ec2_instance_count(w->ec2);
+
+    h = (h ^ (uint64_t)n) * 1099511628211ULL;
+    for (int i = 0; i < n; i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(w->ec2, i);
+
+        h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
+        h = (h ^ (uint64_t)in->state) * 1099511628211ULL;
+        h = (h ^ ((uint64_t)in->instance_status << 8 | (uint64_t)in->system_status)) *
+            1099511628211ULL;
+    }
+    for (int l = 0; with_lb && l < sc_elb_lb_count(w->elb); l++) {
+        const char *name = sc_elb_lb_at(w->elb, l)->load_balancer_name;
+        int nt = sc_elb_target_count(w->elb, name);
+
+        h = (h ^ (uint64_t)(uintptr_t)name) * 1099511628211ULL;
+        h = (h ^ (uint64_t)nt) * 1099511628211ULL;
+        for (int i = 0; i < nt; i++) {
+            struct sc_elb_target t;
+
+            if (sc_elb_target_at(w->elb, name, i, &t) != 0)
+                continue;
+            h = (h ^ (uint64_t)(uintptr_t)t.instance_id) * 1099511628211ULL;
+            h = (h ^ ((uint64_t)t.state << 1 | (uint64_t)(t.draining != 0))) * 1099511628211ULL;
+            if (t.state != SC_ELB_IN_SERVICE)
+                h = (h ^ (uint64_t)env_lb_state(w, name, t.instance_id)) * 1099511628211ULL;
+        }
+    }
+    return h;
+}
+
 /* --- alarm actions -> policies ---------------------------------------------------------------- */
 
 static double aggregate(const double *v, int n, const char *how)
@@ -410,6 +448,7 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .delete_alarm = env_delete_alarm,
         .alarm_in_alarm = env_in_alarm,
         .put_metric = env_put_metric,
+        .health_inputs_sig = env_health_sig,
     };
     w->asg = sc_asg_create(&ac);
     if (!w->asg)

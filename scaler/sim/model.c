@@ -122,6 +122,8 @@ struct sim_model {
     /* id -> slot index (open addressing, rebuilt when instances come and go) */
     int *index;
     int index_cap;
+    /* sim_model_next_control_us(), kept current by every change to boots, hangs, slowness */
+    int64_t ctl_next_us;
 };
 
 const char *sim_mode_str(enum sim_mode m)
@@ -302,6 +304,7 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
         }
     }
     cm_hist_init(&m->hist, SIM_HIST_HIGHEST_US, SIM_HIST_DIGITS);
+    m->ctl_next_us = INT64_MAX;
     return m;
 }
 
@@ -346,6 +349,7 @@ static void touch(struct inst *in, int64_t t_us)
 }
 
 static void index_rebuild(struct sim_model *m);
+static void control_update(struct sim_model *m);
 
 int sim_model_instance_start(struct sim_model *m, const char *id, int group,
                              const struct sim_app *app, const char *zone, int64_t now_us)
@@ -384,6 +388,7 @@ int sim_model_instance_start(struct sim_model *m, const char *id, int group,
     in->slow = 1;
     in->last_us = now_us;
     index_rebuild(m);
+    control_update(m);
     return slot;
 }
 
@@ -501,6 +506,7 @@ void sim_model_instance_stop(struct sim_model *m, int slot, int64_t now_us)
     in->q = NULL;
     in->qcap = in->qlen = in->qhead = 0;
     index_rebuild(m);
+    control_update(m);
     for (int lb = 0; lb < m->nlbs; lb++) {
         struct route *r = &m->routes[lb];
         for (int i = 0; i < r->n; i++) {
@@ -523,6 +529,7 @@ void sim_model_instance_kill(struct sim_model *m, int slot, int64_t now_us)
     in->busy = 0;
     in->dead = 1;
     in->backlog = 0;
+    control_update(m);
 }
 
 void sim_model_instance_hang(struct sim_model *m, int slot, int64_t now_us, int64_t until_us)
@@ -549,6 +556,7 @@ void sim_model_instance_hang(struct sim_model *m, int slot, int64_t now_us, int6
     in->hung = 1;
     in->hang_until_us = until_us > 0 ? until_us : INT64_MAX;
     in->backlog = 0;
+    control_update(m);
 }
 
 void sim_model_instance_slow(struct sim_model *m, int slot, double factor, int64_t now_us,
@@ -559,6 +567,7 @@ void sim_model_instance_slow(struct sim_model *m, int slot, double factor, int64
     touch(in, now_us);
     in->slow = factor;
     in->slow_until_us = until_us > 0 ? until_us : INT64_MAX;
+    control_update(m);
 }
 
 int sim_model_instance_dead(const struct sim_model *m, int slot)
@@ -632,7 +641,7 @@ int64_t sim_model_now_us(const struct sim_model *m)
     return m->now_us;
 }
 
-int64_t sim_model_next_control_us(const struct sim_model *m)
+static int64_t control_scan(const struct sim_model *m)
 {
     int64_t best = INT64_MAX;
 
@@ -650,9 +659,21 @@ int64_t sim_model_next_control_us(const struct sim_model *m)
     return best;
 }
 
+int64_t sim_model_next_control_us(const struct sim_model *m)
+{
+    return m->ctl_next_us;
+}
+
+static void control_update(struct sim_model *m)
+{
+    m->ctl_next_us = control_scan(m);
+}
+
 /* Boots that end, hangs and slowness that expire, at t. */
 static void control_at(struct sim_model *m, int64_t t_us)
 {
+    if (t_us < m->ctl_next_us)
+        return;
     for (int i = 0; i < m->ninsts; i++) {
         struct inst *in = &m->insts[i];
         if (!in->live || in->dead)
@@ -671,6 +692,7 @@ static void control_at(struct sim_model *m, int64_t t_us)
             in->slow = 1;
         }
     }
+    control_update(m);
 }
 
 /* ---- DES ---- */
@@ -1239,11 +1261,21 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
     }
 }
 
+/* Fluid ticks realign on this epoch grid (the instants of the Auto Scaling health sweep,
+ * where the engine used to stop anyway), so a tick shortened by an event at an odd time
+ * does not shift the ticks after it for longer than one cell: the results do not depend
+ * on where the engine stops in between. */
+#define FLUID_ALIGN_US 10000000LL
+
 /* The fluid step: one tick, shortened to the next boundary where something changes. */
 static int64_t fluid_step_end(struct sim_model *m, int64_t t_us, int64_t until_us)
 {
     int64_t end = t_us + m->tick_us, c;
+    int64_t cell_end =
+        t_us - (t_us % FLUID_ALIGN_US + FLUID_ALIGN_US) % FLUID_ALIGN_US + FLUID_ALIGN_US;
 
+    if (cell_end < end)
+        end = cell_end;
     if (end > until_us)
         end = until_us;
     c = sim_model_next_control_us(m);

@@ -560,17 +560,18 @@ static int health_unchanged(struct eng *e, int lb)
     return 1;
 }
 
-static void health_checks(struct eng *e, int lb)
+/* One round of lb's health checks. Returns 1 when it reported a result to the library. */
+static int health_checks(struct eng *e, int lb)
 {
     struct lb_state *ls = &e->lbs[lb];
     const char *name = e->sc->lbs[lb].name;
     uint64_t sig = world_signature(e);
-    int n, all_good = 1;
+    int n, all_good = 1, reported = 0;
 
     /* nothing changed since a round where every target was InService and passing: each
      * result would be a skipped pass again */
     if (ls->hc_all_good && sig == ls->hc_sig && health_unchanged(e, lb))
-        return;
+        return 0;
     n = sc_elb_target_count(e->elb, name);
     for (int i = 0; i < n; i++) {
         struct sc_elb_target t;
@@ -591,6 +592,7 @@ static void health_checks(struct eng *e, int lb)
         if (ok && ss && ss->hc_ok_streak && t.state == SC_ELB_IN_SERVICE)
             continue;
         now_in = sc_elb_health_result(e->elb, name, t.instance_id, ok, e->now_ms);
+        reported = 1;
         if ((now_in == 1) != (t.state == SC_ELB_IN_SERVICE))
             e->routes_dirty = 1;
         all_good = 0;
@@ -599,6 +601,7 @@ static void health_checks(struct eng *e, int lb)
     }
     ls->hc_all_good = all_good;
     ls->hc_sig = world_signature(e);
+    return reported;
 }
 
 /* ---- metrics ---- */
@@ -1147,7 +1150,7 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     const struct sim_scenario *sc = cfg->sc;
     struct sc_world_config wc;
     struct sim_model_config mc = { 0 };
-    int rc = 0, need_step = 1;
+    int rc = 0, need_step = 1, sync_due = 0;
     int64_t next_sample, next_minute, world_due;
 
     memset(&e, 0, sizeof(e));
@@ -1236,10 +1239,13 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
 
         if (need_step) {
             /* step, then let the data plane catch up until nothing new is reported */
+            sync_due = 1;
             for (int guard = 0; guard < 8; guard++) {
                 sc_world_step(e.w, e.now_ms);
-                if (!sync_instances(&e))
+                if (!sync_instances(&e)) {
+                    sync_due = 0;
                     break;
+                }
             }
             sync_routes(&e);
             push_activities(&e);
@@ -1289,8 +1295,13 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
         sim_model_advance(e.model, us(t));
         e.now_ms = t;
 
-        if (sync_instances(&e))
+        /* EC2 and the model were in step after the last world step; only a boot that
+         * ended (a control instant) can make them differ now */
+        if (c <= us(t))
+            sync_due = 1;
+        if (sync_due && sync_instances(&e))
             reported = 1;
+        sync_due = 0;
         for (int i = 0; i < sc->nfaults; i++) {
             struct fault_track *ft = &e.faults[i];
             int64_t fs = e.start_ms + ft->f->at_ms;
@@ -1310,9 +1321,10 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
         }
         for (int lb = 0; lb < sc->nlbs; lb++) {
             if (e.lbs[lb].hc_next_ms <= e.now_ms) {
-                health_checks(&e, lb);
+                /* a round that reported nothing leaves the world as it was: no step */
+                if (health_checks(&e, lb))
+                    reported = 1;
                 e.lbs[lb].hc_next_ms += e.lbs[lb].hc_interval_ms;
-                reported = 1;
             }
         }
         if (reported || e.now_ms >= world_due)

@@ -403,6 +403,73 @@ static void test_world_next_due_is_bounded(void **state)
     sc_world_destroy(w);
 }
 
+static const char *member_id(struct sc_world *w, const char *group, int i)
+{
+    return sc_asg_group_instance_at(sc_asg_group_find(sc_world_asg(w), group), i)->instance_id;
+}
+
+/* A settled group asks for no 10 s sweep instant; a change made at an odd time waits for
+ * the next sweep instant, as it would if the world were stepped at every one. */
+static void test_world_quiet_sweep_not_due(void **state)
+{
+    struct sc_world *w = new_world(9);
+    char id[SC_EC2_ID_LEN];
+    int64_t t = T0 + 10 * MIN, due;
+    const struct sc_asg_group_info *g;
+
+    (void)state;
+    make_group(w, "web", 2, 2, 2);
+    run(w, T0, t, -1, 20 * SEC);
+    assert_int_equal(in_service(w, "web"), 2);
+    due = sc_world_next_due_ms(w, t);
+    assert_true(due > t + 10 * SEC);
+
+    /* lost at +25 s: no sweep at that instant, the next one (+30 s) marks it */
+    snprintf(id, sizeof(id), "%s", member_id(w, "web", 0));
+    assert_int_equal(sc_ec2_instance_lost(sc_world_ec2(w), id, t + 25 * SEC), SC_OK);
+    sc_world_step(w, t + 25 * SEC);
+    assert_int_equal(in_service(w, "web"), 2);
+    assert_int_equal(sc_world_next_due_ms(w, t + 25 * SEC), t + 30 * SEC);
+    sc_world_step(w, t + 30 * SEC);
+    g = sc_asg_group_find(sc_world_asg(w), "web");
+    assert_int_equal(in_service(w, "web"), 1);
+    assert_int_equal(sc_asg_group_instance_count(g), 2); /* the replacement is pending */
+    sc_world_destroy(w);
+}
+
+/* An impaired instance: the first sweep instant records it, and the group is due again
+ * at the first instant past the 3-minute allowance, which marks it. */
+static void test_world_quiet_sweep_impaired_wakes(void **state)
+{
+    struct sc_world *w = new_world(10);
+    char id[SC_EC2_ID_LEN];
+    int64_t t = T0 + 10 * MIN, due;
+
+    (void)state;
+    make_group(w, "web", 2, 2, 2);
+    run(w, T0, t, -1, 20 * SEC);
+    snprintf(id, sizeof(id), "%s", member_id(w, "web", 0));
+    assert_int_equal(sc_ec2_instance_set_impaired(sc_world_ec2(w), id, 1, t + 25 * SEC), SC_OK);
+    sc_world_step(w, t + 25 * SEC);
+    assert_int_equal(sc_world_next_due_ms(w, t + 25 * SEC), t + 30 * SEC);
+    sc_world_step(w, t + 30 * SEC);
+    /* the sweep that recorded it changed the group: one more instant confirms it quiet */
+    assert_int_equal(sc_world_next_due_ms(w, t + 30 * SEC), t + 40 * SEC);
+    sc_world_step(w, t + 40 * SEC);
+    due = sc_world_next_due_ms(w, t + 40 * SEC);
+    assert_true(due > t + 50 * SEC);
+    assert_true(due <= t + 30 * SEC + 3 * MIN);
+    while (due < t + 30 * SEC + 3 * MIN) {
+        sc_world_step(w, due);
+        assert_int_equal(in_service(w, "web"), 2);
+        due = sc_world_next_due_ms(w, due);
+    }
+    assert_int_equal(due, t + 30 * SEC + 3 * MIN);
+    sc_world_step(w, due);
+    assert_int_equal(in_service(w, "web"), 1);
+    sc_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +483,8 @@ int main(void)
         cmocka_unit_test(test_world_target_tracking_alarms_in_cloudwatch),
         cmocka_unit_test(test_world_target_tracking_scales_out),
         cmocka_unit_test(test_world_next_due_is_bounded),
+        cmocka_unit_test(test_world_quiet_sweep_not_due),
+        cmocka_unit_test(test_world_quiet_sweep_impaired_wakes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
