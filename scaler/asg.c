@@ -944,6 +944,7 @@ static enum sc_status group_set_zones(struct sc_asg *asg, struct asg_group *g,
     asg_free_strv(i->subnets, i->navailability_zones);
     free(i->vpc_zone_identifier);
     i->availability_zones = zones;
+    g->zones_gen++;
     i->subnets = subnets;
     i->navailability_zones = n;
     i->vpc_zone_identifier = asg_strdup(subnets ? r->vpc_zone_identifier : "");

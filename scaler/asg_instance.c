@@ -42,7 +42,10 @@ int asg_group_busy(const struct asg_group *g)
 static void acts_trim(struct asg_group *g, int64_t now_ms)
 {
     int finished = 0;
+    int64_t next = INT64_MAX;
 
+    if (g->nacts == g->trim_nacts && g->acts_ver == g->trim_ver && now_ms < g->trim_next_ms)
+        return;
     for (int i = 0; i < g->nacts; i++)
         finished += act_finished(g->acts[i]);
     for (int i = 0; i < g->nacts;) {
@@ -55,9 +58,14 @@ static void acts_trim(struct asg_group *g, int64_t now_ms)
             g->nacts--;
             finished--;
         } else {
+            if (act_finished(a) && a->info.end_ms + ASG_ACTIVITY_KEEP_MS + 1 < next)
+                next = a->info.end_ms + ASG_ACTIVITY_KEEP_MS + 1;
             i++;
         }
     }
+    g->trim_nacts = g->nacts;
+    g->trim_ver = g->acts_ver;
+    g->trim_next_ms = next;
 }
 
 static char *details_json(const char *subnet, const char *zone)
@@ -119,6 +127,7 @@ static void act_set(struct asg_group *g, struct asg_inst *in, const char *status
     struct asg_activity *a = act_of(g, in);
 
     if (a && !act_finished(a)) {
+        g->acts_ver++;
         a->info.status_code = status_code;
         a->info.progress = progress;
     }
@@ -130,6 +139,7 @@ static void act_end(struct asg_group *g, struct asg_inst *in, const char *status
     struct asg_activity *a = act_of(g, in);
 
     if (a && !act_finished(a)) {
+        g->acts_ver++;
         a->info.status_code = status_code;
         a->info.progress = 100;
         a->info.end_ms = now_ms > a->info.start_ms ? now_ms : a->info.start_ms + 1;
@@ -230,6 +240,8 @@ static void inst_remove(struct sc_asg *asg, struct asg_group *g, struct asg_inst
 {
     int idx = (int)(in - g->inst);
 
+    asg->step_dirty = 1;
+    asg->step_changes++;
     asg_idx_del(asg, in->info.instance_id);
     asg_inst_cleanup(in);
     memmove(&g->inst[idx], &g->inst[idx + 1], (size_t)(g->ninst - idx - 1) * sizeof(*in));
@@ -332,6 +344,8 @@ void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct as
     if (a)
         memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
     in->info.lifecycle_state = SC_ASG_TERMINATING;
+    asg->step_dirty = 1;
+    asg->step_changes++;
     lb_deregister_all(asg, g, in, now_ms);
 }
 
@@ -396,6 +410,9 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
     struct asg_activity *a;
     char desc[128];
     int z = pick_zone(g, now_ms), nt = 0;
+
+    asg->step_dirty = 1;
+    asg->step_changes++;
 
     memset(&spec, 0, sizeof(spec));
     spec.group_name = gi->auto_scaling_group_name;
@@ -641,6 +658,8 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
         case SC_ASG_PENDING_PROCEED:
             es = ec2_state(asg, in);
             if (es == SC_ASG_EC2_RUNNING || es == SC_ASG_EC2_IMPAIRED) {
+                asg->step_dirty = 1;
+                asg->step_changes++;
                 lb_register_all(asg, g, in, now_ms);
                 in->info.lifecycle_state = SC_ASG_IN_SERVICE;
                 in->inservice_ms = now_ms;
@@ -660,6 +679,8 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
                 if (asg->env.terminate_instance)
                     asg->env.terminate_instance(asg->env.ud, in->info.instance_id, now_ms);
                 in->terminate_sent = 1;
+                asg->step_dirty = 1;
+                asg->step_changes++;
                 act_set(g, in, "InProgress", 50);
             }
             es = ec2_state(asg, in);
@@ -674,6 +695,8 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
             if (lb_draining(asg, g, in))
                 break;
             in->info.lifecycle_state = SC_ASG_DETACHED;
+            asg->step_dirty = 1;
+            asg->step_changes++;
             act_end(g, in, "Successful", now_ms);
             inst_remove(asg, g, in);
             continue;
@@ -681,6 +704,8 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
             if (lb_draining(asg, g, in))
                 break;
             in->info.lifecycle_state = SC_ASG_STANDBY;
+            asg->step_dirty = 1;
+            asg->step_changes++;
             act_end(g, in, "Successful", now_ms);
             break;
         default:
@@ -761,10 +786,11 @@ static void replace_unhealthy(struct sc_asg *asg, struct asg_group *g, int64_t n
         return;
     for (int i = 0; i < g->ninst; i++) {
         struct asg_inst *in = &g->inst[i];
-        char cause[ASG_CAUSE_LEN] = "";
+        char cause[ASG_CAUSE_LEN];
 
         if (!in->unhealthy || !asg_counts_capacity(in->info.lifecycle_state))
             continue;
+        cause[0] = '\0';
         switch (in->unhealthy) {
         case ASG_UNHEALTHY_EC2:
             asg_cause_add(
@@ -797,23 +823,48 @@ static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int64_t now
 {
     int lo = INT32_MAX, hi = 0, stray = 0, cap = sc_asg_group_capacity(&g->info);
     int slack = g->info.max_size / 10 > 1 ? g->info.max_size / 10 : 1;
-    char cause[ASG_CAUSE_LEN] = "";
+    int count[ASG_TRACKED_ZONES] = { 0 }, nz = g->info.navailability_zones;
+    char cause[ASG_CAUSE_LEN];
 
     if (proc_suspended(g, SC_ASG_PROC_AZ_REBALANCE) || proc_suspended(g, SC_ASG_PROC_LAUNCH) ||
         proc_suspended(g, SC_ASG_PROC_TERMINATE) || asg_group_busy(g) || cap == 0 ||
         now_ms < g->next_launch_ms)
         return;
-    for (int z = 0; z < g->info.navailability_zones; z++) {
-        int n = zone_count(g, g->info.availability_zones[z]);
+    /* one pass: instances per enabled zone (the first listed zone of that name) and
+     * instances in no enabled zone */
+    for (int i = 0; i < g->ninst; i++) {
+        struct asg_inst *in = &g->inst[i];
+        int z = 0;
+
+        if (!asg_counts_capacity(in->info.lifecycle_state))
+            continue;
+        if (in->zone_gen == g->zones_gen + 1) {
+            z = in->zone_idx;
+        } else {
+            while (z < nz && strcmp(g->info.availability_zones[z], in->info.availability_zone) != 0)
+                z++;
+            in->zone_gen = g->zones_gen + 1;
+            in->zone_idx = z;
+        }
+        if (z == nz)
+            stray++;
+        else if (z < ASG_TRACKED_ZONES)
+            count[z]++;
+    }
+    for (int z = 1; z < nz && z < ASG_TRACKED_ZONES; z++) /* a zone listed twice */
+        for (int k = 0; k < z; k++)
+            if (strcmp(g->info.availability_zones[k], g->info.availability_zones[z]) == 0) {
+                count[z] = count[k];
+                break;
+            }
+    for (int z = 0; z < nz; z++) {
+        int n = z < ASG_TRACKED_ZONES ? count[z] : zone_count(g, g->info.availability_zones[z]);
 
         if (zone_avoided(g, z, now_ms))
             continue;
         lo = n < lo ? n : lo;
         hi = n > hi ? n : hi;
     }
-    for (int i = 0; i < g->ninst; i++)
-        stray += asg_counts_capacity(g->inst[i].info.lifecycle_state) &&
-                 !zone_listed(g, g->inst[i].info.availability_zone);
     if (lo == INT32_MAX || (hi - lo <= 1 && stray == 0) || cap + 1 > g->info.max_size + slack)
         return;
     {
@@ -832,6 +883,7 @@ static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int64_t now
         if (!movable)
             return;
     }
+    cause[0] = '\0';
     asg_cause_add(
         cause, now_ms,
         "an instance was started in response to an Availability Zone rebalancing, increasing the capacity from %d to %d",
@@ -974,11 +1026,9 @@ static uint64_t sweep_inputs_sig(const struct sc_asg *asg)
             memcpy(&id0, in->info.instance_id + 2, sizeof(id0));
             memcpy(&id1, in->info.instance_id + 10, sizeof(id1));
             h = sig_mix(h, id0);
-            h = sig_mix(h, id1);
-            h = sig_mix(h, (uint64_t)(unsigned char)in->info.instance_id[18]);
-            h = sig_mix(h, (uint64_t)in->info.lifecycle_state);
-            h = sig_mix(h, (uint64_t)in->unhealthy);
-            h = sig_mix(h, (uint64_t)in->inservice_ms);
+            h = sig_mix(h, id1 ^ (uint64_t)(unsigned char)in->info.instance_id[18] << 56);
+            h = sig_mix(h, (uint64_t)in->inservice_ms << 16 ^
+                               (uint64_t)in->info.lifecycle_state << 8 ^ (uint64_t)in->unhealthy);
             h = sig_mix(h, (uint64_t)in->impaired_since_ms);
         }
     }
@@ -988,7 +1038,8 @@ static uint64_t sweep_inputs_sig(const struct sc_asg *asg)
 
 void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
 {
-    int sweep, changed = 0;
+    int sweep, changed = 0, ngroups;
+    unsigned changes;
     uint64_t sig = 0;
     int64_t wake = INT64_MAX;
 
@@ -1004,24 +1055,29 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
             asg->next_sweep_ms = last - last % asg->health_sweep_ms + asg->health_sweep_ms;
     }
     asg->last_now_ms = now_ms;
-    sig = sweep_inputs_sig(asg);
     sweep = now_ms >= asg->next_sweep_ms;
+    sig = sweep_inputs_sig(asg);
+    asg->step_dirty = 0;
     if (sweep) {
         asg->next_sweep_ms = now_ms - now_ms % asg->health_sweep_ms + asg->health_sweep_ms;
         /* the same inputs as a sweep that found nothing, no timer run out: a no-op */
         if (asg->sweep_quiet && now_ms < asg->sweep_wake_ms && sig && sig == asg->sweep_sig)
             sweep = 0;
     }
+    ngroups = asg->ngroups;
     for (int i = 0; i < asg->ngroups; i++) {
         struct asg_group *g = asg->groups[i];
 
         advance_lifecycle(asg, g, now_ms);
         if (sweep)
             health_sweep(asg, g, now_ms, &wake, &changed);
+        changes = asg->step_changes;
         replace_unhealthy(asg, g, now_ms);
         if (!g->deleting)
             reconcile(asg, g, now_ms);
-        advance_lifecycle(asg, g, now_ms);
+        /* again only when replacement or reconciliation changed something */
+        if (asg->step_changes != changes)
+            advance_lifecycle(asg, g, now_ms);
         cooldown_bookkeeping(g, now_ms);
         put_group_metrics(asg, g, now_ms);
         acts_trim(g, now_ms);
@@ -1029,11 +1085,15 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
     asg_reap_deleted(asg, now_ms);
     /* Quiet when nothing the sweep reads moved during this step and either a sweep just
      * found nothing on these inputs or the last quiet state still holds. */
+    if (asg->ngroups != ngroups)
+        asg->step_dirty = 1;
+    /* (the inputs are read again only when this step changed some of them) */
     if (sweep) {
-        asg->sweep_quiet = !changed && sig && sweep_inputs_sig(asg) == sig;
+        asg->sweep_quiet = !changed && sig && (!asg->step_dirty || sweep_inputs_sig(asg) == sig);
         asg->sweep_sig = sig;
         asg->sweep_wake_ms = wake;
-    } else if (asg->sweep_quiet && sweep_inputs_sig(asg) != asg->sweep_sig) {
+    } else if (asg->sweep_quiet && (sig != asg->sweep_sig ||
+                                    (asg->step_dirty && sweep_inputs_sig(asg) != asg->sweep_sig))) {
         asg->sweep_quiet = 0;
     }
 }

@@ -46,6 +46,10 @@ struct asg_inst {
     char activity_id[SC_RNG_UUID_LEN]; /* its current activity, "" when none */
     int terminate_sent;                /* EC2 terminate requested */
     int from_standby;                  /* Pending after ExitStandby */
+    /* speed: the index of its zone in the group's zone list, valid while zone_gen equals
+     * the group's zones_gen (+1; 0 = not known) */
+    unsigned zone_gen;
+    int zone_idx;
 };
 
 struct asg_policy {
@@ -71,7 +75,14 @@ struct asg_group {
     int64_t next_metrics_ms;
     int elb_budget;                             /* ELB-unhealthy replacements left this sweep */
     int64_t zone_fail_until[ASG_TRACKED_ZONES]; /* by index in availability_zones */
-    int rebalancing; /* an AZRebalance launch is out; its termination follows */
+    int rebalancing;    /* an AZRebalance launch is out; its termination follows */
+    unsigned zones_gen; /* bumped whenever availability_zones is replaced */
+    /* acts_trim() memo: nothing to trim while nacts and acts_ver are as it left them and
+     * before trim_next_ms (the oldest finished activity's expiry) */
+    unsigned acts_ver; /* bumped when an activity finishes */
+    unsigned trim_ver;
+    int trim_nacts;
+    int64_t trim_next_ms;
     int deleting;
 };
 
@@ -96,6 +107,8 @@ struct sc_asg {
     int sweep_quiet;
     uint64_t sweep_sig;
     int64_t sweep_wake_ms;
+    int step_dirty;        /* this step changed what the sweep reads (lifecycle, members, EC2) */
+    unsigned step_changes; /* counts those changes */
     int64_t last_now_ms;
     uint64_t seq;
     struct asg_group **groups; /* by name */

@@ -1207,8 +1207,11 @@ int sc_metric_aggregate(const struct sc_metric *m, enum sc_unit unit, int64_t st
     memset(out, 0, sizeof(*out));
     if (period_s <= 0 || n_pcts < 0 || n_pcts > SC_METRIC_MAX_PERCENTILES)
         return 0;
-    memset(&acc, 0, sizeof(acc));
+    /* the percentile bins are only read when percentiles are asked for */
     acc.ok = n_pcts > 0;
+    acc.total = 0;
+    if (acc.ok)
+        memset(acc.bins, 0, sizeof(acc.bins));
     for (int i = 0; i < m->nseries; i++) {
         const struct series *se = m->series[i];
         if (unit != SC_UNIT_ANY && se->unit != unit)

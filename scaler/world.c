@@ -24,8 +24,27 @@ struct sc_world {
     struct sc_cw *cw;
     struct sc_asg *asg;
     int64_t last_ms;
+    uint64_t elb_ec2_sig; /* ec2_sig() when sc_elb_step last ran; 0 before */
     char action_msg[SC_ERR_MESSAGE_LEN + 64];
 };
+
+/* A hash of the EC2 records: identity, state, status checks. */
+static uint64_t ec2_sig(const struct sc_world *w)
+{
+    uint64_t h = 1469598103934665603ULL;
+    int n = sc_ec2_instance_count(w->ec2);
+
+    h = (h ^ (uint64_t)n) * 1099511628211ULL;
+    for (int i = 0; i < n; i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(w->ec2, i);
+
+        h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
+        h = (h ^ ((uint64_t)in->state << 16 | (uint64_t)in->instance_status << 8 |
+                  (uint64_t)in->system_status)) *
+            1099511628211ULL;
+    }
+    return h ? h : 1;
+}
 
 void sc_world_config_defaults(struct sc_world_config *cfg)
 {
@@ -268,18 +287,8 @@ static void env_put_metric(void *ud, const char *ns, const char *name, const cha
 static uint64_t env_health_sig(void *ud, int with_lb)
 {
     struct sc_world *w = ud;
-    uint64_t h = 1469598103934665603ULL;
-    int n = sc_ec2_instance_count(w->ec2);
+    uint64_t h = ec2_sig(w);
 
-    h = (h ^ (uint64_t)n) * 1099511628211ULL;
-    for (int i = 0; i < n; i++) {
-        const struct sc_ec2_instance *in = sc_ec2_instance_at(w->ec2, i);
-
-        h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
-        h = (h ^ (uint64_t)in->state) * 1099511628211ULL;
-        h = (h ^ ((uint64_t)in->instance_status << 8 | (uint64_t)in->system_status)) *
-            1099511628211ULL;
-    }
     for (int l = 0; with_lb && l < sc_elb_lb_count(w->elb); l++) {
         const char *name = sc_elb_lb_at(w->elb, l)->load_balancer_name;
         int nt = sc_elb_target_count(w->elb, name);
@@ -514,7 +523,17 @@ void sc_world_step(struct sc_world *w, int64_t now_ms)
     if (now_ms < w->last_ms)
         now_ms = w->last_ms;
     w->last_ms = now_ms;
-    sc_elb_step(w->elb, now_ms);
+    /* The ELB step acts on EC2 changes (instances stopped or gone) and drain deadlines:
+     * with EC2 as it last saw it and no deadline due, it would change nothing (health
+     * results are reported only for running instances: sc_elb_target.checked). */
+    {
+        uint64_t es = ec2_sig(w);
+
+        if (es != w->elb_ec2_sig || sc_elb_next_due_ms(w->elb, now_ms) <= now_ms) {
+            sc_elb_step(w->elb, now_ms);
+            w->elb_ec2_sig = es;
+        }
+    }
     sc_ec2_step(w->ec2, now_ms);
     sc_cw_step(w->cw, now_ms);
     sc_asg_step(w->asg, now_ms);
