@@ -53,17 +53,42 @@ struct inst {
     int qhead, qlen, qcap;
     /* fluid */
     double backlog;
+    double mu;     /* service rate, requests/s: workers / (mean service x slow) */
+    int u_lb;      /* the uniform route whose u_acc it shares, or -1 */
+    double u_base; /* that route's u_acc when it joined */
     /* integrals */
     double busy_area_us; /* busy workers x cpu_per_request x us */
     double up_us;
     int64_t last_us;
 };
 
+/* Most zones a zoned route set tells apart. */
+#define MAX_ROUTE_ZONES 16
+
 struct route {
     int *slots;
     int n, cap;
     int rr;
     int round_robin;
+    /* cross-zone off: zone[i] of slots[i]; nz zones (0 when not zoned); per zone the
+     * next pick (DES) and, in fluid mode, each entry's share w[i] of the route's open
+     * load and bad_w the share that meets dead or hung instances (with agg_valid) */
+    int *zone;
+    int nz;
+    int zrr, zone_rr[MAX_ROUTE_ZONES];
+    double *w;
+    double agg_hung_w, agg_dead_w, agg_zone_max_load;
+    /* fluid: from the last tick, while agg_valid (cleared by any change to the route set
+     * or its instances): the route set's service rate and whether some backlog remains */
+    int agg_valid;
+    double agg_mu_nom, agg_mu_ok, agg_mu_hung, agg_mu_dead, agg_s_mean_us;
+    int agg_backlog;
+    /* uniform: every instance of the route set is up, serving, of one class and idle
+     * between ticks (no backlog), so each tick adds the same busy area to each: it is
+     * summed once in u_acc and each instance's share is u_acc - its u_base (route_settle
+     * hands it out before anything changes) */
+    int uniform;
+    double u_acc;
 };
 
 #define STUCK_RING 64
@@ -124,7 +149,16 @@ struct sim_model {
     int index_cap;
     /* sim_model_next_control_us(), kept current by every change to boots, hangs, slowness */
     int64_t ctl_next_us;
+    uint64_t health_ver; /* sim_model_health_version() */
+    int backlog_seen;    /* fluid: the last tick left a backlog somewhere */
+    /* fluid: recordings not yet in hist (sim_model_latency_entries) */
+    struct sim_latency_entry *ents;
+    int nents, capents;
+    int ents_spilled; /* since the last reset, some went to hist */
 };
+
+/* Recordings kept as a list before they go to the histogram. */
+#define MAX_LATENCY_ENTRIES 8192
 
 const char *sim_mode_str(enum sim_mode m)
 {
@@ -315,8 +349,11 @@ void sim_model_destroy(struct sim_model *m)
     for (int i = 0; i < m->ninsts; i++)
         free(m->insts[i].q);
     free(m->insts);
-    for (int i = 0; i < m->nlbs; i++)
+    for (int i = 0; i < m->nlbs; i++) {
         free(m->routes[i].slots);
+        free(m->routes[i].zone);
+        free(m->routes[i].w);
+    }
     free(m->routes);
     free(m->lbc);
     free(m->srcs);
@@ -324,6 +361,7 @@ void sim_model_destroy(struct sim_model *m)
     sim_queue_cleanup(&m->q);
     cm_hist_cleanup(&m->hist);
     free(m->index);
+    free(m->ents);
     free(m);
 }
 
@@ -350,6 +388,7 @@ static void touch(struct inst *in, int64_t t_us)
 
 static void index_rebuild(struct sim_model *m);
 static void control_update(struct sim_model *m);
+static void route_settle(struct sim_model *m, int lb);
 
 int sim_model_instance_start(struct sim_model *m, const char *id, int group,
                              const struct sim_app *app, const char *zone, int64_t now_us)
@@ -386,6 +425,8 @@ int sim_model_instance_start(struct sim_model *m, const char *id, int group,
     in->boot_end_us = now_us + (int64_t)llround(app->boot_s * 1e6);
     in->up = in->boot_end_us <= now_us;
     in->slow = 1;
+    in->mu = app->workers / (m->apps[in->app_idx].mean_us / 1e6);
+    in->u_lb = -1;
     in->last_us = now_us;
     index_rebuild(m);
     control_update(m);
@@ -512,6 +553,8 @@ void sim_model_instance_stop(struct sim_model *m, int slot, int64_t now_us)
         for (int i = 0; i < r->n; i++) {
             if (r->slots[i] == slot) {
                 memmove(&r->slots[i], &r->slots[i + 1], (size_t)(r->n - i - 1) * sizeof(int));
+                if (r->nz)
+                    memmove(&r->zone[i], &r->zone[i + 1], (size_t)(r->n - i - 1) * sizeof(int));
                 r->n--;
                 i--;
             }
@@ -566,6 +609,7 @@ void sim_model_instance_slow(struct sim_model *m, int slot, double factor, int64
 
     touch(in, now_us);
     in->slow = factor;
+    in->mu = in->app->workers / (m->apps[in->app_idx].mean_us * in->slow / 1e6);
     in->slow_until_us = until_us > 0 ? until_us : INT64_MAX;
     control_update(m);
 }
@@ -600,9 +644,10 @@ void sim_model_instance_integrals(struct sim_model *m, int slot, double *busy_wo
 {
     struct inst *in = &m->insts[slot];
 
-    if (m->mode == SIM_MODE_DES)
-        touch(in, m->now_us);
+    touch(in, m->now_us);
     *busy_worker_us = in->busy_area_us;
+    if (in->u_lb >= 0)
+        *busy_worker_us += m->routes[in->u_lb].u_acc - in->u_base;
     *up_us = in->up_us;
 }
 
@@ -623,14 +668,26 @@ int sim_model_slot_live(const struct sim_model *m, int slot)
 
 void sim_model_set_routes(struct sim_model *m, int lb, const int *slots, int n)
 {
+    sim_model_set_zone_routes(m, lb, slots, NULL, n, 0);
+}
+
+void sim_model_set_zone_routes(struct sim_model *m, int lb, const int *slots, const int *zones,
+                               int n, int nzones)
+{
     struct route *r = &m->routes[lb];
 
+    route_settle(m, lb);
     if (n > r->cap) {
         r->cap = n * 2;
         r->slots = cm_xrealloc(r->slots, (size_t)r->cap * sizeof(int));
+        r->zone = cm_xrealloc(r->zone, (size_t)r->cap * sizeof(int));
+        r->w = cm_xrealloc(r->w, (size_t)r->cap * sizeof(double));
     }
     if (n > 0)
         memcpy(r->slots, slots, (size_t)n * sizeof(int));
+    r->nz = zones && nzones > 0 ? (nzones < MAX_ROUTE_ZONES ? nzones : MAX_ROUTE_ZONES) : 0;
+    for (int i = 0; i < n && r->nz; i++)
+        r->zone[i] = zones[i] >= 0 && zones[i] < r->nz ? zones[i] : 0;
     r->n = n;
     if (r->rr >= n)
         r->rr = 0;
@@ -664,9 +721,37 @@ int64_t sim_model_next_control_us(const struct sim_model *m)
     return m->ctl_next_us;
 }
 
+/* Hands a uniform route's summed busy area out to its instances; the route leaves the
+ * uniform mode (a tick finds it again when it still holds). */
+static void route_settle(struct sim_model *m, int lb)
+{
+    struct route *r = &m->routes[lb];
+
+    r->agg_valid = 0;
+    if (!r->uniform)
+        return;
+    for (int i = 0; i < r->n; i++) {
+        struct inst *in = &m->insts[r->slots[i]];
+        if (in->u_lb == lb) {
+            in->busy_area_us += r->u_acc - in->u_base;
+            in->u_lb = -1;
+        }
+    }
+    r->uniform = 0;
+    r->u_acc = 0;
+}
+
+uint64_t sim_model_health_version(const struct sim_model *m)
+{
+    return m->health_ver;
+}
+
 static void control_update(struct sim_model *m)
 {
     m->ctl_next_us = control_scan(m);
+    m->health_ver++;
+    for (int lb = 0; lb < m->nlbs; lb++)
+        route_settle(m, lb);
 }
 
 /* Boots that end, hangs and slowness that expire, at t. */
@@ -690,12 +775,51 @@ static void control_at(struct sim_model *m, int64_t t_us)
         if (in->slow != 1 && in->slow_until_us <= t_us) {
             touch(in, t_us);
             in->slow = 1;
+            in->mu = in->app->workers / (m->apps[in->app_idx].mean_us / 1e6);
         }
     }
     control_update(m);
 }
 
 /* ---- DES ---- */
+
+/* Cross-zone off: the next zone with instances (the clients' turn among the nodes), then
+ * that zone's instance by the listener's rule. */
+static int pick_zoned(struct sim_model *m, struct route *r)
+{
+    int count[MAX_ROUTE_ZONES] = { 0 }, z = -1, best = -1, best_out = 0, k = 0;
+
+    for (int i = 0; i < r->n; i++)
+        count[r->zone[i]]++;
+    for (int j = 0; j < r->nz && z < 0; j++) {
+        int c = (r->zrr + j) % r->nz;
+        if (count[c] > 0)
+            z = c;
+    }
+    r->zrr = (z + 1) % r->nz;
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in;
+        int out;
+        if (r->zone[i] != z)
+            continue;
+        in = &m->insts[r->slots[i]];
+        out = in->busy + in->qlen + in->stuck;
+        /* round robin: the zone_rr-th of the zone's instances; least outstanding: the
+         * first with the fewest from there */
+        if (r->round_robin) {
+            if (k++ == r->zone_rr[z] % count[z])
+                best = i;
+            continue;
+        }
+        if (best < 0 || out < best_out || (out == best_out && k == r->zone_rr[z] % count[z])) {
+            best = i;
+            best_out = out;
+        }
+        k++;
+    }
+    r->zone_rr[z] = (r->zone_rr[z] + 1) % count[z];
+    return r->slots[best];
+}
 
 static int pick_instance(struct sim_model *m, int lb)
 {
@@ -704,6 +828,8 @@ static int pick_instance(struct sim_model *m, int lb)
 
     if (r->n == 0)
         return -1;
+    if (r->nz)
+        return pick_zoned(m, r);
     if (r->round_robin) {
         int i = r->rr;
         r->rr = (r->rr + 1) % r->n;
@@ -981,6 +1107,7 @@ static void des_advance(struct sim_model *m, int64_t until_us)
 {
     struct sim_event_rec ev;
 
+    m->health_ver++;
     for (;;) {
         int64_t ctl = sim_model_next_control_us(m);
         int64_t next = sim_queue_peek_us(&m->q);
@@ -1009,20 +1136,58 @@ struct fl_key {
     int hung;
 };
 
+static void ents_spill(struct sim_model *m)
+{
+    for (int i = 0; i < m->nents; i++)
+        cm_hist_record_n(&m->hist, m->ents[i].value_us, m->ents[i].count);
+    if (m->nents > 0)
+        m->ents_spilled = 1;
+    m->nents = 0;
+}
+
+static void ent_add(struct sim_model *m, int64_t v, uint64_t cnt, int level)
+{
+    if (m->nents == MAX_LATENCY_ENTRIES)
+        ents_spill(m);
+    if (m->nents == m->capents) {
+        m->capents = m->capents ? m->capents * 2 : 256;
+        m->ents = cm_xrealloc(m->ents, (size_t)m->capents * sizeof(*m->ents));
+    }
+    m->ents[m->nents].value_us = v;
+    m->ents[m->nents].count = cnt;
+    m->ents[m->nents].level = level;
+    m->nents++;
+}
+
 /* Records n requests served at the quantile levels of (wait + service). */
 static void record_now(struct sim_model *m, const struct app_cache *ac, double slow, double n,
                        double wait_fixed_us, double erl_c, double erl_rate_us)
 {
+    /* per level: its mid probability p, log(1 - p) and its width x the fluid weight */
+    static double mid[NLEVELS], log1mp[NLEVELS], weight[NLEVELS];
+    static int ready;
+    double log_c = 0;
+    int tail = erl_c > 0 && erl_rate_us > 0;
+
+    if (!ready) {
+        for (int k = 0; k < NLEVELS; k++) {
+            mid[k] = (level_edges[k] + level_edges[k + 1]) / 2;
+            log1mp[k] = log(1 - mid[k]);
+            weight[k] = (level_edges[k + 1] - level_edges[k]) * SIM_FLUID_WEIGHT;
+        }
+        ready = 1;
+    }
+    if (tail)
+        log_c = log(erl_c);
     for (int k = 0; k < NLEVELS; k++) {
-        double p = (level_edges[k] + level_edges[k + 1]) / 2;
-        double w = wait_fixed_us, v;
-        uint64_t cnt;
-        if (erl_c > 0 && p > 1 - erl_c && erl_rate_us > 0)
-            w += log(erl_c / (1 - p)) / erl_rate_us;
+        double w = wait_fixed_us, v, c;
+        if (tail && mid[k] > 1 - erl_c)
+            w += (log_c - log1mp[k]) / erl_rate_us; /* log(erl_c / (1 - p)) */
         v = w + ac->q_us[k] * slow;
-        cnt = (uint64_t)llround(n * (level_edges[k + 1] - level_edges[k]) * SIM_FLUID_WEIGHT);
-        if (cnt > 0)
-            cm_hist_record_n(&m->hist, (int64_t)llround(v), cnt);
+        c = n * weight[k];
+        /* round half up: both are >= 0 */
+        if (c >= 0.5)
+            ent_add(m, (int64_t)(v + 0.5), (uint64_t)(c + 0.5), k);
     }
 }
 
@@ -1055,6 +1220,28 @@ static double clients_stuck(const struct src *s)
     return s->stuck_total;
 }
 
+/* Cross-zone off: each entry's share of the route's load, 1/zones-with-instances x its
+ * capacity's share of its zone's; the shares that meet hung or dead instances. */
+static void zone_shares(struct sim_model *m, struct route *r)
+{
+    double mu_z[MAX_ROUTE_ZONES] = { 0 };
+    int zones = 0;
+
+    for (int i = 0; i < r->n; i++)
+        mu_z[r->zone[i]] += m->insts[r->slots[i]].mu;
+    for (int z = 0; z < r->nz; z++)
+        zones += mu_z[z] > 0;
+    r->agg_hung_w = r->agg_dead_w = 0;
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+        r->w[i] = mu_z[r->zone[i]] > 0 ? in->mu / mu_z[r->zone[i]] / zones : 0;
+        if (in->dead)
+            r->agg_dead_w += r->w[i];
+        else if (in->hung)
+            r->agg_hung_w += r->w[i];
+    }
+}
+
 static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
 {
     double dt = (double)dt_us / 1e6;
@@ -1081,19 +1268,36 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         double closed_wait_us = 0, s_mean_us = 0;
         int nclosed = 0;
 
-        for (int i = 0; i < r->n; i++) {
-            const struct inst *in = &m->insts[r->slots[i]];
-            double mu = in->app->workers / (m->apps[in->app_idx].mean_us * in->slow / 1e6);
-            mu_nom += mu;
-            if (in->dead)
-                mu_dead += mu; /* refuses connections: its share fails fast */
-            else if (in->hung)
-                mu_hung += mu;
-            else
-                mu_ok += mu;
-            s_mean_us += m->apps[in->app_idx].mean_us * in->slow * mu;
+        if (r->agg_valid) {
+            mu_nom = r->agg_mu_nom;
+            mu_ok = r->agg_mu_ok;
+            mu_hung = r->agg_mu_hung;
+            mu_dead = r->agg_mu_dead;
+            s_mean_us = r->agg_s_mean_us;
+        } else {
+            for (int i = 0; i < r->n; i++) {
+                const struct inst *in = &m->insts[r->slots[i]];
+                double mu = in->mu;
+                mu_nom += mu;
+                if (in->dead)
+                    mu_dead += mu; /* refuses connections: its share fails fast */
+                else if (in->hung)
+                    mu_hung += mu;
+                else
+                    mu_ok += mu;
+                s_mean_us += m->apps[in->app_idx].mean_us * in->slow * mu;
+            }
+            s_mean_us = mu_nom > 0 ? s_mean_us / mu_nom : 0;
+            if (r->nz)
+                zone_shares(m, r);
+            r->agg_valid = 1;
+            r->agg_mu_nom = mu_nom;
+            r->agg_mu_ok = mu_ok;
+            r->agg_mu_hung = mu_hung;
+            r->agg_mu_dead = mu_dead;
+            r->agg_s_mean_us = s_mean_us;
         }
-        s_mean_us = mu_nom > 0 ? s_mean_us / mu_nom : 0;
+        r->agg_backlog = 0;
 
         for (int si = 0; si < m->nsrcs; si++) {
             struct src *s = &m->srcs[si];
@@ -1155,6 +1359,17 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 continue;
             }
             /* the share sent to hung instances: clients stuck for the idle timeout */
+            if (r->nz) {
+                if (r->agg_hung_w > 0) {
+                    double h = amount * r->agg_hung_w;
+                    int idx = (int)((sec + SIM_HANG_TIMEOUT_US / 1000000) % STUCK_RING);
+                    s->stuck[idx] += h;
+                    s->stuck_total += h;
+                }
+                m->lbc[lb].failed += amount * r->agg_dead_w;
+                closed_x += amount * (1 - r->agg_hung_w - r->agg_dead_w);
+                continue;
+            }
             if (mu_hung > 0) {
                 double h = amount * mu_hung / mu_nom;
                 int idx = (int)((sec + SIM_HANG_TIMEOUT_US / 1000000) % STUCK_RING);
@@ -1171,37 +1386,59 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             m->lbc[lb].failed += open_rate * dt;
             continue;
         }
-        if (mu_hung + mu_dead > 0)
+        if (r->nz)
+            m->lbc[lb].failed += open_rate * dt * (r->agg_hung_w + r->agg_dead_w);
+        else if (mu_hung + mu_dead > 0)
             m->lbc[lb].failed += open_rate * dt * (mu_hung + mu_dead) / mu_nom;
 
-        /* per instance: arrivals by capacity share; identical neighbours computed once */
+        /* per instance: arrivals by capacity share; a run of identical neighbours is
+         * computed once and its totals added once (x the run's length) */
         {
             struct fl_key prev = { -1, 0, 0, 0 };
             double prev_served = 0, prev_backlog = 0, prev_busy = 0, prev_failed = 0;
             double pend_n = 0, pend_wait = 0, pend_c = 0, pend_rate = 0, pend_mean_wait = 0;
+            double run_n = 0, run_lat_us = 0, busy_inc = 0;
             const struct app_cache *pend_ac = NULL;
             double pend_slow = 1;
+            int lazy = r->uniform, classes = 0, joinable = !r->uniform && mu_ok == mu_nom && !r->nz;
+            double ok_w = 1 - r->agg_hung_w - r->agg_dead_w, prev_w = -1;
 
             for (int i = 0; i < r->n; i++) {
                 struct inst *in = &m->insts[r->slots[i]];
-                const struct app_cache *ac = &m->apps[in->app_idx];
-                struct fl_key key = { in->app_idx, in->slow, in->backlog, in->hung };
+                const struct app_cache *ac;
                 double mu, a_open, a_closed, work, served, busy, failed = 0, wait = 0;
                 double erl_c = 0, erl_rate = 0;
 
                 if (in->dead || in->hung)
                     continue;
-                mu = in->app->workers / (ac->mean_us * in->slow / 1e6);
-                if (key.app_idx == prev.app_idx && key.slow == prev.slow &&
-                    key.backlog == prev.backlog && key.hung == prev.hung) {
-                    served = prev_served;
+                if (in->app_idx == prev.app_idx && in->slow == prev.slow &&
+                    in->backlog == prev.backlog && (!r->nz || r->w[i] == prev_w)) {
                     in->backlog = prev_backlog;
-                    busy = prev_busy;
-                    failed = prev_failed;
-                } else {
+                    r->agg_backlog |= prev_backlog != 0;
+                    if (in->up)
+                        in->busy_area_us += busy_inc;
+                    joinable &= in->up && in->u_lb < 0;
+                    run_n += 1;
+                    continue;
+                }
+                if (run_n > 0) {
+                    pend_n += prev_served * run_n;
+                    m->lbc[lb].completed += prev_served * run_n;
+                    m->lbc[lb].failed += prev_failed * run_n;
+                    m->lbc[lb].latency_sum_us += prev_served * run_n * run_lat_us;
+                }
+                ac = &m->apps[in->app_idx];
+                mu = in->mu;
+                {
                     double q0 = in->backlog, ql = in->app->queue_limit;
-                    a_open = open_rate * dt * mu / mu_nom;
-                    a_closed = closed_x * mu / mu_ok;
+                    if (r->nz) {
+                        a_open = open_rate * dt * r->w[i];
+                        a_closed = ok_w > 0 ? closed_x * r->w[i] / ok_w : 0;
+                        prev_w = r->w[i];
+                    } else {
+                        a_open = open_rate * dt * mu / mu_nom;
+                        a_closed = closed_x * mu / mu_ok;
+                    }
                     work = q0 + a_open + a_closed;
                     served = work < mu * dt ? work : mu * dt;
                     in->backlog = work - served;
@@ -1211,6 +1448,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                     }
                     if (in->backlog < 1e-9)
                         in->backlog = 0;
+                    r->agg_backlog |= in->backlog != 0;
                     busy = served / (mu * dt);
                     if (q0 > 0 || in->backlog > 0) {
                         wait = (q0 + in->backlog) / 2 / mu * 1e6;
@@ -1233,31 +1471,60 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                     pend_c = erl_c;
                     pend_rate = erl_rate;
                     pend_mean_wait = wait + (erl_c > 0 && erl_rate > 0 ? erl_c / erl_rate : 0);
-                    prev = key;
+                    prev.app_idx = in->app_idx;
+                    prev.slow = in->slow;
+                    prev.backlog = q0;
                     prev_served = served;
                     prev_backlog = in->backlog;
                     prev_busy = busy;
                     prev_failed = failed;
                 }
-                pend_n += served;
-                m->lbc[lb].completed += served;
-                m->lbc[lb].failed += failed;
-                m->lbc[lb].latency_sum_us += served * (pend_mean_wait + ac->mean_us * in->slow);
+                run_n = 1;
+                run_lat_us = pend_mean_wait + ac->mean_us * in->slow;
+                busy_inc = prev_busy * in->app->workers * in->app->cpu_per_request * (double)dt_us;
+                classes++;
+                if (lazy) {
+                    /* still idle between ticks: every instance is like this one */
+                    if (prev_backlog == 0 && prev_failed == 0) {
+                        r->u_acc += busy_inc;
+                        run_n = r->n;
+                        break;
+                    }
+                    route_settle(m, lb);
+                    r->agg_valid = 1; /* the aggregates still hold */
+                    lazy = 0;
+                }
+                joinable &= in->up && in->u_lb < 0;
                 if (in->up)
-                    in->busy_area_us +=
-                        busy * in->app->workers * in->app->cpu_per_request * (double)dt_us;
+                    in->busy_area_us += busy_inc;
+            }
+            if (joinable && classes == 1 && r->n > 0 && prev_backlog == 0 && prev_failed == 0) {
+                r->uniform = 1;
+                r->u_acc = 0;
+                for (int i = 0; i < r->n; i++) {
+                    m->insts[r->slots[i]].u_lb = lb;
+                    m->insts[r->slots[i]].u_base = 0;
+                }
+            }
+            if (run_n > 0) {
+                pend_n += prev_served * run_n;
+                m->lbc[lb].completed += prev_served * run_n;
+                m->lbc[lb].failed += prev_failed * run_n;
+                m->lbc[lb].latency_sum_us += prev_served * run_n * run_lat_us;
             }
             if (pend_n > 0)
                 record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c, pend_rate);
         }
         (void)nclosed;
     }
-    /* time up for every live instance */
-    for (int i = 0; i < m->ninsts; i++) {
-        struct inst *in = &m->insts[i];
-        if (in->live && in->up && !in->dead)
-            in->up_us += (double)dt_us;
-        in->last_us = t_us + dt_us;
+    /* time up: integrated lazily by touch() (whole microseconds: exact in a double) */
+    {
+        int backlog = 0;
+        for (int lb = 0; lb < m->nlbs; lb++)
+            backlog |= m->routes[lb].agg_backlog;
+        if (backlog || m->backlog_seen)
+            m->health_ver++;
+        m->backlog_seen = backlog;
     }
 }
 
@@ -1284,14 +1551,71 @@ static int64_t fluid_step_end(struct sim_model *m, int64_t t_us, int64_t until_u
     return end;
 }
 
+/* The end of a steady span from t: while no closed-model phase runs, no client is stuck,
+ * every serving instance's backlog is empty and each load balancer's open rate is within
+ * the capacity of its route set, a tick's results are linear in its length (nothing
+ * queues, the rates hold until the next phase break), so the ticks up to the next break,
+ * control instant or until_us are one tick. Returns t when the span is not steady. */
+static int64_t fluid_steady_end(struct sim_model *m, int64_t t_us, int64_t until_us)
+{
+    int64_t end = until_us;
+
+    if (m->ctl_next_us < end)
+        end = m->ctl_next_us;
+    for (int si = 0; si < m->nsrcs; si++) {
+        const struct src *s = &m->srcs[si];
+        int64_t nb;
+
+        if (s->stuck_total > 0)
+            return t_us;
+        if (t_us >= s->until_us)
+            continue;
+        if (s->ph->closed && t_us >= s->at_us)
+            return t_us;
+        nb = phase_next_break(s, t_us, m->grid_us);
+        if (nb < end)
+            end = nb;
+    }
+    for (int lb = 0; lb < m->nlbs; lb++) {
+        const struct route *r = &m->routes[lb];
+        double rate = 0, mu_nom = 0;
+
+        for (int si = 0; si < m->nsrcs; si++) {
+            const struct src *s = &m->srcs[si];
+            if (s->lb == lb && t_us >= s->at_us && t_us < s->until_us)
+                rate += phase_value(m, s, t_us);
+        }
+        if (r->nz) /* cross-zone off: shares differ by zone; tick by tick */
+            return t_us;
+        if (r->agg_valid) {
+            if (r->agg_backlog)
+                return t_us;
+            mu_nom = r->agg_mu_nom;
+        } else {
+            for (int i = 0; i < r->n; i++) {
+                const struct inst *in = &m->insts[r->slots[i]];
+                mu_nom += in->mu;
+                if (!in->dead && !in->hung && in->backlog != 0)
+                    return t_us;
+            }
+        }
+        if (mu_nom > 0 && rate >= mu_nom)
+            return t_us;
+    }
+    return end > t_us ? end : t_us;
+}
+
 static void fluid_advance(struct sim_model *m, int64_t until_us)
 {
     while (m->now_us < until_us) {
-        int64_t t = m->now_us, end;
+        int64_t t = m->now_us, end, steady;
         control_at(m, t);
         end = fluid_step_end(m, t, until_us);
         if (end <= t)
             end = until_us;
+        steady = fluid_steady_end(m, t, until_us);
+        if (steady > end)
+            end = steady;
         fluid_tick(m, t, end - t);
         m->now_us = end;
     }
@@ -1320,13 +1644,25 @@ void sim_model_lb_counters(const struct sim_model *m, int lb, struct sim_lb_coun
 const struct cm_hist *sim_model_hist(struct sim_model *m)
 {
     pend_flush(m);
+    ents_spill(m);
     return &m->hist;
 }
 
 void sim_model_hist_reset(struct sim_model *m)
 {
     pend_flush(m);
+    m->nents = 0;
+    m->ents_spilled = 0;
     cm_hist_reset(&m->hist);
+}
+
+int sim_model_latency_entries(struct sim_model *m, const struct sim_latency_entry **out)
+{
+    pend_flush(m);
+    *out = m->ents;
+    if (m->mode != SIM_MODE_FLUID || m->ents_spilled)
+        return -1;
+    return m->nents;
 }
 
 double sim_model_offered_load(const struct sim_model *m, int64_t t_us, int *is_clients)

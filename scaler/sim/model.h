@@ -113,12 +113,24 @@ int sim_model_slot_live(const struct sim_model *m, int slot);
 /* Replaces load balancer lb's route set with these slots (copied). A load balancer whose
  * first listener is TCP or SSL routes round robin, else to the least outstanding. */
 void sim_model_set_routes(struct sim_model *m, int lb, const int *slots, int n);
+/* The same for a classic ELB with cross-zone load balancing off: one load-balancer node
+ * per enabled zone, and the clients spread evenly over the nodes, so each zone that has
+ * routable instances (zones[i] = 0..nzones-1 for slots[i]) takes an equal share of the
+ * requests, split among that zone's instances as above (least outstanding or round
+ * robin in DES; by capacity in fluid mode). A zone without routable instances gets no
+ * share (DNS stops naming a node with no healthy instance). */
+void sim_model_set_zone_routes(struct sim_model *m, int lb, const int *slots, const int *zones,
+                               int n, int nzones);
 
 /* --- time --------------------------------------------------------------------------- */
 
 /* Runs the model up to until_us (events or ticks), leaving the clock there. */
 void sim_model_advance(struct sim_model *m, int64_t until_us);
 int64_t sim_model_now_us(const struct sim_model *m);
+/* A number that changes whenever sim_model_instance_health() may answer differently for
+ * some instance: instances started, stopped, booted, killed, hung or recovered; in fluid
+ * mode a tick with a backlog somewhere; in DES mode any advance. */
+uint64_t sim_model_health_version(const struct sim_model *m);
 /* The next time a boot ends or a hang/slow fault ends (the engine must act then). */
 int64_t sim_model_next_control_us(const struct sim_model *m);
 
@@ -137,6 +149,18 @@ void sim_model_lb_counters(const struct sim_model *m, int lb, struct sim_lb_coun
  * us; counts as said at the top). Borrowed, valid until the model advances. */
 const struct cm_hist *sim_model_hist(struct sim_model *m);
 void sim_model_hist_reset(struct sim_model *m);
+
+/* Fluid mode keeps its recordings since the last reset as a short list (a few values per
+ * tick class) and adds them to the histogram only when sim_model_hist() is called, so a
+ * caller that needs only percentiles avoids walking the histogram's slots. Sets *out to
+ * the list (borrowed, valid until the model advances or resets) and returns its length;
+ * -1 in DES mode or once the recordings went to the histogram (use sim_model_hist()). */
+struct sim_latency_entry {
+    int64_t value_us;
+    uint64_t count; /* requests x SIM_FLUID_WEIGHT */
+    int level;      /* the quantile level it stands for, 0..15 (values grow with it) */
+};
+int sim_model_latency_entries(struct sim_model *m, const struct sim_latency_entry **out);
 
 /* The offered load the phases state at t (for the sample's `load` figure): sum over
  * active phases; *is_clients 1 when only closed-model phases are active. */

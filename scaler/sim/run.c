@@ -37,12 +37,18 @@ struct slot_state {
     double min_busy, min_up; /* snapshot at the last metric minute */
     double smp_busy, smp_up; /* snapshot at the last sample */
     int hc_ok_streak;        /* last reported result was a pass (per run, any lb) */
+    /* integrals read at integ_ms (model health version integ_ver): metrics and samples
+     * at one instant share them */
+    int64_t integ_ms;
+    uint64_t integ_ver;
+    double integ_busy, integ_up;
     int in_service_cached;
 };
 
 struct lb_state {
-    uint64_t hc_sig; /* world signature at the last full health round */
-    int hc_all_good; /* that round found every target InService and passing */
+    uint64_t hc_sig;              /* world signature at the last full health round */
+    uint64_t hu_model, hu_streak; /* health_unchanged() held at these versions */
+    int hc_all_good;              /* that round found every target InService and passing */
     int64_t hc_next_ms;
     int64_t hc_interval_ms;
     int http;
@@ -52,6 +58,7 @@ struct lb_state {
     int ngroups_behind;
     const char **ids; /* route set scratch */
     int *slots;
+    int *zones;
     int cap;
 };
 
@@ -104,6 +111,15 @@ struct eng {
     uint64_t world_sig; /* EC2 instance count and states, registrations */
     int routes_dirty;   /* the route sets must be read again */
     struct cm_hist run_hist;
+    /* world_signature() cache: epoch counts the engine's own changes to EC2 and the load
+     * balancers (world steps, reports, faults) */
+    uint64_t epoch, sig_epoch, sig_value;
+    uint64_t sync_sig;   /* world_signature() after the last sync_instances() */
+    int sync_force;      /* the model changed (a boot ended, a fault): sync even if equal */
+    int need_hist;       /* a p99 expectation reads each sample's histogram */
+    uint64_t streak_ver; /* counts changes of any slot's hc_ok_streak */
+    struct sim_latency_entry *ents; /* scratch: a sample's latencies, sorted */
+    int cap_ents;
     char err[SIM_ERR_MAX];
 };
 
@@ -417,7 +433,14 @@ static void setup_health(struct eng *e)
 
 /* ---- the data plane ---- */
 
-static struct slot_state *slot_of(struct eng *e, int slot)
+static struct slot_state *slot_grow(struct eng *e, int slot);
+
+static inline struct slot_state *slot_of(struct eng *e, int slot)
+{
+    return slot < e->nslots ? &e->slots[slot] : slot_grow(e, slot);
+}
+
+static struct slot_state *slot_grow(struct eng *e, int slot)
 {
     if (slot >= e->nslots) {
         int n = slot + 16;
@@ -441,11 +464,18 @@ static void push_fault_event(struct eng *e, const char *cause, const char *group
     sim_timeline_push_event(e->tl, &ev);
 }
 
-/* Makes the model match EC2. Returns 1 when it reported something to the world. */
+static uint64_t world_signature(struct eng *e);
+
+/* Makes the model match EC2. Returns 1 when it reported something to the world. Nothing
+ * to do while EC2 is as the last call left it and the model did not change. */
 static int sync_instances(struct eng *e)
 {
     int n = sc_ec2_instance_count(e->ec2), reported = 0;
     int64_t now_us = us(e->now_ms);
+
+    if (!e->sync_force && world_signature(e) == e->sync_sig)
+        return 0;
+    e->sync_force = 0;
 
     for (int i = 0; i < n; i++) {
         const struct sc_ec2_instance *in = sc_ec2_instance_at(e->ec2, i);
@@ -493,7 +523,23 @@ static int sync_instances(struct eng *e)
             }
         }
     }
+    if (reported)
+        e->epoch++;
+    e->sync_sig = world_signature(e);
     return reported;
+}
+
+static void integrals(struct eng *e, int slot, struct slot_state *ss, double *busy, double *up)
+{
+    uint64_t ver = sim_model_health_version(e->model) + 1;
+
+    if (ss->integ_ms != e->now_ms || ss->integ_ver != ver) {
+        sim_model_instance_integrals(e->model, slot, &ss->integ_busy, &ss->integ_up);
+        ss->integ_ms = e->now_ms;
+        ss->integ_ver = ver;
+    }
+    *busy = ss->integ_busy;
+    *up = ss->integ_up;
 }
 
 /* A cheap summary of what changes routing: EC2 instances and their states, and each
@@ -503,6 +549,9 @@ static uint64_t world_signature(struct eng *e)
 {
     uint64_t h = 1469598103934665603ULL;
     int n = sc_ec2_instance_count(e->ec2);
+
+    if (e->sig_epoch == e->epoch + 1)
+        return e->sig_value;
 
     h = (h ^ (uint64_t)n) * 1099511628211ULL;
     for (int i = 0; i < n; i++) {
@@ -514,6 +563,8 @@ static uint64_t world_signature(struct eng *e)
     for (int lb = 0; lb < e->sc->nlbs; lb++)
         h = (h ^ (uint64_t)(uint32_t)sc_elb_target_count(e->elb, e->sc->lbs[lb].name)) *
             1099511628211ULL;
+    e->sig_epoch = e->epoch + 1;
+    e->sig_value = h;
     return h;
 }
 
@@ -527,19 +578,40 @@ static void sync_routes(struct eng *e)
     e->routes_dirty = 0;
     for (int lb = 0; lb < e->sc->nlbs; lb++) {
         struct lb_state *ls = &e->lbs[lb];
-        int n = sc_elb_route_set(e->elb, e->sc->lbs[lb].name, NULL, ls->ids, ls->cap), k = 0;
-        if (n > ls->cap) {
-            ls->cap = n * 2;
+        const char *name = e->sc->lbs[lb].name;
+        const struct sc_elb_lb *v = sc_elb_lb_find(e->elb, name);
+        int all = sc_elb_route_set(e->elb, name, NULL, NULL, 0), k = 0;
+
+        if (all > ls->cap) {
+            ls->cap = all * 2;
             ls->ids = cm_xrealloc(ls->ids, (size_t)ls->cap * sizeof(*ls->ids));
             ls->slots = cm_xrealloc(ls->slots, (size_t)ls->cap * sizeof(*ls->slots));
-            n = sc_elb_route_set(e->elb, e->sc->lbs[lb].name, NULL, ls->ids, ls->cap);
+            ls->zones = cm_xrealloc(ls->zones, (size_t)ls->cap * sizeof(*ls->zones));
         }
-        for (int i = 0; i < n; i++) {
-            int slot = sim_model_instance_find(e->model, ls->ids[i]);
-            if (slot >= 0)
-                ls->slots[k++] = slot;
+        if (!v || v->attributes.cross_zone_enabled || v->nzones <= 1) {
+            int n = sc_elb_route_set(e->elb, name, NULL, ls->ids, ls->cap);
+            for (int i = 0; i < n && i < ls->cap; i++) {
+                int slot = sim_model_instance_find(e->model, ls->ids[i]);
+                if (slot >= 0)
+                    ls->slots[k++] = slot;
+            }
+            sim_model_set_routes(e->model, lb, ls->slots, k);
+            continue;
         }
-        sim_model_set_routes(e->model, lb, ls->slots, k);
+        /* cross-zone off: each enabled zone's node routes to its zone's instances */
+        for (int z = 0; z < v->nzones; z++) {
+            int base = k;
+            int n = sc_elb_route_set(e->elb, name, v->availability_zones[z], ls->ids + base,
+                                     ls->cap - base);
+            for (int i = 0; i < n && base + i < ls->cap; i++) {
+                int slot = sim_model_instance_find(e->model, ls->ids[base + i]);
+                if (slot >= 0) {
+                    ls->slots[k] = slot;
+                    ls->zones[k++] = z;
+                }
+            }
+        }
+        sim_model_set_zone_routes(e->model, lb, ls->slots, ls->zones, k, v->nzones);
     }
 }
 
@@ -570,8 +642,16 @@ static int health_checks(struct eng *e, int lb)
 
     /* nothing changed since a round where every target was InService and passing: each
      * result would be a skipped pass again */
-    if (ls->hc_all_good && sig == ls->hc_sig && health_unchanged(e, lb))
-        return 0;
+    if (ls->hc_all_good && sig == ls->hc_sig) {
+        uint64_t mv = sim_model_health_version(e->model) + 1;
+        if (ls->hu_model == mv && ls->hu_streak == e->streak_ver)
+            return 0;
+        if (health_unchanged(e, lb)) {
+            ls->hu_model = mv;
+            ls->hu_streak = e->streak_ver;
+            return 0;
+        }
+    }
     n = sc_elb_target_count(e->elb, name);
     for (int i = 0; i < n; i++) {
         struct sc_elb_target t;
@@ -593,11 +673,14 @@ static int health_checks(struct eng *e, int lb)
             continue;
         now_in = sc_elb_health_result(e->elb, name, t.instance_id, ok, e->now_ms);
         reported = 1;
+        e->epoch++;
         if ((now_in == 1) != (t.state == SC_ELB_IN_SERVICE))
             e->routes_dirty = 1;
         all_good = 0;
-        if (ss)
+        if (ss && ss->hc_ok_streak != ok) {
             ss->hc_ok_streak = ok;
+            e->streak_ver++;
+        }
     }
     ls->hc_all_good = all_good;
     ls->hc_sig = world_signature(e);
@@ -662,7 +745,7 @@ static void metrics_minute(struct eng *e)
         if (!sim_model_slot_live(e->model, slot) || sim_model_instance_dead(e->model, slot))
             continue;
         ss = slot_of(e, slot);
-        sim_model_instance_integrals(e->model, slot, &busy, &up);
+        integrals(e, slot, ss, &busy, &up);
         if (up - ss->min_up <= 0) {
             ss->min_busy = busy;
             ss->min_up = up;
@@ -680,8 +763,9 @@ static void metrics_minute(struct eng *e)
         if (e->cpu_instance_metric)
             put_value(e, "AWS/EC2", "CPUUtilization", "InstanceId", ss->id, "Percent", pct, ts);
         if (e->cpu_all_metric) {
-            all_mn = all_cnt ? fmin(all_mn, pct) : pct;
-            all_mx = all_cnt ? fmax(all_mx, pct) : pct;
+            /* pct is finite: plain comparisons do what fmin/fmax would */
+            all_mn = all_cnt && all_mn < pct ? all_mn : pct;
+            all_mx = all_cnt && all_mx > pct ? all_mx : pct;
             all_cnt++;
             all_sum += pct;
         }
@@ -691,8 +775,8 @@ static void metrics_minute(struct eng *e)
                 ss->warmed = sc_asg_instance_warmed(e->asg, ss->id, e->now_ms);
             if (!ss->warmed)
                 continue;
-            mn[g] = cnt[g] ? fmin(mn[g], pct) : pct;
-            mx[g] = cnt[g] ? fmax(mx[g], pct) : pct;
+            mn[g] = cnt[g] && mn[g] < pct ? mn[g] : pct;
+            mx[g] = cnt[g] && mx[g] > pct ? mx[g] : pct;
             cnt[g]++;
             sum[g] += pct;
         }
@@ -792,6 +876,8 @@ static void fault_start(struct eng *e, struct fault_track *ft)
 
     ft->started = 1;
     e->routes_dirty = 1;
+    e->epoch++;
+    e->sync_force = 1;
     if (f->kind == SIM_FAULT_AZ_OUTAGE) {
         /* libscaler's rule (the emulator's too): pending and running instances die */
         const char *dead[64];
@@ -841,6 +927,8 @@ static void fault_end(struct eng *e, struct fault_track *ft)
 
     ft->ended = 1;
     e->routes_dirty = 1;
+    e->epoch++;
+    e->sync_force = 1;
     if (f->kind == SIM_FAULT_AZ_OUTAGE) {
         sc_ec2_zone_set_available(e->ec2, f->zone, 1);
         push_fault_event(e, "az-outage-end", NULL, f->zone);
@@ -952,13 +1040,107 @@ static void push_alarm_changes(struct eng *e)
 
 /* ---- samples ---- */
 
+/* Sorts entries by value (stable): bucketed by quantile level first, which leaves them
+ * almost in order (a level's values come from ticks with similar load), then an
+ * insertion sort fixes what is left. tmp holds n entries. */
+static void sort_ents(struct sim_latency_entry *v, struct sim_latency_entry *tmp, int n)
+{
+    int start[17] = { 0 };
+
+    for (int i = 0; i < n; i++)
+        start[(v[i].level & 15) + 1]++;
+    for (int k = 0; k < 16; k++)
+        start[k + 1] += start[k];
+    for (int i = 0; i < n; i++)
+        tmp[start[v[i].level & 15]++] = v[i];
+    memcpy(v, tmp, (size_t)n * sizeof(*v));
+    for (int i = 1; i < n; i++) {
+        struct sim_latency_entry x = v[i];
+        int j = i;
+        while (j > 0 && v[j - 1].value_us > x.value_us) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* p50 and p99 of the sample's latencies; adds them to the run's histogram. Reads the
+ * model's short list when it has one (no walk over the histogram's slots). */
+static void sample_latency(struct eng *e, struct sim_sample *s, struct sim_checker *checker)
+{
+    const struct sim_latency_entry *ents;
+    int n = e->need_hist ? -1 : sim_model_latency_entries(e->model, &ents);
+    uint64_t total = 0;
+
+    if (n < 0) {
+        const struct cm_hist *h = sim_model_hist(e->model);
+        if (h->total > 0) {
+            s->p50_ms = (double)cm_hist_percentile(h, 50) / 1000.0;
+            s->p99_ms = (double)cm_hist_percentile(h, 99) / 1000.0;
+        }
+        if (checker)
+            sim_checker_on_hist(checker, e->now_ms, h);
+        cm_hist_merge(&e->run_hist, h);
+        sim_model_hist_reset(e->model);
+        return;
+    }
+    if (2 * n > e->cap_ents) {
+        e->cap_ents = n * 4;
+        e->ents = cm_xrealloc(e->ents, (size_t)e->cap_ents * sizeof(*e->ents));
+    }
+    for (int i = 0; i < n; i++) {
+        e->ents[i] = ents[i];
+        total += ents[i].count;
+    }
+    if (total > 0) {
+        /* cm_hist_percentile() over the histogram these entries make (same slots, same
+         * answers), walking the sorted entries slot by slot; each slot goes to the run's
+         * histogram in at most two recordings (its first and last value keep the exact
+         * minimum and maximum) */
+        const struct cm_hist *lay = &e->run_hist;
+        uint64_t want50 = (uint64_t)ceil(0.5 * (double)total), seen = 0;
+        uint64_t want99 = (uint64_t)ceil(0.99 * (double)total);
+        int64_t vmin, vmax;
+        int got50 = 0, got99 = 0;
+
+        sort_ents(e->ents, e->ents + n, n);
+        vmin = e->ents[0].value_us;
+        vmax = e->ents[n - 1].value_us;
+        want50 = want50 ? want50 : 1;
+        want99 = want99 ? want99 : 1;
+        for (int i = 0; i < n;) {
+            int idx = cm_hist_index_of(lay, e->ents[i].value_us), j = i + 1;
+            uint64_t rest = 0;
+            int64_t v;
+            while (j < n && cm_hist_index_of(lay, e->ents[j].value_us) == idx)
+                rest += e->ents[j++].count;
+            cm_hist_record_n(&e->run_hist, e->ents[i].value_us, e->ents[i].count);
+            if (j - i > 1)
+                cm_hist_record_n(&e->run_hist, e->ents[j - 1].value_us, rest);
+            seen += e->ents[i].count + rest;
+            v = cm_hist_value_at(lay, idx);
+            v = v > vmax ? vmax : v < vmin ? vmin : v;
+            if (!got50 && seen >= want50) {
+                s->p50_ms = (double)v / 1000.0;
+                got50 = 1;
+            }
+            if (!got99 && seen >= want99) {
+                s->p99_ms = (double)v / 1000.0;
+                got99 = 1;
+            }
+            i = j;
+        }
+    }
+    sim_model_hist_reset(e->model);
+}
+
 static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker)
 {
     struct sim_group_sample gs[SIM_TIMELINE_MAX_GROUPS];
     enum sim_alarm_state as[SIM_TIMELINE_MAX_ALARMS];
     double gbusy[SIM_TIMELINE_MAX_GROUPS] = { 0 }, gcap[SIM_TIMELINE_MAX_GROUPS] = { 0 };
     struct sim_sample s = { 0 };
-    const struct cm_hist *h = sim_model_hist(e->model);
     double done = 0, fail = 0, arrived = 0;
     int64_t t0 = us(e->now_ms - interval_ms), t1 = us(e->now_ms);
 
@@ -977,7 +1159,7 @@ static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *
         if (!sim_model_slot_live(e->model, slot))
             continue;
         ss = slot_of(e, slot);
-        sim_model_instance_integrals(e->model, slot, &busy, &up);
+        integrals(e, slot, ss, &busy, &up);
         if (ss->group >= 0 && up > ss->smp_up) {
             gbusy[ss->group] += busy - ss->smp_busy;
             gcap[ss->group] += (up - ss->smp_up) * sim_model_instance_workers(e->model, slot);
@@ -1037,19 +1219,12 @@ static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *
         s.completed = (uint64_t)llround(done);
         s.failed = (uint64_t)llround(fail);
     }
-    if (h->total > 0) {
-        s.p50_ms = (double)cm_hist_percentile(h, 50) / 1000.0;
-        s.p99_ms = (double)cm_hist_percentile(h, 99) / 1000.0;
-    }
+    sample_latency(e, &s, checker);
     s.error_pct = done + fail > 0 ? 100.0 * fail / (done + fail) : 0;
     s.ngroups = e->sc->ngroups;
     s.groups = gs;
     s.nalarms = e->nalarms;
     s.alarms = as;
-    if (checker)
-        sim_checker_on_hist(checker, e->now_ms, h);
-    cm_hist_merge(&e->run_hist, h);
-    sim_model_hist_reset(e->model);
     sim_timeline_push_sample(e->tl, &s);
 }
 
@@ -1134,12 +1309,14 @@ static void eng_cleanup(struct eng *e)
     for (int i = 0; e->lbs && i < e->sc->nlbs; i++) {
         free(e->lbs[i].ids);
         free(e->lbs[i].slots);
+        free(e->lbs[i].zones);
     }
     free(e->lbs);
     free(e->groups);
     free(e->alarms);
     free(e->faults);
     free(e->slots);
+    free(e->ents);
     cm_hist_cleanup(&e->run_hist);
 }
 
@@ -1150,8 +1327,9 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     const struct sim_scenario *sc = cfg->sc;
     struct sc_world_config wc;
     struct sim_model_config mc = { 0 };
-    int rc = 0, need_step = 1, sync_due = 0;
-    int64_t next_sample, next_minute, world_due;
+    int rc = 0, need_step = 1;
+    int64_t next_sample, next_minute, world_due = 0;
+    uint64_t due_epoch = 0;
 
     memset(&e, 0, sizeof(e));
     memset(res, 0, sizeof(*res));
@@ -1169,6 +1347,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     e.sample_ms = cfg->sample_ms > 0 ? cfg->sample_ms : sc->sample_ms;
     e.mode = cfg->mode == SIM_MODE_AUTO ? sim_run_auto_mode(sc, NULL) : (enum sim_mode)cfg->mode;
     cm_hist_init(&e.run_hist, SIM_HIST_HIGHEST_US, SIM_HIST_DIGITS);
+    for (int i = 0; i < sc->nexpects; i++)
+        e.need_hist |= cfg->checker && sc->expects[i].kind == SIM_EXPECT_P99_MS;
 
     sc_world_config_defaults(&wc);
     wc.region = sc->region;
@@ -1239,13 +1419,11 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
 
         if (need_step) {
             /* step, then let the data plane catch up until nothing new is reported */
-            sync_due = 1;
             for (int guard = 0; guard < 8; guard++) {
                 sc_world_step(e.w, e.now_ms);
-                if (!sync_instances(&e)) {
-                    sync_due = 0;
+                e.epoch++;
+                if (!sync_instances(&e))
                     break;
-                }
             }
             sync_routes(&e);
             push_activities(&e);
@@ -1263,7 +1441,11 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             break;
         }
 
-        world_due = sc_world_next_due_ms(e.w, e.now_ms);
+        /* the world's next due instant changes only with what the engine does to it */
+        if (due_epoch != e.epoch + 1 || world_due <= e.now_ms) {
+            world_due = sc_world_next_due_ms(e.w, e.now_ms);
+            due_epoch = e.epoch + 1;
+        }
         if (world_due < t)
             t = world_due;
         if (next_sample < t)
@@ -1298,10 +1480,9 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
         /* EC2 and the model were in step after the last world step; only a boot that
          * ended (a control instant) can make them differ now */
         if (c <= us(t))
-            sync_due = 1;
-        if (sync_due && sync_instances(&e))
+            e.sync_force = 1;
+        if (sync_instances(&e))
             reported = 1;
-        sync_due = 0;
         for (int i = 0; i < sc->nfaults; i++) {
             struct fault_track *ft = &e.faults[i];
             int64_t fs = e.start_ms + ft->f->at_ms;

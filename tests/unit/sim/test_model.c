@@ -207,6 +207,68 @@ static void test_model_no_route_fails_everything(void **state)
     sim_scenario_destroy(sc);
 }
 
+/* Busy worker-time of each of three instances, two in zone 0 and one in zone 1, after
+ * 20 minutes of 40 req/s; zoned: cross-zone off (each zone's node takes half). */
+static void zone_busy(enum sim_mode mode, int zoned, double busy[3])
+{
+    struct sim_scenario *sc = scenario("{\"rate\":40,\"until\":\"3h\"}",
+                                       "{\"dist\":\"exponential\",\"mean\":10}", 4, 1000);
+    struct sim_model_config cfg = { 0 };
+    struct sim_model *m;
+    int slots[3], zones[3] = { 0, 0, 1 };
+
+    cfg.mode = mode;
+    cfg.sc = sc;
+    cfg.seed = 1;
+    m = sim_model_create(&cfg);
+    assert_non_null(m);
+    for (int i = 0; i < 3; i++) {
+        char id[32];
+        snprintf(id, sizeof(id), "i-%d", i);
+        slots[i] = sim_model_instance_start(m, id, 0, &sc->lcs[0].app,
+                                            zones[i] ? "us-east-1b" : "us-east-1a", 0);
+    }
+    if (zoned)
+        sim_model_set_zone_routes(m, 0, slots, zones, 3, 2);
+    else
+        sim_model_set_routes(m, 0, slots, 3);
+    sim_model_advance(m, 1200 * 1000000LL);
+    for (int i = 0; i < 3; i++) {
+        double up;
+        sim_model_instance_integrals(m, slots[i], &busy[i], &up);
+    }
+    sim_model_destroy(m);
+    sim_scenario_destroy(sc);
+}
+
+/* Cross-zone off: each enabled zone takes an equal share, split among its instances, so
+ * the lone instance of zone 1 works twice as hard as each of zone 0's two; with
+ * cross-zone on all three share alike. */
+static void check_cross_zone(enum sim_mode mode)
+{
+    double on[3], off[3];
+
+    zone_busy(mode, 0, on);
+    zone_busy(mode, 1, off);
+    near(on[2] / on[0], 1, 0.1, "cross-zone on: equal shares");
+    near(on[1] / on[0], 1, 0.1, "cross-zone on: equal shares");
+    near(off[2] / off[0], 2, 0.1, "cross-zone off: the lone zone-1 instance takes half");
+    near(off[1] / off[0], 1, 0.1, "cross-zone off: zone 0 splits its half");
+    near(off[0] + off[1] + off[2], on[0] + on[1] + on[2], 0.05, "same work in all");
+}
+
+static void test_model_des_cross_zone_off_routes_evenly_per_zone(void **state)
+{
+    (void)state;
+    check_cross_zone(SIM_MODE_DES);
+}
+
+static void test_model_fluid_cross_zone_off_routes_evenly_per_zone(void **state)
+{
+    (void)state;
+    check_cross_zone(SIM_MODE_FLUID);
+}
+
 static void test_model_erlang_c(void **state)
 {
     (void)state;
@@ -248,6 +310,8 @@ int main(void)
         cmocka_unit_test(test_model_des_overload_fails_excess),
         cmocka_unit_test(test_model_fluid_overload_fails_excess),
         cmocka_unit_test(test_model_no_route_fails_everything),
+        cmocka_unit_test(test_model_des_cross_zone_off_routes_evenly_per_zone),
+        cmocka_unit_test(test_model_fluid_cross_zone_off_routes_evenly_per_zone),
         cmocka_unit_test(test_model_erlang_c),
         cmocka_unit_test(test_model_demand),
     };
