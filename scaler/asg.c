@@ -552,12 +552,6 @@ const struct sc_asg_instance_info *sc_asg_group_instance_at(const struct sc_asg_
     return &g->inst[i].info;
 }
 
-int asg_counts_capacity(enum sc_asg_lifecycle s)
-{
-    return s == SC_ASG_PENDING || s == SC_ASG_PENDING_WAIT || s == SC_ASG_PENDING_PROCEED ||
-           s == SC_ASG_IN_SERVICE;
-}
-
 int sc_asg_group_capacity(const struct sc_asg_group_info *gi)
 {
     const struct asg_group *g = (const struct asg_group *)gi;

@@ -622,6 +622,10 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
 
 /* --- time ---------------------------------------------------------------------------------- */
 
+/* A number that changes whenever an activity is created, finishes or is dropped, in any
+ * group: a caller that mirrors activities reads them again only when it moved. */
+uint64_t sc_asg_activity_version(const struct sc_asg *asg);
+
 /* Health sweep + replacement, reconciliation, lifecycle transitions, cooldowns, group
  * metrics (each minute), removal of force-deleted groups once empty. Allocates only for
  * new instances and activities. */

@@ -32,10 +32,21 @@ static int act_finished(const struct asg_activity *a)
 
 int asg_group_busy(const struct asg_group *g)
 {
-    for (int i = 0; i < g->nacts; i++)
-        if (!act_finished(g->acts[i]))
-            return 1;
-    return 0;
+    /* remembered until an activity is made, finishes or is dropped */
+    struct asg_group *memo = (struct asg_group *)g;
+
+    if (!memo->busy_valid || memo->busy_made != g->acts_made || memo->busy_ver != g->acts_ver ||
+        memo->busy_dropped != g->acts_dropped || memo->busy_nacts != g->nacts) {
+        memo->busy = 0;
+        for (int i = 0; i < g->nacts && !memo->busy; i++)
+            memo->busy = !act_finished(g->acts[i]);
+        memo->busy_made = g->acts_made;
+        memo->busy_ver = g->acts_ver;
+        memo->busy_dropped = g->acts_dropped;
+        memo->busy_nacts = g->nacts;
+        memo->busy_valid = 1;
+    }
+    return memo->busy;
 }
 
 /* Drops the oldest finished activities beyond the bound (and those past six weeks). */
@@ -57,6 +68,7 @@ static void acts_trim(struct asg_group *g, int64_t now_ms)
             memmove(&g->acts[i], &g->acts[i + 1], (size_t)(g->nacts - i - 1) * sizeof(g->acts[0]));
             g->nacts--;
             finished--;
+            g->acts_dropped++;
         } else {
             if (act_finished(a) && a->info.end_ms + ASG_ACTIVITY_KEEP_MS + 1 < next)
                 next = a->info.end_ms + ASG_ACTIVITY_KEEP_MS + 1;
@@ -97,6 +109,7 @@ static struct asg_activity *act_new(struct sc_asg *asg, struct asg_group *g, int
     a->info.status_code = status_code;
     a->info.progress = progress;
     a->seq = ++asg->seq;
+    asg->acts_version++;
     if (!a->info.auto_scaling_group_name || !a->info.auto_scaling_group_arn ||
         !a->info.description || !a->info.cause || !a->info.details)
         goto fail;
@@ -105,6 +118,7 @@ static struct asg_activity *act_new(struct sc_asg *asg, struct asg_group *g, int
         goto fail;
     g->acts = grown;
     g->acts[g->nacts++] = a;
+    g->acts_made++;
     return a;
 
 fail:
@@ -147,6 +161,11 @@ static void act_end(struct asg_group *g, struct asg_inst *in, const char *status
             a->info.end_ms = 1;
     }
     in->activity_id[0] = '\0';
+}
+
+uint64_t sc_asg_activity_version(const struct sc_asg *asg)
+{
+    return asg->acts_version;
 }
 
 int sc_asg_activity_count(const struct sc_asg *asg, const char *group)
@@ -467,6 +486,7 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
         if (a) {
             a->info.status_message = asg_strdup(err.message);
             a->info.end_ms = now_ms > 0 ? now_ms : 1;
+            g->acts_ver++;
         }
         if (z < ASG_TRACKED_ZONES)
             g->zone_fail_until[z] = now_ms + ASG_ZONE_AVOID_MS;
@@ -819,9 +839,9 @@ static void replace_unhealthy(struct sc_asg *asg, struct asg_group *g, int64_t n
  * instance sits in a zone no longer enabled, launch one into the emptiest zone first (the
  * group may pass MaxSize by max(10%, 1) meanwhile); the termination follows once it is
  * up, chosen from the fullest zone. */
-static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int cap, int64_t now_ms)
 {
-    int lo = INT32_MAX, hi = 0, stray = 0, cap = sc_asg_group_capacity(&g->info);
+    int lo = INT32_MAX, hi = 0, stray = 0;
     int slack = g->info.max_size / 10 > 1 ? g->info.max_size / 10 : 1;
     int count[ASG_TRACKED_ZONES] = { 0 }, nz = g->info.navailability_zones;
     char cause[ASG_CAUSE_LEN];
@@ -935,7 +955,7 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
     } else if (cap == desired) {
         g->pending_cause[0] = '\0';
         g->rebalancing = 0;
-        maybe_rebalance(asg, g, now_ms);
+        maybe_rebalance(asg, g, cap, now_ms); /* cap == desired: nothing changed it */
         return;
     } else {
         return; /* suspended: keep the cause for when the process resumes */
@@ -1067,6 +1087,7 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
     ngroups = asg->ngroups;
     for (int i = 0; i < asg->ngroups; i++) {
         struct asg_group *g = asg->groups[i];
+        unsigned acts0 = g->acts_ver + g->acts_dropped;
 
         advance_lifecycle(asg, g, now_ms);
         if (sweep)
@@ -1081,8 +1102,12 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
         cooldown_bookkeeping(g, now_ms);
         put_group_metrics(asg, g, now_ms);
         acts_trim(g, now_ms);
+        if (g->acts_ver + g->acts_dropped != acts0)
+            asg->acts_version++; /* an activity finished or was dropped */
     }
     asg_reap_deleted(asg, now_ms);
+    if (asg->ngroups != ngroups)
+        asg->acts_version++;
     /* Quiet when nothing the sweep reads moved during this step and either a sweep just
      * found nothing on these inputs or the last quiet state still holds. */
     if (asg->ngroups != ngroups)

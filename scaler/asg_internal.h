@@ -79,7 +79,12 @@ struct asg_group {
     unsigned zones_gen; /* bumped whenever availability_zones is replaced */
     /* acts_trim() memo: nothing to trim while nacts and acts_ver are as it left them and
      * before trim_next_ms (the oldest finished activity's expiry) */
-    unsigned acts_ver; /* bumped when an activity finishes */
+    unsigned acts_ver;     /* bumped when an activity finishes */
+    unsigned acts_dropped; /* bumped when acts_trim drops one */
+    unsigned acts_made;    /* bumped when an activity is made */
+    /* asg_group_busy() memo, keyed by the counters above and nacts */
+    int busy_valid, busy, busy_nacts;
+    unsigned busy_made, busy_ver, busy_dropped;
     unsigned trim_ver;
     int trim_nacts;
     int64_t trim_next_ms;
@@ -109,6 +114,7 @@ struct sc_asg {
     int64_t sweep_wake_ms;
     int step_dirty;        /* this step changed what the sweep reads (lifecycle, members, EC2) */
     unsigned step_changes; /* counts those changes */
+    uint64_t acts_version; /* sc_asg_activity_version() */
     int64_t last_now_ms;
     uint64_t seq;
     struct asg_group **groups; /* by name */
@@ -132,7 +138,12 @@ int asg_group_index(const struct sc_asg *asg, const char *name, int *pos);
 struct asg_group *asg_group_get(const struct sc_asg *asg, const char *name);
 struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
                               struct asg_group **gout);
-int asg_counts_capacity(enum sc_asg_lifecycle s);
+/* Pending and InService instances count toward the group's capacity. */
+static inline int asg_counts_capacity(enum sc_asg_lifecycle s)
+{
+    return s == SC_ASG_PENDING || s == SC_ASG_PENDING_WAIT || s == SC_ASG_PENDING_PROCEED ||
+           s == SC_ASG_IN_SERVICE;
+}
 /* The instance index: put returns 0 or -1 (OOM); del is a no-op for unknown ids. */
 int asg_idx_put(struct sc_asg *asg, const char *id, struct asg_group *g, int pos);
 void asg_idx_del(struct sc_asg *asg, const char *id);

@@ -280,6 +280,14 @@ void sc_metric_config_defaults(struct sc_metric_config *c)
     c->expire_ms = 15LL * 86400 * 1000;
 }
 
+void sc_metric_config_aws(struct sc_metric_config *c)
+{
+    sc_metric_config_defaults(c);
+    c->minute_slots = 15 * 24 * 60;
+    c->hour_slots = 455 * 24;
+    c->expire_ms = 455LL * 86400 * 1000;
+}
+
 /* --- rings ------------------------------------------------------------------------------ */
 
 static int ring_init(struct ring *r, int n, int res_s, size_t *bytes)

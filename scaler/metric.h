@@ -166,6 +166,12 @@ struct sc_metric_config {
     int64_t expire_ms; /* free series idle this long (default 15 days) */
 };
 void sc_metric_config_defaults(struct sc_metric_config *c);
+/* AWS's retention for the minute and hour tiers: 1-minute data 15 days (21,600 slots),
+ * 1-hour data 455 days (10,920 slots), idle series kept 455 days. ~1.2 MB per series and
+ * unit once full, against ~71 KB with the defaults (docs/cloudwatch.md). AWS's 5-minute
+ * tier (15 to 63 days) is not kept: such periods are answered from the hour tier when
+ * they are whole hours, else not at all. */
+void sc_metric_config_aws(struct sc_metric_config *c);
 
 struct sc_metric_store; /* opaque */
 struct sc_metric;       /* opaque: one identity (namespace, name, dimensions) */

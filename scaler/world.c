@@ -25,6 +25,14 @@ struct sc_world {
     struct sc_asg *asg;
     int64_t last_ms;
     uint64_t elb_ec2_sig; /* ec2_sig() when sc_elb_step last ran; 0 before */
+    int elb_idle_ok;      /* then, no instance that is not running was registered */
+    /* sc_ec2_next_due_ms() for the EC2 records summarized by ec2_due_sig */
+    uint64_t ec2_due_sig;
+    int64_t ec2_due;
+    /* during sc_world_step: ec2_sig() now, while step_sig_valid (a launch or termination
+     * through the asg clears it) */
+    uint64_t step_sig;
+    int step_sig_valid;
     char action_msg[SC_ERR_MESSAGE_LEN + 64];
 };
 
@@ -91,6 +99,7 @@ static enum sc_status env_run(void *ud, const struct sc_asg_launch_spec *s, int6
     r.launch_template_name = s->launch_template_name;
     r.launch_template_version = s->launch_template_version;
     r.launch_configuration_name = s->launch_configuration_name;
+    w->step_sig_valid = 0;
     st = sc_ec2_run_instances(w->ec2, &r, now_ms, &res, err);
     if (st != SC_OK)
         return st;
@@ -105,6 +114,7 @@ static void env_terminate(void *ud, const char *id, int64_t now_ms)
     struct sc_world *w = ud;
     struct sc_error err;
 
+    w->step_sig_valid = 0;
     (void)sc_ec2_terminate_instances(w->ec2, &id, 1, now_ms, NULL, &err);
 }
 
@@ -287,7 +297,7 @@ static void env_put_metric(void *ud, const char *ns, const char *name, const cha
 static uint64_t env_health_sig(void *ud, int with_lb)
 {
     struct sc_world *w = ud;
-    uint64_t h = ec2_sig(w);
+    uint64_t h = w->step_sig_valid ? w->step_sig : ec2_sig(w);
 
     for (int l = 0; with_lb && l < sc_elb_lb_count(w->elb); l++) {
         const char *name = sc_elb_lb_at(w->elb, l)->load_balancer_name;
@@ -427,6 +437,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         goto fail;
 
     sc_cw_config_defaults(&cc);
+    if (cfg->aws_retention)
+        sc_metric_config_aws(&cc.metrics);
     cc.region = w->region;
     cc.account = w->account;
     cc.start_ms = cfg->start_ms;
@@ -523,20 +535,43 @@ void sc_world_step(struct sc_world *w, int64_t now_ms)
     if (now_ms < w->last_ms)
         now_ms = w->last_ms;
     w->last_ms = now_ms;
-    /* The ELB step acts on EC2 changes (instances stopped or gone) and drain deadlines:
-     * with EC2 as it last saw it and no deadline due, it would change nothing (health
-     * results are reported only for running instances: sc_elb_target.checked). */
+    /* The ELB step acts on EC2 changes (instances stopped or gone), on registrations of
+     * instances that do not run (their health starts over at every step) and on drain
+     * deadlines: with EC2 as it last saw it, no such registration and no deadline due,
+     * it would change nothing. */
     {
         uint64_t es = ec2_sig(w);
 
-        if (es != w->elb_ec2_sig || sc_elb_next_due_ms(w->elb, now_ms) <= now_ms) {
+        if (es != w->elb_ec2_sig || !w->elb_idle_ok ||
+            sc_elb_next_due_ms(w->elb, now_ms) <= now_ms) {
             sc_elb_step(w->elb, now_ms);
             w->elb_ec2_sig = es;
+            w->elb_idle_ok = 1;
+            for (int i = 0; i < sc_ec2_instance_count(w->ec2) && w->elb_idle_ok; i++) {
+                const struct sc_ec2_instance *in = sc_ec2_instance_at(w->ec2, i);
+                if (in->state != SC_EC2_RUNNING &&
+                    sc_elb_registered_anywhere(w->elb, in->instance_id))
+                    w->elb_idle_ok = 0;
+            }
         }
+        /* the EC2 step has work only at its due time (status checks, purges), which
+         * changes only with the records */
+        if (es != w->ec2_due_sig) {
+            w->ec2_due = sc_ec2_next_due_ms(w->ec2, now_ms);
+            w->ec2_due_sig = es;
+        }
+        if (now_ms >= w->ec2_due) {
+            sc_ec2_step(w->ec2, now_ms);
+            es = ec2_sig(w);
+            w->ec2_due = sc_ec2_next_due_ms(w->ec2, now_ms);
+            w->ec2_due_sig = es;
+        }
+        w->step_sig = es;
+        w->step_sig_valid = 1;
     }
-    sc_ec2_step(w->ec2, now_ms);
     sc_cw_step(w->cw, now_ms);
     sc_asg_step(w->asg, now_ms);
+    w->step_sig_valid = 0;
 }
 
 int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms)

@@ -53,6 +53,10 @@ struct sc_world_config {
     int64_t start_ms; /* creation time (default VPC, subnets); 0 is fine */
     /* Period of the ASG health sweep (spec 7: 10 s); 0: 10000. */
     int64_t health_sweep_ms;
+    /* 1: CloudWatch keeps metric data as long as AWS does (sc_metric_config_aws: 1-minute
+     * data 15 days, hourly 455 days; ~1.2 MB per series); 0: the shorter default tiers
+     * (1-minute 26 h, hourly 15 days; ~71 KB per series). docs/cloudwatch.md. */
+    int aws_retention;
 };
 
 /* Fills cfg with the defaults above (zero seed, zero start). */

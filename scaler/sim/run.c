@@ -118,6 +118,7 @@ struct eng {
     int sync_force;      /* the model changed (a boot ended, a fault): sync even if equal */
     int need_hist;       /* a p99 expectation reads each sample's histogram */
     uint64_t streak_ver; /* counts changes of any slot's hc_ok_streak */
+    uint64_t acts_seen;  /* sc_asg_activity_version() + 1 at the last push_activities */
     struct sim_latency_entry *ents; /* scratch: a sample's latencies, sorted */
     int cap_ents;
     char err[SIM_ERR_MAX];
@@ -948,6 +949,11 @@ static void fault_end(struct eng *e, struct fault_track *ft)
 
 static void push_activities(struct eng *e)
 {
+    uint64_t v = sc_asg_activity_version(e->asg) + 1;
+
+    if (v == e->acts_seen)
+        return; /* no activity was created, finished or dropped since the last call */
+    e->acts_seen = v;
     for (int g = 0; g < e->sc->ngroups; g++) {
         const char *name = e->sc->groups[g].name;
         int n = sc_asg_activity_count(e->asg, name), first_done = -1, stop = -1;
@@ -1357,6 +1363,9 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     wc.nzones = sc->nzones < SC_WORLD_MAX_ZONES ? sc->nzones : SC_WORLD_MAX_ZONES;
     wc.seed = cfg->seed;
     wc.start_ms = e.start_ms;
+    /* CloudWatch keeps data as long as AWS does: the simulator has a few series, and a
+     * year of them stays within the memory bar (docs/cloudwatch.md) */
+    wc.aws_retention = 1;
     e.w = sc_world_create(&wc);
     if (!e.w) {
         snprintf(err, SIM_ERR_MAX, "$.zones: the world could not be made from these zones");

@@ -343,6 +343,50 @@ static void test_metric_retention_minute_ring_bounded(void **state)
     sc_metric_store_destroy(s);
 }
 
+/* sc_metric_config_aws: minutes for 15 days, hours for 455 days, as AWS keeps them. */
+static void test_metric_retention_aws_tiers(void **state)
+{
+    struct sc_metric_config c;
+    struct sc_metric_store *s;
+    struct sc_agg ag;
+    const struct sc_metric *m;
+    const int64_t day = 1440;
+
+    (void)state;
+    sc_metric_config_aws(&c);
+    assert_int_equal(c.minute_slots, 21600);
+    assert_int_equal(c.hour_slots, 10920);
+    s = sc_metric_store_create(&c);
+    assert_non_null(s);
+    /* a value each minute for the first day, then one an hour for 450 days */
+    for (int64_t i = 0; i < day; i++)
+        put1(s, "App", "X", NULL, 0, NULL, 1, T0 + i * MIN, T0 + i * MIN, NULL);
+    for (int64_t i = day; i < 450 * day; i += 60)
+        put1(s, "App", "X", NULL, 0, NULL, 2, T0 + i * MIN, T0 + i * MIN, NULL);
+    m = find(s, "App", "X", NULL, 0);
+    /* 14 days ago at minute resolution */
+    assert_int_equal(
+        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (450 - 14) * day * MIN, 60, NULL, 0, &ag), 1);
+    assert_true(ag.sum == 2);
+    /* 450 days ago (the first day) at hour resolution: the hour's 60 values */
+    assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, T0, 3600, NULL, 0, &ag), 1);
+    assert_true(ag.sample_count == 60);
+    sc_metric_store_destroy(s);
+
+    /* the defaults keep neither */
+    sc_metric_config_defaults(&c);
+    s = sc_metric_store_create(&c);
+    for (int64_t i = 0; i < day; i++)
+        put1(s, "App", "X", NULL, 0, NULL, 1, T0 + i * MIN, T0 + i * MIN, NULL);
+    for (int64_t i = day; i < 450 * day; i += 60)
+        put1(s, "App", "X", NULL, 0, NULL, 2, T0 + i * MIN, T0 + i * MIN, NULL);
+    m = find(s, "App", "X", NULL, 0);
+    assert_int_equal(
+        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (450 - 14) * day * MIN, 60, NULL, 0, &ag), 0);
+    assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, T0, 3600, NULL, 0, &ag), 0);
+    sc_metric_store_destroy(s);
+}
+
 static void test_metric_retention_idle_series_expire(void **state)
 {
     struct sc_metric_store *s = store_new();
@@ -630,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_metric_stat_parse),
         cmocka_unit_test(test_metric_high_resolution_periods),
         cmocka_unit_test(test_metric_retention_minute_ring_bounded),
+        cmocka_unit_test(test_metric_retention_aws_tiers),
         cmocka_unit_test(test_metric_retention_idle_series_expire),
         cmocka_unit_test(test_metric_list_filters_and_stable_order),
         cmocka_unit_test(test_metric_put_validation_errors),
