@@ -280,6 +280,15 @@ static void push_pending(struct worker *w, struct conn *c)
     w->pending[w->npending++] = (int)c->idx;
 }
 
+/* The server closed an idle keep-alive connection before this request got a byte: the
+ * request keeps its ticket and goes again on a new connection, uncounted (as ab). */
+static void retry_on_new_conn(struct worker *w, struct conn *c)
+{
+    conn_close(w, c);
+    c->retry = 1;
+    push_pending(w, c);
+}
+
 static void push_ready(struct worker *w, struct conn *c)
 {
     c->state = CS_READY;
@@ -560,10 +569,7 @@ static void do_write(struct worker *w, struct conn *c)
         if (st == SOCK_ERROR) {
             int err = errno;
             if (c->reused && c->written == 0 && !w->open_model) {
-                /* the server closed an idle keep-alive connection: retry, uncounted */
-                conn_close(w, c);
-                c->retry = 1;
-                push_pending(w, c);
+                retry_on_new_conn(w, c);
                 return;
             }
             fail(w, c, F_WRITE, err);
@@ -605,9 +611,7 @@ static void on_eof(struct worker *w, struct conn *c)
     }
     if (res == RESP_MORE) { /* not a byte of this response came */
         if (c->reused && !w->open_model) {
-            conn_close(w, c); /* idle keep-alive connection closed: retry, uncounted */
-            c->retry = 1;
-            push_pending(w, c);
+            retry_on_new_conn(w, c);
             return;
         }
         fail(w, c, F_READ, 0);
@@ -654,9 +658,7 @@ static void do_read(struct worker *w, struct conn *c, int peer_closed)
         if (st == SOCK_ERROR) {
             int err = errno;
             if (c->reused && !resp_started(&c->r) && !w->open_model && err == ECONNRESET) {
-                conn_close(w, c);
-                c->retry = 1;
-                push_pending(w, c);
+                retry_on_new_conn(w, c);
                 return;
             }
             fail(w, c, F_READ, err);

@@ -171,6 +171,25 @@ static int cmd_merge(int argc, char **argv)
     return 0;
 }
 
+/* The TLS server name, as ab picks it: the -H Host: value if given, else the URL's host;
+ * NULL for an address. Written into buf. */
+static const char *tls_server_name(const struct opts *o, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < o->nheaders && !buf[0]; i++) {
+        const char *h = o->headers[i];
+        if (strncasecmp(h, "Host:", 5) == 0) {
+            h += 5 + strspn(h + 5, " \t");
+            snprintf(buf, n, "%.*s", (int)strcspn(h, " \t"), h);
+        }
+    }
+    if (!buf[0] && !o->url.ipv6_literal)
+        snprintf(buf, n, "%s", o->url.host);
+    if (!buf[0] || strspn(buf, "0123456789.") == strlen(buf) || strchr(buf, ':'))
+        return NULL;
+    return buf;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct opts o;
@@ -182,49 +201,35 @@ static int cmd_run(int argc, char **argv)
     uint64_t heartbeat = 0;
     int64_t wall0;
 
+    memset(&cfg, 0, sizeof(cfg));
     rc = opts_parse(argc, argv, &o, err, sizeof(err));
     if (rc < 0) {
         fprintf(stderr, "loadgen: %s\n", err);
         if (rc == -1)
             fprintf(stderr, "try 'loadgen --help'\n");
-        opts_cleanup(&o);
-        return rc == -1 ? 2 : 1;
+        status = rc == -1 ? 2 : 1;
+        goto out;
     }
-    if (o.show_help) {
-        usage(stdout);
-        opts_cleanup(&o);
-        return 0;
+    if (o.show_help || o.show_version) {
+        if (o.show_help)
+            usage(stdout);
+        else
+            report_ab_banner(stdout);
+        goto out;
     }
-    if (o.show_version) {
-        report_ab_banner(stdout);
-        opts_cleanup(&o);
-        return 0;
-    }
-    memset(&cfg, 0, sizeof(cfg));
     if (url_resolve(&o.url, &cfg.addr, &cfg.addrlen, err, sizeof(err)) < 0) {
         fprintf(stderr, "loadgen: %s\n", err);
-        opts_cleanup(&o);
-        return 1;
+        status = 1;
+        goto out;
     }
     if (o.url.tls) {
         cfg.tls_ctx = sock_tls_ctx_create(err, sizeof(err));
         if (!cfg.tls_ctx) {
             fprintf(stderr, "loadgen: %s\n", err);
-            opts_cleanup(&o);
-            return 1;
+            status = 1;
+            goto out;
         }
-        /* as ab: the -H Host: value if given, else the URL's host; none for an address */
-        for (int i = 0; i < o.nheaders && !sni[0]; i++) {
-            const char *h = o.headers[i];
-            if (strncasecmp(h, "Host:", 5) == 0) {
-                h += 5 + strspn(h + 5, " \t");
-                snprintf(sni, sizeof(sni), "%.*s", (int)strcspn(h, " \t"), h);
-            }
-        }
-        if (!sni[0] && !o.url.ipv6_literal)
-            snprintf(sni, sizeof(sni), "%s", o.url.host);
-        if (sni[0] && strspn(sni, "0123456789.") != strlen(sni) && !strchr(sni, ':'))
-            cfg.sni = sni;
+        cfg.sni = tls_server_name(&o, sni, sizeof(sni));
         sock_tls_set_verbosity(cfg.tls_ctx, o.verbosity);
     }
     opts_build_request(&o, &req, &req_len);
@@ -264,6 +269,7 @@ static int cmd_run(int argc, char **argv)
     wall0 = wall_us();
     if (conn_run(&cfg, &res) < 0) {
         fprintf(stderr, "loadgen: %s\n", res.why);
+        stats_cleanup(&res.st);
         status = 1;
         goto out;
     }

@@ -17,6 +17,7 @@
 #define AB_MAX_REQUESTS 50000 /* -t implies -n 50000, as in ab */
 
 enum {
+    /* the wrk-style options, OPT_DURATION..OPT_RATE: each selects wrk's report */
     OPT_DURATION = 256,
     OPT_THREADS,
     OPT_CONNECTIONS,
@@ -139,6 +140,8 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
     while (
         (c = getopt_long(argc, argv, ":n:c:t:s:T:p:u:v:lrkVhiC:H:A:g:de:Sqm:b:B:wx:y:z:X:P:f:Z:E:I",
                          long_opts, NULL)) != -1) {
+        if (c >= OPT_DURATION && c <= OPT_RATE)
+            o->wrk_style = 1;
         switch (c) {
         case 'n':
             if (parse_pos_int(optarg, INT64_C(1) << 40, &v) < 0)
@@ -260,28 +263,23 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
             if (cm_duration_parse_us(optarg, CM_UNIT_S, &v) < 0 || v <= 0)
                 return usage_err(err, errlen, "invalid --duration: ", optarg);
             o->tlimit_us = v;
-            o->wrk_style = 1;
             break;
         case OPT_THREADS:
             if (parse_pos_int(optarg, 256, &v) < 0)
                 return usage_err(err, errlen, "invalid --threads (1..256): ", optarg);
             o->threads = (int)v;
-            o->wrk_style = 1;
             break;
         case OPT_CONNECTIONS:
             if (parse_pos_int(optarg, 20000, &v) < 0)
                 return usage_err(err, errlen, "invalid --connections (1..20000): ", optarg);
             o->concurrency = (int)v;
-            o->wrk_style = 1;
             break;
         case OPT_LATENCY:
             o->latency = 1;
-            o->wrk_style = 1;
             break;
         case OPT_RATE:
             o->rate_spec = optarg;
             o->have_rate = 1;
-            o->wrk_style = 1;
             break;
         case OPT_JSON:
             o->json = 1;

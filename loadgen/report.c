@@ -410,30 +410,9 @@ void report_wrk(FILE *out, const struct report_wrk_info *info, const struct stat
                 info->rate_desc);
     fprintf(out, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
     stats_line(out, "Latency", &st->lat, 1);
-    fprintf(out, "    %-10s", "Req/Sec");
-    {
-        char a[32], s2[32], c[32];
-        report_fmt_metric(cm_hist_mean(&st->rps), a, sizeof(a));
-        report_fmt_metric(cm_hist_stddev(&st->rps), s2, sizeof(s2));
-        report_fmt_metric(st->rps.total ? (double)st->rps.max : 0, c, sizeof(c));
-        units(out, a, 8);
-        units(out, s2, 10);
-        units(out, c, 9);
-        fprintf(out, "%8.2f%%\n", within_stdev(&st->rps));
-    }
-    if (st->has_uncorr) {
-        fprintf(out, "    %-10s", "Uncorr.");
-        {
-            char a[32], s2[32], c[32];
-            report_fmt_time_us(cm_hist_mean(&st->lat_uncorr), a, sizeof(a));
-            report_fmt_time_us(cm_hist_stddev(&st->lat_uncorr), s2, sizeof(s2));
-            report_fmt_time_us(st->lat_uncorr.total ? (double)st->lat_uncorr.max : 0, c, sizeof(c));
-            units(out, a, 8);
-            units(out, s2, 10);
-            units(out, c, 9);
-            fprintf(out, "%8.2f%%\n", within_stdev(&st->lat_uncorr));
-        }
-    }
+    stats_line(out, "Req/Sec", &st->rps, 0);
+    if (st->has_uncorr)
+        stats_line(out, "Uncorr.", &st->lat_uncorr, 1);
     if (info->latency || st->has_uncorr) {
         distribution(out,
                      st->has_uncorr

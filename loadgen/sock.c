@@ -19,10 +19,9 @@ static enum sock_status plain_handshake(struct sock *s)
     return SOCK_OK;
 }
 
-static enum sock_status plain_read(struct sock *s, char *buf, size_t len, size_t *n)
+/* What recv/send returned (r), as a sock status with *n the bytes moved. */
+static enum sock_status plain_status(ssize_t r, size_t *n)
 {
-    ssize_t r = recv(s->fd, buf, len, 0);
-
     if (r >= 0) {
         *n = (size_t)r;
         return SOCK_OK;
@@ -33,18 +32,14 @@ static enum sock_status plain_read(struct sock *s, char *buf, size_t len, size_t
     return SOCK_ERROR;
 }
 
+static enum sock_status plain_read(struct sock *s, char *buf, size_t len, size_t *n)
+{
+    return plain_status(recv(s->fd, buf, len, 0), n);
+}
+
 static enum sock_status plain_write(struct sock *s, const char *buf, size_t len, size_t *n)
 {
-    ssize_t r = send(s->fd, buf, len, MSG_NOSIGNAL);
-
-    if (r >= 0) {
-        *n = (size_t)r;
-        return SOCK_OK;
-    }
-    *n = 0;
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-        return SOCK_RETRY;
-    return SOCK_ERROR;
+    return plain_status(send(s->fd, buf, len, MSG_NOSIGNAL), n);
 }
 
 static void plain_close(struct sock *s)
@@ -280,6 +275,7 @@ void sock_tls_describe(const struct sock *s, char *info, size_t info_len, char *
     EVP_PKEY_free(key);
 }
 
+/* A handshake or write that did not complete: RETRY, or ERROR with errno set. */
 static enum sock_status tls_status(SSL *ssl, int rc)
 {
     switch (SSL_get_error(ssl, rc)) {
@@ -287,6 +283,8 @@ static enum sock_status tls_status(SSL *ssl, int rc)
     case SSL_ERROR_WANT_WRITE:
         return SOCK_RETRY;
     default:
+        if (errno == 0)
+            errno = EPROTO;
         return SOCK_ERROR;
     }
 }
@@ -303,8 +301,6 @@ static enum sock_status tls_handshake(struct sock *s)
             s->cache->resumed++;
         return SOCK_OK;
     }
-    if (tls_status(s->ssl, rc) == SOCK_ERROR && errno == 0)
-        errno = EPROTO;
     return tls_status(s->ssl, rc);
 }
 
@@ -348,8 +344,6 @@ static enum sock_status tls_write(struct sock *s, const char *buf, size_t len, s
     rc = SSL_write_ex(s->ssl, buf, len, n);
     if (rc == 1)
         return SOCK_OK;
-    if (tls_status(s->ssl, rc) == SOCK_ERROR && errno == 0)
-        errno = EPROTO;
     return tls_status(s->ssl, rc);
 }
 
