@@ -63,23 +63,7 @@ static int tls_verbosity;
 
 /* --- ab's -v output for TLS (ab's ssl_print_info, ssl_state_cb, ssl_print_cb) ----- */
 
-static BIO *bio_stdout(void)
-{
-    static BIO *b;
-
-    if (!b)
-        b = BIO_new_fp(stdout, BIO_NOCLOSE);
-    return b;
-}
-
-static BIO *bio_stderr(void)
-{
-    static BIO *b;
-
-    if (!b)
-        b = BIO_new_fp(stderr, BIO_NOCLOSE);
-    return b;
-}
+static BIO *bio_out, *bio_err; /* stdout and stderr, made before any thread runs */
 
 static void print_cert(BIO *b, X509 *cert)
 {
@@ -103,7 +87,7 @@ static void print_cert(BIO *b, X509 *cert)
 
 static void print_handshake(SSL *ssl)
 {
-    BIO *out = bio_stdout(), *err = bio_stderr();
+    BIO *out = bio_out, *err = bio_err;
     STACK_OF(X509) *chain = SSL_get_peer_cert_chain(ssl);
     X509 *cert = SSL_get1_peer_certificate(ssl);
     const SSL_CIPHER *c = SSL_get_current_cipher(ssl);
@@ -132,7 +116,7 @@ static void print_handshake(SSL *ssl)
 
 static void on_state(const SSL *s, int where, int ret)
 {
-    BIO *err = bio_stderr();
+    BIO *err = bio_err;
 
     if (where & SSL_CB_ALERT)
         BIO_printf(err, "SSL/TLS Alert [%s] %s:%s\n", (where & SSL_CB_READ) ? "read" : "write",
@@ -148,7 +132,7 @@ static void on_state(const SSL *s, int where, int ret)
 static long on_bio(BIO *bio, int oper, const char *argp, size_t len, int argi, long argl, int ret,
                    size_t *processed)
 {
-    BIO *err = bio_stderr();
+    BIO *err = bio_err;
     long n = (ret > 0 && processed) ? (long)*processed : (long)ret;
 
     (void)argi;
@@ -166,6 +150,10 @@ static long on_bio(BIO *bio, int oper, const char *argp, size_t len, int argi, l
 void sock_tls_set_verbosity(void *ctx, int verbosity)
 {
     tls_verbosity = verbosity;
+    if (verbosity >= 2 && !bio_out) {
+        bio_out = BIO_new_fp(stdout, BIO_NOCLOSE);
+        bio_err = BIO_new_fp(stderr, BIO_NOCLOSE);
+    }
     if (verbosity >= 3)
         SSL_CTX_set_info_callback(ctx, on_state);
 }

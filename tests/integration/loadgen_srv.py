@@ -12,12 +12,14 @@ Behaviour is chosen by the request path:
   /truncate      Content-Length 100, 10 bytes, then close
   /garbage       a non-HTTP reply, then close
   /never         read the request, never answer (the client must time out)
+  /reset         read the request, reset the connection (RST, no reply)
   /slowheader    the status line in three pieces, 50 ms apart
 With --tls CERT KEY it serves HTTPS. Every connection is handled by its own thread; --max-seconds bounds the server's life.
 """
 import argparse
 import os
 import socket
+import struct
 import sys
 import threading
 import time
@@ -76,6 +78,10 @@ def handle(conn):
                 return
             if path == "/garbage":
                 conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\nthis is not http\r\n")
+                return
+            if path == "/reset":
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                f.close()
                 return
             if path == "/never":
                 time.sleep(3600)

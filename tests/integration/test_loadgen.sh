@@ -59,6 +59,10 @@ ab_vs ab_kchunked -k -n 20 -c 2 "$U/chunked"
 ab_vs ab_500 -n 20 -c 2 "$U/status?code=500"
 ab_vs ab_k302 -k -n 20 -c 2 "$U/status?code=302"
 ab_vs ab_ks -k -n 20 -c 2 -s 5 "$U/ok"
+# the seed's SOAP run (../shared/seeds/ab-nohup-and-ec2-autoscaling-tutorial.txt), scaled down
+printf '<soap:Envelope><soap:Body><multiply><a>6</a><b>7</b></multiply></soap:Body></soap:Envelope>' >"$TMP/request.xml"
+ab_vs ab_soap -p "$TMP/request.xml" -n 400 -c 50 -k -H "SOAPAction: multiply" \
+    -T "application/soap+xml; charset=UTF-8" "$U/ok"
 # -v: 2 prints the request, each header read ("LOG: header received:") and non-2xx codes;
 # 3 every response code; 4 adds nothing over 3 for http (ab's -v 4 dumps TLS records)
 ab_vs ab_v1 -v 1 -n 2 -c 1 "$U/ok"

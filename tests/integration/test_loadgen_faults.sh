@@ -56,6 +56,16 @@ check "never answers (wrk style): under 6 s" secs_below neverwrk 6
 lg neverrate --rate 20 --duration 1s --timeout 300ms --connections 2 "$U/never"
 check "never answers (--rate): the run ends" secs_below neverrate 5
 
+# a connection reset before the reply: without -r ab's line and exit 1; with -r each one
+# a Receive failure, the run goes on; -r -v 1 prints ab's line for each (ab also counts
+# them as complete requests and as Exceptions: loadgen does not)
+lg reset -n 4 -c 1 "$U/reset"
+check "reset without -r: ab's line (apr_socket_recv: Connection reset by peer (104)), exit 1" \
+    bash -c "[ $(rc_of reset) = 1 ] && grep -qx 'apr_socket_recv: Connection reset by peer (104)' '$TMP/reset.err'"
+lg resetr -r -v 1 -n 4 -c 1 "$U/reset"
+check "reset with -r -v 1: 4 Receive failures, ab's line for each, exit 0" \
+    bash -c "[ $(rc_of resetr) = 0 ] && grep -q 'Receive: 4,' '$TMP/resetr.out' && [ \$(grep -cx 'apr_socket_recv: Connection reset by peer (104)' '$TMP/resetr.err') = 4 ]"
+
 lg s500 -n 10 -c 2 "$U/status?code=500"
 check "5xx: Non-2xx responses 10, not failures" \
     bash -c "[ \"$(field s500 "Non-2xx responses:")/$(field s500 "Failed requests:")\" = 10/0 ]"
