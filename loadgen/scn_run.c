@@ -1443,6 +1443,12 @@ static int preflight(const struct run *r)
                  r->o->file);
         return 2;
     }
+    for (int i = 0; i < r->sc->nlcs; i++)
+        if (r->sc->lcs[i].app.cpu_per_request != 1 && !r->o->aws)
+            fprintf(stderr,
+                    PROG ": warning: %s.app.cpu_per_request %g: the emulator's CPUUtilization is "
+                         "the workers' busy share (as if 1); the prediction applies it\n",
+                    r->sc->lcs[i].path, r->sc->lcs[i].app.cpu_per_request);
     if (r->sc->ngroups > SIM_TIMELINE_MAX_GROUPS) {
         fail_msg("%s: at most %d groups", r->o->file, SIM_TIMELINE_MAX_GROUPS);
         return 2;
