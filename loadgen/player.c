@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -36,7 +37,8 @@
 #define OPEN_CONNS_MIN     8
 #define OPEN_GRACE_US      INT64_C(1000000) /* real time an open phase may lag past its end */
 #define DEFAULT_TIMEOUT_US INT64_C(10000000)
-#define DEFAULT_MAX_CONNS  1000
+#define DEFAULT_MAX_CONNS  4096
+#define FD_RESERVE         128 /* descriptors left to the rest of the process */
 
 enum run_kind {
     RUN_OPEN = 0,
@@ -366,6 +368,12 @@ static void build_request(struct run *r, const struct sim_scenario *sc)
 static void share_connections(struct player *p, const double *want)
 {
     int cap = p->cfg.max_connections > 0 ? p->cfg.max_connections : DEFAULT_MAX_CONNS;
+    struct rlimit rl;
+
+    /* a connection is a descriptor: never more than the process may open */
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)cap + FD_RESERVE > rl.rlim_cur)
+        cap = rl.rlim_cur > 2 * FD_RESERVE ? (int)(rl.rlim_cur - FD_RESERVE) : FD_RESERVE;
 
     for (int i = 0; i < p->nruns; i++) {
         struct run *r = &p->runs[i];
@@ -448,9 +456,12 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
         p->nruns++;
         build_request(r, cfg->sc);
         if (r->kind == RUN_OPEN) {
-            /* enough connections for the peak rate at 1 s of latency (Little's law);
+            /* enough connections for the peak rate with every request taking its whole
+             * timeout (Little's law), so that the server, not the connection count,
+             * limits an overload (as the simulator's open model, the ELB's surge queue
+             * and 503s show it);
              * beyond, requests wait for a connection and their latency says so */
-            want[i] = ceil(phase_peak(r)) + OPEN_CONNS_MIN;
+            want[i] = ceil(phase_peak(r) * (double)p->timeout_us / 1e6) + OPEN_CONNS_MIN;
         } else {
             double c = phase_peak(r);
             if (r->kind == RUN_BURSTS && c > (double)ph->burst_requests)

@@ -20,10 +20,11 @@
  * on/off, trace rows) is scaled.
  * A closed phase stops at its end (requests in flight finish); an open phase's schedule
  * ends there too. Connections: closed phases hold their clients; open phases enough for
- * their peak rate at 1 s of latency, beyond which requests wait for a connection (their
- * latency counts the wait; `sent` counts them when they go), up to 1 s (real) past the
- * phase's end, after which those still waiting are dropped (never sent, not counted);
- * max_connections is shared by the phases that overlap in time.
+ * their peak rate with every request taking its whole timeout (opened at the phase's
+ * start). When max_connections (shared by the phases that overlap in time) is less,
+ * requests wait for a connection (their latency counts the wait; `sent` counts them
+ * when they go), up to 1 s (real) past the phase's end, after which those still waiting
+ * are dropped (never sent, not counted).
  * A phase whose target names a load balancer with no address in the config is an error
  * at player_create(), and so (in this build) are closed bursts given by "on" rather
  * than "requests".
@@ -58,7 +59,8 @@ struct player_config {
     int ntargets;
     double time_scale;   /* emulated seconds per real second, > 0 */
     int64_t timeout_us;  /* per request, real time; 0: 10 s */
-    int max_connections; /* cap on open connections over all phases; 0: 1000 */
+    int max_connections; /* cap on open connections over all phases; 0: 4096 (both at
+                            most RLIMIT_NOFILE less 128) */
     int threads;         /* load threads, >= 1; 0: 1 */
 };
 

@@ -30,7 +30,7 @@
 
 /* ---- the server: GET / -> 200, /fail -> 503, /hang -> nothing; keep-alive ---- */
 
-#define SRV_MAX 512
+#define SRV_MAX 1024
 
 struct srv {
     int lfd;
@@ -149,7 +149,7 @@ static void srv_start(struct srv *s)
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_int_equal(bind(s->lfd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(listen(s->lfd, 512), 0);
+    assert_int_equal(listen(s->lfd, SRV_MAX), 0);
     assert_int_equal(getsockname(s->lfd, (struct sockaddr *)&a, &len), 0);
     s->port = ntohs(a.sin_port);
     assert_int_equal(pthread_create(&s->tid, NULL, srv_main, s), 0);
