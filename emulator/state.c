@@ -54,6 +54,7 @@ struct state {
     int in_flight;
     uint64_t flight_upto;
     double flight_loop_ms;
+    int delay_ms; /* SCALELAB_STATE_DELAY_MS: tests widen the window before each write */
 };
 
 static int write_atomic(struct state *st, const char *data, size_t n);
@@ -85,6 +86,11 @@ static void *writer_main(void *arg)
         st->job_ready = 0;
         pthread_mutex_unlock(&st->mu);
 
+        if (st->delay_ms > 0) {
+            struct timespec d = { st->delay_ms / 1000, (long)(st->delay_ms % 1000) * 1000000L };
+
+            nanosleep(&d, NULL);
+        }
         t0 = mono_now_ms();
         data = json_dumps(doc, JSON_COMPACT);
         json_decref(doc);
@@ -137,6 +143,8 @@ struct state *state_create(const char *path, state_snapshot_fn snapshot, void *u
         return NULL;
     }
     free(dcopy);
+    if (getenv("SCALELAB_STATE_DELAY_MS"))
+        st->delay_ms = atoi(getenv("SCALELAB_STATE_DELAY_MS"));
     st->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (st->efd < 0 || pthread_mutex_init(&st->mu, NULL) != 0 ||
         pthread_cond_init(&st->cv, NULL) != 0 ||

@@ -40,7 +40,9 @@
  *   - w.reset() is called by POST /_scalelab/reset (every world dropped): truncate.
  *   - sync() must not call back into state_*(); it returns 0, or -1 with a message.
  *
- * Not thread-safe: everything runs on the emulator's loop thread. */
+ * Not thread-safe: everything runs on the emulator's loop thread (the writer thread is
+ * internal). SCALELAB_STATE_DELAY_MS=N in the environment delays each snapshot write by
+ * N ms (tests widen the window a crash must not be able to exploit). */
 #ifndef EMULATOR_STATE_H
 #define EMULATOR_STATE_H
 
