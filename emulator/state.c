@@ -347,7 +347,8 @@ static int write_atomic(struct state *st, const char *data, size_t n)
 static int is_clock_key(const char *k)
 {
     return strcmp(k, "last_ms") == 0 || strcmp(k, "last_now_ms") == 0 ||
-           strcmp(k, "next_sweep_ms") == 0 || strcmp(k, "now_ms") == 0;
+           strcmp(k, "next_sweep_ms") == 0 || strcmp(k, "now_ms") == 0 ||
+           strcmp(k, "saved_at") == 0;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)

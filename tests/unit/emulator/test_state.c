@@ -29,10 +29,12 @@ struct fixture {
 static json_t *snap(void *ud)
 {
     struct fixture *f = ud;
+    char when[32];
 
     f->snapshots++;
-    return json_pack("{s:i,s:i,s:{s:i}}", "version", STATE_VERSION, "counter", f->counter, "w",
-                     "last_ms", f->clock);
+    snprintf(when, sizeof(when), "t%d", f->clock);
+    return json_pack("{s:i,s:s,s:i,s:{s:i}}", "version", STATE_VERSION, "saved_at", when, "counter",
+                     f->counter, "w", "last_ms", f->clock);
 }
 
 static void fixture_init(struct fixture *f)
