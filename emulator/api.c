@@ -71,6 +71,29 @@ int api_bool(json_t *in, const char *member, int def)
 }
 
 /* Tokens are "sl1-<offset>": opaque to clients, checked here. */
+void api_page_window(json_t *in, const char *token_in, const char *limit_in, int def_limit,
+                     int max_limit, size_t *start, size_t *limit)
+{
+    const char *tok = token_in ? api_str(in, token_in) : NULL;
+    int l = def_limit;
+
+    *start = 0;
+    if (tok && strncmp(tok, "sl1-", 4) == 0 && tok[4]) {
+        char *e;
+        unsigned long long v = strtoull(tok + 4, &e, 10);
+
+        if (!*e)
+            *start = (size_t)v;
+    }
+    if (limit_in && api_int(in, limit_in, &l)) {
+        if (l < 1)
+            l = 1;
+        if (l > max_limit)
+            l = max_limit;
+    }
+    *limit = (size_t)l;
+}
+
 int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_in, int def_limit,
              int max_limit, json_t *out, const char *list_key, const char *token_out,
              struct awserr *err)

@@ -53,6 +53,13 @@ int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_
              int max_limit, json_t *out, const char *list_key, const char *token_out,
              struct awserr *err);
 
+/* The page api_page will cut for this request: items [*start, *start + *limit) of the
+ * full list. Handlers that build items expensively build only those and put json_null()
+ * in the other places (api_page keeps the indexes, so tokens stay the same). A bad token
+ * gives start 0 here; api_page reports it. */
+void api_page_window(json_t *in, const char *token_in, const char *limit_in, int def_limit,
+                     int max_limit, size_t *start, size_t *limit);
+
 /* Per-service tables, each ended by { NULL, NULL }. */
 extern const struct api_handler api_autoscaling_handlers[];
 extern const struct api_handler api_elb_handlers[];
