@@ -110,5 +110,21 @@ hwm=$(awk '/^VmHWM:/ {print $2}' /proc/$PID/status)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 echo "state-rss: groups=$BENCH_GROUPS alarms=$BENCH_ALARMS metrics=$BENCH_METRICS minutes=$BENCH_MINUTES desired=$BENCH_DESIRED state=$STATE build_s=$secs idle_rss_kb=$idle rss_kb=$rss hwm_kb=$hwm loadavg=\"$load\""
+if [ "$STATE" = 1 ]; then
+    # kill -9, then time the restart: snapshot load + journal replay until the port is up
+    jbytes=$(stat -c %s "$TMP/state.json.metrics")
+    kill -KILL -- "-$PID" 2>/dev/null || kill -KILL "$PID"
+    wait "$PID" 2>/dev/null || true
+    rm -f "$TMP/port"
+    r0=$(date +%s.%N)
+    setsid "$EMU" "${args[@]}" 2>"$TMP/emu2.log" &
+    PID=$!
+    for _ in $(seq 1200); do [ -s "$TMP/port" ] && break; sleep 0.05; done
+    r1=$(date +%s.%N)
+    [ -s "$TMP/port" ] || { echo "restart failed"; cat "$TMP/emu2.log"; exit 1; }
+    echo "restart after kill -9: ready_s=$(awk -v a="$r0" -v b="$r1" 'BEGIN { printf "%.2f", b - a }') journal_bytes=$jbytes rss_kb=$(awk '/^VmRSS:/ {print $2}' /proc/$PID/status) hwm_kb=$(awk '/^VmHWM:/ {print $2}' /proc/$PID/status)"
+    grep -o 'replayed .*' "$TMP/emu2.log" || true
+    hwm=$(awk -v a="$hwm" -v b="$(awk '/^VmHWM:/ {print $2}' /proc/$PID/status)" 'BEGIN { print (a > b) ? a : b }')
+fi
 met=$(awk -v h="$hwm" 'BEGIN { print (h < 200 * 1024) ? "yes" : "no" }')
 echo "bars: rss<200MB met=$met"

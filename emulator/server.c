@@ -24,11 +24,13 @@
 #include "emulator/auth.h"
 #include "emulator/autoscale.h"
 #include "emulator/awsjson.h"
+#include "emulator/metric_journal.h"
 #include "emulator/model.h"
 #include "emulator/query.h"
 #include "emulator/state.h"
 #include "emulator/xml.h"
 #include "scaler/asg.h"
+#include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
@@ -57,9 +59,10 @@ struct srv {
     struct region_state regions[MAX_REGIONS];
     int nregions;
     long step_timer;
-    struct autoscale *as;     /* the real data plane (processes, proxies); NULL: records only */
-    struct state *st;         /* --state FILE; NULL: memory only */
-    struct conn_req *waiting; /* replies held until the next commit (--state) */
+    struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
+    struct state *st;     /* --state FILE; NULL: memory only */
+    struct metric_journal *journal; /* FILE.metrics beside --state; NULL: none */
+    struct conn_req *waiting;       /* replies held until the next commit (--state) */
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -167,6 +170,8 @@ struct sc_world *srv_world(struct srv *s, const char *account, const char *regio
     snprintf(rs->region, sizeof(rs->region), "%s", region);
     s->nregions++;
     log_info("state: new world account=%s region=%s", account, region);
+    if (s->journal && metric_journal_attach(s->journal, sc_world_cw(rs->w), account, region) < 0)
+        log_warn("state: metric journal: too many worlds: %s/%s is not journaled", account, region);
     return rs->w;
 }
 
@@ -1039,6 +1044,51 @@ static int load_state(struct srv *s, const json_t *doc, char *err, size_t errlen
     return 0;
 }
 
+static struct sc_cw *journal_world(const char *account, const char *region, void *ud)
+{
+    struct sc_world *w = srv_world(ud, account, region);
+
+    return w ? sc_world_cw(w) : NULL;
+}
+
+/* The metric journal (FILE.metrics): replayed into the worlds, then every world's
+ * CloudWatch puts are appended to it and its fdatasync joins the group commit. */
+static int open_journal(struct srv *s, char *err, size_t errlen)
+{
+    struct metric_journal_replay_stats rs;
+    struct state_writer w = { "metric journal", metric_journal_sync, metric_journal_reset, NULL };
+    size_t n = strlen(state_path(s->st)) + sizeof(".metrics");
+    char *path = cm_xmalloc(n);
+    char e[512];
+
+    snprintf(path, n, "%s.metrics", state_path(s->st));
+    s->journal = metric_journal_open(path, err, errlen);
+    if (!s->journal) {
+        free(path);
+        return -1;
+    }
+    if (metric_journal_replay(s->journal, journal_world, s, srv_now_ms(s), &rs, e, sizeof(e)) < 0) {
+        snprintf(err, errlen, "%.800s (the file is left as it is)", e);
+        free(path);
+        return -1;
+    }
+    log_info("state: replayed %s: %llu datapoints, %llu series images, %llu expired, %llu "
+             "skipped, %llu bytes dropped",
+             path, (unsigned long long)rs.records, (unsigned long long)rs.images,
+             (unsigned long long)rs.expired, (unsigned long long)rs.skipped,
+             (unsigned long long)rs.truncated);
+    free(path);
+    for (int i = 0; i < s->nregions; i++)
+        metric_journal_attach(s->journal, sc_world_cw(s->regions[i].w), s->regions[i].account,
+                              s->regions[i].region);
+    w.ud = s->journal;
+    if (state_add_writer(s->st, &w) < 0) {
+        snprintf(err, errlen, "state: cannot register the metric journal");
+        return -1;
+    }
+    return 0;
+}
+
 /* --state FILE: load it when present (a bad file is an error: it is never overwritten),
  * then open its writer. */
 static int open_state(struct srv *s, char *err, size_t errlen)
@@ -1064,7 +1114,9 @@ static int open_state(struct srv *s, char *err, size_t errlen)
         log_info("state: %s does not exist: starting empty", path);
     }
     s->st = state_create(path, snapshot, s, err, errlen);
-    return s->st ? 0 : -1;
+    if (!s->st)
+        return -1;
+    return open_journal(s, err, errlen);
 }
 
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen)
@@ -1171,6 +1223,7 @@ void srv_destroy(struct srv *s)
         state_drain(s->st);
         state_destroy(s->st);
     }
+    metric_journal_close(s->journal); /* detaches from the worlds before they go */
     regions_free(s);
     free(s);
 }

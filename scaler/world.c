@@ -654,9 +654,9 @@ json_t *sc_world_save(const struct sc_world *w)
     bad |= sc_save_take(o, "ec2", sc_ec2_save(w->ec2));
     bad |= sc_save_take(o, "elb", sc_elb_save(w->elb));
     bad |= sc_save_take(o, "asg", sc_asg_save(w->asg));
-    /* CloudWatch (alarms, their tags, the metric store) is not saved yet: its save/load
-     * (sc_cw_save / sc_cw_load) comes with the metric journal; a world loaded from this
-     * document has no alarms and no metrics. */
+    /* CloudWatch's alarms, tags, history and evaluation clock; its datapoints live in the
+     * emulator's metric journal (emulator/metric_journal.h) */
+    bad |= sc_save_take(o, "cloudwatch", sc_cw_save(w->cw));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -721,6 +721,9 @@ enum sc_status sc_world_load(struct sc_world *w, const json_t *obj, struct sc_er
         st = sc_elb_load(w->elb, json_object_get(obj, "elb"), err);
     if (st == SC_OK)
         st = sc_asg_load(w->asg, json_object_get(obj, "asg"), err);
+    /* CloudWatch: absent in documents written before it was saved (no alarms then) */
+    if (st == SC_OK && json_object_get(obj, "cloudwatch"))
+        st = sc_cw_load(w->cw, json_object_get(obj, "cloudwatch"), err);
     if (st != SC_OK)
         return st;
     memcpy(w->rng.s, rng, sizeof(rng));
