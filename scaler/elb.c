@@ -374,7 +374,13 @@ static enum sc_status check_listener(const struct sc_elb_listener *l, struct nor
     } else {
         n->instance_protocol = fam == 1 ? "HTTP" : "TCP";
     }
-    if (tls && (!l->ssl_certificate_id || !*l->ssl_certificate_id))
+    /* missing: AWS's ValidationError (seen: `ValidationError: Secure Listeners need to specify
+     * a SSLCertificateId`, status 400); an ARN that names no certificate would be
+     * CertificateNotFound, but there is no IAM/ACM here: any id is accepted */
+    if (tls && !l->ssl_certificate_id)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Secure Listeners need to specify a SSLCertificateId");
+    if (tls && !*l->ssl_certificate_id)
         return sc_fail(err, SC_ERR_CERTIFICATE_NOT_FOUND,
                        "The specified ARN does not refer to a valid SSL certificate in AWS "
                        "Identity and Access Management (IAM) or AWS Certificate Manager (ACM). "

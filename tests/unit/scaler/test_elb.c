@@ -201,7 +201,7 @@ static void test_elb_listener_validation(void **state)
         { { "TCP", 80, "HTTP", 80, NULL }, SC_ERR_VALIDATION },
         { { "SSL", 443, "HTTPS", 443, "arn:cert" }, SC_ERR_VALIDATION },
         { { "HTTP", 80, "BOGUS", 80, NULL }, SC_ERR_VALIDATION },
-        { { "HTTPS", 443, "HTTP", 80, NULL }, SC_ERR_CERTIFICATE_NOT_FOUND },
+        { { "HTTPS", 443, "HTTP", 80, NULL }, SC_ERR_VALIDATION },
         { { "SSL", 443, "TCP", 80, "" }, SC_ERR_CERTIFICATE_NOT_FOUND },
         { { "HTTPS", 443, "HTTP", 80, "arn:aws:iam::123456789012:server-certificate/x" }, SC_OK },
         { { "SSL", 443, "TCP", 9443, "arn:c" }, SC_OK },
@@ -221,6 +221,12 @@ static void test_elb_listener_validation(void **state)
         req.listeners = &t[i].l;
         assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err), t[i].st);
     }
+    /* AWS's text for a secure listener without a certificate */
+    req.load_balancer_name = "nocert";
+    req.listeners = &t[9].l;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(f->err.message, "Secure Listeners need to specify a SSLCertificateId");
     /* normalized: upper case, instance protocol defaulted to the family */
     assert_string_equal(sc_elb_lb_find(f->elb, "lb13")->listeners[0].protocol, "TCP");
     assert_string_equal(sc_elb_lb_find(f->elb, "lb13")->listeners[0].instance_protocol, "TCP");
