@@ -24,6 +24,7 @@
 #include "scaler/world.h"
 
 #define MAX_TARGETS 1024
+#define PMAP_MAX    16 /* InstancePorts with their own port per instance */
 
 struct proc {
     struct sc_world *w;
@@ -38,6 +39,11 @@ struct proc {
     int have_last;
     double last_busy_ms;
     double last_up_ms;
+    /* InstancePort -> the real loopback port serving it (inst_add_port) */
+    int map_iport[PMAP_MAX];
+    int map_port[PMAP_MAX];
+    int nmap;
+    int map_tagged; /* entries already in the scalelab:ports tag */
 };
 
 struct listener {
@@ -158,6 +164,51 @@ static void proc_drop(struct autoscale *a, struct proc *p)
             return;
         }
     }
+}
+
+/* The real port serving instance_port on p: made on first use (a listening socket handed
+ * to the instance). 0 while the instance is not listening or the hand-over failed. */
+static int proc_port_for(struct autoscale *a, struct proc *p, int instance_port)
+{
+    char err[256];
+    int port;
+
+    if (!p || p->exited || p->port <= 0)
+        return 0;
+    for (int i = 0; i < p->nmap; i++) {
+        if (p->map_iport[i] == instance_port)
+            return p->map_port[i];
+    }
+    if (p->nmap == PMAP_MAX)
+        return p->port; /* more InstancePorts than we map: they share the instance's own */
+    port = inst_add_port(a->im, p->id, err, sizeof(err));
+    if (port <= 0) {
+        log_warn("autoscale: %s", err);
+        return 0;
+    }
+    p->map_iport[p->nmap] = instance_port;
+    p->map_port[p->nmap++] = port;
+    log_debug("autoscale: instance %s InstancePort %d on 127.0.0.1:%d", p->id, instance_port, port);
+    return port;
+}
+
+/* The scalelab:ports tag ("80=41234,8080=41235") when the map grew. */
+static void proc_tag_ports(struct sc_world *w, struct proc *p, int64_t now)
+{
+    char v[256];
+    size_t k = 0;
+    const char *ids[1] = { p->id };
+    struct sc_ec2_tag tag = { "scalelab:ports", v };
+    struct sc_error err;
+
+    if (p->map_tagged == p->nmap || p->exited)
+        return;
+    v[0] = '\0';
+    for (int i = 0; i < p->nmap && k < sizeof(v); i++)
+        k += (size_t)snprintf(v + k, sizeof(v) - k, "%s%d=%d", i ? "," : "", p->map_iport[i],
+                              p->map_port[i]);
+    if (sc_ec2_create_tags(sc_world_ec2(w), ids, 1, &tag, 1, now, &err) == SC_OK)
+        p->map_tagged = p->nmap;
 }
 
 static int b64val(int c)
@@ -494,7 +545,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
     int64_t interval_ms, timeout_ms;
     const char *zones[LB_ZONES_MAX];
     char zbuf[LB_ZONES_MAX][32];
-    int nz, cross, idle_s;
+    int nz, cross, idle_s, hc_port;
 
     if (!lb)
         return 0;
@@ -528,6 +579,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
             ? HC_HTTP
             : HC_TCP;
     chk.path = lb->hc_target.path ? lb->hc_target.path : "/";
+    hc_port = lb->hc_target.port;
     interval_ms = scaled_ms(a, lb->health_check.interval_s * 1000.0, 10);
     timeout_ms = scaled_ms(a, lb->health_check.timeout_s * 1000.0, 5);
     chk.timeout_ms = timeout_ms;
@@ -556,13 +608,18 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
     }
     for (int t = 0; t < nt; t++) {
         struct proc *p = tc[t].id[0] ? proc_find(a, w, tc[t].id) : NULL;
-        int port = p && !p->exited ? p->port : 0;
+        int port;
 
         if (!tc[t].id[0])
             continue;
-        for (int i = 0; i < nmine; i++)
+        /* each listener to its InstancePort's own port on the instance */
+        for (int i = 0; i < nmine; i++) {
+            port = proc_port_for(a, p, mine[i]->instance_port);
             lb_backend_set(mine[i]->l, tc[t].id, port > 0 ? port : 1, tc[t].zone,
                            routable[t] && port > 0);
+        }
+        /* the health check to its target's port */
+        port = proc_port_for(a, p, hc_port);
         if (checked[t] && port > 0) {
             struct hcref *r = hcref_get(a, w, name, tc[t].id);
 
@@ -570,6 +627,8 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
             chk.port = port;
             hc_target_set(a->hc, r->key, &chk, interval_ms, 0);
         }
+        if (p)
+            proc_tag_ports(w, p, now);
         if (draining[t]) {
             int out = 0;
 
@@ -1074,12 +1133,15 @@ char *autoscale_status_json(const struct autoscale *a)
     for (int i = 0; i < a->nprocs; i++) {
         const struct proc *p = a->procs[i];
 
-        cm_buf_printf(&b, "%s{\"id\":\"%s\",\"pid\":%ld,\"port\":%d,\"state\":\"%s\"}",
+        cm_buf_printf(&b, "%s{\"id\":\"%s\",\"pid\":%ld,\"port\":%d,\"state\":\"%s\",\"ports\":{",
                       i ? "," : "", p->id, (long)inst_pid(a->im, p->id), p->port,
                       p->exited ? "exited"
                       : p->hung ? "hung"
                       : p->port ? "listening"
                                 : "booting");
+        for (int k = 0; k < p->nmap; k++)
+            cm_buf_printf(&b, "%s\"%d\":%d", k ? "," : "", p->map_iport[k], p->map_port[k]);
+        cm_buf_puts(&b, "}}");
     }
     cm_buf_puts(&b, "],\"listeners\":[");
     for (int i = 0; i < a->nls; i++) {

@@ -28,7 +28,8 @@ struct inst {
     char id[INST_ID_LEN];
     pid_t pid;
     int port;
-    int ready_fd;
+    int ready_fd; /* our end of the control socket: the port line, then listening sockets */
+    int watching; /* ready_fd is on the loop (the port line is not in yet) */
     char line[16];
     size_t line_len;
     int hung;
@@ -64,10 +65,20 @@ static int find_pid(const struct inst_mgr *m, pid_t pid)
     return -1;
 }
 
+/* The port line is in (or the child died booting): stop watching; the socket stays open
+ * for inst_add_port. */
+static void unwatch_ready(struct inst *in)
+{
+    if (in->watching) {
+        cm_ev_del_fd(in->m->ev, in->ready_fd);
+        in->watching = 0;
+    }
+}
+
 static void close_ready(struct inst *in)
 {
+    unwatch_ready(in);
     if (in->ready_fd >= 0) {
-        cm_ev_del_fd(in->m->ev, in->ready_fd);
         close(in->ready_fd);
         in->ready_fd = -1;
     }
@@ -100,7 +111,10 @@ static void on_ready(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         in->port = atoi(in->line);
     }
     /* the line is in, or EOF (the child died booting: SIGCHLD reports it) */
-    close_ready(in);
+    if (in->port > 0)
+        unwatch_ready(in);
+    else
+        close_ready(in);
     if (in->port > 0) {
         struct inst_mgr *m = in->m;
         char id[INST_ID_LEN];
@@ -248,7 +262,9 @@ int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int
         snprintf(err, errlen, "instance id %s is taken or too long", id);
         return -1;
     }
-    if (pipe2(p, O_CLOEXEC) < 0)
+    /* a socket pair rather than a pipe: the child writes its port line, and later gets
+     * listening sockets for further instance ports (SCM_RIGHTS, inst_add_port) */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0)
         goto fail_errno;
     /* keep the write end off fd 3 so the dup2 below really clears its CLOEXEC */
     wfd = fcntl(p[1], F_DUPFD_CLOEXEC, 10);
@@ -305,9 +321,11 @@ int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int
     in->pid = pid;
     in->boot_ms = boot_ms;
     in->ready_fd = p[0];
+    in->watching = 1;
     if (cm_ev_add_fd(m->ev, p[0], EPOLLIN, on_ready, in) < 0) {
         close(p[0]);
         in->ready_fd = -1;
+        in->watching = 0;
     }
     if (m->n == m->cap) {
         m->cap = m->cap ? m->cap * 2 : 16;
@@ -394,6 +412,60 @@ int inst_fault(struct inst_mgr *m, const char *id, const char *query)
     return rc;
 }
 
+int inst_add_port(struct inst_mgr *m, const char *id, char *err, size_t errlen)
+{
+    int i = find(m, id), fd = -1, port = -1, one = 1;
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof(sa);
+    struct msghdr mh;
+    struct iovec iov;
+    char byte = 'L';
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct cmsghdr *ch;
+
+    if (i < 0 || m->v[i]->port <= 0 || m->v[i]->ready_fd < 0) {
+        snprintf(err, errlen, "instance %s is not listening", id);
+        return -1;
+    }
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        goto fail;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1024) < 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl) < 0)
+        goto fail;
+    memset(&mh, 0, sizeof(mh));
+    memset(&cm, 0, sizeof(cm));
+    iov.iov_base = &byte;
+    iov.iov_len = 1;
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = cm.buf;
+    mh.msg_controllen = sizeof(cm.buf);
+    ch = CMSG_FIRSTHDR(&mh);
+    ch->cmsg_level = SOL_SOCKET;
+    ch->cmsg_type = SCM_RIGHTS;
+    ch->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(ch), &fd, sizeof(int));
+    if (sendmsg(m->v[i]->ready_fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+        goto fail;
+    port = ntohs(sa.sin_port);
+    close(fd); /* the child holds it now */
+    return port;
+
+fail:
+    snprintf(err, errlen, "cannot give instance %s another port: %s", id, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
 int inst_wait_ready(struct inst_mgr *m, int64_t timeout_ms)
 {
     int64_t end = cm_ev_now_ms() + timeout_ms;
@@ -405,7 +477,7 @@ int inst_wait_ready(struct inst_mgr *m, int64_t timeout_ms)
         int64_t now = cm_ev_now_ms();
 
         for (int i = 0; i < m->n; i++) {
-            if (m->v[i]->ready_fd < 0 || m->v[i]->boot_ms != 0)
+            if (!m->v[i]->watching || m->v[i]->boot_ms != 0)
                 continue;
             left++;
             if (n < 64) {

@@ -4,8 +4,9 @@
  * inst_spawn() starts a child with posix_spawn of `emulator-instance` when it sits beside
  * the running binary (small: linked with only what it uses), else of /proc/self/exe's
  * `instance` sub-mode, in its own process group, an empty signal mask, and the
- * write end of a readiness pipe as fd 3; every other fd of ours is O_CLOEXEC. The child
- * writes its port there once booted (INST_READY). Deaths arrive through a signalfd for
+ * child's end of a control socket pair as fd 3; every other fd of ours is O_CLOEXEC. The
+ * child writes its port there once booted (INST_READY), and receives further listening
+ * sockets on it (inst_add_port). Deaths arrive through a signalfd for
  * SIGCHLD on the caller's loop; every child is reaped (waitpid until none) and reported
  * once (INST_EXITED, with the wait status). The child follows the emulator's death
  * (PR_SET_PDEATHSIG). inst_mgr_destroy() ends them all: SIGTERM (SIGCONT to hung ones),
@@ -51,6 +52,11 @@ int inst_hang(struct inst_mgr *m, const char *id, int hang);
  * (bounded by 100 ms socket timeouts): "slow=3", "fail_health=1", "error_rate=0.1". */
 int inst_fault(struct inst_mgr *m, const char *id, const char *query);
 
+/* Gives a ready instance one more listening port: binds 127.0.0.1:0 here and hands the
+ * socket to the child over its control socket (SCM_RIGHTS); it serves it like its own
+ * port from then on. For one port per listener InstancePort. Returns the port, or -1
+ * with err when the instance is unknown, not listening yet, or the hand-over fails. */
+int inst_add_port(struct inst_mgr *m, const char *id, char *err, size_t errlen);
 /* Waits (blocking, at most timeout_ms) until every child started with boot_ms 0 has
  * reported its port or died, delivering INST_READY callbacks as they come. For instances without a
  * boot time, so that the API call that launched them sees them up (they listen within a few ms).

@@ -39,9 +39,20 @@ enum cstate {
     C_WRITING, /* response partly written */
 };
 
+#define LIS_MAX 32
+
+/* one listening socket: the instance's own port, or one handed over for an InstancePort */
+struct lsock {
+    struct app *app;
+    int fd;
+    int port;
+    uint64_t requests;
+};
+
 struct conn {
     struct app *app;
-    int fd; /* -1 once the client is gone (the conn lives until its work ends) */
+    struct lsock *ls; /* where it was accepted */
+    int fd;           /* -1 once the client is gone (the conn lives until its work ends) */
     enum cstate state;
     uint32_t events;
     char in[IN_CAP];
@@ -66,6 +77,9 @@ struct app {
     struct sc_rng rng;
     int lfd;
     int port;
+    struct lsock lis[LIS_MAX]; /* lis[0] is lfd's */
+    int nlis;
+    int ctl_fd; /* the control socket once the port line is written (-1: none) */
     const char *port_file;
     int ready_fd;
     const char *id;
@@ -331,7 +345,7 @@ static const char *query_get(const struct conn *c, const char *key, char *out, s
 static void serve_status(struct conn *c)
 {
     struct app *a = c->app;
-    char body[1024];
+    char body[4096];
     int64_t now = now_ms();
     int64_t up = now - a->start_ms;
     double busy = app_busy_total_ms(&a->busy, now);
@@ -347,12 +361,19 @@ static void serve_status(struct conn *c)
                  "\"busy\":%d,\"queued\":%d,\"in_flight\":%d,\"connections\":%d,"
                  "\"requests\":%llu,\"errors\":%llu,\"rejected\":%llu,\"busy_ms\":%.3f,"
                  "\"cpu_pct\":%.3f,\"cpu_time_ms\":%.3f,\"slow\":%g,\"error_rate\":%g,"
-                 "\"fail_health\":%s,\"max_rss_kb\":%ld}\n",
+                 "\"fail_health\":%s,\"max_rss_kb\":%ld,\"ports\":[",
                  a->id ? a->id : "", (long)getpid(), a->port, (long long)up, a->prof.workers,
                  a->busy.busy, a->queued, a->in_flight, a->nconns, (unsigned long long)a->requests,
                  (unsigned long long)a->errors, (unsigned long long)a->rejected, busy,
                  app_cpu_pct(busy, a->prof.workers, up), cpu_time_ms, a->prof.slow,
                  a->prof.error_rate, a->fail_health ? "true" : "false", ru.ru_maxrss);
+    for (int i = 0; i < a->nlis && n > 0 && (size_t)n < sizeof(body); i++)
+        n += snprintf(body + n, sizeof(body) - (size_t)n, "%s{\"port\":%d,\"requests\":%llu}",
+                      i ? "," : "", a->lis[i].port, (unsigned long long)a->lis[i].requests);
+    if (n > 0 && (size_t)n < sizeof(body))
+        n += snprintf(body + n, sizeof(body) - (size_t)n, "]}\n");
+    if (n < 0 || (size_t)n >= sizeof(body))
+        n = snprintf(body, sizeof(body), "{\"error\":\"status too long\"}\n");
     respond(c, 200, "application/json", body, n > 0 ? (size_t)n : 0);
 }
 
@@ -405,6 +426,9 @@ static int is_xml_post(const struct conn *c)
 static void dispatch(struct conn *c)
 {
     struct app *a = c->app;
+
+    if (c->ls)
+        c->ls->requests++;
 
     if (path_is(c, "/_instance/status")) {
         serve_status(c);
@@ -564,7 +588,8 @@ static void on_conn(struct cm_ev *ev, int fd, uint32_t events, void *ud)
 
 static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
 {
-    struct app *a = ud;
+    struct lsock *ls = ud;
+    struct app *a = ls->app;
 
     (void)events;
     for (int k = 0; k < 64; k++) {
@@ -580,6 +605,7 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c = cm_xmalloc(sizeof(*c));
         c->app = a;
+        c->ls = ls;
         c->fd = cfd;
         c->state = C_READING;
         c->events = EPOLLIN | EPOLLRDHUP;
@@ -596,6 +622,77 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         if (a->all)
             a->all->prev = c;
         a->all = c;
+    }
+}
+
+static void ctl_close(struct app *a)
+{
+    if (a->ctl_fd >= 0) {
+        cm_ev_del_fd(a->ev, a->ctl_fd);
+        close(a->ctl_fd);
+        a->ctl_fd = -1;
+    }
+}
+
+/* A listening socket from the emulator (SCM_RIGHTS): one more port served like ours. A
+ * pipe (older parents) or EOF ends the control channel. */
+static void on_ctl(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct app *a = ud;
+    char byte;
+    struct iovec iov = { &byte, 1 };
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } cm;
+    struct msghdr mh;
+    struct cmsghdr *ch;
+    ssize_t n;
+
+    (void)events;
+    memset(&mh, 0, sizeof(mh));
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = cm.buf;
+    mh.msg_controllen = sizeof(cm.buf);
+    n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        ctl_close(a);
+        return;
+    }
+    for (ch = CMSG_FIRSTHDR(&mh); ch; ch = CMSG_NXTHDR(&mh, ch)) {
+        size_t nfd;
+
+        if (ch->cmsg_level != SOL_SOCKET || ch->cmsg_type != SCM_RIGHTS)
+            continue;
+        nfd = (ch->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t k = 0; k < nfd; k++) {
+            struct sockaddr_in sa;
+            socklen_t sl = sizeof(sa);
+            struct lsock *ls;
+            int lfd;
+
+            memcpy(&lfd, CMSG_DATA(ch) + k * sizeof(int), sizeof(int));
+            if (a->nlis == LIS_MAX || getsockname(lfd, (struct sockaddr *)&sa, &sl) < 0) {
+                close(lfd);
+                continue;
+            }
+            fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+            ls = &a->lis[a->nlis];
+            ls->app = a;
+            ls->fd = lfd;
+            ls->port = ntohs(sa.sin_port);
+            ls->requests = 0;
+            if (cm_ev_add_fd(ev, lfd, EPOLLIN, on_accept, ls) < 0) {
+                close(lfd);
+                continue;
+            }
+            a->nlis++;
+            log_debug("instance: listening id=%s port=%d (handed over)", a->id ? a->id : "-",
+                      ls->port);
+        }
     }
 }
 
@@ -635,7 +732,11 @@ static int start_listening(struct app *a)
         getsockname(a->lfd, (struct sockaddr *)&sa, &sl) < 0)
         return -1;
     a->port = ntohs(sa.sin_port);
-    if (cm_ev_add_fd(a->ev, a->lfd, EPOLLIN, on_accept, a) < 0)
+    a->lis[0].app = a;
+    a->lis[0].fd = a->lfd;
+    a->lis[0].port = a->port;
+    a->nlis = 1;
+    if (cm_ev_add_fd(a->ev, a->lfd, EPOLLIN, on_accept, &a->lis[0]) < 0)
         return -1;
     if (a->port_file && write_port_file(a->port_file, a->port) < 0) {
         log_error("instance: cannot write port file %s: %s", a->port_file, strerror(errno));
@@ -647,7 +748,11 @@ static int start_listening(struct app *a)
 
         if (write(a->ready_fd, line, (size_t)n) != n)
             log_warn("instance: ready fd write failed");
-        close(a->ready_fd);
+        /* a socket: the emulator may hand over more listening sockets on it */
+        if (cm_ev_add_fd(a->ev, a->ready_fd, EPOLLIN, on_ctl, a) == 0)
+            a->ctl_fd = a->ready_fd;
+        else
+            close(a->ready_fd);
         a->ready_fd = -1;
     }
     log_debug("instance: listening id=%s port=%d", a->id ? a->id : "-", a->port);
@@ -705,6 +810,7 @@ int instance_main(int argc, char **argv)
     memset(&a, 0, sizeof(a));
     a.lfd = -1;
     a.ready_fd = -1;
+    a.ctl_fd = -1;
     app_profile_defaults(&a.prof);
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -788,6 +894,10 @@ out:
         conn_free(a.all);
     if (a.lfd >= 0)
         close(a.lfd);
+    for (int i = 1; i < a.nlis; i++)
+        close(a.lis[i].fd);
+    if (a.ctl_fd >= 0)
+        close(a.ctl_fd);
     cm_ev_destroy(a.ev);
     return rc;
 
