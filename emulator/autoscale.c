@@ -18,6 +18,7 @@
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
+#include "emulator/lb_tls.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -52,6 +53,7 @@ struct listener {
     int lb_port;
     int instance_port;
     enum lb_mode mode;
+    int tls; /* HTTPS or SSL: TLS terminated at the proxy */
     struct lb_listener *l;
     int seen;
 };
@@ -98,6 +100,8 @@ struct autoscale {
     int nworlds, cap_worlds;
     long kick_timer;
     long minute_timer;
+    struct ssl_ctx_st *tls; /* HTTPS/SSL listeners' context, made on first use */
+    int tls_failed;         /* logged once */
     uint64_t key_seq;
 };
 
@@ -447,6 +451,7 @@ static struct listener *listener_get(struct autoscale *a, struct sc_world *w, co
     enum lb_mode mode = (strcmp(li->protocol, "TCP") == 0 || strcmp(li->protocol, "SSL") == 0)
                             ? LB_MODE_TCP
                             : LB_MODE_HTTP;
+    int tls = strcmp(li->protocol, "HTTPS") == 0 || strcmp(li->protocol, "SSL") == 0;
     struct listener *x;
     struct lb_config cfg;
     char name[64], err[256];
@@ -455,7 +460,7 @@ static struct listener *listener_get(struct autoscale *a, struct sc_world *w, co
         x = a->ls[i];
         if (x->w != w || strcmp(x->lb, lb) != 0 || x->lb_port != li->load_balancer_port)
             continue;
-        if (x->mode == mode && x->instance_port == li->instance_port)
+        if (x->mode == mode && x->tls == tls && x->instance_port == li->instance_port)
             return x;
         /* same port, other settings: rebuild */
         lb_listener_destroy(x->l);
@@ -469,7 +474,21 @@ static struct listener *listener_get(struct autoscale *a, struct sc_world *w, co
     x->lb_port = li->load_balancer_port;
     x->instance_port = li->instance_port;
     x->mode = mode;
+    x->tls = tls;
+    if (tls && !a->tls) {
+        a->tls = lb_tls_ctx_create(a->cfg.tls_cert, a->cfg.tls_key, err, sizeof(err));
+        if (!a->tls) {
+            if (!a->tls_failed)
+                log_error("autoscale: HTTPS/SSL listeners cannot start: %s", err);
+            a->tls_failed = 1;
+            free(x);
+            return NULL;
+        }
+        log_info("autoscale: TLS for HTTPS/SSL listeners: %s",
+                 a->cfg.tls_cert ? a->cfg.tls_cert : "a self-signed certificate for localhost");
+    }
     memset(&cfg, 0, sizeof(cfg));
+    cfg.tls = tls ? a->tls : NULL;
     snprintf(name, sizeof(name), "%s:%d", lb, li->load_balancer_port);
     cfg.name = name;
     cfg.mode = mode;
@@ -487,7 +506,7 @@ static struct listener *listener_get(struct autoscale *a, struct sc_world *w, co
         return NULL;
     }
     log_info("autoscale: load balancer %s listener %d (%s) on 127.0.0.1:%d", lb,
-             li->load_balancer_port, mode == LB_MODE_TCP ? "TCP" : "HTTP", lb_listener_port(x->l));
+             li->load_balancer_port, li->protocol, lb_listener_port(x->l));
     PUSH(a->ls, a->nls, a->cap_ls, x);
     return x;
 }
@@ -1011,6 +1030,7 @@ void autoscale_destroy(struct autoscale *a)
         lb_listener_destroy(a->ls[i]->l);
         free(a->ls[i]);
     }
+    lb_tls_ctx_free(a->tls); /* after the listeners that borrow it */
     for (int i = 0; i < a->nprocs; i++)
         free(a->procs[i]);
     for (int i = 0; i < a->nhr; i++)
@@ -1151,7 +1171,9 @@ char *autoscale_status_json(const struct autoscale *a)
                       "%s{\"load_balancer\":\"%s\",\"load_balancer_port\":%d,\"port\":%d,"
                       "\"protocol\":\"%s\",\"backends\":%d}",
                       i ? "," : "", x->lb, x->lb_port, lb_listener_port(x->l),
-                      x->mode == LB_MODE_TCP ? "TCP" : "HTTP", lb_backend_count(x->l));
+                      x->mode == LB_MODE_TCP ? (x->tls ? "SSL" : "TCP")
+                                             : (x->tls ? "HTTPS" : "HTTP"),
+                      lb_backend_count(x->l));
     }
     cm_buf_puts(&b, "],\"zones_down\":[");
     for (int i = 0; i < a->nout; i++)

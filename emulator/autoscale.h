@@ -37,6 +37,8 @@ struct autoscale_config {
     void (*step)(void *ud);      /* steps every world (srv_step); called soon after events */
     void *ud;
     const char *instance_exe; /* NULL: instance.c's default */
+    const char *tls_cert;     /* HTTPS/SSL listeners: PEM certificate and key, or both */
+    const char *tls_key;      /* NULL for a self-signed certificate (emulator/lb_tls.h) */
 };
 
 struct autoscale;

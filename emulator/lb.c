@@ -13,6 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "emulator/balancer.h"
@@ -46,6 +49,9 @@ struct bconn;
 struct cconn {
     struct lb_listener *l;
     int fd;
+    SSL *ssl; /* HTTPS/SSL listeners: the TLS session over fd (NULL: plain) */
+    uint32_t ssl_rd_want, ssl_wr_want; /* what the last SSL_read/SSL_write waits for */
+    int ssl_kick; /* decrypted bytes wait inside OpenSSL: read them without an event */
     uint32_t events;
     enum cstate state;
     int node; /* zone index, -1 = any */
@@ -96,6 +102,8 @@ struct bconn {
 
 struct lb_listener {
     struct cm_ev *ev;
+    SSL_CTX *tls; /* borrowed; NULL: plain */
+    long tls_kick_timer;
     char *name;
     int fd;
     int port;
@@ -139,6 +147,8 @@ static void set_events(struct cm_ev *ev, int fd, uint32_t *cur, uint32_t want)
     }
 }
 
+static void tls_kick(struct cconn *c);
+
 static void client_events(struct cconn *c)
 {
     uint32_t e = 0;
@@ -153,6 +163,15 @@ static void client_events(struct cconn *c)
             e |= EPOLLIN | EPOLLRDHUP;
         if (c->out_len > c->out_off)
             e |= EPOLLOUT;
+    }
+    if (c->ssl) {
+        /* a read may wait for the socket to take a handshake write, and the reverse */
+        if (e & EPOLLIN)
+            e |= c->ssl_rd_want;
+        if (e & EPOLLOUT)
+            e |= c->ssl_wr_want;
+        if ((e & EPOLLIN) && SSL_pending(c->ssl) > 0)
+            tls_kick(c);
     }
     set_events(c->l->ev, c->fd, &c->events, e);
 }
@@ -200,6 +219,74 @@ static int64_t now_us(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* --- client I/O, plain or TLS ------------------------------------------------------------ */
+
+/* Maps an SSL_read/SSL_write result to recv/send's: bytes, 0 at the end, -1 with errno
+ * (EAGAIN while the session waits for the socket; *want says for what). */
+static ssize_t tls_result(struct cconn *c, int r, uint32_t *want)
+{
+    int e;
+
+    if (r > 0) {
+        *want = 0;
+        return r;
+    }
+    e = SSL_get_error(c->ssl, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        *want = e == SSL_ERROR_WANT_READ ? EPOLLIN : EPOLLOUT;
+        errno = EAGAIN;
+        return -1;
+    }
+    ERR_clear_error();
+    if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && r == 0))
+        return 0; /* close_notify, or EOF without one */
+    errno = ECONNRESET;
+    return -1;
+}
+
+static ssize_t c_recv(struct cconn *c, void *buf, size_t n)
+{
+    if (!c->ssl)
+        return recv(c->fd, buf, n, 0);
+    return tls_result(c, SSL_read(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_rd_want);
+}
+
+static ssize_t c_send(struct cconn *c, const void *buf, size_t n)
+{
+    if (!c->ssl)
+        return send(c->fd, buf, n, MSG_NOSIGNAL);
+    if (n == 0)
+        return 0;
+    return tls_result(c, SSL_write(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_wr_want);
+}
+
+/* writev's contract over c_send: the bytes taken from iov in order. */
+static ssize_t c_writev(struct cconn *c, const struct iovec *iov, int k)
+{
+    ssize_t total = 0;
+
+    if (!c->ssl)
+        return writev(c->fd, iov, k);
+    for (int i = 0; i < k; i++) {
+        ssize_t w = c_send(c, iov[i].iov_base, iov[i].iov_len);
+
+        if (w < 0)
+            return total > 0 ? total : -1;
+        total += w;
+        if ((size_t)w < iov[i].iov_len)
+            break;
+    }
+    return total;
+}
+
+/* The client's write side is done (TCP/SSL listeners pass the backend's FIN on). */
+static void c_shutdown_write(struct cconn *c)
+{
+    if (c->ssl)
+        SSL_shutdown(c->ssl); /* close_notify; the peer's is not awaited */
+    shutdown(c->fd, SHUT_WR);
 }
 
 /* --- backend connections ------------------------------------------------------------------ */
@@ -426,6 +513,9 @@ static struct cconn *cconn_new(struct lb_listener *l, int fd)
     }
     c->l = l;
     c->fd = fd;
+    c->ssl = NULL;
+    c->ssl_rd_want = c->ssl_wr_want = 0;
+    c->ssl_kick = 0;
     c->events = 0;
     c->state = l->mode == LB_MODE_TCP ? CS_TCP : CS_HEAD;
     c->node = -1;
@@ -487,6 +577,10 @@ static void client_close(struct cconn *c)
     if (c->state == CS_QUEUED)
         surge_remove(c);
     abort_backend(c);
+    if (c->ssl) {
+        SSL_free(c->ssl);
+        c->ssl = NULL;
+    }
     if (c->fd >= 0) {
         cm_ev_del_fd(l->ev, c->fd);
         close(c->fd);
@@ -512,7 +606,7 @@ static void client_close(struct cconn *c)
 static void client_flush(struct cconn *c)
 {
     while (c->out_off < c->out_len) {
-        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        ssize_t n = c_send(c, c->out + c->out_off, c->out_len - c->out_off);
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -558,7 +652,7 @@ static int client_send(struct cconn *c, const char *p, size_t n)
     if (k == 0)
         return 0;
     do {
-        w = writev(c->fd, iov, k);
+        w = c_writev(c, iov, k);
     } while (w < 0 && errno == EINTR);
     if (w < 0 && errno != EAGAIN)
         return -1;
@@ -662,7 +756,8 @@ static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, 
         memcpy(b->req, reqcopy, reqlen);
         b->req_len = reqlen;
     } else {
-        struct lb_http_forward fwd = { ip, "http", l->fwd_port, c->msg.expect_continue };
+        struct lb_http_forward fwd = { ip, l->tls ? "https" : "http", l->fwd_port,
+                                       c->msg.expect_continue };
         ssize_t n = lb_http_forward_request(c->in, &c->msg, &fwd, b->req, BREQ_CAP);
 
         if (n < 0)
@@ -1138,9 +1233,12 @@ static void http_client(struct cconn *c, uint32_t events)
         client_events(c);
         return;
     }
-    n = recv(c->fd, c->in + c->in_len, CIN_CAP - c->in_len, 0);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    n = c_recv(c, c->in + c->in_len, CIN_CAP - c->in_len);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+        if (c->ssl)
+            client_events(c); /* the handshake may want the socket writable */
         return;
+    }
     if (n <= 0) {
         client_close(c);
         return;
@@ -1198,7 +1296,7 @@ static void tcp_pump(struct cconn *c)
     }
     /* backend -> client */
     while (b->in_len > b->in_off) {
-        n = send(c->fd, b->in + b->in_off, b->in_len - b->in_off, MSG_NOSIGNAL);
+        n = c_send(c, b->in + b->in_off, b->in_len - b->in_off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN)
@@ -1212,7 +1310,7 @@ static void tcp_pump(struct cconn *c)
     if (b->in_off == b->in_len) {
         b->in_off = b->in_len = 0;
         if (b->eof)
-            shutdown(c->fd, SHUT_WR);
+            c_shutdown_write(c);
     }
     if (c->eof && b->eof && c->in_len == 0 && b->in_len == 0) {
         tcp_close_both(c);
@@ -1225,7 +1323,7 @@ static void tcp_pump(struct cconn *c)
 static void tcp_client(struct cconn *c, uint32_t events)
 {
     if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && c->in_len == 0 && !c->eof) {
-        ssize_t n = recv(c->fd, c->in, CIN_CAP, 0);
+        ssize_t n = c_recv(c, c->in, CIN_CAP);
 
         if (n < 0 && errno != EAGAIN && errno != EINTR) {
             tcp_close_both(c);
@@ -1301,10 +1399,47 @@ static void on_client(struct cm_ev *ev, int fd, uint32_t events, void *ud)
 
     (void)ev;
     (void)fd;
+    if (c->ssl) {
+        /* a TLS read or write that waited for the other direction goes on now */
+        if ((events & EPOLLOUT) && c->ssl_rd_want == EPOLLOUT)
+            events |= EPOLLIN;
+        if ((events & EPOLLIN) && c->ssl_wr_want == EPOLLIN && c->state != CS_TCP)
+            events |= EPOLLOUT;
+    }
     if (c->state == CS_TCP)
         tcp_client(c, events);
     else
         http_client(c, events);
+}
+
+/* Clients whose decrypted input waits inside OpenSSL get a read without an epoll event. */
+static int64_t on_tls_kick(struct cm_ev *ev, int64_t now, void *ud)
+{
+    struct lb_listener *l = ud;
+    struct cconn *c;
+
+    (void)ev;
+    (void)now;
+    l->tls_kick_timer = 0;
+again:
+    for (c = l->all; c; c = c->next) {
+        if (!c->ssl_kick)
+            continue;
+        c->ssl_kick = 0;
+        if (c->ssl && SSL_pending(c->ssl) > 0)
+            on_client(l->ev, c->fd, EPOLLIN, c); /* may close c */
+        goto again;
+    }
+    return -1;
+}
+
+static void tls_kick(struct cconn *c)
+{
+    struct lb_listener *l = c->l;
+
+    c->ssl_kick = 1;
+    if (!l->tls_kick_timer)
+        l->tls_kick_timer = cm_ev_add_timer(l->ev, 0, on_tls_kick, l);
 }
 
 /* --- listener --------------------------------------------------------------------------------- */
@@ -1327,6 +1462,15 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c = cconn_new(l, cfd);
         c->events = EPOLLIN | EPOLLRDHUP;
+        if (l->tls) {
+            c->ssl = SSL_new(l->tls);
+            if (!c->ssl || SSL_set_fd(c->ssl, cfd) != 1) {
+                ERR_clear_error();
+                client_close(c);
+                continue;
+            }
+            SSL_set_accept_state(c->ssl);
+        }
         if (cm_ev_add_fd(ev, cfd, c->events, on_client, c) < 0) {
             c->fd = -1;
             close(cfd);
@@ -1378,6 +1522,7 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
 
     l = cm_xcalloc(1, sizeof(*l));
     l->ev = ev;
+    l->tls = cfg->tls;
     l->name = cm_xstrdup(cfg->name ? cfg->name : "proxy");
     l->mode = cfg->mode;
     l->idle_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms : 60000;
@@ -1417,6 +1562,8 @@ void lb_listener_destroy(struct lb_listener *l)
     if (!l)
         return;
     cm_ev_del_timer(l->ev, l->sweep_timer);
+    if (l->tls_kick_timer)
+        cm_ev_del_timer(l->ev, l->tls_kick_timer);
     cm_ev_del_fd(l->ev, l->fd);
     close(l->fd);
     l->qhead = l->qtail = NULL;

@@ -1,6 +1,7 @@
 /* emulator/lb.h: one classic-ELB listener as a real reverse proxy on 127.0.0.1, on the
  * caller's common/ev loop (single-threaded, non-blocking).
  *
+ * HTTPS and SSL listeners terminate TLS first (lb_config.tls, lb_tls.h), non-blocking.
  * HTTP listeners parse each request (lb_http), add X-Forwarded-For/-Proto/-Port, answer
  * Expect: 100-continue themselves, and send it to the backend with the fewest outstanding
  * requests over a pooled keep-alive connection; the response goes back unchanged but for
@@ -37,9 +38,15 @@ enum lb_mode {
 
 #define LB_ZONES_MAX 8
 
+struct ssl_ctx_st; /* OpenSSL's SSL_CTX (emulator/lb_tls.h) */
+
 struct lb_config {
     const char *name; /* for logs ("autoscalelb:80"), copied */
-    int port;         /* 127.0.0.1 port to listen on; 0 = any */
+    /* HTTPS (mode HTTP) and SSL (mode TCP) listeners: the TLS context the proxy terminates
+     * TLS with (borrowed; outlives the listener); backends get plain HTTP or bytes. NULL:
+     * plain HTTP/TCP. */
+    struct ssl_ctx_st *tls;
+    int port; /* 127.0.0.1 port to listen on; 0 = any */
     enum lb_mode mode;
     int forwarded_port;      /* X-Forwarded-Port (the LoadBalancerPort); 0 = port */
     int64_t idle_timeout_ms; /* 0 -> 60000 */

@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "emulator/health.h"
 #include "emulator/instance.h"
+#include "emulator/lb_tls.h"
 
 #define MAX_BACKENDS 256
 
@@ -55,6 +56,9 @@ static void usage(FILE *f)
             "  --listen [HOST:]PORT      port to listen on (0 = any; see --port-file)\n"
             "  --backend HOST:PORT       a backend on loopback (repeat; up to 256)\n"
             "  --tcp                     TCP listener instead of HTTP\n"
+            "  --tls                     terminate TLS (HTTPS, or SSL with --tcp) with a\n"
+            "                            self-signed certificate made at start\n"
+            "  --tls-cert PEM --tls-key PEM  ... or with this certificate and key\n"
             "  --health-check TARGET     TCP or HTTP:/path (off by default: all in service)\n"
             "  --interval DUR            health-check interval [5s]\n"
             "  --timeout DUR             health-check timeout [2s]\n"
@@ -275,6 +279,9 @@ int lb_proxy_main(int argc, char **argv)
         { "listen", required_argument, NULL, 'L' },
         { "backend", required_argument, NULL, 'B' },
         { "tcp", no_argument, NULL, 'T' },
+        { "tls", no_argument, NULL, 'S' },
+        { "tls-cert", required_argument, NULL, 'X' },
+        { "tls-key", required_argument, NULL, 'K' },
         { "health-check", required_argument, NULL, 'H' },
         { "interval", required_argument, NULL, 'I' },
         { "timeout", required_argument, NULL, 't' },
@@ -304,6 +311,9 @@ int lb_proxy_main(int argc, char **argv)
     int ninst = 0;
     const char *profile = NULL;
     long boot_ms = -1;
+    int tls = 0;
+    const char *tls_cert = NULL, *tls_key = NULL;
+    struct ssl_ctx_st *tls_ctx = NULL;
 
     memset(&p, 0, sizeof(p));
     memset(&cfg, 0, sizeof(cfg));
@@ -332,6 +342,17 @@ int lb_proxy_main(int argc, char **argv)
             break;
         case 'T':
             cfg.mode = LB_MODE_TCP;
+            break;
+        case 'S':
+            tls = 1;
+            break;
+        case 'X':
+            tls_cert = optarg;
+            tls = 1;
+            break;
+        case 'K':
+            tls_key = optarg;
+            tls = 1;
             break;
         case 'H':
             have_hc = 1;
@@ -412,6 +433,14 @@ int lb_proxy_main(int argc, char **argv)
         log_error("proxy: event loop: %s", strerror(errno));
         goto out;
     }
+    if (tls) {
+        tls_ctx = lb_tls_ctx_create(tls_cert, tls_key, err, sizeof(err));
+        if (!tls_ctx) {
+            log_error("proxy: %s", err);
+            goto out;
+        }
+        cfg.tls = tls_ctx;
+    }
     p.l = lb_listener_create(p.ev, &cfg, err, sizeof(err));
     if (!p.l) {
         log_error("proxy: %s", err);
@@ -461,6 +490,7 @@ out:
     inst_mgr_destroy(p.im, 2000);
     hc_set_destroy(p.hc);
     lb_listener_destroy(p.l);
+    lb_tls_ctx_free(tls_ctx);
     cm_ev_destroy(p.ev);
     return rc;
 

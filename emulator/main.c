@@ -40,6 +40,9 @@ static void usage(FILE *f)
                "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
                "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
                "  --port-file PATH    write the bound port to PATH once listening\n"
+               "  --tls-cert PEM      certificate of HTTPS/SSL listeners (with --tls-key;\n"
+               "                      default: a self-signed one made at start)\n"
+               "  --tls-key PEM       its private key\n"
                "  --quiet             no per-request log line\n"
                "  --help, --version\n"
                "sub-modes: emulator instance --help (an emulated instance),\n"
@@ -91,6 +94,8 @@ int main(int argc, char **argv)
         { "credentials", required_argument, NULL, 'C' },
         { "port-file", required_argument, NULL, 'P' },
         { "quiet", no_argument, NULL, 'q' },
+        { "tls-cert", required_argument, NULL, 'X' },
+        { "tls-key", required_argument, NULL, 'K' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -170,6 +175,12 @@ int main(int argc, char **argv)
         case 'q':
             cfg.quiet = 1;
             break;
+        case 'X':
+            cfg.srv.tls_cert = optarg;
+            break;
+        case 'K':
+            cfg.srv.tls_key = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -187,6 +198,8 @@ int main(int argc, char **argv)
         return usage_error("unexpected argument", argv[optind]);
     if (cfg.srv.credentials && !cfg.srv.auth_sigv4)
         return usage_error("--credentials needs --auth sigv4", NULL);
+    if (!cfg.srv.tls_cert != !cfg.srv.tls_key)
+        return usage_error("--tls-cert and --tls-key go together", NULL);
 
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
     cfg.srv.quiet = cfg.quiet;

@@ -940,6 +940,8 @@ static void start_autoscale(struct srv *s)
     ac.now_ms = as_now;
     ac.step = as_step;
     ac.ud = s;
+    ac.tls_cert = s->cfg.tls_cert;
+    ac.tls_key = s->cfg.tls_key;
     s->as = autoscale_create(&ac, err, sizeof(err));
     if (!s->as)
         log_warn("server: instances stay records: %s", err);

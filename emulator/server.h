@@ -35,6 +35,8 @@ struct srv_config {
     const char *credentials; /* keys file for auth_sigv4 (env keys are added) */
     size_t max_body;         /* request bodies over this answer 413 */
     int quiet;               /* no per-request log line */
+    const char *tls_cert;    /* HTTPS/SSL listeners' PEM certificate and key (both or */
+    const char *tls_key;     /* neither: NULL = self-signed, emulator/lb_tls.h) */
 };
 
 void srv_config_defaults(struct srv_config *cfg);
