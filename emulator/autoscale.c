@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -27,7 +28,19 @@
 #define MAX_TARGETS 1024
 #define PMAP_MAX    16 /* InstancePorts with their own port per instance */
 
+/* one non-blocking GET /_instance/status in flight (CPU collection) */
+struct fetch {
+    int fd;     /* -1: none */
+    int queued; /* waits for a free slot (FETCH_PARALLEL) */
+    int sent;
+    long timer;
+    int64_t now; /* the emulated minute it reports for */
+    size_t len;
+    char buf[2048];
+};
+
 struct proc {
+    struct autoscale *a;
     struct sc_world *w;
     char id[SC_EC2_ID_LEN];
     int port;     /* 0 while booting */
@@ -45,6 +58,7 @@ struct proc {
     int map_port[PMAP_MAX];
     int nmap;
     int map_tagged; /* entries already in the scalelab:ports tag */
+    struct fetch f;
 };
 
 struct listener {
@@ -102,6 +116,9 @@ struct autoscale {
     long minute_timer;
     struct ssl_ctx_st *tls; /* HTTPS/SSL listeners' context, made on first use */
     int tls_failed;         /* logged once */
+    int blocking_fetch;     /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
+    int fetching;           /* status GETs in flight */
+    int fetch_rr;           /* where the next queued one is looked for */
     uint64_t key_seq;
 };
 
@@ -159,12 +176,20 @@ static struct proc *proc_by_id(const struct autoscale *a, const char *id)
     return NULL;
 }
 
+static void fetch_end(struct proc *p);
+
+static void proc_free(struct proc *p)
+{
+    fetch_end(p);
+    free(p);
+}
+
 static void proc_drop(struct autoscale *a, struct proc *p)
 {
     for (int i = 0; i < a->nprocs; i++) {
         if (a->procs[i] == p) {
             a->procs[i] = a->procs[--a->nprocs];
-            free(p);
+            proc_free(p);
             return;
         }
     }
@@ -314,7 +339,9 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     struct proc *p = cm_xcalloc(1, sizeof(*p));
     char err[256];
 
+    p->a = a;
     p->w = w;
+    p->f.fd = -1;
     snprintf(p->id, sizeof(p->id), "%s", id);
     p->workers = prof.workers;
     PUSH(a->procs, a->nprocs, a->cap_procs, p);
@@ -724,51 +751,200 @@ static int sync_lbs(struct autoscale *a, struct sc_world *w, int64_t now)
 
 /* --- metrics, every emulated minute ------------------------------------------------- */
 
-/* GET /_instance/status, bounded by 50 ms timeouts (a hung instance gives no figure, as a
- * real one gives no datapoint). Returns 0 with busy_ms and uptime_ms. */
-static int fetch_status(int port, double *busy_ms, double *up_ms)
-{
-    static const char req[] = "GET /_instance/status HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                              "Connection: close\r\n\r\n";
-    struct sockaddr_in sa;
-    struct timeval tv = { 0, 50000 };
-    char buf[2048];
-    size_t len = 0;
-    int fd, rc = -1;
-    const char *b, *u;
+/* --- CPU collection: non-blocking GET /_instance/status on the loop ------------------------- */
 
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+/* real ms; a hung instance gives no figure, as a real one gives no datapoint */
+#define FETCH_TIMEOUT_MS 250
+/* GETs in flight at once: waking every instance together would put hundreds of runnable
+ * processes beside the emulator on two cores; a few at a time keep the loop responsive */
+#define FETCH_PARALLEL 4
+
+static void fetch_next(struct autoscale *a);
+
+static const char status_req[] = "GET /_instance/status HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 "Connection: close\r\n\r\n";
+
+/* Ends p's GET (no report) and takes it off the queue; starts the next queued ones. */
+static void fetch_end(struct proc *p)
+{
+    struct autoscale *a = p->a;
+
+    p->f.queued = 0;
+    if (p->f.timer > 0) {
+        cm_ev_del_timer(a->cfg.ev, p->f.timer);
+        p->f.timer = 0;
+    }
+    if (p->f.fd >= 0) {
+        cm_ev_del_fd(a->cfg.ev, p->f.fd);
+        close(p->f.fd);
+        p->f.fd = -1;
+        a->fetching--;
+        fetch_next(a);
+    }
+}
+
+/* The reply is in: modelled CPU over the interval since the last reading. */
+static void fetch_done(struct proc *p)
+{
+    const char *b, *u;
+    double busy, up;
+
+    p->f.buf[p->f.len] = '\0';
+    b = strstr(p->f.buf, "\"busy_ms\":");
+    u = strstr(p->f.buf, "\"uptime_ms\":");
+    if (!b || !u || p->exited)
+        return;
+    busy = strtod(b + 10, NULL);
+    up = strtod(u + 12, NULL);
+    if (p->have_last && up > p->last_up_ms) {
+        double pct = app_cpu_pct(busy - p->last_busy_ms, p->workers, (int64_t)(up - p->last_up_ms));
+
+        sc_world_report_instance_cpu(p->w, p->id, pct, p->f.now);
+    }
+    p->have_last = 1;
+    p->last_busy_ms = busy;
+    p->last_up_ms = up;
+}
+
+static void on_fetch(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct proc *p = ud;
+
+    if (!p->f.sent) {
+        int soerr = 0;
+        socklen_t sl = sizeof(soerr);
+
+        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+            return;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr != 0 ||
+            send(fd, status_req, sizeof(status_req) - 1, MSG_NOSIGNAL) !=
+                (ssize_t)(sizeof(status_req) - 1)) {
+            fetch_end(p);
+            return;
+        }
+        p->f.sent = 1;
+        cm_ev_mod_fd(ev, fd, EPOLLIN);
+        return;
+    }
+    for (;;) {
+        ssize_t n = recv(fd, p->f.buf + p->f.len, sizeof(p->f.buf) - 1 - p->f.len, 0);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n > 0) {
+            p->f.len += (size_t)n;
+            if (p->f.len < sizeof(p->f.buf) - 1)
+                continue;
+        }
+        /* EOF (Connection: close), an error, or the buffer is full */
+        if (n >= 0)
+            fetch_done(p);
+        fetch_end(p);
+        return;
+    }
+}
+
+static int64_t on_fetch_timeout(struct cm_ev *ev, int64_t now, void *ud)
+{
+    struct proc *p = ud;
+
+    (void)ev;
+    (void)now;
+    p->f.timer = 0;
+    fetch_end(p);
+    return -1;
+}
+
+/* Opens the connection of a queued GET. Returns 0, or -1 (nothing in flight). */
+static int fetch_open(struct autoscale *a, struct proc *p)
+{
+    struct sockaddr_in sa;
+    int fd;
+
+    p->f.queued = 0;
+    if (p->exited || p->port <= 0 || p->hung)
+        return -1;
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)p->port);
+    if ((connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS) ||
+        cm_ev_add_fd(a->cfg.ev, fd, EPOLLOUT, on_fetch, p) < 0) {
+        close(fd);
+        return -1;
+    }
+    p->f.fd = fd;
+    p->f.sent = 0;
+    p->f.len = 0;
+    p->f.timer = cm_ev_add_timer(a->cfg.ev, FETCH_TIMEOUT_MS, on_fetch_timeout, p);
+    a->fetching++;
+    return 0;
+}
+
+/* Starts queued GETs while fewer than FETCH_PARALLEL are in flight. */
+static void fetch_next(struct autoscale *a)
+{
+    for (int k = 0; k < a->nprocs && a->fetching < FETCH_PARALLEL; k++) {
+        int i = (a->fetch_rr + k) % a->nprocs;
+        struct proc *p = a->procs[i];
+
+        if (!p->f.queued)
+            continue;
+        a->fetch_rr = i + 1;
+        fetch_open(a, p);
+        k = -1; /* rescan from the new position (the list may have changed) */
+        if (a->fetch_rr >= a->nprocs)
+            a->fetch_rr = 0;
+    }
+}
+
+/* Queues the GET for the emulated minute `now`; one still queued or in flight is left. */
+static void fetch_start(struct proc *p, int64_t now)
+{
+    if (p->f.fd >= 0 || p->f.queued)
+        return;
+    p->f.queued = 1;
+    p->f.now = now;
+}
+
+/* The old way, kept only so bench/bench_instances.sh can compare both in one run
+ * (SCALELAB_BLOCKING_CPU_FETCH=1): one blocking GET per instance, 50 ms socket timeouts. */
+static void fetch_blocking(struct proc *p, int64_t now)
+{
+    struct sockaddr_in sa;
+    struct timeval tv = { 0, 50000 };
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    if (fd < 0)
+        return;
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    sa.sin_port = htons((uint16_t)port);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-        send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof(req) - 1))
-        goto out;
-    for (;;) {
-        ssize_t n = recv(fd, buf + len, sizeof(buf) - 1 - len, 0);
+    sa.sin_port = htons((uint16_t)p->port);
+    p->f.len = 0;
+    p->f.now = now;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+        send(fd, status_req, sizeof(status_req) - 1, MSG_NOSIGNAL) ==
+            (ssize_t)(sizeof(status_req) - 1)) {
+        for (;;) {
+            ssize_t n = recv(fd, p->f.buf + p->f.len, sizeof(p->f.buf) - 1 - p->f.len, 0);
 
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-        if (len == sizeof(buf) - 1)
-            break;
+            if (n <= 0)
+                break;
+            p->f.len += (size_t)n;
+            if (p->f.len == sizeof(p->f.buf) - 1)
+                break;
+        }
+        fetch_done(p);
     }
-    buf[len] = '\0';
-    b = strstr(buf, "\"busy_ms\":");
-    u = strstr(buf, "\"uptime_ms\":");
-    if (!b || !u)
-        goto out;
-    *busy_ms = strtod(b + 10, NULL);
-    *up_ms = strtod(u + 12, NULL);
-    rc = 0;
-out:
     close(fd);
-    return rc;
 }
 
 static void put(struct sc_world *w, const char *lb, const char *metric, const char *unit, double v,
@@ -786,22 +962,15 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
 
     for (int i = 0; i < a->nprocs; i++) {
         struct proc *p = a->procs[i];
-        double busy, up;
 
         if (p->w != w || p->exited || p->port <= 0 || p->hung)
             continue;
-        if (fetch_status(p->port, &busy, &up) < 0)
-            continue;
-        if (p->have_last && up > p->last_up_ms) {
-            double pct =
-                app_cpu_pct(busy - p->last_busy_ms, p->workers, (int64_t)(up - p->last_up_ms));
-
-            sc_world_report_instance_cpu(w, p->id, pct, now);
-        }
-        p->have_last = 1;
-        p->last_busy_ms = busy;
-        p->last_up_ms = up;
+        if (a->blocking_fetch)
+            fetch_blocking(p, now);
+        else
+            fetch_start(p, now);
     }
+    fetch_next(a);
     for (int i = 0; i < sc_elb_lb_count(elb); i++) {
         char name[SC_ELB_NAME_LEN];
         struct lb_metrics sum, m;
@@ -1008,6 +1177,11 @@ struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err
         return NULL;
     }
     a->hc = hc_set_create(cfg->ev, on_health, a);
+    {
+        const char *bf = getenv("SCALELAB_BLOCKING_CPU_FETCH");
+
+        a->blocking_fetch = bf && strcmp(bf, "1") == 0;
+    }
     a->minute_timer = cm_ev_add_timer(cfg->ev, scaled_ms(a, 60000.0, 50), on_minute, a);
     return a;
 }
@@ -1032,7 +1206,7 @@ void autoscale_destroy(struct autoscale *a)
     }
     lb_tls_ctx_free(a->tls); /* after the listeners that borrow it */
     for (int i = 0; i < a->nprocs; i++)
-        free(a->procs[i]);
+        proc_free(a->procs[i]);
     for (int i = 0; i < a->nhr; i++)
         free(a->hr[i]);
     for (int i = 0; i < a->nst; i++)
@@ -1070,7 +1244,7 @@ void autoscale_forget_world(struct autoscale *a, struct sc_world *w)
             continue;
         if (!p->exited)
             inst_kill(a->im, p->id);
-        free(p);
+        proc_free(p);
         a->procs[i--] = a->procs[--a->nprocs];
     }
     for (int i = 0; i < a->nls; i++) {
