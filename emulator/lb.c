@@ -1400,9 +1400,13 @@ static void on_client(struct cm_ev *ev, int fd, uint32_t events, void *ud)
     (void)ev;
     (void)fd;
     if (c->ssl) {
-        /* a TLS read or write that waited for the other direction goes on now */
-        if ((events & EPOLLOUT) && c->ssl_rd_want == EPOLLOUT)
+        /* a TLS read or write that waited for the other direction goes on now; the HTTP
+         * path takes EPOLLOUT as "flush", so with nothing to flush it must read instead */
+        if ((events & EPOLLOUT) && c->ssl_rd_want == EPOLLOUT) {
             events |= EPOLLIN;
+            if (c->state != CS_TCP && c->out_len == c->out_off)
+                events &= ~(uint32_t)EPOLLOUT;
+        }
         if ((events & EPOLLIN) && c->ssl_wr_want == EPOLLIN && c->state != CS_TCP)
             events |= EPOLLOUT;
     }
