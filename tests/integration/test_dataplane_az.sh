@@ -153,9 +153,13 @@ t0 = time.time()
 st, r = admin("/_scalelab/fault", {"zone": "us-east-1a", "fault": "az_outage", "for_s": 600})
 check("az_outage answers 200 with the instances that died", st == 200 and r["instances"] == [victim],
       r)
-check("the victim's process is gone (kill -9)",
-      wait(lambda: pid and not os.path.exists(f"/proc/{pid}/stat") or
-           (os.path.exists(f"/proc/{pid}/stat") and open(f"/proc/{pid}/stat").read().split()[2] == "Z"), 3))
+def gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+check("the victim's process is gone (kill -9)", pid and wait(lambda: gone(pid), 3))
 inst = ec2.describe_instances(InstanceIds=[victim])["Reservations"][0]["Instances"][0]
 check("EC2: the zone's instance is terminated with Server.InternalError",
       inst["State"]["Name"] == "terminated" and inst["StateReason"]["Code"] == "Server.InternalError",
