@@ -55,6 +55,9 @@ struct alarm {
     double recent[SC_ALARM_MAX_RECENT];
     int nrecent;
     int64_t last_eval_ms;
+    /* the metric the last evaluation found, while the store's generation is m_gen */
+    const struct sc_metric *m_cache;
+    uint64_t m_gen;
     int pending;
     struct tag *tags;
     int ntags;
@@ -1392,7 +1395,7 @@ static int run_actions(struct sc_alarms *a, struct alarm *al, int only_as, int64
     char name[256], arns[SC_ALARM_MAX_ACTIONS][1025];
     int n = 0, ran = 0;
 
-    if (!al->actions_enabled)
+    if (!al->actions_enabled || al->nactions[al->state] == 0)
         return 0;
     snprintf(name, sizeof(name), "%s", al->name);
     for (int i = 0; i < al->nactions[al->state]; i++) {
@@ -1519,8 +1522,8 @@ static void reason_data(struct sb *b, const struct sc_alarms *a, const struct al
 static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_metric_store *store,
                          int64_t tick_ms, int minute_tick, sc_alarm_action_fn fn, void *ud)
 {
-    struct sc_metric_key key = { al->ns, al->metric_name, al->dims, al->ndims };
-    const struct sc_metric *m = sc_metric_store_find(store, &key);
+    uint64_t gen = sc_metric_store_generation(store);
+    const struct sc_metric *m = al->m_cache;
     int r = al->n + 2, kreal = 0, breach_real = 0, nonbreach_real = 0, oldest_breach = 0;
     int *eval_slots = a->eval_slots;
     int n_eval = 0, breach = 0, filled = 0;
@@ -1530,6 +1533,12 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
     struct sb b;
     int decided = 1;
 
+    if (gen != al->m_gen) {
+        struct sc_metric_key key = { al->ns, al->metric_name, al->dims, al->ndims };
+        m = sc_metric_store_find(store, &key);
+        al->m_cache = m;
+        al->m_gen = gen;
+    }
     if (r > MAX_SLOTS - 1)
         r = MAX_SLOTS - 1;
     for (int k = 1; k <= r; k++) {

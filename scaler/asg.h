@@ -383,6 +383,11 @@ int sc_asg_instance_warmed(const struct sc_asg *asg, const char *instance_id, in
 /* Capacity counted toward desired: Pending* and InService members. */
 int sc_asg_group_capacity(const struct sc_asg_group_info *g);
 
+/* The group's instances by lifecycle: Pending (with its wait and proceed states), InService,
+ * Terminating (with its wait and proceed states). One pass; the simulator's timeline. */
+void sc_asg_group_lifecycle_counts(const struct sc_asg_group_info *g, int *pending,
+                                   int *in_service, int *terminating);
+
 /* --- instances -------------------------------------------------------------------------- */
 
 /* SetDesiredCapacity: ValidationError `New SetDesiredCapacity value 2 is above max value 1

@@ -95,7 +95,11 @@ struct sc_metric_store {
     struct sc_metric **list;
     int nlist, caplist;
     size_t bytes;
+    uint64_t gen; /* sc_metric_store_generation(): changes when a metric comes or goes */
 };
+
+/* Generations of all stores are distinct: each store starts at its own multiple of 2^32. */
+static _Atomic uint64_t store_gen_base;
 
 /* --- small helpers --------------------------------------------------------------------- */
 
@@ -551,6 +555,7 @@ static struct sc_metric *metric_new(struct sc_metric_store *s, uint64_t h, const
     m->next = s->table[h & (s->table_n - 1)];
     s->table[h & (s->table_n - 1)] = m;
     s->list[s->nlist++] = m;
+    s->gen++;
     m->own_bytes = sizeof(*m) + len + (size_t)sd->n * sizeof(*m->dims);
     s->bytes += m->own_bytes;
     return m;
@@ -606,7 +611,13 @@ struct sc_metric_store *sc_metric_store_create(const struct sc_metric_config *cf
         return NULL;
     }
     s->bytes += sizeof(*s);
+    s->gen = (++store_gen_base) << 32;
     return s;
+}
+
+uint64_t sc_metric_store_generation(const struct sc_metric_store *s)
+{
+    return s->gen;
 }
 
 void sc_metric_store_destroy(struct sc_metric_store *s)
@@ -981,6 +992,7 @@ int sc_metric_store_expire(struct sc_metric_store *s, int64_t now_ms)
             *pp = m->next;
             s->bytes -= m->own_bytes;
             metric_free(m);
+            s->gen++;
             freed++;
         } else {
             s->list[w++] = m;

@@ -192,6 +192,10 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
  * how many metrics were freed. Called by sc_cw_step once a minute. */
 int sc_metric_store_expire(struct sc_metric_store *s, int64_t now_ms);
 
+/* A number that changes whenever a metric is created or freed, and differs between stores:
+ * a metric pointer found while it had a value is still the answer while it has it. */
+uint64_t sc_metric_store_generation(const struct sc_metric_store *s);
+
 /* The metric with exactly this identity, or NULL. Borrowed until the next put/expire. */
 const struct sc_metric *sc_metric_store_find(const struct sc_metric_store *s,
                                              const struct sc_metric_key *key);

@@ -1118,14 +1118,15 @@ static void sample_latency(struct eng *e, struct sim_sample *s, struct sim_check
         for (int i = 0; i < n;) {
             int idx = cm_hist_index_of(lay, e->ents[i].value_us), j = i + 1;
             uint64_t rest = 0;
-            int64_t v;
-            while (j < n && cm_hist_index_of(lay, e->ents[j].value_us) == idx)
+            /* the slot's highest value: the sorted entries up to it share the slot */
+            int64_t top = cm_hist_value_at(lay, idx), v;
+            while (j < n && e->ents[j].value_us <= top)
                 rest += e->ents[j++].count;
             cm_hist_record_n(&e->run_hist, e->ents[i].value_us, e->ents[i].count);
             if (j - i > 1)
                 cm_hist_record_n(&e->run_hist, e->ents[j - 1].value_us, rest);
             seen += e->ents[i].count + rest;
-            v = cm_hist_value_at(lay, idx);
+            v = top;
             v = v > vmax ? vmax : v < vmin ? vmin : v;
             if (!got50 && seen >= want50) {
                 s->p50_ms = (double)v / 1000.0;
@@ -1178,28 +1179,8 @@ static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *
         struct sim_group_sample *o = &gs[g];
         memset(o, 0, sizeof(*o));
         if (gi) {
-            int n = sc_asg_group_instance_count(gi);
             o->desired = gi->desired_capacity;
-            for (int i = 0; i < n; i++) {
-                const struct sc_asg_instance_info *ii = sc_asg_group_instance_at(gi, i);
-                switch (ii->lifecycle_state) {
-                case SC_ASG_PENDING:
-                case SC_ASG_PENDING_WAIT:
-                case SC_ASG_PENDING_PROCEED:
-                    o->pending++;
-                    break;
-                case SC_ASG_IN_SERVICE:
-                    o->in_service++;
-                    break;
-                case SC_ASG_TERMINATING:
-                case SC_ASG_TERMINATING_WAIT:
-                case SC_ASG_TERMINATING_PROCEED:
-                    o->terminating++;
-                    break;
-                default:
-                    break;
-                }
-            }
+            sc_asg_group_lifecycle_counts(gi, &o->pending, &o->in_service, &o->terminating);
         }
         o->cpu_pct = gcap[g] > 0 ? 100.0 * gbusy[g] / gcap[g] : NAN;
         o->demand = e->groups[g].lb >= 0
