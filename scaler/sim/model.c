@@ -666,6 +666,16 @@ int sim_model_slot_live(const struct sim_model *m, int slot)
     return m->insts[slot].live;
 }
 
+int sim_model_slot_cpu(const struct sim_model *m, int slot, int *workers)
+{
+    const struct inst *in = &m->insts[slot];
+
+    if (!in->live)
+        return 0;
+    *workers = in->app->workers;
+    return SIM_SLOT_LIVE | (in->dead ? SIM_SLOT_DEAD : 0);
+}
+
 void sim_model_set_routes(struct sim_model *m, int lb, const int *slots, int n)
 {
     sim_model_set_zone_routes(m, lb, slots, NULL, n, 0);

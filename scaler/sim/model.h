@@ -107,6 +107,12 @@ int sim_model_instance_workers(const struct sim_model *m, int slot);
 /* Slots in use: 0 <= slot < sim_model_slot_count(); sim_model_slot_live() says which. */
 int sim_model_slot_count(const struct sim_model *m);
 int sim_model_slot_live(const struct sim_model *m, int slot);
+/* The per-minute CPU passes' reads of a slot in one call: 0 when it holds no live
+ * instance, else SIM_SLOT_LIVE, with SIM_SLOT_DEAD when the instance died; *workers gets
+ * its workers when live. */
+#define SIM_SLOT_LIVE 1
+#define SIM_SLOT_DEAD 2
+int sim_model_slot_cpu(const struct sim_model *m, int slot, int *workers);
 
 /* --- routing --------------------------------------------------------------------------- */
 

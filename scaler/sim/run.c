@@ -530,10 +530,10 @@ static int sync_instances(struct eng *e)
     return reported;
 }
 
-static void integrals(struct eng *e, int slot, struct slot_state *ss, double *busy, double *up)
+/* ver: sim_model_health_version() + 1 now. */
+static void integrals(struct eng *e, int slot, struct slot_state *ss, uint64_t ver, double *busy,
+                      double *up)
 {
-    uint64_t ver = sim_model_health_version(e->model) + 1;
-
     if (ss->integ_ms != e->now_ms || ss->integ_ver != ver) {
         sim_model_instance_integrals(e->model, slot, &ss->integ_busy, &ss->integ_up);
         ss->integ_ms = e->now_ms;
@@ -737,23 +737,25 @@ static void metrics_minute(struct eng *e)
     double all_cnt = 0, all_sum = 0, all_mn = 0, all_mx = 0;
     int any_cpu = e->cpu_all_metric || e->cpu_instance_metric;
 
+    int nslots = sim_model_slot_count(e->model);
+    uint64_t ver = sim_model_health_version(e->model) + 1;
+
     for (int g = 0; g < ng; g++)
         any_cpu |= e->groups[g].cpu_metric;
-    for (int slot = 0; any_cpu && slot < sim_model_slot_count(e->model); slot++) {
+    for (int slot = 0; any_cpu && slot < nslots; slot++) {
         struct slot_state *ss;
         double busy, up, pct;
-        int g;
-        if (!sim_model_slot_live(e->model, slot) || sim_model_instance_dead(e->model, slot))
+        int g, workers;
+        if (sim_model_slot_cpu(e->model, slot, &workers) != SIM_SLOT_LIVE)
             continue;
         ss = slot_of(e, slot);
-        integrals(e, slot, ss, &busy, &up);
+        integrals(e, slot, ss, ver, &busy, &up);
         if (up - ss->min_up <= 0) {
             ss->min_busy = busy;
             ss->min_up = up;
             continue;
         }
-        pct = 100.0 * (busy - ss->min_busy) /
-              ((up - ss->min_up) * sim_model_instance_workers(e->model, slot));
+        pct = 100.0 * (busy - ss->min_busy) / ((up - ss->min_up) * workers);
         if (pct > 100)
             pct = 100;
         if (pct < 0)
@@ -1160,16 +1162,20 @@ static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *
         arrived += c.arrived - ls->smp_snap.arrived;
         ls->smp_snap = c;
     }
-    for (int slot = 0; slot < sim_model_slot_count(e->model); slot++) {
+    int nslots = sim_model_slot_count(e->model);
+    uint64_t ver = sim_model_health_version(e->model) + 1;
+
+    for (int slot = 0; slot < nslots; slot++) {
         struct slot_state *ss;
         double busy, up;
-        if (!sim_model_slot_live(e->model, slot))
+        int workers;
+        if (!sim_model_slot_cpu(e->model, slot, &workers))
             continue;
         ss = slot_of(e, slot);
-        integrals(e, slot, ss, &busy, &up);
+        integrals(e, slot, ss, ver, &busy, &up);
         if (ss->group >= 0 && up > ss->smp_up) {
             gbusy[ss->group] += busy - ss->smp_busy;
-            gcap[ss->group] += (up - ss->smp_up) * sim_model_instance_workers(e->model, slot);
+            gcap[ss->group] += (up - ss->smp_up) * workers;
         }
         ss->smp_busy = busy;
         ss->smp_up = up;
