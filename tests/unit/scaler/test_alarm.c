@@ -188,6 +188,92 @@ static void test_alarm_windows_slide_by_minute(void **state)
     fx_cleanup(&f);
 }
 
+/* The alarm reads whichever metric the store holds at each evaluation: one created after
+ * the alarm's first evaluation, none once retention freed it, a new one put again. */
+static void test_alarm_metric_followed_across_create_and_expiry(void **state)
+{
+    struct fx f;
+    struct sc_put_metric_alarm_req r =
+        base_req("a", 60, 1, 0, "GreaterThanThreshold", 1, "missing");
+    int64_t t = T0 + 10 * MIN;
+
+    (void)state;
+    fx_init(&f);
+    sc_alarms_put(f.alarms, &r, T0, NULL);
+    sc_alarms_evaluate(f.alarms, f.store, t, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_INSUFFICIENT_DATA);
+    put(&f, 5, t, t);
+    sc_alarms_evaluate(f.alarms, f.store, t + MIN, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_ALARM);
+    /* retention frees the metric: nothing to read */
+    assert_int_equal(sc_metric_store_expire(f.store, t + 30LL * 24 * 60 * MIN), 1);
+    sc_alarms_evaluate(f.alarms, f.store, t + 2 * MIN, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_INSUFFICIENT_DATA);
+    put(&f, 0, t + 2 * MIN, t + 3 * MIN);
+    sc_alarms_evaluate(f.alarms, f.store, t + 3 * MIN, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_OK);
+    fx_cleanup(&f);
+}
+
+/* StateReason and StateReasonData are those of the last transition: evaluations that keep
+ * the state (with other datapoints) leave them as they were. */
+static void test_alarm_reason_is_last_transitions(void **state)
+{
+    struct fx f;
+    struct sc_put_metric_alarm_req r = base_req("a", 60, 1, 0, "GreaterThanThreshold", 1, NULL);
+    char reason[1024], data[4096];
+    int64_t t = T0 + 10 * MIN;
+
+    (void)state;
+    fx_init(&f);
+    sc_alarms_put(f.alarms, &r, T0, NULL);
+    put(&f, 5, t - MIN, t);
+    sc_alarms_evaluate(f.alarms, f.store, t, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_ALARM);
+    snprintf(reason, sizeof(reason), "%s", sc_alarms_find(f.alarms, "a")->state_reason);
+    snprintf(data, sizeof(data), "%s", sc_alarms_find(f.alarms, "a")->state_reason_data);
+    assert_non_null(strstr(reason, "[5.0 ("));
+    for (int i = 1; i <= 3; i++) {
+        put(&f, 7 + i, t + (i - 1) * MIN, t + i * MIN);
+        sc_alarms_evaluate(f.alarms, f.store, t + i * MIN, NULL, NULL);
+        assert_int_equal(state_of(&f, "a"), SC_ALARM_ALARM);
+        assert_string_equal(sc_alarms_find(f.alarms, "a")->state_reason, reason);
+        assert_string_equal(sc_alarms_find(f.alarms, "a")->state_reason_data, data);
+    }
+    /* the next transition brings its own */
+    put(&f, 0, t + 3 * MIN, t + 4 * MIN);
+    sc_alarms_evaluate(f.alarms, f.store, t + 4 * MIN, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_OK);
+    assert_non_null(strstr(sc_alarms_find(f.alarms, "a")->state_reason, "[0.0 ("));
+    fx_cleanup(&f);
+}
+
+/* A datapoint put late, into a minute older than the newest, counts at the next
+ * evaluation of every window that holds it. */
+static void test_alarm_late_datapoint_counts(void **state)
+{
+    struct fx f;
+    struct sc_put_metric_alarm_req r = base_req("a", 60, 3, 0, "GreaterThanThreshold", 1, NULL);
+    int64_t t = T0 + 10 * MIN;
+
+    (void)state;
+    fx_init(&f);
+    sc_alarms_put(f.alarms, &r, T0, NULL);
+    for (int k = 3; k >= 1; k--)
+        put(&f, 2, t - k * MIN, t);
+    sc_alarms_evaluate(f.alarms, f.store, t, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_ALARM);
+    put(&f, 2, t, t + MIN);
+    sc_alarms_evaluate(f.alarms, f.store, t + MIN, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_ALARM);
+    /* late: minute t - 1 min now averages (2 - 100) / 2 < 1 */
+    put(&f, -100, t - MIN + 5000, t + MIN + 1000);
+    put(&f, 2, t + MIN, t + 2 * MIN);
+    sc_alarms_evaluate(f.alarms, f.store, t + 2 * MIN, NULL, NULL);
+    assert_int_equal(state_of(&f, "a"), SC_ALARM_OK);
+    fx_cleanup(&f);
+}
+
 static void test_alarm_initial_state_insufficient_data(void **state)
 {
     struct fx f;
@@ -863,6 +949,9 @@ int main(void)
         cmocka_unit_test(test_alarm_table_2_of_3),
         cmocka_unit_test(test_alarm_windows_slide_by_minute),
         cmocka_unit_test(test_alarm_initial_state_insufficient_data),
+        cmocka_unit_test(test_alarm_metric_followed_across_create_and_expiry),
+        cmocka_unit_test(test_alarm_reason_is_last_transitions),
+        cmocka_unit_test(test_alarm_late_datapoint_counts),
         cmocka_unit_test(test_alarm_reason_single_datapoint),
         cmocka_unit_test(test_alarm_reason_m_of_n_to_alarm),
         cmocka_unit_test(test_alarm_reason_alarm_to_ok_minimum),

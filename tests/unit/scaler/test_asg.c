@@ -651,6 +651,47 @@ static void test_asg_terminate_without_decrement_replaces(void **state)
     assert_string_not_equal(inst_id(x, "g", 0), id);
 }
 
+/* sc_asg_group_lifecycle_counts: Pending*, InService, Terminating* in one pass, as
+ * counting the members state by state gives. */
+static void check_counts(struct fx *x, const char *g)
+{
+    int p, in, t;
+
+    sc_asg_group_lifecycle_counts(sc_asg_group_find(x->asg, g), &p, &in, &t);
+    assert_int_equal(p, count_state(x, g, SC_ASG_PENDING) + count_state(x, g, SC_ASG_PENDING_WAIT) +
+                            count_state(x, g, SC_ASG_PENDING_PROCEED));
+    assert_int_equal(in, count_state(x, g, SC_ASG_IN_SERVICE));
+    assert_int_equal(t, count_state(x, g, SC_ASG_TERMINATING) +
+                            count_state(x, g, SC_ASG_TERMINATING_WAIT) +
+                            count_state(x, g, SC_ASG_TERMINATING_PROCEED));
+}
+
+static void test_asg_lifecycle_counts_by_state(void **state)
+{
+    struct fx *x = *state;
+    int p, in, t;
+
+    assert_int_equal(make_group(x, "g", 0, 5, 3), SC_OK);
+    sc_asg_step(x->asg, T0);
+    sc_asg_group_lifecycle_counts(sc_asg_group_find(x->asg, "g"), &p, &in, &t);
+    assert_int_equal(p, 3);
+    assert_int_equal(in, 0);
+    assert_int_equal(t, 0);
+    check_counts(x, "g");
+    settle(x, T0);
+    sc_asg_group_lifecycle_counts(sc_asg_group_find(x->asg, "g"), &p, &in, &t);
+    assert_int_equal(p, 0);
+    assert_int_equal(in, 3);
+    check_counts(x, "g");
+    assert_int_equal(sc_asg_terminate_instance(x->asg, inst_id(x, "g", 0), 1, T0 + MIN, NULL,
+                                               &x->err),
+                     SC_OK);
+    sc_asg_group_lifecycle_counts(sc_asg_group_find(x->asg, "g"), &p, &in, &t);
+    assert_int_equal(in, 2);
+    assert_int_equal(t, 1);
+    check_counts(x, "g");
+}
+
 static void test_asg_scale_in_selected_for_termination(void **state)
 {
     struct fx *x = *state;
@@ -1678,6 +1719,7 @@ int main(void)
         T(test_asg_terminate_decrement_min_size_text),
         T(test_asg_terminate_with_decrement_shrinks),
         T(test_asg_terminate_without_decrement_replaces),
+        T(test_asg_lifecycle_counts_by_state),
         T(test_asg_scale_in_selected_for_termination),
         T(test_asg_scale_in_balances_zones),
         T(test_asg_launch_goes_to_fewest_zone),
