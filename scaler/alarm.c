@@ -29,6 +29,12 @@ struct tag {
     char *key, *value;
 };
 
+/* One evaluation slot kept for the next evaluation. */
+struct wslot {
+    double val, cnt;
+    char has, settled;
+};
+
 struct alarm {
     char *name, *arn, *description;
     int actions_enabled;
@@ -58,6 +64,13 @@ struct alarm {
     /* the metric the last evaluation found, while the store's generation is m_gen */
     const struct sc_metric *m_cache;
     uint64_t m_gen;
+    /* the last evaluation's slots 1..w_n at w_tick (w[k - 1] for slot k), of w_metric at
+     * its late version w_late; w_cap entries, none when the alarm cannot keep them */
+    struct wslot *w;
+    int w_cap, w_n;
+    const struct sc_metric *w_metric;
+    uint64_t w_late;
+    int64_t w_tick;
     int pending;
     struct tag *tags;
     int ntags;
@@ -341,6 +354,7 @@ static void alarm_free(struct alarm *al)
             free(al->actions[s][i]);
     free(al->metric_name);
     free(al->ns);
+    free(al->w);
     for (int i = 0; i < al->ndims; i++) {
         free((char *)al->dims[i].name);
         free((char *)al->dims[i].value);
@@ -856,6 +870,14 @@ static struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_
     if (bad) {
         alarm_free(al);
         return NULL;
+    }
+    /* slots a minute-aligned evaluation can keep (sc_metric_period_settled); without the
+     * memory the alarm just aggregates every slot */
+    if (al->period % 60 == 0 && al->period % 3600 != 0 && al->stat.kind != SC_STAT_PERCENTILE) {
+        al->w_cap = al->n + 2 < MAX_SLOTS - 1 ? al->n + 2 : MAX_SLOTS - 1;
+        al->w = calloc((size_t)al->w_cap, sizeof(*al->w));
+        if (!al->w)
+            al->w_cap = 0;
     }
     return al;
 }
@@ -1533,30 +1555,68 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
     struct sb b;
     int decided = 1;
 
+    int64_t period_ms = (int64_t)al->period * 1000, shift = -1, win_from = 0, win_to = 0;
+    uint64_t late = 0;
+    int keep;
+
     if (gen != al->m_gen) {
         struct sc_metric_key key = { al->ns, al->metric_name, al->dims, al->ndims };
         m = sc_metric_store_find(store, &key);
         al->m_cache = m;
         al->m_gen = gen;
+        al->w_metric = NULL; /* a freed metric's address may come back */
     }
     if (r > MAX_SLOTS - 1)
         r = MAX_SLOTS - 1;
-    for (int k = 1; k <= r; k++) {
+    /* slots settled at the last evaluation are still what they were while no put landed
+     * late: slot k now is slot k - shift then (newest last, so that entry is still the
+     * old one when read) */
+    keep = m && al->w_cap >= r && tick_ms % 60000 == 0 &&
+           sc_metric_settled_window(m, &win_from, &win_to);
+    if (keep) {
+        late = sc_metric_late_version(m);
+        if (al->w_metric == m && al->w_late == late && tick_ms > al->w_tick &&
+            (tick_ms - al->w_tick) % period_ms == 0)
+            shift = (tick_ms - al->w_tick) / period_ms;
+    }
+    for (int k = r; k >= 1; k--) {
         struct sc_agg ag;
-        int64_t start = tick_ms - (int64_t)k * al->period * 1000;
+        int64_t start = tick_ms - (int64_t)k * period_ms;
+        int settled = keep && start >= win_from && start + period_ms <= win_to;
         double v;
         a->slot_has[k] = 0;
+        if (keep)
+            al->w[k - 1].settled = 0;
         if (!m)
             continue;
-        if (!sc_metric_aggregate(m, al->unit_e, start, al->period,
-                                 al->stat.kind == SC_STAT_PERCENTILE ? &pct : NULL,
-                                 al->stat.kind == SC_STAT_PERCENTILE, &ag))
-            continue;
-        if (sc_agg_value(&ag, &al->stat, 0, &v) < 0)
-            continue;
-        a->slot_has[k] = 1;
-        a->slot_val[k] = v;
-        a->slot_cnt[k] = ag.sample_count;
+        if (settled && shift > 0 && k - shift >= 1 && k - shift <= al->w_n &&
+            al->w[k - shift - 1].settled) {
+            const struct wslot *o = &al->w[k - shift - 1];
+            a->slot_has[k] = o->has;
+            a->slot_val[k] = o->val;
+            a->slot_cnt[k] = o->cnt;
+        } else if (sc_metric_aggregate(m, al->unit_e, start, al->period,
+                                       al->stat.kind == SC_STAT_PERCENTILE ? &pct : NULL,
+                                       al->stat.kind == SC_STAT_PERCENTILE, &ag) &&
+                   sc_agg_value(&ag, &al->stat, 0, &v) >= 0) {
+            a->slot_has[k] = 1;
+            a->slot_val[k] = v;
+            a->slot_cnt[k] = ag.sample_count;
+        }
+        if (keep) {
+            al->w[k - 1].has = a->slot_has[k];
+            al->w[k - 1].val = a->slot_val[k];
+            al->w[k - 1].cnt = a->slot_cnt[k];
+            al->w[k - 1].settled = (char)settled;
+        }
+    }
+    if (keep) {
+        al->w_metric = m;
+        al->w_late = late;
+        al->w_tick = tick_ms;
+        al->w_n = r;
+    } else {
+        al->w_metric = NULL;
     }
     /* the real points, newest first */
     for (int k = 1; k <= r; k++) {

@@ -86,6 +86,9 @@ struct sc_metric {
     int anchor; /* log2 of the lowest histogram bound */
     int64_t last_ts_ms;
     size_t own_bytes; /* struct, strings and dimensions */
+    /* sc_metric_late_version(): bumped by a put before its series' newest minute, and
+     * when a series comes or goes */
+    uint64_t late_ver;
 };
 
 struct sc_metric_store {
@@ -590,6 +593,7 @@ static struct series *series_get(struct sc_metric_store *s, struct sc_metric *m,
     memmove(&m->series[i + 1], &m->series[i], (size_t)(m->nseries - i) * sizeof(m->series[0]));
     m->series[i] = se;
     m->nseries++;
+    m->late_ver++;
     return se;
 }
 
@@ -712,6 +716,8 @@ static void record(struct sc_metric_store *s, struct sc_metric *m, struct series
             dist_add(s, m, se, floor_div(ts_s, 60), pmin == pmax, pmin, pc, min, count);
         }
     }
+    if (floor_div(ts_s, 60) < floor_div(se->last_ts_ms, 60000))
+        m->late_ver++;
     if (ts_ms > se->last_ts_ms)
         se->last_ts_ms = ts_ms;
     if (ts_ms > m->last_ts_ms)
@@ -984,6 +990,8 @@ int sc_metric_store_expire(struct sc_metric_store *s, int64_t now_ms)
                 m->series[k++] = m->series[j];
             }
         }
+        if (k != m->nseries)
+            m->late_ver++;
         m->nseries = k;
         if (k == 0) {
             struct sc_metric **pp = &s->table[m->hash & (s->table_n - 1)];
@@ -1215,6 +1223,26 @@ static int ring_agg(const struct sc_metric *m, const struct series *se, const st
         }
     }
     return any;
+}
+
+uint64_t sc_metric_late_version(const struct sc_metric *m)
+{
+    return m->late_ver;
+}
+
+int sc_metric_settled_window(const struct sc_metric *m, int64_t *from_ms, int64_t *to_ms)
+{
+    const struct series *se;
+    int64_t newest;
+
+    if (m->nseries != 1)
+        return 0;
+    se = m->series[0];
+    newest = floor_div(se->last_ts_ms, 60000);
+    /* periods that end by the newest minute's start, their oldest minute still in the ring */
+    *from_ms = (newest - se->minute.n + 1) * 60000;
+    *to_ms = newest * 60000;
+    return 1;
 }
 
 int sc_metric_aggregate(const struct sc_metric *m, enum sc_unit unit, int64_t start_ms,
@@ -1529,6 +1557,7 @@ enum sc_status sc_metric_store_import(struct sc_metric_store *s, const void *img
         m->has_anchor = 1;
         m->anchor = anchor;
     }
+    m->late_ver++;
     ring_import(&se->hires, b.p + off_tiers[0], n_tiers[0]);
     ring_import(&se->minute, b.p + off_tiers[1], n_tiers[1]);
     ring_import(&se->hour, b.p + off_tiers[2], n_tiers[2]);

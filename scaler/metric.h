@@ -221,6 +221,16 @@ enum sc_unit sc_metric_unit_at(const struct sc_metric *m, int i);
 int sc_metric_matches(const struct sc_metric *m, const char *namespace, const char *metric_name,
                       const struct sc_dimension *filters, int n_filters);
 
+/* For callers that keep aggregates between calls (alarm evaluation). The late version
+ * changes when a put lands before the newest minute of its series, or a series comes or
+ * goes. The settled window [*from_ms, *to_ms) (0 when the metric has several series): the
+ * series' minute ring up to the start of its newest minute. A period of whole minutes, not
+ * a multiple of an hour, minute-aligned and inside the window is settled; while the late
+ * version stays, a period that was settled and still is keeps its sc_metric_aggregate()
+ * result (percentiles aside). */
+uint64_t sc_metric_late_version(const struct sc_metric *m);
+int sc_metric_settled_window(const struct sc_metric *m, int64_t *from_ms, int64_t *to_ms);
+
 /* Aggregates [start_ms, start_ms + period_s*1000) of the series with `unit` (SC_UNIT_ANY =
  * all units merged). start_ms must be aligned to the tier used: multiples of 1 s for
  * period_s < 60, of 60 s otherwise. pcts: the percentiles wanted (0..100), n_pcts <= 10.
