@@ -103,6 +103,7 @@ struct worker {
     const struct conn_cfg *cfg;
     struct conn_ctl *ctl; /* cfg->ctl */
     int allowed;          /* closed model: connections [0, allowed) may send */
+    int ctl_stopped;      /* the ctl's stop was seen */
     int clients_seen;     /* the ctl's clients that gave `allowed` */
     pthread_t tid;
     int id;
@@ -1020,11 +1021,22 @@ static void ctl_poll(struct worker *w)
     struct conn_ctl *ctl = w->ctl;
     int cl;
 
-    if (!w->stopping && atomic_load_explicit(&ctl->stop, memory_order_relaxed)) {
+    if (!w->ctl_stopped && atomic_load_explicit(&ctl->stop, memory_order_relaxed)) {
+        /* the run ends within the timeout of the stop: deadlines are checked each tick,
+         * so requests in flight get at most the timeout less two ticks from now */
+        int64_t cut = w->now + w->cfg->timeout_us - 2 * TICK_US;
+
+        w->ctl_stopped = 1;
         w->stopping = 1;
-        for (int i = 0; i < w->nc; i++)
-            if (w->c[i].state == CS_THINK)
-                conn_close(w, &w->c[i]); /* its next request will not be sent */
+        if (cut < w->now)
+            cut = w->now;
+        for (int i = 0; i < w->nc; i++) {
+            struct conn *c = &w->c[i];
+            if (c->state == CS_THINK)
+                conn_close(w, c); /* its next request will not be sent */
+            else if (c->state != CS_CLOSED && c->state != CS_READY && c->deadline > cut)
+                c->deadline = cut;
+        }
     }
     if (w->open_model)
         return;

@@ -30,7 +30,8 @@
 
 /* Live control of a run by another thread, and its live figures. With a ctl:
  *  - stop: set by the controller; the run claims no new request, lets the requests in
- *    flight end (a response, a failure or their timeout) and returns;
+ *    flight end (a response, a failure or their timeout, cut to the timeout less two
+ *    ticks from the stop) and returns, within the timeout of the stop;
  *  - clients: closed model, how many of the connections may send (>= 0; the others close
  *    after their current response and wait); < 0: all. Raised, they start within one
  *    engine tick (0.1 s);

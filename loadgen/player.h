@@ -93,8 +93,9 @@ int player_running(const struct player *p);
 /* Fills out (whose `lat` the caller initialized with cm_hist_init(STATS_HIST_MAX_US, 3))
  * with what happened since the previous take. */
 void player_take(struct player *p, struct player_period *out);
-/* Stops sending at once, waits for in-flight requests up to their timeout, joins the
- * threads. Idempotent. */
+/* Stops sending at once, waits for in-flight requests (those still out when the
+ * timeout less 0.2 s has passed fail as timeouts), joins the threads: returns within
+ * timeout_us. Idempotent. */
 void player_stop(struct player *p);
 void player_destroy(struct player *p); /* stops first; NULL is a no-op */
 
