@@ -404,6 +404,7 @@ struct sc_ec2 {
 
     struct lt **lts;
     int nlts, caplts;
+    uint64_t generation; /* sc_ec2_generation(): bumped by every change to an instance record */
 };
 
 static uint64_t next_rand(struct sc_ec2 *ec2)
@@ -608,6 +609,7 @@ struct sc_ec2 *sc_ec2_create(const struct sc_ec2_config *cfg)
     ec2 = calloc(1, sizeof(*ec2));
     if (!ec2)
         return NULL;
+    ec2->generation = 1;
     snprintf(ec2->account, sizeof(ec2->account), "%s", account);
     snprintf(ec2->region, sizeof(ec2->region), "%s", region);
     if (cfg) {
@@ -2058,6 +2060,11 @@ int sc_ec2_instance_id_valid(const char *s)
     return id_valid(s, "i-");
 }
 
+uint64_t sc_ec2_generation(const struct sc_ec2 *ec2)
+{
+    return ec2->generation;
+}
+
 int sc_ec2_instance_count(const struct sc_ec2 *ec2)
 {
     return ec2->ninsts;
@@ -2200,6 +2207,7 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
     int count, avail, first;
     enum sc_status st;
 
+    ec2->generation++;
     if (req->launch_template_id || req->launch_template_name) {
         st = lt_lookup(ec2, req->launch_template_id, req->launch_template_name, &t, err);
         if (st != SC_OK)
@@ -2403,6 +2411,7 @@ enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const 
 {
     enum sc_status st = check_change_ids(ec2, ids, nids, err);
 
+    ec2->generation++;
     if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
@@ -2424,6 +2433,7 @@ enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids,
 {
     enum sc_status st = check_change_ids(ec2, ids, nids, err);
 
+    ec2->generation++;
     if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
@@ -2453,6 +2463,7 @@ enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids
 {
     enum sc_status st = check_change_ids(ec2, ids, nids, err);
 
+    ec2->generation++;
     if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
@@ -2645,6 +2656,7 @@ static enum sc_status tags_apply(struct sc_ec2 *ec2, const char *const *ids, int
     struct res r;
     enum sc_status st;
 
+    ec2->generation++;
     if (nids < 1)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "The request must contain the parameter resourceIdSet");
@@ -2754,6 +2766,7 @@ enum sc_status sc_ec2_instance_running(struct sc_ec2 *ec2, const char *id, int64
 {
     struct inst *in;
 
+    ec2->generation++;
     if (data_plane_get(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == SC_EC2_RUNNING)
@@ -2780,6 +2793,7 @@ enum sc_status sc_ec2_instance_terminated(struct sc_ec2 *ec2, const char *id, in
 {
     struct inst *in;
 
+    ec2->generation++;
     if (data_plane_get(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == SC_EC2_TERMINATED)
@@ -2794,6 +2808,7 @@ enum sc_status sc_ec2_instance_stopped(struct sc_ec2 *ec2, const char *id, int64
 {
     struct inst *in;
 
+    ec2->generation++;
     if (data_plane_get(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == SC_EC2_STOPPED)
@@ -2810,6 +2825,7 @@ enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t 
     char when[40];
     int64_t since;
 
+    ec2->generation++;
     if (data_plane_get(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == SC_EC2_TERMINATED)
@@ -2832,6 +2848,7 @@ enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, 
 {
     struct inst *in;
 
+    ec2->generation++;
     if (data_plane_get(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state != SC_EC2_RUNNING)
@@ -2856,6 +2873,7 @@ static void purge(struct sc_ec2 *ec2, int i)
     struct resv *r = in->resv;
     int k;
 
+    ec2->generation++;
     for (k = 0; k < r->n && r->members[k] != &in->v; k++)
         ;
     if (k < r->n) {
@@ -2891,7 +2909,10 @@ void sc_ec2_step(struct sc_ec2 *ec2, int64_t now_ms)
             purge(ec2, i);
             continue;
         }
-        if (in->v.state == SC_EC2_RUNNING && now_ms >= in->checks_ok_at_ms) {
+        if (in->v.state == SC_EC2_RUNNING && now_ms >= in->checks_ok_at_ms &&
+            (in->v.system_status == SC_EC2_CHECK_INITIALIZING ||
+             in->v.instance_status == SC_EC2_CHECK_INITIALIZING)) {
+            ec2->generation++;
             if (in->v.system_status == SC_EC2_CHECK_INITIALIZING)
                 in->v.system_status = SC_EC2_CHECK_OK;
             if (in->v.instance_status == SC_EC2_CHECK_INITIALIZING)
@@ -3621,5 +3642,6 @@ enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const json_t *obj, struct sc_erro
     }
     memcpy(ec2->rng.s, rng, sizeof(rng));
     ec2->placement_rr = rr;
+    ec2->generation++;
     return SC_OK;
 }

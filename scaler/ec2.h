@@ -510,6 +510,13 @@ enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids
                                       int64_t now_ms, struct sc_ec2_state_change *out,
                                       struct sc_error *err);
 
+/* A change counter over the instance records: it grows (never wraps in practice, starts at
+ * 1) whenever a call may have changed any instance record: an instance made, its state,
+ * status checks, impairment or tags changed, a terminated one purged, or records loaded.
+ * Equal values mean no instance record changed in between, so callers can cache what they
+ * derive from the records (summaries, next-due times) keyed by it. */
+uint64_t sc_ec2_generation(const struct sc_ec2 *ec2);
+
 /* Every listed instance (terminated ones until they vanish), launch order. */
 int sc_ec2_instance_count(const struct sc_ec2 *ec2);
 const struct sc_ec2_instance *sc_ec2_instance_at(const struct sc_ec2 *ec2, int i);

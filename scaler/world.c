@@ -26,22 +26,31 @@ struct sc_world {
     int64_t last_ms;
     uint64_t elb_ec2_sig; /* ec2_sig() when sc_elb_step last ran; 0 before */
     int elb_idle_ok;      /* then, no instance that is not running was registered */
-    /* sc_ec2_next_due_ms() for the EC2 records summarized by ec2_due_sig */
-    uint64_t ec2_due_sig;
+    /* sc_ec2_next_due_ms() (a function of the records alone) as of
+     * sc_ec2_generation() == ec2_due_gen (0: none yet) */
+    uint64_t ec2_due_gen;
     int64_t ec2_due;
     /* during sc_world_step: ec2_sig() now, while step_sig_valid (a launch or termination
      * through the asg clears it) */
     uint64_t step_sig;
     int step_sig_valid;
+    /* ec2_sig() as of sc_ec2_generation() == ec2_sig_gen (0: none yet) */
+    uint64_t ec2_sig_gen;
+    uint64_t ec2_sig_val;
     char action_msg[SC_ERR_MESSAGE_LEN + 64];
 };
 
-/* A hash of the EC2 records: identity, state, status checks. */
-static uint64_t ec2_sig(const struct sc_world *w)
+/* A hash of the EC2 records: identity, state, status checks; computed again only when
+ * the records changed (sc_ec2_generation). */
+static uint64_t ec2_sig(struct sc_world *w)
 {
     uint64_t h = 1469598103934665603ULL;
-    int n = sc_ec2_instance_count(w->ec2);
+    uint64_t gen = sc_ec2_generation(w->ec2);
+    int n;
 
+    if (w->ec2_sig_gen == gen)
+        return w->ec2_sig_val;
+    n = sc_ec2_instance_count(w->ec2);
     h = (h ^ (uint64_t)n) * 1099511628211ULL;
     for (int i = 0; i < n; i++) {
         const struct sc_ec2_instance *in = sc_ec2_instance_at(w->ec2, i);
@@ -51,7 +60,9 @@ static uint64_t ec2_sig(const struct sc_world *w)
                   (uint64_t)in->system_status)) *
             1099511628211ULL;
     }
-    return h ? h : 1;
+    w->ec2_sig_gen = gen;
+    w->ec2_sig_val = h ? h : 1;
+    return w->ec2_sig_val;
 }
 
 void sc_world_config_defaults(struct sc_world_config *cfg)
@@ -556,15 +567,15 @@ void sc_world_step(struct sc_world *w, int64_t now_ms)
         }
         /* the EC2 step has work only at its due time (status checks, purges), which
          * changes only with the records */
-        if (es != w->ec2_due_sig) {
+        if (sc_ec2_generation(w->ec2) != w->ec2_due_gen) {
             w->ec2_due = sc_ec2_next_due_ms(w->ec2, now_ms);
-            w->ec2_due_sig = es;
+            w->ec2_due_gen = sc_ec2_generation(w->ec2);
         }
         if (now_ms >= w->ec2_due) {
             sc_ec2_step(w->ec2, now_ms);
             es = ec2_sig(w);
             w->ec2_due = sc_ec2_next_due_ms(w->ec2, now_ms);
-            w->ec2_due_sig = es;
+            w->ec2_due_gen = sc_ec2_generation(w->ec2);
         }
         w->step_sig = es;
         w->step_sig_valid = 1;
@@ -582,7 +593,10 @@ int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms)
     t = sc_elb_next_due_ms(w->elb, now_ms);
     if (t < due)
         due = t;
-    t = sc_ec2_next_due_ms(w->ec2, now_ms);
+    if (w->ec2_due_gen == sc_ec2_generation(w->ec2))
+        t = w->ec2_due;
+    else
+        t = sc_ec2_next_due_ms(w->ec2, now_ms);
     if (t < due)
         due = t;
     t = sc_asg_next_due_ms(w->asg, now_ms);

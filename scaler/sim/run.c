@@ -114,6 +114,8 @@ struct eng {
     /* world_signature() cache: epoch counts the engine's own changes to EC2 and the load
      * balancers (world steps, reports, faults) */
     uint64_t epoch, sig_epoch, sig_value;
+    /* world_signature()'s EC2 part as of sc_ec2_generation() == sig_ec2_gen (0: none) */
+    uint64_t sig_ec2_gen, sig_ec2_value;
     uint64_t sync_sig;   /* world_signature() after the last sync_instances() */
     int sync_force;      /* the model changed (a boot ended, a fault): sync even if equal */
     int need_hist;       /* a p99 expectation reads each sample's histogram */
@@ -549,17 +551,25 @@ static void integrals(struct eng *e, int slot, struct slot_state *ss, uint64_t v
 static uint64_t world_signature(struct eng *e)
 {
     uint64_t h = 1469598103934665603ULL;
-    int n = sc_ec2_instance_count(e->ec2);
+    uint64_t gen = sc_ec2_generation(e->ec2);
 
     if (e->sig_epoch == e->epoch + 1)
         return e->sig_value;
 
-    h = (h ^ (uint64_t)n) * 1099511628211ULL;
-    for (int i = 0; i < n; i++) {
-        const struct sc_ec2_instance *in = sc_ec2_instance_at(e->ec2, i);
-        h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
-        h = (h ^ (uint64_t)in->state) * 1099511628211ULL;
-        h = (h ^ (uint64_t)in->instance_status) * 1099511628211ULL;
+    if (e->sig_ec2_gen == gen) {
+        h = e->sig_ec2_value;
+    } else {
+        int n = sc_ec2_instance_count(e->ec2);
+
+        h = (h ^ (uint64_t)n) * 1099511628211ULL;
+        for (int i = 0; i < n; i++) {
+            const struct sc_ec2_instance *in = sc_ec2_instance_at(e->ec2, i);
+            h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
+            h = (h ^ (uint64_t)in->state) * 1099511628211ULL;
+            h = (h ^ (uint64_t)in->instance_status) * 1099511628211ULL;
+        }
+        e->sig_ec2_gen = gen;
+        e->sig_ec2_value = h;
     }
     for (int lb = 0; lb < e->sc->nlbs; lb++)
         h = (h ^ (uint64_t)(uint32_t)sc_elb_target_count(e->elb, e->sc->lbs[lb].name)) *

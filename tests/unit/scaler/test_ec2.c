@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1170,6 +1172,86 @@ static void test_ec2_instance_lookup_survives_purge_churn(void **state)
     sc_ec2_destroy(ec2);
 }
 
+/* Every call that changes an instance record moves sc_ec2_generation(); reads and the
+ * step with nothing due leave it. */
+#define BUMPS(ec2, g, call)                                                                        \
+    do {                                                                                           \
+        call;                                                                                      \
+        assert_true(sc_ec2_generation(ec2) > (g));                                                 \
+        (g) = sc_ec2_generation(ec2);                                                              \
+    } while (0)
+
+static void test_ec2_generation_moves_with_every_instance_change(void **state)
+{
+    struct sc_ec2_config cfg = { 0 };
+    struct sc_ec2 *ec2, *copy;
+    struct sc_error err = { 0 };
+    struct sc_ec2_tag tag = { "Name", "web" };
+    char a[SC_EC2_ID_LEN], b[SC_EC2_ID_LEN];
+    const char *pa = a, *pb = b;
+    const char *gone[4];
+    uint64_t g, g0;
+    json_t *saved;
+
+    (void)state;
+    cfg.seed = 7;
+    cfg.status_init_ms = 60000;
+    ec2 = sc_ec2_create(&cfg);
+    assert_non_null(ec2);
+    g = sc_ec2_generation(ec2);
+    assert_true(g > 0);
+
+    BUMPS(ec2, g, strcpy(a, first_id(ec2)));
+    BUMPS(ec2, g, strcpy(b, first_id(ec2)));
+    /* reads, and a step with nothing due, change nothing */
+    assert_non_null(sc_ec2_instance_find(ec2, a));
+    assert_int_equal(sc_ec2_instance_count(ec2), 2);
+    sc_ec2_step(ec2, T0 + 1000);
+    assert_true(sc_ec2_generation(ec2) == g);
+
+    BUMPS(ec2, g, sc_ec2_instance_running(ec2, a, T0 + 1000));
+    BUMPS(ec2, g, sc_ec2_instance_running(ec2, b, T0 + 1000));
+    /* status checks leave initializing */
+    assert_int_equal(sc_ec2_next_due_ms(ec2, T0 + 1000), T0 + 61000);
+    BUMPS(ec2, g, sc_ec2_step(ec2, T0 + 61000));
+    assert_int_equal(sc_ec2_instance_find(ec2, a)->instance_status, SC_EC2_CHECK_OK);
+    sc_ec2_step(ec2, T0 + 62000);
+    assert_true(sc_ec2_generation(ec2) == g);
+
+    BUMPS(ec2, g, sc_ec2_instance_set_impaired(ec2, a, 1, T0 + 62000));
+    BUMPS(ec2, g, sc_ec2_instance_set_impaired(ec2, a, 0, T0 + 63000));
+    BUMPS(ec2, g, sc_ec2_create_tags(ec2, &pa, 1, &tag, 1, T0, &err));
+    BUMPS(ec2, g, sc_ec2_delete_tags(ec2, &pa, 1, &tag, 1, T0, &err));
+    BUMPS(ec2, g, sc_ec2_stop_instances(ec2, &pa, 1, T0 + 64000, NULL, &err));
+    BUMPS(ec2, g, sc_ec2_instance_stopped(ec2, a, T0 + 65000));
+    BUMPS(ec2, g, sc_ec2_start_instances(ec2, &pa, 1, T0 + 66000, NULL, &err));
+    BUMPS(ec2, g, sc_ec2_instance_running(ec2, a, T0 + 67000));
+    BUMPS(ec2, g, sc_ec2_instance_lost(ec2, a, T0 + 68000));
+    BUMPS(ec2, g, sc_ec2_terminate_instances(ec2, &pb, 1, T0 + 69000, NULL, &err));
+    BUMPS(ec2, g, sc_ec2_instance_terminated(ec2, b, T0 + 70000));
+    BUMPS(ec2, g, strcpy(a, first_id(ec2)));
+    BUMPS(ec2, g,
+          sc_ec2_zone_outage(ec2, sc_ec2_instance_find(ec2, a)->availability_zone, T0 + 71000, gone,
+                             4));
+    /* retention purges the terminated ones */
+    BUMPS(ec2, g, sc_ec2_step(ec2, T0 + 71000 + 3600000));
+    assert_int_equal(sc_ec2_instance_count(ec2), 0);
+    sc_ec2_step(ec2, T0 + 72000 + 3600000);
+    assert_true(sc_ec2_generation(ec2) == g);
+
+    /* loading records is a change too */
+    strcpy(a, first_id(ec2));
+    saved = sc_ec2_save(ec2);
+    assert_non_null(saved);
+    copy = sc_ec2_create(&cfg);
+    assert_non_null(copy);
+    g0 = sc_ec2_generation(copy);
+    BUMPS(copy, g0, assert_int_equal(sc_ec2_load(copy, saved, &err), SC_OK));
+    json_decref(saved);
+    sc_ec2_destroy(copy);
+    sc_ec2_destroy(ec2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1212,6 +1294,7 @@ int main(void)
         cmocka_unit_test(test_ec2_default_security_group_per_vpc),
         cmocka_unit_test(test_ec2_describe_tags_rows_and_filters),
         cmocka_unit_test(test_ec2_instance_lookup_survives_purge_churn),
+        cmocka_unit_test(test_ec2_generation_moves_with_every_instance_change),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
