@@ -684,6 +684,8 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
                 in->info.lifecycle_state = SC_ASG_IN_SERVICE;
                 in->inservice_ms = now_ms;
                 in->warm_until_ms = in->from_standby ? now_ms : now_ms + warmup_ms(g);
+                if (in->warm_until_ms > g->warm_max_ms)
+                    g->warm_max_ms = in->warm_until_ms;
                 in->from_standby = 0;
                 act_end(g, in, "Successful", now_ms);
             }
@@ -1161,7 +1163,7 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
             if (m < due)
                 due = m;
         }
-        for (int i = 0; i < g->ninst; i++) {
+        for (int i = 0; g->warm_max_ms > now_ms && i < g->ninst; i++) {
             const struct asg_inst *in = &g->inst[i];
 
             if (in->info.lifecycle_state == SC_ASG_IN_SERVICE && in->warm_until_ms > now_ms &&

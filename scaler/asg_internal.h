@@ -72,6 +72,7 @@ struct asg_group {
     int64_t cooldown_until_ms;
     int cooldown_pending_s; /* >= 0: start this cooldown when the activities finish */
     int64_t next_launch_ms; /* launch retry after a failure */
+    int64_t warm_max_ms;    /* no instance's warm_until_ms is later */
     int64_t next_metrics_ms;
     int elb_budget;                             /* ELB-unhealthy replacements left this sweep */
     int64_t zone_fail_until[ASG_TRACKED_ZONES]; /* by index in availability_zones */

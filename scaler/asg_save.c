@@ -648,6 +648,8 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
             g->cap_inst = (int)n;
             for (size_t k = 0; k < n && !l->failed; k++) {
                 inst_load(l, json_array_get(a, k), &g->inst[k]);
+                if (g->inst[k].warm_until_ms > g->warm_max_ms)
+                    g->warm_max_ms = g->inst[k].warm_until_ms;
                 g->ninst++;
             }
         }

@@ -64,6 +64,7 @@ struct lb {
     char *bucket, *prefix;
     struct sc_elb_tag *tags; /* strings owned */
     int ntags;
+    int ndrain; /* registrations with drain != DRAIN_NONE */
 };
 
 struct sc_elb {
@@ -1094,6 +1095,8 @@ enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *nam
 
 static void reg_remove(struct lb *b, int i)
 {
+    if (b->regs[i]->drain != DRAIN_NONE)
+        b->ndrain--;
     free(b->regs[i]);
     memmove(&b->regs[i], &b->regs[i + 1], (size_t)(b->nregs - i - 1) * sizeof(b->regs[0]));
     b->nregs--;
@@ -1106,6 +1109,8 @@ static int drain_end(struct lb *b, int i)
         reg_remove(b, i);
         return 1;
     }
+    if (b->regs[i]->drain != DRAIN_NONE)
+        b->ndrain--;
     b->regs[i]->drain = DRAIN_NONE;
     b->regs[i]->drain_deadline_ms = 0;
     return 0;
@@ -1380,6 +1385,7 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
             off |= streq(zones[j], in->availability_zone);
         if (off) {
             r->drain = DRAIN_ZONE;
+            b->ndrain++;
             r->drain_deadline_ms =
                 now_ms + (int64_t)b->v.attributes.connection_draining_timeout_s * 1000;
         }
@@ -1531,6 +1537,7 @@ enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
         if (r) {
             if (r->drain == DRAIN_DEREGISTER) {
                 r->drain = DRAIN_NONE;
+                b->ndrain--;
                 r->drain_deadline_ms = 0;
             }
             continue;
@@ -1571,6 +1578,7 @@ enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
         if (b->v.attributes.connection_draining_enabled && r->drain == DRAIN_NONE &&
             reg_routable(elb, b, r)) {
             r->drain = DRAIN_DEREGISTER;
+            b->ndrain++;
             r->drain_deadline_ms =
                 now_ms + (int64_t)b->v.attributes.connection_draining_timeout_s * 1000;
             continue;
@@ -1885,7 +1893,7 @@ int64_t sc_elb_next_due_ms(const struct sc_elb *elb, int64_t now_ms)
     for (int l = 0; l < elb->nlbs; l++) {
         const struct lb *b = elb->lbs[l];
 
-        for (int i = 0; i < b->nregs; i++) {
+        for (int i = 0; b->ndrain > 0 && i < b->nregs; i++) {
             if (b->regs[i]->drain != DRAIN_NONE && b->regs[i]->drain_deadline_ms < due)
                 due = b->regs[i]->drain_deadline_ms;
         }
@@ -2112,6 +2120,8 @@ static struct lb *lb_load(struct sc_elb *elb, struct sc_load *l, const json_t *x
             r->consec_ok = sc_load_int_range(l, v, "consec_ok", 0, INT_MAX);
             r->consec_fail = sc_load_int_range(l, v, "consec_fail", 0, INT_MAX);
             r->drain = (enum drain_kind)sc_load_int_range(l, v, "drain", DRAIN_NONE, DRAIN_ZONE);
+            if (r->drain != DRAIN_NONE)
+                b->ndrain++;
             r->drain_deadline_ms = sc_load_int(l, v, "drain_deadline_ms");
         }
     }

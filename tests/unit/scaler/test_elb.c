@@ -819,6 +819,38 @@ static void test_elb_draining_timeout_expires_in_step(void **state)
     assert_false(sc_elb_registered_anywhere(f->elb, id));
 }
 
+/* sc_elb_next_due_ms follows every drain that starts (deregistration, zone disabled) and
+ * every one that ends (re-registration, drain done, deadline in the step). */
+static void test_elb_next_due_follows_every_drain_start_and_end(void **state)
+{
+    struct fx *f = *state;
+    const char *a, *b, *zone_b = "us-east-1b";
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 60);
+    a = in_service(f, "web", "us-east-1a");
+    b = in_service(f, "web", "us-east-1b");
+    assert_true(sc_elb_next_due_ms(f->elb, T0) == INT64_MAX);
+    /* deregistered, then registered again: the drain is cancelled */
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &a, 1, T0, &f->err), SC_OK);
+    assert_true(sc_elb_next_due_ms(f->elb, T0) == T0 + 60000);
+    assert_int_equal(sc_elb_register_instances(f->elb, "web", &a, 1, T0 + 1000, &f->err), SC_OK);
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 1000) == INT64_MAX);
+    /* deregistered, then the caller says the drain is done */
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &a, 1, T0 + 2000, &f->err), SC_OK);
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 2000) == T0 + 62000);
+    assert_int_equal(sc_elb_drain_done(f->elb, "web", a, T0 + 3000), 1);
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 3000) == INT64_MAX);
+    /* its zone disabled: drains, stays registered; the deadline passes in the step */
+    assert_int_equal(sc_elb_disable_zones(f->elb, "web", &zone_b, 1, T0 + 4000, &f->err), SC_OK);
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 4000) == T0 + 64000);
+    sc_elb_step(f->elb, T0 + 63999);
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 63999) == T0 + 64000);
+    sc_elb_step(f->elb, T0 + 64000);
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 64000) == INT64_MAX);
+    assert_true(sc_elb_registered_anywhere(f->elb, b));
+}
+
 static void test_elb_deregister_without_draining_is_immediate(void **state)
 {
     struct fx *f = *state;
@@ -1192,6 +1224,7 @@ int main(void)
         T(test_elb_instance_in_zone_not_enabled),
         T(test_elb_draining_keeps_instance_in_service_until_done),
         T(test_elb_draining_timeout_expires_in_step),
+        T(test_elb_next_due_follows_every_drain_start_and_end),
         T(test_elb_deregister_without_draining_is_immediate),
         T(test_elb_draining_does_not_hold_unhealthy_instances),
         T(test_elb_reregister_while_draining_cancels_drain),
