@@ -57,12 +57,6 @@ $(BUILD)/gen/model_tables.c: scripts/gen-models.py
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)python3 scripts/gen-models.py $@
 $(LIBLOADGEN): $(call obj,$(call lib_src,loadgen,$(LOADGEN_SRC)))
-# loadgen scenario plays load phases once the load player (loadgen/player.c) is in the
-# tree; its object is rebuilt when the player appears.
-ifneq ($(wildcard loadgen/player.c),)
-$(BUILD)/obj/loadgen/scn_run.o: CFLAGS += -DSCN_HAVE_PLAYER=1
-$(BUILD)/obj/loadgen/scn_run.o: loadgen/player.c
-endif
 
 $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)

@@ -31,14 +31,7 @@
 #include "scaler/sim/run.h"
 #include "scaler/sim/timeline.h"
 
-/* The load player (loadgen/player.c) is being written beside this file; until it is in
- * the build, scenarios with load phases are refused (exit 2). */
-#ifndef SCN_HAVE_PLAYER
-#define SCN_HAVE_PLAYER 0
-#endif
-#if SCN_HAVE_PLAYER
 #include "loadgen/player.h"
-#endif
 
 #define PROG "loadgen scenario"
 
@@ -147,11 +140,9 @@ struct run {
 
     double cpu_ms_sum, cpu_ms_max;
     int cpu_periods;
-#if SCN_HAVE_PLAYER
     struct player *player;
     struct player_target *targets;
     char (*hosts)[300];
-#endif
 };
 
 static void fail_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -748,7 +739,6 @@ static int poll_period(struct run *r, int64_t t, int64_t interval)
         return -1;
     s.t_ms = r->sc->start_ms + t;
     s.interval_ms = interval;
-#if SCN_HAVE_PLAYER
     if (r->player) {
         struct player_period pp;
 
@@ -765,7 +755,6 @@ static int poll_period(struct run *r, int64_t t, int64_t interval)
             s.p99_ms = (double)cm_hist_percentile(&r->period_hist, 99) / 1000.0;
         }
     }
-#endif
     s.offered_rps = offered_rps;
     s.error_pct = s.completed + s.failed > 0
                       ? 100.0 * (double)s.failed / (double)(s.completed + s.failed)
@@ -1043,7 +1032,6 @@ static int64_t faults_step(struct run *r, int64_t t)
 
 /* ---- the load ---- */
 
-#if SCN_HAVE_PLAYER
 /* Where each load balancer listens: the emulator's listener map, or AWS's DNSName. */
 static int targets_find(struct run *r)
 {
@@ -1176,18 +1164,6 @@ static void load_stop(struct run *r)
     if (r->player)
         player_stop(r->player);
 }
-#else
-static int load_start(struct run *r)
-{
-    (void)r;
-    return 0;
-}
-
-static void load_stop(struct run *r)
-{
-    (void)r;
-}
-#endif
 
 /* ---- the prediction ---- */
 
@@ -1236,11 +1212,9 @@ static int predict(struct run *r, struct pred *p, struct sim_run_result *res)
 
 static void run_cleanup(struct run *r)
 {
-#if SCN_HAVE_PLAYER
     player_destroy(r->player);
     free(r->targets);
     free(r->hosts);
-#endif
     if (r->aws)
         aws_client_destroy(r->aws);
     sim_timeline_destroy(r->tl);
@@ -1437,11 +1411,6 @@ static int preflight(const struct run *r)
                      r->o->file, f->path);
             return 2;
         }
-    }
-    if (!SCN_HAVE_PLAYER && r->sc->nphases > 0) {
-        fail_msg("%s: load phases need the load player (loadgen/player.c), not in this build",
-                 r->o->file);
-        return 2;
     }
     for (int i = 0; i < r->sc->nlcs; i++)
         if (r->sc->lcs[i].app.cpu_per_request != 1 && !r->o->aws)
