@@ -113,7 +113,9 @@ check "the state file is JSON after kill -9" python3 -c "import json,sys; json.l
 start objects --clock manual --state "$S"
 check "after kill -9 and restart: every object, ARN, id and attribute is back" \
     client verify-records "$TMP/want.json"
-# alarms and datapoints after kill -9: tests/integration/test_state_cloudwatch.sh
+check "after kill -9 and restart: the alarms are back (names, ARNs, thresholds, actions)" \
+    client alarms "$TMP/want.json"
+# datapoints, alarm state and history after kill -9: tests/integration/test_state_cloudwatch.sh
 kill9
 
 # --- instances were processes of the old emulator: lost, and the group replaces them ---
