@@ -385,8 +385,8 @@ int sc_asg_group_capacity(const struct sc_asg_group_info *g);
 
 /* The group's instances by lifecycle: Pending (with its wait and proceed states), InService,
  * Terminating (with its wait and proceed states). One pass; the simulator's timeline. */
-void sc_asg_group_lifecycle_counts(const struct sc_asg_group_info *g, int *pending,
-                                   int *in_service, int *terminating);
+void sc_asg_group_lifecycle_counts(const struct sc_asg_group_info *g, int *pending, int *in_service,
+                                   int *terminating);
 
 /* --- instances -------------------------------------------------------------------------- */
 

@@ -683,9 +683,8 @@ static void test_asg_lifecycle_counts_by_state(void **state)
     assert_int_equal(p, 0);
     assert_int_equal(in, 3);
     check_counts(x, "g");
-    assert_int_equal(sc_asg_terminate_instance(x->asg, inst_id(x, "g", 0), 1, T0 + MIN, NULL,
-                                               &x->err),
-                     SC_OK);
+    assert_int_equal(
+        sc_asg_terminate_instance(x->asg, inst_id(x, "g", 0), 1, T0 + MIN, NULL, &x->err), SC_OK);
     sc_asg_group_lifecycle_counts(sc_asg_group_find(x->asg, "g"), &p, &in, &t);
     assert_int_equal(in, 2);
     assert_int_equal(t, 1);
