@@ -713,6 +713,31 @@ static void lt_free(struct lt *t)
     free(t);
 }
 
+static void resv_free(struct resv *r)
+{
+    if (!r)
+        return;
+    free(r->members);
+    free(r);
+}
+
+static void subnet_free(struct subnet *sn)
+{
+    if (!sn)
+        return;
+    tagset_free(&sn->tags);
+    free(sn->arn);
+    free(sn);
+}
+
+static void vpc_free(struct vpc *v)
+{
+    if (!v)
+        return;
+    tagset_free(&v->tags);
+    free(v);
+}
+
 void sc_ec2_destroy(struct sc_ec2 *ec2)
 {
     if (!ec2)
@@ -721,24 +746,17 @@ void sc_ec2_destroy(struct sc_ec2 *ec2)
         inst_free(ec2->insts[i]);
     free(ec2->insts);
     free(ec2->index);
-    for (int i = 0; i < ec2->nresvs; i++) {
-        free(ec2->resvs[i]->members);
-        free(ec2->resvs[i]);
-    }
+    for (int i = 0; i < ec2->nresvs; i++)
+        resv_free(ec2->resvs[i]);
     free(ec2->resvs);
     for (int i = 0; i < ec2->nlts; i++)
         lt_free(ec2->lts[i]);
     free(ec2->lts);
-    for (int i = 0; i < ec2->nsubnets; i++) {
-        tagset_free(&ec2->subnets[i]->tags);
-        free(ec2->subnets[i]->arn);
-        free(ec2->subnets[i]);
-    }
+    for (int i = 0; i < ec2->nsubnets; i++)
+        subnet_free(ec2->subnets[i]);
     free(ec2->subnets);
-    for (int i = 0; i < ec2->nvpcs; i++) {
-        tagset_free(&ec2->vpcs[i]->tags);
-        free(ec2->vpcs[i]);
-    }
+    for (int i = 0; i < ec2->nvpcs; i++)
+        vpc_free(ec2->vpcs[i]);
     free(ec2->vpcs);
     free(ec2);
 }
@@ -2346,9 +2364,7 @@ oom_insts:
         inst_free(in);
     }
 oom:
-    if (r)
-        free(r->members);
-    free(r);
+    resv_free(r);
     return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
 }
 
@@ -2889,8 +2905,7 @@ static void purge(struct sc_ec2 *ec2, int i)
                     (size_t)(ec2->nresvs - k - 1) * sizeof(ec2->resvs[0]));
             ec2->nresvs--;
         }
-        free(r->members);
-        free(r);
+        resv_free(r);
     }
     index_del(ec2, in);
     inst_free(in);
@@ -3172,24 +3187,17 @@ static void loaded_free(struct ec2_loaded *d)
     for (int i = 0; i < d->ninsts; i++)
         inst_free(d->insts[i]);
     free(d->insts);
-    for (int i = 0; i < d->nresvs; i++) {
-        free(d->resvs[i]->members);
-        free(d->resvs[i]);
-    }
+    for (int i = 0; i < d->nresvs; i++)
+        resv_free(d->resvs[i]);
     free(d->resvs);
     for (int i = 0; i < d->nlts; i++)
         lt_free(d->lts[i]);
     free(d->lts);
-    for (int i = 0; i < d->nsubnets; i++) {
-        tagset_free(&d->subnets[i]->tags);
-        free(d->subnets[i]->arn);
-        free(d->subnets[i]);
-    }
+    for (int i = 0; i < d->nsubnets; i++)
+        subnet_free(d->subnets[i]);
     free(d->subnets);
-    for (int i = 0; i < d->nvpcs; i++) {
-        tagset_free(&d->vpcs[i]->tags);
-        free(d->vpcs[i]);
-    }
+    for (int i = 0; i < d->nvpcs; i++)
+        vpc_free(d->vpcs[i]);
     free(d->vpcs);
     memset(d, 0, sizeof(*d));
 }
@@ -3610,16 +3618,11 @@ enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const json_t *obj, struct sc_erro
         return err ? err->status : SC_ERR_VALIDATION;
     }
     /* replace the fresh records (the default VPC and subnets made at create) */
-    for (int i = 0; i < ec2->nsubnets; i++) {
-        tagset_free(&ec2->subnets[i]->tags);
-        free(ec2->subnets[i]->arn);
-        free(ec2->subnets[i]);
-    }
+    for (int i = 0; i < ec2->nsubnets; i++)
+        subnet_free(ec2->subnets[i]);
     free(ec2->subnets);
-    for (int i = 0; i < ec2->nvpcs; i++) {
-        tagset_free(&ec2->vpcs[i]->tags);
-        free(ec2->vpcs[i]);
-    }
+    for (int i = 0; i < ec2->nvpcs; i++)
+        vpc_free(ec2->vpcs[i]);
     free(ec2->vpcs);
     free(ec2->insts);
     free(ec2->resvs);
