@@ -298,7 +298,7 @@ struct sc_asg *sc_asg_create(const struct sc_asg_config *cfg)
     return asg;
 }
 
-static void lc_free(struct asg_lc *lc)
+void asg_lc_free(struct asg_lc *lc)
 {
     struct sc_asg_lc_info *i;
 
@@ -324,7 +324,7 @@ void sc_asg_destroy(struct sc_asg *asg)
         asg_group_free(asg->groups[i]);
     free(asg->groups);
     for (int i = 0; i < asg->nlcs; i++)
-        lc_free(asg->lcs[i]);
+        asg_lc_free(asg->lcs[i]);
     free(asg->lcs);
     free(asg->idx);
     free(asg);
@@ -426,7 +426,7 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
     return SC_OK;
 
 oom:
-    lc_free(lc);
+    asg_lc_free(lc);
     return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
 }
 
@@ -449,7 +449,7 @@ enum sc_status sc_asg_delete_launch_configuration(struct sc_asg *asg, const char
                 "Cannot delete launch configuration %s because it is attached to AutoScalingGroup %s",
                 name, gi->auto_scaling_group_name);
     }
-    lc_free(asg->lcs[idx]);
+    asg_lc_free(asg->lcs[idx]);
     memmove(&asg->lcs[idx], &asg->lcs[idx + 1],
             (size_t)(asg->nlcs - idx - 1) * sizeof(asg->lcs[0]));
     asg->nlcs--;

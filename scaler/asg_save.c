@@ -363,24 +363,6 @@ static struct asg_lc *lc_load(struct sc_load *l, const json_t *o)
     return lc;
 }
 
-static void lc_destroy(struct asg_lc *lc)
-{
-    struct sc_asg_lc_info *i;
-
-    if (!lc)
-        return;
-    i = &lc->info;
-    free(i->launch_configuration_name);
-    free(i->launch_configuration_arn);
-    free(i->image_id);
-    free(i->instance_type);
-    free(i->key_name);
-    free(i->user_data);
-    free(i->iam_instance_profile);
-    sc_load_strv_free(i->security_groups, i->nsecurity_groups);
-    free(lc);
-}
-
 static int lifecycle_parse(const char *s)
 {
     for (int k = SC_ASG_PENDING; s && k <= SC_ASG_STANDBY; k++) {
@@ -772,7 +754,7 @@ undo:
     asg->idx_fill = 0;
 fail:
     for (int k = 0; k < nlcs; k++)
-        lc_destroy(lcs[k]);
+        asg_lc_free(lcs[k]);
     free(lcs);
     for (int k = 0; k < ngroups; k++)
         asg_group_free(groups[k]);
