@@ -93,6 +93,15 @@ struct route {
 
 #define STUCK_RING 64
 
+/* A continuous shape's value in one grid cell (phase_value() is a function of the cell). */
+struct phase_memo {
+    int64_t cell; /* -1: empty */
+    double v;
+};
+
+/* Cells remembered per phase: a sample's demand rereads the cells its ticks just used. */
+#define PHASE_MEMO_CELLS 8
+
 struct src {
     const struct sim_phase *ph;
     int lb;
@@ -106,6 +115,9 @@ struct src {
     int burst_started;
     double stuck[STUCK_RING]; /* clients stuck on hung instances, by second of release */
     double stuck_total;
+    int stuck_slots; /* entries of stuck[] above 0 */
+    /* ramp and diurnal shapes: values by cell, or NULL (a cache, written by const reads) */
+    struct phase_memo *memo;
 };
 
 struct app_cache {
@@ -126,6 +138,12 @@ struct sim_model {
 
     struct inst *insts;
     int ninsts, capinsts;
+    /* sim_model_cpu_table(), as read at cpu_at_us while slot_ver was cpu_ver (the
+     * integrals at one instant change only when an instance comes, goes or dies) */
+    struct sim_slot_cpu *cpu;
+    int capcpu, ncpu;
+    int64_t cpu_at_us;
+    uint64_t slot_ver, cpu_ver;
 
     struct route *routes; /* per load balancer */
     struct sim_lb_counters *lbc;
@@ -260,6 +278,17 @@ double sim_erlang_c(double a, int c)
  * the rule of scaler/sim/load.h on the model's clock and grid. */
 static double phase_value(const struct sim_model *m, const struct src *s, int64_t t_us)
 {
+    if (s->memo && t_us >= s->at_us && t_us < s->until_us) {
+        /* sim_phase_value_at() holds a continuous shape still on each cell of the grid */
+        int64_t cell = (t_us - s->at_us) / m->grid_us;
+        struct phase_memo *pm = &s->memo[cell % PHASE_MEMO_CELLS];
+
+        if (pm->cell != cell) {
+            pm->cell = cell;
+            pm->v = sim_phase_value_at(s->ph, m->sc->duration_ms, t_us - m->start_us, m->grid_us);
+        }
+        return pm->v;
+    }
     return sim_phase_value_at(s->ph, m->sc->duration_ms, t_us - m->start_us, m->grid_us);
 }
 
@@ -327,6 +356,12 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
         if (s->until_us > cfg->start_us + sc->duration_ms * 1000)
             s->until_us = cfg->start_us + sc->duration_ms * 1000;
         s->gap_until_us = s->at_us;
+        if (s->ph->ntrace == 0 &&
+            (s->ph->shape == SIM_SHAPE_RAMP || s->ph->shape == SIM_SHAPE_DIURNAL)) {
+            s->memo = cm_xcalloc(PHASE_MEMO_CELLS, sizeof(*s->memo));
+            for (int k = 0; k < PHASE_MEMO_CELLS; k++)
+                s->memo[k].cell = -1;
+        }
         if (m->mode == SIM_MODE_DES) {
             struct sim_event_rec ev = { 0 };
             ev.t_us = s->at_us;
@@ -349,6 +384,7 @@ void sim_model_destroy(struct sim_model *m)
     for (int i = 0; i < m->ninsts; i++)
         free(m->insts[i].q);
     free(m->insts);
+    free(m->cpu);
     for (int i = 0; i < m->nlbs; i++) {
         free(m->routes[i].slots);
         free(m->routes[i].zone);
@@ -356,6 +392,8 @@ void sim_model_destroy(struct sim_model *m)
     }
     free(m->routes);
     free(m->lbc);
+    for (int i = 0; i < m->nsrcs; i++)
+        free(m->srcs[i].memo);
     free(m->srcs);
     free(m->apps);
     sim_queue_cleanup(&m->q);
@@ -417,6 +455,7 @@ int sim_model_instance_start(struct sim_model *m, const char *id, int group,
     memset(in, 0, sizeof(*in));
     in->gen = gen;
     in->live = 1;
+    m->slot_ver++;
     snprintf(in->id, sizeof(in->id), "%s", id);
     snprintf(in->zone, sizeof(in->zone), "%s", zone ? zone : "");
     in->group = group;
@@ -543,6 +582,7 @@ void sim_model_instance_stop(struct sim_model *m, int slot, int64_t now_us)
     in->gen++; /* requests in service fail when their completion pops */
     in->busy = 0;
     in->live = 0;
+    m->slot_ver++;
     free(in->q);
     in->q = NULL;
     in->qcap = in->qlen = in->qhead = 0;
@@ -571,6 +611,7 @@ void sim_model_instance_kill(struct sim_model *m, int slot, int64_t now_us)
     in->gen++;
     in->busy = 0;
     in->dead = 1;
+    m->slot_ver++;
     in->backlog = 0;
     control_update(m);
 }
@@ -666,14 +707,37 @@ int sim_model_slot_live(const struct sim_model *m, int slot)
     return m->insts[slot].live;
 }
 
-int sim_model_slot_cpu(const struct sim_model *m, int slot, int *workers)
+int sim_model_cpu_table(struct sim_model *m, const struct sim_slot_cpu **out)
 {
-    const struct inst *in = &m->insts[slot];
+    *out = m->cpu;
+    if (m->cpu && m->cpu_at_us == m->now_us && m->cpu_ver == m->slot_ver && m->ncpu == m->ninsts)
+        return m->ncpu;
+    m->cpu_at_us = m->now_us;
+    m->cpu_ver = m->slot_ver;
+    m->ncpu = m->ninsts;
+    if (m->ninsts > m->capcpu) {
+        m->capcpu = m->capinsts;
+        m->cpu = cm_xrealloc(m->cpu, (size_t)m->capcpu * sizeof(*m->cpu));
+    }
+    for (int i = 0; i < m->ninsts; i++) {
+        struct inst *in = &m->insts[i];
+        struct sim_slot_cpu *c = &m->cpu[i];
 
-    if (!in->live)
-        return 0;
-    *workers = in->app->workers;
-    return SIM_SLOT_LIVE | (in->dead ? SIM_SLOT_DEAD : 0);
+        if (!in->live) {
+            c->state = 0;
+            continue;
+        }
+        touch(in, m->now_us);
+        c->state = SIM_SLOT_LIVE | (in->dead ? SIM_SLOT_DEAD : 0);
+        c->workers = in->app->workers;
+        /* as sim_model_instance_integrals() adds them */
+        c->busy_worker_us = in->busy_area_us;
+        if (in->u_lb >= 0)
+            c->busy_worker_us += m->routes[in->u_lb].u_acc - in->u_base;
+        c->up_us = in->up_us;
+    }
+    *out = m->cpu;
+    return m->ninsts;
 }
 
 void sim_model_set_routes(struct sim_model *m, int lb, const int *slots, int n)
@@ -1225,6 +1289,13 @@ static void record_latency(struct sim_model *m, const struct app_cache *ac, doub
     m->pend.n += n;
 }
 
+static void stuck_add(struct src *s, int idx, double h)
+{
+    s->stuck_slots += s->stuck[idx] <= 0 && s->stuck[idx] + h > 0;
+    s->stuck[idx] += h;
+    s->stuck_total += h;
+}
+
 static double clients_stuck(const struct src *s)
 {
     return s->stuck_total;
@@ -1260,12 +1331,14 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
     /* release clients stuck on hung instances whose timeout passed (1 s resolution) */
     for (int si = 0; si < m->nsrcs; si++) {
         struct src *s = &m->srcs[si];
-        for (int64_t k = 0; k < (dt_us + 999999) / 1000000 && k < STUCK_RING; k++) {
+        for (int64_t k = 0; s->stuck_slots > 0 && k < (dt_us + 999999) / 1000000 && k < STUCK_RING;
+             k++) {
             int idx = (int)((sec + k) % STUCK_RING);
             if (s->stuck[idx] > 0) {
                 m->lbc[s->lb].failed += s->stuck[idx];
                 s->stuck_total -= s->stuck[idx];
                 s->stuck[idx] = 0;
+                s->stuck_slots--;
             }
         }
         if (s->stuck_total < 1e-9)
@@ -1373,8 +1446,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 if (r->agg_hung_w > 0) {
                     double h = amount * r->agg_hung_w;
                     int idx = (int)((sec + SIM_HANG_TIMEOUT_US / 1000000) % STUCK_RING);
-                    s->stuck[idx] += h;
-                    s->stuck_total += h;
+                    stuck_add(s, idx, h);
                 }
                 m->lbc[lb].failed += amount * r->agg_dead_w;
                 closed_x += amount * (1 - r->agg_hung_w - r->agg_dead_w);
@@ -1383,8 +1455,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             if (mu_hung > 0) {
                 double h = amount * mu_hung / mu_nom;
                 int idx = (int)((sec + SIM_HANG_TIMEOUT_US / 1000000) % STUCK_RING);
-                s->stuck[idx] += h;
-                s->stuck_total += h;
+                stuck_add(s, idx, h);
             }
             if (mu_dead > 0)
                 m->lbc[lb].failed += amount * mu_dead / mu_nom;
@@ -1719,7 +1790,7 @@ int sim_model_demand(const struct sim_model *m, int lb, const struct sim_app *ap
 {
     double s = app->service_mean_ms / 1000.0, c = app->workers, tgt = target_pct / 100.0;
     double open = 0;
-    int any = 0, lo, hi;
+    int any = 0, closed_any = 0, lo, hi;
 
     if (t1_us <= t0_us)
         return 0;
@@ -1728,6 +1799,7 @@ int sim_model_demand(const struct sim_model *m, int lb, const struct sim_app *ap
         if (src->lb != lb || src->until_us <= t0_us || src->at_us >= t1_us)
             continue;
         any = 1;
+        closed_any |= src->ph->closed;
         if (!src->ph->closed)
             open += open_mean_rate(m, src, t0_us, t1_us);
     }
@@ -1745,6 +1817,21 @@ int sim_model_demand(const struct sim_model *m, int lb, const struct sim_app *ap
         }
         if (!clients)
             return 0;
+    }
+    if (!closed_any) {
+        /* open load alone: the smallest n with open x s x cpu / (n x c) <= target, from the
+         * quotient, then stepped to exactly what the search below would find (the test
+         * is monotone in n: a correctly rounded division by a larger n is not larger) */
+        double num = open * s * app->cpu_per_request, est = num / (c * tgt);
+        if (tgt > 0 && est < (double)(1 << 20)) {
+            int n = est < 1 ? 1 : (int)ceil(est), steps = 0;
+            while (n > 1 && num / ((n - 1) * c) <= tgt && steps++ < 4)
+                n--;
+            while (n < (1 << 20) && !(num / (n * c) <= tgt) && steps++ < 4)
+                n++;
+            if (steps < 4)
+                return n;
+        }
     }
     /* CPU(n) is decreasing in n: binary search the smallest n with CPU(n) <= target */
     lo = 1;

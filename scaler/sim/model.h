@@ -107,12 +107,20 @@ int sim_model_instance_workers(const struct sim_model *m, int slot);
 /* Slots in use: 0 <= slot < sim_model_slot_count(); sim_model_slot_live() says which. */
 int sim_model_slot_count(const struct sim_model *m);
 int sim_model_slot_live(const struct sim_model *m, int slot);
-/* The per-minute CPU passes' reads of a slot in one call: 0 when it holds no live
- * instance, else SIM_SLOT_LIVE, with SIM_SLOT_DEAD when the instance died; *workers gets
- * its workers when live. */
+/* The per-minute CPU passes read every slot at once: state is 0 when the slot holds no
+ * live instance, else SIM_SLOT_LIVE, with SIM_SLOT_DEAD when the instance died; for a
+ * live one, its workers and sim_model_instance_integrals() at the model's clock. */
 #define SIM_SLOT_LIVE 1
 #define SIM_SLOT_DEAD 2
-int sim_model_slot_cpu(const struct sim_model *m, int slot, int *workers);
+struct sim_slot_cpu {
+    int state;
+    int workers;
+    double busy_worker_us;
+    double up_us;
+};
+/* Returns the slot count; *out gets one entry per slot, in the model's storage (valid
+ * until the next call or the next change to the model). */
+int sim_model_cpu_table(struct sim_model *m, const struct sim_slot_cpu **out);
 
 /* --- routing --------------------------------------------------------------------------- */
 

@@ -37,12 +37,6 @@ struct slot_state {
     double min_busy, min_up; /* snapshot at the last metric minute */
     double smp_busy, smp_up; /* snapshot at the last sample */
     int hc_ok_streak;        /* last reported result was a pass (per run, any lb) */
-    /* integrals read at integ_ms (model health version integ_ver): metrics and samples
-     * at one instant share them */
-    int64_t integ_ms;
-    uint64_t integ_ver;
-    double integ_busy, integ_up;
-    int in_service_cached;
 };
 
 struct lb_state {
@@ -532,17 +526,14 @@ static int sync_instances(struct eng *e)
     return reported;
 }
 
-/* ver: sim_model_health_version() + 1 now. */
-static void integrals(struct eng *e, int slot, struct slot_state *ss, uint64_t ver, double *busy,
-                      double *up)
+/* The model's CPU table, with e->slots covering every slot in it. */
+static int cpu_table(struct eng *e, const struct sim_slot_cpu **tab)
 {
-    if (ss->integ_ms != e->now_ms || ss->integ_ver != ver) {
-        sim_model_instance_integrals(e->model, slot, &ss->integ_busy, &ss->integ_up);
-        ss->integ_ms = e->now_ms;
-        ss->integ_ver = ver;
-    }
-    *busy = ss->integ_busy;
-    *up = ss->integ_up;
+    int n = sim_model_cpu_table(e->model, tab);
+
+    if (n > 0)
+        slot_of(e, n - 1);
+    return n;
 }
 
 /* A cheap summary of what changes routing: EC2 instances and their states, and each
@@ -747,19 +738,19 @@ static void metrics_minute(struct eng *e)
     double all_cnt = 0, all_sum = 0, all_mn = 0, all_mx = 0;
     int any_cpu = e->cpu_all_metric || e->cpu_instance_metric;
 
-    int nslots = sim_model_slot_count(e->model);
-    uint64_t ver = sim_model_health_version(e->model) + 1;
+    const struct sim_slot_cpu *tab = NULL;
+    int nslots = 0;
 
     for (int g = 0; g < ng; g++)
         any_cpu |= e->groups[g].cpu_metric;
-    for (int slot = 0; any_cpu && slot < nslots; slot++) {
-        struct slot_state *ss;
-        double busy, up, pct;
-        int g, workers;
-        if (sim_model_slot_cpu(e->model, slot, &workers) != SIM_SLOT_LIVE)
+    if (any_cpu)
+        nslots = cpu_table(e, &tab);
+    for (int slot = 0; slot < nslots; slot++) {
+        struct slot_state *ss = &e->slots[slot];
+        double busy = tab[slot].busy_worker_us, up = tab[slot].up_us, pct;
+        int g, workers = tab[slot].workers;
+        if (tab[slot].state != SIM_SLOT_LIVE)
             continue;
-        ss = slot_of(e, slot);
-        integrals(e, slot, ss, ver, &busy, &up);
         if (up - ss->min_up <= 0) {
             ss->min_busy = busy;
             ss->min_up = up;
@@ -1172,17 +1163,15 @@ static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *
         arrived += c.arrived - ls->smp_snap.arrived;
         ls->smp_snap = c;
     }
-    int nslots = sim_model_slot_count(e->model);
-    uint64_t ver = sim_model_health_version(e->model) + 1;
+    const struct sim_slot_cpu *tab;
+    int nslots = cpu_table(e, &tab);
 
     for (int slot = 0; slot < nslots; slot++) {
-        struct slot_state *ss;
-        double busy, up;
-        int workers;
-        if (!sim_model_slot_cpu(e->model, slot, &workers))
+        struct slot_state *ss = &e->slots[slot];
+        double busy = tab[slot].busy_worker_us, up = tab[slot].up_us;
+        int workers = tab[slot].workers;
+        if (!tab[slot].state)
             continue;
-        ss = slot_of(e, slot);
-        integrals(e, slot, ss, ver, &busy, &up);
         if (ss->group >= 0 && up > ss->smp_up) {
             gbusy[ss->group] += busy - ss->smp_busy;
             gcap[ss->group] += (up - ss->smp_up) * workers;

@@ -2,6 +2,7 @@
  * = lambda*S/c, Little's law (busy servers = lambda*S), the M/M/c mean response time,
  * closed-model throughput N/(Z+S), overload failures; in both modes. Fixed seeds; the
  * bounds are statistical (several standard errors wide), never timing. */
+#include "scaler/sim/load.h"
 #include "scaler/sim/model.h"
 
 #include <math.h>
@@ -298,6 +299,129 @@ static void test_model_demand(void **state)
     sim_scenario_destroy(sc);
 }
 
+/* The demand is the smallest instance count whose CPU is at or under the target: for
+ * open load, CPU(n) = rate x S x cpu_per_request / (n x workers). Checked on a sweep of
+ * rates that puts the quotient on and beside whole numbers. */
+static void test_model_demand_is_smallest_count_at_target(void **state)
+{
+    (void)state;
+    for (int rate = 1; rate <= 4000; rate += 37) {
+        char load[128];
+        struct sim_scenario *sc;
+        struct sim_model_config cfg = { 0 };
+        struct sim_model *m;
+
+        snprintf(load, sizeof(load), "{\"rate\":%d,\"until\":\"3h\"}", rate);
+        sc = scenario(load, "{\"dist\":\"fixed\",\"mean\":40}", 4, 20);
+        cfg.mode = SIM_MODE_FLUID;
+        cfg.sc = sc;
+        m = sim_model_create(&cfg);
+        for (int tgt = 10; tgt <= 100; tgt += 15) {
+            int n = sim_model_demand(m, 0, &sc->lcs[0].app, tgt, 1, 0, 60000000);
+            double work = rate * 0.04 * sc->lcs[0].app.cpu_per_request;
+            assert_true(n >= 1);
+            assert_true(work / (n * 4.0) <= tgt / 100.0);
+            if (n > 1 && work / ((n - 1) * 4.0) <= tgt / 100.0)
+                fail_msg("rate %d target %d: %d instances, %d would do", rate, tgt, n, n - 1);
+        }
+        sim_model_destroy(m);
+        sim_scenario_destroy(sc);
+    }
+}
+
+/* sim_model_cpu_table() reads what sim_model_instance_integrals() reads, slot by slot,
+ * and follows instances that die or go at the instant it was last read. */
+static void check_cpu_table(enum sim_mode mode)
+{
+    struct sim_scenario *sc = scenario("{\"rate\":40,\"until\":\"3h\"}",
+                                       "{\"dist\":\"exponential\",\"mean\":10}", 4, 1000);
+    struct sim_model_config cfg = { 0 };
+    const struct sim_slot_cpu *tab;
+    struct sim_model *m;
+    int slots[3], n;
+
+    cfg.mode = mode;
+    cfg.sc = sc;
+    cfg.seed = 1;
+    m = sim_model_create(&cfg);
+    for (int i = 0; i < 3; i++) {
+        char id[32];
+        snprintf(id, sizeof(id), "i-%d", i);
+        slots[i] = sim_model_instance_start(m, id, 0, &sc->lcs[0].app, "us-east-1a", 0);
+    }
+    sim_model_set_routes(m, 0, slots, 3);
+    for (int step = 1; step <= 3; step++) {
+        sim_model_advance(m, step * 60 * 1000000LL);
+        if (step == 2) {
+            n = sim_model_cpu_table(m, &tab);
+            assert_int_equal(tab[slots[0]].state, SIM_SLOT_LIVE);
+            sim_model_instance_kill(m, slots[0], sim_model_now_us(m));
+            sim_model_instance_stop(m, slots[2], sim_model_now_us(m));
+        }
+        n = sim_model_cpu_table(m, &tab);
+        assert_int_equal(n, sim_model_slot_count(m));
+        for (int s = 0; s < n; s++) {
+            double busy, up;
+            if (!sim_model_slot_live(m, s)) {
+                assert_int_equal(tab[s].state, 0);
+                continue;
+            }
+            sim_model_instance_integrals(m, s, &busy, &up);
+            assert_int_equal(tab[s].state,
+                             SIM_SLOT_LIVE | (sim_model_instance_dead(m, s) ? SIM_SLOT_DEAD : 0));
+            assert_int_equal(tab[s].workers, 4);
+            assert_true(tab[s].busy_worker_us == busy);
+            assert_true(tab[s].up_us == up);
+        }
+    }
+    assert_int_equal(tab[slots[0]].state, SIM_SLOT_LIVE | SIM_SLOT_DEAD);
+    assert_int_equal(tab[slots[2]].state, 0);
+    sim_model_destroy(m);
+    sim_scenario_destroy(sc);
+}
+
+static void test_model_des_cpu_table_matches_integrals(void **state)
+{
+    (void)state;
+    check_cpu_table(SIM_MODE_DES);
+}
+
+static void test_model_fluid_cpu_table_matches_integrals(void **state)
+{
+    (void)state;
+    check_cpu_table(SIM_MODE_FLUID);
+}
+
+/* The model remembers a continuous shape's value per grid cell: what it offers is what
+ * the phase rule (sim_phase_value_at) gives, however the reads jump between cells. */
+static void test_model_diurnal_load_follows_the_phase_rule(void **state)
+{
+    struct sim_scenario *sc =
+        scenario("{\"rate\":400,\"until\":\"3h\",\"shape\":{\"type\":\"diurnal\","
+                 "\"amplitude\":0.5,\"period\":\"1h\",\"peak_at\":\"10m\"}}",
+                 "{\"dist\":\"fixed\",\"mean\":40}", 4, 20);
+    struct sim_model_config cfg = { 0 };
+    struct sim_model *m;
+    uint64_t x = 12345;
+
+    (void)state;
+    cfg.mode = SIM_MODE_FLUID;
+    cfg.sc = sc;
+    m = sim_model_create(&cfg);
+    for (int i = 0; i < 5000; i++) {
+        int64_t t;
+        int clients;
+        double want;
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        /* mostly nearby cells, sometimes far ones (beyond what is remembered) */
+        t = (int64_t)((x >> 33) % (i % 7 ? 200 : 10800)) * 1000000 + (int64_t)(x % 1000000);
+        want = sim_phase_value_at(&sc->phases[0], sc->duration_ms, t, 10000000);
+        assert_true(sim_model_offered_load(m, t, &clients) == want);
+    }
+    sim_model_destroy(m);
+    sim_scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +438,10 @@ int main(void)
         cmocka_unit_test(test_model_fluid_cross_zone_off_routes_evenly_per_zone),
         cmocka_unit_test(test_model_erlang_c),
         cmocka_unit_test(test_model_demand),
+        cmocka_unit_test(test_model_diurnal_load_follows_the_phase_rule),
+        cmocka_unit_test(test_model_demand_is_smallest_count_at_target),
+        cmocka_unit_test(test_model_des_cpu_table_matches_integrals),
+        cmocka_unit_test(test_model_fluid_cpu_table_matches_integrals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
