@@ -728,16 +728,27 @@ static void put_value(struct eng *e, const char *ns, const char *metric, const c
     put_stat(e, ns, metric, dim, value, unit, 1, v, v, v, ts_ms);
 }
 
+/* A statistic set of one minute's CPU figures. */
+struct cpu_stat {
+    double cnt, sum, mn, mx;
+};
+
+static inline void cpu_stat_add(struct cpu_stat *st, double pct)
+{
+    /* pct is finite: plain comparisons do what fmin/fmax would */
+    st->mn = st->cnt && st->mn < pct ? st->mn : pct;
+    st->mx = st->cnt && st->mx > pct ? st->mx : pct;
+    st->cnt++;
+    st->sum += pct;
+}
+
 /* The minute [now - 60 s, now) ended: put what alarms read. */
 static void metrics_minute(struct eng *e)
 {
     int64_t ts = e->now_ms - 60000;
     int ng = e->sc->ngroups;
-    double cnt[SIM_TIMELINE_MAX_GROUPS] = { 0 }, sum[SIM_TIMELINE_MAX_GROUPS] = { 0 };
-    double mn[SIM_TIMELINE_MAX_GROUPS], mx[SIM_TIMELINE_MAX_GROUPS];
-    double all_cnt = 0, all_sum = 0, all_mn = 0, all_mx = 0;
-    int any_cpu = e->cpu_all_metric || e->cpu_instance_metric;
-
+    struct cpu_stat gst[SIM_TIMELINE_MAX_GROUPS] = { 0 }, all = { 0 }, cur = { 0 };
+    int any_cpu = e->cpu_all_metric || e->cpu_instance_metric, cur_g = -1;
     const struct sim_slot_cpu *tab = NULL;
     int nslots = 0;
 
@@ -748,7 +759,7 @@ static void metrics_minute(struct eng *e)
     for (int slot = 0; slot < nslots; slot++) {
         struct slot_state *ss = &e->slots[slot];
         double busy = tab[slot].busy_worker_us, up = tab[slot].up_us, pct;
-        int g, workers = tab[slot].workers;
+        int g = ss->group;
         if (tab[slot].state != SIM_SLOT_LIVE)
             continue;
         if (up - ss->min_up <= 0) {
@@ -756,42 +767,40 @@ static void metrics_minute(struct eng *e)
             ss->min_up = up;
             continue;
         }
-        pct = 100.0 * (busy - ss->min_busy) / ((up - ss->min_up) * workers);
+        pct = 100.0 * (busy - ss->min_busy) / ((up - ss->min_up) * tab[slot].workers);
         if (pct > 100)
             pct = 100;
         if (pct < 0)
             pct = 0;
         ss->min_busy = busy;
         ss->min_up = up;
-        g = ss->group;
         if (e->cpu_instance_metric)
             put_value(e, "AWS/EC2", "CPUUtilization", "InstanceId", ss->id, "Percent", pct, ts);
-        if (e->cpu_all_metric) {
-            /* pct is finite: plain comparisons do what fmin/fmax would */
-            all_mn = all_cnt && all_mn < pct ? all_mn : pct;
-            all_mx = all_cnt && all_mx > pct ? all_mx : pct;
-            all_cnt++;
-            all_sum += pct;
+        if (e->cpu_all_metric)
+            cpu_stat_add(&all, pct);
+        if (g < 0 || !e->groups[g].cpu_metric)
+            continue;
+        /* the group figure counts instances InService past their warm-up */
+        if (!ss->warmed && !(ss->warmed = sc_asg_instance_warmed(e->asg, ss->id, e->now_ms)))
+            continue;
+        /* the group being summed stays in a local (slots of a group mostly come together) */
+        if (g != cur_g) {
+            if (cur_g >= 0)
+                gst[cur_g] = cur;
+            cur_g = g;
+            cur = gst[g];
         }
-        if (g >= 0 && e->groups[g].cpu_metric) {
-            /* the group figure counts instances InService past their warm-up */
-            if (!ss->warmed)
-                ss->warmed = sc_asg_instance_warmed(e->asg, ss->id, e->now_ms);
-            if (!ss->warmed)
-                continue;
-            mn[g] = cnt[g] && mn[g] < pct ? mn[g] : pct;
-            mx[g] = cnt[g] && mx[g] > pct ? mx[g] : pct;
-            cnt[g]++;
-            sum[g] += pct;
-        }
+        cpu_stat_add(&cur, pct);
     }
+    if (cur_g >= 0)
+        gst[cur_g] = cur;
     for (int g = 0; g < ng; g++)
         if (e->groups[g].cpu_metric)
             put_stat(e, "AWS/EC2", "CPUUtilization", "AutoScalingGroupName", e->sc->groups[g].name,
-                     "Percent", cnt[g], sum[g], mn[g], mx[g], ts);
+                     "Percent", gst[g].cnt, gst[g].sum, gst[g].mn, gst[g].mx, ts);
     if (e->cpu_all_metric)
-        put_stat(e, "AWS/EC2", "CPUUtilization", NULL, NULL, "Percent", all_cnt, all_sum, all_mn,
-                 all_mx, ts);
+        put_stat(e, "AWS/EC2", "CPUUtilization", NULL, NULL, "Percent", all.cnt, all.sum, all.mn,
+                 all.mx, ts);
 
     for (int lb = 0; lb < e->sc->nlbs; lb++) {
         struct lb_state *ls = &e->lbs[lb];
@@ -1164,20 +1173,35 @@ static void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *
         ls->smp_snap = c;
     }
     const struct sim_slot_cpu *tab;
-    int nslots = cpu_table(e, &tab);
+    int nslots = cpu_table(e, &tab), cur_g = -1;
+    double cur_busy = 0, cur_cap = 0;
 
     for (int slot = 0; slot < nslots; slot++) {
         struct slot_state *ss = &e->slots[slot];
         double busy = tab[slot].busy_worker_us, up = tab[slot].up_us;
-        int workers = tab[slot].workers;
+        int g = ss->group;
         if (!tab[slot].state)
             continue;
-        if (ss->group >= 0 && up > ss->smp_up) {
-            gbusy[ss->group] += busy - ss->smp_busy;
-            gcap[ss->group] += (up - ss->smp_up) * workers;
+        if (g >= 0 && up > ss->smp_up) {
+            /* the group being summed stays in locals, as in metrics_minute() */
+            if (g != cur_g) {
+                if (cur_g >= 0) {
+                    gbusy[cur_g] = cur_busy;
+                    gcap[cur_g] = cur_cap;
+                }
+                cur_g = g;
+                cur_busy = gbusy[g];
+                cur_cap = gcap[g];
+            }
+            cur_busy += busy - ss->smp_busy;
+            cur_cap += (up - ss->smp_up) * tab[slot].workers;
         }
         ss->smp_busy = busy;
         ss->smp_up = up;
+    }
+    if (cur_g >= 0) {
+        gbusy[cur_g] = cur_busy;
+        gcap[cur_g] = cur_cap;
     }
     for (int g = 0; g < e->sc->ngroups; g++) {
         const struct sc_asg_group_info *gi = sc_asg_group_find(e->asg, e->sc->groups[g].name);
