@@ -2,8 +2,8 @@
 # bench/bench_simulate.sh: the simulator's bars (issue 2), measured with /usr/bin/time -v:
 #   1. the 30-hour seed tutorial simulates in < 100 ms (CPU time, best of 5);
 #   2. one simulated year at 1-minute periods with a ~100-instance group in < 5 s
-#      (bench/year-100.json, the whole year; BENCH_QUICK=1 times a 30-day run and
-#      projects it to the year instead);
+#      (bench/year-100.json, the whole year, best of BENCH_YEAR_RUNS=3; BENCH_QUICK=1
+#      times a 30-day run and projects it to the year instead);
 #   3. memory flat with run length: peak RSS after a simulated year within 2x of after a
 #      simulated day (the seed tutorial at 24h and 8760h).
 # CPU time (user + sys) is the figure compared with the bars, because the machine is
@@ -52,9 +52,13 @@ verdict "seed-tutorial 30 h, CPU" "$best_ms" 100 ms
 
 # 2. one year, ~100 instances
 if [ "${BENCH_QUICK:-0}" != 1 ]; then
-    measure bench/year-100.json
-    year_s=$cpu_s
-    echo "year-100, 8760 h simulated: CPU ${cpu_s} s, wall ${wall_s} s, RSS ${rss_kb} KB"
+    # best of BENCH_YEAR_RUNS (3): others' work on the shared machine only adds time
+    year_s=999
+    for i in $(seq "${BENCH_YEAR_RUNS:-3}"); do
+        measure bench/year-100.json
+        echo "year-100, 8760 h simulated, run $i: CPU ${cpu_s} s, wall ${wall_s} s, RSS ${rss_kb} KB"
+        year_s=$(echo "if ($cpu_s < $year_s) $cpu_s else $year_s" | bc -l)
+    done
 else
     sed 's/"8760h"/"720h"/g' bench/year-100.json > "$tmp/month.json"
     measure "$tmp/month.json"
@@ -73,7 +77,7 @@ day_rss=$rss_kb
 measure "$tmp/year.json"
 year_rss=$rss_kb
 ratio=$(echo "$year_rss / $day_rss" | bc -l | xargs printf '%.2f')
-echo "peak RSS: day ${day_rss} KB, year ${year_rss} KB (year CPU ${cpu_s} s, wall ${wall_s} s)"
+echo "peak RSS of the seed tutorial: day ${day_rss} KB, year ${year_rss} KB (its year: CPU ${cpu_s} s, wall ${wall_s} s)"
 verdict "RSS year / RSS day" "$ratio" 2 x
 
 exit $status
