@@ -1,6 +1,9 @@
 # tests/integration/emu_lib.sh: sourced by the data-plane tests. Starts emulators on
 # ephemeral ports (start NAME [ARGS]: sets EP and LAST), stops every one it started by PID
 # on exit, shows their logs when `failed` is set, and points boto3 at no real account.
+# A test whose emulators start instance processes writes those PIDs (children of an
+# emulator it started) to "$TMP"/NAME.kids: cleanup KILLs them too, for the case where the
+# emulator died before it could end them. ok/notok print TAP lines (notok sets `failed`).
 # The sourcing script sets `set -euo pipefail` first.
 ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -16,6 +19,7 @@ cleanup() {
         for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
         kill -KILL "$p" 2>/dev/null || true
     done
+    for p in $(cat "$TMP"/*.kids 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
     if [ "$failed" -ne 0 ]; then
         for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "# $f:"; tail -n 25 "$f" | sed 's/^/#   /'; }; done
     fi
@@ -23,6 +27,9 @@ cleanup() {
     [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
+
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; failed=1; }
 
 start() {
     local name=$1; shift

@@ -7,48 +7,7 @@
 # ends every instance; SIGKILL of it and they follow (PDEATHSIG). TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-TMP=$(mktemp -d)
-PIDS=()
-failed=0
-
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-    for p in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$p" 2>/dev/null || true
-    done
-    for p in $(cat "$TMP"/*.kids 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-    if [ "$failed" -ne 0 ]; then
-        for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "# $f:"; tail -n 15 "$f" | sed 's/^/#   /'; }; done
-    fi
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-
-start() {
-    local name=$1; shift
-    rm -f "$TMP/$name.port"
-    setsid "$EMU" --port 0 --port-file "$TMP/$name.port" --quiet "$@" 2>"$TMP/$name.log" &
-    LAST=$!
-    PIDS+=("$LAST")
-    for _ in $(seq 100); do
-        [ -s "$TMP/$name.port" ] && break
-        kill -0 "$LAST" 2>/dev/null || { echo "# emulator died"; return 1; }
-        sleep 0.1
-    done
-    EP="http://127.0.0.1:$(cat "$TMP/$name.port")"
-}
-
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1
+. "$(dirname "$0")/emu_lib.sh"
 
 start emu --time-scale 60
 EPID=$LAST

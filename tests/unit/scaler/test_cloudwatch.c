@@ -73,6 +73,60 @@ static struct sc_get_metric_statistics_req gms(int64_t start, int64_t end, int p
     return r;
 }
 
+/* One MetricStat query on App/M (period 60, stat), for GetMetricData. */
+static struct sc_metric_data_query mdq(const char *id, const char *stat)
+{
+    struct sc_metric_data_query q;
+
+    memset(&q, 0, sizeof(q));
+    q.id = id;
+    q.has_metric_stat = 1;
+    q.metric = (struct sc_metric_key){ "App", "M", NULL, 0 };
+    q.period = 60;
+    q.stat = stat;
+    return q;
+}
+
+/* GetMetricData of the n queries q over [start, end). */
+static struct sc_get_metric_data_req gmd(const struct sc_metric_data_query *q, int n, int64_t start,
+                                         int64_t end)
+{
+    struct sc_get_metric_data_req r;
+
+    memset(&r, 0, sizeof(r));
+    r.queries = q;
+    r.n_queries = n;
+    r.has_start_time = 1;
+    r.start_time_ms = start;
+    r.has_end_time = 1;
+    r.end_time_ms = end;
+    return r;
+}
+
+/* The alarm these tests put: Average of App/M over one period, GreaterThanThreshold,
+ * with nacts alarm actions. */
+static struct sc_put_metric_alarm_req alarm_req(const char *name, int period, double threshold,
+                                                const char *const *acts, int nacts)
+{
+    struct sc_put_metric_alarm_req a;
+
+    memset(&a, 0, sizeof(a));
+    a.alarm_name = name;
+    a.metric_name = "M";
+    a.namespace = "App";
+    a.statistic = "Average";
+    a.has_period = 1;
+    a.period = period;
+    a.has_evaluation_periods = 1;
+    a.evaluation_periods = 1;
+    a.has_threshold = 1;
+    a.threshold = threshold;
+    a.comparison_operator = "GreaterThanThreshold";
+    a.alarm_actions = acts;
+    a.n_alarm_actions = nacts;
+    return a;
+}
+
 static void test_cloudwatch_get_metric_statistics_buckets(void **state)
 {
     struct sc_cw *cw = cw_new();
@@ -218,28 +272,13 @@ static int collect_result(const struct sc_metric_data_result *r, void *ud)
 static void test_cloudwatch_get_metric_data_scan_by_and_status(void **state)
 {
     struct sc_cw *cw = cw_new();
-    struct sc_metric_data_query q[2];
-    struct sc_get_metric_data_req r = { 0 };
+    struct sc_metric_data_query q[2] = { mdq("m1", "Maximum"), mdq("m2", "p90") };
+    struct sc_get_metric_data_req r = gmd(q, 2, T0, T0 + 5 * MIN);
     struct results x = { 0 };
 
     (void)state;
     for (int i = 0; i < 5; i++)
         put(cw, NULL, i, T0 + i * MIN, T0 + 5 * MIN);
-    memset(q, 0, sizeof(q));
-    q[0].id = "m1";
-    q[0].has_metric_stat = 1;
-    q[0].metric = (struct sc_metric_key){ "App", "M", NULL, 0 };
-    q[0].period = 60;
-    q[0].stat = "Maximum";
-    q[1] = q[0];
-    q[1].id = "m2";
-    q[1].stat = "p90";
-    r.queries = q;
-    r.n_queries = 2;
-    r.has_start_time = 1;
-    r.start_time_ms = T0;
-    r.has_end_time = 1;
-    r.end_time_ms = T0 + 5 * MIN;
     assert_int_equal(sc_cw_get_metric_data(cw, &r, T0 + 5 * MIN, collect_result, &x, NULL), SC_OK);
     assert_int_equal(x.n, 2);
     assert_int_equal(x.nv[0], 5);
@@ -260,23 +299,12 @@ static void test_cloudwatch_get_metric_data_scan_by_and_status(void **state)
 static void test_cloudwatch_get_metric_data_errors(void **state)
 {
     struct sc_cw *cw = cw_new();
-    struct sc_metric_data_query q = { 0 };
-    struct sc_get_metric_data_req r = { 0 };
+    struct sc_metric_data_query q = mdq("Bad", "Average");
+    struct sc_get_metric_data_req r = gmd(&q, 1, T0, T0 + MIN);
     struct results x = { 0 };
     struct sc_error err;
 
     (void)state;
-    q.id = "Bad";
-    q.has_metric_stat = 1;
-    q.metric = (struct sc_metric_key){ "App", "M", NULL, 0 };
-    q.period = 60;
-    q.stat = "Average";
-    r.queries = &q;
-    r.n_queries = 1;
-    r.has_start_time = 1;
-    r.start_time_ms = T0;
-    r.has_end_time = 1;
-    r.end_time_ms = T0 + MIN;
     assert_int_equal(sc_cw_get_metric_data(cw, &r, T0, collect_result, &x, &err),
                      SC_ERR_VALIDATION);
     assert_string_equal(err.message, "The value Bad for parameter MetricDataQueries.member.1.Id is "
@@ -294,25 +322,14 @@ static void test_cloudwatch_get_metric_data_errors(void **state)
 static void test_cloudwatch_get_metric_data_multiple_units(void **state)
 {
     struct sc_cw *cw = cw_new();
-    struct sc_metric_data_query q = { 0 };
-    struct sc_get_metric_data_req r = { 0 };
+    struct sc_metric_data_query q = mdq("m", "Sum");
+    struct sc_get_metric_data_req r = gmd(&q, 1, T0, T0 + MIN);
     struct results x = { 0 };
     char msg[128];
 
     (void)state;
     put(cw, "Seconds", 1, T0, T0 + MIN);
     put(cw, "Milliseconds", 1, T0, T0 + MIN);
-    q.id = "m";
-    q.has_metric_stat = 1;
-    q.metric = (struct sc_metric_key){ "App", "M", NULL, 0 };
-    q.period = 60;
-    q.stat = "Sum";
-    r.queries = &q;
-    r.n_queries = 1;
-    r.has_start_time = 1;
-    r.start_time_ms = T0;
-    r.has_end_time = 1;
-    r.end_time_ms = T0 + MIN;
     sc_cw_get_metric_data(cw, &r, T0 + MIN, collect_result, &x, NULL);
     assert_string_equal(x.msg, "MultipleUnits");
     (void)msg;
@@ -381,25 +398,12 @@ static const char *on_action(const char *arn, const struct sc_alarm_view *al, in
 static void test_cloudwatch_step_evaluates_every_minute(void **state)
 {
     struct sc_cw *cw = cw_new();
-    struct sc_put_metric_alarm_req a = { 0 };
     const char *acts[] = { AS_ARN };
+    struct sc_put_metric_alarm_req a = alarm_req("high", 60, 50, acts, 1);
     struct hits h = { 0 };
     int64_t now = T0;
 
     (void)state;
-    a.alarm_name = "high";
-    a.metric_name = "M";
-    a.namespace = "App";
-    a.statistic = "Average";
-    a.has_period = 1;
-    a.period = 60;
-    a.has_evaluation_periods = 1;
-    a.evaluation_periods = 1;
-    a.has_threshold = 1;
-    a.threshold = 50;
-    a.comparison_operator = "GreaterThanThreshold";
-    a.alarm_actions = acts;
-    a.n_alarm_actions = 1;
     sc_cw_set_action_handler(cw, on_action, &h);
     assert_int_equal(sc_cw_put_metric_alarm(cw, &a, T0, NULL), SC_OK);
     assert_true(sc_cw_next_due_ms(cw, T0) == T0);
@@ -426,25 +430,12 @@ static void test_cloudwatch_step_evaluates_every_minute(void **state)
 static void test_cloudwatch_next_due_pending_set_alarm_state(void **state)
 {
     struct sc_cw *cw = cw_new();
-    struct sc_put_metric_alarm_req a = { 0 };
     const char *acts[] = { AS_ARN };
+    struct sc_put_metric_alarm_req a = alarm_req("x", 300, 1, acts, 1);
     struct sc_set_alarm_state_req s = { "x", "ALARM", "manual", NULL };
     struct hits h = { 0 };
 
     (void)state;
-    a.alarm_name = "x";
-    a.metric_name = "M";
-    a.namespace = "App";
-    a.statistic = "Average";
-    a.has_period = 1;
-    a.period = 300;
-    a.has_evaluation_periods = 1;
-    a.evaluation_periods = 1;
-    a.has_threshold = 1;
-    a.threshold = 1;
-    a.comparison_operator = "GreaterThanThreshold";
-    a.alarm_actions = acts;
-    a.n_alarm_actions = 1;
     sc_cw_set_action_handler(cw, on_action, &h);
     sc_cw_put_metric_alarm(cw, &a, T0, NULL);
     sc_cw_step(cw, T0);
@@ -469,7 +460,7 @@ static int collect_tag(const char *k, const char *v, void *ud)
 static void test_cloudwatch_tags_by_arn(void **state)
 {
     struct sc_cw *cw = cw_new();
-    struct sc_put_metric_alarm_req a = { 0 };
+    struct sc_put_metric_alarm_req a = alarm_req("x", 60, 0, NULL, 0);
     struct sc_tag t[] = { { "team", "ops" }, { "env", "lab" } };
     const char *keys[] = { "team" };
     const char *arn = "arn:aws:cloudwatch:us-east-1:123456789012:alarm:x";
@@ -477,16 +468,6 @@ static void test_cloudwatch_tags_by_arn(void **state)
     struct sc_error err;
 
     (void)state;
-    a.alarm_name = "x";
-    a.metric_name = "M";
-    a.namespace = "App";
-    a.statistic = "Average";
-    a.has_period = 1;
-    a.period = 60;
-    a.has_evaluation_periods = 1;
-    a.evaluation_periods = 1;
-    a.has_threshold = 1;
-    a.comparison_operator = "GreaterThanThreshold";
     sc_cw_put_metric_alarm(cw, &a, T0, NULL);
     assert_int_equal(sc_cw_tag_resource(cw, arn, t, 2, NULL), SC_OK);
     assert_int_equal(sc_cw_untag_resource(cw, arn, keys, 1, NULL), SC_OK);
@@ -524,22 +505,13 @@ static const char *reentrant_action(const char *arn, const struct sc_alarm_view 
 {
     struct reenter *r = ud;
     const char *name = al->alarm_name;
-    struct sc_put_metric_alarm_req a = { 0 };
+    struct sc_put_metric_alarm_req a;
     char other[32];
 
     (void)arn;
     r->calls++;
     snprintf(other, sizeof(other), "made-%d", r->calls);
-    a.alarm_name = other;
-    a.metric_name = "M";
-    a.namespace = "App";
-    a.statistic = "Average";
-    a.has_period = 1;
-    a.period = 60;
-    a.has_evaluation_periods = 1;
-    a.evaluation_periods = 1;
-    a.has_threshold = 1;
-    a.comparison_operator = "GreaterThanThreshold";
+    a = alarm_req(other, 60, 0, NULL, 0);
     assert_int_equal(sc_cw_put_metric_alarm(r->cw, &a, now, NULL), SC_OK);
     assert_int_equal(sc_cw_delete_alarms(r->cw, &name, 1, now, NULL), SC_OK);
     return NULL;
@@ -555,20 +527,8 @@ static void test_cloudwatch_action_handler_may_change_alarms(void **state)
     (void)state;
     sc_cw_set_action_handler(cw, reentrant_action, &r);
     for (int i = 0; i < 3; i++) {
-        struct sc_put_metric_alarm_req a = { 0 };
-        a.alarm_name = names[i];
-        a.metric_name = "M";
-        a.namespace = "App";
-        a.statistic = "Average";
-        a.has_period = 1;
-        a.period = 60;
-        a.has_evaluation_periods = 1;
-        a.evaluation_periods = 1;
-        a.has_threshold = 1;
-        a.threshold = 1;
-        a.comparison_operator = "GreaterThanThreshold";
-        a.alarm_actions = acts;
-        a.n_alarm_actions = 2;
+        struct sc_put_metric_alarm_req a = alarm_req(names[i], 60, 1, acts, 2);
+
         sc_cw_put_metric_alarm(cw, &a, T0, NULL);
     }
     put(cw, NULL, 5, T0, T0 + MIN);

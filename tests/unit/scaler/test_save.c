@@ -24,71 +24,7 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
-
-#define T0  1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC 1000LL
-#define MIN 60000LL
-
-static struct sc_world *new_world(uint64_t seed)
-{
-    struct sc_world_config cfg;
-    struct sc_world *w;
-
-    sc_world_config_defaults(&cfg);
-    cfg.seed = seed;
-    cfg.start_ms = T0;
-    w = sc_world_create(&cfg);
-    assert_non_null(w);
-    return w;
-}
-
-/* Pending instances come up boot_ms after launch; shutting-down and stopping ones end;
- * every registered instance passes its health checks. */
-static void data_plane(struct sc_world *w, int64_t now, int64_t boot_ms)
-{
-    struct sc_ec2 *ec2 = sc_world_ec2(w);
-    struct sc_elb *elb = sc_world_elb(w);
-
-    for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
-        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
-        char id[SC_EC2_ID_LEN];
-
-        snprintf(id, sizeof(id), "%s", in->instance_id);
-        if (in->state == SC_EC2_PENDING && now - in->launch_time_ms >= boot_ms)
-            sc_ec2_instance_running(ec2, id, now);
-        else if (in->state == SC_EC2_SHUTTING_DOWN)
-            sc_ec2_instance_terminated(ec2, id, now);
-        else if (in->state == SC_EC2_STOPPING)
-            sc_ec2_instance_stopped(ec2, id, now);
-    }
-    for (int i = 0; i < sc_elb_lb_count(elb); i++) {
-        const struct sc_elb_lb *lb = sc_elb_lb_at(elb, i);
-
-        for (int k = 0; k < lb->ninstances; k++) {
-            char id[SC_EC2_ID_LEN];
-
-            snprintf(id, sizeof(id), "%s", lb->instances[k]);
-            sc_elb_health_result(elb, lb->load_balancer_name, id, 1, now);
-        }
-    }
-}
-
-static void run(struct sc_world *w, int64_t from, int64_t to, int64_t boot_ms)
-{
-    for (int64_t t = from; t <= to; t += 10 * SEC) {
-        data_plane(w, t, boot_ms);
-        sc_world_step(w, t);
-    }
-}
-
-static const char *member_id(struct sc_world *w, const char *group, int i)
-{
-    const struct sc_asg_group_info *g = sc_asg_group_find(sc_world_asg(w), group);
-
-    assert_non_null(g);
-    assert_true(i < sc_asg_group_instance_count(g));
-    return sc_asg_group_instance_at(g, i)->instance_id;
-}
+#include "tests/unit/scaler/world_fixture.h"
 
 /* The tutorial's load balancer, a launch configuration and a template, a VPC with a
  * subnet, three groups (one force-deleted), policies of every type, activities and
@@ -221,7 +157,7 @@ static void build(struct sc_world *w)
     assert_int_equal(sc_asg_suspend_processes(asg, "web", sus, 1, T0, &err), SC_OK);
     assert_int_equal(
         sc_asg_enable_metrics_collection(asg, "vpc-group", NULL, 0, "1Minute", T0, &err), SC_OK);
-    run(w, T0, T0 + 3 * MIN, 20 * SEC);
+    run(w, T0, T0 + 3 * MIN, -1, 20 * SEC);
     /* every member InService; now move some into other states */
     ids[0] = member_id(w, "web", 0);
     if (sc_asg_enter_standby(asg, "web", ids, 1, 0, T0 + 3 * MIN, &err) != SC_OK)
@@ -325,7 +261,7 @@ static void test_save_loaded_world_continues(void **state)
 
         assert_int_equal(
             sc_asg_set_desired_capacity(sc_world_asg(x), "web", 7, 0, T0 + 4 * MIN, &err), SC_OK);
-        run(x, T0 + 4 * MIN, T0 + 12 * MIN, 20 * SEC);
+        run(x, T0 + 4 * MIN, T0 + 12 * MIN, -1, 20 * SEC);
     }
     a = save_string(w);
     b = save_string(n);

@@ -18,53 +18,7 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
-
-#define T0  1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC 1000LL
-#define MIN 60000LL
-
-static struct sc_world *new_world(uint64_t seed)
-{
-    struct sc_world_config cfg;
-    struct sc_world *w;
-
-    sc_world_config_defaults(&cfg);
-    cfg.seed = seed;
-    cfg.start_ms = T0;
-    w = sc_world_create(&cfg);
-    assert_non_null(w);
-    return w;
-}
-
-/* The data plane: pending instances come up boot_ms after launch; shutting-down
- * ones go. */
-static void data_plane(struct sc_world *w, int64_t now, int64_t boot_ms)
-{
-    struct sc_ec2 *ec2 = sc_world_ec2(w);
-
-    for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
-        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
-        char id[SC_EC2_ID_LEN];
-
-        snprintf(id, sizeof(id), "%s", in->instance_id);
-        if (in->state == SC_EC2_PENDING && now - in->launch_time_ms >= boot_ms)
-            sc_ec2_instance_running(ec2, id, now);
-        else if (in->state == SC_EC2_SHUTTING_DOWN)
-            sc_ec2_instance_terminated(ec2, id, now);
-    }
-}
-
-static void report_cpu(struct sc_world *w, double pct, int64_t now)
-{
-    struct sc_ec2 *ec2 = sc_world_ec2(w);
-
-    for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
-        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
-
-        if (in->state == SC_EC2_RUNNING)
-            assert_int_equal(sc_world_report_instance_cpu(w, in->instance_id, pct, now), SC_OK);
-    }
-}
+#include "tests/unit/scaler/world_fixture.h"
 
 static void make_group(struct sc_world *w, const char *name, int min, int max, int desired)
 {
@@ -98,18 +52,6 @@ static int in_service(struct sc_world *w, const char *group)
     for (int i = 0; i < sc_asg_group_instance_count(g); i++)
         n += sc_asg_group_instance_at(g, i)->lifecycle_state == SC_ASG_IN_SERVICE;
     return n;
-}
-
-/* Runs the caller's loop every 10 s from `from` to `to` (inclusive), reporting
- * cpu. */
-static void run(struct sc_world *w, int64_t from, int64_t to, double cpu, int64_t boot_ms)
-{
-    for (int64_t t = from; t <= to; t += 10 * SEC) {
-        data_plane(w, t, boot_ms);
-        if (cpu >= 0)
-            report_cpu(w, cpu, t);
-        sc_world_step(w, t);
-    }
 }
 
 static void test_world_create_defaults(void **state)
@@ -401,11 +343,6 @@ static void test_world_next_due_is_bounded(void **state)
     assert_true(due >= T0);
     assert_true(due <= T0 + MIN);
     sc_world_destroy(w);
-}
-
-static const char *member_id(struct sc_world *w, const char *group, int i)
-{
-    return sc_asg_group_instance_at(sc_asg_group_find(sc_world_asg(w), group), i)->instance_id;
 }
 
 /* A settled group asks for no 10 s sweep instant; a change made at an odd time waits for
