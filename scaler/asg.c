@@ -555,41 +555,18 @@ const struct sc_asg_instance_info *sc_asg_group_instance_at(const struct sc_asg_
 int sc_asg_group_capacity(const struct sc_asg_group_info *gi)
 {
     const struct asg_group *g = (const struct asg_group *)gi;
-    int n = 0;
 
-    for (int i = 0; i < g->ninst; i++)
-        n += asg_counts_capacity(g->inst[i].info.lifecycle_state);
-    return n;
+    return asg_census_pending(&g->census) + g->census.state[SC_ASG_IN_SERVICE];
 }
 
 void sc_asg_group_lifecycle_counts(const struct sc_asg_group_info *gi, int *pending,
                                    int *in_service, int *terminating)
 {
     const struct asg_group *g = (const struct asg_group *)gi;
-    int p = 0, in = 0, t = 0;
 
-    for (int i = 0; i < g->ninst; i++) {
-        switch (g->inst[i].info.lifecycle_state) {
-        case SC_ASG_PENDING:
-        case SC_ASG_PENDING_WAIT:
-        case SC_ASG_PENDING_PROCEED:
-            p++;
-            break;
-        case SC_ASG_IN_SERVICE:
-            in++;
-            break;
-        case SC_ASG_TERMINATING:
-        case SC_ASG_TERMINATING_WAIT:
-        case SC_ASG_TERMINATING_PROCEED:
-            t++;
-            break;
-        default:
-            break;
-        }
-    }
-    *pending = p;
-    *in_service = in;
-    *terminating = t;
+    *pending = asg_census_pending(&g->census);
+    *in_service = g->census.state[SC_ASG_IN_SERVICE];
+    *terminating = asg_census_terminating(&g->census);
 }
 
 const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,

@@ -226,6 +226,48 @@ void asg_inst_cleanup(struct asg_inst *in)
     free(in->info.instance_type);
 }
 
+/* One instance in or out of g's census (sign +1 or -1), as it stands. */
+static void census_count(struct asg_census *c, const struct asg_inst *in, int sign)
+{
+    c->state[in->info.lifecycle_state] += sign;
+    if (in->unhealthy && asg_counts_capacity(in->info.lifecycle_state)) {
+        c->unhealthy_cap += sign;
+        if (in->unhealthy == ASG_UNHEALTHY_ELB)
+            c->unhealthy_elb_cap += sign;
+    }
+}
+
+void asg_census_rebuild(struct asg_group *g)
+{
+    memset(&g->census, 0, sizeof(g->census));
+    for (int i = 0; i < g->ninst; i++)
+        census_count(&g->census, &g->inst[i], 1);
+    g->members_ver++;
+}
+
+/* The only writer of lifecycle_state once an instance is in g (inst_add starts it
+ * Pending): the census follows. */
+static void inst_set_state(struct asg_group *g, struct asg_inst *in, enum sc_asg_lifecycle s)
+{
+    if (in->info.lifecycle_state == s)
+        return;
+    census_count(&g->census, in, -1);
+    in->info.lifecycle_state = s;
+    census_count(&g->census, in, 1);
+    g->members_ver++;
+}
+
+/* The only writer of unhealthy: the census follows. */
+static void inst_set_unhealthy(struct asg_group *g, struct asg_inst *in, enum asg_unhealthy u)
+{
+    if (in->unhealthy == u)
+        return;
+    census_count(&g->census, in, -1);
+    in->unhealthy = u;
+    census_count(&g->census, in, 1);
+}
+
+/* A new instance at the end of g, zeroed: Pending, healthy, counted in the census. */
 static struct asg_inst *inst_add(struct asg_group *g)
 {
     struct asg_inst *in;
@@ -252,7 +294,17 @@ static struct asg_inst *inst_add(struct asg_group *g)
     in = &g->inst[g->ninst++];
     memset(in, 0, sizeof(*in));
     in->info.healthy = 1;
+    census_count(&g->census, in, 1);
+    g->members_ver++;
     return in;
+}
+
+/* Undoes the inst_add() just made, when the instance could not be indexed. */
+static void inst_unadd(struct asg_group *g)
+{
+    census_count(&g->census, &g->inst[g->ninst - 1], -1);
+    g->ninst--;
+    g->members_ver++;
 }
 
 static void inst_remove(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in)
@@ -261,6 +313,8 @@ static void inst_remove(struct sc_asg *asg, struct asg_group *g, struct asg_inst
 
     asg->step_dirty = 1;
     asg->step_changes++;
+    census_count(&g->census, in, -1);
+    g->members_ver++;
     asg_idx_del(asg, in->info.instance_id);
     asg_inst_cleanup(in);
     memmove(&g->inst[idx], &g->inst[idx + 1], (size_t)(g->ninst - idx - 1) * sizeof(*in));
@@ -362,7 +416,7 @@ void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct as
                 in->info.availability_zone);
     if (a)
         memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-    in->info.lifecycle_state = SC_ASG_TERMINATING;
+    inst_set_state(g, in, SC_ASG_TERMINATING);
     asg->step_dirty = 1;
     asg->step_changes++;
     lb_deregister_all(asg, g, in, now_ms);
@@ -502,7 +556,7 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
     }
     snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", id);
     if (asg_idx_put(asg, id, g, g->ninst - 1) != 0) {
-        g->ninst--;
+        inst_unadd(g);
         if (asg->env.terminate_instance)
             asg->env.terminate_instance(asg->env.ud, id, now_ms);
         return -1;
@@ -510,7 +564,7 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
     snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", spec.zone);
     snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
              spec.subnet_id ? spec.subnet_id : "");
-    in->info.lifecycle_state = SC_ASG_PENDING;
+    inst_set_state(g, in, SC_ASG_PENDING);
     in->info.launch_configuration_name = asg_strdup(gi->launch_configuration_name);
     in->info.launch_template_id = asg_strdup(gi->launch_template_id);
     in->info.launch_template_name = asg_strdup(gi->launch_template_name);
@@ -668,6 +722,9 @@ static int warmup_ms(const struct asg_group *g)
 
 static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
 {
+    /* InService and Standby instances stay as they are: the pass below would touch none */
+    if (asg_census_transitional(&g->census) == 0)
+        return;
     for (int i = 0; i < g->ninst;) {
         struct asg_inst *in = &g->inst[i];
         enum sc_asg_ec2_state es;
@@ -681,7 +738,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
                 asg->step_dirty = 1;
                 asg->step_changes++;
                 lb_register_all(asg, g, in, now_ms);
-                in->info.lifecycle_state = SC_ASG_IN_SERVICE;
+                inst_set_state(g, in, SC_ASG_IN_SERVICE);
                 in->inservice_ms = now_ms;
                 in->warm_until_ms = in->from_standby ? now_ms : now_ms + warmup_ms(g);
                 if (in->warm_until_ms > g->warm_max_ms)
@@ -707,7 +764,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
             }
             es = ec2_state(asg, in);
             if (es == SC_ASG_EC2_GONE) {
-                in->info.lifecycle_state = SC_ASG_TERMINATED;
+                inst_set_state(g, in, SC_ASG_TERMINATED);
                 act_end(g, in, "Successful", now_ms);
                 inst_remove(asg, g, in);
                 continue;
@@ -716,7 +773,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
         case SC_ASG_DETACHING:
             if (lb_draining(asg, g, in))
                 break;
-            in->info.lifecycle_state = SC_ASG_DETACHED;
+            inst_set_state(g, in, SC_ASG_DETACHED);
             asg->step_dirty = 1;
             asg->step_changes++;
             act_end(g, in, "Successful", now_ms);
@@ -725,7 +782,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
         case SC_ASG_ENTERING_STANDBY:
             if (lb_draining(asg, g, in))
                 break;
-            in->info.lifecycle_state = SC_ASG_STANDBY;
+            inst_set_state(g, in, SC_ASG_STANDBY);
             asg->step_dirty = 1;
             asg->step_changes++;
             act_end(g, in, "Successful", now_ms);
@@ -758,7 +815,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
             continue;
         es = ec2_state(asg, in);
         if (es == SC_ASG_EC2_STOPPED || es == SC_ASG_EC2_SHUTTING_DOWN || es == SC_ASG_EC2_GONE) {
-            in->unhealthy = ASG_UNHEALTHY_EC2;
+            inst_set_unhealthy(g, in, ASG_UNHEALTHY_EC2);
             in->info.healthy = 0;
             *changed = 1;
             continue;
@@ -769,7 +826,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
                 *changed = 1;
             }
             if (now_ms - in->impaired_since_ms >= ASG_IMPAIRED_GRACE_MS) {
-                in->unhealthy = ASG_UNHEALTHY_EC2;
+                inst_set_unhealthy(g, in, ASG_UNHEALTHY_EC2);
                 in->info.healthy = 0;
                 *changed = 1;
                 continue;
@@ -789,7 +846,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
             for (int k = 0; k < g->info.nload_balancer_names; k++) {
                 if (asg->env.lb_instance_state(asg->env.ud, g->info.load_balancer_names[k],
                                                in->info.instance_id) == SC_ASG_LB_OUT_OF_SERVICE) {
-                    in->unhealthy = ASG_UNHEALTHY_ELB;
+                    inst_set_unhealthy(g, in, ASG_UNHEALTHY_ELB);
                     in->info.healthy = 0;
                     *changed = 1;
                     break;
@@ -804,7 +861,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
 static void replace_unhealthy(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
 {
     if (proc_suspended(g, SC_ASG_PROC_REPLACE_UNHEALTHY) ||
-        proc_suspended(g, SC_ASG_PROC_TERMINATE))
+        proc_suspended(g, SC_ASG_PROC_TERMINATE) || g->census.unhealthy_cap == 0)
         return;
     for (int i = 0; i < g->ninst; i++) {
         struct asg_inst *in = &g->inst[i];
@@ -837,6 +894,45 @@ static void replace_unhealthy(struct sc_asg *asg, struct asg_group *g, int64_t n
     }
 }
 
+/* Instances counting toward capacity per enabled zone (by the first listed zone of that
+ * name, into count[], ASG_TRACKED_ZONES entries) and, returned, those in no enabled zone.
+ * One pass over the instances, remembered until an instance comes, goes or changes state,
+ * or the zones are replaced. */
+static int zone_counts(struct asg_group *g, int count[ASG_TRACKED_ZONES])
+{
+    int nz = g->info.navailability_zones;
+
+    if (!g->zc_valid || g->zc_members_ver != g->members_ver || g->zc_zones_gen != g->zones_gen) {
+        memset(g->zc_count, 0, sizeof(g->zc_count));
+        g->zc_stray = 0;
+        for (int i = 0; i < g->ninst; i++) {
+            struct asg_inst *in = &g->inst[i];
+            int z = 0;
+
+            if (!asg_counts_capacity(in->info.lifecycle_state))
+                continue;
+            if (in->zone_gen == g->zones_gen + 1) {
+                z = in->zone_idx;
+            } else {
+                while (z < nz &&
+                       strcmp(g->info.availability_zones[z], in->info.availability_zone) != 0)
+                    z++;
+                in->zone_gen = g->zones_gen + 1;
+                in->zone_idx = z;
+            }
+            if (z == nz)
+                g->zc_stray++;
+            else if (z < ASG_TRACKED_ZONES)
+                g->zc_count[z]++;
+        }
+        g->zc_valid = 1;
+        g->zc_members_ver = g->members_ver;
+        g->zc_zones_gen = g->zones_gen;
+    }
+    memcpy(count, g->zc_count, sizeof(g->zc_count));
+    return g->zc_stray;
+}
+
 /* AZRebalance (spec 3.5): when the enabled zones differ by more than one instance, or an
  * instance sits in a zone no longer enabled, launch one into the emptiest zone first (the
  * group may pass MaxSize by max(10%, 1) meanwhile); the termination follows once it is
@@ -852,27 +948,7 @@ static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int cap, in
         proc_suspended(g, SC_ASG_PROC_TERMINATE) || asg_group_busy(g) || cap == 0 ||
         now_ms < g->next_launch_ms)
         return;
-    /* one pass: instances per enabled zone (the first listed zone of that name) and
-     * instances in no enabled zone */
-    for (int i = 0; i < g->ninst; i++) {
-        struct asg_inst *in = &g->inst[i];
-        int z = 0;
-
-        if (!asg_counts_capacity(in->info.lifecycle_state))
-            continue;
-        if (in->zone_gen == g->zones_gen + 1) {
-            z = in->zone_idx;
-        } else {
-            while (z < nz && strcmp(g->info.availability_zones[z], in->info.availability_zone) != 0)
-                z++;
-            in->zone_gen = g->zones_gen + 1;
-            in->zone_idx = z;
-        }
-        if (z == nz)
-            stray++;
-        else if (z < ASG_TRACKED_ZONES)
-            count[z]++;
-    }
+    stray = zone_counts(g, count);
     for (int z = 1; z < nz && z < ASG_TRACKED_ZONES; z++) /* a zone listed twice */
         for (int k = 0; k < z; k++)
             if (strcmp(g->info.availability_zones[k], g->info.availability_zones[z]) == 0) {
@@ -987,19 +1063,10 @@ static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t n
     v[0] = g->info.min_size;
     v[1] = g->info.max_size;
     v[2] = g->info.desired_capacity;
-    for (int i = 0; i < g->ninst; i++) {
-        enum sc_asg_lifecycle s = g->inst[i].info.lifecycle_state;
-
-        if (s == SC_ASG_IN_SERVICE)
-            v[3]++;
-        else if (s == SC_ASG_PENDING || s == SC_ASG_PENDING_WAIT || s == SC_ASG_PENDING_PROCEED)
-            v[4]++;
-        else if (s == SC_ASG_STANDBY || s == SC_ASG_ENTERING_STANDBY)
-            v[5]++;
-        else if (s == SC_ASG_TERMINATING || s == SC_ASG_TERMINATING_WAIT ||
-                 s == SC_ASG_TERMINATING_PROCEED)
-            v[6]++;
-    }
+    v[3] = g->census.state[SC_ASG_IN_SERVICE];
+    v[4] = asg_census_pending(&g->census);
+    v[5] = g->census.state[SC_ASG_STANDBY] + g->census.state[SC_ASG_ENTERING_STANDBY];
+    v[6] = asg_census_terminating(&g->census);
     v[7] = v[3] + v[4] + v[6];
     for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
         if ((g->info.metrics_enabled >> m) & 1u)
@@ -1287,11 +1354,11 @@ enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instan
         return SC_OK; /* standby: status frozen */
     if (healthy) {
         if (asg_counts_capacity(in->info.lifecycle_state)) {
-            in->unhealthy = ASG_HEALTHY;
+            inst_set_unhealthy(g, in, ASG_HEALTHY);
             in->info.healthy = 1;
         }
     } else if (asg_counts_capacity(in->info.lifecycle_state)) {
-        in->unhealthy = ASG_UNHEALTHY_USER;
+        inst_set_unhealthy(g, in, ASG_UNHEALTHY_USER);
         in->info.healthy = 0;
     }
     return SC_OK;
@@ -1377,7 +1444,7 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", ids[i]);
         if (asg_idx_put(asg, ids[i], g, g->ninst - 1) != 0) {
-            g->ninst--;
+            inst_unadd(g);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
         snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", zones[i]);
@@ -1386,7 +1453,7 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
                 sub = z;
         snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
                  sub >= 0 ? g->info.subnets[sub] : "");
-        in->info.lifecycle_state = SC_ASG_PENDING;
+        inst_set_state(g, in, SC_ASG_PENDING);
         in->info.launch_ms = now_ms;
         in->info.protected_from_scale_in = g->info.new_instances_protected_from_scale_in;
         g->info.desired_capacity++;
@@ -1454,7 +1521,7 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
                     in->info.availability_zone);
         if (a)
             memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-        in->info.lifecycle_state = SC_ASG_DETACHING;
+        inst_set_state(g, in, SC_ASG_DETACHING);
         lb_deregister_all(asg, g, in, now_ms);
     }
     return SC_OK;
@@ -1506,7 +1573,7 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
                     in->info.availability_zone);
         if (a)
             memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-        in->info.lifecycle_state = SC_ASG_ENTERING_STANDBY;
+        inst_set_state(g, in, SC_ASG_ENTERING_STANDBY);
         lb_deregister_all(asg, g, in, now_ms);
     }
     return SC_OK;
@@ -1552,7 +1619,7 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
                     in->info.availability_zone);
         if (a)
             memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-        in->info.lifecycle_state = SC_ASG_PENDING;
+        inst_set_state(g, in, SC_ASG_PENDING);
         in->from_standby = 1;
     }
     return SC_OK;
@@ -1902,4 +1969,57 @@ enum sc_status sc_asg_disable_metrics_collection(struct sc_asg *asg, const char 
         return st;
     g->info.metrics_enabled &= ~mask;
     return SC_OK;
+}
+
+/* --- self check (tests) ------------------------------------------------------------------- */
+
+int asg_self_check(struct sc_asg *asg, char *why, size_t len)
+{
+    for (int gi = 0; gi < asg->ngroups; gi++) {
+        struct asg_group *g = asg->groups[gi];
+        const char *name = g->info.auto_scaling_group_name;
+        struct asg_census c;
+        int nz = g->info.navailability_zones, count[ASG_TRACKED_ZONES] = { 0 }, stray = 0;
+
+        memset(&c, 0, sizeof(c));
+        for (int i = 0; i < g->ninst; i++)
+            census_count(&c, &g->inst[i], 1);
+        for (int s = 0; s < ASG_LIFECYCLE_COUNT; s++) {
+            if (c.state[s] != g->census.state[s]) {
+                snprintf(why, len, "group %s: census has %d %s, the instances %d", name,
+                         g->census.state[s], sc_asg_lifecycle_str((enum sc_asg_lifecycle)s),
+                         c.state[s]);
+                return -1;
+            }
+        }
+        if (c.unhealthy_cap != g->census.unhealthy_cap ||
+            c.unhealthy_elb_cap != g->census.unhealthy_elb_cap) {
+            snprintf(why, len, "group %s: census has %d unhealthy (%d ELB), the instances %d (%d)",
+                     name, g->census.unhealthy_cap, g->census.unhealthy_elb_cap, c.unhealthy_cap,
+                     c.unhealthy_elb_cap);
+            return -1;
+        }
+        /* the zone counts, recounted by name without the per-instance zone memo */
+        for (int i = 0; i < g->ninst; i++) {
+            const struct asg_inst *in = &g->inst[i];
+            int z = 0;
+
+            if (!asg_counts_capacity(in->info.lifecycle_state))
+                continue;
+            while (z < nz && strcmp(g->info.availability_zones[z], in->info.availability_zone) != 0)
+                z++;
+            if (z == nz)
+                stray++;
+            else if (z < ASG_TRACKED_ZONES)
+                count[z]++;
+        }
+        if (g->zc_valid && g->zc_members_ver == g->members_ver && g->zc_zones_gen == g->zones_gen) {
+            if (stray != g->zc_stray || memcmp(count, g->zc_count, sizeof(count)) != 0) {
+                snprintf(why, len, "group %s: cached zone counts differ from the instances", name);
+                return -1;
+            }
+        }
+        (void)zone_counts(g, count);
+    }
+    return 0;
 }

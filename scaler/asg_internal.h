@@ -5,6 +5,7 @@
 #ifndef SCALER_ASG_INTERNAL_H
 #define SCALER_ASG_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scaler/asg.h"
@@ -20,6 +21,8 @@
 #define ASG_TRACKED_ZONES 16
 /* Finished activities older than six weeks are dropped. */
 #define ASG_ACTIVITY_KEEP_MS (42LL * 86400 * 1000)
+/* One census slot per enum sc_asg_lifecycle value. */
+#define ASG_LIFECYCLE_COUNT (SC_ASG_STANDBY + 1)
 
 enum asg_unhealthy {
     ASG_HEALTHY = 0,
@@ -57,10 +60,31 @@ struct asg_policy {
     struct asg_group *group;
 };
 
+/* A group's instances counted by what the step asks of them, so those questions cost
+ * O(1) rather than a pass over the instances. Kept by inst_add/inst_remove and the two
+ * setters in asg_instance.c (the only writers of lifecycle_state and unhealthy), rebuilt
+ * by asg_census_rebuild() after a load. */
+struct asg_census {
+    int state[ASG_LIFECYCLE_COUNT]; /* instances per lifecycle state */
+    int unhealthy_cap;              /* marked unhealthy and counting toward capacity */
+    int unhealthy_elb_cap;          /* of those, marked from a load balancer */
+};
+
 struct asg_group {
     struct sc_asg_group_info info; /* first: views convert back */
     struct asg_inst *inst;
     int ninst, cap_inst;
+    struct asg_census census;
+    /* bumped whenever an instance comes, goes or changes lifecycle state (what the zone
+     * counts below depend on, with zones_gen) */
+    unsigned members_ver;
+    /* maybe_rebalance()'s per-zone pass (instances counting toward capacity per enabled
+     * zone, by first listed index, and those in no enabled zone), valid while zc_valid and
+     * members_ver and zones_gen are as they were */
+    int zc_valid;
+    unsigned zc_members_ver, zc_zones_gen;
+    int zc_count[ASG_TRACKED_ZONES];
+    int zc_stray;
     /* Scratch for the termination choice, cap_inst entries (grown with inst). */
     struct asg_inst **scratch;
     int64_t *scratch_key;
@@ -147,6 +171,25 @@ static inline int asg_counts_capacity(enum sc_asg_lifecycle s)
     return s == SC_ASG_PENDING || s == SC_ASG_PENDING_WAIT || s == SC_ASG_PENDING_PROCEED ||
            s == SC_ASG_IN_SERVICE;
 }
+/* Instances in a state the step moves on by itself (Pending*, Terminating*, Detaching,
+ * EnteringStandby): advance_lifecycle has nothing to do without them. */
+static inline int asg_census_transitional(const struct asg_census *c)
+{
+    return c->state[SC_ASG_PENDING] + c->state[SC_ASG_PENDING_WAIT] +
+           c->state[SC_ASG_PENDING_PROCEED] + c->state[SC_ASG_TERMINATING] +
+           c->state[SC_ASG_TERMINATING_WAIT] + c->state[SC_ASG_TERMINATING_PROCEED] +
+           c->state[SC_ASG_DETACHING] + c->state[SC_ASG_ENTERING_STANDBY];
+}
+static inline int asg_census_pending(const struct asg_census *c)
+{
+    return c->state[SC_ASG_PENDING] + c->state[SC_ASG_PENDING_WAIT] +
+           c->state[SC_ASG_PENDING_PROCEED];
+}
+static inline int asg_census_terminating(const struct asg_census *c)
+{
+    return c->state[SC_ASG_TERMINATING] + c->state[SC_ASG_TERMINATING_WAIT] +
+           c->state[SC_ASG_TERMINATING_PROCEED];
+}
 /* The instance index: put returns 0 or -1 (OOM); del is a no-op for unknown ids. */
 int asg_idx_put(struct sc_asg *asg, const char *id, struct asg_group *g, int pos);
 void asg_idx_del(struct sc_asg *asg, const char *id);
@@ -157,6 +200,14 @@ void asg_reap_deleted(struct sc_asg *asg, int64_t now_ms);
 
 /* asg_instance.c */
 void asg_inst_cleanup(struct asg_inst *in);
+/* Recounts g's census from its instances (after a load filled them directly). */
+void asg_census_rebuild(struct asg_group *g);
+/* Debug check for tests: recounts every group's census and recomputes the cached
+ * per-zone counts and the cached part of the sweep signature from the instances, and
+ * compares them with what the library keeps. Returns 0, or -1 with the first mismatch
+ * described in why. It then brings those caches up to date (as a step would, with the
+ * same values), so that the next check catches a change made since without its bump. */
+int asg_self_check(struct sc_asg *asg, char *why, size_t len);
 void asg_activity_free(struct asg_activity *a);
 int asg_group_busy(const struct asg_group *g);
 void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,

@@ -636,6 +636,7 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
             }
         }
     }
+    asg_census_rebuild(g); /* the census is not saved: it follows from the instances */
     a = sc_load_array(l, o, "activities");
     if (a && !l->failed && json_array_size(a) > 0) {
         size_t n = json_array_size(a);

@@ -13,6 +13,10 @@
 
 #include <cmocka.h>
 
+#include <jansson.h>
+
+#include "scaler/asg_internal.h"
+
 #define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
 #define SEC  1000LL
 #define MIN  60000LL
@@ -1697,6 +1701,243 @@ static void test_asg_lookups(void **state)
     assert_string_equal(sc_asg_lifecycle_str(SC_ASG_TERMINATING_WAIT), "Terminating:Wait");
 }
 
+/* --- the census and the cached sweep signature ------------------------------------------- */
+
+/* The fake's health summary for env.health_inputs_sig: every EC2 and load-balancer answer
+ * it could give. */
+static uint64_t f_health_sig(void *ud, int with_lb)
+{
+    struct fake *f = ud;
+    uint64_t h = 1469598103934665603ULL;
+
+    for (int i = 0; i < f->ninst; i++) {
+        h = (h ^ (uint64_t)f->inst[i].state) * 1099511628211ULL;
+        for (int k = 0; with_lb && k < 4; k++)
+            h = (h ^ (uint64_t)f->inst[i].lbstate[k]) * 1099511628211ULL;
+    }
+    return h;
+}
+
+static struct sc_asg *census_asg(struct fx *x)
+{
+    struct sc_asg_config cfg = { 0 };
+
+    cfg.rng = &x->rng;
+    cfg.env = (struct sc_asg_env){
+        .ud = &x->f,
+        .run_instance = f_run,
+        .terminate_instance = f_term,
+        .instance_state = f_state,
+        .instance_zone = f_izone,
+        .subnet_zone = f_subnet_zone,
+        .zone_valid = f_zone_valid,
+        .lb_exists = f_lb_exists,
+        .lb_register = f_lb_reg,
+        .lb_deregister = f_lb_dereg,
+        .lb_instance_state = f_lb_state,
+        .put_alarm = f_put_alarm,
+        .delete_alarm = f_del_alarm,
+        .alarm_in_alarm = f_in_alarm,
+        .put_metric = f_put_metric,
+        .health_inputs_sig = f_health_sig,
+    };
+    return sc_asg_create(&cfg);
+}
+
+/* A random member of a random group, or NULL (then *g is NULL too when there is none). */
+static const char *pick_member(struct fx *x, struct sc_rng *r, const char **g)
+{
+    int ng = sc_asg_group_count(x->asg), n;
+    const struct sc_asg_group_info *gi;
+
+    *g = NULL;
+    if (ng == 0)
+        return NULL;
+    gi = sc_asg_group_at(x->asg, (int)sc_rng_below(r, (uint64_t)ng));
+    *g = gi->auto_scaling_group_name;
+    n = sc_asg_group_instance_count(gi);
+    return n ? sc_asg_group_instance_at(gi, (int)sc_rng_below(r, (uint64_t)n))->instance_id : NULL;
+}
+
+/* One random operation (errors are fine: the check runs either way). Returns its name. */
+static const char *census_op(struct fx *x, struct sc_rng *r, int64_t *now)
+{
+    static const char *const names[] = { "g0", "g1", "g2" };
+    static const char *const zones[] = { "us-east-1a", "us-east-1b", "us-east-1c" };
+    static const char *const lbs[] = { "lb1", "lb2" };
+    static const char *const types[] = { "EC2", "ELB" };
+    const char *g = NULL, *id = pick_member(x, r, &g);
+    const char *gname = names[sc_rng_below(r, 3)];
+    struct sc_error *err = &x->err;
+    int op = (int)sc_rng_below(r, 20);
+
+    switch (op) {
+    case 0: {
+        struct sc_asg_group_req q = { .auto_scaling_group_name = gname,
+                                      .launch_configuration_name = "lc",
+                                      .has_min_size = 1,
+                                      .has_max_size = 1,
+                                      .max_size = 1 + (int)sc_rng_below(r, 6),
+                                      .availability_zones = zones,
+                                      .navailability_zones = 1 + (int)sc_rng_below(r, 3),
+                                      .health_check_type = types[sc_rng_below(r, 2)],
+                                      .has_health_check_grace_period = 1,
+                                      .health_check_grace_period = (int)sc_rng_below(r, 3) * 60,
+                                      .load_balancer_names = lbs,
+                                      .nload_balancer_names = (int)sc_rng_below(r, 3) };
+
+        sc_asg_create_group(x->asg, &q, *now, err);
+        return "create group";
+    }
+    case 1: {
+        struct sc_asg_group_req q = { .auto_scaling_group_name = gname,
+                                      .has_max_size = 1,
+                                      .max_size = 1 + (int)sc_rng_below(r, 6),
+                                      .has_health_check_grace_period = (int)sc_rng_below(r, 2),
+                                      .health_check_grace_period = (int)sc_rng_below(r, 3) * 30,
+                                      .health_check_type =
+                                          sc_rng_below(r, 2) ? types[sc_rng_below(r, 2)] : NULL,
+                                      .availability_zones = zones + sc_rng_below(r, 2),
+                                      .navailability_zones = (int)sc_rng_below(r, 2) };
+
+        sc_asg_update_group(x->asg, &q, *now, err);
+        return "update group";
+    }
+    case 2:
+        sc_asg_set_desired_capacity(x->asg, gname, (int)sc_rng_below(r, 7), 0, *now, err);
+        return "set desired capacity";
+    case 3:
+        if (id)
+            sc_asg_terminate_instance(x->asg, id, (int)sc_rng_below(r, 2), *now, NULL, err);
+        return "terminate instance";
+    case 4:
+        if (id)
+            sc_asg_set_instance_health(x->asg, id, sc_rng_below(r, 2) ? "Healthy" : "Unhealthy",
+                                       (int)sc_rng_below(r, 2), *now, err);
+        return "set instance health";
+    case 5:
+        if (g && x->f.ninst < MAXI - 40) {
+            struct fake_inst *in = &x->f.inst[x->f.ninst++];
+            const char *ids[1];
+
+            memset(in, 0, sizeof(*in));
+            sc_rng_instance_id(&x->f.rng, in->id);
+            snprintf(in->zone, sizeof(in->zone), "%s", zones[sc_rng_below(r, 2)]);
+            in->state = SC_ASG_EC2_RUNNING;
+            ids[0] = in->id;
+            sc_asg_attach_instances(x->asg, g, ids, 1, *now, err);
+        }
+        return "attach instance";
+    case 6:
+        if (id)
+            sc_asg_detach_instances(x->asg, g, &id, 1, (int)sc_rng_below(r, 2), *now, err);
+        return "detach instance";
+    case 7:
+        if (id)
+            sc_asg_enter_standby(x->asg, g, &id, 1, (int)sc_rng_below(r, 2), *now, err);
+        return "enter standby";
+    case 8:
+        if (id)
+            sc_asg_exit_standby(x->asg, g, &id, 1, *now, err);
+        return "exit standby";
+    case 9:
+    case 10: {
+        const char *p = sc_asg_process_str((enum sc_asg_process)sc_rng_below(r, 7));
+
+        if (op == 9)
+            sc_asg_suspend_processes(x->asg, gname, &p, 1, *now, err);
+        else
+            sc_asg_resume_processes(x->asg, gname, &p, (int)sc_rng_below(r, 2), *now, err);
+        return op == 9 ? "suspend process" : "resume processes";
+    }
+    case 11:
+        sc_asg_attach_load_balancers(x->asg, gname, &lbs[sc_rng_below(r, 2)], 1, *now, err);
+        return "attach load balancer";
+    case 12:
+        sc_asg_detach_load_balancers(x->asg, gname, &lbs[sc_rng_below(r, 2)], 1, *now, err);
+        return "detach load balancer";
+    case 13:
+        sc_asg_delete_group(x->asg, gname, (int)sc_rng_below(r, 2), *now, err);
+        return "delete group";
+    case 14: { /* EC2 and load balancers change under the group */
+        struct fake_inst *in =
+            x->f.ninst ? &x->f.inst[sc_rng_below(r, (uint64_t)x->f.ninst)] : NULL;
+        static const enum sc_asg_ec2_state st[] = { SC_ASG_EC2_RUNNING, SC_ASG_EC2_IMPAIRED,
+                                                    SC_ASG_EC2_STOPPED };
+        static const enum sc_asg_lb_state ls[] = { SC_ASG_LB_IN_SERVICE, SC_ASG_LB_OUT_OF_SERVICE,
+                                                   SC_ASG_LB_NOT_REGISTERED };
+
+        if (in && in->state != SC_ASG_EC2_GONE && in->state != SC_ASG_EC2_SHUTTING_DOWN) {
+            if (sc_rng_below(r, 2))
+                in->state = st[sc_rng_below(r, 3)];
+            else
+                in->lbstate[sc_rng_below(r, 2)] = ls[sc_rng_below(r, 3)];
+        }
+        x->f.drain = (int)sc_rng_below(r, 2);
+        return "EC2 or load balancer change";
+    }
+    case 15: {
+        const char *m = "GroupInServiceInstances";
+
+        sc_asg_enable_metrics_collection(x->asg, gname, &m, 1, "1Minute", *now, err);
+        return "enable metrics";
+    }
+    case 16: {
+        json_t *saved = sc_asg_save(x->asg);
+        struct sc_asg *n = census_asg(x);
+
+        assert_non_null(saved);
+        assert_non_null(n);
+        assert_int_equal(sc_asg_load(n, saved, err), SC_OK);
+        json_decref(saved);
+        sc_asg_destroy(x->asg);
+        x->asg = n;
+        return "save and load";
+    }
+    default: /* steps over time; instances boot, shut down, drain */
+        *now += (int64_t)sc_rng_below(r, 4) * 5 * SEC;
+        sc_asg_step(x->asg, *now);
+        if (sc_rng_below(r, 2))
+            boot_all(x);
+        for (int i = 0; i < x->f.ninst; i++)
+            for (int k = 0; k < 4; k++)
+                if (x->f.inst[i].lbstate[k] == SC_ASG_LB_DRAINING && sc_rng_below(r, 2))
+                    x->f.inst[i].lbstate[k] = SC_ASG_LB_NOT_REGISTERED;
+        sc_asg_step(x->asg, *now);
+        return "step";
+    }
+}
+
+/* Every census count and cached signature part equals a recount from the instances after
+ * any operation: no writer of what they summarize forgets to keep them. */
+static void test_asg_census_matches_instances_after_every_operation(void **state)
+{
+    struct fx *x = *state;
+    char why[256];
+
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        struct sc_rng r;
+        int64_t now = T0;
+
+        sc_asg_destroy(x->asg);
+        memset(&x->f, 0, sizeof(x->f));
+        sc_rng_init(&x->f.rng, seed + 100);
+        x->f.lbs[0] = "lb1";
+        x->f.lbs[1] = "lb2";
+        x->f.nlbs = 2;
+        x->asg = census_asg(x);
+        assert_non_null(x->asg);
+        make_lc(x, "lc", T0);
+        sc_rng_init(&r, seed);
+        for (int i = 0; i < 400 && x->f.ninst < MAXI - 40; i++) {
+            const char *op = census_op(x, &r, &now);
+
+            if (asg_self_check(x->asg, why, sizeof(why)) != 0)
+                fail_msg("seed %d, operation %d (%s): %s", (int)seed, i, op, why);
+        }
+    }
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1758,6 +1999,7 @@ int main(void)
         T(test_asg_az_rebalance_skips_protected),
         T(test_asg_instance_index_survives_churn),
         T(test_asg_lookups),
+        T(test_asg_census_matches_instances_after_every_operation),
     };
 #undef T
 
