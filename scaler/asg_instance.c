@@ -600,6 +600,17 @@ static int64_t lc_created(const struct sc_asg *asg, const struct asg_inst *in)
     return lc ? lc->created_ms : INT64_MIN; /* a deleted configuration is the oldest */
 }
 
+/* The key that keeps the oldest configuration: -lc_created(), except that a missing one
+ * (INT64_MIN, whose negation overflows) keeps INT64_MIN, which is what the negation gave
+ * on the machines we run: such an instance goes last, not first as lc_created() means.
+ * Kept so that no result changes; whether it should go first is an open question. */
+static int64_t lc_age_key(const struct sc_asg *asg, const struct asg_inst *in)
+{
+    int64_t created = lc_created(asg, in);
+
+    return created == INT64_MIN ? INT64_MIN : -created;
+}
+
 static int is_current_source(const struct asg_group *g, const struct asg_inst *in)
 {
     const struct sc_asg_group_info *gi = &g->info;
@@ -647,7 +658,7 @@ static int apply_policy(const struct sc_asg *asg, const struct asg_group *g, con
         n = keep_max(cand, n, key);
         if (!lt) {
             for (int i = 0; i < n; i++)
-                key[i] = -lc_created(asg, cand[i]);
+                key[i] = lc_age_key(asg, cand[i]);
             n = keep_max(cand, n, key);
         }
     } else if (strcmp(policy, "ClosestToNextInstanceHour") == 0) {
@@ -672,7 +683,7 @@ static int apply_policy(const struct sc_asg *asg, const struct asg_group *g, con
             key[i] = !is_current_source(g, cand[i]);
         n = keep_max(cand, n, key);
         for (int i = 0; i < n; i++)
-            key[i] = -lc_created(asg, cand[i]);
+            key[i] = lc_age_key(asg, cand[i]);
         n = keep_max(cand, n, key);
         for (int i = 0; i < n; i++)
             key[i] = (now_ms - cand[i]->info.launch_ms) % 3600000;
