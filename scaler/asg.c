@@ -295,6 +295,7 @@ struct sc_asg *sc_asg_create(const struct sc_asg_config *cfg)
     asg->env = cfg->env;
     asg->health_sweep_ms = cfg->health_sweep_ms > 0 ? cfg->health_sweep_ms : 10000;
     asg->next_sweep_ms = INT64_MIN;
+    asg->inputs_gen = 1; /* sig_gen 0: no signature part yet */
     return asg;
 }
 
@@ -1179,6 +1180,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
             (size_t)(asg->ngroups - pos) * sizeof(*grown));
     asg->groups[pos] = g;
     asg->ngroups++;
+    asg_inputs_changed(asg);
     return SC_OK;
 
 oom:
@@ -1247,6 +1249,7 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         free(i->health_check_type);
         i->health_check_type = t;
+        asg_inputs_changed(asg);
     }
     if (r->ntermination_policies > 0) {
         char **tp = asg_dup_strv(r->termination_policies, r->ntermination_policies);
@@ -1263,8 +1266,10 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
         i->has_default_instance_warmup = 1;
         i->default_instance_warmup = r->default_instance_warmup;
     }
-    if (r->has_health_check_grace_period)
+    if (r->has_health_check_grace_period) {
         i->health_check_grace_period = r->health_check_grace_period;
+        asg_inputs_changed(asg);
+    }
     if (r->has_new_instances_protected_from_scale_in)
         i->new_instances_protected_from_scale_in = !!r->new_instances_protected_from_scale_in;
     i->min_size = min;
@@ -1290,6 +1295,7 @@ static void group_remove(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
         asg->ngroups--;
     }
     asg_group_free(g);
+    asg_inputs_changed(asg);
 }
 
 enum sc_status sc_asg_delete_group(struct sc_asg *asg, const char *name, int force_delete,

@@ -247,7 +247,8 @@ void asg_census_rebuild(struct asg_group *g)
 
 /* The only writer of lifecycle_state once an instance is in g (inst_add starts it
  * Pending): the census follows. */
-static void inst_set_state(struct asg_group *g, struct asg_inst *in, enum sc_asg_lifecycle s)
+static void inst_set_state(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                           enum sc_asg_lifecycle s)
 {
     if (in->info.lifecycle_state == s)
         return;
@@ -255,20 +256,23 @@ static void inst_set_state(struct asg_group *g, struct asg_inst *in, enum sc_asg
     in->info.lifecycle_state = s;
     census_count(&g->census, in, 1);
     g->members_ver++;
+    asg_inputs_changed(asg);
 }
 
 /* The only writer of unhealthy: the census follows. */
-static void inst_set_unhealthy(struct asg_group *g, struct asg_inst *in, enum asg_unhealthy u)
+static void inst_set_unhealthy(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                               enum asg_unhealthy u)
 {
     if (in->unhealthy == u)
         return;
     census_count(&g->census, in, -1);
     in->unhealthy = u;
     census_count(&g->census, in, 1);
+    asg_inputs_changed(asg);
 }
 
 /* A new instance at the end of g, zeroed: Pending, healthy, counted in the census. */
-static struct asg_inst *inst_add(struct asg_group *g)
+static struct asg_inst *inst_add(struct sc_asg *asg, struct asg_group *g)
 {
     struct asg_inst *in;
 
@@ -296,15 +300,17 @@ static struct asg_inst *inst_add(struct asg_group *g)
     in->info.healthy = 1;
     census_count(&g->census, in, 1);
     g->members_ver++;
+    asg_inputs_changed(asg);
     return in;
 }
 
 /* Undoes the inst_add() just made, when the instance could not be indexed. */
-static void inst_unadd(struct asg_group *g)
+static void inst_unadd(struct sc_asg *asg, struct asg_group *g)
 {
     census_count(&g->census, &g->inst[g->ninst - 1], -1);
     g->ninst--;
     g->members_ver++;
+    asg_inputs_changed(asg);
 }
 
 static void inst_remove(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in)
@@ -315,6 +321,7 @@ static void inst_remove(struct sc_asg *asg, struct asg_group *g, struct asg_inst
     asg->step_changes++;
     census_count(&g->census, in, -1);
     g->members_ver++;
+    asg_inputs_changed(asg);
     asg_idx_del(asg, in->info.instance_id);
     asg_inst_cleanup(in);
     memmove(&g->inst[idx], &g->inst[idx + 1], (size_t)(g->ninst - idx - 1) * sizeof(*in));
@@ -416,7 +423,7 @@ void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct as
                 in->info.availability_zone);
     if (a)
         memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-    inst_set_state(g, in, SC_ASG_TERMINATING);
+    inst_set_state(asg, g, in, SC_ASG_TERMINATING);
     asg->step_dirty = 1;
     asg->step_changes++;
     lb_deregister_all(asg, g, in, now_ms);
@@ -548,7 +555,7 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
         g->next_launch_ms = any_zone_usable(g, now_ms) ? now_ms + 1 : now_ms + ASG_LAUNCH_RETRY_MS;
         return -1;
     }
-    in = inst_add(g);
+    in = inst_add(asg, g);
     if (!in) {
         if (asg->env.terminate_instance)
             asg->env.terminate_instance(asg->env.ud, id, now_ms);
@@ -556,7 +563,7 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
     }
     snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", id);
     if (asg_idx_put(asg, id, g, g->ninst - 1) != 0) {
-        inst_unadd(g);
+        inst_unadd(asg, g);
         if (asg->env.terminate_instance)
             asg->env.terminate_instance(asg->env.ud, id, now_ms);
         return -1;
@@ -564,7 +571,7 @@ static int launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause
     snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", spec.zone);
     snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
              spec.subnet_id ? spec.subnet_id : "");
-    inst_set_state(g, in, SC_ASG_PENDING);
+    inst_set_state(asg, g, in, SC_ASG_PENDING);
     in->info.launch_configuration_name = asg_strdup(gi->launch_configuration_name);
     in->info.launch_template_id = asg_strdup(gi->launch_template_id);
     in->info.launch_template_name = asg_strdup(gi->launch_template_name);
@@ -749,8 +756,9 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
                 asg->step_dirty = 1;
                 asg->step_changes++;
                 lb_register_all(asg, g, in, now_ms);
-                inst_set_state(g, in, SC_ASG_IN_SERVICE);
+                inst_set_state(asg, g, in, SC_ASG_IN_SERVICE);
                 in->inservice_ms = now_ms;
+                asg_inputs_changed(asg);
                 in->warm_until_ms = in->from_standby ? now_ms : now_ms + warmup_ms(g);
                 if (in->warm_until_ms > g->warm_max_ms)
                     g->warm_max_ms = in->warm_until_ms;
@@ -775,7 +783,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
             }
             es = ec2_state(asg, in);
             if (es == SC_ASG_EC2_GONE) {
-                inst_set_state(g, in, SC_ASG_TERMINATED);
+                inst_set_state(asg, g, in, SC_ASG_TERMINATED);
                 act_end(g, in, "Successful", now_ms);
                 inst_remove(asg, g, in);
                 continue;
@@ -784,7 +792,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
         case SC_ASG_DETACHING:
             if (lb_draining(asg, g, in))
                 break;
-            inst_set_state(g, in, SC_ASG_DETACHED);
+            inst_set_state(asg, g, in, SC_ASG_DETACHED);
             asg->step_dirty = 1;
             asg->step_changes++;
             act_end(g, in, "Successful", now_ms);
@@ -793,7 +801,7 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
         case SC_ASG_ENTERING_STANDBY:
             if (lb_draining(asg, g, in))
                 break;
-            inst_set_state(g, in, SC_ASG_STANDBY);
+            inst_set_state(asg, g, in, SC_ASG_STANDBY);
             asg->step_dirty = 1;
             asg->step_changes++;
             act_end(g, in, "Successful", now_ms);
@@ -826,7 +834,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
             continue;
         es = ec2_state(asg, in);
         if (es == SC_ASG_EC2_STOPPED || es == SC_ASG_EC2_SHUTTING_DOWN || es == SC_ASG_EC2_GONE) {
-            inst_set_unhealthy(g, in, ASG_UNHEALTHY_EC2);
+            inst_set_unhealthy(asg, g, in, ASG_UNHEALTHY_EC2);
             in->info.healthy = 0;
             *changed = 1;
             continue;
@@ -834,10 +842,11 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
         if (es == SC_ASG_EC2_IMPAIRED) {
             if (!in->impaired_since_ms) {
                 in->impaired_since_ms = now_ms;
+                asg_inputs_changed(asg);
                 *changed = 1;
             }
             if (now_ms - in->impaired_since_ms >= ASG_IMPAIRED_GRACE_MS) {
-                inst_set_unhealthy(g, in, ASG_UNHEALTHY_EC2);
+                inst_set_unhealthy(asg, g, in, ASG_UNHEALTHY_EC2);
                 in->info.healthy = 0;
                 *changed = 1;
                 continue;
@@ -846,6 +855,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
                 *wake_ms = in->impaired_since_ms + ASG_IMPAIRED_GRACE_MS;
         } else if (in->impaired_since_ms) {
             in->impaired_since_ms = 0;
+            asg_inputs_changed(asg);
             *changed = 1;
         }
         if (elb && s == SC_ASG_IN_SERVICE && asg->env.lb_instance_state &&
@@ -857,7 +867,7 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
             for (int k = 0; k < g->info.nload_balancer_names; k++) {
                 if (asg->env.lb_instance_state(asg->env.ud, g->info.load_balancer_names[k],
                                                in->info.instance_id) == SC_ASG_LB_OUT_OF_SERVICE) {
-                    inst_set_unhealthy(g, in, ASG_UNHEALTHY_ELB);
+                    inst_set_unhealthy(asg, g, in, ASG_UNHEALTHY_ELB);
                     in->info.healthy = 0;
                     *changed = 1;
                     break;
@@ -1092,23 +1102,22 @@ static uint64_t sig_mix(uint64_t h, uint64_t v)
     return (h ^ v) * 1099511628211ULL;
 }
 
-/* A hash of what health_sweep reads (groups' settings, instances' lifecycle and health
- * bookkeeping; EC2 and load-balancer answers through env.health_inputs_sig), or 0 when a
- * sweep must run: no env summary, or an ELB-unhealthy instance waits for the next
- * sweep's replacement budget. */
-static uint64_t sweep_inputs_sig(const struct sc_asg *asg)
+/* The asg's own part of sweep_inputs_sig(), from scratch: a hash of the groups' settings
+ * and the instances' lifecycle and health bookkeeping; *with_lb when a group checks ELB
+ * health; *must_sweep when an ELB-unhealthy instance waits for the next sweep's
+ * replacement budget (the hash is then left unfinished). */
+static uint64_t sig_own_compute(const struct sc_asg *asg, int *with_lb, int *must_sweep)
 {
     uint64_t h = 1469598103934665603ULL;
-    int with_lb = 0;
 
-    if (!asg->env.health_inputs_sig)
-        return 0;
+    *with_lb = 0;
+    *must_sweep = 0;
     h = sig_mix(h, (uint64_t)asg->ngroups);
     for (int i = 0; i < asg->ngroups; i++) {
         const struct asg_group *g = asg->groups[i];
         int elb = strcmp(g->info.health_check_type, "ELB") == 0;
 
-        with_lb |= elb;
+        *with_lb |= elb;
         h = sig_mix(h, (uint64_t)(uintptr_t)g);
         h = sig_mix(h, (uint64_t)g->ninst);
         h = sig_mix(h, (uint64_t)g->info.suspended);
@@ -1121,8 +1130,11 @@ static uint64_t sweep_inputs_sig(const struct sc_asg *asg)
             const struct asg_inst *in = &g->inst[k];
             uint64_t id0, id1;
 
-            if (in->unhealthy == ASG_UNHEALTHY_ELB && asg_counts_capacity(in->info.lifecycle_state))
-                return 0;
+            if (in->unhealthy == ASG_UNHEALTHY_ELB &&
+                asg_counts_capacity(in->info.lifecycle_state)) {
+                *must_sweep = 1;
+                return h;
+            }
             memcpy(&id0, in->info.instance_id + 2, sizeof(id0));
             memcpy(&id1, in->info.instance_id + 10, sizeof(id1));
             h = sig_mix(h, id0);
@@ -1132,7 +1144,31 @@ static uint64_t sweep_inputs_sig(const struct sc_asg *asg)
             h = sig_mix(h, (uint64_t)in->impaired_since_ms);
         }
     }
-    h = sig_mix(h, asg->env.health_inputs_sig(asg->env.ud, with_lb));
+    return h;
+}
+
+/* sig_own_compute(), remembered until inputs_gen moves: most steps change none of it. */
+static void sig_own_update(struct sc_asg *asg)
+{
+    if (asg->sig_gen == asg->inputs_gen)
+        return;
+    asg->sig_own = sig_own_compute(asg, &asg->sig_with_lb, &asg->sig_must_sweep);
+    asg->sig_gen = asg->inputs_gen;
+}
+
+/* A hash of what health_sweep reads (the asg's own part above; EC2 and load-balancer
+ * answers through env.health_inputs_sig), or 0 when a sweep must run: no env summary, or
+ * an ELB-unhealthy instance waits for the next sweep's replacement budget. */
+static uint64_t sweep_inputs_sig(struct sc_asg *asg)
+{
+    uint64_t h;
+
+    if (!asg->env.health_inputs_sig)
+        return 0;
+    sig_own_update(asg);
+    if (asg->sig_must_sweep)
+        return 0;
+    h = sig_mix(asg->sig_own, asg->env.health_inputs_sig(asg->env.ud, asg->sig_with_lb));
     return h ? h : 1;
 }
 
@@ -1365,11 +1401,11 @@ enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instan
         return SC_OK; /* standby: status frozen */
     if (healthy) {
         if (asg_counts_capacity(in->info.lifecycle_state)) {
-            inst_set_unhealthy(g, in, ASG_HEALTHY);
+            inst_set_unhealthy(asg, g, in, ASG_HEALTHY);
             in->info.healthy = 1;
         }
     } else if (asg_counts_capacity(in->info.lifecycle_state)) {
-        inst_set_unhealthy(g, in, ASG_UNHEALTHY_USER);
+        inst_set_unhealthy(asg, g, in, ASG_UNHEALTHY_USER);
         in->info.healthy = 0;
     }
     return SC_OK;
@@ -1447,7 +1483,7 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
     for (int i = 0; i < nids; i++) {
         int cap = sc_asg_group_capacity(&g->info);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
-        struct asg_inst *in = inst_add(g);
+        struct asg_inst *in = inst_add(asg, g);
         struct asg_activity *a;
         int sub = -1;
 
@@ -1455,7 +1491,7 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         snprintf(in->info.instance_id, sizeof(in->info.instance_id), "%s", ids[i]);
         if (asg_idx_put(asg, ids[i], g, g->ninst - 1) != 0) {
-            inst_unadd(g);
+            inst_unadd(asg, g);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
         snprintf(in->info.availability_zone, sizeof(in->info.availability_zone), "%s", zones[i]);
@@ -1464,7 +1500,7 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
                 sub = z;
         snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
                  sub >= 0 ? g->info.subnets[sub] : "");
-        inst_set_state(g, in, SC_ASG_PENDING);
+        inst_set_state(asg, g, in, SC_ASG_PENDING);
         in->info.launch_ms = now_ms;
         in->info.protected_from_scale_in = g->info.new_instances_protected_from_scale_in;
         g->info.desired_capacity++;
@@ -1532,7 +1568,7 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
                     in->info.availability_zone);
         if (a)
             memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-        inst_set_state(g, in, SC_ASG_DETACHING);
+        inst_set_state(asg, g, in, SC_ASG_DETACHING);
         lb_deregister_all(asg, g, in, now_ms);
     }
     return SC_OK;
@@ -1584,7 +1620,7 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
                     in->info.availability_zone);
         if (a)
             memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-        inst_set_state(g, in, SC_ASG_ENTERING_STANDBY);
+        inst_set_state(asg, g, in, SC_ASG_ENTERING_STANDBY);
         lb_deregister_all(asg, g, in, now_ms);
     }
     return SC_OK;
@@ -1630,7 +1666,7 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
                     in->info.availability_zone);
         if (a)
             memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-        inst_set_state(g, in, SC_ASG_PENDING);
+        inst_set_state(asg, g, in, SC_ASG_PENDING);
         in->from_standby = 1;
     }
     return SC_OK;
@@ -1683,6 +1719,7 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
         }
         gi->load_balancer_names = grown;
         grown[gi->nload_balancer_names++] = n;
+        asg_inputs_changed(asg);
         if (asg->env.lb_register && !proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
             for (int k = 0; k < g->ninst; k++)
                 if (g->inst[k].info.lifecycle_state == SC_ASG_IN_SERVICE)
@@ -1717,6 +1754,7 @@ enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *grou
             memmove(&gi->load_balancer_names[k], &gi->load_balancer_names[k + 1],
                     (size_t)(gi->nload_balancer_names - k - 1) * sizeof(char *));
             gi->nload_balancer_names--;
+            asg_inputs_changed(asg);
             break;
         }
     }
@@ -1780,6 +1818,7 @@ enum sc_status sc_asg_suspend_processes(struct sc_asg *asg, const char *group,
         if (((mask >> p) & 1u) && !((g->info.suspended >> p) & 1u))
             g->info.suspended_ms[p] = now_ms;
     g->info.suspended |= mask;
+    asg_inputs_changed(asg);
     return SC_OK;
 }
 
@@ -1797,6 +1836,7 @@ enum sc_status sc_asg_resume_processes(struct sc_asg *asg, const char *group,
     if ((st = process_mask(names, nnames, &mask, err)) != SC_OK)
         return st;
     g->info.suspended &= ~mask;
+    asg_inputs_changed(asg);
     return SC_OK;
 }
 
@@ -2032,5 +2072,18 @@ int asg_self_check(struct sc_asg *asg, char *why, size_t len)
         }
         (void)zone_counts(g, count);
     }
+    if (asg->sig_gen == asg->inputs_gen) {
+        int with_lb, must;
+        uint64_t h = sig_own_compute(asg, &with_lb, &must);
+
+        if (must != asg->sig_must_sweep ||
+            (!must && (h != asg->sig_own || with_lb != asg->sig_with_lb))) {
+            snprintf(why, len,
+                     "the cached sweep signature differs from the state (a change without "
+                     "asg_inputs_changed)");
+            return -1;
+        }
+    }
+    sig_own_update(asg);
     return 0;
 }

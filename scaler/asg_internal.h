@@ -137,6 +137,17 @@ struct sc_asg {
     int sweep_quiet;
     uint64_t sweep_sig;
     int64_t sweep_wake_ms;
+    /* Bumped (asg_inputs_changed) by every change to what health_sweep reads of the asg's
+     * own state: the groups, their suspended processes, health check type, grace period
+     * and load balancer names; their instances and those instances' lifecycle_state,
+     * unhealthy, inservice_ms and impaired_since_ms. */
+    uint64_t inputs_gen;
+    /* sweep_inputs_sig()'s part from that state (hash, any group with health check type
+     * ELB, or an ELB-unhealthy instance that forces the sweep), as of inputs_gen == sig_gen */
+    uint64_t sig_gen;
+    uint64_t sig_own;
+    int sig_with_lb;
+    int sig_must_sweep;
     int step_dirty;        /* this step changed what the sweep reads (lifecycle, members, EC2) */
     unsigned step_changes; /* counts those changes */
     uint64_t acts_version; /* sc_asg_activity_version() */
@@ -165,6 +176,12 @@ int asg_group_index(const struct sc_asg *asg, const char *name, int *pos);
 struct asg_group *asg_group_get(const struct sc_asg *asg, const char *name);
 struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
                               struct asg_group **gout);
+/* Every writer of what asg->inputs_gen covers calls this (a missed call would let a
+ * health sweep that has work be skipped; asg_self_check() catches it). */
+static inline void asg_inputs_changed(struct sc_asg *asg)
+{
+    asg->inputs_gen++;
+}
 /* Pending and InService instances count toward the group's capacity. */
 static inline int asg_counts_capacity(enum sc_asg_lifecycle s)
 {

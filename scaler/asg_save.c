@@ -742,6 +742,7 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
     asg->last_now_ms = last_now;
     asg->next_sweep_ms = next_sweep;
     asg->seq = seq;
+    asg_inputs_changed(asg); /* every group and instance is new */
     return SC_OK;
 
 undo:

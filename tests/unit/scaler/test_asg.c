@@ -1769,7 +1769,7 @@ static const char *census_op(struct fx *x, struct sc_rng *r, int64_t *now)
     const char *g = NULL, *id = pick_member(x, r, &g);
     const char *gname = names[sc_rng_below(r, 3)];
     struct sc_error *err = &x->err;
-    int op = (int)sc_rng_below(r, 20);
+    int op = (int)sc_rng_below(r, 21);
 
     switch (op) {
     case 0: {
@@ -1859,14 +1859,29 @@ static const char *census_op(struct fx *x, struct sc_rng *r, int64_t *now)
     case 13:
         sc_asg_delete_group(x->asg, gname, (int)sc_rng_below(r, 2), *now, err);
         return "delete group";
-    case 14: { /* EC2 and load balancers change under the group */
-        struct fake_inst *in =
-            x->f.ninst ? &x->f.inst[sc_rng_below(r, (uint64_t)x->f.ninst)] : NULL;
+    case 14:
+    case 20: { /* EC2 and load balancers change under the group */
+        /* mostly a member, so impairments start and end while its group watches */
+        struct fake_inst *in = id && sc_rng_below(r, 4) ? finst(&x->f, id)
+                               : x->f.ninst ? &x->f.inst[sc_rng_below(r, (uint64_t)x->f.ninst)]
+                                            : NULL;
         static const enum sc_asg_ec2_state st[] = { SC_ASG_EC2_RUNNING, SC_ASG_EC2_IMPAIRED,
                                                     SC_ASG_EC2_STOPPED };
         static const enum sc_asg_lb_state ls[] = { SC_ASG_LB_IN_SERVICE, SC_ASG_LB_OUT_OF_SERVICE,
                                                    SC_ASG_LB_NOT_REGISTERED };
 
+        int nimp = 0;
+
+        for (int i = 0; i < x->f.ninst; i++)
+            nimp += x->f.inst[i].state == SC_ASG_EC2_IMPAIRED;
+        if (nimp && sc_rng_below(r, 2)) { /* one recovers, maybe within the allowance */
+            int k = (int)sc_rng_below(r, (uint64_t)nimp);
+
+            for (int i = 0; i < x->f.ninst; i++)
+                if (x->f.inst[i].state == SC_ASG_EC2_IMPAIRED && k-- == 0)
+                    x->f.inst[i].state = SC_ASG_EC2_RUNNING;
+            in = NULL;
+        }
         if (in && in->state != SC_ASG_EC2_GONE && in->state != SC_ASG_EC2_SHUTTING_DOWN) {
             if (sc_rng_below(r, 2))
                 in->state = st[sc_rng_below(r, 3)];
