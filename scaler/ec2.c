@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/rec.h"
 #include "scaler/rng.h"
 #include "scaler/save.h"
 
@@ -18,20 +19,6 @@
 
 /* --- small helpers ---------------------------------------------------------------------------- */
 
-static char *sdup(const char *s)
-{
-    size_t n;
-    char *p;
-
-    if (!s)
-        return NULL;
-    n = strlen(s) + 1;
-    p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 /* Copies optional string src into *dst; 0, or -1 on OOM (then *dst is NULL). */
 static int sdup_opt(char **dst, const char *src)
 {
@@ -40,11 +27,6 @@ static int sdup_opt(char **dst, const char *src)
         return 0;
     *dst = sdup(src);
     return *dst ? 0 : -1;
-}
-
-static int streq(const char *a, const char *b)
-{
-    return a && b && strcmp(a, b) == 0;
 }
 
 static int is_hex_lower(const char *s, size_t n)
@@ -297,6 +279,69 @@ static enum sc_status check_tags(const struct sc_ec2_tag *tags, int n, int allow
                            "Tag keys starting with 'aws:' are reserved for internal use");
     }
     return SC_OK;
+}
+
+/* --- Describe calls: what they share ---------------------------------------------------------- */
+
+/* An id list of a Describe call names s (a NULL entry names nothing). */
+static int in_list(const char *const *list, int n, const char *s)
+{
+    for (int i = 0; i < n; i++) {
+        if (streq(list[i], s))
+            return 1;
+    }
+    return 0;
+}
+
+/* A record with id s is asked for: the list is empty (all are) or names it. */
+static int listed(const char *const *ids, int nids, const char *s)
+{
+    return nids == 0 || in_list(ids, nids, s);
+}
+
+/* Whether record rec meets filter f, f being one of its kind's known (non-tag) names. */
+typedef int filter_fn(const void *rec, const struct sc_ec2_filter *f);
+
+/* Filters are ANDed (values within one are ORed, see values_match). Tag filters go to the
+ * record's tags (NULL: a kind without tags, whose calls reject tag filters up front). */
+static int filters_pass(filter_fn *match, const void *rec, const struct tagset *tags,
+                        const struct sc_ec2_filter *filters, int nfilters)
+{
+    for (int j = 0; j < nfilters; j++) {
+        int t = tags ? tags_filter(tags, &filters[j]) : -1;
+
+        if (!(t >= 0 ? t : match(rec, &filters[j])))
+            return 0;
+    }
+    return 1;
+}
+
+/* A record kind as its Describe call checks a request: the filter names it knows, whether
+ * tag filters apply, whether it holds an id, and its error for an id it does not hold. */
+struct kind {
+    const char *const *known; /* NULL-ended */
+    int tags;
+    int (*holds)(const struct sc_ec2 *ec2, const char *id);
+    enum sc_status (*unknown)(const char *id, struct sc_error *err);
+};
+
+/* How every Describe call starts: no rows yet, every filter name known, then every id
+ * asked for held (the first one that is not gives the kind's error, as AWS checks ids
+ * before it lists anything). */
+static enum sc_status describe_check(const struct sc_ec2 *ec2, const struct kind *k,
+                                     const char *const *ids, int nids,
+                                     const struct sc_ec2_filter *filters, int nfilters, int *nout,
+                                     struct sc_error *err)
+{
+    enum sc_status st;
+
+    *nout = 0;
+    st = check_filters(filters, nfilters, k->known, k->tags, err);
+    for (int i = 0; st == SC_OK && i < nids; i++) {
+        if (!k->holds(ec2, ids[i]))
+            st = k->unknown(ids[i] ? ids[i] : "", err);
+    }
+    return st;
 }
 
 /* --- records ---------------------------------------------------------------------------------- */
@@ -738,26 +783,56 @@ static void vpc_free(struct vpc *v)
     free(v);
 }
 
+/* The record lists of an ec2, apart: what a load builds before it replaces the (fresh)
+ * records, and what destroy frees. */
+struct recs {
+    struct vpc **vpcs;
+    int nvpcs;
+    struct subnet **subnets;
+    int nsubnets;
+    struct inst **insts;
+    int ninsts;
+    struct resv **resvs;
+    int nresvs;
+    struct lt **lts;
+    int nlts;
+};
+
+static struct recs recs_of(const struct sc_ec2 *ec2)
+{
+    return (struct recs){ ec2->vpcs,   ec2->nvpcs, ec2->subnets, ec2->nsubnets, ec2->insts,
+                          ec2->ninsts, ec2->resvs, ec2->nresvs,  ec2->lts,      ec2->nlts };
+}
+
+static void recs_free(struct recs *d)
+{
+    for (int i = 0; i < d->ninsts; i++)
+        inst_free(d->insts[i]);
+    free(d->insts);
+    for (int i = 0; i < d->nresvs; i++)
+        resv_free(d->resvs[i]);
+    free(d->resvs);
+    for (int i = 0; i < d->nlts; i++)
+        lt_free(d->lts[i]);
+    free(d->lts);
+    for (int i = 0; i < d->nsubnets; i++)
+        subnet_free(d->subnets[i]);
+    free(d->subnets);
+    for (int i = 0; i < d->nvpcs; i++)
+        vpc_free(d->vpcs[i]);
+    free(d->vpcs);
+    memset(d, 0, sizeof(*d));
+}
+
 void sc_ec2_destroy(struct sc_ec2 *ec2)
 {
+    struct recs r;
+
     if (!ec2)
         return;
-    for (int i = 0; i < ec2->ninsts; i++)
-        inst_free(ec2->insts[i]);
-    free(ec2->insts);
+    r = recs_of(ec2);
+    recs_free(&r);
     free(ec2->index);
-    for (int i = 0; i < ec2->nresvs; i++)
-        resv_free(ec2->resvs[i]);
-    free(ec2->resvs);
-    for (int i = 0; i < ec2->nlts; i++)
-        lt_free(ec2->lts[i]);
-    free(ec2->lts);
-    for (int i = 0; i < ec2->nsubnets; i++)
-        subnet_free(ec2->subnets[i]);
-    free(ec2->subnets);
-    for (int i = 0; i < ec2->nvpcs; i++)
-        vpc_free(ec2->vpcs[i]);
-    free(ec2->vpcs);
     free(ec2);
 }
 
@@ -801,46 +876,43 @@ const struct sc_ec2_zone *sc_ec2_zone_find(const struct sc_ec2 *ec2, const char 
     return z ? &z->v : NULL;
 }
 
+static int zone_holds(const struct sc_ec2 *ec2, const char *name)
+{
+    return zone_get(ec2, name) != NULL;
+}
+
+static enum sc_status zone_unknown(const char *name, struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Invalid availability zone: [%s]", name);
+}
+
+static int zone_match(const void *rec, const struct sc_ec2_filter *f)
+{
+    const struct sc_ec2_zone *z = rec;
+
+    return values_match(f, strcmp(f->name, "zone-name") == 0 ? z->zone_name
+                           : strcmp(f->name, "zone-id") == 0 ? z->zone_id
+                           : strcmp(f->name, "state") == 0   ? z->state
+                                                             : z->region_name);
+}
+
 enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const *names, int nnames,
                                      const struct sc_ec2_filter *filters, int nfilters,
                                      const struct sc_ec2_zone **out, int *nout,
                                      struct sc_error *err)
 {
     static const char *const known[] = { "zone-name", "zone-id", "state", "region-name", NULL };
-    enum sc_status st;
-    int n = 0;
+    static const struct kind k = { known, 0, zone_holds, zone_unknown };
+    enum sc_status st = describe_check(ec2, &k, names, nnames, filters, nfilters, nout, err);
 
-    *nout = 0;
-    st = check_filters(filters, nfilters, known, 0, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nnames; i++) {
-        if (!zone_get(ec2, names[i]))
-            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Invalid availability zone: [%s]",
-                           names[i] ? names[i] : "");
-    }
-    for (int i = 0; i < ec2->nzones; i++) {
+    for (int i = 0; st == SC_OK && i < ec2->nzones; i++) {
         const struct sc_ec2_zone *z = &ec2->zones[i].v;
-        int ok = 1;
 
-        if (nnames) {
-            ok = 0;
-            for (int j = 0; j < nnames; j++)
-                ok |= streq(names[j], z->zone_name);
-        }
-        for (int j = 0; ok && j < nfilters; j++) {
-            const struct sc_ec2_filter *f = &filters[j];
-            const char *v = strcmp(f->name, "zone-name") == 0 ? z->zone_name
-                            : strcmp(f->name, "zone-id") == 0 ? z->zone_id
-                            : strcmp(f->name, "state") == 0   ? z->state
-                                                              : z->region_name;
-            ok = values_match(f, v);
-        }
-        if (ok)
-            out[n++] = z;
+        if (listed(names, nnames, z->zone_name) &&
+            filters_pass(zone_match, z, NULL, filters, nfilters))
+            out[(*nout)++] = z;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
 }
 
 int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int available)
@@ -911,6 +983,30 @@ const struct sc_ec2_instance_type *sc_ec2_instance_type_find(const char *name)
     return NULL;
 }
 
+static int type_holds(const struct sc_ec2 *ec2, const char *name)
+{
+    (void)ec2;
+    return sc_ec2_instance_type_find(name) != NULL;
+}
+
+static enum sc_status type_unknown(const char *name, struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_INVALID_INSTANCE_TYPE,
+                   "The following supplied instance types do not exist: [%s]", name);
+}
+
+static int type_match(const void *rec, const struct sc_ec2_filter *f)
+{
+    const struct sc_ec2_instance_type *t = rec;
+    char vcpus[16];
+
+    snprintf(vcpus, sizeof(vcpus), "%d", t->vcpus);
+    return values_match(f, strcmp(f->name, "instance-type") == 0 ? t->instance_type
+                           : strcmp(f->name, "vcpu-info.default-vcpus") == 0
+                               ? vcpus
+                               : (t->current_generation ? "true" : "false"));
+}
+
 enum sc_status sc_ec2_describe_instance_types(const char *const *names, int nnames,
                                               const struct sc_ec2_filter *filters, int nfilters,
                                               const struct sc_ec2_instance_type **out, int *nout,
@@ -918,43 +1014,17 @@ enum sc_status sc_ec2_describe_instance_types(const char *const *names, int nnam
 {
     static const char *const known[] = { "instance-type", "vcpu-info.default-vcpus",
                                          "current-generation", NULL };
-    enum sc_status st;
-    int n = 0;
+    static const struct kind k = { known, 0, type_holds, type_unknown };
+    enum sc_status st = describe_check(NULL, &k, names, nnames, filters, nfilters, nout, err);
 
-    *nout = 0;
-    st = check_filters(filters, nfilters, known, 0, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nnames; i++) {
-        if (!sc_ec2_instance_type_find(names[i]))
-            return sc_fail(err, SC_ERR_INVALID_INSTANCE_TYPE,
-                           "The following supplied instance types do not exist: [%s]",
-                           names[i] ? names[i] : "");
-    }
-    for (int i = 0; i < NTYPES; i++) {
+    for (int i = 0; st == SC_OK && i < NTYPES; i++) {
         const struct sc_ec2_instance_type *t = &types[i];
-        int ok = 1;
-        char vcpus[16];
 
-        snprintf(vcpus, sizeof(vcpus), "%d", t->vcpus);
-        if (nnames) {
-            ok = 0;
-            for (int j = 0; j < nnames; j++)
-                ok |= streq(names[j], t->instance_type);
-        }
-        for (int j = 0; ok && j < nfilters; j++) {
-            const struct sc_ec2_filter *f = &filters[j];
-            const char *v = strcmp(f->name, "instance-type") == 0 ? t->instance_type
-                            : strcmp(f->name, "vcpu-info.default-vcpus") == 0
-                                ? vcpus
-                                : (t->current_generation ? "true" : "false");
-            ok = values_match(f, v);
-        }
-        if (ok)
-            out[n++] = t;
+        if (listed(names, nnames, t->instance_type) &&
+            filters_pass(type_match, t, NULL, filters, nfilters))
+            out[(*nout)++] = t;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
 }
 
 static const struct sc_ec2_image images[] = {
@@ -1000,6 +1070,33 @@ static enum sc_status check_image(const char *id, struct sc_error *err)
     return SC_OK;
 }
 
+static int image_holds(const struct sc_ec2 *ec2, const char *id)
+{
+    (void)ec2;
+    return sc_ec2_image_find(id) != NULL;
+}
+
+/* An id not in the catalogue: malformed, or well-formed and unknown. */
+static enum sc_status image_unknown(const char *id, struct sc_error *err)
+{
+    enum sc_status st = check_image(id, err);
+
+    if (st != SC_OK)
+        return st;
+    return sc_fail(err, SC_ERR_AMI_ID_NOT_FOUND, "The image id '[%s]' does not exist", id);
+}
+
+static int image_match(const void *rec, const struct sc_ec2_filter *f)
+{
+    const struct sc_ec2_image *im = rec;
+
+    return values_match(f, strcmp(f->name, "image-id") == 0       ? im->image_id
+                           : strcmp(f->name, "name") == 0         ? im->name
+                           : strcmp(f->name, "architecture") == 0 ? im->architecture
+                           : strcmp(f->name, "owner-id") == 0     ? im->owner_id
+                                                                  : im->owner_alias);
+}
+
 enum sc_status sc_ec2_describe_images(const char *const *ids, int nids,
                                       const struct sc_ec2_filter *filters, int nfilters,
                                       const struct sc_ec2_image **out, int *nout,
@@ -1007,47 +1104,64 @@ enum sc_status sc_ec2_describe_images(const char *const *ids, int nids,
 {
     static const char *const known[] = { "image-id",    "name",     "architecture",
                                          "owner-alias", "owner-id", NULL };
-    enum sc_status st;
-    int n = 0;
+    static const struct kind k = { known, 0, image_holds, image_unknown };
+    enum sc_status st = describe_check(NULL, &k, ids, nids, filters, nfilters, nout, err);
 
-    *nout = 0;
-    st = check_filters(filters, nfilters, known, 0, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        st = check_image(ids[i], err);
-        if (st != SC_OK)
-            return st;
-        if (!sc_ec2_image_find(ids[i]))
-            return sc_fail(err, SC_ERR_AMI_ID_NOT_FOUND, "The image id '[%s]' does not exist",
-                           ids[i]);
-    }
-    for (int i = 0; i < NIMAGES; i++) {
+    for (int i = 0; st == SC_OK && i < NIMAGES; i++) {
         const struct sc_ec2_image *im = &images[i];
-        int ok = 1;
 
-        if (nids) {
-            ok = 0;
-            for (int j = 0; j < nids; j++)
-                ok |= streq(ids[j], im->image_id);
-        }
-        for (int j = 0; ok && j < nfilters; j++) {
-            const struct sc_ec2_filter *f = &filters[j];
-            const char *v = strcmp(f->name, "image-id") == 0       ? im->image_id
-                            : strcmp(f->name, "name") == 0         ? im->name
-                            : strcmp(f->name, "architecture") == 0 ? im->architecture
-                            : strcmp(f->name, "owner-id") == 0     ? im->owner_id
-                                                                   : im->owner_alias;
-            ok = values_match(f, v);
-        }
-        if (ok)
-            out[n++] = im;
+        if (listed(ids, nids, im->image_id) &&
+            filters_pass(image_match, im, NULL, filters, nfilters))
+            out[(*nout)++] = im;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
 }
 
 /* --- VPCs and subnets ------------------------------------------------------------------------- */
+
+static void vpc_sync(struct vpc *v)
+{
+    v->v.tags = v->tags.v;
+    v->v.ntags = v->tags.n;
+}
+
+static void subnet_sync(struct subnet *s)
+{
+    s->v.tags = s->tags.v;
+    s->v.ntags = s->tags.n;
+}
+
+/* Points a VPC's views (its own and its default security group's) at its fields, for a
+ * new VPC and a loaded one alike. */
+static void vpc_link(const struct sc_ec2 *ec2, struct vpc *v)
+{
+    v->v.vpc_id = v->id;
+    v->v.cidr_block = v->cidr;
+    v->v.state = "available";
+    v->v.owner_id = ec2->account;
+    v->v.dhcp_options_id = v->dhcp;
+    v->v.instance_tenancy = "default";
+    v->sg.group_id = v->sg_id;
+    v->sg.group_name = "default";
+    v->sg.description = "default VPC security group";
+    v->sg.vpc_id = v->id;
+    v->sg.owner_id = ec2->account;
+    vpc_sync(v);
+}
+
+/* The same for a subnet whose vpc and zone are set. */
+static void subnet_link(const struct sc_ec2 *ec2, struct subnet *s)
+{
+    s->v.subnet_id = s->id;
+    s->v.subnet_arn = s->arn;
+    s->v.vpc_id = s->vpc->id;
+    s->v.cidr_block = s->cidr;
+    s->v.availability_zone = s->zone->name;
+    s->v.availability_zone_id = s->zone->id;
+    s->v.state = "available";
+    s->v.owner_id = ec2->account;
+    subnet_sync(s);
+}
 
 static struct vpc *vpc_new(struct sc_ec2 *ec2, uint32_t base, int prefix, int is_default)
 {
@@ -1063,12 +1177,6 @@ static struct vpc *vpc_new(struct sc_ec2 *ec2, uint32_t base, int prefix, int is
     cidr_format(v->cidr, sizeof(v->cidr), base, prefix);
     v->base = base;
     v->prefix = prefix;
-    v->v.vpc_id = v->id;
-    v->v.cidr_block = v->cidr;
-    v->v.state = "available";
-    v->v.owner_id = ec2->account;
-    v->v.dhcp_options_id = v->dhcp;
-    v->v.instance_tenancy = "default";
     v->v.is_default = is_default;
     {
         /* the default security group's id derives from the VPC's: no RNG draw */
@@ -1077,11 +1185,7 @@ static struct vpc *vpc_new(struct sc_ec2 *ec2, uint32_t base, int prefix, int is
         snprintf(v->sg_id, sizeof(v->sg_id), "sg-0%016llx",
                  (unsigned long long)sc_rng_splitmix64(&seed));
     }
-    v->sg.group_id = v->sg_id;
-    v->sg.group_name = "default";
-    v->sg.description = "default VPC security group";
-    v->sg.vpc_id = v->id;
-    v->sg.owner_id = ec2->account;
+    vpc_link(ec2, v);
     ec2->vpcs[ec2->nvpcs++] = v;
     return v;
 }
@@ -1109,14 +1213,7 @@ static struct subnet *subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint
     s->prefix = prefix;
     s->zone = z;
     s->vpc = vpc;
-    s->v.subnet_id = s->id;
-    s->v.subnet_arn = s->arn;
-    s->v.vpc_id = vpc->id;
-    s->v.cidr_block = s->cidr;
-    s->v.availability_zone = z->name;
-    s->v.availability_zone_id = z->id;
-    s->v.state = "available";
-    s->v.owner_id = ec2->account;
+    subnet_link(ec2, s);
     s->v.available_ip_address_count = (1 << (32 - prefix)) - 5;
     s->v.default_for_az = is_default;
     s->v.map_public_ip_on_launch = is_default;
@@ -1140,6 +1237,26 @@ static const struct subnet *subnet_get(const struct sc_ec2 *ec2, const char *id)
             return ec2->subnets[i];
     }
     return NULL;
+}
+
+static int vpc_holds(const struct sc_ec2 *ec2, const char *id)
+{
+    return vpc_get(ec2, id) != NULL;
+}
+
+static enum sc_status vpc_unknown(const char *id, struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_VPC_NOT_FOUND, "The vpc ID '%s' does not exist", id);
+}
+
+static int subnet_holds(const struct sc_ec2 *ec2, const char *id)
+{
+    return subnet_get(ec2, id) != NULL;
+}
+
+static enum sc_status subnet_unknown(const char *id, struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_SUBNET_NOT_FOUND, "The subnet ID '%s' does not exist", id);
 }
 
 int sc_ec2_vpc_count(const struct sc_ec2 *ec2)
@@ -1199,18 +1316,6 @@ const struct sc_ec2_subnet *sc_ec2_default_subnet(const struct sc_ec2 *ec2, cons
     return s ? &s->v : NULL;
 }
 
-static void vpc_sync(struct vpc *v)
-{
-    v->v.tags = v->tags.v;
-    v->v.ntags = v->tags.n;
-}
-
-static void subnet_sync(struct subnet *s)
-{
-    s->v.tags = s->tags.v;
-    s->v.ntags = s->tags.n;
-}
-
 enum sc_status sc_ec2_create_vpc(struct sc_ec2 *ec2, const char *cidr_block,
                                  const struct sc_ec2_tag *tags, int ntags, int64_t now_ms,
                                  const struct sc_ec2_vpc **out, struct sc_error *err)
@@ -1263,7 +1368,7 @@ enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id, cons
                        "The request must contain the parameter cidrBlock");
     v = vpc_get(ec2, vpc_id);
     if (!v)
-        return sc_fail(err, SC_ERR_VPC_NOT_FOUND, "The vpc ID '%s' does not exist", vpc_id);
+        return vpc_unknown(vpc_id, err);
     if (cidr_parse(cidr_block, 16, 28, &base, &prefix) < 0 ||
         !cidr_contains(v->base, v->prefix, base, prefix))
         return sc_fail(err, SC_ERR_SUBNET_RANGE, "The CIDR '%s' is invalid.", cidr_block);
@@ -1307,53 +1412,50 @@ enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id, cons
     return SC_OK;
 }
 
+static int vpc_match(const void *rec, const struct sc_ec2_filter *f)
+{
+    const struct vpc *v = rec;
+
+    return values_match(f, strcmp(f->name, "vpc-id") == 0 ? v->id
+                           : strcmp(f->name, "is-default") == 0
+                               ? (v->v.is_default ? "true" : "false")
+                           : strcmp(f->name, "state") == 0    ? v->v.state
+                           : strcmp(f->name, "owner-id") == 0 ? v->v.owner_id
+                                                              : v->cidr);
+}
+
 enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const *ids, int nids,
                                     const struct sc_ec2_filter *filters, int nfilters,
                                     const struct sc_ec2_vpc **out, int *nout, struct sc_error *err)
 {
     static const char *const known[] = { "vpc-id", "cidr",     "cidr-block", "is-default",
                                          "state",  "owner-id", NULL };
-    enum sc_status st;
-    int n = 0;
+    static const struct kind k = { known, 1, vpc_holds, vpc_unknown };
+    enum sc_status st = describe_check(ec2, &k, ids, nids, filters, nfilters, nout, err);
 
-    *nout = 0;
-    st = check_filters(filters, nfilters, known, 1, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        if (!vpc_get(ec2, ids[i]))
-            return sc_fail(err, SC_ERR_VPC_NOT_FOUND, "The vpc ID '%s' does not exist",
-                           ids[i] ? ids[i] : "");
-    }
-    for (int i = 0; i < ec2->nvpcs; i++) {
+    for (int i = 0; st == SC_OK && i < ec2->nvpcs; i++) {
         const struct vpc *v = ec2->vpcs[i];
-        int ok = 1;
 
-        if (nids) {
-            ok = 0;
-            for (int j = 0; j < nids; j++)
-                ok |= streq(ids[j], v->id);
-        }
-        for (int j = 0; ok && j < nfilters; j++) {
-            const struct sc_ec2_filter *f = &filters[j];
-            int t = tags_filter(&v->tags, f);
-
-            if (t >= 0) {
-                ok = t;
-                continue;
-            }
-            ok = values_match(f, strcmp(f->name, "vpc-id") == 0 ? v->id
-                                 : strcmp(f->name, "is-default") == 0
-                                     ? (v->v.is_default ? "true" : "false")
-                                 : strcmp(f->name, "state") == 0    ? v->v.state
-                                 : strcmp(f->name, "owner-id") == 0 ? v->v.owner_id
-                                                                    : v->cidr);
-        }
-        if (ok)
-            out[n++] = &v->v;
+        if (listed(ids, nids, v->id) && filters_pass(vpc_match, v, &v->tags, filters, nfilters))
+            out[(*nout)++] = &v->v;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
+}
+
+static int subnet_match(const void *rec, const struct sc_ec2_filter *f)
+{
+    const struct subnet *s = rec;
+    const char *name = f->name;
+
+    return values_match(f, strcmp(name, "subnet-id") == 0              ? s->id
+                           : strcmp(name, "vpc-id") == 0               ? s->v.vpc_id
+                           : strcmp(name, "availability-zone") == 0    ? s->zone->name
+                           : strcmp(name, "availability-zone-id") == 0 ? s->zone->id
+                           : strcmp(name, "default-for-az") == 0
+                               ? (s->v.default_for_az ? "true" : "false")
+                           : strcmp(name, "state") == 0    ? s->v.state
+                           : strcmp(name, "owner-id") == 0 ? s->v.owner_id
+                                                           : s->cidr);
 }
 
 enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *const *ids, int nids,
@@ -1366,51 +1468,16 @@ enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *con
                                          "cidr-block",        "cidr",
                                          "default-for-az",    "state",
                                          "owner-id",          NULL };
-    enum sc_status st;
-    int n = 0;
+    static const struct kind k = { known, 1, subnet_holds, subnet_unknown };
+    enum sc_status st = describe_check(ec2, &k, ids, nids, filters, nfilters, nout, err);
 
-    *nout = 0;
-    st = check_filters(filters, nfilters, known, 1, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        if (!subnet_get(ec2, ids[i]))
-            return sc_fail(err, SC_ERR_SUBNET_NOT_FOUND, "The subnet ID '%s' does not exist",
-                           ids[i] ? ids[i] : "");
-    }
-    for (int i = 0; i < ec2->nsubnets; i++) {
+    for (int i = 0; st == SC_OK && i < ec2->nsubnets; i++) {
         const struct subnet *s = ec2->subnets[i];
-        int ok = 1;
 
-        if (nids) {
-            ok = 0;
-            for (int j = 0; j < nids; j++)
-                ok |= streq(ids[j], s->id);
-        }
-        for (int j = 0; ok && j < nfilters; j++) {
-            const struct sc_ec2_filter *f = &filters[j];
-            const char *name = f->name;
-            int t = tags_filter(&s->tags, f);
-
-            if (t >= 0) {
-                ok = t;
-                continue;
-            }
-            ok = values_match(f, strcmp(name, "subnet-id") == 0              ? s->id
-                                 : strcmp(name, "vpc-id") == 0               ? s->v.vpc_id
-                                 : strcmp(name, "availability-zone") == 0    ? s->zone->name
-                                 : strcmp(name, "availability-zone-id") == 0 ? s->zone->id
-                                 : strcmp(name, "default-for-az") == 0
-                                     ? (s->v.default_for_az ? "true" : "false")
-                                 : strcmp(name, "state") == 0    ? s->v.state
-                                 : strcmp(name, "owner-id") == 0 ? s->v.owner_id
-                                                                 : s->cidr);
-        }
-        if (ok)
-            out[n++] = &s->v;
+        if (listed(ids, nids, s->id) && filters_pass(subnet_match, s, &s->tags, filters, nfilters))
+            out[(*nout)++] = &s->v;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
 }
 
 /* --- security groups ------------------------------------------------------------------ */
@@ -1435,6 +1502,29 @@ const struct sc_ec2_security_group *sc_ec2_security_group_find(const struct sc_e
     return NULL;
 }
 
+static int sg_holds(const struct sc_ec2 *ec2, const char *id)
+{
+    return sc_ec2_security_group_find(ec2, id) != NULL;
+}
+
+static enum sc_status sg_unknown(const char *id, struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND, "The security group '%s' does not exist",
+                   id);
+}
+
+static int sg_match(const void *rec, const struct sc_ec2_filter *f)
+{
+    const struct sc_ec2_security_group *g = rec;
+    const char *name = f->name;
+
+    return values_match(f, strcmp(name, "group-id") == 0     ? g->group_id
+                           : strcmp(name, "group-name") == 0 ? g->group_name
+                           : strcmp(name, "vpc-id") == 0     ? g->vpc_id
+                           : strcmp(name, "owner-id") == 0   ? g->owner_id
+                                                             : g->description);
+}
+
 enum sc_status sc_ec2_describe_security_groups(const struct sc_ec2 *ec2, const char *const *ids,
                                                int nids, const char *const *names, int nnames,
                                                const struct sc_ec2_filter *filters, int nfilters,
@@ -1443,51 +1533,26 @@ enum sc_status sc_ec2_describe_security_groups(const struct sc_ec2 *ec2, const c
 {
     static const char *const known[] = { "group-id",    "group-name", "vpc-id",
                                          "description", "owner-id",   NULL };
+    static const struct kind k = { known, 0, sg_holds, sg_unknown };
     const struct sc_ec2_vpc *dv = sc_ec2_default_vpc(ec2);
-    enum sc_status st;
-    int n = 0;
+    enum sc_status st = describe_check(ec2, &k, ids, nids, filters, nfilters, nout, err);
 
-    *nout = 0;
-    st = check_filters(filters, nfilters, known, 0, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        if (!sc_ec2_security_group_find(ec2, ids[i]))
-            return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
-                           "The security group '%s' does not exist", ids[i] ? ids[i] : "");
-    }
-    for (int i = 0; i < nnames; i++) {
+    for (int i = 0; st == SC_OK && i < nnames; i++) {
         if (!streq(names[i], "default"))
-            return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
-                           "The security group '%s' does not exist in default VPC '%s'",
-                           names[i] ? names[i] : "", dv ? dv->vpc_id : "");
+            st = sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
+                         "The security group '%s' does not exist in default VPC '%s'",
+                         names[i] ? names[i] : "", dv ? dv->vpc_id : "");
     }
-    for (int i = 0; i < ec2->nvpcs; i++) {
+    for (int i = 0; st == SC_OK && i < ec2->nvpcs; i++) {
         const struct sc_ec2_security_group *g = &ec2->vpcs[i]->sg;
-        int ok = 1;
+        /* names address the default VPC's groups */
+        int asked = (nids == 0 && nnames == 0) || in_list(ids, nids, g->group_id) ||
+                    (ec2->vpcs[i]->v.is_default && in_list(names, nnames, g->group_name));
 
-        if (nids || nnames) {
-            ok = 0;
-            for (int j = 0; j < nids; j++)
-                ok |= streq(ids[j], g->group_id);
-            /* names address the default VPC's groups */
-            for (int j = 0; j < nnames; j++)
-                ok |= ec2->vpcs[i]->v.is_default && streq(names[j], g->group_name);
-        }
-        for (int j = 0; ok && j < nfilters; j++) {
-            const char *name = filters[j].name;
-
-            ok = values_match(&filters[j], strcmp(name, "group-id") == 0     ? g->group_id
-                                           : strcmp(name, "group-name") == 0 ? g->group_name
-                                           : strcmp(name, "vpc-id") == 0     ? g->vpc_id
-                                           : strcmp(name, "owner-id") == 0   ? g->owner_id
-                                                                             : g->description);
-        }
-        if (ok)
-            out[n++] = g;
+        if (asked && filters_pass(sg_match, g, NULL, filters, nfilters))
+            out[(*nout)++] = g;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
 }
 
 /* --- launch templates ------------------------------------------------------------------------- */
@@ -1526,6 +1591,24 @@ static int lt_name_valid(const char *s)
     return 1;
 }
 
+/* A well-formed id of a template this ec2 has. */
+static int lt_holds(const struct sc_ec2 *ec2, const char *id)
+{
+    return id_valid(id, "lt-") && lt_get_id(ec2, id);
+}
+
+/* The error for a template id lt_holds() refuses: malformed, or no such template. */
+static enum sc_status lt_unknown(const char *id, struct sc_error *err)
+{
+    if (!id_valid(id, "lt-"))
+        return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED,
+                       "The specified ID for the launch template '%s' is not valid. The ID "
+                       "must be in the form 'lt-' followed by 17 hexadecimal characters.",
+                       id);
+    return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND,
+                   "The specified launch template, with template ID %s, does not exist.", id);
+}
+
 /* Finds a template by id or name with AWS's errors. */
 static enum sc_status lt_lookup(const struct sc_ec2 *ec2, const char *id, const char *name,
                                 const struct lt **out, struct sc_error *err)
@@ -1539,17 +1622,8 @@ static enum sc_status lt_lookup(const struct sc_ec2 *ec2, const char *id, const 
                        "The request must contain the parameter launchTemplateName or "
                        "launchTemplateId");
     if (id) {
-        if (!id_valid(id, "lt-"))
-            return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED,
-                           "The specified ID for the launch template '%s' is not valid. The ID "
-                           "must be in the form 'lt-' followed by 17 hexadecimal characters.",
-                           id);
-        *out = lt_get_id(ec2, id);
-        if (!*out)
-            return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND,
-                           "The specified launch template, with template ID %s, does not exist.",
-                           id);
-        return SC_OK;
+        *out = lt_holds(ec2, id) ? lt_get_id(ec2, id) : NULL;
+        return *out ? SC_OK : lt_unknown(id, err);
     }
     *out = lt_get_name(ec2, name);
     if (!*out)
@@ -1588,10 +1662,15 @@ static enum sc_status lt_version(const struct lt *t, const char *version, const 
     return SC_OK;
 }
 
-static enum sc_status check_lt_data(const struct sc_ec2_lt_data *d, struct sc_error *err)
+/* What a new version (of CreateLaunchTemplate or CreateLaunchTemplateVersion) may hold. */
+static enum sc_status check_version(const char *desc, const struct sc_ec2_lt_data *d,
+                                    struct sc_error *err)
 {
     enum sc_status st;
 
+    if (desc && strlen(desc) > 255)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "Version description must be 255 characters or fewer.");
     if (d->image_id) {
         st = check_image(d->image_id, err);
         if (st != SC_OK)
@@ -1614,6 +1693,16 @@ static void ltver_sync(struct ltver *v)
     v->v.data.ntags = v->tags.n;
     v->v.data.security_group_ids = (const char *const *)v->sgs;
     v->v.data.nsecurity_group_ids = v->nsgs;
+}
+
+/* Version `number` of template t: its views, for a new version and a loaded one alike. */
+static void ltver_link(struct ltver *v, const struct lt *t, long number)
+{
+    v->v.launch_template_id = t->id;
+    v->v.launch_template_name = t->name;
+    v->v.version_number = number;
+    v->v.created_by = t->created_by;
+    ltver_sync(v);
 }
 
 /* New version record: base (may be NULL) overridden by the set fields of d. */
@@ -1660,12 +1749,8 @@ static struct ltver *ltver_new(const struct lt *t, long number, const char *desc
         }
     }
     v->v.data.monitoring_enabled = d->monitoring_enabled || (b && b->monitoring_enabled);
-    v->v.launch_template_id = t->id;
-    v->v.launch_template_name = t->name;
-    v->v.version_number = number;
     v->v.create_time_ms = now_ms;
-    v->v.created_by = t->created_by;
-    ltver_sync(v);
+    ltver_link(v, t, number);
     return v;
 
 fail:
@@ -1709,10 +1794,7 @@ enum sc_status sc_ec2_create_launch_template(struct sc_ec2 *ec2,
                        "contain letters, numbers, and the following characters: - ( ) . / _.");
     if (lt_get_name(ec2, req->launch_template_name))
         return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_EXISTS, "Launch template name already in use.");
-    if (req->version_description && strlen(req->version_description) > 255)
-        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "Version description must be 255 characters or fewer.");
-    st = check_lt_data(&req->data, err);
+    st = check_version(req->version_description, &req->data, err);
     if (st != SC_OK)
         return st;
     st = check_tags(req->tags, req->ntags, 0, err);
@@ -1773,10 +1855,7 @@ enum sc_status sc_ec2_create_launch_template_version(struct sc_ec2 *ec2,
         if (st != SC_OK)
             return st;
     }
-    if (req->version_description && strlen(req->version_description) > 255)
-        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "Version description must be 255 characters or fewer.");
-    st = check_lt_data(&req->data, err);
+    st = check_version(req->version_description, &req->data, err);
     if (st != SC_OK)
         return st;
     v = ltver_new(t, t->nvers + 1, req->version_description, base, &req->data, now_ms);
@@ -1861,6 +1940,14 @@ const struct sc_ec2_launch_template *sc_ec2_launch_template_find(const struct sc
     return t ? &t->v : NULL;
 }
 
+/* create-time is a known name that every template passes (its values are not compared). */
+static int lt_match(const void *rec, const struct sc_ec2_filter *f)
+{
+    const struct lt *t = rec;
+
+    return strcmp(f->name, "launch-template-name") == 0 ? values_match(f, t->name) : 1;
+}
+
 enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2, const char *const *ids,
                                                 int nids, const char *const *names, int nnames,
                                                 const struct sc_ec2_filter *filters, int nfilters,
@@ -1868,50 +1955,24 @@ enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2, const 
                                                 int *nout, struct sc_error *err)
 {
     static const char *const known[] = { "launch-template-name", "create-time", NULL };
-    enum sc_status st;
-    int n = 0;
+    static const struct kind k = { known, 1, lt_holds, lt_unknown };
+    enum sc_status st = describe_check(ec2, &k, ids, nids, filters, nfilters, nout, err);
 
-    *nout = 0;
-    st = check_filters(filters, nfilters, known, 1, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        const struct lt *t;
-
-        st = lt_lookup(ec2, ids[i] ? ids[i] : "", NULL, &t, err);
-        if (st != SC_OK)
-            return st;
-    }
-    for (int i = 0; i < nnames; i++) {
+    for (int i = 0; st == SC_OK && i < nnames; i++) {
         if (!lt_get_name(ec2, names[i]))
-            return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,
-                           "At least one of the launch templates specified in the request does "
-                           "not exist.");
+            st = sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,
+                         "At least one of the launch templates specified in the request does "
+                         "not exist.");
     }
-    for (int i = 0; i < ec2->nlts; i++) {
+    for (int i = 0; st == SC_OK && i < ec2->nlts; i++) {
         const struct lt *t = ec2->lts[i];
-        int ok = 1;
+        int asked = (nids == 0 && nnames == 0) || in_list(ids, nids, t->id) ||
+                    in_list(names, nnames, t->name);
 
-        if (nids || nnames) {
-            ok = 0;
-            for (int j = 0; j < nids; j++)
-                ok |= streq(ids[j], t->id);
-            for (int j = 0; j < nnames; j++)
-                ok |= streq(names[j], t->name);
-        }
-        for (int j = 0; ok && j < nfilters; j++) {
-            int tf = tags_filter(&t->tags, &filters[j]);
-
-            ok = tf >= 0 ? tf
-                 : strcmp(filters[j].name, "launch-template-name") == 0
-                     ? values_match(&filters[j], t->name)
-                     : 1;
-        }
-        if (ok)
-            out[n++] = &t->v;
+        if (asked && filters_pass(lt_match, t, &t->tags, filters, nfilters))
+            out[(*nout)++] = &t->v;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
 }
 
 enum sc_status sc_ec2_resolve_launch_template(const struct sc_ec2 *ec2, const char *id,
@@ -2115,6 +2176,28 @@ static void inst_sync(struct inst *in)
     in->v.ntags = in->tags.n;
 }
 
+/* Points an instance's views at its fields, reservation and subnet (set before), for a
+ * launched instance and a loaded one alike. */
+static void inst_link(const struct sc_ec2 *ec2, struct inst *in)
+{
+    in->v.instance_id = in->id;
+    in->v.reservation_id = in->resv->id;
+    in->v.owner_id = ec2->account;
+    in->v.availability_zone = in->subnet->zone->name;
+    in->v.subnet_id = in->subnet->id;
+    in->v.vpc_id = in->subnet->vpc->id;
+    in->v.private_ip_address = "127.0.0.1";
+    in->v.private_dns_name = in->dns;
+    in->v.instance_type = in->instance_type;
+    in->v.image_id = in->image_id;
+    in->v.key_name = in->key_name;
+    in->v.user_data = in->user_data;
+    in->v.launch_configuration_name = in->lc_name;
+    in->v.launch_template_id = in->lt_id;
+    in->v.launch_template_name = in->lt_name;
+    inst_sync(in);
+}
+
 static void set_state(struct inst *in, enum sc_ec2_state st, int64_t now_ms)
 {
     if (st == SC_EC2_TERMINATED && in->v.state != SC_EC2_TERMINATED && in->subnet)
@@ -2128,16 +2211,33 @@ static void set_state(struct inst *in, enum sc_ec2_state st, int64_t now_ms)
     }
 }
 
-/* User-initiated stop/terminate reasons. */
-static void user_initiated(struct inst *in, int64_t now_ms)
+/* The reasons an instance can carry, StateReason Code and Message: the views point at
+ * these literals, and a load maps a saved code back to its row. */
+enum reason { REASON_USER, REASON_LOST };
+static const char *const reason_pairs[][2] = {
+    [REASON_USER] = { "Client.UserInitiatedShutdown",
+                      "Client.UserInitiatedShutdown: User initiated shutdown" },
+    [REASON_LOST] = { "Server.InternalError", "Server.InternalError: Internal error on instance" },
+};
+
+/* StateTransitionReason "<what> (<now as GMT>)" and the StateReason of row r. */
+static void set_reason(struct inst *in, const char *what, enum reason r, int64_t now_ms)
 {
     char when[40];
 
     format_gmt(when, sizeof(when), now_ms);
-    snprintf(in->transition, sizeof(in->transition), "User initiated (%s)", when);
+    snprintf(in->transition, sizeof(in->transition), "%s (%s)", what, when);
     in->v.state_transition_reason = in->transition;
-    in->v.state_reason_code = "Client.UserInitiatedShutdown";
-    in->v.state_reason_message = "Client.UserInitiatedShutdown: User initiated shutdown";
+    in->v.state_reason_code = reason_pairs[r][0];
+    in->v.state_reason_message = reason_pairs[r][1];
+}
+
+/* No reason: what a (re)started instance shows. */
+static void clear_reason(struct inst *in)
+{
+    in->v.state_transition_reason = "";
+    in->v.state_reason_code = NULL;
+    in->v.state_reason_message = NULL;
 }
 
 static int live_count(const struct sc_ec2 *ec2)
@@ -2162,8 +2262,7 @@ static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req
         struct subnet *s = (struct subnet *)subnet_get(ec2, req->subnet_id);
 
         if (!s)
-            return sc_fail(err, SC_ERR_SUBNET_NOT_FOUND, "The subnet ID '%s' does not exist",
-                           req->subnet_id);
+            return subnet_unknown(req->subnet_id, err);
         if (req->availability_zone && strcmp(req->availability_zone, s->zone->name) != 0)
             return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                            "Value (%s) for parameter availabilityZone is invalid. Subnet %s is "
@@ -2174,8 +2273,7 @@ static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req
     } else if (req->availability_zone) {
         z = zone_get(ec2, req->availability_zone);
         if (!z)
-            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "Invalid availability zone: [%s]",
-                           req->availability_zone);
+            return zone_unknown(req->availability_zone, err);
         *out = default_subnet(ec2, z->name);
     } else {
         for (int k = 0; k < ec2->nzones; k++) {
@@ -2317,32 +2415,17 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
         }
         in->resv = r;
         in->subnet = subnet;
-        in->v.instance_id = in->id;
-        in->v.reservation_id = r->id;
-        in->v.owner_id = ec2->account;
+        inst_link(ec2, in);
         in->v.state = SC_EC2_PENDING;
         in->v.state_transition_reason = "";
-        in->v.availability_zone = subnet->zone->name;
-        in->v.subnet_id = subnet->id;
-        in->v.vpc_id = subnet->vpc->id;
-        in->v.private_ip_address = "127.0.0.1";
-        in->v.private_dns_name = in->dns;
-        in->v.instance_type = in->instance_type;
-        in->v.image_id = in->image_id;
-        in->v.key_name = in->key_name;
-        in->v.user_data = in->user_data;
         in->v.ami_launch_index = k;
         in->v.launch_time_ms = now_ms;
         in->v.state_changed_ms = now_ms;
-        in->v.launch_configuration_name = in->lc_name;
-        in->v.launch_template_id = in->lt_id;
-        in->v.launch_template_name = in->lt_name;
         in->v.launch_template_version = ltv ? ltv->v.version_number : 0;
         in->v.system_status = SC_EC2_CHECK_NOT_APPLICABLE;
         in->v.instance_status = SC_EC2_CHECK_NOT_APPLICABLE;
         in->v.monitoring_enabled =
             req->monitoring_enabled || (ltv && ltv->v.data.monitoring_enabled);
-        inst_sync(in);
         subnet->v.available_ip_address_count--;
         ec2->insts[ec2->ninsts++] = in;
         index_put(ec2, in);
@@ -2399,111 +2482,97 @@ static enum sc_status check_ids(const struct sc_ec2 *ec2, const char *const *ids
     return SC_OK;
 }
 
-/* The checks every Terminate/Stop/StartInstances call starts with: ids present, then
- * check_ids(). */
-static enum sc_status check_change_ids(const struct sc_ec2 *ec2, const char *const *ids, int nids,
-                                       struct sc_error *err)
+/* A set of instance states, one bit each (AWS's state codes are multiples of 16). */
+#define STATE_SET(s) (1u << ((unsigned)(s) / 16))
+
+/* What Terminate, Stop or StartInstances does: instances in a state of `from` go to `to`
+ * (the others stay as they are), unless refuse() (when set) turns the call down first. */
+struct change {
+    enum sc_ec2_state to;
+    unsigned from;
+    enum sc_status (*refuse)(const struct inst *in, struct sc_error *err);
+};
+
+/* The three calls alike: ids present and known (check_ids), no instance refused, then
+ * every one changed; out (optional) gets a row per id in request order. */
+static enum sc_status change_states(struct sc_ec2 *ec2, const struct change *c,
+                                    const char *const *ids, int nids, int64_t now_ms,
+                                    struct sc_ec2_state_change *out, struct sc_error *err)
 {
+    enum sc_status st;
+
+    ec2->generation++;
     if (nids < 1)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "The request must contain the parameter InstanceId");
-    return check_ids(ec2, ids, nids, err);
-}
+    st = check_ids(ec2, ids, nids, err);
+    for (int i = 0; st == SC_OK && c->refuse && i < nids; i++)
+        st = c->refuse(inst_get(ec2, ids[i]), err);
+    for (int i = 0; st == SC_OK && i < nids; i++) {
+        struct inst *in = inst_mut(ec2, ids[i]);
+        enum sc_ec2_state prev = in->v.state;
 
-/* Records instance i's state change in the caller's array (when it wants one). */
-static void note_change(struct sc_ec2_state_change *out, int i, const struct inst *in,
-                        enum sc_ec2_state prev)
-{
-    if (!out)
-        return;
-    out[i].instance_id = in->id;
-    out[i].previous = prev;
-    out[i].current = in->v.state;
+        if (c->from & STATE_SET(prev)) {
+            set_state(in, c->to, now_ms);
+            if (c->to == SC_EC2_PENDING)
+                clear_reason(in);
+            else
+                set_reason(in, "User initiated", REASON_USER, now_ms);
+        }
+        if (out)
+            out[i] = (struct sc_ec2_state_change){ in->id, prev, in->v.state };
+    }
+    return st;
 }
 
 enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
                                           int64_t now_ms, struct sc_ec2_state_change *out,
                                           struct sc_error *err)
 {
-    enum sc_status st = check_change_ids(ec2, ids, nids, err);
+    static const struct change c = {
+        SC_EC2_SHUTTING_DOWN, ~(STATE_SET(SC_EC2_SHUTTING_DOWN) | STATE_SET(SC_EC2_TERMINATED)),
+        NULL
+    };
 
-    ec2->generation++;
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        struct inst *in = inst_mut(ec2, ids[i]);
-        enum sc_ec2_state prev = in->v.state;
+    return change_states(ec2, &c, ids, nids, now_ms, out, err);
+}
 
-        if (prev != SC_EC2_SHUTTING_DOWN && prev != SC_EC2_TERMINATED) {
-            set_state(in, SC_EC2_SHUTTING_DOWN, now_ms);
-            user_initiated(in, now_ms);
-        }
-        note_change(out, i, in, prev);
-    }
-    return SC_OK;
+static enum sc_status stop_refused(const struct inst *in, struct sc_error *err)
+{
+    if (in->v.state != SC_EC2_SHUTTING_DOWN && in->v.state != SC_EC2_TERMINATED)
+        return SC_OK;
+    return sc_fail(err, SC_ERR_INCORRECT_INSTANCE_STATE,
+                   "This instance '%s' is not in a state from which it can be stopped.", in->id);
 }
 
 enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
                                      int64_t now_ms, struct sc_ec2_state_change *out,
                                      struct sc_error *err)
 {
-    enum sc_status st = check_change_ids(ec2, ids, nids, err);
+    static const struct change c = { SC_EC2_STOPPING,
+                                     STATE_SET(SC_EC2_RUNNING) | STATE_SET(SC_EC2_PENDING),
+                                     stop_refused };
 
-    ec2->generation++;
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        const struct inst *in = inst_get(ec2, ids[i]);
+    return change_states(ec2, &c, ids, nids, now_ms, out, err);
+}
 
-        if (in->v.state == SC_EC2_SHUTTING_DOWN || in->v.state == SC_EC2_TERMINATED)
-            return sc_fail(err, SC_ERR_INCORRECT_INSTANCE_STATE,
-                           "This instance '%s' is not in a state from which it can be stopped.",
-                           in->id);
-    }
-    for (int i = 0; i < nids; i++) {
-        struct inst *in = inst_mut(ec2, ids[i]);
-        enum sc_ec2_state prev = in->v.state;
+static enum sc_status start_refused(const struct inst *in, struct sc_error *err)
+{
+    enum sc_ec2_state s = in->v.state;
 
-        if (prev == SC_EC2_RUNNING || prev == SC_EC2_PENDING) {
-            set_state(in, SC_EC2_STOPPING, now_ms);
-            user_initiated(in, now_ms);
-        }
-        note_change(out, i, in, prev);
-    }
-    return SC_OK;
+    if (s == SC_EC2_STOPPED || s == SC_EC2_PENDING || s == SC_EC2_RUNNING)
+        return SC_OK;
+    return sc_fail(err, SC_ERR_INCORRECT_INSTANCE_STATE,
+                   "The instance '%s' is not in a state from which it can be started.", in->id);
 }
 
 enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
                                       int64_t now_ms, struct sc_ec2_state_change *out,
                                       struct sc_error *err)
 {
-    enum sc_status st = check_change_ids(ec2, ids, nids, err);
+    static const struct change c = { SC_EC2_PENDING, STATE_SET(SC_EC2_STOPPED), start_refused };
 
-    ec2->generation++;
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < nids; i++) {
-        const struct inst *in = inst_get(ec2, ids[i]);
-        enum sc_ec2_state s = in->v.state;
-
-        if (s != SC_EC2_STOPPED && s != SC_EC2_PENDING && s != SC_EC2_RUNNING)
-            return sc_fail(err, SC_ERR_INCORRECT_INSTANCE_STATE,
-                           "The instance '%s' is not in a state from which it can be started.",
-                           in->id);
-    }
-    for (int i = 0; i < nids; i++) {
-        struct inst *in = inst_mut(ec2, ids[i]);
-        enum sc_ec2_state prev = in->v.state;
-
-        if (prev == SC_EC2_STOPPED) {
-            set_state(in, SC_EC2_PENDING, now_ms);
-            in->v.state_transition_reason = "";
-            in->v.state_reason_code = NULL;
-            in->v.state_reason_message = NULL;
-        }
-        note_change(out, i, in, prev);
-    }
-    return SC_OK;
+    return change_states(ec2, &c, ids, nids, now_ms, out, err);
 }
 
 static const char *const inst_filters[] = { "instance-state-name", "instance-state-code",
@@ -2517,14 +2586,12 @@ static const char *const status_filters[] = {
     "instance-status.status", "system-status.status", NULL
 };
 
-static int inst_matches(const struct inst *in, const struct sc_ec2_filter *f)
+static int inst_match(const void *rec, const struct sc_ec2_filter *f)
 {
+    const struct inst *in = rec;
     const char *n = f->name;
     char code[8];
-    int t = tags_filter(&in->tags, f);
 
-    if (t >= 0)
-        return t;
     snprintf(code, sizeof(code), "%d", (int)in->v.state);
     return values_match(
         f, strcmp(n, "instance-state-name") == 0      ? sc_ec2_state_name(in->v.state)
@@ -2548,31 +2615,20 @@ static enum sc_status describe(const struct sc_ec2 *ec2, const struct sc_ec2_des
                                const struct sc_ec2_instance **out, int *nout, struct sc_error *err)
 {
     enum sc_status st;
-    int n = 0;
 
     *nout = 0;
     st = check_filters(req->filters, req->nfilters, known, 1, err);
-    if (st != SC_OK)
-        return st;
-    st = check_ids(ec2, req->instance_ids, req->ninstance_ids, err);
-    if (st != SC_OK)
-        return st;
-    for (int i = 0; i < ec2->ninsts; i++) {
+    if (st == SC_OK)
+        st = check_ids(ec2, req->instance_ids, req->ninstance_ids, err);
+    for (int i = 0; st == SC_OK && i < ec2->ninsts; i++) {
         const struct inst *in = ec2->insts[i];
-        int ok = !running_only || in->v.state == SC_EC2_RUNNING;
 
-        if (ok && req->ninstance_ids) {
-            ok = 0;
-            for (int j = 0; j < req->ninstance_ids; j++)
-                ok |= streq(req->instance_ids[j], in->id);
-        }
-        for (int j = 0; ok && j < req->nfilters; j++)
-            ok = inst_matches(in, &req->filters[j]);
-        if (ok)
-            out[n++] = &in->v;
+        if ((!running_only || in->v.state == SC_EC2_RUNNING) &&
+            listed(req->instance_ids, req->ninstance_ids, in->id) &&
+            filters_pass(inst_match, in, &in->tags, req->filters, req->nfilters))
+            out[(*nout)++] = &in->v;
     }
-    *nout = n;
-    return SC_OK;
+    return st;
 }
 
 enum sc_status sc_ec2_describe_instances(const struct sc_ec2 *ec2,
@@ -2641,7 +2697,7 @@ static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct re
         struct vpc *v = (struct vpc *)vpc_get(ec2, id);
 
         if (!v)
-            return sc_fail(err, SC_ERR_VPC_NOT_FOUND, "The vpc ID '%s' does not exist", id);
+            return vpc_unknown(id, err);
         *out = (struct res){ RES_VPC, v, &v->tags };
         return SC_OK;
     }
@@ -2649,7 +2705,7 @@ static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct re
         struct subnet *sn = (struct subnet *)subnet_get(ec2, id);
 
         if (!sn)
-            return sc_fail(err, SC_ERR_SUBNET_NOT_FOUND, "The subnet ID '%s' does not exist", id);
+            return subnet_unknown(id, err);
         *out = (struct res){ RES_SUBNET, sn, &sn->tags };
         return SC_OK;
     }
@@ -2778,21 +2834,34 @@ static enum sc_status data_plane_get(struct sc_ec2 *ec2, const char *id, struct 
     return *out ? SC_OK : SC_ERR_INSTANCE_ID_NOT_FOUND;
 }
 
-enum sc_status sc_ec2_instance_running(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
+/* The data plane saw instance id reach state `to`, which only `from` leads to; a repeated
+ * report is a no-op. *moved is the instance when its state changed now, else NULL. */
+static enum sc_status data_plane_move(struct sc_ec2 *ec2, const char *id, enum sc_ec2_state from,
+                                      enum sc_ec2_state to, int64_t now_ms, struct inst **moved)
 {
     struct inst *in;
 
+    *moved = NULL;
     ec2->generation++;
     if (data_plane_get(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
-    if (in->v.state == SC_EC2_RUNNING)
+    if (in->v.state == to)
         return SC_OK;
-    if (in->v.state != SC_EC2_PENDING)
+    if (in->v.state != from)
         return SC_ERR_INCORRECT_INSTANCE_STATE;
-    set_state(in, SC_EC2_RUNNING, now_ms);
-    in->v.state_transition_reason = "";
-    in->v.state_reason_code = NULL;
-    in->v.state_reason_message = NULL;
+    set_state(in, to, now_ms);
+    *moved = in;
+    return SC_OK;
+}
+
+enum sc_status sc_ec2_instance_running(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
+{
+    struct inst *in;
+    enum sc_status st = data_plane_move(ec2, id, SC_EC2_PENDING, SC_EC2_RUNNING, now_ms, &in);
+
+    if (!in)
+        return st;
+    clear_reason(in);
     in->v.impaired_since_ms = 0;
     if (ec2->status_init_ms > 0) {
         in->v.system_status = SC_EC2_CHECK_INITIALIZING;
@@ -2809,36 +2878,19 @@ enum sc_status sc_ec2_instance_terminated(struct sc_ec2 *ec2, const char *id, in
 {
     struct inst *in;
 
-    ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
-        return SC_ERR_INSTANCE_ID_NOT_FOUND;
-    if (in->v.state == SC_EC2_TERMINATED)
-        return SC_OK;
-    if (in->v.state != SC_EC2_SHUTTING_DOWN)
-        return SC_ERR_INCORRECT_INSTANCE_STATE;
-    set_state(in, SC_EC2_TERMINATED, now_ms);
-    return SC_OK;
+    return data_plane_move(ec2, id, SC_EC2_SHUTTING_DOWN, SC_EC2_TERMINATED, now_ms, &in);
 }
 
 enum sc_status sc_ec2_instance_stopped(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
 {
     struct inst *in;
 
-    ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
-        return SC_ERR_INSTANCE_ID_NOT_FOUND;
-    if (in->v.state == SC_EC2_STOPPED)
-        return SC_OK;
-    if (in->v.state != SC_EC2_STOPPING)
-        return SC_ERR_INCORRECT_INSTANCE_STATE;
-    set_state(in, SC_EC2_STOPPED, now_ms);
-    return SC_OK;
+    return data_plane_move(ec2, id, SC_EC2_STOPPING, SC_EC2_STOPPED, now_ms, &in);
 }
 
 enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t now_ms)
 {
     struct inst *in;
-    char when[40];
     int64_t since;
 
     ec2->generation++;
@@ -2851,11 +2903,7 @@ enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t 
     in->v.instance_status = SC_EC2_CHECK_IMPAIRED;
     in->v.system_status = SC_EC2_CHECK_IMPAIRED;
     in->v.impaired_since_ms = since;
-    format_gmt(when, sizeof(when), now_ms);
-    snprintf(in->transition, sizeof(in->transition), "Server.InternalError (%s)", when);
-    in->v.state_transition_reason = in->transition;
-    in->v.state_reason_code = "Server.InternalError";
-    in->v.state_reason_message = "Server.InternalError: Internal error on instance";
+    set_reason(in, "Server.InternalError", REASON_LOST, now_ms);
     return SC_OK;
 }
 
@@ -3011,14 +3059,51 @@ static int check_parse(const char *s)
     return -1;
 }
 
-/* The reasons an instance can carry (views point at literals). */
-static const char *const reason_pairs[][2] = {
-    { "Client.UserInitiatedShutdown", "Client.UserInitiatedShutdown: User initiated shutdown" },
-    { "Server.InternalError", "Server.InternalError: Internal error on instance" },
-};
-
-static json_t *inst_save(const struct inst *in)
+/* The record savers (rec_save_fn): record i of the ec2 in ctx. */
+static json_t *zone_save(const void *ctx, int i)
 {
+    const struct zone *z = &((const struct sc_ec2 *)ctx)->zones[i];
+
+    return json_pack("{s:s,s:b}", "name", z->name, "available", z->available);
+}
+
+static json_t *vpc_save(const void *ctx, int i)
+{
+    const struct vpc *v = ((const struct sc_ec2 *)ctx)->vpcs[i];
+
+    return json_pack("{s:s,s:s,s:s,s:s,s:b,s:o*}", "id", v->id, "dhcp", v->dhcp, "sg_id", v->sg_id,
+                     "cidr", v->cidr, "is_default", v->v.is_default, "tags", tagset_save(&v->tags));
+}
+
+static json_t *subnet_save(const void *ctx, int i)
+{
+    const struct subnet *s = ((const struct sc_ec2 *)ctx)->subnets[i];
+
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:b,s:b,s:o*}", "id", s->id, "arn", s->arn, "vpc_id",
+                     s->vpc->id, "cidr", s->cidr, "availability_zone", s->zone->name,
+                     "available_ip_address_count", s->v.available_ip_address_count,
+                     "default_for_az", s->v.default_for_az, "map_public_ip_on_launch",
+                     s->v.map_public_ip_on_launch, "tags", tagset_save(&s->tags));
+}
+
+static json_t *resv_save(const void *ctx, int i)
+{
+    const struct resv *r = ((const struct sc_ec2 *)ctx)->resvs[i];
+    json_t *ids = json_array();
+    int bad = 0;
+
+    for (int k = 0; ids && k < r->n; k++)
+        bad |= json_array_append_new(ids, json_string(r->members[k]->instance_id));
+    if (bad) {
+        json_decref(ids);
+        return NULL;
+    }
+    return json_pack("{s:s,s:o*}", "id", r->id, "instances", ids);
+}
+
+static json_t *inst_save(const void *ctx, int i)
+{
+    const struct inst *in = ((const struct sc_ec2 *)ctx)->insts[i];
     json_t *o = json_object();
     int bad = !o;
 
@@ -3056,14 +3141,15 @@ static json_t *inst_save(const struct inst *in)
     return o;
 }
 
-static json_t *lt_save(const struct lt *t)
+static json_t *lt_save(const void *ctx, int i)
 {
+    const struct lt *t = ((const struct sc_ec2 *)ctx)->lts[i];
     json_t *o = json_object();
     json_t *vers = json_array();
     int bad = !o || !vers;
 
-    for (int i = 0; !bad && i < t->nvers; i++) {
-        const struct ltver *v = t->vers[i];
+    for (int k = 0; !bad && k < t->nvers; k++) {
+        const struct ltver *v = t->vers[k];
         json_t *vo = json_object();
 
         bad |= !vo;
@@ -3102,65 +3188,18 @@ static json_t *lt_save(const struct lt *t)
 json_t *sc_ec2_save(const struct sc_ec2 *ec2)
 {
     json_t *o = json_object();
-    json_t *a;
     int bad = !o;
 
     if (bad)
         return NULL;
-    a = json_array();
-    for (int i = 0; a && i < 4; i++) {
-        char hex[17];
-
-        snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)ec2->rng.s[i]);
-        bad |= json_array_append_new(a, json_string(hex));
-    }
-    bad |= sc_save_take(o, "rng", a);
+    bad |= rec_rng_save(o, &ec2->rng);
     bad |= sc_save_int(o, "placement_rr", ec2->placement_rr);
-    a = json_array();
-    for (int i = 0; a && i < ec2->nzones; i++)
-        bad |= json_array_append_new(a, json_pack("{s:s,s:b}", "name", ec2->zones[i].name,
-                                                  "available", ec2->zones[i].available));
-    bad |= sc_save_take(o, "zones", a);
-    a = json_array();
-    for (int i = 0; a && i < ec2->nvpcs; i++) {
-        const struct vpc *v = ec2->vpcs[i];
-
-        bad |= json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:b,s:o*}", "id", v->id, "dhcp",
-                                                  v->dhcp, "sg_id", v->sg_id, "cidr", v->cidr,
-                                                  "is_default", v->v.is_default, "tags",
-                                                  tagset_save(&v->tags)));
-    }
-    bad |= sc_save_take(o, "vpcs", a);
-    a = json_array();
-    for (int i = 0; a && i < ec2->nsubnets; i++) {
-        const struct subnet *s = ec2->subnets[i];
-
-        bad |= json_array_append_new(
-            a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:b,s:b,s:o*}", "id", s->id, "arn", s->arn,
-                         "vpc_id", s->vpc->id, "cidr", s->cidr, "availability_zone", s->zone->name,
-                         "available_ip_address_count", s->v.available_ip_address_count,
-                         "default_for_az", s->v.default_for_az, "map_public_ip_on_launch",
-                         s->v.map_public_ip_on_launch, "tags", tagset_save(&s->tags)));
-    }
-    bad |= sc_save_take(o, "subnets", a);
-    a = json_array();
-    for (int i = 0; a && i < ec2->nresvs; i++) {
-        const struct resv *r = ec2->resvs[i];
-        json_t *ids = json_array();
-
-        for (int k = 0; ids && k < r->n; k++)
-            bad |= json_array_append_new(ids, json_string(r->members[k]->instance_id));
-        bad |= json_array_append_new(a, json_pack("{s:s,s:o*}", "id", r->id, "instances", ids));
-    }
-    bad |= sc_save_take(o, "reservations", a);
-    a = json_array();
-    for (int i = 0; a && i < ec2->ninsts; i++)
-        bad |= json_array_append_new(a, inst_save(ec2->insts[i]));
-    bad |= sc_save_take(o, "instances", a);
-    a = json_array();
-    for (int i = 0; a && i < ec2->nlts; i++)
-        bad |= json_array_append_new(a, lt_save(ec2->lts[i]));
-    bad |= sc_save_take(o, "launch_templates", a);
+    bad |= rec_save_list(o, "zones", ec2, ec2->nzones, zone_save);
+    bad |= rec_save_list(o, "vpcs", ec2, ec2->nvpcs, vpc_save);
+    bad |= rec_save_list(o, "subnets", ec2, ec2->nsubnets, subnet_save);
+    bad |= rec_save_list(o, "reservations", ec2, ec2->nresvs, resv_save);
+    bad |= rec_save_list(o, "instances", ec2, ec2->ninsts, inst_save);
+    bad |= rec_save_list(o, "launch_templates", ec2, ec2->nlts, lt_save);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -3168,67 +3207,18 @@ json_t *sc_ec2_save(const struct sc_ec2 *ec2)
     return o;
 }
 
-/* What a load builds before it replaces the (fresh) records. */
-struct ec2_loaded {
-    struct vpc **vpcs;
-    int nvpcs;
-    struct subnet **subnets;
-    int nsubnets;
-    struct inst **insts;
-    int ninsts;
-    struct resv **resvs;
-    int nresvs;
-    struct lt **lts;
-    int nlts;
-};
-
-static void loaded_free(struct ec2_loaded *d)
-{
-    for (int i = 0; i < d->ninsts; i++)
-        inst_free(d->insts[i]);
-    free(d->insts);
-    for (int i = 0; i < d->nresvs; i++)
-        resv_free(d->resvs[i]);
-    free(d->resvs);
-    for (int i = 0; i < d->nlts; i++)
-        lt_free(d->lts[i]);
-    free(d->lts);
-    for (int i = 0; i < d->nsubnets; i++)
-        subnet_free(d->subnets[i]);
-    free(d->subnets);
-    for (int i = 0; i < d->nvpcs; i++)
-        vpc_free(d->vpcs[i]);
-    free(d->vpcs);
-    memset(d, 0, sizeof(*d));
-}
-
-/* calloc of n pointers (n may be 0: a 1-entry block, so NULL means OOM only). */
-static void *ptrs(struct sc_load *l, size_t n)
-{
-    void *p = calloc(n ? n : 1, sizeof(void *));
-
-    if (!p)
-        sc_load_fail(l, "out of memory");
-    return p;
-}
-
-static void vpcs_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct ec2_loaded *d)
+static void vpcs_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct recs *d)
 {
     size_t k;
     const json_t *x;
 
-    d->vpcs = ptrs(l, json_array_size(a));
+    d->vpcs = rec_load_ptrs(l, json_array_size(a));
     json_array_foreach(a, k, x)
     {
-        struct vpc *v;
+        struct vpc *v = rec_load_new(l, sizeof(*v));
 
-        if (l->failed)
+        if (!v)
             return;
-        v = calloc(1, sizeof(*v));
-        if (!v) {
-            sc_load_fail(l, "out of memory");
-            return;
-        }
         d->vpcs[d->nvpcs++] = v;
         sc_load_buf(l, x, "id", v->id, sizeof(v->id));
         sc_load_buf(l, x, "dhcp", v->dhcp, sizeof(v->dhcp));
@@ -3238,22 +3228,11 @@ static void vpcs_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, st
         tagset_load(l, x, "tags", &v->tags);
         if (!l->failed && cidr_parse(v->cidr, 0, 32, &v->base, &v->prefix) < 0)
             sc_load_fail(l, "vpc %s: bad cidr %s", v->id, v->cidr);
-        v->v.vpc_id = v->id;
-        v->v.cidr_block = v->cidr;
-        v->v.state = "available";
-        v->v.owner_id = ec2->account;
-        v->v.dhcp_options_id = v->dhcp;
-        v->v.instance_tenancy = "default";
-        v->sg.group_id = v->sg_id;
-        v->sg.group_name = "default";
-        v->sg.description = "default VPC security group";
-        v->sg.vpc_id = v->id;
-        v->sg.owner_id = ec2->account;
-        vpc_sync(v);
+        vpc_link(ec2, v);
     }
 }
 
-static struct vpc *loaded_vpc(const struct ec2_loaded *d, const char *id)
+static struct vpc *loaded_vpc(const struct recs *d, const char *id)
 {
     for (int i = 0; id && i < d->nvpcs; i++) {
         if (strcmp(d->vpcs[i]->id, id) == 0)
@@ -3262,7 +3241,7 @@ static struct vpc *loaded_vpc(const struct ec2_loaded *d, const char *id)
     return NULL;
 }
 
-static struct subnet *loaded_subnet(const struct ec2_loaded *d, const char *id)
+static struct subnet *loaded_subnet(const struct recs *d, const char *id)
 {
     for (int i = 0; id && i < d->nsubnets; i++) {
         if (strcmp(d->subnets[i]->id, id) == 0)
@@ -3271,24 +3250,18 @@ static struct subnet *loaded_subnet(const struct ec2_loaded *d, const char *id)
     return NULL;
 }
 
-static void subnets_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a,
-                         struct ec2_loaded *d)
+static void subnets_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct recs *d)
 {
     size_t k;
     const json_t *x;
 
-    d->subnets = ptrs(l, json_array_size(a));
+    d->subnets = rec_load_ptrs(l, json_array_size(a));
     json_array_foreach(a, k, x)
     {
-        struct subnet *s;
+        struct subnet *s = rec_load_new(l, sizeof(*s));
 
-        if (l->failed)
+        if (!s)
             return;
-        s = calloc(1, sizeof(*s));
-        if (!s) {
-            sc_load_fail(l, "out of memory");
-            return;
-        }
         d->subnets[d->nsubnets++] = s;
         sc_load_buf(l, x, "id", s->id, sizeof(s->id));
         s->arn = sc_load_str(l, x, "arn");
@@ -3307,19 +3280,11 @@ static void subnets_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a,
             sc_load_fail(l, "subnet %s: unknown vpc or zone, or bad cidr", s->id);
             return;
         }
-        s->v.subnet_id = s->id;
-        s->v.subnet_arn = s->arn;
-        s->v.vpc_id = s->vpc->id;
-        s->v.cidr_block = s->cidr;
-        s->v.availability_zone = s->zone->name;
-        s->v.availability_zone_id = s->zone->id;
-        s->v.state = "available";
-        s->v.owner_id = ec2->account;
-        subnet_sync(s);
+        subnet_link(ec2, s);
     }
 }
 
-static struct resv *loaded_resv(const struct ec2_loaded *d, const char *id)
+static struct resv *loaded_resv(const struct recs *d, const char *id)
 {
     for (int i = 0; id && i < d->nresvs; i++) {
         if (strcmp(d->resvs[i]->id, id) == 0)
@@ -3328,25 +3293,20 @@ static struct resv *loaded_resv(const struct ec2_loaded *d, const char *id)
     return NULL;
 }
 
-static void insts_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct ec2_loaded *d)
+static void insts_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct recs *d)
 {
     size_t k;
     const json_t *x;
 
-    d->insts = ptrs(l, json_array_size(a));
+    d->insts = rec_load_ptrs(l, json_array_size(a));
     json_array_foreach(a, k, x)
     {
-        struct inst *in;
+        struct inst *in = rec_load_new(l, sizeof(*in));
         const char *s, *code;
         int st, c1, c2;
 
-        if (l->failed)
+        if (!in)
             return;
-        in = calloc(1, sizeof(*in));
-        if (!in) {
-            sc_load_fail(l, "out of memory");
-            return;
-        }
         d->insts[d->ninsts++] = in;
         sc_load_buf(l, x, "id", in->id, sizeof(in->id));
         in->resv = loaded_resv(d, sc_load_cstr(l, x, "reservation_id"));
@@ -3395,60 +3355,40 @@ static void insts_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, s
             sc_load_fail(l, "instance %s: unknown state reason %s", in->id, code);
             return;
         }
-        in->v.instance_id = in->id;
-        in->v.reservation_id = in->resv->id;
-        in->v.owner_id = ec2->account;
+        inst_link(ec2, in);
         in->v.state = (enum sc_ec2_state)st;
         in->v.state_transition_reason = in->transition;
-        in->v.availability_zone = in->subnet->zone->name;
-        in->v.subnet_id = in->subnet->id;
-        in->v.vpc_id = in->subnet->vpc->id;
-        in->v.private_ip_address = "127.0.0.1";
-        in->v.private_dns_name = in->dns;
-        in->v.instance_type = in->instance_type;
-        in->v.image_id = in->image_id;
-        in->v.key_name = in->key_name;
-        in->v.user_data = in->user_data;
-        in->v.launch_configuration_name = in->lc_name;
-        in->v.launch_template_id = in->lt_id;
-        in->v.launch_template_name = in->lt_name;
         in->v.system_status = (enum sc_ec2_check)c1;
         in->v.instance_status = (enum sc_ec2_check)c2;
-        inst_sync(in);
     }
 }
 
-static void resvs_load(struct sc_load *l, const json_t *a, struct ec2_loaded *d)
+static void resvs_load(struct sc_load *l, const json_t *a, struct recs *d)
 {
     size_t k;
     const json_t *x;
 
-    d->resvs = ptrs(l, json_array_size(a));
+    d->resvs = rec_load_ptrs(l, json_array_size(a));
     json_array_foreach(a, k, x)
     {
-        struct resv *r;
+        struct resv *r = rec_load_new(l, sizeof(*r));
         const json_t *ids;
 
-        if (l->failed)
+        if (!r)
             return;
-        r = calloc(1, sizeof(*r));
-        if (!r) {
-            sc_load_fail(l, "out of memory");
-            return;
-        }
         d->resvs[d->nresvs++] = r;
         sc_load_buf(l, x, "id", r->id, sizeof(r->id));
         ids = sc_load_array(l, x, "instances");
         if (!ids)
             return;
-        r->members = ptrs(l, json_array_size(ids));
+        r->members = rec_load_ptrs(l, json_array_size(ids));
         r->v.reservation_id = r->id;
         r->v.instances = r->members;
     }
 }
 
 /* Second pass: reservation members, by id, in their saved order. */
-static void resvs_link(struct sc_load *l, const json_t *a, struct ec2_loaded *d)
+static void resvs_link(struct sc_load *l, const json_t *a, struct recs *d)
 {
     for (int i = 0; i < d->nresvs && !l->failed; i++) {
         struct resv *r = d->resvs[i];
@@ -3474,25 +3414,20 @@ static void resvs_link(struct sc_load *l, const json_t *a, struct ec2_loaded *d)
     }
 }
 
-static void lts_load(struct sc_load *l, const json_t *a, struct ec2_loaded *d)
+static void lts_load(struct sc_load *l, const json_t *a, struct recs *d)
 {
     size_t k;
     const json_t *x;
 
-    d->lts = ptrs(l, json_array_size(a));
+    d->lts = rec_load_ptrs(l, json_array_size(a));
     json_array_foreach(a, k, x)
     {
-        struct lt *t;
+        struct lt *t = rec_load_new(l, sizeof(*t));
         const json_t *vers, *vx;
         size_t j;
 
-        if (l->failed)
+        if (!t)
             return;
-        t = calloc(1, sizeof(*t));
-        if (!t) {
-            sc_load_fail(l, "out of memory");
-            return;
-        }
         d->lts[d->nlts++] = t;
         sc_load_buf(l, x, "id", t->id, sizeof(t->id));
         t->name = sc_load_str(l, x, "name");
@@ -3531,11 +3466,7 @@ static void lts_load(struct sc_load *l, const json_t *a, struct ec2_loaded *d)
             tagset_load(l, vx, "tags", &v->tags);
             if (!l->failed && sc_load_int(l, vx, "version_number") != t->nvers)
                 sc_load_fail(l, "launch template %s: versions out of order", t->id);
-            v->v.launch_template_id = t->id;
-            v->v.launch_template_name = t->name;
-            v->v.version_number = t->nvers;
-            v->v.created_by = t->created_by;
-            ltver_sync(v);
+            ltver_link(v, t, t->nvers);
         }
         t->v.latest_version_number = t->nvers;
         if (!l->failed && (t->nvers < 1 || t->v.default_version_number < 1 ||
@@ -3548,7 +3479,7 @@ static void lts_load(struct sc_load *l, const json_t *a, struct ec2_loaded *d)
 enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const json_t *obj, struct sc_error *err)
 {
     struct sc_load l;
-    struct ec2_loaded d;
+    struct recs d, fresh;
     const json_t *a, *resv_a = NULL;
     uint64_t rng[4] = { 0, 0, 0, 0 };
     int avail[MAX_ZONES];
@@ -3562,17 +3493,7 @@ enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const json_t *obj, struct sc_erro
         return sc_fail(err, SC_ERR_VALIDATION, "state: ec2: load into a non-empty ec2");
     if (!json_is_object(obj))
         return sc_fail(err, SC_ERR_VALIDATION, "state: ec2: expected an object");
-    a = sc_load_array(&l, obj, "rng");
-    if (a && json_array_size(a) != 4)
-        sc_load_fail(&l, "rng: expected 4 words");
-    for (int i = 0; a && !l.failed && i < 4; i++) {
-        const char *s = json_string_value(json_array_get(a, (size_t)i));
-
-        if (!s || strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16)
-            sc_load_fail(&l, "rng: expected 16 hex digits");
-        else
-            rng[i] = strtoull(s, NULL, 16);
-    }
+    rec_rng_load(&l, obj, rng);
     rr = sc_load_int_range(&l, obj, "placement_rr", 0, MAX_ZONES);
     a = sc_load_array(&l, obj, "zones");
     if (a && (int)json_array_size(a) != ec2->nzones)
@@ -3614,19 +3535,12 @@ enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const json_t *obj, struct sc_erro
     if (!l.failed && index_reserve(ec2, (size_t)d.ninsts) < 0)
         sc_load_fail(&l, "out of memory");
     if (l.failed) {
-        loaded_free(&d);
+        recs_free(&d);
         return err ? err->status : SC_ERR_VALIDATION;
     }
     /* replace the fresh records (the default VPC and subnets made at create) */
-    for (int i = 0; i < ec2->nsubnets; i++)
-        subnet_free(ec2->subnets[i]);
-    free(ec2->subnets);
-    for (int i = 0; i < ec2->nvpcs; i++)
-        vpc_free(ec2->vpcs[i]);
-    free(ec2->vpcs);
-    free(ec2->insts);
-    free(ec2->resvs);
-    free(ec2->lts);
+    fresh = recs_of(ec2);
+    recs_free(&fresh);
     ec2->vpcs = d.vpcs;
     ec2->nvpcs = ec2->capvpcs = d.nvpcs;
     ec2->subnets = d.subnets;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "scaler/rec.h"
 #include "scaler/rng.h"
 #include "scaler/save.h"
 
@@ -81,20 +82,6 @@ struct sc_elb {
 
 /* --- helpers ---------------------------------------------------------------------------------- */
 
-static char *sdup(const char *s)
-{
-    size_t n;
-    char *p;
-
-    if (!s)
-        return NULL;
-    n = strlen(s) + 1;
-    p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 static int grow(void *arrp, int n, int *cap, size_t elem)
 {
     void **arr = arrp;
@@ -110,11 +97,6 @@ static int grow(void *arrp, int n, int *cap, size_t elem)
     *arr = nv;
     *cap = nc;
     return 0;
-}
-
-static int streq(const char *a, const char *b)
-{
-    return a && b && strcmp(a, b) == 0;
 }
 
 static int streq_opt(const char *a, const char *b)
@@ -473,6 +455,21 @@ fail:
     return -1;
 }
 
+/* AWS's answer to a required member left out. */
+static enum sc_status null_member(const char *member, struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_VALIDATION,
+                   "1 validation error detected: Value null at '%s' failed to satisfy "
+                   "constraint: Member must not be null",
+                   member);
+}
+
+static enum sc_status too_many_tags(struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_TOO_MANY_TAGS,
+                   "Tag count exceeds limit of %d tags per load balancer.", SC_ELB_MAX_TAGS);
+}
+
 static enum sc_status check_tags(const struct sc_elb_tag *tags, int n, struct sc_error *err)
 {
     for (int i = 0; i < n; i++) {
@@ -725,9 +722,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     int pos;
 
     if (!req->load_balancer_name || !*req->load_balancer_name)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'loadBalancerName' failed to "
-                       "satisfy constraint: Member must not be null");
+        return null_member("loadBalancerName", err);
     if (strlen(req->load_balancer_name) > 32)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "LoadBalancer name cannot be longer than 32 characters");
@@ -736,9 +731,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
                        "LoadBalancer name cannot contain characters that are not letters, or "
                        "digits or the dash, and cannot begin or end with a dash");
     if (req->nlisteners <= 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'listeners' failed to "
-                       "satisfy constraint: Member must not be null");
+        return null_member("listeners", err);
     if (strcmp(scheme, "internet-facing") != 0 && strcmp(scheme, "internal") != 0)
         return sc_fail(err, SC_ERR_INVALID_SCHEME, "Invalid scheme: %s", scheme);
     norm = calloc((size_t)req->nlisteners, sizeof(*norm));
@@ -754,8 +747,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     if (st != SC_OK)
         goto out;
     if (tags_after(NULL, req->tags, req->ntags) > SC_ELB_MAX_TAGS) {
-        st = sc_fail(err, SC_ERR_TOO_MANY_TAGS,
-                     "Tag count exceeds limit of %d tags per load balancer.", SC_ELB_MAX_TAGS);
+        st = too_many_tags(err);
         goto out;
     }
     old = lb_get(elb, req->load_balancer_name);
@@ -936,9 +928,7 @@ enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
     if (st != SC_OK)
         return st;
     if (n <= 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'listeners' failed to "
-                       "satisfy constraint: Member must not be null");
+        return null_member("listeners", err);
     norm = calloc((size_t)n, sizeof(*norm));
     if (!norm)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
@@ -1046,9 +1036,7 @@ enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *nam
     if (st != SC_OK)
         return st;
     if (!hc->target || !*hc->target)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'healthCheck.target' failed "
-                       "to satisfy constraint: Member must not be null");
+        return null_member("healthCheck.target", err);
     if (strlen(hc->target) > 1024)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "1 validation error detected: Value at 'healthCheck.target' failed to "
@@ -1102,6 +1090,23 @@ static void reg_remove(struct lb *b, int i)
     b->nregs--;
 }
 
+/* Registration r (of an InService instance) starts draining for the LB's draining timeout. */
+static void drain_start(struct lb *b, struct reg *r, enum drain_kind kind, int64_t now_ms)
+{
+    r->drain = kind;
+    b->ndrain++;
+    r->drain_deadline_ms = now_ms + (int64_t)b->v.attributes.connection_draining_timeout_s * 1000;
+}
+
+/* Registration r stays, no longer draining. */
+static void drain_stop(struct lb *b, struct reg *r)
+{
+    if (r->drain != DRAIN_NONE)
+        b->ndrain--;
+    r->drain = DRAIN_NONE;
+    r->drain_deadline_ms = 0;
+}
+
 /* Ends the drain of registration i; returns 1 when the registration was removed. */
 static int drain_end(struct lb *b, int i)
 {
@@ -1109,10 +1114,7 @@ static int drain_end(struct lb *b, int i)
         reg_remove(b, i);
         return 1;
     }
-    if (b->regs[i]->drain != DRAIN_NONE)
-        b->ndrain--;
-    b->regs[i]->drain = DRAIN_NONE;
-    b->regs[i]->drain_deadline_ms = 0;
+    drain_stop(b, b->regs[i]);
     return 0;
 }
 
@@ -1303,9 +1305,7 @@ enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const c
     if (st != SC_OK)
         return st;
     if (nzones <= 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'availabilityZones' failed "
-                       "to satisfy constraint: Member must not be null");
+        return null_member("availabilityZones", err);
     memset(&p, 0, sizeof(p));
     for (int i = 0; i < b->nzones; i++) {
         placement_add(&p, b->zones[i], b->subnets[i]);
@@ -1353,9 +1353,7 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
     if (st != SC_OK)
         return st;
     if (nzones <= 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at 'availabilityZones' failed "
-                       "to satisfy constraint: Member must not be null");
+        return null_member("availabilityZones", err);
     memset(&p, 0, sizeof(p));
     for (int i = 0; i < b->nzones; i++) {
         int off = 0;
@@ -1383,12 +1381,8 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
             continue;
         for (int j = 0; j < nzones; j++)
             off |= streq(zones[j], in->availability_zone);
-        if (off) {
-            r->drain = DRAIN_ZONE;
-            b->ndrain++;
-            r->drain_deadline_ms =
-                now_ms + (int64_t)b->v.attributes.connection_draining_timeout_s * 1000;
-        }
+        if (off)
+            drain_start(b, r, DRAIN_ZONE, now_ms);
     }
     if (set_zones(b, &p) < 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
@@ -1407,10 +1401,7 @@ enum sc_status sc_elb_add_tags(struct sc_elb *elb, const char *const *names, int
 
     (void)now_ms;
     if (nnames <= 0 || ntags <= 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value null at '%s' failed to satisfy "
-                       "constraint: Member must not be null",
-                       nnames <= 0 ? "loadBalancerNames" : "tags");
+        return null_member(nnames <= 0 ? "loadBalancerNames" : "tags", err);
     st = check_tags(tags, ntags, err);
     if (st != SC_OK)
         return st;
@@ -1419,9 +1410,7 @@ enum sc_status sc_elb_add_tags(struct sc_elb *elb, const char *const *names, int
         if (st != SC_OK)
             return st;
         if (tags_after(b, tags, ntags) > SC_ELB_MAX_TAGS)
-            return sc_fail(err, SC_ERR_TOO_MANY_TAGS,
-                           "Tag count exceeds limit of %d tags per load balancer.",
-                           SC_ELB_MAX_TAGS);
+            return too_many_tags(err);
     }
     for (int i = 0; i < nnames; i++) {
         b = lb_get(elb, names[i]);
@@ -1535,11 +1524,8 @@ enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
         struct reg *r = reg_get(b, ids[i], NULL);
 
         if (r) {
-            if (r->drain == DRAIN_DEREGISTER) {
-                r->drain = DRAIN_NONE;
-                b->ndrain--;
-                r->drain_deadline_ms = 0;
-            }
+            if (r->drain == DRAIN_DEREGISTER)
+                drain_stop(b, r);
             continue;
         }
         r = calloc(1, sizeof(*r));
@@ -1577,10 +1563,7 @@ enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
             continue;
         if (b->v.attributes.connection_draining_enabled && r->drain == DRAIN_NONE &&
             reg_routable(elb, b, r)) {
-            r->drain = DRAIN_DEREGISTER;
-            b->ndrain++;
-            r->drain_deadline_ms =
-                now_ms + (int64_t)b->v.attributes.connection_draining_timeout_s * 1000;
+            drain_start(b, r, DRAIN_DEREGISTER, now_ms);
             continue;
         }
         reg_remove(b, k);
@@ -1903,8 +1886,9 @@ int64_t sc_elb_next_due_ms(const struct sc_elb *elb, int64_t now_ms)
 
 /* --- save / load (the emulator's --state; see elb.h) ------------------------------------------ */
 
-static json_t *lb_save(const struct lb *b)
+static json_t *lb_save(const void *ctx, int i)
 {
+    const struct lb *b = ((const struct sc_elb *)ctx)->lbs[i];
     const struct sc_elb_attributes *at = &b->v.attributes;
     const struct sc_elb_health_check *hc = &b->v.health_check;
     json_t *o = json_object();
@@ -1932,8 +1916,8 @@ static json_t *lb_save(const struct lb *b)
                   at->access_log_enabled, "bucket", b->bucket, "prefix", b->prefix,
                   "access_log_emit_interval", at->access_log_emit_interval));
     a = json_array();
-    for (int i = 0; a && i < b->nlisteners; i++) {
-        const struct sc_elb_listener *li = &b->listeners[i];
+    for (int k = 0; a && k < b->nlisteners; k++) {
+        const struct sc_elb_listener *li = &b->listeners[k];
 
         bad |= json_array_append_new(
             a, json_pack("{s:s,s:i,s:s?,s:i,s:s?}", "protocol", li->protocol, "load_balancer_port",
@@ -1946,13 +1930,13 @@ static json_t *lb_save(const struct lb *b)
     bad |= sc_save_strv(o, "subnets", b->subnets, b->nzones);
     bad |= sc_save_strv(o, "security_groups", b->sgs, b->nsgs);
     a = json_array();
-    for (int i = 0; a && i < b->ntags; i++)
+    for (int k = 0; a && k < b->ntags; k++)
         bad |= json_array_append_new(
-            a, json_pack("{s:s,s:s}", "key", b->tags[i].key, "value", b->tags[i].value));
+            a, json_pack("{s:s,s:s}", "key", b->tags[k].key, "value", b->tags[k].value));
     bad |= sc_save_take(o, "tags", a);
     a = json_array();
-    for (int i = 0; a && i < b->nregs; i++) {
-        const struct reg *r = b->regs[i];
+    for (int k = 0; a && k < b->nregs; k++) {
+        const struct reg *r = b->regs[k];
 
         bad |= json_array_append_new(
             a, json_pack("{s:s,s:I,s:b,s:b,s:b,s:i,s:i,s:i,s:I}", "id", r->id, "registered_ms",
@@ -1972,24 +1956,12 @@ static json_t *lb_save(const struct lb *b)
 json_t *sc_elb_save(const struct sc_elb *elb)
 {
     json_t *o = json_object();
-    json_t *a = json_array();
-    int bad = !o || !a;
+    int bad = !o;
 
-    for (int i = 0; !bad && i < 4; i++) {
-        char hex[17];
-
-        snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)elb->rng.s[i]);
-        bad |= json_array_append_new(a, json_string(hex));
-    }
-    if (o) {
-        bad |= sc_save_take(o, "rng", a);
-        a = json_array();
-        for (int i = 0; a && i < elb->nlbs; i++)
-            bad |= json_array_append_new(a, lb_save(elb->lbs[i]));
-        bad |= sc_save_take(o, "load_balancers", a);
-    } else {
-        json_decref(a);
-    }
+    if (bad)
+        return NULL;
+    bad |= rec_rng_save(o, &elb->rng);
+    bad |= rec_save_list(o, "load_balancers", elb, elb->nlbs, lb_save);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -2005,16 +1977,14 @@ static char *opt_dup(struct sc_load *l, const json_t *o, const char *key)
 
 static struct lb *lb_load(struct sc_elb *elb, struct sc_load *l, const json_t *x)
 {
-    struct lb *b = calloc(1, sizeof(*b));
+    struct lb *b = rec_load_new(l, sizeof(*b));
     const json_t *hc, *at, *a, *v;
     const char *vpc;
     size_t k;
     int nsub = 0;
 
-    if (!b) {
-        sc_load_fail(l, "out of memory");
+    if (!b)
         return NULL;
-    }
     sc_load_buf(l, x, "name", b->name, sizeof(b->name));
     b->dns = sc_load_str(l, x, "dns");
     b->scheme = sc_load_str(l, x, "scheme");
@@ -2094,23 +2064,16 @@ static struct lb *lb_load(struct sc_elb *elb, struct sc_load *l, const json_t *x
     if (a && !l->failed) {
         size_t n = json_array_size(a);
 
-        b->regs = calloc(n ? n : 1, sizeof(*b->regs));
-        b->inst_view = calloc(n ? n : 1, sizeof(*b->inst_view));
-        if (!b->regs || !b->inst_view)
-            sc_load_fail(l, "out of memory");
-        else
+        b->regs = rec_load_ptrs(l, n);
+        b->inst_view = rec_load_ptrs(l, n);
+        if (b->regs && b->inst_view)
             b->capregs = (int)(n ? n : 1);
         json_array_foreach(a, k, v)
         {
-            struct reg *r;
+            struct reg *r = rec_load_new(l, sizeof(*r));
 
-            if (l->failed)
+            if (!r)
                 break;
-            r = calloc(1, sizeof(*r));
-            if (!r) {
-                sc_load_fail(l, "out of memory");
-                break;
-            }
             b->regs[b->nregs++] = r;
             sc_load_buf(l, v, "id", r->id, sizeof(r->id));
             r->registered_ms = sc_load_int(l, v, "registered_ms");
@@ -2167,24 +2130,12 @@ enum sc_status sc_elb_load(struct sc_elb *elb, const json_t *obj, struct sc_erro
         return sc_fail(err, SC_ERR_VALIDATION, "state: elb: load into a non-empty elb");
     if (!json_is_object(obj))
         return sc_fail(err, SC_ERR_VALIDATION, "state: elb: expected an object");
-    a = sc_load_array(&l, obj, "rng");
-    if (a && json_array_size(a) != 4)
-        sc_load_fail(&l, "rng: expected 4 words");
-    for (int i = 0; a && !l.failed && i < 4; i++) {
-        const char *s = json_string_value(json_array_get(a, (size_t)i));
-
-        if (!s || strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16)
-            sc_load_fail(&l, "rng: expected 16 hex digits");
-        else
-            rng[i] = strtoull(s, NULL, 16);
-    }
+    rec_rng_load(&l, obj, rng);
     a = sc_load_array(&l, obj, "load_balancers");
     if (a && !l.failed && json_array_size(a) > (size_t)elb->max_lbs)
         sc_load_fail(&l, "load_balancers: more than %d", elb->max_lbs);
     if (a && !l.failed) {
-        lbs = calloc(json_array_size(a) ? json_array_size(a) : 1, sizeof(*lbs));
-        if (!lbs)
-            sc_load_fail(&l, "out of memory");
+        lbs = rec_load_ptrs(&l, json_array_size(a));
         json_array_foreach(a, k, x)
         {
             if (l.failed)
