@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "emulator/api_world.h"
 #include "emulator/model.h"
-#include "emulator/server.h"
 #include "scaler/asg.h"
 #include "scaler/world.h"
 
@@ -16,18 +16,31 @@
 
 static struct sc_asg *asg_of(struct api_ctx *ctx, struct awserr *err)
 {
-    struct sc_world *w = srv_world(ctx->srv, ctx->account, ctx->region);
+    struct sc_world *w = api_world(ctx, err);
 
-    if (!w) {
-        awserr_set(err, 400, "InvalidParameterValue", "Invalid region: %s", ctx->region);
-        return NULL;
-    }
-    return sc_world_asg(w);
+    return w ? sc_world_asg(w) : NULL;
 }
 
 static int fail(struct awserr *err, const struct sc_error *se)
 {
     return awserr_from_sc(err, se);
+}
+
+/* How a handler ends after its one library call (st, which filled se): 0, or the
+ * library's error. */
+static int done(struct awserr *err, const struct sc_error *se, enum sc_status st)
+{
+    return st == SC_OK ? 0 : fail(err, se);
+}
+
+/* Every Auto Scaling list pages the same way (NextToken in and out, MaxRecords): the page
+ * of items (stolen) under key in a new *out. */
+static int page_out(json_t *items, json_t *in, int def_limit, int max_limit, json_t **out,
+                    const char *key, struct awserr *err)
+{
+    *out = json_object();
+    return api_page(items, in, "NextToken", "MaxRecords", def_limit, max_limit, *out, key,
+                    "NextToken", err);
 }
 
 static json_t *strs_json(char **v, int n)
@@ -188,9 +201,7 @@ static int describe_launch_configurations(struct api_ctx *ctx, json_t *in, json_
             json_array_append_new(items, lc_json(lc));
     }
     free(names);
-    *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "LaunchConfigurations",
-                    "NextToken", err);
+    return page_out(items, in, 50, 100, out, "LaunchConfigurations", err);
 }
 
 static int delete_launch_configuration(struct api_ctx *ctx, json_t *in, json_t **out,
@@ -202,10 +213,9 @@ static int delete_launch_configuration(struct api_ctx *ctx, json_t *in, json_t *
     *out = NULL;
     if (!asg)
         return -1;
-    if (sc_asg_delete_launch_configuration(asg, api_str(in, "LaunchConfigurationName"), ctx->now_ms,
-                                           &se) != SC_OK)
-        return fail(err, &se);
-    return 0;
+    return done(err, &se,
+                sc_asg_delete_launch_configuration(asg, api_str(in, "LaunchConfigurationName"),
+                                                   ctx->now_ms, &se));
 }
 
 /* ---- groups ------------------------------------------------------------------------------------
@@ -216,14 +226,29 @@ struct group_req {
     struct sc_asg_tag_req *tags;
 };
 
+/* The Tags member (CreateAutoScalingGroup, CreateOrUpdateTags, DeleteTags) into t, which
+ * has room for all of them; the strings stay borrowed from tags. */
+static void tag_reqs_get(json_t *tags, struct sc_asg_tag_req *t)
+{
+    size_t i;
+    json_t *e;
+
+    json_array_foreach(tags, i, e)
+    {
+        t[i].resource_id = api_str(e, "ResourceId");
+        t[i].resource_type = api_str(e, "ResourceType");
+        t[i].key = api_str(e, "Key");
+        t[i].value = api_str(e, "Value");
+        t[i].propagate_at_launch = api_bool(e, "PropagateAtLaunch", 0);
+    }
+}
+
 static void group_req_get(json_t *in, struct group_req *g)
 {
     struct sc_asg_group_req *rq = &g->rq;
     json_t *lt = json_object_get(in, "LaunchTemplate");
     json_t *mip = json_object_get(in, "MixedInstancesPolicy");
     json_t *tags = json_object_get(in, "Tags");
-    size_t i;
-    json_t *t;
 
     memset(g, 0, sizeof(*g));
     rq->auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
@@ -255,14 +280,7 @@ static void group_req_get(json_t *in, struct group_req *g)
     }
     if (json_array_size(tags)) {
         g->tags = cm_xcalloc(json_array_size(tags), sizeof(*g->tags));
-        json_array_foreach(tags, i, t)
-        {
-            g->tags[i].resource_id = api_str(t, "ResourceId");
-            g->tags[i].resource_type = api_str(t, "ResourceType");
-            g->tags[i].key = api_str(t, "Key");
-            g->tags[i].value = api_str(t, "Value");
-            g->tags[i].propagate_at_launch = api_bool(t, "PropagateAtLaunch", 0);
-        }
+        tag_reqs_get(tags, g->tags);
         rq->tags = g->tags;
         rq->ntags = (int)json_array_size(tags);
     }
@@ -293,7 +311,7 @@ static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out,
     else
         st = sc_asg_update_group(asg, &g.rq, ctx->now_ms, &se);
     group_req_free(&g);
-    return st == SC_OK ? 0 : fail(err, &se);
+    return done(err, &se, st);
 }
 
 static int create_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **out,
@@ -323,6 +341,29 @@ static json_t *tag_json(const char *group, const struct sc_asg_tag *t)
     return json_pack("{s:s,s:s,s:s,s:s,s:b}", "ResourceId", group, "ResourceType",
                      "auto-scaling-group", "Key", t->key, "Value", t->value ? t->value : "",
                      "PropagateAtLaunch", t->propagate_at_launch);
+}
+
+/* An instance as DescribeAutoScalingGroups (group NULL, health "Healthy") and
+ * DescribeAutoScalingInstances (its group named, health "HEALTHY") show it: the same
+ * members in the same order. */
+static json_t *instance_json(const struct sc_asg_instance_info *ii, const char *group,
+                             const char *(*health_str)(int healthy))
+{
+    json_t *io = json_pack("{s:s}", "InstanceId", ii->instance_id);
+
+    set_str(io, "AutoScalingGroupName", group);
+    json_object_set_new(io, "AvailabilityZone", json_string(ii->availability_zone));
+    json_object_set_new(io, "LifecycleState",
+                        json_string(sc_asg_lifecycle_str(ii->lifecycle_state)));
+    json_object_set_new(io, "HealthStatus", json_string(health_str(ii->healthy)));
+    json_object_set_new(io, "ProtectedFromScaleIn", json_boolean(ii->protected_from_scale_in));
+    set_str(io, "InstanceType", ii->instance_type);
+    set_str(io, "LaunchConfigurationName", ii->launch_configuration_name);
+    if (ii->launch_template_id || ii->launch_template_name)
+        json_object_set_new(io, "LaunchTemplate",
+                            lt_spec_json(ii->launch_template_id, ii->launch_template_name,
+                                         ii->launch_template_version));
+    return io;
 }
 
 static json_t *group_json(const struct sc_asg_group_info *g)
@@ -355,22 +396,9 @@ static json_t *group_json(const struct sc_asg_group_info *g)
     json_object_set_new(o, "TargetGroupARNs", json_array());
     set_str(o, "HealthCheckType", g->health_check_type);
     json_object_set_new(o, "HealthCheckGracePeriod", json_integer(g->health_check_grace_period));
-    for (int i = 0; i < sc_asg_group_instance_count(g); i++) {
-        const struct sc_asg_instance_info *ii = sc_asg_group_instance_at(g, i);
-        json_t *io = json_pack("{s:s,s:s,s:s,s:s,s:b}", "InstanceId", ii->instance_id,
-                               "AvailabilityZone", ii->availability_zone, "LifecycleState",
-                               sc_asg_lifecycle_str(ii->lifecycle_state), "HealthStatus",
-                               sc_asg_health_str(ii->healthy), "ProtectedFromScaleIn",
-                               ii->protected_from_scale_in);
-
-        set_str(io, "InstanceType", ii->instance_type);
-        set_str(io, "LaunchConfigurationName", ii->launch_configuration_name);
-        if (ii->launch_template_id || ii->launch_template_name)
-            json_object_set_new(io, "LaunchTemplate",
-                                lt_spec_json(ii->launch_template_id, ii->launch_template_name,
-                                             ii->launch_template_version));
-        json_array_append_new(inst, io);
-    }
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++)
+        json_array_append_new(
+            inst, instance_json(sc_asg_group_instance_at(g, i), NULL, sc_asg_health_str));
     json_object_set_new(o, "Instances", inst);
     json_object_set_new(o, "CreatedTime", json_integer(g->created_ms));
     for (int p = 0; p < SC_ASG_PROC_COUNT; p++) {
@@ -435,9 +463,7 @@ static int describe_auto_scaling_groups(struct api_ctx *ctx, json_t *in, json_t 
                                   k >= first && k - first < limit ? group_json(g) : json_null());
     }
     free(names);
-    *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "AutoScalingGroups",
-                    "NextToken", err);
+    return page_out(items, in, 50, 100, out, "AutoScalingGroups", err);
 }
 
 static int delete_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **out,
@@ -449,10 +475,9 @@ static int delete_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **o
     *out = NULL;
     if (!asg)
         return -1;
-    if (sc_asg_delete_group(asg, api_str(in, "AutoScalingGroupName"),
-                            api_bool(in, "ForceDelete", 0), ctx->now_ms, &se) != SC_OK)
-        return fail(err, &se);
-    return 0;
+    return done(err, &se,
+                sc_asg_delete_group(asg, api_str(in, "AutoScalingGroupName"),
+                                    api_bool(in, "ForceDelete", 0), ctx->now_ms, &se));
 }
 
 static int set_desired_capacity(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
@@ -465,10 +490,9 @@ static int set_desired_capacity(struct api_ctx *ctx, json_t *in, json_t **out, s
     if (!asg)
         return -1;
     api_int(in, "DesiredCapacity", &desired);
-    if (sc_asg_set_desired_capacity(asg, api_str(in, "AutoScalingGroupName"), desired,
-                                    api_bool(in, "HonorCooldown", 0), ctx->now_ms, &se) != SC_OK)
-        return fail(err, &se);
-    return 0;
+    return done(err, &se,
+                sc_asg_set_desired_capacity(asg, api_str(in, "AutoScalingGroupName"), desired,
+                                            api_bool(in, "HonorCooldown", 0), ctx->now_ms, &se));
 }
 
 /* ---- instances and activities --------------------------------------------------------------- */
@@ -507,29 +531,15 @@ static int describe_auto_scaling_instances(struct api_ctx *ctx, json_t *in, json
 
         for (int k = 0; k < sc_asg_group_instance_count(g); k++) {
             const struct sc_asg_instance_info *ii = sc_asg_group_instance_at(g, k);
-            json_t *io;
 
             if (ni && !in_list(ids, ni, ii->instance_id))
                 continue;
-            io = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b}", "InstanceId", ii->instance_id,
-                           "AutoScalingGroupName", g->auto_scaling_group_name, "AvailabilityZone",
-                           ii->availability_zone, "LifecycleState",
-                           sc_asg_lifecycle_str(ii->lifecycle_state), "HealthStatus",
-                           sc_asg_health_upper_str(ii->healthy), "ProtectedFromScaleIn",
-                           ii->protected_from_scale_in);
-            set_str(io, "InstanceType", ii->instance_type);
-            set_str(io, "LaunchConfigurationName", ii->launch_configuration_name);
-            if (ii->launch_template_id || ii->launch_template_name)
-                json_object_set_new(io, "LaunchTemplate",
-                                    lt_spec_json(ii->launch_template_id, ii->launch_template_name,
-                                                 ii->launch_template_version));
-            json_array_append_new(items, io);
+            json_array_append_new(
+                items, instance_json(ii, g->auto_scaling_group_name, sc_asg_health_upper_str));
         }
     }
     free(ids);
-    *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 50, 50, *out, "AutoScalingInstances",
-                    "NextToken", err);
+    return page_out(items, in, 50, 50, out, "AutoScalingInstances", err);
 }
 
 static int terminate_instance_in_asg(struct api_ctx *ctx, json_t *in, json_t **out,
@@ -557,11 +567,10 @@ static int set_instance_health(struct api_ctx *ctx, json_t *in, json_t **out, st
     *out = NULL;
     if (!asg)
         return -1;
-    if (sc_asg_set_instance_health(asg, api_str(in, "InstanceId"), api_str(in, "HealthStatus"),
-                                   api_bool(in, "ShouldRespectGracePeriod", 1), ctx->now_ms,
-                                   &se) != SC_OK)
-        return fail(err, &se);
-    return 0;
+    return done(
+        err, &se,
+        sc_asg_set_instance_health(asg, api_str(in, "InstanceId"), api_str(in, "HealthStatus"),
+                                   api_bool(in, "ShouldRespectGracePeriod", 1), ctx->now_ms, &se));
 }
 
 /* The group's activities started now that name one of ids (what AWS returns for
@@ -764,9 +773,7 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
         json_array_append_new(items,
                               json_pack("{s:s,s:s}", "LoadBalancerName", g->load_balancer_names[i],
                                         "State", sc_asg_load_balancer_state(asg, g, i)));
-    *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "LoadBalancers",
-                    "NextToken", err);
+    return page_out(items, in, 100, 100, out, "LoadBalancers", err);
 }
 
 static int tags_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int del)
@@ -775,28 +782,19 @@ static int tags_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr 
     struct sc_error se = { 0 };
     json_t *tags = json_object_get(in, "Tags");
     struct sc_asg_tag_req *t;
-    size_t i;
-    json_t *e;
     enum sc_status st;
 
     *out = NULL;
     if (!asg)
         return -1;
     t = cm_xcalloc(json_array_size(tags) + 1, sizeof(*t));
-    json_array_foreach(tags, i, e)
-    {
-        t[i].resource_id = api_str(e, "ResourceId");
-        t[i].resource_type = api_str(e, "ResourceType");
-        t[i].key = api_str(e, "Key");
-        t[i].value = api_str(e, "Value");
-        t[i].propagate_at_launch = api_bool(e, "PropagateAtLaunch", 0);
-    }
+    tag_reqs_get(tags, t);
     if (del)
         st = sc_asg_delete_tags(asg, t, (int)json_array_size(tags), ctx->now_ms, &se);
     else
         st = sc_asg_create_or_update_tags(asg, t, (int)json_array_size(tags), ctx->now_ms, &se);
     free(t);
-    return st == SC_OK ? 0 : fail(err, &se);
+    return done(err, &se, st);
 }
 
 static int create_or_update_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
@@ -862,8 +860,7 @@ static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct a
                 json_array_append_new(items, tag_json(g->auto_scaling_group_name, &g->tags[t]));
         }
     }
-    *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "Tags", "NextToken", err);
+    return page_out(items, in, 50, 100, out, "Tags", err);
 }
 
 static int metrics_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int enable)
@@ -885,7 +882,7 @@ static int metrics_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awse
         st = sc_asg_disable_metrics_collection(asg, api_str(in, "AutoScalingGroupName"), m, nm,
                                                ctx->now_ms, &se);
     free(m);
-    return st == SC_OK ? 0 : fail(err, &se);
+    return done(err, &se, st);
 }
 
 static int enable_metrics_collection(struct api_ctx *ctx, json_t *in, json_t **out,
@@ -902,6 +899,21 @@ static int disable_metrics_collection(struct api_ctx *ctx, json_t *in, json_t **
 
 /* ---- policies
  * ------------------------------------------------------------------------------------ */
+
+/* A policy's alarms (target tracking makes two) as PutScalingPolicy and DescribePolicies
+ * return them. */
+static json_t *alarms_json(const struct sc_asg_policy_info *p)
+{
+    json_t *alarms = json_array();
+
+    for (int k = 0; k < 2; k++) {
+        if (p->alarm_names[k])
+            json_array_append_new(alarms,
+                                  json_pack("{s:s,s:s}", "AlarmName", p->alarm_names[k], "AlarmARN",
+                                            p->alarm_arns[k] ? p->alarm_arns[k] : ""));
+    }
+    return alarms;
+}
 
 static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
@@ -981,19 +993,10 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
         rq.has_enabled = 1;
         rq.enabled = api_bool(in, "Enabled", 1);
     }
-    if (sc_asg_put_scaling_policy(asg, &rq, ctx->now_ms, &p, &se) != SC_OK) {
+    if (sc_asg_put_scaling_policy(asg, &rq, ctx->now_ms, &p, &se) != SC_OK)
         rc = fail(err, &se);
-    } else {
-        json_t *alarms = json_array();
-
-        for (int k = 0; k < 2; k++) {
-            if (p->alarm_names[k])
-                json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName", p->alarm_names[k],
-                                                        "AlarmARN",
-                                                        p->alarm_arns[k] ? p->alarm_arns[k] : ""));
-        }
-        *out = json_pack("{s:s,s:o}", "PolicyARN", p->policy_arn, "Alarms", alarms);
-    }
+    else
+        *out = json_pack("{s:s,s:o}", "PolicyARN", p->policy_arn, "Alarms", alarms_json(p));
     free(sa);
     free(dims);
     return rc;
@@ -1005,7 +1008,6 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
         json_pack("{s:s,s:s,s:s,s:s,s:b}", "AutoScalingGroupName", p->auto_scaling_group_name,
                   "PolicyName", p->policy_name, "PolicyARN", p->policy_arn, "PolicyType",
                   sc_asg_policy_type_str(p->policy_type), "Enabled", p->enabled);
-    json_t *alarms = json_array();
 
     if (p->has_adjustment_type)
         json_object_set_new(o, "AdjustmentType",
@@ -1062,13 +1064,7 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
         }
         json_object_set_new(o, "TargetTrackingConfiguration", tt);
     }
-    for (int k = 0; k < 2; k++) {
-        if (p->alarm_names[k])
-            json_array_append_new(alarms,
-                                  json_pack("{s:s,s:s}", "AlarmName", p->alarm_names[k], "AlarmARN",
-                                            p->alarm_arns[k] ? p->alarm_arns[k] : ""));
-    }
-    json_object_set_new(o, "Alarms", alarms);
+    json_object_set_new(o, "Alarms", alarms_json(p));
     return o;
 }
 
@@ -1098,9 +1094,7 @@ static int describe_policies(struct api_ctx *ctx, json_t *in, json_t **out, stru
     }
     free(names);
     free(types);
-    *out = json_object();
-    return api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "ScalingPolicies",
-                    "NextToken", err);
+    return page_out(items, in, 50, 100, out, "ScalingPolicies", err);
 }
 
 static int delete_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
@@ -1111,10 +1105,9 @@ static int delete_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct a
     *out = NULL;
     if (!asg)
         return -1;
-    if (sc_asg_delete_policy(asg, api_str(in, "AutoScalingGroupName"), api_str(in, "PolicyName"),
-                             ctx->now_ms, &se) != SC_OK)
-        return fail(err, &se);
-    return 0;
+    return done(err, &se,
+                sc_asg_delete_policy(asg, api_str(in, "AutoScalingGroupName"),
+                                     api_str(in, "PolicyName"), ctx->now_ms, &se));
 }
 
 static int execute_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
@@ -1135,9 +1128,7 @@ static int execute_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct 
     rq.metric_value = json_number_value(mv);
     rq.has_breach_threshold = json_is_number(bt);
     rq.breach_threshold = json_number_value(bt);
-    if (sc_asg_execute_policy(asg, &rq, ctx->now_ms, &se) != SC_OK)
-        return fail(err, &se);
-    return 0;
+    return done(err, &se, sc_asg_execute_policy(asg, &rq, ctx->now_ms, &se));
 }
 
 const struct api_handler api_autoscaling_handlers[] = {

@@ -8,19 +8,15 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/server.h"
+#include "emulator/api_world.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/world.h"
 
 static struct sc_cw *cw_of(struct api_ctx *ctx, struct awserr *err)
 {
-    struct sc_world *w = srv_world(ctx->srv, ctx->account, ctx->region);
+    struct sc_world *w = api_world(ctx, err);
 
-    if (!w) {
-        awserr_set(err, 400, "InvalidParameterValue", "Invalid region: %s", ctx->region);
-        return NULL;
-    }
-    return sc_world_cw(w);
+    return w ? sc_world_cw(w) : NULL;
 }
 
 static int fail(struct awserr *err, const struct sc_error *se)
@@ -59,6 +55,25 @@ static struct sc_dimension *dims_get(json_t *in, const char *member, int *n)
         d[i].value = api_str(e, "Value");
     }
     return d;
+}
+
+/* [{Key, Value}] of Tags (PutMetricAlarm, TagResource) as tags (borrowed strings); free()
+ * the array. */
+static struct sc_tag *tags_get(json_t *in, int *n)
+{
+    json_t *a = json_object_get(in, "Tags");
+    struct sc_tag *t;
+    size_t i;
+    json_t *e;
+
+    *n = (int)json_array_size(a);
+    t = cm_xcalloc((size_t)*n + 1, sizeof(*t));
+    json_array_foreach(a, i, e)
+    {
+        t[i].key = api_str(e, "Key");
+        t[i].value = api_str(e, "Value");
+    }
+    return t;
 }
 
 static json_t *dims_json(const struct sc_dimension *d, int n)
@@ -334,10 +349,6 @@ static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struc
     struct sc_cw *cw = cw_of(ctx, err);
     struct sc_error se = { 0 };
     struct sc_put_metric_alarm_req rq;
-    json_t *tags = json_object_get(in, "Tags");
-    struct sc_tag *t;
-    size_t i;
-    json_t *e;
     int rc = 0;
 
     *out = NULL;
@@ -368,21 +379,14 @@ static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struc
     rq.evaluate_low_sample_count_percentile = api_str(in, "EvaluateLowSampleCountPercentile");
     rq.has_metrics = json_array_size(json_object_get(in, "Metrics")) > 0;
     rq.threshold_metric_id = api_str(in, "ThresholdMetricId");
-    t = cm_xcalloc(json_array_size(tags) + 1, sizeof(*t));
-    json_array_foreach(tags, i, e)
-    {
-        t[i].key = api_str(e, "Key");
-        t[i].value = api_str(e, "Value");
-    }
-    rq.tags = t;
-    rq.n_tags = (int)json_array_size(tags);
+    rq.tags = tags_get(in, &rq.n_tags);
     if (sc_cw_put_metric_alarm(cw, &rq, ctx->now_ms, &se) != SC_OK)
         rc = fail(err, &se);
     free((void *)rq.ok_actions);
     free((void *)rq.alarm_actions);
     free((void *)rq.insufficient_data_actions);
     free((void *)rq.dimensions);
-    free(t);
+    free((void *)rq.tags);
     return rc;
 }
 
@@ -584,23 +588,14 @@ static int tag_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct aw
 {
     struct sc_cw *cw = cw_of(ctx, err);
     struct sc_error se = { 0 };
-    json_t *tags = json_object_get(in, "Tags");
     struct sc_tag *t;
-    size_t i;
-    json_t *e;
-    int rc = 0;
+    int n, rc = 0;
 
     *out = NULL;
     if (!cw)
         return -1;
-    t = cm_xcalloc(json_array_size(tags) + 1, sizeof(*t));
-    json_array_foreach(tags, i, e)
-    {
-        t[i].key = api_str(e, "Key");
-        t[i].value = api_str(e, "Value");
-    }
-    if (sc_cw_tag_resource(cw, api_str(in, "ResourceARN"), t, (int)json_array_size(tags), &se) !=
-        SC_OK)
+    t = tags_get(in, &n);
+    if (sc_cw_tag_resource(cw, api_str(in, "ResourceARN"), t, n, &se) != SC_OK)
         rc = fail(err, &se);
     free(t);
     return rc;
