@@ -410,7 +410,7 @@ enum sim_mode sim_model_mode(const struct sim_model *m)
 
 /* ---- instances ---- */
 
-static void touch(struct inst *in, int64_t t_us)
+static inline void touch(struct inst *in, int64_t t_us)
 {
     int64_t dt = t_us - in->last_us;
 
