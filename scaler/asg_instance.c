@@ -607,15 +607,13 @@ static int64_t lc_created(const struct sc_asg *asg, const struct asg_inst *in)
     return lc ? lc->created_ms : INT64_MIN; /* a deleted configuration is the oldest */
 }
 
-/* The key that keeps the oldest configuration: -lc_created(), except that a missing one
- * (INT64_MIN, whose negation overflows) keeps INT64_MIN, which is what the negation gave
- * on the machines we run: such an instance goes last, not first as lc_created() means.
- * Kept so that no result changes; whether it should go first is an open question. */
+/* The key keep_max() keeps for the oldest configuration: -lc_created(), and the largest
+ * key for a deleted one (it is the oldest; its negation would overflow). */
 static int64_t lc_age_key(const struct sc_asg *asg, const struct asg_inst *in)
 {
     int64_t created = lc_created(asg, in);
 
-    return created == INT64_MIN ? INT64_MIN : -created;
+    return created == INT64_MIN ? INT64_MAX : -created;
 }
 
 static int is_current_source(const struct asg_group *g, const struct asg_inst *in)

@@ -784,6 +784,50 @@ static void test_asg_termination_policy_newest_and_oldest(void **state)
     assert_string_equal(inst_id(x, "g", 0), first);
 }
 
+/* OldestLaunchConfiguration: instances of a configuration deleted since they launched go
+ * first (the oldest), before those of an older configuration that still exists. */
+static void test_asg_termination_policy_deleted_configuration_is_oldest(void **state)
+{
+    struct fx *x = *state;
+    static const char *const oldest_lc[] = { "OldestLaunchConfiguration" };
+    static const char *const zones[] = { "us-east-1a" };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "old",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 5,
+                                  .has_desired_capacity = 1,
+                                  .desired_capacity = 1,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1,
+                                  .termination_policies = oldest_lc,
+                                  .ntermination_policies = 1 };
+    struct sc_asg_group_req u = { .auto_scaling_group_name = "g" };
+    char from_old[SC_ASG_ID_LEN], from_gone[SC_ASG_ID_LEN];
+
+    make_lc(x, "old", T0);
+    make_lc(x, "gone", T0 + MIN);
+    make_lc(x, "new", T0 + 2 * MIN);
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+    snprintf(from_old, sizeof(from_old), "%s", inst_id(x, "g", 0));
+    /* one instance from "gone", then the group moves on to "new" and "gone" is deleted */
+    u.launch_configuration_name = "gone";
+    assert_int_equal(sc_asg_update_group(x->asg, &u, T0 + MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 2, 0, T0 + MIN, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    snprintf(from_gone, sizeof(from_gone), "%s", inst_id(x, "g", 1));
+    u.launch_configuration_name = "new";
+    assert_int_equal(sc_asg_update_group(x->asg, &u, T0 + 2 * MIN, &x->err), SC_OK);
+    assert_int_equal(sc_asg_delete_launch_configuration(x->asg, "gone", T0 + 2 * MIN, &x->err),
+                     SC_OK);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 1, 0, T0 + 3 * MIN, &x->err), SC_OK);
+    settle(x, T0 + 3 * MIN);
+    assert_int_equal(sc_asg_group_instance_count(sc_asg_group_find(x->asg, "g")), 1);
+    assert_string_equal(inst_id(x, "g", 0), from_old);
+    assert_string_not_equal(inst_id(x, "g", 0), from_gone);
+}
+
 static void test_asg_default_policy_must_be_last(void **state)
 {
     struct fx *x = *state;
@@ -1979,6 +2023,7 @@ int main(void)
         T(test_asg_scale_in_balances_zones),
         T(test_asg_launch_goes_to_fewest_zone),
         T(test_asg_termination_policy_newest_and_oldest),
+        T(test_asg_termination_policy_deleted_configuration_is_oldest),
         T(test_asg_default_policy_must_be_last),
         T(test_asg_protected_instances_not_scaled_in),
         T(test_asg_delete_refused_with_instances),
