@@ -100,13 +100,7 @@ static void build(struct sc_world *w)
                                      .availability_zones = zones,
                                      .navailability_zones = 2 };
     static const struct sc_step_adjustment steps[] = { { 1, 0, 1, 10, 1 }, { 1, 10, 0, 0, 2 } };
-    struct sc_asg_policy_req up = { .auto_scaling_group_name = "web",
-                                    .policy_name = "up",
-                                    .adjustment_type = "ChangeInCapacity",
-                                    .has_scaling_adjustment = 1,
-                                    .scaling_adjustment = 1,
-                                    .has_cooldown = 1,
-                                    .cooldown = 300 };
+    struct sc_asg_policy_req up = up_policy("web");
     struct sc_asg_policy_req step = { .auto_scaling_group_name = "web",
                                       .policy_name = "step",
                                       .policy_type = "StepScaling",
@@ -115,13 +109,7 @@ static void build(struct sc_world *w)
                                       .nstep_adjustments = 2,
                                       .has_estimated_instance_warmup = 1,
                                       .estimated_instance_warmup = 60 };
-    struct sc_asg_policy_req tt = { .auto_scaling_group_name = "vpc-group",
-                                    .policy_name = "cpu50",
-                                    .policy_type = "TargetTrackingScaling",
-                                    .has_target_tracking = 1,
-                                    .target_tracking = { .predefined_metric_type =
-                                                             "ASGAverageCPUUtilization",
-                                                         .target_value = 50.5 } };
+    struct sc_asg_policy_req tt = cpu50_policy("vpc-group", 50.5);
     struct sc_asg_exec_req ex = { .auto_scaling_group_name = "web", .policy_name = "up" };
     const char *sus[] = { "AZRebalance" };
     const char *ids[1];

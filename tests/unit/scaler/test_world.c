@@ -98,13 +98,7 @@ static void test_world_alarm_ten_minutes_cooldown_300(void **state)
     struct sc_world *w = new_world(1);
     struct sc_error err = { 0 };
     const struct sc_asg_policy_info *p = NULL;
-    struct sc_asg_policy_req pr = { .auto_scaling_group_name = "web",
-                                    .policy_name = "up",
-                                    .adjustment_type = "ChangeInCapacity",
-                                    .has_scaling_adjustment = 1,
-                                    .scaling_adjustment = 1,
-                                    .has_cooldown = 1,
-                                    .cooldown = 300 };
+    struct sc_asg_policy_req pr = up_policy("web");
     struct sc_dimension dim = { "AutoScalingGroupName", "web" };
     const char *actions[1];
     struct sc_put_metric_alarm_req ar = { .alarm_name = "high-cpu",
@@ -277,13 +271,7 @@ static void test_world_target_tracking_alarms_in_cloudwatch(void **state)
     struct sc_world *w = new_world(6);
     struct sc_error err = { 0 };
     const struct sc_asg_policy_info *p = NULL;
-    struct sc_asg_policy_req r = { .auto_scaling_group_name = "web",
-                                   .policy_name = "cpu50",
-                                   .policy_type = "TargetTrackingScaling",
-                                   .has_target_tracking = 1,
-                                   .target_tracking = { .predefined_metric_type =
-                                                            "ASGAverageCPUUtilization",
-                                                        .target_value = 50 } };
+    struct sc_asg_policy_req r = cpu50_policy("web", 50);
     const struct sc_alarm_view *hi, *lo;
     char hname[200], lname[200];
 
@@ -310,17 +298,11 @@ static void test_world_target_tracking_scales_out(void **state)
 {
     struct sc_world *w = new_world(7);
     struct sc_error err = { 0 };
-    struct sc_asg_policy_req r = { .auto_scaling_group_name = "web",
-                                   .policy_name = "cpu50",
-                                   .policy_type = "TargetTrackingScaling",
-                                   .has_target_tracking = 1,
-                                   .target_tracking = { .predefined_metric_type =
-                                                            "ASGAverageCPUUtilization",
-                                                        .target_value = 50 },
-                                   .has_estimated_instance_warmup = 1,
-                                   .estimated_instance_warmup = 60 };
+    struct sc_asg_policy_req r = cpu50_policy("web", 50);
 
     (void)state;
+    r.has_estimated_instance_warmup = 1;
+    r.estimated_instance_warmup = 60;
     make_group(w, "web", 1, 10, 2);
     assert_int_equal(sc_asg_put_scaling_policy(sc_world_asg(w), &r, T0, NULL, &err), SC_OK);
     run(w, T0, T0 + 3 * MIN, 50, 20 * SEC);

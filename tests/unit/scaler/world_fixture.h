@@ -87,6 +87,34 @@ static void run(struct sc_world *w, int64_t from, int64_t to, double cpu, int64_
     }
 }
 
+/* The simple policy "up" both tests scale with: +1 instance, cooldown 300 s. */
+static struct sc_asg_policy_req up_policy(const char *group)
+{
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = group,
+                                   .policy_name = "up",
+                                   .adjustment_type = "ChangeInCapacity",
+                                   .has_scaling_adjustment = 1,
+                                   .scaling_adjustment = 1,
+                                   .has_cooldown = 1,
+                                   .cooldown = 300 };
+
+    return r;
+}
+
+/* The target tracking policy "cpu50": ASGAverageCPUUtilization kept at target. */
+static struct sc_asg_policy_req cpu50_policy(const char *group, double target)
+{
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = group,
+                                   .policy_name = "cpu50",
+                                   .policy_type = "TargetTrackingScaling",
+                                   .has_target_tracking = 1,
+                                   .target_tracking = { .predefined_metric_type =
+                                                            "ASGAverageCPUUtilization",
+                                                        .target_value = target } };
+
+    return r;
+}
+
 /* The id of group's i-th instance (the group and the instance must exist). */
 static const char *member_id(struct sc_world *w, const char *group, int i)
 {
