@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scaler/asg_internal.h"
+#include "scaler/save.h"
 
 /* --- small helpers ---------------------------------------------------------------------- */
 
@@ -46,15 +47,6 @@ char *asg_asprintf(const char *fmt, ...)
     return s;
 }
 
-void asg_free_strv(char **v, int n)
-{
-    if (!v)
-        return;
-    for (int i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 char **asg_dup_strv(const char *const *v, int n)
 {
     char **d;
@@ -67,7 +59,7 @@ char **asg_dup_strv(const char *const *v, int n)
     for (int i = 0; i < n; i++) {
         d[i] = asg_strdup(v[i] ? v[i] : "");
         if (!d[i]) {
-            asg_free_strv(d, i);
+            sc_strv_free(d, i);
             return NULL;
         }
     }
@@ -313,7 +305,7 @@ void asg_lc_free(struct asg_lc *lc)
     free(i->key_name);
     free(i->user_data);
     free(i->iam_instance_profile);
-    asg_free_strv(i->security_groups, i->nsecurity_groups);
+    sc_strv_free(i->security_groups, i->nsecurity_groups);
     free(lc);
 }
 
@@ -729,12 +721,12 @@ void asg_group_free(struct asg_group *g)
     free(i->launch_template_id);
     free(i->launch_template_name);
     free(i->launch_template_version);
-    asg_free_strv(i->availability_zones, i->navailability_zones);
-    asg_free_strv(i->subnets, i->navailability_zones);
+    sc_strv_free(i->availability_zones, i->navailability_zones);
+    sc_strv_free(i->subnets, i->navailability_zones);
     free(i->vpc_zone_identifier);
     free(i->health_check_type);
-    asg_free_strv(i->load_balancer_names, i->nload_balancer_names);
-    asg_free_strv(i->termination_policies, i->ntermination_policies);
+    sc_strv_free(i->load_balancer_names, i->nload_balancer_names);
+    sc_strv_free(i->termination_policies, i->ntermination_policies);
     tags_free(i->tags, i->ntags);
     for (int k = 0; k < g->ninst; k++)
         asg_inst_cleanup(&g->inst[k]);
@@ -844,8 +836,8 @@ static enum sc_status resolve_subnets(struct sc_asg *asg, const char *vzi, char 
 oom:
     sc_fail(err, SC_ERR_INTERNAL, "out of memory");
 fail:
-    asg_free_strv(zones, n);
-    asg_free_strv(subnets, n);
+    sc_strv_free(zones, n);
+    sc_strv_free(subnets, n);
     return err ? err->status : SC_ERR_VALIDATION;
 }
 
@@ -942,8 +934,8 @@ static enum sc_status group_set_zones(struct sc_asg *asg, struct asg_group *g,
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         n = r->navailability_zones;
     }
-    asg_free_strv(i->availability_zones, i->navailability_zones);
-    asg_free_strv(i->subnets, i->navailability_zones);
+    sc_strv_free(i->availability_zones, i->navailability_zones);
+    sc_strv_free(i->subnets, i->navailability_zones);
     free(i->vpc_zone_identifier);
     i->availability_zones = zones;
     g->zones_gen++;
@@ -1256,7 +1248,7 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
 
         if (!tp)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-        asg_free_strv(i->termination_policies, i->ntermination_policies);
+        sc_strv_free(i->termination_policies, i->ntermination_policies);
         i->termination_policies = tp;
         i->ntermination_policies = r->ntermination_policies;
     }

@@ -166,7 +166,6 @@ struct sc_asg {
 char *asg_strdup(const char *s);
 char *asg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char **asg_dup_strv(const char *const *v, int n);
-void asg_free_strv(char **v, int n);
 /* Frees a launch configuration and everything it owns; NULL is a no-op. */
 void asg_lc_free(struct asg_lc *lc);
 void asg_iso_time(int64_t ms, char out[ASG_TIME_LEN]);

@@ -2036,8 +2036,8 @@ static struct lb *lb_load(struct sc_elb *elb, struct sc_load *l, const json_t *x
     b->subnets = sc_load_strv(l, x, "subnets", &nsub);
     if (nsub != b->nzones || (b->nzones && !b->subnets)) {
         /* lb_free walks both with nzones: keep them parallel even when failing */
-        sc_load_strv_free(b->subnets, nsub);
-        sc_load_strv_free(b->zones, b->nzones);
+        sc_strv_free(b->subnets, nsub);
+        sc_strv_free(b->zones, b->nzones);
         b->subnets = NULL;
         b->zones = NULL;
         b->nzones = 0;

@@ -234,7 +234,7 @@ const json_t *sc_load_object(struct sc_load *l, const json_t *o, const char *key
     return v;
 }
 
-void sc_load_strv_free(char **v, int n)
+void sc_strv_free(char **v, int n)
 {
     if (!v)
         return;
@@ -281,7 +281,7 @@ char **sc_load_strv(struct sc_load *l, const json_t *o, const char *key, int *n)
         }
     }
     if (l->failed) {
-        sc_load_strv_free(out, (int)json_array_size(v));
+        sc_strv_free(out, (int)json_array_size(v));
         return NULL;
     }
     *n = (int)json_array_size(v);

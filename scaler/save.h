@@ -60,7 +60,8 @@ const json_t *sc_load_array(struct sc_load *l, const json_t *o, const char *key)
 const json_t *sc_load_object(struct sc_load *l, const json_t *o, const char *key);
 /* An array of strings, or null: malloc'd copies (*n set); NULL for [] and null. */
 char **sc_load_strv(struct sc_load *l, const json_t *o, const char *key, int *n);
-/* Frees what sc_load_strv returned. */
-void sc_load_strv_free(char **v, int n);
+/* Frees n strings and their array (NULL is fine): what sc_load_strv returned, and the
+ * records' own string arrays. */
+void sc_strv_free(char **v, int n);
 
 #endif
