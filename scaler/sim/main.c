@@ -248,8 +248,6 @@ static int run_sweep(const struct opts *o)
         fprintf(stderr, "scaler: %s: %s\n", o->file, err);
         return 2;
     }
-    printf("%-12s %6s %10s %8s %8s %8s %8s %8s %8s %9s %8s\n", param, "group", "inst-h", "thetaU%",
-           "thetaO%", "tauU%", "tauO%", "instab%", "failed%", "p99ms", "expect");
     for (int i = 0; i < nvalues; i++) {
         double v = from + i * step;
         char *t = sim_scenario_set_param(text, param, v, err);
@@ -271,6 +269,9 @@ static int run_sweep(const struct opts *o)
             free(text);
             return 2;
         }
+        if (i == 0) /* the header once the parameter is known to exist */
+            printf("%-12s %6s %10s %8s %8s %8s %8s %8s %8s %9s %8s\n", param, "group", "inst-h",
+                   "thetaU%", "thetaO%", "tauU%", "tauO%", "instab%", "failed%", "p99ms", "expect");
         memset(&s, 0, sizeof(s));
         s.o = o;
         s.sc = sc;

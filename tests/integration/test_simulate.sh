@@ -122,8 +122,10 @@ check "unknown option: exit 2" test $? -eq 2
 "$bin" simulate scenarios/flapping.json --sweep alarms.cold.threshold=20:40:10 > "$tmp/sweep" 2>&1
 rc=$?
 check "--sweep runs every value (exit $rc)" bash -c "[ $rc -eq 0 ] && [ \$(grep -c flappy '$tmp/sweep') -eq 3 ]"
-"$bin" simulate scenarios/flapping.json --sweep alarms.nope.threshold=1:2:1 > /dev/null 2>&1
+"$bin" simulate scenarios/flapping.json --sweep alarms.nope.threshold=1:2:1 > "$tmp/sweep-bad" 2> "$tmp/sweep-bad.err"
 check "--sweep with an unknown path exits 2" test $? -eq 2
+check "--sweep with an unknown path names it and prints no table" \
+    bash -c "grep -q 'alarms.nope.threshold' '$tmp/sweep-bad.err' && [ ! -s '$tmp/sweep-bad' ]"
 
 # --report writes a self-contained page
 "$bin" simulate scenarios/seed-tutorial.json --quiet --report "$tmp/r.html" > /dev/null 2>&1
