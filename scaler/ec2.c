@@ -283,16 +283,6 @@ static enum sc_status check_tags(const struct sc_ec2_tag *tags, int n, int allow
 
 /* --- Describe calls: what they share ---------------------------------------------------------- */
 
-/* An id list of a Describe call names s (a NULL entry names nothing). */
-static int in_list(const char *const *list, int n, const char *s)
-{
-    for (int i = 0; i < n; i++) {
-        if (streq(list[i], s))
-            return 1;
-    }
-    return 0;
-}
-
 /* A record with id s is asked for: the list is empty (all are) or names it. */
 static int listed(const char *const *ids, int nids, const char *s)
 {
@@ -1221,22 +1211,33 @@ static struct subnet *subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint
     return s;
 }
 
-static const struct vpc *vpc_get(const struct sc_ec2 *ec2, const char *id)
+/* The VPC or subnet of a list (ec2's, or a load's) with this id, or NULL. */
+static struct vpc *vpc_in(struct vpc *const *vpcs, int n, const char *id)
 {
-    for (int i = 0; id && i < ec2->nvpcs; i++) {
-        if (strcmp(ec2->vpcs[i]->id, id) == 0)
-            return ec2->vpcs[i];
+    for (int i = 0; id && i < n; i++) {
+        if (strcmp(vpcs[i]->id, id) == 0)
+            return vpcs[i];
     }
     return NULL;
 }
 
-static const struct subnet *subnet_get(const struct sc_ec2 *ec2, const char *id)
+static struct subnet *subnet_in(struct subnet *const *subnets, int n, const char *id)
 {
-    for (int i = 0; id && i < ec2->nsubnets; i++) {
-        if (strcmp(ec2->subnets[i]->id, id) == 0)
-            return ec2->subnets[i];
+    for (int i = 0; id && i < n; i++) {
+        if (strcmp(subnets[i]->id, id) == 0)
+            return subnets[i];
     }
     return NULL;
+}
+
+static const struct vpc *vpc_get(const struct sc_ec2 *ec2, const char *id)
+{
+    return vpc_in(ec2->vpcs, ec2->nvpcs, id);
+}
+
+static const struct subnet *subnet_get(const struct sc_ec2 *ec2, const char *id)
+{
+    return subnet_in(ec2->subnets, ec2->nsubnets, id);
 }
 
 static int vpc_holds(const struct sc_ec2 *ec2, const char *id)
@@ -3134,11 +3135,7 @@ static json_t *inst_save(const void *ctx, int i)
     bad |= sc_save_bool(o, "monitoring_enabled", in->v.monitoring_enabled);
     bad |= sc_save_int(o, "checks_ok_at_ms", in->checks_ok_at_ms);
     bad |= sc_save_take(o, "tags", tagset_save(&in->tags));
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return rec_save_done(o, bad);
 }
 
 static json_t *lt_save(const void *ctx, int i)
@@ -3178,11 +3175,7 @@ static json_t *lt_save(const void *ctx, int i)
         vers = NULL;
     }
     json_decref(vers);
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return rec_save_done(o, bad);
 }
 
 json_t *sc_ec2_save(const struct sc_ec2 *ec2)
@@ -3200,11 +3193,7 @@ json_t *sc_ec2_save(const struct sc_ec2 *ec2)
     bad |= rec_save_list(o, "reservations", ec2, ec2->nresvs, resv_save);
     bad |= rec_save_list(o, "instances", ec2, ec2->ninsts, inst_save);
     bad |= rec_save_list(o, "launch_templates", ec2, ec2->nlts, lt_save);
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return rec_save_done(o, bad);
 }
 
 static void vpcs_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct recs *d)
@@ -3232,24 +3221,6 @@ static void vpcs_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, st
     }
 }
 
-static struct vpc *loaded_vpc(const struct recs *d, const char *id)
-{
-    for (int i = 0; id && i < d->nvpcs; i++) {
-        if (strcmp(d->vpcs[i]->id, id) == 0)
-            return d->vpcs[i];
-    }
-    return NULL;
-}
-
-static struct subnet *loaded_subnet(const struct recs *d, const char *id)
-{
-    for (int i = 0; id && i < d->nsubnets; i++) {
-        if (strcmp(d->subnets[i]->id, id) == 0)
-            return d->subnets[i];
-    }
-    return NULL;
-}
-
 static void subnets_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct recs *d)
 {
     size_t k;
@@ -3266,7 +3237,7 @@ static void subnets_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a,
         sc_load_buf(l, x, "id", s->id, sizeof(s->id));
         s->arn = sc_load_str(l, x, "arn");
         sc_load_buf(l, x, "cidr", s->cidr, sizeof(s->cidr));
-        s->vpc = loaded_vpc(d, sc_load_cstr(l, x, "vpc_id"));
+        s->vpc = vpc_in(d->vpcs, d->nvpcs, sc_load_cstr(l, x, "vpc_id"));
         s->zone = zone_get(ec2, sc_load_cstr(l, x, "availability_zone"));
         s->v.available_ip_address_count =
             sc_load_int_range(l, x, "available_ip_address_count", -(1 << 30), 1 << 30);
@@ -3314,7 +3285,7 @@ static void insts_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, s
         sc_load_buf(l, x, "transition", in->transition, sizeof(in->transition));
         code = json_string_value(json_object_get(x, "reason_code"));
         s = json_string_value(json_object_get(x, "subnet_id"));
-        in->subnet = s ? loaded_subnet(d, s) : NULL;
+        in->subnet = s ? subnet_in(d->subnets, d->nsubnets, s) : NULL;
         sc_load_buf(l, x, "dns", in->dns, sizeof(in->dns));
         in->instance_type = sc_load_str(l, x, "instance_type");
         in->image_id = sc_load_str(l, x, "image_id");

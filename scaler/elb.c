@@ -223,6 +223,15 @@ static struct reg *reg_get(const struct lb *b, const char *id, int *index)
     return NULL;
 }
 
+/* The registration of instance id with load balancer `name`, or NULL; *b is the load
+ * balancer (NULL when there is none of that name). */
+static struct reg *reg_find(const struct sc_elb *elb, const char *name, const char *id,
+                            struct lb **b)
+{
+    *b = lb_get(elb, name);
+    return *b ? reg_get(*b, id, NULL) : NULL;
+}
+
 int sc_elb_lb_count(const struct sc_elb *elb)
 {
     return elb->nlbs;
@@ -581,13 +590,10 @@ static enum sc_status resolve_placement(const struct sc_elb *elb,
     for (int i = 0; i < req->nzones; i++) {
         const char *z = req->availability_zones[i];
         const struct sc_ec2_subnet *s;
-        int dup = 0;
 
         if (!z || !sc_ec2_zone_find(elb->ec2, z))
             return zone_unsupported(z, err);
-        for (int j = 0; j < p->n; j++)
-            dup |= strcmp(p->zone[j], z) == 0;
-        if (dup)
+        if (in_list(p->zone, p->n, z))
             continue;
         s = sc_ec2_default_subnet(elb->ec2, z);
         if (!s || p->n >= 16)
@@ -1321,11 +1327,7 @@ enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const c
         s = sc_ec2_default_subnet(elb->ec2, zones[i]);
         if (!s || p.n >= 16)
             return zone_unsupported(zones[i], err);
-        for (int j = 0; j < p.n; j++) {
-            if (strcmp(p.zone[j], zones[i]) == 0)
-                s = NULL;
-        }
-        if (s)
+        if (!in_list(p.zone, p.n, zones[i]))
             placement_add(&p, s->availability_zone, s->subnet_id);
     }
     if (set_zones(b, &p) < 0)
@@ -1356,11 +1358,7 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
         return null_member("availabilityZones", err);
     memset(&p, 0, sizeof(p));
     for (int i = 0; i < b->nzones; i++) {
-        int off = 0;
-
-        for (int j = 0; j < nzones; j++)
-            off |= streq(zones[j], b->zones[i]);
-        if (!off)
+        if (!in_list(zones, nzones, b->zones[i]))
             placement_add(&p, b->zones[i], b->subnets[i]);
     }
     if (p.n == 0)
@@ -1375,13 +1373,9 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
     for (int i = 0; draining && i < b->nregs; i++) {
         struct reg *r = b->regs[i];
         const struct sc_ec2_instance *in = sc_ec2_instance_find(elb->ec2, r->id);
-        int off = 0;
 
-        if (!in || r->drain != DRAIN_NONE || !reg_routable(elb, b, r))
-            continue;
-        for (int j = 0; j < nzones; j++)
-            off |= streq(zones[j], in->availability_zone);
-        if (off)
+        if (in && r->drain == DRAIN_NONE && reg_routable(elb, b, r) &&
+            in_list(zones, nzones, in->availability_zone))
             drain_start(b, r, DRAIN_ZONE, now_ms);
     }
     if (set_zones(b, &p) < 0)
@@ -1680,24 +1674,26 @@ int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i, struct s
 
 int sc_elb_instance_in_service(const struct sc_elb *elb, const char *name, const char *instance_id)
 {
-    const struct lb *b = lb_get(elb, name);
-    const struct reg *r;
+    struct lb *b;
+    const struct reg *r = reg_find(elb, name, instance_id, &b);
 
-    if (!b)
-        return 0;
-    r = reg_get(b, instance_id, NULL);
     return r && health_row(elb, b, r, r->id).state == SC_ELB_IN_SERVICE;
 }
 
 int sc_elb_routable(const struct sc_elb *elb, const char *name, const char *instance_id)
 {
-    const struct lb *b = lb_get(elb, name);
-    const struct reg *r;
+    struct lb *b;
+    const struct reg *r = reg_find(elb, name, instance_id, &b);
 
-    if (!b)
-        return 0;
-    r = reg_get(b, instance_id, NULL);
     return r && reg_routable(elb, b, r);
+}
+
+/* Instance of registration r is in zone (any zone when NULL). */
+static int reg_in_zone(const struct sc_elb *elb, const struct reg *r, const char *zone)
+{
+    const struct sc_ec2_instance *in = zone ? sc_ec2_instance_find(elb->ec2, r->id) : NULL;
+
+    return !zone || (in && strcmp(in->availability_zone, zone) == 0);
 }
 
 int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone, const char **ids,
@@ -1713,14 +1709,8 @@ int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zon
     for (int i = 0; i < b->nregs; i++) {
         const struct reg *r = b->regs[i];
 
-        if (!reg_routable(elb, b, r))
+        if (!reg_routable(elb, b, r) || (!all && !reg_in_zone(elb, r, zone)))
             continue;
-        if (!all) {
-            const struct sc_ec2_instance *in = sc_ec2_instance_find(elb->ec2, r->id);
-
-            if (!in || strcmp(in->availability_zone, zone) != 0)
-                continue;
-        }
         if (n < cap && ids)
             ids[n] = r->id;
         n++;
@@ -1747,8 +1737,8 @@ int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance
 
 int sc_elb_instance_draining(const struct sc_elb *elb, const char *name, const char *instance_id)
 {
-    const struct lb *b = lb_get(elb, name);
-    const struct reg *r = b ? reg_get(b, instance_id, NULL) : NULL;
+    struct lb *b;
+    const struct reg *r = reg_find(elb, name, instance_id, &b);
 
     return r && r->drain != DRAIN_NONE;
 }
@@ -1775,16 +1765,16 @@ int sc_elb_registered_anywhere(const struct sc_elb *elb, const char *instance_id
 
 int sc_elb_instance_registered(const struct sc_elb *elb, const char *name, const char *instance_id)
 {
-    const struct lb *b = lb_get(elb, name);
+    struct lb *b;
 
-    return b && reg_get(b, instance_id, NULL);
+    return reg_find(elb, name, instance_id, &b) != NULL;
 }
 
 enum sc_elb_membership sc_elb_instance_membership(const struct sc_elb *elb, const char *name,
                                                   const char *instance_id)
 {
-    const struct lb *b = lb_get(elb, name);
-    const struct reg *r = b ? reg_get(b, instance_id, NULL) : NULL;
+    struct lb *b;
+    const struct reg *r = reg_find(elb, name, instance_id, &b);
     struct row row;
 
     if (!r)
@@ -1810,14 +1800,8 @@ int sc_elb_host_counts(const struct sc_elb *elb, const char *name, const char *z
     for (int i = 0; i < b->nregs; i++) {
         const struct reg *r = b->regs[i];
 
-        if (r->drain == DRAIN_DEREGISTER)
+        if (r->drain == DRAIN_DEREGISTER || !reg_in_zone(elb, r, zone))
             continue;
-        if (zone) {
-            const struct sc_ec2_instance *in = sc_ec2_instance_find(elb->ec2, r->id);
-
-            if (!in || strcmp(in->availability_zone, zone) != 0)
-                continue;
-        }
         if (health_row(elb, b, r, r->id).state == SC_ELB_IN_SERVICE)
             h++;
         else
@@ -1946,11 +1930,7 @@ static json_t *lb_save(const void *ctx, int i)
                          (int)r->drain, "drain_deadline_ms", (json_int_t)r->drain_deadline_ms));
     }
     bad |= sc_save_take(o, "registrations", a);
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return rec_save_done(o, bad);
 }
 
 json_t *sc_elb_save(const struct sc_elb *elb)
@@ -1962,11 +1942,7 @@ json_t *sc_elb_save(const struct sc_elb *elb)
         return NULL;
     bad |= rec_rng_save(o, &elb->rng);
     bad |= rec_save_list(o, "load_balancers", elb, elb->nlbs, lb_save);
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return rec_save_done(o, bad);
 }
 
 /* A string or null (present either way). */

@@ -39,6 +39,26 @@ static inline int streq(const char *a, const char *b)
     return a && b && strcmp(a, b) == 0;
 }
 
+/* list[0..n) holds s (NULL entries and a NULL s match nothing). */
+static inline int in_list(const char *const *list, int n, const char *s)
+{
+    for (int i = 0; i < n; i++) {
+        if (streq(list[i], s))
+            return 1;
+    }
+    return 0;
+}
+
+/* How a saver ends: o when nothing failed (bad 0), else NULL with o freed. */
+static inline json_t *rec_save_done(json_t *o, int bad)
+{
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* Saves record i of the caller's service (ctx); NULL on OOM. */
 typedef json_t *rec_save_fn(const void *ctx, int i);
 

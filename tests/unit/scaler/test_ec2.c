@@ -1252,6 +1252,151 @@ static void test_ec2_generation_moves_with_every_instance_change(void **state)
     sc_ec2_destroy(ec2);
 }
 
+/* The errors several calls share keep AWS's codes and words on every path that gives them. */
+static void test_ec2_shared_errors_keep_their_words(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    const char *id = first_id(ec2);
+    const char *ids[] = { id };
+    const char *vpc[] = { "vpc-0000000000000000a" };
+    const char *subnet[] = { "subnet-0000000000000000a" };
+    const char *zone[] = { "us-east-1q" };
+    const char *lt_bad[] = { "lt-zz" };
+    const char *lt_none[] = { "lt-0000000000000000a" };
+    const char *ami_bad[] = { "ami-zz" };
+    const char *ami_none[] = { "ami-0000000a" };
+    const struct sc_ec2_tag tag = { "k", "v" };
+    struct sc_ec2_run_req run_req = { 0 };
+    struct sc_ec2_lt_create_req lt_req = { 0 };
+    struct sc_ec2_lt_version_req ver_req = { 0 };
+    const struct sc_ec2_launch_template *t;
+    const struct sc_ec2_vpc *vo[4];
+    const struct sc_ec2_subnet *so[4];
+    const struct sc_ec2_zone *zo[4];
+    const struct sc_ec2_launch_template *to[4];
+    const struct sc_ec2_image *io[8];
+    struct sc_ec2_state_change ch[1];
+    struct sc_error err = { 0 };
+    char long_desc[300];
+    char msg[SC_ERR_MESSAGE_LEN];
+    int n;
+
+    (void)state;
+    /* Terminate/Stop/StartInstances */
+    assert_int_equal(sc_ec2_stop_instances(ec2, NULL, 0, T0, ch, &err), SC_ERR_MISSING_PARAMETER);
+    assert_string_equal(err.message, "The request must contain the parameter InstanceId");
+    assert_int_equal(sc_ec2_terminate_instances(ec2, ids, 1, T0, ch, &err), SC_OK);
+    assert_int_equal(ch[0].previous, SC_EC2_PENDING);
+    assert_int_equal(ch[0].current, SC_EC2_SHUTTING_DOWN);
+    assert_string_equal(sc_ec2_instance_find(ec2, id)->state_transition_reason,
+                        "User initiated (2026-01-01 00:00:00 GMT)");
+    assert_string_equal(sc_ec2_instance_find(ec2, id)->state_reason_message,
+                        "Client.UserInitiatedShutdown: User initiated shutdown");
+    assert_int_equal(sc_ec2_stop_instances(ec2, ids, 1, T0, ch, &err),
+                     SC_ERR_INCORRECT_INSTANCE_STATE);
+    snprintf(msg, sizeof(msg), "This instance '%s' is not in a state from which it can be stopped.",
+             id);
+    assert_string_equal(err.message, msg);
+    assert_int_equal(sc_ec2_start_instances(ec2, ids, 1, T0, ch, &err),
+                     SC_ERR_INCORRECT_INSTANCE_STATE);
+    snprintf(msg, sizeof(msg), "The instance '%s' is not in a state from which it can be started.",
+             id);
+    assert_string_equal(err.message, msg);
+    /* the data plane's reports */
+    assert_int_equal(sc_ec2_instance_stopped(ec2, id, T0), SC_ERR_INCORRECT_INSTANCE_STATE);
+    assert_int_equal(sc_ec2_instance_terminated(ec2, "i-0000000000000000a", T0),
+                     SC_ERR_INSTANCE_ID_NOT_FOUND);
+    assert_int_equal(sc_ec2_instance_terminated(ec2, id, T0 + 1), SC_OK);
+    assert_int_equal(sc_ec2_instance_terminated(ec2, id, T0 + 2), SC_OK);
+    assert_int_equal(sc_ec2_instance_find(ec2, id)->state_changed_ms, T0 + 1);
+
+    /* an unknown VPC: CreateSubnet, DescribeVpcs, CreateTags */
+    assert_int_equal(
+        sc_ec2_create_subnet(ec2, vpc[0], "10.0.0.0/24", NULL, NULL, 0, T0, NULL, &err),
+        SC_ERR_VPC_NOT_FOUND);
+    assert_string_equal(err.message, "The vpc ID 'vpc-0000000000000000a' does not exist");
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(sc_ec2_describe_vpcs(ec2, vpc, 1, NULL, 0, vo, &n, &err),
+                     SC_ERR_VPC_NOT_FOUND);
+    assert_string_equal(err.message, "The vpc ID 'vpc-0000000000000000a' does not exist");
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(sc_ec2_create_tags(ec2, vpc, 1, &tag, 1, T0, &err), SC_ERR_VPC_NOT_FOUND);
+    assert_string_equal(err.message, "The vpc ID 'vpc-0000000000000000a' does not exist");
+
+    /* an unknown subnet: RunInstances, DescribeSubnets, CreateTags */
+    run_req.image_id = "ami-12c6146b";
+    run_req.min_count = run_req.max_count = 1;
+    run_req.subnet_id = subnet[0];
+    assert_int_equal(sc_ec2_run_instances(ec2, &run_req, T0, NULL, &err), SC_ERR_SUBNET_NOT_FOUND);
+    assert_string_equal(err.message, "The subnet ID 'subnet-0000000000000000a' does not exist");
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(sc_ec2_describe_subnets(ec2, subnet, 1, NULL, 0, so, &n, &err),
+                     SC_ERR_SUBNET_NOT_FOUND);
+    assert_string_equal(err.message, "The subnet ID 'subnet-0000000000000000a' does not exist");
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(sc_ec2_delete_tags(ec2, subnet, 1, &tag, 1, T0, &err),
+                     SC_ERR_SUBNET_NOT_FOUND);
+    assert_string_equal(err.message, "The subnet ID 'subnet-0000000000000000a' does not exist");
+
+    /* an unknown zone: RunInstances, DescribeAvailabilityZones */
+    run_req.subnet_id = NULL;
+    run_req.availability_zone = zone[0];
+    assert_int_equal(sc_ec2_run_instances(ec2, &run_req, T0, NULL, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_string_equal(err.message, "Invalid availability zone: [us-east-1q]");
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(sc_ec2_describe_zones(ec2, zone, 1, NULL, 0, zo, &n, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_string_equal(err.message, "Invalid availability zone: [us-east-1q]");
+
+    /* launch-template ids: DescribeLaunchTemplates, CreateTags, RunInstances */
+    assert_int_equal(
+        sc_ec2_describe_launch_templates(ec2, lt_bad, 1, NULL, 0, NULL, 0, to, &n, &err),
+        SC_ERR_LAUNCH_TEMPLATE_ID_MALFORMED);
+    assert_string_equal(err.message,
+                        "The specified ID for the launch template 'lt-zz' is not valid. The ID "
+                        "must be in the form 'lt-' followed by 17 hexadecimal characters.");
+    assert_int_equal(sc_ec2_create_tags(ec2, lt_none, 1, &tag, 1, T0, &err),
+                     SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND);
+    assert_string_equal(
+        err.message,
+        "The specified launch template, with template ID lt-0000000000000000a, does not exist.");
+    memset(&err, 0, sizeof(err));
+    run_req.availability_zone = NULL;
+    run_req.launch_template_id = lt_none[0];
+    assert_int_equal(sc_ec2_run_instances(ec2, &run_req, T0, NULL, &err),
+                     SC_ERR_LAUNCH_TEMPLATE_ID_NOT_FOUND);
+    assert_string_equal(
+        err.message,
+        "The specified launch template, with template ID lt-0000000000000000a, does not exist.");
+
+    /* DescribeImages: malformed before unknown */
+    assert_int_equal(sc_ec2_describe_images(ami_bad, 1, NULL, 0, io, &n, &err),
+                     SC_ERR_AMI_ID_MALFORMED);
+    assert_string_equal(err.message, "Invalid id: \"ami-zz\" (expecting \"ami-...\")");
+    assert_int_equal(sc_ec2_describe_images(ami_none, 1, NULL, 0, io, &n, &err),
+                     SC_ERR_AMI_ID_NOT_FOUND);
+    assert_string_equal(err.message, "The image id '[ami-0000000a]' does not exist");
+
+    /* a version description over 255 characters, on both calls that make versions */
+    memset(long_desc, 'd', 256);
+    long_desc[256] = '\0';
+    lt_req.launch_template_name = "web";
+    lt_req.version_description = long_desc;
+    assert_int_equal(sc_ec2_create_launch_template(ec2, &lt_req, T0, &t, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_string_equal(err.message, "Version description must be 255 characters or fewer.");
+    lt_req.version_description = NULL;
+    assert_int_equal(sc_ec2_create_launch_template(ec2, &lt_req, T0, &t, &err), SC_OK);
+    memset(&err, 0, sizeof(err));
+    ver_req.launch_template_name = "web";
+    ver_req.version_description = long_desc;
+    assert_int_equal(sc_ec2_create_launch_template_version(ec2, &ver_req, T0, NULL, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_string_equal(err.message, "Version description must be 255 characters or fewer.");
+    sc_ec2_destroy(ec2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1295,6 +1440,7 @@ int main(void)
         cmocka_unit_test(test_ec2_describe_tags_rows_and_filters),
         cmocka_unit_test(test_ec2_instance_lookup_survives_purge_churn),
         cmocka_unit_test(test_ec2_generation_moves_with_every_instance_change),
+        cmocka_unit_test(test_ec2_shared_errors_keep_their_words),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1191,6 +1191,82 @@ static void test_elb_register_instance_of_another_vpc(void **state)
     assert_non_null(strstr(f->err.message, "is not in the same VPC as ELB."));
 }
 
+/* The errors several calls share keep AWS's codes and words on every path that gives them. */
+static void test_elb_shared_errors_keep_their_words(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    struct sc_elb_health_check hc = { 0 };
+    const char *web[] = { "web" };
+    struct sc_elb_tag many[11];
+    char keys[11][16];
+    static const struct {
+        const char *member;
+        int call;
+    } nulls[] = { { "loadBalancerName", 0 },  { "listeners", 1 },
+                  { "listeners", 2 },         { "healthCheck.target", 3 },
+                  { "availabilityZones", 4 }, { "availabilityZones", 5 },
+                  { "loadBalancerNames", 6 }, { "tags", 7 } };
+
+    for (int i = 0; i < 11; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+        many[i] = (struct sc_elb_tag){ keys[i], "v" };
+    }
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++) {
+        enum sc_status st = SC_OK;
+        char msg[256];
+
+        req = (struct sc_elb_create_req){ 0 };
+        req.load_balancer_name = nulls[i].call == 0 ? NULL : "other";
+        switch (nulls[i].call) {
+        case 0:
+        case 1:
+            st = sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err);
+            break;
+        case 2:
+            st = sc_elb_create_listeners(f->elb, "web", NULL, 0, T0, &f->err);
+            break;
+        case 3:
+            st = sc_elb_configure_health_check(f->elb, "web", &hc, T0, NULL, &f->err);
+            break;
+        case 4:
+            st = sc_elb_enable_zones(f->elb, "web", NULL, 0, T0, &f->err);
+            break;
+        case 5:
+            st = sc_elb_disable_zones(f->elb, "web", NULL, 0, T0, &f->err);
+            break;
+        case 6:
+            st = sc_elb_add_tags(f->elb, NULL, 0, many, 1, T0, &f->err);
+            break;
+        case 7:
+            st = sc_elb_add_tags(f->elb, web, 1, NULL, 0, T0, &f->err);
+            break;
+        }
+        assert_int_equal(st, SC_ERR_VALIDATION);
+        snprintf(msg, sizeof(msg),
+                 "1 validation error detected: Value null at '%s' failed to satisfy constraint: "
+                 "Member must not be null",
+                 nulls[i].member);
+        assert_string_equal(f->err.message, msg);
+    }
+    /* the tag limit, at create and when adding */
+    req = (struct sc_elb_create_req){ 0 };
+    req.load_balancer_name = "tagged";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.availability_zones = zones_ab;
+    req.nzones = 1;
+    req.tags = many;
+    req.ntags = 11;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_TOO_MANY_TAGS);
+    assert_string_equal(f->err.message, "Tag count exceeds limit of 10 tags per load balancer.");
+    memset(&f->err, 0, sizeof(f->err));
+    assert_int_equal(sc_elb_add_tags(f->elb, web, 1, many, 11, T0, &f->err), SC_ERR_TOO_MANY_TAGS);
+    assert_string_equal(f->err.message, "Tag count exceeds limit of 10 tags per load balancer.");
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1240,6 +1316,7 @@ int main(void)
         T(test_elb_instance_membership_for_the_asg),
         T(test_elb_host_counts_per_zone),
         T(test_elb_register_instance_of_another_vpc),
+        T(test_elb_shared_errors_keep_their_words),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
