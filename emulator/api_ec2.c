@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/server.h"
+#include "emulator/api_world.h"
 #include "scaler/ec2.h"
+#include "scaler/world.h"
 
 /* ---- request helpers ------------------------------------------------------------------- */
 
@@ -131,11 +132,9 @@ static struct sc_ec2_tag *tags_list(json_t *in, const char *member, int *n)
 
 static struct sc_ec2 *ec2_of(struct api_ctx *ctx, struct awserr *err)
 {
-    struct sc_ec2 *e = srv_ec2(ctx->srv, ctx->account, ctx->region);
+    struct sc_world *w = api_world(ctx, err);
 
-    if (!e)
-        awserr_set(err, 400, "InvalidParameterValue", "Invalid region: %s", ctx->region);
-    return e;
+    return w ? sc_world_ec2(w) : NULL;
 }
 
 static int fail(struct awserr *err, const struct sc_error *se)

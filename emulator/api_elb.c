@@ -7,19 +7,15 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/server.h"
+#include "emulator/api_world.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
 
 static struct sc_elb *elb_of(struct api_ctx *ctx, struct awserr *err)
 {
-    struct sc_world *w = srv_world(ctx->srv, ctx->account, ctx->region);
+    struct sc_world *w = api_world(ctx, err);
 
-    if (!w) {
-        awserr_set(err, 400, "InvalidParameterValue", "Invalid region: %s", ctx->region);
-        return NULL;
-    }
-    return sc_world_elb(w);
+    return w ? sc_world_elb(w) : NULL;
 }
 
 static int fail(struct awserr *err, const struct sc_error *se)

@@ -175,13 +175,6 @@ struct sc_world *srv_world(struct srv *s, const char *account, const char *regio
     return rs->w;
 }
 
-struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region)
-{
-    struct sc_world *w = srv_world(s, account, region);
-
-    return w ? sc_world_ec2(w) : NULL;
-}
-
 /* The control-plane data plane: instances are records only until they become processes
  * (the "real instances" issue): pending ones are up at once, shutting-down / stopping
  * ones are gone at once, and every health check a load balancer asks for passes. */

@@ -91,9 +91,8 @@ int srv_clock_advance(struct srv *s, int64_t ms);
 void srv_reset(struct srv *s);
 /* The world (scaler/world.h) of account+region, created on first use (NULL when the
  * region name is malformed or 32 regions exist already). Borrowed until
- * srv_reset()/srv_destroy(). srv_ec2 is its EC2 records. */
+ * srv_reset()/srv_destroy(). */
 struct sc_world *srv_world(struct srv *s, const char *account, const char *region);
-struct sc_ec2 *srv_ec2(struct srv *s, const char *account, const char *region);
 /* Runs the control-plane data plane after a mutating call and on the loop's timer:
  * until instances are processes, pending instances come up at once and shutting-down /
  * stopping ones finish (the level-triggered contract of scaler/world.h). */
