@@ -316,6 +316,9 @@ void sc_asg_destroy(struct sc_asg *asg)
     for (int i = 0; i < asg->ngroups; i++)
         asg_group_free(asg->groups[i]);
     free(asg->groups);
+    for (int i = 0; i < asg->ndel_acts; i++)
+        asg_activity_free(asg->del_acts[i]);
+    free(asg->del_acts);
     for (int i = 0; i < asg->nlcs; i++)
         asg_lc_free(asg->lcs[i]);
     free(asg->lcs);
@@ -1273,12 +1276,14 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
     return SC_OK;
 }
 
-/* Removes g from the list and frees it (policies' alarms deleted first). */
+/* Removes g from the list and frees it (policies' alarms deleted first); its activities
+ * go to the deleted groups' list. */
 static void group_remove(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
 {
     int idx = asg_group_index(asg, g->info.auto_scaling_group_name, NULL);
 
     asg_group_drop_policies(asg, g, now_ms);
+    asg_deleted_acts_take(asg, g, now_ms);
     for (int k = 0; k < g->ninst; k++)
         asg_idx_del(asg, g->inst[k].info.instance_id);
     if (idx >= 0) {

@@ -36,7 +36,9 @@ struct sc_asg;
 #define SC_ASG_MAX_LOAD_BALANCERS        50 /* per group */
 #define SC_ASG_MAX_TAGS                  50 /* per group */
 #define SC_ASG_MAX_ACTIVITIES            100 /* finished activities kept per group (plus in progress) */
-#define SC_ASG_MAX_IDS_PER_CALL          20
+/* Deleted groups' activities kept, all groups together (the oldest go first). */
+#define SC_ASG_MAX_DELETED_ACTIVITIES 1000
+#define SC_ASG_MAX_IDS_PER_CALL       20
 
 /* --- what the asg needs from the rest of the world --------------------------------- */
 
@@ -409,7 +411,7 @@ struct sc_asg_activity_info {
     char *status_message;    /* NULL when none */
     int progress;
     char *details;     /* {"Subnet ID":"subnet-1","Availability Zone":"us-east-1a"} */
-    int group_deleted; /* AutoScalingGroupState "Deleted" */
+    int group_deleted; /* AutoScalingGroupState "Deleted" (else "InService") */
 };
 
 /* TerminateInstanceInAutoScalingGroup. With decrement: ValidationError `Currently,
@@ -452,8 +454,22 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
 int sc_asg_activity_count(const struct sc_asg *asg, const char *group);
 const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg, const char *group,
                                                       int i);
+/* By id, among live groups' activities and then deleted groups' (group_deleted tells
+ * which: DescribeScalingActivities shows the latter only with IncludeDeletedGroups). */
 const struct sc_asg_activity_info *sc_asg_activity_find(const struct sc_asg *asg,
                                                         const char *activity_id);
+/* Activities of deleted groups (IncludeDeletedGroups). When a group is removed (deleted,
+ * or a force delete's last instance gone) its activities move to one list for the whole
+ * asg, marked group_deleted, and are kept as a live group's are: a finished one until six
+ * weeks after its end (dropped by the sc_asg_step after that; no due time of its own in
+ * sc_asg_next_due_ms), at most SC_ASG_MAX_DELETED_ACTIVITIES in all, the oldest dropped
+ * first. They do not move sc_asg_activity_version. AWS order (in progress first, then
+ * newest first). group NULL: every deleted group's; a name: those of deleted groups of
+ * that name (a group deleted, then created again, keeps its old activities here). Count
+ * is 0 when there are none. */
+int sc_asg_deleted_activity_count(const struct sc_asg *asg, const char *group);
+const struct sc_asg_activity_info *sc_asg_deleted_activity_at(const struct sc_asg *asg,
+                                                              const char *group, int i);
 /* 1 when the group has an activity in progress. */
 int sc_asg_group_busy(const struct sc_asg *asg, const char *group);
 

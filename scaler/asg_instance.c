@@ -49,6 +49,18 @@ int asg_group_busy(const struct asg_group *g)
     return memo->busy;
 }
 
+/* The six-week rule: a finished activity is kept until ASG_ACTIVITY_KEEP_MS after its end. */
+static int act_expired(const struct asg_activity *a, int64_t now_ms)
+{
+    return act_finished(a) && now_ms - a->info.end_ms > ASG_ACTIVITY_KEEP_MS;
+}
+
+/* The first instant act_expired() holds for a finished activity. */
+static int64_t act_expiry_ms(const struct asg_activity *a)
+{
+    return a->info.end_ms + ASG_ACTIVITY_KEEP_MS + 1;
+}
+
 /* Drops the oldest finished activities beyond the bound (and those past six weeks). */
 static void acts_trim(struct asg_group *g, int64_t now_ms)
 {
@@ -62,16 +74,15 @@ static void acts_trim(struct asg_group *g, int64_t now_ms)
     for (int i = 0; i < g->nacts;) {
         struct asg_activity *a = g->acts[i];
 
-        if (act_finished(a) &&
-            (finished > SC_ASG_MAX_ACTIVITIES || now_ms - a->info.end_ms > ASG_ACTIVITY_KEEP_MS)) {
+        if (act_finished(a) && (finished > SC_ASG_MAX_ACTIVITIES || act_expired(a, now_ms))) {
             asg_activity_free(a);
             memmove(&g->acts[i], &g->acts[i + 1], (size_t)(g->nacts - i - 1) * sizeof(g->acts[0]));
             g->nacts--;
             finished--;
             g->acts_dropped++;
         } else {
-            if (act_finished(a) && a->info.end_ms + ASG_ACTIVITY_KEEP_MS + 1 < next)
-                next = a->info.end_ms + ASG_ACTIVITY_KEEP_MS + 1;
+            if (act_finished(a) && act_expiry_ms(a) < next)
+                next = act_expiry_ms(a);
             i++;
         }
     }
@@ -197,12 +208,114 @@ const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg, 
 const struct sc_asg_activity_info *sc_asg_activity_find(const struct sc_asg *asg,
                                                         const char *activity_id)
 {
+    if (!activity_id)
+        return NULL;
     for (int gi = 0; gi < asg->ngroups; gi++) {
         struct asg_group *g = asg->groups[gi];
 
         for (int j = 0; j < g->nacts; j++)
             if (strcmp(g->acts[j]->info.activity_id, activity_id) == 0)
                 return &g->acts[j]->info;
+    }
+    for (int j = 0; j < asg->ndel_acts; j++)
+        if (strcmp(asg->del_acts[j]->info.activity_id, activity_id) == 0)
+            return &asg->del_acts[j]->info;
+    return NULL;
+}
+
+/* --- deleted groups' activities --------------------------------------------------------- */
+
+/* AWS order: in progress before finished, then newest (latest made) first. */
+static int act_aws_cmp(const void *pa, const void *pb)
+{
+    const struct asg_activity *a = *(const struct asg_activity *const *)pa;
+    const struct asg_activity *b = *(const struct asg_activity *const *)pb;
+
+    if (act_finished(a) != act_finished(b))
+        return act_finished(a) - act_finished(b);
+    if (a->seq != b->seq)
+        return a->seq > b->seq ? -1 : 1;
+    return 0;
+}
+
+void asg_deleted_acts_sort(struct sc_asg *asg)
+{
+    if (asg->ndel_acts > 1)
+        qsort(asg->del_acts, (size_t)asg->ndel_acts, sizeof(asg->del_acts[0]), act_aws_cmp);
+    asg->del_trim_next_ms = INT64_MIN; /* look again at the next trim */
+}
+
+void asg_deleted_acts_trim(struct sc_asg *asg, int64_t now_ms)
+{
+    int64_t next = INT64_MAX;
+    int kept = 0;
+
+    if (now_ms < asg->del_trim_next_ms && asg->ndel_acts <= SC_ASG_MAX_DELETED_ACTIVITIES)
+        return;
+    for (int i = 0; i < asg->ndel_acts; i++) {
+        struct asg_activity *a = asg->del_acts[i];
+
+        /* the list is in AWS order: past the bound are the oldest */
+        if (act_expired(a, now_ms) || kept >= SC_ASG_MAX_DELETED_ACTIVITIES) {
+            asg_activity_free(a);
+            continue;
+        }
+        if (act_finished(a) && act_expiry_ms(a) < next)
+            next = act_expiry_ms(a);
+        asg->del_acts[kept++] = a;
+    }
+    asg->ndel_acts = kept;
+    asg->del_trim_next_ms = next;
+}
+
+void asg_deleted_acts_take(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+{
+    struct asg_activity **grown = NULL;
+
+    if (g->nacts == 0)
+        return;
+    grown = realloc(asg->del_acts, (size_t)(asg->ndel_acts + g->nacts) * sizeof(*grown));
+    if (!grown) {
+        for (int k = 0; k < g->nacts; k++)
+            asg_activity_free(g->acts[k]);
+    } else {
+        asg->del_acts = grown;
+        for (int k = 0; k < g->nacts; k++) {
+            g->acts[k]->info.group_deleted = 1;
+            asg->del_acts[asg->ndel_acts++] = g->acts[k];
+        }
+        asg_deleted_acts_sort(asg);
+    }
+    g->nacts = 0;
+    asg_deleted_acts_trim(asg, now_ms);
+}
+
+static int deleted_match(const struct asg_activity *a, const char *group)
+{
+    return !group || strcmp(a->info.auto_scaling_group_name, group) == 0;
+}
+
+int sc_asg_deleted_activity_count(const struct sc_asg *asg, const char *group)
+{
+    int n = 0;
+
+    if (!group)
+        return asg->ndel_acts;
+    for (int j = 0; j < asg->ndel_acts; j++)
+        n += deleted_match(asg->del_acts[j], group);
+    return n;
+}
+
+const struct sc_asg_activity_info *sc_asg_deleted_activity_at(const struct sc_asg *asg,
+                                                              const char *group, int i)
+{
+    if (i < 0)
+        return NULL;
+    if (!group)
+        return i < asg->ndel_acts ? &asg->del_acts[i]->info : NULL;
+    for (int j = 0; j < asg->ndel_acts; j++) {
+        if (deleted_match(asg->del_acts[j], group) && i-- == 0)
+            return &asg->del_acts[j]->info;
     }
     return NULL;
 }
@@ -1220,6 +1333,7 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
             asg->acts_version++; /* an activity finished or was dropped */
     }
     asg_reap_deleted(asg, now_ms);
+    asg_deleted_acts_trim(asg, now_ms);
     if (asg->ngroups != ngroups)
         asg->acts_version++;
     /* Quiet when nothing the sweep reads moved during this step and either a sweep just

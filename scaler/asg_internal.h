@@ -155,6 +155,11 @@ struct sc_asg {
     uint64_t seq;
     struct asg_group **groups; /* by name */
     int ngroups;
+    /* Deleted groups' activities (sc_asg_deleted_activity_*), AWS order, each marked
+     * group_deleted; none expires before del_trim_next_ms (asg_deleted_acts_trim). */
+    struct asg_activity **del_acts;
+    int ndel_acts;
+    int64_t del_trim_next_ms;
     struct asg_lc **lcs; /* by name */
     int nlcs;
     struct asg_idx_slot *idx;
@@ -226,6 +231,13 @@ void asg_census_rebuild(struct asg_group *g);
 int asg_self_check(struct sc_asg *asg, char *why, size_t len);
 void asg_activity_free(struct asg_activity *a);
 int asg_group_busy(const struct asg_group *g);
+/* Moves g's activities (g keeps none) to the deleted groups' list, then trims it. On OOM
+ * they are dropped. */
+void asg_deleted_acts_take(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* Drops deleted groups' activities past six weeks or beyond the bound (the step calls it). */
+void asg_deleted_acts_trim(struct sc_asg *asg, int64_t now_ms);
+/* Puts the deleted groups' list in AWS order (after a load). */
+void asg_deleted_acts_sort(struct sc_asg *asg);
 void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
                               const char *cause, int64_t now_ms);
 /* Instances InService and past warm-up; and those still warming (Pending or warming). */

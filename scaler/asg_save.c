@@ -1,6 +1,7 @@
 /* scaler/asg_save.c: sc_asg_save / sc_asg_load (asg.h): the whole Auto Scaling state as
  * JSON (launch configurations; groups with their instances, activities, policies and
- * private bookkeeping: cooldowns, retries, pending causes, zone failures), and back. */
+ * private bookkeeping: cooldowns, retries, pending causes, zone failures; deleted groups'
+ * activities), and back. */
 #include "scaler/asg.h"
 
 #include <stdio.h>
@@ -300,6 +301,10 @@ json_t *sc_asg_save(const struct sc_asg *asg)
     for (int k = 0; a && k < asg->ngroups; k++)
         bad |= json_array_append_new(a, group_save(asg->groups[k]));
     bad |= sc_save_take(o, "groups", a);
+    a = json_array();
+    for (int k = 0; a && k < asg->ndel_acts; k++)
+        bad |= json_array_append_new(a, act_save(asg->del_acts[k]));
+    bad |= sc_save_take(o, "deleted_activities", a);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -672,12 +677,13 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
     const json_t *a;
     struct asg_lc **lcs = NULL;
     struct asg_group **groups = NULL;
-    int nlcs = 0, ngroups = 0;
+    struct asg_activity **dels = NULL;
+    int nlcs = 0, ngroups = 0, ndels = 0;
     int64_t last_now = 0, next_sweep = 0;
     uint64_t seq = 0;
 
     sc_load_init(&l, "asg", err);
-    if (asg->ngroups || asg->nlcs)
+    if (asg->ngroups || asg->nlcs || asg->ndel_acts)
         return sc_fail(err, SC_ERR_VALIDATION, "state: asg: load into a non-empty asg");
     if (!json_is_object(obj))
         return sc_fail(err, SC_ERR_VALIDATION, "state: asg: expected an object");
@@ -718,6 +724,24 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
                 sc_load_fail(&l, "groups: not in name order");
         }
     }
+    /* optional: a file written before deleted groups' activities were kept has none */
+    a = json_object_get(obj, "deleted_activities") ? sc_load_array(&l, obj, "deleted_activities")
+                                                   : NULL;
+    if (a && json_array_size(a) > SC_ASG_MAX_DELETED_ACTIVITIES)
+        sc_load_fail(&l, "deleted_activities: more than %d", SC_ASG_MAX_DELETED_ACTIVITIES);
+    if (a && !l.failed && json_array_size(a) > 0) {
+        dels = calloc(json_array_size(a), sizeof(*dels));
+        if (!dels)
+            sc_load_fail(&l, "out of memory");
+        for (size_t k = 0; dels && k < json_array_size(a) && !l.failed; k++) {
+            dels[k] = act_load(&l, json_array_get(a, k));
+            if (dels[k])
+                ndels++;
+            if (!l.failed && !dels[k]->info.group_deleted)
+                sc_load_fail(&l, "deleted_activities: activity %s is not marked deleted",
+                             dels[k]->info.activity_id);
+        }
+    }
     if (l.failed)
         goto fail;
     /* commit: nothing can fail below except the instance index (OOM), undone whole */
@@ -725,6 +749,9 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
     asg->nlcs = nlcs;
     asg->groups = groups;
     asg->ngroups = ngroups;
+    asg->del_acts = dels;
+    asg->ndel_acts = ndels;
+    asg_deleted_acts_sort(asg);
     for (int k = 0; k < ngroups; k++) {
         struct asg_group *g = groups[k];
 
@@ -750,6 +777,8 @@ undo:
     asg->nlcs = 0;
     asg->groups = NULL;
     asg->ngroups = 0;
+    asg->del_acts = NULL;
+    asg->ndel_acts = 0;
     free(asg->idx);
     asg->idx = NULL;
     asg->idx_cap = 0;
@@ -761,5 +790,8 @@ fail:
     for (int k = 0; k < ngroups; k++)
         asg_group_free(groups[k]);
     free(groups);
+    for (int k = 0; k < ndels; k++)
+        asg_activity_free(dels[k]);
+    free(dels);
     return err ? err->status : SC_ERR_VALIDATION;
 }

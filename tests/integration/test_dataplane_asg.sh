@@ -4,7 +4,9 @@
 # profile's boot time (scaled), running with a scalelab:port tag and serving; kill -9 of
 # one and the group replaces it (AWS's cause text); scale out and in changes the
 # processes; CPUUtilization comes from what the instances did; SIGTERM of the emulator
-# ends every instance; SIGKILL of it and they follow (PDEATHSIG). TAP lines; KEEP_TMP=1.
+# ends every instance; SIGKILL of it and they follow (PDEATHSIG); a deleted group's
+# activities with IncludeDeletedGroups, also in an emulator started from the state. TAP lines;
+# KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/emu_lib.sh"
@@ -195,4 +197,108 @@ for _ in $(seq 100); do
     [ "$gone" = 1 ] && break; sleep 0.05
 done
 if [ "$gone" = 1 ]; then ok "SIGKILL of the emulator: its instances exit (PDEATHSIG)"; else notok "SIGKILL of the emulator: its instances exit"; fi
+
+# DescribeScalingActivities IncludeDeletedGroups: a deleted group's activities are listed
+# only with the flag, marked Deleted, newest first, paged; they are in the state document
+# (GET /_scalelab/state) and an emulator started with it as --state lists them again.
+start emu3 --time-scale 60
+EPID3=$LAST
+python3 - "$EP" "$EPID3" "$TMP" <<'EOF' || failed=1
+import subprocess, sys, time, urllib.request
+import boto3
+
+ep, epid, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
+asg = boto3.client("autoscaling", endpoint_url=ep)
+failed = 0
+
+def check(desc, cond, detail=""):
+    global failed
+    print(("ok - " if cond else "not ok - ") + desc + (f" ({detail})" if detail != "" else ""))
+    if not cond:
+        failed = 1
+
+def wait(pred, secs):
+    end = time.time() + secs
+    while time.time() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.05)
+    return pred()
+
+def acts(**kw):
+    return asg.describe_scaling_activities(**kw)["Activities"]
+
+def settled(name, n):
+    a = acts(AutoScalingGroupName=name)
+    return a if len(a) == n and all("EndTime" in x for x in a) else None
+
+asg.create_launch_configuration(LaunchConfigurationName="lc", ImageId="ami-12345678",
+                                InstanceType="t3.micro")
+for name in ("gd", "keep"):
+    asg.create_auto_scaling_group(AutoScalingGroupName=name, LaunchConfigurationName="lc",
+                                  MinSize=0, MaxSize=2, DesiredCapacity=1,
+                                  AvailabilityZones=["us-east-1a"])
+wait(lambda: settled("gd", 1) and settled("keep", 1), 10)
+kids = subprocess.run(["pgrep", "-P", epid], capture_output=True, text=True).stdout
+open(f"{tmp}/emu3.kids", "w").write(" ".join(kids.split()))
+asg.set_desired_capacity(AutoScalingGroupName="keep", DesiredCapacity=0)
+wait(lambda: settled("keep", 2), 10)
+asg.delete_auto_scaling_group(AutoScalingGroupName="gd", ForceDelete=True)
+gone = wait(lambda: not asg.describe_auto_scaling_groups(
+    AutoScalingGroupNames=["gd"])["AutoScalingGroups"], 10)
+check("IncludeDeletedGroups: a force-deleted group goes once its instance is terminated", gone)
+live = acts()
+check("without IncludeDeletedGroups the deleted group's activities are not listed",
+      acts(AutoScalingGroupName="gd") == [] and len(live) == 2
+      and all(a["AutoScalingGroupName"] == "keep" for a in live),
+      [a["AutoScalingGroupName"] for a in live])
+check("a live group's activities are AutoScalingGroupState InService",
+      all(a.get("AutoScalingGroupState") == "InService" for a in live))
+dead = acts(AutoScalingGroupName="gd", IncludeDeletedGroups=True)
+check("IncludeDeletedGroups=true: the deleted group's launch and termination, marked Deleted",
+      len(dead) == 2 and all(a["AutoScalingGroupState"] == "Deleted" for a in dead)
+      and dead[0]["Description"].startswith("Terminating EC2 instance: i-")
+      and dead[1]["Description"].startswith("Launching a new EC2 instance: i-")
+      and "a user request to delete the group" in dead[0]["Cause"],
+      [(a["Description"], a["AutoScalingGroupState"]) for a in dead])
+both = acts(IncludeDeletedGroups=True)
+starts = [a["StartTime"] for a in both]
+check("IncludeDeletedGroups=true without a group name: every group's, newest first",
+      len(both) == 4 and {a["AutoScalingGroupName"] for a in both} == {"gd", "keep"}
+      and starts == sorted(starts, reverse=True),
+      [(a["AutoScalingGroupName"], str(a["StartTime"])) for a in both])
+page = asg.describe_scaling_activities(IncludeDeletedGroups=True, MaxRecords=3)
+rest = asg.describe_scaling_activities(IncludeDeletedGroups=True, MaxRecords=3,
+                                       NextToken=page.get("NextToken", "none"))
+check("IncludeDeletedGroups=true pages like the rest (MaxRecords, NextToken)",
+      len(page["Activities"]) == 3 and "NextToken" not in rest
+      and [a["ActivityId"] for a in page["Activities"] + rest["Activities"]]
+      == [a["ActivityId"] for a in both])
+ids = [a["ActivityId"] for a in dead]
+check("ActivityIds of a deleted group's activities: ignored without the flag, found with it",
+      acts(ActivityIds=ids) == []
+      and [a["ActivityId"] for a in acts(ActivityIds=ids, IncludeDeletedGroups=True)] == ids)
+open(f"{tmp}/emu3.ids", "w").write(" ".join(ids))
+with urllib.request.urlopen(ep + "/_scalelab/state", timeout=5) as r:
+    doc = r.read()
+check("the state document keeps the deleted group's activities",
+      all(i.encode() in doc for i in ids) and b'"deleted_activities"' in doc)
+open(f"{tmp}/emu3.state", "wb").write(doc)
+sys.exit(failed)
+EOF
+start emu3b --time-scale 60 --state "$TMP/emu3.state"
+want=$(for id in $(cat "$TMP/emu3.ids" 2>/dev/null); do printf '%s\tDeleted\n' "$id"; done)
+out=$(aws autoscaling describe-scaling-activities --endpoint-url "$EP" \
+      --auto-scaling-group-name gd --include-deleted-groups \
+      --query 'Activities[].[ActivityId,AutoScalingGroupState]' --output text 2>&1) || true
+if [ -n "$want" ] && [ "$out" = "$want" ]; then
+    ok "restarted from that state: aws CLI --include-deleted-groups lists them, Deleted"
+else
+    notok "restarted from that state: aws CLI --include-deleted-groups lists them, Deleted ($out)"
+fi
+out=$(aws autoscaling describe-scaling-activities --endpoint-url "$EP" \
+      --auto-scaling-group-name gd --query 'length(Activities)' --output text 2>&1) || true
+if [ "$out" = 0 ]; then ok "restarted from that state: without the flag, none"
+else notok "restarted from that state: without the flag, none ($out)"; fi
 exit 0

@@ -1997,6 +1997,191 @@ static void test_asg_census_matches_instances_after_every_operation(void **state
     }
 }
 
+/* --- deleted groups' activities (IncludeDeletedGroups) ---------------------------------- */
+
+/* A group that launched one instance at t, scaled it in at t + 1 min and was deleted at
+ * t + 2 min: two finished activities. */
+static void group_with_history(struct fx *x, const char *name, int64_t t)
+{
+    assert_int_equal(make_group(x, name, 0, 2, 1), SC_OK);
+    settle(x, t);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, name, 0, 0, t + MIN, &x->err), SC_OK);
+    settle(x, t + MIN);
+    settle(x, t + MIN + 1);
+    assert_int_equal(sc_asg_activity_count(x->asg, name), 2);
+    assert_false(sc_asg_group_busy(x->asg, name));
+    assert_int_equal(sc_asg_delete_group(x->asg, name, 0, t + 2 * MIN, &x->err), SC_OK);
+}
+
+static void test_asg_deleted_group_activities_kept_marked_deleted(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_activity_info *a;
+    char launch_id[SC_RNG_UUID_LEN];
+
+    assert_int_equal(make_group(x, "other", 0, 2, 1), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, NULL), 0);
+    group_with_history(x, "g", T0);
+    /* gone from the live group's list ... */
+    assert_null(sc_asg_group_find(x->asg, "g"));
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), -1);
+    /* ... kept in the deleted groups' list, newest first, marked Deleted */
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, NULL), 2);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "g"), 2);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "other"), 0);
+    a = sc_asg_deleted_activity_at(x->asg, "g", 0);
+    assert_non_null(a);
+    assert_non_null(strstr(a->description, "Terminating EC2 instance: i-"));
+    assert_int_equal(a->group_deleted, 1);
+    assert_string_equal(a->auto_scaling_group_name, "g");
+    a = sc_asg_deleted_activity_at(x->asg, "g", 1);
+    assert_non_null(strstr(a->description, "Launching a new EC2 instance: i-"));
+    assert_int_equal(a->group_deleted, 1);
+    assert_string_equal(a->status_code, "Successful");
+    assert_ptr_equal(sc_asg_deleted_activity_at(x->asg, NULL, 1), a);
+    assert_null(sc_asg_deleted_activity_at(x->asg, "g", 2));
+    assert_null(sc_asg_deleted_activity_at(x->asg, "other", 0));
+    snprintf(launch_id, sizeof(launch_id), "%s", a->activity_id);
+    /* found by id, telling it is a deleted group's; the live group's are not marked */
+    assert_ptr_equal(sc_asg_activity_find(x->asg, launch_id), a);
+    assert_int_equal(sc_asg_activity_at(x->asg, "other", 0)->group_deleted, 0);
+    /* a new group of the same name starts with no history; the old one stays */
+    assert_int_equal(make_group(x, "g", 0, 2, 0), SC_OK);
+    assert_int_equal(sc_asg_activity_count(x->asg, "g"), 0);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "g"), 2);
+    assert_int_equal(sc_asg_activity_find(x->asg, launch_id)->group_deleted, 1);
+}
+
+static void test_asg_force_deleted_group_activities_kept(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(make_group(x, "g", 2, 2, 2), SC_OK);
+    settle(x, T0);
+    assert_int_equal(sc_asg_delete_group(x->asg, "g", 1, T0 + MIN, &x->err), SC_OK);
+    /* in progress: still the group's */
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, NULL), 0);
+    settle(x, T0 + MIN);
+    sc_asg_step(x->asg, T0 + MIN + 1);
+    assert_null(sc_asg_group_find(x->asg, "g"));
+    /* two launches, two terminations "in response to a user request to delete the group" */
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "g"), 4);
+    for (int i = 0; i < 4; i++) {
+        const struct sc_asg_activity_info *a = sc_asg_deleted_activity_at(x->asg, "g", i);
+
+        assert_int_equal(a->group_deleted, 1);
+        assert_true(a->end_ms != 0);
+        assert_non_null(strstr(a->description, i < 2 ? "Terminating" : "Launching"));
+    }
+    assert_non_null(strstr(sc_asg_deleted_activity_at(x->asg, "g", 0)->cause,
+                           "in response to a user request to delete the group"));
+}
+
+static void test_asg_deleted_group_activities_trimmed_after_six_weeks(void **state)
+{
+    struct fx *x = *state;
+    int64_t end_launch, end_term;
+
+    group_with_history(x, "g", T0);
+    end_term = sc_asg_deleted_activity_at(x->asg, "g", 0)->end_ms;
+    end_launch = sc_asg_deleted_activity_at(x->asg, "g", 1)->end_ms;
+    assert_true(end_launch < end_term);
+    /* the same rule as a live group's: kept until six weeks after each one's end */
+    sc_asg_step(x->asg, end_launch + ASG_ACTIVITY_KEEP_MS);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "g"), 2);
+    sc_asg_step(x->asg, end_launch + ASG_ACTIVITY_KEEP_MS + 1);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "g"), 1);
+    assert_non_null(strstr(sc_asg_deleted_activity_at(x->asg, "g", 0)->description, "Terminating"));
+    sc_asg_step(x->asg, end_term + ASG_ACTIVITY_KEEP_MS);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "g"), 1);
+    sc_asg_step(x->asg, end_term + ASG_ACTIVITY_KEEP_MS + 1);
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, NULL), 0);
+    assert_null(sc_asg_deleted_activity_at(x->asg, NULL, 0));
+}
+
+static void test_asg_deleted_group_activities_bounded(void **state)
+{
+    struct fx *x = *state;
+    int cycles = SC_ASG_MAX_DELETED_ACTIVITIES / 2 + 3;
+    int64_t t = T0;
+    const struct sc_asg_activity_info *a;
+
+    /* memory stays flat: the oldest go past the bound; the newest first */
+    for (int i = 0; i < cycles; i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "g%04d", i);
+        group_with_history(x, name, t);
+        t += 3 * MIN;
+        x->f.ninst = 0; /* the fake's instances are all gone */
+    }
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, NULL), SC_ASG_MAX_DELETED_ACTIVITIES);
+    a = sc_asg_deleted_activity_at(x->asg, NULL, 0);
+    assert_string_equal(a->auto_scaling_group_name, "g0502");
+    assert_non_null(strstr(a->description, "Terminating"));
+    a = sc_asg_deleted_activity_at(x->asg, NULL, SC_ASG_MAX_DELETED_ACTIVITIES - 1);
+    assert_string_equal(a->auto_scaling_group_name, "g0003");
+    assert_non_null(strstr(a->description, "Launching"));
+    assert_int_equal(sc_asg_deleted_activity_count(x->asg, "g0002"), 0);
+    for (int i = 1; i < SC_ASG_MAX_DELETED_ACTIVITIES; i++)
+        assert_true(sc_asg_deleted_activity_at(x->asg, NULL, i - 1)->start_ms >=
+                    sc_asg_deleted_activity_at(x->asg, NULL, i)->start_ms);
+}
+
+static void test_asg_deleted_group_activities_survive_save_load(void **state)
+{
+    struct fx *x = *state;
+    json_t *saved, *again, *old;
+    struct sc_asg *n, *o;
+
+    group_with_history(x, "a", T0);
+    group_with_history(x, "b", T0 + 10 * MIN);
+    saved = sc_asg_save(x->asg);
+    assert_non_null(saved);
+    assert_int_equal(json_array_size(json_object_get(saved, "deleted_activities")), 4);
+    n = census_asg(x);
+    assert_int_equal(sc_asg_load(n, saved, &x->err), SC_OK);
+    assert_int_equal(sc_asg_deleted_activity_count(n, NULL), 4);
+    for (int i = 0; i < 4; i++) {
+        const struct sc_asg_activity_info *p = sc_asg_deleted_activity_at(x->asg, NULL, i);
+        const struct sc_asg_activity_info *q = sc_asg_deleted_activity_at(n, NULL, i);
+
+        assert_string_equal(p->activity_id, q->activity_id);
+        assert_string_equal(p->cause, q->cause);
+        assert_int_equal(p->end_ms, q->end_ms);
+        assert_int_equal(q->group_deleted, 1);
+        assert_ptr_equal(sc_asg_activity_find(n, q->activity_id), q);
+    }
+    assert_string_equal(sc_asg_deleted_activity_at(n, NULL, 0)->auto_scaling_group_name, "b");
+    again = sc_asg_save(n);
+    assert_true(json_equal(saved, again));
+    /* and they keep expiring after the load */
+    sc_asg_step(n, T0 + 20 * MIN + ASG_ACTIVITY_KEEP_MS);
+    assert_int_equal(sc_asg_deleted_activity_count(n, NULL), 0);
+    /* a state file written before the list existed loads, with none */
+    old = json_deep_copy(saved);
+    assert_int_equal(json_object_del(old, "deleted_activities"), 0);
+    o = census_asg(x);
+    assert_int_equal(sc_asg_load(o, old, &x->err), SC_OK);
+    assert_int_equal(sc_asg_deleted_activity_count(o, NULL), 0);
+    sc_asg_destroy(o);
+    json_decref(old);
+    /* an entry not marked deleted is refused, and the asg stays empty */
+    old = json_deep_copy(saved);
+    json_object_set_new(json_array_get(json_object_get(old, "deleted_activities"), 0),
+                        "group_deleted", json_false());
+    o = census_asg(x);
+    assert_int_equal(sc_asg_load(o, old, &x->err), SC_ERR_VALIDATION);
+    assert_non_null(strstr(x->err.message, "is not marked deleted"));
+    assert_int_equal(sc_asg_deleted_activity_count(o, NULL), 0);
+    sc_asg_destroy(o);
+    json_decref(old);
+    json_decref(again);
+    json_decref(saved);
+    sc_asg_destroy(n);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -2052,6 +2237,11 @@ int main(void)
         T(test_asg_target_tracking_scales_out_by_formula),
         T(test_asg_target_tracking_scale_in_needs_all),
         T(test_asg_delete_group_drops_policies_and_alarms),
+        T(test_asg_deleted_group_activities_kept_marked_deleted),
+        T(test_asg_force_deleted_group_activities_kept),
+        T(test_asg_deleted_group_activities_trimmed_after_six_weeks),
+        T(test_asg_deleted_group_activities_bounded),
+        T(test_asg_deleted_group_activities_survive_save_load),
         T(test_asg_suspended_alarm_notification_runs_nothing),
         T(test_asg_launch_failure_activity),
         T(test_asg_launch_failure_in_a_zone_goes_to_another),
