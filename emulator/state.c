@@ -6,6 +6,7 @@
 #include <libgen.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,24 @@ static void *writer_main(void *arg)
     }
 }
 
+/* Starts the writer thread with every signal blocked: the event loop takes SIGCHLD,
+ * SIGTERM and SIGINT through signalfd, blocked only in its own thread, so a thread that
+ * let them in would swallow an instance's exit (left a zombie) or end the process without
+ * the last write. Returns pthread_create's result. */
+static int start_writer(struct state *st)
+{
+    sigset_t all, old;
+    int rc;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&st->thread, NULL, writer_main, st);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        errno = rc;
+    return rc;
+}
+
 struct state *state_create(const char *path, state_snapshot_fn snapshot, void *ud, char *err,
                            size_t errlen)
 {
@@ -147,8 +166,7 @@ struct state *state_create(const char *path, state_snapshot_fn snapshot, void *u
         st->delay_ms = atoi(getenv("SCALELAB_STATE_DELAY_MS"));
     st->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (st->efd < 0 || pthread_mutex_init(&st->mu, NULL) != 0 ||
-        pthread_cond_init(&st->cv, NULL) != 0 ||
-        pthread_create(&st->thread, NULL, writer_main, st) != 0) {
+        pthread_cond_init(&st->cv, NULL) != 0 || start_writer(st) != 0) {
         snprintf(err, errlen, "%s: cannot start the state writer: %s", path, strerror(errno));
         state_destroy(st);
         return NULL;

@@ -142,6 +142,21 @@ kill9
 start replace --time-scale 20 --state "$TMP/replace.json"
 check "after kill -9: old instances terminated (Server.InternalError), group back at 2 new" \
     client replaced "$TMP/before.json"
+# the writer thread must not take the SIGCHLD of an instance that exits (it was lost,
+# the process left a zombie and the group stayed "Delete in progress")
+check "with --state: a force-deleted group's instances exit, are reaped, and the group goes" \
+    bash -c "
+    python3 - '$EP' <<'EOF'
+import sys, time, boto3
+asg = boto3.client('autoscaling', endpoint_url=sys.argv[1], region_name='us-east-1')
+asg.delete_auto_scaling_group(AutoScalingGroupName='stateasg', ForceDelete=True)
+for _ in range(150):
+    gs = asg.describe_auto_scaling_groups()['AutoScalingGroups']
+    if not gs: sys.exit(0)
+    time.sleep(0.2)
+sys.exit('still there: %r' % gs)
+EOF
+    ! ps -o stat= --ppid $PID | grep -q Z"
 kill9
 
 # --- kill -9 at a random moment: every acknowledged change is there ---
