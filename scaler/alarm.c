@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/civil.h"
+
 #define MAX_SLOTS   (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
 #define SCRATCH_LEN (64 * 1024)
 #define AS_PREFIX   "arn:aws:autoscaling:"
@@ -143,44 +145,24 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* Days since 1970-01-01 to civil date (Howard Hinnant's algorithm). */
-static void civil(int64_t ms, int *y, int *mo, int *d, int *h, int *mi, int *s, int *msec)
-{
-    int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
-    int64_t days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
-    int64_t rem = secs - days * 86400;
-    int64_t z = days + 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *mo = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = (int)(yoe + era * 400 + (*mo <= 2));
-    *h = (int)(rem / 3600);
-    *mi = (int)(rem % 3600 / 60);
-    *s = (int)(rem % 60);
-    *msec = (int)(ms - secs * 1000);
-}
-
 /* dd/MM/yy HH:mm:ss */
 static void fmt_reason_date(int64_t ms, char *out, size_t n)
 {
-    int y, mo, d, h, mi, s, msec;
+    struct sc_civil c;
 
-    civil(ms, &y, &mo, &d, &h, &mi, &s, &msec);
-    snprintf(out, n, "%02d/%02d/%02d %02d:%02d:%02d", d, mo, y % 100, h, mi, s);
+    sc_civil_from_ms(ms, &c);
+    snprintf(out, n, "%02d/%02d/%02d %02d:%02d:%02d", c.day, c.month, c.year % 100, c.hour,
+             c.minute, c.second);
 }
 
 /* 2014-04-09T18:59:06.419+0000 */
 static void fmt_json_date(int64_t ms, char *out, size_t n)
 {
-    int y, mo, d, h, mi, s, msec;
+    struct sc_civil c;
 
-    civil(ms, &y, &mo, &d, &h, &mi, &s, &msec);
-    snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+0000", y, mo, d, h, mi, s, msec);
+    sc_civil_from_ms(ms, &c);
+    snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+0000", c.year, c.month, c.day, c.hour,
+             c.minute, c.second, c.msec);
 }
 
 /* A bounded string builder: writes what fits, always NUL-terminated. */

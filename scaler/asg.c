@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scaler/asg_internal.h"
+#include "scaler/civil.h"
 #include "scaler/save.h"
 
 /* --- small helpers ---------------------------------------------------------------------- */
@@ -66,32 +67,13 @@ char **asg_dup_strv(const char *const *v, int n)
     return d;
 }
 
-/* Days from civil (Howard Hinnant's algorithm), so no libc time zone code is involved. */
-static void civil_from_days(int64_t z, int *y, int *m, int *d)
-{
-    int64_t era, doe, yoe, doy, mp;
-
-    z += 719468;
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = z - era * 146097;
-    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = (int)(yoe + era * 400 + (*m <= 2));
-}
-
 void asg_iso_time(int64_t ms, char out[ASG_TIME_LEN])
 {
-    int64_t s = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
-    int64_t days = s >= 0 ? s / 86400 : (s - 86399) / 86400;
-    int64_t rem = s - days * 86400;
-    int y, m, d;
+    struct sc_civil c;
 
-    civil_from_days(days, &y, &m, &d);
-    snprintf(out, ASG_TIME_LEN, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, (int)(rem / 3600),
-             (int)(rem / 60 % 60), (int)(rem % 60));
+    sc_civil_from_ms(ms, &c);
+    snprintf(out, ASG_TIME_LEN, "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour,
+             c.minute, c.second);
 }
 
 /* Appends "At <t> <clause>." to buf (joined by two spaces), within ASG_CAUSE_LEN. */

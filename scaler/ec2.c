@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/civil.h"
 #include "scaler/rec.h"
 #include "scaler/rng.h"
 #include "scaler/save.h"
@@ -114,39 +115,14 @@ static enum sc_status check_filters(const struct sc_ec2_filter *f, int n, const 
     return SC_OK;
 }
 
-/* Days since 1970-01-01 -> civil date (Howard Hinnant's algorithm). */
-static void civil_from_days(int64_t z, int *y, int *m, int *d)
-{
-    int64_t era, doe, yoe, doy, mp;
-
-    z += 719468;
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = z - era * 146097;
-    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = (int)(yoe + era * 400 + (*m <= 2));
-}
-
 /* "2026-01-01 00:05:00 GMT" */
 static void format_gmt(char *out, size_t n, int64_t ms)
 {
-    int64_t s = ms / 1000, days, rem;
-    int y, mo, d;
+    struct sc_civil c;
 
-    if (ms < 0 && ms % 1000)
-        s--;
-    days = s / 86400;
-    rem = s % 86400;
-    if (rem < 0) {
-        rem += 86400;
-        days--;
-    }
-    civil_from_days(days, &y, &mo, &d);
-    snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d GMT", y, mo, d, (int)(rem / 3600),
-             (int)(rem / 60 % 60), (int)(rem % 60));
+    sc_civil_from_ms(ms, &c);
+    snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d GMT", c.year, c.month, c.day, c.hour, c.minute,
+             c.second);
 }
 
 /* --- tags ------------------------------------------------------------------------------------- */

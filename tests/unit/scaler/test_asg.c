@@ -259,16 +259,14 @@ struct fx {
     struct sc_error err;
 };
 
-static int setup(void **state)
+static uint64_t f_health_sig(void *ud, int with_lb);
+
+/* The library over the fake environment; health_sig: with env.health_inputs_sig, so the
+ * library may skip sweeps whose inputs did not change. */
+static struct sc_asg *fx_asg(struct fx *x, int health_sig)
 {
-    struct fx *x = calloc(1, sizeof(*x));
     struct sc_asg_config cfg = { 0 };
 
-    sc_rng_init(&x->rng, 1);
-    sc_rng_init(&x->f.rng, 2);
-    x->f.lbs[0] = "lb1";
-    x->f.lbs[1] = "lb2";
-    x->f.nlbs = 2;
     cfg.rng = &x->rng;
     cfg.env = (struct sc_asg_env){
         .ud = &x->f,
@@ -286,8 +284,21 @@ static int setup(void **state)
         .delete_alarm = f_del_alarm,
         .alarm_in_alarm = f_in_alarm,
         .put_metric = f_put_metric,
+        .health_inputs_sig = health_sig ? f_health_sig : NULL,
     };
-    x->asg = sc_asg_create(&cfg);
+    return sc_asg_create(&cfg);
+}
+
+static int setup(void **state)
+{
+    struct fx *x = calloc(1, sizeof(*x));
+
+    sc_rng_init(&x->rng, 1);
+    sc_rng_init(&x->f.rng, 2);
+    x->f.lbs[0] = "lb1";
+    x->f.lbs[1] = "lb2";
+    x->f.nlbs = 2;
+    x->asg = fx_asg(x, 0);
     if (!x->asg)
         return -1;
     *state = x;
@@ -1764,28 +1775,7 @@ static uint64_t f_health_sig(void *ud, int with_lb)
 
 static struct sc_asg *census_asg(struct fx *x)
 {
-    struct sc_asg_config cfg = { 0 };
-
-    cfg.rng = &x->rng;
-    cfg.env = (struct sc_asg_env){
-        .ud = &x->f,
-        .run_instance = f_run,
-        .terminate_instance = f_term,
-        .instance_state = f_state,
-        .instance_zone = f_izone,
-        .subnet_zone = f_subnet_zone,
-        .zone_valid = f_zone_valid,
-        .lb_exists = f_lb_exists,
-        .lb_register = f_lb_reg,
-        .lb_deregister = f_lb_dereg,
-        .lb_instance_state = f_lb_state,
-        .put_alarm = f_put_alarm,
-        .delete_alarm = f_del_alarm,
-        .alarm_in_alarm = f_in_alarm,
-        .put_metric = f_put_metric,
-        .health_inputs_sig = f_health_sig,
-    };
-    return sc_asg_create(&cfg);
+    return fx_asg(x, 1);
 }
 
 /* A random member of a random group, or NULL (then *g is NULL too when there is none). */
