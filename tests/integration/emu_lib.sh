@@ -45,5 +45,7 @@ start() {
     EP="http://127.0.0.1:$(cat "$TMP/$name.port")"
 }
 
+# the Python parts of the tests import tap.py (check, wait) from here
+export PYTHONPATH="$ROOT/tests/integration${PYTHONPATH:+:$PYTHONPATH}"
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1

@@ -23,13 +23,8 @@ ep, epid, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 asg = boto3.client("autoscaling", endpoint_url=ep)
 ec2 = boto3.client("ec2", endpoint_url=ep)
 cw = boto3.client("cloudwatch", endpoint_url=ep)
-failed = 0
-
-def check(desc, cond, detail=""):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc + (f" ({detail})" if detail else ""))
-    if not cond:
-        failed = 1
+import tap
+from tap import check, wait
 
 def kids():
     out = subprocess.run(["pgrep", "-P", str(epid)], capture_output=True, text=True).stdout
@@ -38,15 +33,6 @@ def kids():
 def zombies():
     out = subprocess.run(["ps", "-o", "stat=", "--ppid", str(epid)], capture_output=True, text=True).stdout
     return sum(1 for l in out.split() if l.startswith("Z"))
-
-def wait(pred, secs):
-    end = time.time() + secs
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    return pred()
 
 def group():
     return asg.describe_auto_scaling_groups(AutoScalingGroupNames=["g1"])["AutoScalingGroups"][0]
@@ -164,7 +150,7 @@ asg.update_auto_scaling_group(AutoScalingGroupName="g1", MinSize=1, DesiredCapac
 check("scale in to 1: one process left, the others reaped", wait(lambda: len(kids()) == 1 and in_service(1), 10), kids())
 check("scale in: no zombie", zombies() == 0)
 open(os.path.join(tmp, "emu.kids"), "w").write(" ".join(map(str, kids())))
-sys.exit(failed)
+sys.exit(tap.failed)
 EOF
 
 # SIGTERM: the emulator ends every instance
@@ -209,22 +195,8 @@ import boto3
 
 ep, epid, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
 asg = boto3.client("autoscaling", endpoint_url=ep)
-failed = 0
-
-def check(desc, cond, detail=""):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc + (f" ({detail})" if detail != "" else ""))
-    if not cond:
-        failed = 1
-
-def wait(pred, secs):
-    end = time.time() + secs
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    return pred()
+import tap
+from tap import check, wait
 
 def acts(**kw):
     return asg.describe_scaling_activities(**kw)["Activities"]
@@ -285,7 +257,7 @@ with urllib.request.urlopen(ep + "/_scalelab/state", timeout=5) as r:
 check("the state document keeps the deleted group's activities",
       all(i.encode() in doc for i in ids) and b'"deleted_activities"' in doc)
 open(f"{tmp}/emu3.state", "wb").write(doc)
-sys.exit(failed)
+sys.exit(tap.failed)
 EOF
 start emu3b --time-scale 60 --state "$TMP/emu3.state"
 want=$(for id in $(cat "$TMP/emu3.ids" 2>/dev/null); do printf '%s\tDeleted\n' "$id"; done)

@@ -21,23 +21,9 @@ ep, epid, scaler, parity = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[
 asg = boto3.client("autoscaling", endpoint_url=ep)
 ec2 = boto3.client("ec2", endpoint_url=ep)
 elb = boto3.client("elb", endpoint_url=ep)
-failed = 0
+import tap
+from tap import check, wait
 ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"]
-
-def check(desc, cond, detail=""):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc + (f" ({detail})" if detail else ""))
-    if not cond:
-        failed = 1
-
-def wait(pred, secs):
-    end = time.time() + secs
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    return pred()
 
 def admin(path, body=None):
     req = urllib.request.Request(ep + path, data=json.dumps(body).encode() if body is not None else None,
@@ -207,6 +193,6 @@ check("az_outage without for_s", st == 200 and r["until_ms"] is None and len(r["
 st, r = admin("/_scalelab/fault", {"zone": "us-east-1b", "fault": "az_recover"})
 check("az_recover brings it back at once", st == 200 and zone_back() and
       {z["ZoneName"]: z["State"] for z in ec2.describe_availability_zones()["AvailabilityZones"]}["us-east-1b"] == "available", r)
-sys.exit(failed)
+sys.exit(tap.failed)
 EOF
 [ "$failed" -eq 0 ] || exit 1

@@ -19,22 +19,8 @@ ep = sys.argv[1]
 asg = boto3.client("autoscaling", endpoint_url=ep)
 ec2 = boto3.client("ec2", endpoint_url=ep)
 elb = boto3.client("elb", endpoint_url=ep)
-failed = 0
-
-def check(desc, cond, detail=""):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc + (f" ({detail})" if detail else ""))
-    if not cond:
-        failed = 1
-
-def wait(pred, secs):
-    end = time.time() + secs
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    return pred()
+import tap
+from tap import check, wait
 
 def admin(path):
     with urllib.request.urlopen(ep + path, timeout=5) as r:
@@ -98,6 +84,6 @@ check("the TCP listener's requests arrive on InstancePort 9090's port",
 # (the exact counts above show no health check went to 8080's or 9090's port)
 check("the health checks arrive on the target's port (7070's)",
       pm and after.get(pm[7070], 0) > 0, after)
-sys.exit(failed)
+sys.exit(tap.failed)
 EOF
 [ "$failed" -eq 0 ] || exit 1

@@ -22,22 +22,8 @@ import json, socket, ssl, subprocess, sys, time, urllib.request
 import boto3
 
 ep, ep2, tmp, loadgen = sys.argv[1:5]
-failed = 0
-
-def check(desc, cond, detail=""):
-    global failed
-    print(("ok - " if cond else "not ok - ") + desc + (f" ({detail})" if detail else ""))
-    if not cond:
-        failed = 1
-
-def wait(pred, secs):
-    end = time.time() + secs
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    return pred()
+import tap
+from tap import check, wait
 
 def listener_port(ep, lb, lb_port):
     with urllib.request.urlopen(ep + "/_scalelab/dataplane", timeout=5) as r:
@@ -136,6 +122,6 @@ _, pem2 = tls_info(p2)
 mine = open(f"{tmp}/cert.pem").read()
 check("with --tls-cert/--tls-key the HTTPS listener presents that certificate",
       up2 and pem2.split() == mine.split() and pem2 != pem)
-sys.exit(failed)
+sys.exit(tap.failed)
 EOF
 [ "$failed" -eq 0 ] || exit 1
