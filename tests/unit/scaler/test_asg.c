@@ -765,13 +765,13 @@ static void test_asg_launch_goes_to_fewest_zone(void **state)
     assert_string_equal(sc_asg_group_instance_at(g, 3)->availability_zone, "us-east-1b");
 }
 
-static void test_asg_termination_policy_newest_and_oldest(void **state)
+/* Group "g" of one instance from lc in one zone, max 5, scaled in by policy alone. */
+static void make_policy_group(struct fx *x, const char *lc, const char *policy)
 {
-    struct fx *x = *state;
-    static const char *const newest[] = { "NewestInstance" };
+    const char *policies[] = { policy };
     static const char *const zones[] = { "us-east-1a" };
     struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
-                                  .launch_configuration_name = "lc",
+                                  .launch_configuration_name = lc,
                                   .has_min_size = 1,
                                   .has_max_size = 1,
                                   .max_size = 5,
@@ -779,13 +779,20 @@ static void test_asg_termination_policy_newest_and_oldest(void **state)
                                   .desired_capacity = 1,
                                   .availability_zones = zones,
                                   .navailability_zones = 1,
-                                  .termination_policies = newest,
+                                  .termination_policies = policies,
                                   .ntermination_policies = 1 };
+
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    settle(x, T0);
+}
+
+static void test_asg_termination_policy_newest_and_oldest(void **state)
+{
+    struct fx *x = *state;
     char first[SC_ASG_ID_LEN];
 
     make_lc(x, "lc", T0);
-    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
-    settle(x, T0);
+    make_policy_group(x, "lc", "NewestInstance");
     snprintf(first, sizeof(first), "%s", inst_id(x, "g", 0));
     assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 3, 0, T0 + MIN, &x->err), SC_OK);
     settle(x, T0 + MIN);
@@ -800,27 +807,13 @@ static void test_asg_termination_policy_newest_and_oldest(void **state)
 static void test_asg_termination_policy_deleted_configuration_is_oldest(void **state)
 {
     struct fx *x = *state;
-    static const char *const oldest_lc[] = { "OldestLaunchConfiguration" };
-    static const char *const zones[] = { "us-east-1a" };
-    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
-                                  .launch_configuration_name = "old",
-                                  .has_min_size = 1,
-                                  .has_max_size = 1,
-                                  .max_size = 5,
-                                  .has_desired_capacity = 1,
-                                  .desired_capacity = 1,
-                                  .availability_zones = zones,
-                                  .navailability_zones = 1,
-                                  .termination_policies = oldest_lc,
-                                  .ntermination_policies = 1 };
     struct sc_asg_group_req u = { .auto_scaling_group_name = "g" };
     char from_old[SC_ASG_ID_LEN], from_gone[SC_ASG_ID_LEN];
 
     make_lc(x, "old", T0);
     make_lc(x, "gone", T0 + MIN);
     make_lc(x, "new", T0 + 2 * MIN);
-    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
-    settle(x, T0);
+    make_policy_group(x, "old", "OldestLaunchConfiguration");
     snprintf(from_old, sizeof(from_old), "%s", inst_id(x, "g", 0));
     /* one instance from "gone", then the group moves on to "new" and "gone" is deleted */
     u.launch_configuration_name = "gone";
