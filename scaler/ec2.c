@@ -253,8 +253,7 @@ const char *sc_ec2_check_name(enum sc_ec2_check c)
     return "";
 }
 
-/* --- create / destroy --------------------------------------------------------------------------
- */
+/* --- create / destroy ------------------------------------------------------------------------- */
 
 static void zone_id_make(const char *region, int index, char *out, size_t n)
 {

@@ -135,8 +135,7 @@ enum sc_status ec2_check_tags(const struct sc_ec2_tag *tags, int n, int allow_aw
     return SC_OK;
 }
 
-/* --- tags on resources --------------------------------------------------------------------------
- */
+/* --- tags on resources ------------------------------------------------------------------------ */
 
 enum res_kind { RES_INSTANCE, RES_VPC, RES_SUBNET, RES_LT };
 
