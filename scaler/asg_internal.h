@@ -1,4 +1,5 @@
-/* scaler/asg_internal.h: what asg.c, asg_instance.c and asg_policy.c share; not public.
+/* scaler/asg_internal.h: what asg.c, asg_activity.c, asg_instance.c, asg_step.c,
+ * asg_attach.c, asg_check.c, asg_policy.c and asg_save.c share; not public.
  *
  * The public views (sc_asg_*_info) are the first member of each private record, so a
  * view pointer converts back to its record. */
@@ -61,7 +62,7 @@ struct asg_policy {
 };
 
 /* A group's instances counted by what the step asks of them, so those questions cost
- * O(1) rather than a pass over the instances. Kept by inst_add/inst_remove and the two
+ * O(1) rather than a pass over the instances. Kept by inst_add/asg_inst_remove and the two
  * setters in asg_instance.c (the only writers of lifecycle_state and unhealthy), rebuilt
  * by asg_census_rebuild() after a load. */
 struct asg_census {
@@ -102,10 +103,10 @@ struct asg_group {
     int64_t zone_fail_until[ASG_TRACKED_ZONES]; /* by index in availability_zones */
     int rebalancing;    /* an AZRebalance launch is out; its termination follows */
     unsigned zones_gen; /* bumped whenever availability_zones is replaced */
-    /* acts_trim() memo: nothing to trim while nacts and acts_ver are as it left them and
+    /* asg_acts_trim() memo: nothing to trim while nacts and acts_ver are as it left them and
      * before trim_next_ms (the oldest finished activity's expiry) */
     unsigned acts_ver;     /* bumped when an activity finishes */
-    unsigned acts_dropped; /* bumped when acts_trim drops one */
+    unsigned acts_dropped; /* bumped when asg_acts_trim drops one */
     unsigned acts_made;    /* bumped when an activity is made */
     /* asg_group_busy() memo, keyed by the counters above and nacts */
     int busy_valid, busy, busy_nacts;
@@ -219,18 +220,21 @@ void asg_set_desired(struct asg_group *g, int desired, int64_t now_ms, const cha
     __attribute__((format(printf, 4, 5)));
 void asg_reap_deleted(struct sc_asg *asg, int64_t now_ms);
 
-/* asg_instance.c */
-void asg_inst_cleanup(struct asg_inst *in);
-/* Recounts g's census from its instances (after a load filled them directly). */
-void asg_census_rebuild(struct asg_group *g);
-/* Debug check for tests: recounts every group's census and recomputes the cached
- * per-zone counts and the cached part of the sweep signature from the instances, and
- * compares them with what the library keeps. Returns 0, or -1 with the first mismatch
- * described in why. It then brings those caches up to date (as a step would, with the
- * same values), so that the next check catches a change made since without its bump. */
-int asg_self_check(struct sc_asg *asg, char *why, size_t len);
+/* asg_activity.c */
 void asg_activity_free(struct asg_activity *a);
 int asg_group_busy(const struct asg_group *g);
+/* Drops g's oldest finished activities beyond the bound (and those past six weeks). */
+void asg_acts_trim(struct asg_group *g, int64_t now_ms);
+/* A new activity of g (NULL on OOM: the operation proceeds without its record). */
+struct asg_activity *asg_act_new(struct sc_asg *asg, struct asg_group *g, int64_t now_ms,
+                                 const char *description, const char *cause,
+                                 const char *status_code, int progress, const char *subnet,
+                                 const char *zone);
+/* The instance's current activity in g, or NULL. */
+struct asg_activity *asg_act_of(const struct asg_group *g, const struct asg_inst *in);
+/* Updates, or ends (and forgets), the instance's current activity if still open. */
+void asg_act_set(struct asg_group *g, struct asg_inst *in, const char *status_code, int progress);
+void asg_act_end(struct asg_group *g, struct asg_inst *in, const char *status_code, int64_t now_ms);
 /* Moves g's activities (g keeps none) to the deleted groups' list, then trims it. On OOM
  * they are dropped. */
 void asg_deleted_acts_take(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
@@ -238,13 +242,59 @@ void asg_deleted_acts_take(struct sc_asg *asg, struct asg_group *g, int64_t now_
 void asg_deleted_acts_trim(struct sc_asg *asg, int64_t now_ms);
 /* Puts the deleted groups' list in AWS order (after a load). */
 void asg_deleted_acts_sort(struct sc_asg *asg);
-void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
-                              const char *cause, int64_t now_ms);
+
+/* asg_instance.c */
+void asg_inst_cleanup(struct asg_inst *in);
+/* One instance in or out of census c (sign +1 or -1), as it stands. */
+void asg_census_count(struct asg_census *c, const struct asg_inst *in, int sign);
+/* Recounts g's census from its instances (after a load filled them directly). */
+void asg_census_rebuild(struct asg_group *g);
+/* The only writers of an instance's lifecycle_state and unhealthy: the census follows. */
+void asg_inst_set_state(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                        enum sc_asg_lifecycle s);
+void asg_inst_set_unhealthy(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                            enum asg_unhealthy u);
+/* Takes the instance out of g and the index, and frees what it owns. */
+void asg_inst_remove(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in);
+int asg_proc_suspended(const struct asg_group *g, enum sc_asg_process p);
 /* Instances InService and past warm-up; and those still warming (Pending or warming). */
 int asg_group_warmed(const struct asg_group *g, int64_t now_ms);
 int asg_group_warming(const struct asg_group *g, int64_t now_ms);
 int asg_in_cooldown(const struct asg_group *g, int64_t now_ms);
 void asg_start_cooldown(struct asg_group *g, int cooldown_s);
+/* Registers the instance with g's load balancers (unless AddToLoadBalancer is suspended). */
+void asg_lb_register_all(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                         int64_t now_ms);
+/* 1 while one of g's load balancers drains the instance. */
+int asg_lb_draining(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in);
+enum sc_asg_ec2_state asg_ec2_state(struct sc_asg *asg, const struct asg_inst *in);
+void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                              const char *cause, int64_t now_ms);
+/* Instances counting toward capacity in that zone. */
+int asg_zone_count(const struct asg_group *g, const char *zone);
+/* 1 while zone index z is avoided after a failed launch. */
+int asg_zone_avoided(const struct asg_group *g, int z, int64_t now_ms);
+/* Launches one instance into the best zone: 0, or -1 (the failure recorded as an activity). */
+int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms);
+/* 1 when zone is one of g's enabled zones. */
+int asg_zone_listed(const struct asg_group *g, const char *zone);
+
+/* asg_step.c */
+/* Instances counting toward capacity per enabled zone into count[] and, returned, those in
+ * no enabled zone (remembered in g). */
+int asg_zone_counts(struct asg_group *g, int count[ASG_TRACKED_ZONES]);
+/* The asg's own part of the sweep signature, from scratch; and its memo, brought up to
+ * date with inputs_gen. */
+uint64_t asg_sig_own_compute(const struct sc_asg *asg, int *with_lb, int *must_sweep);
+void asg_sig_own_update(struct sc_asg *asg);
+
+/* asg_check.c */
+/* Debug check for tests: recounts every group's census and recomputes the cached
+ * per-zone counts and the cached part of the sweep signature from the instances, and
+ * compares them with what the library keeps. Returns 0, or -1 with the first mismatch
+ * described in why. It then brings those caches up to date (as a step would, with the
+ * same values), so that the next check catches a change made since without its bump. */
+int asg_self_check(struct sc_asg *asg, char *why, size_t len);
 
 /* asg_policy.c */
 void asg_policy_free(struct asg_policy *p);

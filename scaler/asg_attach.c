@@ -1,0 +1,357 @@
+/* scaler/asg_attach.c: a group's load balancers, suspended processes, tags and metrics
+ * collection (see asg.h). */
+#include "scaler/asg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/asg_internal.h"
+
+/* --- load balancers --------------------------------------------------------------------------- */
+
+enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *group,
+                                            const char *const *names, int nnames, int64_t now_ms,
+                                            struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    struct sc_asg_group_info *gi;
+    enum sc_status st;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    gi = &g->info;
+    if (nnames > 10)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
+    for (int i = 0; i < nnames; i++) {
+        if (!names[i] || !asg->env.lb_exists || !asg->env.lb_exists(asg->env.ud, names[i]))
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
+    }
+    (void)st;
+    for (int i = 0; i < nnames; i++) {
+        int dup = 0;
+        char **grown, *n;
+
+        for (int k = 0; k < gi->nload_balancer_names; k++)
+            dup |= strcmp(gi->load_balancer_names[k], names[i]) == 0;
+        if (dup)
+            continue;
+        if (gi->nload_balancer_names >= SC_ASG_MAX_LOAD_BALANCERS)
+            return sc_fail(
+                err, SC_ERR_LIMIT_EXCEEDED,
+                "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
+                SC_ASG_MAX_LOAD_BALANCERS);
+        n = asg_strdup(names[i]);
+        grown = n ? realloc(gi->load_balancer_names,
+                            (size_t)(gi->nload_balancer_names + 1) * sizeof(*grown))
+                  : NULL;
+        if (!grown) {
+            free(n);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        gi->load_balancer_names = grown;
+        grown[gi->nload_balancer_names++] = n;
+        asg_inputs_changed(asg);
+        if (asg->env.lb_register && !asg_proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
+            for (int k = 0; k < g->ninst; k++)
+                if (g->inst[k].info.lifecycle_state == SC_ASG_IN_SERVICE)
+                    asg->env.lb_register(asg->env.ud, n, g->inst[k].info.instance_id, now_ms);
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *group,
+                                            const char *const *names, int nnames, int64_t now_ms,
+                                            struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    struct sc_asg_group_info *gi;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    gi = &g->info;
+    if (nnames > 10)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
+    for (int i = 0; i < nnames; i++) {
+        for (int k = 0; k < gi->nload_balancer_names; k++) {
+            if (!names[i] || strcmp(gi->load_balancer_names[k], names[i]) != 0)
+                continue;
+            if (asg->env.lb_deregister)
+                for (int m = 0; m < g->ninst; m++)
+                    asg->env.lb_deregister(asg->env.ud, gi->load_balancer_names[k],
+                                           g->inst[m].info.instance_id, now_ms);
+            free(gi->load_balancer_names[k]);
+            memmove(&gi->load_balancer_names[k], &gi->load_balancer_names[k + 1],
+                    (size_t)(gi->nload_balancer_names - k - 1) * sizeof(char *));
+            gi->nload_balancer_names--;
+            asg_inputs_changed(asg);
+            break;
+        }
+    }
+    return SC_OK;
+}
+
+const char *sc_asg_load_balancer_state(const struct sc_asg *asg, const struct sc_asg_group_info *gi,
+                                       int i)
+{
+    const struct asg_group *g = (const struct asg_group *)gi;
+
+    if (i < 0 || i >= gi->nload_balancer_names)
+        return "";
+    if (!asg->env.lb_instance_state)
+        return "Added";
+    for (int k = 0; k < g->ninst; k++)
+        if (asg->env.lb_instance_state(asg->env.ud, gi->load_balancer_names[i],
+                                       g->inst[k].info.instance_id) == SC_ASG_LB_IN_SERVICE)
+            return "InService";
+    return "Added";
+}
+
+/* --- processes, tags, metrics ----------------------------------------------------------------- */
+
+static enum sc_status process_mask(const char *const *names, int n, unsigned *mask,
+                                   struct sc_error *err)
+{
+    *mask = 0;
+    if (n == 0) {
+        *mask = (1u << SC_ASG_PROC_COUNT) - 1;
+        return SC_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        int found = -1;
+
+        for (int p = 0; p < SC_ASG_PROC_COUNT; p++)
+            if (names[i] && strcmp(names[i], sc_asg_process_str((enum sc_asg_process)p)) == 0)
+                found = p;
+        if (found < 0)
+            return sc_fail(err, SC_ERR_VALIDATION, "Process %s is not a valid process name.",
+                           names[i] ? names[i] : "null");
+        *mask |= 1u << found;
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_suspend_processes(struct sc_asg *asg, const char *group,
+                                        const char *const *names, int nnames, int64_t now_ms,
+                                        struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = process_mask(names, nnames, &mask, err)) != SC_OK)
+        return st;
+    for (int p = 0; p < SC_ASG_PROC_COUNT; p++)
+        if (((mask >> p) & 1u) && !((g->info.suspended >> p) & 1u))
+            g->info.suspended_ms[p] = now_ms;
+    g->info.suspended |= mask;
+    asg_inputs_changed(asg);
+    return SC_OK;
+}
+
+enum sc_status sc_asg_resume_processes(struct sc_asg *asg, const char *group,
+                                       const char *const *names, int nnames, int64_t now_ms,
+                                       struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = process_mask(names, nnames, &mask, err)) != SC_OK)
+        return st;
+    g->info.suspended &= ~mask;
+    asg_inputs_changed(asg);
+    return SC_OK;
+}
+
+static enum sc_status tag_target(struct sc_asg *asg, const struct sc_asg_tag_req *t,
+                                 struct asg_group **out, struct sc_error *err)
+{
+    if (t->resource_type && strcmp(t->resource_type, "auto-scaling-group") != 0)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Invalid resource type: %s. The only valid resource type is auto-scaling-group.",
+            t->resource_type);
+    *out = asg_group_get(asg, t->resource_id);
+    if (!*out)
+        return sc_asg_group_not_found(t->resource_id, err);
+    if (!t->key || !t->key[0] || strlen(t->key) > 128)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "1 validation error detected: Value at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128");
+    return SC_OK;
+}
+
+enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags,
+                                            int ntags, int64_t now_ms, struct sc_error *err)
+{
+    (void)now_ms;
+    for (int i = 0; i < ntags; i++) {
+        struct asg_group *g;
+        enum sc_status st = tag_target(asg, &tags[i], &g, err);
+        int exists = 0, added = 0;
+
+        if (st != SC_OK)
+            return st;
+        if (strncmp(tags[i].key, "aws:", 4) == 0)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Tag keys starting with 'aws:' are reserved for internal use");
+        if (tags[i].value && strlen(tags[i].value) > 256)
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "1 validation error detected: Value at 'tags.member.value' failed to satisfy constraint: Member must have length less than or equal to 256");
+        for (int k = 0; k < g->info.ntags; k++)
+            exists |= strcmp(g->info.tags[k].key, tags[i].key) == 0;
+        for (int j = 0; j < i; j++)
+            added += !exists && tags[j].resource_id &&
+                     strcmp(tags[j].resource_id, tags[i].resource_id) == 0;
+        if (!exists && g->info.ntags + 1 > SC_ASG_MAX_TAGS)
+            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
+                           "Tag limit exceeded: an Auto Scaling group can have at most %d tags.",
+                           SC_ASG_MAX_TAGS);
+        (void)added;
+    }
+    for (int i = 0; i < ntags; i++) {
+        struct asg_group *g = asg_group_get(asg, tags[i].resource_id);
+        struct sc_asg_group_info *gi = &g->info;
+        struct sc_asg_tag *grown;
+        char *v = asg_strdup(tags[i].value ? tags[i].value : "");
+        int done = 0;
+
+        if (!v)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        for (int k = 0; k < gi->ntags && !done; k++) {
+            if (strcmp(gi->tags[k].key, tags[i].key) == 0) {
+                free(gi->tags[k].value);
+                gi->tags[k].value = v;
+                gi->tags[k].propagate_at_launch = !!tags[i].propagate_at_launch;
+                done = 1;
+            }
+        }
+        if (done)
+            continue;
+        if (gi->ntags >= SC_ASG_MAX_TAGS) {
+            free(v);
+            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
+                           "Tag limit exceeded: an Auto Scaling group can have at most %d tags.",
+                           SC_ASG_MAX_TAGS);
+        }
+        grown = realloc(gi->tags, (size_t)(gi->ntags + 1) * sizeof(*grown));
+        if (!grown) {
+            free(v);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        gi->tags = grown;
+        grown[gi->ntags].key = asg_strdup(tags[i].key);
+        if (!grown[gi->ntags].key) {
+            free(v);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        grown[gi->ntags].value = v;
+        grown[gi->ntags].propagate_at_launch = !!tags[i].propagate_at_launch;
+        gi->ntags++;
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_delete_tags(struct sc_asg *asg, const struct sc_asg_tag_req *tags, int ntags,
+                                  int64_t now_ms, struct sc_error *err)
+{
+    (void)now_ms;
+    for (int i = 0; i < ntags; i++) {
+        struct asg_group *g;
+        enum sc_status st = tag_target(asg, &tags[i], &g, err);
+
+        if (st != SC_OK)
+            return st;
+    }
+    for (int i = 0; i < ntags; i++) {
+        struct sc_asg_group_info *gi = &asg_group_get(asg, tags[i].resource_id)->info;
+
+        for (int k = 0; k < gi->ntags; k++) {
+            if (strcmp(gi->tags[k].key, tags[i].key) != 0)
+                continue;
+            if (tags[i].value && strcmp(gi->tags[k].value, tags[i].value) != 0)
+                continue;
+            free(gi->tags[k].key);
+            free(gi->tags[k].value);
+            memmove(&gi->tags[k], &gi->tags[k + 1],
+                    (size_t)(gi->ntags - k - 1) * sizeof(gi->tags[0]));
+            gi->ntags--;
+            break;
+        }
+    }
+    return SC_OK;
+}
+
+static enum sc_status metric_mask(const char *const *names, int n, unsigned *mask,
+                                  struct sc_error *err)
+{
+    *mask = 0;
+    if (n == 0) {
+        *mask = (1u << SC_ASG_METRIC_COUNT) - 1;
+        return SC_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        int found = -1;
+
+        for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
+            if (names[i] && strcmp(names[i], sc_asg_metric_str(m)) == 0)
+                found = m;
+        if (found < 0)
+            return sc_fail(err, SC_ERR_VALIDATION, "Invalid metric name: %s",
+                           names[i] ? names[i] : "null");
+        *mask |= 1u << found;
+    }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_enable_metrics_collection(struct sc_asg *asg, const char *group,
+                                                const char *const *metrics, int nmetrics,
+                                                const char *granularity, int64_t now_ms,
+                                                struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if (!granularity || strcmp(granularity, "1Minute") != 0)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Invalid granularity: %s. The only valid granularity is 1Minute.",
+                       granularity ? granularity : "null");
+    if ((st = metric_mask(metrics, nmetrics, &mask, err)) != SC_OK)
+        return st;
+    g->info.metrics_enabled |= mask;
+    g->next_metrics_ms = INT64_MAX; /* put at the next step */
+    return SC_OK;
+}
+
+enum sc_status sc_asg_disable_metrics_collection(struct sc_asg *asg, const char *group,
+                                                 const char *const *metrics, int nmetrics,
+                                                 int64_t now_ms, struct sc_error *err)
+{
+    struct asg_group *g = asg_group_get(asg, group);
+    unsigned mask;
+    enum sc_status st;
+
+    (void)now_ms;
+    if (!g || g->deleting)
+        return sc_asg_group_not_found(group, err);
+    if ((st = metric_mask(metrics, nmetrics, &mask, err)) != SC_OK)
+        return st;
+    g->info.metrics_enabled &= ~mask;
+    return SC_OK;
+}

@@ -1,0 +1,106 @@
+/* scaler/metric_internal.h: what metric.c, metric_store.c and metric_export.c share; not
+ * public. */
+#ifndef SCALER_METRIC_INTERNAL_H
+#define SCALER_METRIC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scaler/metric.h"
+
+#define DIST_BINS       128
+#define DIST_PER_OCTAVE 8
+
+struct sum {
+    double count, sum, min, max;
+};
+
+/* A ring of epoch-aligned summaries; slot i holds period index stamp[i]-1 (0 = empty). */
+struct ring {
+    int n;
+    int res_s;
+    struct sum *s;
+    uint32_t *stamp;
+    uint8_t *flags;
+};
+
+/* Minute histograms for minutes whose values differ. */
+struct dist {
+    int n;
+    uint32_t *stamp;
+    float (*bins)[DIST_BINS];
+};
+
+struct series {
+    enum sc_unit unit;
+    struct ring hires; /* n == 0 until the first StorageResolution=1 datum */
+    struct ring minute;
+    struct ring hour;
+    struct dist *dist; /* NULL until a minute holds two different values */
+    int64_t last_ts_ms;
+};
+
+struct sc_metric {
+    struct sc_metric *next; /* hash chain */
+    uint64_t hash;
+    char *ns;
+    char *name;
+    int ndims;
+    struct sc_dimension *dims; /* sorted; strings in blob */
+    char *blob;
+    int nseries;
+    struct series *series[SC_UNIT_COUNT_]; /* sorted by unit */
+    int has_anchor;
+    int anchor; /* log2 of the lowest histogram bound */
+    int64_t last_ts_ms;
+    size_t own_bytes; /* struct, strings and dimensions */
+    /* sc_metric_late_version(): bumped by a put before its series' newest minute, and
+     * when a series comes or goes */
+    uint64_t late_ver;
+};
+
+struct sc_metric_store {
+    struct sc_metric_config cfg;
+    struct sc_metric **table;
+    size_t table_n; /* power of two */
+    struct sc_metric **list;
+    int nlist, caplist;
+    size_t bytes;
+    uint64_t gen; /* sc_metric_store_generation(): changes when a metric comes or goes */
+};
+
+struct sorted_dims {
+    int n;
+    const struct sc_dimension *d[SC_METRIC_MAX_DIMENSIONS];
+};
+
+/* metric.c */
+/* The AWS unit names, by enum sc_unit. */
+extern const char *const metric_unit_names[SC_UNIT_COUNT_];
+/* Rings: sized (counting into *bytes; -1 on OOM) and freed; a period's slot, made current
+ * (-1 past retention); a summary added; floor division. */
+int metric_ring_init(struct ring *r, int n, int res_s, size_t *bytes);
+void metric_ring_cleanup(struct ring *r);
+int64_t metric_floor_div(int64_t a, int64_t b);
+int metric_ring_slot(struct ring *r, int64_t idx);
+void metric_sum_add(struct sum *s, double count, double sum, double min, double max);
+/* The histogram bin of v for m, and the low edge of bin b. */
+int metric_dist_bin(const struct sc_metric *m, double v);
+double metric_bin_low(const struct sc_metric *m, int b);
+/* A metric's identity: dimensions sorted, hashed, looked up in the store (NULL when new). */
+void metric_sort_dims(const struct sc_dimension *dims, int n, struct sorted_dims *out);
+uint64_t metric_key_hash(const char *ns, const char *name, const struct sorted_dims *sd);
+struct sc_metric *metric_lookup(const struct sc_metric_store *s, uint64_t h, const char *ns,
+                                const char *name, const struct sorted_dims *sd);
+void metric_series_free(struct series *se); /* NULL is a no-op */
+size_t metric_series_bytes(const struct series *se);
+void metric_free(struct sc_metric *m); /* and its series; NULL is a no-op */
+/* Doubles the store's hash table (first 1024 buckets): 0, or -1 on OOM. */
+int metric_table_grow(struct sc_metric_store *s);
+/* A new metric in the store (NULL on OOM), and a metric's series for unit u, made when
+ * missing (NULL on OOM). */
+struct sc_metric *metric_new(struct sc_metric_store *s, uint64_t h, const char *ns,
+                             const char *name, const struct sorted_dims *sd);
+struct series *metric_series_get(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u);
+
+#endif
