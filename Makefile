@@ -110,7 +110,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # --- targets -------------------------------------------------------------------
-.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden format format-check install clean
+.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden models models-check format format-check install clean
 .DEFAULT_GOAL := all
 
 all: $(BINS) $(UNIT_BIN)
@@ -155,6 +155,14 @@ fuzz:
 
 golden: all
 	@BUILD=$(BUILD) scripts/golden.sh
+
+# emulator/models/ from a botocore (the one python3 imports, or BOTOCORE=DIR), for review
+# in git; models-check only reports how the carried models differ from that botocore.
+models:
+	@python3 scripts/models-refresh.py $(if $(BOTOCORE),--botocore $(BOTOCORE))
+
+models-check:
+	@python3 scripts/models-refresh.py --check $(if $(BOTOCORE),--botocore $(BOTOCORE))
 
 FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
