@@ -34,8 +34,10 @@ SIM_SRC      := $(sort $(wildcard scaler/sim/*.c))
 EMULATOR_SRC := $(sort $(wildcard emulator/*.c))
 LOADGEN_SRC  := $(sort $(wildcard loadgen/*.c))
 # Generated C (the AWS service-model tables) lives under $(BUILD)/gen; the generator
-# runs at build time from botocore's models (scripts/gen-models.py).
+# (scripts/gen-models.py) reads only the models the repository carries in emulator/models/
+# (trimmed from botocore; `make models` refreshes them): the same tables on every machine.
 GEN_SRC      := $(BUILD)/gen/model_tables.c
+MODEL_DATA   := $(sort $(wildcard emulator/models/*.json))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -53,7 +55,7 @@ $(LIBSCALER): $(call obj,$(SCALER_SRC))
 $(LIBSIM): $(call obj,$(call lib_src,scaler/sim,$(SIM_SRC)))
 $(LIBEMU): $(call obj,$(call lib_src,emulator,$(EMULATOR_SRC))) $(call obj,$(GEN_SRC))
 
-$(BUILD)/gen/model_tables.c: scripts/gen-models.py
+$(BUILD)/gen/model_tables.c: scripts/gen-models.py $(MODEL_DATA)
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)python3 scripts/gen-models.py $@
 $(LIBLOADGEN): $(call obj,$(call lib_src,loadgen,$(LOADGEN_SRC)))
