@@ -34,8 +34,10 @@ SIM_SRC      := $(sort $(wildcard scaler/sim/*.c))
 EMULATOR_SRC := $(sort $(wildcard emulator/*.c))
 LOADGEN_SRC  := $(sort $(wildcard loadgen/*.c))
 # Generated C (the AWS service-model tables) lives under $(BUILD)/gen; the generator
-# runs at build time from botocore's models (scripts/gen-models.py).
+# (scripts/gen-models.py) reads only the models the repository carries in emulator/models/
+# (trimmed from botocore; `make models` refreshes them): the same tables on every machine.
 GEN_SRC      := $(BUILD)/gen/model_tables.c
+MODEL_DATA   := $(sort $(wildcard emulator/models/*.json))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -53,7 +55,7 @@ $(LIBSCALER): $(call obj,$(SCALER_SRC))
 $(LIBSIM): $(call obj,$(call lib_src,scaler/sim,$(SIM_SRC)))
 $(LIBEMU): $(call obj,$(call lib_src,emulator,$(EMULATOR_SRC))) $(call obj,$(GEN_SRC))
 
-$(BUILD)/gen/model_tables.c: scripts/gen-models.py
+$(BUILD)/gen/model_tables.c: scripts/gen-models.py $(MODEL_DATA)
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)python3 scripts/gen-models.py $@
 $(LIBLOADGEN): $(call obj,$(call lib_src,loadgen,$(LOADGEN_SRC)))
@@ -110,7 +112,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # --- targets -------------------------------------------------------------------
-.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden format format-check install clean
+.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden models models-check format format-check install clean
 .DEFAULT_GOAL := all
 
 all: $(BINS) $(UNIT_BIN)
@@ -155,6 +157,14 @@ fuzz:
 
 golden: all
 	@BUILD=$(BUILD) scripts/golden.sh
+
+# emulator/models/ from a botocore (the one python3 imports, or BOTOCORE=DIR), for review
+# in git; models-check only reports how the carried models differ from that botocore.
+models:
+	@python3 scripts/models-refresh.py $(if $(BOTOCORE),--botocore $(BOTOCORE))
+
+models-check:
+	@python3 scripts/models-refresh.py --check $(if $(BOTOCORE),--botocore $(BOTOCORE))
 
 FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

@@ -1,9 +1,10 @@
 /* emulator/model.h: the AWS service models (botocore service-2.json shapes) as C tables.
  *
  * The tables are generated at build time by scripts/gen-models.py into
- * $(BUILD)/gen/model_tables.c; only the operations the emulator serves and the shapes
- * reachable from them are kept. Every parser and serializer walks these tables, so no
- * operation has hand-written wire code. All data is static and read-only. */
+ * $(BUILD)/gen/model_tables.c from the models carried in emulator/models/ (docs/models.md);
+ * only the operations the emulator serves and the shapes reachable from them are kept.
+ * Every parser and serializer walks these tables, so no operation has hand-written wire
+ * code. All data is static and read-only. */
 #ifndef EMULATOR_MODEL_H
 #define EMULATOR_MODEL_H
 

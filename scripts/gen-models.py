@@ -1,35 +1,25 @@
 #!/usr/bin/env python3
-"""Generates the emulator's AWS service-model tables (C) from botocore's service-2.json.
+"""Generates the emulator's AWS service-model tables (C) from the models the repository carries.
 
     scripts/gen-models.py OUT.c
 
-Reads autoscaling 2011-01-01, elb 2012-06-01, cloudwatch 2010-08-01 and ec2 2016-11-15
-from the botocore importable by this python3 (current botocore ships them gzipped), else
-from Debian's python3-botocore (/usr/lib/python3/dist-packages/botocore/data). Emits only
-the operations the emulator serves and the shapes reachable from them (EC2's model has
-~4,000 shapes; we keep the few hundred our operations use), plus every error shape with
-its code and HTTP status. The C types are declared in emulator/model.h.
+Reads emulator/models/{autoscaling,elb,cloudwatch,ec2}.json and nothing else (no botocore:
+the same files give the same tables, byte for byte, on every machine). Those files are
+botocore's service-2.json trimmed to the operations the emulator serves, the shapes
+reachable from them and every error shape; scripts/models-refresh.py (make models)
+rewrites them from a botocore and emulator/models/SOURCE says which. Every operation in
+a file is emitted; shapes come breadth first from the sorted operations, then the error
+shapes, and a structure's members keep the file's (the model's) order. The C types are
+declared in emulator/model.h.
 """
-import gzip
+import io
 import json
 import os
 import sys
 
-SERVICES = [
-    # (C name, botocore dir, version, SigV4 service, operations: None = all)
-    ("autoscaling", "autoscaling", "2011-01-01", "autoscaling", None),
-    ("elb", "elb", "2012-06-01", "elasticloadbalancing", None),
-    ("cloudwatch", "cloudwatch", "2010-08-01", "monitoring", None),
-    ("ec2", "ec2", "2016-11-15", "ec2", [
-        "DescribeInstances", "DescribeInstanceStatus", "RunInstances", "TerminateInstances",
-        "StopInstances", "StartInstances",
-        "DescribeAvailabilityZones", "DescribeImages", "DescribeInstanceTypes",
-        "CreateLaunchTemplate", "DescribeLaunchTemplates", "DeleteLaunchTemplate",
-        "CreateLaunchTemplateVersion", "DescribeLaunchTemplateVersions",
-        "CreateVpc", "DescribeVpcs", "CreateSubnet", "DescribeSubnets",
-        "DescribeSecurityGroups", "CreateTags", "DescribeTags", "DeleteTags",
-    ]),
-]
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "emulator", "models")
+# C names, in the order the tables are written; each reads emulator/models/<name>.json
+SERVICES = ["autoscaling", "elb", "cloudwatch", "ec2"]
 
 TYPES = {
     "structure": "MODEL_STRUCTURE", "list": "MODEL_LIST", "map": "MODEL_MAP",
@@ -41,27 +31,13 @@ PROTOCOLS = {"query": "MODEL_PROTO_QUERY", "ec2": "MODEL_PROTO_EC2", "json": "MO
              "smithy-rpc-v2-cbor": "MODEL_PROTO_CBOR"}
 
 
-def data_dirs():
-    dirs = []
+def load_model(cname):
+    path = os.path.join(MODELS, cname + ".json")
     try:
-        import botocore  # noqa: F401
-        dirs.append(os.path.join(os.path.dirname(botocore.__file__), "data"))
-    except ImportError:
-        pass
-    dirs.append("/usr/lib/python3/dist-packages/botocore/data")
-    return dirs
-
-
-def load_model(svc_dir, version):
-    for d in data_dirs():
-        base = os.path.join(d, svc_dir, version, "service-2.json")
-        if os.path.exists(base + ".gz"):
-            with gzip.open(base + ".gz", "rt", encoding="utf-8") as f:
-                return json.load(f), base + ".gz"
-        if os.path.exists(base):
-            with open(base, encoding="utf-8") as f:
-                return json.load(f), base
-    sys.exit("gen-models: no botocore model for %s %s (install python3-botocore)" % (svc_dir, version))
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("gen-models: cannot read %s: %s" % (path, e))
 
 
 def cstr(s):
@@ -88,13 +64,11 @@ def cnum(v):
     return "%d.0" % int(v)
 
 
-def gen_service(cname, model, sigv4, wanted, out):
+def gen_service(cname, model, out):
     shapes = model["shapes"]
     meta = model["metadata"]
-    ops = sorted(model["operations"]) if wanted is None else sorted(wanted)
-    for op in ops:
-        if op not in model["operations"]:
-            sys.exit("gen-models: %s has no operation %s" % (cname, op))
+    ops = sorted(model["operations"])
+    sigv4 = meta.get("signingName", meta["endpointPrefix"])  # botocore's rule
 
     # Reachable shapes, in a stable order (breadth first from the sorted operations).
     order, index = [], {}
@@ -129,7 +103,6 @@ def gen_service(cname, model, sigv4, wanted, out):
         s = shapes[name]
         t = s["type"]
         first_m, nm = len(members), 0
-        ec2 = meta["protocol"] == "ec2"
 
         def member_row(mname, ref, required, default_xml):
             loc = ref.get("locationName")
@@ -143,8 +116,6 @@ def gen_service(cname, model, sigv4, wanted, out):
             flags = []
             if required:
                 flags.append("MODEL_M_REQUIRED")
-            if ec2 and False:
-                pass
             return "{ %s, %s, %s, %d, %s }" % (cstr(mname), cstr(xml), cstr(e2), index[ref["shape"]],
                                                " | ".join(flags) if flags else "0")
 
@@ -235,19 +206,16 @@ def main():
         sys.exit("usage: gen-models.py OUT.c")
     dest = sys.argv[1]
     tmp = dest + ".tmp"
-    with open(tmp, "w", encoding="ascii") as out:
-        out.write("/* Generated by scripts/gen-models.py from botocore's service models. Do not edit. */\n")
-        sources = []
+    with open(tmp, "w", encoding="ascii", newline="\n") as out:
+        out.write("/* Generated by scripts/gen-models.py from emulator/models/ (AWS service models "
+                  "from botocore, see emulator/models/SOURCE). Do not edit. */\n")
         body = []
-        for cname, svc_dir, ver, sigv4, wanted in SERVICES:
-            model, path = load_model(svc_dir, ver)
-            sources.append(path)
-            import io
+        for cname in SERVICES:
+            model = load_model(cname)
+            out.write("/* source: emulator/models/%s.json */\n" % cname)
             buf = io.StringIO()
-            gen_service(cname, model, sigv4, wanted, buf)
+            gen_service(cname, model, buf)
             body.append(buf.getvalue())
-        for p in sources:
-            out.write("/* source: %s */\n" % p)
         out.write('#include "emulator/model.h"\n\n#include <stddef.h>\n')
         for b in body:
             out.write(b)
