@@ -32,7 +32,7 @@ struct bal_backend {
     int conns;       /* open connections to it, idle ones included */
     int removed;     /* no longer in the set */
     int refs;        /* 1 for the set + one per connection holding it */
-    void *idle;      /* the proxy's idle keep-alive connections (lb.c) */
+    void *idle;      /* the proxy's idle keep-alive connections (lb_conn.c) */
     int nidle;
     uint64_t picks;
 };

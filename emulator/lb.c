@@ -1,4 +1,6 @@
-/* emulator/lb.c: see lb.h. */
+/* emulator/lb.c: see lb.h. The proxy's state machine: accept, the idle sweep, the HTTP
+ * request and response phases and the API; its connections are in lb_conn.c, the TCP
+ * pump in lb_tcp.c (lb_internal.h). */
 #include "emulator/lb.h"
 
 #include <arpa/inet.h>
@@ -9,8 +11,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -20,392 +20,16 @@
 #include "common/xalloc.h"
 #include "emulator/balancer.h"
 #include "emulator/lb_http.h"
+#include "emulator/lb_internal.h"
 
-#define CIN_CAP  16384
-#define COUT_CAP (LB_HTTP_MAX_HEAD + 1024 + 16384)
-#define BIN_CAP  16384
-#define BREQ_CAP (LB_HTTP_MAX_HEAD + 1024 + CIN_CAP)
-#define FREE_MAX 256 /* connections kept on a free list */
-#define RETRIES  2
+#define RETRIES 2
 
-enum cstate {
-    CS_HEAD,   /* waiting for a request head (idle keep-alive or partial) */
-    CS_QUEUED, /* in the surge queue */
-    CS_PROXY,  /* a backend connection serves the request */
-    CS_TCP,    /* TCP listener: piping */
-};
-
-enum bstate {
-    BS_CONNECTING,
-    BS_SEND, /* request (or its body) still going out */
-    BS_HEAD, /* waiting for the response head */
-    BS_BODY, /* response body flowing to the client */
-    BS_IDLE, /* in the keep-alive pool */
-    BS_TCP,
-};
-
-struct bconn;
-
-struct cconn {
-    struct lb_listener *l;
-    int fd;
-    SSL *ssl; /* HTTPS/SSL listeners: the TLS session over fd (NULL: plain) */
-    uint32_t ssl_rd_want, ssl_wr_want; /* what the last SSL_read/SSL_write waits for */
-    int ssl_kick; /* decrypted bytes wait inside OpenSSL: read them without an event */
-    uint32_t events;
-    enum cstate state;
-    int node; /* zone index, -1 = any */
-    struct bconn *b;
-    int64_t last_ms;
-    int64_t req_us; /* request head parsed */
-    int keep_alive, minor, is_head;
-    int close_after; /* close once out is flushed */
-    int eof;         /* client sent FIN (TCP mode) */
-    enum lb_http_body body_kind;
-    int64_t body_left;
-    struct lb_http_chunked ch;
-    int body_done;
-    int retryable; /* the whole request sits in b->req */
-    int retries;
-    int resp_started;
-    struct cconn *prev, *next; /* all client connections */
-    struct cconn *qnext;
-    size_t in_off, in_len; /* in_off: TCP mode only */
-    size_t out_off, out_len;
-    struct lb_http_msg msg;
-    char in[CIN_CAP];
-    char out[COUT_CAP];
-};
-
-struct bconn {
-    struct lb_listener *l;
-    struct bal_backend *be;
-    int fd;
-    uint32_t events;
-    enum bstate state;
-    struct cconn *c;
-    int reused;
-    int eof; /* TCP mode */
-    enum lb_http_body body_kind;
-    int64_t body_left;
-    struct lb_http_chunked ch;
-    int keep_alive;
-    int status;
-    int64_t idle_since;
-    struct bconn *inext;
-    size_t req_off, req_len;
-    size_t in_off, in_len;
-    struct lb_http_msg msg;
-    char req[BREQ_CAP];
-    char in[BIN_CAP];
-};
-
-struct lb_listener {
-    struct cm_ev *ev;
-    SSL_CTX *tls; /* borrowed; NULL: plain */
-    long tls_kick_timer;
-    char *name;
-    int fd;
-    int port;
-    int fwd_port;
-    enum lb_mode mode;
-    int64_t idle_ms;
-    int max_conns;
-    int surge_max;
-    long sweep_timer;
-    struct bal_set set;
-    char zones[LB_ZONES_MAX][BAL_ZONE_LEN];
-    int nzones;
-    int cross_zone;
-    unsigned node_rr;
-    struct cconn *all;
-    int nclients;
-    struct cconn *qhead, *qtail;
-    int qlen;
-    struct cconn *cfree;
-    int ncfree;
-    struct bconn *bfree;
-    int nbfree;
-    struct lb_metrics m;
-};
-
-static void client_close(struct cconn *c);
-static void client_process(struct cconn *c);
-static void client_flush(struct cconn *c);
 static void start_request(struct cconn *c);
-static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud);
-static void run_surge_queue(struct lb_listener *l);
-static void tcp_pump(struct cconn *c);
-
-/* --- small helpers --------------------------------------------------------------------- */
-
-static void set_events(struct cm_ev *ev, int fd, uint32_t *cur, uint32_t want)
-{
-    if (fd >= 0 && *cur != want) {
-        cm_ev_mod_fd(ev, fd, want);
-        *cur = want;
-    }
-}
-
-static void tls_kick(struct cconn *c);
-
-static void client_events(struct cconn *c)
-{
-    uint32_t e = 0;
-
-    if (c->state == CS_TCP) {
-        if (c->in_len == 0 && !c->eof)
-            e |= EPOLLIN;
-        if (c->b && c->b->in_len > c->b->in_off)
-            e |= EPOLLOUT;
-    } else {
-        if (c->in_len < CIN_CAP && !c->close_after)
-            e |= EPOLLIN | EPOLLRDHUP;
-        if (c->out_len > c->out_off)
-            e |= EPOLLOUT;
-    }
-    if (c->ssl) {
-        /* a read may wait for the socket to take a handshake write, and the reverse */
-        if (e & EPOLLIN)
-            e |= c->ssl_rd_want;
-        if (e & EPOLLOUT)
-            e |= c->ssl_wr_want;
-        if ((e & EPOLLIN) && SSL_pending(c->ssl) > 0)
-            tls_kick(c);
-    }
-    set_events(c->l->ev, c->fd, &c->events, e);
-}
-
-static void backend_events(struct bconn *b)
-{
-    uint32_t e = 0;
-    struct cconn *c = b->c;
-
-    switch (b->state) {
-    case BS_CONNECTING:
-        e = EPOLLOUT;
-        break;
-    case BS_SEND:
-        e = EPOLLIN;
-        if (b->req_len > b->req_off)
-            e |= EPOLLOUT;
-        break;
-    case BS_HEAD:
-    case BS_BODY:
-        if (!c || c->out_len == c->out_off)
-            e = EPOLLIN;
-        break;
-    case BS_IDLE:
-        e = EPOLLIN;
-        break;
-    case BS_TCP:
-        if (b->in_len == 0 && !b->eof)
-            e |= EPOLLIN;
-        if (c && c->in_len > c->in_off)
-            e |= EPOLLOUT;
-        break;
-    }
-    set_events(b->l->ev, b->fd, &b->events, e);
-}
-
-static int64_t now_ms(void)
-{
-    return cm_ev_now_ms();
-}
-
-static int64_t now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* --- client I/O, plain or TLS ------------------------------------------------------------ */
-
-/* Maps an SSL_read/SSL_write result to recv/send's: bytes, 0 at the end, -1 with errno
- * (EAGAIN while the session waits for the socket; *want says for what). */
-static ssize_t tls_result(struct cconn *c, int r, uint32_t *want)
-{
-    int e;
-
-    if (r > 0) {
-        *want = 0;
-        return r;
-    }
-    e = SSL_get_error(c->ssl, r);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-        *want = e == SSL_ERROR_WANT_READ ? EPOLLIN : EPOLLOUT;
-        errno = EAGAIN;
-        return -1;
-    }
-    ERR_clear_error();
-    if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && r == 0))
-        return 0; /* close_notify, or EOF without one */
-    errno = ECONNRESET;
-    return -1;
-}
-
-static ssize_t c_recv(struct cconn *c, void *buf, size_t n)
-{
-    if (!c->ssl)
-        return recv(c->fd, buf, n, 0);
-    return tls_result(c, SSL_read(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_rd_want);
-}
-
-static ssize_t c_send(struct cconn *c, const void *buf, size_t n)
-{
-    if (!c->ssl)
-        return send(c->fd, buf, n, MSG_NOSIGNAL);
-    if (n == 0)
-        return 0;
-    return tls_result(c, SSL_write(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_wr_want);
-}
-
-/* writev's contract over c_send: the bytes taken from iov in order. */
-static ssize_t c_writev(struct cconn *c, const struct iovec *iov, int k)
-{
-    ssize_t total = 0;
-
-    if (!c->ssl)
-        return writev(c->fd, iov, k);
-    for (int i = 0; i < k; i++) {
-        ssize_t w = c_send(c, iov[i].iov_base, iov[i].iov_len);
-
-        if (w < 0)
-            return total > 0 ? total : -1;
-        total += w;
-        if ((size_t)w < iov[i].iov_len)
-            break;
-    }
-    return total;
-}
-
-/* The client's write side is done (TCP/SSL listeners pass the backend's FIN on). */
-static void c_shutdown_write(struct cconn *c)
-{
-    if (c->ssl)
-        SSL_shutdown(c->ssl); /* close_notify; the peer's is not awaited */
-    shutdown(c->fd, SHUT_WR);
-}
-
-/* --- backend connections ------------------------------------------------------------------ */
-
-static void idle_unlink(struct bconn *b)
-{
-    struct bconn **pp = (struct bconn **)&b->be->idle;
-
-    for (; *pp; pp = &(*pp)->inext) {
-        if (*pp == b) {
-            *pp = b->inext;
-            b->be->nidle--;
-            return;
-        }
-    }
-}
-
-static void bconn_free(struct bconn *b)
-{
-    struct lb_listener *l = b->l;
-
-    if (b->state == BS_IDLE)
-        idle_unlink(b);
-    if (b->fd >= 0) {
-        cm_ev_del_fd(l->ev, b->fd);
-        close(b->fd);
-    }
-    b->be->conns--;
-    bal_unref(b->be);
-    if (l->nbfree < FREE_MAX) {
-        b->inext = l->bfree;
-        l->bfree = b;
-        l->nbfree++;
-    } else {
-        free(b);
-    }
-}
-
-/* A new connection to be (non-blocking connect). NULL when the socket call fails at once
- * (counted as a backend connection error). */
-static struct bconn *bconn_connect(struct lb_listener *l, struct bal_backend *be)
-{
-    struct bconn *b;
-    int fd, one = 1;
-
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return NULL;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (connect(fd, (const struct sockaddr *)&be->addr, sizeof(be->addr)) < 0 &&
-        errno != EINPROGRESS) {
-        close(fd);
-        return NULL;
-    }
-    if (l->bfree) {
-        b = l->bfree;
-        l->bfree = b->inext;
-        l->nbfree--;
-    } else {
-        b = cm_xmalloc(sizeof(*b));
-    }
-    b->l = l;
-    b->be = be;
-    bal_ref(be);
-    be->conns++;
-    b->fd = fd;
-    b->events = EPOLLOUT;
-    b->state = BS_CONNECTING;
-    b->c = NULL;
-    b->reused = 0;
-    b->eof = 0;
-    b->inext = NULL;
-    b->req_off = b->req_len = b->in_off = b->in_len = 0;
-    if (cm_ev_add_fd(l->ev, fd, EPOLLOUT, on_backend, b) < 0) {
-        b->fd = -1;
-        close(fd);
-        bconn_free(b);
-        return NULL;
-    }
-    return b;
-}
-
-static struct bconn *bconn_get(struct lb_listener *l, struct bal_backend *be)
-{
-    struct bconn *b = be->idle;
-
-    if (b) {
-        be->idle = b->inext;
-        be->nidle--;
-        b->inext = NULL;
-        b->reused = 1;
-        b->state = BS_SEND;
-        b->req_off = b->req_len = b->in_off = b->in_len = 0;
-        return b;
-    }
-    return bconn_connect(l, be);
-}
-
-static void bconn_to_idle(struct bconn *b)
-{
-    b->c = NULL;
-    b->state = BS_IDLE;
-    b->idle_since = now_ms();
-    b->inext = b->be->idle;
-    b->be->idle = b;
-    b->be->nidle++;
-    backend_events(b);
-}
-
-static void close_idle(struct bal_backend *be)
-{
-    while (be->idle)
-        bconn_free(be->idle);
-}
 
 /* --- own answers ---------------------------------------------------------------------------- */
 
 /* Appends bytes to the client's pending output. Returns -1 when they do not fit. */
-static int out_append(struct cconn *c, const char *p, size_t n)
+int lb_out_append(struct cconn *c, const char *p, size_t n)
 {
     if (c->out_off > 0 && c->out_off == c->out_len)
         c->out_off = c->out_len = 0;
@@ -493,188 +117,14 @@ static void own_response(struct cconn *c, int status, int consume, int close)
                                 c->is_head ? 0 : strlen(body), c->close_after, c->minor);
     count_own(c->l, status);
     c->state = CS_HEAD;
-    if (n > 0 && out_append(c, buf, (size_t)n) < 0)
+    if (n > 0 && lb_out_append(c, buf, (size_t)n) < 0)
         c->close_after = 1;
-    client_flush(c);
+    lb_client_flush(c);
 }
 
-/* --- client side --------------------------------------------------------------------------- */
+/* --- client side: requests ----------------------------------------------------------------- */
 
-static struct cconn *cconn_new(struct lb_listener *l, int fd)
-{
-    struct cconn *c;
-
-    if (l->cfree) {
-        c = l->cfree;
-        l->cfree = c->next;
-        l->ncfree--;
-    } else {
-        c = cm_xmalloc(sizeof(*c));
-    }
-    c->l = l;
-    c->fd = fd;
-    c->ssl = NULL;
-    c->ssl_rd_want = c->ssl_wr_want = 0;
-    c->ssl_kick = 0;
-    c->events = 0;
-    c->state = l->mode == LB_MODE_TCP ? CS_TCP : CS_HEAD;
-    c->node = -1;
-    c->b = NULL;
-    c->last_ms = now_ms();
-    c->keep_alive = 1;
-    c->minor = 1;
-    c->is_head = 0;
-    c->close_after = 0;
-    c->eof = 0;
-    c->body_kind = LB_HTTP_BODY_NONE;
-    c->retries = 0;
-    c->resp_started = 0;
-    c->qnext = NULL;
-    c->in_off = c->in_len = c->out_off = c->out_len = 0;
-    c->prev = NULL;
-    c->next = l->all;
-    if (l->all)
-        l->all->prev = c;
-    l->all = c;
-    l->nclients++;
-    return c;
-}
-
-static void surge_remove(struct cconn *c)
-{
-    struct lb_listener *l = c->l;
-    struct cconn **pp = &l->qhead, *prev = NULL;
-
-    for (; *pp; prev = *pp, pp = &(*pp)->qnext) {
-        if (*pp == c) {
-            *pp = c->qnext;
-            if (l->qtail == c)
-                l->qtail = prev;
-            l->qlen--;
-            return;
-        }
-    }
-}
-
-/* Detaches and closes the backend connection of an unfinished request. */
-static void abort_backend(struct cconn *c)
-{
-    struct bconn *b = c->b;
-
-    if (!b)
-        return;
-    c->b = NULL;
-    b->c = NULL;
-    if (b->be->outstanding > 0)
-        b->be->outstanding--;
-    bconn_free(b);
-}
-
-static void client_close(struct cconn *c)
-{
-    struct lb_listener *l = c->l;
-
-    if (c->state == CS_QUEUED)
-        surge_remove(c);
-    abort_backend(c);
-    if (c->ssl) {
-        SSL_free(c->ssl);
-        c->ssl = NULL;
-    }
-    if (c->fd >= 0) {
-        cm_ev_del_fd(l->ev, c->fd);
-        close(c->fd);
-    }
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        l->all = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    l->nclients--;
-    if (l->ncfree < FREE_MAX) {
-        c->next = l->cfree;
-        l->cfree = c;
-        l->ncfree++;
-    } else {
-        free(c);
-    }
-    run_surge_queue(l);
-}
-
-/* Sends pending output; closes when asked to after it; resumes the next request. */
-static void client_flush(struct cconn *c)
-{
-    while (c->out_off < c->out_len) {
-        ssize_t n = c_send(c, c->out + c->out_off, c->out_len - c->out_off);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN) {
-            client_events(c);
-            return;
-        }
-        if (n <= 0) {
-            client_close(c);
-            return;
-        }
-        c->out_off += (size_t)n;
-        c->resp_started = 1;
-    }
-    c->out_off = c->out_len = 0;
-    if (c->state == CS_HEAD && c->close_after) {
-        client_close(c);
-        return;
-    }
-    if (c->b)
-        backend_events(c->b);
-    client_events(c);
-    if (c->state == CS_HEAD && c->in_len > 0)
-        client_process(c);
-}
-
-/* Sends head (already in c->out) and p[0..n) to the client, writev when nothing waits. */
-static int client_send(struct cconn *c, const char *p, size_t n)
-{
-    struct iovec iov[2];
-    int k = 0;
-    ssize_t w;
-    size_t pending = c->out_len - c->out_off;
-
-    if (pending) {
-        iov[k].iov_base = c->out + c->out_off;
-        iov[k++].iov_len = pending;
-    }
-    if (n) {
-        iov[k].iov_base = (void *)p;
-        iov[k++].iov_len = n;
-    }
-    if (k == 0)
-        return 0;
-    do {
-        w = c_writev(c, iov, k);
-    } while (w < 0 && errno == EINTR);
-    if (w < 0 && errno != EAGAIN)
-        return -1;
-    if (w < 0)
-        w = 0;
-    if (w > 0)
-        c->resp_started = 1;
-    if ((size_t)w >= pending) {
-        size_t used = (size_t)w - pending;
-
-        c->out_off = c->out_len = 0;
-        if (used < n && out_append(c, p + used, n - used) < 0)
-            return -1;
-    } else {
-        c->out_off += (size_t)w;
-        if (n && out_append(c, p, n) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static const char *node_zone(const struct cconn *c)
+const char *lb_node_zone(const struct cconn *c)
 {
     const struct lb_listener *l = c->l;
 
@@ -684,7 +134,7 @@ static const char *node_zone(const struct cconn *c)
 }
 
 /* Assigns a node (zone) to a new client, in turn among zones with routable backends. */
-static void assign_node(struct cconn *c)
+void lb_assign_node(struct cconn *c)
 {
     struct lb_listener *l = c->l;
 
@@ -742,7 +192,7 @@ static void backend_send(struct bconn *b);
 static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, size_t reqlen)
 {
     struct lb_listener *l = c->l;
-    struct bconn *b = bconn_get(l, be);
+    struct bconn *b = lb_bconn_get(l, be);
     char ip[] = "127.0.0.1";
 
     if (!b) {
@@ -772,7 +222,7 @@ static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, 
     if (b->state == BS_SEND)
         backend_send(b);
     else
-        backend_events(b);
+        lb_backend_events(b);
     return 0;
 }
 
@@ -786,8 +236,8 @@ static void start_request(struct cconn *c)
 
     if (c->node < 0 ||
         (l->nzones && !l->cross_zone && bal_routable_count(&l->set, l->zones[c->node]) == 0))
-        assign_node(c);
-    be = bal_pick_least_outstanding(&l->set, node_zone(c), l->max_conns, &at_cap);
+        lb_assign_node(c);
+    be = bal_pick_least_outstanding(&l->set, lb_node_zone(c), l->max_conns, &at_cap);
     if (!be) {
         if (at_cap) {
             if (l->qlen >= l->surge_max) {
@@ -818,14 +268,14 @@ static void start_request(struct cconn *c)
     }
 }
 
-static void run_surge_queue(struct lb_listener *l)
+void lb_run_surge_queue(struct lb_listener *l)
 {
     while (l->qhead) {
         struct cconn *c = l->qhead;
         struct bal_backend *be;
         int at_cap = 0;
 
-        be = bal_pick_least_outstanding(&l->set, node_zone(c), l->max_conns, &at_cap);
+        be = bal_pick_least_outstanding(&l->set, lb_node_zone(c), l->max_conns, &at_cap);
         if (!be && at_cap)
             return;
         l->qhead = c->qnext;
@@ -846,7 +296,7 @@ static void run_surge_queue(struct lb_listener *l)
 }
 
 /* A parse of the input buffer when no request is in progress. */
-static void client_process(struct cconn *c)
+void lb_client_process(struct cconn *c)
 {
     enum lb_http_result r;
 
@@ -854,10 +304,10 @@ static void client_process(struct cconn *c)
         return;
     r = lb_http_parse_request(c->in, c->in_len, &c->msg);
     if (r == LB_HTTP_PARTIAL) {
-        client_events(c);
+        lb_client_events(c);
         return;
     }
-    c->req_us = now_us();
+    c->req_us = lb_now_us();
     c->resp_started = 0;
     c->retries = 0;
     if (r != LB_HTTP_OK) {
@@ -881,8 +331,8 @@ static void client_process(struct cconn *c)
         size_t have = c->in_len - c->msg.head_len;
 
         if (c->body_kind != LB_HTTP_BODY_LENGTH || have < (size_t)c->body_left) {
-            if (out_append(c, cont, sizeof(cont) - 1) == 0)
-                client_send(c, NULL, 0);
+            if (lb_out_append(c, cont, sizeof(cont) - 1) == 0)
+                lb_client_send(c, NULL, 0);
         }
     }
     start_request(c);
@@ -918,15 +368,15 @@ static void finish_response(struct bconn *b, int reusable)
         c->state = CS_HEAD;
         if (!c->keep_alive || !c->body_done)
             c->close_after = 1;
-        c->last_ms = now_ms();
+        c->last_ms = lb_now_ms();
     }
     if (reusable && b->keep_alive && be->routable && !be->removed && b->in_len == 0)
-        bconn_to_idle(b);
+        lb_bconn_to_idle(b);
     else
-        bconn_free(b);
+        lb_bconn_free(b);
     if (c)
-        client_flush(c);
-    run_surge_queue(l);
+        lb_client_flush(c);
+    lb_run_surge_queue(l);
 }
 
 /* The backend failed before the response completed. */
@@ -939,7 +389,7 @@ static void backend_failed(struct bconn *b, int connect_error)
     if (connect_error)
         l->m.backend_conn_errors++;
     if (!c) {
-        bconn_free(b);
+        lb_bconn_free(b);
         return;
     }
     if (!c->resp_started && c->out_len == c->out_off && b->state != BS_BODY && c->retryable &&
@@ -955,10 +405,10 @@ static void backend_failed(struct bconn *b, int connect_error)
         memcpy(copy, b->req, len);
         c->retries++;
         bal_ref(be);
-        abort_backend(c); /* frees b */
+        lb_abort_backend(c); /* frees b */
         if (!reused)
             be->routable = 0; /* not this one again right now */
-        alt = bal_pick_least_outstanding(&l->set, node_zone(c), l->max_conns, NULL);
+        alt = bal_pick_least_outstanding(&l->set, lb_node_zone(c), l->max_conns, NULL);
         be->routable = was_routable;
         if (!alt && reused && be->routable)
             alt = be;
@@ -969,18 +419,18 @@ static void backend_failed(struct bconn *b, int connect_error)
         }
         free(copy);
         if (c->b)
-            abort_backend(c);
+            lb_abort_backend(c);
         own_response(c, 502, 0, !c->body_done);
         return;
     }
-    abort_backend(c);
+    lb_abort_backend(c);
     if (!c->resp_started && c->out_len == c->out_off) {
         c->in_len = c->body_done ? c->in_len : 0;
         own_response(c, 502, 0, !c->body_done);
     } else {
         c->state = CS_HEAD;
         c->close_after = 1;
-        client_flush(c);
+        lb_client_flush(c);
     }
 }
 
@@ -1012,9 +462,9 @@ static void backend_send(struct bconn *b)
         b->state = BS_HEAD;
         b->msg.head_len = 0;
     }
-    backend_events(b);
+    lb_backend_events(b);
     if (c)
-        client_events(c);
+        lb_client_events(c);
 }
 
 /* Forwards body bytes p[0..n) of the response; finishes when the body ends. */
@@ -1050,9 +500,9 @@ static void response_body(struct bconn *b, const char *p, size_t n)
     }
     if (take < n)
         b->keep_alive = 0; /* bytes beyond the response: do not reuse */
-    if (client_send(c, p, take) < 0) {
-        abort_backend(c);
-        client_close(c);
+    if (lb_client_send(c, p, take) < 0) {
+        lb_abort_backend(c);
+        lb_client_close(c);
         return;
     }
     if (done) {
@@ -1060,8 +510,8 @@ static void response_body(struct bconn *b, const char *p, size_t n)
         finish_response(b, 1);
         return;
     }
-    backend_events(b);
-    client_events(c);
+    lb_backend_events(b);
+    lb_client_events(c);
 }
 
 static void response_head(struct bconn *b)
@@ -1077,7 +527,7 @@ static void response_head(struct bconn *b)
         if (r == LB_HTTP_PARTIAL) {
             if (b->in_len == BIN_CAP)
                 break;
-            backend_events(b);
+            lb_backend_events(b);
             return;
         }
         if (r != LB_HTTP_OK)
@@ -1091,12 +541,12 @@ static void response_head(struct bconn *b)
         goto ok;
     }
     /* unparsable or too large: 502 */
-    abort_backend(c);
+    lb_abort_backend(c);
     own_response(c, 502, 0, 1);
     return;
 
 ok : {
-    double lat = (double)(now_us() - c->req_us) / 1000.0;
+    double lat = (double)(lb_now_us() - c->req_us) / 1000.0;
 
     l->m.latency_sum_ms += lat;
     l->m.latency_count++;
@@ -1117,8 +567,8 @@ ok : {
     n = lb_http_forward_response(b->in, &b->msg, c->close_after, c->minor, c->out + c->out_len,
                                  COUT_CAP - c->out_len);
     if (n < 0) {
-        abort_backend(c);
-        client_close(c);
+        lb_abort_backend(c);
+        lb_client_close(c);
         return;
     }
     c->out_len += (size_t)n;
@@ -1140,7 +590,7 @@ static void backend_read(struct bconn *b)
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (b->state == BS_IDLE) {
-        bconn_free(b); /* the backend closed (or talked out of turn) */
+        lb_bconn_free(b); /* the backend closed (or talked out of turn) */
         return;
     }
     if (n == 0 && b->state == BS_BODY && b->body_kind == LB_HTTP_BODY_EOF) {
@@ -1152,7 +602,7 @@ static void backend_read(struct bconn *b)
         backend_failed(b, n < 0 && b->in_len == 0 && !b->reused && errno == ECONNREFUSED);
         return;
     }
-    b->c->last_ms = now_ms();
+    b->c->last_ms = lb_now_ms();
     if (b->state == BS_BODY) {
         response_body(b, b->in, (size_t)n);
         return;
@@ -1167,9 +617,7 @@ static void backend_read(struct bconn *b)
     response_head(b);
 }
 
-static void tcp_backend(struct bconn *b, uint32_t events);
-
-static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+void lb_on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
 {
     struct bconn *b = ud;
 
@@ -1187,10 +635,10 @@ static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
                 if (c) {
                     c->b = NULL;
                     b->be->outstanding -= b->be->outstanding > 0;
-                    bconn_free(b);
-                    client_close(c);
+                    lb_bconn_free(b);
+                    lb_client_close(c);
                 } else {
-                    bconn_free(b);
+                    lb_bconn_free(b);
                 }
                 return;
             }
@@ -1199,7 +647,7 @@ static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         }
         if (b->l->mode == LB_MODE_TCP) {
             b->state = BS_TCP;
-            tcp_pump(b->c);
+            lb_tcp_pump(b->c);
             return;
         }
         b->state = BS_SEND;
@@ -1207,7 +655,7 @@ static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         return;
     }
     if (b->state == BS_TCP) {
-        tcp_backend(b, events);
+        lb_tcp_backend(b, events);
         return;
     }
     if ((events & EPOLLOUT) && b->state == BS_SEND) {
@@ -1218,35 +666,34 @@ static void on_backend(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         backend_read(b);
 }
 
-/* --- client events ------------------------------------------------------------------------------
- */
+/* --- client events ------------------------------------------------------------------------- */
 
 static void http_client(struct cconn *c, uint32_t events)
 {
     ssize_t n;
 
     if (events & EPOLLOUT) {
-        client_flush(c);
+        lb_client_flush(c);
         return;
     }
     if (c->in_len == CIN_CAP) {
-        client_events(c);
+        lb_client_events(c);
         return;
     }
-    n = c_recv(c, c->in + c->in_len, CIN_CAP - c->in_len);
+    n = lb_c_recv(c, c->in + c->in_len, CIN_CAP - c->in_len);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
         if (c->ssl)
-            client_events(c); /* the handshake may want the socket writable */
+            lb_client_events(c); /* the handshake may want the socket writable */
         return;
     }
     if (n <= 0) {
-        client_close(c);
+        lb_client_close(c);
         return;
     }
     c->in_len += (size_t)n;
-    c->last_ms = now_ms();
+    c->last_ms = lb_now_ms();
     if (c->state == CS_HEAD) {
-        client_process(c);
+        lb_client_process(c);
     } else if (c->state == CS_PROXY && c->b && !c->body_done) {
         struct bconn *b = c->b;
 
@@ -1255,145 +702,13 @@ static void http_client(struct cconn *c, uint32_t events)
         if (b->state == BS_SEND)
             backend_send(b);
         else
-            client_events(c);
+            lb_client_events(c);
     } else {
-        client_events(c);
+        lb_client_events(c);
     }
 }
 
-/* --- TCP listeners ---------------------------------------------------------------------------- */
-
-static void tcp_close_both(struct cconn *c)
-{
-    client_close(c); /* closes c->b too */
-}
-
-/* Moves bytes both ways as far as the sockets allow. */
-static void tcp_pump(struct cconn *c)
-{
-    struct bconn *b = c->b;
-    ssize_t n;
-
-    if (!b || b->state != BS_TCP)
-        return;
-    /* client -> backend */
-    while (c->in_len > c->in_off) {
-        n = send(b->fd, c->in + c->in_off, c->in_len - c->in_off, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            break;
-        if (n <= 0) {
-            tcp_close_both(c);
-            return;
-        }
-        c->in_off += (size_t)n;
-    }
-    if (c->in_off == c->in_len) {
-        c->in_off = c->in_len = 0;
-        if (c->eof)
-            shutdown(b->fd, SHUT_WR);
-    }
-    /* backend -> client */
-    while (b->in_len > b->in_off) {
-        n = c_send(c, b->in + b->in_off, b->in_len - b->in_off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            break;
-        if (n <= 0) {
-            tcp_close_both(c);
-            return;
-        }
-        b->in_off += (size_t)n;
-    }
-    if (b->in_off == b->in_len) {
-        b->in_off = b->in_len = 0;
-        if (b->eof)
-            c_shutdown_write(c);
-    }
-    if (c->eof && b->eof && c->in_len == 0 && b->in_len == 0) {
-        tcp_close_both(c);
-        return;
-    }
-    client_events(c);
-    backend_events(b);
-}
-
-static void tcp_client(struct cconn *c, uint32_t events)
-{
-    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && c->in_len == 0 && !c->eof) {
-        ssize_t n = c_recv(c, c->in, CIN_CAP);
-
-        if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            tcp_close_both(c);
-            return;
-        }
-        if (n == 0)
-            c->eof = 1;
-        if (n > 0) {
-            c->in_len = (size_t)n;
-            c->in_off = 0;
-            c->last_ms = now_ms();
-        }
-    }
-    if (!c->b || c->b->state != BS_TCP) {
-        client_events(c);
-        if (c->eof && c->in_len == 0)
-            tcp_close_both(c);
-        return;
-    }
-    tcp_pump(c);
-}
-
-static void tcp_backend(struct bconn *b, uint32_t events)
-{
-    struct cconn *c = b->c;
-
-    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && b->in_len == 0 && !b->eof) {
-        ssize_t n = recv(b->fd, b->in, BIN_CAP, 0);
-
-        if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            tcp_close_both(c);
-            return;
-        }
-        if (n == 0)
-            b->eof = 1;
-        if (n > 0) {
-            b->in_len = (size_t)n;
-            b->in_off = 0;
-            c->last_ms = now_ms();
-        }
-    }
-    tcp_pump(c);
-}
-
-static void tcp_start(struct cconn *c)
-{
-    struct lb_listener *l = c->l;
-    struct bal_backend *be;
-    struct bconn *b;
-
-    assign_node(c);
-    for (int attempt = 0; attempt < 2; attempt++) {
-        be = bal_pick_round_robin(&l->set, node_zone(c), l->max_conns, NULL);
-        if (!be)
-            break;
-        b = bconn_connect(l, be);
-        if (!b) {
-            l->m.backend_conn_errors++;
-            continue;
-        }
-        b->c = c;
-        c->b = b;
-        be->outstanding++;
-        client_events(c);
-        return;
-    }
-    client_close(c);
-}
-
-static void on_client(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+void lb_on_client(struct cm_ev *ev, int fd, uint32_t events, void *ud)
 {
     struct cconn *c = ud;
 
@@ -1411,39 +726,9 @@ static void on_client(struct cm_ev *ev, int fd, uint32_t events, void *ud)
             events |= EPOLLOUT;
     }
     if (c->state == CS_TCP)
-        tcp_client(c, events);
+        lb_tcp_client(c, events);
     else
         http_client(c, events);
-}
-
-/* Clients whose decrypted input waits inside OpenSSL get a read without an epoll event. */
-static int64_t on_tls_kick(struct cm_ev *ev, int64_t now, void *ud)
-{
-    struct lb_listener *l = ud;
-    struct cconn *c;
-
-    (void)ev;
-    (void)now;
-    l->tls_kick_timer = 0;
-again:
-    for (c = l->all; c; c = c->next) {
-        if (!c->ssl_kick)
-            continue;
-        c->ssl_kick = 0;
-        if (c->ssl && SSL_pending(c->ssl) > 0)
-            on_client(l->ev, c->fd, EPOLLIN, c); /* may close c */
-        goto again;
-    }
-    return -1;
-}
-
-static void tls_kick(struct cconn *c)
-{
-    struct lb_listener *l = c->l;
-
-    c->ssl_kick = 1;
-    if (!l->tls_kick_timer)
-        l->tls_kick_timer = cm_ev_add_timer(l->ev, 0, on_tls_kick, l);
 }
 
 /* --- listener --------------------------------------------------------------------------------- */
@@ -1464,28 +749,28 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
             return;
         }
         setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        c = cconn_new(l, cfd);
+        c = lb_cconn_new(l, cfd);
         c->events = EPOLLIN | EPOLLRDHUP;
         if (l->tls) {
             c->ssl = SSL_new(l->tls);
             if (!c->ssl || SSL_set_fd(c->ssl, cfd) != 1) {
                 ERR_clear_error();
-                client_close(c);
+                lb_client_close(c);
                 continue;
             }
             SSL_set_accept_state(c->ssl);
         }
-        if (cm_ev_add_fd(ev, cfd, c->events, on_client, c) < 0) {
+        if (cm_ev_add_fd(ev, cfd, c->events, lb_on_client, c) < 0) {
             c->fd = -1;
             close(cfd);
-            client_close(c);
+            lb_client_close(c);
             continue;
         }
         l->m.client_conns++;
         if (l->mode == LB_MODE_TCP)
-            tcp_start(c);
+            lb_tcp_start(c);
         else
-            assign_node(c);
+            lb_assign_node(c);
     }
 }
 
@@ -1503,13 +788,13 @@ again:
         if ((c->state == CS_PROXY || c->state == CS_QUEUED) && !c->resp_started &&
             c->out_len == c->out_off) {
             if (c->state == CS_QUEUED)
-                surge_remove(c);
-            abort_backend(c);
+                lb_surge_remove(c);
+            lb_abort_backend(c);
             c->state = CS_HEAD;
             c->last_ms = now;
             own_response(c, 504, 0, 1);
         } else {
-            client_close(c);
+            lb_client_close(c);
         }
         goto again;
     }
@@ -1575,10 +860,10 @@ void lb_listener_destroy(struct lb_listener *l)
         struct cconn *c = l->all;
 
         c->state = CS_HEAD; /* the surge queue is dropped above */
-        client_close(c);
+        lb_client_close(c);
     }
     for (int i = 0; i < l->set.n; i++)
-        close_idle(l->set.v[i]);
+        lb_close_idle(l->set.v[i]);
     bal_cleanup(&l->set);
     while (l->cfree) {
         struct cconn *c = l->cfree;
@@ -1634,13 +919,13 @@ void lb_backend_set(struct lb_listener *l, const char *id, int port, const char 
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     sa.sin_port = htons((uint16_t)port);
     if (be && be->addr.sin_port != sa.sin_port)
-        close_idle(be);
+        lb_close_idle(be);
     be = bal_add(&l->set, id, &sa, zone);
     if (be->routable && !routable)
-        close_idle(be);
+        lb_close_idle(be);
     be->routable = routable != 0;
     if (routable)
-        run_surge_queue(l);
+        lb_run_surge_queue(l);
 }
 
 void lb_backend_remove(struct lb_listener *l, const char *id)
@@ -1649,7 +934,7 @@ void lb_backend_remove(struct lb_listener *l, const char *id)
 
     if (!be)
         return;
-    close_idle(be);
+    lb_close_idle(be);
     bal_remove(&l->set, be);
 }
 

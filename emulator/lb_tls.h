@@ -4,7 +4,7 @@
  * (SSLCertificateId); the emulator has no IAM or ACM, so every HTTPS/SSL listener presents
  * one certificate: a self-signed one made at start (EC P-256, CN and SAN localhost plus
  * IP 127.0.0.1, valid 365 days; clients use curl -k or loadgen's default), or the PEM
- * files given with --tls-cert/--tls-key. TLS 1.2 and 1.3. The proxy (lb.c) does the
+ * files given with --tls-cert/--tls-key. TLS 1.2 and 1.3. The proxy (lb.c, lb_conn.c) does the
  * handshakes and the record I/O, non-blocking. */
 #ifndef EMULATOR_LB_TLS_H
 #define EMULATOR_LB_TLS_H

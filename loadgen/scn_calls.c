@@ -1,0 +1,197 @@
+/* loadgen/scn_calls.c: the scenario runner's AWS calls: one call, the setup plan played
+ * in order and the teardown of what it made (see scn_run.h). */
+#include "loadgen/scn_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libxml/tree.h>
+
+#include "common/xalloc.h"
+#include "loadgen/awsapi.h"
+#include "loadgen/scenario.h"
+#include "loadgen/scn_internal.h"
+#include "loadgen/scn_reply.h"
+
+/* ---- AWS calls ---- */
+
+static const char *param_get(const struct aws_params *p, const char *name)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->v[i].name, name) == 0)
+            return p->v[i].value;
+    return "";
+}
+
+static const char *arn_lookup(const char *policy, void *ud)
+{
+    struct run *r = ud;
+    int i = sim_scenario_policy_index(r->sc, policy);
+
+    return i >= 0 && r->arns[i] ? r->arns[i] : NULL;
+}
+
+/* One call; on an AWS error err is filled and -1 returned. */
+int scn_aws_call(struct run *r, enum aws_service svc, const char *action,
+                 const struct aws_params *p, xmlDoc **doc, struct aws_error *err)
+{
+    struct aws_reply rep = { 0 };
+
+    if (aws_call(r->aws, svc, action, p, &rep, err) != 0)
+        return -1;
+    if (doc)
+        *doc = rep.doc;
+    else
+        xmlFreeDoc(rep.doc);
+    return 0;
+}
+
+static const char *call_name(const struct scn_call *c)
+{
+    static const char *const keys[] = { "LoadBalancerName", "LaunchConfigurationName", "AlarmName",
+                                        "PolicyName", "AutoScalingGroupName" };
+
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        const char *v = param_get(&c->params, keys[k]);
+        if (v[0])
+            return v;
+    }
+    return "";
+}
+
+int scn_setup(struct run *r)
+{
+    for (int i = 0; i < r->plan.nsetup && !scn_g_stop; i++) {
+        const struct scn_call *c = &r->plan.setup[i];
+        struct aws_params p;
+        struct aws_error err;
+        xmlDoc *doc = NULL;
+        char val[4096];
+        int rc;
+
+        aws_params_init(&p);
+        for (int k = 0; k < c->params.n; k++) {
+            if (scn_arn_substitute(c->params.v[k].value, arn_lookup, r, val, sizeof(val)) != 0) {
+                scn_fail_msg("setup: %s %s: %s", c->action, call_name(c), val);
+                aws_params_cleanup(&p);
+                return -1;
+            }
+            aws_params_add(&p, c->params.v[k].name, val);
+        }
+        rc = scn_aws_call(r, c->svc, c->action, &p, &doc, &err);
+        aws_params_cleanup(&p);
+        if (rc != 0) {
+            scn_fail_msg("setup: %s %s refused: %s: %s", c->action, call_name(c),
+                         err.code[0] ? err.code : "error", err.message);
+            return -1;
+        }
+        r->done[i] = 1;
+        if (c->policy[0]) {
+            char arn[2048];
+            int pi = sim_scenario_policy_index(r->sc, c->policy);
+
+            if (scn_reply_text(doc, "PolicyARN", arn, sizeof(arn)) != 0 || pi < 0) {
+                scn_fail_msg("setup: PutScalingPolicy %s: no PolicyARN in the reply", c->policy);
+                xmlFreeDoc(doc);
+                return -1;
+            }
+            free(r->arns[pi]);
+            r->arns[pi] = cm_xstrdup(arn);
+        }
+        xmlFreeDoc(doc);
+    }
+    return scn_g_stop ? -1 : 0;
+}
+
+static int gone_error(const struct aws_error *e)
+{
+    return strstr(e->code, "NotFound") || strstr(e->message, "not found") ||
+           strstr(e->message, "does not exist");
+}
+
+static int busy_error(const struct aws_error *e)
+{
+    return strcmp(e->code, "ResourceInUse") == 0 ||
+           strcmp(e->code, "ScalingActivityInProgress") == 0;
+}
+
+/* Deletes what setup created: alarms, groups (ForceDelete), launch configurations
+ * (retried while a group still uses them), load balancers. Returns the number of
+ * deletions that failed. */
+int scn_teardown(struct run *r)
+{
+    struct aws_params p;
+    int failed = 0, nal = 0;
+    /* in use for up to 20 emulated minutes on an emulator; 10 real minutes on AWS */
+    int64_t deadline =
+        scn_mono_ms() + (r->is_emulator ? (int64_t)(1200000.0 / r->scale) + 2000 : 600000);
+
+    aws_params_init(&p);
+    for (int i = 0; i < r->plan.nsetup; i++) {
+        const struct scn_call *c = &r->plan.setup[i];
+        char k[64];
+
+        if (!r->done[i] || strcmp(c->action, "PutMetricAlarm") != 0)
+            continue;
+        snprintf(k, sizeof(k), "AlarmNames.member.%d", ++nal);
+        aws_params_add(&p, k, param_get(&c->params, "AlarmName"));
+    }
+    static const struct {
+        const char *create, *del, *key;
+        enum aws_service svc;
+    } order[] = {
+        { "PutMetricAlarm", "DeleteAlarms", NULL, AWS_CLOUDWATCH },
+        { "CreateAutoScalingGroup", "DeleteAutoScalingGroup", "AutoScalingGroupName",
+          AWS_AUTOSCALING },
+        { "CreateLaunchConfiguration", "DeleteLaunchConfiguration", "LaunchConfigurationName",
+          AWS_AUTOSCALING },
+        { "CreateLoadBalancer", "DeleteLoadBalancer", "LoadBalancerName", AWS_ELB },
+    };
+    for (size_t s = 0; s < sizeof(order) / sizeof(order[0]); s++) {
+        for (int i = 0; i < r->plan.nsetup; i++) {
+            const struct scn_call *c = &r->plan.setup[i];
+            struct aws_params q;
+            struct aws_error err;
+            const char *name;
+            int rc;
+
+            if (!r->done[i] || strcmp(c->action, order[s].create) != 0)
+                continue;
+            if (!order[s].key) {
+                if (nal > 0) {
+                    rc = scn_aws_call(r, order[s].svc, order[s].del, &p, NULL, &err);
+                    if (rc != 0 && !gone_error(&err)) {
+                        scn_fail_msg("teardown: DeleteAlarms: %s: %s", err.code, err.message);
+                        failed++;
+                    }
+                    nal = 0;
+                }
+                continue;
+            }
+            name = param_get(&c->params, order[s].key);
+            aws_params_init(&q);
+            aws_params_add(&q, order[s].key, name);
+            if (strcmp(order[s].del, "DeleteAutoScalingGroup") == 0)
+                aws_params_add(&q, "ForceDelete", "true");
+            for (;;) {
+                rc = scn_aws_call(r, order[s].svc, order[s].del, &q, NULL, &err);
+                if (rc == 0 || gone_error(&err))
+                    break;
+                if (busy_error(&err) && scn_mono_ms() < deadline) {
+                    struct timespec ts = { 0, 200000000L };
+                    nanosleep(&ts, NULL);
+                    continue;
+                }
+                scn_fail_msg("teardown: %s %s: %s: %s", order[s].del, name, err.code, err.message);
+                failed++;
+                break;
+            }
+            aws_params_cleanup(&q);
+        }
+    }
+    aws_params_cleanup(&p);
+    memset(r->done, 0, (size_t)r->plan.nsetup * sizeof(*r->done));
+    return failed;
+}
