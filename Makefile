@@ -166,7 +166,8 @@ models:
 models-check:
 	@python3 scripts/models-refresh.py --check $(if $(BOTOCORE),--botocore $(BOTOCORE))
 
-FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+# Tracked and new (untracked, not ignored) files alike, so a new file is formatted before its first commit.
+FORMAT_SRC = $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_SRC)
 
