@@ -1,4 +1,6 @@
-/* scaler/sim/scenario.c: reads a scenario file into struct sim_scenario, checking it. */
+/* scaler/sim/scenario.c: reads a scenario file into struct sim_scenario, checking it: the
+ * JSON readers, the whole file and its cross-references. The parts of the file are read in
+ * scenario_infra.c, scenario_load.c and scenario_expect.c. */
 #include "scaler/sim/scenario.h"
 
 #include <errno.h>
@@ -13,16 +15,9 @@
 
 #include "common/units.h"
 #include "common/xalloc.h"
+#include "scaler/sim/scenario_internal.h"
 
-struct ctx {
-    char *err;
-    const char *file;
-};
-
-static int fail(struct ctx *c, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct ctx *c, const char *path, const char *fmt, ...)
+int fail(struct ctx *c, const char *path, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -37,7 +32,7 @@ static int fail(struct ctx *c, const char *path, const char *fmt, ...)
 }
 
 /* Paths are truncated at SIM_PATH_MAX - 1; out may not alias base. */
-static void path_join(char *out, const char *base, const char *tail)
+void path_join(char *out, const char *base, const char *tail)
 {
     size_t nb = strlen(base), nt = strlen(tail);
 
@@ -50,7 +45,7 @@ static void path_join(char *out, const char *base, const char *tail)
     out[nb + nt] = '\0';
 }
 
-static void path_key(char *out, const char *base, const char *key)
+void path_key(char *out, const char *base, const char *key)
 {
     char tail[SIM_PATH_MAX];
     size_t n = strlen(key);
@@ -63,7 +58,7 @@ static void path_key(char *out, const char *base, const char *key)
     path_join(out, base, tail);
 }
 
-static void path_idx(char *out, const char *base, size_t i)
+void path_idx(char *out, const char *base, size_t i)
 {
     char tail[32];
 
@@ -71,7 +66,7 @@ static void path_idx(char *out, const char *base, size_t i)
     path_join(out, base, tail);
 }
 
-static const char *type_name(const json_t *v)
+const char *type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
@@ -93,8 +88,7 @@ static const char *type_name(const json_t *v)
 }
 
 /* Unknown keys are errors: a typo must not silently change a scenario. */
-static int check_keys(struct ctx *c, const json_t *obj, const char *path,
-                      const char *const *allowed)
+int check_keys(struct ctx *c, const json_t *obj, const char *path, const char *const *allowed)
 {
     const char *key;
     json_t *v;
@@ -115,7 +109,7 @@ static int check_keys(struct ctx *c, const json_t *obj, const char *path,
     return 0;
 }
 
-static int want_object(struct ctx *c, const json_t *v, const char *path)
+int want_object(struct ctx *c, const json_t *v, const char *path)
 {
     if (!json_is_object(v))
         return fail(c, path, "must be an object, not %s", type_name(v));
@@ -123,8 +117,8 @@ static int want_object(struct ctx *c, const json_t *v, const char *path)
 }
 
 /* Looks up key; returns 1 present, 0 absent (error when required), -1 error. */
-static int lookup(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
-                  json_t **out, char *p)
+int lookup(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+           json_t **out, char *p)
 {
     path_key(p, path, key);
     *out = json_object_get(obj, key);
@@ -137,8 +131,8 @@ static int lookup(struct ctx *c, const json_t *obj, const char *path, const char
     return 1;
 }
 
-static int get_num(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                   int required, double def, double lo, double hi, double *out)
+int get_num(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+            double def, double lo, double hi, double *out)
 {
     char p[SIM_PATH_MAX];
     json_t *v;
@@ -160,8 +154,8 @@ static int get_num(struct ctx *c, const json_t *obj, const char *path, const cha
     return 1;
 }
 
-static int get_int(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                   int required, int def, int lo, int hi, int *out)
+int get_int(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+            int def, int lo, int hi, int *out)
 {
     char p[SIM_PATH_MAX];
     json_t *v;
@@ -184,8 +178,7 @@ static int get_int(struct ctx *c, const json_t *obj, const char *path, const cha
     return 1;
 }
 
-static int get_bool(struct ctx *c, const json_t *obj, const char *path, const char *key, int def,
-                    int *out)
+int get_bool(struct ctx *c, const json_t *obj, const char *path, const char *key, int def, int *out)
 {
     char p[SIM_PATH_MAX];
     json_t *v;
@@ -201,8 +194,8 @@ static int get_bool(struct ctx *c, const json_t *obj, const char *path, const ch
     return 1;
 }
 
-static int get_str(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                   int required, const char *def, char **out)
+int get_str(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+            const char *def, char **out)
 {
     char p[SIM_PATH_MAX];
     json_t *v;
@@ -221,8 +214,8 @@ static int get_str(struct ctx *c, const json_t *obj, const char *path, const cha
 }
 
 /* One of the listed words, or an error listing them. */
-static int get_enum(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                    int required, const char *def, const char *const *words, char **out)
+int get_enum(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+             const char *def, const char *const *words, char **out)
 {
     char p[SIM_PATH_MAX];
     int r = get_str(c, obj, path, key, required, def, out);
@@ -247,7 +240,7 @@ static int get_enum(struct ctx *c, const json_t *obj, const char *path, const ch
     return -1;
 }
 
-static int parse_duration_value(struct ctx *c, const json_t *v, const char *p, int64_t *out)
+int parse_duration_value(struct ctx *c, const json_t *v, const char *p, int64_t *out)
 {
     if (json_is_number(v)) {
         double s = json_number_value(v);
@@ -272,8 +265,8 @@ static int parse_duration_value(struct ctx *c, const json_t *v, const char *p, i
                 type_name(v));
 }
 
-static int get_dur(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                   int required, int64_t def, int64_t *out)
+int get_dur(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+            int64_t def, int64_t *out)
 {
     char p[SIM_PATH_MAX];
     json_t *v;
@@ -289,8 +282,8 @@ static int get_dur(struct ctx *c, const json_t *obj, const char *path, const cha
 }
 
 /* An array of non-empty strings (possibly absent). */
-static int get_str_array(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                         int required, char ***out, int *n)
+int get_str_array(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
+                  char ***out, int *n)
 {
     char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
     json_t *v, *e;
@@ -324,8 +317,8 @@ static void free_str_array(char **a, int n)
 }
 
 /* An array of objects: returns its size in *n (0 when absent) and the array in *arr. */
-static int get_obj_array(struct ctx *c, const json_t *obj, const char *path, const char *key,
-                         json_t **arr, size_t *n, char *p)
+int get_obj_array(struct ctx *c, const json_t *obj, const char *path, const char *key, json_t **arr,
+                  size_t *n, char *p)
 {
     json_t *v;
     int r = lookup(c, obj, path, key, 0, &v, p);
@@ -345,834 +338,6 @@ static int get_obj_array(struct ctx *c, const json_t *obj, const char *path, con
     *arr = v;
     *n = json_array_size(v);
     return 1;
-}
-
-/* ---- infrastructure ---- */
-
-static int parse_lb(struct ctx *c, const json_t *o, const char *path, struct sim_lb *lb)
-{
-    static const char *const keys[] = {
-        "name", "zones", "listeners", "health_check", "cross_zone", "connection_draining", NULL
-    };
-    static const char *const hc_keys[] = {
-        "target", "interval", "timeout", "unhealthy_threshold", "healthy_threshold", NULL
-    };
-    static const char *const l_keys[] = { "lb_port", "instance_port", "protocol",
-                                          "instance_protocol", NULL };
-    static const char *const protos[] = { "HTTP", "HTTPS", "TCP", "SSL", NULL };
-    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
-    json_t *arr, *v;
-    size_t n;
-    int64_t dr;
-
-    path_join(lb->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &lb->name) < 0 ||
-        get_str_array(c, o, path, "zones", 0, &lb->zones, &lb->nzones) < 0 ||
-        get_bool(c, o, path, "cross_zone", 1, &lb->cross_zone) < 0)
-        return -1;
-    if (get_obj_array(c, o, path, "listeners", &arr, &n, p) < 0)
-        return -1;
-    if (n == 0)
-        return fail(c, path, "needs at least one listener in \"listeners\"");
-    lb->listeners = cm_xcalloc(n, sizeof(*lb->listeners));
-    for (size_t i = 0; i < n; i++) {
-        struct sim_listener *l = &lb->listeners[lb->nlisteners++];
-        json_t *lo = json_array_get(arr, i);
-        path_idx(pi, p, i);
-        if (check_keys(c, lo, pi, l_keys) != 0 ||
-            get_int(c, lo, pi, "lb_port", 1, 0, 1, 65535, &l->lb_port) < 0 ||
-            get_int(c, lo, pi, "instance_port", 1, 0, 1, 65535, &l->instance_port) < 0 ||
-            get_enum(c, lo, pi, "protocol", 0, "HTTP", protos, &l->protocol) < 0 ||
-            get_enum(c, lo, pi, "instance_protocol", 0, NULL, protos, &l->instance_protocol) < 0)
-            return -1;
-    }
-    if (lookup(c, o, path, "health_check", 0, &v, p) > 0) {
-        struct sim_health_check *hc = &lb->health_check;
-        if (want_object(c, v, p) != 0 || check_keys(c, v, p, hc_keys) != 0 ||
-            get_str(c, v, p, "target", 1, NULL, &hc->target) < 0 ||
-            get_int(c, v, p, "interval", 0, 30, 1, 100000, &hc->interval_s) < 0 ||
-            get_int(c, v, p, "timeout", 0, 5, 1, 100000, &hc->timeout_s) < 0 ||
-            get_int(c, v, p, "unhealthy_threshold", 0, 2, 1, 1000, &hc->unhealthy_threshold) < 0 ||
-            get_int(c, v, p, "healthy_threshold", 0, 10, 1, 1000, &hc->healthy_threshold) < 0)
-            return -1;
-        lb->has_health_check = 1;
-    }
-    lb->draining = 0;
-    lb->draining_timeout_s = 300;
-    if (lookup(c, o, path, "connection_draining", 0, &v, p) > 0) {
-        if (json_is_false(v)) {
-            lb->draining = 0;
-        } else {
-            if (parse_duration_value(c, v, p, &dr) != 0)
-                return -1;
-            lb->draining = 1;
-            lb->draining_timeout_s = (int)(dr / 1000);
-        }
-    }
-    return 0;
-}
-
-static int parse_app(struct ctx *c, const json_t *o, const char *path, struct sim_app *a)
-{
-    static const char *const keys[] = { "boot_s",          "workers",     "service_ms",
-                                        "cpu_per_request", "queue_limit", NULL };
-    static const char *const s_keys[] = { "dist", "mean", "median", "sigma", NULL };
-    static const char *const dists[] = { "fixed", "exponential", "lognormal", NULL };
-    char p[SIM_PATH_MAX];
-    json_t *v;
-    char *dist = NULL;
-    int r;
-
-    if (want_object(c, o, path) != 0 || check_keys(c, o, path, keys) != 0 ||
-        get_num(c, o, path, "boot_s", 0, 60, 0, 86400, &a->boot_s) < 0 ||
-        get_int(c, o, path, "workers", 0, 1, 1, 100000, &a->workers) < 0 ||
-        get_num(c, o, path, "cpu_per_request", 0, 1, 0, 1, &a->cpu_per_request) < 0 ||
-        get_int(c, o, path, "queue_limit", 0, 1000, 0, 100000000, &a->queue_limit) < 0)
-        return -1;
-    if (a->cpu_per_request <= 0) {
-        path_key(p, path, "cpu_per_request");
-        return fail(c, p, "must be > 0");
-    }
-    if (lookup(c, o, path, "service_ms", 1, &v, p) <= 0)
-        return -1;
-    if (want_object(c, v, p) != 0 || check_keys(c, v, p, s_keys) != 0 ||
-        get_enum(c, v, p, "dist", 0, "exponential", dists, &dist) < 0)
-        goto fail;
-    if (strcmp(dist, "lognormal") == 0) {
-        double mean, median;
-        int hm, hmed;
-        a->dist = SIM_DIST_LOGNORMAL;
-        if (get_num(c, v, p, "sigma", 0, 0.5, 0, 5, &a->service_sigma) < 0 ||
-            (hm = get_num(c, v, p, "mean", 0, 0, 0, 1e9, &mean)) < 0 ||
-            (hmed = get_num(c, v, p, "median", 0, 0, 0, 1e9, &median)) < 0)
-            goto fail;
-        if (hm && hmed) {
-            fail(c, p, "give \"mean\" or \"median\", not both");
-            goto fail;
-        }
-        if (!hm && !hmed) {
-            fail(c, p, "missing required key \"median\" (or \"mean\")");
-            goto fail;
-        }
-        if (hmed)
-            mean = median * exp(a->service_sigma * a->service_sigma / 2);
-        else
-            median = mean / exp(a->service_sigma * a->service_sigma / 2);
-        a->service_mean_ms = mean;
-        a->service_median_ms = median;
-    } else {
-        a->dist = strcmp(dist, "fixed") == 0 ? SIM_DIST_FIXED : SIM_DIST_EXPONENTIAL;
-        r = get_num(c, v, p, "mean", 1, 0, 0, 1e9, &a->service_mean_ms);
-        if (r < 0)
-            goto fail;
-        if (json_object_get(v, "median") || json_object_get(v, "sigma")) {
-            char pk[SIM_PATH_MAX];
-            path_key(pk, p, json_object_get(v, "median") ? "median" : "sigma");
-            fail(c, pk, "only for dist \"lognormal\"");
-            goto fail;
-        }
-        a->service_median_ms =
-            a->dist == SIM_DIST_FIXED ? a->service_mean_ms : a->service_mean_ms * log(2.0);
-    }
-    if (a->service_mean_ms <= 0) {
-        fail(c, p, "service time must be > 0");
-        goto fail;
-    }
-    free(dist);
-    return 0;
-fail:
-    free(dist);
-    return -1;
-}
-
-static int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim_launch_config *lc)
-{
-    static const char *const keys[] = { "name", "image_id", "instance_type", "app", NULL };
-    char p[SIM_PATH_MAX];
-    json_t *v;
-
-    path_join(lc->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &lc->name) < 0 ||
-        get_str(c, o, path, "image_id", 0, "ami-0c02fb55956c7d316", &lc->image_id) < 0 ||
-        get_str(c, o, path, "instance_type", 0, "t3.micro", &lc->instance_type) < 0)
-        return -1;
-    if (lookup(c, o, path, "app", 1, &v, p) <= 0)
-        return -1;
-    return parse_app(c, v, p, &lc->app);
-}
-
-static int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
-{
-    static const char *const keys[] = { "name",
-                                        "launch_configuration",
-                                        "min",
-                                        "max",
-                                        "desired",
-                                        "zones",
-                                        "load_balancers",
-                                        "default_cooldown",
-                                        "health_check_type",
-                                        "health_check_grace_period",
-                                        "termination_policies",
-                                        NULL };
-    static const char *const hct[] = { "EC2", "ELB", NULL };
-    char p[SIM_PATH_MAX];
-    int r;
-
-    path_join(g->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &g->name) < 0 ||
-        get_str(c, o, path, "launch_configuration", 1, NULL, &g->launch_configuration) < 0 ||
-        get_int(c, o, path, "min", 1, 0, 0, 100000, &g->min) < 0 ||
-        get_int(c, o, path, "max", 1, 0, 0, 100000, &g->max) < 0 ||
-        (r = get_int(c, o, path, "desired", 0, 0, 0, 100000, &g->desired)) < 0 ||
-        get_str_array(c, o, path, "zones", 0, &g->zones, &g->nzones) < 0 ||
-        get_str_array(c, o, path, "load_balancers", 0, &g->load_balancers, &g->nload_balancers) <
-            0 ||
-        get_int(c, o, path, "default_cooldown", 0, 300, 0, 100000000, &g->default_cooldown_s) < 0 ||
-        get_enum(c, o, path, "health_check_type", 0, "EC2", hct, &g->health_check_type) < 0 ||
-        get_int(c, o, path, "health_check_grace_period", 0, 300, 0, 100000000,
-                &g->health_check_grace_period_s) < 0 ||
-        get_str_array(c, o, path, "termination_policies", 0, &g->termination_policies,
-                      &g->ntermination_policies) < 0)
-        return -1;
-    g->has_desired = r;
-    if (g->min > g->max) {
-        path_key(p, path, "min");
-        return fail(c, p, "must be <= max (%d), is %d", g->max, g->min);
-    }
-    if (g->has_desired && (g->desired < g->min || g->desired > g->max)) {
-        path_key(p, path, "desired");
-        return fail(c, p, "must be within min..max (%d..%d), is %d", g->min, g->max, g->desired);
-    }
-    return 0;
-}
-
-static int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl)
-{
-    static const char *const keys[] = { "name",
-                                        "group",
-                                        "type",
-                                        "adjustment_type",
-                                        "adjustment",
-                                        "cooldown",
-                                        "min_adjustment_magnitude",
-                                        "steps",
-                                        "metric_aggregation_type",
-                                        "estimated_instance_warmup",
-                                        "target",
-                                        NULL };
-    static const char *const types[] = { "SimpleScaling", "StepScaling", "TargetTrackingScaling",
-                                         NULL };
-    static const char *const adj[] = { "ChangeInCapacity", "ExactCapacity",
-                                       "PercentChangeInCapacity", NULL };
-    static const char *const agg[] = { "Average", "Minimum", "Maximum", NULL };
-    static const char *const step_keys[] = { "lower", "upper", "adjustment", NULL };
-    static const char *const tt_keys[] = { "predefined_metric", "resource_label", "value",
-                                           "disable_scale_in", NULL };
-    static const char *const predef[] = { "ASGAverageCPUUtilization", "ASGAverageNetworkIn",
-                                          "ASGAverageNetworkOut", "ALBRequestCountPerTarget",
-                                          NULL };
-    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
-    char *type = NULL;
-    json_t *arr, *v;
-    size_t n;
-    int r;
-
-    path_join(pl->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &pl->name) < 0 ||
-        get_str(c, o, path, "group", 1, NULL, &pl->group) < 0 ||
-        get_enum(c, o, path, "type", 0, "SimpleScaling", types, &type) < 0)
-        goto fail;
-    pl->type = strcmp(type, "SimpleScaling") == 0 ? SIM_POLICY_SIMPLE
-               : strcmp(type, "StepScaling") == 0 ? SIM_POLICY_STEP
-                                                  : SIM_POLICY_TARGET;
-    free(type);
-    type = NULL;
-    if ((r = get_int(c, o, path, "estimated_instance_warmup", 0, 0, 0, 100000000,
-                     &pl->estimated_instance_warmup_s)) < 0)
-        return -1;
-    pl->has_warmup = r;
-
-    if (pl->type != SIM_POLICY_TARGET) {
-        if (get_enum(c, o, path, "adjustment_type", 1, NULL, adj, &pl->adjustment_type) < 0 ||
-            (r = get_int(c, o, path, "min_adjustment_magnitude", 0, 0, 1, 100000,
-                         &pl->min_adjustment_magnitude)) < 0)
-            return -1;
-        pl->has_min_adjustment_magnitude = r;
-        if (json_object_get(o, "target")) {
-            path_key(p, path, "target");
-            return fail(c, p, "only for type TargetTrackingScaling");
-        }
-    }
-    if (pl->type == SIM_POLICY_SIMPLE) {
-        if (get_int(c, o, path, "adjustment", 1, 0, -100000, 100000, &pl->adjustment) < 0 ||
-            (r = get_int(c, o, path, "cooldown", 0, 0, 0, 100000000, &pl->cooldown_s)) < 0)
-            return -1;
-        pl->has_cooldown = r;
-        if (json_object_get(o, "steps")) {
-            path_key(p, path, "steps");
-            return fail(c, p, "only for type StepScaling");
-        }
-    } else if (pl->type == SIM_POLICY_STEP) {
-        if (get_enum(c, o, path, "metric_aggregation_type", 0, "Average", agg,
-                     &pl->metric_aggregation_type) < 0)
-            return -1;
-        if (json_object_get(o, "adjustment") || json_object_get(o, "cooldown")) {
-            path_key(p, path, json_object_get(o, "adjustment") ? "adjustment" : "cooldown");
-            return fail(c, p, "only for type SimpleScaling (StepScaling uses \"steps\")");
-        }
-        if (lookup(c, o, path, "steps", 1, &v, p) <= 0 ||
-            get_obj_array(c, o, path, "steps", &arr, &n, p) < 0)
-            return -1;
-        if (n == 0)
-            return fail(c, p, "needs at least one step");
-        pl->steps = cm_xcalloc(n, sizeof(*pl->steps));
-        for (size_t i = 0; i < n; i++) {
-            struct sim_step *s = &pl->steps[pl->nsteps++];
-            json_t *so = json_array_get(arr, i);
-            path_idx(pi, p, i);
-            if (check_keys(c, so, pi, step_keys) != 0 ||
-                (s->has_lower = get_num(c, so, pi, "lower", 0, 0, -1e300, 1e300, &s->lower)) < 0 ||
-                (s->has_upper = get_num(c, so, pi, "upper", 0, 0, -1e300, 1e300, &s->upper)) < 0 ||
-                get_int(c, so, pi, "adjustment", 1, 0, -100000, 100000, &s->adjustment) < 0)
-                return -1;
-            if (s->has_lower && s->has_upper && s->lower >= s->upper) {
-                char pk[SIM_PATH_MAX];
-                path_key(pk, pi, "lower");
-                return fail(c, pk, "must be < upper (%g), is %g", s->upper, s->lower);
-            }
-        }
-    } else {
-        static const char *const bad[] = {
-            "adjustment", "adjustment_type",          "cooldown",
-            "steps",      "min_adjustment_magnitude", "metric_aggregation_type",
-            NULL
-        };
-        for (const char *const *b = bad; *b; b++)
-            if (json_object_get(o, *b)) {
-                path_key(p, path, *b);
-                return fail(c, p, "not for type TargetTrackingScaling");
-            }
-        if (lookup(c, o, path, "target", 1, &v, p) <= 0)
-            return -1;
-        if (want_object(c, v, p) != 0 || check_keys(c, v, p, tt_keys) != 0 ||
-            get_enum(c, v, p, "predefined_metric", 0, "ASGAverageCPUUtilization", predef,
-                     &pl->predefined_metric) < 0 ||
-            get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0 ||
-            get_num(c, v, p, "value", 1, 0, 0, 1e12, &pl->target_value) < 0 ||
-            get_bool(c, v, p, "disable_scale_in", 0, &pl->disable_scale_in) < 0)
-            return -1;
-    }
-    return 0;
-fail:
-    free(type);
-    return -1;
-}
-
-static const char *comparison_name(const char *s)
-{
-    static const char *const pairs[][2] = {
-        { ">", "GreaterThanThreshold" },
-        { ">=", "GreaterThanOrEqualToThreshold" },
-        { "<", "LessThanThreshold" },
-        { "<=", "LessThanOrEqualToThreshold" },
-        { "GreaterThanThreshold", "GreaterThanThreshold" },
-        { "GreaterThanOrEqualToThreshold", "GreaterThanOrEqualToThreshold" },
-        { "LessThanThreshold", "LessThanThreshold" },
-        { "LessThanOrEqualToThreshold", "LessThanOrEqualToThreshold" },
-        /* passed on so the library answers with AWS's ValidationError */
-        { "LessThanLowerOrGreaterThanUpperThreshold", "LessThanLowerOrGreaterThanUpperThreshold" },
-        { "LessThanLowerThreshold", "LessThanLowerThreshold" },
-        { "GreaterThanUpperThreshold", "GreaterThanUpperThreshold" },
-    };
-    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
-        if (strcmp(pairs[i][0], s) == 0)
-            return pairs[i][1];
-    return NULL;
-}
-
-static int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_alarm *a)
-{
-    static const char *const keys[] = { "name",       "namespace",          "metric",
-                                        "dimensions", "statistic",          "extended_statistic",
-                                        "period",     "evaluation_periods", "datapoints_to_alarm",
-                                        "comparison", "threshold",          "treat_missing_data",
-                                        "actions",    "ok_actions",         "actions_enabled",
-                                        NULL };
-    static const char *const stats[] = {
-        "SampleCount", "Average", "Sum", "Minimum", "Maximum", NULL
-    };
-    static const char *const tmd[] = { "missing", "ignore", "breaching", "notBreaching", NULL };
-    char p[SIM_PATH_MAX];
-    char *cmp = NULL;
-    const char *name;
-    json_t *v;
-    int r;
-
-    path_join(a->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &a->name) < 0 ||
-        get_str(c, o, path, "namespace", 0, "AWS/EC2", &a->namespace_) < 0 ||
-        get_str(c, o, path, "metric", 0, "CPUUtilization", &a->metric) < 0 ||
-        get_enum(c, o, path, "statistic", 0, NULL, stats, &a->statistic) < 0 ||
-        get_str(c, o, path, "extended_statistic", 0, NULL, &a->extended_statistic) < 0 ||
-        get_int(c, o, path, "period", 0, 300, 1, 86400 * 7, &a->period_s) < 0 ||
-        get_int(c, o, path, "evaluation_periods", 0, 1, 1, 100000, &a->evaluation_periods) < 0 ||
-        (r = get_int(c, o, path, "datapoints_to_alarm", 0, 0, 1, 100000, &a->datapoints_to_alarm)) <
-            0)
-        return -1;
-    a->has_datapoints_to_alarm = r;
-    if (a->statistic && a->extended_statistic)
-        return fail(c, path, "give \"statistic\" or \"extended_statistic\", not both");
-    if (!a->statistic && !a->extended_statistic)
-        a->statistic = cm_xstrdup("Average");
-    if (a->has_datapoints_to_alarm && a->datapoints_to_alarm > a->evaluation_periods) {
-        path_key(p, path, "datapoints_to_alarm");
-        return fail(c, p, "must be <= evaluation_periods (%d), is %d", a->evaluation_periods,
-                    a->datapoints_to_alarm);
-    }
-    if (get_str(c, o, path, "comparison", 1, NULL, &cmp) < 0)
-        return -1;
-    name = comparison_name(cmp);
-    if (!name) {
-        path_key(p, path, "comparison");
-        fail(c, p, "must be >, >=, <, <= or an AWS ComparisonOperator, not \"%s\"", cmp);
-        free(cmp);
-        return -1;
-    }
-    free(cmp);
-    a->comparison = cm_xstrdup(name);
-    if (get_num(c, o, path, "threshold", 1, 0, -1e300, 1e300, &a->threshold) < 0 ||
-        get_enum(c, o, path, "treat_missing_data", 0, NULL, tmd, &a->treat_missing_data) < 0 ||
-        get_str_array(c, o, path, "actions", 0, &a->actions, &a->nactions) < 0 ||
-        get_str_array(c, o, path, "ok_actions", 0, &a->ok_actions, &a->nok_actions) < 0 ||
-        get_bool(c, o, path, "actions_enabled", 1, &a->actions_enabled) < 0)
-        return -1;
-    if (lookup(c, o, path, "dimensions", 0, &v, p) > 0) {
-        const char *key;
-        json_t *dv;
-        if (want_object(c, v, p) != 0)
-            return -1;
-        a->dimensions = cm_xcalloc(json_object_size(v) + 1, sizeof(*a->dimensions));
-        json_object_foreach(v, key, dv)
-        {
-            char pk[SIM_PATH_MAX];
-            path_key(pk, p, key);
-            if (!json_is_string(dv))
-                return fail(c, pk, "must be a string, not %s", type_name(dv));
-            a->dimensions[a->ndimensions].name = cm_xstrdup(key);
-            a->dimensions[a->ndimensions].value = cm_xstrdup(json_string_value(dv));
-            a->ndimensions++;
-        }
-    }
-    return 0;
-}
-
-/* ---- load ---- */
-
-static int read_trace(struct ctx *c, const char *path, const char *file, struct sim_phase *ph)
-{
-    char full[4096], line[512];
-    const char *slash = c->file ? strrchr(c->file, '/') : NULL;
-    FILE *f;
-    int cap = 0, lineno = 0;
-
-    if (file[0] == '/' || !slash)
-        snprintf(full, sizeof(full), "%s", file);
-    else
-        snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - c->file), c->file, file);
-    f = fopen(full, "r");
-    if (!f)
-        return fail(c, path, "cannot read trace %s: %s", full, strerror(errno));
-    while (fgets(line, sizeof(line), f)) {
-        char *comma, *end, *s = line;
-        double rate;
-        int64_t t_ms;
-        lineno++;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')
-            continue;
-        comma = strchr(s, ',');
-        if (!comma)
-            goto bad;
-        *comma = '\0';
-        {
-            int64_t us;
-            double secs = strtod(s, &end);
-            if (end != s && (*end == '\0' || *end == ' ')) {
-                if (!(secs >= 0))
-                    goto bad;
-                t_ms = (int64_t)llround(secs * 1000);
-            } else if (cm_duration_parse_us(s, CM_UNIT_S, &us) == 0) {
-                t_ms = us / 1000;
-            } else if (ph->ntrace == 0 && lineno == 1) {
-                continue; /* a header line */
-            } else {
-                goto bad;
-            }
-        }
-        rate = strtod(comma + 1, &end);
-        if (end == comma + 1 || !(rate >= 0) || !isfinite(rate))
-            goto bad;
-        if (ph->ntrace > 0 && t_ms <= ph->trace_t_ms[ph->ntrace - 1]) {
-            fclose(f);
-            return fail(c, path, "%s:%d: times must increase", full, lineno);
-        }
-        if (ph->ntrace == cap) {
-            cap = cap ? cap * 2 : 64;
-            ph->trace_t_ms = cm_xrealloc(ph->trace_t_ms, (size_t)cap * sizeof(int64_t));
-            ph->trace_rate = cm_xrealloc(ph->trace_rate, (size_t)cap * sizeof(double));
-        }
-        ph->trace_t_ms[ph->ntrace] = t_ms;
-        ph->trace_rate[ph->ntrace] = rate;
-        ph->ntrace++;
-    }
-    fclose(f);
-    if (ph->ntrace == 0)
-        return fail(c, path, "trace %s has no rows (time,rate)", full);
-    return 0;
-bad:
-    fclose(f);
-    return fail(c, path, "%s:%d: expected time,rate with rate >= 0", full, lineno);
-}
-
-static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph)
-{
-    static const char *const keys[] = { "type",    "to",       "at", "for", "amplitude", "period",
-                                        "peak_at", "requests", "on", "gap", NULL };
-    static const char *const types[] = { "constant", "ramp",   "step", "spike",
-                                         "diurnal",  "bursts", NULL };
-    static const char *const allowed[][6] = {
-        { NULL },
-        { "to", NULL },
-        { "to", "at", NULL },
-        { "to", "at", "for", NULL },
-        { "amplitude", "period", "peak_at", NULL },
-        { "requests", "on", "gap", NULL },
-    };
-    char *type = NULL;
-    const char *key;
-    json_t *v;
-    int r, t = 0;
-    double req;
-
-    if (want_object(c, o, path) != 0 || check_keys(c, o, path, keys) != 0 ||
-        get_enum(c, o, path, "type", 1, NULL, types, &type) < 0)
-        return -1;
-    for (int i = 0; types[i]; i++)
-        if (strcmp(types[i], type) == 0)
-            t = i;
-    free(type);
-    ph->shape = (enum sim_shape)t;
-    json_object_foreach((json_t *)o, key, v)
-    {
-        int ok = strcmp(key, "type") == 0;
-        (void)v;
-        for (int i = 0; allowed[t][i]; i++)
-            if (strcmp(allowed[t][i], key) == 0)
-                ok = 1;
-        if (!ok) {
-            char p[SIM_PATH_MAX];
-            path_key(p, path, key);
-            return fail(c, p, "not a key of shape \"%s\"", types[t]);
-        }
-    }
-    switch (ph->shape) {
-    case SIM_SHAPE_CONSTANT:
-        break;
-    case SIM_SHAPE_RAMP:
-        return get_num(c, o, path, "to", 1, 0, 0, 1e12, &ph->to) < 0 ? -1 : 0;
-    case SIM_SHAPE_STEP:
-    case SIM_SHAPE_SPIKE:
-        if (get_num(c, o, path, "to", 1, 0, 0, 1e12, &ph->to) < 0 ||
-            get_dur(c, o, path, "at", 1, 0, &ph->shape_at_ms) < 0)
-            return -1;
-        if (ph->shape == SIM_SHAPE_SPIKE && get_dur(c, o, path, "for", 1, 0, &ph->shape_for_ms) < 0)
-            return -1;
-        break;
-    case SIM_SHAPE_DIURNAL:
-        if (get_num(c, o, path, "amplitude", 1, 0, 0, 1, &ph->amplitude) < 0 ||
-            get_dur(c, o, path, "period", 0, 86400000, &ph->period_ms) < 0 ||
-            get_dur(c, o, path, "peak_at", 0, 14 * 3600000, &ph->peak_ms) < 0)
-            return -1;
-        if (ph->period_ms <= 0) {
-            char p[SIM_PATH_MAX];
-            path_key(p, path, "period");
-            return fail(c, p, "must be > 0");
-        }
-        break;
-    case SIM_SHAPE_BURSTS:
-        if ((r = get_num(c, o, path, "requests", 0, 0, 1, 1e12, &req)) < 0 ||
-            get_dur(c, o, path, "on", 0, 0, &ph->on_ms) < 0 ||
-            get_dur(c, o, path, "gap", 1, 0, &ph->gap_ms) < 0)
-            return -1;
-        ph->burst_requests = r ? (int64_t)req : 0;
-        if (r && json_object_get(o, "on"))
-            return fail(c, path, "give \"requests\" or \"on\", not both");
-        if (!r && !json_object_get(o, "on"))
-            return fail(c, path, "bursts need \"requests\" (closed model) or \"on\"");
-        if (r && !ph->closed) {
-            char p[SIM_PATH_MAX];
-            path_key(p, path, "requests");
-            return fail(c, p, "only for closed-model phases (\"clients\"); use \"on\" with a rate");
-        }
-        if (!r && ph->on_ms <= 0) {
-            char p[SIM_PATH_MAX];
-            path_key(p, path, "on");
-            return fail(c, p, "must be > 0");
-        }
-        break;
-    }
-    return 0;
-}
-
-static int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph,
-                       int64_t duration_ms)
-{
-    static const char *const keys[] = { "at",      "until", "for",   "target", "rate",
-                                        "clients", "think", "trace", "shape",  NULL };
-    char p[SIM_PATH_MAX];
-    char *trace = NULL;
-    json_t *v;
-    int hr, hc, ht, hu, hf;
-    int64_t for_ms;
-
-    path_join(ph->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_dur(c, o, path, "at", 0, 0, &ph->at_ms) < 0 ||
-        (hu = get_dur(c, o, path, "until", 0, duration_ms, &ph->until_ms)) < 0 ||
-        (hf = get_dur(c, o, path, "for", 0, 0, &for_ms)) < 0 ||
-        get_str(c, o, path, "target", 0, NULL, &ph->target) < 0 ||
-        (hr = get_num(c, o, path, "rate", 0, 0, 0, 1e9, &ph->value)) < 0)
-        return -1;
-    if (hu && hf)
-        return fail(c, path, "give \"until\" or \"for\", not both");
-    if (hf)
-        ph->until_ms = ph->at_ms + for_ms;
-    if (ph->until_ms <= ph->at_ms) {
-        path_key(p, path, hu ? "until" : "at");
-        return fail(c, p, "the phase must end after it starts");
-    }
-    if (!hr) {
-        if ((hc = get_num(c, o, path, "clients", 0, 0, 0, 1e7, &ph->value)) < 0)
-            return -1;
-    } else {
-        hc = json_object_get(o, "clients") != NULL;
-    }
-    if ((ht = get_str(c, o, path, "trace", 0, NULL, &trace)) < 0)
-        return -1;
-    if (hr + hc + ht != 1) {
-        free(trace);
-        return fail(c, path, "give exactly one of \"rate\", \"clients\", \"trace\"");
-    }
-    ph->closed = hc;
-    if (hc) {
-        int64_t think;
-        if (get_dur(c, o, path, "think", 0, 0, &think) < 0)
-            return -1;
-        ph->think_ms = (double)think;
-        if (ph->value != floor(ph->value)) {
-            path_key(p, path, "clients");
-            return fail(c, p, "must be a whole number");
-        }
-    } else if (json_object_get(o, "think")) {
-        path_key(p, path, "think");
-        return fail(c, p, "only for closed-model phases (\"clients\")");
-    }
-    if (ht) {
-        path_key(p, path, "trace");
-        if (read_trace(c, p, trace, ph) != 0) {
-            free(trace);
-            return -1;
-        }
-        free(trace);
-        if (json_object_get(o, "shape")) {
-            path_key(p, path, "shape");
-            return fail(c, p, "a trace phase takes no shape");
-        }
-    }
-    ph->shape = SIM_SHAPE_CONSTANT;
-    if (lookup(c, o, path, "shape", 0, &v, p) > 0 && parse_shape(c, v, p, ph) != 0)
-        return -1;
-    if (ph->closed && ph->shape != SIM_SHAPE_CONSTANT && ph->shape != SIM_SHAPE_BURSTS &&
-        ph->to != floor(ph->to)) {
-        path_key(p, path, "shape");
-        return fail(c, p, ".to: clients must be a whole number");
-    }
-    return 0;
-}
-
-/* ---- faults ---- */
-
-static int parse_fault(struct ctx *c, const json_t *o, const char *path, struct sim_fault *f)
-{
-    static const char *const keys[] = { "at", "kill", "hang", "slow", "az_outage", NULL };
-    static const char *const kinds[] = { "kill", "hang", "slow", "az_outage", NULL };
-    static const char *const inst_keys[] = { "group", "count", "factor", "for", NULL };
-    static const char *const az_keys[] = { "zone", "for", NULL };
-    char p[SIM_PATH_MAX];
-    json_t *v = NULL;
-    int found = 0;
-
-    path_join(f->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_dur(c, o, path, "at", 1, 0, &f->at_ms) < 0)
-        return -1;
-    for (int i = 0; kinds[i]; i++) {
-        if (json_object_get(o, kinds[i])) {
-            found++;
-            f->kind = (enum sim_fault_kind)i;
-            v = json_object_get(o, kinds[i]);
-            path_key(p, path, kinds[i]);
-        }
-    }
-    if (found != 1)
-        return fail(c, path, "give exactly one of \"kill\", \"hang\", \"slow\", \"az_outage\"");
-    if (want_object(c, v, p) != 0)
-        return -1;
-    if (f->kind == SIM_FAULT_AZ_OUTAGE) {
-        if (check_keys(c, v, p, az_keys) != 0 || get_str(c, v, p, "zone", 1, NULL, &f->zone) < 0 ||
-            get_dur(c, v, p, "for", 0, 0, &f->for_ms) < 0)
-            return -1;
-        return 0;
-    }
-    if (check_keys(c, v, p, inst_keys) != 0 || get_str(c, v, p, "group", 0, NULL, &f->group) < 0 ||
-        get_int(c, v, p, "count", 0, 1, 1, 100000, &f->count) < 0)
-        return -1;
-    if (f->kind == SIM_FAULT_KILL && (json_object_get(v, "for") || json_object_get(v, "factor"))) {
-        char pk[SIM_PATH_MAX];
-        path_key(pk, p, json_object_get(v, "for") ? "for" : "factor");
-        return fail(c, pk, "not a key of \"kill\"");
-    }
-    if (f->kind == SIM_FAULT_HANG && json_object_get(v, "factor")) {
-        char pk[SIM_PATH_MAX];
-        path_key(pk, p, "factor");
-        return fail(c, pk, "only for \"slow\"");
-    }
-    if (get_dur(c, v, p, "for", 0, 0, &f->for_ms) < 0)
-        return -1;
-    if (f->kind == SIM_FAULT_SLOW && get_num(c, v, p, "factor", 1, 1, 1, 1e6, &f->factor) < 0)
-        return -1;
-    return 0;
-}
-
-/* ---- expectations ---- */
-
-static int parse_bounds(struct ctx *c, const json_t *v, const char *p, struct sim_expect *e,
-                        int need_max_only)
-{
-    static const char *const keys[] = { "min", "max", NULL };
-    static const char *const max_keys[] = { "max", NULL };
-
-    if (want_object(c, v, p) != 0 || check_keys(c, v, p, need_max_only ? max_keys : keys) != 0 ||
-        (e->has_min = get_num(c, v, p, "min", 0, 0, 0, 1e12, &e->min)) < 0 ||
-        (e->has_max = get_num(c, v, p, "max", need_max_only, 0, 0, 1e12, &e->max)) < 0)
-        return -1;
-    if (!e->has_min && !e->has_max)
-        return fail(c, p, "give \"min\", \"max\" or both");
-    if (e->has_min && e->has_max && e->min > e->max) {
-        char pk[SIM_PATH_MAX];
-        path_key(pk, p, "min");
-        return fail(c, pk, "must be <= max (%g), is %g", e->max, e->min);
-    }
-    return 0;
-}
-
-static int parse_expect(struct ctx *c, const json_t *o, const char *path, struct sim_expect *e,
-                        int64_t duration_ms)
-{
-    static const char *const keys[] = { "name",
-                                        "group",
-                                        "at",
-                                        "by",
-                                        "throughout",
-                                        "from",
-                                        "until",
-                                        "window",
-                                        "in_service",
-                                        "desired",
-                                        "failed_pct",
-                                        "p99_ms",
-                                        "direction_changes",
-                                        "scale_out",
-                                        NULL };
-    static const char *const checks[] = { "in_service",        "desired",   "failed_pct", "p99_ms",
-                                          "direction_changes", "scale_out", NULL };
-    static const char *const so_keys[] = { "after", "within", NULL };
-    char p[SIM_PATH_MAX];
-    json_t *v = NULL;
-    int found = 0, hat, hby, hth = 0, hfrom, huntil, hw;
-    int64_t at_ms = 0, by_ms = 0;
-
-    path_join(e->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 0, NULL, &e->label) < 0 ||
-        get_str(c, o, path, "group", 0, NULL, &e->group) < 0)
-        return -1;
-    for (int i = 0; checks[i]; i++) {
-        if (json_object_get(o, checks[i])) {
-            found++;
-            e->kind = (enum sim_expect_kind)i;
-            v = json_object_get(o, checks[i]);
-            path_key(p, path, checks[i]);
-        }
-    }
-    if (found != 1)
-        return fail(c, path,
-                    "give exactly one check: in_service, desired, failed_pct, p99_ms, "
-                    "direction_changes, scale_out");
-    if ((hat = get_dur(c, o, path, "at", 0, 0, &at_ms)) < 0 ||
-        (hby = get_dur(c, o, path, "by", 0, 0, &by_ms)) < 0 ||
-        get_bool(c, o, path, "throughout", 0, &hth) < 0 ||
-        (hfrom = get_dur(c, o, path, "from", 0, 0, &e->from_ms)) < 0 ||
-        (huntil = get_dur(c, o, path, "until", 0, duration_ms, &e->until_ms)) < 0 ||
-        (hw = get_dur(c, o, path, "window", 0, 0, &e->window_ms)) < 0)
-        return -1;
-    if (hat && hby)
-        return fail(c, path, "give \"at\" or \"by\", not both");
-    e->at_ms = hat ? at_ms : by_ms;
-    if ((hat || hby) && (hth || hfrom || huntil))
-        return fail(c, path, "\"%s\" does not combine with throughout/from/until",
-                    hat ? "at" : "by");
-    e->when = hat ? SIM_WHEN_AT : hby ? SIM_WHEN_BY : SIM_WHEN_THROUGHOUT;
-    if (e->when == SIM_WHEN_THROUGHOUT && e->from_ms > e->until_ms) {
-        char pk[SIM_PATH_MAX];
-        path_key(pk, path, "from");
-        return fail(c, pk, "must be <= until");
-    }
-    if (hw && e->kind != SIM_EXPECT_DIRECTION_CHANGES) {
-        char pk[SIM_PATH_MAX];
-        path_key(pk, path, "window");
-        return fail(c, pk, "only for direction_changes");
-    }
-    switch (e->kind) {
-    case SIM_EXPECT_IN_SERVICE:
-    case SIM_EXPECT_DESIRED:
-        return parse_bounds(c, v, p, e, 0);
-    case SIM_EXPECT_FAILED_PCT:
-    case SIM_EXPECT_P99_MS:
-        if (hat || hby)
-            return fail(c, path, "%s is checked over a span: use throughout/from/until",
-                        e->kind == SIM_EXPECT_P99_MS ? "p99_ms" : "failed_pct");
-        return parse_bounds(c, v, p, e, 1);
-    case SIM_EXPECT_DIRECTION_CHANGES:
-        if (hat || hby)
-            return fail(c, path, "direction_changes is checked over a span: use window/from/until");
-        if (!hw)
-            e->window_ms = e->until_ms - e->from_ms;
-        if (e->window_ms <= 0) {
-            char pk[SIM_PATH_MAX];
-            path_key(pk, path, "window");
-            return fail(c, pk, "must be > 0");
-        }
-        return parse_bounds(c, v, p, e, 1);
-    case SIM_EXPECT_SCALE_OUT:
-        if (hat || hby || hth || hfrom || huntil)
-            return fail(c, path, "scale_out carries its own times (after, within)");
-        if (want_object(c, v, p) != 0 || check_keys(c, v, p, so_keys) != 0 ||
-            get_dur(c, v, p, "after", 1, 0, &e->after_ms) < 0 ||
-            get_dur(c, v, p, "within", 1, 0, &e->within_ms) < 0)
-            return -1;
-        return 0;
-    }
-    return 0;
 }
 
 /* ---- the whole file ---- */

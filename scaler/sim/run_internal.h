@@ -1,0 +1,148 @@
+/* scaler/sim/run_internal.h: what run.c, run_plane.c and run_sample.c share; not public.
+ *
+ * The engine's state (struct eng and its per-slot, per-load-balancer, per-alarm, per-group
+ * and per-fault records) and the steps the loop in run.c calls: run_plane.c keeps EC2, the
+ * model and the route sets in step, runs health checks and faults and pushes the world's
+ * events; run_sample.c puts the per-minute metrics and emits the samples. */
+#ifndef SCALER_SIM_RUN_INTERNAL_H
+#define SCALER_SIM_RUN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "common/hist.h"
+#include "scaler/alarm.h"
+#include "scaler/rng.h"
+#include "scaler/sim/expect.h"
+#include "scaler/sim/model.h"
+#include "scaler/sim/run.h"
+#include "scaler/sim/scenario.h"
+#include "scaler/sim/timeline.h"
+#include "scaler/world.h"
+
+enum elb_metric {
+    ELB_REQUEST_COUNT = 0,
+    ELB_LATENCY,
+    ELB_5XX,
+    ELB_HEALTHY,
+    ELB_UNHEALTHY,
+    ELB_NMETRICS
+};
+
+struct slot_state {
+    char id[32];
+    int group;
+    int running_reported;
+    int warmed;
+    double min_busy, min_up; /* snapshot at the last metric minute */
+    double smp_busy, smp_up; /* snapshot at the last sample */
+    int hc_ok_streak;        /* last reported result was a pass (per run, any lb) */
+};
+
+struct lb_state {
+    uint64_t hc_sig;              /* world signature at the last full health round */
+    uint64_t hu_model, hu_streak; /* health_unchanged() held at these versions */
+    int hc_all_good;              /* that round found every target InService and passing */
+    int64_t hc_next_ms;
+    int64_t hc_interval_ms;
+    int http;
+    int port_ok; /* the check's port is one the app listens on */
+    int metric[ELB_NMETRICS];
+    struct sim_lb_counters min_snap, smp_snap;
+    int ngroups_behind;
+    const char **ids; /* route set scratch */
+    int *slots;
+    int *zones;
+    int cap;
+};
+
+struct alarm_track {
+    char name[256];
+    enum sc_alarm_state last;
+};
+
+struct group_track {
+    char newest_done[SC_RNG_UUID_LEN]; /* the newest finished activity already pushed */
+    int cpu_metric;                    /* some alarm reads this group's CPUUtilization */
+    const struct sim_app *app;
+    int lb; /* first load balancer, or -1 */
+};
+
+struct fault_track {
+    const struct sim_fault *f;
+    int started, ended;
+    char ids[64][32]; /* instances a hang/slow acted on, to undo */
+    int nids;
+};
+
+struct eng {
+    const struct sim_run_config *cfg;
+    const struct sim_scenario *sc;
+    struct sc_world *w;
+    struct sc_cw *cw;
+    struct sc_asg *asg;
+    struct sc_elb *elb;
+    struct sc_ec2 *ec2;
+    struct sim_model *model;
+    struct sim_timeline *tl;
+    enum sim_mode mode;
+
+    int64_t start_ms, end_ms, now_ms;
+    int64_t sample_ms;
+    char *policy_arns[256];
+
+    struct lb_state *lbs;
+    struct group_track *groups;
+    struct alarm_track *alarms;
+    int nalarms;
+    struct fault_track *faults;
+
+    struct slot_state *slots;
+    int nslots;
+
+    int cpu_all_metric, cpu_instance_metric;
+    /* what the data plane last saw, so unchanged rounds skip the library's reads */
+    uint64_t world_sig; /* EC2 instance count and states, registrations */
+    int routes_dirty;   /* the route sets must be read again */
+    struct cm_hist run_hist;
+    /* world_signature() cache: epoch counts the engine's own changes to EC2 and the load
+     * balancers (world steps, reports, faults) */
+    uint64_t epoch, sig_epoch, sig_value;
+    /* world_signature()'s EC2 part as of sc_ec2_generation() == sig_ec2_gen (0: none) */
+    uint64_t sig_ec2_gen, sig_ec2_value;
+    uint64_t sync_sig;   /* world_signature() after the last sync_instances() */
+    int sync_force;      /* the model changed (a boot ended, a fault): sync even if equal */
+    int need_hist;       /* a p99 expectation reads each sample's histogram */
+    uint64_t streak_ver; /* counts changes of any slot's hc_ok_streak */
+    uint64_t acts_seen;  /* sc_asg_activity_version() + 1 at the last push_activities */
+    struct sim_latency_entry *ents; /* scratch: a sample's latencies, sorted */
+    int cap_ents;
+    char err[SIM_ERR_MAX];
+};
+
+/* Milliseconds on the engine's clock to microseconds on the model's. */
+static inline int64_t us(int64_t ms)
+{
+    return ms * 1000;
+}
+
+/* run_plane.c: the data plane (see each definition). sync_instances() and health_checks()
+ * return 1 when they reported something to the world. */
+int sync_instances(struct eng *e);
+int cpu_table(struct eng *e, const struct sim_slot_cpu **tab);
+void sync_routes(struct eng *e);
+int health_checks(struct eng *e, int lb);
+/* run_plane.c: faults. */
+void fault_start(struct eng *e, struct fault_track *ft);
+void fault_end(struct eng *e, struct fault_track *ft);
+/* run_plane.c: events from the world, pushed to the timeline. */
+void push_activities(struct eng *e);
+void push_unfinished(struct eng *e);
+enum sim_alarm_state to_sim_state(enum sc_alarm_state s);
+void push_alarm_changes(struct eng *e);
+
+/* run_sample.c: the minute [now - 60 s, now) ended: put what alarms read. */
+void metrics_minute(struct eng *e);
+/* run_sample.c: pushes the sample of the interval_ms ending now to the timeline. */
+void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker);
+
+#endif

@@ -1,0 +1,432 @@
+/* scaler/sim/scenario_infra.c: the scenario's infrastructure: load balancers, launch
+ * configurations and their app model, groups, scaling policies and alarms. */
+#include "scaler/sim/scenario.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "common/xalloc.h"
+#include "scaler/sim/scenario_internal.h"
+
+/* ---- infrastructure ---- */
+
+int parse_lb(struct ctx *c, const json_t *o, const char *path, struct sim_lb *lb)
+{
+    static const char *const keys[] = {
+        "name", "zones", "listeners", "health_check", "cross_zone", "connection_draining", NULL
+    };
+    static const char *const hc_keys[] = {
+        "target", "interval", "timeout", "unhealthy_threshold", "healthy_threshold", NULL
+    };
+    static const char *const l_keys[] = { "lb_port", "instance_port", "protocol",
+                                          "instance_protocol", NULL };
+    static const char *const protos[] = { "HTTP", "HTTPS", "TCP", "SSL", NULL };
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    json_t *arr, *v;
+    size_t n;
+    int64_t dr;
+
+    path_join(lb->path, path, "");
+    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &lb->name) < 0 ||
+        get_str_array(c, o, path, "zones", 0, &lb->zones, &lb->nzones) < 0 ||
+        get_bool(c, o, path, "cross_zone", 1, &lb->cross_zone) < 0)
+        return -1;
+    if (get_obj_array(c, o, path, "listeners", &arr, &n, p) < 0)
+        return -1;
+    if (n == 0)
+        return fail(c, path, "needs at least one listener in \"listeners\"");
+    lb->listeners = cm_xcalloc(n, sizeof(*lb->listeners));
+    for (size_t i = 0; i < n; i++) {
+        struct sim_listener *l = &lb->listeners[lb->nlisteners++];
+        json_t *lo = json_array_get(arr, i);
+        path_idx(pi, p, i);
+        if (check_keys(c, lo, pi, l_keys) != 0 ||
+            get_int(c, lo, pi, "lb_port", 1, 0, 1, 65535, &l->lb_port) < 0 ||
+            get_int(c, lo, pi, "instance_port", 1, 0, 1, 65535, &l->instance_port) < 0 ||
+            get_enum(c, lo, pi, "protocol", 0, "HTTP", protos, &l->protocol) < 0 ||
+            get_enum(c, lo, pi, "instance_protocol", 0, NULL, protos, &l->instance_protocol) < 0)
+            return -1;
+    }
+    if (lookup(c, o, path, "health_check", 0, &v, p) > 0) {
+        struct sim_health_check *hc = &lb->health_check;
+        if (want_object(c, v, p) != 0 || check_keys(c, v, p, hc_keys) != 0 ||
+            get_str(c, v, p, "target", 1, NULL, &hc->target) < 0 ||
+            get_int(c, v, p, "interval", 0, 30, 1, 100000, &hc->interval_s) < 0 ||
+            get_int(c, v, p, "timeout", 0, 5, 1, 100000, &hc->timeout_s) < 0 ||
+            get_int(c, v, p, "unhealthy_threshold", 0, 2, 1, 1000, &hc->unhealthy_threshold) < 0 ||
+            get_int(c, v, p, "healthy_threshold", 0, 10, 1, 1000, &hc->healthy_threshold) < 0)
+            return -1;
+        lb->has_health_check = 1;
+    }
+    lb->draining = 0;
+    lb->draining_timeout_s = 300;
+    if (lookup(c, o, path, "connection_draining", 0, &v, p) > 0) {
+        if (json_is_false(v)) {
+            lb->draining = 0;
+        } else {
+            if (parse_duration_value(c, v, p, &dr) != 0)
+                return -1;
+            lb->draining = 1;
+            lb->draining_timeout_s = (int)(dr / 1000);
+        }
+    }
+    return 0;
+}
+
+static int parse_app(struct ctx *c, const json_t *o, const char *path, struct sim_app *a)
+{
+    static const char *const keys[] = { "boot_s",          "workers",     "service_ms",
+                                        "cpu_per_request", "queue_limit", NULL };
+    static const char *const s_keys[] = { "dist", "mean", "median", "sigma", NULL };
+    static const char *const dists[] = { "fixed", "exponential", "lognormal", NULL };
+    char p[SIM_PATH_MAX];
+    json_t *v;
+    char *dist = NULL;
+    int r;
+
+    if (want_object(c, o, path) != 0 || check_keys(c, o, path, keys) != 0 ||
+        get_num(c, o, path, "boot_s", 0, 60, 0, 86400, &a->boot_s) < 0 ||
+        get_int(c, o, path, "workers", 0, 1, 1, 100000, &a->workers) < 0 ||
+        get_num(c, o, path, "cpu_per_request", 0, 1, 0, 1, &a->cpu_per_request) < 0 ||
+        get_int(c, o, path, "queue_limit", 0, 1000, 0, 100000000, &a->queue_limit) < 0)
+        return -1;
+    if (a->cpu_per_request <= 0) {
+        path_key(p, path, "cpu_per_request");
+        return fail(c, p, "must be > 0");
+    }
+    if (lookup(c, o, path, "service_ms", 1, &v, p) <= 0)
+        return -1;
+    if (want_object(c, v, p) != 0 || check_keys(c, v, p, s_keys) != 0 ||
+        get_enum(c, v, p, "dist", 0, "exponential", dists, &dist) < 0)
+        goto fail;
+    if (strcmp(dist, "lognormal") == 0) {
+        double mean, median;
+        int hm, hmed;
+        a->dist = SIM_DIST_LOGNORMAL;
+        if (get_num(c, v, p, "sigma", 0, 0.5, 0, 5, &a->service_sigma) < 0 ||
+            (hm = get_num(c, v, p, "mean", 0, 0, 0, 1e9, &mean)) < 0 ||
+            (hmed = get_num(c, v, p, "median", 0, 0, 0, 1e9, &median)) < 0)
+            goto fail;
+        if (hm && hmed) {
+            fail(c, p, "give \"mean\" or \"median\", not both");
+            goto fail;
+        }
+        if (!hm && !hmed) {
+            fail(c, p, "missing required key \"median\" (or \"mean\")");
+            goto fail;
+        }
+        if (hmed)
+            mean = median * exp(a->service_sigma * a->service_sigma / 2);
+        else
+            median = mean / exp(a->service_sigma * a->service_sigma / 2);
+        a->service_mean_ms = mean;
+        a->service_median_ms = median;
+    } else {
+        a->dist = strcmp(dist, "fixed") == 0 ? SIM_DIST_FIXED : SIM_DIST_EXPONENTIAL;
+        r = get_num(c, v, p, "mean", 1, 0, 0, 1e9, &a->service_mean_ms);
+        if (r < 0)
+            goto fail;
+        if (json_object_get(v, "median") || json_object_get(v, "sigma")) {
+            char pk[SIM_PATH_MAX];
+            path_key(pk, p, json_object_get(v, "median") ? "median" : "sigma");
+            fail(c, pk, "only for dist \"lognormal\"");
+            goto fail;
+        }
+        a->service_median_ms =
+            a->dist == SIM_DIST_FIXED ? a->service_mean_ms : a->service_mean_ms * log(2.0);
+    }
+    if (a->service_mean_ms <= 0) {
+        fail(c, p, "service time must be > 0");
+        goto fail;
+    }
+    free(dist);
+    return 0;
+fail:
+    free(dist);
+    return -1;
+}
+
+int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim_launch_config *lc)
+{
+    static const char *const keys[] = { "name", "image_id", "instance_type", "app", NULL };
+    char p[SIM_PATH_MAX];
+    json_t *v;
+
+    path_join(lc->path, path, "");
+    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &lc->name) < 0 ||
+        get_str(c, o, path, "image_id", 0, "ami-0c02fb55956c7d316", &lc->image_id) < 0 ||
+        get_str(c, o, path, "instance_type", 0, "t3.micro", &lc->instance_type) < 0)
+        return -1;
+    if (lookup(c, o, path, "app", 1, &v, p) <= 0)
+        return -1;
+    return parse_app(c, v, p, &lc->app);
+}
+
+int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
+{
+    static const char *const keys[] = { "name",
+                                        "launch_configuration",
+                                        "min",
+                                        "max",
+                                        "desired",
+                                        "zones",
+                                        "load_balancers",
+                                        "default_cooldown",
+                                        "health_check_type",
+                                        "health_check_grace_period",
+                                        "termination_policies",
+                                        NULL };
+    static const char *const hct[] = { "EC2", "ELB", NULL };
+    char p[SIM_PATH_MAX];
+    int r;
+
+    path_join(g->path, path, "");
+    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &g->name) < 0 ||
+        get_str(c, o, path, "launch_configuration", 1, NULL, &g->launch_configuration) < 0 ||
+        get_int(c, o, path, "min", 1, 0, 0, 100000, &g->min) < 0 ||
+        get_int(c, o, path, "max", 1, 0, 0, 100000, &g->max) < 0 ||
+        (r = get_int(c, o, path, "desired", 0, 0, 0, 100000, &g->desired)) < 0 ||
+        get_str_array(c, o, path, "zones", 0, &g->zones, &g->nzones) < 0 ||
+        get_str_array(c, o, path, "load_balancers", 0, &g->load_balancers, &g->nload_balancers) <
+            0 ||
+        get_int(c, o, path, "default_cooldown", 0, 300, 0, 100000000, &g->default_cooldown_s) < 0 ||
+        get_enum(c, o, path, "health_check_type", 0, "EC2", hct, &g->health_check_type) < 0 ||
+        get_int(c, o, path, "health_check_grace_period", 0, 300, 0, 100000000,
+                &g->health_check_grace_period_s) < 0 ||
+        get_str_array(c, o, path, "termination_policies", 0, &g->termination_policies,
+                      &g->ntermination_policies) < 0)
+        return -1;
+    g->has_desired = r;
+    if (g->min > g->max) {
+        path_key(p, path, "min");
+        return fail(c, p, "must be <= max (%d), is %d", g->max, g->min);
+    }
+    if (g->has_desired && (g->desired < g->min || g->desired > g->max)) {
+        path_key(p, path, "desired");
+        return fail(c, p, "must be within min..max (%d..%d), is %d", g->min, g->max, g->desired);
+    }
+    return 0;
+}
+
+int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl)
+{
+    static const char *const keys[] = { "name",
+                                        "group",
+                                        "type",
+                                        "adjustment_type",
+                                        "adjustment",
+                                        "cooldown",
+                                        "min_adjustment_magnitude",
+                                        "steps",
+                                        "metric_aggregation_type",
+                                        "estimated_instance_warmup",
+                                        "target",
+                                        NULL };
+    static const char *const types[] = { "SimpleScaling", "StepScaling", "TargetTrackingScaling",
+                                         NULL };
+    static const char *const adj[] = { "ChangeInCapacity", "ExactCapacity",
+                                       "PercentChangeInCapacity", NULL };
+    static const char *const agg[] = { "Average", "Minimum", "Maximum", NULL };
+    static const char *const step_keys[] = { "lower", "upper", "adjustment", NULL };
+    static const char *const tt_keys[] = { "predefined_metric", "resource_label", "value",
+                                           "disable_scale_in", NULL };
+    static const char *const predef[] = { "ASGAverageCPUUtilization", "ASGAverageNetworkIn",
+                                          "ASGAverageNetworkOut", "ALBRequestCountPerTarget",
+                                          NULL };
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    char *type = NULL;
+    json_t *arr, *v;
+    size_t n;
+    int r;
+
+    path_join(pl->path, path, "");
+    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &pl->name) < 0 ||
+        get_str(c, o, path, "group", 1, NULL, &pl->group) < 0 ||
+        get_enum(c, o, path, "type", 0, "SimpleScaling", types, &type) < 0)
+        goto fail;
+    pl->type = strcmp(type, "SimpleScaling") == 0 ? SIM_POLICY_SIMPLE
+               : strcmp(type, "StepScaling") == 0 ? SIM_POLICY_STEP
+                                                  : SIM_POLICY_TARGET;
+    free(type);
+    type = NULL;
+    if ((r = get_int(c, o, path, "estimated_instance_warmup", 0, 0, 0, 100000000,
+                     &pl->estimated_instance_warmup_s)) < 0)
+        return -1;
+    pl->has_warmup = r;
+
+    if (pl->type != SIM_POLICY_TARGET) {
+        if (get_enum(c, o, path, "adjustment_type", 1, NULL, adj, &pl->adjustment_type) < 0 ||
+            (r = get_int(c, o, path, "min_adjustment_magnitude", 0, 0, 1, 100000,
+                         &pl->min_adjustment_magnitude)) < 0)
+            return -1;
+        pl->has_min_adjustment_magnitude = r;
+        if (json_object_get(o, "target")) {
+            path_key(p, path, "target");
+            return fail(c, p, "only for type TargetTrackingScaling");
+        }
+    }
+    if (pl->type == SIM_POLICY_SIMPLE) {
+        if (get_int(c, o, path, "adjustment", 1, 0, -100000, 100000, &pl->adjustment) < 0 ||
+            (r = get_int(c, o, path, "cooldown", 0, 0, 0, 100000000, &pl->cooldown_s)) < 0)
+            return -1;
+        pl->has_cooldown = r;
+        if (json_object_get(o, "steps")) {
+            path_key(p, path, "steps");
+            return fail(c, p, "only for type StepScaling");
+        }
+    } else if (pl->type == SIM_POLICY_STEP) {
+        if (get_enum(c, o, path, "metric_aggregation_type", 0, "Average", agg,
+                     &pl->metric_aggregation_type) < 0)
+            return -1;
+        if (json_object_get(o, "adjustment") || json_object_get(o, "cooldown")) {
+            path_key(p, path, json_object_get(o, "adjustment") ? "adjustment" : "cooldown");
+            return fail(c, p, "only for type SimpleScaling (StepScaling uses \"steps\")");
+        }
+        if (lookup(c, o, path, "steps", 1, &v, p) <= 0 ||
+            get_obj_array(c, o, path, "steps", &arr, &n, p) < 0)
+            return -1;
+        if (n == 0)
+            return fail(c, p, "needs at least one step");
+        pl->steps = cm_xcalloc(n, sizeof(*pl->steps));
+        for (size_t i = 0; i < n; i++) {
+            struct sim_step *s = &pl->steps[pl->nsteps++];
+            json_t *so = json_array_get(arr, i);
+            path_idx(pi, p, i);
+            if (check_keys(c, so, pi, step_keys) != 0 ||
+                (s->has_lower = get_num(c, so, pi, "lower", 0, 0, -1e300, 1e300, &s->lower)) < 0 ||
+                (s->has_upper = get_num(c, so, pi, "upper", 0, 0, -1e300, 1e300, &s->upper)) < 0 ||
+                get_int(c, so, pi, "adjustment", 1, 0, -100000, 100000, &s->adjustment) < 0)
+                return -1;
+            if (s->has_lower && s->has_upper && s->lower >= s->upper) {
+                char pk[SIM_PATH_MAX];
+                path_key(pk, pi, "lower");
+                return fail(c, pk, "must be < upper (%g), is %g", s->upper, s->lower);
+            }
+        }
+    } else {
+        static const char *const bad[] = {
+            "adjustment", "adjustment_type",          "cooldown",
+            "steps",      "min_adjustment_magnitude", "metric_aggregation_type",
+            NULL
+        };
+        for (const char *const *b = bad; *b; b++)
+            if (json_object_get(o, *b)) {
+                path_key(p, path, *b);
+                return fail(c, p, "not for type TargetTrackingScaling");
+            }
+        if (lookup(c, o, path, "target", 1, &v, p) <= 0)
+            return -1;
+        if (want_object(c, v, p) != 0 || check_keys(c, v, p, tt_keys) != 0 ||
+            get_enum(c, v, p, "predefined_metric", 0, "ASGAverageCPUUtilization", predef,
+                     &pl->predefined_metric) < 0 ||
+            get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0 ||
+            get_num(c, v, p, "value", 1, 0, 0, 1e12, &pl->target_value) < 0 ||
+            get_bool(c, v, p, "disable_scale_in", 0, &pl->disable_scale_in) < 0)
+            return -1;
+    }
+    return 0;
+fail:
+    free(type);
+    return -1;
+}
+
+static const char *comparison_name(const char *s)
+{
+    static const char *const pairs[][2] = {
+        { ">", "GreaterThanThreshold" },
+        { ">=", "GreaterThanOrEqualToThreshold" },
+        { "<", "LessThanThreshold" },
+        { "<=", "LessThanOrEqualToThreshold" },
+        { "GreaterThanThreshold", "GreaterThanThreshold" },
+        { "GreaterThanOrEqualToThreshold", "GreaterThanOrEqualToThreshold" },
+        { "LessThanThreshold", "LessThanThreshold" },
+        { "LessThanOrEqualToThreshold", "LessThanOrEqualToThreshold" },
+        /* passed on so the library answers with AWS's ValidationError */
+        { "LessThanLowerOrGreaterThanUpperThreshold", "LessThanLowerOrGreaterThanUpperThreshold" },
+        { "LessThanLowerThreshold", "LessThanLowerThreshold" },
+        { "GreaterThanUpperThreshold", "GreaterThanUpperThreshold" },
+    };
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+        if (strcmp(pairs[i][0], s) == 0)
+            return pairs[i][1];
+    return NULL;
+}
+
+int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_alarm *a)
+{
+    static const char *const keys[] = { "name",       "namespace",          "metric",
+                                        "dimensions", "statistic",          "extended_statistic",
+                                        "period",     "evaluation_periods", "datapoints_to_alarm",
+                                        "comparison", "threshold",          "treat_missing_data",
+                                        "actions",    "ok_actions",         "actions_enabled",
+                                        NULL };
+    static const char *const stats[] = {
+        "SampleCount", "Average", "Sum", "Minimum", "Maximum", NULL
+    };
+    static const char *const tmd[] = { "missing", "ignore", "breaching", "notBreaching", NULL };
+    char p[SIM_PATH_MAX];
+    char *cmp = NULL;
+    const char *name;
+    json_t *v;
+    int r;
+
+    path_join(a->path, path, "");
+    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &a->name) < 0 ||
+        get_str(c, o, path, "namespace", 0, "AWS/EC2", &a->namespace_) < 0 ||
+        get_str(c, o, path, "metric", 0, "CPUUtilization", &a->metric) < 0 ||
+        get_enum(c, o, path, "statistic", 0, NULL, stats, &a->statistic) < 0 ||
+        get_str(c, o, path, "extended_statistic", 0, NULL, &a->extended_statistic) < 0 ||
+        get_int(c, o, path, "period", 0, 300, 1, 86400 * 7, &a->period_s) < 0 ||
+        get_int(c, o, path, "evaluation_periods", 0, 1, 1, 100000, &a->evaluation_periods) < 0 ||
+        (r = get_int(c, o, path, "datapoints_to_alarm", 0, 0, 1, 100000, &a->datapoints_to_alarm)) <
+            0)
+        return -1;
+    a->has_datapoints_to_alarm = r;
+    if (a->statistic && a->extended_statistic)
+        return fail(c, path, "give \"statistic\" or \"extended_statistic\", not both");
+    if (!a->statistic && !a->extended_statistic)
+        a->statistic = cm_xstrdup("Average");
+    if (a->has_datapoints_to_alarm && a->datapoints_to_alarm > a->evaluation_periods) {
+        path_key(p, path, "datapoints_to_alarm");
+        return fail(c, p, "must be <= evaluation_periods (%d), is %d", a->evaluation_periods,
+                    a->datapoints_to_alarm);
+    }
+    if (get_str(c, o, path, "comparison", 1, NULL, &cmp) < 0)
+        return -1;
+    name = comparison_name(cmp);
+    if (!name) {
+        path_key(p, path, "comparison");
+        fail(c, p, "must be >, >=, <, <= or an AWS ComparisonOperator, not \"%s\"", cmp);
+        free(cmp);
+        return -1;
+    }
+    free(cmp);
+    a->comparison = cm_xstrdup(name);
+    if (get_num(c, o, path, "threshold", 1, 0, -1e300, 1e300, &a->threshold) < 0 ||
+        get_enum(c, o, path, "treat_missing_data", 0, NULL, tmd, &a->treat_missing_data) < 0 ||
+        get_str_array(c, o, path, "actions", 0, &a->actions, &a->nactions) < 0 ||
+        get_str_array(c, o, path, "ok_actions", 0, &a->ok_actions, &a->nok_actions) < 0 ||
+        get_bool(c, o, path, "actions_enabled", 1, &a->actions_enabled) < 0)
+        return -1;
+    if (lookup(c, o, path, "dimensions", 0, &v, p) > 0) {
+        const char *key;
+        json_t *dv;
+        if (want_object(c, v, p) != 0)
+            return -1;
+        a->dimensions = cm_xcalloc(json_object_size(v) + 1, sizeof(*a->dimensions));
+        json_object_foreach(v, key, dv)
+        {
+            char pk[SIM_PATH_MAX];
+            path_key(pk, p, key);
+            if (!json_is_string(dv))
+                return fail(c, pk, "must be a string, not %s", type_name(dv));
+            a->dimensions[a->ndimensions].name = cm_xstrdup(key);
+            a->dimensions[a->ndimensions].value = cm_xstrdup(json_string_value(dv));
+            a->ndimensions++;
+        }
+    }
+    return 0;
+}
