@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "scaler/alarm_internal.h"
+#include "scaler/save.h"
 
 /* --- save / load (the emulator's state file) -------------------------------------------------- */
 
@@ -113,193 +114,159 @@ fail:
     return NULL;
 }
 
-/* Loading: every value is checked; failures name the path. */
-struct ld {
-    struct sc_error *err;
-    char where[64];
-};
+/* Loading: every value is checked through save.h's struct sc_load (the first failure is
+ * kept); failures name the path, "state: alarms[2].period: expected an integer" (l->sep is
+ * "."). The helpers below keep this file's wording where save.h's readers word a failure
+ * differently. */
 
-static enum sc_status ld_fail(struct ld *l, const char *key, const char *what)
+/* A string (absent or null: "missing"); the borrowed value. */
+static const char *need_str(struct sc_load *l, const json_t *o, const char *key)
 {
-    return sc_fail(l->err, SC_ERR_VALIDATION, "state: %s.%s: %s", l->where, key, what);
+    const char *s = sc_load_cstr_opt(l, o, key);
+
+    if (!s)
+        sc_load_fail(l, "%s: missing", key);
+    return s;
 }
 
-/* Optional string (absent or null -> NULL). Returns 0 or -1. */
-static int ld_str(struct ld *l, const json_t *o, const char *key, int required, const char **out)
+/* An integer in int's 32-bit range. */
+static int load_i32(struct sc_load *l, const json_t *o, const char *key)
 {
-    const json_t *v = json_object_get(o, key);
+    int64_t v = sc_load_int(l, o, key);
 
-    *out = NULL;
-    if (!v || json_is_null(v)) {
-        if (required) {
-            ld_fail(l, key, "missing");
-            return -1;
-        }
+    if (v < INT32_MIN || v > INT32_MAX) {
+        sc_load_fail(l, "%s: out of range", key);
         return 0;
     }
-    if (!json_is_string(v)) {
-        ld_fail(l, key, "expected a string");
-        return -1;
-    }
-    *out = json_string_value(v);
-    return 0;
+    return (int)v;
 }
 
-static int ld_i64(struct ld *l, const json_t *o, const char *key, int required, int64_t *out)
-{
-    const json_t *v = json_object_get(o, key);
-
-    if (!v) {
-        if (required) {
-            ld_fail(l, key, "missing");
-            return -1;
-        }
-        return 0;
-    }
-    if (!json_is_integer(v)) {
-        ld_fail(l, key, "expected an integer");
-        return -1;
-    }
-    *out = json_integer_value(v);
-    return 1;
-}
-
-static int ld_int(struct ld *l, const json_t *o, const char *key, int required, int *out)
-{
-    int64_t v = 0;
-    int r = ld_i64(l, o, key, required, &v);
-
-    if (r == 1 && (v < INT32_MIN || v > INT32_MAX)) {
-        ld_fail(l, key, "out of range");
-        return -1;
-    }
-    if (r == 1)
-        *out = (int)v;
-    return r;
-}
-
-static int ld_bool(struct ld *l, const json_t *o, const char *key, int *out)
+/* true or false (absent counts as neither). */
+static int need_bool(struct sc_load *l, const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
 
     if (!json_is_boolean(v)) {
-        ld_fail(l, key, "expected a boolean");
-        return -1;
+        sc_load_fail(l, "%s: expected a boolean", key);
+        return 0;
     }
-    *out = json_is_true(v);
-    return 0;
+    return json_is_true(v);
 }
 
-/* A list of strings (at most max) into out[] (borrowed). */
-static int ld_strs(struct ld *l, const json_t *o, const char *key, const char **out, int max,
-                   int *n)
+/* A list of strings (at most max; absent: none) into out[] (borrowed). */
+static void load_strs(struct sc_load *l, const json_t *o, const char *key, const char **out,
+                      int max, int *n)
 {
     const json_t *v = json_object_get(o, key);
     size_t i;
     const json_t *e;
 
     *n = 0;
-    if (!v)
-        return 0;
+    if (!v || l->failed)
+        return;
     if (!json_is_array(v) || json_array_size(v) > (size_t)max) {
-        ld_fail(l, key, "expected a short list of strings");
-        return -1;
+        sc_load_fail(l, "%s: expected a short list of strings", key);
+        return;
     }
     json_array_foreach(v, i, e)
     {
         if (!json_is_string(e)) {
-            ld_fail(l, key, "expected strings");
-            return -1;
+            sc_load_fail(l, "%s: expected strings", key);
+            return;
         }
         out[(*n)++] = json_string_value(e);
     }
-    return 0;
 }
 
-/* [[a, b], ...] pairs into out (borrowed), at most max. */
-static int ld_pairs(struct ld *l, const json_t *o, const char *key, struct sc_dimension *out,
-                    int max, int *n)
+/* [[a, b], ...] pairs (at most max; absent: none) into out (borrowed). */
+static void load_pairs(struct sc_load *l, const json_t *o, const char *key,
+                       struct sc_dimension *out, int max, int *n)
 {
     const json_t *v = json_object_get(o, key);
     size_t i;
     const json_t *e;
 
     *n = 0;
-    if (!v)
-        return 0;
+    if (!v || l->failed)
+        return;
     if (!json_is_array(v) || json_array_size(v) > (size_t)max) {
-        ld_fail(l, key, "expected a short list of pairs");
-        return -1;
+        sc_load_fail(l, "%s: expected a short list of pairs", key);
+        return;
     }
     json_array_foreach(v, i, e)
     {
         if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_string(json_array_get(e, 0)) ||
             !json_is_string(json_array_get(e, 1))) {
-            ld_fail(l, key, "expected [string, string] pairs");
-            return -1;
+            sc_load_fail(l, "%s: expected [string, string] pairs", key);
+            return;
         }
         out[*n].name = json_string_value(json_array_get(e, 0));
         out[*n].value = json_string_value(json_array_get(e, 1));
         (*n)++;
     }
-    return 0;
 }
 
-#define LD_MAX_TAGS 50
+#define LOAD_MAX_TAGS 50
 
-/* Builds one alarm from its saved form into t (a fresh store). */
-static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct ld *l)
+/* Builds one alarm from its saved form into t (a fresh store); l->where names it. */
+static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc_load *l)
 {
     struct sc_put_metric_alarm_req r;
     const char *acts[3][SC_ALARM_MAX_ACTIONS];
     struct sc_dimension dims[SC_METRIC_MAX_DIMENSIONS];
-    struct sc_dimension tagv[LD_MAX_TAGS];
-    const char *cmp = NULL, *state = NULL, *reason = NULL, *reason_data = NULL;
+    struct sc_dimension tagv[LOAD_MAX_TAGS];
+    const char *cmp, *state, *reason, *reason_data;
     struct sc_stat st;
     enum op op;
     enum tmd tmd;
     enum sc_unit unit;
     enum sc_status s;
     struct alarm *al = NULL;
-    int ntags = 0, idx, pending = 0;
+    int ntags = 0, idx, pending;
     const json_t *recent;
-    int64_t cu = 0, su = 0, stt = 0, le = 0;
+    int64_t cu, su, stt, le;
     double threshold;
 
     if (!json_is_object(o))
         return sc_fail(l->err, SC_ERR_VALIDATION, "state: %s: expected an object", l->where);
     memset(&r, 0, sizeof(r));
-    if (ld_str(l, o, "name", 1, &r.alarm_name) < 0 ||
-        ld_str(l, o, "description", 0, &r.alarm_description) < 0 ||
-        ld_bool(l, o, "actions_enabled", &r.actions_enabled) < 0 ||
-        ld_strs(l, o, "ok_actions", acts[0], SC_ALARM_MAX_ACTIONS, &r.n_ok_actions) < 0 ||
-        ld_strs(l, o, "alarm_actions", acts[1], SC_ALARM_MAX_ACTIONS, &r.n_alarm_actions) < 0 ||
-        ld_strs(l, o, "insufficient_data_actions", acts[2], SC_ALARM_MAX_ACTIONS,
-                &r.n_insufficient_data_actions) < 0 ||
-        ld_str(l, o, "metric_name", 1, &r.metric_name) < 0 ||
-        ld_str(l, o, "namespace", 1, &r.namespace) < 0 ||
-        ld_pairs(l, o, "dimensions", dims, SC_METRIC_MAX_DIMENSIONS, &r.n_dimensions) < 0 ||
-        ld_str(l, o, "statistic", 0, &r.statistic) < 0 ||
-        ld_str(l, o, "extended_statistic", 0, &r.extended_statistic) < 0 ||
-        ld_int(l, o, "period", 1, &r.period) < 0 ||
-        ld_int(l, o, "evaluation_periods", 1, &r.evaluation_periods) < 0 ||
-        (r.has_datapoints_to_alarm =
-             ld_int(l, o, "datapoints_to_alarm", 0, &r.datapoints_to_alarm)) < 0 ||
-        ld_str(l, o, "unit", 0, &r.unit) < 0 || ld_str(l, o, "comparison_operator", 1, &cmp) < 0 ||
-        ld_str(l, o, "treat_missing_data", 0, &r.treat_missing_data) < 0 ||
-        ld_str(l, o, "evaluate_low_sample_count_percentile", 0,
-               &r.evaluate_low_sample_count_percentile) < 0 ||
-        ld_pairs(l, o, "tags", tagv, LD_MAX_TAGS, &ntags) < 0 ||
-        ld_i64(l, o, "config_updated_ms", 1, &cu) < 0 || ld_str(l, o, "state", 1, &state) < 0 ||
-        ld_str(l, o, "reason", 1, &reason) < 0 ||
-        ld_str(l, o, "reason_data", 1, &reason_data) < 0 ||
-        ld_i64(l, o, "state_updated_ms", 1, &su) < 0 ||
-        ld_i64(l, o, "state_transitioned_ms", 1, &stt) < 0 ||
-        ld_i64(l, o, "last_eval_ms", 1, &le) < 0 || ld_bool(l, o, "pending", &pending) < 0)
+    r.alarm_name = need_str(l, o, "name");
+    r.alarm_description = sc_load_cstr_opt(l, o, "description");
+    r.actions_enabled = need_bool(l, o, "actions_enabled");
+    load_strs(l, o, "ok_actions", acts[0], SC_ALARM_MAX_ACTIONS, &r.n_ok_actions);
+    load_strs(l, o, "alarm_actions", acts[1], SC_ALARM_MAX_ACTIONS, &r.n_alarm_actions);
+    load_strs(l, o, "insufficient_data_actions", acts[2], SC_ALARM_MAX_ACTIONS,
+              &r.n_insufficient_data_actions);
+    r.metric_name = need_str(l, o, "metric_name");
+    r.namespace = need_str(l, o, "namespace");
+    load_pairs(l, o, "dimensions", dims, SC_METRIC_MAX_DIMENSIONS, &r.n_dimensions);
+    r.statistic = sc_load_cstr_opt(l, o, "statistic");
+    r.extended_statistic = sc_load_cstr_opt(l, o, "extended_statistic");
+    r.period = load_i32(l, o, "period");
+    r.evaluation_periods = load_i32(l, o, "evaluation_periods");
+    if (json_object_get(o, "datapoints_to_alarm")) {
+        r.has_datapoints_to_alarm = 1;
+        r.datapoints_to_alarm = load_i32(l, o, "datapoints_to_alarm");
+    }
+    r.unit = sc_load_cstr_opt(l, o, "unit");
+    cmp = need_str(l, o, "comparison_operator");
+    r.treat_missing_data = sc_load_cstr_opt(l, o, "treat_missing_data");
+    r.evaluate_low_sample_count_percentile =
+        sc_load_cstr_opt(l, o, "evaluate_low_sample_count_percentile");
+    load_pairs(l, o, "tags", tagv, LOAD_MAX_TAGS, &ntags);
+    cu = sc_load_int(l, o, "config_updated_ms");
+    state = need_str(l, o, "state");
+    reason = need_str(l, o, "reason");
+    reason_data = need_str(l, o, "reason_data");
+    su = sc_load_int(l, o, "state_updated_ms");
+    stt = sc_load_int(l, o, "state_transitioned_ms");
+    le = sc_load_int(l, o, "last_eval_ms");
+    pending = need_bool(l, o, "pending");
+    if (!json_object_get(o, "threshold"))
+        sc_load_fail(l, "threshold: expected a number");
+    threshold = sc_load_real(l, o, "threshold");
+    if (l->failed)
         return SC_ERR_VALIDATION;
-    if (!json_is_number(json_object_get(o, "threshold")))
-        return ld_fail(l, "threshold", "expected a number");
-    threshold = json_number_value(json_object_get(o, "threshold"));
     r.has_actions_enabled = 1;
     r.ok_actions = acts[0];
     r.alarm_actions = acts[1];
@@ -318,11 +285,13 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct ld
         return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
     if (sc_alarm_state_parse(state, &al->state) < 0) {
         alarm_free(al);
-        return ld_fail(l, "state", "not an alarm state");
+        sc_load_fail(l, "state: not an alarm state");
+        return SC_ERR_VALIDATION;
     }
     if (strlen(reason) >= sizeof(al->reason) || strlen(reason_data) >= sizeof(al->reason_data)) {
         alarm_free(al);
-        return ld_fail(l, "reason", "too long");
+        sc_load_fail(l, "reason: too long");
+        return SC_ERR_VALIDATION;
     }
     memcpy(al->reason, reason, strlen(reason) + 1);
     memcpy(al->reason_data, reason_data, strlen(reason_data) + 1);
@@ -334,12 +303,14 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct ld
     recent = json_object_get(o, "recent");
     if (!json_is_array(recent) || json_array_size(recent) > SC_ALARM_MAX_RECENT) {
         alarm_free(al);
-        return ld_fail(l, "recent", "expected a list of at most 64 numbers");
+        sc_load_fail(l, "recent: expected a list of at most 64 numbers");
+        return SC_ERR_VALIDATION;
     }
     for (size_t i = 0; i < json_array_size(recent); i++) {
         if (!json_is_number(json_array_get(recent, i))) {
             alarm_free(al);
-            return ld_fail(l, "recent", "expected numbers");
+            sc_load_fail(l, "recent: expected numbers");
+            return SC_ERR_VALIDATION;
         }
         al->recent[al->nrecent++] = json_number_value(json_array_get(recent, i));
     }
@@ -362,7 +333,8 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct ld
     idx = alarm_find_idx(t, al->name);
     if (idx >= 0) {
         alarm_free(al);
-        return ld_fail(l, "name", "duplicate alarm");
+        sc_load_fail(l, "name: duplicate alarm");
+        return SC_ERR_VALIDATION;
     }
     if (t->n == t->cap) {
         int nc = t->cap ? t->cap * 2 : 64;
@@ -387,12 +359,14 @@ enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_er
     struct sc_alarms_config c;
     struct sc_alarms *t, swap;
     const json_t *list, *hist, *e;
-    struct ld l;
+    struct sc_load l;
+    char where[64];
     size_t i;
     enum sc_status s = SC_OK;
 
-    memset(&l, 0, sizeof(l));
-    l.err = err;
+    where[0] = '\0';
+    sc_load_init(&l, where, err);
+    l.sep = ".";
     if (!json_is_object(j) || json_integer_value(json_object_get(j, "version")) != 1)
         return sc_fail(err, SC_ERR_VALIDATION, "state: alarms: not a version 1 alarms object");
     list = json_object_get(j, "alarms");
@@ -409,30 +383,36 @@ enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_er
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     json_array_foreach(list, i, e)
     {
-        snprintf(l.where, sizeof(l.where), "alarms[%zu]", i);
+        snprintf(where, sizeof(where), "alarms[%zu]", i);
         s = alarm_load(t, e, &l);
         if (s != SC_OK)
             goto out;
     }
     json_array_foreach(hist, i, e)
     {
-        const char *type = NULL, *name = NULL, *summary = NULL, *data = NULL;
-        int64_t ts = 0;
+        const char *type, *name, *summary, *data;
+        int64_t ts;
         int k;
 
-        snprintf(l.where, sizeof(l.where), "history[%zu]", i);
-        if (!json_is_object(e) || ld_i64(&l, e, "ts", 1, &ts) < 0 ||
-            ld_str(&l, e, "type", 1, &type) < 0 || ld_str(&l, e, "name", 1, &name) < 0 ||
-            ld_str(&l, e, "summary", 1, &summary) < 0 || ld_str(&l, e, "data", 1, &data) < 0) {
+        snprintf(where, sizeof(where), "history[%zu]", i);
+        if (!json_is_object(e)) {
+            s = sc_fail(err, SC_ERR_VALIDATION, "state: %s: expected an object", where);
+            goto out;
+        }
+        ts = sc_load_int(&l, e, "ts");
+        type = need_str(&l, e, "type");
+        name = need_str(&l, e, "name");
+        summary = need_str(&l, e, "summary");
+        data = need_str(&l, e, "data");
+        if (l.failed) {
             s = SC_ERR_VALIDATION;
-            if (!json_is_object(e))
-                sc_fail(err, s, "state: %s: expected an object", l.where);
             goto out;
         }
         for (k = 0; k < 3 && strcmp(type, alarm_hist_names[k]) != 0; k++)
             ;
         if (k == 3) {
-            s = ld_fail(&l, "type", "not a history item type");
+            sc_load_fail(&l, "type: not a history item type");
+            s = SC_ERR_VALIDATION;
             goto out;
         }
         alarm_hist_add(t, ts, (enum hist_type)k, name, summary, data);
