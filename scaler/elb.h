@@ -202,7 +202,7 @@ enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name, con
 
 /* --- health check ----------------------------------------------------------------------------- */
 
-/* ConfigureHealthCheck with spec 6.2's ranges; ValidationError texts in elb.c; Timeout
+/* ConfigureHealthCheck with spec 6.2's ranges; ValidationError texts in elb_health.c; Timeout
  * must be < Interval (`Health check interval must be greater than the timeout.`).
  * Counters of registrations are kept. *out optional (the stored copy). */
 enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *name,

@@ -67,6 +67,7 @@ void sc_load_init(struct sc_load *l, const char *where, struct sc_error *err)
     l->err = err;
     l->failed = 0;
     l->where = where;
+    l->sep = ": ";
 }
 
 int sc_load_fail(struct sc_load *l, const char *fmt, ...)
@@ -80,7 +81,7 @@ int sc_load_fail(struct sc_load *l, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    sc_fail(l->err, SC_ERR_VALIDATION, "state: %s: %s", l->where, msg);
+    sc_fail(l->err, SC_ERR_VALIDATION, "state: %s%s%s", l->where, l->sep, msg);
     return -1;
 }
 
@@ -190,6 +191,26 @@ const char *sc_load_cstr(struct sc_load *l, const json_t *o, const char *key)
     const json_t *v = member(l, o, key);
 
     if (!v)
+        return NULL;
+    if (!json_is_string(v)) {
+        sc_load_fail(l, "%s: expected a string", key);
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+const char *sc_load_cstr_opt(struct sc_load *l, const json_t *o, const char *key)
+{
+    const json_t *v;
+
+    if (l->failed)
+        return NULL;
+    if (!json_is_object(o)) {
+        sc_load_fail(l, "%s: the enclosing value is not an object", key);
+        return NULL;
+    }
+    v = json_object_get(o, key);
+    if (!v || json_is_null(v))
         return NULL;
     if (!json_is_string(v)) {
         sc_load_fail(l, "%s: expected a string", key);

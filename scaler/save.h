@@ -35,6 +35,9 @@ struct sc_load {
     struct sc_error *err;
     int failed;
     const char *where; /* "asg", "ec2", ...: prefixes the message */
+    /* between where and the message: ": " (sc_load_init); "." when where is the path of the
+     * object whose members the messages name ("state: alarms[2].period: expected an integer") */
+    const char *sep;
 };
 
 void sc_load_init(struct sc_load *l, const char *where, struct sc_error *err);
@@ -52,6 +55,8 @@ uint64_t sc_load_u64(struct sc_load *l, const json_t *o, const char *key);
 char *sc_load_str(struct sc_load *l, const json_t *o, const char *key);
 /* A string (not null): the borrowed value. */
 const char *sc_load_cstr(struct sc_load *l, const json_t *o, const char *key);
+/* A string, or absent or null (NULL, not an error): the borrowed value. */
+const char *sc_load_cstr_opt(struct sc_load *l, const json_t *o, const char *key);
 /* A string (not null) copied into buf (an error when it does not fit). */
 void sc_load_buf(struct sc_load *l, const json_t *o, const char *key, char *buf, size_t cap);
 /* An array (not null): the borrowed value, or NULL with an error. */

@@ -1,0 +1,201 @@
+/* scaler/alarm_internal.h: what alarm.c, alarm_eval.c and alarm_save.c share; not public.
+ *
+ * alarm.c holds the store (create, lookup, Put/Delete, describes, tags, the history ring),
+ * alarm_eval.c the state changes, actions and evaluation, alarm_save.c the state file. */
+#ifndef SCALER_ALARM_INTERNAL_H
+#define SCALER_ALARM_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scaler/alarm.h"
+
+#define MAX_SLOTS   (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
+#define SCRATCH_LEN (64 * 1024)
+
+enum op { OP_GE, OP_GT, OP_LT, OP_LE };
+enum tmd { TMD_MISSING, TMD_IGNORE, TMD_BREACHING, TMD_NOT_BREACHING };
+enum hist_type { H_CONFIG, H_STATE, H_ACTION };
+
+/* Indexed by enum op, enum tmd, enum sc_alarm_state and enum hist_type. */
+extern const char *const alarm_op_names[4];
+extern const char *const alarm_tmd_names[4];
+extern const char *const alarm_state_names[3];
+extern const char *const alarm_hist_names[3];
+
+struct tag {
+    char *key, *value;
+};
+
+/* One evaluation slot kept for the next evaluation. */
+struct wslot {
+    double val, cnt;
+    char has, settled;
+};
+
+struct alarm {
+    char *name, *arn, *description;
+    int actions_enabled;
+    char *actions[3][SC_ALARM_MAX_ACTIONS]; /* indexed by enum sc_alarm_state */
+    int nactions[3];
+    char *metric_name, *ns;
+    struct sc_dimension *dims;
+    int ndims;
+    char *statistic, *extended_statistic;
+    struct sc_stat stat;
+    int period, n, m, has_m;
+    char *unit;
+    enum sc_unit unit_e;
+    double threshold;
+    enum op op;
+    enum tmd tmd;
+    int has_tmd;
+    char *elscp;
+    int64_t config_updated_ms;
+    enum sc_alarm_state state;
+    char reason[SC_ALARM_REASON_MAX];
+    char reason_data[SC_ALARM_REASON_DATA_MAX];
+    int64_t state_updated_ms, state_transitioned_ms;
+    double recent[SC_ALARM_MAX_RECENT];
+    int nrecent;
+    int64_t last_eval_ms;
+    /* the metric the last evaluation found, while the store's generation is m_gen */
+    const struct sc_metric *m_cache;
+    uint64_t m_gen;
+    /* the last evaluation's slots 1..w_n at w_tick (w[k - 1] for slot k), of w_metric at
+     * its late version w_late; w_cap entries, none when the alarm cannot keep them */
+    struct wslot *w;
+    int w_cap, w_n;
+    const struct sc_metric *w_metric;
+    uint64_t w_late;
+    int64_t w_tick;
+    int pending;
+    struct tag *tags;
+    int ntags;
+    struct sc_alarm_view view;
+};
+
+struct hdesc {
+    int64_t ts;
+    enum hist_type type;
+    size_t off, len;
+};
+
+struct sc_alarms {
+    char *region, *account;
+    struct alarm **list; /* sorted by name */
+    int n, cap;
+    /* history: descriptors in a ring over a byte arena */
+    char *arena;
+    size_t arena_cap, head;
+    struct hdesc *hd;
+    int hd_cap, hd_first, hd_count;
+    int64_t keep_ms;
+    /* evaluation scratch */
+    double *slot_val, *slot_cnt;
+    char *slot_has;
+    int *eval_slots;
+    char *scratch, *scratch2;
+};
+
+/* A bounded string builder: writes what fits, always NUL-terminated. */
+struct sb {
+    char *p;
+    size_t n, cap;
+};
+
+static inline void sb_init(struct sb *b, char *p, size_t cap)
+{
+    b->p = p;
+    b->n = 0;
+    b->cap = cap;
+    p[0] = 0;
+}
+
+static inline void sb_raw(struct sb *b, const char *s)
+{
+    size_t l = strlen(s);
+
+    if (b->n + 1 >= b->cap)
+        return;
+    if (l > b->cap - b->n - 1)
+        l = b->cap - b->n - 1;
+    memcpy(b->p + b->n, s, l);
+    b->n += l;
+    b->p[b->n] = 0;
+}
+
+static inline void sb_printf(struct sb *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline void sb_printf(struct sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+
+    if (b->n + 1 >= b->cap)
+        return;
+    va_start(ap, fmt);
+    r = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    if (r < 0)
+        return;
+    b->n += (size_t)r < b->cap - b->n ? (size_t)r : b->cap - b->n - 1;
+}
+
+static inline void sb_num(struct sb *b, double v)
+{
+    char num[40];
+
+    sc_java_double(v, num, sizeof(num));
+    sb_raw(b, num);
+}
+
+static inline void sb_jstr(struct sb *b, const char *s)
+{
+    char u[8];
+
+    sb_raw(b, "\"");
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            u[0] = '\\';
+            u[1] = (char)c;
+            u[2] = 0;
+            sb_raw(b, u);
+        } else if (c < 0x20) {
+            snprintf(u, sizeof(u), "\\u%04x", c);
+            sb_raw(b, u);
+        } else {
+            u[0] = (char)c;
+            u[1] = 0;
+            sb_raw(b, u);
+        }
+    }
+    sb_raw(b, "\"");
+}
+
+/* --- defined in alarm.c ----------------------------------------------------------------------- */
+
+char *alarm_dup_str(const char *s);
+/* 2014-04-09T18:59:06.419+0000 */
+void alarm_fmt_json_date(int64_t ms, char *out, size_t n);
+void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const char *name,
+                    const char *summary, const char *data);
+void alarm_free(struct alarm *al);
+/* Index of name, or -(insertion point)-1. */
+int alarm_find_idx(const struct sc_alarms *a, const char *name);
+struct alarm *alarm_find(const struct sc_alarms *a, const char *name);
+void alarm_view_sync(struct alarm *al);
+enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struct sc_stat *st,
+                                  enum op *op, enum tmd *tmd, enum sc_unit *unit,
+                                  struct sc_error *err);
+/* Builds the configuration part of a new alarm from a validated request. */
+struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_alarm_req *r,
+                          const struct sc_stat *st, enum op op, enum tmd tmd, enum sc_unit unit);
+enum sc_status alarm_check_names(const char *const *names, int n, struct sc_error *err);
+enum sc_status alarm_state_value_error(const char *v, struct sc_error *err);
+
+#endif

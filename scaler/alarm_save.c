@@ -1,0 +1,427 @@
+/* scaler/alarm_save.c: the alarms' part of the emulator's state file (sc_alarms_save,
+ * sc_alarms_load; see alarm.h). */
+#include "scaler/alarm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/alarm_internal.h"
+#include "scaler/save.h"
+
+/* --- save / load (the emulator's state file) -------------------------------------------------- */
+
+static json_t *str_list_json(char *const *v, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; a && i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+static json_t *alarm_save(const struct alarm *al)
+{
+    json_t *o = json_object(), *dims = json_array(), *recent = json_array(), *tags = json_array();
+
+    if (!o || !dims || !recent || !tags) {
+        json_decref(o);
+        json_decref(dims);
+        json_decref(recent);
+        json_decref(tags);
+        return NULL;
+    }
+    json_object_set_new(o, "name", json_string(al->name));
+    if (al->description)
+        json_object_set_new(o, "description", json_string(al->description));
+    json_object_set_new(o, "actions_enabled", json_boolean(al->actions_enabled));
+    json_object_set_new(o, "ok_actions",
+                        str_list_json(al->actions[SC_ALARM_OK], al->nactions[SC_ALARM_OK]));
+    json_object_set_new(o, "alarm_actions",
+                        str_list_json(al->actions[SC_ALARM_ALARM], al->nactions[SC_ALARM_ALARM]));
+    json_object_set_new(o, "insufficient_data_actions",
+                        str_list_json(al->actions[SC_ALARM_INSUFFICIENT_DATA],
+                                      al->nactions[SC_ALARM_INSUFFICIENT_DATA]));
+    json_object_set_new(o, "metric_name", json_string(al->metric_name));
+    json_object_set_new(o, "namespace", json_string(al->ns));
+    for (int i = 0; i < al->ndims; i++)
+        json_array_append_new(dims, json_pack("[ss]", al->dims[i].name, al->dims[i].value));
+    json_object_set_new(o, "dimensions", dims);
+    if (al->statistic)
+        json_object_set_new(o, "statistic", json_string(al->statistic));
+    else
+        json_object_set_new(o, "extended_statistic", json_string(al->extended_statistic));
+    json_object_set_new(o, "period", json_integer(al->period));
+    json_object_set_new(o, "evaluation_periods", json_integer(al->n));
+    if (al->has_m)
+        json_object_set_new(o, "datapoints_to_alarm", json_integer(al->m));
+    if (al->unit)
+        json_object_set_new(o, "unit", json_string(al->unit));
+    json_object_set_new(o, "threshold", json_real(al->threshold));
+    json_object_set_new(o, "comparison_operator", json_string(alarm_op_names[al->op]));
+    if (al->has_tmd)
+        json_object_set_new(o, "treat_missing_data", json_string(alarm_tmd_names[al->tmd]));
+    if (al->elscp)
+        json_object_set_new(o, "evaluate_low_sample_count_percentile", json_string(al->elscp));
+    json_object_set_new(o, "config_updated_ms", json_integer(al->config_updated_ms));
+    json_object_set_new(o, "state", json_string(alarm_state_names[al->state]));
+    json_object_set_new(o, "reason", json_string(al->reason));
+    json_object_set_new(o, "reason_data", json_string(al->reason_data));
+    json_object_set_new(o, "state_updated_ms", json_integer(al->state_updated_ms));
+    json_object_set_new(o, "state_transitioned_ms", json_integer(al->state_transitioned_ms));
+    for (int i = 0; i < al->nrecent; i++)
+        json_array_append_new(recent, json_real(al->recent[i]));
+    json_object_set_new(o, "recent", recent);
+    json_object_set_new(o, "last_eval_ms", json_integer(al->last_eval_ms));
+    json_object_set_new(o, "pending", json_boolean(al->pending));
+    for (int i = 0; i < al->ntags; i++)
+        json_array_append_new(tags, json_pack("[ss]", al->tags[i].key, al->tags[i].value));
+    json_object_set_new(o, "tags", tags);
+    return o;
+}
+
+json_t *sc_alarms_save(const struct sc_alarms *a)
+{
+    json_t *root = json_object(), *list = json_array(), *hist = json_array();
+
+    if (!root || !list || !hist)
+        goto fail;
+    for (int i = 0; i < a->n; i++) {
+        json_t *o = alarm_save(a->list[i]);
+        if (!o || json_array_append_new(list, o) < 0)
+            goto fail;
+    }
+    for (int k = 0; k < a->hd_count; k++) {
+        const struct hdesc *d = &a->hd[(a->hd_first + k) % a->hd_cap];
+        const char *name = a->arena + d->off;
+        const char *summary = name + strlen(name) + 1;
+        const char *data = summary + strlen(summary) + 1;
+        json_t *h =
+            json_pack("{sIssssssss}", "ts", (json_int_t)d->ts, "type", alarm_hist_names[d->type],
+                      "name", name, "summary", summary, "data", data);
+        if (!h || json_array_append_new(hist, h) < 0)
+            goto fail;
+    }
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "alarms", list);
+    json_object_set_new(root, "history", hist);
+    return root;
+
+fail:
+    json_decref(root);
+    json_decref(list);
+    json_decref(hist);
+    return NULL;
+}
+
+/* Loading: every value is checked through save.h's struct sc_load (the first failure is
+ * kept); failures name the path, "state: alarms[2].period: expected an integer" (l->sep is
+ * "."). The helpers below keep this file's wording where save.h's readers word a failure
+ * differently. */
+
+/* A string (absent or null: "missing"); the borrowed value. */
+static const char *need_str(struct sc_load *l, const json_t *o, const char *key)
+{
+    const char *s = sc_load_cstr_opt(l, o, key);
+
+    if (!s)
+        sc_load_fail(l, "%s: missing", key);
+    return s;
+}
+
+/* An integer in int's 32-bit range. */
+static int load_i32(struct sc_load *l, const json_t *o, const char *key)
+{
+    int64_t v = sc_load_int(l, o, key);
+
+    if (v < INT32_MIN || v > INT32_MAX) {
+        sc_load_fail(l, "%s: out of range", key);
+        return 0;
+    }
+    return (int)v;
+}
+
+/* true or false (absent counts as neither). */
+static int need_bool(struct sc_load *l, const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    if (!json_is_boolean(v)) {
+        sc_load_fail(l, "%s: expected a boolean", key);
+        return 0;
+    }
+    return json_is_true(v);
+}
+
+/* A list of strings (at most max; absent: none) into out[] (borrowed). */
+static void load_strs(struct sc_load *l, const json_t *o, const char *key, const char **out,
+                      int max, int *n)
+{
+    const json_t *v = json_object_get(o, key);
+    size_t i;
+    const json_t *e;
+
+    *n = 0;
+    if (!v || l->failed)
+        return;
+    if (!json_is_array(v) || json_array_size(v) > (size_t)max) {
+        sc_load_fail(l, "%s: expected a short list of strings", key);
+        return;
+    }
+    json_array_foreach(v, i, e)
+    {
+        if (!json_is_string(e)) {
+            sc_load_fail(l, "%s: expected strings", key);
+            return;
+        }
+        out[(*n)++] = json_string_value(e);
+    }
+}
+
+/* [[a, b], ...] pairs (at most max; absent: none) into out (borrowed). */
+static void load_pairs(struct sc_load *l, const json_t *o, const char *key,
+                       struct sc_dimension *out, int max, int *n)
+{
+    const json_t *v = json_object_get(o, key);
+    size_t i;
+    const json_t *e;
+
+    *n = 0;
+    if (!v || l->failed)
+        return;
+    if (!json_is_array(v) || json_array_size(v) > (size_t)max) {
+        sc_load_fail(l, "%s: expected a short list of pairs", key);
+        return;
+    }
+    json_array_foreach(v, i, e)
+    {
+        if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_string(json_array_get(e, 0)) ||
+            !json_is_string(json_array_get(e, 1))) {
+            sc_load_fail(l, "%s: expected [string, string] pairs", key);
+            return;
+        }
+        out[*n].name = json_string_value(json_array_get(e, 0));
+        out[*n].value = json_string_value(json_array_get(e, 1));
+        (*n)++;
+    }
+}
+
+#define LOAD_MAX_TAGS 50
+
+/* Builds one alarm from its saved form into t (a fresh store); l->where names it. */
+static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc_load *l)
+{
+    struct sc_put_metric_alarm_req r;
+    const char *acts[3][SC_ALARM_MAX_ACTIONS];
+    struct sc_dimension dims[SC_METRIC_MAX_DIMENSIONS];
+    struct sc_dimension tagv[LOAD_MAX_TAGS];
+    const char *cmp, *state, *reason, *reason_data;
+    struct sc_stat st;
+    enum op op;
+    enum tmd tmd;
+    enum sc_unit unit;
+    enum sc_status s;
+    struct alarm *al = NULL;
+    int ntags = 0, idx, pending;
+    const json_t *recent;
+    int64_t cu, su, stt, le;
+    double threshold;
+
+    if (!json_is_object(o))
+        return sc_fail(l->err, SC_ERR_VALIDATION, "state: %s: expected an object", l->where);
+    memset(&r, 0, sizeof(r));
+    r.alarm_name = need_str(l, o, "name");
+    r.alarm_description = sc_load_cstr_opt(l, o, "description");
+    r.actions_enabled = need_bool(l, o, "actions_enabled");
+    load_strs(l, o, "ok_actions", acts[0], SC_ALARM_MAX_ACTIONS, &r.n_ok_actions);
+    load_strs(l, o, "alarm_actions", acts[1], SC_ALARM_MAX_ACTIONS, &r.n_alarm_actions);
+    load_strs(l, o, "insufficient_data_actions", acts[2], SC_ALARM_MAX_ACTIONS,
+              &r.n_insufficient_data_actions);
+    r.metric_name = need_str(l, o, "metric_name");
+    r.namespace = need_str(l, o, "namespace");
+    load_pairs(l, o, "dimensions", dims, SC_METRIC_MAX_DIMENSIONS, &r.n_dimensions);
+    r.statistic = sc_load_cstr_opt(l, o, "statistic");
+    r.extended_statistic = sc_load_cstr_opt(l, o, "extended_statistic");
+    r.period = load_i32(l, o, "period");
+    r.evaluation_periods = load_i32(l, o, "evaluation_periods");
+    if (json_object_get(o, "datapoints_to_alarm")) {
+        r.has_datapoints_to_alarm = 1;
+        r.datapoints_to_alarm = load_i32(l, o, "datapoints_to_alarm");
+    }
+    r.unit = sc_load_cstr_opt(l, o, "unit");
+    cmp = need_str(l, o, "comparison_operator");
+    r.treat_missing_data = sc_load_cstr_opt(l, o, "treat_missing_data");
+    r.evaluate_low_sample_count_percentile =
+        sc_load_cstr_opt(l, o, "evaluate_low_sample_count_percentile");
+    load_pairs(l, o, "tags", tagv, LOAD_MAX_TAGS, &ntags);
+    cu = sc_load_int(l, o, "config_updated_ms");
+    state = need_str(l, o, "state");
+    reason = need_str(l, o, "reason");
+    reason_data = need_str(l, o, "reason_data");
+    su = sc_load_int(l, o, "state_updated_ms");
+    stt = sc_load_int(l, o, "state_transitioned_ms");
+    le = sc_load_int(l, o, "last_eval_ms");
+    pending = need_bool(l, o, "pending");
+    if (!json_object_get(o, "threshold"))
+        sc_load_fail(l, "threshold: expected a number");
+    threshold = sc_load_real(l, o, "threshold");
+    if (l->failed)
+        return SC_ERR_VALIDATION;
+    r.has_actions_enabled = 1;
+    r.ok_actions = acts[0];
+    r.alarm_actions = acts[1];
+    r.insufficient_data_actions = acts[2];
+    r.dimensions = dims;
+    r.has_period = 1;
+    r.has_evaluation_periods = 1;
+    r.has_threshold = 1;
+    r.threshold = threshold;
+    r.comparison_operator = cmp;
+    s = alarm_validate_put(&r, &st, &op, &tmd, &unit, l->err);
+    if (s != SC_OK)
+        return s;
+    al = alarm_build(t, &r, &st, op, tmd, unit);
+    if (!al)
+        return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
+    if (sc_alarm_state_parse(state, &al->state) < 0) {
+        alarm_free(al);
+        sc_load_fail(l, "state: not an alarm state");
+        return SC_ERR_VALIDATION;
+    }
+    if (strlen(reason) >= sizeof(al->reason) || strlen(reason_data) >= sizeof(al->reason_data)) {
+        alarm_free(al);
+        sc_load_fail(l, "reason: too long");
+        return SC_ERR_VALIDATION;
+    }
+    memcpy(al->reason, reason, strlen(reason) + 1);
+    memcpy(al->reason_data, reason_data, strlen(reason_data) + 1);
+    al->config_updated_ms = cu;
+    al->state_updated_ms = su;
+    al->state_transitioned_ms = stt;
+    al->last_eval_ms = le;
+    al->pending = pending;
+    recent = json_object_get(o, "recent");
+    if (!json_is_array(recent) || json_array_size(recent) > SC_ALARM_MAX_RECENT) {
+        alarm_free(al);
+        sc_load_fail(l, "recent: expected a list of at most 64 numbers");
+        return SC_ERR_VALIDATION;
+    }
+    for (size_t i = 0; i < json_array_size(recent); i++) {
+        if (!json_is_number(json_array_get(recent, i))) {
+            alarm_free(al);
+            sc_load_fail(l, "recent: expected numbers");
+            return SC_ERR_VALIDATION;
+        }
+        al->recent[al->nrecent++] = json_number_value(json_array_get(recent, i));
+    }
+    if (ntags > 0) {
+        al->tags = calloc((size_t)ntags, sizeof(*al->tags));
+        if (!al->tags) {
+            alarm_free(al);
+            return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
+        }
+        for (int i = 0; i < ntags; i++) {
+            al->tags[i].key = alarm_dup_str(tagv[i].name);
+            al->tags[i].value = alarm_dup_str(tagv[i].value);
+            al->ntags++;
+            if (!al->tags[i].key || !al->tags[i].value) {
+                alarm_free(al);
+                return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
+            }
+        }
+    }
+    idx = alarm_find_idx(t, al->name);
+    if (idx >= 0) {
+        alarm_free(al);
+        sc_load_fail(l, "name: duplicate alarm");
+        return SC_ERR_VALIDATION;
+    }
+    if (t->n == t->cap) {
+        int nc = t->cap ? t->cap * 2 : 64;
+        struct alarm **nl = realloc(t->list, (size_t)nc * sizeof(*nl));
+        if (!nl) {
+            alarm_free(al);
+            return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
+        }
+        t->list = nl;
+        t->cap = nc;
+    }
+    idx = -idx - 1;
+    memmove(&t->list[idx + 1], &t->list[idx], (size_t)(t->n - idx) * sizeof(t->list[0]));
+    t->list[idx] = al;
+    t->n++;
+    alarm_view_sync(al);
+    return SC_OK;
+}
+
+enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_error *err)
+{
+    struct sc_alarms_config c;
+    struct sc_alarms *t, swap;
+    const json_t *list, *hist, *e;
+    struct sc_load l;
+    char where[64];
+    size_t i;
+    enum sc_status s = SC_OK;
+
+    where[0] = '\0';
+    sc_load_init(&l, where, err);
+    l.sep = ".";
+    if (!json_is_object(j) || json_integer_value(json_object_get(j, "version")) != 1)
+        return sc_fail(err, SC_ERR_VALIDATION, "state: alarms: not a version 1 alarms object");
+    list = json_object_get(j, "alarms");
+    hist = json_object_get(j, "history");
+    if (!json_is_array(list) || !json_is_array(hist))
+        return sc_fail(err, SC_ERR_VALIDATION, "state: alarms: alarms and history must be lists");
+    c.region = a->region;
+    c.account = a->account;
+    c.history_bytes = a->arena_cap;
+    c.history_items = a->hd_cap;
+    c.history_keep_ms = a->keep_ms;
+    t = sc_alarms_create(&c);
+    if (!t)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    json_array_foreach(list, i, e)
+    {
+        snprintf(where, sizeof(where), "alarms[%zu]", i);
+        s = alarm_load(t, e, &l);
+        if (s != SC_OK)
+            goto out;
+    }
+    json_array_foreach(hist, i, e)
+    {
+        const char *type, *name, *summary, *data;
+        int64_t ts;
+        int k;
+
+        snprintf(where, sizeof(where), "history[%zu]", i);
+        if (!json_is_object(e)) {
+            s = sc_fail(err, SC_ERR_VALIDATION, "state: %s: expected an object", where);
+            goto out;
+        }
+        ts = sc_load_int(&l, e, "ts");
+        type = need_str(&l, e, "type");
+        name = need_str(&l, e, "name");
+        summary = need_str(&l, e, "summary");
+        data = need_str(&l, e, "data");
+        if (l.failed) {
+            s = SC_ERR_VALIDATION;
+            goto out;
+        }
+        for (k = 0; k < 3 && strcmp(type, alarm_hist_names[k]) != 0; k++)
+            ;
+        if (k == 3) {
+            sc_load_fail(&l, "type: not a history item type");
+            s = SC_ERR_VALIDATION;
+            goto out;
+        }
+        alarm_hist_add(t, ts, (enum hist_type)k, name, summary, data);
+    }
+    /* success: the loaded store takes a's place (a's address stays valid for its owner) */
+    swap = *a;
+    *a = *t;
+    *t = swap;
+out:
+    sc_alarms_destroy(t);
+    return s;
+}
