@@ -24,6 +24,7 @@
 #include "emulator/auth.h"
 #include "emulator/autoscale.h"
 #include "emulator/awsjson.h"
+#include "emulator/emu.h"
 #include "emulator/metric_journal.h"
 #include "emulator/model.h"
 #include "emulator/query.h"
@@ -37,13 +38,6 @@
 
 #define CBOR_PATH_PREFIX    "/service/GraniteServiceVersion20100801/operation/"
 #define MAX_REQUEST_HEADERS 64
-#define MAX_REGIONS         32
-
-struct region_state {
-    char account[16];
-    char region[40];
-    struct sc_world *w;
-};
 
 enum proto { PROTO_QUERY, PROTO_EC2, PROTO_JSON, PROTO_CBOR };
 
@@ -53,14 +47,10 @@ struct srv {
     struct MHD_Daemon *mhd;
     int port;
     struct auth_keys *keys;
-    int64_t base_epoch_ms, base_mono_ms, manual_ms;
     uint64_t rid[2];
     uint64_t requests;
-    struct region_state regions[MAX_REGIONS];
-    int nregions;
-    long step_timer;
-    struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
-    struct state *st;     /* --state FILE; NULL: memory only */
+    struct emu *emu;                /* the clock, the worlds, the step */
+    struct state *st;               /* --state FILE; NULL: memory only */
     struct metric_journal *journal; /* FILE.metrics beside --state; NULL: none */
     struct conn_req *waiting;       /* replies held until the next commit (--state) */
 };
@@ -86,170 +76,37 @@ static int64_t wall_ms(void)
 
 int64_t srv_now_ms(const struct srv *s)
 {
-    if (s->cfg.clock_manual)
-        return s->manual_ms;
-    return s->base_epoch_ms +
-           (int64_t)((double)(cm_ev_now_ms() - s->base_mono_ms) * s->cfg.time_scale);
+    return emu_now_ms(s->emu);
 }
 
 int srv_clock_is_manual(const struct srv *s)
 {
-    return s->cfg.clock_manual;
+    return emu_clock_is_manual(s->emu);
 }
 
 double srv_time_scale(const struct srv *s)
 {
-    return s->cfg.time_scale;
+    return emu_time_scale(s->emu);
 }
 
 int srv_clock_advance(struct srv *s, int64_t ms)
 {
-    if (!s->cfg.clock_manual || ms < 0)
-        return -1;
-    s->manual_ms += ms;
-    return 0;
-}
-
-static void regions_free(struct srv *s)
-{
-    for (int i = 0; i < s->nregions; i++) {
-        autoscale_forget_world(s->as, s->regions[i].w);
-        sc_world_destroy(s->regions[i].w);
-    }
-    s->nregions = 0;
+    return emu_clock_advance(s->emu, ms);
 }
 
 void srv_reset(struct srv *s)
 {
-    regions_free(s);
-    if (s->st)
-        state_reset_writers(s->st);
-    log_info("admin: state reset");
-}
-
-static int region_name_ok(const char *r)
-{
-    size_t n = strlen(r);
-
-    return n > 0 && n < 32 && strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
-}
-
-static uint64_t seed_of(const char *account, const char *region)
-{
-    uint64_t h = 1469598103934665603ULL;
-
-    for (const char *p = account; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    for (const char *p = region; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
+    emu_reset(s->emu);
 }
 
 struct sc_world *srv_world(struct srv *s, const char *account, const char *region)
 {
-    struct region_state *rs;
-    struct sc_world_config wc;
-
-    for (int i = 0; i < s->nregions; i++) {
-        if (strcmp(s->regions[i].account, account) == 0 &&
-            strcmp(s->regions[i].region, region) == 0)
-            return s->regions[i].w;
-    }
-    if (!region_name_ok(region) || s->nregions == MAX_REGIONS)
-        return NULL;
-    sc_world_config_defaults(&wc);
-    wc.account_id = account;
-    wc.region = region;
-    wc.seed = seed_of(account, region);
-    wc.start_ms = srv_now_ms(s);
-    rs = &s->regions[s->nregions];
-    rs->w = sc_world_create(&wc);
-    if (!rs->w)
-        return NULL;
-    snprintf(rs->account, sizeof(rs->account), "%s", account);
-    snprintf(rs->region, sizeof(rs->region), "%s", region);
-    s->nregions++;
-    log_info("state: new world account=%s region=%s", account, region);
-    if (s->journal && metric_journal_attach(s->journal, sc_world_cw(rs->w), account, region) < 0)
-        log_warn("state: metric journal: too many worlds: %s/%s is not journaled", account, region);
-    return rs->w;
-}
-
-/* The control-plane data plane: instances are records only until they become processes
- * (the "real instances" issue): pending ones are up at once, shutting-down / stopping
- * ones are gone at once, and every health check a load balancer asks for passes. */
-static int data_plane(struct sc_world *w, int64_t now)
-{
-    struct sc_ec2 *ec2 = sc_world_ec2(w);
-    struct sc_elb *elb = sc_world_elb(w);
-    int n = sc_ec2_instance_count(ec2), changed = 0;
-
-    for (int k = 0; k < n; k++) {
-        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, k);
-        char id[SC_EC2_ID_LEN];
-        enum sc_ec2_state st = in->state;
-
-        snprintf(id, sizeof(id), "%s", in->instance_id);
-        /* each call may invalidate `in`: keep the id only */
-        if (st == SC_EC2_PENDING)
-            changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
-        else if (st == SC_EC2_SHUTTING_DOWN)
-            changed |= sc_ec2_instance_terminated(ec2, id, now) == SC_OK;
-        else if (st == SC_EC2_STOPPING)
-            changed |= sc_ec2_instance_stopped(ec2, id, now) == SC_OK;
-    }
-    for (int i = 0; i < sc_elb_lb_count(elb); i++) {
-        char name[SC_ELB_NAME_LEN];
-        int nt;
-
-        snprintf(name, sizeof(name), "%s", sc_elb_lb_at(elb, i)->load_balancer_name);
-        nt = sc_elb_target_count(elb, name);
-        for (int t = 0; t < nt; t++) {
-            struct sc_elb_target tg;
-            char id[SC_EC2_ID_LEN];
-
-            if (sc_elb_target_at(elb, name, t, &tg) < 0 || !tg.checked)
-                continue;
-            if (tg.state == SC_ELB_IN_SERVICE)
-                continue;
-            snprintf(id, sizeof(id), "%s", tg.instance_id);
-            if (sc_elb_health_result(elb, name, id, 1, now) == 1)
-                changed = 1;
-        }
-    }
-    return changed;
+    return emu_world(s->emu, account, region);
 }
 
 void srv_step(struct srv *s)
 {
-    int64_t now = srv_now_ms(s);
-
-    /* the clock may have changed the worlds: written within a second when it did */
-    if (s->st)
-        state_touch(s->st);
-    for (int i = 0; i < s->nregions; i++) {
-        struct sc_world *w = s->regions[i].w;
-
-        /* step, let the data plane follow, step again so groups see it (bounded) */
-        for (int round = 0; round < 4; round++) {
-            sc_world_step(w, now);
-            if (!(s->as ? autoscale_step(s->as, w, now) : data_plane(w, now)))
-                break;
-        }
-    }
-}
-
-static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
-{
-    (void)ev;
-    (void)now_ms;
-    struct srv *s = ud;
-    double period = 1000.0 / s->cfg.time_scale;
-
-    srv_step(s);
-    /* the emulated clock may run fast: step at least every emulated second, at most
-     * every 20 real ms */
-    return period > 1000 ? 1000 : period < 20 ? 20 : (int64_t)period;
+    emu_step(s->emu);
 }
 
 struct state *srv_state(struct srv *s)
@@ -910,39 +767,9 @@ static int64_t on_hook(struct cm_ev *ev, int after, int64_t now_ms, void *ud)
     return wait;
 }
 
-static int64_t as_now(void *ud)
-{
-    return srv_now_ms(ud);
-}
-
-static void as_step(void *ud)
-{
-    srv_step(ud);
-}
-
-/* Instances as processes and load balancers as proxies (emulator/autoscale.c); without it
- * (no child watcher) the records-only data plane above stands in. */
-static void start_autoscale(struct srv *s)
-{
-    struct autoscale_config ac;
-    char err[256];
-
-    memset(&ac, 0, sizeof(ac));
-    ac.ev = s->ev;
-    ac.time_scale = s->cfg.clock_manual ? 1.0 : s->cfg.time_scale;
-    ac.now_ms = as_now;
-    ac.step = as_step;
-    ac.ud = s;
-    ac.tls_cert = s->cfg.tls_cert;
-    ac.tls_key = s->cfg.tls_key;
-    s->as = autoscale_create(&ac, err, sizeof(err));
-    if (!s->as)
-        log_warn("server: instances stay records: %s", err);
-}
-
 struct autoscale *srv_autoscale(struct srv *s)
 {
-    return s->as;
+    return emu_autoscale(s->emu);
 }
 
 /* ---- durable state (--state FILE) ---------------------------------------------------- */
@@ -962,8 +789,8 @@ json_t *srv_state_json(struct srv *s)
         json_object_set_new(doc, "now_ms", json_integer((json_int_t)now)) ||
         json_object_set_new(doc, "clock", json_string(s->cfg.clock_manual ? "manual" : "real")))
         goto fail;
-    for (int i = 0; i < s->nregions; i++) {
-        json_t *w = sc_world_save(s->regions[i].w);
+    for (int i = 0; i < emu_world_count(s->emu); i++) {
+        json_t *w = sc_world_save(emu_world_at(s->emu, i, NULL, NULL));
 
         if (!w || json_array_append_new(worlds, w) != 0)
             goto fail;
@@ -998,13 +825,7 @@ static int load_state(struct srv *s, const json_t *doc, char *err, size_t errlen
         snprintf(err, errlen, "\"worlds\" (array) and \"now_ms\" (integer) are required");
         return -1;
     }
-    /* the emulated clock goes on from where it stopped, never backwards */
-    if (s->cfg.clock_manual) {
-        if (!s->cfg.start_ms || json_integer_value(now) > s->manual_ms)
-            s->manual_ms = json_integer_value(now);
-    } else if (json_integer_value(now) > s->base_epoch_ms) {
-        s->base_epoch_ms = json_integer_value(now);
-    }
+    emu_clock_restore(s->emu, json_integer_value(now));
     json_array_foreach(worlds, k, x)
     {
         const char *account = json_string_value(json_object_get(x, "account"));
@@ -1012,16 +833,13 @@ static int load_state(struct srv *s, const json_t *doc, char *err, size_t errlen
         struct sc_world *w;
         struct sc_error e = { 0 };
 
-        if (!account || !region || strlen(account) >= sizeof(s->regions[0].account)) {
+        if (!account || !region || strlen(account) >= EMU_ACCOUNT_LEN) {
             snprintf(err, errlen, "worlds[%zu]: account and region are required", k);
             return -1;
         }
-        for (int i = 0; i < s->nregions; i++) {
-            if (strcmp(s->regions[i].account, account) == 0 &&
-                strcmp(s->regions[i].region, region) == 0) {
-                snprintf(err, errlen, "worlds[%zu]: %s/%s appears twice", k, account, region);
-                return -1;
-            }
+        if (emu_world_find(s->emu, account, region)) {
+            snprintf(err, errlen, "worlds[%zu]: %s/%s appears twice", k, account, region);
+            return -1;
         }
         w = srv_world(s, account, region);
         if (!w) {
@@ -1062,6 +880,7 @@ static int open_journal(struct srv *s, char *err, size_t errlen)
         free(path);
         return -1;
     }
+    emu_set_durable(s->emu, s->st, s->journal);
     if (metric_journal_replay(s->journal, journal_world, s, srv_now_ms(s), &rs, e, sizeof(e)) < 0) {
         snprintf(err, errlen, "%.800s (the file is left as it is)", e);
         free(path);
@@ -1073,9 +892,12 @@ static int open_journal(struct srv *s, char *err, size_t errlen)
              (unsigned long long)rs.expired, (unsigned long long)rs.skipped,
              (unsigned long long)rs.truncated);
     free(path);
-    for (int i = 0; i < s->nregions; i++)
-        metric_journal_attach(s->journal, sc_world_cw(s->regions[i].w), s->regions[i].account,
-                              s->regions[i].region);
+    for (int i = 0; i < emu_world_count(s->emu); i++) {
+        const char *account, *region;
+        struct sc_world *wd = emu_world_at(s->emu, i, &account, &region);
+
+        metric_journal_attach(s->journal, sc_world_cw(wd), account, region);
+    }
     w.ud = s->journal;
     if (state_add_writer(s->st, &w) < 0) {
         snprintf(err, errlen, "state: cannot register the metric journal");
@@ -1104,33 +926,37 @@ static int open_state(struct srv *s, char *err, size_t errlen)
             return -1;
         }
         json_decref(doc);
-        log_info("state: loaded %s (%d worlds)", path, s->nregions);
+        log_info("state: loaded %s (%d worlds)", path, emu_world_count(s->emu));
     } else {
         log_info("state: %s does not exist: starting empty", path);
     }
     s->st = state_create(path, snapshot, s, err, errlen);
     if (!s->st)
         return -1;
+    emu_set_durable(s->emu, s->st, NULL);
     return open_journal(s, err, errlen);
 }
 
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen)
 {
     struct srv *s = cm_xcalloc(1, sizeof(*s));
+    struct emu_config ec;
     struct sockaddr_in sa;
     const union MHD_DaemonInfo *info;
 
     s->cfg = *cfg;
     if (s->cfg.max_body == 0)
         s->cfg.max_body = SRV_DEFAULT_MAX_BODY;
-    if (s->cfg.time_scale <= 0)
-        s->cfg.time_scale = 1.0;
-    s->base_epoch_ms = wall_ms();
-    s->base_mono_ms = cm_ev_now_ms();
-    s->manual_ms = cfg->start_ms ? cfg->start_ms : s->base_epoch_ms;
+    emu_config_defaults(&ec);
+    ec.time_scale = cfg->time_scale;
+    ec.clock_manual = cfg->clock_manual;
+    ec.start_ms = cfg->start_ms;
+    ec.tls_cert = cfg->tls_cert;
+    ec.tls_key = cfg->tls_key;
+    s->emu = emu_create(&ec);
     if (getrandom(s->rid, sizeof(s->rid), 0) != (ssize_t)sizeof(s->rid)) {
-        s->rid[0] = (uint64_t)s->base_epoch_ms * 0x9e3779b97f4a7c15ULL;
-        s->rid[1] = (uint64_t)s->base_mono_ms | 1;
+        s->rid[0] = (uint64_t)wall_ms() * 0x9e3779b97f4a7c15ULL;
+        s->rid[1] = (uint64_t)cm_ev_now_ms() | 1;
     }
     if (!s->rid[0] && !s->rid[1])
         s->rid[1] = 1;
@@ -1173,8 +999,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         goto fail;
     }
     cm_ev_set_hook(ev, on_hook, s);
-    start_autoscale(s);
-    s->step_timer = cm_ev_add_timer(ev, 1000, on_step_timer, s);
+    emu_start(s->emu, ev);
     return s;
 
 fail:
@@ -1203,12 +1028,9 @@ void srv_destroy(struct srv *s)
             cm_ev_del_fd(s->ev, info->epoll_fd);
         if (s->ev)
             cm_ev_set_hook(s->ev, NULL, NULL);
-        if (s->ev && s->step_timer > 0)
-            cm_ev_del_timer(s->ev, s->step_timer);
         MHD_stop_daemon(s->mhd);
     }
-    autoscale_destroy(s->as);
-    s->as = NULL;
+    emu_stop(s->emu); /* the step timer and the data plane's processes */
     auth_keys_destroy(s->keys);
     if (s->st) {
         /* the last clock-driven changes (nothing acknowledged waits on them) */
@@ -1218,7 +1040,8 @@ void srv_destroy(struct srv *s)
         state_drain(s->st);
         state_destroy(s->st);
     }
+    emu_set_durable(s->emu, NULL, NULL);
     metric_journal_close(s->journal); /* detaches from the worlds before they go */
-    regions_free(s);
+    emu_destroy(s->emu);
     free(s);
 }
