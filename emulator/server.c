@@ -25,8 +25,8 @@
 #include "emulator/autoscale.h"
 #include "emulator/awsjson.h"
 #include "emulator/emu.h"
-#include "emulator/metric_journal.h"
 #include "emulator/model.h"
+#include "emulator/persist.h"
 #include "emulator/query.h"
 #include "emulator/state.h"
 #include "emulator/xml.h"
@@ -49,10 +49,10 @@ struct srv {
     struct auth_keys *keys;
     uint64_t rid[2];
     uint64_t requests;
-    struct emu *emu;                /* the clock, the worlds, the step */
-    struct state *st;               /* --state FILE; NULL: memory only */
-    struct metric_journal *journal; /* FILE.metrics beside --state; NULL: none */
-    struct conn_req *waiting;       /* replies held until the next commit (--state) */
+    struct emu *emu;          /* the clock, the worlds, the step */
+    struct persist *persist;  /* --state FILE; NULL: memory only */
+    struct state *st;         /* its writer (persist_state), or NULL */
+    struct conn_req *waiting; /* replies held until the next commit (--state) */
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -772,169 +772,9 @@ struct autoscale *srv_autoscale(struct srv *s)
     return emu_autoscale(s->emu);
 }
 
-/* ---- durable state (--state FILE) ---------------------------------------------------- */
-
 json_t *srv_state_json(struct srv *s)
 {
-    json_t *doc = json_object();
-    json_t *worlds = json_array();
-    char iso[40];
-    int64_t now = srv_now_ms(s);
-
-    if (!doc || !worlds)
-        goto fail;
-    model_format_iso8601(now, iso, sizeof(iso));
-    if (json_object_set_new(doc, "version", json_integer(STATE_VERSION)) ||
-        json_object_set_new(doc, "saved_at", json_string(iso)) ||
-        json_object_set_new(doc, "now_ms", json_integer((json_int_t)now)) ||
-        json_object_set_new(doc, "clock", json_string(s->cfg.clock_manual ? "manual" : "real")))
-        goto fail;
-    for (int i = 0; i < emu_world_count(s->emu); i++) {
-        json_t *w = sc_world_save(emu_world_at(s->emu, i, NULL, NULL));
-
-        if (!w || json_array_append_new(worlds, w) != 0)
-            goto fail;
-    }
-    if (json_object_set_new(doc, "worlds", worlds) != 0) {
-        worlds = NULL;
-        goto fail;
-    }
-    return doc;
-
-fail:
-    json_decref(worlds);
-    json_decref(doc);
-    return NULL;
-}
-
-static json_t *snapshot(void *ud)
-{
-    return srv_state_json(ud);
-}
-
-/* Loads a state document (state_read checked its version): every world, the clock.
- * Returns 0, or -1 with err ("<what>: <problem>"). */
-static int load_state(struct srv *s, const json_t *doc, char *err, size_t errlen)
-{
-    const json_t *worlds = json_object_get(doc, "worlds");
-    const json_t *now = json_object_get(doc, "now_ms");
-    const json_t *x;
-    size_t k;
-
-    if (!json_is_array(worlds) || !json_is_integer(now)) {
-        snprintf(err, errlen, "\"worlds\" (array) and \"now_ms\" (integer) are required");
-        return -1;
-    }
-    emu_clock_restore(s->emu, json_integer_value(now));
-    json_array_foreach(worlds, k, x)
-    {
-        const char *account = json_string_value(json_object_get(x, "account"));
-        const char *region = json_string_value(json_object_get(x, "region"));
-        struct sc_world *w;
-        struct sc_error e = { 0 };
-
-        if (!account || !region || strlen(account) >= EMU_ACCOUNT_LEN) {
-            snprintf(err, errlen, "worlds[%zu]: account and region are required", k);
-            return -1;
-        }
-        if (emu_world_find(s->emu, account, region)) {
-            snprintf(err, errlen, "worlds[%zu]: %s/%s appears twice", k, account, region);
-            return -1;
-        }
-        w = srv_world(s, account, region);
-        if (!w) {
-            snprintf(err, errlen, "worlds[%zu]: bad region %s (or too many regions)", k, region);
-            return -1;
-        }
-        if (sc_world_load(w, x, &e) != SC_OK) {
-            snprintf(err, errlen, "worlds[%zu] (%.16s/%.40s): %.400s", k, account, region,
-                     e.message);
-            return -1;
-        }
-        log_info("state: loaded world account=%s region=%s groups=%d instances=%d", account, region,
-                 sc_asg_group_count(sc_world_asg(w)), sc_ec2_instance_count(sc_world_ec2(w)));
-    }
-    return 0;
-}
-
-static struct sc_cw *journal_world(const char *account, const char *region, void *ud)
-{
-    struct sc_world *w = srv_world(ud, account, region);
-
-    return w ? sc_world_cw(w) : NULL;
-}
-
-/* The metric journal (FILE.metrics): replayed into the worlds, then every world's
- * CloudWatch puts are appended to it and its fdatasync joins the group commit. */
-static int open_journal(struct srv *s, char *err, size_t errlen)
-{
-    struct metric_journal_replay_stats rs;
-    struct state_writer w = { "metric journal", metric_journal_sync, metric_journal_reset, NULL };
-    size_t n = strlen(state_path(s->st)) + sizeof(".metrics");
-    char *path = cm_xmalloc(n);
-    char e[512];
-
-    snprintf(path, n, "%s.metrics", state_path(s->st));
-    s->journal = metric_journal_open(path, err, errlen);
-    if (!s->journal) {
-        free(path);
-        return -1;
-    }
-    emu_set_durable(s->emu, s->st, s->journal);
-    if (metric_journal_replay(s->journal, journal_world, s, srv_now_ms(s), &rs, e, sizeof(e)) < 0) {
-        snprintf(err, errlen, "%.800s (the file is left as it is)", e);
-        free(path);
-        return -1;
-    }
-    log_info("state: replayed %s: %llu datapoints, %llu series images, %llu expired, %llu "
-             "skipped, %llu bytes dropped",
-             path, (unsigned long long)rs.records, (unsigned long long)rs.images,
-             (unsigned long long)rs.expired, (unsigned long long)rs.skipped,
-             (unsigned long long)rs.truncated);
-    free(path);
-    for (int i = 0; i < emu_world_count(s->emu); i++) {
-        const char *account, *region;
-        struct sc_world *wd = emu_world_at(s->emu, i, &account, &region);
-
-        metric_journal_attach(s->journal, sc_world_cw(wd), account, region);
-    }
-    w.ud = s->journal;
-    if (state_add_writer(s->st, &w) < 0) {
-        snprintf(err, errlen, "state: cannot register the metric journal");
-        return -1;
-    }
-    return 0;
-}
-
-/* --state FILE: load it when present (a bad file is an error: it is never overwritten),
- * then open its writer. */
-static int open_state(struct srv *s, char *err, size_t errlen)
-{
-    const char *path = s->cfg.state_file;
-    json_t *doc = NULL;
-    char e[1024];
-    int rc = state_read(path, &doc, e, sizeof(e));
-
-    if (rc < 0) {
-        snprintf(err, errlen, "%.800s (the file is left as it is)", e);
-        return -1;
-    }
-    if (rc == 1) {
-        if (load_state(s, doc, e, sizeof(e)) < 0) {
-            snprintf(err, errlen, "%.200s: %.600s (the file is left as it is)", path, e);
-            json_decref(doc);
-            return -1;
-        }
-        json_decref(doc);
-        log_info("state: loaded %s (%d worlds)", path, emu_world_count(s->emu));
-    } else {
-        log_info("state: %s does not exist: starting empty", path);
-    }
-    s->st = state_create(path, snapshot, s, err, errlen);
-    if (!s->st)
-        return -1;
-    emu_set_durable(s->emu, s->st, NULL);
-    return open_journal(s, err, errlen);
+    return persist_state_json(s->emu);
 }
 
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen)
@@ -965,8 +805,12 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         if (!s->keys)
             goto fail;
     }
-    if (cfg->state_file && open_state(s, err, errlen) < 0)
-        goto fail;
+    if (cfg->state_file) {
+        s->persist = persist_open(s->emu, cfg->state_file, err, errlen);
+        if (!s->persist)
+            goto fail;
+        s->st = persist_state(s->persist);
+    }
     if (!ev)
         return s;
     memset(&sa, 0, sizeof(sa));
@@ -1032,16 +876,8 @@ void srv_destroy(struct srv *s)
     }
     emu_stop(s->emu); /* the step timer and the data plane's processes */
     auth_keys_destroy(s->keys);
-    if (s->st) {
-        /* the last clock-driven changes (nothing acknowledged waits on them) */
-        state_drain(s->st);
-        if (state_next_due_ms(s->st, cm_ev_now_ms()) >= 0)
-            state_commit(s->st, INT64_MAX / 2);
-        state_drain(s->st);
-        state_destroy(s->st);
-    }
-    emu_set_durable(s->emu, NULL, NULL);
-    metric_journal_close(s->journal); /* detaches from the worlds before they go */
+    s->st = NULL;
+    persist_close(s->persist); /* the last clock-driven changes, then the writers */
     emu_destroy(s->emu);
     free(s);
 }
