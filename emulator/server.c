@@ -1,53 +1,32 @@
-/* emulator/server.c: see server.h. */
+/* emulator/server.c: the emulator's HTTP front: libmicrohttpd on the ev loop, the
+ * replies held until their change is durable (--state), create/destroy (see server.h). */
 #include "emulator/server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include <microhttpd.h>
-#include <zlib.h>
 
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "emulator/acbor.h"
-#include "emulator/admin.h"
-#include "emulator/api.h"
-#include "emulator/auth.h"
-#include "emulator/autoscale.h"
-#include "emulator/awsjson.h"
 #include "emulator/dispatch.h"
 #include "emulator/emu.h"
-#include "emulator/model.h"
 #include "emulator/persist.h"
-#include "emulator/query.h"
 #include "emulator/state.h"
-#include "emulator/xml.h"
-#include "scaler/asg.h"
-#include "scaler/cloudwatch.h"
-#include "scaler/ec2.h"
-#include "scaler/elb.h"
-#include "scaler/world.h"
 
-#define CBOR_PATH_PREFIX    "/service/GraniteServiceVersion20100801/operation/"
 #define MAX_REQUEST_HEADERS 64
-
-enum proto { PROTO_QUERY, PROTO_EC2, PROTO_JSON, PROTO_CBOR };
 
 struct srv {
     struct srv_config cfg;
     struct cm_ev *ev;
     struct MHD_Daemon *mhd;
     int port;
-    struct emu *emu;           /* the clock, the worlds, the step */
+    struct emu *emu;           /* the clock and the worlds */
     struct dispatch *dispatch; /* one request's work */
     struct persist *persist;   /* --state FILE; NULL: memory only */
     struct state *st;          /* its writer (persist_state), or NULL */
@@ -63,46 +42,6 @@ void srv_config_defaults(struct srv_config *cfg)
     cfg->account = "123456789012";
     cfg->time_scale = 1.0;
     cfg->max_body = SRV_DEFAULT_MAX_BODY;
-}
-
-int64_t srv_now_ms(const struct srv *s)
-{
-    return emu_now_ms(s->emu);
-}
-
-int srv_clock_is_manual(const struct srv *s)
-{
-    return emu_clock_is_manual(s->emu);
-}
-
-double srv_time_scale(const struct srv *s)
-{
-    return emu_time_scale(s->emu);
-}
-
-int srv_clock_advance(struct srv *s, int64_t ms)
-{
-    return emu_clock_advance(s->emu, ms);
-}
-
-void srv_reset(struct srv *s)
-{
-    emu_reset(s->emu);
-}
-
-struct sc_world *srv_world(struct srv *s, const char *account, const char *region)
-{
-    return emu_world(s->emu, account, region);
-}
-
-void srv_step(struct srv *s)
-{
-    emu_step(s->emu);
-}
-
-struct state *srv_state(struct srv *s)
-{
-    return s->st;
 }
 
 int srv_port(const struct srv *s)
@@ -381,16 +320,6 @@ static int64_t on_hook(struct cm_ev *ev, int after, int64_t now_ms, void *ud)
     return wait;
 }
 
-struct autoscale *srv_autoscale(struct srv *s)
-{
-    return emu_autoscale(s->emu);
-}
-
-json_t *srv_state_json(struct srv *s)
-{
-    return persist_state_json(s->emu);
-}
-
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen)
 {
     struct srv *s = cm_xcalloc(1, sizeof(*s));
@@ -488,7 +417,8 @@ void srv_destroy(struct srv *s)
             cm_ev_set_hook(s->ev, NULL, NULL);
         MHD_stop_daemon(s->mhd);
     }
-    emu_stop(s->emu); /* the step timer and the data plane's processes */
+    if (s->emu)
+        emu_stop(s->emu); /* the step timer and the data plane's processes */
     dispatch_destroy(s->dispatch);
     s->st = NULL;
     persist_close(s->persist); /* the last clock-driven changes, then the writers */

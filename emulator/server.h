@@ -13,10 +13,6 @@
 #include "common/ev.h"
 #include "emulator/dispatch.h"
 
-struct sc_ec2;
-struct sc_world;
-struct state;
-
 #define SRV_DEFAULT_MAX_BODY DISPATCH_DEFAULT_MAX_BODY
 
 struct srv_config {
@@ -40,37 +36,12 @@ void srv_config_defaults(struct srv_config *cfg);
 
 struct srv;
 
-/* Creates the server state; with ev non-NULL also starts MHD on cfg's address and
- * registers it with the loop. Returns NULL with err filled on failure. */
+/* Creates the server state (the clock, the worlds, --state loaded); with ev non-NULL
+ * also starts MHD on cfg's address, registers it with the loop and starts the data plane
+ * (emu_start). Returns NULL with err filled on failure. */
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen);
 void srv_destroy(struct srv *s); /* NULL is a no-op */
 /* The bound port (after --port 0), or 0 without a listener. */
 int srv_port(const struct srv *s);
-
-/* The emulated clock (epoch ms): real time times --time-scale, or the manual clock. */
-int64_t srv_now_ms(const struct srv *s);
-int srv_clock_is_manual(const struct srv *s);
-double srv_time_scale(const struct srv *s);
-/* Moves the manual clock forward by ms (>= 0). Returns 0, or -1 on a real clock. */
-int srv_clock_advance(struct srv *s, int64_t ms);
-/* Drops every account's state (admin reset). */
-void srv_reset(struct srv *s);
-/* The world (scaler/world.h) of account+region, created on first use (NULL when the
- * region name is malformed or 32 regions exist already). Borrowed until
- * srv_reset()/srv_destroy(). */
-struct sc_world *srv_world(struct srv *s, const char *account, const char *region);
-/* Runs the control-plane data plane after a mutating call and on the loop's timer:
- * until instances are processes, pending instances come up at once and shutting-down /
- * stopping ones finish (the level-triggered contract of scaler/world.h). */
-void srv_step(struct srv *s);
-/* The real data plane (emulator/autoscale.h), or NULL (records only, no ev loop). */
-struct autoscale *srv_autoscale(struct srv *s);
-/* The state file's writer (emulator/state.h), or NULL without --state. A second durable
- * writer (the metric journal) registers itself on it with state_add_writer(). */
-struct state *srv_state(struct srv *s);
-/* The whole state as JSON (GET /_scalelab/state; the --state snapshot): {"version":1,
- * "saved_at", "now_ms" (the emulated clock), "clock", "worlds": [sc_world_save of each
- * account+region]}. A new reference, NULL on OOM. */
-struct json_t *srv_state_json(struct srv *s);
 
 #endif
