@@ -7,7 +7,7 @@
  *   POST /_scalelab/reset   drops every account's state
  *   POST /moto-api/reset    the same
  *   GET  /_scalelab/state   the whole state (every account+region's world) as JSON: the
- *                           same document --state FILE holds (server.h srv_state_json)
+ *                           same document --state FILE holds (persist.h persist_state_json)
  *   GET  /_scalelab/dataplane  instance processes (id, pid, port) and the listener port map
  *   POST /_scalelab/fault   {"instance_id":"i-..","fault":"kill|hang|resume|slow=K|
  *                           fail_health=0|1|error_rate=P"} (emulator/autoscale.h), or
@@ -23,17 +23,17 @@
 #include <jansson.h>
 
 #include "emulator/autoscale.h"
+#include "emulator/emu.h"
 #include "emulator/model.h"
+#include "emulator/persist.h"
 #include "emulator/state.h"
-#include "scaler/ec2.h"
-#include "scaler/world.h"
 
 int admin_is_admin_path(const char *path)
 {
     return strncmp(path, "/_scalelab/", 11) == 0 || strncmp(path, "/moto-api/", 10) == 0;
 }
 
-static void reply(struct srv_response *rs, int status, json_t *o)
+static void reply(struct dispatch_response *rs, int status, json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT);
 
@@ -45,19 +45,19 @@ static void reply(struct srv_response *rs, int status, json_t *o)
     json_decref(o);
 }
 
-static void error(struct srv_response *rs, int status, const char *msg)
+static void error(struct dispatch_response *rs, int status, const char *msg)
 {
     reply(rs, status, json_pack("{s:s}", "error", msg));
 }
 
-static json_t *clock_json(struct srv *s)
+static json_t *clock_json(struct emu *e)
 {
     char iso[40];
-    int64_t now = srv_now_ms(s);
+    int64_t now = emu_now_ms(e);
 
     model_format_iso8601(now, iso, sizeof(iso));
     return json_pack("{s:I,s:s,s:s,s:f}", "now_ms", (json_int_t)now, "now", iso, "mode",
-                     srv_clock_is_manual(s) ? "manual" : "real", "time_scale", srv_time_scale(s));
+                     emu_clock_is_manual(e) ? "manual" : "real", "time_scale", emu_time_scale(e));
 }
 
 #define ZONE_FAULT_USAGE                                                                           \
@@ -66,9 +66,8 @@ static json_t *clock_json(struct srv *s)
 
 /* POST /_scalelab/fault with "zone": the AZ outage (docs/dataplane.md) in every world of
  * the zone's region (or the one account given). */
-static void zone_fault(struct srv *s, json_t *o, struct srv_response *rs)
+static void zone_fault(struct emu *e, json_t *o, struct dispatch_response *rs)
 {
-    struct autoscale *as = srv_autoscale(s);
     const char *zone = json_string_value(json_object_get(o, "zone"));
     const char *what = json_string_value(json_object_get(o, "fault"));
     const char *region = json_string_value(json_object_get(o, "region"));
@@ -76,8 +75,8 @@ static void zone_fault(struct srv *s, json_t *o, struct srv_response *rs)
     json_t *for_s = json_object_get(o, "for_s");
     char rbuf[64], err[256] = "";
     struct cm_buf ids;
-    int64_t now = srv_now_ms(s), for_ms = 0;
-    int down, hits = 0, dead = 0;
+    int64_t now = emu_now_ms(e), for_ms = 0;
+    int down;
     size_t zl = strlen(zone);
 
     if (!what || (strcmp(what, "az_outage") != 0 && strcmp(what, "az_recover") != 0) || zl < 2 ||
@@ -96,7 +95,7 @@ static void zone_fault(struct srv *s, json_t *o, struct srv_response *rs)
         }
         for_ms = (int64_t)(v * 1000.0 + 0.5);
     }
-    if (!as) {
+    if (!emu_autoscale(e)) {
         error(rs, 501, "no real data plane (instances are records only)");
         return;
     }
@@ -105,36 +104,11 @@ static void zone_fault(struct srv *s, json_t *o, struct srv_response *rs)
         region = rbuf;
     }
     cm_buf_init(&ids, 0);
-    for (int i = 0; i <= autoscale_world_count(as); i++) {
-        struct sc_world *w = autoscale_world_at(as, i);
-        struct sc_ec2 *ec2;
-        int n;
-
-        if (i == autoscale_world_count(as)) {
-            /* no world of that region yet: the account's (default one) world */
-            if (hits)
-                break;
-            w = srv_world(s, account ? account : "123456789012", region);
-            if (!w)
-                break;
-        }
-        ec2 = sc_world_ec2(w);
-        if (strcmp(sc_ec2_region(ec2), region) != 0 ||
-            (account && strcmp(sc_ec2_account_id(ec2), account) != 0) ||
-            !sc_ec2_zone_find(ec2, zone))
-            continue;
-        n = autoscale_zone_fault(as, w, zone, down, for_ms, now, &ids, err, sizeof(err));
-        if (n < 0)
-            break;
-        dead += n;
-        hits++;
-    }
-    if (!hits) {
+    if (!emu_zone_fault(e, zone, down, for_ms, now, region, account, &ids, err, sizeof(err))) {
         cm_buf_cleanup(&ids);
         error(rs, 400, err[0] ? err : "no world has that availability zone");
         return;
     }
-    srv_step(s);
     {
         struct cm_buf arr;
         json_t *list;
@@ -150,27 +124,27 @@ static void zone_fault(struct srv *s, json_t *o, struct srv_response *rs)
                       "instances", list ? list : json_array(), "until_ms",
                       down && for_ms > 0 ? json_integer((json_int_t)(now + for_ms)) : json_null()));
     }
-    (void)dead;
 }
 
-void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs)
+void admin_handle(struct emu *e, uint64_t requests, const struct dispatch_request *rq,
+                  struct dispatch_response *rs)
 {
     int get = strcmp(rq->method, "GET") == 0;
     int post = strcmp(rq->method, "POST") == 0;
     const char *p = rq->path;
 
     if (strcmp(p, "/_scalelab/health") == 0 && get) {
-        json_t *o = clock_json(s);
+        json_t *o = clock_json(e);
 
         json_object_set_new(o, "status", json_string("ok"));
-        json_object_set_new(o, "requests", json_integer((json_int_t)srv_requests(s)));
-        if (srv_state(s)) {
+        json_object_set_new(o, "requests", json_integer((json_int_t)requests));
+        if (emu_state(e)) {
             struct state_stats ss;
 
-            state_get_stats(srv_state(s), &ss);
+            state_get_stats(emu_state(e), &ss);
             json_object_set_new(
                 o, "state",
-                json_pack("{s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:f}", "file", state_path(srv_state(s)),
+                json_pack("{s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:f}", "file", state_path(emu_state(e)),
                           "commits", (json_int_t)ss.commits, "snapshots", (json_int_t)ss.snapshots,
                           "tickets", (json_int_t)ss.tickets, "last_bytes",
                           (json_int_t)ss.last_bytes, "last_ms", ss.last_ms, "total_ms", ss.total_ms,
@@ -180,7 +154,7 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
         return;
     }
     if (strcmp(p, "/_scalelab/clock") == 0 && get) {
-        reply(rs, 200, clock_json(s));
+        reply(rs, 200, clock_json(e));
         return;
     }
     if (strcmp(p, "/_scalelab/clock") == 0 && post) {
@@ -199,23 +173,23 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
             error(rs, 400, "body must be {\"advance_ms\": N} or {\"advance_s\": N}, N >= 0");
             return;
         }
-        if (srv_clock_advance(s, (int64_t)adv) < 0) {
+        if (emu_clock_advance(e, (int64_t)adv) < 0) {
             error(rs, 409, "the clock is real; start the emulator with --clock manual to move it");
             return;
         }
-        srv_step(s);
+        emu_step(e);
         rs->state_kind = STATE_SNAPSHOT; /* the manual clock is part of the state */
-        reply(rs, 200, clock_json(s));
+        reply(rs, 200, clock_json(e));
         return;
     }
     if ((strcmp(p, "/_scalelab/reset") == 0 || strcmp(p, "/moto-api/reset") == 0) && post) {
-        srv_reset(s);
+        emu_reset(e);
         rs->state_kind = STATE_SNAPSHOT;
         reply(rs, 200, json_pack("{s:s}", "status", "ok"));
         return;
     }
     if (strcmp(p, "/_scalelab/state") == 0 && get) {
-        json_t *o = srv_state_json(s);
+        json_t *o = persist_state_json(e);
 
         if (o)
             reply(rs, 200, o);
@@ -224,7 +198,7 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
         return;
     }
     if (strcmp(p, "/_scalelab/dataplane") == 0 && get) {
-        char *js = srv_autoscale(s) ? autoscale_status_json(srv_autoscale(s)) : NULL;
+        char *js = emu_autoscale(e) ? autoscale_status_json(emu_autoscale(e)) : NULL;
         json_t *o = js ? json_loads(js, 0, NULL) : NULL;
 
         free(js);
@@ -238,7 +212,7 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
         json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, NULL);
 
         if (json_is_string(json_object_get(o, "zone"))) {
-            zone_fault(s, o, rs);
+            zone_fault(e, o, rs);
             json_decref(o);
             return;
         }
@@ -250,9 +224,9 @@ void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_respon
             error(
                 rs, 400,
                 "expected {\"instance_id\": \"i-...\", \"fault\": \"kill|hang|resume|slow=K|fail_health=0|1|error_rate=P\"}");
-        else if (!srv_autoscale(s))
+        else if (!emu_autoscale(e))
             error(rs, 501, "no real data plane (instances are records only)");
-        else if (autoscale_fault(srv_autoscale(s), id, what, err, sizeof(err)) < 0)
+        else if (emu_instance_fault(e, id, what, err, sizeof(err)) < 0)
             error(rs, 400, err);
         else
             reply(rs, 200,

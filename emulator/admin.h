@@ -4,11 +4,17 @@
 #ifndef EMULATOR_ADMIN_H
 #define EMULATOR_ADMIN_H
 
-#include "emulator/server.h"
+#include <stdint.h>
+
+#include "emulator/dispatch.h"
+
+struct emu;
 
 /* 1 when path belongs to the admin API. */
 int admin_is_admin_path(const char *path);
-/* Answers an admin request into rs (initialized by the caller). */
-void admin_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs);
+/* Answers an admin request on e's worlds into rs (initialized by the caller, which
+ * dispatch.c is); requests is the count /_scalelab/health reports. */
+void admin_handle(struct emu *e, uint64_t requests, const struct dispatch_request *rq,
+                  struct dispatch_response *rs);
 
 #endif

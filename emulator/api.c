@@ -7,16 +7,16 @@
 
 #include "common/xalloc.h"
 
-static api_fn find_in(const struct api_handler *t, const char *op)
+static const struct api_handler *find_in(const struct api_handler *t, const char *op)
 {
     for (; t->op; t++) {
         if (strcmp(t->op, op) == 0)
-            return t->fn;
+            return t;
     }
     return NULL;
 }
 
-api_fn api_find(const char *service, const char *op)
+const struct api_handler *api_find(const char *service, const char *op)
 {
     if (strcmp(service, "autoscaling") == 0)
         return find_in(api_autoscaling_handlers, op);

@@ -1,7 +1,8 @@
 /* emulator/api.h: the operation handlers. Each is thin: IR in (json_t, typed and checked
  * against the model by the protocol layer) -> one library call -> IR out. Handlers keep
  * no AWS rules; errors come from libscaler's sc_error (awserr_from_sc) and are rendered
- * by server.c only. Handlers run on the loop thread and return at once. */
+ * by dispatch.c only, which also finds the request's world before the call. Handlers run
+ * on the loop thread and return at once. */
 #ifndef EMULATOR_API_H
 #define EMULATOR_API_H
 
@@ -11,10 +12,12 @@
 
 #include "emulator/awserr.h"
 
-struct srv;
+struct sc_world;
 
 struct api_ctx {
-    struct srv *srv;
+    /* the world (scaler/world.h) of the request's account and region, borrowed for the
+     * call; NULL for an API_WORLDLESS operation */
+    struct sc_world *world;
     const char *account;
     const char *region;
     const char *request_id;
@@ -25,14 +28,28 @@ struct api_ctx {
  * Returns 0, or -1 with err set. */
 typedef int (*api_fn)(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err);
 
+/* What an operation does besides answering (struct api_handler's flags). */
+enum {
+    /* it may change the worlds: the worlds step after it succeeds, and with --state its
+     * reply waits until the change is durable. Every operation whose name does not start
+     * with Describe, List or Get, and only those (the test_dispatch tests check it). */
+    API_MUTATES = 1,
+    /* what it changes is datapoints only, durable through the metric journal rather
+     * than the snapshot (PutMetricData) */
+    API_JOURNAL = 2,
+    /* it reads no world (catalogues): no world is found or made, any region answers */
+    API_WORLDLESS = 4,
+};
+
 struct api_handler {
     const char *op;
     api_fn fn;
+    unsigned flags; /* API_* bits */
 };
 
 /* The handler for service (model name: "autoscaling", "elb", "cloudwatch", "ec2") and
  * op, or NULL when the emulator does not serve it yet. */
-api_fn api_find(const char *service, const char *op);
+const struct api_handler *api_find(const char *service, const char *op);
 
 /* ---- helpers shared by the handlers (api.c) ---------------------------------------- */
 
@@ -60,7 +77,7 @@ int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_
 void api_page_window(json_t *in, const char *token_in, const char *limit_in, int def_limit,
                      int max_limit, size_t *start, size_t *limit);
 
-/* Per-service tables, each ended by { NULL, NULL }. */
+/* Per-service tables, each ended by { NULL, NULL, 0 }. */
 extern const struct api_handler api_autoscaling_handlers[];
 extern const struct api_handler api_elb_handlers[];
 extern const struct api_handler api_cloudwatch_handlers[];

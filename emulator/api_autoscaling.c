@@ -7,19 +7,11 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/api_world.h"
 #include "emulator/model.h"
 #include "scaler/asg.h"
 #include "scaler/world.h"
 
 #define UNUSED(x) (void)(x)
-
-static struct sc_asg *asg_of(struct api_ctx *ctx, struct awserr *err)
-{
-    struct sc_world *w = api_world(ctx, err);
-
-    return w ? sc_world_asg(w) : NULL;
-}
 
 static int fail(struct awserr *err, const struct sc_error *se)
 {
@@ -110,12 +102,11 @@ LOOKUP(describe_notification_types, json_pack("{s:o}", "AutoScalingNotificationT
 static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out,
                                    struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_asg_account_limits l;
 
     UNUSED(in);
-    if (!asg)
-        return -1;
+    UNUSED(err);
     sc_asg_account_limits(asg, &l);
     *out = json_pack("{s:i,s:i,s:i,s:i}", "MaxNumberOfAutoScalingGroups",
                      l.max_number_of_auto_scaling_groups, "MaxNumberOfLaunchConfigurations",
@@ -130,14 +121,12 @@ static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out
 static int create_launch_configuration(struct api_ctx *ctx, json_t *in, json_t **out,
                                        struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_asg_lc_req rq;
     struct sc_error se = { 0 };
     json_t *mon = json_object_get(in, "InstanceMonitoring");
     int rc = 0;
 
-    if (!asg)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.launch_configuration_name = api_str(in, "LaunchConfigurationName");
     rq.image_id = api_str(in, "ImageId");
@@ -184,15 +173,11 @@ static json_t *lc_json(const struct sc_asg_lc_info *lc)
 static int describe_launch_configurations(struct api_ctx *ctx, json_t *in, json_t **out,
                                           struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     const char **names;
     int nn;
     json_t *items = json_array();
 
-    if (!asg) {
-        json_decref(items);
-        return -1;
-    }
     names = api_strings(in, "LaunchConfigurationNames", &nn);
     for (int i = 0; i < sc_asg_lc_count(asg); i++) {
         const struct sc_asg_lc_info *lc = sc_asg_lc_at(asg, i);
@@ -207,12 +192,10 @@ static int describe_launch_configurations(struct api_ctx *ctx, json_t *in, json_
 static int delete_launch_configuration(struct api_ctx *ctx, json_t *in, json_t **out,
                                        struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
 
     *out = NULL;
-    if (!asg)
-        return -1;
     return done(err, &se,
                 sc_asg_delete_launch_configuration(asg, api_str(in, "LaunchConfigurationName"),
                                                    ctx->now_ms, &se));
@@ -297,14 +280,12 @@ static void group_req_free(struct group_req *g)
 static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
                                   int create)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     struct group_req g;
     enum sc_status st;
 
     *out = NULL;
-    if (!asg)
-        return -1;
     group_req_get(in, &g);
     if (create)
         st = sc_asg_create_group(asg, &g.rq, ctx->now_ms, &se);
@@ -441,14 +422,12 @@ static json_t *group_json(const struct sc_asg_group_info *g)
 static int describe_auto_scaling_groups(struct api_ctx *ctx, json_t *in, json_t **out,
                                         struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     const char **names;
     int nn;
     json_t *items;
     size_t first, limit;
 
-    if (!asg)
-        return -1;
     items = json_array();
     names = api_strings(in, "AutoScalingGroupNames", &nn);
     /* only the page is serialized: the rest keeps its place as null (bench: 100 groups,
@@ -469,12 +448,10 @@ static int describe_auto_scaling_groups(struct api_ctx *ctx, json_t *in, json_t 
 static int delete_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **out,
                                      struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
 
     *out = NULL;
-    if (!asg)
-        return -1;
     return done(err, &se,
                 sc_asg_delete_group(asg, api_str(in, "AutoScalingGroupName"),
                                     api_bool(in, "ForceDelete", 0), ctx->now_ms, &se));
@@ -482,13 +459,11 @@ static int delete_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **o
 
 static int set_desired_capacity(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     int desired = 0;
 
     *out = NULL;
-    if (!asg)
-        return -1;
     api_int(in, "DesiredCapacity", &desired);
     return done(err, &se,
                 sc_asg_set_desired_capacity(asg, api_str(in, "AutoScalingGroupName"), desired,
@@ -517,13 +492,11 @@ static json_t *activity_json(const struct sc_asg_activity_info *a)
 static int describe_auto_scaling_instances(struct api_ctx *ctx, json_t *in, json_t **out,
                                            struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     const char **ids;
     int ni;
     json_t *items;
 
-    if (!asg)
-        return -1;
     items = json_array();
     ids = api_strings(in, "InstanceIds", &ni);
     for (int i = 0; i < sc_asg_group_count(asg); i++) {
@@ -545,12 +518,10 @@ static int describe_auto_scaling_instances(struct api_ctx *ctx, json_t *in, json
 static int terminate_instance_in_asg(struct api_ctx *ctx, json_t *in, json_t **out,
                                      struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_asg_activity_info *a = NULL;
 
-    if (!asg)
-        return -1;
     if (sc_asg_terminate_instance(asg, api_str(in, "InstanceId"),
                                   api_bool(in, "ShouldDecrementDesiredCapacity", 0), ctx->now_ms,
                                   &a, &se) != SC_OK)
@@ -561,12 +532,10 @@ static int terminate_instance_in_asg(struct api_ctx *ctx, json_t *in, json_t **o
 
 static int set_instance_health(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
 
     *out = NULL;
-    if (!asg)
-        return -1;
     return done(
         err, &se,
         sc_asg_set_instance_health(asg, api_str(in, "InstanceId"), api_str(in, "HealthStatus"),
@@ -628,15 +597,13 @@ static enum sc_status attach_fn(struct sc_asg *asg, const char *g, const char *c
 static int ids_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, ids_fn fn,
                   int with_activities)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     const char *group = api_str(in, "AutoScalingGroupName");
     const char **ids;
     int ni, rc = 0;
 
     *out = NULL;
-    if (!asg)
-        return -1;
     ids = api_strings(in, "InstanceIds", &ni);
     if (fn(asg, group, ids, ni, api_bool(in, "ShouldDecrementDesiredCapacity", 0), ctx->now_ms,
            &se) != SC_OK)
@@ -725,15 +692,13 @@ static json_t *activities_with_deleted(const struct sc_asg *asg, const char *gro
 static int describe_scaling_activities(struct api_ctx *ctx, json_t *in, json_t **out,
                                        struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     const char *group = api_str(in, "AutoScalingGroupName");
     int with_deleted;
     const char **ids;
     int ni;
     json_t *items;
 
-    if (!asg)
-        return -1;
     with_deleted = api_bool(in, "IncludeDeletedGroups", 0);
     if (group && !sc_asg_group_find(asg, group) && !with_deleted) {
         *out = json_pack("{s:[]}", "Activities");
@@ -778,14 +743,12 @@ typedef enum sc_status (*names_fn)(struct sc_asg *, const char *, const char *co
 static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
                     const char *member, names_fn fn)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     const char **names;
     int nn, rc = 0;
 
     *out = NULL;
-    if (!asg)
-        return -1;
     names = api_strings(in, member, &nn);
     if (fn(asg, api_str(in, "AutoScalingGroupName"), names, nn, ctx->now_ms, &se) != SC_OK)
         rc = fail(err, &se);
@@ -816,14 +779,12 @@ static int resume_processes(struct api_ctx *ctx, json_t *in, json_t **out, struc
 static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
                                    struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     const char *group = api_str(in, "AutoScalingGroupName");
     const struct sc_asg_group_info *g;
     json_t *items;
 
-    if (!asg)
-        return -1;
     g = sc_asg_group_find(asg, group);
     if (!g) {
         sc_asg_group_not_found(group, &se);
@@ -839,15 +800,13 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
 
 static int tags_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int del)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     json_t *tags = json_object_get(in, "Tags");
     struct sc_asg_tag_req *t;
     enum sc_status st;
 
     *out = NULL;
-    if (!asg)
-        return -1;
     t = cm_xcalloc(json_array_size(tags) + 1, sizeof(*t));
     tag_reqs_get(tags, t);
     if (del)
@@ -906,12 +865,10 @@ static int tag_matches(json_t *filters, const char *group, const struct sc_asg_t
 
 static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     json_t *filters = json_object_get(in, "Filters");
     json_t *items;
 
-    if (!asg)
-        return -1;
     items = json_array();
     for (int i = 0; i < sc_asg_group_count(asg); i++) {
         const struct sc_asg_group_info *g = sc_asg_group_at(asg, i);
@@ -926,15 +883,13 @@ static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct a
 
 static int metrics_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int enable)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     const char **m;
     int nm;
     enum sc_status st;
 
     *out = NULL;
-    if (!asg)
-        return -1;
     m = api_strings(in, "Metrics", &nm);
     if (enable)
         st = sc_asg_enable_metrics_collection(asg, api_str(in, "AutoScalingGroupName"), m, nm,
@@ -978,7 +933,7 @@ static json_t *alarms_json(const struct sc_asg_policy_info *p)
 
 static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     struct sc_asg_policy_req rq;
     const struct sc_asg_policy_info *p = NULL;
@@ -990,8 +945,6 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
     json_t *e;
     int v, rc = 0;
 
-    if (!asg)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
     rq.policy_name = api_str(in, "PolicyName");
@@ -1131,14 +1084,12 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
 
 static int describe_policies(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     const char *group = api_str(in, "AutoScalingGroupName");
     const char **names, **types;
     int nn, nt;
     json_t *items;
 
-    if (!asg)
-        return -1;
     items = json_array();
     names = api_strings(in, "PolicyNames", &nn);
     types = api_strings(in, "PolicyTypes", &nt);
@@ -1160,12 +1111,10 @@ static int describe_policies(struct api_ctx *ctx, json_t *in, json_t **out, stru
 
 static int delete_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
 
     *out = NULL;
-    if (!asg)
-        return -1;
     return done(err, &se,
                 sc_asg_delete_policy(asg, api_str(in, "AutoScalingGroupName"),
                                      api_str(in, "PolicyName"), ctx->now_ms, &se));
@@ -1173,14 +1122,12 @@ static int delete_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct a
 
 static int execute_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_asg *asg = asg_of(ctx, err);
+    struct sc_asg *asg = sc_world_asg(ctx->world);
     struct sc_error se = { 0 };
     struct sc_asg_exec_req rq;
     json_t *mv = json_object_get(in, "MetricValue"), *bt = json_object_get(in, "BreachThreshold");
 
     *out = NULL;
-    if (!asg)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
     rq.policy_name = api_str(in, "PolicyName");
@@ -1193,42 +1140,42 @@ static int execute_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct 
 }
 
 const struct api_handler api_autoscaling_handlers[] = {
-    { "AttachInstances", attach_instances },
-    { "AttachLoadBalancers", attach_load_balancers },
-    { "CreateAutoScalingGroup", create_auto_scaling_group },
-    { "CreateLaunchConfiguration", create_launch_configuration },
-    { "CreateOrUpdateTags", create_or_update_tags },
-    { "DeleteAutoScalingGroup", delete_auto_scaling_group },
-    { "DeleteLaunchConfiguration", delete_launch_configuration },
-    { "DeletePolicy", delete_policy },
-    { "DeleteTags", delete_tags },
-    { "DescribeAccountLimits", describe_account_limits },
-    { "DescribeAdjustmentTypes", describe_adjustment_types },
-    { "DescribeAutoScalingGroups", describe_auto_scaling_groups },
-    { "DescribeAutoScalingInstances", describe_auto_scaling_instances },
-    { "DescribeAutoScalingNotificationTypes", describe_notification_types },
-    { "DescribeLaunchConfigurations", describe_launch_configurations },
-    { "DescribeLifecycleHookTypes", describe_lifecycle_hook_types },
-    { "DescribeLoadBalancers", describe_load_balancers },
-    { "DescribeMetricCollectionTypes", describe_metric_collection_types },
-    { "DescribePolicies", describe_policies },
-    { "DescribeScalingActivities", describe_scaling_activities },
-    { "DescribeScalingProcessTypes", describe_scaling_process_types },
-    { "DescribeTags", describe_tags },
-    { "DescribeTerminationPolicyTypes", describe_termination_policy_types },
-    { "DetachInstances", detach_instances },
-    { "DetachLoadBalancers", detach_load_balancers },
-    { "DisableMetricsCollection", disable_metrics_collection },
-    { "EnableMetricsCollection", enable_metrics_collection },
-    { "EnterStandby", enter_standby },
-    { "ExecutePolicy", execute_policy },
-    { "ExitStandby", exit_standby },
-    { "PutScalingPolicy", put_scaling_policy },
-    { "ResumeProcesses", resume_processes },
-    { "SetDesiredCapacity", set_desired_capacity },
-    { "SetInstanceHealth", set_instance_health },
-    { "SuspendProcesses", suspend_processes },
-    { "TerminateInstanceInAutoScalingGroup", terminate_instance_in_asg },
-    { "UpdateAutoScalingGroup", update_auto_scaling_group },
-    { NULL, NULL },
+    { "AttachInstances", attach_instances, API_MUTATES },
+    { "AttachLoadBalancers", attach_load_balancers, API_MUTATES },
+    { "CreateAutoScalingGroup", create_auto_scaling_group, API_MUTATES },
+    { "CreateLaunchConfiguration", create_launch_configuration, API_MUTATES },
+    { "CreateOrUpdateTags", create_or_update_tags, API_MUTATES },
+    { "DeleteAutoScalingGroup", delete_auto_scaling_group, API_MUTATES },
+    { "DeleteLaunchConfiguration", delete_launch_configuration, API_MUTATES },
+    { "DeletePolicy", delete_policy, API_MUTATES },
+    { "DeleteTags", delete_tags, API_MUTATES },
+    { "DescribeAccountLimits", describe_account_limits, 0 },
+    { "DescribeAdjustmentTypes", describe_adjustment_types, API_WORLDLESS },
+    { "DescribeAutoScalingGroups", describe_auto_scaling_groups, 0 },
+    { "DescribeAutoScalingInstances", describe_auto_scaling_instances, 0 },
+    { "DescribeAutoScalingNotificationTypes", describe_notification_types, API_WORLDLESS },
+    { "DescribeLaunchConfigurations", describe_launch_configurations, 0 },
+    { "DescribeLifecycleHookTypes", describe_lifecycle_hook_types, API_WORLDLESS },
+    { "DescribeLoadBalancers", describe_load_balancers, 0 },
+    { "DescribeMetricCollectionTypes", describe_metric_collection_types, API_WORLDLESS },
+    { "DescribePolicies", describe_policies, 0 },
+    { "DescribeScalingActivities", describe_scaling_activities, 0 },
+    { "DescribeScalingProcessTypes", describe_scaling_process_types, API_WORLDLESS },
+    { "DescribeTags", describe_tags, 0 },
+    { "DescribeTerminationPolicyTypes", describe_termination_policy_types, API_WORLDLESS },
+    { "DetachInstances", detach_instances, API_MUTATES },
+    { "DetachLoadBalancers", detach_load_balancers, API_MUTATES },
+    { "DisableMetricsCollection", disable_metrics_collection, API_MUTATES },
+    { "EnableMetricsCollection", enable_metrics_collection, API_MUTATES },
+    { "EnterStandby", enter_standby, API_MUTATES },
+    { "ExecutePolicy", execute_policy, API_MUTATES },
+    { "ExitStandby", exit_standby, API_MUTATES },
+    { "PutScalingPolicy", put_scaling_policy, API_MUTATES },
+    { "ResumeProcesses", resume_processes, API_MUTATES },
+    { "SetDesiredCapacity", set_desired_capacity, API_MUTATES },
+    { "SetInstanceHealth", set_instance_health, API_MUTATES },
+    { "SuspendProcesses", suspend_processes, API_MUTATES },
+    { "TerminateInstanceInAutoScalingGroup", terminate_instance_in_asg, API_MUTATES },
+    { "UpdateAutoScalingGroup", update_auto_scaling_group, API_MUTATES },
+    { NULL, NULL, 0 },
 };

@@ -8,16 +8,8 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/api_world.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/world.h"
-
-static struct sc_cw *cw_of(struct api_ctx *ctx, struct awserr *err)
-{
-    struct sc_world *w = api_world(ctx, err);
-
-    return w ? sc_world_cw(w) : NULL;
-}
 
 static int fail(struct awserr *err, const struct sc_error *se)
 {
@@ -112,7 +104,7 @@ static double *doubles_get(json_t *a, int *n)
 
 static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_put_metric_data_req rq;
     json_t *md = json_object_get(in, "MetricData");
@@ -122,8 +114,6 @@ static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
     int rc = 0;
 
     *out = NULL;
-    if (!cw)
-        return -1;
     d = cm_xcalloc(n + 1, sizeof(*d));
     json_array_foreach(md, i, e)
     {
@@ -198,15 +188,13 @@ static int gms_visit(const struct sc_datapoint *dp, void *ud)
 
 static int get_metric_statistics(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_get_metric_statistics_req rq;
     struct gms g;
     int rc = 0;
 
     (void)stat_names;
-    if (!cw)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.namespace = api_str(in, "Namespace");
     rq.metric_name = api_str(in, "MetricName");
@@ -255,7 +243,7 @@ static int gmd_visit(const struct sc_metric_data_result *r, void *ud)
 
 static int get_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_get_metric_data_req rq;
     json_t *qs = json_object_get(in, "MetricDataQueries");
@@ -264,8 +252,6 @@ static int get_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
     json_t *e, *results;
     int rc = 0;
 
-    if (!cw)
-        return -1;
     q = cm_xcalloc(n + 1, sizeof(*q));
     json_array_foreach(qs, i, e)
     {
@@ -317,14 +303,12 @@ static int lm_visit(const struct sc_metric_view *m, void *ud)
 
 static int list_metrics(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_list_metrics_req rq;
     json_t *items;
     int rc;
 
-    if (!cw)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.namespace = api_str(in, "Namespace");
     rq.metric_name = api_str(in, "MetricName");
@@ -346,14 +330,12 @@ static int list_metrics(struct api_ctx *ctx, json_t *in, json_t **out, struct aw
 
 static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_put_metric_alarm_req rq;
     int rc = 0;
 
     *out = NULL;
-    if (!cw)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.alarm_name = api_str(in, "AlarmName");
     rq.alarm_description = api_str(in, "AlarmDescription");
@@ -431,15 +413,13 @@ static int alarm_visit(const struct sc_alarm_view *a, void *ud)
 
 static int describe_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_describe_alarms_req rq;
     const char **types;
     json_t *items;
     int nt, metric = 1, rc;
 
-    if (!cw)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.alarm_names = api_strings(in, "AlarmNames", &rq.n_alarm_names);
     rq.alarm_name_prefix = api_str(in, "AlarmNamePrefix");
@@ -468,14 +448,12 @@ static int describe_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct
 static int describe_alarms_for_metric(struct api_ctx *ctx, json_t *in, json_t **out,
                                       struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_describe_alarms_for_metric_req rq;
     json_t *items;
     int rc = 0;
 
-    if (!cw)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.metric_name = api_str(in, "MetricName");
     rq.namespace = api_str(in, "Namespace");
@@ -508,13 +486,11 @@ static int history_visit(const struct sc_alarm_history_view *h, void *ud)
 
 static int describe_alarm_history(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_describe_alarm_history_req rq;
     json_t *items;
 
-    if (!cw)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.alarm_name = api_str(in, "AlarmName");
     rq.history_item_type = api_str(in, "HistoryItemType");
@@ -536,14 +512,12 @@ typedef enum sc_status (*names_fn)(struct sc_cw *, const char *const *, int, int
 
 static int names_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, names_fn fn)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     const char **names;
     int n, rc = 0;
 
     *out = NULL;
-    if (!cw)
-        return -1;
     names = api_strings(in, "AlarmNames", &n);
     if (fn(cw, names, n, ctx->now_ms, &se) != SC_OK)
         rc = fail(err, &se);
@@ -568,13 +542,11 @@ static int disable_alarm_actions(struct api_ctx *ctx, json_t *in, json_t **out, 
 
 static int set_alarm_state(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_set_alarm_state_req rq;
 
     *out = NULL;
-    if (!cw)
-        return -1;
     rq.alarm_name = api_str(in, "AlarmName");
     rq.state_value = api_str(in, "StateValue");
     rq.state_reason = api_str(in, "StateReason");
@@ -586,14 +558,12 @@ static int set_alarm_state(struct api_ctx *ctx, json_t *in, json_t **out, struct
 
 static int tag_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_tag *t;
     int n, rc = 0;
 
     *out = NULL;
-    if (!cw)
-        return -1;
     t = tags_get(in, &n);
     if (sc_cw_tag_resource(cw, api_str(in, "ResourceARN"), t, n, &se) != SC_OK)
         rc = fail(err, &se);
@@ -603,14 +573,12 @@ static int tag_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct aw
 
 static int untag_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     const char **keys;
     int n, rc = 0;
 
     *out = NULL;
-    if (!cw)
-        return -1;
     keys = api_strings(in, "TagKeys", &n);
     if (sc_cw_untag_resource(cw, api_str(in, "ResourceARN"), keys, n, &se) != SC_OK)
         rc = fail(err, &se);
@@ -626,12 +594,10 @@ static int tag_visit(const char *key, const char *value, void *ud)
 
 static int list_tags_for_resource(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_cw *cw = cw_of(ctx, err);
+    struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     json_t *tags;
 
-    if (!cw)
-        return -1;
     tags = json_array();
     if (sc_cw_list_tags_for_resource(cw, api_str(in, "ResourceARN"), tag_visit, tags, &se) !=
         SC_OK) {
@@ -643,20 +609,20 @@ static int list_tags_for_resource(struct api_ctx *ctx, json_t *in, json_t **out,
 }
 
 const struct api_handler api_cloudwatch_handlers[] = {
-    { "DeleteAlarms", delete_alarms },
-    { "DescribeAlarmHistory", describe_alarm_history },
-    { "DescribeAlarms", describe_alarms },
-    { "DescribeAlarmsForMetric", describe_alarms_for_metric },
-    { "DisableAlarmActions", disable_alarm_actions },
-    { "EnableAlarmActions", enable_alarm_actions },
-    { "GetMetricData", get_metric_data },
-    { "GetMetricStatistics", get_metric_statistics },
-    { "ListMetrics", list_metrics },
-    { "ListTagsForResource", list_tags_for_resource },
-    { "PutMetricAlarm", put_metric_alarm },
-    { "PutMetricData", put_metric_data },
-    { "SetAlarmState", set_alarm_state },
-    { "TagResource", tag_resource },
-    { "UntagResource", untag_resource },
-    { NULL, NULL },
+    { "DeleteAlarms", delete_alarms, API_MUTATES },
+    { "DescribeAlarmHistory", describe_alarm_history, 0 },
+    { "DescribeAlarms", describe_alarms, 0 },
+    { "DescribeAlarmsForMetric", describe_alarms_for_metric, 0 },
+    { "DisableAlarmActions", disable_alarm_actions, API_MUTATES },
+    { "EnableAlarmActions", enable_alarm_actions, API_MUTATES },
+    { "GetMetricData", get_metric_data, 0 },
+    { "GetMetricStatistics", get_metric_statistics, 0 },
+    { "ListMetrics", list_metrics, 0 },
+    { "ListTagsForResource", list_tags_for_resource, 0 },
+    { "PutMetricAlarm", put_metric_alarm, API_MUTATES },
+    { "PutMetricData", put_metric_data, API_MUTATES | API_JOURNAL },
+    { "SetAlarmState", set_alarm_state, API_MUTATES },
+    { "TagResource", tag_resource, API_MUTATES },
+    { "UntagResource", untag_resource, API_MUTATES },
+    { NULL, NULL, 0 },
 };

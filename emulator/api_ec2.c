@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/api_world.h"
 #include "scaler/ec2.h"
 #include "scaler/world.h"
 
@@ -130,13 +129,6 @@ static struct sc_ec2_tag *tags_list(json_t *in, const char *member, int *n)
     return t;
 }
 
-static struct sc_ec2 *ec2_of(struct api_ctx *ctx, struct awserr *err)
-{
-    struct sc_world *w = api_world(ctx, err);
-
-    return w ? sc_world_ec2(w) : NULL;
-}
-
 static int fail(struct awserr *err, const struct sc_error *se)
 {
     return awserr_from_sc(err, se);
@@ -227,15 +219,13 @@ static json_t *reservations_json(const struct sc_ec2_instance **rows, int n)
 static int describe_availability_zones(struct api_ctx *ctx, json_t *in, json_t **out,
                                        struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_ec2_zone **rows;
     const char **names;
     struct filters fs;
     int nn, nout = 0, rc = 0;
 
-    if (!ec2)
-        return -1;
     names = strings(in, "ZoneNames", &nn);
     filters_get(in, &fs);
     rows = cm_xcalloc((size_t)sc_ec2_zone_count(ec2) + 1, sizeof(*rows));
@@ -343,7 +333,7 @@ static int describe_images(struct api_ctx *ctx, json_t *in, json_t **out, struct
 static int describe_common(struct api_ctx *ctx, json_t *in, int status, json_t **out,
                            struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_describe_req rq;
     const struct sc_ec2_instance **rows;
@@ -352,8 +342,6 @@ static int describe_common(struct api_ctx *ctx, json_t *in, int status, json_t *
     int ni, nout = 0, rc = 0;
     enum sc_status st;
 
-    if (!ec2)
-        return -1;
     ids = strings(in, "InstanceIds", &ni);
     filters_get(in, &fs);
     rq.instance_ids = ids;
@@ -409,15 +397,13 @@ static int describe_instance_status(struct api_ctx *ctx, json_t *in, json_t **ou
 
 static int run_instances(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_run_req rq;
     const struct sc_ec2_reservation *res = NULL;
     json_t *lt = json_object_get(in, "LaunchTemplate");
     int rc = 0;
 
-    if (!ec2)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.image_id = str(in, "ImageId");
     rq.instance_type = str(in, "InstanceType");
@@ -453,14 +439,12 @@ typedef enum sc_status (*change_fn)(struct sc_ec2 *, const char *const *, int, i
 static int state_change(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
                         change_fn fn, const char *key)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_state_change *rows;
     const char **ids;
     int ni, rc = 0;
 
-    if (!ec2)
-        return -1;
     ids = strings(in, "InstanceIds", &ni);
     rows = cm_xcalloc((size_t)ni + 1, sizeof(*rows));
     if (fn(ec2, ids, ni, ctx->now_ms, rows, &se) != SC_OK) {
@@ -523,14 +507,12 @@ static json_t *subnet_json(const struct sc_ec2_subnet *s)
 
 static int create_vpc(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_ec2_vpc *v = NULL;
     struct sc_ec2_tag *tags;
     int nt, rc = 0;
 
-    if (!ec2)
-        return -1;
     tags = tag_specs(in, "vpc", &nt);
     if (sc_ec2_create_vpc(ec2, str(in, "CidrBlock"), tags, nt, ctx->now_ms, &v, &se) != SC_OK)
         rc = fail(err, &se);
@@ -542,14 +524,12 @@ static int create_vpc(struct api_ctx *ctx, json_t *in, json_t **out, struct awse
 
 static int create_subnet(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_ec2_subnet *sn = NULL;
     struct sc_ec2_tag *tags;
     int nt, rc = 0;
 
-    if (!ec2)
-        return -1;
     tags = tag_specs(in, "subnet", &nt);
     if (sc_ec2_create_subnet(ec2, str(in, "VpcId"), str(in, "CidrBlock"),
                              str(in, "AvailabilityZone"), tags, nt, ctx->now_ms, &sn, &se) != SC_OK)
@@ -562,15 +542,13 @@ static int create_subnet(struct api_ctx *ctx, json_t *in, json_t **out, struct a
 
 static int describe_vpcs(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_ec2_vpc **rows;
     const char **ids;
     struct filters fs;
     int ni, nout = 0, rc = 0;
 
-    if (!ec2)
-        return -1;
     ids = strings(in, "VpcIds", &ni);
     filters_get(in, &fs);
     rows = cm_xcalloc((size_t)sc_ec2_vpc_count(ec2) + 1, sizeof(*rows));
@@ -591,15 +569,13 @@ static int describe_vpcs(struct api_ctx *ctx, json_t *in, json_t **out, struct a
 
 static int describe_subnets(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_ec2_subnet **rows;
     const char **ids;
     struct filters fs;
     int ni, nout = 0, rc = 0;
 
-    if (!ec2)
-        return -1;
     ids = strings(in, "SubnetIds", &ni);
     filters_get(in, &fs);
     rows = cm_xcalloc((size_t)sc_ec2_subnet_count(ec2) + 1, sizeof(*rows));
@@ -620,15 +596,13 @@ static int describe_subnets(struct api_ctx *ctx, json_t *in, json_t **out, struc
 
 static int tags_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int del)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const char **ids;
     struct sc_ec2_tag *tags;
     int ni, nt, rc = 0;
     enum sc_status st;
 
-    if (!ec2)
-        return -1;
     ids = strings(in, "Resources", &ni);
     tags = tags_list(in, "Tags", &nt);
     if (del)
@@ -724,14 +698,12 @@ static json_t *lt_version_json(const struct sc_ec2_lt_version *v)
 
 static int create_launch_template(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_lt_create_req rq;
     const struct sc_ec2_launch_template *t = NULL;
     int rc = 0;
 
-    if (!ec2)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.launch_template_name = str(in, "LaunchTemplateName");
     rq.version_description = str(in, "VersionDescription");
@@ -749,14 +721,12 @@ static int create_launch_template(struct api_ctx *ctx, json_t *in, json_t **out,
 static int create_launch_template_version(struct api_ctx *ctx, json_t *in, json_t **out,
                                           struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_lt_version_req rq;
     const struct sc_ec2_lt_version *v = NULL;
     int rc = 0;
 
-    if (!ec2)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.launch_template_id = str(in, "LaunchTemplateId");
     rq.launch_template_name = str(in, "LaunchTemplateName");
@@ -773,12 +743,10 @@ static int create_launch_template_version(struct api_ctx *ctx, json_t *in, json_
 
 static int delete_launch_template(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_lt_deleted d;
 
-    if (!ec2)
-        return -1;
     if (sc_ec2_delete_launch_template(ec2, str(in, "LaunchTemplateId"),
                                       str(in, "LaunchTemplateName"), ctx->now_ms, &d, &se) != SC_OK)
         return fail(err, &se);
@@ -793,15 +761,13 @@ static int delete_launch_template(struct api_ctx *ctx, json_t *in, json_t **out,
 static int describe_launch_templates(struct api_ctx *ctx, json_t *in, json_t **out,
                                      struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_ec2_launch_template **rows;
     const char **ids, **names;
     struct filters fs;
     int ni, nn, nout = 0, rc = 0;
 
-    if (!ec2)
-        return -1;
     ids = strings(in, "LaunchTemplateIds", &ni);
     names = strings(in, "LaunchTemplateNames", &nn);
     filters_get(in, &fs);
@@ -826,7 +792,7 @@ static int describe_launch_templates(struct api_ctx *ctx, json_t *in, json_t **o
 static int describe_launch_template_versions(struct api_ctx *ctx, json_t *in, json_t **out,
                                              struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_lt_versions_req rq;
     const struct sc_ec2_launch_template *t;
@@ -835,8 +801,6 @@ static int describe_launch_template_versions(struct api_ctx *ctx, json_t *in, js
     int nv, nout = 0, cap, rc = 0;
     char *end;
 
-    if (!ec2)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.launch_template_id = str(in, "LaunchTemplateId");
     rq.launch_template_name = str(in, "LaunchTemplateName");
@@ -867,15 +831,13 @@ static int describe_launch_template_versions(struct api_ctx *ctx, json_t *in, js
 static int describe_security_groups(struct api_ctx *ctx, json_t *in, json_t **out,
                                     struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_ec2_security_group **rows;
     const char **ids, **names;
     struct filters fs;
     int ni, nn, nout = 0, rc = 0;
 
-    if (!ec2)
-        return -1;
     ids = strings(in, "GroupIds", &ni);
     names = strings(in, "GroupNames", &nn);
     filters_get(in, &fs);
@@ -903,14 +865,12 @@ static int describe_security_groups(struct api_ctx *ctx, json_t *in, json_t **ou
 
 static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_ec2 *ec2 = ec2_of(ctx, err);
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
     struct sc_error se = { 0 };
     struct sc_ec2_tag_row *rows = NULL;
     struct filters fs;
     int cap = 64, nout = 0, rc = 0;
 
-    if (!ec2)
-        return -1;
     filters_get(in, &fs);
     for (;;) {
         rows = cm_xrealloc(rows, (size_t)cap * sizeof(*rows));
@@ -939,27 +899,27 @@ out:
 }
 
 const struct api_handler api_ec2_handlers[] = {
-    { "CreateLaunchTemplate", create_launch_template },
-    { "CreateLaunchTemplateVersion", create_launch_template_version },
-    { "CreateSubnet", create_subnet },
-    { "CreateTags", create_tags },
-    { "CreateVpc", create_vpc },
-    { "DeleteLaunchTemplate", delete_launch_template },
-    { "DeleteTags", delete_tags },
-    { "DescribeAvailabilityZones", describe_availability_zones },
-    { "DescribeImages", describe_images },
-    { "DescribeInstanceStatus", describe_instance_status },
-    { "DescribeInstanceTypes", describe_instance_types },
-    { "DescribeInstances", describe_instances },
-    { "DescribeLaunchTemplateVersions", describe_launch_template_versions },
-    { "DescribeLaunchTemplates", describe_launch_templates },
-    { "DescribeSecurityGroups", describe_security_groups },
-    { "DescribeSubnets", describe_subnets },
-    { "DescribeTags", describe_tags },
-    { "DescribeVpcs", describe_vpcs },
-    { "RunInstances", run_instances },
-    { "StartInstances", start_instances },
-    { "StopInstances", stop_instances },
-    { "TerminateInstances", terminate_instances },
-    { NULL, NULL },
+    { "CreateLaunchTemplate", create_launch_template, API_MUTATES },
+    { "CreateLaunchTemplateVersion", create_launch_template_version, API_MUTATES },
+    { "CreateSubnet", create_subnet, API_MUTATES },
+    { "CreateTags", create_tags, API_MUTATES },
+    { "CreateVpc", create_vpc, API_MUTATES },
+    { "DeleteLaunchTemplate", delete_launch_template, API_MUTATES },
+    { "DeleteTags", delete_tags, API_MUTATES },
+    { "DescribeAvailabilityZones", describe_availability_zones, 0 },
+    { "DescribeImages", describe_images, API_WORLDLESS },
+    { "DescribeInstanceStatus", describe_instance_status, 0 },
+    { "DescribeInstanceTypes", describe_instance_types, API_WORLDLESS },
+    { "DescribeInstances", describe_instances, 0 },
+    { "DescribeLaunchTemplateVersions", describe_launch_template_versions, 0 },
+    { "DescribeLaunchTemplates", describe_launch_templates, 0 },
+    { "DescribeSecurityGroups", describe_security_groups, 0 },
+    { "DescribeSubnets", describe_subnets, 0 },
+    { "DescribeTags", describe_tags, 0 },
+    { "DescribeVpcs", describe_vpcs, 0 },
+    { "RunInstances", run_instances, API_MUTATES },
+    { "StartInstances", start_instances, API_MUTATES },
+    { "StopInstances", stop_instances, API_MUTATES },
+    { "TerminateInstances", terminate_instances, API_MUTATES },
+    { NULL, NULL, 0 },
 };

@@ -7,16 +7,8 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/api_world.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
-
-static struct sc_elb *elb_of(struct api_ctx *ctx, struct awserr *err)
-{
-    struct sc_world *w = api_world(ctx, err);
-
-    return w ? sc_world_elb(w) : NULL;
-}
 
 static int fail(struct awserr *err, const struct sc_error *se)
 {
@@ -165,14 +157,12 @@ static json_t *lb_json(const struct sc_elb_lb *lb)
 
 static int create_load_balancer(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     struct sc_elb_create_req rq;
     const struct sc_elb_lb *lb = NULL;
     int rc = 0;
 
-    if (!elb)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     rq.load_balancer_name = api_str(in, "LoadBalancerName");
     rq.listeners = listeners_get(in, &rq.nlisteners);
@@ -195,12 +185,10 @@ static int create_load_balancer(struct api_ctx *ctx, json_t *in, json_t **out, s
 
 static int delete_load_balancer(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
 
     *out = NULL;
-    if (!elb)
-        return -1;
     if (sc_elb_delete_load_balancer(elb, api_str(in, "LoadBalancerName"), ctx->now_ms, &se) !=
         SC_OK)
         return fail(err, &se);
@@ -210,15 +198,13 @@ static int delete_load_balancer(struct api_ctx *ctx, json_t *in, json_t **out, s
 static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
                                    struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_elb_lb **rows;
     const char **names;
     char next[256] = "";
     int nn, nout = 0, page = 400, rc = 0;
 
-    if (!elb)
-        return -1;
     names = api_strings(in, "LoadBalancerNames", &nn);
     api_int(in, "PageSize", &page);
     rows = cm_xcalloc((size_t)sc_elb_lb_count(elb) + (size_t)nn + 1, sizeof(*rows));
@@ -241,14 +227,12 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
 
 static int create_listeners(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     struct sc_elb_listener *l;
     int n, rc = 0;
 
     *out = NULL;
-    if (!elb)
-        return -1;
     l = listeners_get(in, &n);
     if (sc_elb_create_listeners(elb, api_str(in, "LoadBalancerName"), l, n, ctx->now_ms, &se) !=
         SC_OK)
@@ -259,7 +243,7 @@ static int create_listeners(struct api_ctx *ctx, json_t *in, json_t **out, struc
 
 static int delete_listeners(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     json_t *a = json_object_get(in, "LoadBalancerPorts");
     int *ports, rc = 0;
@@ -267,8 +251,6 @@ static int delete_listeners(struct api_ctx *ctx, json_t *in, json_t **out, struc
     json_t *e;
 
     *out = NULL;
-    if (!elb)
-        return -1;
     ports = cm_xcalloc(json_array_size(a) + 1, sizeof(*ports));
     json_array_foreach(a, i, e) ports[i] = (int)json_integer_value(e);
     if (sc_elb_delete_listeners(elb, api_str(in, "LoadBalancerName"), ports,
@@ -280,14 +262,12 @@ static int delete_listeners(struct api_ctx *ctx, json_t *in, json_t **out, struc
 
 static int configure_health_check(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     json_t *h = json_object_get(in, "HealthCheck");
     struct sc_elb_health_check hc;
     const struct sc_elb_health_check *res = NULL;
 
-    if (!elb)
-        return -1;
     memset(&hc, 0, sizeof(hc));
     hc.target = api_str(h, "Target");
     api_int(h, "Interval", &hc.interval_s);
@@ -303,15 +283,13 @@ static int configure_health_check(struct api_ctx *ctx, json_t *in, json_t **out,
 
 static int register_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int reg)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     const char *name = api_str(in, "LoadBalancerName");
     const char **ids;
     int n, rc = 0;
     enum sc_status st;
 
-    if (!elb)
-        return -1;
     ids = instance_ids(in, &n);
     if (reg)
         st = sc_elb_register_instances(elb, name, ids, n, ctx->now_ms, &se);
@@ -342,15 +320,13 @@ static int deregister_instances(struct api_ctx *ctx, json_t *in, json_t **out, s
 static int describe_instance_health(struct api_ctx *ctx, json_t *in, json_t **out,
                                     struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     const char *name = api_str(in, "LoadBalancerName");
     struct sc_elb_instance_health *rows;
     const char **ids;
     int n, nt, nout = 0, rc = 0;
 
-    if (!elb)
-        return -1;
     ids = instance_ids(in, &n);
     nt = sc_elb_target_count(elb, name);
     rows = cm_xcalloc((size_t)(n > nt ? n : nt) + 1, sizeof(*rows));
@@ -373,12 +349,10 @@ static int describe_instance_health(struct api_ctx *ctx, json_t *in, json_t **ou
 
 static int describe_attributes(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_elb_attributes *a = NULL;
 
-    if (!elb)
-        return -1;
     if (sc_elb_describe_attributes(elb, api_str(in, "LoadBalancerName"), &a, &se) != SC_OK)
         return fail(err, &se);
     *out = json_pack("{s:o}", "LoadBalancerAttributes", attrs_json(a));
@@ -387,7 +361,7 @@ static int describe_attributes(struct api_ctx *ctx, json_t *in, json_t **out, st
 
 static int modify_attributes(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     json_t *la = json_object_get(in, "LoadBalancerAttributes");
     json_t *cd = json_object_get(la, "ConnectionDraining");
@@ -398,8 +372,6 @@ static int modify_attributes(struct api_ctx *ctx, json_t *in, json_t **out, stru
     const struct sc_elb_attributes *res = NULL;
     const char *name = api_str(in, "LoadBalancerName");
 
-    if (!elb)
-        return -1;
     memset(&rq, 0, sizeof(rq));
     if (cd) {
         rq.has_connection_draining = json_is_boolean(json_object_get(cd, "Enabled"));
@@ -431,15 +403,13 @@ static int modify_attributes(struct api_ctx *ctx, json_t *in, json_t **out, stru
 
 static int zones_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int enable)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     const char *name = api_str(in, "LoadBalancerName");
     const char **zones;
     int n, rc = 0;
     enum sc_status st;
 
-    if (!elb)
-        return -1;
     zones = api_strings(in, "AvailabilityZones", &n);
     if (enable)
         st = sc_elb_enable_zones(elb, name, zones, n, ctx->now_ms, &se);
@@ -469,15 +439,13 @@ static int disable_zones(struct api_ctx *ctx, json_t *in, json_t **out, struct a
 
 static int add_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     const char **names;
     struct sc_elb_tag *tags;
     int nn, nt, rc = 0;
 
     *out = NULL;
-    if (!elb)
-        return -1;
     names = api_strings(in, "LoadBalancerNames", &nn);
     tags = tags_get(in, &nt);
     if (sc_elb_add_tags(elb, names, nn, tags, nt, ctx->now_ms, &se) != SC_OK)
@@ -489,7 +457,7 @@ static int add_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr
 
 static int remove_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     json_t *a = json_object_get(in, "Tags");
     const char **names, **keys;
@@ -498,8 +466,6 @@ static int remove_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct aws
     json_t *e;
 
     *out = NULL;
-    if (!elb)
-        return -1;
     names = api_strings(in, "LoadBalancerNames", &nn);
     keys = cm_xcalloc(json_array_size(a) + 1, sizeof(*keys));
     json_array_foreach(a, i, e)
@@ -516,14 +482,12 @@ static int remove_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct aws
 
 static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
-    struct sc_elb *elb = elb_of(ctx, err);
+    struct sc_elb *elb = sc_world_elb(ctx->world);
     struct sc_error se = { 0 };
     const struct sc_elb_lb **rows;
     const char **names;
     int nn, rc = 0;
 
-    if (!elb)
-        return -1;
     names = api_strings(in, "LoadBalancerNames", &nn);
     rows = cm_xcalloc((size_t)nn + 1, sizeof(*rows));
     if (sc_elb_describe_tags(elb, names, nn, rows, &se) != SC_OK) {
@@ -549,21 +513,21 @@ static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct a
 }
 
 const struct api_handler api_elb_handlers[] = {
-    { "AddTags", add_tags },
-    { "ConfigureHealthCheck", configure_health_check },
-    { "CreateLoadBalancer", create_load_balancer },
-    { "CreateLoadBalancerListeners", create_listeners },
-    { "DeleteLoadBalancer", delete_load_balancer },
-    { "DeleteLoadBalancerListeners", delete_listeners },
-    { "DeregisterInstancesFromLoadBalancer", deregister_instances },
-    { "DescribeInstanceHealth", describe_instance_health },
-    { "DescribeLoadBalancerAttributes", describe_attributes },
-    { "DescribeLoadBalancers", describe_load_balancers },
-    { "DescribeTags", describe_tags },
-    { "DisableAvailabilityZonesForLoadBalancer", disable_zones },
-    { "EnableAvailabilityZonesForLoadBalancer", enable_zones },
-    { "ModifyLoadBalancerAttributes", modify_attributes },
-    { "RegisterInstancesWithLoadBalancer", register_instances },
-    { "RemoveTags", remove_tags },
-    { NULL, NULL },
+    { "AddTags", add_tags, API_MUTATES },
+    { "ConfigureHealthCheck", configure_health_check, API_MUTATES },
+    { "CreateLoadBalancer", create_load_balancer, API_MUTATES },
+    { "CreateLoadBalancerListeners", create_listeners, API_MUTATES },
+    { "DeleteLoadBalancer", delete_load_balancer, API_MUTATES },
+    { "DeleteLoadBalancerListeners", delete_listeners, API_MUTATES },
+    { "DeregisterInstancesFromLoadBalancer", deregister_instances, API_MUTATES },
+    { "DescribeInstanceHealth", describe_instance_health, 0 },
+    { "DescribeLoadBalancerAttributes", describe_attributes, 0 },
+    { "DescribeLoadBalancers", describe_load_balancers, 0 },
+    { "DescribeTags", describe_tags, 0 },
+    { "DisableAvailabilityZonesForLoadBalancer", disable_zones, API_MUTATES },
+    { "EnableAvailabilityZonesForLoadBalancer", enable_zones, API_MUTATES },
+    { "ModifyLoadBalancerAttributes", modify_attributes, API_MUTATES },
+    { "RegisterInstancesWithLoadBalancer", register_instances, API_MUTATES },
+    { "RemoveTags", remove_tags, API_MUTATES },
+    { NULL, NULL, 0 },
 };

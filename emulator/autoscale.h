@@ -1,5 +1,5 @@
 /* emulator/autoscale.h: the emulator's real world around libscaler (SCALER-API.md's
- * level-triggered data plane). After each sc_world_step the server calls
+ * level-triggered data plane). After each sc_world_step emu_step() (emulator/emu.h) calls
  * autoscale_step(), which makes processes and proxies match the records:
  *   - EC2 `pending` instances get a child process (instance.c) with the application
  *     profile from their UserData (JSON, or base64 of JSON; else the default profile) and
@@ -18,7 +18,7 @@
  *     read from the instance's /_instance/status) through sc_world_report_instance_cpu,
  *     and the AWS/ELB metrics per load balancer through sc_cw_put_value (counts are
  *     scaled by --time-scale: what the emulated minute would have seen).
- * Single-threaded on the server's ev loop. */
+ * Single-threaded on the emulator's ev loop. */
 #ifndef EMULATOR_AUTOSCALE_H
 #define EMULATOR_AUTOSCALE_H
 
@@ -28,14 +28,15 @@
 #include "common/buf.h"
 #include "common/ev.h"
 
+struct emu;
 struct sc_world;
 
 struct autoscale_config {
     struct cm_ev *ev;
-    double time_scale;           /* emulated ms per real ms (>= 1e-6) */
-    int64_t (*now_ms)(void *ud); /* the emulated clock, epoch ms */
-    void (*step)(void *ud);      /* steps every world (srv_step); called soon after events */
-    void *ud;
+    /* the owner (borrowed): its clock (emu_now_ms) dates health results and metrics; soon
+     * after an event that changes the records, emu_step() steps every world */
+    struct emu *emu;
+    double time_scale;        /* emulated ms per real ms (>= 1e-6) */
     const char *instance_exe; /* NULL: instance.c's default */
     const char *tls_cert;     /* HTTPS/SSL listeners: PEM certificate and key, or both */
     const char *tls_key;      /* NULL for a self-signed certificate (emulator/lb_tls.h) */

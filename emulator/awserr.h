@@ -1,5 +1,5 @@
 /* emulator/awserr.h: an AWS error as the wire layer carries it (code, message, HTTP
- * status, fault type). Parsers and handlers fill one; only server.c renders it, in the
+ * status, fault type). Parsers and handlers fill one; only dispatch.c renders it, in the
  * protocol the request came in (xml.c, awsjson.c, acbor.c write the bodies). */
 #ifndef EMULATOR_AWSERR_H
 #define EMULATOR_AWSERR_H

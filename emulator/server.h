@@ -1,26 +1,19 @@
 /* emulator/server.h: the emulator's HTTP front: libmicrohttpd in external-epoll mode on
- * the common/ev loop, routing (rpc-v2 path, X-Amz-Target, Action+Version with the
- * service from the SigV4 credential scope), optional SigV4 verification, the protocol
- * parsers and serializers, the handlers, the admin API, and one log line per request.
- *
- * srv_handle() does all of a request's work from memory, so tests and fuzzers drive it
- * without sockets. Single-threaded: everything runs on the loop's thread. */
+ * the common/ev loop. Each request's work is emulator/dispatch.c's (from memory, so tests
+ * and fuzzers drive it without sockets); the clock and the worlds are emulator/emu.c's;
+ * with --state the state file is emulator/persist.c's, and a reply that changed state is
+ * held (the connection suspended) until its change is durable. Single-threaded:
+ * everything runs on the loop's thread. */
 #ifndef EMULATOR_SERVER_H
 #define EMULATOR_SERVER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/buf.h"
 #include "common/ev.h"
-#include "common/sigv4.h"
+#include "emulator/dispatch.h"
 
-struct sc_ec2;
-struct sc_world;
-struct state;
-
-#define SRV_DEFAULT_MAX_BODY     (2 * 1024 * 1024)
-#define SRV_MAX_RESPONSE_HEADERS 8
+#define SRV_DEFAULT_MAX_BODY DISPATCH_DEFAULT_MAX_BODY
 
 struct srv_config {
     const char *bind;    /* "127.0.0.1" */
@@ -41,72 +34,14 @@ struct srv_config {
 
 void srv_config_defaults(struct srv_config *cfg);
 
-struct srv_request {
-    const char *method;
-    const char *path;  /* raw, as sent (before '?') */
-    const char *query; /* raw query string, "" when none */
-    const struct cm_sigv4_header *hdrs;
-    int nhdrs;
-    const char *body;
-    size_t body_len;
-    int too_large; /* the body passed max_body and was dropped */
-};
-
-struct srv_response {
-    int status;
-    /* enum state_kind bits when the request changed state (0: a read or a failure); with
-     * --state the reply is held until that change is durable */
-    unsigned state_kind;
-    const char *content_type;
-    struct cm_buf body;
-    int nheaders;
-    struct {
-        const char *name;
-        char value[256];
-    } headers[SRV_MAX_RESPONSE_HEADERS];
-};
-
 struct srv;
 
-/* Creates the server state; with ev non-NULL also starts MHD on cfg's address and
- * registers it with the loop. Returns NULL with err filled on failure. */
+/* Creates the server state (the clock, the worlds, --state loaded); with ev non-NULL
+ * also starts MHD on cfg's address, registers it with the loop and starts the data plane
+ * (emu_start). Returns NULL with err filled on failure. */
 struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err, size_t errlen);
 void srv_destroy(struct srv *s); /* NULL is a no-op */
 /* The bound port (after --port 0), or 0 without a listener. */
 int srv_port(const struct srv *s);
-
-/* Answers one request. rs is initialized here; the caller frees rs->body. */
-void srv_handle(struct srv *s, const struct srv_request *rq, struct srv_response *rs);
-void srv_response_cleanup(struct srv_response *rs);
-void srv_response_header(struct srv_response *rs, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* The emulated clock (epoch ms): real time times --time-scale, or the manual clock. */
-int64_t srv_now_ms(const struct srv *s);
-int srv_clock_is_manual(const struct srv *s);
-double srv_time_scale(const struct srv *s);
-/* Moves the manual clock forward by ms (>= 0). Returns 0, or -1 on a real clock. */
-int srv_clock_advance(struct srv *s, int64_t ms);
-/* Drops every account's state (admin reset). */
-void srv_reset(struct srv *s);
-/* The world (scaler/world.h) of account+region, created on first use (NULL when the
- * region name is malformed or 32 regions exist already). Borrowed until
- * srv_reset()/srv_destroy(). */
-struct sc_world *srv_world(struct srv *s, const char *account, const char *region);
-/* Runs the control-plane data plane after a mutating call and on the loop's timer:
- * until instances are processes, pending instances come up at once and shutting-down /
- * stopping ones finish (the level-triggered contract of scaler/world.h). */
-void srv_step(struct srv *s);
-/* The real data plane (emulator/autoscale.h), or NULL (records only, no ev loop). */
-struct autoscale *srv_autoscale(struct srv *s);
-/* The state file's writer (emulator/state.h), or NULL without --state. A second durable
- * writer (the metric journal) registers itself on it with state_add_writer(). */
-struct state *srv_state(struct srv *s);
-/* The whole state as JSON (GET /_scalelab/state; the --state snapshot): {"version":1,
- * "saved_at", "now_ms" (the emulated clock), "clock", "worlds": [sc_world_save of each
- * account+region]}. A new reference, NULL on OOM. */
-struct json_t *srv_state_json(struct srv *s);
-/* Number of requests answered so far. */
-uint64_t srv_requests(const struct srv *s);
 
 #endif

@@ -4,13 +4,15 @@
  *   - the control plane (every world: Auto Scaling, EC2, ELB, CloudWatch alarms, RNG,
  *     clocks) is small: it is saved whole as ONE JSON snapshot in FILE, written
  *     atomically (FILE.tmp, fsync, rename over FILE, fsync of the directory). The same
- *     document is what GET /_scalelab/state answers (server.c builds it: srv_state_json).
+ *     document is what GET /_scalelab/state answers (persist.c builds it:
+ *     persist_state_json).
  *   - metric datapoints are large and append-only: a second writer (the metric journal,
  *     emulator/ metrics code) appends them to its own file beside FILE and hooks into the
  *     same commit through struct state_writer below.
  *
  * The group commit (server.c drives it; single-threaded, on the ev loop):
- *   1. a request handler changes the worlds and succeeds; server.c calls
+ *   1. a request handler changes the worlds and succeeds (dispatch.c marks the reply with
+ *      the operation's kind); server.c calls
  *      state_change(st, kind) and gets a ticket; the reply is held (MHD suspended) until
  *      state_ticket(st, ticket) is no longer STATE_PENDING. Reads never wait.
  *   2. once per loop iteration (before the loop sleeps) server.c calls state_commit():
@@ -29,9 +31,9 @@
  *      STATE_IDLE_WRITE_MS after the previous write, so at most once a second while dirty.
  *
  * How a second writer (the metric journal) hooks in:
- *   - at start, after server.c has loaded the snapshot (every saved world exists), it
- *     registers with state_add_writer(srv_state(s), &w) and replays its file into the
- *     worlds (srv_world()); state_path() gives FILE, so its file is e.g. FILE + ".metrics".
+ *   - at start, after persist.c has loaded the snapshot (every saved world exists), it
+ *     registers with state_add_writer(st, &w) and replays its file into the worlds
+ *     (emu_world()); state_path() gives FILE, so its file is e.g. FILE + ".metrics".
  *   - in its request path (PutMetricData) it appends its records with write(2) (no fsync)
  *     before the handler returns; server.c then takes a ticket of kind STATE_JOURNAL for
  *     that request (no snapshot needed), so the reply waits for the next commit, which

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "common/ev.h"
+#include "emulator/emu.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -38,9 +39,9 @@
 
 struct fixture {
     struct cm_ev *ev;
+    struct emu *emu; /* the clock, the world's registry, the step */
     struct sc_world *w;
     struct autoscale *as;
-    int64_t start_mono, start_epoch;
     int (*until)(struct fixture *f);
     int met;
     char exe[4096];
@@ -52,23 +53,9 @@ struct fixture {
     int client_done;
 };
 
-static int64_t emu_now(void *ud)
+static int64_t emu_now(struct fixture *f)
 {
-    struct fixture *f = ud;
-
-    return f->start_epoch + (int64_t)((double)(cm_ev_now_ms() - f->start_mono) * TIME_SCALE);
-}
-
-static void step(void *ud)
-{
-    struct fixture *f = ud;
-    int64_t now = emu_now(f);
-
-    for (int round = 0; round < 4; round++) {
-        sc_world_step(f->w, now);
-        if (!autoscale_step(f->as, f->w, now))
-            break;
-    }
+    return emu_now_ms(f->emu);
 }
 
 static int64_t on_poll(struct cm_ev *ev, int64_t now, void *ud)
@@ -76,7 +63,7 @@ static int64_t on_poll(struct cm_ev *ev, int64_t now, void *ud)
     struct fixture *f = ud;
 
     (void)now;
-    step(f);
+    emu_step(f->emu);
     if (f->until(f)) {
         f->met = 1;
         cm_ev_stop(ev);
@@ -110,11 +97,9 @@ static int run_until(struct fixture *f, int (*until)(struct fixture *), int secs
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    struct sc_world_config wc;
-    struct autoscale_config ac;
+    struct emu_config ec;
     const char *root = getenv("SCALELAB_ROOT");
     const char *build = getenv("BUILD");
-    char err[256];
 
     signal(SIGPIPE, SIG_IGN);
     snprintf(f->exe, sizeof(f->exe), "%s/%s/bin/emulator-instance", root ? root : ".",
@@ -125,22 +110,20 @@ static int setup(void **state)
         return -1;
     }
     f->ev = cm_ev_create();
-    sc_world_config_defaults(&wc);
-    wc.seed = 7;
-    wc.start_ms = 1767225600000LL; /* 2026-01-01 */
-    f->w = sc_world_create(&wc);
-    f->start_mono = cm_ev_now_ms();
-    f->start_epoch = wc.start_ms;
-    memset(&ac, 0, sizeof(ac));
-    ac.ev = f->ev;
-    ac.time_scale = TIME_SCALE;
-    ac.now_ms = emu_now;
-    ac.step = step;
-    ac.ud = f;
-    ac.instance_exe = f->exe;
-    f->as = autoscale_create(&ac, err, sizeof(err));
-    if (!f->ev || !f->w || !f->as) {
-        fprintf(stderr, "setup: %s\n", err);
+    if (!f->ev) {
+        free(f);
+        return -1;
+    }
+    /* the data plane as the emulator runs it: emu owns the clock, the world and the step */
+    emu_config_defaults(&ec);
+    ec.time_scale = TIME_SCALE;
+    ec.instance_exe = f->exe;
+    f->emu = emu_create(&ec);
+    emu_start(f->emu, f->ev);
+    f->as = emu_autoscale(f->emu);
+    f->w = emu_world(f->emu, "123456789012", "us-east-1");
+    if (!f->w || !f->as) {
+        fprintf(stderr, "setup: no data plane (see the log)\n");
         return -1;
     }
     *state = f;
@@ -151,8 +134,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
 
-    autoscale_destroy(f->as);
-    sc_world_destroy(f->w);
+    emu_destroy(f->emu); /* the data plane and the world */
     cm_ev_destroy(f->ev);
     free(f);
     return 0;

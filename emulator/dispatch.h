@@ -1,0 +1,78 @@
+/* emulator/dispatch.h: one AWS (or admin) request from memory to its reply: routing
+ * (rpc-v2 CBOR path, X-Amz-Target, Action+Version with the service from the SigV4
+ * credential scope), gunzip, optional SigV4 verification, the protocol parsers, the
+ * request's world found once (emu_world), the handler (emulator/api.h), the serializers,
+ * the step after a change (emu_step), and one log line per request.
+ *
+ * No sockets: emulator/server.c feeds it from libmicrohttpd, and tests and fuzzers call
+ * dispatch_handle() directly. Single-threaded: everything runs on the loop's thread. */
+#ifndef EMULATOR_DISPATCH_H
+#define EMULATOR_DISPATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/sigv4.h"
+
+struct emu;
+
+#define DISPATCH_DEFAULT_MAX_BODY     (2 * 1024 * 1024)
+#define DISPATCH_MAX_RESPONSE_HEADERS 8
+
+struct dispatch_config {
+    const char *region;      /* default region: "us-east-1" */
+    const char *account;     /* "123456789012" */
+    int auth_sigv4;          /* 1: verify signatures */
+    const char *credentials; /* keys file for auth_sigv4 (env keys are added) */
+    size_t max_body;         /* inflated bodies over this answer 413 */
+    int quiet;               /* no per-request log line */
+};
+
+void dispatch_config_defaults(struct dispatch_config *cfg);
+
+struct dispatch_request {
+    const char *method;
+    const char *path;  /* raw, as sent (before '?') */
+    const char *query; /* raw query string, "" when none */
+    const struct cm_sigv4_header *hdrs;
+    int nhdrs;
+    const char *body;
+    size_t body_len;
+    int too_large; /* the body passed max_body and was dropped */
+};
+
+struct dispatch_response {
+    int status;
+    /* enum state_kind bits when the request changed state (0: a read or a failure); with
+     * --state the reply is held until that change is durable */
+    unsigned state_kind;
+    const char *content_type;
+    struct cm_buf body;
+    int nheaders;
+    struct {
+        const char *name;
+        char value[256];
+    } headers[DISPATCH_MAX_RESPONSE_HEADERS];
+};
+
+struct dispatch;
+
+/* A dispatcher over e's worlds (borrowed until dispatch_destroy()). Returns NULL with err
+ * filled when the credentials cannot be loaded. */
+struct dispatch *dispatch_create(const struct dispatch_config *cfg, struct emu *e, char *err,
+                                 size_t errlen);
+void dispatch_destroy(struct dispatch *d); /* NULL is a no-op */
+
+/* Answers one request. rs is initialized here; the caller frees it with
+ * dispatch_response_cleanup(). */
+void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq,
+                     struct dispatch_response *rs);
+void dispatch_response_cleanup(struct dispatch_response *rs);
+/* Adds a response header (silently dropped past DISPATCH_MAX_RESPONSE_HEADERS). */
+void dispatch_response_header(struct dispatch_response *rs, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Number of requests answered so far (the current one included while it runs). */
+uint64_t dispatch_requests(const struct dispatch *d);
+
+#endif

@@ -1,0 +1,389 @@
+/* emulator/emu.c: the clock, the registry of account+region worlds, the step loop with
+ * its records-only data plane, the real data plane's handle, faults and reset (see
+ * emu.h). */
+#include "emulator/emu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "emulator/autoscale.h"
+#include "emulator/metric_journal.h"
+#include "emulator/state.h"
+#include "scaler/ec2.h"
+#include "scaler/elb.h"
+#include "scaler/world.h"
+
+#define MAX_REGIONS 32
+
+struct region_state {
+    char account[EMU_ACCOUNT_LEN];
+    char region[EMU_REGION_LEN];
+    struct sc_world *w;
+};
+
+struct emu {
+    struct emu_config cfg;
+    struct cm_ev *ev; /* set by emu_start() */
+    int64_t base_epoch_ms, base_mono_ms, manual_ms;
+    struct region_state regions[MAX_REGIONS];
+    int nregions;
+    long step_timer;
+    struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
+    struct state *st;     /* --state FILE; NULL: memory only */
+    struct metric_journal *journal; /* FILE.metrics beside --state; NULL: none */
+};
+
+void emu_config_defaults(struct emu_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->time_scale = 1.0;
+}
+
+/* ---- clock ------------------------------------------------------------------------------ */
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t emu_now_ms(const struct emu *e)
+{
+    if (e->cfg.clock_manual)
+        return e->manual_ms;
+    return e->base_epoch_ms +
+           (int64_t)((double)(cm_ev_now_ms() - e->base_mono_ms) * e->cfg.time_scale);
+}
+
+int emu_clock_is_manual(const struct emu *e)
+{
+    return e->cfg.clock_manual;
+}
+
+double emu_time_scale(const struct emu *e)
+{
+    return e->cfg.time_scale;
+}
+
+int emu_clock_advance(struct emu *e, int64_t ms)
+{
+    if (!e->cfg.clock_manual || ms < 0)
+        return -1;
+    e->manual_ms += ms;
+    return 0;
+}
+
+void emu_clock_restore(struct emu *e, int64_t now_ms)
+{
+    /* the emulated clock goes on from where it stopped, never backwards */
+    if (e->cfg.clock_manual) {
+        if (!e->cfg.start_ms || now_ms > e->manual_ms)
+            e->manual_ms = now_ms;
+    } else if (now_ms > e->base_epoch_ms) {
+        e->base_epoch_ms = now_ms;
+    }
+}
+
+/* ---- the registry of worlds -------------------------------------------------------------- */
+
+static void regions_free(struct emu *e)
+{
+    for (int i = 0; i < e->nregions; i++) {
+        autoscale_forget_world(e->as, e->regions[i].w);
+        sc_world_destroy(e->regions[i].w);
+    }
+    e->nregions = 0;
+}
+
+void emu_reset(struct emu *e)
+{
+    regions_free(e);
+    if (e->st)
+        state_reset_writers(e->st);
+    log_info("admin: state reset");
+}
+
+static int region_name_ok(const char *r)
+{
+    size_t n = strlen(r);
+
+    return n > 0 && n < 32 && strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
+static uint64_t seed_of(const char *account, const char *region)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (const char *p = account; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (const char *p = region; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
+struct sc_world *emu_world_find(const struct emu *e, const char *account, const char *region)
+{
+    for (int i = 0; i < e->nregions; i++) {
+        if (strcmp(e->regions[i].account, account) == 0 &&
+            strcmp(e->regions[i].region, region) == 0)
+            return e->regions[i].w;
+    }
+    return NULL;
+}
+
+struct sc_world *emu_world(struct emu *e, const char *account, const char *region)
+{
+    struct region_state *rs;
+    struct sc_world_config wc;
+    struct sc_world *found = emu_world_find(e, account, region);
+
+    if (found)
+        return found;
+    if (!region_name_ok(region) || e->nregions == MAX_REGIONS)
+        return NULL;
+    sc_world_config_defaults(&wc);
+    wc.account_id = account;
+    wc.region = region;
+    wc.seed = seed_of(account, region);
+    wc.start_ms = emu_now_ms(e);
+    rs = &e->regions[e->nregions];
+    rs->w = sc_world_create(&wc);
+    if (!rs->w)
+        return NULL;
+    snprintf(rs->account, sizeof(rs->account), "%s", account);
+    snprintf(rs->region, sizeof(rs->region), "%s", region);
+    e->nregions++;
+    log_info("state: new world account=%s region=%s", account, region);
+    if (e->journal && metric_journal_attach(e->journal, sc_world_cw(rs->w), account, region) < 0)
+        log_warn("state: metric journal: too many worlds: %s/%s is not journaled", account, region);
+    return rs->w;
+}
+
+int emu_world_count(const struct emu *e)
+{
+    return e->nregions;
+}
+
+struct sc_world *emu_world_at(const struct emu *e, int i, const char **account, const char **region)
+{
+    if (i < 0 || i >= e->nregions)
+        return NULL;
+    if (account)
+        *account = e->regions[i].account;
+    if (region)
+        *region = e->regions[i].region;
+    return e->regions[i].w;
+}
+
+/* ---- the step ---------------------------------------------------------------------------- */
+
+/* The control-plane data plane: instances are records only until they become processes
+ * (the "real instances" issue): pending ones are up at once, shutting-down / stopping
+ * ones are gone at once, and every health check a load balancer asks for passes. */
+static int data_plane(struct sc_world *w, int64_t now)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
+    struct sc_elb *elb = sc_world_elb(w);
+    int n = sc_ec2_instance_count(ec2), changed = 0;
+
+    for (int k = 0; k < n; k++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, k);
+        char id[SC_EC2_ID_LEN];
+        enum sc_ec2_state st = in->state;
+
+        snprintf(id, sizeof(id), "%s", in->instance_id);
+        /* each call may invalidate `in`: keep the id only */
+        if (st == SC_EC2_PENDING)
+            changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
+        else if (st == SC_EC2_SHUTTING_DOWN)
+            changed |= sc_ec2_instance_terminated(ec2, id, now) == SC_OK;
+        else if (st == SC_EC2_STOPPING)
+            changed |= sc_ec2_instance_stopped(ec2, id, now) == SC_OK;
+    }
+    for (int i = 0; i < sc_elb_lb_count(elb); i++) {
+        char name[SC_ELB_NAME_LEN];
+        int nt;
+
+        snprintf(name, sizeof(name), "%s", sc_elb_lb_at(elb, i)->load_balancer_name);
+        nt = sc_elb_target_count(elb, name);
+        for (int t = 0; t < nt; t++) {
+            struct sc_elb_target tg;
+            char id[SC_EC2_ID_LEN];
+
+            if (sc_elb_target_at(elb, name, t, &tg) < 0 || !tg.checked)
+                continue;
+            if (tg.state == SC_ELB_IN_SERVICE)
+                continue;
+            snprintf(id, sizeof(id), "%s", tg.instance_id);
+            if (sc_elb_health_result(elb, name, id, 1, now) == 1)
+                changed = 1;
+        }
+    }
+    return changed;
+}
+
+void emu_step(struct emu *e)
+{
+    int64_t now = emu_now_ms(e);
+
+    /* the clock may have changed the worlds: written within a second when it did */
+    if (e->st)
+        state_touch(e->st);
+    for (int i = 0; i < e->nregions; i++) {
+        struct sc_world *w = e->regions[i].w;
+
+        /* step, let the data plane follow, step again so groups see it (bounded) */
+        for (int round = 0; round < 4; round++) {
+            sc_world_step(w, now);
+            if (!(e->as ? autoscale_step(e->as, w, now) : data_plane(w, now)))
+                break;
+        }
+    }
+}
+
+static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
+{
+    (void)ev;
+    (void)now_ms;
+    struct emu *e = ud;
+    double period = 1000.0 / e->cfg.time_scale;
+
+    emu_step(e);
+    /* the emulated clock may run fast: step at least every emulated second, at most
+     * every 20 real ms */
+    return period > 1000 ? 1000 : period < 20 ? 20 : (int64_t)period;
+}
+
+/* ---- the real data plane ----------------------------------------------------------------- */
+
+/* Instances as processes and load balancers as proxies (emulator/autoscale.c); without it
+ * (no child watcher) the records-only data plane above stands in. */
+static void start_autoscale(struct emu *e)
+{
+    struct autoscale_config ac;
+    char err[256];
+
+    memset(&ac, 0, sizeof(ac));
+    ac.ev = e->ev;
+    ac.emu = e;
+    ac.time_scale = e->cfg.clock_manual ? 1.0 : e->cfg.time_scale;
+    ac.instance_exe = e->cfg.instance_exe;
+    ac.tls_cert = e->cfg.tls_cert;
+    ac.tls_key = e->cfg.tls_key;
+    e->as = autoscale_create(&ac, err, sizeof(err));
+    if (!e->as)
+        log_warn("server: instances stay records: %s", err);
+}
+
+struct autoscale *emu_autoscale(struct emu *e)
+{
+    return e->as;
+}
+
+int emu_instance_fault(struct emu *e, const char *instance_id, const char *what, char *err,
+                       size_t errlen)
+{
+    if (!e->as) {
+        snprintf(err, errlen, "no real data plane (instances are records only)");
+        return -1;
+    }
+    return autoscale_fault(e->as, instance_id, what, err, errlen);
+}
+
+int emu_zone_fault(struct emu *e, const char *zone, int down, int64_t for_ms, int64_t now_ms,
+                   const char *region, const char *account, struct cm_buf *ids_json, char *err,
+                   size_t errlen)
+{
+    struct autoscale *as = e->as;
+    int hits = 0;
+
+    if (!as) {
+        snprintf(err, errlen, "no real data plane (instances are records only)");
+        return 0;
+    }
+    for (int i = 0; i <= autoscale_world_count(as); i++) {
+        struct sc_world *w = autoscale_world_at(as, i);
+        struct sc_ec2 *ec2;
+        int n;
+
+        if (i == autoscale_world_count(as)) {
+            /* no world of that region yet: the account's (default one) world */
+            if (hits)
+                break;
+            w = emu_world(e, account ? account : "123456789012", region);
+            if (!w)
+                break;
+        }
+        ec2 = sc_world_ec2(w);
+        if (strcmp(sc_ec2_region(ec2), region) != 0 ||
+            (account && strcmp(sc_ec2_account_id(ec2), account) != 0) ||
+            !sc_ec2_zone_find(ec2, zone))
+            continue;
+        n = autoscale_zone_fault(as, w, zone, down, for_ms, now_ms, ids_json, err, errlen);
+        if (n < 0)
+            break;
+        hits++;
+    }
+    if (hits)
+        emu_step(e);
+    return hits;
+}
+
+/* ---- durable writers --------------------------------------------------------------------- */
+
+void emu_set_durable(struct emu *e, struct state *st, struct metric_journal *journal)
+{
+    e->st = st;
+    e->journal = journal;
+}
+
+struct state *emu_state(struct emu *e)
+{
+    return e->st;
+}
+
+/* ---- create/destroy ---------------------------------------------------------------------- */
+
+struct emu *emu_create(const struct emu_config *cfg)
+{
+    struct emu *e = cm_xcalloc(1, sizeof(*e));
+
+    e->cfg = *cfg;
+    if (e->cfg.time_scale <= 0)
+        e->cfg.time_scale = 1.0;
+    e->base_epoch_ms = wall_ms();
+    e->base_mono_ms = cm_ev_now_ms();
+    e->manual_ms = cfg->start_ms ? cfg->start_ms : e->base_epoch_ms;
+    return e;
+}
+
+void emu_start(struct emu *e, struct cm_ev *ev)
+{
+    e->ev = ev;
+    start_autoscale(e);
+    e->step_timer = cm_ev_add_timer(ev, 1000, on_step_timer, e);
+}
+
+void emu_stop(struct emu *e)
+{
+    if (e->ev && e->step_timer > 0)
+        cm_ev_del_timer(e->ev, e->step_timer);
+    e->step_timer = 0;
+    autoscale_destroy(e->as);
+    e->as = NULL;
+}
+
+void emu_destroy(struct emu *e)
+{
+    if (!e)
+        return;
+    emu_stop(e);
+    regions_free(e);
+    free(e);
+}

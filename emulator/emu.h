@@ -1,0 +1,103 @@
+/* emulator/emu.h: the emulated world behind the front door: the clock (real time times
+ * --time-scale, or the manual clock), the registry of account+region worlds
+ * (scaler/world.h), the step loop with its records-only data plane, the real data plane
+ * (emulator/autoscale.h) when there is an event loop, the admin faults and reset.
+ *
+ * The step follows scaler/world.h's level-triggered contract: the world steps, the data
+ * plane makes processes and proxies match the records, the world steps again so groups
+ * see it. emu_step() runs after every mutating request (emulator/dispatch.c), on a timer
+ * at least every emulated second, and when the data plane asks for one (autoscale.c).
+ *
+ * Single-threaded: everything runs on the loop's thread. */
+#ifndef EMULATOR_EMU_H
+#define EMULATOR_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/ev.h"
+
+struct autoscale;
+struct metric_journal;
+struct sc_world;
+struct state;
+
+/* An account id and a region name fit in these (with their NUL). */
+#define EMU_ACCOUNT_LEN 16
+#define EMU_REGION_LEN  40
+
+struct emu_config {
+    double time_scale;        /* emulated ms per real ms; 1 = real time */
+    int clock_manual;         /* 1: time moves only through emu_clock_advance() */
+    int64_t start_ms;         /* manual clock start (epoch ms); 0 = the wall clock at start */
+    const char *tls_cert;     /* HTTPS/SSL listeners' PEM certificate and key (both or */
+    const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    const char *instance_exe; /* the instance binary; NULL: instance.c's default */
+};
+
+void emu_config_defaults(struct emu_config *cfg);
+
+struct emu;
+
+/* An empty registry on cfg's clock, with the records-only data plane (no processes)
+ * until emu_start(). Free with emu_destroy(). */
+struct emu *emu_create(const struct emu_config *cfg);
+/* Starts the real data plane (instances as processes, load balancers as proxies) and
+ * the step timer on ev. Without a child watcher the records-only data plane stays (the
+ * log says why). */
+void emu_start(struct emu *e, struct cm_ev *ev);
+/* Stops what emu_start() started (every instance process ends); the worlds stay. */
+void emu_stop(struct emu *e);
+void emu_destroy(struct emu *e); /* NULL is a no-op; stops first */
+
+/* The emulated clock (epoch ms). */
+int64_t emu_now_ms(const struct emu *e);
+int emu_clock_is_manual(const struct emu *e);
+double emu_time_scale(const struct emu *e);
+/* Moves the manual clock forward by ms (>= 0). Returns 0, or -1 on a real clock. */
+int emu_clock_advance(struct emu *e, int64_t ms);
+/* A saved clock (emulator/persist.c): the clock goes on from now_ms, never backwards
+ * (a manual clock given a start keeps the later of the two). */
+void emu_clock_restore(struct emu *e, int64_t now_ms);
+
+/* The world of account+region, created on first use (NULL when the region name is
+ * malformed or 32 regions exist already). Borrowed until emu_reset()/emu_destroy(). */
+struct sc_world *emu_world(struct emu *e, const char *account, const char *region);
+/* The world of account+region when it exists, else NULL (never creates one). */
+struct sc_world *emu_world_find(const struct emu *e, const char *account, const char *region);
+/* The worlds in creation order: i in [0, emu_world_count()); *account and *region (each
+ * optional) are borrowed like the world. */
+int emu_world_count(const struct emu *e);
+struct sc_world *emu_world_at(const struct emu *e, int i, const char **account,
+                              const char **region);
+
+/* Steps every world to now and lets the data plane follow (see above). */
+void emu_step(struct emu *e);
+/* Drops every account's world (admin reset); the durable writers reset too. */
+void emu_reset(struct emu *e);
+
+/* The real data plane, or NULL (records only: before emu_start(), or no child watcher). */
+struct autoscale *emu_autoscale(struct emu *e);
+/* Faults (POST /_scalelab/fault) through the real data plane. On an instance's process
+ * (autoscale_fault(); the data plane asks for the step): returns 0, or -1 with err. */
+int emu_instance_fault(struct emu *e, const char *instance_id, const char *what, char *err,
+                       size_t errlen);
+/* The AZ outage (down 1, for for_ms emulated ms, 0 = until recovered) or its end (down
+ * 0) in every world of region that has zone, or only account's when account is
+ * non-NULL; with no such world yet, in the account's (default 123456789012) world of
+ * region. The dead instances' ids go to ids_json as autoscale_zone_fault() writes them.
+ * Returns how many worlds it hit, then steps them; 0: none has the zone (err may say
+ * why). */
+int emu_zone_fault(struct emu *e, const char *zone, int down, int64_t for_ms, int64_t now_ms,
+                   const char *region, const char *account, struct cm_buf *ids_json, char *err,
+                   size_t errlen);
+
+/* The durable writers (emulator/persist.c), both borrowed, either NULL: a step touches
+ * st (clock-driven changes are written), a reset resets its writers, a new world is
+ * journaled. */
+void emu_set_durable(struct emu *e, struct state *st, struct metric_journal *journal);
+/* The state file's writer, or NULL without --state. */
+struct state *emu_state(struct emu *e);
+
+#endif

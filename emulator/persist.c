@@ -1,0 +1,224 @@
+/* emulator/persist.c: the --state file and the metric journal beside it: the state
+ * document, loading it at start, opening and closing both writers (see persist.h). */
+#include "emulator/persist.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/ev.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "emulator/emu.h"
+#include "emulator/metric_journal.h"
+#include "emulator/model.h"
+#include "emulator/state.h"
+#include "scaler/asg.h"
+#include "scaler/ec2.h"
+#include "scaler/world.h"
+
+struct persist {
+    struct emu *emu;
+    struct state *st;               /* --state FILE */
+    struct metric_journal *journal; /* FILE.metrics beside it */
+};
+
+/* ---- durable state (--state FILE) ---------------------------------------------------- */
+
+json_t *persist_state_json(struct emu *e)
+{
+    json_t *doc = json_object();
+    json_t *worlds = json_array();
+    char iso[40];
+    int64_t now = emu_now_ms(e);
+
+    if (!doc || !worlds)
+        goto fail;
+    model_format_iso8601(now, iso, sizeof(iso));
+    if (json_object_set_new(doc, "version", json_integer(STATE_VERSION)) ||
+        json_object_set_new(doc, "saved_at", json_string(iso)) ||
+        json_object_set_new(doc, "now_ms", json_integer((json_int_t)now)) ||
+        json_object_set_new(doc, "clock", json_string(emu_clock_is_manual(e) ? "manual" : "real")))
+        goto fail;
+    for (int i = 0; i < emu_world_count(e); i++) {
+        json_t *w = sc_world_save(emu_world_at(e, i, NULL, NULL));
+
+        if (!w || json_array_append_new(worlds, w) != 0)
+            goto fail;
+    }
+    if (json_object_set_new(doc, "worlds", worlds) != 0) {
+        worlds = NULL;
+        goto fail;
+    }
+    return doc;
+
+fail:
+    json_decref(worlds);
+    json_decref(doc);
+    return NULL;
+}
+
+static json_t *snapshot(void *ud)
+{
+    return persist_state_json(ud);
+}
+
+/* Loads a state document (state_read checked its version): every world, the clock.
+ * Returns 0, or -1 with err ("<what>: <problem>"). */
+static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen)
+{
+    const json_t *worlds = json_object_get(doc, "worlds");
+    const json_t *now = json_object_get(doc, "now_ms");
+    const json_t *x;
+    size_t k;
+
+    if (!json_is_array(worlds) || !json_is_integer(now)) {
+        snprintf(err, errlen, "\"worlds\" (array) and \"now_ms\" (integer) are required");
+        return -1;
+    }
+    emu_clock_restore(e, json_integer_value(now));
+    json_array_foreach(worlds, k, x)
+    {
+        const char *account = json_string_value(json_object_get(x, "account"));
+        const char *region = json_string_value(json_object_get(x, "region"));
+        struct sc_world *w;
+        struct sc_error se = { 0 };
+
+        if (!account || !region || strlen(account) >= EMU_ACCOUNT_LEN) {
+            snprintf(err, errlen, "worlds[%zu]: account and region are required", k);
+            return -1;
+        }
+        if (emu_world_find(e, account, region)) {
+            snprintf(err, errlen, "worlds[%zu]: %s/%s appears twice", k, account, region);
+            return -1;
+        }
+        w = emu_world(e, account, region);
+        if (!w) {
+            snprintf(err, errlen, "worlds[%zu]: bad region %s (or too many regions)", k, region);
+            return -1;
+        }
+        if (sc_world_load(w, x, &se) != SC_OK) {
+            snprintf(err, errlen, "worlds[%zu] (%.16s/%.40s): %.400s", k, account, region,
+                     se.message);
+            return -1;
+        }
+        log_info("state: loaded world account=%s region=%s groups=%d instances=%d", account, region,
+                 sc_asg_group_count(sc_world_asg(w)), sc_ec2_instance_count(sc_world_ec2(w)));
+    }
+    return 0;
+}
+
+static struct sc_cw *journal_world(const char *account, const char *region, void *ud)
+{
+    struct sc_world *w = emu_world(ud, account, region);
+
+    return w ? sc_world_cw(w) : NULL;
+}
+
+/* The metric journal (FILE.metrics): replayed into the worlds, then every world's
+ * CloudWatch puts are appended to it and its fdatasync joins the group commit. */
+static int open_journal(struct persist *p, char *err, size_t errlen)
+{
+    struct metric_journal_replay_stats rs;
+    struct state_writer w = { "metric journal", metric_journal_sync, metric_journal_reset, NULL };
+    size_t n = strlen(state_path(p->st)) + sizeof(".metrics");
+    char *path = cm_xmalloc(n);
+    char e[512];
+
+    snprintf(path, n, "%s.metrics", state_path(p->st));
+    p->journal = metric_journal_open(path, err, errlen);
+    if (!p->journal) {
+        free(path);
+        return -1;
+    }
+    emu_set_durable(p->emu, p->st, p->journal);
+    if (metric_journal_replay(p->journal, journal_world, p->emu, emu_now_ms(p->emu), &rs, e,
+                              sizeof(e)) < 0) {
+        snprintf(err, errlen, "%.800s (the file is left as it is)", e);
+        free(path);
+        return -1;
+    }
+    log_info("state: replayed %s: %llu datapoints, %llu series images, %llu expired, %llu "
+             "skipped, %llu bytes dropped",
+             path, (unsigned long long)rs.records, (unsigned long long)rs.images,
+             (unsigned long long)rs.expired, (unsigned long long)rs.skipped,
+             (unsigned long long)rs.truncated);
+    free(path);
+    for (int i = 0; i < emu_world_count(p->emu); i++) {
+        const char *account, *region;
+        struct sc_world *wd = emu_world_at(p->emu, i, &account, &region);
+
+        metric_journal_attach(p->journal, sc_world_cw(wd), account, region);
+    }
+    w.ud = p->journal;
+    if (state_add_writer(p->st, &w) < 0) {
+        snprintf(err, errlen, "state: cannot register the metric journal");
+        return -1;
+    }
+    return 0;
+}
+
+/* --state FILE: load it when present (a bad file is an error: it is never overwritten),
+ * then open its writer. */
+static int open_state(struct persist *p, const char *path, char *err, size_t errlen)
+{
+    json_t *doc = NULL;
+    char e[1024];
+    int rc = state_read(path, &doc, e, sizeof(e));
+
+    if (rc < 0) {
+        snprintf(err, errlen, "%.800s (the file is left as it is)", e);
+        return -1;
+    }
+    if (rc == 1) {
+        if (load_state(p->emu, doc, e, sizeof(e)) < 0) {
+            snprintf(err, errlen, "%.200s: %.600s (the file is left as it is)", path, e);
+            json_decref(doc);
+            return -1;
+        }
+        json_decref(doc);
+        log_info("state: loaded %s (%d worlds)", path, emu_world_count(p->emu));
+    } else {
+        log_info("state: %s does not exist: starting empty", path);
+    }
+    p->st = state_create(path, snapshot, p->emu, err, errlen);
+    if (!p->st)
+        return -1;
+    emu_set_durable(p->emu, p->st, NULL);
+    return open_journal(p, err, errlen);
+}
+
+struct persist *persist_open(struct emu *e, const char *path, char *err, size_t errlen)
+{
+    struct persist *p = cm_xcalloc(1, sizeof(*p));
+
+    p->emu = e;
+    if (open_state(p, path, err, errlen) < 0) {
+        persist_close(p);
+        return NULL;
+    }
+    return p;
+}
+
+void persist_close(struct persist *p)
+{
+    if (!p)
+        return;
+    emu_set_durable(p->emu, NULL, NULL);
+    if (p->st) {
+        /* the last clock-driven changes (nothing acknowledged waits on them) */
+        state_drain(p->st);
+        if (state_next_due_ms(p->st, cm_ev_now_ms()) >= 0)
+            state_commit(p->st, INT64_MAX / 2);
+        state_drain(p->st);
+        state_destroy(p->st);
+    }
+    metric_journal_close(p->journal); /* detaches from the worlds before they go */
+    free(p);
+}
+
+struct state *persist_state(const struct persist *p)
+{
+    return p->st;
+}
