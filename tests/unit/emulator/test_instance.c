@@ -1,18 +1,23 @@
 /* tests/unit/emulator/test_instance.c: emulator/instance.c, the owner of the emulator's
  * child processes, and the program they run (emulator/instance_main.c), with real
  * processes: an instance stopped from outside (SIGSTOP) still ends when terminated; one
- * that ignores SIGTERM is killed once the bound passes.
+ * that ignores SIGTERM is killed once the bound passes; /_instance/status is valid JSON
+ * whatever the fault requests sent (nan, inf, negative, garbage are refused with 400) and
+ * whatever the instance id holds.
  *
  * It starts $SCALELAB_ROOT/$BUILD/bin/emulator-instance and /bin/sh; every wait is a
  * condition polled up to a deadline, and a bound is asserted only with a wide margin. */
 #include "emulator/instance.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +27,8 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+
+#include <jansson.h>
 
 #include "common/ev.h"
 
@@ -236,6 +243,140 @@ static void test_instance_term_ignored_killed_after_bound(void **state)
     assert_true(f->exited_ms - t0 <= 300 + 3000);
 }
 
+/* GET path from 127.0.0.1:port; returns the status code, the body in body (NUL ended). */
+static int http_get(int port, const char *path, char *body, size_t cap)
+{
+    struct sockaddr_in sa;
+    struct timeval tv = { 5, 0 };
+    char req[512], buf[8192];
+    size_t len = 0;
+    int fd, status = -1;
+    char *b;
+
+    body[0] = '\0';
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)port);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+        goto out;
+    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path);
+    if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
+        goto out;
+    for (;;) {
+        ssize_t n = recv(fd, buf + len, sizeof(buf) - 1 - len, 0);
+
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    if (len > 12)
+        status = atoi(buf + 9);
+    b = strstr(buf, "\r\n\r\n");
+    if (b)
+        snprintf(body, cap, "%s", b + 4);
+out:
+    close(fd);
+    return status;
+}
+
+/* The instance's status, parsed (a new reference); fails the test when it is not JSON. */
+static json_t *status_json(int port)
+{
+    char body[8192];
+    json_error_t je;
+    json_t *j;
+
+    assert_int_equal(http_get(port, "/_instance/status", body, sizeof(body)), 200);
+    j = json_loads(body, 0, &je);
+    if (!j)
+        fprintf(stderr, "not JSON (%s): %s\n", je.text, body);
+    assert_non_null(j);
+    assert_true(json_is_object(j));
+    return j;
+}
+
+static double num(json_t *j, const char *key)
+{
+    json_t *v = json_object_get(j, key);
+
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+static void test_instance_fault_values_checked_status_json(void **state)
+{
+    static const char *const bad[] = {
+        "slow=nan",       "slow=NaN",        "slow=inf",       "slow=-inf",       "slow=-5",
+        "slow=1001",      "slow=1e999",      "slow=",          "slow=abc",        "slow=2x",
+        "slow=0x10",      "slow=%20",        "error_rate=nan", "error_rate=-0.1", "error_rate=1.5",
+        "error_rate=inf", "fail_health=2",   "fail_health=",   "fail_health=yes", "bogus=1",
+        "slow=2&bogus=1", "slow=2&slow=nan",
+    };
+    struct fixture *f = *state;
+    char path[256], body[4096];
+    json_t *j;
+
+    start(f, f->exe, "i-faults");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *e;
+
+        snprintf(path, sizeof(path), "/_instance/fault?%s", bad[i]);
+        if (http_get(f->ready_port, path, body, sizeof(body)) != 400)
+            fail_msg("fault %s: not refused (%s)", bad[i], body);
+        /* the refusal is JSON too, naming the problem */
+        e = json_loads(body, 0, NULL);
+        assert_non_null(e);
+        assert_true(json_is_string(json_object_get(e, "error")));
+        json_decref(e);
+        /* nothing changed, and the status stays JSON */
+        j = status_json(f->ready_port);
+        assert_true(num(j, "slow") == 1.0);
+        assert_true(num(j, "error_rate") == 0.0);
+        assert_true(json_is_false(json_object_get(j, "fail_health")));
+        json_decref(j);
+    }
+    /* good values apply together, and the answer is the status */
+    assert_int_equal(http_get(f->ready_port,
+                              "/_instance/fault?slow=2.5&error_rate=0.25&fail_health=1", body,
+                              sizeof(body)),
+                     200);
+    j = json_loads(body, 0, NULL);
+    assert_non_null(j);
+    assert_true(num(j, "slow") == 2.5);
+    assert_true(num(j, "error_rate") == 0.25);
+    assert_true(json_is_true(json_object_get(j, "fail_health")));
+    json_decref(j);
+    assert_int_equal(http_get(f->ready_port,
+                              "/_instance/fault?slow=0&error_rate=1&fail_health=false", body,
+                              sizeof(body)),
+                     200);
+    j = status_json(f->ready_port);
+    assert_true(num(j, "slow") == 0.0);
+    assert_true(num(j, "error_rate") == 1.0);
+    assert_true(json_is_false(json_object_get(j, "fail_health")));
+    assert_true(num(j, "uptime_ms") >= 0);
+    assert_true(json_is_array(json_object_get(j, "ports")));
+    json_decref(j);
+}
+
+/* An id with JSON's special characters comes back intact. */
+static void test_instance_status_json_escapes_id(void **state)
+{
+    struct fixture *f = *state;
+    const char *id = "i-\"q\\u\x01\t";
+    json_t *j;
+
+    start(f, f->exe, id);
+    j = status_json(f->ready_port);
+    assert_string_equal(json_string_value(json_object_get(j, "id")), id);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +385,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_instance_hung_by_fault_terminates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_instance_term_ignored_killed_after_bound, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_instance_fault_values_checked_status_json, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_instance_status_json_escapes_id, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
