@@ -36,7 +36,7 @@
 #include "scaler/world.h"
 
 #define CBOR_PATH_PREFIX    "/service/GraniteServiceVersion20100801/operation/"
-#define MAX_REQUEST_HEADERS 64
+#define MAX_REQUEST_HEADERS 1024 /* more than MHD's 32 KiB connection pool can hold */
 #define MAX_REGIONS         32
 
 struct region_state {
@@ -565,8 +565,9 @@ void srv_handle(struct srv *s, const struct srv_request *rq_wire, struct srv_res
         goto fail;
     if (s->cfg.auth_sigv4) {
         /* the signature covers the body as sent (compressed) */
-        struct auth_request ar = { rq_wire->method, rq_wire->path, rq_wire->query,   rq_wire->hdrs,
-                                   rq_wire->nhdrs,  rq_wire->body, rq_wire->body_len };
+        struct auth_request ar = { rq_wire->method,   rq_wire->path,  rq_wire->query,
+                                   rq_wire->hdrs,     rq_wire->nhdrs, rq_wire->body,
+                                   rq_wire->body_len, r.svc->sigv4,   s->cfg.region };
 
         if (auth_verify(s->keys, &ar, wall_ms(), &err) < 0)
             goto fail;
