@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
@@ -196,12 +197,45 @@ static void put_trimmed(struct cm_buf *out, const char *v)
     }
 }
 
+/* one header of the request, for the sorted index */
+struct hdr_ref {
+    const char *name;
+    size_t len;
+    int at; /* position in hdrs: values of one name join in request order */
+};
+
+/* case-insensitive, shorter first on a common prefix */
+static int name_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    int c = strncasecmp(a, b, al < bl ? al : bl);
+
+    if (c)
+        return c;
+    return al < bl ? -1 : al > bl;
+}
+
+static int cmp_hdr_ref(const void *x, const void *y)
+{
+    const struct hdr_ref *a = x, *b = y;
+    int c = name_cmp(a->name, a->len, b->name, b->len);
+
+    return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
 int cm_sigv4_canonical_request(struct cm_buf *out, const char *method, const char *path,
                                const char *query, const struct cm_sigv4_header *hdrs, int nhdrs,
                                const char *signed_headers, const char *payload_hash_hex)
 {
     const char *p = signed_headers;
+    struct hdr_ref *ix = cm_xcalloc(nhdrs > 0 ? (size_t)nhdrs : 1, sizeof(*ix));
+    int rc = -1;
 
+    for (int i = 0; i < nhdrs; i++) {
+        ix[i].name = hdrs[i].name;
+        ix[i].len = strlen(hdrs[i].name);
+        ix[i].at = i;
+    }
+    qsort(ix, (size_t)(nhdrs > 0 ? nhdrs : 0), sizeof(*ix), cmp_hdr_ref);
     cm_buf_puts(out, method);
     cm_buf_putc(out, '\n');
     cm_sigv4_canonical_uri(out, path, strlen(path));
@@ -211,20 +245,26 @@ int cm_sigv4_canonical_request(struct cm_buf *out, const char *method, const cha
     while (*p) {
         const char *end = strchr(p, ';');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        int found = 0;
+        int lo = 0, hi = nhdrs;
 
+        /* the first header of that name */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+
+            if (name_cmp(ix[mid].name, ix[mid].len, p, len) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo >= nhdrs || name_cmp(ix[lo].name, ix[lo].len, p, len) != 0)
+            goto out;
         cm_buf_append(out, p, len);
         cm_buf_putc(out, ':');
-        for (int i = 0; i < nhdrs; i++) {
-            if (strlen(hdrs[i].name) == len && strncasecmp(hdrs[i].name, p, len) == 0) {
-                if (found)
-                    cm_buf_putc(out, ',');
-                put_trimmed(out, hdrs[i].value);
-                found = 1;
-            }
+        for (int k = lo; k < nhdrs && name_cmp(ix[k].name, ix[k].len, p, len) == 0; k++) {
+            if (k > lo)
+                cm_buf_putc(out, ',');
+            put_trimmed(out, hdrs[ix[k].at].value);
         }
-        if (!found)
-            return -1;
         cm_buf_putc(out, '\n');
         p += len;
         if (*p == ';')
@@ -234,7 +274,31 @@ int cm_sigv4_canonical_request(struct cm_buf *out, const char *method, const cha
     cm_buf_puts(out, signed_headers);
     cm_buf_putc(out, '\n');
     cm_buf_puts(out, payload_hash_hex);
-    return 0;
+    rc = 0;
+out:
+    free(ix);
+    return rc;
+}
+
+int cm_sigv4_amz_date_ok(const char *s)
+{
+    static const char shape[] = "ddddddddTddddddZ";
+
+    for (size_t i = 0; i < sizeof(shape) - 1; i++) {
+        /* s[i] is read only when s[0..i) matched, so never past the NUL */
+        if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
+            return 0;
+    }
+    return s[sizeof(shape) - 1] == '\0';
+}
+
+int cm_sigv4_signature_equal(const char *given, const char *computed)
+{
+    size_t gl = strnlen(given, CM_SIGV4_HEX_LEN), cl = strnlen(computed, CM_SIGV4_HEX_LEN);
+
+    if (gl != cl || gl >= CM_SIGV4_HEX_LEN)
+        return 0;
+    return CRYPTO_memcmp(given, computed, gl) == 0;
 }
 
 static void to_hex(const unsigned char *d, size_t n, char *out)

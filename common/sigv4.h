@@ -32,8 +32,9 @@ void cm_sigv4_canonical_query(struct cm_buf *out, const char *query);
  *   METHOD\nURI\nQUERY\nname:value\n...\n\nSIGNED_HEADERS\nPAYLOAD_HASH
  * signed_headers is the lower-case ';'-joined list as in the Authorization header; each
  * named header's values (all of hdrs whose name matches, case-insensitively, joined by
- * ',') are trimmed with inner runs of spaces collapsed. Returns 0, or -1 when a signed
- * header is missing from hdrs. */
+ * ',' in their order in hdrs) are trimmed with inner runs of spaces collapsed. Any number
+ * of headers: they are looked up through a sorted index, O((n + m) log n) for n headers
+ * and m signed names. Returns 0, or -1 when a signed header is missing from hdrs. */
 int cm_sigv4_canonical_request(struct cm_buf *out, const char *method, const char *path,
                                const char *query, const struct cm_sigv4_header *hdrs, int nhdrs,
                                const char *signed_headers, const char *payload_hash_hex);
@@ -48,6 +49,14 @@ void cm_sigv4_signing_key(const char *secret, const char *date8, const char *reg
 /* out = hex(HMAC-SHA256(key, string_to_sign)). */
 void cm_sigv4_signature(const unsigned char key[32], const char *sts, size_t sts_len,
                         char out[CM_SIGV4_HEX_LEN]);
+
+/* Whether s is an X-Amz-Date, "yyyymmddThhmmssZ" exactly (digits where digits go; the
+ * calendar is not checked). Reads s no further than its NUL. */
+int cm_sigv4_amz_date_ok(const char *s);
+/* Whether the signature given (hex, from a request) equals the one computed, in time that
+ * depends only on their lengths: a verifier's comparison leaks nothing of the expected
+ * digits. Both are NUL-terminated; 0 when either is longer than 64 digits. */
+int cm_sigv4_signature_equal(const char *given, const char *computed);
 
 /* Signs a whole request: computes the Authorization header value into auth (NUL
  * terminated, at most n bytes) for the given headers (which must include host and

@@ -20,51 +20,126 @@ struct auth_keys {
     int n;
 };
 
-static void copy_until(char *dst, size_t n, const char *s, const char *stops)
+/* Copies [s, s+n) into dst (cap bytes) when it fits with its NUL. Returns 0 or -1. */
+static int copy_field(char *dst, size_t cap, const char *s, size_t n)
 {
+    if (n >= cap)
+        return -1;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return 0;
+}
+
+/* Credential=AKID/DATE/REGION/SERVICE/aws4_request: exactly five non-empty parts. */
+static int parse_credential(const char *v, size_t n, struct auth_scope *o)
+{
+    char *dst[4] = { o->akid, o->date, o->region, o->service };
+    size_t cap[4] = { sizeof(o->akid), sizeof(o->date), sizeof(o->region), sizeof(o->service) };
     size_t i = 0;
 
-    while (s[i] && !strchr(stops, s[i]) && i + 1 < n) {
-        dst[i] = s[i];
-        i++;
+    for (int part = 0; part < 5; part++) {
+        size_t st = i;
+
+        while (i < n && v[i] != '/')
+            i++;
+        if (i == st)
+            return -1;
+        if (part < 4) {
+            if (i == n || copy_field(dst[part], cap[part], v + st, i - st) < 0)
+                return -1;
+            i++; /* the '/' */
+        } else if (i != n || i - st != 12 || memcmp(v + st, "aws4_request", 12) != 0) {
+            return -1;
+        }
     }
-    dst[i] = '\0';
+    return 0;
 }
 
 int auth_parse(const char *a, struct auth_scope *o)
 {
     const char *p;
+    int seen_cred = 0, seen_sh = 0, seen_sig = 0;
+    int bad_cred = 0, bad_sh = 0, bad_sig = 0;
 
     memset(o, 0, sizeof(*o));
-    if (!a || strncmp(a, "AWS4-HMAC-SHA256", 16) != 0)
+    if (!a || strncmp(a, "AWS4-HMAC-SHA256", 16) != 0 || (a[16] != ' ' && a[16] != '\0'))
         return -1;
-    p = strstr(a, "Credential=");
-    if (p) {
-        char cred[512];
-        char *parts[5] = { 0 };
-        int np = 0;
-        char *save = NULL, *tok;
+    /* components: Name=Value, separated by ',' and spaces */
+    for (p = a + 16; *p;) {
+        const char *st, *eq, *end;
+        size_t vl;
 
-        copy_until(cred, sizeof(cred), p + 11, ", ");
-        for (tok = strtok_r(cred, "/", &save); tok && np < 5; tok = strtok_r(NULL, "/", &save))
-            parts[np++] = tok;
-        if (np == 5 && strcmp(parts[4], "aws4_request") == 0) {
-            snprintf(o->akid, sizeof(o->akid), "%s", parts[0]);
-            snprintf(o->date, sizeof(o->date), "%s", parts[1]);
-            snprintf(o->region, sizeof(o->region), "%s", parts[2]);
-            snprintf(o->service, sizeof(o->service), "%s", parts[3]);
-            o->has_credential = 1;
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (!*p)
+            break;
+        st = p;
+        while (*p && *p != ',')
+            p++;
+        end = p;
+        while (end > st && end[-1] == ' ')
+            end--;
+        eq = memchr(st, '=', (size_t)(end - st));
+        if (!eq)
+            continue;
+        vl = (size_t)(end - eq - 1);
+        if ((size_t)(eq - st) == 10 && memcmp(st, "Credential", 10) == 0) {
+            bad_cred |= seen_cred++ > 0 || parse_credential(eq + 1, vl, o) < 0;
+        } else if ((size_t)(eq - st) == 13 && memcmp(st, "SignedHeaders", 13) == 0) {
+            bad_sh |= seen_sh++ > 0 || vl == 0 ||
+                      copy_field(o->signed_headers, sizeof(o->signed_headers), eq + 1, vl) < 0;
+        } else if ((size_t)(eq - st) == 9 && memcmp(st, "Signature", 9) == 0) {
+            bad_sig |= seen_sig++ > 0 || vl == 0;
+            if (copy_field(o->signature, sizeof(o->signature), eq + 1, vl) < 0) {
+                /* too long to be right: kept as a mismatch, not an absence */
+                copy_field(o->signature, sizeof(o->signature), eq + 1, sizeof(o->signature) - 1);
+                o->signature_too_long = 1;
+            }
         }
     }
-    p = strstr(a, "SignedHeaders=");
-    if (p) {
-        copy_until(o->signed_headers, sizeof(o->signed_headers), p + 14, ", ");
-        o->has_signed_headers = o->signed_headers[0] != '\0';
+    o->has_credential = seen_cred && !bad_cred;
+    o->has_signed_headers = seen_sh && !bad_sh;
+    o->has_signature = seen_sig && !bad_sig;
+    return 0;
+}
+
+int auth_region_is_aws(const char *region)
+{
+    /* botocore 1.43.11 data/endpoints.json, every partition's regions */
+    static const char *const regions[] = {
+        "af-south-1",     "ap-east-1",      "ap-east-2",      "ap-northeast-1", "ap-northeast-2",
+        "ap-northeast-3", "ap-south-1",     "ap-south-2",     "ap-southeast-1", "ap-southeast-2",
+        "ap-southeast-3", "ap-southeast-4", "ap-southeast-5", "ap-southeast-6", "ap-southeast-7",
+        "ca-central-1",   "ca-west-1",      "eu-central-1",   "eu-central-2",   "eu-north-1",
+        "eu-south-1",     "eu-south-2",     "eu-west-1",      "eu-west-2",      "eu-west-3",
+        "il-central-1",   "me-central-1",   "me-south-1",     "mx-central-1",   "sa-east-1",
+        "us-east-1",      "us-east-2",      "us-west-1",      "us-west-2",      "cn-north-1",
+        "cn-northwest-1", "us-gov-east-1",  "us-gov-west-1",  "us-iso-east-1",  "us-iso-west-1",
+        "us-isob-east-1", "us-isob-west-1", "eu-isoe-west-1", "us-isof-east-1", "us-isof-south-1",
+        "eusc-de-east-1",
+    };
+
+    for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
+        if (strcmp(regions[i], region) == 0)
+            return 1;
     }
-    p = strstr(a, "Signature=");
-    if (p) {
-        copy_until(o->signature, sizeof(o->signature), p + 10, ", ");
-        o->has_signature = o->signature[0] != '\0';
+    return 0;
+}
+
+/* Whether name is one element of the ';'-joined list. */
+static int list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if (len == n && memcmp(p, name, n) == 0)
+            return 1;
+        p += len;
+        if (*p == ';')
+            p++;
     }
     return 0;
 }
@@ -163,12 +238,15 @@ static void fmt_amz(int64_t ms, char *out, size_t n)
              iso + 17);
 }
 
+#define MISMATCH                                                                                   \
+    "The request signature we calculated does not match the signature you provided. Check your "   \
+    "AWS Secret Access Key and signing method. Consult the service documentation for details."
+
 int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int64_t wall_ms,
                 struct awserr *err)
 {
     const char *a = header(rq, "Authorization");
     const char *date = header(rq, "X-Amz-Date");
-    const char *phash_hdr = header(rq, "X-Amz-Content-SHA256");
     struct auth_scope sc;
     struct cm_buf creq, sts;
     char phash[CM_SIGV4_HEX_LEN], sig[CM_SIGV4_HEX_LEN], scope[256], iso[40];
@@ -200,9 +278,13 @@ int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int
     if (!secret)
         return awserr_set(err, 403, "InvalidClientTokenId",
                           "The security token included in the request is invalid.");
+    /* the shape first, so that no byte past a short value is read */
+    if (!cm_sigv4_amz_date_ok(date))
+        return awserr_set(err, 400, "IncompleteSignature",
+                          "Date must be in ISO-8601 'basic format'. Got '%.40s'.", date);
     snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", date, date + 4, date + 6, date + 9,
              date + 11, date + 13);
-    if (strlen(date) != 16 || model_parse_iso8601(iso, &req_ms) < 0)
+    if (model_parse_iso8601(iso, &req_ms) < 0)
         return awserr_set(err, 400, "IncompleteSignature",
                           "Date must be in ISO-8601 'basic format'. Got '%.40s'.", date);
     if (req_ms + SKEW_MS < wall_ms) {
@@ -223,45 +305,39 @@ int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int
                           "Signature not yet current: %.16s is still later than %s (%s + 15 min.)",
                           date, lim, now_s);
     }
-    if (strncmp(sc.date, date, 8) != 0)
+    if (strncmp(sc.date, date, 8) != 0 || strlen(sc.date) != 8)
         return awserr_set(err, 403, "SignatureDoesNotMatch",
                           "Date in Credential scope does not match YYYYMMDD from ISO-8601 version "
                           "of date from HTTP: '%s' != '%.8s', from '%.16s'.",
                           sc.date, date, date);
-    if (phash_hdr && strcmp(phash_hdr, "UNSIGNED-PAYLOAD") != 0)
-        snprintf(phash, sizeof(phash), "%.64s", phash_hdr);
-    else if (phash_hdr)
-        snprintf(phash, sizeof(phash), "UNSIGNED-PAYLOAD");
-    else
-        cm_sigv4_sha256_hex(rq->body ? rq->body : "", rq->body_len, phash);
-    if (phash_hdr && strcmp(phash_hdr, "UNSIGNED-PAYLOAD") != 0) {
-        char real[CM_SIGV4_HEX_LEN];
-
-        cm_sigv4_sha256_hex(rq->body ? rq->body : "", rq->body_len, real);
-        if (strcmp(real, phash) != 0)
-            return awserr_set(err, 400, "XAmzContentSHA256Mismatch",
-                              "The provided 'x-amz-content-sha256' header does not match what "
-                              "was computed.");
-    }
+    /* one endpoint serves every region: a scope is valid for AWS's regions and ours */
+    if (!auth_region_is_aws(sc.region) && !(rq->region && strcmp(sc.region, rq->region) == 0))
+        return awserr_set(err, 403, "SignatureDoesNotMatch",
+                          "Credential should be scoped to a valid region, not '%s'. ", sc.region);
+    if (rq->service && strcmp(sc.service, rq->service) != 0)
+        return awserr_set(err, 403, "SignatureDoesNotMatch",
+                          "Credential should be scoped to correct service: '%s'. ", rq->service);
+    if (!list_has(sc.signed_headers, "host"))
+        return awserr_set(err, 403, "SignatureDoesNotMatch",
+                          "'Host' or ':authority' must be a 'SignedHeader' in the AWS "
+                          "Authorization.");
+    /* these services hash the body they receive; x-amz-content-sha256 (UNSIGNED-PAYLOAD
+     * or any other value) does not stand in for it, so a signature captured with one body
+     * never passes with another */
+    cm_sigv4_sha256_hex(rq->body ? rq->body : "", rq->body_len, phash);
     cm_buf_init(&creq, 0);
     cm_buf_init(&sts, 0);
     if (cm_sigv4_canonical_request(&creq, rq->method, rq->path, rq->query, rq->hdrs, rq->nhdrs,
                                    sc.signed_headers, phash) < 0) {
-        awserr_set(err, 403, "SignatureDoesNotMatch",
-                   "The request signature we calculated does not match the signature you "
-                   "provided. Check your AWS Secret Access Key and signing method. Consult the "
-                   "service documentation for details.");
+        awserr_set(err, 403, "SignatureDoesNotMatch", MISMATCH);
         goto out;
     }
     snprintf(scope, sizeof(scope), "%s/%s/%s/aws4_request", sc.date, sc.region, sc.service);
     cm_sigv4_string_to_sign(&sts, date, scope, creq.data, creq.len);
     cm_sigv4_signing_key(secret, sc.date, sc.region, sc.service, key);
     cm_sigv4_signature(key, sts.data, sts.len, sig);
-    if (strcmp(sig, sc.signature) != 0) {
-        awserr_set(err, 403, "SignatureDoesNotMatch",
-                   "The request signature we calculated does not match the signature you "
-                   "provided. Check your AWS Secret Access Key and signing method. Consult the "
-                   "service documentation for details.");
+    if (sc.signature_too_long || !cm_sigv4_signature_equal(sc.signature, sig)) {
+        awserr_set(err, 403, "SignatureDoesNotMatch", MISMATCH);
         goto out;
     }
     rc = 0;

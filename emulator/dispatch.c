@@ -359,8 +359,9 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
         goto fail;
     if (d->cfg.auth_sigv4) {
         /* the signature covers the body as sent (compressed) */
-        struct auth_request ar = { rq_wire->method, rq_wire->path, rq_wire->query,   rq_wire->hdrs,
-                                   rq_wire->nhdrs,  rq_wire->body, rq_wire->body_len };
+        struct auth_request ar = { rq_wire->method,   rq_wire->path,  rq_wire->query,
+                                   rq_wire->hdrs,     rq_wire->nhdrs, rq_wire->body,
+                                   rq_wire->body_len, r.svc->sigv4,   d->cfg.region };
 
         if (auth_verify(d->keys, &ar, wall_ms(), &err) < 0)
             goto fail;

@@ -34,6 +34,7 @@ struct inst {
     size_t line_len;
     int hung;
     int64_t boot_ms;
+    long kill_timer; /* SIGKILL due (inst_terminate's bound); 0: none */
 };
 
 struct inst_mgr {
@@ -45,6 +46,7 @@ struct inst_mgr {
     struct inst **v;
     int n, cap;
     uint64_t reaped;
+    int64_t term_grace_ms;
 };
 
 static int find(const struct inst_mgr *m, const char *id)
@@ -89,6 +91,8 @@ static void drop(struct inst_mgr *m, int i)
     struct inst *in = m->v[i];
 
     close_ready(in);
+    if (in->kill_timer > 0)
+        cm_ev_del_timer(m->ev, in->kill_timer);
     free(in);
     m->v[i] = m->v[--m->n];
 }
@@ -196,6 +200,7 @@ struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_f
     m->ev = ev;
     m->fn = fn;
     m->ud = ud;
+    m->term_grace_ms = INST_TERM_GRACE_MS;
     m->exe = exe ? cm_xstrdup(exe) : default_exe();
     m->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (m->sigfd < 0 || cm_ev_add_fd(ev, m->sigfd, EPOLLIN, on_sigchld, m) < 0) {
@@ -357,15 +362,46 @@ int inst_kill(struct inst_mgr *m, const char *id)
     return sig(m, id, SIGKILL);
 }
 
+void inst_mgr_set_term_grace(struct inst_mgr *m, int64_t grace_ms)
+{
+    m->term_grace_ms = grace_ms > 0 ? grace_ms : INST_TERM_GRACE_MS;
+}
+
+/* inst_terminate's bound passed and the child is still there: hung in a loop, stopped
+ * again, or ignoring SIGTERM. */
+static int64_t on_term_grace(struct cm_ev *ev, int64_t now, void *ud)
+{
+    struct inst *in = ud;
+
+    (void)ev;
+    (void)now;
+    in->kill_timer = 0;
+    log_warn("inst: still running %lld ms after SIGTERM, killing id=%s pid=%d",
+             (long long)in->m->term_grace_ms, in->id, (int)in->pid);
+    kill(-in->pid, SIGKILL);
+    return -1;
+}
+
 int inst_terminate(struct inst_mgr *m, const char *id)
 {
     int i = find(m, id);
+    struct inst *in;
 
     if (i < 0)
         return -1;
-    kill(-m->v[i]->pid, SIGTERM);
-    if (m->v[i]->hung)
-        kill(-m->v[i]->pid, SIGCONT);
+    in = m->v[i];
+    kill(-in->pid, SIGTERM);
+    /* a stopped child (the hang fault, or SIGSTOP from outside: we cannot tell) keeps
+     * SIGTERM pending until it runs again; SIGCONT is harmless to a running one */
+    kill(-in->pid, SIGCONT);
+    if (in->kill_timer <= 0) {
+        in->kill_timer = cm_ev_add_timer(m->ev, m->term_grace_ms, on_term_grace, in);
+        if (in->kill_timer <= 0) {
+            log_warn("inst: no timer for the SIGKILL bound, killing id=%s now", in->id);
+            in->kill_timer = 0;
+            kill(-in->pid, SIGKILL);
+        }
+    }
     return 0;
 }
 

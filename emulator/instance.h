@@ -9,8 +9,11 @@
  * sockets on it (inst_add_port). Deaths arrive through a signalfd for
  * SIGCHLD on the caller's loop; every child is reaped (waitpid until none) and reported
  * once (INST_EXITED, with the wait status). The child follows the emulator's death
- * (PR_SET_PDEATHSIG). inst_mgr_destroy() ends them all: SIGTERM (SIGCONT to hung ones),
- * then SIGKILL after a grace, and reaps them, so no zombie and no orphan is left.
+ * (PR_SET_PDEATHSIG). inst_terminate() escalates: SIGTERM and SIGCONT to the child's
+ * process group at once (a stopped child, by the hang fault or by a SIGSTOP from outside,
+ * runs again to die of it), then SIGKILL when it is still there INST_TERM_GRACE_MS later.
+ * inst_mgr_destroy() ends them all the same way, waiting for them (a grace, then SIGKILL),
+ * and reaps them, so no zombie and no orphan is left.
  *
  * Ids are copied. Single-threaded, on the caller's common/ev loop. */
 #ifndef EMULATOR_INSTANCE_H
@@ -23,6 +26,9 @@
 #include "common/ev.h"
 
 #define INST_ID_LEN 40
+/* real ms from inst_terminate's SIGTERM to its SIGKILL (the emulated instance exits at
+ * once on SIGTERM, so only a hung, stopped or TERM-ignoring one waits this long) */
+#define INST_TERM_GRACE_MS 2000
 
 enum inst_event {
     INST_READY,  /* listening; port set */
@@ -43,7 +49,11 @@ void inst_mgr_destroy(struct inst_mgr *m, int64_t grace_ms); /* NULL is a no-op 
  * (real ms; -1: the profile's boot_s). Returns 0, or -1 with err filled. */
 int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int64_t boot_ms,
                char *err, size_t errlen);
-/* Signals: SIGKILL (kill -9 fault), SIGTERM (orderly terminate), SIGSTOP/SIGCONT (hang 1/0).
+/* Another bound for inst_terminate (tests); <= 0 restores INST_TERM_GRACE_MS. */
+void inst_mgr_set_term_grace(struct inst_mgr *m, int64_t grace_ms);
+
+/* Signals: SIGKILL (kill -9 fault); SIGTERM + SIGCONT, then SIGKILL after the bound
+ * (orderly terminate, see above); SIGSTOP/SIGCONT (hang 1/0).
  * Each returns 0, or -1 for an unknown id. The death is reported through the callback. */
 int inst_kill(struct inst_mgr *m, const char *id);
 int inst_terminate(struct inst_mgr *m, const char *id);

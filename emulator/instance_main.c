@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -16,6 +17,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "common/ev.h"
 #include "common/log.h"
@@ -313,98 +316,179 @@ static int path_is(const struct conn *c, const char *p)
     return tl >= n && memcmp(t, p, n) == 0 && (tl == n || t[n] == '?');
 }
 
-/* value of key in the target's query string, or NULL (copied into out) */
-static const char *query_get(const struct conn *c, const char *key, char *out, size_t cap)
+/* A string for JSON: Jansson takes only UTF-8, so other bytes become '?'. */
+static json_t *jstr(const char *s)
 {
-    const char *t = c->in + c->msg.target_off;
-    const char *end = t + c->msg.target_len;
-    const char *q = memchr(t, '?', c->msg.target_len);
-    size_t kl = strlen(key);
+    json_t *j = json_string(s);
+    char *t;
 
-    if (!q)
-        return NULL;
-    q++;
-    while (q < end) {
-        const char *amp = memchr(q, '&', (size_t)(end - q));
-        const char *e = amp ? amp : end;
-
-        if ((size_t)(e - q) > kl && memcmp(q, key, kl) == 0 && q[kl] == '=') {
-            size_t vl = (size_t)(e - q) - kl - 1;
-
-            if (vl >= cap)
-                return NULL;
-            memcpy(out, q + kl + 1, vl);
-            out[vl] = '\0';
-            return out;
-        }
-        q = e + 1;
+    if (j)
+        return j;
+    t = cm_xstrdup(s);
+    for (char *p = t; *p; p++) {
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
     }
-    return NULL;
+    j = json_string(t);
+    free(t);
+    return j;
+}
+
+/* A figure for JSON, to 3 decimals: JSON has no nan or inf, so those become null (the
+ * parsers below never let one in; this is the last guard). */
+static json_t *jnum(double d)
+{
+    return isfinite(d) ? json_real(round(d * 1000.0) / 1000.0) : json_null();
+}
+
+/* Answers code with body o (consumed) as one line of compact JSON. */
+static void respond_json(struct conn *c, int code, json_t *o)
+{
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+
+    json_decref(o);
+    if (!s) {
+        static const char oom[] = "{\"error\":\"out of memory\"}\n";
+
+        respond(c, 500, "application/json", oom, sizeof(oom) - 1);
+        return;
+    }
+    s = cm_xrealloc(s, strlen(s) + 2);
+    strcat(s, "\n");
+    respond(c, code, "application/json", s, strlen(s));
+    free(s);
 }
 
 static void serve_status(struct conn *c)
 {
     struct app *a = c->app;
-    char body[4096];
     int64_t now = now_ms();
     int64_t up = now - a->start_ms;
     double busy = app_busy_total_ms(&a->busy, now);
     struct rusage ru;
     double cpu_time_ms;
-    int n;
+    json_t *o = json_object(), *ports = json_array();
 
     getrusage(RUSAGE_SELF, &ru);
     cpu_time_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
                   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-    n = snprintf(body, sizeof(body),
-                 "{\"id\":\"%s\",\"pid\":%ld,\"port\":%d,\"uptime_ms\":%lld,\"workers\":%d,"
-                 "\"busy\":%d,\"queued\":%d,\"in_flight\":%d,\"connections\":%d,"
-                 "\"requests\":%llu,\"errors\":%llu,\"rejected\":%llu,\"busy_ms\":%.3f,"
-                 "\"cpu_pct\":%.3f,\"cpu_time_ms\":%.3f,\"slow\":%g,\"error_rate\":%g,"
-                 "\"fail_health\":%s,\"max_rss_kb\":%ld,\"ports\":[",
-                 a->id ? a->id : "", (long)getpid(), a->port, (long long)up, a->prof.workers,
-                 a->busy.busy, a->queued, a->in_flight, a->nconns, (unsigned long long)a->requests,
-                 (unsigned long long)a->errors, (unsigned long long)a->rejected, busy,
-                 app_cpu_pct(busy, a->prof.workers, up), cpu_time_ms, a->prof.slow,
-                 a->prof.error_rate, a->fail_health ? "true" : "false", ru.ru_maxrss);
-    for (int i = 0; i < a->nlis && n > 0 && (size_t)n < sizeof(body); i++)
-        n += snprintf(body + n, sizeof(body) - (size_t)n, "%s{\"port\":%d,\"requests\":%llu}",
-                      i ? "," : "", a->lis[i].port, (unsigned long long)a->lis[i].requests);
-    if (n > 0 && (size_t)n < sizeof(body))
-        n += snprintf(body + n, sizeof(body) - (size_t)n, "]}\n");
-    if (n < 0 || (size_t)n >= sizeof(body))
-        n = snprintf(body, sizeof(body), "{\"error\":\"status too long\"}\n");
-    respond(c, 200, "application/json", body, n > 0 ? (size_t)n : 0);
+    json_object_set_new(o, "id", jstr(a->id ? a->id : ""));
+    json_object_set_new(o, "pid", json_integer((json_int_t)getpid()));
+    json_object_set_new(o, "port", json_integer(a->port));
+    json_object_set_new(o, "uptime_ms", json_integer((json_int_t)up));
+    json_object_set_new(o, "workers", json_integer(a->prof.workers));
+    json_object_set_new(o, "busy", json_integer(a->busy.busy));
+    json_object_set_new(o, "queued", json_integer(a->queued));
+    json_object_set_new(o, "in_flight", json_integer(a->in_flight));
+    json_object_set_new(o, "connections", json_integer(a->nconns));
+    json_object_set_new(o, "requests", json_integer((json_int_t)a->requests));
+    json_object_set_new(o, "errors", json_integer((json_int_t)a->errors));
+    json_object_set_new(o, "rejected", json_integer((json_int_t)a->rejected));
+    json_object_set_new(o, "busy_ms", jnum(busy));
+    json_object_set_new(o, "cpu_pct", jnum(app_cpu_pct(busy, a->prof.workers, up)));
+    json_object_set_new(o, "cpu_time_ms", jnum(cpu_time_ms));
+    json_object_set_new(o, "slow", jnum(a->prof.slow));
+    json_object_set_new(o, "error_rate", jnum(a->prof.error_rate));
+    json_object_set_new(o, "fail_health", json_boolean(a->fail_health));
+    json_object_set_new(o, "max_rss_kb", json_integer((json_int_t)ru.ru_maxrss));
+    for (int i = 0; i < a->nlis; i++) {
+        json_t *p = json_object();
+
+        json_object_set_new(p, "port", json_integer(a->lis[i].port));
+        json_object_set_new(p, "requests", json_integer((json_int_t)a->lis[i].requests));
+        json_array_append_new(ports, p);
+    }
+    json_object_set_new(o, "ports", ports);
+    respond_json(c, 200, o);
 }
 
-static void serve_fault(struct conn *c)
+/* A plain decimal number within lo..hi: no nan, inf, hex or empty string. */
+static int fault_number(const char *v, double lo, double hi, double *out)
 {
-    struct app *a = c->app;
-    char v[64];
     char *end;
     double d;
 
-    if (query_get(c, "slow", v, sizeof(v))) {
-        d = strtod(v, &end);
-        if (*end || d < 0 || d > 1000) {
-            respond(c, 400, NULL, "bad slow\n", 9);
-            return;
+    if (!*v || strspn(v, "0123456789.eE+-") != strlen(v))
+        return -1;
+    d = strtod(v, &end);
+    if (*end || !isfinite(d) || d < lo || d > hi)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+/* /_instance/fault?slow=K&error_rate=P&fail_health=0|1: every pair is checked before any
+ * applies; an unknown key or a value out of range answers 400 naming it. */
+static void serve_fault(struct conn *c)
+{
+    struct app *a = c->app;
+    const char *t = c->in + c->msg.target_off;
+    const char *end = t + c->msg.target_len;
+    const char *q = memchr(t, '?', c->msg.target_len);
+    double slow = a->prof.slow, error_rate = a->prof.error_rate;
+    int fail_health = a->fail_health;
+    char msg[256];
+
+    for (q = q ? q + 1 : end; q < end;) {
+        const char *amp = memchr(q, '&', (size_t)(end - q));
+        const char *e = amp ? amp : end;
+        const char *eq = memchr(q, '=', (size_t)(e - q));
+        char key[32], v[64];
+        size_t kl, vl;
+
+        if (e == q) {
+            q = e + 1;
+            continue;
         }
-        a->prof.slow = d;
-    }
-    if (query_get(c, "error_rate", v, sizeof(v))) {
-        d = strtod(v, &end);
-        if (*end || d < 0 || d > 1) {
-            respond(c, 400, NULL, "bad error_rate\n", 15);
-            return;
+        kl = (size_t)((eq ? eq : e) - q);
+        vl = eq ? (size_t)(e - eq - 1) : 0;
+        if (kl >= sizeof(key))
+            kl = sizeof(key) - 1; /* a long key is named cut short in the error */
+        memcpy(key, q, kl);
+        key[kl] = '\0';
+        if (!eq || vl >= sizeof(v)) {
+            snprintf(msg, sizeof(msg), "fault %s needs a value (at most 63 bytes)", key);
+            goto refused;
         }
-        a->prof.error_rate = d;
+        memcpy(v, eq + 1, vl);
+        v[vl] = '\0';
+        if (strcmp(key, "slow") == 0) {
+            if (fault_number(v, 0, 1000, &slow) < 0) {
+                snprintf(msg, sizeof(msg), "slow must be a number from 0 to 1000, not '%s'", v);
+                goto refused;
+            }
+        } else if (strcmp(key, "error_rate") == 0) {
+            if (fault_number(v, 0, 1, &error_rate) < 0) {
+                snprintf(msg, sizeof(msg), "error_rate must be a number from 0 to 1, not '%s'", v);
+                goto refused;
+            }
+        } else if (strcmp(key, "fail_health") == 0) {
+            if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0) {
+                fail_health = 1;
+            } else if (strcmp(v, "0") == 0 || strcmp(v, "false") == 0) {
+                fail_health = 0;
+            } else {
+                snprintf(msg, sizeof(msg), "fail_health must be 0, 1, true or false, not '%s'", v);
+                goto refused;
+            }
+        } else {
+            snprintf(msg, sizeof(msg), "unknown fault '%s' (slow, error_rate, fail_health)", key);
+            goto refused;
+        }
+        q = e + 1;
     }
-    if (query_get(c, "fail_health", v, sizeof(v)))
-        a->fail_health = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
+    a->prof.slow = slow;
+    a->prof.error_rate = error_rate;
+    a->fail_health = fail_health;
     log_info("instance: fault slow=%g error_rate=%g fail_health=%d", a->prof.slow,
              a->prof.error_rate, a->fail_health);
     serve_status(c);
+    return;
+
+refused:
+    /* 400 {"error": msg}: refused as a whole, nothing changed */
+    log_warn("instance: fault refused: %s", msg);
+    respond_json(c, 400, json_pack("{s:o}", "error", jstr(msg)));
 }
 
 static int is_xml_post(const struct conn *c)

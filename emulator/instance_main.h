@@ -14,10 +14,13 @@
  *   /_instance/status      JSON: modelled CPU (busy_ms, uptime_ms, cpu_pct), real process
  *                          CPU (cpu_time_ms), requests, errors, rejected, in_flight, queued
  *   /_instance/fault?slow=K&fail_health=0|1&error_rate=P   changes behaviour at run time
+ *                          (K 0..1000, P 0..1, decimal; any other key or value, nan, inf:
+ *                          400 {"error": "..."} and nothing changes; else the status)
  *   /_instance/echo        the request head as received (text/plain)
  * Other paths are served like `/`. Requests beyond `workers` queue (FIFO, `queue` long),
  * then get 503. With --parent-pid it sets PR_SET_PDEATHSIG(SIGKILL) and exits at once if
- * the parent is already gone. SIGTERM/SIGINT end it with status 0. */
+ * the parent is already gone. SIGTERM/SIGINT end it with status 0. Every JSON answer is
+ * built with Jansson, so it is valid whatever the id or the faults. */
 #ifndef EMULATOR_INSTANCE_MAIN_H
 #define EMULATOR_INSTANCE_MAIN_H
 

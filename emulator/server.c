@@ -19,7 +19,7 @@
 #include "emulator/persist.h"
 #include "emulator/state.h"
 
-#define MAX_REQUEST_HEADERS 64
+#define MAX_REQUEST_HEADERS 1024 /* more than MHD's 32 KiB connection pool can hold */
 
 struct srv {
     struct srv_config cfg;

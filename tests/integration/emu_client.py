@@ -64,8 +64,81 @@ def cbor_call(op, params):
     return status, parsed, rh
 
 
+def signed_post(body, service="monitoring", region="us-east-1", auth_cls=None, extra=None,
+                send_body=None):
+    """POSTs a form body signed with botocore's SigV4Auth (or a subclass of it); returns
+    (status, error code, error message) of the reply (code and message None on success)."""
+    import os
+    import urllib.error
+    import urllib.request
+    import xml.etree.ElementTree as ET
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    headers = {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}
+    headers.update(extra or {})
+    r = AWSRequest(method="POST", url=EP + "/", data=body, headers=headers)
+    creds = Credentials(os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"])
+    (auth_cls or SigV4Auth)(creds, service, region).add_auth(r)
+    data = (send_body if send_body is not None else body).encode()
+    q = urllib.request.Request(EP + "/", data=data, headers=dict(r.headers.items()), method="POST")
+    try:
+        with urllib.request.urlopen(q, timeout=10) as resp:
+            return resp.status, None, None
+    except urllib.error.HTTPError as e:
+        text = {}
+        for el in ET.fromstring(e.read()).iter():
+            text.setdefault(el.tag.rsplit("}", 1)[-1], el.text)  # tags without xmlns
+        return e.code, text.get("Code"), text.get("Message")
+
+
+def expect_refused(got, status, code, message):
+    if got != (status, code, message):
+        raise SystemExit("want %r, got %r" % ((status, code, message), got))
+
+
 def main():
-    if CHECK == "boto3-autoscaling":
+    if CHECK == "sigv4-strict":
+        # SigV4 as AWS verifies it for CloudWatch's query endpoint (--auth sigv4)
+        from botocore.auth import SigV4Auth
+
+        class NoHost(SigV4Auth):
+            def headers_to_sign(self, request):
+                h = super().headers_to_sign(request)
+                del h["host"]
+                return h
+
+        class Unsigned(SigV4Auth):
+            def payload(self, request):
+                return "UNSIGNED-PAYLOAD"
+
+        alarms = "Action=DescribeAlarms&Version=2010-08-01"
+        put = ("Action=PutMetricAlarm&Version=2010-08-01&AlarmName=replayed&MetricName=m"
+               "&Namespace=n&Statistic=Average&Period=60&EvaluationPeriods=1&Threshold=1"
+               "&ComparisonOperator=GreaterThanThreshold")
+        assert signed_post(alarms) == (200, None, None)
+        # 100 signed headers: every one is read, not the first 64
+        many = {"X-Extra-%03d" % i: "v%d" % i for i in range(100)}
+        assert signed_post(alarms, extra=many) == (200, None, None)
+        expect_refused(signed_post(alarms, service="s3"), 403, "SignatureDoesNotMatch",
+                       "Credential should be scoped to correct service: 'monitoring'. ")
+        expect_refused(signed_post(alarms, region="xx-fake-9"), 403, "SignatureDoesNotMatch",
+                       "Credential should be scoped to a valid region, not 'xx-fake-9'. ")
+        expect_refused(signed_post(alarms, auth_cls=NoHost), 403, "SignatureDoesNotMatch",
+                       "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+        mismatch = ("The request signature we calculated does not match the signature you "
+                    "provided. Check your AWS Secret Access Key and signing method. Consult the "
+                    "service documentation for details.")
+        unsigned = {"X-Amz-Content-SHA256": "UNSIGNED-PAYLOAD"}
+        expect_refused(signed_post(alarms, auth_cls=Unsigned, extra=unsigned), 403,
+                       "SignatureDoesNotMatch", mismatch)
+        # a DescribeAlarms signature replayed with a PutMetricAlarm body creates nothing
+        expect_refused(signed_post(alarms, auth_cls=Unsigned, extra=unsigned, send_body=put),
+                       403, "SignatureDoesNotMatch", mismatch)
+        names = [a["AlarmName"] for a in client("cloudwatch").describe_alarms()["MetricAlarms"]]
+        assert "replayed" not in names, names
+    elif CHECK == "boto3-autoscaling":
         r = client("autoscaling").describe_scaling_process_types()
         names = [p["ProcessName"] for p in r["Processes"]]
         assert "AlarmNotification" in names and len(names) == 9, names

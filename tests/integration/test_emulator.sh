@@ -194,6 +194,18 @@ for body, want in ((b'Action=DescribeVpcs&Version=2016-11-15', 200), (b'Action=D
     assert code == want, (body, code)
 PY"
 
+check "sigv4: scope service, region, host signed, UNSIGNED-PAYLOAD replay, 100 signed headers (botocore)" bash -c \
+    "AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC python3 '$HERE/emu_client.py' '$EP' sigv4-strict"
+check "sigv4: curl --aws-sigv4 signed for s3 -> SignatureDoesNotMatch, scoped to correct service 'ec2'" bash -c "
+    [ \$(curl -s -o \"$TMP/b\" -w '%{http_code}' --aws-sigv4 'aws:amz:us-east-1:s3' --user 'AKIDTEST:$SEC' -d 'Action=DescribeVpcs&Version=2016-11-15' $EP/) = 403 ] &&
+    grep -q '<Code>SignatureDoesNotMatch</Code><Message>Credential should be scoped to correct service: &apos;ec2&apos;. </Message>' \"$TMP/b\""
+check "sigv4: curl --aws-sigv4 for a region AWS lacks -> SignatureDoesNotMatch" bash -c "
+    [ \$(curl -s -o \"$TMP/b\" -w '%{http_code}' --aws-sigv4 'aws:amz:xx-fake-9:autoscaling' --user 'AKIDTEST:$SEC' -d 'Action=DescribeScalingProcessTypes&Version=2011-01-01' $EP/) = 403 ] &&
+    grep -q 'Credential should be scoped to a valid region, not &apos;xx-fake-9&apos;. ' \"$TMP/b\""
+check "sigv4: a short X-Amz-Date -> IncompleteSignature 400, server alive" bash -c "
+    [ \$(curl -s -o \"$TMP/b\" -w '%{http_code}' -H 'X-Amz-Date: 2026' -H 'Authorization: AWS4-HMAC-SHA256 Credential=AKIDTEST/20260101/us-east-1/ec2/aws4_request, SignedHeaders=host;x-amz-date, Signature=00' -d 'Action=DescribeVpcs&Version=2016-11-15' $EP/) = 400 ] &&
+    grep -q IncompleteSignature \"$TMP/b\" && curl -s -o /dev/null $EP/"
+
 # --- shutdown ---
 check "SIGTERM stops the emulator with status 0" bash -c "
     kill -TERM ${PIDS[0]}; for _ in \$(seq 50); do kill -0 ${PIDS[0]} 2>/dev/null || break; sleep 0.1; done

@@ -5,7 +5,8 @@
  * get-utf8, get-vanilla-query-order-key-case, get-slashes-normalized,
  * post-x-www-form-urlencoded (header-*.txt). Credentials AKIDEXAMPLE /
  * wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY, us-east-1, service "service",
- * 20150830T123600Z. */
+ * 20150830T123600Z. Then the verifier's helpers: thousands of headers in a canonical request,
+ * the X-Amz-Date shape, and the signature comparison. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -210,6 +211,95 @@ static void test_sigv4_canonical_query_reencodes(void **state)
     cm_buf_cleanup(&b);
 }
 
+/* Repeated names join in request order whatever their case; thousands of headers are
+ * looked up (and the one asked for last is found as surely as the first). */
+static void test_sigv4_canonical_headers_many(void **state)
+{
+    enum { N = 3000 };
+    static struct cm_sigv4_header h[N + 3];
+    static char names[N][16];
+    struct cm_buf creq, want, sh;
+    int n = 0;
+
+    (void)state;
+    h[n++] = (struct cm_sigv4_header){ "X-Dup", " one " };
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "%s-%04d", i % 2 ? "X-H" : "x-h", N - 1 - i);
+        h[n++] = (struct cm_sigv4_header){ names[i], "v" };
+    }
+    h[n++] = (struct cm_sigv4_header){ "x-DUP", "two" };
+    h[n++] = (struct cm_sigv4_header){ "Host", "example.amazonaws.com" };
+    cm_buf_init(&creq, 0);
+    cm_buf_init(&want, 0);
+    cm_buf_init(&sh, 0);
+    cm_buf_puts(&sh, "host");
+    cm_buf_puts(&want, "GET\n/\n\nhost:example.amazonaws.com\n");
+    for (int i = 0; i < N; i++) {
+        cm_buf_printf(&sh, ";x-h-%04d", i);
+        cm_buf_printf(&want, "x-h-%04d:v\n", i);
+    }
+    cm_buf_puts(&sh, ";x-dup");
+    cm_buf_printf(&want, "x-dup:one,two\n\n%s\n%s", sh.data, EMPTY_SHA);
+    assert_int_equal(cm_sigv4_canonical_request(&creq, "GET", "/", "", h, n, sh.data, EMPTY_SHA),
+                     0);
+    assert_string_equal(creq.data, want.data);
+    cm_buf_cleanup(&creq);
+    cm_buf_init(&creq, 0);
+    assert_int_equal(
+        cm_sigv4_canonical_request(&creq, "GET", "/", "", h, n, "host;x-h-3000", EMPTY_SHA), -1);
+    cm_buf_cleanup(&creq);
+    cm_buf_cleanup(&want);
+    cm_buf_cleanup(&sh);
+}
+
+static void test_sigv4_amz_date_shape(void **state)
+{
+    static const char *const good[] = { "20150830T123600Z", "99991231T235959Z" };
+    static const char *const bad[] = {
+        "",
+        "2",
+        "2015",
+        "20150830",
+        "20150830T",
+        "20150830T123600",
+        "20150830T123600ZZ",
+        "2015083OT123600Z",
+        "20150830t123600Z",
+        "20150830T123600z",
+        "2015-08-30T12:36:00Z",
+        " 20150830T123600Z",
+        "20150830T12360 Z",
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        assert_true(cm_sigv4_amz_date_ok(good[i]));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (cm_sigv4_amz_date_ok(bad[i]))
+            fail_msg("accepted '%s'", bad[i]);
+    }
+}
+
+static void test_sigv4_signature_equal(void **state)
+{
+    const char *sig = vecs[0].signature;
+    char other[CM_SIGV4_HEX_LEN + 8];
+
+    (void)state;
+    assert_true(cm_sigv4_signature_equal(sig, sig));
+    snprintf(other, sizeof(other), "%s", sig);
+    other[0] = other[0] == '0' ? '1' : '0';
+    assert_false(cm_sigv4_signature_equal(other, sig));
+    snprintf(other, sizeof(other), "%s", sig);
+    other[63] = other[63] == '0' ? '1' : '0';
+    assert_false(cm_sigv4_signature_equal(other, sig));
+    snprintf(other, sizeof(other), "%.63s", sig);
+    assert_false(cm_sigv4_signature_equal(other, sig));
+    snprintf(other, sizeof(other), "%s0", sig);
+    assert_false(cm_sigv4_signature_equal(other, sig));
+    assert_false(cm_sigv4_signature_equal("", sig));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +308,9 @@ int main(void)
         cmocka_unit_test(test_sigv4_missing_signed_header),
         cmocka_unit_test(test_sigv4_canonical_uri_dots_and_encoding),
         cmocka_unit_test(test_sigv4_canonical_query_reencodes),
+        cmocka_unit_test(test_sigv4_canonical_headers_many),
+        cmocka_unit_test(test_sigv4_amz_date_shape),
+        cmocka_unit_test(test_sigv4_signature_equal),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

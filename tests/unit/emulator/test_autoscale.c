@@ -4,7 +4,8 @@
  * or an ephemeral port when 80 is privileged or taken), HTTP health checks put the instances
  * InService, requests through the listener reach both, a killed instance goes
  * OutOfService and is reported lost, deregistration with draining ends by drain_done,
- * and each emulated minute brings CPUUtilization and AWS/ELB RequestCount.
+ * and each emulated minute brings CPUUtilization and AWS/ELB RequestCount. An instance
+ * stopped from outside (SIGSTOP) and then terminated reaches EC2 `terminated`.
  *
  * It starts real child processes ($SCALELAB_ROOT/$BUILD/bin/emulator-instance); every
  * wait is a condition polled up to a generous deadline, never a timing assertion. */
@@ -29,6 +30,7 @@
 
 #include "common/ev.h"
 #include "emulator/emu.h"
+#include "emulator/instance.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -365,10 +367,76 @@ static void test_autoscale_elb_end_to_end(void **state)
     assert_non_null(strstr(f->bodies, "HTTP/1.1 503"));
 }
 
+static int first_state_is(struct fixture *f, enum sc_ec2_state st)
+{
+    const struct sc_ec2_instance *in = sc_ec2_instance_find(sc_world_ec2(f->w), f->ids[0]);
+
+    return in && in->state == st;
+}
+
+static int first_running(struct fixture *f)
+{
+    return first_state_is(f, SC_EC2_RUNNING);
+}
+
+static int first_terminated(struct fixture *f)
+{
+    return first_state_is(f, SC_EC2_TERMINATED);
+}
+
+/* The process id of instance id from autoscale_status_json, or -1. */
+static pid_t instance_pid(struct fixture *f, const char *id)
+{
+    char *json = autoscale_status_json(f->as);
+    char key[64];
+    char *p;
+    pid_t pid = -1;
+
+    snprintf(key, sizeof(key), "{\"id\":\"%s\",\"pid\":", id);
+    p = strstr(json, key);
+    if (p)
+        pid = (pid_t)atol(p + strlen(key));
+    free(json);
+    return pid;
+}
+
+/* Stopped from outside (not the hang fault), then TerminateInstances: shutting-down ends
+ * in terminated within the SIGKILL bound, not never. */
+static void test_autoscale_sigstopped_instance_terminates(void **state)
+{
+    struct fixture *f = *state;
+    struct sc_ec2 *ec2 = sc_world_ec2(f->w);
+    struct sc_ec2_run_req rr;
+    const struct sc_ec2_reservation *res;
+    struct sc_error err;
+    const char *ids[1];
+    int64_t t0;
+    pid_t pid;
+
+    memset(&rr, 0, sizeof(rr));
+    rr.image_id = "ami-12345678";
+    rr.min_count = rr.max_count = 1;
+    rr.availability_zone = "us-east-1a";
+    rr.user_data = "{\"boot_s\": 0}";
+    assert_int_equal(sc_ec2_run_instances(ec2, &rr, emu_now(f), &res, &err), SC_OK);
+    snprintf(f->ids[0], sizeof(f->ids[0]), "%s", res->instances[0]->instance_id);
+    assert_true(run_until(f, first_running, 10));
+    pid = instance_pid(f, f->ids[0]);
+    assert_true(pid > 0);
+    assert_int_equal(kill(pid, SIGSTOP), 0);
+    ids[0] = f->ids[0];
+    t0 = cm_ev_now_ms();
+    assert_int_equal(sc_ec2_terminate_instances(ec2, ids, 1, emu_now(f), NULL, &err), SC_OK);
+    assert_true(run_until(f, first_terminated, (INST_TERM_GRACE_MS + 5000) / 1000));
+    assert_true(cm_ev_now_ms() - t0 <= INST_TERM_GRACE_MS + 3000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_autoscale_elb_end_to_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autoscale_sigstopped_instance_terminates, setup,
+                                        teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
