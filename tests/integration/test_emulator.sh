@@ -4,60 +4,15 @@
 # admin API. Prints TAP lines. KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-HERE="$ROOT/tests/integration"
-TMP=$(mktemp -d)
-PIDS=()
-failed=0
-
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do
-        kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
-    done
-    for p in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$p" 2>/dev/null || true
-    done
-    if [ "$failed" -ne 0 ] && [ -f "$TMP/emu.log" ]; then
-        echo "# emulator log tail:"; tail -n 20 "$TMP/emu.log" | sed 's/^/#   /'
-    fi
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
-
-# start NAME ARGS...: starts the emulator, sets PORT; fails at once if it died.
-start() {
-    local name=$1; shift
-    rm -f "$TMP/$name.port"
-    setsid "$EMU" --port 0 --port-file "$TMP/$name.port" "$@" 2>"$TMP/$name.log" &
-    local pid=$!
-    PIDS+=("$pid")
-    for _ in $(seq 100); do
-        [ -s "$TMP/$name.port" ] && break
-        kill -0 "$pid" 2>/dev/null || { echo "# emulator died:"; sed 's/^/#   /' "$TMP/$name.log"; return 1; }
-        sleep 0.1
-    done
-    PORT=$(cat "$TMP/$name.port")
-    EP="http://127.0.0.1:$PORT"
-}
-
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1
+. "$(dirname "$0")/lib.sh"
 
 # --- command line ---
 check "--help exits 0 and prints usage" bash -c "'$EMU' --help | grep -q -- '--time-scale'"
 check "--version exits 0" bash -c "'$EMU' --version | grep -q '2011-01-01'"
 check "bad option exits 2" bash -c "'$EMU' --clock sideways; [ \$? -eq 2 ]"
 
-start emu
+start_emu emu
+EMU1=$LAST
 check "health over the admin API" bash -c "curl -sf $EP/_scalelab/health | grep -q '\"status\":\"ok\"'"
 
 # --- aws CLI v1 over query/XML and EC2 ---
@@ -139,7 +94,7 @@ check "POST /moto-api/reset clears state" bash -c "
     curl -sf -X POST $EP/moto-api/reset | grep -q ok
     [ \"\$(aws --endpoint-url $EP ec2 describe-instances --query 'length(Reservations)' --output text)\" = 0 ]"
 EP1=$EP
-start manual --clock manual
+start_emu manual --clock manual
 check "manual clock: advance moves time exactly" bash -c "
     t0=\$(curl -s $EP/_scalelab/clock | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"now_ms\"])')
     t1=\$(curl -s -d '{\"advance_s\":90}' $EP/_scalelab/clock | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"now_ms\"])')
@@ -147,7 +102,7 @@ check "manual clock: advance moves time exactly" bash -c "
 
 # --- SigV4 verification ---
 printf '# test keys\nAKIDTEST wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n' > "$TMP/creds"
-start auth --auth sigv4 --credentials "$TMP/creds"
+start_emu auth --auth sigv4 --credentials "$TMP/creds"
 SEC=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY
 check "sigv4: aws CLI with the right key is accepted" bash -c \
     "AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC aws --endpoint-url $EP ec2 describe-availability-zones --output text | grep -q us-east-1a"
@@ -196,7 +151,7 @@ PY"
 
 # --- shutdown ---
 check "SIGTERM stops the emulator with status 0" bash -c "
-    kill -TERM ${PIDS[0]}; for _ in \$(seq 50); do kill -0 ${PIDS[0]} 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 ${PIDS[0]} 2>/dev/null"
+    kill -TERM $EMU1; for _ in \$(seq 50); do kill -0 $EMU1 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 $EMU1 2>/dev/null"
 : "$EP1"
-exit 0
+finish

@@ -8,36 +8,10 @@
 # (npm, tests/integration/js); and a CloudWatch metrics round trip over RPC v2 CBOR.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-HERE="$ROOT/tests/integration"
-TMP=$(mktemp -d)
-PID=
-failed=0
+. "$(dirname "$0")/lib.sh"
 
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill -TERM -- "-$PID" 2>/dev/null || kill -TERM "$PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$PID" 2>/dev/null || true
-    fi
-    if [ "$failed" -ne 0 ]; then echo "# emulator log tail:"; tail -n 15 "$TMP/emu.log" | sed 's/^/#   /'; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-# The step runs as a background job and is waited for: inside `if` bash ignores errexit, so a
-# shell function's failing steps would pass unnoticed; a job keeps set -e in force.
-check() { local d=$1; shift; "$@" >"$TMP/out" 2>&1 & if wait $!; then ok "$d: $(tail -n1 "$TMP/out")"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
-
-setsid "$EMU" --port 0 --port-file "$TMP/port" 2>"$TMP/emu.log" &
-PID=$!
-for _ in $(seq 100); do [ -s "$TMP/port" ] && break; kill -0 "$PID" || exit 1; sleep 0.1; done
-EP="http://127.0.0.1:$(cat "$TMP/port")"
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+start_emu emu
+unset AWS_MAX_ATTEMPTS # the clients with their default retries, as a user runs them
 
 cli_flow() {
     local bin=$1 p=$2 a=("$1" --endpoint-url "$EP") up down
@@ -115,12 +89,12 @@ js_flow() {
 AWS_V1=
 for c in $(type -ap aws); do [ "$c" != /usr/bin/aws ] && AWS_V1=$c && break; done
 if [ -n "$AWS_V1" ] && "$AWS_V1" --version 2>&1 | grep -q '^aws-cli/1\.'; then
-    check "tutorial flow: aws CLI v1" cli_flow "$AWS_V1" cli
+    check_job "tutorial flow: aws CLI v1" cli_flow "$AWS_V1" cli
 else
     echo "ok - # SKIP aws CLI v1 not found on PATH"
 fi
 if [ -x /usr/bin/aws ] && /usr/bin/aws --version 2>&1 | grep -q '^aws-cli/2\.'; then
-    check "tutorial flow: aws CLI v2" cli_flow /usr/bin/aws cl2
+    check_job "tutorial flow: aws CLI v2" cli_flow /usr/bin/aws cl2
 else
     echo "ok - # SKIP aws CLI v2 not at /usr/bin/aws (scripts/deps.sh installs awscli)"
 fi
@@ -135,11 +109,11 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
 else
     echo "ok - # SKIP node/npm not installed"
 fi
-check "tutorial flow: current botocore (CloudWatch over JSON 1.0)" python3 "$HERE/emu_tutorial.py" "$EP" cur
+check_job "tutorial flow: current botocore (CloudWatch over JSON 1.0)" python3 "$HERE/emu_tutorial.py" "$EP" cur
 if /usr/bin/python3 -c 'import botocore' 2>/dev/null; then
-    check "tutorial flow: Debian botocore (CloudWatch over query)" /usr/bin/python3 "$HERE/emu_tutorial.py" "$EP" deb
+    check_job "tutorial flow: Debian botocore (CloudWatch over query)" /usr/bin/python3 "$HERE/emu_tutorial.py" "$EP" deb
 else
     echo "ok - # SKIP Debian botocore not installed"
 fi
-check "CloudWatch metrics round trip over RPC v2 CBOR" python3 "$HERE/emu_client.py" "$EP" cbor-roundtrip
-exit 0
+check_job "CloudWatch metrics round trip over RPC v2 CBOR" python3 "$HERE/emu_client.py" "$EP" cbor-roundtrip
+finish

@@ -3,7 +3,7 @@
 # ab when installed), keep-alive, chunked, -e/-g files, wrk style, --rate, --json and
 # merge, IPv6, HTTPS with session resumption.
 set -uo pipefail
-. "$(dirname "$0")/loadgen_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 start_srv http
 U="http://127.0.0.1:$PORT_http"
