@@ -26,7 +26,7 @@ suite_procs() {
     done
 }
 
-# stop_suite ID [SECS]: stops every process of suite ID. Each process group holding one is
+# stop_suite ID [SECS]: stops every process of suite ID (safe under set -e). Each process group holding one is
 # sent SIGTERM (a process in the caller's own group is signalled alone), given up to SECS
 # seconds (5) to end, then what is left gets SIGKILL the same way.
 stop_suite() {
@@ -39,9 +39,10 @@ stop_suite() {
     for sig in TERM KILL; do
         groups=()
         while read -r p g; do
-            if [ "$g" = "$mine" ]; then kill -"$sig" "$p" 2>/dev/null; else groups[$g]=1; fi
+            if [ "$g" = "$mine" ]; then kill -"$sig" "$p" 2>/dev/null || true; else groups[$g]=1; fi
         done < <(suite_procs "$id")
-        [ "${#groups[@]}" -eq 0 ] || for g in "${!groups[@]}"; do kill -"$sig" -- "-$g" 2>/dev/null; done
+        # (a process may have ended since it was listed)
+        [ "${#groups[@]}" -eq 0 ] || for g in "${!groups[@]}"; do kill -"$sig" -- "-$g" 2>/dev/null || true; done
         [ "$sig" = KILL ] && break
         end=$((${EPOCHREALTIME/./} + secs * 1000000))
         while [ "${EPOCHREALTIME/./}" -lt "$end" ]; do
