@@ -4,10 +4,15 @@
 #
 # Paths: ROOT, BUILD, EMU (the emulator), LG (loadgen), HERE (this folder), and TMP, a temp
 # dir removed at exit (kept, and its path printed, with KEEP_TMP=1).
-# Clients: credentials and config that reach no real AWS account; tap.py (check, wait)
-# importable from Python.
+# Clients: Debian's come first on PATH (/usr/bin/python3 with python3-boto3 and
+# python3-botocore, /usr/bin/aws the aws CLI v2, node and npm), whatever a machine image or
+# pip put earlier on it, so that a count means the same on every machine; need CMD PACKAGE
+# fails the test, naming the Debian package, where a tool scripts/deps.sh installs is
+# missing (such a tool is never a reason to skip); credentials and config that reach no
+# real AWS account; tap.py (check, wait) importable from Python.
 # TAP: ok DESC, notok DESC (sets `failed`), skip REASON ("ok - # SKIP REASON"), check DESC
-# CMD..., check_job DESC CMD..., finish (exit 1 if anything failed).
+# CMD..., check_job DESC CMD..., js_check DESC SCRIPT ARGS..., finish (exit 1 if anything
+# failed).
 # Processes: spawn NAME CMD... starts CMD under setsid (its own session and process group,
 # pid = pgid), output appended to $TMP/NAME.log; wait_port NAME PID waits for the port file
 # it writes; start_emu NAME ARGS... does both for the emulator, start_srv NAME ARGS... for
@@ -28,7 +33,8 @@ failed=0
 # tests/run.sh gives each suite an id; a test run alone makes its own
 export SCALELAB_SUITE_ID=${SCALELAB_SUITE_ID:-$(basename "$0" .sh)-$$-$RANDOM}
 
-export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"
+export PATH="/usr/bin:/bin:$PATH"
+export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1
 
@@ -39,6 +45,14 @@ notok() {
 }
 skip() { echo "ok - # SKIP $*"; }
 finish() { exit $((failed == 0 ? 0 : 1)); }
+
+# need CMD PACKAGE: CMD is on PATH; else not ok naming the Debian package scripts/deps.sh
+# installs it from, and returns 1.
+need() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    notok "$1 is installed (scripts/deps.sh installs Debian's $2)"
+    return 1
+}
 
 # check DESC CMD...: ok if CMD succeeds, else not ok and the tail of what CMD printed.
 check() {
@@ -168,18 +182,35 @@ js_deps() {
     mkdir -p "$JS"
     if [ ! -d "$JS/node_modules" ] || ! cmp -s "$HERE/js/package-lock.json" "$JS/package-lock.json"; then
         cp "$HERE/js/package.json" "$HERE/js/package-lock.json" "$JS/"
-        if ! (cd "$JS" && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1; then
+        if ! (cd "$JS" && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.out" 2>&1; then
             rm -f "$JS/package-lock.json" # so that the next run tries again
             echo "npm ci in $JS failed:"
-            tail -n 10 "$TMP/npm.log"
+            head -n 8 "$TMP/npm.out"
             return 1
         fi
     fi
     cp "$HERE"/js/*.mjs "$JS/"
 }
 
+# js_check DESC SCRIPT ARGS...: check_job DESC with node running $JS/SCRIPT ARGS..., once
+# js_deps has installed the SDK (the first call runs it); if that failed, not ok and why.
+js_check() {
+    local d=$1 script=$2
+    shift 2
+    if [ -z "${JS_STATUS:-}" ]; then
+        if js_deps >"$TMP/js_deps.out" 2>&1; then JS_STATUS=ok; else JS_STATUS=failed; fi
+    fi
+    if [ "$JS_STATUS" != ok ]; then
+        notok "$d"
+        sed 's/^/#   /' "$TMP/js_deps.out"
+        return 0
+    fi
+    check_job "$d" node --no-warnings "$JS/$script" "$@"
+}
+
 lib_cleanup() {
     local rc=$? f
+    set +e # whatever fails here, the test's own exit status stands
     stop_suite "$SCALELAB_SUITE_ID"
     if [ "${ASAN:-0}" = 1 ]; then
         for f in "$TMP"/*.log "$TMP"/*.err; do

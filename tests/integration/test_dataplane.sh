@@ -8,6 +8,8 @@
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
+need ab apache2-utils || finish
+need pgrep procps || finish
 
 # proxy NAME ARGS...: starts `emulator proxy` (spawn), waits for its port; sets PORT and LAST.
 proxy() {

@@ -10,6 +10,7 @@
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
+need pgrep procps || finish
 
 start_emu emu --quiet --time-scale 60
 EPID=$LAST

@@ -8,6 +8,7 @@
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
+need openssl openssl || finish
 
 start_emu emu --quiet --time-scale 60
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=scalelab.test \

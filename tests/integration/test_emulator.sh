@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The emulator binary driven by real clients: aws CLI v1, boto3 (CloudWatch over JSON 1.0),
-# curl, a CloudWatch request over Smithy RPC v2 CBOR (botocore's own serializer), and the
-# admin API. Prints TAP lines. KEEP_TMP=1 keeps the temp dir.
+# The emulator binary driven by real clients: Debian's aws CLI v2 and boto3 (CloudWatch over
+# query), the AWS SDK for JavaScript v3 (CloudWatch over JSON 1.0 and over Smithy RPC v2
+# CBOR, with the SDK's own serializers; gzip bodies), curl, and the admin API. Prints TAP
+# lines. KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ start_emu emu
 EMU1=$LAST
 check "health over the admin API" bash -c "curl -sf $EP/_scalelab/health | grep -q '\"status\":\"ok\"'"
 
-# --- aws CLI v1 over query/XML and EC2 ---
+# --- aws CLI over query/XML and EC2 ---
 check "aws CLI: autoscaling describe-adjustment-types" bash -c \
     "aws --endpoint-url $EP autoscaling describe-adjustment-types --output text | grep -q PercentChangeInCapacity"
 check "aws CLI: ec2 run/describe/terminate" bash -c "
@@ -35,18 +36,19 @@ check "aws CLI: ec2 describe-security-groups and describe-tags" bash -c "
     aws --endpoint-url $EP ec2 describe-tags --filters Name=resource-id,Values=\$id Name=key,Values=team --query 'Tags[0].[Key,Value]' --output text | grep -q 'team.blue'"
 check "aws CLI: region from the credential scope" bash -c \
     "aws --endpoint-url $EP --region ap-southeast-2 ec2 describe-availability-zones --query 'AvailabilityZones[0].ZoneName' --output text | grep -qx ap-southeast-2a"
-check "aws CLI: CloudWatch (JSON 1.0) validation error text" bash -c "
+check "aws CLI: CloudWatch validation error text" bash -c "
     ! aws --endpoint-url $EP cloudwatch set-alarm-state --alarm-name a --state-value INVALID --state-reason r 2>\"$TMP/err\"
     grep -q \"(ValidationError).*1 validation error detected: Value 'INVALID' at 'stateValue' failed to satisfy constraint: Member must satisfy enum value set\" \"$TMP/err\""
 check "aws CLI: operation not served yet answers NotImplemented (501), not a fake" bash -c "
     ! aws --endpoint-url $EP autoscaling describe-lifecycle-hooks --auto-scaling-group-name g 2>\"$TMP/err\"; grep -q NotImplemented \"$TMP/err\""
 
-# --- boto3 and CBOR ---
+# --- boto3, and the JavaScript SDK over JSON 1.0 and CBOR ---
 check "boto3: autoscaling over query" python3 "$HERE/emu_client.py" "$EP" boto3-autoscaling
 check "boto3: ec2 instances, errors, regions" python3 "$HERE/emu_client.py" "$EP" boto3-ec2
-check "boto3: CloudWatch over JSON 1.0 errors (x-amzn-query-error)" python3 "$HERE/emu_client.py" "$EP" boto3-cloudwatch-json
-check "boto3: gzip-compressed PutMetricData (Content-Encoding: gzip)" python3 "$HERE/emu_client.py" "$EP" gzip
-check "CloudWatch over RPC v2 CBOR (botocore serializer/parser)" python3 "$HERE/emu_client.py" "$EP" cbor
+check "boto3: CloudWatch errors over query" python3 "$HERE/emu_client.py" "$EP" boto3-cloudwatch
+js_check "JS SDK v3: CloudWatch over JSON 1.0 errors (x-amzn-query-error)" cloudwatch.mjs "$EP" errors json
+js_check "JS SDK v3: gzip-compressed PutMetricData (Content-Encoding: gzip)" cloudwatch.mjs "$EP" gzip json
+js_check "CloudWatch over RPC v2 CBOR errors (the JS SDK's serializer/parser)" cloudwatch.mjs "$EP" errors cbor
 
 # --- curl: wire details and bad input ---
 AUTHH="Authorization: AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/autoscaling/aws4_request, SignedHeaders=host, Signature=00"
@@ -106,7 +108,7 @@ start_emu auth --auth sigv4 --credentials "$TMP/creds"
 SEC=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY
 check "sigv4: aws CLI with the right key is accepted" bash -c \
     "AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC aws --endpoint-url $EP ec2 describe-availability-zones --output text | grep -q us-east-1a"
-check "sigv4: boto3 CloudWatch JSON signature verified (request reaches validation)" bash -c "
+check "sigv4: aws CLI CloudWatch signature verified (request reaches validation)" bash -c "
     ! AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC aws --endpoint-url $EP cloudwatch set-alarm-state --alarm-name a --state-value BAD --state-reason r 2>\"$TMP/err\"
     grep -q ValidationError \"$TMP/err\""
 check "sigv4: wrong secret -> SignatureDoesNotMatch" bash -c "
@@ -125,8 +127,8 @@ check "sigv4: curl --aws-sigv4 (independent signer) is accepted" bash -c "
 # refuse it too), so the parameters are written in canonical order here.
 check "sigv4: curl --aws-sigv4 GET with a query string is accepted" bash -c "
     curl -sf --aws-sigv4 'aws:amz:us-east-1:ec2' --user 'AKIDTEST:$SEC' '$EP/?Action=DescribeAvailabilityZones&Version=2016-11-15&ZoneName.1=us-east-1c' | grep -q us-east-1c"
-check "sigv4: boto3 gzip body verified against the compressed bytes" bash -c \
-    "AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC python3 '$HERE/emu_client.py' '$EP' gzip"
+AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC \
+    js_check "sigv4: JS SDK v3 gzip body verified against the compressed bytes" cloudwatch.mjs "$EP" gzip json
 check "sigv4: stale X-Amz-Date -> RequestExpired" bash -c "
     [ \$(curl -s -o \"$TMP/b\" -w '%{http_code}' --aws-sigv4 'aws:amz:us-east-1:ec2' --user 'AKIDTEST:$SEC' -H 'X-Amz-Date: 20200101T000000Z' -d 'Action=DescribeVpcs&Version=2016-11-15' $EP/) = 400 ] && grep -q RequestExpired \"$TMP/b\""
 check "sigv4: tampered body -> SignatureDoesNotMatch" bash -c "

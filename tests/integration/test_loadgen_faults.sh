@@ -47,13 +47,11 @@ lg never -n 3 -c 3 -s 1 "$U/never"
 check "server that never answers: -s 1 stops the run with ab's message, exit 1" \
     bash -c "[ $(rc_of never) = 1 ] && grep -qx 'apr_pollset_poll: The timeout specified has expired (70007)' '$TMP/never.err' && grep -q 'Exceptions: [1-3])' '$TMP/never.out'"
 check "server that never answers: under 5 s" secs_below never 5
-if command -v ab >/dev/null 2>&1; then
+if need ab apache2-utils; then
     timeout 30 ab -n 3 -c 3 -s 1 "$U/never" >"$TMP/abnever.out" 2>"$TMP/abnever.err"
     abrc=$?
     check "ab too stops on -s with the same line (ab exit $abrc, loadgen $(rc_of never))" \
         bash -c "[ $abrc != 0 ] && grep -qx 'apr_pollset_poll: The timeout specified has expired (70007)' '$TMP/abnever.err'"
-else
-    ok "# SKIP ab not installed (-s)"
 fi
 lg nevercount -n 6 -c 2 -s 1 --count-timeouts "$U/never"
 check "--count-timeouts: each request times out, counted as Exceptions, exit 0" \

@@ -9,10 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-if ! command -v chromium >/dev/null 2>&1; then
-    notok "chromium is installed (scripts/deps.sh installs it)"
-    exit 1
-fi
+need chromium chromium || finish
 
 page="$TMP/report.html"
 source="unit test timeline"

@@ -2,7 +2,7 @@
 # CloudWatch under --state FILE: alarms (state, reason, tags, history) live in the snapshot,
 # datapoints in the journal FILE.metrics; kill -9 at any moment loses no acknowledged put;
 # a torn journal tail is dropped with a warning; a corrupt snapshot alarm refuses to start.
-# boto3 (CloudWatch over JSON 1.0). Prints TAP lines.
+# boto3 (Debian's: CloudWatch over query). Prints TAP lines.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
