@@ -118,8 +118,9 @@ all: $(BINS) $(UNIT_BIN)
 deps:
 	@scripts/deps.sh
 
-# The README's two commands: each first installs what the machine lacks, then
-# re-enters make so pkg-config sees the new libraries.
+# The README's two commands: each first installs what the machine lacks (make test: the
+# build and every test's tools; make demo: the build's), then re-enters make so
+# pkg-config sees the new libraries.
 test:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory test-run
@@ -144,7 +145,7 @@ bench:
 	@BUILD=$(BUILD) bench/run.sh
 
 demo:
-	@scripts/deps.sh
+	@scripts/deps.sh --build
 	@$(MAKE) --no-print-directory demo-run
 
 demo-run: $(BINS)
