@@ -110,7 +110,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # --- targets -------------------------------------------------------------------
-.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden format format-check install clean
+.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden format format-check fresh-check install clean
 .DEFAULT_GOAL := all
 
 all: $(BINS) $(UNIT_BIN)
@@ -150,6 +150,10 @@ demo:
 
 demo-run: $(BINS)
 	@BUILD=$(BUILD) scripts/demo.sh
+
+# The README's two commands on a fresh Debian 12 (debootstrap + chroot; root; 10-15 min).
+fresh-check:
+	@scripts/fresh-check.sh
 
 fuzz:
 	@BUILD=build-fuzz scripts/fuzz.sh
