@@ -112,7 +112,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # --- targets -------------------------------------------------------------------
-.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden models models-check format format-check install clean
+.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden models models-check format format-check fresh-check install clean
 .DEFAULT_GOAL := all
 
 all: $(BINS) $(UNIT_BIN)
@@ -120,8 +120,9 @@ all: $(BINS) $(UNIT_BIN)
 deps:
 	@scripts/deps.sh
 
-# The README's two commands: each first installs what the machine lacks, then
-# re-enters make so pkg-config sees the new libraries.
+# The README's two commands: each first installs what the machine lacks (make test: the
+# build and every test's tools; make demo: the build's), then re-enters make so
+# pkg-config sees the new libraries.
 test:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory test-run
@@ -146,11 +147,15 @@ bench:
 	@BUILD=$(BUILD) bench/run.sh
 
 demo:
-	@scripts/deps.sh
+	@scripts/deps.sh --build
 	@$(MAKE) --no-print-directory demo-run
 
 demo-run: $(BINS)
 	@BUILD=$(BUILD) scripts/demo.sh
+
+# The README's two commands on a fresh Debian 12 (debootstrap + chroot; root; 10-15 min).
+fresh-check:
+	@scripts/fresh-check.sh
 
 fuzz:
 	@BUILD=build-fuzz scripts/fuzz.sh

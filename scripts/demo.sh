@@ -14,7 +14,7 @@ report=$BUILD/demo-report.html
 
 # build what is missing (make demo has done both already)
 if [ ! -x "$BUILD/bin/loadgen" ] || [ ! -x "$BUILD/bin/emulator" ]; then
-    scripts/deps.sh
+    scripts/deps.sh --build
     make --no-print-directory BUILD="$BUILD" "$BUILD/bin/loadgen" "$BUILD/bin/emulator" \
         $([ -f emulator/instance/main.c ] && echo "$BUILD/bin/emulator-instance")
 fi

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Installs, with apt-get, only what this machine lacks to build and test scalelab.
-# Idempotent: a second run finds everything and installs nothing.
-#   scripts/deps.sh            build + test dependencies
-#   scripts/deps.sh --bench    also the peers the benchmarks compare against
+# Installs, with apt-get from Debian's packages, only what this machine lacks to build
+# scalelab and to run everything `make test` runs (the JavaScript SDK test's own packages
+# come from npm, at test time, into build/js). Idempotent: a second run finds everything
+# and installs nothing.
+#   scripts/deps.sh            build + test dependencies (make test)
+#   scripts/deps.sh --build    what the build needs only (make demo)
+#   scripts/deps.sh --bench    build + test, and the peers the benchmarks compare against
 set -euo pipefail
 
+want_test=1
 want_bench=0
-[ "${1:-}" = "--bench" ] && want_bench=1
+case "${1:-}" in
+    --build) want_test=0 ;;
+    --bench) want_bench=1 ;;
+    "") ;;
+    *) echo "usage: scripts/deps.sh [--build|--bench]" >&2; exit 2 ;;
+esac
 
 missing=()
 need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
@@ -24,19 +33,37 @@ need_pc cmocka libcmocka-dev
 need_pc libxml-2.0 libxml2-dev
 need_pc libcbor libcbor-dev
 need_pc zlib zlib1g-dev
-need_cmd curl curl
 need_cmd python3 python3
-# aws CLI v2 (Debian's awscli installs it at /usr/bin/aws; `aws` on PATH may be pip's v1).
-need_file /usr/bin/aws awscli
-# The report's browser test renders pages in headless Chromium.
-need_cmd chromium chromium
-# The AWS service models the emulator's tables are generated from.
-need_file /usr/lib/python3/dist-packages/botocore/data/autoscaling/2011-01-01/service-2.json python3-botocore
+# (The AWS service models the build needs are carried in emulator/models/: no botocore.)
+if [ "$want_test" = 1 ]; then
+    need_cmd git git
+    need_cmd curl curl
+    # The tests run Debian's clients whatever else is on PATH (tests/integration/lib.sh puts
+    # /usr/bin first), so these are checked by file: python3 with boto3 and jsonschema
+    # (emu_tutorial.py imports Debian's botocore too).
+    need_file /usr/bin/python3 python3
+    need_file /usr/lib/python3/dist-packages/boto3/__init__.py python3-boto3
+    need_file /usr/lib/python3/dist-packages/jsonschema/__init__.py python3-jsonschema
+    need_file /usr/lib/python3/dist-packages/botocore/__init__.py python3-botocore
+    # aws CLI v2 (Debian's awscli installs it at /usr/bin/aws; `aws` on PATH may be pip's v1).
+    need_file /usr/bin/aws awscli
+    # The report's browser test renders pages in headless Chromium.
+    need_cmd chromium chromium
+    # The AWS SDK for JavaScript v3 test: node and npm (npm ci needs the CA certificates).
+    need_cmd node nodejs
+    need_cmd npm npm
+    need_file /etc/ssl/certs/ca-certificates.crt ca-certificates
+    # ab (test_dataplane, test_loadgen*), the openssl CLI (certificates), pgrep and ps, script(1).
+    need_cmd ab apache2-utils
+    need_cmd openssl openssl
+    need_cmd pgrep procps
+    need_cmd ps procps
+    need_cmd script bsdutils
+fi
 if [ "$want_bench" = 1 ]; then
     need_cmd wrk wrk
     need_cmd nginx nginx-light
     need_cmd hey hey
-    need_cmd ab apache2-utils
     need_file /usr/bin/time time
     need_cmd taskset util-linux
     need_cmd ss iproute2
@@ -45,6 +72,7 @@ fi
 if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 echo "deps: installing ${missing[*]}" >&2
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Client-side checks for tests/integration/test_emulator.sh: boto3 (CloudWatch over JSON 1.0,
-Auto Scaling and EC2 over query), and CloudWatch over Smithy RPC v2 CBOR with botocore's own
-CBOR serializer and parser (an implementation independent of ours).
+"""Client-side checks for tests/integration/test_emulator.sh with boto3 (Debian's, as the
+tests run it: CloudWatch, Auto Scaling and EC2 over query). CloudWatch over JSON 1.0 and
+RPC v2 CBOR, and gzip request bodies, are checked with the AWS SDK for JavaScript v3
+(js/cloudwatch.mjs).
 
     emu_client.py ENDPOINT CHECK
 Prints "ok" on success, else a reason, exit 1."""
 import sys
 
 import boto3
-import botocore
 from botocore.exceptions import ClientError
 
 EP = sys.argv[1]
@@ -35,33 +35,6 @@ def expect_error(fn, code, text=None):
             raise SystemExit("message %r lacks %r" % (msg, text))
         return e
     raise SystemExit("no error, want %s" % code)
-
-
-def cbor_call(op, params):
-    """One CloudWatch call over rpc-v2-cbor; returns (status, parsed)."""
-    import urllib.request
-    from botocore import parsers, serialize
-    from botocore.session import get_session
-
-    model = get_session().get_service_model("cloudwatch")
-    om = model.operation_model(op)
-    req = serialize.create_serializer("smithy-rpc-v2-cbor").serialize_to_request(params, om)
-    url = EP.rstrip("/") + req["url_path"]
-    hdrs = dict(req["headers"])
-    hdrs["Authorization"] = ("AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/monitoring/"
-                             "aws4_request, SignedHeaders=host, Signature=00")
-    r = urllib.request.Request(url, data=req["body"] or b"", headers=hdrs, method="POST")
-    try:
-        resp = urllib.request.urlopen(r, timeout=10)
-        status, body, rh = resp.status, resp.read(), dict(resp.headers)
-    except urllib.error.HTTPError as e:
-        status, body, rh = e.code, e.read(), dict(e.headers)
-    if rh.get("smithy-protocol") != "rpc-v2-cbor":
-        raise SystemExit("reply lacks smithy-protocol: %r" % rh)
-    parsed = parsers.create_parser("smithy-rpc-v2-cbor").parse(
-        {"status_code": status, "headers": {k.lower(): v for k, v in rh.items()}, "body": body},
-        om.output_shape)
-    return status, parsed, rh
 
 
 def signed_post(body, service="monitoring", region="us-east-1", auth_cls=None, extra=None,
@@ -185,9 +158,8 @@ def main():
         # another region keeps its own records
         other = client("ec2", region="us-west-2").describe_instances()["Reservations"]
         assert other == [], other
-    elif CHECK == "boto3-cloudwatch-json":
+    elif CHECK == "boto3-cloudwatch":
         cw = client("cloudwatch")
-        assert cw.meta.service_model.resolved_protocol == "json", cw.meta.service_model.resolved_protocol
         expect_error(lambda: cw.set_alarm_state(AlarmName="a", StateValue="INVALID", StateReason="r"),
                      "ValidationError",
                      "1 validation error detected: Value 'INVALID' at 'stateValue' failed to "
@@ -196,44 +168,6 @@ def main():
                          "Member must have length less than or equal to 255")
         assert e.response["ResponseMetadata"]["HTTPStatusCode"] == 400
         assert e.response["ResponseMetadata"]["RequestId"], e.response
-    elif CHECK == "cbor":
-        st, p, rh = cbor_call("SetAlarmState", {"AlarmName": "a", "StateValue": "BAD",
-                                                "StateReason": "r"})
-        assert st == 400 and p["Error"]["Code"] == "ValidationError", (st, p)
-        assert "at 'stateValue'" in p["Error"]["Message"], p
-        assert rh.get("x-amzn-query-error") == "ValidationError;Sender", rh
-        st, p, rh = cbor_call("DescribeAlarms", {"AlarmNames": ["x" * 300]})
-        assert st == 400 and "length less than or equal to 255" in p["Error"]["Message"], p
-    elif CHECK == "cbor-roundtrip":
-        import time
-        now = time.time()
-        st, p, rh = cbor_call("PutMetricData", {"Namespace": "Cbor", "MetricData": [
-            {"MetricName": "m", "Value": v, "Unit": "Count", "Timestamp": now} for v in (1.0, 3.0)]})
-        assert st == 200, (st, p)
-        st, p, rh = cbor_call("GetMetricStatistics", {
-            "Namespace": "Cbor", "MetricName": "m", "StartTime": now - 600, "EndTime": now + 600,
-            "Period": 60, "Statistics": ["Sum", "SampleCount"]})
-        assert st == 200, (st, p)
-        dp = p["Datapoints"]
-        assert len(dp) == 1 and dp[0]["Sum"] == 4.0 and dp[0]["SampleCount"] == 2.0, p
-        assert abs(dp[0]["Timestamp"].timestamp() - (now - now % 60)) < 1, dp  # tag-1 timestamp
-        st, p, rh = cbor_call("ListMetrics", {"Namespace": "Cbor"})
-        assert st == 200 and p["Metrics"][0]["MetricName"] == "m", p
-    elif CHECK == "gzip":
-        # botocore gzips PutMetricData bodies over 10 KiB (requestcompression in the model)
-        import time
-        cw = client("cloudwatch")
-        sent = []
-        cw.meta.events.register("before-send.cloudwatch.PutMetricData",
-                                lambda request, **kw: sent.append(request.headers.get("Content-Encoding")))
-        now = time.time()
-        cw.put_metric_data(Namespace="Gz", MetricData=[
-            {"MetricName": "m%d" % k, "Values": [float(v) for v in range(150)], "Unit": "Count",
-             "Timestamp": now} for k in range(40)])
-        assert sent and sent[0] in (b"gzip", "gzip"), sent
-        st = cw.get_metric_statistics(Namespace="Gz", MetricName="m3", StartTime=now - 600,
-                                      EndTime=now + 600, Period=60, Statistics=["SampleCount"])
-        assert st["Datapoints"][0]["SampleCount"] == 150.0, st
     else:
         raise SystemExit("unknown check " + CHECK)
     print("ok")

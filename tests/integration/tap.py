@@ -1,5 +1,5 @@
 """tests/integration/tap.py: TAP lines and polling for the Python parts of the integration
-tests (emu_lib.sh puts this folder on PYTHONPATH). A script ends with sys.exit(tap.failed)."""
+tests (lib.sh puts this folder on PYTHONPATH). A script ends with sys.exit(tap.failed)."""
 import time
 
 failed = 0

@@ -11,34 +11,9 @@
 # bounded (about 1 minute real time). TAP lines; KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-LG="$ROOT/$BUILD/bin/loadgen"
-TMP=$(mktemp -d)
-PID=
-failed=0
+. "$(dirname "$0")/lib.sh"
 
-cleanup() {
-    local p
-    for p in $(cat "$TMP"/loadgen.pid 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-    if [ -n "$PID" ]; then
-        kill -TERM -- "-$PID" 2>/dev/null || kill -TERM "$PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$PID" 2>/dev/null || true
-    fi
-    if [ "$failed" -ne 0 ]; then echo "# emulator log tail:"; tail -n 20 "$TMP/emu.log" | sed 's/^/#   /'; fi
-    [ "${KEEP_TMP:-0}" = 1 ] && echo "# kept $TMP" || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-setsid "$EMU" --port 0 --port-file "$TMP/port" --time-scale 60 2>"$TMP/emu.log" &
-PID=$!
-for _ in $(seq 100); do [ -s "$TMP/port" ] && break; kill -0 "$PID" || exit 1; sleep 0.1; done
-if [ ! -s "$TMP/port" ]; then echo "not ok - emulator did not write its port"; failed=1; exit 0; fi
-EP="http://127.0.0.1:$(cat "$TMP/port")"
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1
+start_emu emu --time-scale 60
 
 rc=0
 python3 - "$EP" "$LG" "$TMP" <<'EOF' || rc=$?
@@ -88,8 +63,8 @@ def alarm_states():
 def loadgen(conns, duration):
     p = subprocess.Popen([lg, "--connections", str(conns), "--duration", duration, "--timeout", "10s",
                           "--json", f"http://127.0.0.1:{lb_port}/"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    open(os.path.join(tmp, "loadgen.pid"), "w").write(str(p.pid))
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
     return p
 
 def loadgen_result(p, secs):
@@ -207,4 +182,4 @@ EOF
 # the scenario's own "not ok" lines already count; an exception leaves none, so say so
 [ "$rc" -eq 0 ] || failed=1
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { echo "not ok - the acceptance scenario ran to its end (exit $rc)"; }
-exit 0
+finish

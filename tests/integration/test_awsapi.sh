@@ -4,46 +4,14 @@
 # profile files, per-service endpoints, AWS errors as code + message. Prints TAP lines.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-LG="$ROOT/$BUILD/bin/loadgen"
-TMP=$(mktemp -d)
-PID=
-failed=0
-
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill -TERM "$PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$PID" 2>/dev/null || true
-    fi
-    if [ "$failed" -ne 0 ] && [ -f "$TMP/emu.log" ]; then
-        echo "# emulator log tail:"; tail -n 20 "$TMP/emu.log" | sed 's/^/#   /'
-    fi
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
+. "$(dirname "$0")/lib.sh"
 
 SEC='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 printf '# test keys\nAKIDTEST %s\nAKIDPROF profsecret+/=\n' "$SEC" > "$TMP/keys"
-"$EMU" --port 0 --port-file "$TMP/port" --auth sigv4 --credentials "$TMP/keys" 2>"$TMP/emu.log" &
-PID=$!
-for _ in $(seq 100); do
-    [ -s "$TMP/port" ] && break
-    kill -0 "$PID" 2>/dev/null || { echo "not ok - emulator died"; cat "$TMP/emu.log"; exit 1; }
-    sleep 0.1
-done
-EP="http://127.0.0.1:$(cat "$TMP/port")"
+start_emu emu --auth sigv4 --credentials "$TMP/keys"
 
-unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL_EC2 \
+unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_DEFAULT_REGION AWS_SESSION_TOKEN AWS_ENDPOINT_URL_EC2 \
     AWS_ENDPOINT_URL_AUTO_SCALING AWS_ENDPOINT_URL_CLOUDWATCH AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
 export AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY="$SEC" AWS_REGION=us-east-1
 export AWS_ENDPOINT_URL="$EP"
 
@@ -81,3 +49,4 @@ check "per-service endpoint beats AWS_ENDPOINT_URL" bash -c "
 check "usage errors exit 2" bash -c "
     '$LG' aws nosuch DescribeVpcs 2>/dev/null; [ \$? = 2 ] || exit 1
     '$LG' aws ec2 DescribeVpcs novalue 2>/dev/null; [ \$? = 2 ]"
+finish

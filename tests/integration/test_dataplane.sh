@@ -7,58 +7,17 @@
 # SIGKILL of the parent ends them too (PDEATHSIG). Prints TAP lines. KEEP_TMP=1 keeps tmp.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-TMP=$(mktemp -d)
-PIDS=()
-failed=0
+. "$(dirname "$0")/lib.sh"
+need ab apache2-utils || finish
+need pgrep procps || finish
 
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do
-        kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
-    done
-    for p in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$p" 2>/dev/null || true
-    done
-    # children of killed proxies follow through PDEATHSIG; any left is ours to end
-    for p in $(cat "$TMP"/*.kids 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-    if [ "$failed" -ne 0 ]; then
-        for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "# $f:"; tail -n 15 "$f" | sed 's/^/#   /'; }; done
-    fi
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
-
-# wait_for SECONDS CMD...: polls CMD every 50 ms until it succeeds.
-wait_for() {
-    local secs=$1 i; shift
-    for i in $(seq $((secs * 20))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.05; done
-    return 1
-}
-
-# proxy NAME ARGS...: starts `emulator proxy`, sets PORT and PPID_<NAME>; waits for the port.
+# proxy NAME ARGS...: starts `emulator proxy` (spawn), waits for its port; sets PORT and LAST.
 proxy() {
-    local name=$1; shift
+    local name=$1
+    shift
     rm -f "$TMP/$name.port"
-    setsid "$EMU" proxy --listen 0 --port-file "$TMP/$name.port" --metrics-file "$TMP/$name.json" "$@" \
-        2>"$TMP/$name.log" &
-    local pid=$!
-    PIDS+=("$pid")
-    LAST=$pid
-    for _ in $(seq 200); do
-        [ -s "$TMP/$name.port" ] && break
-        kill -0 "$pid" 2>/dev/null || { echo "# proxy $name died"; return 1; }
-        sleep 0.05
-    done
-    PORT=$(cat "$TMP/$name.port")
+    spawn "$name" "$EMU" proxy --listen 0 --port-file "$TMP/$name.port" --metrics-file "$TMP/$name.json" "$@"
+    wait_port "$name" "$LAST"
 }
 
 # metrics NAME PID: fresh metrics JSON of a proxy (SIGUSR1)
@@ -72,6 +31,8 @@ jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 kids() { pgrep -P "$1" | tr '\n' ' '; }
 zombies() { ps -o stat= --ppid "$1" | grep -c '^Z' || true; }
 healthy_is() { metrics "$1" "$2" >/dev/null && [ "$(jget "$TMP/$1.json" 'd["Healthy"]')" = "$3" ]; }
+# no_clients NAME PID: the proxy holds no client connection (its metrics say)
+no_clients() { metrics "$1" "$2" >/dev/null && [ "$(jget "$TMP/$1.json" 'd["OpenClientConnections"]')" = 0 ]; }
 
 # --- 1. instances start and serve; the proxy spreads load ------------------------------
 proxy a --instances 2 --profile '{"service_ms": 1, "workers": 4}' --health-check HTTP:/health \
@@ -80,7 +41,6 @@ PA=$LAST
 PORT_A=$PORT
 check "two instances start, pass health checks and serve through the proxy" \
     wait_for 10 healthy_is a "$PA" "[1, 1]"
-kids "$PA" >"$TMP/a.kids"
 for i in $(seq 40); do curl -s "http://127.0.0.1:$PORT_A/_instance/status"; echo; done >"$TMP/ids"
 n1=$(grep -c '"id":"i-00000000000000001"' "$TMP/ids" || true)
 n2=$(grep -c '"id":"i-00000000000000002"' "$TMP/ids" || true)
@@ -99,11 +59,12 @@ check "keep-alive: 200 requests over one client connection" bash -c \
 # --- 2. fd count stable across 10,000 proxied connections ---------------------------------
 # warm up at the same concurrency first: the keep-alive pool to the backends grows to
 # the concurrency and then stays; a leak grows with the number of connections
+# the connections of a run counted once the proxy has closed every client connection
 ab -n 1000 -c 20 "http://127.0.0.1:$PORT_A/" >/dev/null 2>&1 || true
-sleep 0.3
+wait_for 5 no_clients a "$PA" || true
 fd0=$(ls /proc/"$PA"/fd | wc -l)
 ab -n 10000 -c 20 "http://127.0.0.1:$PORT_A/" >"$TMP/ab10k" 2>&1 || true
-sleep 0.3
+wait_for 5 no_clients a "$PA" || true
 fd1=$(ls /proc/"$PA"/fd | wc -l)
 check "10,000 connections all answered" grep -qE '^Complete requests: +10000' "$TMP/ab10k"
 check "10,000 connections: no failed request" grep -qE '^Failed requests: +0' "$TMP/ab10k"
@@ -149,7 +110,6 @@ proxy b --instances 3 --profile '{"service_ms": 0}'
 PB=$LAST
 wait_for 5 bash -c "[ \$(pgrep -P $PB | wc -l) = 3 ]" || true
 KIDS=$(kids "$PB")
-echo "$KIDS" >"$TMP/b.kids"
 check "three children started" test "$(echo $KIDS | wc -w)" = 3
 kill -KILL "$PB"
 check "SIGKILL of the parent: every child exits (PDEATHSIG)" wait_for 5 bash -c \
@@ -160,11 +120,9 @@ proxy c --backend 127.0.0.1:1 --health-check TCP --interval 100ms --timeout 50ms
 check "no backend in service: 503" bash -c \
     "[ \$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/) = 503 ]"
 rm -f "$TMP/slow.port"
-setsid "$EMU" instance --port 0 --port-file "$TMP/slow.port" --profile '{"service_ms": 3000, "workers": 2}' \
-    2>"$TMP/slow.log" &
-PIDS+=("$!")
-wait_for 5 test -s "$TMP/slow.port"
-proxy d --backend "127.0.0.1:$(cat "$TMP/slow.port")" --idle-timeout 300ms
+spawn slow "$EMU" instance --port 0 --port-file "$TMP/slow.port" --profile '{"service_ms": 3000, "workers": 2}'
+wait_port slow "$LAST"
+proxy d --backend "127.0.0.1:$PORT" --idle-timeout 300ms
 check "idle timeout: 504 when the backend does not answer in time" bash -c \
     "[ \$(curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/) = 504 ]"
 
@@ -183,4 +141,4 @@ wait "$PB" 2>/dev/null || true # SIGKILLed above: bash reaps it here
 
 echo "# zombies check: none under this shell"
 check "no zombie children anywhere under this test" test "$(zombies $$)" = 0
-exit 0
+finish

@@ -9,9 +9,10 @@
 # KEEP_TMP=1.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
+need pgrep procps || finish
 
-start emu --time-scale 60
+start_emu emu --quiet --time-scale 60
 EPID=$LAST
 
 # The scenario in one boto3 script; each step prints a TAP line.
@@ -162,7 +163,7 @@ gone=1; for p in $KIDS; do [ -d "/proc/$p" ] && gone=0; done
 if [ "$gone" = 1 ]; then ok "SIGTERM: its instances are gone ($KIDS)"; else notok "SIGTERM: its instances are gone ($KIDS)"; fi
 
 # SIGKILL: the instances notice (PDEATHSIG)
-start emu2 --time-scale 60
+start_emu emu2 --quiet --time-scale 60
 EPID2=$LAST
 python3 - "$EP" <<'EOF'
 import boto3, sys
@@ -173,7 +174,6 @@ asg.create_auto_scaling_group(AutoScalingGroupName="g", LaunchConfigurationName=
 EOF
 for _ in $(seq 100); do [ "$(pgrep -P "$EPID2" | wc -l)" = 3 ] && break; sleep 0.05; done
 KIDS=$(pgrep -P "$EPID2" | tr '\n' ' ')
-echo "$KIDS" >"$TMP/emu2.kids"
 if [ "$(echo $KIDS | wc -w)" = 3 ]; then ok "three instances of a new group"; else notok "three instances of a new group ($KIDS)"; fi
 kill -KILL "$EPID2"
 wait "$EPID2" 2>/dev/null || true
@@ -187,7 +187,7 @@ if [ "$gone" = 1 ]; then ok "SIGKILL of the emulator: its instances exit (PDEATH
 # DescribeScalingActivities IncludeDeletedGroups: a deleted group's activities are listed
 # only with the flag, marked Deleted, newest first, paged; they are in the state document
 # (GET /_scalelab/state) and an emulator started with it as --state lists them again.
-start emu3 --time-scale 60
+start_emu emu3 --quiet --time-scale 60
 EPID3=$LAST
 python3 - "$EP" "$EPID3" "$TMP" <<'EOF' || failed=1
 import subprocess, sys, time, urllib.request
@@ -212,8 +212,6 @@ for name in ("gd", "keep"):
                                   MinSize=0, MaxSize=2, DesiredCapacity=1,
                                   AvailabilityZones=["us-east-1a"])
 wait(lambda: settled("gd", 1) and settled("keep", 1), 10)
-kids = subprocess.run(["pgrep", "-P", epid], capture_output=True, text=True).stdout
-open(f"{tmp}/emu3.kids", "w").write(" ".join(kids.split()))
 asg.set_desired_capacity(AutoScalingGroupName="keep", DesiredCapacity=0)
 wait(lambda: settled("keep", 2), 10)
 asg.delete_auto_scaling_group(AutoScalingGroupName="gd", ForceDelete=True)
@@ -259,7 +257,7 @@ check("the state document keeps the deleted group's activities",
 open(f"{tmp}/emu3.state", "wb").write(doc)
 sys.exit(tap.failed)
 EOF
-start emu3b --time-scale 60 --state "$TMP/emu3.state"
+start_emu emu3b --quiet --time-scale 60 --state "$TMP/emu3.state"
 want=$(for id in $(cat "$TMP/emu3.ids" 2>/dev/null); do printf '%s\tDeleted\n' "$id"; done)
 out=$(aws autoscaling describe-scaling-activities --endpoint-url "$EP" \
       --auto-scaling-group-name gd --include-deleted-groups \
@@ -273,4 +271,4 @@ out=$(aws autoscaling describe-scaling-activities --endpoint-url "$EP" \
       --auto-scaling-group-name gd --query 'length(Activities)' --output text 2>&1) || true
 if [ "$out" = 0 ]; then ok "restarted from that state: without the flag, none"
 else notok "restarted from that state: without the flag, none ($out)"; fi
-exit 0
+finish

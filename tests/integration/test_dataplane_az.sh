@@ -8,9 +8,9 @@
 # comes back by itself (for_s) and the group rebalances into it. TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-start emu --time-scale 60
+start_emu emu --quiet --time-scale 60
 EPID=$LAST
 
 python3 - "$EP" "$EPID" "$ROOT/$BUILD/bin/scaler" "$ROOT/tests/integration/az_outage_parity.json" <<'EOF' || failed=1
@@ -195,4 +195,4 @@ check("az_recover brings it back at once", st == 200 and zone_back() and
       {z["ZoneName"]: z["State"] for z in ec2.describe_availability_zones()["AvailabilityZones"]}["us-east-1b"] == "available", r)
 sys.exit(tap.failed)
 EOF
-[ "$failed" -eq 0 ] || exit 1
+finish

@@ -7,9 +7,9 @@
 # AWS API with boto3. TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-start emu --time-scale 60
+start_emu emu --quiet --time-scale 60
 
 python3 - "$EP" <<'EOF' || failed=1
 import json, sys, time, urllib.error, urllib.request
@@ -86,4 +86,4 @@ check("the health checks arrive on the target's port (7070's)",
       pm and after.get(pm[7070], 0) > 0, after)
 sys.exit(tap.failed)
 EOF
-[ "$failed" -eq 0 ] || exit 1
+finish

@@ -7,13 +7,14 @@
 # TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
+need openssl openssl || finish
 
-start emu --time-scale 60
+start_emu emu --quiet --time-scale 60
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=scalelab.test \
     -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null
 EP1=$EP
-start emu2 --time-scale 60 --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem"
+start_emu emu2 --quiet --time-scale 60 --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem"
 EP2=$EP
 EP=$EP1
 
@@ -124,4 +125,4 @@ check("with --tls-cert/--tls-key the HTTPS listener presents that certificate",
       up2 and pem2.split() == mine.split() and pem2 != pem)
 sys.exit(tap.failed)
 EOF
-[ "$failed" -eq 0 ] || exit 1
+finish

@@ -1,66 +1,22 @@
 #!/usr/bin/env bash
-# The emulator binary driven by real clients: aws CLI v1, boto3 (CloudWatch over JSON 1.0),
-# curl, a CloudWatch request over Smithy RPC v2 CBOR (botocore's own serializer), and the
-# admin API. Prints TAP lines. KEEP_TMP=1 keeps the temp dir.
+# The emulator binary driven by real clients: Debian's aws CLI v2 and boto3 (CloudWatch over
+# query), the AWS SDK for JavaScript v3 (CloudWatch over JSON 1.0 and over Smithy RPC v2
+# CBOR, with the SDK's own serializers; gzip bodies), curl, and the admin API. Prints TAP
+# lines. KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-HERE="$ROOT/tests/integration"
-TMP=$(mktemp -d)
-PIDS=()
-failed=0
-
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do
-        kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
-    done
-    for p in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$p" 2>/dev/null || true
-    done
-    if [ "$failed" -ne 0 ] && [ -f "$TMP/emu.log" ]; then
-        echo "# emulator log tail:"; tail -n 20 "$TMP/emu.log" | sed 's/^/#   /'
-    fi
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
-
-# start NAME ARGS...: starts the emulator, sets PORT; fails at once if it died.
-start() {
-    local name=$1; shift
-    rm -f "$TMP/$name.port"
-    setsid "$EMU" --port 0 --port-file "$TMP/$name.port" "$@" 2>"$TMP/$name.log" &
-    local pid=$!
-    PIDS+=("$pid")
-    for _ in $(seq 100); do
-        [ -s "$TMP/$name.port" ] && break
-        kill -0 "$pid" 2>/dev/null || { echo "# emulator died:"; sed 's/^/#   /' "$TMP/$name.log"; return 1; }
-        sleep 0.1
-    done
-    PORT=$(cat "$TMP/$name.port")
-    EP="http://127.0.0.1:$PORT"
-}
-
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1
+. "$(dirname "$0")/lib.sh"
 
 # --- command line ---
 check "--help exits 0 and prints usage" bash -c "'$EMU' --help | grep -q -- '--time-scale'"
 check "--version exits 0" bash -c "'$EMU' --version | grep -q '2011-01-01'"
 check "bad option exits 2" bash -c "'$EMU' --clock sideways; [ \$? -eq 2 ]"
 
-start emu
+start_emu emu
+EMU1=$LAST
 check "health over the admin API" bash -c "curl -sf $EP/_scalelab/health | grep -q '\"status\":\"ok\"'"
 
-# --- aws CLI v1 over query/XML and EC2 ---
+# --- aws CLI over query/XML and EC2 ---
 check "aws CLI: autoscaling describe-adjustment-types" bash -c \
     "aws --endpoint-url $EP autoscaling describe-adjustment-types --output text | grep -q PercentChangeInCapacity"
 check "aws CLI: ec2 run/describe/terminate" bash -c "
@@ -80,18 +36,19 @@ check "aws CLI: ec2 describe-security-groups and describe-tags" bash -c "
     aws --endpoint-url $EP ec2 describe-tags --filters Name=resource-id,Values=\$id Name=key,Values=team --query 'Tags[0].[Key,Value]' --output text | grep -q 'team.blue'"
 check "aws CLI: region from the credential scope" bash -c \
     "aws --endpoint-url $EP --region ap-southeast-2 ec2 describe-availability-zones --query 'AvailabilityZones[0].ZoneName' --output text | grep -qx ap-southeast-2a"
-check "aws CLI: CloudWatch (JSON 1.0) validation error text" bash -c "
+check "aws CLI: CloudWatch validation error text" bash -c "
     ! aws --endpoint-url $EP cloudwatch set-alarm-state --alarm-name a --state-value INVALID --state-reason r 2>\"$TMP/err\"
     grep -q \"(ValidationError).*1 validation error detected: Value 'INVALID' at 'stateValue' failed to satisfy constraint: Member must satisfy enum value set\" \"$TMP/err\""
 check "aws CLI: operation not served yet answers NotImplemented (501), not a fake" bash -c "
     ! aws --endpoint-url $EP autoscaling describe-lifecycle-hooks --auto-scaling-group-name g 2>\"$TMP/err\"; grep -q NotImplemented \"$TMP/err\""
 
-# --- boto3 and CBOR ---
+# --- boto3, and the JavaScript SDK over JSON 1.0 and CBOR ---
 check "boto3: autoscaling over query" python3 "$HERE/emu_client.py" "$EP" boto3-autoscaling
 check "boto3: ec2 instances, errors, regions" python3 "$HERE/emu_client.py" "$EP" boto3-ec2
-check "boto3: CloudWatch over JSON 1.0 errors (x-amzn-query-error)" python3 "$HERE/emu_client.py" "$EP" boto3-cloudwatch-json
-check "boto3: gzip-compressed PutMetricData (Content-Encoding: gzip)" python3 "$HERE/emu_client.py" "$EP" gzip
-check "CloudWatch over RPC v2 CBOR (botocore serializer/parser)" python3 "$HERE/emu_client.py" "$EP" cbor
+check "boto3: CloudWatch errors over query" python3 "$HERE/emu_client.py" "$EP" boto3-cloudwatch
+js_check "JS SDK v3: CloudWatch over JSON 1.0 errors (x-amzn-query-error)" cloudwatch.mjs "$EP" errors json
+js_check "JS SDK v3: gzip-compressed PutMetricData (Content-Encoding: gzip)" cloudwatch.mjs "$EP" gzip json
+js_check "CloudWatch over RPC v2 CBOR errors (the JS SDK's serializer/parser)" cloudwatch.mjs "$EP" errors cbor
 
 # --- curl: wire details and bad input ---
 AUTHH="Authorization: AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/autoscaling/aws4_request, SignedHeaders=host, Signature=00"
@@ -139,7 +96,7 @@ check "POST /moto-api/reset clears state" bash -c "
     curl -sf -X POST $EP/moto-api/reset | grep -q ok
     [ \"\$(aws --endpoint-url $EP ec2 describe-instances --query 'length(Reservations)' --output text)\" = 0 ]"
 EP1=$EP
-start manual --clock manual
+start_emu manual --clock manual
 check "manual clock: advance moves time exactly" bash -c "
     t0=\$(curl -s $EP/_scalelab/clock | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"now_ms\"])')
     t1=\$(curl -s -d '{\"advance_s\":90}' $EP/_scalelab/clock | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"now_ms\"])')
@@ -147,11 +104,11 @@ check "manual clock: advance moves time exactly" bash -c "
 
 # --- SigV4 verification ---
 printf '# test keys\nAKIDTEST wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY\n' > "$TMP/creds"
-start auth --auth sigv4 --credentials "$TMP/creds"
+start_emu auth --auth sigv4 --credentials "$TMP/creds"
 SEC=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY
 check "sigv4: aws CLI with the right key is accepted" bash -c \
     "AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC aws --endpoint-url $EP ec2 describe-availability-zones --output text | grep -q us-east-1a"
-check "sigv4: boto3 CloudWatch JSON signature verified (request reaches validation)" bash -c "
+check "sigv4: aws CLI CloudWatch signature verified (request reaches validation)" bash -c "
     ! AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC aws --endpoint-url $EP cloudwatch set-alarm-state --alarm-name a --state-value BAD --state-reason r 2>\"$TMP/err\"
     grep -q ValidationError \"$TMP/err\""
 check "sigv4: wrong secret -> SignatureDoesNotMatch" bash -c "
@@ -170,8 +127,8 @@ check "sigv4: curl --aws-sigv4 (independent signer) is accepted" bash -c "
 # refuse it too), so the parameters are written in canonical order here.
 check "sigv4: curl --aws-sigv4 GET with a query string is accepted" bash -c "
     curl -sf --aws-sigv4 'aws:amz:us-east-1:ec2' --user 'AKIDTEST:$SEC' '$EP/?Action=DescribeAvailabilityZones&Version=2016-11-15&ZoneName.1=us-east-1c' | grep -q us-east-1c"
-check "sigv4: boto3 gzip body verified against the compressed bytes" bash -c \
-    "AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC python3 '$HERE/emu_client.py' '$EP' gzip"
+AWS_ACCESS_KEY_ID=AKIDTEST AWS_SECRET_ACCESS_KEY=$SEC \
+    js_check "sigv4: JS SDK v3 gzip body verified against the compressed bytes" cloudwatch.mjs "$EP" gzip json
 check "sigv4: stale X-Amz-Date -> RequestExpired" bash -c "
     [ \$(curl -s -o \"$TMP/b\" -w '%{http_code}' --aws-sigv4 'aws:amz:us-east-1:ec2' --user 'AKIDTEST:$SEC' -H 'X-Amz-Date: 20200101T000000Z' -d 'Action=DescribeVpcs&Version=2016-11-15' $EP/) = 400 ] && grep -q RequestExpired \"$TMP/b\""
 check "sigv4: tampered body -> SignatureDoesNotMatch" bash -c "
@@ -208,7 +165,7 @@ check "sigv4: a short X-Amz-Date -> IncompleteSignature 400, server alive" bash 
 
 # --- shutdown ---
 check "SIGTERM stops the emulator with status 0" bash -c "
-    kill -TERM ${PIDS[0]}; for _ in \$(seq 50); do kill -0 ${PIDS[0]} 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 ${PIDS[0]} 2>/dev/null"
+    kill -TERM $EMU1; for _ in \$(seq 50); do kill -0 $EMU1 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 $EMU1 2>/dev/null"
 : "$EP1"
-exit 0
+finish

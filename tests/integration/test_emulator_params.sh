@@ -6,40 +6,9 @@
 # ignores unknown members (see docs/cloudwatch.md). Prints TAP lines.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-TMP=$(mktemp -d)
-PID=
-failed=0
+. "$(dirname "$0")/lib.sh"
 
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill -TERM -- "-$PID" 2>/dev/null || kill -TERM "$PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$PID" 2>/dev/null || true
-    fi
-    if [ "$failed" -ne 0 ] && [ -f "$TMP/emu.log" ]; then
-        echo "# emulator log tail:"; tail -n 20 "$TMP/emu.log" | sed 's/^/#   /'
-    fi
-    if [ "${ASAN:-0}" = 1 ] && grep -E 'AddressSanitizer|runtime error:' "$TMP/emu.log" 2>/dev/null; then
-        echo "not ok - sanitizer report in the emulator log"
-    fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-
-setsid "$EMU" --port 0 --port-file "$TMP/port" 2>"$TMP/emu.log" &
-PID=$!
-for _ in $(seq 100); do
-    [ -s "$TMP/port" ] && break
-    kill -0 "$PID" 2>/dev/null || { notok "emulator started"; sed 's/^/#   /' "$TMP/emu.log"; exit 1; }
-    sleep 0.1
-done
-EP="http://127.0.0.1:$(cat "$TMP/port")"
+start_emu emu
 AUTH_AS='AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/autoscaling/aws4_request, SignedHeaders=host, Signature=00'
 
 # query SERVICE BODY: POSTs a form; prints "<status> <body>"
@@ -142,4 +111,4 @@ cw.put_metric_data(Namespace="App", MetricData=[{"MetricName": "M", "Value": 1.0
 cw.list_metrics(Namespace="App")
 boto3.client("ec2", **kw).describe_instances(Filters=[{"Name": "instance-state-name", "Values": ["running"]}])
 PY
-[ "$failed" -eq 0 ]
+finish

@@ -3,41 +3,16 @@
 # by 8280/8243, health check TCP:9763 5/3/2/2, launch configuration, group 1..10 on the
 # balancer, scale-up/down policies, high/low CPU alarms on the policy ARNs,
 # DescribeInstanceHealth, the refused delete, min=max=0, delete, empty describe) with the
-# aws CLI v1 (pip) and v2 (Debian's /usr/bin/aws), current botocore/boto3 (CloudWatch over
-# JSON 1.0), Debian's botocore 1.29 (CloudWatch over query) and the AWS SDK for JavaScript v3
-# (npm, tests/integration/js); and a CloudWatch metrics round trip over RPC v2 CBOR.
+# aws CLI v1 (pip's, where one is on PATH) and v2 (Debian's /usr/bin/aws), Debian's botocore
+# 1.29 (CloudWatch over query) and the AWS SDK for JavaScript v3 (npm, tests/integration/js;
+# CloudWatch over JSON 1.0 and over RPC v2 CBOR); and a CloudWatch metrics round trip over
+# RPC v2 CBOR.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-HERE="$ROOT/tests/integration"
-TMP=$(mktemp -d)
-PID=
-failed=0
+. "$(dirname "$0")/lib.sh"
 
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill -TERM -- "-$PID" 2>/dev/null || kill -TERM "$PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$PID" 2>/dev/null || true
-    fi
-    if [ "$failed" -ne 0 ]; then echo "# emulator log tail:"; tail -n 15 "$TMP/emu.log" | sed 's/^/#   /'; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-# The step runs as a background job and is waited for: inside `if` bash ignores errexit, so a
-# shell function's failing steps would pass unnoticed; a job keeps set -e in force.
-check() { local d=$1; shift; "$@" >"$TMP/out" 2>&1 & if wait $!; then ok "$d: $(tail -n1 "$TMP/out")"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
-
-setsid "$EMU" --port 0 --port-file "$TMP/port" 2>"$TMP/emu.log" &
-PID=$!
-for _ in $(seq 100); do [ -s "$TMP/port" ] && break; kill -0 "$PID" || exit 1; sleep 0.1; done
-EP="http://127.0.0.1:$(cat "$TMP/port")"
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+start_emu emu
+unset AWS_MAX_ATTEMPTS # the clients with their default retries, as a user runs them
 
 cli_flow() {
     local bin=$1 p=$2 a=("$1" --endpoint-url "$EP") up down
@@ -101,45 +76,27 @@ cli_flow() {
     echo "$bin: $("$bin" --version 2>&1 | cut -d' ' -f1) cloudwatch=$proto"
 }
 
-# The JavaScript SDK v3 (the clients pinned in js/package.json) into js/node_modules (ignored):
-# installed from the lock file when missing or stale, then the same flow in js/tutorial.mjs.
-js_flow() {
-    local js="$HERE/js"
-    if ! (cd "$js" && npm ls --omit=dev >/dev/null 2>&1); then
-        (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 || return 3
-    fi
-    node --no-warnings "$js/tutorial.mjs" "$EP" js
-}
-
-# pip's v1 is the first `aws` on PATH that is not Debian's v2 at /usr/bin/aws
+# pip's v1: an `aws` on PATH that says aws-cli/1 (pip is the only source of the v1 CLI, and
+# no registry this project reaches carries it: skipped where there is none)
 AWS_V1=
-for c in $(type -ap aws); do [ "$c" != /usr/bin/aws ] && AWS_V1=$c && break; done
-if [ -n "$AWS_V1" ] && "$AWS_V1" --version 2>&1 | grep -q '^aws-cli/1\.'; then
-    check "tutorial flow: aws CLI v1" cli_flow "$AWS_V1" cli
+for c in $(type -ap aws); do
+    "$c" --version 2>&1 | grep -q '^aws-cli/1\.' && AWS_V1=$c && break
+done
+if [ -n "$AWS_V1" ]; then
+    check_job "tutorial flow: aws CLI v1" cli_flow "$AWS_V1" cli
 else
-    echo "ok - # SKIP aws CLI v1 not found on PATH"
+    skip "tutorial flow: aws CLI v1: none on PATH (pip's; no registry here carries it)"
 fi
 if [ -x /usr/bin/aws ] && /usr/bin/aws --version 2>&1 | grep -q '^aws-cli/2\.'; then
-    check "tutorial flow: aws CLI v2" cli_flow /usr/bin/aws cl2
+    check_job "tutorial flow: aws CLI v2" cli_flow /usr/bin/aws cl2
 else
-    echo "ok - # SKIP aws CLI v2 not at /usr/bin/aws (scripts/deps.sh installs awscli)"
+    notok "tutorial flow: aws CLI v2 (no v2 at /usr/bin/aws: scripts/deps.sh installs Debian's awscli)"
 fi
-if command -v node >/dev/null && command -v npm >/dev/null; then
-    js_flow >"$TMP/out" 2>&1 & if wait $!; then
-        ok "tutorial flow: AWS SDK for JavaScript v3: $(tail -n1 "$TMP/out")"
-    elif [ -s "$TMP/npm.log" ] && ! grep -q . "$TMP/out"; then
-        echo "ok - # SKIP JS SDK v3: npm ci failed (registry unreachable?)"; sed 's/^/#   /' "$TMP/npm.log" | tail -n 5
-    else
-        notok "tutorial flow: AWS SDK for JavaScript v3"; sed 's/^/#   /' "$TMP/out" | tail -n 15
-    fi
-else
-    echo "ok - # SKIP node/npm not installed"
-fi
-check "tutorial flow: current botocore (CloudWatch over JSON 1.0)" python3 "$HERE/emu_tutorial.py" "$EP" cur
-if /usr/bin/python3 -c 'import botocore' 2>/dev/null; then
-    check "tutorial flow: Debian botocore (CloudWatch over query)" /usr/bin/python3 "$HERE/emu_tutorial.py" "$EP" deb
-else
-    echo "ok - # SKIP Debian botocore not installed"
-fi
-check "CloudWatch metrics round trip over RPC v2 CBOR" python3 "$HERE/emu_client.py" "$EP" cbor-roundtrip
-exit 0
+# The JavaScript SDK v3 (the clients pinned in js/package-lock.json, installed into build/js
+# by npm ci when missing or stale): the same flow in js/tutorial.mjs, CloudWatch over the
+# SDK's default JSON 1.0, then over RPC v2 CBOR.
+js_check "tutorial flow: AWS SDK for JavaScript v3 (CloudWatch over JSON 1.0)" tutorial.mjs "$EP" js
+js_check "tutorial flow: AWS SDK for JavaScript v3 (CloudWatch over RPC v2 CBOR)" tutorial.mjs "$EP" jsc cbor
+check_job "tutorial flow: Debian botocore (CloudWatch over query)" /usr/bin/python3 "$HERE/emu_tutorial.py" "$EP" deb
+js_check "CloudWatch metrics round trip over RPC v2 CBOR (the JavaScript SDK's)" cloudwatch.mjs "$EP" roundtrip cbor
+finish

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # loadgen against a tiny local server: ab's report line for line (diffed against Debian's
-# ab when installed), keep-alive, chunked, -e/-g files, wrk style, --rate, --json and
+# ab), keep-alive, chunked, -e/-g files, wrk style, --rate, --json and
 # merge, IPv6, HTTPS with session resumption.
 set -uo pipefail
-. "$(dirname "$0")/loadgen_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 start_srv http
 U="http://127.0.0.1:$PORT_http"
@@ -17,14 +17,14 @@ mask() { tail -n +4 "$1" | sed -E '/^(WARNING|ERROR): The median and mean/,+1d; 
 counts() { grep -E '^(Document Length|Complete requests|Failed requests|   \(Connect|Non-2xx|Keep-Alive requests|Total transferred|Total body sent|HTML transferred|Write errors)' "$1"; }
 printf 'a=1&b=2' >"$TMP/post.txt"
 HAVE_AB=0
-command -v ab >/dev/null 2>&1 && HAVE_AB=1
+need ab apache2-utils && HAVE_AB=1
 # ab_vs NAME FLAGS...: loadgen's NAME.out/.err beside ab's NAME.ab/.aberr
 ab_vs() {
     local name=$1
     shift
     lg "$name" "$@"
     if [ "$HAVE_AB" = 0 ]; then
-        ok "# SKIP ab not installed ($*)"
+        notok "same report as Debian's ab: $* (no ab)"
         return
     fi
     timeout 30 ab "$@" >"$TMP/$name.ab" 2>"$TMP/$name.aberr"
@@ -107,7 +107,7 @@ if [ "$HAVE_AB" = 1 ]; then
         notok "-e or -g file differs from ab's"
     fi
 else
-    ok "# SKIP ab not installed (-e, -g)"
+    notok "-e and -g files have ab's shape (no ab)"
 fi
 
 # --- bodies --------------------------------------------------------------------------------
@@ -144,12 +144,10 @@ check "coordinated omission: corrected p50 ($corr ms) well above uncorrected ($u
     awk -v c="${corr:-0}" -v u="${unc:-0}" 'BEGIN { exit !(u >= 190 && u < 400 && c > 2 * u) }'
 
 # live progress line: on a terminal only
-if command -v script >/dev/null 2>&1; then
+if need script bsdutils; then
     timeout 30 script -qfec "$LG --duration 2200ms --connections 2 $U/ok" "$TMP/tty.log" >/dev/null 2>&1 </dev/null
     check "live progress line on a TTY (elapsed, req/s, p99, errors)" \
         bash -c "grep -qE '[0-9.]+s +[0-9]+ req/s +p99 [0-9.]+(us|ms) +errors 0' '$TMP/tty.log'"
-else
-    ok "# SKIP no script(1) for a TTY"
 fi
 
 lg j1 --rate 100 --duration 1s --connections 2 --json "$U/ok"
@@ -177,11 +175,11 @@ if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0
     lg v6 -k -n 20 -c 2 "http://[::1]:$PORT_v6/ok"
     check "IPv6: 20 complete over [::1]" [ "$(field v6 "Complete requests:")/$(field v6 "Failed requests:")" = "20/0" ]
 else
-    ok "# SKIP no IPv6 loopback"
+    skip "IPv6: no IPv6 loopback (::1) on this machine"
 fi
 
 # --- HTTPS ---------------------------------------------------------------------------------
-if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" \
+if need openssl openssl && openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" \
     -days 1 -subj /CN=localhost >/dev/null 2>&1; then
     start_srv tls --tls "$TMP/cert.pem" "$TMP/key.pem"
     lg tls -k -n 40 -c 2 "https://localhost:$PORT_tls/ok"
@@ -197,7 +195,7 @@ if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/c
     res=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['tls_handshakes'], j['tls_resumed'])" "$TMP/tlsres.out" 2>/dev/null)
     check "HTTPS: sessions resumed on new connections (handshakes, resumed: $res)" [ "$res" = "10 9" ]
 else
-    ok "# SKIP openssl CLI missing"
+    notok "HTTPS: a certificate from the openssl CLI"
 fi
 
 finish

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # loadgen's bad input and faults: a clear message, correct counts, and the run ends.
 set -uo pipefail
-. "$(dirname "$0")/loadgen_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 start_srv http
 U="http://127.0.0.1:$PORT_http"
@@ -15,8 +15,18 @@ check "invalid header: exit 2 with a reason" bash -c "[ $(rc_of badhdr) = 2 ] &&
 lg nc -n 5 -c 10 "$U/ok"
 check "-n smaller than -c: ab's message, exit 2" bash -c "[ $(rc_of nc) = 2 ] && grep -q 'Cannot use concurrency level greater than total number of requests' '$TMP/nc.err'"
 
-# a port nothing listens on: bind one, close it
-DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# a port nothing listens on: bound, not listening, by a process of the test's own, so that
+# connecting is refused and no other process can take the port meanwhile
+spawn dead python3 -c '
+import os, signal, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+signal.pause()' "$TMP/dead.port"
+wait_port dead "$LAST" || exit 1
+DEAD=$PORT
 lg refused -n 100 -c 4 "http://127.0.0.1:$DEAD/"
 check "refused: ab's abort after 10 failures, exit 1, quickly" \
     bash -c "[ $(rc_of refused) = 1 ] && grep -q 'Connection refused' '$TMP/refused.err' && grep -q 'Test aborted after 10 failures' '$TMP/refused.err' && grep -q 'Connect: ' '$TMP/refused.out'"
@@ -37,13 +47,11 @@ lg never -n 3 -c 3 -s 1 "$U/never"
 check "server that never answers: -s 1 stops the run with ab's message, exit 1" \
     bash -c "[ $(rc_of never) = 1 ] && grep -qx 'apr_pollset_poll: The timeout specified has expired (70007)' '$TMP/never.err' && grep -q 'Exceptions: [1-3])' '$TMP/never.out'"
 check "server that never answers: under 5 s" secs_below never 5
-if command -v ab >/dev/null 2>&1; then
+if need ab apache2-utils; then
     timeout 30 ab -n 3 -c 3 -s 1 "$U/never" >"$TMP/abnever.out" 2>"$TMP/abnever.err"
     abrc=$?
     check "ab too stops on -s with the same line (ab exit $abrc, loadgen $(rc_of never))" \
         bash -c "[ $abrc != 0 ] && grep -qx 'apr_pollset_poll: The timeout specified has expired (70007)' '$TMP/abnever.err'"
-else
-    ok "# SKIP ab not installed (-s)"
 fi
 lg nevercount -n 6 -c 2 -s 1 --count-timeouts "$U/never"
 check "--count-timeouts: each request times out, counted as Exceptions, exit 0" \
@@ -75,8 +83,12 @@ lg varyl -n 10 -c 1 -l "$U/vary"
 check "-l: Document Length Variable, no failures" \
     bash -c "grep -q 'Document Length:        Variable' '$TMP/varyl.out' && [ \"$(field varyl "Failed requests:")\" = 0 ]"
 
-# SIGINT mid-run: the report of what was done, exit 1 (as ab)
-( timeout -k 5 30 "$LG" -k -n 100000000 -c 2 -q "$U/delay?ms=5" >"$TMP/int.out" 2>"$TMP/int.err" & p=$!; sleep 1; kill -INT $p; wait $p; echo $? >"$TMP/int.rc" )
+# SIGINT mid-run: the report of what was done, exit 1 (as ab). The signal goes once the run
+# is under way: loadgen holds a connection to the server (it sets its handler before).
+# connected PORT: an established TCP connection to 127.0.0.1:PORT (/proc/net/tcp)
+connected() { awk -v p="$(printf ':%04X' "$1")" '$3 ~ p "$" && $4 == "01" { f = 1 } END { exit !f }' /proc/net/tcp; }
+( timeout -k 5 30 "$LG" -k -n 100000000 -c 2 -q "$U/delay?ms=5" >"$TMP/int.out" 2>"$TMP/int.err" & p=$!
+  wait_for 10 connected "$PORT_http" || true; kill -INT $p; wait $p; echo $? >"$TMP/int.rc" )
 check "SIGINT: prints the report so far, exit 1" bash -c "[ \"\$(cat '$TMP/int.rc')\" = 1 ] && grep -q '^Complete requests:' '$TMP/int.out'"
 
 finish

@@ -6,41 +6,17 @@
 # from the report unit test's hand-built timeline (SIM_REPORT_OUT).
 set -euo pipefail
 
-root=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-cd "$root"
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 
-tmp=$(mktemp -d)
-pgid=""
-cleanup() {
-    if [ -n "$pgid" ] && kill -0 -- "-$pgid" 2>/dev/null; then
-        kill -TERM -- "-$pgid" 2>/dev/null || true
-        sleep 1
-        kill -KILL -- "-$pgid" 2>/dev/null || true
-    fi
-    if [ "${KEEP_TMP:-0}" = 1 ]; then
-        echo "# kept $tmp"
-    else
-        rm -rf "$tmp"
-    fi
-}
-trap cleanup EXIT
+need chromium chromium || finish
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-
-if ! command -v chromium >/dev/null 2>&1; then
-    not_ok "chromium is installed (scripts/deps.sh installs it)"
-    exit 1
-fi
-
-page="$tmp/report.html"
+page="$TMP/report.html"
 source="unit test timeline"
 if [ -x "$BUILD/bin/scaler" ] && [ -f scenarios/seed-tutorial.json ] &&
     "$BUILD/bin/scaler" simulate --help 2>/dev/null | grep -q -- '--report'; then
     set +e
-    "$BUILD/bin/scaler" simulate scenarios/seed-tutorial.json --report "$page" >"$tmp/sim.out" 2>&1
+    "$BUILD/bin/scaler" simulate scenarios/seed-tutorial.json --report "$page" >"$TMP/sim.out" 2>&1
     rc=$?
     set -e
     if [ -s "$page" ]; then
@@ -48,70 +24,66 @@ if [ -x "$BUILD/bin/scaler" ] && [ -f scenarios/seed-tutorial.json ] &&
     fi
 fi
 if [ ! -s "$page" ]; then
-    SIM_REPORT_OUT="$page" CMOCKA_MESSAGE_OUTPUT=TAP "$BUILD/tests/sim/test_report" >"$tmp/unit.out" 2>&1 || true
+    SIM_REPORT_OUT="$page" CMOCKA_MESSAGE_OUTPUT=TAP "$BUILD/tests/sim/test_report" >"$TMP/unit.out" 2>&1 || true
 fi
 if [ -s "$page" ]; then
     ok "report rendered from $source"
 else
-    not_ok "report rendered"
+    notok "report rendered"
     exit 1
 fi
 
-# Runs chromium headless on the page in its own process group, bounded in time.
+# Runs chromium headless on the page in its own process group (setsid), bounded in time.
 chrome() {
     local out=$1 err=$2
     shift 2
     setsid timeout -k 5 90 chromium --headless --no-sandbox --disable-gpu --disable-quic \
         --no-first-run --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" --enable-logging=stderr --v=0 \
-        "$@" "file://$page" >"$out" 2>"$err" &
-    pgid=$!
-    local rc=0
-    wait "$pgid" || rc=$?
-    pgid=""
-    return "$rc"
+        --user-data-dir="$(mktemp -d "$TMP/profile.XXXXXX")" --enable-logging=stderr --v=0 \
+        "$@" "file://$page" >"$out" 2>"$err" </dev/null &
+    wait $!
 }
 
-if chrome "$tmp/dom.html" "$tmp/dom.err" --dump-dom; then
+if chrome "$TMP/dom.html" "$TMP/dom.err" --dump-dom; then
     ok "chromium loaded the page (dump-dom exit 0)"
 else
-    not_ok "chromium loaded the page"
-    tail -n 20 "$tmp/dom.err" | sed 's/^/# /'
+    notok "chromium loaded the page"
+    tail -n 20 "$TMP/dom.err" | sed 's/^/# /'
 fi
 
 # An error page, a refused resource or a console error would show here.
-if grep -qE 'chrome-error://|ERR_[A-Z_]+' "$tmp/dom.html" ||
-    grep -E 'CONSOLE' "$tmp/dom.err" | grep -qiE 'error|uncaught|failed to load|refused'; then
-    not_ok "no load or console errors"
-    grep -E 'CONSOLE|ERR_' "$tmp/dom.err" "$tmp/dom.html" | head -n 10 | sed 's/^/# /'
+if grep -qE 'chrome-error://|ERR_[A-Z_]+' "$TMP/dom.html" ||
+    grep -E 'CONSOLE' "$TMP/dom.err" | grep -qiE 'error|uncaught|failed to load|refused'; then
+    notok "no load or console errors"
+    grep -E 'CONSOLE|ERR_' "$TMP/dom.err" "$TMP/dom.html" | head -n 10 | sed 's/^/# /'
 else
     ok "no load or console errors"
 fi
 
-svgs=$(grep -o '<svg ' "$tmp/dom.html" | wc -l)
+svgs=$(grep -o '<svg ' "$TMP/dom.html" | wc -l)
 if [ "$svgs" -ge 3 ]; then
     ok "the DOM holds $svgs inline SVG plots"
 else
-    not_ok "the DOM holds at least 3 inline SVG plots (found $svgs)"
+    notok "the DOM holds at least 3 inline SVG plots (found $svgs)"
 fi
 missing=""
 for want in 'id="capacity-0"' 'id="cpu-0"' 'id="latency"' 'Elasticity and cost' 'Expectations' \
     'under-provisioning accuracy'; do
-    grep -qF "$want" "$tmp/dom.html" || missing+=" [$want]"
+    grep -qF "$want" "$TMP/dom.html" || missing+=" [$want]"
 done
 if [ -z "$missing" ]; then
     ok "capacity, CPU and latency plots, expectations and elasticity table are in the DOM"
 else
-    not_ok "parts missing from the DOM:$missing"
+    notok "parts missing from the DOM:$missing"
 fi
 
-shot="$tmp/report.png"
-if chrome "$tmp/shot.out" "$tmp/shot.err" --hide-scrollbars --window-size=1000,2600 \
+shot="$TMP/report.png"
+if chrome "$TMP/shot.out" "$TMP/shot.err" --hide-scrollbars --window-size=1000,2600 \
     --screenshot="$shot" && [ -s "$shot" ]; then
     ok "screenshot taken"
 else
-    not_ok "screenshot taken"
-    tail -n 20 "$tmp/shot.err" | sed 's/^/# /'
+    notok "screenshot taken"
+    tail -n 20 "$TMP/shot.err" | sed 's/^/# /'
     exit 1
 fi
 
@@ -170,5 +142,6 @@ PY
 then
     ok "the screenshot shows the plots painted"
 else
-    not_ok "the screenshot shows the plots painted"
+    notok "the screenshot shows the plots painted"
 fi
+finish

@@ -5,31 +5,7 @@
 # leaves nothing). Prints TAP lines.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-LG="$ROOT/$BUILD/bin/loadgen"
-TMP=$(mktemp -d)
-PID=
-failed=0
-
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill -TERM "$PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$PID" 2>/dev/null || true
-    fi
-    if [ "$failed" -ne 0 ] && [ -f "$TMP/emu.log" ]; then
-        echo "# emulator log tail:"; tail -n 20 "$TMP/emu.log" | sed 's/^/#   /'
-    fi
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
+. "$(dirname "$0")/lib.sh"
 
 for f in "$ROOT"/scenarios/*.json; do
     n=$(basename "$f" .json)
@@ -44,16 +20,8 @@ check "bad file exits 2 with the JSON path" bash -c "
     '$LG' scenario '$TMP/bad.json' --dry-run 2>'$TMP/err'; [ \$? = 2 ] && grep -qF 'bad.json: \$' '$TMP/err'"
 check "missing file exits 2" bash -c "'$LG' scenario /nonexistent.json --dry-run 2>/dev/null; [ \$? = 2 ]"
 
-"$EMU" --port 0 --port-file "$TMP/port" 2>"$TMP/emu.log" &
-PID=$!
-for _ in $(seq 100); do
-    [ -s "$TMP/port" ] && break
-    kill -0 "$PID" 2>/dev/null || { echo "not ok - emulator died"; cat "$TMP/emu.log"; exit 1; }
-    sleep 0.1
-done
-export AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$TMP/port")" AWS_REGION=us-east-1
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+start_emu emu
+export AWS_ENDPOINT_URL="$EP" AWS_REGION=us-east-1
 unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN
 
 # play NAME: runs the plan's lines through loadgen aws, resolving {arn:P}.
@@ -88,3 +56,4 @@ for n in seed-tutorial step-scaling target-tracking; do
         ! '$LG' aws cloudwatch DescribeAlarms | grep -q '<AlarmName>sl-$n-'
         ! '$LG' aws elb DescribeLoadBalancers | grep -q 'sl-$n-'"
 done
+finish

@@ -6,37 +6,14 @@
 # no child process; --json parses and has samples; --report is written; --keep leaves
 # the infrastructure; the SigV4 path against an emulator verifying signatures.
 # Every emulator here is started by the test (or by loadgen inside the test's TMPDIR)
-# and stopped by PID. TAP lines; KEEP_TMP=1 keeps the temp dir.
+# and stopped by process group (lib.sh). TAP lines; KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-LG="$ROOT/$BUILD/bin/loadgen"
-TMP=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 export TMPDIR=$TMP # loadgen's own emulators put their folders (and args) under it
-PIDS=()
-failed=0
 
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do
-        kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$p" 2>/dev/null || true
-    done
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:|LeakSanitizer' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] && echo "# kept $TMP" || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() {
-    echo "not ok - $*"
-    failed=1
-}
-# check DESC FILE...: prints the files' tails on failure
-check() {
+# check_flag DESC FLAG FILE...: ok if FLAG is 1, else not ok and the files' tails
+check_flag() {
     local d=$1 c=$2
     shift 2
     if [ "$c" = 1 ]; then ok "$d"; else
@@ -48,19 +25,6 @@ check() {
 # Processes still alive whose command line names the test's folder (loadgen's emulators
 # and their instances, which inherit TMPDIR in their --port-file path).
 leftovers() { ps -eo pid=,args= | grep -F "$TMP/scalelab-emu" | grep -v grep || true; }
-
-start_emu() { # start_emu NAME [args...]: sets EP
-    local n=$1
-    shift
-    setsid "$EMU" --port 0 --port-file "$TMP/$n.port" --quiet "$@" 2>"$TMP/$n.log" &
-    PIDS+=($!)
-    for _ in $(seq 100); do
-        [ -s "$TMP/$n.port" ] && break
-        kill -0 "${PIDS[-1]}" 2>/dev/null || { echo "not ok - emulator $n died"; cat "$TMP/$n.log"; exit 1; }
-        sleep 0.1
-    done
-    EP="http://127.0.0.1:$(cat "$TMP/$n.port")"
-}
 
 # A no-load scenario on the seed tutorial's infrastructure (its load comes with the player).
 python3 - "$ROOT/scenarios/seed-tutorial.json" "$TMP" <<'EOF'
@@ -98,15 +62,15 @@ EOF
 rc=0
 "$LG" scenario "$TMP/short.json" --time-scale 120 --json "$TMP/short.out.json" \
     --report "$TMP/short.html" >"$TMP/short.out" 2>"$TMP/short.err" || rc=$?
-check "a short scenario runs end to end on its own emulator with exit 0 (rc $rc)" \
+check_flag "a short scenario runs end to end on its own emulator with exit 0 (rc $rc)" \
     "$([ "$rc" = 0 ] && echo 1)" "$TMP/short.out" "$TMP/short.err"
-check "a live line per emulated minute (4), with instances and alarm states" \
+check_flag "a live line per emulated minute (4), with instances and alarm states" \
     "$([ "$(grep -cE '^00:0[1-4]:00 ' "$TMP/short.out")" = 4 ] && grep -q 'des/ins/pen' "$TMP/short.out" && echo 1)" \
     "$TMP/short.out"
-check "the terminal names the predicted-vs-observed figure and both final capacities" \
+check_flag "the terminal names the predicted-vs-observed figure and both final capacities" \
     "$(grep -qE '^predicted \(scaler simulate, [a-z]+ mode\): final InService [0-9]+, observed [0-9]+; capacity differs by more than one instance' "$TMP/short.out" && echo 1)" \
     "$TMP/short.out"
-check "--json parses as scaler simulate's format, with samples and the runner's CPU per period" \
+check_flag "--json parses as scaler simulate's format, with samples and the runner's CPU per period" \
     "$(python3 - "$TMP/short.out.json" <<'EOF' && echo 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -120,10 +84,10 @@ assert "over_one_instance_pct" in d["predicted"]
 assert d["summary"]["groups"][0]["final_in_service"] >= 1
 EOF
 )" "$TMP/short.out.json"
-check "--report is written, with the predicted series and the expectations" \
+check_flag "--report is written, with the predicted series and the expectations" \
     "$(grep -q 'predicted (scaler simulate' "$TMP/short.html" && grep -q 'compare-figure' "$TMP/short.html" && echo 1)" \
     "$TMP/short.out"
-check "its emulator and instances are gone after the run" "$([ -z "$(leftovers)" ] && echo 1)"
+check_flag "its emulator and instances are gone after the run" "$([ -z "$(leftovers)" ] && echo 1)"
 
 # --- load through the load balancer (the load player) --------------------------------
 python3 - "$TMP" <<'EOF'
@@ -155,13 +119,13 @@ assert all(e["p99_ms"] is not None and e["p99_ms"] > 0 for e in busy)
 EOF
 c=0
 [ "$rc" = 0 ] && python3 "$TMP/loaded.py" "$TMP/loaded.out.json" >"$TMP/loaded.py.out" 2>&1 && c=1
-check "load phases play through the load balancer's listener: requests complete, latency and load in the samples (rc $rc)" \
+check_flag "load phases play through the load balancer's listener: requests complete, latency and load in the samples (rc $rc)" \
     "$c" "$TMP/loaded.out" "$TMP/loaded.err" "$TMP/loaded.py.out"
 
 # --- a failing expectation: exit 3 naming it --------------------------------------------
 rc=0
 "$LG" scenario "$TMP/failing.json" --time-scale 240 --quiet >"$TMP/fail.out" 2>"$TMP/fail.err" || rc=$?
-check "a failing expectation exits 3 and names it, when, and what was observed (rc $rc)" \
+check_flag "a failing expectation exits 3 and names it, when, and what was observed (rc $rc)" \
     "$([ "$rc" = 3 ] && grep -qE 'expectation \$\.expect\[2\] failed: three instances at 2m.*in_service was 1 at 00:02:00' "$TMP/fail.err" && echo 1)" \
     "$TMP/fail.out" "$TMP/fail.err"
 
@@ -169,14 +133,14 @@ check "a failing expectation exits 3 and names it, when, and what was observed (
 printf '{"name":"x","duration":"1h","load":[{"rate":-1}]}' >"$TMP/bad.json"
 rc=0
 "$LG" scenario "$TMP/bad.json" 2>"$TMP/bad.err" || rc=$?
-check "a bad file exits 2 with the JSON path" \
+check_flag "a bad file exits 2 with the JSON path" \
     "$([ "$rc" = 2 ] && grep -qF 'bad.json: $' "$TMP/bad.err" && echo 1)" "$TMP/bad.err"
 rc=0
 "$LG" scenario "$TMP/short.json" --time-scale fast 2>"$TMP/u.err" || rc=$?
-check "a bad option value exits 2" "$([ "$rc" = 2 ] && grep -q 'try' "$TMP/u.err" && echo 1)" "$TMP/u.err"
+check_flag "a bad option value exits 2" "$([ "$rc" = 2 ] && grep -q 'try' "$TMP/u.err" && echo 1)" "$TMP/u.err"
 rc=0
 "$LG" scenario "$TMP/short.json" --aws --endpoint http://127.0.0.1:1 2>"$TMP/u2.err" || rc=$?
-check "--aws with --endpoint exits 2" "$([ "$rc" = 2 ] && echo 1)" "$TMP/u2.err"
+check_flag "--aws with --endpoint exits 2" "$([ "$rc" = 2 ] && echo 1)" "$TMP/u2.err"
 python3 - "$TMP" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1] + "/short.json"))
@@ -192,7 +156,7 @@ json.dump(s, open(sys.argv[1] + "/az.json", "w"))
 EOF
 rc=0
 "$LG" scenario "$TMP/az.json" --aws 2>"$TMP/az.err" || rc=$?
-check "az_outage on AWS exits 2 before sending anything" \
+check_flag "az_outage on AWS exits 2 before sending anything" \
     "$([ "$rc" = 2 ] && grep -q 'az_outage faults need the emulator' "$TMP/az.err" && echo 1)" "$TMP/az.err"
 rc=0
 "$LG" scenario "$TMP/az.json" --time-scale 120 --json "$TMP/az.out.json" >"$TMP/az.out" 2>"$TMP/az2.err" || rc=$?
@@ -207,22 +171,22 @@ assert failed and "us-east-1a" in failed[0]["description"], failed
 EOF
 c=0
 [ "$rc" = 0 ] && python3 "$TMP/az.py" "$TMP/az.out.json" >"$TMP/az.py.out" 2>&1 && c=1
-check "an az_outage goes through the emulator's zone fault: the zone's instance dies, launches there fail, the group recovers (rc $rc)" \
+check_flag "an az_outage goes through the emulator's zone fault: the zone's instance dies, launches there fail, the group recovers (rc $rc)" \
     "$c" "$TMP/az.out" "$TMP/az2.err" "$TMP/az.py.out"
 
 # --- an unreachable endpoint: exit 1 ----------------------------------------------------
 rc=0
 AWS_MAX_ATTEMPTS=1 timeout 60 "$LG" scenario "$TMP/short.json" --endpoint http://127.0.0.1:9 \
     >"$TMP/unr.out" 2>"$TMP/unr.err" || rc=$?
-check "an unreachable --endpoint exits 1 naming the call (rc $rc)" \
+check_flag "an unreachable --endpoint exits 1 naming the call (rc $rc)" \
     "$([ "$rc" = 1 ] && grep -q 'setup: CreateLoadBalancer' "$TMP/unr.err" && echo 1)" "$TMP/unr.err"
 
 # --- SIGINT mid-run against an emulator the test owns: the API shows nothing left --------
-start_emu sig --time-scale 120
+start_emu sig --quiet --time-scale 120
 export AWS_ENDPOINT_URL=$EP AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
 unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN
-"$LG" scenario "$TMP/long.json" --endpoint "$EP" --prefix sigt >"$TMP/sig.out" 2>"$TMP/sig.err" &
+setsid "$LG" scenario "$TMP/long.json" --endpoint "$EP" --prefix sigt >"$TMP/sig.out" 2>"$TMP/sig.err" </dev/null &
 LGPID=$!
 for _ in $(seq 100); do grep -qE '^00:01:00 ' "$TMP/sig.out" && break; sleep 0.1; done
 groups_before=$("$LG" aws autoscaling DescribeAutoScalingGroups | grep -c '<AutoScalingGroupName>sigt-' || true)
@@ -233,19 +197,19 @@ groups=$("$LG" aws autoscaling DescribeAutoScalingGroups | grep -c '<AutoScaling
 lbs=$("$LG" aws elb DescribeLoadBalancers | grep -c '<LoadBalancerName>' || true)
 alarms=$("$LG" aws cloudwatch DescribeAlarms | grep -c '<AlarmName>' || true)
 lcs=$("$LG" aws autoscaling DescribeLaunchConfigurations | grep -c '<LaunchConfigurationName>' || true)
-check "SIGINT mid-run exits 1 and tears down: $groups_before group before, $groups groups, $lbs LBs, $alarms alarms, $lcs LCs after (rc $rc)" \
+check_flag "SIGINT mid-run exits 1 and tears down: $groups_before group before, $groups groups, $lbs LBs, $alarms alarms, $lcs LCs after (rc $rc)" \
     "$([ "$rc" = 1 ] && [ "$groups_before" = 1 ] && [ "$groups$lbs$alarms$lcs" = 0000 ] && grep -q 'interrupted' "$TMP/sig.err" && echo 1)" \
     "$TMP/sig.out" "$TMP/sig.err"
 
 # --- SIGINT with its own emulator: no child process left --------------------------------
-"$LG" scenario "$TMP/long.json" --time-scale 120 >"$TMP/sig2.out" 2>"$TMP/sig2.err" &
+setsid "$LG" scenario "$TMP/long.json" --time-scale 120 >"$TMP/sig2.out" 2>"$TMP/sig2.err" </dev/null &
 LGPID=$!
 for _ in $(seq 100); do grep -qE '^00:01:00 ' "$TMP/sig2.out" && break; sleep 0.1; done
 had=$(leftovers | wc -l)
 kill -INT "$LGPID"
 rc=0
 wait "$LGPID" || rc=$?
-check "SIGINT with its own emulator: exit 1, its emulator ($had processes before) and instances gone (rc $rc)" \
+check_flag "SIGINT with its own emulator: exit 1, its emulator ($had processes before) and instances gone (rc $rc)" \
     "$([ "$rc" = 1 ] && [ "$had" -ge 1 ] && [ -z "$(leftovers)" ] && echo 1)" "$TMP/sig2.out" "$TMP/sig2.err"
 
 # --- a kill fault on the emulator: replaced --------------------------------------------
@@ -262,28 +226,28 @@ assert any(e["t_s"] >= 120 and "Launching" in e["description"] for e in a), a
 EOF
 c=0
 [ "$rc" = 0 ] && python3 "$TMP/killed.py" "$TMP/killed.out.json" >"$TMP/killed.py.out" 2>&1 && c=1
-check "a kill fault goes through the admin API and the group replaces the instance (rc $rc)" \
+check_flag "a kill fault goes through the admin API and the group replaces the instance (rc $rc)" \
     "$c" "$TMP/kill.out" "$TMP/kill.err" "$TMP/killed.py.out"
 
 # --- --keep: the infrastructure stays, the way to it is printed -------------------------
 rc=0
 "$LG" scenario "$TMP/short.json" --endpoint "$EP" --keep --prefix keept --quiet >"$TMP/keep.out" 2>"$TMP/keep.err" || rc=$?
 groups=$("$LG" aws autoscaling DescribeAutoScalingGroups | grep -c '<AutoScalingGroupName>keept-' || true)
-check "--keep leaves the group and prints how to reach and delete it (rc $rc, $groups group)" \
+check_flag "--keep leaves the group and prints how to reach and delete it (rc $rc, $groups group)" \
     "$([ "$rc" = 0 ] && [ "$groups" = 1 ] && grep -q -- '--dry-run --prefix keept' "$TMP/keep.out" && echo 1)" \
     "$TMP/keep.out" "$TMP/keep.err"
 
 # --- SigV4: an emulator verifying signatures --------------------------------------------
 printf 'AKIDSCALELAB secretscalelab\n' >"$TMP/creds"
-start_emu auth --time-scale 240 --auth sigv4 --credentials "$TMP/creds"
+start_emu auth --quiet --time-scale 240 --auth sigv4 --credentials "$TMP/creds"
 rc=0
 AWS_ACCESS_KEY_ID=AKIDSCALELAB AWS_SECRET_ACCESS_KEY=secretscalelab \
     "$LG" scenario "$TMP/short.json" --endpoint "$EP" --quiet >"$TMP/auth.out" 2>"$TMP/auth.err" || rc=$?
-check "against an emulator verifying SigV4: exit 0 (rc $rc)" "$([ "$rc" = 0 ] && echo 1)" "$TMP/auth.out" "$TMP/auth.err"
+check_flag "against an emulator verifying SigV4: exit 0 (rc $rc)" "$([ "$rc" = 0 ] && echo 1)" "$TMP/auth.out" "$TMP/auth.err"
 rc=0
 AWS_ACCESS_KEY_ID=AKIDSCALELAB AWS_SECRET_ACCESS_KEY=wrong \
     "$LG" scenario "$TMP/short.json" --endpoint "$EP" --quiet >"$TMP/auth2.out" 2>"$TMP/auth2.err" || rc=$?
-check "a wrong secret: setup refused with AWS's code, exit 1 (rc $rc)" \
+check_flag "a wrong secret: setup refused with AWS's code, exit 1 (rc $rc)" \
     "$([ "$rc" = 1 ] && grep -q 'SignatureDoesNotMatch' "$TMP/auth2.err" && echo 1)" "$TMP/auth2.err"
 
-exit 0
+finish

@@ -3,19 +3,9 @@
 # against its golden file byte for byte, exit codes, determinism, bad input (exit 2 with
 # the JSON path), usage errors, --sweep and --report.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 bin="$BUILD/bin/scaler"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { # description, command...
-    local d=$1
-    shift
-    if "$@"; then ok "$d"; else notok "$d"; fi
-}
 
 if [ ! -x "$bin" ]; then
     notok "scaler binary $bin exists"
@@ -27,63 +17,65 @@ for f in scenarios/*.json; do
     name=$(basename "$f" .json)
     want=0
     [ "$name" = flapping ] && want=3
-    "$bin" simulate "$f" --seed 1 --json > "$tmp/$name.json" 2> "$tmp/$name.err"
+    "$bin" simulate "$f" --seed 1 --json > "$TMP/$name.json" 2> "$TMP/$name.err"
     rc=$?
     check "$name exits $want (got $rc)" test "$rc" -eq "$want"
     if [ -f "scenarios/expected/$name.json" ]; then
-        if cmp -s "$tmp/$name.json" "scenarios/expected/$name.json"; then
+        if cmp -s "$TMP/$name.json" "scenarios/expected/$name.json"; then
             ok "$name matches scenarios/expected/$name.json byte for byte"
         else
             notok "$name matches scenarios/expected/$name.json byte for byte"
-            diff "$tmp/$name.json" "scenarios/expected/$name.json" | head -20 | sed 's/^/#   /'
+            diff "$TMP/$name.json" "scenarios/expected/$name.json" | head -20 | sed 's/^/#   /'
         fi
     else
         notok "scenarios/expected/$name.json exists (run make golden)"
     fi
 done
 check "flapping names the failed expectation on stderr" \
-    grep -q 'expectation \$.expect\[0\] failed: no flapping' "$tmp/flapping.err"
+    grep -q 'expectation \$.expect\[0\] failed: no flapping' "$TMP/flapping.err"
 
-# the shipped scenarios follow the published JSON Schema
-if python3 -c 'import jsonschema' 2>/dev/null; then
+# the shipped scenarios follow the published JSON Schema (Debian's python3-jsonschema)
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+    notok "python3 imports jsonschema (scripts/deps.sh installs Debian's python3-jsonschema)"
+else
     for f in scenarios/*.json bench/year-100.json; do
-        if python3 - "$f" <<'PY' 2> "$tmp/schema.err"
+        if python3 - "$f" <<'PY' 2> "$TMP/schema.err"
 import json, sys, jsonschema
 schema = json.load(open("docs/scenario.schema.json"))
 jsonschema.validate(json.load(open(sys.argv[1])), schema)
 PY
         then ok "$f validates against docs/scenario.schema.json"
-        else notok "$f validates against docs/scenario.schema.json: $(tail -1 "$tmp/schema.err")"
+        else notok "$f validates against docs/scenario.schema.json: $(tail -1 "$TMP/schema.err")"
         fi
     done
 fi
 
 # determinism: two runs, same bytes (the DES scenario and a fluid one)
 for name in failover seed-tutorial; do
-    "$bin" simulate "scenarios/$name.json" --seed 7 --json > "$tmp/a.json" 2>/dev/null
-    "$bin" simulate "scenarios/$name.json" --seed 7 --json > "$tmp/b.json" 2>/dev/null
-    check "$name: same seed, same --json bytes" cmp -s "$tmp/a.json" "$tmp/b.json"
+    "$bin" simulate "scenarios/$name.json" --seed 7 --json > "$TMP/a.json" 2>/dev/null
+    "$bin" simulate "scenarios/$name.json" --seed 7 --json > "$TMP/b.json" 2>/dev/null
+    check "$name: same seed, same --json bytes" cmp -s "$TMP/a.json" "$TMP/b.json"
 done
-"$bin" simulate scenarios/failover.json --seed 8 --json > "$tmp/c.json" 2>/dev/null
-check "failover: another seed, other bytes" bash -c "! cmp -s '$tmp/a.json' '$tmp/c.json'"
-"$bin" simulate scenarios/failover.json --mode fluid --json > "$tmp/f.json" 2>/dev/null
-check "--mode fluid is honoured" grep -q '"mode":"fluid"' "$tmp/f.json"
+"$bin" simulate scenarios/failover.json --seed 8 --json > "$TMP/c.json" 2>/dev/null
+check "failover: another seed, other bytes" bash -c "! cmp -s '$TMP/a.json' '$TMP/c.json'"
+"$bin" simulate scenarios/failover.json --mode fluid --json > "$TMP/f.json" 2>/dev/null
+check "--mode fluid is honoured" grep -q '"mode":"fluid"' "$TMP/f.json"
 
 # bad input: exit 2 and the JSON path on stderr
 bad() { # description, expected stderr text, python edit of the seed scenario
     local d=$1 want=$2 edit=$3
-    python3 - "$edit" > "$tmp/bad.json" <<'PY'
+    python3 - "$edit" > "$TMP/bad.json" <<'PY'
 import json, sys
 s = json.load(open("scenarios/seed-tutorial.json"))
 exec(sys.argv[1])
 print(json.dumps(s))
 PY
-    "$bin" simulate "$tmp/bad.json" --quiet > /dev/null 2> "$tmp/bad.err"
+    "$bin" simulate "$TMP/bad.json" --quiet > /dev/null 2> "$TMP/bad.err"
     local rc=$?
-    if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/bad.err"; then
+    if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$TMP/bad.err"; then
         ok "bad input ($d): exit 2, '$want'"
     else
-        notok "bad input ($d): exit 2, '$want' (got $rc: $(cat "$tmp/bad.err"))"
+        notok "bad input ($d): exit 2, '$want' (got $rc: $(cat "$TMP/bad.err"))"
     fi
 }
 bad "unknown key" '$.infrastructure.groups[0].mni: unknown key' \
@@ -98,37 +90,37 @@ bad "negative rate" '$.load[1].rate: must be >= 0' \
     's["load"].append({"at": "1h", "until": "2h", "rate": -5})'
 bad "library validation (timeout >= interval)" '$.infrastructure.load_balancers[0].health_check: ValidationError' \
     's["infrastructure"]["load_balancers"][0]["health_check"]["timeout"] = 9'
-printf '{"duration": "1h",' > "$tmp/trunc.json"
-"$bin" simulate "$tmp/trunc.json" > /dev/null 2> "$tmp/trunc.err"
+printf '{"duration": "1h",' > "$TMP/trunc.json"
+"$bin" simulate "$TMP/trunc.json" > /dev/null 2> "$TMP/trunc.err"
 rc=$?
 check "malformed JSON exits 2 with line and column (got $rc)" \
-    bash -c "[ $rc -eq 2 ] && grep -q 'line 1 column' '$tmp/trunc.err'"
-"$bin" simulate "$tmp/missing.json" > /dev/null 2>&1
+    bash -c "[ $rc -eq 2 ] && grep -q 'line 1 column' '$TMP/trunc.err'"
+"$bin" simulate "$TMP/missing.json" > /dev/null 2>&1
 check "a missing file exits 2" test $? -eq 2
 
 # usage
-"$bin" --help > "$tmp/help" 2>&1
-check "--help exits 0 on stdout" bash -c "[ $? -eq 0 ] && grep -q 'usage: scaler simulate' '$tmp/help'"
-"$bin" --version > "$tmp/ver" 2>&1
-check "--version exits 0" bash -c "[ $? -eq 0 ] && grep -q '^scaler ' '$tmp/ver'"
+"$bin" --help > "$TMP/help" 2>&1
+check "--help exits 0 on stdout" bash -c "[ $? -eq 0 ] && grep -q 'usage: scaler simulate' '$TMP/help'"
+"$bin" --version > "$TMP/ver" 2>&1
+check "--version exits 0" bash -c "[ $? -eq 0 ] && grep -q '^scaler ' '$TMP/ver'"
 "$bin" simulate > /dev/null 2>&1
 check "no file: exit 2" test $? -eq 2
-"$bin" simulate scenarios/failover.json --mode quantum > /dev/null 2> "$tmp/u.err"
-check "bad --mode: exit 2 and 'try'" bash -c "[ $? -eq 2 ] && grep -q 'try' '$tmp/u.err'"
+"$bin" simulate scenarios/failover.json --mode quantum > /dev/null 2> "$TMP/u.err"
+check "bad --mode: exit 2 and 'try'" bash -c "[ $? -eq 2 ] && grep -q 'try' '$TMP/u.err'"
 "$bin" simulate scenarios/failover.json --bogus > /dev/null 2>&1
 check "unknown option: exit 2" test $? -eq 2
 
 # --sweep prints a row per value
-"$bin" simulate scenarios/flapping.json --sweep alarms.cold.threshold=20:40:10 > "$tmp/sweep" 2>&1
+"$bin" simulate scenarios/flapping.json --sweep alarms.cold.threshold=20:40:10 > "$TMP/sweep" 2>&1
 rc=$?
-check "--sweep runs every value (exit $rc)" bash -c "[ $rc -eq 0 ] && [ \$(grep -c flappy '$tmp/sweep') -eq 3 ]"
-"$bin" simulate scenarios/flapping.json --sweep alarms.nope.threshold=1:2:1 > "$tmp/sweep-bad" 2> "$tmp/sweep-bad.err"
+check "--sweep runs every value (exit $rc)" bash -c "[ $rc -eq 0 ] && [ \$(grep -c flappy '$TMP/sweep') -eq 3 ]"
+"$bin" simulate scenarios/flapping.json --sweep alarms.nope.threshold=1:2:1 > "$TMP/sweep-bad" 2> "$TMP/sweep-bad.err"
 check "--sweep with an unknown path exits 2" test $? -eq 2
 check "--sweep with an unknown path names it and prints no table" \
-    bash -c "grep -q 'alarms.nope.threshold' '$tmp/sweep-bad.err' && [ ! -s '$tmp/sweep-bad' ]"
+    bash -c "grep -q 'alarms.nope.threshold' '$TMP/sweep-bad.err' && [ ! -s '$TMP/sweep-bad' ]"
 
 # --report writes a self-contained page
-"$bin" simulate scenarios/seed-tutorial.json --quiet --report "$tmp/r.html" > /dev/null 2>&1
-check "--report writes HTML with SVG" bash -c "grep -q '<svg' '$tmp/r.html' && ! grep -q '<script' '$tmp/r.html'"
+"$bin" simulate scenarios/seed-tutorial.json --quiet --report "$TMP/r.html" > /dev/null 2>&1
+check "--report writes HTML with SVG" bash -c "grep -q '<svg' '$TMP/r.html' && ! grep -q '<script' '$TMP/r.html'"
 
-echo "1..$n"
+finish

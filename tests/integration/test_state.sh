@@ -6,54 +6,13 @@
 # temp dir; STATE_ROUNDS sets the kill -9 rounds (default 5).
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-HERE="$ROOT/tests/integration"
-TMP=$(mktemp -d)
-PIDS=()
-failed=0
+. "$(dirname "$0")/lib.sh"
 ROUNDS=${STATE_ROUNDS:-5}
 
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do
-        kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
-    done
-    for p in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$p" 2>/dev/null || true
-    done
-    if [ "$failed" -ne 0 ]; then
-        for f in "$TMP"/*.log; do
-            [ -f "$f" ] || continue
-            echo "# $(basename "$f") tail:"; tail -n 15 "$f" | sed 's/^/#   /'
-        done
-    fi
-    if [ "${ASAN:-0}" = 1 ]; then cat "$TMP"/*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:' || true; fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
-
-# start NAME ARGS...: starts the emulator in its own process group, sets PID, PORT, EP;
-# fails at once if it died.
+# start NAME ARGS...: the emulator (start_emu); sets PID too
 start() {
-    local name=$1; shift
-    rm -f "$TMP/$name.port"
-    setsid "$EMU" --port 0 --port-file "$TMP/$name.port" "$@" 2>>"$TMP/$name.log" &
-    PID=$!
-    PIDS+=("$PID")
-    for _ in $(seq 100); do
-        [ -s "$TMP/$name.port" ] && break
-        kill -0 "$PID" 2>/dev/null || { echo "# emulator died:"; sed 's/^/#   /' "$TMP/$name.log"; return 1; }
-        sleep 0.1
-    done
-    PORT=$(cat "$TMP/$name.port")
-    EP="http://127.0.0.1:$PORT"
+    start_emu "$@" || return 1
+    PID=$LAST
 }
 
 # kill9: kill -9 the emulator (its instances die with it: PR_SET_PDEATHSIG) and reap it.
@@ -63,9 +22,6 @@ kill9() {
 }
 
 client() { python3 "$HERE/state_client.py" "$EP" "$@"; }
-
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1
 
 # --- corrupt or foreign files: exit 1, a message naming the file, the file untouched ---
 corrupt_case() {
@@ -198,4 +154,4 @@ start term --state "$TMP/term.json"
 check "after SIGTERM and restart: the changes are there" client present "$TMP/acked2.txt"
 kill9
 
-exit "$failed"
+finish

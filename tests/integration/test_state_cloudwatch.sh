@@ -2,50 +2,22 @@
 # CloudWatch under --state FILE: alarms (state, reason, tags, history) live in the snapshot,
 # datapoints in the journal FILE.metrics; kill -9 at any moment loses no acknowledged put;
 # a torn journal tail is dropped with a warning; a corrupt snapshot alarm refuses to start.
-# boto3 (CloudWatch over JSON 1.0). Prints TAP lines.
+# boto3 (Debian's: CloudWatch over query). Prints TAP lines.
 set -euo pipefail
 
-ROOT=${SCALELAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-EMU="$ROOT/$BUILD/bin/emulator"
-TMP=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 PID=
-failed=0
 
 stop9() { [ -n "$PID" ] && { kill -KILL -- "-$PID" 2>/dev/null || kill -KILL "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }; PID=; }
-cleanup() {
-    if [ -n "$PID" ]; then
-        kill -TERM -- "-$PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL -- "-$PID" 2>/dev/null || true
-    fi
-    if [ "$failed" -ne 0 ]; then
-        for f in "$TMP"/emu*.log; do [ -f "$f" ] && { echo "# $f:"; tail -n 15 "$f" | sed 's/^/#   /'; }; done
-    fi
-    if [ "${ASAN:-0}" = 1 ] && cat "$TMP"/emu*.log 2>/dev/null | grep -E 'AddressSanitizer|runtime error:'; then
-        echo "not ok - sanitizer report in an emulator log"
-    fi
-    [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failed=1; }
 
+# start ARGS...: the emulator on the one state file, log emu<N>.log; sets PID and EP
 n=0
 start() {
     n=$((n + 1))
-    rm -f "$TMP/port"
-    setsid "$EMU" --port 0 --port-file "$TMP/port" --quiet --state "$TMP/state.json" "$@" 2>"$TMP/emu$n.log" &
-    PID=$!
-    for _ in $(seq 100); do
-        [ -s "$TMP/port" ] && break
-        kill -0 "$PID" 2>/dev/null || { PID=; return 1; }
-        sleep 0.1
-    done
-    EP="http://127.0.0.1:$(cat "$TMP/port")"
+    PID=
+    start_emu "emu$n" --quiet --state "$TMP/state.json" "$@" || return 1
+    PID=$LAST
 }
-export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION=us-east-1
-export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_MAX_ATTEMPTS=1
 py() { python3 "$TMP/cw.py" "$EP" "$@"; }
 cat >"$TMP/cw.py" <<'PY'
 import json, sys, time, datetime, boto3
@@ -166,4 +138,4 @@ if start && have=$(py count) && [ "$have" -ge "$acked" ] && [ "$have" -lt "$befo
     ok "admin reset empties the journal ($before_reset datums before); later puts survive kill -9 ($acked acknowledged, $have stored)"
 else notok "admin reset and the journal (acknowledged $acked, stored ${have:-?})"; fi
 
-[ "$failed" -eq 0 ]
+finish

@@ -1,6 +1,8 @@
 // The seed tutorial flow (shared/seeds/ab-nohup-and-ec2-autoscaling-tutorial.txt) against the
 // emulator with the AWS SDK for JavaScript v3 (the three clients pinned in package.json).
-//   node tutorial.mjs ENDPOINT PREFIX
+//   node tutorial.mjs ENDPOINT PREFIX [cbor]
+// CloudWatch speaks the SDK's default protocol, JSON 1.0, or with cbor Smithy RPC v2 CBOR
+// (the SDK's own CBOR protocol); the wire must show the one asked for.
 // Prints "ok aws-sdk-js-v3 <version> cloudwatch=<protocol seen on the wire>" or fails (exit 1).
 import {
   AutoScalingClient, CreateLaunchConfigurationCommand, CreateAutoScalingGroupCommand,
@@ -17,17 +19,21 @@ import {
   CloudWatchClient, PutMetricAlarmCommand, DescribeAlarmsCommand, DeleteAlarmsCommand,
   PutMetricDataCommand, GetMetricStatisticsCommand,
 } from "@aws-sdk/client-cloudwatch";
+import { AwsSmithyRpcV2CborProtocol } from "@aws-sdk/core/protocols";
 import { createRequire } from "node:module";
 
-const [EP, P] = process.argv.slice(2);
-if (!EP || !P) { console.error("usage: tutorial.mjs ENDPOINT PREFIX"); process.exit(2); }
+const [EP, P, PROTO] = process.argv.slice(2);
+if (!EP || !P || (PROTO !== undefined && PROTO !== "cbor")) {
+  console.error("usage: tutorial.mjs ENDPOINT PREFIX [cbor]");
+  process.exit(2);
+}
 const cfg = {
   endpoint: EP, region: "us-east-1", maxAttempts: 1,
   credentials: { accessKeyId: "testing", secretAccessKey: "testing" },
 };
 const elb = new ElasticLoadBalancingClient(cfg);
 const asg = new AutoScalingClient(cfg);
-const cw = new CloudWatchClient(cfg);
+const cw = new CloudWatchClient(PROTO === "cbor" ? { ...cfg, protocol: AwsSmithyRpcV2CborProtocol } : cfg);
 
 // Which protocol CloudWatch's client chose, read from the requests it sends.
 const cwWire = new Set();
@@ -147,6 +153,8 @@ const pts = st.Datapoints;
 assert(pts.length === 1 && pts[0].Average === 20 && pts[0].Maximum === 30 &&
        pts[0].Timestamp instanceof Date, "statistics", st);
 
+const wantWire = PROTO === "cbor" ? "smithy-rpc-v2-cbor" : "json";
+assert(cwWire.size === 1 && cwWire.has(wantWire), "CloudWatch over " + wantWire, [...cwWire]);
 const req = createRequire(import.meta.url);
 const ver = req("@aws-sdk/client-cloudwatch/package.json").version;
 console.log(`ok aws-sdk-js-v3 ${ver} cloudwatch=${[...cwWire].join(",")}`);
