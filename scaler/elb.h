@@ -313,11 +313,29 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
 
 /* --- health bookkeeping and routing (data plane) ---------------------------------------------- */
 
-/* One health-check result for a registered (or draining) instance. A new registration
- * goes InService on its first pass; an InService one goes OutOfService after
- * UnhealthyThreshold consecutive failures; an OutOfService one comes back after
- * HealthyThreshold consecutive passes. Returns 1 when the instance is now InService by
- * health checks, 0 when not, -1 for an unknown load balancer or registration. */
+/* The health-check threshold rule on one registration's counters: what struct sc_elb
+ * keeps per registration, and what a data plane without an sc_elb (`emulator proxy`)
+ * keeps per backend. Zeroed = a new registration. */
+struct sc_elb_health {
+    int in_service;      /* by health checks */
+    int ever_in_service; /* passed a check since (re)registration */
+    int failed_out;      /* out after UnhealthyThreshold consecutive failures */
+    int consec_ok, consec_fail;
+};
+/* One health-check result (ok: passed). A new registration goes InService on its first
+ * pass (unless UnhealthyThreshold failures came first); an InService one goes out after
+ * unhealthy_threshold consecutive failures; one that is out comes back after
+ * healthy_threshold consecutive passes. Returns h->in_service after it. */
+int sc_elb_health_step(struct sc_elb_health *h, int ok, int healthy_threshold,
+                       int unhealthy_threshold);
+
+/* One health-check result for a registered (or draining) instance, by sc_elb_health_step
+ * with the load balancer's thresholds; a draining instance that is out of service stops
+ * draining (its deregistration completes). The data-plane reports (this one and
+ * sc_elb_drain_done) see the registration as it stands at now_ms: a drain whose timeout
+ * has passed has ended, as sc_elb_step(now_ms) would end it. Returns 1 when the instance
+ * is now InService by health checks, 0 when not, -1 for an unknown load balancer or
+ * registration (also one whose drain timed out by now_ms). */
 int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id, int ok,
                          int64_t now_ms);
 
@@ -351,8 +369,9 @@ int sc_elb_routable(const struct sc_elb *elb, const char *name, const char *inst
 int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone, const char **ids,
                      int cap);
 
-/* In-flight requests to a draining instance have ended: the drain finishes now. Returns 1
- * if a drain ended, 0 if it was not draining there, -1 unknown load balancer. */
+/* In-flight requests to a draining instance have ended: the drain finishes now (or had
+ * finished by its timeout, if that passed by now_ms). Returns 1 if a drain ended, 0 if it
+ * was not draining there, -1 unknown load balancer. */
 int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance_id,
                       int64_t now_ms);
 /* 1 when the instance is draining on that load balancer. */

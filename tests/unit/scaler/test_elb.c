@@ -1,4 +1,5 @@
-/* tests/unit/scaler/test_elb.c: scaler/elb.c, one test per rule. */
+/* tests/unit/scaler/test_elb.c: scaler/elb.c (and elb_health.c, elb_metrics.c), one test per
+ * rule. */
 #include "scaler/elb.h"
 
 #include <stdint.h>
@@ -1269,6 +1270,85 @@ static void test_elb_shared_errors_keep_their_words(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
+/* --- the health rule on plain counters (what `emulator proxy` keeps per backend) ------------- */
+
+/* sc_elb_health_step is the rule sc_elb_health_result applies: the same results give the
+ * same answers, whatever the sequence. */
+static void test_elb_health_step_is_the_rule_of_health_result(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_health_check hc = { "TCP:8080", 10, 5, 3, 4 };
+    static const int seq[] = { 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1 };
+    struct sc_elb_health h = { 0 };
+    const char *id;
+
+    mk_lb(f, "web");
+    sc_elb_configure_health_check(f->elb, "web", &hc, T0, NULL, &f->err);
+    id = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+        assert_int_equal(sc_elb_health_step(&h, seq[i], 4, 3),
+                         sc_elb_health_result(f->elb, "web", id, seq[i], T0));
+}
+
+static void test_elb_health_step_new_registration_in_on_first_pass(void **state)
+{
+    struct sc_elb_health h = { 0 };
+
+    (void)state;
+    assert_int_equal(sc_elb_health_step(&h, 0, 5, 2), 0); /* below UnhealthyThreshold */
+    assert_int_equal(sc_elb_health_step(&h, 1, 5, 2), 1);
+    assert_true(h.ever_in_service);
+}
+
+static void test_elb_health_step_failing_first_needs_healthy_threshold(void **state)
+{
+    struct sc_elb_health h = { 0 };
+
+    (void)state;
+    sc_elb_health_step(&h, 0, 3, 2);
+    sc_elb_health_step(&h, 0, 3, 2);
+    assert_true(h.failed_out);
+    assert_int_equal(sc_elb_health_step(&h, 1, 3, 2), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 3, 2), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 3, 2), 1);
+}
+
+static void test_elb_health_step_out_after_unhealthy_back_after_healthy(void **state)
+{
+    struct sc_elb_health h = { 0 };
+
+    (void)state;
+    sc_elb_health_step(&h, 1, 2, 3);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 1);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 1);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 2, 3), 0);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 0); /* a failure starts the count again */
+    assert_int_equal(sc_elb_health_step(&h, 1, 2, 3), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 2, 3), 1);
+}
+
+/* A report arriving after a drain's timeout, before the step ended it, sees it ended. */
+static void test_elb_reports_after_drain_timeout_see_it_ended(void **state)
+{
+    struct fx *f = *state;
+    const char *a, *b;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 60);
+    a = in_service(f, "web", "us-east-1a");
+    b = in_service(f, "web", "us-east-1b");
+    sc_elb_deregister_instances(f->elb, "web", &a, 1, T0, &f->err);
+    sc_elb_deregister_instances(f->elb, "web", &b, 1, T0, &f->err);
+    assert_int_equal(sc_elb_health_result(f->elb, "web", a, 1, T0 + 59999), 1); /* draining */
+    assert_int_equal(sc_elb_health_result(f->elb, "web", a, 1, T0 + 60000), -1);
+    assert_false(sc_elb_registered_anywhere(f->elb, a));
+    assert_int_equal(sc_elb_drain_done(f->elb, "web", b, T0 + 61000), 1);
+    assert_false(sc_elb_registered_anywhere(f->elb, b));
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 61000) == INT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1317,6 +1397,11 @@ int main(void)
         T(test_elb_host_counts_per_zone),
         T(test_elb_register_instance_of_another_vpc),
         T(test_elb_shared_errors_keep_their_words),
+        T(test_elb_health_step_is_the_rule_of_health_result),
+        T(test_elb_health_step_new_registration_in_on_first_pass),
+        T(test_elb_health_step_failing_first_needs_healthy_threshold),
+        T(test_elb_health_step_out_after_unhealthy_back_after_healthy),
+        T(test_elb_reports_after_drain_timeout_see_it_ended),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
