@@ -397,11 +397,72 @@ enum sc_elb_membership {
 enum sc_elb_membership sc_elb_instance_membership(const struct sc_elb *elb, const char *name,
                                                   const char *instance_id);
 
-/* HealthyHostCount / UnHealthyHostCount for AWS/ELB: registered instances (draining ones
- * excluded) whose DescribeInstanceHealth state is InService / not InService, of `zone`
- * (NULL: all zones). -1 for an unknown load balancer, else 0. */
+/* --- AWS/ELB metrics (docs/elb-metrics.md) ---------------------------------------------------- */
+
+/* HealthyHostCount / UnHealthyHostCount for AWS/ELB: registered instances whose
+ * DescribeInstanceHealth state is InService / not InService, of `zone` (NULL: all zones).
+ * An instance being deregistered (draining) is not counted: it takes no new requests and
+ * is no longer a registered instance (DescribeLoadBalancers does not list it). -1 for an
+ * unknown load balancer, else 0. */
 int sc_elb_host_counts(const struct sc_elb *elb, const char *name, const char *zone, int *healthy,
                        int *unhealthy);
+
+/* The AWS/ELB metric set of a classic load balancer, in the order sc_elb_report_minute puts
+ * them. */
+enum sc_elb_metric {
+    SC_ELB_METRIC_HEALTHY_HOST_COUNT = 0,
+    SC_ELB_METRIC_UNHEALTHY_HOST_COUNT,
+    SC_ELB_METRIC_REQUEST_COUNT,
+    SC_ELB_METRIC_LATENCY,
+    SC_ELB_METRIC_BACKEND_2XX,
+    SC_ELB_METRIC_BACKEND_3XX,
+    SC_ELB_METRIC_BACKEND_4XX,
+    SC_ELB_METRIC_BACKEND_5XX,
+    SC_ELB_METRIC_ELB_4XX,
+    SC_ELB_METRIC_ELB_5XX,
+    SC_ELB_METRIC_SURGE_QUEUE_LENGTH,
+    SC_ELB_METRIC_SPILLOVER_COUNT,
+    SC_ELB_METRIC_BACKEND_CONNECTION_ERRORS,
+    SC_ELB_NMETRICS
+};
+#define SC_ELB_METRIC_BIT(m) (1u << (unsigned)(m))
+#define SC_ELB_METRICS_ALL   ((1u << SC_ELB_NMETRICS) - 1u)
+
+/* AWS's name ("HealthyHostCount") and unit ("Count", "Seconds" for Latency); NULL out of
+ * range. */
+const char *sc_elb_metric_name(enum sc_elb_metric m);
+const char *sc_elb_metric_unit(enum sc_elb_metric m);
+/* The metric an AWS/ELB name (exact case) names, or -1. */
+int sc_elb_metric_find(const char *metric_name);
+
+/* What a load balancer's data plane counted over one metric period (a minute): the raw
+ * material of the AWS/ELB set. Counts are of the period as the caller's world has them
+ * (the emulator's already multiplied by its time scale: what the emulated minute would
+ * have seen; the simulator's rounded from its fluid model); 0 = none. */
+struct sc_elb_traffic {
+    double requests;       /* routed requests (responses with backend errors included) */
+    double latency_sum_us; /* Latency: sum over the latency_count requests timed */
+    double latency_count;
+    double backend_2xx, backend_3xx, backend_4xx, backend_5xx; /* codes from the instances */
+    double elb_4xx, elb_5xx;    /* answers of the load balancer itself */
+    double surge_queue_max;     /* the surge queue's peak over the period */
+    double spillover;           /* requests refused with the surge queue full */
+    double backend_conn_errors; /* failed connections to instances, health checks' included */
+};
+
+struct sc_cw;
+/* Puts one period of load balancer `name`'s AWS/ELB metrics into cw (dimension
+ * LoadBalancerName, Timestamp timestamp_ms, received at now_ms) by AWS's reporting
+ * criteria: HealthyHostCount and UnHealthyHostCount (sc_elb_host_counts, all zones) while
+ * the load balancer has a registration (draining ones included), zeros too; every other
+ * metric only when it is non-zero (Latency: the mean, in seconds, when a request was
+ * timed). `metrics` is the set that may be put: SC_ELB_METRICS_ALL, or an or of
+ * SC_ELB_METRIC_BIT()s (the simulator puts only what some alarm reads). Called by both
+ * worlds at the end of each metric minute; allocates only through cw (a new metric
+ * identity). Returns the number of values put, -1 for an unknown load balancer. */
+int sc_elb_report_minute(const struct sc_elb *elb, struct sc_cw *cw, const char *name,
+                         const struct sc_elb_traffic *t, unsigned metrics, int64_t timestamp_ms,
+                         int64_t now_ms);
 
 /* --- save / load (the emulator's --state FILE) ------------------------------------------ */
 
