@@ -73,7 +73,8 @@ static void usage(FILE *f)
             "  --profile JSON            their application profile (see instance_main.h)\n"
             "  --boot-ms MS              their boot time in real ms [the profile's boot_s]\n"
             "  --log-level L             error|warn|info|debug [warn]\n"
-            "SIGUSR1 writes --metrics-file (AWS/ELB figures, backends with pid and health).\n");
+            "SIGUSR1 writes --metrics-file (AWS/ELB figures, backends with pid, health and\n"
+            "their consecutive passes/failures).\n");
 }
 
 static int parse_port(const char *s, int *port)
@@ -167,9 +168,12 @@ static void write_metrics(struct proxy *p)
         fprintf(f, "%s%d", i ? "," : "", p->b[i].healthy);
     fprintf(f, "],\"Backends\":[");
     for (int i = 0; i < p->nb; i++)
-        fprintf(f, "%s{\"id\":\"%s\",\"port\":%d,\"pid\":%ld,\"healthy\":%d,\"exited\":%d}",
+        fprintf(f,
+                "%s{\"id\":\"%s\",\"port\":%d,\"pid\":%ld,\"healthy\":%d,\"exited\":%d,"
+                "\"passes\":%d,\"failures\":%d}",
                 i ? "," : "", p->b[i].id, p->b[i].port,
-                p->im ? (long)inst_pid(p->im, p->b[i].id) : -1L, p->b[i].healthy, p->b[i].exited);
+                p->im ? (long)inst_pid(p->im, p->b[i].id) : -1L, p->b[i].healthy, p->b[i].exited,
+                p->b[i].health.consec_ok, p->b[i].health.consec_fail);
     fprintf(f, "],\"Reaped\":%llu,\"Children\":%d}\n",
             p->im ? (unsigned long long)inst_reaped(p->im) : 0ULL, p->im ? inst_count(p->im) : 0);
     if (fclose(f) == 0)
@@ -195,9 +199,9 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
         return;
     b->healthy = b->health.in_service;
     if (b->healthy)
-        log_info("proxy: backend in service %s", b->id);
+        log_info("proxy: backend in service %s passes=%d", b->id, b->health.consec_ok);
     else
-        log_info("proxy: backend out of service %s", b->id);
+        log_info("proxy: backend out of service %s failures=%d", b->id, b->health.consec_fail);
     lb_backend_set(p->l, b->id, b->port, NULL, b->healthy);
 }
 
