@@ -21,7 +21,6 @@
 #include "emulator/instance.h"
 #include "emulator/lb.h"
 #include "emulator/lb_tls.h"
-#include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
@@ -948,14 +947,6 @@ static void fetch_blocking(struct proc *p, int64_t now)
     close(fd);
 }
 
-static void put(struct sc_world *w, const char *lb, const char *metric, const char *unit, double v,
-                int64_t now)
-{
-    struct sc_dimension d = { "LoadBalancerName", lb };
-
-    sc_cw_put_value(sc_world_cw(w), "AWS/ELB", metric, &d, 1, unit, v, now, now);
-}
-
 static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
 {
     struct sc_elb *elb = sc_world_elb(w);
@@ -975,7 +966,7 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
     for (int i = 0; i < sc_elb_lb_count(elb); i++) {
         char name[SC_ELB_NAME_LEN];
         struct lb_metrics sum, m;
-        int nt, healthy = 0, unhealthy = 0;
+        struct sc_elb_traffic t;
         struct lbstat *st;
 
         snprintf(name, sizeof(name), "%s", sc_elb_lb_at(elb, i)->load_balancer_name);
@@ -1001,42 +992,21 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
         st = lbstat_get(a, w, name);
         sum.backend_conn_errors += st->hc_conn_errors;
         st->hc_conn_errors = 0;
-        nt = sc_elb_target_count(elb, name);
-        for (int t = 0; t < nt; t++) {
-            struct sc_elb_target tg;
-
-            if (sc_elb_target_at(elb, name, t, &tg) == 0 && !tg.draining) {
-                if (tg.state == SC_ELB_IN_SERVICE)
-                    healthy++;
-                else
-                    unhealthy++;
-            }
-        }
-        put(w, name, "HealthyHostCount", "Count", healthy, now);
-        put(w, name, "UnHealthyHostCount", "Count", unhealthy, now);
-        if (sum.requests)
-            put(w, name, "RequestCount", "Count", (double)sum.requests * ts, now);
-        if (sum.latency_count)
-            put(w, name, "Latency", "Seconds",
-                sum.latency_sum_ms / (double)sum.latency_count / 1000.0, now);
-        if (sum.backend_2xx)
-            put(w, name, "HTTPCode_Backend_2XX", "Count", (double)sum.backend_2xx * ts, now);
-        if (sum.backend_3xx)
-            put(w, name, "HTTPCode_Backend_3XX", "Count", (double)sum.backend_3xx * ts, now);
-        if (sum.backend_4xx)
-            put(w, name, "HTTPCode_Backend_4XX", "Count", (double)sum.backend_4xx * ts, now);
-        if (sum.backend_5xx)
-            put(w, name, "HTTPCode_Backend_5XX", "Count", (double)sum.backend_5xx * ts, now);
-        if (sum.elb_4xx)
-            put(w, name, "HTTPCode_ELB_4XX", "Count", (double)sum.elb_4xx * ts, now);
-        if (sum.elb_5xx)
-            put(w, name, "HTTPCode_ELB_5XX", "Count", (double)sum.elb_5xx * ts, now);
-        put(w, name, "SurgeQueueLength", "Count", sum.surge_queue_max, now);
-        if (sum.spillover)
-            put(w, name, "SpilloverCount", "Count", (double)sum.spillover * ts, now);
-        if (sum.backend_conn_errors)
-            put(w, name, "BackendConnectionErrors", "Count", (double)sum.backend_conn_errors * ts,
-                now);
+        /* counts as the emulated minute would have seen them; latency and the queue's
+         * peak are real figures */
+        t.requests = (double)sum.requests * ts;
+        t.latency_sum_us = sum.latency_sum_ms * 1000.0;
+        t.latency_count = (double)sum.latency_count;
+        t.backend_2xx = (double)sum.backend_2xx * ts;
+        t.backend_3xx = (double)sum.backend_3xx * ts;
+        t.backend_4xx = (double)sum.backend_4xx * ts;
+        t.backend_5xx = (double)sum.backend_5xx * ts;
+        t.elb_4xx = (double)sum.elb_4xx * ts;
+        t.elb_5xx = (double)sum.elb_5xx * ts;
+        t.surge_queue_max = sum.surge_queue_max;
+        t.spillover = (double)sum.spillover * ts;
+        t.backend_conn_errors = (double)sum.backend_conn_errors * ts;
+        sc_elb_report_minute(elb, sc_world_cw(w), name, &t, SC_ELB_METRICS_ALL, now, now);
     }
 }
 

@@ -18,6 +18,7 @@
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb_tls.h"
+#include "scaler/elb.h"
 
 #define MAX_BACKENDS 256
 
@@ -25,9 +26,8 @@ struct backend {
     char id[32];
     int port; /* 0 while an instance boots */
     int exited;
-    int healthy; /* routable */
-    int ok_run, fail_run;
-    int ever; /* has been in service */
+    int healthy;                 /* routable */
+    struct sc_elb_health health; /* libscaler's threshold rule, as a new registration */
 };
 
 struct proxy {
@@ -73,7 +73,8 @@ static void usage(FILE *f)
             "  --profile JSON            their application profile (see instance_main.h)\n"
             "  --boot-ms MS              their boot time in real ms [the profile's boot_s]\n"
             "  --log-level L             error|warn|info|debug [warn]\n"
-            "SIGUSR1 writes --metrics-file (AWS/ELB figures, backends with pid and health).\n");
+            "SIGUSR1 writes --metrics-file (AWS/ELB figures, backends with pid, health and\n"
+            "their consecutive passes/failures).\n");
 }
 
 static int parse_port(const char *s, int *port)
@@ -167,9 +168,12 @@ static void write_metrics(struct proxy *p)
         fprintf(f, "%s%d", i ? "," : "", p->b[i].healthy);
     fprintf(f, "],\"Backends\":[");
     for (int i = 0; i < p->nb; i++)
-        fprintf(f, "%s{\"id\":\"%s\",\"port\":%d,\"pid\":%ld,\"healthy\":%d,\"exited\":%d}",
+        fprintf(f,
+                "%s{\"id\":\"%s\",\"port\":%d,\"pid\":%ld,\"healthy\":%d,\"exited\":%d,"
+                "\"passes\":%d,\"failures\":%d}",
                 i ? "," : "", p->b[i].id, p->b[i].port,
-                p->im ? (long)inst_pid(p->im, p->b[i].id) : -1L, p->b[i].healthy, p->b[i].exited);
+                p->im ? (long)inst_pid(p->im, p->b[i].id) : -1L, p->b[i].healthy, p->b[i].exited,
+                p->b[i].health.consec_ok, p->b[i].health.consec_fail);
     fprintf(f, "],\"Reaped\":%llu,\"Children\":%d}\n",
             p->im ? (unsigned long long)inst_reaped(p->im) : 0ULL, p->im ? inst_count(p->im) : 0);
     if (fclose(f) == 0)
@@ -188,26 +192,17 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
     if (!b)
         return;
     p->hc_conn_errors += connect_failed != 0;
-    if (ok) {
-        b->fail_run = 0;
-        b->ok_run++;
-        /* a new backend goes in service on its first pass; a failed one after the
-         * healthy threshold */
-        if (!b->healthy && (!b->ever || b->ok_run >= p->healthy_threshold)) {
-            b->healthy = 1;
-            b->ever = 1;
-            log_info("proxy: backend in service %s", b->id);
-            lb_backend_set(p->l, b->id, b->port, NULL, 1);
-        }
-    } else {
-        b->ok_run = 0;
-        b->fail_run++;
-        if (b->healthy && b->fail_run >= p->unhealthy_threshold) {
-            b->healthy = 0;
-            log_info("proxy: backend out of service %s", b->id);
-            lb_backend_set(p->l, b->id, b->port, NULL, 0);
-        }
-    }
+    /* a backend is a registration: in service on its first pass, out after the unhealthy
+     * threshold, back after the healthy threshold (scaler/elb.h) */
+    if (sc_elb_health_step(&b->health, ok, p->healthy_threshold, p->unhealthy_threshold) ==
+        b->healthy)
+        return;
+    b->healthy = b->health.in_service;
+    if (b->healthy)
+        log_info("proxy: backend in service %s passes=%d", b->id, b->health.consec_ok);
+    else
+        log_info("proxy: backend out of service %s failures=%d", b->id, b->health.consec_fail);
+    lb_backend_set(p->l, b->id, b->port, NULL, b->healthy);
 }
 
 static struct backend *backend_find(struct proxy *p, const char *id)
@@ -232,6 +227,7 @@ static void on_instance(void *ud, const char *id, enum inst_event event, int por
         b->port = port;
         lb_backend_set(p->l, b->id, b->port, NULL, !p->hc);
         b->healthy = !p->hc;
+        memset(&b->health, 0, sizeof(b->health));
         if (p->hc) {
             p->chk.port = port;
             hc_target_set(p->hc, b->id, &p->chk, p->interval_ms, 0);

@@ -313,11 +313,29 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
 
 /* --- health bookkeeping and routing (data plane) ---------------------------------------------- */
 
-/* One health-check result for a registered (or draining) instance. A new registration
- * goes InService on its first pass; an InService one goes OutOfService after
- * UnhealthyThreshold consecutive failures; an OutOfService one comes back after
- * HealthyThreshold consecutive passes. Returns 1 when the instance is now InService by
- * health checks, 0 when not, -1 for an unknown load balancer or registration. */
+/* The health-check threshold rule on one registration's counters: what struct sc_elb
+ * keeps per registration, and what a data plane without an sc_elb (`emulator proxy`)
+ * keeps per backend. Zeroed = a new registration. */
+struct sc_elb_health {
+    int in_service;      /* by health checks */
+    int ever_in_service; /* passed a check since (re)registration */
+    int failed_out;      /* out after UnhealthyThreshold consecutive failures */
+    int consec_ok, consec_fail;
+};
+/* One health-check result (ok: passed). A new registration goes InService on its first
+ * pass (unless UnhealthyThreshold failures came first); an InService one goes out after
+ * unhealthy_threshold consecutive failures; one that is out comes back after
+ * healthy_threshold consecutive passes. Returns h->in_service after it. */
+int sc_elb_health_step(struct sc_elb_health *h, int ok, int healthy_threshold,
+                       int unhealthy_threshold);
+
+/* One health-check result for a registered (or draining) instance, by sc_elb_health_step
+ * with the load balancer's thresholds; a draining instance that is out of service stops
+ * draining (its deregistration completes). The data-plane reports (this one and
+ * sc_elb_drain_done) see the registration as it stands at now_ms: a drain whose timeout
+ * has passed has ended, as sc_elb_step(now_ms) would end it. Returns 1 when the instance
+ * is now InService by health checks, 0 when not, -1 for an unknown load balancer or
+ * registration (also one whose drain timed out by now_ms). */
 int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id, int ok,
                          int64_t now_ms);
 
@@ -351,8 +369,9 @@ int sc_elb_routable(const struct sc_elb *elb, const char *name, const char *inst
 int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone, const char **ids,
                      int cap);
 
-/* In-flight requests to a draining instance have ended: the drain finishes now. Returns 1
- * if a drain ended, 0 if it was not draining there, -1 unknown load balancer. */
+/* In-flight requests to a draining instance have ended: the drain finishes now (or had
+ * finished by its timeout, if that passed by now_ms). Returns 1 if a drain ended, 0 if it
+ * was not draining there, -1 unknown load balancer. */
 int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance_id,
                       int64_t now_ms);
 /* 1 when the instance is draining on that load balancer. */
@@ -378,11 +397,72 @@ enum sc_elb_membership {
 enum sc_elb_membership sc_elb_instance_membership(const struct sc_elb *elb, const char *name,
                                                   const char *instance_id);
 
-/* HealthyHostCount / UnHealthyHostCount for AWS/ELB: registered instances (draining ones
- * excluded) whose DescribeInstanceHealth state is InService / not InService, of `zone`
- * (NULL: all zones). -1 for an unknown load balancer, else 0. */
+/* --- AWS/ELB metrics (docs/elb-metrics.md) ---------------------------------------------------- */
+
+/* HealthyHostCount / UnHealthyHostCount for AWS/ELB: registered instances whose
+ * DescribeInstanceHealth state is InService / not InService, of `zone` (NULL: all zones).
+ * An instance being deregistered (draining) is not counted: it takes no new requests and
+ * is no longer a registered instance (DescribeLoadBalancers does not list it). -1 for an
+ * unknown load balancer, else 0. */
 int sc_elb_host_counts(const struct sc_elb *elb, const char *name, const char *zone, int *healthy,
                        int *unhealthy);
+
+/* The AWS/ELB metric set of a classic load balancer, in the order sc_elb_report_minute puts
+ * them. */
+enum sc_elb_metric {
+    SC_ELB_METRIC_HEALTHY_HOST_COUNT = 0,
+    SC_ELB_METRIC_UNHEALTHY_HOST_COUNT,
+    SC_ELB_METRIC_REQUEST_COUNT,
+    SC_ELB_METRIC_LATENCY,
+    SC_ELB_METRIC_BACKEND_2XX,
+    SC_ELB_METRIC_BACKEND_3XX,
+    SC_ELB_METRIC_BACKEND_4XX,
+    SC_ELB_METRIC_BACKEND_5XX,
+    SC_ELB_METRIC_ELB_4XX,
+    SC_ELB_METRIC_ELB_5XX,
+    SC_ELB_METRIC_SURGE_QUEUE_LENGTH,
+    SC_ELB_METRIC_SPILLOVER_COUNT,
+    SC_ELB_METRIC_BACKEND_CONNECTION_ERRORS,
+    SC_ELB_NMETRICS
+};
+#define SC_ELB_METRIC_BIT(m) (1u << (unsigned)(m))
+#define SC_ELB_METRICS_ALL   ((1u << SC_ELB_NMETRICS) - 1u)
+
+/* AWS's name ("HealthyHostCount") and unit ("Count", "Seconds" for Latency); NULL out of
+ * range. */
+const char *sc_elb_metric_name(enum sc_elb_metric m);
+const char *sc_elb_metric_unit(enum sc_elb_metric m);
+/* The metric an AWS/ELB name (exact case) names, or -1. */
+int sc_elb_metric_find(const char *metric_name);
+
+/* What a load balancer's data plane counted over one metric period (a minute): the raw
+ * material of the AWS/ELB set. Counts are of the period as the caller's world has them
+ * (the emulator's already multiplied by its time scale: what the emulated minute would
+ * have seen; the simulator's rounded from its fluid model); 0 = none. */
+struct sc_elb_traffic {
+    double requests;       /* routed requests (responses with backend errors included) */
+    double latency_sum_us; /* Latency: sum over the latency_count requests timed */
+    double latency_count;
+    double backend_2xx, backend_3xx, backend_4xx, backend_5xx; /* codes from the instances */
+    double elb_4xx, elb_5xx;    /* answers of the load balancer itself */
+    double surge_queue_max;     /* the surge queue's peak over the period */
+    double spillover;           /* requests refused with the surge queue full */
+    double backend_conn_errors; /* failed connections to instances, health checks' included */
+};
+
+struct sc_cw;
+/* Puts one period of load balancer `name`'s AWS/ELB metrics into cw (dimension
+ * LoadBalancerName, Timestamp timestamp_ms, received at now_ms) by AWS's reporting
+ * criteria: HealthyHostCount and UnHealthyHostCount (sc_elb_host_counts, all zones) while
+ * the load balancer has a registration (draining ones included), zeros too; every other
+ * metric only when it is non-zero (Latency: the mean, in seconds, when a request was
+ * timed). `metrics` is the set that may be put: SC_ELB_METRICS_ALL, or an or of
+ * SC_ELB_METRIC_BIT()s (the simulator puts only what some alarm reads). Called by both
+ * worlds at the end of each metric minute; allocates only through cw (a new metric
+ * identity). Returns the number of values put, -1 for an unknown load balancer. */
+int sc_elb_report_minute(const struct sc_elb *elb, struct sc_cw *cw, const char *name,
+                         const struct sc_elb_traffic *t, unsigned metrics, int64_t timestamp_ms,
+                         int64_t now_ms);
 
 /* --- save / load (the emulator's --state FILE) ------------------------------------------ */
 

@@ -173,11 +173,7 @@ int elb_drain_end(struct lb *b, int i)
 
 void elb_reset_health(struct reg *r)
 {
-    r->in_service = 0;
-    r->ever_in_service = 0;
-    r->failed_out = 0;
-    r->consec_ok = 0;
-    r->consec_fail = 0;
+    memset(&r->health, 0, sizeof(r->health));
 }
 
 int elb_zone_enabled(const struct lb *b, const char *zone)
@@ -233,11 +229,11 @@ static struct row health_row(const struct sc_elb *elb, const struct lb *b, const
                              ec2_state_desc(in ? in->state : SC_EC2_TERMINATED) };
     if (!elb_zone_enabled(b, in->availability_zone))
         return (struct row){ SC_ELB_OUT_OF_SERVICE, "ELB", DESC_ZONE_OFF };
-    if (r->in_service)
+    if (r->health.in_service)
         return (struct row){ SC_ELB_IN_SERVICE, "N/A", "N/A" };
-    if (!r->ever_in_service && !r->failed_out)
+    if (!r->health.ever_in_service && !r->health.failed_out)
         return (struct row){ SC_ELB_OUT_OF_SERVICE, "ELB", DESC_REGISTERING };
-    if (r->consec_ok > 0)
+    if (r->health.consec_ok > 0)
         return (struct row){ SC_ELB_OUT_OF_SERVICE, "Instance", DESC_RECOVERING };
     return (struct row){ SC_ELB_OUT_OF_SERVICE, "Instance", DESC_FAILED };
 }
@@ -391,46 +387,68 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
 
 /* --- health bookkeeping and routing ----------------------------------------------------------- */
 
+int sc_elb_health_step(struct sc_elb_health *h, int ok, int healthy_threshold,
+                       int unhealthy_threshold)
+{
+    if (ok) {
+        h->consec_ok++;
+        h->consec_fail = 0;
+        if (!h->in_service &&
+            ((!h->ever_in_service && !h->failed_out) || h->consec_ok >= healthy_threshold)) {
+            h->in_service = 1;
+            h->ever_in_service = 1;
+            h->failed_out = 0;
+        }
+    } else {
+        h->consec_fail++;
+        h->consec_ok = 0;
+        if (h->consec_fail >= unhealthy_threshold) {
+            if (h->in_service || !h->ever_in_service)
+                h->failed_out = 1;
+            h->in_service = 0;
+        }
+    }
+    return h->in_service;
+}
+
+/* Registration k's drain ends if its timeout has passed by now_ms, as sc_elb_step(now_ms)
+ * would end it, so a report sees the registration as it stands at now_ms. Returns 1 when
+ * the drain ended; *removed tells whether the registration went with it. */
+static int drain_expire(struct lb *b, int k, int64_t now_ms, int *removed)
+{
+    *removed = 0;
+    if (b->regs[k]->drain == DRAIN_NONE || now_ms < b->regs[k]->drain_deadline_ms)
+        return 0;
+    *removed = elb_drain_end(b, k);
+    elb_lb_sync(b);
+    return 1;
+}
+
 int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id, int ok,
                          int64_t now_ms)
 {
     struct lb *b = elb_lb_get(elb, name);
     struct reg *r;
-    int k;
+    int k, removed;
 
     if (!b)
         return -1;
     r = elb_reg_get(b, instance_id, &k);
     if (!r)
         return -1;
-    if (ok) {
-        r->consec_ok++;
-        r->consec_fail = 0;
-        if (!r->in_service && ((!r->ever_in_service && !r->failed_out) ||
-                               r->consec_ok >= b->v.health_check.healthy_threshold)) {
-            r->in_service = 1;
-            r->ever_in_service = 1;
-            r->failed_out = 0;
-        }
-    } else {
-        r->consec_fail++;
-        r->consec_ok = 0;
-        if (r->consec_fail >= b->v.health_check.unhealthy_threshold) {
-            if (r->in_service || !r->ever_in_service)
-                r->failed_out = 1;
-            r->in_service = 0;
-        }
-        /* draining does not hold an unhealthy instance */
-        if (!r->in_service && r->drain != DRAIN_NONE) {
-            int removed = elb_drain_end(b, k);
-
-            (void)now_ms;
-            elb_lb_sync(b);
-            if (removed)
-                return 0;
-        }
+    drain_expire(b, k, now_ms, &removed);
+    if (removed)
+        return -1; /* deregistered by its drain's timeout */
+    sc_elb_health_step(&r->health, ok, b->v.health_check.healthy_threshold,
+                       b->v.health_check.unhealthy_threshold);
+    /* draining does not hold an unhealthy instance */
+    if (!ok && !r->health.in_service && r->drain != DRAIN_NONE) {
+        removed = elb_drain_end(b, k);
+        elb_lb_sync(b);
+        if (removed)
+            return 0;
     }
-    return r->in_service;
+    return r->health.in_service;
 }
 
 int sc_elb_target_count(const struct sc_elb *elb, const char *name)
@@ -512,16 +530,18 @@ int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance
 {
     struct lb *b = elb_lb_get(elb, name);
     struct reg *r;
-    int k;
+    int k, removed;
 
-    (void)now_ms;
     if (!b)
         return -1;
     r = elb_reg_get(b, instance_id, &k);
     if (!r || r->drain == DRAIN_NONE)
         return 0;
-    elb_drain_end(b, k);
-    elb_lb_sync(b);
+    /* it ends now, as its timeout would have ended it had that passed by now_ms */
+    if (!drain_expire(b, k, now_ms, &removed)) {
+        elb_drain_end(b, k);
+        elb_lb_sync(b);
+    }
     return 1;
 }
 

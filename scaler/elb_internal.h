@@ -23,10 +23,7 @@ enum drain_kind {
 struct reg {
     char id[SC_EC2_ID_LEN];
     int64_t registered_ms;
-    int in_service;      /* by health checks */
-    int ever_in_service; /* passed its first check since (re)registration */
-    int failed_out;      /* out after UnhealthyThreshold failures */
-    int consec_ok, consec_fail;
+    struct sc_elb_health health; /* the thresholds' bookkeeping (sc_elb_health_step) */
     enum drain_kind drain;
     int64_t drain_deadline_ms;
 };

@@ -66,10 +66,11 @@ static json_t *lb_save(const void *ctx, int i)
 
         bad |= json_array_append_new(
             a, json_pack("{s:s,s:I,s:b,s:b,s:b,s:i,s:i,s:i,s:I}", "id", r->id, "registered_ms",
-                         (json_int_t)r->registered_ms, "in_service", r->in_service,
-                         "ever_in_service", r->ever_in_service, "failed_out", r->failed_out,
-                         "consec_ok", r->consec_ok, "consec_fail", r->consec_fail, "drain",
-                         (int)r->drain, "drain_deadline_ms", (json_int_t)r->drain_deadline_ms));
+                         (json_int_t)r->registered_ms, "in_service", r->health.in_service,
+                         "ever_in_service", r->health.ever_in_service, "failed_out",
+                         r->health.failed_out, "consec_ok", r->health.consec_ok, "consec_fail",
+                         r->health.consec_fail, "drain", (int)r->drain, "drain_deadline_ms",
+                         (json_int_t)r->drain_deadline_ms));
     }
     bad |= sc_save_take(o, "registrations", a);
     return rec_save_done(o, bad);
@@ -195,11 +196,11 @@ static struct lb *lb_load(struct sc_elb *elb, struct sc_load *l, const json_t *x
             b->regs[b->nregs++] = r;
             sc_load_buf(l, v, "id", r->id, sizeof(r->id));
             r->registered_ms = sc_load_int(l, v, "registered_ms");
-            r->in_service = sc_load_bool(l, v, "in_service");
-            r->ever_in_service = sc_load_bool(l, v, "ever_in_service");
-            r->failed_out = sc_load_bool(l, v, "failed_out");
-            r->consec_ok = sc_load_int_range(l, v, "consec_ok", 0, INT_MAX);
-            r->consec_fail = sc_load_int_range(l, v, "consec_fail", 0, INT_MAX);
+            r->health.in_service = sc_load_bool(l, v, "in_service");
+            r->health.ever_in_service = sc_load_bool(l, v, "ever_in_service");
+            r->health.failed_out = sc_load_bool(l, v, "failed_out");
+            r->health.consec_ok = sc_load_int_range(l, v, "consec_ok", 0, INT_MAX);
+            r->health.consec_fail = sc_load_int_range(l, v, "consec_fail", 0, INT_MAX);
             r->drain = (enum drain_kind)sc_load_int_range(l, v, "drain", DRAIN_NONE, DRAIN_ZONE);
             if (r->drain != DRAIN_NONE)
                 b->ndrain++;

@@ -17,10 +17,6 @@
 #include "scaler/sim/run_internal.h"
 #include "scaler/world.h"
 
-static const char *const elb_metric_names[ELB_NMETRICS] = { "RequestCount", "Latency",
-                                                            "HTTPCode_ELB_5XX", "HealthyHostCount",
-                                                            "UnHealthyHostCount" };
-
 /* ---- setup ---- */
 
 static int lib_fail(struct eng *e, const char *path, const struct sc_error *err)
@@ -282,11 +278,10 @@ static void plan_metrics(struct eng *e)
         } else if (strcmp(v->namespace, "AWS/ELB") == 0 && v->n_dimensions == 1 &&
                    strcmp(v->dimensions[0].name, "LoadBalancerName") == 0) {
             int lb = sim_scenario_lb_index(e->sc, v->dimensions[0].value);
-            for (int k = 0; k < ELB_NMETRICS && lb >= 0; k++) {
-                if (strcmp(v->metric_name, elb_metric_names[k]) == 0) {
-                    e->lbs[lb].metric[k] = 1;
-                    known = 1;
-                }
+            int m = sc_elb_metric_find(v->metric_name);
+            if (lb >= 0 && m >= 0 && (SIM_ELB_METRICS & SC_ELB_METRIC_BIT(m))) {
+                e->lbs[lb].metrics |= SC_ELB_METRIC_BIT(m);
+                known = 1;
             }
         }
         if (!known)

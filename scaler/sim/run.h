@@ -12,8 +12,9 @@
  *
  * Metrics: only those an alarm reads are put: AWS/EC2 CPUUtilization per group (one
  * statistic set per group per minute over the instances past warm-up, as the world's
- * group figure) or per instance or overall; AWS/ELB RequestCount, Latency,
- * HTTPCode_ELB_5XX, HealthyHostCount, UnHealthyHostCount per load balancer.
+ * group figure) or per instance or overall; per load balancer the AWS/ELB metrics the
+ * model has figures for (SIM_ELB_METRICS: requests, latency, ELB 5XX, host counts), put by
+ * libscaler's sc_elb_report_minute as the emulator's are.
  *
  * Health checks: every Interval each registered running instance is checked in the
  * model; a result is reported unless it is a pass for an instance already InService

@@ -11,6 +11,7 @@
 
 #include "common/hist.h"
 #include "scaler/alarm.h"
+#include "scaler/elb.h"
 #include "scaler/rng.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/model.h"
@@ -19,14 +20,13 @@
 #include "scaler/sim/timeline.h"
 #include "scaler/world.h"
 
-enum elb_metric {
-    ELB_REQUEST_COUNT = 0,
-    ELB_LATENCY,
-    ELB_5XX,
-    ELB_HEALTHY,
-    ELB_UNHEALTHY,
-    ELB_NMETRICS
-};
+/* The AWS/ELB metrics the simulator's data plane has figures for (sc_elb_report_minute
+ * puts them); an alarm on another gets a warning. */
+#define SIM_ELB_METRICS                                                                            \
+    (SC_ELB_METRIC_BIT(SC_ELB_METRIC_REQUEST_COUNT) | SC_ELB_METRIC_BIT(SC_ELB_METRIC_LATENCY) |   \
+     SC_ELB_METRIC_BIT(SC_ELB_METRIC_ELB_5XX) |                                                    \
+     SC_ELB_METRIC_BIT(SC_ELB_METRIC_HEALTHY_HOST_COUNT) |                                         \
+     SC_ELB_METRIC_BIT(SC_ELB_METRIC_UNHEALTHY_HOST_COUNT))
 
 struct slot_state {
     char id[32];
@@ -45,8 +45,8 @@ struct lb_state {
     int64_t hc_next_ms;
     int64_t hc_interval_ms;
     int http;
-    int port_ok; /* the check's port is one the app listens on */
-    int metric[ELB_NMETRICS];
+    int port_ok;      /* the check's port is one the app listens on */
+    unsigned metrics; /* SC_ELB_METRIC_BIT()s some alarm reads */
     struct sim_lb_counters min_snap, smp_snap;
     int ngroups_behind;
     const char **ids; /* route set scratch */

@@ -129,46 +129,20 @@ void metrics_minute(struct eng *e)
     for (int lb = 0; lb < e->sc->nlbs; lb++) {
         struct lb_state *ls = &e->lbs[lb];
         struct sim_lb_counters c;
-        const char *name = e->sc->lbs[lb].name;
-        double req, done, fail, lat;
-        int any = 0;
-        for (int k = 0; k < ELB_NMETRICS; k++)
-            any |= ls->metric[k];
+        struct sc_elb_traffic t = { 0 };
+        double done, fail;
         sim_model_lb_counters(e->model, lb, &c);
         done = c.completed - ls->min_snap.completed;
         fail = c.failed - ls->min_snap.failed;
-        lat = c.latency_sum_us - ls->min_snap.latency_sum_us;
-        req = done + fail;
+        /* whole requests, as AWS counts them (the fluid model's are fractions) */
+        t.requests = floor(done + fail + 0.5);
+        t.latency_sum_us = c.latency_sum_us - ls->min_snap.latency_sum_us;
+        t.latency_count = done;
+        t.elb_5xx = floor(fail + 0.5);
         ls->min_snap = c;
-        if (!any)
-            continue;
-        if (ls->metric[ELB_REQUEST_COUNT] && req > 0)
-            put_value(e, "AWS/ELB", "RequestCount", "LoadBalancerName", name, "Count",
-                      floor(req + 0.5), ts);
-        if (ls->metric[ELB_LATENCY] && done > 0)
-            put_value(e, "AWS/ELB", "Latency", "LoadBalancerName", name, "Seconds",
-                      lat / done / 1e6, ts);
-        if (ls->metric[ELB_5XX] && fail > 0)
-            put_value(e, "AWS/ELB", "HTTPCode_ELB_5XX", "LoadBalancerName", name, "Count",
-                      floor(fail + 0.5), ts);
-        if (ls->metric[ELB_HEALTHY] || ls->metric[ELB_UNHEALTHY]) {
-            int nt = sc_elb_target_count(e->elb, name), healthy = 0, unhealthy = 0;
-            for (int i = 0; i < nt; i++) {
-                struct sc_elb_target t;
-                if (sc_elb_target_at(e->elb, name, i, &t) != 0)
-                    continue;
-                if (t.state == SC_ELB_IN_SERVICE)
-                    healthy++;
-                else
-                    unhealthy++;
-            }
-            if (ls->metric[ELB_HEALTHY])
-                put_value(e, "AWS/ELB", "HealthyHostCount", "LoadBalancerName", name, "Count",
-                          healthy, ts);
-            if (ls->metric[ELB_UNHEALTHY])
-                put_value(e, "AWS/ELB", "UnHealthyHostCount", "LoadBalancerName", name, "Count",
-                          unhealthy, ts);
-        }
+        if (ls->metrics)
+            sc_elb_report_minute(e->elb, e->cw, e->sc->lbs[lb].name, &t, ls->metrics, ts,
+                                 e->now_ms);
     }
 }
 

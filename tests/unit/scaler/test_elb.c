@@ -1,4 +1,5 @@
-/* tests/unit/scaler/test_elb.c: scaler/elb.c, one test per rule. */
+/* tests/unit/scaler/test_elb.c: scaler/elb.c (and elb_health.c, elb_metrics.c), one test per
+ * rule. */
 #include "scaler/elb.h"
 
 #include <stdint.h>
@@ -10,6 +11,8 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+
+#include "scaler/cloudwatch.h"
 
 #define T0 1767225600000LL /* 2026-01-01T00:00:00Z */
 
@@ -1269,6 +1272,293 @@ static void test_elb_shared_errors_keep_their_words(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
+/* --- the health rule on plain counters (what `emulator proxy` keeps per backend) ------------- */
+
+/* sc_elb_health_step is the rule sc_elb_health_result applies: the same results give the
+ * same answers, whatever the sequence. */
+static void test_elb_health_step_is_the_rule_of_health_result(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_health_check hc = { "TCP:8080", 10, 5, 3, 4 };
+    static const int seq[] = { 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1 };
+    struct sc_elb_health h = { 0 };
+    const char *id;
+
+    mk_lb(f, "web");
+    sc_elb_configure_health_check(f->elb, "web", &hc, T0, NULL, &f->err);
+    id = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err);
+    for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+        assert_int_equal(sc_elb_health_step(&h, seq[i], 4, 3),
+                         sc_elb_health_result(f->elb, "web", id, seq[i], T0));
+}
+
+static void test_elb_health_step_new_registration_in_on_first_pass(void **state)
+{
+    struct sc_elb_health h = { 0 };
+
+    (void)state;
+    assert_int_equal(sc_elb_health_step(&h, 0, 5, 2), 0); /* below UnhealthyThreshold */
+    assert_int_equal(sc_elb_health_step(&h, 1, 5, 2), 1);
+    assert_true(h.ever_in_service);
+}
+
+static void test_elb_health_step_failing_first_needs_healthy_threshold(void **state)
+{
+    struct sc_elb_health h = { 0 };
+
+    (void)state;
+    sc_elb_health_step(&h, 0, 3, 2);
+    sc_elb_health_step(&h, 0, 3, 2);
+    assert_true(h.failed_out);
+    assert_int_equal(sc_elb_health_step(&h, 1, 3, 2), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 3, 2), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 3, 2), 1);
+}
+
+static void test_elb_health_step_out_after_unhealthy_back_after_healthy(void **state)
+{
+    struct sc_elb_health h = { 0 };
+
+    (void)state;
+    sc_elb_health_step(&h, 1, 2, 3);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 1);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 1);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 2, 3), 0);
+    assert_int_equal(sc_elb_health_step(&h, 0, 2, 3), 0); /* a failure starts the count again */
+    assert_int_equal(sc_elb_health_step(&h, 1, 2, 3), 0);
+    assert_int_equal(sc_elb_health_step(&h, 1, 2, 3), 1);
+}
+
+/* A report arriving after a drain's timeout, before the step ended it, sees it ended. */
+static void test_elb_reports_after_drain_timeout_see_it_ended(void **state)
+{
+    struct fx *f = *state;
+    const char *a, *b;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 60);
+    a = in_service(f, "web", "us-east-1a");
+    b = in_service(f, "web", "us-east-1b");
+    sc_elb_deregister_instances(f->elb, "web", &a, 1, T0, &f->err);
+    sc_elb_deregister_instances(f->elb, "web", &b, 1, T0, &f->err);
+    assert_int_equal(sc_elb_health_result(f->elb, "web", a, 1, T0 + 59999), 1); /* draining */
+    assert_int_equal(sc_elb_health_result(f->elb, "web", a, 1, T0 + 60000), -1);
+    assert_false(sc_elb_registered_anywhere(f->elb, a));
+    assert_int_equal(sc_elb_drain_done(f->elb, "web", b, T0 + 61000), 1);
+    assert_false(sc_elb_registered_anywhere(f->elb, b));
+    assert_true(sc_elb_next_due_ms(f->elb, T0 + 61000) == INT64_MAX);
+}
+
+/* --- AWS/ELB metrics ----------------------------------------------------------------------------
+ */
+
+struct put {
+    char metric[64];
+    char unit[16];
+    char lb[SC_ELB_NAME_LEN];
+    double value;
+    int64_t timestamp_ms, now_ms;
+};
+
+struct puts {
+    struct put p[32];
+    int n;
+};
+
+static void on_put(const struct sc_put_metric_data_req *req, int64_t now_ms, void *ud)
+{
+    struct puts *ps = ud;
+
+    for (int i = 0; i < req->n_metric_data && ps->n < 32; i++) {
+        const struct sc_metric_datum *d = &req->metric_data[i];
+        struct put *p = &ps->p[ps->n++];
+
+        assert_string_equal(req->namespace, "AWS/ELB");
+        assert_int_equal(d->n_dimensions, 1);
+        assert_string_equal(d->dimensions[0].name, "LoadBalancerName");
+        snprintf(p->metric, sizeof(p->metric), "%s", d->metric_name);
+        snprintf(p->unit, sizeof(p->unit), "%s", d->unit);
+        snprintf(p->lb, sizeof(p->lb), "%s", d->dimensions[0].value);
+        p->value = d->value;
+        p->timestamp_ms = d->timestamp_ms;
+        p->now_ms = now_ms;
+    }
+}
+
+/* cw observed into ps (static: one per test). */
+static struct sc_cw *observed_cw(struct puts *ps)
+{
+    struct sc_cw *cw = sc_cw_create(NULL);
+
+    assert_non_null(cw);
+    memset(ps, 0, sizeof(*ps));
+    sc_cw_set_put_observer(cw, on_put, ps);
+    return cw;
+}
+
+static const struct put *put_of(const struct puts *ps, const char *metric)
+{
+    for (int i = 0; i < ps->n; i++) {
+        if (strcmp(ps->p[i].metric, metric) == 0)
+            return &ps->p[i];
+    }
+    return NULL;
+}
+
+/* HealthyHostCount counts registered InService instances; one being deregistered
+ * (draining, still InService in DescribeInstanceHealth) counts in neither figure. */
+static void test_elb_report_minute_host_counts_exclude_draining(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_traffic t = { 0 };
+    struct puts ps;
+    struct sc_cw *cw = observed_cw(&ps);
+    const char *a, *sick;
+
+    mk_lb(f, "web");
+    enable_draining(f, "web", 300);
+    a = in_service(f, "web", "us-east-1a");
+    in_service(f, "web", "us-east-1b");
+    in_service(f, "web", "us-east-1b");
+    sick = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &sick, 1, T0, &f->err);
+    assert_int_equal(sc_elb_deregister_instances(f->elb, "web", &a, 1, T0, &f->err), SC_OK);
+    expect_row(f, "web", a, "InService", "N/A", "Instance deregistration currently in progress.");
+    assert_int_equal(sc_elb_report_minute(f->elb, cw, "web", &t, SC_ELB_METRICS_ALL, T0, T0), 2);
+    assert_non_null(put_of(&ps, "HealthyHostCount"));
+    assert_true(put_of(&ps, "HealthyHostCount")->value == 2);
+    assert_string_equal(put_of(&ps, "HealthyHostCount")->unit, "Count");
+    assert_true(put_of(&ps, "UnHealthyHostCount")->value == 1);
+    sc_cw_destroy(cw);
+}
+
+/* The host counts are reported while the load balancer has registered instances, zeros
+ * included; without any, not at all. */
+static void test_elb_report_minute_host_counts_while_registered_zeros_too(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_traffic t = { 0 };
+    struct puts ps;
+    struct sc_cw *cw = observed_cw(&ps);
+    const char *id;
+
+    mk_lb(f, "web");
+    assert_int_equal(sc_elb_report_minute(f->elb, cw, "web", &t, SC_ELB_METRICS_ALL, T0, T0), 0);
+    assert_int_equal(ps.n, 0);
+    id = mk_inst(f, "us-east-1a", 1);
+    sc_elb_register_instances(f->elb, "web", &id, 1, T0, &f->err); /* registration in progress */
+    assert_int_equal(sc_elb_report_minute(f->elb, cw, "web", &t, SC_ELB_METRICS_ALL, T0, T0), 2);
+    assert_true(put_of(&ps, "HealthyHostCount")->value == 0);
+    assert_true(put_of(&ps, "UnHealthyHostCount")->value == 1);
+    sc_cw_destroy(cw);
+}
+
+/* Every other metric is reported only when it is non-zero, SurgeQueueLength too. */
+static void test_elb_report_minute_others_only_when_nonzero(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_traffic t = { 0 };
+    struct puts ps;
+    struct sc_cw *cw = observed_cw(&ps);
+
+    mk_lb(f, "web");
+    in_service(f, "web", "us-east-1a");
+    t.requests = 120;
+    t.backend_2xx = 118;
+    t.elb_5xx = 2;
+    assert_int_equal(sc_elb_report_minute(f->elb, cw, "web", &t, SC_ELB_METRICS_ALL, T0, T0), 5);
+    assert_true(put_of(&ps, "RequestCount")->value == 120);
+    assert_true(put_of(&ps, "HTTPCode_Backend_2XX")->value == 118);
+    assert_true(put_of(&ps, "HTTPCode_ELB_5XX")->value == 2);
+    assert_null(put_of(&ps, "SurgeQueueLength"));
+    assert_null(put_of(&ps, "Latency"));
+    assert_null(put_of(&ps, "HTTPCode_Backend_5XX"));
+    assert_null(put_of(&ps, "SpilloverCount"));
+    assert_null(put_of(&ps, "BackendConnectionErrors"));
+    sc_cw_destroy(cw);
+}
+
+/* Every metric with its AWS unit; Latency is the mean of the timed requests, in seconds;
+ * each value as the caller counted it (the emulator's already time-scaled). */
+static void test_elb_report_minute_full_set_with_units(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_traffic t;
+    struct puts ps;
+    struct sc_cw *cw = observed_cw(&ps);
+
+    mk_lb(f, "web");
+    in_service(f, "web", "us-east-1a");
+    t.requests = 600;
+    t.latency_sum_us = 3e6; /* 3 s over 100 requests */
+    t.latency_count = 100;
+    t.backend_2xx = 1;
+    t.backend_3xx = 2;
+    t.backend_4xx = 3;
+    t.backend_5xx = 4;
+    t.elb_4xx = 5;
+    t.elb_5xx = 6;
+    t.surge_queue_max = 7;
+    t.spillover = 8;
+    t.backend_conn_errors = 9;
+    assert_int_equal(
+        sc_elb_report_minute(f->elb, cw, "web", &t, SC_ELB_METRICS_ALL, T0 - 60000, T0),
+        SC_ELB_NMETRICS);
+    for (int m = 0; m < SC_ELB_NMETRICS; m++) {
+        const struct put *p = &ps.p[m];
+
+        assert_string_equal(p->metric, sc_elb_metric_name((enum sc_elb_metric)m));
+        assert_string_equal(p->unit, m == SC_ELB_METRIC_LATENCY ? "Seconds" : "Count");
+        assert_string_equal(p->lb, "web");
+        assert_true(p->timestamp_ms == T0 - 60000);
+        assert_true(p->now_ms == T0);
+    }
+    assert_true(put_of(&ps, "Latency")->value == 0.03);
+    assert_true(put_of(&ps, "SurgeQueueLength")->value == 7);
+    assert_true(put_of(&ps, "BackendConnectionErrors")->value == 9);
+    sc_cw_destroy(cw);
+}
+
+/* Only the selected metrics are put (the simulator's: those some alarm reads). */
+static void test_elb_report_minute_only_the_selected_metrics(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_traffic t = { 0 };
+    struct puts ps;
+    struct sc_cw *cw = observed_cw(&ps);
+
+    mk_lb(f, "web");
+    in_service(f, "web", "us-east-1a");
+    t.requests = 10;
+    t.elb_5xx = 1;
+    assert_int_equal(sc_elb_report_minute(f->elb, cw, "web", &t,
+                                          SC_ELB_METRIC_BIT(SC_ELB_METRIC_HEALTHY_HOST_COUNT) |
+                                              SC_ELB_METRIC_BIT(SC_ELB_METRIC_ELB_5XX),
+                                          T0, T0),
+                     2);
+    assert_non_null(put_of(&ps, "HealthyHostCount"));
+    assert_non_null(put_of(&ps, "HTTPCode_ELB_5XX"));
+    assert_null(put_of(&ps, "UnHealthyHostCount"));
+    assert_null(put_of(&ps, "RequestCount"));
+    assert_int_equal(sc_elb_report_minute(f->elb, cw, "nope", &t, SC_ELB_METRICS_ALL, T0, T0), -1);
+    sc_cw_destroy(cw);
+}
+
+static void test_elb_report_minute_metric_names(void **state)
+{
+    (void)state;
+    for (int m = 0; m < SC_ELB_NMETRICS; m++)
+        assert_int_equal(sc_elb_metric_find(sc_elb_metric_name((enum sc_elb_metric)m)), m);
+    assert_int_equal(sc_elb_metric_find("HealthyHostCount"), SC_ELB_METRIC_HEALTHY_HOST_COUNT);
+    assert_int_equal(sc_elb_metric_find("healthyhostcount"), -1); /* names are exact */
+    assert_int_equal(sc_elb_metric_find("CPUUtilization"), -1);
+    assert_int_equal(sc_elb_metric_find(NULL), -1);
+    assert_null(sc_elb_metric_name(SC_ELB_NMETRICS));
+    assert_null(sc_elb_metric_unit(SC_ELB_NMETRICS));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1317,6 +1607,17 @@ int main(void)
         T(test_elb_host_counts_per_zone),
         T(test_elb_register_instance_of_another_vpc),
         T(test_elb_shared_errors_keep_their_words),
+        T(test_elb_health_step_is_the_rule_of_health_result),
+        T(test_elb_health_step_new_registration_in_on_first_pass),
+        T(test_elb_health_step_failing_first_needs_healthy_threshold),
+        T(test_elb_health_step_out_after_unhealthy_back_after_healthy),
+        T(test_elb_reports_after_drain_timeout_see_it_ended),
+        T(test_elb_report_minute_host_counts_exclude_draining),
+        T(test_elb_report_minute_host_counts_while_registered_zeros_too),
+        T(test_elb_report_minute_others_only_when_nonzero),
+        T(test_elb_report_minute_full_set_with_units),
+        T(test_elb_report_minute_only_the_selected_metrics),
+        T(test_elb_report_minute_metric_names),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
