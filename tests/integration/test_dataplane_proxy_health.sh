@@ -8,21 +8,13 @@
 # Prints TAP lines; KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 # instance NAME: starts `emulator instance`, sets PORT and LAST
 instance() {
     rm -f "$TMP/$1.port"
-    setsid "$EMU" instance --port 0 --port-file "$TMP/$1.port" --profile '{"service_ms": 1}' \
-        2>"$TMP/$1.log" &
-    LAST=$!
-    PIDS+=("$LAST")
-    for _ in $(seq 100); do
-        [ -s "$TMP/$1.port" ] && break
-        kill -0 "$LAST" 2>/dev/null || { echo "# instance $1 died"; return 1; }
-        sleep 0.05
-    done
-    PORT=$(cat "$TMP/$1.port")
+    spawn "$1" "$EMU" instance --port 0 --port-file "$TMP/$1.port" --profile '{"service_ms": 1}'
+    wait_port "$1" "$LAST"
 }
 
 instance fresh
@@ -33,13 +25,11 @@ FPID=$LAST
 kill -STOP "$FPID"
 
 rm -f "$TMP/proxy.port"
-setsid "$EMU" proxy --listen 0 --port-file "$TMP/proxy.port" --metrics-file "$TMP/m.json" \
+spawn proxy "$EMU" proxy --listen 0 --port-file "$TMP/proxy.port" --metrics-file "$TMP/m.json" \
     --backend "127.0.0.1:$FRESH" --backend "127.0.0.1:$FAILING" --health-check HTTP:/health \
-    --interval 200ms --timeout 100ms --unhealthy 2 --healthy 10 --log-level info \
-    2>"$TMP/proxy.log" &
-PPID_=$!
-PIDS+=("$PPID_")
-for _ in $(seq 100); do [ -s "$TMP/proxy.port" ] && break; sleep 0.05; done
+    --interval 200ms --timeout 100ms --unhealthy 2 --healthy 10 --log-level info
+PPID_=$LAST
+wait_port proxy "$PPID_"
 
 python3 - "$PPID_" "$TMP/m.json" "$TMP/proxy.log" "$FPID" "$FRESH" "$FAILING" <<'EOF' || failed=1
 import json, os, re, signal, sys
@@ -82,4 +72,4 @@ b = backend("failing")
 check("then it is in service", b and b["healthy"] == 1, b)
 sys.exit(tap.failed)
 EOF
-[ "$failed" -eq 0 ] || exit 1
+finish

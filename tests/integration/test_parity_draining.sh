@@ -13,9 +13,8 @@
 # clock whose phase the run does not control). TAP lines; KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
 SCALER=${SCALER:-$ROOT/$BUILD/bin/scaler}
-LG="$ROOT/$BUILD/bin/loadgen"
 SCN="$ROOT/tests/integration/draining_parity.json"
 export TMPDIR=$TMP
 
@@ -25,7 +24,7 @@ else
     notok "the simulator runs the draining scenario"
 fi
 
-start emu --time-scale 60
+start_emu emu --quiet --time-scale 60
 if timeout 120 "$LG" scenario "$SCN" --endpoint "$EP" --prefix pd --json "$TMP/emu.json" \
     >"$TMP/loadgen.log" 2>&1; then
     ok "loadgen plays the draining scenario on the emulator"
@@ -87,4 +86,4 @@ else:
     check("both worlds scaled in", False, f"simulator {sim_in}, emulator {emu_in}")
 sys.exit(tap.failed)
 EOF
-[ "$failed" -eq 0 ] || exit 1
+finish
