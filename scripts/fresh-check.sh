@@ -64,7 +64,7 @@ echo "$trc $drc $((t1 - t0)) $((t2 - t1))" >/root/rc
 EOF
 chmod +x "$R/root/run.sh"
 echo "fresh-check: make test, then make demo, in the chroot (logs in $OUT)" >&2
-env -i chroot "$R" /root/run.sh >"$OUT/chroot.log" 2>&1
+env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$R" /root/run.sh >"$OUT/chroot.log" 2>&1
 cp "$R/root/test.log" "$R/root/demo.log" "$OUT/" 2>/dev/null
 read -r trc drc ts ds <"$R/root/rc" 2>/dev/null || { trc=99; drc=99; ts=0; ds=0; }
 summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/test.log" 2>/dev/null | tail -1)
