@@ -1,4 +1,4 @@
-/* emulator/autoscale.h: the emulator's real world around libscaler (SCALER-API.md's
+/* emulator/autoscale.h: the emulator's real world around libscaler (scaler/world.h's
  * level-triggered data plane). After each sc_world_step emu_step() (emulator/emu.h) calls
  * autoscale_step(), which makes processes and proxies match the records:
  *   - EC2 `pending` instances get a child process (instance.c) with the application

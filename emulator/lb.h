@@ -71,7 +71,7 @@ struct lb_metrics {
 
 struct lb_listener;
 
-/* Binds and starts accepting. Returns NULL with a message in err (CM_ERR_LEN-sized, may be
+/* Binds and starts accepting. Returns NULL with a message in err (errlen bytes, may be
  * NULL) when the port cannot be bound. */
 struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config *cfg, char *err,
                                        size_t errlen);

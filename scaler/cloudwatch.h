@@ -2,7 +2,7 @@
  * operation the emulator serves (spec/aws-behavior.md 5). struct sc_cw owns the metric
  * store (scaler/metric.h) and the alarms (scaler/alarm.h).
  *
- * Conventions (SCALER-API.md): every entry point takes now_ms (epoch ms, caller's clock);
+ * Conventions (scaler/world.h): every entry point takes now_ms (epoch ms, caller's clock);
  * request strings are borrowed; validation answers AWS's code and text in *err; reads
  * visit results in AWS order through a callback (return non-zero to stop), with views
  * borrowed for the duration of the callback; paging is the caller's. Never aborts; no

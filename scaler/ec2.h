@@ -14,7 +14,7 @@
  * struct sc_ec2 (any call taking a non-const struct sc_ec2 *, including sc_ec2_step).
  * Callers that keep an instance across calls keep its id, not the pointer.
  *
- * Data plane (level-triggered, see SCALER-API.md): after each step the caller compares
+ * Data plane (level-triggered, see scaler/world.h): after each step the caller compares
  * its world with the records:
  *   pending that it has not started  -> start it; when up sc_ec2_instance_running()
  *   shutting-down                    -> stop it;  then sc_ec2_instance_terminated()

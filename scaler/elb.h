@@ -14,7 +14,7 @@
  * are borrowed and valid until the next mutating call on the same struct sc_elb (any call
  * taking a non-const struct sc_elb *, including sc_elb_step and sc_elb_health_result).
  *
- * Data plane (SCALER-API.md): for every load balancer, every Interval, the caller checks
+ * Data plane (scaler/world.h): for every load balancer, every Interval, the caller checks
  * each instance listed by sc_elb_target_at() whose `checked` flag is set (TCP connect, or
  * HTTP GET expecting 200 within Timeout) and reports sc_elb_health_result(). It routes
  * new requests only to sc_elb_routable() instances. When a draining instance has no

@@ -8,7 +8,7 @@
  * loops: advance the model to the next thing due (world step, boot end, health check,
  * metric minute, fault, sample), report what happened to the world (instance running,
  * health results, metrics), step the world, make the model match the EC2 records
- * (level-triggered, SCALER-API.md), and emit a sample at each sample interval.
+ * (level-triggered, scaler/world.h), and emit a sample at each sample interval.
  *
  * Metrics: only those an alarm reads are put: AWS/EC2 CPUUtilization per group (one
  * statistic set per group per minute over the instances past warm-up, as the world's
