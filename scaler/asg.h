@@ -431,15 +431,20 @@ struct sc_asg_group_req {
 /* CreateAutoScalingGroup (spec 3.1, 3.8). Errors: AlreadyExists (`AutoScalingGroup by
  * this name already exists - A group with the name <n> already exists`, or `...
  * already exists and is pending delete`), ValidationError (the texts of 3.1; exactly
- * one of launch configuration / template / mixed policy; zones or subnets required;
- * unknown launch configuration, zone, subnet, load balancer, health check type,
- * termination policy), LimitExceeded past 500 groups. A desired capacity above 0 records
+ * one of launch configuration / template / mixed policy, and the policy's rules with
+ * their texts in docs/autoscaling.md 2.2; zones or subnets required; unknown launch
+ * configuration, zone, subnet, load balancer, health check type, termination policy),
+ * LimitExceeded past 500 groups. Launch templates (the top-level one, the policy's and its
+ * overrides') are stored with both id and name as env.launch_template_resolve gives them,
+ * their Version only as given. A desired capacity above 0 records
  * the cause "a user request created an AutoScalingGroup changing the desired capacity
  * from 0 to N"; instances launch at the next sc_asg_step. */
 enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group_req *req,
                                    int64_t now_ms, struct sc_error *err);
 /* UpdateAutoScalingGroup: without desired, MinSize above the current desired raises it,
- * MaxSize below lowers it (spec 3.1). */
+ * MaxSize below lowers it (spec 3.1). A MixedInstancesPolicy is merged over the group's
+ * (the members sent replace theirs; docs/autoscaling.md 2.1), a LaunchConfigurationName or
+ * LaunchTemplate replaces it; every instance then counts its type's current weight. */
 enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group_req *req,
                                    int64_t now_ms, struct sc_error *err);
 /* DeleteAutoScalingGroup (spec 3.8): without force, ResourceInUse while instances are in

@@ -503,7 +503,7 @@ static void test_asg_mixed_at_most_40_overrides(void **state)
 {
     struct fx *x = *state;
     struct sc_asg_override_req ov[SC_ASG_MAX_OVERRIDES + 1];
-    char types[SC_ASG_MAX_OVERRIDES + 1][16];
+    char types[SC_ASG_MAX_OVERRIDES + 1][24];
     struct sc_asg_mixed_req m = policy(ov, SC_ASG_MAX_OVERRIDES + 1);
     struct sc_asg_group_req r = group("g", &m, 0);
 
