@@ -207,6 +207,8 @@ static int delete_launch_configuration(struct api_ctx *ctx, json_t *in, json_t *
 struct group_req {
     struct sc_asg_group_req rq;
     struct sc_asg_tag_req *tags;
+    struct sc_asg_mixed_req mixed;
+    struct sc_asg_override_req *overrides;
 };
 
 /* The Tags member (CreateAutoScalingGroup, CreateOrUpdateTags, DeleteTags) into t, which
@@ -226,6 +228,50 @@ static void tag_reqs_get(json_t *tags, struct sc_asg_tag_req *t)
     }
 }
 
+/* MixedInstancesPolicy (mip, an object) into g->mixed; the strings stay borrowed. */
+static void mixed_req_get(json_t *mip, struct group_req *g)
+{
+    struct sc_asg_mixed_req *m = &g->mixed;
+    json_t *lt = json_object_get(mip, "LaunchTemplate");
+    json_t *spec = json_object_get(lt, "LaunchTemplateSpecification");
+    json_t *ovs = json_object_get(lt, "Overrides");
+    json_t *dist = json_object_get(mip, "InstancesDistribution");
+    size_t i;
+    json_t *e;
+
+    m->has_launch_template_spec = json_is_object(spec);
+    m->launch_template_id = api_str(spec, "LaunchTemplateId");
+    m->launch_template_name = api_str(spec, "LaunchTemplateName");
+    m->launch_template_version = api_str(spec, "Version");
+    if (json_is_array(ovs)) {
+        m->has_overrides = 1;
+        g->overrides = cm_xcalloc(json_array_size(ovs) + 1, sizeof(*g->overrides));
+        json_array_foreach(ovs, i, e)
+        {
+            struct sc_asg_override_req *o = &g->overrides[i];
+            json_t *ospec = json_object_get(e, "LaunchTemplateSpecification");
+
+            o->instance_type = api_str(e, "InstanceType");
+            o->weighted_capacity = api_str(e, "WeightedCapacity");
+            o->launch_template_id = api_str(ospec, "LaunchTemplateId");
+            o->launch_template_name = api_str(ospec, "LaunchTemplateName");
+            o->launch_template_version = api_str(ospec, "Version");
+            o->has_instance_requirements = json_object_get(e, "InstanceRequirements") != NULL;
+        }
+        m->overrides = g->overrides;
+        m->noverrides = (int)json_array_size(ovs);
+    }
+    m->on_demand_allocation_strategy = api_str(dist, "OnDemandAllocationStrategy");
+    m->has_on_demand_base_capacity =
+        api_int(dist, "OnDemandBaseCapacity", &m->on_demand_base_capacity);
+    m->has_on_demand_percentage_above_base_capacity = api_int(
+        dist, "OnDemandPercentageAboveBaseCapacity", &m->on_demand_percentage_above_base_capacity);
+    m->spot_allocation_strategy = api_str(dist, "SpotAllocationStrategy");
+    m->has_spot_instance_pools = api_int(dist, "SpotInstancePools", &m->spot_instance_pools);
+    m->spot_max_price = api_str(dist, "SpotMaxPrice");
+    g->rq.mixed_instances_policy = m;
+}
+
 static void group_req_get(json_t *in, struct group_req *g)
 {
     struct sc_asg_group_req *rq = &g->rq;
@@ -236,10 +282,9 @@ static void group_req_get(json_t *in, struct group_req *g)
     memset(g, 0, sizeof(*g));
     rq->auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
     rq->launch_configuration_name = api_str(in, "LaunchConfigurationName");
-    if (!lt && mip) {
-        lt = json_object_get(json_object_get(mip, "LaunchTemplate"), "LaunchTemplateSpecification");
-        rq->mixed_instances_policy = 1;
-    }
+    if (json_is_object(mip))
+        mixed_req_get(mip, g);
+    rq->desired_capacity_type = api_str(in, "DesiredCapacityType");
     rq->launch_template_id = api_str(lt, "LaunchTemplateId");
     rq->launch_template_name = api_str(lt, "LaunchTemplateName");
     rq->launch_template_version = api_str(lt, "Version");
@@ -275,6 +320,7 @@ static void group_req_free(struct group_req *g)
     free((void *)g->rq.load_balancer_names);
     free((void *)g->rq.termination_policies);
     free(g->tags);
+    free(g->overrides);
 }
 
 static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
@@ -307,14 +353,47 @@ static int update_auto_scaling_group(struct api_ctx *ctx, json_t *in, json_t **o
     return create_or_update_group(ctx, in, out, err, 0);
 }
 
+/* A LaunchTemplateSpecification: id and name as the library resolved them, Version only
+ * when it was given (docs/autoscaling.md 1). */
 static json_t *lt_spec_json(const char *id, const char *name, const char *version)
 {
     json_t *o = json_object();
 
     set_str(o, "LaunchTemplateId", id);
     set_str(o, "LaunchTemplateName", name);
-    set_str(o, "Version", version ? version : "$Default");
+    set_str(o, "Version", version);
     return o;
+}
+
+static json_t *mixed_json(const struct sc_asg_group_info *g)
+{
+    const struct sc_asg_mixed_info *m = &g->mixed;
+    json_t *ovs = json_array(), *dist = json_object();
+
+    for (int k = 0; k < m->noverrides; k++) {
+        const struct sc_asg_override_info *ov = &m->overrides[k];
+        json_t *o = json_object();
+
+        set_str(o, "InstanceType", ov->instance_type);
+        set_str(o, "WeightedCapacity", ov->weighted_capacity);
+        if (ov->launch_template_id || ov->launch_template_name)
+            json_object_set_new(o, "LaunchTemplateSpecification",
+                                lt_spec_json(ov->launch_template_id, ov->launch_template_name,
+                                             ov->launch_template_version));
+        json_array_append_new(ovs, o);
+    }
+    set_str(dist, "OnDemandAllocationStrategy", m->on_demand_allocation_strategy);
+    json_object_set_new(dist, "OnDemandBaseCapacity", json_integer(m->on_demand_base_capacity));
+    json_object_set_new(dist, "OnDemandPercentageAboveBaseCapacity",
+                        json_integer(m->on_demand_percentage_above_base_capacity));
+    set_str(dist, "SpotAllocationStrategy", m->spot_allocation_strategy);
+    if (m->has_spot_instance_pools)
+        json_object_set_new(dist, "SpotInstancePools", json_integer(m->spot_instance_pools));
+    set_str(dist, "SpotMaxPrice", m->spot_max_price);
+    return json_pack(
+        "{s:{s:o,s:o},s:o}", "LaunchTemplate", "LaunchTemplateSpecification",
+        lt_spec_json(g->launch_template_id, g->launch_template_name, g->launch_template_version),
+        "Overrides", ovs, "InstancesDistribution", dist);
 }
 
 static json_t *tag_json(const char *group, const struct sc_asg_tag *t)
@@ -327,7 +406,7 @@ static json_t *tag_json(const char *group, const struct sc_asg_tag *t)
 /* An instance as DescribeAutoScalingGroups (group NULL, health "Healthy") and
  * DescribeAutoScalingInstances (its group named, health "HEALTHY") show it: the same
  * members in the same order. */
-static json_t *instance_json(const struct sc_asg_instance_info *ii, const char *group,
+static json_t *instance_json(const struct sc_asg_instance_info *ii, const char *group, int weighted,
                              const char *(*health_str)(int healthy))
 {
     json_t *io = json_pack("{s:s}", "InstanceId", ii->instance_id);
@@ -344,6 +423,12 @@ static json_t *instance_json(const struct sc_asg_instance_info *ii, const char *
         json_object_set_new(io, "LaunchTemplate",
                             lt_spec_json(ii->launch_template_id, ii->launch_template_name,
                                          ii->launch_template_version));
+    if (weighted) {
+        char w[16];
+
+        snprintf(w, sizeof(w), "%d", ii->weight);
+        json_object_set_new(io, "WeightedCapacity", json_string(w));
+    }
     return io;
 }
 
@@ -355,17 +440,12 @@ static json_t *group_json(const struct sc_asg_group_info *g)
     set_str(o, "AutoScalingGroupName", g->auto_scaling_group_name);
     set_str(o, "AutoScalingGroupARN", g->auto_scaling_group_arn);
     set_str(o, "LaunchConfigurationName", g->launch_configuration_name);
-    if (g->launch_template_id || g->launch_template_name) {
-        json_t *lt = lt_spec_json(g->launch_template_id, g->launch_template_name,
-                                  g->launch_template_version);
-
-        if (g->mixed_instances_policy)
-            json_object_set_new(
-                o, "MixedInstancesPolicy",
-                json_pack("{s:{s:o}}", "LaunchTemplate", "LaunchTemplateSpecification", lt));
-        else
-            json_object_set_new(o, "LaunchTemplate", lt);
-    }
+    if (g->mixed_instances_policy)
+        json_object_set_new(o, "MixedInstancesPolicy", mixed_json(g));
+    else if (g->launch_template_id || g->launch_template_name)
+        json_object_set_new(o, "LaunchTemplate",
+                            lt_spec_json(g->launch_template_id, g->launch_template_name,
+                                         g->launch_template_version));
     json_object_set_new(o, "MinSize", json_integer(g->min_size));
     json_object_set_new(o, "MaxSize", json_integer(g->max_size));
     json_object_set_new(o, "DesiredCapacity", json_integer(g->desired_capacity));
@@ -378,8 +458,8 @@ static json_t *group_json(const struct sc_asg_group_info *g)
     set_str(o, "HealthCheckType", g->health_check_type);
     json_object_set_new(o, "HealthCheckGracePeriod", json_integer(g->health_check_grace_period));
     for (int i = 0; i < sc_asg_group_instance_count(g); i++)
-        json_array_append_new(
-            inst, instance_json(sc_asg_group_instance_at(g, i), NULL, sc_asg_health_str));
+        json_array_append_new(inst, instance_json(sc_asg_group_instance_at(g, i), NULL,
+                                                  g->mixed.weighted, sc_asg_health_str));
     json_object_set_new(o, "Instances", inst);
     json_object_set_new(o, "CreatedTime", json_integer(g->created_ms));
     for (int p = 0; p < SC_ASG_PROC_COUNT; p++) {
@@ -412,6 +492,7 @@ static json_t *group_json(const struct sc_asg_group_info *g)
                         json_boolean(g->new_instances_protected_from_scale_in));
     if (g->has_default_instance_warmup)
         json_object_set_new(o, "DefaultInstanceWarmup", json_integer(g->default_instance_warmup));
+    set_str(o, "DesiredCapacityType", g->desired_capacity_type);
     json_object_set_new(o, "TrafficSources", json_array());
     json_object_set_new(o, "ServiceLinkedRoleARN",
                         json_string("arn:aws:iam::123456789012:role/aws-service-role/"
@@ -507,8 +588,8 @@ static int describe_auto_scaling_instances(struct api_ctx *ctx, json_t *in, json
 
             if (ni && !in_list(ids, ni, ii->instance_id))
                 continue;
-            json_array_append_new(
-                items, instance_json(ii, g->auto_scaling_group_name, sc_asg_health_upper_str));
+            json_array_append_new(items, instance_json(ii, g->auto_scaling_group_name,
+                                                       g->mixed.weighted, sc_asg_health_upper_str));
         }
     }
     free(ids);

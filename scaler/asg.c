@@ -534,7 +534,7 @@ int sc_asg_group_capacity(const struct sc_asg_group_info *gi)
 {
     const struct asg_group *g = (const struct asg_group *)gi;
 
-    return asg_census_pending(&g->census) + g->census.state[SC_ASG_IN_SERVICE];
+    return g->census.cap_units;
 }
 
 void sc_asg_group_lifecycle_counts(const struct sc_asg_group_info *gi, int *pending,
@@ -706,6 +706,8 @@ void asg_group_free(struct asg_group *g)
     free(i->launch_template_id);
     free(i->launch_template_name);
     free(i->launch_template_version);
+    asg_mixed_free(&i->mixed);
+    free(i->desired_capacity_type);
     sc_strv_free(i->availability_zones, i->navailability_zones);
     sc_strv_free(i->subnets, i->navailability_zones);
     free(i->vpc_zone_identifier);
@@ -826,39 +828,6 @@ fail:
     return err ? err->status : SC_ERR_VALIDATION;
 }
 
-static enum sc_status check_launch_source(struct sc_asg *asg, const struct sc_asg_group_req *r,
-                                          struct sc_error *err)
-{
-    int has_lc = r->launch_configuration_name != NULL;
-    int has_lt = r->launch_template_id != NULL || r->launch_template_name != NULL;
-
-    if (has_lc + has_lt != 1)
-        return sc_fail(
-            err, SC_ERR_VALIDATION,
-            "Valid requests must contain either LaunchTemplate, LaunchConfigurationName, InstanceId or MixedInstancesPolicy parameter.");
-    if (has_lc && !sc_asg_lc_find(asg, r->launch_configuration_name))
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Launch configuration name not found - Launch configuration %s not found",
-                       r->launch_configuration_name);
-    if (has_lt) {
-        if (r->launch_template_id && r->launch_template_name)
-            return sc_fail(
-                err, SC_ERR_VALIDATION,
-                "You must specify either a launch template ID or a launch template name in the request, but not both.");
-        if (asg->env.launch_template_check) {
-            enum sc_status st = asg->env.launch_template_check(asg->env.ud, r->launch_template_id,
-                                                               r->launch_template_name,
-                                                               r->launch_template_version, err);
-
-            if (st != SC_OK)
-                return sc_fail(err, SC_ERR_VALIDATION,
-                               "You must use a valid fully-formed launch template. %s",
-                               err ? err->message : "The launch template does not exist.");
-        }
-    }
-    return SC_OK;
-}
-
 static enum sc_status check_lbs(struct sc_asg *asg, const char *const *names, int n,
                                 struct sc_error *err)
 {
@@ -868,27 +837,6 @@ static enum sc_status check_lbs(struct sc_asg *asg, const char *const *names, in
                 err, SC_ERR_VALIDATION,
                 "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
     return SC_OK;
-}
-
-static int group_set_launch_source(struct asg_group *g, const struct sc_asg_group_req *r)
-{
-    struct sc_asg_group_info *i = &g->info;
-
-    free(i->launch_configuration_name);
-    free(i->launch_template_id);
-    free(i->launch_template_name);
-    free(i->launch_template_version);
-    i->launch_configuration_name = asg_strdup(r->launch_configuration_name);
-    i->launch_template_id = asg_strdup(r->launch_template_id);
-    i->launch_template_name = asg_strdup(r->launch_template_name);
-    i->launch_template_version = asg_strdup(r->launch_template_version);
-    i->mixed_instances_policy = r->launch_configuration_name ? 0 : !!r->mixed_instances_policy;
-    return (r->launch_configuration_name && !i->launch_configuration_name) ||
-                   (r->launch_template_id && !i->launch_template_id) ||
-                   (r->launch_template_name && !i->launch_template_name) ||
-                   (r->launch_template_version && !i->launch_template_version)
-               ? -1
-               : 0;
 }
 
 static enum sc_status group_set_zones(struct sc_asg *asg, struct asg_group *g,
@@ -1018,12 +966,38 @@ static int group_put_tag(struct asg_group *g, const struct sc_asg_tag_req *t)
     return 0;
 }
 
+/* DesiredCapacityType: only "units" (vcpu and memory-mib need attribute-based selection). */
+static enum sc_status check_desired_capacity_type(const char *t, struct sc_error *err)
+{
+    if (t && strcmp(t, "units") != 0)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "DesiredCapacityType %s is not supported by scalelab: it needs InstanceRequirements (attribute-based instance type selection). Valid values are units.",
+            t);
+    return SC_OK;
+}
+
+static int set_desired_capacity_type(struct sc_asg_group_info *i, const char *t)
+{
+    char *d;
+
+    if (!t)
+        return 0;
+    d = asg_strdup(t);
+    if (!d)
+        return -1;
+    free(i->desired_capacity_type);
+    i->desired_capacity_type = d;
+    return 0;
+}
+
 enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group_req *r,
                                    int64_t now_ms, struct sc_error *err)
 {
     struct asg_group *g = NULL, **grown;
     struct sc_asg_group_info *i;
     char uuid[SC_RNG_UUID_LEN];
+    struct asg_lt_ids ids;
     enum sc_status st;
     int pos, idx, desired;
 
@@ -1048,7 +1022,10 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "1 validation error detected: Value null at 'maxSize' failed to satisfy constraint: Member must not be null");
-    st = check_launch_source(asg, r, err);
+    st = asg_launch_source_check(asg, NULL, r, &ids, err);
+    if (st != SC_OK)
+        return st;
+    st = check_desired_capacity_type(r->desired_capacity_type, err);
     if (st != SC_OK)
         return st;
     st = check_sizes(r->min_size, r->max_size, r->has_desired_capacity, r->desired_capacity, err);
@@ -1107,7 +1084,8 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         asg_asprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:%s:autoScalingGroupName/%s",
                      asg->region, asg->account, uuid, r->auto_scaling_group_name);
     if (!i->auto_scaling_group_name || !i->auto_scaling_group_arn ||
-        group_set_launch_source(g, r) != 0)
+        asg_launch_source_set(asg, g, r, &ids) != 0 ||
+        set_desired_capacity_type(i, r->desired_capacity_type) != 0)
         goto oom;
     i->min_size = r->min_size;
     i->max_size = r->max_size;
@@ -1170,17 +1148,19 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
 {
     struct asg_group *g = asg_group_get(asg, r->auto_scaling_group_name);
     struct sc_asg_group_info *i;
+    struct asg_lt_ids ids;
     int min, max, desired;
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(r->auto_scaling_group_name, err);
     i = &g->info;
-    if (r->launch_configuration_name || r->launch_template_id || r->launch_template_name) {
-        st = check_launch_source(asg, r, err);
-        if (st != SC_OK)
-            return st;
-    }
+    st = asg_launch_source_check(asg, g, r, &ids, err);
+    if (st != SC_OK)
+        return st;
+    st = check_desired_capacity_type(r->desired_capacity_type, err);
+    if (st != SC_OK)
+        return st;
     min = r->has_min_size ? r->min_size : i->min_size;
     max = r->has_max_size ? r->max_size : i->max_size;
     desired = i->desired_capacity;
@@ -1216,9 +1196,9 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
         if (st != SC_OK)
             return st;
     }
-    if (r->launch_configuration_name || r->launch_template_id || r->launch_template_name)
-        if (group_set_launch_source(g, r) != 0)
-            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    if (asg_launch_source_set(asg, g, r, &ids) != 0 ||
+        set_desired_capacity_type(i, r->desired_capacity_type) != 0)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     if (r->health_check_type) {
         char *t = asg_strdup(r->health_check_type);
 

@@ -39,6 +39,8 @@ struct sc_asg;
 /* Deleted groups' activities kept, all groups together (the oldest go first). */
 #define SC_ASG_MAX_DELETED_ACTIVITIES 1000
 #define SC_ASG_MAX_IDS_PER_CALL       20
+#define SC_ASG_MAX_OVERRIDES          40  /* instance types in a mixed instances policy */
+#define SC_ASG_LT_NAME_LEN            132 /* a launch template name (<= 128) and its NUL */
 
 /* --- what the asg needs from the rest of the world --------------------------------- */
 
@@ -104,6 +106,13 @@ struct sc_asg_alarm_spec {
     const char *alarm_action;        /* the policy ARN */
 };
 
+/* A launch template as resolved by env.launch_template_resolve. */
+struct sc_asg_lt_resolved {
+    char launch_template_id[SC_ASG_ID_LEN];
+    char launch_template_name[SC_ASG_LT_NAME_LEN];
+    char instance_type[SC_ASG_ID_LEN]; /* the version's, "" when it has none */
+};
+
 /* Callbacks; any may be NULL (then: launches fail with a clear reason, instances are
  * reported GONE, load balancers are not known, alarms and metrics are not kept). */
 struct sc_asg_env {
@@ -119,9 +128,14 @@ struct sc_asg_env {
     int (*subnet_zone)(void *ud, const char *subnet_id, char zone_out[SC_ASG_ID_LEN]);
     /* 1 when zone is an availability zone of the region. */
     int (*zone_valid)(void *ud, const char *zone);
-    /* SC_OK when the launch template (id or name, version) resolves; else its error. */
-    enum sc_status (*launch_template_check)(void *ud, const char *id, const char *name,
-                                            const char *version, struct sc_error *err);
+    /* SC_OK when the launch template (id or name, version) resolves, with what the asg
+     * describes and launches filled into *out (optional); else its error. */
+    enum sc_status (*launch_template_resolve)(void *ud, const char *id, const char *name,
+                                              const char *version, struct sc_asg_lt_resolved *out,
+                                              struct sc_error *err);
+    /* On-Demand price of an instance type in USD per hour, or < 0 when unknown (the
+     * lowest-price allocation strategy). */
+    double (*on_demand_price)(void *ud, const char *instance_type);
     /* ELB */
     int (*lb_exists)(void *ud, const char *lb);
     void (*lb_register)(void *ud, const char *lb, const char *instance_id, int64_t now_ms);
@@ -267,9 +281,12 @@ struct sc_asg_instance_info {
     char *launch_template_id;
     char *launch_template_name;
     char *launch_template_version;
-    char *instance_type;
+    char *instance_type; /* NULL when not known (attached) */
     int protected_from_scale_in;
     int64_t launch_ms;
+    /* Capacity units it counts toward desired: its type's WeightedCapacity in the group's
+     * overrides (current, not as at launch), 1 without weights. */
+    int weight;
 };
 
 /* "Healthy" / "Unhealthy" (DescribeAutoScalingGroups). */
@@ -277,14 +294,45 @@ const char *sc_asg_health_str(int healthy);
 /* "HEALTHY" / "UNHEALTHY" (DescribeAutoScalingInstances). */
 const char *sc_asg_health_upper_str(int healthy);
 
+/* One LaunchTemplate.Overrides member of a mixed instances policy, as described. */
+struct sc_asg_override_info {
+    char *instance_type;
+    char *weighted_capacity; /* as sent ("1".."999"), NULL when none */
+    int weight;              /* its value, 1 when none */
+    /* LaunchTemplateSpecification: id and name resolved, version as sent; all NULL when
+     * the override has none (the policy's template launches it) */
+    char *launch_template_id;
+    char *launch_template_name;
+    char *launch_template_version;
+};
+
+/* MixedInstancesPolicy as DescribeAutoScalingGroups shows it (docs/autoscaling.md 2.1).
+ * The policy's LaunchTemplateSpecification is the group's launch_template_* members. */
+struct sc_asg_mixed_info {
+    struct sc_asg_override_info *overrides; /* in the order sent */
+    int noverrides;
+    int weighted; /* the overrides carry WeightedCapacity */
+    /* InstancesDistribution, AWS's defaults filled in */
+    char *on_demand_allocation_strategy;          /* "prioritized" */
+    int on_demand_base_capacity;                  /* 0 */
+    int on_demand_percentage_above_base_capacity; /* 100 */
+    char *spot_allocation_strategy;               /* "lowest-price" */
+    int has_spot_instance_pools;  /* described: sent, or the strategy is lowest-price */
+    int spot_instance_pools;      /* 2 unless sent */
+    int spot_instance_pools_sent; /* a request set it */
+    char *spot_max_price;         /* NULL when none */
+};
+
 struct sc_asg_group_info {
     char *auto_scaling_group_name;
     char *auto_scaling_group_arn;
     char *launch_configuration_name; /* NULL with a template */
     char *launch_template_id;        /* NULL unless given */
     char *launch_template_name;
-    char *launch_template_version; /* NULL = "$Default" */
-    int mixed_instances_policy;    /* the template came inside MixedInstancesPolicy */
+    char *launch_template_version;  /* NULL when not given ($Default at launch) */
+    int mixed_instances_policy;     /* the template came inside MixedInstancesPolicy */
+    struct sc_asg_mixed_info mixed; /* its details (zeroed without a policy) */
+    char *desired_capacity_type;    /* "units", NULL when not given */
     int min_size;
     int max_size;
     int desired_capacity;
@@ -311,14 +359,49 @@ struct sc_asg_group_info {
     const char *status;                      /* NULL, or "Delete in progress" */
 };
 
+/* One LaunchTemplate.Overrides member of a request. */
+struct sc_asg_override_req {
+    const char *instance_type;
+    const char *weighted_capacity; /* NULL: none */
+    /* its LaunchTemplateSpecification (all NULL: none) */
+    const char *launch_template_id;
+    const char *launch_template_name;
+    const char *launch_template_version;
+    int has_instance_requirements; /* InstanceRequirements was sent (not supported) */
+};
+
+/* MixedInstancesPolicy of a request; absent members are NULL / has_* 0. */
+struct sc_asg_mixed_req {
+    /* LaunchTemplate.LaunchTemplateSpecification */
+    int has_launch_template_spec;
+    const char *launch_template_id;
+    const char *launch_template_name;
+    const char *launch_template_version;
+    int has_overrides; /* LaunchTemplate.Overrides was sent (maybe empty) */
+    const struct sc_asg_override_req *overrides;
+    int noverrides;
+    /* InstancesDistribution */
+    const char *on_demand_allocation_strategy;
+    int has_on_demand_base_capacity;
+    int on_demand_base_capacity;
+    int has_on_demand_percentage_above_base_capacity;
+    int on_demand_percentage_above_base_capacity;
+    const char *spot_allocation_strategy;
+    int has_spot_instance_pools;
+    int spot_instance_pools;
+    const char *spot_max_price; /* "" removes the price */
+};
+
 /* Create and Update take the same request; Update leaves absent fields unchanged. */
 struct sc_asg_group_req {
     const char *auto_scaling_group_name;
     const char *launch_configuration_name;
+    /* the top-level LaunchTemplate */
     const char *launch_template_id;
     const char *launch_template_name;
     const char *launch_template_version;
-    int mixed_instances_policy; /* the template fields came from MixedInstancesPolicy */
+    const struct sc_asg_mixed_req *mixed_instances_policy; /* NULL when not sent */
+    const char *desired_capacity_type;
     int has_min_size;
     int min_size;
     int has_max_size;
@@ -348,15 +431,20 @@ struct sc_asg_group_req {
 /* CreateAutoScalingGroup (spec 3.1, 3.8). Errors: AlreadyExists (`AutoScalingGroup by
  * this name already exists - A group with the name <n> already exists`, or `...
  * already exists and is pending delete`), ValidationError (the texts of 3.1; exactly
- * one of launch configuration / template / mixed policy; zones or subnets required;
- * unknown launch configuration, zone, subnet, load balancer, health check type,
- * termination policy), LimitExceeded past 500 groups. A desired capacity above 0 records
+ * one of launch configuration / template / mixed policy, and the policy's rules with
+ * their texts in docs/autoscaling.md 2.2; zones or subnets required; unknown launch
+ * configuration, zone, subnet, load balancer, health check type, termination policy),
+ * LimitExceeded past 500 groups. Launch templates (the top-level one, the policy's and its
+ * overrides') are stored with both id and name as env.launch_template_resolve gives them,
+ * their Version only as given. A desired capacity above 0 records
  * the cause "a user request created an AutoScalingGroup changing the desired capacity
  * from 0 to N"; instances launch at the next sc_asg_step. */
 enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group_req *req,
                                    int64_t now_ms, struct sc_error *err);
 /* UpdateAutoScalingGroup: without desired, MinSize above the current desired raises it,
- * MaxSize below lowers it (spec 3.1). */
+ * MaxSize below lowers it (spec 3.1). A MixedInstancesPolicy is merged over the group's
+ * (the members sent replace theirs; docs/autoscaling.md 2.1), a LaunchConfigurationName or
+ * LaunchTemplate replaces it; every instance then counts its type's current weight. */
 enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group_req *req,
                                    int64_t now_ms, struct sc_error *err);
 /* DeleteAutoScalingGroup (spec 3.8): without force, ResourceInUse while instances are in
@@ -382,7 +470,8 @@ const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,
                                                       const struct sc_asg_instance_info **out);
 /* 1 when the instance is InService and past its warm-up (counts in group metrics). */
 int sc_asg_instance_warmed(const struct sc_asg *asg, const char *instance_id, int64_t now_ms);
-/* Capacity counted toward desired: Pending* and InService members. */
+/* Capacity counted toward desired, in units (docs/autoscaling.md 2.3): the weights of
+ * the Pending* and InService members (their number without weights). */
 int sc_asg_group_capacity(const struct sc_asg_group_info *g);
 
 /* The group's instances by lifecycle: Pending (with its wait and proceed states), InService,

@@ -34,6 +34,11 @@ int asg_self_check(struct sc_asg *asg, char *why, size_t len)
                      c.unhealthy_elb_cap);
             return -1;
         }
+        if (c.cap_units != g->census.cap_units) {
+            snprintf(why, len, "group %s: census has %d capacity units, the instances %d", name,
+                     g->census.cap_units, c.cap_units);
+            return -1;
+        }
         /* the zone counts, recounted by name without the per-instance zone memo */
         for (int i = 0; i < g->ninst; i++) {
             const struct asg_inst *in = &g->inst[i];

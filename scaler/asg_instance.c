@@ -23,6 +23,8 @@ void asg_inst_cleanup(struct asg_inst *in)
 void asg_census_count(struct asg_census *c, const struct asg_inst *in, int sign)
 {
     c->state[in->info.lifecycle_state] += sign;
+    if (asg_counts_capacity(in->info.lifecycle_state))
+        c->cap_units += sign * in->info.weight;
     if (in->unhealthy && asg_counts_capacity(in->info.lifecycle_state)) {
         c->unhealthy_cap += sign;
         if (in->unhealthy == ASG_UNHEALTHY_ELB)
@@ -64,7 +66,20 @@ void asg_inst_set_unhealthy(struct sc_asg *asg, struct asg_group *g, struct asg_
     asg_inputs_changed(asg);
 }
 
-/* A new instance at the end of g, zeroed: Pending, healthy, counted in the census. */
+/* The only writer of weight once an instance is in g (inst_add starts it at 1): the census
+ * follows. */
+void asg_inst_set_weight(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, int w)
+{
+    (void)asg; /* nothing the health sweep reads */
+    if (in->info.weight == w || w < 1)
+        return;
+    asg_census_count(&g->census, in, -1);
+    in->info.weight = w;
+    asg_census_count(&g->census, in, 1);
+}
+
+/* A new instance at the end of g, zeroed: Pending, healthy, weight 1, counted in the
+ * census. */
 static struct asg_inst *inst_add(struct sc_asg *asg, struct asg_group *g)
 {
     struct asg_inst *in;
@@ -91,6 +106,7 @@ static struct asg_inst *inst_add(struct sc_asg *asg, struct asg_group *g)
     in = &g->inst[g->ninst++];
     memset(in, 0, sizeof(*in));
     in->info.healthy = 1;
+    in->info.weight = 1;
     asg_census_count(&g->census, in, 1);
     g->members_ver++;
     asg_inputs_changed(asg);
@@ -269,6 +285,45 @@ static int any_zone_usable(const struct asg_group *g, int64_t now_ms)
     return 0;
 }
 
+/* What one launch sends and records: from the launch configuration, the launch template,
+ * or one override of the mixed instances policy (ov NULL: the policy's template). */
+struct launch_pick {
+    const char *instance_type; /* NULL: the configuration's or the template's */
+    const char *lt_id, *lt_name, *lt_version;
+};
+
+static void pick_source(const struct sc_asg_group_info *gi, const struct sc_asg_override_info *ov,
+                        struct launch_pick *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->lt_id = gi->launch_template_id;
+    p->lt_name = gi->launch_template_name;
+    p->lt_version = gi->launch_template_version;
+    if (!ov)
+        return;
+    p->instance_type = ov->instance_type;
+    if (ov->launch_template_id || ov->launch_template_name) {
+        p->lt_id = ov->launch_template_id;
+        p->lt_name = ov->launch_template_name;
+        p->lt_version = ov->launch_template_version;
+    }
+}
+
+/* The instance type a template launches (for the instance's record), or NULL. */
+static char *template_type(struct sc_asg *asg, const struct launch_pick *p)
+{
+    struct sc_asg_lt_resolved r;
+    struct sc_error err = { 0 };
+
+    memset(&r, 0, sizeof(r));
+    if (!asg->env.launch_template_resolve ||
+        asg->env.launch_template_resolve(asg->env.ud, p->lt_id, p->lt_id ? NULL : p->lt_name,
+                                         p->lt_version, &r, &err) != SC_OK ||
+        !r.instance_type[0])
+        return NULL;
+    return asg_strdup(r.instance_type);
+}
+
 int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms)
 {
     struct sc_asg_group_info *gi = &g->info;
@@ -280,13 +335,16 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
     enum sc_status st;
     struct asg_inst *in;
     struct asg_activity *a;
+    struct launch_pick pick;
+    int order[SC_ASG_MAX_OVERRIDES];
     char desc[128];
-    int z = pick_zone(g, now_ms), nt = 0;
+    int z = pick_zone(g, now_ms), nt = 0, nord = 0;
 
     asg->step_dirty = 1;
     asg->step_changes++;
 
     memset(&spec, 0, sizeof(spec));
+    memset(&pick, 0, sizeof(pick));
     spec.group_name = gi->auto_scaling_group_name;
     spec.zone = gi->availability_zones[z];
     spec.subnet_id = gi->subnets ? gi->subnets[z] : NULL;
@@ -301,9 +359,8 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
             spec.monitoring_enabled = lc->instance_monitoring;
         }
     } else {
-        spec.launch_template_id = gi->launch_template_id;
-        spec.launch_template_name = gi->launch_template_name;
-        spec.launch_template_version = gi->launch_template_version;
+        nord = asg_mixed_order(asg, g, order);
+        pick_source(gi, NULL, &pick);
     }
     tags[nt].key = "aws:autoscaling:groupName";
     tags[nt++].value = gi->auto_scaling_group_name;
@@ -316,13 +373,29 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
     spec.tags = tags;
     spec.ntags = nt;
 
-    if (!asg->env.run_instance)
+    if (!asg->env.run_instance) {
         st = sc_fail(&err, SC_ERR_INTERNAL, "No EC2 service is attached");
-    else if (gi->launch_configuration_name && !lc)
+    } else if (gi->launch_configuration_name && !lc) {
         st = sc_fail(&err, SC_ERR_VALIDATION, "The launch configuration %s does not exist",
                      gi->launch_configuration_name);
-    else
+    } else if (gi->launch_configuration_name || nord == 0) {
+        spec.launch_template_id = pick.lt_id;
+        spec.launch_template_name = pick.lt_id ? NULL : pick.lt_name; /* EC2 takes one */
+        spec.launch_template_version = pick.lt_version;
         st = asg->env.run_instance(asg->env.ud, &spec, now_ms, id, &err);
+    } else {
+        /* the overrides in the allocation strategy's order: the next type when one fails */
+        st = SC_ERR_INTERNAL;
+        for (int k = 0; k < nord && st != SC_OK; k++) {
+            pick_source(gi, &gi->mixed.overrides[order[k]], &pick);
+            spec.instance_type = pick.instance_type;
+            spec.launch_template_id = pick.lt_id;
+            spec.launch_template_name = pick.lt_id ? NULL : pick.lt_name;
+            spec.launch_template_version = pick.lt_version;
+            memset(&err, 0, sizeof(err));
+            st = asg->env.run_instance(asg->env.ud, &spec, now_ms, id, &err);
+        }
+    }
     if (st != SC_OK) {
         char fdesc[SC_ERR_MESSAGE_LEN + 128];
         size_t ml = strlen(err.message);
@@ -365,10 +438,15 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
              spec.subnet_id ? spec.subnet_id : "");
     asg_inst_set_state(asg, g, in, SC_ASG_PENDING);
     in->info.launch_configuration_name = asg_strdup(gi->launch_configuration_name);
-    in->info.launch_template_id = asg_strdup(gi->launch_template_id);
-    in->info.launch_template_name = asg_strdup(gi->launch_template_name);
-    in->info.launch_template_version = asg_strdup(gi->launch_template_version);
-    in->info.instance_type = asg_strdup(lc ? lc->instance_type : NULL);
+    if (!gi->launch_configuration_name) {
+        in->info.launch_template_id = asg_strdup(pick.lt_id);
+        in->info.launch_template_name = asg_strdup(pick.lt_name);
+        in->info.launch_template_version = asg_strdup(pick.lt_version);
+    }
+    in->info.instance_type = lc                   ? asg_strdup(lc->instance_type)
+                             : pick.instance_type ? asg_strdup(pick.instance_type)
+                                                  : template_type(asg, &pick);
+    asg_inst_set_weight(asg, g, in, asg_mixed_weight(g, in->info.instance_type));
     in->info.protected_from_scale_in = gi->new_instances_protected_from_scale_in;
     in->info.launch_ms = now_ms;
     snprintf(desc, sizeof(desc), "Launching a new EC2 instance: %s", id);
@@ -376,7 +454,7 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
                     in->info.availability_zone);
     if (a)
         memcpy(in->activity_id, a->info.activity_id, sizeof(in->activity_id));
-    return 0;
+    return in->info.weight;
 }
 
 int asg_zone_listed(const struct asg_group *g, const char *zone)
@@ -454,11 +532,15 @@ enum sc_status sc_asg_terminate_instance(struct sc_asg *asg, const char *instanc
                 "Currently, desiredSize equals minSize (%d). Terminating instance without replacement will violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or lower group's min size.",
                 g->info.min_size);
         if (counts) {
+            int w = in->info.weight;
+
             asg_cause_add(
                 cause, now_ms,
                 "instance %s was taken out of service in response to a user request, shrinking the capacity from %d to %d",
-                in->info.instance_id, cap, cap - 1);
-            g->info.desired_capacity--;
+                in->info.instance_id, cap, cap - w);
+            g->info.desired_capacity = g->info.desired_capacity - w > g->info.min_size
+                                           ? g->info.desired_capacity - w
+                                           : g->info.min_size;
         } else {
             asg_cause_add(cause, now_ms,
                           "instance %s was taken out of service in response to a user request",
@@ -637,7 +719,7 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
             in->info.lifecycle_state != SC_ASG_STANDBY)
             return sc_fail(err, SC_ERR_VALIDATION,
                            "The instance %s is not in InService or Standby.", ids[i]);
-        counted += asg_counts_capacity(in->info.lifecycle_state);
+        counted += asg_counts_capacity(in->info.lifecycle_state) ? in->info.weight : 0;
     }
     if (should_decrement && g->info.desired_capacity - counted < g->info.min_size)
         return sc_fail(
@@ -652,11 +734,11 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
         struct asg_activity *a;
 
         if (should_decrement && counts) {
-            g->info.desired_capacity--;
+            g->info.desired_capacity -= in->info.weight;
             asg_cause_add(
                 cause, now_ms,
                 "instance %s was detached in response to a user request, shrinking the capacity from %d to %d",
-                ids[i], cap, cap - 1);
+                ids[i], cap, cap - in->info.weight);
         } else {
             asg_cause_add(cause, now_ms, "instance %s was detached in response to a user request",
                           ids[i]);
@@ -684,6 +766,8 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
         return sc_asg_group_not_found(group, err);
     if ((st = check_ids(ids, nids, err)) != SC_OK)
         return st;
+    int units = 0;
+
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = member(asg, g, ids[i], err);
 
@@ -691,8 +775,9 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
             return err ? err->status : SC_ERR_VALIDATION;
         if (in->info.lifecycle_state != SC_ASG_IN_SERVICE)
             return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in InService.", ids[i]);
+        units += in->info.weight;
     }
-    if (should_decrement && g->info.desired_capacity - nids < g->info.min_size)
+    if (should_decrement && g->info.desired_capacity - units < g->info.min_size)
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To place into standby %d instances, please update the AutoScalingGroup sizes appropriately.",
@@ -705,11 +790,11 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
         struct asg_activity *a;
 
         if (should_decrement) {
-            g->info.desired_capacity--;
+            g->info.desired_capacity -= in->info.weight;
             asg_cause_add(
                 cause, now_ms,
                 "instance %s was moved to standby in response to a user request, shrinking the capacity from %d to %d",
-                ids[i], cap, cap - 1);
+                ids[i], cap, cap - in->info.weight);
         } else {
             asg_cause_add(cause, now_ms,
                           "instance %s was moved to standby in response to a user request", ids[i]);
@@ -735,6 +820,8 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
         return sc_asg_group_not_found(group, err);
     if ((st = check_ids(ids, nids, err)) != SC_OK)
         return st;
+    int units = 0;
+
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = member(asg, g, ids[i], err);
 
@@ -742,8 +829,9 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
             return err ? err->status : SC_ERR_VALIDATION;
         if (in->info.lifecycle_state != SC_ASG_STANDBY)
             return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in Standby.", ids[i]);
+        units += in->info.weight;
     }
-    if (g->info.desired_capacity + nids > g->info.max_size)
+    if (g->info.desired_capacity + units > g->info.max_size)
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "AutoScalingGroup %s has min-size=%d, max-size=%d, and desired-size=%d. To exit from standby %d instances, please update the AutoScalingGroup sizes appropriately.",
@@ -755,11 +843,11 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
         char cause[ASG_CAUSE_LEN] = "", desc[128];
         struct asg_activity *a;
 
-        g->info.desired_capacity++;
+        g->info.desired_capacity += in->info.weight;
         asg_cause_add(
             cause, now_ms,
             "instance %s was moved out of standby in response to a user request, increasing the capacity from %d to %d",
-            ids[i], cap, cap + 1);
+            ids[i], cap, cap + in->info.weight);
         snprintf(desc, sizeof(desc), "Moving EC2 instance out of Standby: %s", ids[i]);
         a = asg_act_new(asg, g, now_ms, desc, cause, "PreInService", 30, in->info.subnet_id,
                         in->info.availability_zone);

@@ -1,5 +1,5 @@
 /* scaler/asg_internal.h: what asg.c, asg_activity.c, asg_instance.c, asg_step.c,
- * asg_attach.c, asg_check.c, asg_policy.c and asg_save.c share; not public.
+ * asg_attach.c, asg_check.c, asg_mixed.c, asg_policy.c and asg_save.c share; not public.
  *
  * The public views (sc_asg_*_info) are the first member of each private record, so a
  * view pointer converts back to its record. */
@@ -69,6 +69,7 @@ struct asg_census {
     int state[ASG_LIFECYCLE_COUNT]; /* instances per lifecycle state */
     int unhealthy_cap;              /* marked unhealthy and counting toward capacity */
     int unhealthy_elb_cap;          /* of those, marked from a load balancer */
+    int cap_units; /* the weights of those counting toward capacity (sc_asg_group_capacity) */
 };
 
 struct asg_group {
@@ -274,8 +275,11 @@ void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct as
 int asg_zone_count(const struct asg_group *g, const char *zone);
 /* 1 while zone index z is avoided after a failed launch. */
 int asg_zone_avoided(const struct asg_group *g, int z, int64_t now_ms);
-/* Launches one instance into the best zone: 0, or -1 (the failure recorded as an activity). */
+/* Launches one instance into the best zone (of the type the mixed instances policy picks):
+ * its weight (>= 1), or -1 (the failure recorded as an activity). */
 int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms);
+/* The only writer of an instance's weight once it is in g: the census follows. */
+void asg_inst_set_weight(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, int w);
 /* 1 when zone is one of g's enabled zones. */
 int asg_zone_listed(const struct asg_group *g, const char *zone);
 
@@ -295,6 +299,33 @@ void asg_sig_own_update(struct sc_asg *asg);
  * described in why. It then brings those caches up to date (as a step would, with the
  * same values), so that the next check catches a change made since without its bump. */
 int asg_self_check(struct sc_asg *asg, char *why, size_t len);
+
+/* asg_mixed.c */
+/* Checks r's launch source (exactly one of launch configuration, launch template, mixed
+ * instances policy) and, with a policy, the policy (docs/autoscaling.md 2.2), against g's
+ * current policy and instances on an update (g NULL on create). Resolves the templates
+ * into *ids (the policy's, then each override's), which asg_mixed_set takes. */
+struct asg_lt_ids {
+    struct sc_asg_lt_resolved lt;
+    struct sc_asg_lt_resolved ov[SC_ASG_MAX_OVERRIDES];
+};
+enum sc_status asg_launch_source_check(struct sc_asg *asg, const struct asg_group *g,
+                                       const struct sc_asg_group_req *r, struct asg_lt_ids *ids,
+                                       struct sc_error *err);
+/* Sets g's launch source from a request asg_launch_source_check accepted (a policy is
+ * merged over g's current one on an update), then brings every instance's weight up to
+ * date. Returns 0, or -1 on OOM (g keeps its old source). */
+int asg_launch_source_set(struct sc_asg *asg, struct asg_group *g, const struct sc_asg_group_req *r,
+                          const struct asg_lt_ids *ids);
+void asg_mixed_free(struct sc_asg_mixed_info *m);
+/* The weight an instance of that type counts in g (1 without weights, or for a type not
+ * in the overrides or not known). */
+int asg_mixed_weight(const struct asg_group *g, const char *instance_type);
+/* The overrides in launch order by the On-Demand allocation strategy into order[]
+ * (SC_ASG_MAX_OVERRIDES entries); returns their number (0 without overrides). */
+int asg_mixed_order(const struct sc_asg *asg, const struct asg_group *g, int *order);
+/* The largest weight of g's overrides (1 without weights). */
+int asg_mixed_max_weight(const struct asg_group *g);
 
 /* asg_policy.c */
 void asg_policy_free(struct asg_policy *p);

@@ -107,6 +107,7 @@ static json_t *inst_save(const struct asg_inst *in)
     bad |= sc_save_str(o, "instance_type", i->instance_type);
     bad |= sc_save_bool(o, "protected_from_scale_in", i->protected_from_scale_in);
     bad |= sc_save_int(o, "launch_ms", i->launch_ms);
+    bad |= sc_save_int(o, "weight", i->weight);
     bad |= sc_save_int(o, "unhealthy", in->unhealthy);
     bad |= sc_save_int(o, "inservice_ms", in->inservice_ms);
     bad |= sc_save_int(o, "warm_until_ms", in->warm_until_ms);
@@ -210,6 +211,48 @@ static json_t *policy_save(const struct asg_policy *p)
     return o;
 }
 
+/* The mixed instances policy's details (the group's launch_template_* are its template). */
+static json_t *mixed_save(const struct sc_asg_mixed_info *m)
+{
+    json_t *o = json_object(), *ov = json_array();
+    int bad = !o || !ov;
+
+    for (int k = 0; !bad && k < m->noverrides; k++) {
+        const struct sc_asg_override_info *x = &m->overrides[k];
+        json_t *e = json_object();
+
+        if (!e || json_array_append_new(ov, e) != 0) {
+            bad = 1;
+        } else {
+            bad |= sc_save_str(e, "instance_type", x->instance_type);
+            bad |= sc_save_str(e, "weighted_capacity", x->weighted_capacity);
+            bad |= sc_save_int(e, "weight", x->weight);
+            bad |= sc_save_str(e, "launch_template_id", x->launch_template_id);
+            bad |= sc_save_str(e, "launch_template_name", x->launch_template_name);
+            bad |= sc_save_str(e, "launch_template_version", x->launch_template_version);
+        }
+    }
+    if (bad) {
+        json_decref(o);
+        json_decref(ov);
+        return NULL;
+    }
+    bad |= sc_save_take(o, "overrides", ov);
+    bad |= sc_save_str(o, "on_demand_allocation_strategy", m->on_demand_allocation_strategy);
+    bad |= sc_save_int(o, "on_demand_base_capacity", m->on_demand_base_capacity);
+    bad |= sc_save_int(o, "on_demand_percentage_above_base_capacity",
+                       m->on_demand_percentage_above_base_capacity);
+    bad |= sc_save_str(o, "spot_allocation_strategy", m->spot_allocation_strategy);
+    bad |= sc_save_int(o, "spot_instance_pools", m->spot_instance_pools);
+    bad |= sc_save_bool(o, "spot_instance_pools_sent", m->spot_instance_pools_sent);
+    bad |= sc_save_str(o, "spot_max_price", m->spot_max_price);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *group_save(const struct asg_group *g)
 {
     const struct sc_asg_group_info *i = &g->info;
@@ -226,6 +269,9 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_str(o, "launch_template_name", i->launch_template_name);
     bad |= sc_save_str(o, "launch_template_version", i->launch_template_version);
     bad |= sc_save_bool(o, "mixed_instances_policy", i->mixed_instances_policy);
+    if (i->mixed_instances_policy)
+        bad |= sc_save_take(o, "mixed", mixed_save(&i->mixed));
+    bad |= sc_save_str(o, "desired_capacity_type", i->desired_capacity_type);
     bad |= sc_save_int(o, "min_size", i->min_size);
     bad |= sc_save_int(o, "max_size", i->max_size);
     bad |= sc_save_int(o, "desired_capacity", i->desired_capacity);
@@ -398,6 +444,8 @@ static void inst_load(struct sc_load *l, const json_t *o, struct asg_inst *in)
     i->instance_type = sc_load_str(l, o, "instance_type");
     i->protected_from_scale_in = sc_load_bool(l, o, "protected_from_scale_in");
     i->launch_ms = sc_load_int(l, o, "launch_ms");
+    /* absent in files written before weights: 1 */
+    i->weight = json_object_get(o, "weight") ? sc_load_int_range(l, o, "weight", 1, 999) : 1;
     in->unhealthy =
         (enum asg_unhealthy)sc_load_int_range(l, o, "unhealthy", ASG_HEALTHY, ASG_UNHEALTHY_USER);
     in->inservice_ms = sc_load_int(l, o, "inservice_ms");
@@ -542,6 +590,61 @@ static struct asg_policy *policy_load(struct sc_load *l, const json_t *o, struct
     return p;
 }
 
+/* What mixed_save wrote; absent (a file written before the policy's details were kept):
+ * AWS's defaults and no overrides. */
+static void mixed_load(struct sc_load *l, const json_t *o, struct sc_asg_mixed_info *m)
+{
+    const json_t *ov;
+
+    memset(m, 0, sizeof(*m));
+    m->on_demand_percentage_above_base_capacity = 100;
+    m->spot_instance_pools = 2;
+    if (!o) {
+        m->on_demand_allocation_strategy = asg_strdup("prioritized");
+        m->spot_allocation_strategy = asg_strdup("lowest-price");
+        m->has_spot_instance_pools = 1;
+        if (!m->on_demand_allocation_strategy || !m->spot_allocation_strategy)
+            sc_load_fail(l, "out of memory");
+        return;
+    }
+    ov = sc_load_array(l, o, "overrides");
+    if (ov && !l->failed && json_array_size(ov) > SC_ASG_MAX_OVERRIDES)
+        sc_load_fail(l, "mixed.overrides: more than %d", SC_ASG_MAX_OVERRIDES);
+    if (ov && !l->failed && json_array_size(ov) > 0) {
+        m->overrides = calloc(json_array_size(ov), sizeof(*m->overrides));
+        if (!m->overrides)
+            sc_load_fail(l, "out of memory");
+        for (size_t k = 0; m->overrides && k < json_array_size(ov) && !l->failed; k++) {
+            const json_t *e = json_array_get(ov, k);
+            struct sc_asg_override_info *x = &m->overrides[k];
+
+            m->noverrides++;
+            x->instance_type = sc_load_str(l, e, "instance_type");
+            x->weighted_capacity = sc_load_str(l, e, "weighted_capacity");
+            x->weight = sc_load_int_range(l, e, "weight", 1, 999);
+            x->launch_template_id = sc_load_str(l, e, "launch_template_id");
+            x->launch_template_name = sc_load_str(l, e, "launch_template_name");
+            x->launch_template_version = sc_load_str(l, e, "launch_template_version");
+            m->weighted |= x->weighted_capacity != NULL;
+            if (!l->failed && !x->instance_type)
+                sc_load_fail(l, "mixed.overrides: an override needs its instance type");
+        }
+    }
+    m->on_demand_allocation_strategy = sc_load_str(l, o, "on_demand_allocation_strategy");
+    m->on_demand_base_capacity = (int)sc_load_int(l, o, "on_demand_base_capacity");
+    m->on_demand_percentage_above_base_capacity =
+        sc_load_int_range(l, o, "on_demand_percentage_above_base_capacity", 0, 100);
+    m->spot_allocation_strategy = sc_load_str(l, o, "spot_allocation_strategy");
+    m->spot_instance_pools = (int)sc_load_int(l, o, "spot_instance_pools");
+    m->spot_instance_pools_sent = sc_load_bool(l, o, "spot_instance_pools_sent");
+    m->spot_max_price = sc_load_str(l, o, "spot_max_price");
+    if (!l->failed && (!m->on_demand_allocation_strategy || !m->spot_allocation_strategy))
+        sc_load_fail(l, "mixed: the allocation strategies are required");
+    m->has_spot_instance_pools =
+        m->spot_instance_pools_sent ||
+        (m->spot_allocation_strategy && strcmp(m->spot_allocation_strategy, "lowest-price") == 0);
+}
+
 static struct asg_group *group_load(struct sc_load *l, const json_t *o)
 {
     struct asg_group *g = calloc(1, sizeof(*g));
@@ -561,6 +664,12 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
     i->launch_template_name = sc_load_str(l, o, "launch_template_name");
     i->launch_template_version = sc_load_str(l, o, "launch_template_version");
     i->mixed_instances_policy = sc_load_bool(l, o, "mixed_instances_policy");
+    if (i->mixed_instances_policy && !l->failed)
+        mixed_load(l, json_object_get(o, "mixed") ? sc_load_object(l, o, "mixed") : NULL,
+                   &i->mixed);
+    i->desired_capacity_type = json_object_get(o, "desired_capacity_type")
+                                   ? sc_load_str(l, o, "desired_capacity_type")
+                                   : NULL;
     i->min_size = (int)sc_load_int(l, o, "min_size");
     i->max_size = (int)sc_load_int(l, o, "max_size");
     i->desired_capacity = (int)sc_load_int(l, o, "desired_capacity");

@@ -108,8 +108,10 @@ static int apply_policy(const struct sc_asg *asg, const struct asg_group *g, con
     return n;
 }
 
-/* The instance scale-in terminates, or NULL when every candidate is protected. */
-static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
+/* The instance scale-in terminates, among those whose weight fits in excess units (the
+ * capacity stays at or above desired), or NULL when none may go (protected, or too heavy). */
+static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int excess,
+                                    int64_t now_ms)
 {
     struct asg_inst **cand = g->scratch;
     int64_t *key = g->scratch_key;
@@ -118,7 +120,8 @@ static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int
     for (int i = 0; i < g->ninst; i++) {
         struct asg_inst *in = &g->inst[i];
 
-        if (asg_counts_capacity(in->info.lifecycle_state) && !in->info.protected_from_scale_in)
+        if (asg_counts_capacity(in->info.lifecycle_state) && !in->info.protected_from_scale_in &&
+            in->info.weight <= excess)
             cand[n++] = in;
     }
     if (n == 0 || !cand || !key)
@@ -414,7 +417,7 @@ static void maybe_rebalance(struct sc_asg *asg, struct asg_group *g, int cap, in
         cause, now_ms,
         "an instance was started in response to an Availability Zone rebalancing, increasing the capacity from %d to %d",
         cap, cap + 1);
-    if (asg_launch_one(asg, g, cause, now_ms) == 0)
+    if (asg_launch_one(asg, g, cause, now_ms) > 0)
         g->rebalancing = 1;
 }
 
@@ -431,17 +434,23 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
             cause, now_ms,
             "an instance was started in response to a difference between desired and actual capacity, increasing the capacity from %d to %d",
             cap, desired);
-        for (int k = cap; k < desired; k++)
-            if (asg_launch_one(asg, g, cause, now_ms) != 0)
+        /* in units: the last launch may pass desired (docs/autoscaling.md 2.3) */
+        for (int units = cap; units < desired;) {
+            int w = asg_launch_one(asg, g, cause, now_ms);
+
+            if (w < 0)
                 break;
+            units += w;
+        }
     } else if (cap > desired && !asg_proc_suspended(g, SC_ASG_PROC_TERMINATE)) {
         if (g->rebalancing && asg_group_busy(g))
             return; /* launch before terminate: wait for the new instance */
-        for (int k = cap; k > desired; k--) {
-            struct asg_inst *v = pick_victim(asg, g, now_ms);
+        for (int units = cap; units > desired;) {
+            struct asg_inst *v = pick_victim(asg, g, units - desired, now_ms);
 
             if (!v)
                 break;
+            units -= v->info.weight;
             memcpy(cause, g->pending_cause, sizeof(cause));
             if (g->rebalancing)
                 asg_cause_add(

@@ -150,6 +150,7 @@ struct sc_ec2_instance_type {
     const char *architecture; /* "x86_64" */
     int burstable;            /* 1 for t2/t3 */
     int current_generation;
+    double on_demand_usd_per_hour; /* Linux, us-east-1 (the lowest-price strategy's order) */
 };
 int sc_ec2_instance_type_count(void);
 const struct sc_ec2_instance_type *sc_ec2_instance_type_at(int i); /* sorted by name */

@@ -110,18 +110,29 @@ int sc_ec2_zone_outage(struct sc_ec2 *ec2, const char *zone_name, int64_t now_ms
 
 /* --- catalogue -------------------------------------------------------------------------------- */
 
-/* Sorted by name (strcmp). */
+/* Sorted by name (strcmp). The last column is the On-Demand Linux price in us-east-1, USD
+ * per hour (https://aws.amazon.com/ec2/pricing/on-demand/; previous generation m1:
+ * https://aws.amazon.com/ec2/previous-generation/), used for every region. */
 static const struct sc_ec2_instance_type types[] = {
-    { "c5.2xlarge", 8, 16384, 4, "x86_64", 0, 1 }, { "c5.large", 2, 4096, 1, "x86_64", 0, 1 },
-    { "c5.xlarge", 4, 8192, 2, "x86_64", 0, 1 },   { "m1.large", 2, 7680, 2, "x86_64", 0, 0 },
-    { "m1.medium", 1, 3788, 1, "x86_64", 0, 0 },   { "m1.small", 1, 1740, 1, "x86_64", 0, 0 },
-    { "m1.xlarge", 4, 15360, 4, "x86_64", 0, 0 },  { "m5.2xlarge", 8, 32768, 4, "x86_64", 0, 1 },
-    { "m5.large", 2, 8192, 1, "x86_64", 0, 1 },    { "m5.xlarge", 4, 16384, 2, "x86_64", 0, 1 },
-    { "t2.medium", 2, 4096, 2, "x86_64", 1, 1 },   { "t2.micro", 1, 1024, 1, "x86_64", 1, 1 },
-    { "t2.nano", 1, 512, 1, "x86_64", 1, 1 },      { "t2.small", 1, 2048, 1, "x86_64", 1, 1 },
-    { "t3.large", 2, 8192, 1, "x86_64", 1, 1 },    { "t3.medium", 2, 4096, 1, "x86_64", 1, 1 },
-    { "t3.micro", 2, 1024, 1, "x86_64", 1, 1 },    { "t3.nano", 2, 512, 1, "x86_64", 1, 1 },
-    { "t3.small", 2, 2048, 1, "x86_64", 1, 1 },
+    { "c5.2xlarge", 8, 16384, 4, "x86_64", 0, 1, 0.34 },
+    { "c5.large", 2, 4096, 1, "x86_64", 0, 1, 0.085 },
+    { "c5.xlarge", 4, 8192, 2, "x86_64", 0, 1, 0.17 },
+    { "m1.large", 2, 7680, 2, "x86_64", 0, 0, 0.175 },
+    { "m1.medium", 1, 3788, 1, "x86_64", 0, 0, 0.087 },
+    { "m1.small", 1, 1740, 1, "x86_64", 0, 0, 0.044 },
+    { "m1.xlarge", 4, 15360, 4, "x86_64", 0, 0, 0.35 },
+    { "m5.2xlarge", 8, 32768, 4, "x86_64", 0, 1, 0.384 },
+    { "m5.large", 2, 8192, 1, "x86_64", 0, 1, 0.096 },
+    { "m5.xlarge", 4, 16384, 2, "x86_64", 0, 1, 0.192 },
+    { "t2.medium", 2, 4096, 2, "x86_64", 1, 1, 0.0464 },
+    { "t2.micro", 1, 1024, 1, "x86_64", 1, 1, 0.0116 },
+    { "t2.nano", 1, 512, 1, "x86_64", 1, 1, 0.0058 },
+    { "t2.small", 1, 2048, 1, "x86_64", 1, 1, 0.023 },
+    { "t3.large", 2, 8192, 1, "x86_64", 1, 1, 0.0832 },
+    { "t3.medium", 2, 4096, 1, "x86_64", 1, 1, 0.0416 },
+    { "t3.micro", 2, 1024, 1, "x86_64", 1, 1, 0.0104 },
+    { "t3.nano", 2, 512, 1, "x86_64", 1, 1, 0.0052 },
+    { "t3.small", 2, 2048, 1, "x86_64", 1, 1, 0.0208 },
 };
 #define NTYPES ((int)(sizeof(types) / sizeof(types[0])))
 

@@ -184,13 +184,31 @@ static int env_zone_valid(void *ud, const char *zone)
     return sc_ec2_zone_find(w->ec2, zone) != NULL;
 }
 
-static enum sc_status env_lt_check(void *ud, const char *id, const char *name, const char *version,
-                                   struct sc_error *err)
+static enum sc_status env_lt_resolve(void *ud, const char *id, const char *name,
+                                     const char *version, struct sc_asg_lt_resolved *out,
+                                     struct sc_error *err)
 {
     struct sc_world *w = ud;
     const struct sc_ec2_lt_version *v = NULL;
+    enum sc_status st = sc_ec2_resolve_launch_template(w->ec2, id, name, version, &v, err);
 
-    return sc_ec2_resolve_launch_template(w->ec2, id, name, version, &v, err);
+    if (st != SC_OK || !out)
+        return st;
+    snprintf(out->launch_template_id, sizeof(out->launch_template_id), "%s",
+             v->launch_template_id ? v->launch_template_id : "");
+    snprintf(out->launch_template_name, sizeof(out->launch_template_name), "%s",
+             v->launch_template_name ? v->launch_template_name : "");
+    snprintf(out->instance_type, sizeof(out->instance_type), "%s",
+             v->data.instance_type ? v->data.instance_type : "");
+    return SC_OK;
+}
+
+static double env_price(void *ud, const char *instance_type)
+{
+    const struct sc_ec2_instance_type *t = sc_ec2_instance_type_find(instance_type);
+
+    (void)ud;
+    return t ? t->on_demand_usd_per_hour : -1;
 }
 
 /* --- the asg's view of the load balancers ------------------------------------------------- */
@@ -471,7 +489,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .instance_zone = env_instance_zone,
         .subnet_zone = env_subnet_zone,
         .zone_valid = env_zone_valid,
-        .launch_template_check = env_lt_check,
+        .launch_template_resolve = env_lt_resolve,
+        .on_demand_price = env_price,
         .lb_exists = env_lb_exists,
         .lb_register = env_lb_register,
         .lb_deregister = env_lb_deregister,
