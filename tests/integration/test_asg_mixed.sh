@@ -9,9 +9,9 @@
 # KEEP_TMP=1.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-start emu --time-scale 60 --state "$TMP/state.json"
+start_emu emu --quiet --time-scale 60 --state "$TMP/state.json"
 
 python3 - "$EP" <<'EOF' || failed=1
 import sys, time
@@ -182,7 +182,7 @@ print(json.dumps(g["MixedInstancesPolicy"], sort_keys=True))
 EOF
 kill -TERM "$LAST"
 for _ in $(seq 50); do kill -0 "$LAST" 2>/dev/null || break; sleep 0.1; done
-start emu2 --time-scale 60 --state "$TMP/state.json"
+start_emu emu2 --quiet --time-scale 60 --state "$TMP/state.json"
 python3 - "$EP" >"$TMP/after.json" <<'EOF' || failed=1
 import json, sys, boto3
 g = boto3.client("autoscaling", endpoint_url=sys.argv[1]).describe_auto_scaling_groups(
@@ -195,4 +195,4 @@ else
     notok "the mixed instances policy comes back the same from the state file"
     diff "$TMP/before.json" "$TMP/after.json" | sed 's/^/#   /' || true
 fi
-exit "$failed"
+finish

@@ -10,10 +10,10 @@
 # provider comes only from the mirror. TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
-. "$(dirname "$0")/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 if ! command -v terraform >/dev/null 2>&1; then
-    ok "# SKIP terraform not on PATH (not installable from Debian)"
+    skip "terraform not on PATH (not installable from Debian)"
     exit 0
 fi
 MIRROR=
@@ -21,12 +21,12 @@ for d in ${TF_PLUGIN_MIRROR:-} /opt/tf-plugins /usr/share/terraform/plugins "$HO
     if [ -d "$d/registry.terraform.io/hashicorp/aws" ]; then MIRROR=$d; break; fi
 done
 if [ -z "$MIRROR" ]; then
-    ok "# SKIP no hashicorp/aws provider in a filesystem mirror (set TF_PLUGIN_MIRROR)"
+    skip "no hashicorp/aws provider in a filesystem mirror (set TF_PLUGIN_MIRROR)"
     exit 0
 fi
 VERSION=$(ls "$MIRROR/registry.terraform.io/hashicorp/aws" | sort -V | tail -n 1)
 
-start emu --time-scale 60
+start_emu emu --quiet --time-scale 60
 
 mkdir -p "$TMP/tf"
 cat >"$TMP/cli.tfrc" <<EOF
@@ -149,4 +149,4 @@ check("nothing left: no group, no launch template",
       groups == [] and lts == [], ([g["AutoScalingGroupName"] for g in groups], lts))
 sys.exit(tap.failed)
 EOF
-exit "$failed"
+finish
