@@ -50,17 +50,17 @@ static void b64(struct cm_buf *out, const char *s)
  * CreateLaunchConfiguration's UserData is sent. The emulator models CPUUtilization as the
  * busy share of the workers, as the simulator does, so no real CPU is burnt per request
  * (cpu_ms 0): burning the service time would need a core per busy worker. */
-static char *user_data(const struct sim_app *app)
+static char *user_data(const struct sc_app *app)
 {
     char json[512], svc[160];
     struct cm_buf b;
 
     switch (app->dist) {
-    case SIM_DIST_EXPONENTIAL:
+    case SC_APP_DIST_EXPONENTIAL:
         snprintf(svc, sizeof(svc), "{\"dist\":\"exponential\",\"mean\":%.17g}",
                  app->service_mean_ms);
         break;
-    case SIM_DIST_LOGNORMAL:
+    case SC_APP_DIST_LOGNORMAL:
         snprintf(svc, sizeof(svc), "{\"dist\":\"lognormal\",\"median\":%.17g,\"sigma\":%.17g}",
                  app->service_median_ms, app->service_sigma);
         break;
