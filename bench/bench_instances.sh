@@ -29,7 +29,7 @@ trap cleanup EXIT
 # --- 1. N instances behind `emulator proxy`, HTTP health checks every 50 ms ------------------
 t0=$(date +%s%N)
 setsid "$EMU" proxy --listen 0 --port-file "$TMP/p.port" --metrics-file "$TMP/m.json" \
-    --instances "$N" --profile '{"service_ms": 0}' --health-check HTTP:/health --interval 50ms \
+    --instances "$N" --profile '{"boot_s": 0, "service_ms": 0}' --health-check HTTP:/health --interval 50ms \
     --timeout 40ms --log-level info 2>"$TMP/p.log" &
 PP=$!
 PIDS+=("$PP")

@@ -15,12 +15,12 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "emulator/app.h"
 #include "emulator/emu.h"
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
 #include "emulator/lb_tls.h"
+#include "scaler/app.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
@@ -49,7 +49,7 @@ struct proc {
     int hung;
     int impaired; /* reported to EC2 */
     int tagged;
-    int workers;
+    struct sc_app app; /* its profile: the CPU model reads workers and cpu_per_request */
     int have_last;
     double last_busy_ms;
     double last_up_ms;
@@ -286,12 +286,12 @@ static char *b64_decode(const char *s)
 
 /* The profile JSON of an instance from its UserData (JSON or base64 JSON), validated;
  * NULL = the default profile. *prof gets the parsed profile. */
-static char *profile_of(const char *user_data, struct app_profile *prof, const char *id)
+static char *profile_of(const char *user_data, struct sc_app *prof, const char *id)
 {
     char err[256];
     char *json = NULL;
 
-    app_profile_defaults(prof);
+    sc_app_defaults(prof);
     if (!user_data || !*user_data)
         return NULL;
     if (user_data[strspn(user_data, " \t\r\n")] == '{')
@@ -302,10 +302,10 @@ static char *profile_of(const char *user_data, struct app_profile *prof, const c
         free(json);
         return NULL; /* UserData that is not a profile: an ordinary script */
     }
-    if (app_profile_parse(json, prof, err, sizeof(err)) < 0) {
+    if (sc_app_parse_text(prof, json, err, sizeof(err)) != SC_OK) {
         log_warn("autoscale: instance %s: UserData profile ignored: %s", id, err);
         free(json);
-        app_profile_defaults(prof);
+        sc_app_defaults(prof);
         return NULL;
     }
     return json;
@@ -334,7 +334,7 @@ static void on_instance(void *ud, const char *id, enum inst_event event, int por
 /* Returns 1 when the instance has no boot time (it will listen within milliseconds). */
 static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const char *user_data)
 {
-    struct app_profile prof;
+    struct sc_app prof;
     char *json = profile_of(user_data, &prof, id);
     struct proc *p = cm_xcalloc(1, sizeof(*p));
     char err[256];
@@ -343,7 +343,7 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     p->w = w;
     p->f.fd = -1;
     snprintf(p->id, sizeof(p->id), "%s", id);
-    p->workers = prof.workers;
+    p->app = prof;
     PUSH(a->procs, a->nprocs, a->cap_procs, p);
     if (inst_spawn(a->im, id, json, scaled_ms(a, prof.boot_s * 1000.0, 0), err, sizeof(err)) < 0) {
         log_error("autoscale: %s", err);
@@ -797,7 +797,7 @@ static void fetch_done(struct proc *p)
     busy = strtod(b + 10, NULL);
     up = strtod(u + 12, NULL);
     if (p->have_last && up > p->last_up_ms) {
-        double pct = app_cpu_pct(busy - p->last_busy_ms, p->workers, (int64_t)(up - p->last_up_ms));
+        double pct = sc_app_cpu_pct(&p->app, busy - p->last_busy_ms, up - p->last_up_ms);
 
         sc_world_report_instance_cpu(p->w, p->id, pct, p->f.now);
     }

@@ -25,6 +25,7 @@
 #include "common/xalloc.h"
 #include "emulator/app.h"
 #include "emulator/lb_http.h"
+#include "scaler/app.h"
 
 #define IN_CAP  16384
 #define OUT_CAP 4096
@@ -76,7 +77,7 @@ struct conn {
 
 struct app {
     struct cm_ev *ev;
-    struct app_profile prof;
+    struct sc_app prof;
     struct sc_rng rng;
     int lfd;
     int port;
@@ -87,7 +88,7 @@ struct app {
     int ready_fd;
     const char *id;
     int64_t start_ms;
-    struct app_busy busy;
+    struct sc_app_busy busy;
     struct conn *qhead, *qtail;
     struct conn *all;
     int queued;
@@ -238,7 +239,7 @@ static void finish_work(struct conn *c)
     char body[APP_SOAP_REPLY_LEN + 1];
     int n;
 
-    app_busy_change(&a->busy, now_ms(), -1);
+    sc_app_busy_change(&a->busy, now_ms(), -1);
     a->in_flight--;
     a->requests++;
     if (c->fd < 0) {
@@ -286,12 +287,12 @@ static void burn_cpu_ms(double ms)
 static void start_work(struct conn *c)
 {
     struct app *a = c->app;
-    double st = app_service_ms(&a->prof, &a->rng) * a->prof.slow;
+    double st = sc_app_service_time(&a->prof, &a->rng, 1.0) * a->prof.slow;
     int64_t delay;
 
     c->state = C_WORKING;
     c->started_ms = now_ms();
-    app_busy_change(&a->busy, c->started_ms, +1);
+    sc_app_busy_change(&a->busy, c->started_ms, +1);
     if (c->kind == KIND_CPU) {
         burn_cpu_ms(st);
         finish_work(c);
@@ -364,7 +365,7 @@ static void serve_status(struct conn *c)
     struct app *a = c->app;
     int64_t now = now_ms();
     int64_t up = now - a->start_ms;
-    double busy = app_busy_total_ms(&a->busy, now);
+    double busy = sc_app_busy_total_ms(&a->busy, now);
     struct rusage ru;
     double cpu_time_ms;
     json_t *o = json_object(), *ports = json_array();
@@ -385,7 +386,7 @@ static void serve_status(struct conn *c)
     json_object_set_new(o, "errors", json_integer((json_int_t)a->errors));
     json_object_set_new(o, "rejected", json_integer((json_int_t)a->rejected));
     json_object_set_new(o, "busy_ms", jnum(busy));
-    json_object_set_new(o, "cpu_pct", jnum(app_cpu_pct(busy, a->prof.workers, up)));
+    json_object_set_new(o, "cpu_pct", jnum(sc_app_cpu_pct(&a->prof, busy, (double)up)));
     json_object_set_new(o, "cpu_time_ms", jnum(cpu_time_ms));
     json_object_set_new(o, "slow", jnum(a->prof.slow));
     json_object_set_new(o, "error_rate", jnum(a->prof.error_rate));
@@ -550,7 +551,7 @@ static void dispatch(struct conn *c)
         start_work(c);
         return;
     }
-    if (a->queued >= a->prof.queue) {
+    if (a->queued >= a->prof.queue_limit) {
         a->rejected++;
         respond(c, 503, NULL, "busy\n", 5);
         return;
@@ -895,7 +896,7 @@ int instance_main(int argc, char **argv)
     a.lfd = -1;
     a.ready_fd = -1;
     a.ctl_fd = -1;
-    app_profile_defaults(&a.prof);
+    sc_app_defaults(&a.prof);
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         char *end = NULL;
@@ -915,7 +916,7 @@ int instance_main(int argc, char **argv)
                 goto bad;
             break;
         case 'P':
-            if (app_profile_parse(optarg, &a.prof, err, sizeof(err)) < 0) {
+            if (sc_app_parse_text(&a.prof, optarg, err, sizeof(err)) != SC_OK) {
                 fprintf(stderr, "emulator instance: bad --profile: %s\n", err);
                 return 2;
             }

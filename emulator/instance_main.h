@@ -17,7 +17,7 @@
  *                          (K 0..1000, P 0..1, decimal; any other key or value, nan, inf:
  *                          400 {"error": "..."} and nothing changes; else the status)
  *   /_instance/echo        the request head as received (text/plain)
- * Other paths are served like `/`. Requests beyond `workers` queue (FIFO, `queue` long),
+ * Other paths are served like `/`. Requests beyond `workers` queue (FIFO, `queue_limit` long),
  * then get 503. With --parent-pid it sets PR_SET_PDEATHSIG(SIGKILL) and exits at once if
  * the parent is already gone. SIGTERM/SIGINT end it with status 0. Every JSON answer is
  * built with Jansson, so it is valid whatever the id or the faults. */

@@ -1,6 +1,7 @@
 /* loadgen/scenario.c: see scenario.h. */
 #include "loadgen/scenario.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "loadgen/scn_run.h"
+#include "scaler/app.h"
 
 static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service svc,
                                  const char *action)
@@ -46,31 +48,18 @@ static void b64(struct cm_buf *out, const char *s)
     }
 }
 
-/* The emulator's instance profile (emulator/app.h) for a scenario app, base64 as
- * CreateLaunchConfiguration's UserData is sent. The emulator models CPUUtilization as the
- * busy share of the workers, as the simulator does, so no real CPU is burnt per request
- * (cpu_ms 0): burning the service time would need a core per busy worker. */
-static char *user_data(const struct sim_app *app)
+/* A scenario app as the emulator's instance profile (sc_app_format(): the same keys, so
+ * every key reaches the instance), base64 as CreateLaunchConfiguration's UserData is sent.
+ * CPUUtilization is the profile's busy-worker model in both worlds; cpu_ms (real CPU
+ * burnt per request) stays the scenario's, 0 unless it says otherwise. */
+static char *user_data(const struct sc_app *app)
 {
-    char json[512], svc[160];
+    char json[SC_APP_FORMAT_LEN];
+    int n = sc_app_format(app, json, sizeof(json));
     struct cm_buf b;
 
-    switch (app->dist) {
-    case SIM_DIST_EXPONENTIAL:
-        snprintf(svc, sizeof(svc), "{\"dist\":\"exponential\",\"mean\":%.17g}",
-                 app->service_mean_ms);
-        break;
-    case SIM_DIST_LOGNORMAL:
-        snprintf(svc, sizeof(svc), "{\"dist\":\"lognormal\",\"median\":%.17g,\"sigma\":%.17g}",
-                 app->service_median_ms, app->service_sigma);
-        break;
-    default:
-        snprintf(svc, sizeof(svc), "{\"dist\":\"fixed\",\"value\":%.17g}", app->service_mean_ms);
-        break;
-    }
-    snprintf(json, sizeof(json),
-             "{\"boot_s\":%.17g,\"workers\":%d,\"queue\":%d,\"service_ms\":%s,\"cpu_ms\":0}",
-             app->boot_s, app->workers, app->queue_limit, svc);
+    assert(n > 0); /* SC_APP_FORMAT_LEN holds every profile */
+    (void)n;
     cm_buf_init(&b, 4096);
     b64(&b, json);
     cm_buf_putc(&b, '\0');

@@ -17,6 +17,7 @@
 #include "loadgen/player.h"
 #include "loadgen/scn_internal.h"
 #include "loadgen/scn_reply.h"
+#include "scaler/app.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
 #include "scaler/sim/timeline.h"
@@ -359,7 +360,7 @@ static int demand_of(const struct run *r, int g, double offered_rps)
 {
     const struct sim_group *grp = &r->sc->groups[g];
     int lc = sim_scenario_lc_index(r->sc, grp->launch_configuration);
-    const struct sim_app *app = &r->sc->lcs[lc].app;
+    const struct sc_app *app = &r->sc->lcs[lc].app;
     double share = 1.0, work, cap;
     int behind = 0;
 
@@ -373,7 +374,7 @@ static int demand_of(const struct run *r, int g, double offered_rps)
         return 0;
     if (behind > 1)
         share = 1.0 / behind;
-    work = offered_rps * share * sim_app_mean_service_s(app) * app->cpu_per_request;
+    work = sc_app_cpu_time(app, offered_rps * share * (app->service_mean_ms / 1000.0));
     cap = r->sc->demand_target_pct / 100.0 * app->workers;
     if (cap <= 0)
         return 1;

@@ -23,6 +23,7 @@
 #include "loadgen/scn_internal.h"
 #include "loadgen/scn_reply.h"
 #include "loadgen/stats.h"
+#include "scaler/app.h"
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
@@ -365,12 +366,15 @@ static int preflight(const struct run *r)
             return 2;
         }
     }
-    for (int i = 0; i < r->sc->nlcs; i++)
-        if (r->sc->lcs[i].app.cpu_per_request != 1 && !r->o->aws)
+    for (int i = 0; i < r->sc->nlcs && !r->o->aws; i++) {
+        char keys[128];
+
+        if (sc_app_sim_ignored(&r->sc->lcs[i].app, keys, sizeof(keys)) > 0)
             fprintf(stderr,
-                    PROG ": warning: %s.app.cpu_per_request %g: the emulator's CPUUtilization is "
-                         "the workers' busy share (as if 1); the prediction applies it\n",
-                    r->sc->lcs[i].path, r->sc->lcs[i].app.cpu_per_request);
+                    PROG ": warning: %s.app: %s: the emulator's instances honour them, the "
+                         "prediction (the simulator) does not model them\n",
+                    r->sc->lcs[i].path, keys);
+    }
     if (r->sc->ngroups > SIM_TIMELINE_MAX_GROUPS) {
         scn_fail_msg("%s: at most %d groups", r->o->file, SIM_TIMELINE_MAX_GROUPS);
         return 2;

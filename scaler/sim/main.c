@@ -10,6 +10,7 @@
 
 #include "common/units.h"
 #include "common/xalloc.h"
+#include "scaler/app.h"
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
@@ -130,6 +131,20 @@ static int write_report(const struct opts *o, const struct sinks *s, const struc
         return -1;
     }
     return 0;
+}
+
+/* The profile keys only the emulator honours: said once, never silently dropped. */
+static void warn_emulator_only(const struct sim_scenario *sc)
+{
+    for (int i = 0; i < sc->nlcs; i++) {
+        char keys[128];
+
+        if (sc_app_sim_ignored(&sc->lcs[i].app, keys, sizeof(keys)) > 0)
+            fprintf(stderr,
+                    "scaler: warning: %s.app: %s: only the emulator's instances honour them; "
+                    "the simulator does not model them\n",
+                    sc->lcs[i].path, keys);
+    }
 }
 
 static int run_once(const struct opts *o, const struct sim_scenario *sc)
@@ -269,9 +284,11 @@ static int run_sweep(const struct opts *o)
             free(text);
             return 2;
         }
-        if (i == 0) /* the header once the parameter is known to exist */
+        if (i == 0) { /* the header once the parameter is known to exist */
+            warn_emulator_only(sc);
             printf("%-12s %6s %10s %8s %8s %8s %8s %8s %8s %9s %8s\n", param, "group", "inst-h",
                    "thetaU%", "thetaO%", "tauU%", "tauO%", "instab%", "failed%", "p99ms", "expect");
+        }
         memset(&s, 0, sizeof(s));
         s.o = o;
         s.sc = sc;
@@ -421,6 +438,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "scaler: %s: %s\n", o.file, err);
         return 2;
     }
+    warn_emulator_only(sc);
     rv = run_once(&o, sc);
     sim_scenario_destroy(sc);
     return rv;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "scaler/app.h"
 #include "scaler/rng.h"
 #include "scaler/sim/load.h"
 #include "scaler/sim/model_internal.h"
@@ -26,73 +27,10 @@ const char *sim_mode_str(enum sim_mode m)
 
 /* ---- distributions ---- */
 
-/* Inverse of the standard normal CDF (Acklam's rational approximation, |rel err| < 1.2e-9). */
-static double norm_inv(double p)
+/* One service time of the profile (scaler/app.h) in us, from the model's RNG. */
+double draw_service_us(struct sim_model *m, const struct sc_app *app)
 {
-    static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02,
-                                -2.759285104469687e+02, 1.383577518672690e+02,
-                                -3.066479806614716e+01, 2.506628277459239e+00 };
-    static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02,
-                                -1.556989798598866e+02, 6.680131188771972e+01,
-                                -1.328068155288572e+01 };
-    static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01,
-                                -2.400758277161838e+00, -2.549732539343734e+00,
-                                4.374664141464968e+00,  2.938163982698783e+00 };
-    static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-                                3.754408661907416e+00 };
-    double q, r;
-
-    if (p <= 0)
-        return -INFINITY;
-    if (p >= 1)
-        return INFINITY;
-    if (p < 0.02425) {
-        q = sqrt(-2 * log(p));
-        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-    }
-    if (p > 1 - 0.02425) {
-        q = sqrt(-2 * log(1 - p));
-        return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-    }
-    q = p - 0.5;
-    r = q * q;
-    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-}
-
-double sim_app_service_quantile_us(const struct sim_app *app, double p)
-{
-    switch (app->dist) {
-    case SIM_DIST_FIXED:
-        return app->service_mean_ms * 1000.0;
-    case SIM_DIST_EXPONENTIAL:
-        return -app->service_mean_ms * 1000.0 * log(1 - p);
-    case SIM_DIST_LOGNORMAL:
-        return app->service_median_ms * 1000.0 * exp(app->service_sigma * norm_inv(p));
-    }
-    return 0;
-}
-
-double draw_service_us(struct sim_model *m, const struct sim_app *app)
-{
-    double u;
-
-    switch (app->dist) {
-    case SIM_DIST_FIXED:
-        return app->service_mean_ms * 1000.0;
-    case SIM_DIST_EXPONENTIAL:
-        u = sc_rng_double(&m->rng);
-        return -app->service_mean_ms * 1000.0 * log(1 - u);
-    case SIM_DIST_LOGNORMAL: {
-        /* Box-Muller, one of the pair */
-        double u1 = sc_rng_double(&m->rng), u2 = sc_rng_double(&m->rng);
-        double z = sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2);
-        return app->service_median_ms * 1000.0 * exp(app->service_sigma * z);
-    }
-    }
-    return 0;
+    return sc_app_service_time(app, &m->rng, 1000.0);
 }
 
 double draw_exp_us(struct sim_model *m, double mean_us)
@@ -147,7 +85,7 @@ int64_t phase_next_break(const struct src *s, int64_t t_us, int64_t grid_us)
 
 /* ---- create / destroy ---- */
 
-static int app_index(struct sim_model *m, const struct sim_app *app)
+static int app_index(struct sim_model *m, const struct sc_app *app)
 {
     for (int i = 0; i < m->napps; i++)
         if (m->apps[i].app == app)
@@ -185,7 +123,7 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
         ac->mean_us = ac->app->service_mean_ms * 1000.0;
         for (int k = 0; k < NLEVELS; k++)
             ac->q_us[k] =
-                sim_app_service_quantile_us(ac->app, (level_edges[k] + level_edges[k + 1]) / 2);
+                sc_app_service_quantile(ac->app, (level_edges[k] + level_edges[k + 1]) / 2, 1000.0);
     }
     m->srcs = cm_xcalloc((size_t)sc->nphases + 1, sizeof(*m->srcs));
     for (int i = 0; i < sc->nphases; i++) {
@@ -255,7 +193,7 @@ static void index_rebuild(struct sim_model *m);
 static void control_update(struct sim_model *m);
 
 int sim_model_instance_start(struct sim_model *m, const char *id, int group,
-                             const struct sim_app *app, const char *zone, int64_t now_us)
+                             const struct sc_app *app, const char *zone, int64_t now_us)
 {
     int slot = -1;
     struct inst *in;
@@ -552,6 +490,7 @@ int sim_model_cpu_table(struct sim_model *m, const struct sim_slot_cpu **out)
         touch(in, m->now_us);
         c->state = SIM_SLOT_LIVE | (in->dead ? SIM_SLOT_DEAD : 0);
         c->workers = in->app->workers;
+        c->app = in->app;
         /* as sim_model_instance_integrals() adds them */
         c->busy_worker_us = in->busy_area_us;
         if (in->u_lb >= 0)
@@ -759,8 +698,8 @@ static double open_mean_rate(const struct sim_model *m, const struct src *s, int
     return sum / (double)(t1 - t0);
 }
 
-int sim_model_demand(const struct sim_model *m, int lb, const struct sim_app *app,
-                     double target_pct, double share, int64_t t0_us, int64_t t1_us)
+int sim_model_demand(const struct sim_model *m, int lb, const struct sc_app *app, double target_pct,
+                     double share, int64_t t0_us, int64_t t1_us)
 {
     double s = app->service_mean_ms / 1000.0, c = app->workers, tgt = target_pct / 100.0;
     double open = 0;
@@ -796,7 +735,7 @@ int sim_model_demand(const struct sim_model *m, int lb, const struct sim_app *ap
         /* open load alone: the smallest n with open x s x cpu / (n x c) <= target, from the
          * quotient, then stepped to exactly what the search below would find (the test
          * is monotone in n: a correctly rounded division by a larger n is not larger) */
-        double num = open * s * app->cpu_per_request, est = num / (c * tgt);
+        double num = sc_app_cpu_time(app, open * s), est = num / (c * tgt);
         if (tgt > 0 && est < (double)(1 << 20)) {
             int n = est < 1 ? 1 : (int)ceil(est), steps = 0;
             while (n > 1 && num / ((n - 1) * c) <= tgt && steps++ < 4)
@@ -831,7 +770,7 @@ int sim_model_demand(const struct sim_model *m, int lb, const struct sim_app *ap
             }
             work += x * s;
         }
-        if (work * app->cpu_per_request / (n * c) <= tgt)
+        if (sc_app_cpu_time(app, work) / (n * c) <= tgt)
             hi = n;
         else
             lo = n + 1;

@@ -3,7 +3,8 @@
  * Instances are queues with `workers` servers: a request holds a worker for its service
  * time (fixed, exponential or lognormal, times the instance's slow factor); beyond the
  * busy workers up to queue_limit requests wait (FIFO); more fail. Latency = queueing +
- * service. CPUUtilization = the busy fraction of the workers times cpu_per_request.
+ * service. CPUUtilization is the profile's busy-worker CPU model (sc_app_cpu_pct): the
+ * busy fraction of the workers times cpu_per_request.
  * A load balancer routes each request to one instance of its route set (the engine sets
  * it from sc_elb_route_set): the one with the fewest outstanding requests, as a classic
  * ELB does for HTTP listeners (round robin among equals, and for TCP listeners).
@@ -34,6 +35,7 @@
 #include <stdint.h>
 
 #include "common/hist.h"
+#include "scaler/app.h"
 #include "scaler/sim/scenario.h"
 
 enum sim_mode {
@@ -74,7 +76,7 @@ enum sim_mode sim_model_mode(const struct sim_model *m);
 /* Starts an instance (EC2 pending): it boots for app->boot_s, then serves. id and zone
  * are copied; app borrowed (the scenario's). Returns its slot (>= 0). */
 int sim_model_instance_start(struct sim_model *m, const char *id, int group,
-                             const struct sim_app *app, const char *zone, int64_t now_us);
+                             const struct sc_app *app, const char *zone, int64_t now_us);
 /* The slot of a live instance, or -1. */
 int sim_model_instance_find(const struct sim_model *m, const char *id);
 /* 1 when booted and serving (EC2 running), 0 while booting. */
@@ -99,8 +101,9 @@ int sim_model_instance_hung(const struct sim_model *m, int slot);
 const char *sim_model_instance_id(const struct sim_model *m, int slot);
 const char *sim_model_instance_zone(const struct sim_model *m, int slot);
 int sim_model_instance_group(const struct sim_model *m, int slot);
-/* Integrals since the instance started, up to the model's clock: busy worker-time x
- * cpu_per_request in worker-microseconds, and the time it was up (serving) in us. */
+/* Integrals since the instance started, up to the model's clock: busy worker-time in
+ * worker-microseconds, and the time it was up (serving) in us; sc_app_cpu_pct() turns
+ * them into CPUUtilization. */
 void sim_model_instance_integrals(struct sim_model *m, int slot, double *busy_worker_us,
                                   double *up_us);
 int sim_model_instance_workers(const struct sim_model *m, int slot);
@@ -109,12 +112,14 @@ int sim_model_slot_count(const struct sim_model *m);
 int sim_model_slot_live(const struct sim_model *m, int slot);
 /* The per-minute CPU passes read every slot at once: state is 0 when the slot holds no
  * live instance, else SIM_SLOT_LIVE, with SIM_SLOT_DEAD when the instance died; for a
- * live one, its workers and sim_model_instance_integrals() at the model's clock. */
+ * live one, its workers, its profile and sim_model_instance_integrals() at the model's
+ * clock. */
 #define SIM_SLOT_LIVE 1
 #define SIM_SLOT_DEAD 2
 struct sim_slot_cpu {
     int state;
     int workers;
+    const struct sc_app *app; /* the scenario's, borrowed */
     double busy_worker_us;
     double up_us;
 };
@@ -185,11 +190,9 @@ double sim_model_offered_load(const struct sim_model *m, int64_t t_us, int *is_c
  * phases: their mean rate; closed phases: clients/(think + service), bursts counted by
  * their duty cycle at that instance count). share: the fraction of lb's load this group
  * takes (1 / groups behind lb). 0 when no load. */
-int sim_model_demand(const struct sim_model *m, int lb, const struct sim_app *app,
-                     double target_pct, double share, int64_t t0_us, int64_t t1_us);
+int sim_model_demand(const struct sim_model *m, int lb, const struct sc_app *app, double target_pct,
+                     double share, int64_t t0_us, int64_t t1_us);
 
-/* Quantile p (0..1) of an app's service time in us (fluid mode's latency model). */
-double sim_app_service_quantile_us(const struct sim_app *app, double p);
 /* Erlang C: the probability an arrival waits in an M/M/c queue with offered load a
  * (erlangs) and c servers; 1 when a >= c. */
 double sim_erlang_c(double a, int c);

@@ -376,7 +376,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 }
                 run_n = 1;
                 run_lat_us = pend_mean_wait + ac->mean_us * in->slow;
-                busy_inc = prev_busy * in->app->workers * in->app->cpu_per_request * (double)dt_us;
+                busy_inc = prev_busy * in->app->workers * (double)dt_us;
                 classes++;
                 if (lazy) {
                     /* still idle between ticks: every instance is like this one */

@@ -37,7 +37,7 @@ struct inst {
     char id[32];
     char zone[32];
     int group;
-    const struct sim_app *app;
+    const struct sc_app *app;
     int app_idx;
     int64_t boot_end_us;
     int up, dead, hung;
@@ -55,7 +55,7 @@ struct inst {
     int u_lb;      /* the uniform route whose u_acc it shares, or -1 */
     double u_base; /* that route's u_acc when it joined */
     /* integrals */
-    double busy_area_us; /* busy workers x cpu_per_request x us */
+    double busy_area_us; /* busy workers x us (the CPU model applies cpu_per_request) */
     double up_us;
     int64_t last_us;
 };
@@ -119,7 +119,7 @@ struct src {
 };
 
 struct app_cache {
-    const struct sim_app *app;
+    const struct sc_app *app;
     double q_us[NLEVELS]; /* service quantiles at level mid-points */
     double mean_us;
 };
@@ -174,7 +174,7 @@ struct sim_model {
 };
 
 /* model.c: draws from the model's RNG. */
-double draw_service_us(struct sim_model *m, const struct sim_app *app);
+double draw_service_us(struct sim_model *m, const struct sc_app *app);
 double draw_exp_us(struct sim_model *m, double mean_us);
 
 /* model.c: a load source's value at t and its next break (see phase_value()). */
@@ -191,7 +191,7 @@ static inline void touch(struct inst *in, int64_t t_us)
     if (in->up && !in->dead) {
         in->up_us += (double)dt;
         if (!in->hung && in->busy > 0)
-            in->busy_area_us += (double)in->busy * in->app->cpu_per_request * (double)dt;
+            in->busy_area_us += (double)in->busy * (double)dt;
     }
     in->last_us = t_us;
 }

@@ -63,7 +63,7 @@ struct alarm_track {
 struct group_track {
     char newest_done[SC_RNG_UUID_LEN]; /* the newest finished activity already pushed */
     int cpu_metric;                    /* some alarm reads this group's CPUUtilization */
-    const struct sim_app *app;
+    const struct sc_app *app;
     int lb; /* first load balancer, or -1 */
 };
 

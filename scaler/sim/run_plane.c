@@ -76,7 +76,7 @@ int sync_instances(struct eng *e)
         if (in->state == SC_EC2_PENDING && slot < 0) {
             const char *gname = sc_ec2_instance_tag(in, GROUP_TAG);
             int g = gname ? sim_scenario_group_index(e->sc, gname) : -1;
-            const struct sim_app *app = g >= 0 ? e->groups[g].app : &e->sc->lcs[0].app;
+            const struct sc_app *app = g >= 0 ? e->groups[g].app : &e->sc->lcs[0].app;
             struct slot_state *ss;
             slot = sim_model_instance_start(e->model, in->instance_id, g, app,
                                             in->availability_zone, now_us);

@@ -7,6 +7,7 @@
 
 #include "common/hist.h"
 #include "common/xalloc.h"
+#include "scaler/app.h"
 #include "scaler/asg.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/elb.h"
@@ -91,11 +92,7 @@ void metrics_minute(struct eng *e)
             ss->min_up = up;
             continue;
         }
-        pct = 100.0 * (busy - ss->min_busy) / ((up - ss->min_up) * tab[slot].workers);
-        if (pct > 100)
-            pct = 100;
-        if (pct < 0)
-            pct = 0;
+        pct = sc_app_cpu_pct(tab[slot].app, busy - ss->min_busy, up - ss->min_up);
         ss->min_busy = busy;
         ss->min_up = up;
         if (e->cpu_instance_metric)
@@ -283,7 +280,7 @@ void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker
                 cur_busy = gbusy[g];
                 cur_cap = gcap[g];
             }
-            cur_busy += busy - ss->smp_busy;
+            cur_busy += sc_app_cpu_time(tab[slot].app, busy - ss->smp_busy);
             cur_cap += (up - ss->smp_up) * tab[slot].workers;
         }
         ss->smp_busy = busy;

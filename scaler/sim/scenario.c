@@ -781,11 +781,6 @@ int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name)
 }
 #undef FIND
 
-double sim_app_mean_service_s(const struct sim_app *app)
-{
-    return app->service_mean_ms / 1000.0;
-}
-
 /* --sweep: a dotted path into the JSON, arrays addressed by element name or index. */
 char *sim_scenario_set_param(const char *text, const char *param, double value, char *err)
 {

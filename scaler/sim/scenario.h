@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "scaler/app.h"
+
 #define SIM_PATH_MAX 128
 #define SIM_ERR_MAX  2048
 
@@ -49,30 +51,12 @@ struct sim_lb {
     int draining_timeout_s;
 };
 
-enum sim_dist {
-    SIM_DIST_FIXED = 0,
-    SIM_DIST_EXPONENTIAL = 1,
-    SIM_DIST_LOGNORMAL = 2,
-};
-
-/* The application an instance runs (the part that is not AWS). */
-struct sim_app {
-    double boot_s; /* from launch (pending) to serving and running */
-    int workers;   /* concurrent requests served (servers of the queue) */
-    enum sim_dist dist;
-    double service_mean_ms;   /* mean service time (derived for lognormal) */
-    double service_median_ms; /* lognormal: median; others: = mean for fixed */
-    double service_sigma;     /* lognormal: sigma of log; others 0 */
-    double cpu_per_request;   /* share of a busy worker that is CPU, (0, 1], default 1 */
-    int queue_limit;          /* requests waiting beyond the busy workers; more fail */
-};
-
 struct sim_launch_config {
     char path[SIM_PATH_MAX];
     char *name;
     char *image_id;      /* default "ami-0c02fb55956c7d316" (Amazon Linux 2) */
     char *instance_type; /* default "t3.micro" */
-    struct sim_app app;
+    struct sc_app app;   /* the application profile the instances run (scaler/app.h) */
 };
 
 struct sim_group {
@@ -290,8 +274,5 @@ int sim_scenario_group_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_lb_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_lc_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name);
-
-/* The mean offered work of one request in worker-seconds for an app (service mean). */
-double sim_app_mean_service_s(const struct sim_app *app);
 
 #endif

@@ -2,13 +2,13 @@
  * configurations and their app model, groups, scaling policies and alarms. */
 #include "scaler/sim/scenario.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "common/xalloc.h"
+#include "scaler/app.h"
 #include "scaler/sim/scenario_internal.h"
 
 /* ---- infrastructure ---- */
@@ -76,77 +76,20 @@ int parse_lb(struct ctx *c, const json_t *o, const char *path, struct sim_lb *lb
     return 0;
 }
 
-static int parse_app(struct ctx *c, const json_t *o, const char *path, struct sim_app *a)
+/* The launch configuration's app: the one profile (scaler/app.h), and the simulator's own
+ * limit on it. */
+static int parse_app(struct ctx *c, const json_t *o, const char *path, struct sc_app *a)
 {
-    static const char *const keys[] = { "boot_s",          "workers",     "service_ms",
-                                        "cpu_per_request", "queue_limit", NULL };
-    static const char *const s_keys[] = { "dist", "mean", "median", "sigma", NULL };
-    static const char *const dists[] = { "fixed", "exponential", "lognormal", NULL };
     char p[SIM_PATH_MAX];
-    json_t *v;
-    char *dist = NULL;
-    int r;
 
-    if (want_object(c, o, path) != 0 || check_keys(c, o, path, keys) != 0 ||
-        get_num(c, o, path, "boot_s", 0, 60, 0, 86400, &a->boot_s) < 0 ||
-        get_int(c, o, path, "workers", 0, 1, 1, 100000, &a->workers) < 0 ||
-        get_num(c, o, path, "cpu_per_request", 0, 1, 0, 1, &a->cpu_per_request) < 0 ||
-        get_int(c, o, path, "queue_limit", 0, 1000, 0, 100000000, &a->queue_limit) < 0)
+    if (sc_app_parse(a, o, path, c->err, SIM_ERR_MAX) != SC_OK)
         return -1;
-    if (a->cpu_per_request <= 0) {
-        path_key(p, path, "cpu_per_request");
-        return fail(c, p, "must be > 0");
-    }
-    if (lookup(c, o, path, "service_ms", 1, &v, p) <= 0)
-        return -1;
-    if (want_object(c, v, p) != 0 || check_keys(c, v, p, s_keys) != 0 ||
-        get_enum(c, v, p, "dist", 0, "exponential", dists, &dist) < 0)
-        goto fail;
-    if (strcmp(dist, "lognormal") == 0) {
-        double mean, median;
-        int hm, hmed;
-        a->dist = SIM_DIST_LOGNORMAL;
-        if (get_num(c, v, p, "sigma", 0, 0.5, 0, 5, &a->service_sigma) < 0 ||
-            (hm = get_num(c, v, p, "mean", 0, 0, 0, 1e9, &mean)) < 0 ||
-            (hmed = get_num(c, v, p, "median", 0, 0, 0, 1e9, &median)) < 0)
-            goto fail;
-        if (hm && hmed) {
-            fail(c, p, "give \"mean\" or \"median\", not both");
-            goto fail;
-        }
-        if (!hm && !hmed) {
-            fail(c, p, "missing required key \"median\" (or \"mean\")");
-            goto fail;
-        }
-        if (hmed)
-            mean = median * exp(a->service_sigma * a->service_sigma / 2);
-        else
-            median = mean / exp(a->service_sigma * a->service_sigma / 2);
-        a->service_mean_ms = mean;
-        a->service_median_ms = median;
-    } else {
-        a->dist = strcmp(dist, "fixed") == 0 ? SIM_DIST_FIXED : SIM_DIST_EXPONENTIAL;
-        r = get_num(c, v, p, "mean", 1, 0, 0, 1e9, &a->service_mean_ms);
-        if (r < 0)
-            goto fail;
-        if (json_object_get(v, "median") || json_object_get(v, "sigma")) {
-            char pk[SIM_PATH_MAX];
-            path_key(pk, p, json_object_get(v, "median") ? "median" : "sigma");
-            fail(c, pk, "only for dist \"lognormal\"");
-            goto fail;
-        }
-        a->service_median_ms =
-            a->dist == SIM_DIST_FIXED ? a->service_mean_ms : a->service_mean_ms * log(2.0);
-    }
     if (a->service_mean_ms <= 0) {
-        fail(c, p, "service time must be > 0");
-        goto fail;
+        /* 0 (answer at once) is the emulator's; a queue served in no time has no model */
+        path_key(p, path, "service_ms");
+        return fail(c, p, "service time must be > 0");
     }
-    free(dist);
     return 0;
-fail:
-    free(dist);
-    return -1;
 }
 
 int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim_launch_config *lc)

@@ -143,7 +143,9 @@ def main():
         ec2 = client("ec2", region="eu-west-1")
         zones = [z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]]
         assert zones == ["eu-west-1a", "eu-west-1b", "eu-west-1c"], zones
-        r = ec2.run_instances(ImageId="ami-12345678", MinCount=1, MaxCount=3, InstanceType="t3.micro")
+        # the profile boots at once (the default boot_s is 60): running by the terminate
+        r = ec2.run_instances(ImageId="ami-12345678", MinCount=1, MaxCount=3, InstanceType="t3.micro",
+                              UserData='{"boot_s": 0}')
         ids = [i["InstanceId"] for i in r["Instances"]]
         assert len(ids) == 3 and all(i["State"]["Name"] == "pending" for i in r["Instances"]), r
         lt = r["Instances"][0]["LaunchTime"]

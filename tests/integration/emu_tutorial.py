@@ -58,8 +58,10 @@ d = elb.describe_load_balancers(LoadBalancerNames=[lb])["LoadBalancerDescription
 ports = sorted((l["Listener"]["LoadBalancerPort"], l["Listener"]["InstancePort"])
                for l in d["ListenerDescriptions"])
 assert ports == [(80, 8280), (443, 8243)], ports
+# UserData: the instance profile boots at once (the default boot_s is 60 emulated seconds,
+# a real minute at this emulator's --time-scale 1)
 asg.create_launch_configuration(LaunchConfigurationName=lc, ImageId="ami-12345678",
-                                InstanceType="m1.large")
+                                InstanceType="m1.large", UserData='{"boot_s": 0}')
 asg.create_auto_scaling_group(AutoScalingGroupName=grp, LaunchConfigurationName=lc,
                               AvailabilityZones=["us-east-1c"], MinSize=1, MaxSize=10,
                               LoadBalancerNames=[lb])

@@ -5,6 +5,8 @@
 # backend is counted and the other serves; a hung instance fails its HTTP health check;
 # fds stay flat over 10,000 proxied connections; no zombies; SIGTERM ends every child;
 # SIGKILL of the parent ends them too (PDEATHSIG). Prints TAP lines. KEEP_TMP=1 keeps tmp.
+# Every profile says boot_s 0: these tools have no emulated clock, so the default boot_s
+# (60) would be a real minute.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +37,7 @@ healthy_is() { metrics "$1" "$2" >/dev/null && [ "$(jget "$TMP/$1.json" 'd["Heal
 no_clients() { metrics "$1" "$2" >/dev/null && [ "$(jget "$TMP/$1.json" 'd["OpenClientConnections"]')" = 0 ]; }
 
 # --- 1. instances start and serve; the proxy spreads load ------------------------------
-proxy a --instances 2 --profile '{"service_ms": 1, "workers": 4}' --health-check HTTP:/health \
+proxy a --instances 2 --profile '{"boot_s": 0, "service_ms": 1, "workers": 4}' --health-check HTTP:/health \
     --interval 100ms --timeout 80ms --unhealthy 2 --healthy 2
 PA=$LAST
 PORT_A=$PORT
@@ -106,7 +108,7 @@ check "SIGTERM: exit status 0 (got $rc)" test "$rc" = 0
 check "SIGTERM: every instance is gone ($KIDS)" bash -c "for p in $KIDS; do kill -0 \$p 2>/dev/null && exit 1; done; exit 0"
 
 # --- 6. SIGKILL of the parent -> children exit (PDEATHSIG) ------------------------------------
-proxy b --instances 3 --profile '{"service_ms": 0}'
+proxy b --instances 3 --profile '{"boot_s": 0, "service_ms": 0}'
 PB=$LAST
 wait_for 5 bash -c "[ \$(pgrep -P $PB | wc -l) = 3 ]" || true
 KIDS=$(kids "$PB")
@@ -120,14 +122,14 @@ proxy c --backend 127.0.0.1:1 --health-check TCP --interval 100ms --timeout 50ms
 check "no backend in service: 503" bash -c \
     "[ \$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/) = 503 ]"
 rm -f "$TMP/slow.port"
-spawn slow "$EMU" instance --port 0 --port-file "$TMP/slow.port" --profile '{"service_ms": 3000, "workers": 2}'
+spawn slow "$EMU" instance --port 0 --port-file "$TMP/slow.port" --profile '{"boot_s": 0, "service_ms": 3000, "workers": 2}'
 wait_port slow "$LAST"
 proxy d --backend "127.0.0.1:$PORT" --idle-timeout 300ms
 check "idle timeout: 504 when the backend does not answer in time" bash -c \
     "[ \$(curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/) = 504 ]"
 
 # --- 8. TCP listener: round robin byte pipe -------------------------------------------------
-proxy e --tcp --instances 2 --profile '{"service_ms": 0}'
+proxy e --tcp --instances 2 --profile '{"boot_s": 0, "service_ms": 0}'
 PE=$LAST
 wait_for 5 bash -c "curl -s http://127.0.0.1:$PORT/health | grep -q ok"
 for i in $(seq 10); do curl -s "http://127.0.0.1:$PORT/_instance/status"; echo; done >"$TMP/tcpids"

@@ -13,7 +13,7 @@ set -euo pipefail
 # instance NAME: starts `emulator instance`, sets PORT and LAST
 instance() {
     rm -f "$TMP/$1.port"
-    spawn "$1" "$EMU" instance --port 0 --port-file "$TMP/$1.port" --profile '{"service_ms": 1}'
+    spawn "$1" "$EMU" instance --port 0 --port-file "$TMP/$1.port" --profile '{"boot_s": 0, "service_ms": 1}'
     wait_port "$1" "$LAST"
 }
 

@@ -19,8 +19,9 @@ check "health over the admin API" bash -c "curl -sf $EP/_scalelab/health | grep 
 # --- aws CLI over query/XML and EC2 ---
 check "aws CLI: autoscaling describe-adjustment-types" bash -c \
     "aws --endpoint-url $EP autoscaling describe-adjustment-types --output text | grep -q PercentChangeInCapacity"
-check "aws CLI: ec2 run/describe/terminate" bash -c "
-    id=\$(aws --endpoint-url $EP ec2 run-instances --image-id ami-12345678 --instance-type t3.micro --query 'Instances[0].InstanceId' --output text)
+# the profile boots at once (the default boot_s is 60, emulated): running by the describe
+check "aws CLI: ec2 run/describe/terminate" bash -c "set -e
+    id=\$(aws --endpoint-url $EP ec2 run-instances --image-id ami-12345678 --instance-type t3.micro --user-data '{\"boot_s\": 0}' --query 'Instances[0].InstanceId' --output text)
     [[ \$id == i-* ]] || exit 1
     aws --endpoint-url $EP ec2 describe-instances --instance-ids \$id --query 'Reservations[0].Instances[0].State.Name' --output text | grep -qx running
     aws --endpoint-url $EP ec2 terminate-instances --instance-ids \$id --query 'TerminatingInstances[0].CurrentState.Name' --output text | grep -qx shutting-down"

@@ -25,8 +25,9 @@ cli_flow() {
         Protocol=TCP,LoadBalancerPort=443,InstanceProtocol=TCP,InstancePort=8243
     "${a[@]}" elb configure-health-check --load-balancer-name "${p}lb" \
         --health-check Target=TCP:9763,Interval=5,Timeout=3,UnhealthyThreshold=2,HealthyThreshold=2 >/dev/null
+    # UserData: the instance profile boots at once (the default boot_s is 60 emulated s)
     "${a[@]}" autoscaling create-launch-configuration --launch-configuration-name "${p}lc" \
-        --image-id ami-12345678 --instance-type m1.large
+        --image-id ami-12345678 --instance-type m1.large --user-data '{"boot_s": 0}'
     "${a[@]}" autoscaling create-auto-scaling-group --auto-scaling-group-name "${p}asg" \
         --launch-configuration-name "${p}lc" --availability-zones us-east-1c --min-size 1 --max-size 10 \
         --load-balancer-names "${p}lb"

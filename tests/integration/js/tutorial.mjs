@@ -87,8 +87,10 @@ const ports = d.ListenerDescriptions.map((l) => [l.Listener.LoadBalancerPort, l.
   .sort((a, b) => a[0] - b[0]);
 assert(JSON.stringify(ports) === "[[80,8280],[443,8243]]", "listeners", ports);
 
+// UserData: the instance profile boots at once (the default boot_s is 60 emulated seconds)
 await asg.send(new CreateLaunchConfigurationCommand({
-  LaunchConfigurationName: lc, ImageId: "ami-12345678", InstanceType: "m1.large" }));
+  LaunchConfigurationName: lc, ImageId: "ami-12345678", InstanceType: "m1.large",
+  UserData: '{"boot_s": 0}' }));
 await asg.send(new CreateAutoScalingGroupCommand({
   AutoScalingGroupName: grp, LaunchConfigurationName: lc, AvailabilityZones: ["us-east-1c"],
   MinSize: 1, MaxSize: 10, LoadBalancerNames: [lb] }));

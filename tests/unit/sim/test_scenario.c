@@ -76,7 +76,7 @@ static void test_scenario_valid_values(void **state)
     assert_int_equal(sc->lbs[0].health_check.interval_s, 5);
     assert_int_equal(sc->lbs[0].listeners[0].instance_port, 8080);
     assert_int_equal(sc->lcs[0].app.workers, 4);
-    assert_int_equal(sc->lcs[0].app.dist, SIM_DIST_LOGNORMAL);
+    assert_int_equal(sc->lcs[0].app.dist, SC_APP_DIST_LOGNORMAL);
     /* lognormal mean = median * exp(sigma^2 / 2) */
     assert_true(sc->lcs[0].app.service_mean_ms > 56.65 && sc->lcs[0].app.service_mean_ms < 56.66);
     assert_int_equal(sc->groups[0].default_cooldown_s, 300);
@@ -171,6 +171,11 @@ static const struct bad bad_cases[] = {
       "$.expect[0]: give exactly one check" },
     { "\"dist\":\"lognormal\",\"median\":50", "\"dist\":\"fixed\",\"median\":50",
       "$.infrastructure.launch_configurations[0].app.service_ms: missing required key \"mean\"" },
+    /* the app profile (scaler/app.h): the old instance key, and the simulator's own limit */
+    { "\"queue_limit\":100", "\"queue\":100",
+      "$.infrastructure.launch_configurations[0].app.queue: unknown key" },
+    { "\"service_ms\":{\"dist\":\"lognormal\",\"median\":50,\"sigma\":0.5}", "\"service_ms\":0",
+      "$.infrastructure.launch_configurations[0].app.service_ms: service time must be > 0" },
     /* missing pieces */
     { "\"duration\":\"2h\",", "", "$: missing required key \"duration\"" },
     { "{\"name\":\"lc\",", "{",
@@ -192,6 +197,44 @@ static void test_scenario_bad_input_names_path(void **state)
             fail_msg("case %zu: got '%s', want '%s...'", i, err, bad_cases[i].want);
         free(text);
     }
+}
+
+/* The app is the one profile: absent keys take its defaults (service_ms included), a plain
+ * number is a fixed service time, and the emulator-only keys are read (and left to it). */
+static void test_scenario_app_is_the_profile(void **state)
+{
+    char err[SIM_ERR_MAX];
+    char *text = edit("\"app\":{\"boot_s\":30,\"workers\":4,\"service_ms\":{\"dist\":\"lognormal\","
+                      "\"median\":50,\"sigma\":0.5},\"queue_limit\":100}",
+                      "\"app\":{}");
+    struct sim_scenario *sc = sim_scenario_parse(text, "x.json", err);
+    struct sc_app d;
+    char keys[128];
+
+    (void)state;
+    if (!sc)
+        fail_msg("%s", err);
+    sc_app_defaults(&d);
+    assert_memory_equal(&sc->lcs[0].app, &d, sizeof(d));
+    sim_scenario_destroy(sc);
+    free(text);
+    text = edit("\"queue_limit\":100}", "\"queue_limit\":100,\"error_rate\":0.1,\"cpu_ms\":2}");
+    sc = sim_scenario_parse(text, "x.json", err);
+    if (!sc)
+        fail_msg("%s", err);
+    assert_true(sc->lcs[0].app.error_rate == 0.1 && sc->lcs[0].app.cpu_ms == 2);
+    assert_int_equal(sc_app_sim_ignored(&sc->lcs[0].app, keys, sizeof(keys)), 2);
+    sim_scenario_destroy(sc);
+    free(text);
+    text = edit("\"service_ms\":{\"dist\":\"lognormal\",\"median\":50,\"sigma\":0.5}",
+                "\"service_ms\":25");
+    sc = sim_scenario_parse(text, "x.json", err);
+    if (!sc)
+        fail_msg("%s", err);
+    assert_int_equal(sc->lcs[0].app.dist, SC_APP_DIST_FIXED);
+    assert_true(sc->lcs[0].app.service_mean_ms == 25);
+    sim_scenario_destroy(sc);
+    free(text);
 }
 
 static void test_scenario_durations_accept_units(void **state)
@@ -245,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_valid_values),
         cmocka_unit_test(test_scenario_bad_input_names_path),
+        cmocka_unit_test(test_scenario_app_is_the_profile),
         cmocka_unit_test(test_scenario_durations_accept_units),
         cmocka_unit_test(test_scenario_set_param_by_name),
     };
