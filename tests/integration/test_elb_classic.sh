@@ -2,8 +2,9 @@
 # Classic ELB as Terraform's aws_elb / aws_security_group and Ansible's elb_classic_lb use
 # it (docs/elb-classic.md), through Debian's aws CLI v2 (/usr/bin/aws) and boto3: the
 # default_elb_<id> group and SourceSecurityGroup, the lookups Terraform makes, EC2 security
-# groups with AWS's errors, the load balancer's network interfaces, policies, and all of it
-# across a restart with --state. Prints TAP lines. KEEP_TMP=1 keeps the temp dir.
+# groups with AWS's errors, the load balancer's network interfaces, policies, Ansible's
+# elb_classic_lb play (when ansible-playbook is installed), and all of it across a restart
+# with --state. Prints TAP lines. KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
 . "$(cd "$(dirname "$0")" && pwd)/emu_lib.sh"
@@ -154,6 +155,17 @@ g = ec2.describe_security_groups(Filters=[
 assert [x["GroupId"] for x in g] == lb["SecurityGroups"], (g, lb)
 assert "ELBSecurityPolicy-2016-08" in lb["Policies"]["OtherPolicies"], lb["Policies"]
 EOF
+
+# --- Ansible's elb_classic_lb (amazon.aws), when installed ---
+if command -v ansible-playbook >/dev/null 2>&1 &&
+    ansible-doc -t module amazon.aws.elb_classic_lb >/dev/null 2>&1; then
+    check "ansible elb_classic_lb: create, the same again unchanged, delete" env EP="$EP" \
+        ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCALHOST_WARNING=False \
+        ANSIBLE_INVENTORY_UNPARSED_WARNING=False ANSIBLE_NOCOLOR=1 \
+        timeout 300 ansible-playbook -i localhost, "$ROOT/tests/integration/ansible_elb_classic.yml"
+else
+    echo "ok - ansible elb_classic_lb # SKIP ansible-playbook with amazon.aws not installed"
+fi
 
 # --- --state keeps it all; the interfaces come back ---
 kill -TERM "$LAST"
