@@ -828,6 +828,82 @@ static int describe_launch_template_versions(struct api_ctx *ctx, json_t *in, js
     return rc;
 }
 
+/* ---- security groups and network interfaces ---------------------------------------------- */
+
+/* Rules as IpPermissions: those of one protocol and ports together, in the order of their
+ * first rule (docs/elb-classic.md 3). */
+static json_t *perms_json(const struct sc_ec2_sg_rule *r, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; i < n; i++) {
+        json_t *p = NULL, *list;
+        size_t k;
+        json_t *e;
+        const char *key;
+
+        json_array_foreach(a, k, e)
+        {
+            const char *proto = str(e, "IpProtocol");
+            int from = -1, to = -1;
+
+            api_int(e, "FromPort", &from);
+            api_int(e, "ToPort", &to);
+            if (strcmp(proto, r[i].ip_protocol) == 0 && from == r[i].from_port &&
+                to == r[i].to_port)
+                p = e;
+        }
+        if (!p) {
+            p = json_pack("{s:s,s:[],s:[],s:[],s:[]}", "IpProtocol", r[i].ip_protocol, "IpRanges",
+                          "Ipv6Ranges", "UserIdGroupPairs", "PrefixListIds");
+            if (strcmp(r[i].ip_protocol, "-1") != 0) {
+                json_object_set_new(p, "FromPort", json_integer(r[i].from_port));
+                json_object_set_new(p, "ToPort", json_integer(r[i].to_port));
+            }
+            json_array_append_new(a, p);
+        }
+        switch (r[i].peer_kind) {
+        case SC_EC2_PEER_CIDR:
+            key = "IpRanges";
+            e = json_pack("{s:s}", "CidrIp", r[i].peer);
+            break;
+        case SC_EC2_PEER_CIDR6:
+            key = "Ipv6Ranges";
+            e = json_pack("{s:s}", "CidrIpv6", r[i].peer);
+            break;
+        case SC_EC2_PEER_GROUP:
+            key = "UserIdGroupPairs";
+            e = json_pack("{s:s,s:s?}", "GroupId", r[i].peer, "UserId", r[i].peer_user);
+            break;
+        default:
+            key = "PrefixListIds";
+            e = json_pack("{s:s}", "PrefixListId", r[i].peer);
+            break;
+        }
+        set_str(e, "Description", r[i].description);
+        list = json_object_get(p, key);
+        json_array_append_new(list, e);
+    }
+    return a;
+}
+
+static json_t *sg_json(struct api_ctx *ctx, const struct sc_ec2_security_group *g)
+{
+    char arn[160];
+    json_t *o;
+
+    snprintf(arn, sizeof(arn), "arn:aws:ec2:%s:%s:security-group/%s", ctx->region, g->owner_id,
+             g->group_id);
+    o = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s,s:o,s:o}", "GroupId", g->group_id, "GroupName",
+                  g->group_name, "Description", g->description, "VpcId", g->vpc_id, "OwnerId",
+                  g->owner_id, "SecurityGroupArn", arn, "IpPermissions",
+                  perms_json(g->ingress, g->ningress), "IpPermissionsEgress",
+                  perms_json(g->egress, g->negress));
+    if (g->ntags)
+        json_object_set_new(o, "Tags", tags_json(g->tags, g->ntags));
+    return o;
+}
+
 static int describe_security_groups(struct api_ctx *ctx, json_t *in, json_t **out,
                                     struct awserr *err)
 {
@@ -849,16 +925,222 @@ static int describe_security_groups(struct api_ctx *ctx, json_t *in, json_t **ou
         json_t *a = json_array();
 
         for (int i = 0; i < nout; i++)
-            json_array_append_new(a, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:[],s:[]}", "GroupId",
-                                               rows[i]->group_id, "GroupName", rows[i]->group_name,
-                                               "Description", rows[i]->description, "VpcId",
-                                               rows[i]->vpc_id, "OwnerId", rows[i]->owner_id,
-                                               "IpPermissions", "IpPermissionsEgress"));
+            json_array_append_new(a, sg_json(ctx, rows[i]));
         *out = json_pack("{s:o}", "SecurityGroups", a);
     }
     free(rows);
     free(ids);
     free(names);
+    filters_free(&fs);
+    return rc;
+}
+
+static int create_security_group(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
+    struct sc_error se = { 0 };
+    const struct sc_ec2_security_group *g = NULL;
+    struct sc_ec2_tag *tags;
+    int nt, rc = 0;
+
+    tags = tag_specs(in, "security-group", &nt);
+    if (sc_ec2_create_security_group(ec2, str(in, "GroupName"), str(in, "Description"),
+                                     str(in, "VpcId"), tags, nt, ctx->now_ms, &g, &se) != SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        json_t *o = sg_json(ctx, g);
+
+        *out = json_pack("{s:O,s:O}", "GroupId", json_object_get(o, "GroupId"), "SecurityGroupArn",
+                         json_object_get(o, "SecurityGroupArn"));
+        if (g->ntags)
+            json_object_set(*out, "Tags", json_object_get(o, "Tags"));
+        json_decref(o);
+    }
+    free(tags);
+    return rc;
+}
+
+static int delete_security_group(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
+    struct sc_error se = { 0 };
+    char id[SC_EC2_ID_LEN] = "";
+
+    if (sc_ec2_delete_security_group(ec2, str(in, "GroupId"), str(in, "GroupName"), ctx->now_ms, id,
+                                     &se) != SC_OK)
+        return fail(err, &se);
+    *out = json_pack("{s:b,s:s}", "Return", 1, "GroupId", id);
+    return 0;
+}
+
+/* The rules of IpPermissions (one per peer) and of the old top-level members (IpProtocol,
+ * FromPort, ToPort, CidrIp); borrowed strings. */
+static struct sc_ec2_sg_rule_req *rules_get(json_t *in, int *n)
+{
+    json_t *perms = json_object_get(in, "IpPermissions");
+    struct sc_ec2_sg_rule_req *v = NULL;
+    size_t i, cap = 0;
+    json_t *p;
+
+    *n = 0;
+    if (str(in, "IpProtocol") || str(in, "CidrIp")) {
+        v = cm_xcalloc(1, sizeof(*v));
+        cap = 1;
+        v[0].ip_protocol = str(in, "IpProtocol");
+        v[0].has_from_port = api_int(in, "FromPort", &v[0].from_port);
+        v[0].has_to_port = api_int(in, "ToPort", &v[0].to_port);
+        v[0].peer_kind = SC_EC2_PEER_CIDR;
+        v[0].peer = str(in, "CidrIp");
+        *n = 1;
+    }
+    json_array_foreach(perms, i, p)
+    {
+        static const struct {
+            const char *list, *member;
+            enum sc_ec2_peer kind;
+        } peers[] = {
+            { "IpRanges", "CidrIp", SC_EC2_PEER_CIDR },
+            { "Ipv6Ranges", "CidrIpv6", SC_EC2_PEER_CIDR6 },
+            { "UserIdGroupPairs", "GroupId", SC_EC2_PEER_GROUP },
+            { "PrefixListIds", "PrefixListId", SC_EC2_PEER_PREFIX_LIST },
+        };
+        struct sc_ec2_sg_rule_req base = { 0 };
+        int added = 0;
+
+        base.ip_protocol = str(p, "IpProtocol");
+        base.has_from_port = api_int(p, "FromPort", &base.from_port);
+        base.has_to_port = api_int(p, "ToPort", &base.to_port);
+        for (size_t k = 0; k < sizeof(peers) / sizeof(peers[0]); k++) {
+            size_t j;
+            json_t *e;
+
+            json_array_foreach(json_object_get(p, peers[k].list), j, e)
+            {
+                if ((size_t)*n == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    v = cm_xrealloc(v, cap * sizeof(*v));
+                }
+                v[*n] = base;
+                v[*n].peer_kind = peers[k].kind;
+                v[*n].peer = str(e, peers[k].member);
+                v[*n].peer_user = peers[k].kind == SC_EC2_PEER_GROUP ? str(e, "UserId") : NULL;
+                v[*n].description = str(e, "Description");
+                (*n)++;
+                added = 1;
+            }
+        }
+        if (!added) { /* a permission without a peer: the library refuses it */
+            if ((size_t)*n == cap) {
+                cap = cap ? cap * 2 : 8;
+                v = cm_xrealloc(v, cap * sizeof(*v));
+            }
+            v[(*n)++] = base;
+        }
+    }
+    return v;
+}
+
+static int sg_rules(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int egress,
+                    int revoke)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
+    struct sc_error se = { 0 };
+    struct sc_ec2_sg_rule_req *rules;
+    int n, rc = 0;
+
+    rules = rules_get(in, &n);
+    if (sc_ec2_security_group_rules(ec2, str(in, "GroupId"), str(in, "GroupName"), egress, revoke,
+                                    rules, n, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    else
+        *out = json_pack("{s:b}", "Return", 1);
+    free(rules);
+    return rc;
+}
+
+static int authorize_ingress(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return sg_rules(ctx, in, out, err, 0, 0);
+}
+
+static int authorize_egress(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return sg_rules(ctx, in, out, err, 1, 0);
+}
+
+static int revoke_ingress(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return sg_rules(ctx, in, out, err, 0, 1);
+}
+
+static int revoke_egress(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return sg_rules(ctx, in, out, err, 1, 1);
+}
+
+static json_t *eni_json(const struct sc_ec2 *ec2, const struct sc_ec2_network_interface *e)
+{
+    json_t *groups = json_array();
+    json_t *o = json_object();
+
+    for (int i = 0; i < e->ngroups; i++) {
+        const struct sc_ec2_security_group *g = sc_ec2_security_group_find(ec2, e->group_ids[i]);
+
+        json_array_append_new(groups, json_pack("{s:s,s:s?}", "GroupId", e->group_ids[i],
+                                                "GroupName", g ? g->group_name : NULL));
+    }
+    json_object_set_new(o, "Attachment",
+                        json_pack("{s:I,s:s,s:b,s:i,s:s,s:s}", "AttachTime",
+                                  (json_int_t)e->attach_time_ms, "AttachmentId", e->attachment_id,
+                                  "DeleteOnTermination", 0, "DeviceIndex", 1, "InstanceOwnerId",
+                                  e->instance_owner_id, "Status", "attached"));
+    set_str(o, "AvailabilityZone", e->availability_zone);
+    set_str(o, "Description", e->description);
+    json_object_set_new(o, "Groups", groups);
+    set_str(o, "InterfaceType", "interface");
+    json_object_set_new(o, "Ipv6Addresses", json_array());
+    set_str(o, "MacAddress", e->mac_address);
+    set_str(o, "NetworkInterfaceId", e->network_interface_id);
+    set_str(o, "OwnerId", e->owner_id);
+    set_str(o, "PrivateDnsName", e->private_dns_name);
+    set_str(o, "PrivateIpAddress", e->private_ip_address);
+    json_object_set_new(o, "PrivateIpAddresses",
+                        json_pack("[{s:b,s:s,s:s}]", "Primary", 1, "PrivateDnsName",
+                                  e->private_dns_name, "PrivateIpAddress", e->private_ip_address));
+    set_str(o, "RequesterId", e->requester_id);
+    json_object_set_new(o, "RequesterManaged", json_true());
+    json_object_set_new(o, "SourceDestCheck", json_true());
+    set_str(o, "Status", e->status);
+    set_str(o, "SubnetId", e->subnet_id);
+    json_object_set_new(o, "TagSet", json_array());
+    set_str(o, "VpcId", e->vpc_id);
+    return o;
+}
+
+static int describe_network_interfaces(struct api_ctx *ctx, json_t *in, json_t **out,
+                                       struct awserr *err)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(ctx->world);
+    struct sc_error se = { 0 };
+    const struct sc_ec2_network_interface **rows;
+    const char **ids;
+    struct filters fs;
+    int ni, nout = 0, rc = 0;
+
+    ids = strings(in, "NetworkInterfaceIds", &ni);
+    filters_get(in, &fs);
+    rows = cm_xcalloc((size_t)sc_ec2_network_interface_count(ec2) + 1, sizeof(*rows));
+    if (sc_ec2_describe_network_interfaces(ec2, ids, ni, fs.f, fs.n, rows, &nout, &se) != SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        json_t *a = json_array();
+
+        for (int i = 0; i < nout; i++)
+            json_array_append_new(a, eni_json(ec2, rows[i]));
+        *out = json_pack("{s:o}", "NetworkInterfaces", a);
+    }
+    free(rows);
+    free(ids);
     filters_free(&fs);
     return rc;
 }
@@ -899,12 +1181,16 @@ out:
 }
 
 const struct api_handler api_ec2_handlers[] = {
+    { "AuthorizeSecurityGroupEgress", authorize_egress, API_MUTATES },
+    { "AuthorizeSecurityGroupIngress", authorize_ingress, API_MUTATES },
     { "CreateLaunchTemplate", create_launch_template, API_MUTATES },
     { "CreateLaunchTemplateVersion", create_launch_template_version, API_MUTATES },
+    { "CreateSecurityGroup", create_security_group, API_MUTATES },
     { "CreateSubnet", create_subnet, API_MUTATES },
     { "CreateTags", create_tags, API_MUTATES },
     { "CreateVpc", create_vpc, API_MUTATES },
     { "DeleteLaunchTemplate", delete_launch_template, API_MUTATES },
+    { "DeleteSecurityGroup", delete_security_group, API_MUTATES },
     { "DeleteTags", delete_tags, API_MUTATES },
     { "DescribeAvailabilityZones", describe_availability_zones, 0 },
     { "DescribeImages", describe_images, API_WORLDLESS },
@@ -913,10 +1199,13 @@ const struct api_handler api_ec2_handlers[] = {
     { "DescribeInstances", describe_instances, 0 },
     { "DescribeLaunchTemplateVersions", describe_launch_template_versions, 0 },
     { "DescribeLaunchTemplates", describe_launch_templates, 0 },
+    { "DescribeNetworkInterfaces", describe_network_interfaces, 0 },
     { "DescribeSecurityGroups", describe_security_groups, 0 },
     { "DescribeSubnets", describe_subnets, 0 },
     { "DescribeTags", describe_tags, 0 },
     { "DescribeVpcs", describe_vpcs, 0 },
+    { "RevokeSecurityGroupEgress", revoke_egress, API_MUTATES },
+    { "RevokeSecurityGroupIngress", revoke_ingress, API_MUTATES },
     { "RunInstances", run_instances, API_MUTATES },
     { "StartInstances", start_instances, API_MUTATES },
     { "StopInstances", stop_instances, API_MUTATES },

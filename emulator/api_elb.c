@@ -116,7 +116,65 @@ static json_t *attrs_json(const struct sc_elb_attributes *a)
                      "AdditionalAttributes");
 }
 
-static json_t *lb_json(const struct sc_elb_lb *lb)
+/* The value of attribute name of a policy, or NULL. */
+static const char *policy_attr(const struct sc_elb_policy *p, const char *name)
+{
+    for (int i = 0; i < p->nattrs; i++) {
+        if (strcmp(p->attrs[i].name, name) == 0)
+            return p->attrs[i].value;
+    }
+    return NULL;
+}
+
+/* DescribeLoadBalancers' Policies: stickiness policies by kind, the others by name. */
+static json_t *policies_json(const struct sc_elb *elb, const char *name)
+{
+    json_t *app = json_array(), *lbc = json_array(), *other = json_array();
+    int n = sc_elb_policy_count(elb, name), nout = 0;
+    const struct sc_elb_policy **rows = cm_xcalloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*rows));
+
+    if (sc_elb_describe_policies(elb, name, NULL, 0, rows, &nout, NULL) != SC_OK)
+        nout = 0;
+    for (int i = 0; i < nout; i++) {
+        const struct sc_elb_policy *p = rows[i];
+
+        if (strcmp(p->policy_type_name, "AppCookieStickinessPolicyType") == 0) {
+            json_array_append_new(app, json_pack("{s:s,s:s?}", "PolicyName", p->policy_name,
+                                                 "CookieName", policy_attr(p, "CookieName")));
+        } else if (strcmp(p->policy_type_name, "LBCookieStickinessPolicyType") == 0) {
+            const char *exp = policy_attr(p, "CookieExpirationPeriod");
+            json_t *o = json_pack("{s:s}", "PolicyName", p->policy_name);
+
+            if (exp)
+                json_object_set_new(o, "CookieExpirationPeriod",
+                                    json_integer(strtoll(exp, NULL, 10)));
+            json_array_append_new(lbc, o);
+        } else {
+            json_array_append_new(other, json_string(p->policy_name));
+        }
+    }
+    free(rows);
+    return json_pack("{s:o,s:o,s:o}", "AppCookieStickinessPolicies", app,
+                     "LBCookieStickinessPolicies", lbc, "OtherPolicies", other);
+}
+
+static json_t *backends_json(const struct sc_elb *elb, const char *name)
+{
+    json_t *a = json_array();
+    int nb = sc_elb_backend_count(elb, name);
+
+    for (int i = 0; i < nb; i++) {
+        const char *const *names;
+        int port, n;
+
+        if (sc_elb_backend_at(elb, name, i, &port, &names, &n) == 0)
+            json_array_append_new(a, json_pack("{s:i,s:o}", "InstancePort", port, "PolicyNames",
+                                               cstrs_json(names, n)));
+    }
+    return a;
+}
+
+static json_t *lb_json(const struct sc_elb *elb, const struct sc_elb_lb *lb)
 {
     json_t *o = json_object();
     json_t *ls = json_array();
@@ -132,14 +190,17 @@ static json_t *lb_json(const struct sc_elb_lb *lb)
                                l->instance_protocol ? l->instance_protocol : l->protocol,
                                "InstancePort", l->instance_port);
 
+        const char *const *names;
+        int np = sc_elb_listener_policy_names(elb, lb->load_balancer_name, l->load_balancer_port,
+                                              &names);
+
         set_str(lo, "SSLCertificateId", l->ssl_certificate_id);
-        json_array_append_new(ls, json_pack("{s:o,s:[]}", "Listener", lo, "PolicyNames"));
+        json_array_append_new(ls, json_pack("{s:o,s:o}", "Listener", lo, "PolicyNames",
+                                            cstrs_json(names, np > 0 ? np : 0)));
     }
     json_object_set_new(o, "ListenerDescriptions", ls);
-    json_object_set_new(o, "Policies",
-                        json_pack("{s:[],s:[],s:[]}", "AppCookieStickinessPolicies",
-                                  "LBCookieStickinessPolicies", "OtherPolicies"));
-    json_object_set_new(o, "BackendServerDescriptions", json_array());
+    json_object_set_new(o, "Policies", policies_json(elb, lb->load_balancer_name));
+    json_object_set_new(o, "BackendServerDescriptions", backends_json(elb, lb->load_balancer_name));
     json_object_set_new(o, "AvailabilityZones", cstrs_json(lb->availability_zones, lb->nzones));
     json_object_set_new(o, "Subnets", cstrs_json(lb->subnets, lb->nsubnets));
     set_str(o, "VPCId", lb->vpc_id);
@@ -215,7 +276,7 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
         json_t *a = json_array();
 
         for (int i = 0; i < nout; i++)
-            json_array_append_new(a, lb_json(rows[i]));
+            json_array_append_new(a, lb_json(elb, rows[i]));
         *out = json_pack("{s:o}", "LoadBalancerDescriptions", a);
         if (next[0])
             json_object_set_new(*out, "NextMarker", json_string(next));
@@ -512,16 +573,196 @@ static int describe_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct a
     return rc;
 }
 
+/* ---- policies (docs/elb-classic.md 4) ---------------------------------------------------- */
+
+static json_t *policy_json(const struct sc_elb_policy *p)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; i < p->nattrs; i++)
+        json_array_append_new(a, json_pack("{s:s,s:s}", "AttributeName", p->attrs[i].name,
+                                           "AttributeValue", p->attrs[i].value));
+    return json_pack("{s:s,s:s,s:o}", "PolicyName", p->policy_name, "PolicyTypeName",
+                     p->policy_type_name, "PolicyAttributeDescriptions", a);
+}
+
+static int describe_policies(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+    const char *name = api_str(in, "LoadBalancerName");
+    const struct sc_elb_policy **rows;
+    const char **names;
+    int nn, n, nout = 0, rc = 0;
+
+    names = api_strings(in, "PolicyNames", &nn);
+    n = sc_elb_policy_count(elb, name && *name ? name : NULL);
+    rows = cm_xcalloc((size_t)(n > nn ? n : nn) + 1, sizeof(*rows));
+    if (sc_elb_describe_policies(elb, name, names, nn, rows, &nout, &se) != SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        json_t *a = json_array();
+
+        for (int i = 0; i < nout; i++)
+            json_array_append_new(a, policy_json(rows[i]));
+        *out = json_pack("{s:o}", "PolicyDescriptions", a);
+    }
+    free(rows);
+    free(names);
+    return rc;
+}
+
+static int describe_policy_types(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_error se = { 0 };
+    const struct sc_elb_policy_type **rows;
+    const char **names;
+    int nn, nout = 0, rc = 0;
+
+    (void)ctx;
+    names = api_strings(in, "PolicyTypeNames", &nn);
+    rows =
+        cm_xcalloc((size_t)(nn > sc_elb_policy_type_count() ? nn : sc_elb_policy_type_count()) + 1,
+                   sizeof(*rows));
+    if (sc_elb_describe_policy_types(names, nn, rows, &nout, &se) != SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        json_t *a = json_array();
+
+        for (int i = 0; i < nout; i++) {
+            json_t *at = json_array();
+
+            for (int k = 0; k < rows[i]->nattrs; k++)
+                json_array_append_new(at, json_pack("{s:s,s:s,s:s}", "AttributeName",
+                                                    rows[i]->attrs[k].name, "AttributeType",
+                                                    rows[i]->attrs[k].type, "Cardinality",
+                                                    rows[i]->attrs[k].cardinality));
+            json_array_append_new(a, json_pack("{s:s,s:s,s:o}", "PolicyTypeName", rows[i]->name,
+                                               "Description", rows[i]->description,
+                                               "PolicyAttributeTypeDescriptions", at));
+        }
+        *out = json_pack("{s:o}", "PolicyTypeDescriptions", a);
+    }
+    free(rows);
+    free(names);
+    return rc;
+}
+
+static int create_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+    json_t *a = json_object_get(in, "PolicyAttributes");
+    struct sc_elb_policy_attr *attrs;
+    size_t i;
+    json_t *e;
+    int n = 0, rc = 0;
+
+    *out = NULL;
+    attrs = cm_xcalloc(json_array_size(a) + 1, sizeof(*attrs));
+    json_array_foreach(a, i, e)
+    {
+        attrs[n].name = api_str(e, "AttributeName");
+        attrs[n].value = api_str(e, "AttributeValue") ? api_str(e, "AttributeValue") : "";
+        n++;
+    }
+    if (sc_elb_create_policy(elb, api_str(in, "LoadBalancerName"), api_str(in, "PolicyName"),
+                             api_str(in, "PolicyTypeName"), attrs, n, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free(attrs);
+    return rc;
+}
+
+static int create_lb_cookie_policy(struct api_ctx *ctx, json_t *in, json_t **out,
+                                   struct awserr *err)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+    json_t *exp = json_object_get(in, "CookieExpirationPeriod");
+
+    *out = NULL;
+    if (sc_elb_create_lb_cookie_policy(
+            elb, api_str(in, "LoadBalancerName"), api_str(in, "PolicyName"),
+            json_is_integer(exp) ? json_integer_value(exp) : -1, ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+static int create_app_cookie_policy(struct api_ctx *ctx, json_t *in, json_t **out,
+                                    struct awserr *err)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (sc_elb_create_app_cookie_policy(elb, api_str(in, "LoadBalancerName"),
+                                        api_str(in, "PolicyName"), api_str(in, "CookieName"),
+                                        ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+static int delete_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (sc_elb_delete_policy(elb, api_str(in, "LoadBalancerName"), api_str(in, "PolicyName"),
+                             ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+static int set_policies(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
+                        int backend)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+    const char *name = api_str(in, "LoadBalancerName");
+    const char **names;
+    int n, port = 0, rc = 0;
+    enum sc_status st;
+
+    *out = NULL;
+    names = api_strings(in, "PolicyNames", &n);
+    api_int(in, backend ? "InstancePort" : "LoadBalancerPort", &port);
+    if (backend)
+        st = sc_elb_set_backend_policies(elb, name, port, names, n, ctx->now_ms, &se);
+    else
+        st = sc_elb_set_listener_policies(elb, name, port, names, n, ctx->now_ms, &se);
+    if (st != SC_OK)
+        rc = fail(err, &se);
+    free(names);
+    return rc;
+}
+
+static int set_listener_policies(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return set_policies(ctx, in, out, err, 0);
+}
+
+static int set_backend_policies(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return set_policies(ctx, in, out, err, 1);
+}
+
 const struct api_handler api_elb_handlers[] = {
     { "AddTags", add_tags, API_MUTATES },
     { "ConfigureHealthCheck", configure_health_check, API_MUTATES },
+    { "CreateAppCookieStickinessPolicy", create_app_cookie_policy, API_MUTATES },
+    { "CreateLBCookieStickinessPolicy", create_lb_cookie_policy, API_MUTATES },
     { "CreateLoadBalancer", create_load_balancer, API_MUTATES },
     { "CreateLoadBalancerListeners", create_listeners, API_MUTATES },
+    { "CreateLoadBalancerPolicy", create_policy, API_MUTATES },
     { "DeleteLoadBalancer", delete_load_balancer, API_MUTATES },
     { "DeleteLoadBalancerListeners", delete_listeners, API_MUTATES },
+    { "DeleteLoadBalancerPolicy", delete_policy, API_MUTATES },
     { "DeregisterInstancesFromLoadBalancer", deregister_instances, API_MUTATES },
     { "DescribeInstanceHealth", describe_instance_health, 0 },
     { "DescribeLoadBalancerAttributes", describe_attributes, 0 },
+    { "DescribeLoadBalancerPolicies", describe_policies, 0 },
+    { "DescribeLoadBalancerPolicyTypes", describe_policy_types, API_WORLDLESS },
     { "DescribeLoadBalancers", describe_load_balancers, 0 },
     { "DescribeTags", describe_tags, 0 },
     { "DisableAvailabilityZonesForLoadBalancer", disable_zones, API_MUTATES },
@@ -529,5 +770,7 @@ const struct api_handler api_elb_handlers[] = {
     { "ModifyLoadBalancerAttributes", modify_attributes, API_MUTATES },
     { "RegisterInstancesWithLoadBalancer", register_instances, API_MUTATES },
     { "RemoveTags", remove_tags, API_MUTATES },
+    { "SetLoadBalancerPoliciesForBackendServer", set_backend_policies, API_MUTATES },
+    { "SetLoadBalancerPoliciesOfListener", set_listener_policies, API_MUTATES },
     { NULL, NULL, 0 },
 };

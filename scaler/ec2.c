@@ -201,7 +201,7 @@ void ec2_make_id(struct sc_ec2 *ec2, const char *prefix, char out[SC_EC2_ID_LEN]
 
         snprintf(out, SC_EC2_ID_LEN, "%s0%016llx", prefix, (unsigned long long)r);
         if (!ec2_inst_get(ec2, out) && !ec2_vpc_get(ec2, out) && !ec2_subnet_get(ec2, out) &&
-            !ec2_lt_get_id(ec2, out))
+            !ec2_lt_get_id(ec2, out) && !ec2_sg_get(ec2, out))
             return;
     }
 }
@@ -428,11 +428,18 @@ static void vpc_free(struct vpc *v)
 struct recs ec2_recs_of(const struct sc_ec2 *ec2)
 {
     return (struct recs){ ec2->vpcs,   ec2->nvpcs, ec2->subnets, ec2->nsubnets, ec2->insts,
-                          ec2->ninsts, ec2->resvs, ec2->nresvs,  ec2->lts,      ec2->nlts };
+                          ec2->ninsts, ec2->resvs, ec2->nresvs,  ec2->lts,      ec2->nlts,
+                          ec2->sgs,    ec2->nsgs,  ec2->enis,    ec2->nenis };
 }
 
 void ec2_recs_free(struct recs *d)
 {
+    for (int i = 0; i < d->nenis; i++)
+        ec2_eni_free(d->enis[i]);
+    free(d->enis);
+    for (int i = 0; i < d->nsgs; i++)
+        ec2_sg_free(d->sgs[i]);
+    free(d->sgs);
     for (int i = 0; i < d->ninsts; i++)
         ec2_inst_free(d->insts[i]);
     free(d->insts);

@@ -252,30 +252,151 @@ enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *con
                                        const struct sc_ec2_subnet **out, int *nout,
                                        struct sc_error *err);
 
-/* --- security groups ---------------------------------------------------------------- */
+/* --- security groups (ec2_sg.c; docs/elb-classic.md section 3) ------------------------- */
 
-/* Each VPC has its default security group (group name "default"); ids derive from the
- * VPC's id, so they cost no draw from the RNG. */
+/* Who a rule lets in (ingress) or out (egress). */
+enum sc_ec2_peer {
+    SC_EC2_PEER_CIDR,        /* IpRanges[].CidrIp */
+    SC_EC2_PEER_CIDR6,       /* Ipv6Ranges[].CidrIpv6 */
+    SC_EC2_PEER_GROUP,       /* UserIdGroupPairs[].GroupId */
+    SC_EC2_PEER_PREFIX_LIST, /* PrefixListIds[].PrefixListId */
+};
+
+/* One rule: a protocol and port range with one peer. DescribeSecurityGroups shows the
+ * rules of one protocol and ports together as one IpPermission. */
+struct sc_ec2_sg_rule {
+    const char *ip_protocol; /* "tcp", "udp", "icmp", "icmpv6", "-1" (all) or a number */
+    int from_port;           /* -1 with "-1" (then neither port is shown) */
+    int to_port;
+    enum sc_ec2_peer peer_kind;
+    const char *peer;        /* the CIDR, group id or prefix-list id */
+    const char *peer_user;   /* group peers: the group's owner; else NULL */
+    const char *description; /* NULL when none */
+};
+
+/* A rule as a request gives it (Authorize/Revoke): ports may be absent. */
+struct sc_ec2_sg_rule_req {
+    const char *ip_protocol;
+    int has_from_port, from_port;
+    int has_to_port, to_port;
+    enum sc_ec2_peer peer_kind;
+    const char *peer;
+    const char *peer_user; /* UserIdGroupPairs[].UserId (NULL: the account) */
+    const char *description;
+};
+
+/* Each VPC has its default security group (group name "default", inbound all traffic from
+ * itself, outbound all IPv4 traffic); its id derives from the VPC's, so it costs no draw
+ * from the RNG. Creation order. */
 struct sc_ec2_security_group {
     const char *group_id; /* "sg-" + 17 hex */
     const char *group_name;
     const char *description;
     const char *vpc_id;
     const char *owner_id;
+    const struct sc_ec2_sg_rule *ingress; /* in the order added */
+    int ningress;
+    const struct sc_ec2_sg_rule *egress;
+    int negress;
+    const struct sc_ec2_tag *tags;
+    int ntags;
 };
 int sc_ec2_security_group_count(const struct sc_ec2 *ec2);
 const struct sc_ec2_security_group *sc_ec2_security_group_at(const struct sc_ec2 *ec2, int i);
 const struct sc_ec2_security_group *sc_ec2_security_group_find(const struct sc_ec2 *ec2,
                                                                const char *group_id);
+/* The group named name in vpc_id (NULL: the default VPC), or NULL. */
+const struct sc_ec2_security_group *
+sc_ec2_security_group_by_name(const struct sc_ec2 *ec2, const char *vpc_id, const char *name);
 /* DescribeSecurityGroups: GroupIds (unknown -> InvalidGroup.NotFound
  * `The security group 'sg-x' does not exist`), GroupNames (default VPC's groups; unknown ->
  * `The security group 'x' does not exist in default VPC 'vpc-y'`), filters group-id,
- * group-name, vpc-id, description, owner-id. out holds sc_ec2_security_group_count(). */
+ * group-name, vpc-id, description, owner-id, tag:K, tag-key. out holds
+ * sc_ec2_security_group_count(). */
 enum sc_status sc_ec2_describe_security_groups(const struct sc_ec2 *ec2, const char *const *ids,
                                                int nids, const char *const *names, int nnames,
                                                const struct sc_ec2_filter *filters, int nfilters,
                                                const struct sc_ec2_security_group **out, int *nout,
                                                struct sc_error *err);
+/* CreateSecurityGroup in vpc_id (NULL: the default VPC), with the outbound all-traffic
+ * rule. Errors (docs/elb-classic.md 3): MissingParameter, InvalidParameterValue (sg-*
+ * names, over 255 characters), InvalidGroup.Reserved ("default"), InvalidGroup.Duplicate,
+ * InvalidVpcID.NotFound, tag errors. *out optional. */
+enum sc_status sc_ec2_create_security_group(struct sc_ec2 *ec2, const char *name,
+                                            const char *description, const char *vpc_id,
+                                            const struct sc_ec2_tag *tags, int ntags,
+                                            int64_t now_ms,
+                                            const struct sc_ec2_security_group **out,
+                                            struct sc_error *err);
+/* DeleteSecurityGroup by id, else by name in the default VPC. Errors: MissingParameter,
+ * InvalidGroupId.Malformed, InvalidGroup.NotFound, CannotDelete (a VPC's default group),
+ * DependencyViolation (a network interface uses it, or a rule of another group of its VPC
+ * names it). deleted_id (optional, SC_EC2_ID_LEN bytes) gets the id. */
+enum sc_status sc_ec2_delete_security_group(struct sc_ec2 *ec2, const char *group_id,
+                                            const char *group_name, int64_t now_ms,
+                                            char *deleted_id, struct sc_error *err);
+/* Authorize (revoke 0) or Revoke (revoke 1) Ingress (egress 0) or Egress (egress 1): the
+ * group by id, else (ingress) by name in the default VPC. All or nothing: every rule is
+ * checked first (InvalidPermission.Duplicate for one already there,
+ * InvalidPermission.NotFound for one to revoke that is not, InvalidParameterValue for bad
+ * protocols, ports or CIDRs, InvalidGroup.NotFound for an unknown peer group). */
+enum sc_status sc_ec2_security_group_rules(struct sc_ec2 *ec2, const char *group_id,
+                                           const char *group_name, int egress, int revoke,
+                                           const struct sc_ec2_sg_rule_req *rules, int nrules,
+                                           int64_t now_ms, struct sc_error *err);
+/* For services that make a group of their own (ELB's default_elb_<id>): the group named
+ * name in vpc_id, made when missing with this description, the given ingress rules and
+ * the outbound all-traffic rule. Its id derives from the account, VPC and name (no RNG
+ * draw). *out is the group. */
+enum sc_status sc_ec2_security_group_ensure(struct sc_ec2 *ec2, const char *vpc_id,
+                                            const char *name, const char *description,
+                                            const struct sc_ec2_sg_rule_req *ingress, int n,
+                                            int64_t now_ms,
+                                            const struct sc_ec2_security_group **out,
+                                            struct sc_error *err);
+
+/* --- network interfaces (ec2_sg.c; docs/elb-classic.md section 2) ----------------------- */
+
+/* A requester-managed interface a service keeps in a subnet (ELB: one per enabled subnet,
+ * described "ELB <name>"), attached to the service's own hosts. */
+struct sc_ec2_network_interface {
+    const char *network_interface_id; /* "eni-" + 17 hex */
+    const char *subnet_id;
+    const char *vpc_id;
+    const char *availability_zone;
+    const char *description;
+    const char *owner_id;
+    const char *requester_id; /* "amazon-elb" */
+    const char *status;       /* "in-use" */
+    const char *private_ip_address;
+    const char *private_dns_name;
+    const char *mac_address;
+    const char *attachment_id;     /* "eni-attach-" + 17 hex */
+    const char *instance_owner_id; /* == requester_id */
+    int64_t attach_time_ms;
+    const char *const *group_ids;
+    int ngroups;
+};
+int sc_ec2_network_interface_count(const struct sc_ec2 *ec2);
+const struct sc_ec2_network_interface *sc_ec2_network_interface_at(const struct sc_ec2 *ec2, int i);
+const struct sc_ec2_network_interface *sc_ec2_network_interface_find(const struct sc_ec2 *ec2,
+                                                                     const char *id);
+/* DescribeNetworkInterfaces: ids (malformed -> InvalidNetworkInterfaceId.Malformed, unknown
+ * -> InvalidNetworkInterfaceID.NotFound) and the filters of docs/elb-classic.md 2. out
+ * holds sc_ec2_network_interface_count(). */
+enum sc_status sc_ec2_describe_network_interfaces(const struct sc_ec2 *ec2, const char *const *ids,
+                                                  int nids, const struct sc_ec2_filter *filters,
+                                                  int nfilters,
+                                                  const struct sc_ec2_network_interface **out,
+                                                  int *nout, struct sc_error *err);
+/* Makes the interfaces described `description` exactly one per subnet of subnets[] (in
+ * that order; each keeps its id while its subnet stays), all with groups[] and requester
+ * requester_id; nsubnets 0 removes them. Unknown subnets or groups -> their NotFound. Ids
+ * and addresses derive from the description and subnet (no RNG draw). */
+enum sc_status sc_ec2_set_managed_interfaces(struct sc_ec2 *ec2, const char *description,
+                                             const char *requester_id, const char *const *subnets,
+                                             int nsubnets, const char *const *groups, int ngroups,
+                                             int64_t now_ms, struct sc_error *err);
 
 /* --- launch templates ------------------------------------------------------------------------- */
 
@@ -555,10 +676,10 @@ enum sc_status sc_ec2_describe_instance_status(const struct sc_ec2 *ec2,
                                                const struct sc_ec2_instance **out, int *nout,
                                                struct sc_error *err);
 
-/* CreateTags / DeleteTags on instance, vpc, subnet and launch-template ids (unknown ->
- * that resource's NotFound). Delete: value NULL deletes the key whatever its value.
- * Keys 1..128, values <= 256, not "aws:" prefixed unless allow_aws_prefix (the asg side
- * sets aws:autoscaling:groupName through run_instances, which allows it). */
+/* CreateTags / DeleteTags on instance, vpc, subnet, launch-template and security-group ids (unknown
+ * -> that resource's NotFound). Delete: value NULL deletes the key whatever its value. Keys 1..128,
+ * values <= 256, not "aws:" prefixed unless allow_aws_prefix (the asg side sets
+ * aws:autoscaling:groupName through run_instances, which allows it). */
 enum sc_status sc_ec2_create_tags(struct sc_ec2 *ec2, const char *const *resource_ids,
                                   int nresources, const struct sc_ec2_tag *tags, int ntags,
                                   int64_t now_ms, struct sc_error *err);
@@ -569,12 +690,13 @@ enum sc_status sc_ec2_delete_tags(struct sc_ec2 *ec2, const char *const *resourc
 /* One row of DescribeTags. */
 struct sc_ec2_tag_row {
     const char *resource_id;
-    const char *resource_type; /* "instance", "vpc", "subnet", "launch-template" */
+    const char *resource_type; /* "instance", "vpc", "subnet", "launch-template",
+                                  "security-group" */
     const char *key;
     const char *value;
 };
-/* DescribeTags over instances, VPCs, subnets and launch templates (in that order, each in
- * its listing order, tags in the order set); filters resource-id, resource-type, key, value
+/* DescribeTags over instances, VPCs, subnets, launch templates and security groups (in that order,
+ * each in its listing order, tags in the order set); filters resource-id, resource-type, key, value
  * (unknown -> InvalidParameterValue). Writes up to cap rows; *nout = every match (may exceed
  * cap, then call again with more room). */
 enum sc_status sc_ec2_describe_tags(const struct sc_ec2 *ec2, const struct sc_ec2_filter *filters,
@@ -602,11 +724,14 @@ enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, 
 /* --- save / load (the emulator's --state FILE) ------------------------------------------ */
 
 struct json_t;
-/* The records as a new JSON object (zones' availability, VPCs, subnets, reservations,
- * instances, launch templates with their versions, tags, the internal RNG), or NULL. */
+/* The records as a new JSON object (zones' availability, VPCs, subnets, security groups
+ * with their rules, reservations, instances, launch templates with their versions, tags,
+ * the internal RNG), or NULL. Network interfaces are not in it: their services make them
+ * again when they load. */
 struct json_t *sc_ec2_save(const struct sc_ec2 *ec2);
 /* Loads what sc_ec2_save wrote into a freshly created ec2 of the same account, region
- * and zones: the saved VPCs and subnets replace the default ones made at create. All or
+ * and zones: the saved VPCs and subnets replace the default ones made at create (a file
+ * without security groups gets each VPC's default group). All or
  * nothing: on error (ValidationError "state: ec2: ...") nothing changed. */
 enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const struct json_t *obj, struct sc_error *err);
 

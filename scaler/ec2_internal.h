@@ -2,7 +2,8 @@
  *   ec2.c           small helpers, what the Describe calls share, records, create / destroy,
  *                   data plane, time
  *   ec2_tags.c      tag sets, tags on resources
- *   ec2_vpc.c       CIDR, VPCs and subnets, security groups
+ *   ec2_vpc.c       CIDR, VPCs and subnets
+ *   ec2_sg.c        security groups and their rules, network interfaces
  *   ec2_catalog.c   zones, instance types, images
  *   ec2_template.c  launch templates
  *   ec2_instance.c  instances
@@ -55,8 +56,7 @@ struct zone {
 
 struct vpc {
     struct sc_ec2_vpc v;
-    struct sc_ec2_security_group sg;
-    char sg_id[SC_EC2_ID_LEN];
+    char sg_id[SC_EC2_ID_LEN]; /* its default security group's id */
     char id[SC_EC2_ID_LEN];
     char cidr[20];
     char dhcp[SC_EC2_ID_LEN];
@@ -75,6 +75,33 @@ struct subnet {
     const struct zone *zone;
     const struct vpc *vpc;
     struct tagset tags;
+};
+
+/* A security group; its rules' strings are owned (the views' const char * point at
+ * allocations). */
+struct sg {
+    struct sc_ec2_security_group v;
+    char id[SC_EC2_ID_LEN];
+    char vpc_id[SC_EC2_ID_LEN];
+    char *name, *desc;
+    struct sc_ec2_sg_rule *in, *out;
+    int nin, capin, nout, capout;
+    int is_default; /* the VPC's "default" group */
+    struct tagset tags;
+};
+
+/* A requester-managed network interface (see ec2.h). */
+struct eni {
+    struct sc_ec2_network_interface v;
+    char id[SC_EC2_ID_LEN];
+    char attach_id[SC_EC2_ID_LEN + 8];
+    char ip[20];
+    char dns[96];
+    char mac[24];
+    char *desc, *requester;
+    char **groups;
+    int ngroups;
+    const struct subnet *subnet;
 };
 
 struct resv;
@@ -149,6 +176,10 @@ struct sc_ec2 {
 
     struct lt **lts;
     int nlts, caplts;
+    struct sg **sgs; /* creation order */
+    int nsgs, capsgs;
+    struct eni **enis; /* creation order */
+    int nenis, capenis;
     uint64_t generation; /* sc_ec2_generation(): bumped by every change to an instance record */
 };
 
@@ -165,6 +196,10 @@ struct recs {
     int nresvs;
     struct lt **lts;
     int nlts;
+    struct sg **sgs;
+    int nsgs;
+    struct eni **enis;
+    int nenis;
 };
 
 /* The reasons an instance can carry: one row of ec2_reason_pairs each (ec2_instance.c). */
@@ -219,6 +254,20 @@ const struct subnet *ec2_subnet_get(const struct sc_ec2 *ec2, const char *id);
 enum sc_status ec2_vpc_unknown(const char *id, struct sc_error *err);
 enum sc_status ec2_subnet_unknown(const char *id, struct sc_error *err);
 struct subnet *ec2_default_subnet(const struct sc_ec2 *ec2, const char *zone_name);
+
+/* ec2_sg.c */
+struct sg *ec2_sg_get(const struct sc_ec2 *ec2, const char *id);
+struct sg *ec2_sg_make(const struct sc_ec2 *ec2, const char *id, const char *vpc_id,
+                       const char *name, const char *desc);
+struct sg *ec2_sg_default_make(const struct sc_ec2 *ec2, const struct vpc *v);
+struct sg *ec2_sg_default_new(struct sc_ec2 *ec2, const struct vpc *v);
+void ec2_sg_sync(struct sg *g);
+void ec2_sg_free(struct sg *g);
+void ec2_eni_free(struct eni *e);
+int ec2_sg_rule_set(struct sc_ec2_sg_rule *r, const char *proto, int from, int to,
+                    enum sc_ec2_peer kind, const char *peer, const char *user, const char *desc);
+void ec2_sg_rule_free(struct sc_ec2_sg_rule *r);
+int ec2_sg_rule_add(struct sg *g, int egress, const struct sc_ec2_sg_rule *r);
 
 /* ec2_catalog.c */
 const struct zone *ec2_zone_get(const struct sc_ec2 *ec2, const char *name);

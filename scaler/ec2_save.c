@@ -1,6 +1,6 @@
 /* scaler/ec2_save.c: sc_ec2_save / sc_ec2_load (ec2.h): the records as JSON (zones'
- * availability, VPCs, subnets, reservations, instances, launch templates with their
- * versions, tags, the RNG), and back. */
+ * availability, VPCs, subnets, security groups with their rules, reservations, instances,
+ * launch templates with their versions, tags, the RNG), and back. */
 #include "scaler/ec2.h"
 
 #include <stdlib.h>
@@ -88,6 +88,36 @@ static json_t *subnet_save(const void *ctx, int i)
                      "available_ip_address_count", s->v.available_ip_address_count,
                      "default_for_az", s->v.default_for_az, "map_public_ip_on_launch",
                      s->v.map_public_ip_on_launch, "tags", tagset_save(&s->tags));
+}
+
+static const char *const peer_names[] = { "cidr", "cidr6", "group", "prefix-list" };
+
+static json_t *rules_save(const struct sc_ec2_sg_rule *r, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; a && i < n; i++) {
+        json_t *o =
+            json_pack("{s:s,s:i,s:i,s:s,s:s,s:s?,s:s?}", "protocol", r[i].ip_protocol, "from",
+                      r[i].from_port, "to", r[i].to_port, "peer_kind", peer_names[r[i].peer_kind],
+                      "peer", r[i].peer, "user", r[i].peer_user, "description", r[i].description);
+
+        if (!o || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *sg_save(const void *ctx, int i)
+{
+    const struct sg *g = ((const struct sc_ec2 *)ctx)->sgs[i];
+
+    return json_pack("{s:s,s:s,s:s,s:s,s:b,s:o*,s:o*,s:o*}", "id", g->id, "vpc_id", g->vpc_id,
+                     "name", g->name, "description", g->desc, "default", g->is_default, "ingress",
+                     rules_save(g->in, g->nin), "egress", rules_save(g->out, g->nout), "tags",
+                     tagset_save(&g->tags));
 }
 
 static json_t *resv_save(const void *ctx, int i)
@@ -193,6 +223,7 @@ json_t *sc_ec2_save(const struct sc_ec2 *ec2)
     bad |= rec_save_list(o, "zones", ec2, ec2->nzones, zone_save);
     bad |= rec_save_list(o, "vpcs", ec2, ec2->nvpcs, vpc_save);
     bad |= rec_save_list(o, "subnets", ec2, ec2->nsubnets, subnet_save);
+    bad |= rec_save_list(o, "security_groups", ec2, ec2->nsgs, sg_save);
     bad |= rec_save_list(o, "reservations", ec2, ec2->nresvs, resv_save);
     bad |= rec_save_list(o, "instances", ec2, ec2->ninsts, inst_save);
     bad |= rec_save_list(o, "launch_templates", ec2, ec2->nlts, lt_save);
@@ -255,6 +286,95 @@ static void subnets_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a,
             return;
         }
         ec2_subnet_link(ec2, s);
+    }
+}
+
+static void rules_load(struct sc_load *l, const json_t *o, const char *key, struct sg *g,
+                       int egress)
+{
+    const json_t *a = sc_load_array(l, o, key);
+    size_t k;
+    const json_t *x;
+
+    json_array_foreach(a, k, x)
+    {
+        struct sc_ec2_sg_rule r = { 0 };
+        const char *kind;
+        int found = 0;
+
+        r.ip_protocol = sc_load_cstr(l, x, "protocol");
+        r.from_port = sc_load_int_range(l, x, "from", -1, 65535);
+        r.to_port = sc_load_int_range(l, x, "to", -1, 65535);
+        kind = sc_load_cstr(l, x, "peer_kind");
+        r.peer = sc_load_cstr(l, x, "peer");
+        r.peer_user = sc_load_cstr_opt(l, x, "user");
+        r.description = sc_load_cstr_opt(l, x, "description");
+        if (l->failed)
+            return;
+        for (int p = 0; p < (int)(sizeof(peer_names) / sizeof(peer_names[0])); p++) {
+            if (strcmp(kind, peer_names[p]) == 0) {
+                r.peer_kind = (enum sc_ec2_peer)p;
+                found = 1;
+            }
+        }
+        if (!found) {
+            sc_load_fail(l, "security group %s: unknown peer kind %s", g->id, kind);
+            return;
+        }
+        if (ec2_sg_rule_add(g, egress, &r) < 0) {
+            sc_load_fail(l, "out of memory");
+            return;
+        }
+    }
+}
+
+static void sgs_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, struct recs *d)
+{
+    size_t k;
+    const json_t *x;
+
+    if (!a) {
+        /* a file written before security groups were records: each VPC's default group */
+        d->sgs = rec_load_ptrs(l, (size_t)d->nvpcs);
+        for (int i = 0; d->sgs && i < d->nvpcs && !l->failed; i++) {
+            d->sgs[d->nsgs] = ec2_sg_default_make(ec2, d->vpcs[i]);
+            if (!d->sgs[d->nsgs])
+                sc_load_fail(l, "out of memory");
+            else
+                d->nsgs++;
+        }
+        return;
+    }
+    d->sgs = rec_load_ptrs(l, json_array_size(a));
+    json_array_foreach(a, k, x)
+    {
+        const char *id, *vpc, *name, *desc;
+        struct sg *g;
+
+        if (l->failed || !d->sgs)
+            return;
+        id = sc_load_cstr(l, x, "id");
+        vpc = sc_load_cstr(l, x, "vpc_id");
+        name = sc_load_cstr(l, x, "name");
+        desc = sc_load_cstr(l, x, "description");
+        if (l->failed)
+            return;
+        if (!ec2_id_valid(id, "sg-") || strlen(id) >= SC_EC2_ID_LEN ||
+            !ec2_vpc_in(d->vpcs, d->nvpcs, vpc)) {
+            sc_load_fail(l, "security group %s: malformed id or unknown vpc", id);
+            return;
+        }
+        g = ec2_sg_make(ec2, id, vpc, name, desc);
+        if (!g) {
+            sc_load_fail(l, "out of memory");
+            return;
+        }
+        d->sgs[d->nsgs++] = g;
+        g->is_default = sc_load_bool(l, x, "default");
+        rules_load(l, x, "ingress", g, 0);
+        rules_load(l, x, "egress", g, 1);
+        tagset_load(l, x, "tags", &g->tags);
+        ec2_sg_sync(g);
     }
 }
 
@@ -492,6 +612,9 @@ enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const json_t *obj, struct sc_erro
     a = sc_load_array(&l, obj, "subnets");
     if (a && !l.failed)
         subnets_load(ec2, &l, a, &d);
+    a = json_object_get(obj, "security_groups");
+    if (!l.failed)
+        sgs_load(ec2, &l, a ? sc_load_array(&l, obj, "security_groups") : NULL, &d);
     resv_a = sc_load_array(&l, obj, "reservations");
     if (resv_a && !l.failed)
         resvs_load(&l, resv_a, &d);
@@ -526,6 +649,10 @@ enum sc_status sc_ec2_load(struct sc_ec2 *ec2, const json_t *obj, struct sc_erro
     ec2->nresvs = ec2->capresvs = d.nresvs;
     ec2->lts = d.lts;
     ec2->nlts = ec2->caplts = d.nlts;
+    ec2->sgs = d.sgs;
+    ec2->nsgs = ec2->capsgs = d.nsgs;
+    ec2->enis = NULL; /* their services make them again */
+    ec2->nenis = ec2->capenis = 0;
     for (int i = 0; i < ec2->ninsts; i++)
         ec2_index_put(ec2, ec2->insts[i]);
     for (int i = 0; i < ec2->nzones; i++) {

@@ -137,7 +137,7 @@ enum sc_status ec2_check_tags(const struct sc_ec2_tag *tags, int n, int allow_aw
 
 /* --- tags on resources ------------------------------------------------------------------------ */
 
-enum res_kind { RES_INSTANCE, RES_VPC, RES_SUBNET, RES_LT };
+enum res_kind { RES_INSTANCE, RES_VPC, RES_SUBNET, RES_LT, RES_SG };
 
 struct res {
     enum res_kind kind;
@@ -159,6 +159,9 @@ static void res_sync(const struct res *r)
         break;
     case RES_LT:
         ec2_lt_sync(r->obj);
+        break;
+    case RES_SG:
+        ec2_sg_sync(r->obj);
         break;
     }
 }
@@ -202,6 +205,15 @@ static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct re
         if (st != SC_OK)
             return st;
         *out = (struct res){ RES_LT, (void *)t, &((struct lt *)t)->tags };
+        return SC_OK;
+    }
+    if (strncmp(id, "sg-", 3) == 0) {
+        struct sg *g = ec2_sg_get(ec2, id);
+
+        if (!g)
+            return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
+                           "The security group '%s' does not exist", id);
+        *out = (struct res){ RES_SG, g, &g->tags };
         return SC_OK;
     }
     return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "The ID '%s' is not valid", id);
@@ -307,6 +319,9 @@ enum sc_status sc_ec2_describe_tags(const struct sc_ec2 *ec2, const struct sc_ec
                      cap, n);
     for (int i = 0; i < ec2->nlts; i++)
         n = tag_rows(ec2->lts[i]->id, "launch-template", &ec2->lts[i]->tags, filters, nfilters, out,
+                     cap, n);
+    for (int i = 0; i < ec2->nsgs; i++)
+        n = tag_rows(ec2->sgs[i]->id, "security-group", &ec2->sgs[i]->tags, filters, nfilters, out,
                      cap, n);
     *nout = n;
     return SC_OK;

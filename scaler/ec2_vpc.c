@@ -1,5 +1,6 @@
 /* scaler/ec2_vpc.c: CIDR blocks, VPCs and subnets (the default ones made at create,
- * CreateVpc, CreateSubnet and their Describe calls) and each VPC's default security group. */
+ * CreateVpc, CreateSubnet and their Describe calls); each new VPC gets its default
+ * security group from ec2_sg.c. */
 #include "scaler/ec2.h"
 
 #include <stdio.h>
@@ -88,8 +89,7 @@ void ec2_subnet_sync(struct subnet *s)
     s->v.ntags = s->tags.n;
 }
 
-/* Points a VPC's views (its own and its default security group's) at its fields, for a
- * new VPC and a loaded one alike. */
+/* Points a VPC's view at its fields, for a new VPC and a loaded one alike. */
 void ec2_vpc_link(const struct sc_ec2 *ec2, struct vpc *v)
 {
     v->v.vpc_id = v->id;
@@ -98,11 +98,6 @@ void ec2_vpc_link(const struct sc_ec2 *ec2, struct vpc *v)
     v->v.owner_id = ec2->account;
     v->v.dhcp_options_id = v->dhcp;
     v->v.instance_tenancy = "default";
-    v->sg.group_id = v->sg_id;
-    v->sg.group_name = "default";
-    v->sg.description = "default VPC security group";
-    v->sg.vpc_id = v->id;
-    v->sg.owner_id = ec2->account;
     ec2_vpc_sync(v);
 }
 
@@ -143,6 +138,10 @@ struct vpc *ec2_vpc_new(struct sc_ec2 *ec2, uint32_t base, int prefix, int is_de
                  (unsigned long long)sc_rng_splitmix64(&seed));
     }
     ec2_vpc_link(ec2, v);
+    if (!ec2_sg_default_new(ec2, v)) {
+        free(v);
+        return NULL;
+    }
     ec2->vpcs[ec2->nvpcs++] = v;
     return v;
 }
@@ -446,81 +445,6 @@ enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *con
         if (ec2_listed(ids, nids, s->id) &&
             ec2_filters_pass(subnet_match, s, &s->tags, filters, nfilters))
             out[(*nout)++] = &s->v;
-    }
-    return st;
-}
-
-/* --- security groups ------------------------------------------------------------------ */
-
-int sc_ec2_security_group_count(const struct sc_ec2 *ec2)
-{
-    return ec2->nvpcs;
-}
-
-const struct sc_ec2_security_group *sc_ec2_security_group_at(const struct sc_ec2 *ec2, int i)
-{
-    return i >= 0 && i < ec2->nvpcs ? &ec2->vpcs[i]->sg : NULL;
-}
-
-const struct sc_ec2_security_group *sc_ec2_security_group_find(const struct sc_ec2 *ec2,
-                                                               const char *group_id)
-{
-    for (int i = 0; group_id && i < ec2->nvpcs; i++) {
-        if (strcmp(ec2->vpcs[i]->sg_id, group_id) == 0)
-            return &ec2->vpcs[i]->sg;
-    }
-    return NULL;
-}
-
-static int sg_holds(const struct sc_ec2 *ec2, const char *id)
-{
-    return sc_ec2_security_group_find(ec2, id) != NULL;
-}
-
-static enum sc_status sg_unknown(const char *id, struct sc_error *err)
-{
-    return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND, "The security group '%s' does not exist",
-                   id);
-}
-
-static int sg_match(const void *rec, const struct sc_ec2_filter *f)
-{
-    const struct sc_ec2_security_group *g = rec;
-    const char *name = f->name;
-
-    return ec2_values_match(f, strcmp(name, "group-id") == 0     ? g->group_id
-                               : strcmp(name, "group-name") == 0 ? g->group_name
-                               : strcmp(name, "vpc-id") == 0     ? g->vpc_id
-                               : strcmp(name, "owner-id") == 0   ? g->owner_id
-                                                                 : g->description);
-}
-
-enum sc_status sc_ec2_describe_security_groups(const struct sc_ec2 *ec2, const char *const *ids,
-                                               int nids, const char *const *names, int nnames,
-                                               const struct sc_ec2_filter *filters, int nfilters,
-                                               const struct sc_ec2_security_group **out, int *nout,
-                                               struct sc_error *err)
-{
-    static const char *const known[] = { "group-id",    "group-name", "vpc-id",
-                                         "description", "owner-id",   NULL };
-    static const struct kind k = { known, 0, sg_holds, sg_unknown };
-    const struct sc_ec2_vpc *dv = sc_ec2_default_vpc(ec2);
-    enum sc_status st = ec2_describe_check(ec2, &k, ids, nids, filters, nfilters, nout, err);
-
-    for (int i = 0; st == SC_OK && i < nnames; i++) {
-        if (!streq(names[i], "default"))
-            st = sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
-                         "The security group '%s' does not exist in default VPC '%s'",
-                         names[i] ? names[i] : "", dv ? dv->vpc_id : "");
-    }
-    for (int i = 0; st == SC_OK && i < ec2->nvpcs; i++) {
-        const struct sc_ec2_security_group *g = &ec2->vpcs[i]->sg;
-        /* names address the default VPC's groups */
-        int asked = (nids == 0 && nnames == 0) || in_list(ids, nids, g->group_id) ||
-                    (ec2->vpcs[i]->v.is_default && in_list(names, nnames, g->group_name));
-
-        if (asked && ec2_filters_pass(sg_match, g, NULL, filters, nfilters))
-            out[(*nout)++] = g;
     }
     return st;
 }

@@ -1,6 +1,6 @@
-/* scaler/elb.c: see elb.h. Load balancers, listeners, attributes, zones, tags and time
- * (request checks: elb_validate.c; health and registration: elb_health.c; save / load:
- * elb_save.c). */
+/* scaler/elb.c: see elb.h. Load balancers, listeners, attributes, zones, tags, their
+ * security groups and network interfaces, and time (request checks: elb_validate.c; health
+ * and registration: elb_health.c; policies: elb_policy.c; save / load: elb_save.c). */
 #include "scaler/elb.h"
 
 #include <stdio.h>
@@ -65,6 +65,7 @@ struct sc_elb *sc_elb_create(const struct sc_elb_config *cfg)
     sc_rng_init(&elb->rng, cfg->seed);
     elb->max_lbs =
         cfg->max_load_balancers > 0 ? cfg->max_load_balancers : SC_ELB_MAX_LOAD_BALANCERS;
+    elb_predefined_init(elb);
     return elb;
 }
 
@@ -105,6 +106,8 @@ void elb_lb_free(struct lb *b)
         free((char *)b->tags[i].value);
     }
     free(b->tags);
+    free(b->ssg_name);
+    elb_policies_free(b);
     free(b);
 }
 
@@ -203,6 +206,134 @@ void elb_lb_sync(struct lb *b)
     b->v.ninstances = n;
 }
 
+/* --- security groups and network interfaces (docs/elb-classic.md 1-2) ------------------------- */
+
+#define DEFAULT_ELB_DESC                                                                           \
+    "ELB created security group used when no security group is specified during ELB creation - "   \
+    "modifications could impact traffic to future ELBs"
+
+/* default_elb_<uuid>: one per account, region and VPC, its UUID derived from them. */
+static void default_elb_name(const struct sc_elb *elb, const char *vpc, char *out, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL, a, b;
+    const char *parts[3] = { elb->account, elb->region, vpc };
+
+    for (int i = 0; i < 3; i++) {
+        for (const char *c = parts[i] ? parts[i] : ""; *c; c++) {
+            h ^= (unsigned char)*c;
+            h *= 0x100000001b3ULL;
+        }
+        h ^= 0xff;
+        h *= 0x100000001b3ULL;
+    }
+    a = sc_rng_splitmix64(&h);
+    b = sc_rng_splitmix64(&h);
+    snprintf(out, n, "default_elb_%08llx-%04llx-%04llx-%04llx-%012llx",
+             (unsigned long long)(a >> 32), (unsigned long long)(a >> 16 & 0xffff),
+             (unsigned long long)(a & 0xffff), (unsigned long long)(b >> 48),
+             (unsigned long long)(b & 0xffffffffffffULL));
+}
+
+/* The security groups a new load balancer in VPC vpc gets (docs/elb-classic.md 1): given
+ * ones checked; none: the default_elb group (default VPC; *need_elb_group set, made by the
+ * caller once everything else is checked) or the VPC's default group. *ids borrows. */
+static enum sc_status check_groups(const struct sc_elb *elb, const struct sc_elb_create_req *req,
+                                   const char *vpc, const char **vpc_default, int *need_elb_group,
+                                   struct sc_error *err)
+{
+    const struct sc_ec2_vpc *dv = sc_ec2_default_vpc(elb->ec2);
+
+    *vpc_default = NULL;
+    *need_elb_group = 0;
+    for (int i = 0; i < req->nsecurity_groups; i++) {
+        const struct sc_ec2_security_group *g =
+            sc_ec2_security_group_find(elb->ec2, req->security_groups[i]);
+
+        if (!g)
+            return sc_fail(err, SC_ERR_ELB_INVALID_SECURITY_GROUP,
+                           "One or more of the specified security groups do not exist.");
+        if (!vpc || strcmp(g->vpc_id, vpc) != 0)
+            return sc_fail(err, SC_ERR_INVALID_CONFIGURATION_REQUEST,
+                           "Security group \"%s\" does not belong to VPC \"%s\"", g->group_id,
+                           vpc ? vpc : "");
+    }
+    if (req->nsecurity_groups > 0 || !vpc)
+        return SC_OK;
+    if (dv && strcmp(dv->vpc_id, vpc) == 0) {
+        *need_elb_group = 1;
+    } else {
+        const struct sc_ec2_security_group *g =
+            sc_ec2_security_group_by_name(elb->ec2, vpc, "default");
+
+        *vpc_default = g ? g->group_id : NULL;
+    }
+    return SC_OK;
+}
+
+/* The default_elb group of vpc, made when missing with ingress on the listeners' ports. */
+static enum sc_status elb_group(struct sc_elb *elb, const char *vpc,
+                                const struct norm_listener *norm, int n, int64_t now_ms,
+                                const char **id, struct sc_error *err)
+{
+    struct sc_ec2_sg_rule_req *rules = calloc((size_t)(n > 0 ? n : 1), sizeof(*rules));
+    const struct sc_ec2_security_group *g = NULL;
+    char name[96];
+    int nr = 0;
+    enum sc_status st;
+
+    if (!rules)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+
+        for (int j = 0; j < nr; j++)
+            dup |= rules[j].from_port == norm[i].lb_port;
+        if (dup)
+            continue;
+        rules[nr++] = (struct sc_ec2_sg_rule_req){
+            "tcp", 1, norm[i].lb_port, 1, norm[i].lb_port, SC_EC2_PEER_CIDR, "0.0.0.0/0", NULL, NULL
+        };
+    }
+    default_elb_name(elb, vpc, name, sizeof(name));
+    st = sc_ec2_security_group_ensure(elb->ec2, vpc, name, DEFAULT_ELB_DESC, rules, nr, now_ms, &g,
+                                      err);
+    free(rules);
+    *id = g ? g->group_id : NULL;
+    return st;
+}
+
+int elb_source_group_set(const struct sc_elb *elb, struct lb *b)
+{
+    const struct sc_ec2_security_group *g =
+        b->nsgs ? sc_ec2_security_group_find(elb->ec2, b->sgs[0]) : NULL;
+    char *name = sdup(g ? g->group_name : "default");
+
+    if (!name)
+        return -1;
+    free(b->ssg_name);
+    b->ssg_name = name;
+    b->v.source_security_group_owner_alias = elb->account;
+    b->v.source_security_group_name = b->ssg_name;
+    return 0;
+}
+
+enum sc_status elb_interfaces_sync(struct sc_elb *elb, const struct lb *b, int remove,
+                                   int64_t now_ms, struct sc_error *err)
+{
+    const char *groups[16];
+    char desc[SC_ELB_NAME_LEN + 8];
+    int ng = 0;
+
+    for (int i = 0; i < b->nsgs && ng < 16; i++) {
+        if (sc_ec2_security_group_find(elb->ec2, b->sgs[i]))
+            groups[ng++] = b->sgs[i];
+    }
+    snprintf(desc, sizeof(desc), "ELB %s", b->name);
+    return sc_ec2_set_managed_interfaces(elb->ec2, desc, "amazon-elb",
+                                         (const char *const *)b->subnets, remove ? 0 : b->nzones,
+                                         groups, ng, now_ms, err);
+}
+
 /* --- load balancers --------------------------------------------------------------------------- */
 
 const char *elb_hosted_zone_id(const char *region)
@@ -297,7 +428,8 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     struct lb *b = NULL, *old;
     enum sc_status st;
     char buf[256];
-    int pos;
+    const char *group = NULL;
+    int pos, need_elb_group = 0;
 
     if (!req->load_balancer_name || !*req->load_balancer_name)
         return elb_null_member("loadBalancerName", err);
@@ -348,6 +480,14 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
                      elb->account);
         goto out;
     }
+    st = check_groups(elb, req, p.vpc, &group, &need_elb_group, err);
+    if (st != SC_OK)
+        goto out;
+    if (need_elb_group) {
+        st = elb_group(elb, p.vpc, norm, req->nlisteners, now_ms, &group, err);
+        if (st != SC_OK)
+            goto out;
+    }
 
     if (elb_grow(&elb->lbs, elb->nlbs, &elb->caplbs, sizeof(*elb->lbs)) < 0)
         goto oom;
@@ -365,18 +505,10 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         set_zones(b, &p) < 0)
         goto oom;
     if (req->nsecurity_groups <= 0) {
-        /* none given: the VPC's default security group, as AWS does */
-        const struct sc_ec2_security_group *g = NULL;
-
-        for (int i = 0; i < sc_ec2_security_group_count(elb->ec2); i++) {
-            const struct sc_ec2_security_group *c = sc_ec2_security_group_at(elb->ec2, i);
-
-            if (p.vpc && strcmp(c->vpc_id, p.vpc) == 0 && strcmp(c->group_name, "default") == 0)
-                g = c;
-        }
-        if (g) {
+        /* none given: the default_elb group or the VPC's default group (check_groups) */
+        if (group) {
             b->sgs = calloc(1, sizeof(*b->sgs));
-            if (!b->sgs || !(b->sgs[0] = sdup(g->group_id)))
+            if (!b->sgs || !(b->sgs[0] = sdup(group)))
                 goto oom;
             b->nsgs = 1;
         }
@@ -406,8 +538,15 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     b->v.health_check.timeout_s = 5;
     b->v.health_check.unhealthy_threshold = 2;
     b->v.health_check.healthy_threshold = 10;
-    b->v.source_security_group_owner_alias = "amazon-elb";
-    b->v.source_security_group_name = "amazon-elb-sg";
+    if (elb_source_group_set(elb, b) < 0)
+        goto oom;
+    for (int i = 0; i < b->nlisteners; i++) {
+        if (strcmp(b->listeners[i].protocol, "HTTPS") == 0 ||
+            strcmp(b->listeners[i].protocol, "SSL") == 0) {
+            if (elb_listener_policy_default(b, elb, b->listeners[i].load_balancer_port) < 0)
+                goto oom;
+        }
+    }
     b->v.attributes.connection_draining_enabled = 0;
     b->v.attributes.connection_draining_timeout_s = 300;
     b->v.attributes.idle_timeout_s = 60;
@@ -415,6 +554,11 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     b->v.attributes.access_log_enabled = 0;
     b->v.attributes.access_log_emit_interval = 60;
     elb_lb_sync(b);
+    st = elb_interfaces_sync(elb, b, 0, now_ms, err);
+    if (st != SC_OK) {
+        elb_lb_free(b);
+        goto out;
+    }
     for (pos = elb->nlbs; pos > 0 && strcmp(elb->lbs[pos - 1]->name, b->name) > 0; pos--)
         elb->lbs[pos] = elb->lbs[pos - 1];
     elb->lbs[pos] = b;
@@ -435,10 +579,12 @@ out:
 enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name, int64_t now_ms,
                                            struct sc_error *err)
 {
-    (void)now_ms;
-    (void)err;
     for (int i = 0; name && i < elb->nlbs; i++) {
         if (strcmp(elb->lbs[i]->name, name) == 0) {
+            enum sc_status st = elb_interfaces_sync(elb, elb->lbs[i], 1, now_ms, err);
+
+            if (st != SC_OK)
+                return st;
             elb_lb_free(elb->lbs[i]);
             memmove(&elb->lbs[i], &elb->lbs[i + 1],
                     (size_t)(elb->nlbs - i - 1) * sizeof(elb->lbs[0]));
@@ -500,6 +646,7 @@ enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
     struct lb *b;
     struct norm_listener *norm;
     enum sc_status st;
+    int first;
 
     (void)now_ms;
     st = elb_lb_lookup(elb, name, &b, err);
@@ -511,8 +658,16 @@ enum sc_status sc_elb_create_listeners(struct sc_elb *elb, const char *name,
     if (!norm)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     st = elb_check_listeners(b->name, b, listeners, n, norm, err);
+    first = b->nlisteners;
     if (st == SC_OK && elb_add_listeners(b, norm, n) < 0)
         st = sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    for (int i = first; st == SC_OK && i < b->nlisteners; i++) {
+        /* a new HTTPS/SSL listener gets the default security policy */
+        if ((strcmp(b->listeners[i].protocol, "HTTPS") == 0 ||
+             strcmp(b->listeners[i].protocol, "SSL") == 0) &&
+            elb_listener_policy_default(b, elb, b->listeners[i].load_balancer_port) < 0)
+            st = sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    }
     elb_lb_sync(b);
     free(norm);
     return st;
@@ -537,6 +692,7 @@ enum sc_status sc_elb_delete_listeners(struct sc_elb *elb, const char *name, con
             i++;
             continue;
         }
+        elb_listener_policies_drop(b, b->listeners[i].load_balancer_port);
         elb_listener_free(&b->listeners[i]);
         memmove(&b->listeners[i], &b->listeners[i + 1],
                 (size_t)(b->nlisteners - i - 1) * sizeof(b->listeners[0]));
@@ -665,6 +821,11 @@ enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const c
     }
     if (set_zones(b, &p) < 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    st = elb_interfaces_sync(elb, b, 0, now_ms, err);
+    if (st != SC_OK) {
+        elb_lb_sync(b);
+        return st;
+    }
     /* re-enabled zones cancel their disable drains */
     for (int i = 0; i < b->nregs; i++) {
         const struct sc_ec2_instance *in = sc_ec2_instance_find(elb->ec2, b->regs[i]->id);
@@ -714,7 +875,7 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
     if (set_zones(b, &p) < 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     elb_lb_sync(b);
-    return SC_OK;
+    return elb_interfaces_sync(elb, b, 0, now_ms, err);
 }
 
 /* --- tags ------------------------------------------------------------------------------------- */

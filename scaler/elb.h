@@ -5,7 +5,9 @@
  * subnets, tags), their registered instances and each registration's health bookkeeping:
  * consecutive health-check results against Healthy/UnhealthyThreshold, connection
  * draining timers, and the InService set the data plane routes to. It reads instance
- * states and zones from the struct sc_ec2 given at create (never changes it).
+ * states and zones from the struct sc_ec2 given at create; the only changes it makes there
+ * are the ones AWS's ELB makes in EC2: the default_elb_<id> security group and each load
+ * balancer's network interfaces (docs/elb-classic.md sections 1-2).
  *
  * Pure: no clock, no I/O; entry points take now_ms. Load balancers are named by their
  * name (a string) in every call, so nothing holds pointers across deletes.
@@ -35,9 +37,9 @@
 #define SC_ELB_NAME_LEN           33 /* 32 characters + NUL */
 
 struct sc_elb_config {
-    const char *account_id;   /* NULL -> "123456789012" */
-    const char *region;       /* NULL -> "us-east-1" */
-    const struct sc_ec2 *ec2; /* required: instances, zones, default subnets */
+    const char *account_id; /* NULL -> "123456789012" */
+    const char *region;     /* NULL -> "us-east-1" */
+    struct sc_ec2 *ec2;     /* required: instances, zones, subnets, security groups */
     /* DNS-name numbers; NULL -> internal splitmix64 seeded with `seed`. */
     uint64_t (*rand64)(void *ud);
     void *rand_ud;
@@ -126,8 +128,8 @@ struct sc_elb_lb {
     int nsubnets;
     const char *const *security_groups;
     int nsecurity_groups;
-    const char *source_security_group_owner_alias; /* "amazon-elb" */
-    const char *source_security_group_name;        /* "amazon-elb-sg" */
+    const char *source_security_group_owner_alias; /* the account id */
+    const char *source_security_group_name;        /* its first security group's name */
     const char *const *instances; /* registered (not draining), registration order */
     int ninstances;
     struct sc_elb_attributes attributes;
@@ -145,7 +147,10 @@ struct sc_elb_create_req {
     int nzones;
     const char *const *subnets; /* ... or subnets (one per zone, one VPC), not both */
     int nsubnets;
-    const char *const *security_groups; /* none -> the VPC's default group (not checked) */
+    /* Each must exist and be in the load balancer's VPC. None: in the default VPC the
+     * account's default_elb_<id> group (made on first need), in another VPC its default
+     * group (docs/elb-classic.md 1). */
+    const char *const *security_groups;
     int nsecurity_groups;
     const char *scheme; /* NULL -> "internet-facing"; or "internal" */
     const struct sc_elb_tag *tags;
@@ -166,7 +171,8 @@ struct sc_elb_create_req {
 enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_elb_create_req *req,
                                            int64_t now_ms, const struct sc_elb_lb **out,
                                            struct sc_error *err);
-/* DeleteLoadBalancer: a missing name is success. Registrations (draining too) go. */
+/* DeleteLoadBalancer: a missing name is success. Registrations (draining too) and its
+ * network interfaces go; its security groups stay. */
 enum sc_status sc_elb_delete_load_balancer(struct sc_elb *elb, const char *name, int64_t now_ms,
                                            struct sc_error *err);
 
@@ -473,5 +479,92 @@ struct json_t *sc_elb_save(const struct sc_elb *elb);
 /* Loads what sc_elb_save wrote into a freshly created, empty elb whose ec2 already holds
  * the saved VPCs (load EC2 first). All or nothing (ValidationError "state: elb: ..."). */
 enum sc_status sc_elb_load(struct sc_elb *elb, const struct json_t *obj, struct sc_error *err);
+
+/* --- policies (elb_policy.c; docs/elb-classic.md section 4) ----------------------------
+ * Policy types and the predefined SSL policies are AWS's data; each load balancer keeps its
+ * own policies, the policy set of each listener (by LoadBalancerPort) and of each back-end
+ * port (by InstancePort). */
+
+struct sc_elb_policy_attr {
+    const char *name;
+    const char *value;
+};
+
+struct sc_elb_policy {
+    const char *policy_name;
+    const char *policy_type_name;
+    const struct sc_elb_policy_attr *attrs; /* in the order given (or the type's) */
+    int nattrs;
+};
+
+struct sc_elb_policy_attr_type {
+    const char *name;
+    const char *type;        /* "Boolean", "String", "Long", "PolicyName" */
+    const char *cardinality; /* "ONE", "ZERO_OR_ONE", "ONE_OR_MORE" */
+};
+
+struct sc_elb_policy_type {
+    const char *name;
+    const char *description;
+    const struct sc_elb_policy_attr_type *attrs;
+    int nattrs;
+};
+
+/* The policy types (AWS's order) and the one of a name (NULL when none). */
+int sc_elb_policy_type_count(void);
+const struct sc_elb_policy_type *sc_elb_policy_type_at(int i);
+const struct sc_elb_policy_type *sc_elb_policy_type_find(const char *name);
+/* DescribeLoadBalancerPolicyTypes: names (none: all) -> out (room for the count, or n);
+ * an unknown name -> PolicyTypeNotFound. */
+enum sc_status sc_elb_describe_policy_types(const char *const *names, int n,
+                                            const struct sc_elb_policy_type **out, int *nout,
+                                            struct sc_error *err);
+
+/* How many policies DescribeLoadBalancerPolicies can return: the load balancer's (name
+ * non-NULL; -1 for an unknown one) or the predefined ones (name NULL). */
+int sc_elb_policy_count(const struct sc_elb *elb, const char *name);
+/* DescribeLoadBalancerPolicies. With a load balancer: its policies (creation order), or
+ * the named ones (PolicyNotFound for one it lacks); without: the predefined policies, or
+ * the named ones. out holds max(n, sc_elb_policy_count()). */
+enum sc_status sc_elb_describe_policies(const struct sc_elb *elb, const char *name,
+                                        const char *const *policy_names, int n,
+                                        const struct sc_elb_policy **out, int *nout,
+                                        struct sc_error *err);
+/* CreateLoadBalancerPolicy with AWS's checks (type, duplicate name, attributes,
+ * Reference-Security-Policy, PublicKeyPolicyName). All or nothing. */
+enum sc_status sc_elb_create_policy(struct sc_elb *elb, const char *name, const char *policy_name,
+                                    const char *type_name, const struct sc_elb_policy_attr *attrs,
+                                    int nattrs, int64_t now_ms, struct sc_error *err);
+/* CreateLBCookieStickinessPolicy: expiration_s < 0 = none (browser session). */
+enum sc_status sc_elb_create_lb_cookie_policy(struct sc_elb *elb, const char *name,
+                                              const char *policy_name, int64_t expiration_s,
+                                              int64_t now_ms, struct sc_error *err);
+/* CreateAppCookieStickinessPolicy. */
+enum sc_status sc_elb_create_app_cookie_policy(struct sc_elb *elb, const char *name,
+                                               const char *policy_name, const char *cookie_name,
+                                               int64_t now_ms, struct sc_error *err);
+/* DeleteLoadBalancerPolicy: one set on a listener or back-end port, or one the load
+ * balancer lacks -> InvalidConfigurationRequest. */
+enum sc_status sc_elb_delete_policy(struct sc_elb *elb, const char *name, const char *policy_name,
+                                    int64_t now_ms, struct sc_error *err);
+/* SetLoadBalancerPoliciesOfListener: the set of the listener on port (ListenerNotFound
+ * without one) becomes names[] (n 0: empty); PolicyNotFound, InvalidConfigurationRequest
+ * `<policy> cannot be enabled` for a type the listener's protocol does not take. */
+enum sc_status sc_elb_set_listener_policies(struct sc_elb *elb, const char *name, int port,
+                                            const char *const *names, int n, int64_t now_ms,
+                                            struct sc_error *err);
+/* SetLoadBalancerPoliciesForBackendServer: the set of instance_port becomes names[]
+ * (ProxyProtocol and BackendServerAuthentication types only). */
+enum sc_status sc_elb_set_backend_policies(struct sc_elb *elb, const char *name, int instance_port,
+                                           const char *const *names, int n, int64_t now_ms,
+                                           struct sc_error *err);
+/* DescribeLoadBalancers' parts: the policy names set on the listener of port (borrowed,
+ * *names NULL and 0 when none), the back-end ports with policies (ascending) and theirs.
+ * -1 for an unknown load balancer or index. */
+int sc_elb_listener_policy_names(const struct sc_elb *elb, const char *name, int port,
+                                 const char *const **names);
+int sc_elb_backend_count(const struct sc_elb *elb, const char *name);
+int sc_elb_backend_at(const struct sc_elb *elb, const char *name, int i, int *instance_port,
+                      const char *const **names, int *n);
 
 #endif

@@ -1,9 +1,11 @@
-/* scaler/elb_internal.h: what elb.c, elb_validate.c, elb_health.c and elb_save.c share; not
- * public.
+/* scaler/elb_internal.h: what elb.c, elb_validate.c, elb_health.c, elb_policy.c and
+ * elb_save.c share; not public.
  *
- * elb.c holds the load balancers, listeners, attributes, zones, tags and time, elb_validate.c
- * the request checks, elb_health.c the health check, effective health, registration, health
- * bookkeeping, routing and draining, elb_save.c the state file. */
+ * elb.c holds the load balancers, listeners, attributes, zones, tags, security groups and
+ * network interfaces, and time, elb_validate.c the request checks, elb_health.c the health
+ * check, effective health, registration, health bookkeeping, routing and draining,
+ * elb_policy.c the policy types, predefined policies and load balancer policies,
+ * elb_save.c the state file. */
 #ifndef SCALER_ELB_INTERNAL_H
 #define SCALER_ELB_INTERNAL_H
 
@@ -28,6 +30,22 @@ struct reg {
     int64_t drain_deadline_ms;
 };
 
+/* A load balancer's policy (strings owned; v points at them). */
+struct policy {
+    struct sc_elb_policy v;
+    char *name;
+    const struct sc_elb_policy_type *type; /* static data */
+    struct sc_elb_policy_attr *attrs;
+    int nattrs;
+};
+
+/* The policy names set on one port (a listener's LoadBalancerPort or an InstancePort). */
+struct port_policies {
+    int port;
+    char **names;
+    int n;
+};
+
 struct lb {
     struct sc_elb_lb v;
     char name[SC_ELB_NAME_LEN];
@@ -47,19 +65,32 @@ struct lb {
     char *bucket, *prefix;
     struct sc_elb_tag *tags; /* strings owned */
     int ntags;
-    int ndrain; /* registrations with drain != DRAIN_NONE */
+    int ndrain;               /* registrations with drain != DRAIN_NONE */
+    char *ssg_name;           /* SourceSecurityGroup's GroupName */
+    struct policy **policies; /* creation order */
+    int npolicies, cappolicies;
+    struct port_policies *lpols; /* listeners' sets, by LoadBalancerPort */
+    int nlpols;
+    struct port_policies *bpols; /* back-end sets, by InstancePort ascending */
+    int nbpols;
 };
+
+#define ELB_PREDEFINED       6  /* predefined policies carried (elb_policy.c) */
+#define ELB_PREDEFINED_ATTRS 96 /* room for one's attributes */
 
 struct sc_elb {
     char account[32];
     char region[32];
-    const struct sc_ec2 *ec2;
+    struct sc_ec2 *ec2;
     uint64_t (*rand64)(void *ud);
     void *rand_ud;
     struct sc_rng rng;
     int max_lbs;
     struct lb **lbs; /* sorted by name */
     int nlbs, caplbs;
+    /* the predefined policies' views (static strings), made at create */
+    struct sc_elb_policy predefined[ELB_PREDEFINED];
+    struct sc_elb_policy_attr predefined_attrs[ELB_PREDEFINED][ELB_PREDEFINED_ATTRS];
 };
 
 /* Normalized copy of a listener (borrowed static strings except the certificate). */
@@ -127,5 +158,32 @@ int elb_drain_end(struct lb *b, int i);
 void elb_reset_health(struct reg *r);
 int elb_zone_enabled(const struct lb *b, const char *zone);
 int elb_reg_routable(const struct sc_elb *elb, const struct lb *b, const struct reg *r);
+
+/* --- elb.c: security groups and interfaces -----------------------------------------------------
+ */
+
+/* Makes the load balancer's network interfaces in EC2 match its subnets and groups (none
+ * when remove). */
+enum sc_status elb_interfaces_sync(struct sc_elb *elb, const struct lb *b, int remove,
+                                   int64_t now_ms, struct sc_error *err);
+/* Sets b's SourceSecurityGroup from its first group (EC2's name for it). 0 or -1 (OOM). */
+int elb_source_group_set(const struct sc_elb *elb, struct lb *b);
+
+/* --- elb_policy.c ----------------------------------------------------------------------------- */
+
+void elb_predefined_init(struct sc_elb *elb);
+void elb_policies_free(struct lb *b);
+void elb_port_policies_free(struct port_policies *p, int n);
+/* A new HTTPS/SSL listener on port: the load balancer gains ELBSecurityPolicy-2016-08 (if
+ * it has no policy of that name) and the port's set is that policy. 0 or -1 (OOM). */
+int elb_listener_policy_default(struct lb *b, const struct sc_elb *elb, int port);
+/* The listener on port is gone: its set goes. */
+void elb_listener_policies_drop(struct lb *b, int port);
+/* Loads one policy / port set (elb_save.c); 0 or -1 with the load failed. */
+const struct sc_elb_policy_type *elb_policy_type(const char *name);
+int elb_policy_add(struct lb *b, const char *name, const struct sc_elb_policy_type *type,
+                   const struct sc_elb_policy_attr *attrs, int nattrs);
+int elb_port_set(struct port_policies **arr, int *n, int port, const char *const *names, int nnames,
+                 int sorted);
 
 #endif

@@ -12,6 +12,103 @@
 
 /* --- save / load (the emulator's --state; see elb.h) ------------------------------------------ */
 
+static json_t *port_sets_save(const struct port_policies *p, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; a && i < n; i++) {
+        json_t *o = json_object();
+        int bad = !o || sc_save_int(o, "port", p[i].port) ||
+                  sc_save_strv(o, "names", p[i].names, p[i].n) || json_array_append_new(a, o);
+
+        if (bad) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *policies_save(const struct lb *b)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; a && i < b->npolicies; i++) {
+        const struct policy *p = b->policies[i];
+        json_t *attrs = json_array();
+        int bad = !attrs;
+
+        for (int k = 0; !bad && k < p->nattrs; k++)
+            bad |= json_array_append_new(attrs, json_pack("{s:s,s:s}", "name", p->attrs[k].name,
+                                                          "value", p->attrs[k].value));
+        if (bad || json_array_append_new(a, json_pack("{s:s,s:s,s:o}", "name", p->name, "type",
+                                                      p->type->name, "attributes", attrs))) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* The policies and port sets of a saved load balancer (absent in files written before
+ * policies: none). */
+static void policies_load(struct sc_load *l, const json_t *x, struct lb *b)
+{
+    const json_t *a = json_object_get(x, "policies");
+    const char *keys[2] = { "listener_policies", "backend_policies" };
+    size_t k, j;
+    const json_t *v, *at;
+
+    if (a)
+        a = sc_load_array(l, x, "policies");
+    json_array_foreach(a, k, v)
+    {
+        const char *name = sc_load_cstr(l, v, "name");
+        const struct sc_elb_policy_type *t = elb_policy_type(sc_load_cstr(l, v, "type"));
+        const json_t *attrs = sc_load_array(l, v, "attributes");
+        struct sc_elb_policy_attr *pa;
+        int n = 0;
+
+        if (l->failed)
+            return;
+        if (!t) {
+            sc_load_fail(l, "load balancer %s: policy %s of an unknown type", b->name, name);
+            return;
+        }
+        pa = calloc(json_array_size(attrs) + 1, sizeof(*pa));
+        if (!pa) {
+            sc_load_fail(l, "out of memory");
+            return;
+        }
+        json_array_foreach(attrs, j, at)
+        {
+            pa[n].name = sc_load_cstr(l, at, "name");
+            pa[n].value = sc_load_cstr(l, at, "value");
+            n++;
+        }
+        if (!l->failed && elb_policy_add(b, name, t, pa, n) < 0)
+            sc_load_fail(l, "out of memory");
+        free(pa);
+    }
+    for (int w = 0; w < 2 && !l->failed; w++) {
+        a = json_object_get(x, keys[w]);
+        if (a)
+            a = sc_load_array(l, x, keys[w]);
+        json_array_foreach(a, k, v)
+        {
+            int port = sc_load_int_range(l, v, "port", 1, 65535), n = 0;
+            char **names = sc_load_strv(l, v, "names", &n);
+
+            if (!l->failed && elb_port_set(w ? &b->bpols : &b->lpols, w ? &b->nbpols : &b->nlpols,
+                                           port, (const char *const *)names, n, w) < 0)
+                sc_load_fail(l, "out of memory");
+            sc_strv_free(names, n);
+            if (l->failed)
+                return;
+        }
+    }
+}
+
 static json_t *lb_save(const void *ctx, int i)
 {
     const struct lb *b = ((const struct sc_elb *)ctx)->lbs[i];
@@ -73,6 +170,9 @@ static json_t *lb_save(const void *ctx, int i)
                          (json_int_t)r->drain_deadline_ms));
     }
     bad |= sc_save_take(o, "registrations", a);
+    bad |= sc_save_take(o, "policies", policies_save(b));
+    bad |= sc_save_take(o, "listener_policies", port_sets_save(b->lpols, b->nlpols));
+    bad |= sc_save_take(o, "backend_policies", port_sets_save(b->bpols, b->nbpols));
     return rec_save_done(o, bad);
 }
 
@@ -207,6 +307,8 @@ static struct lb *lb_load(struct sc_elb *elb, struct sc_load *l, const json_t *x
             r->drain_deadline_ms = sc_load_int(l, v, "drain_deadline_ms");
         }
     }
+    if (!l->failed)
+        policies_load(l, x, b);
     if (l->failed)
         return b;
     if (!b->dns || !b->scheme || !b->hc_target || !elb_name_valid(b->name) ||
@@ -229,8 +331,8 @@ static struct lb *lb_load(struct sc_elb *elb, struct sc_load *l, const json_t *x
     b->v.canonical_hosted_zone_name = strcmp(b->scheme, "internal") == 0 ? NULL : b->dns;
     b->v.canonical_hosted_zone_name_id = elb_hosted_zone_id(elb->region);
     b->v.scheme = b->scheme;
-    b->v.source_security_group_owner_alias = "amazon-elb";
-    b->v.source_security_group_name = "amazon-elb-sg";
+    if (elb_source_group_set(elb, b) < 0)
+        sc_load_fail(l, "out of memory");
     elb_lb_sync(b);
     return b;
 }
@@ -277,5 +379,14 @@ enum sc_status sc_elb_load(struct sc_elb *elb, const json_t *obj, struct sc_erro
     elb->nlbs = nlbs;
     elb->caplbs = a && json_array_size(a) ? (int)json_array_size(a) : 1;
     memcpy(elb->rng.s, rng, sizeof(rng));
+    /* the network interfaces are not in the file: make them again (time: each load
+     * balancer's creation) */
+    for (int i = 0; i < elb->nlbs; i++) {
+        enum sc_status st =
+            elb_interfaces_sync(elb, elb->lbs[i], 0, elb->lbs[i]->v.created_time_ms, err);
+
+        if (st != SC_OK)
+            return st;
+    }
     return SC_OK;
 }

@@ -62,6 +62,20 @@ enum sc_status {
     SC_ERR_TOO_MANY_TAGS,                     /* TooManyTags 400 */
     SC_ERR_DUPLICATE_TAG_KEYS,                /* DuplicateTagKeys 400 */
     SC_ERR_SECURITY_GROUP_NOT_FOUND,          /* InvalidGroup.NotFound 400 */
+    /* EC2 security groups and network interfaces, ELB policies (docs/elb-classic.md) */
+    SC_ERR_SECURITY_GROUP_DUPLICATE,    /* InvalidGroup.Duplicate 400 */
+    SC_ERR_SECURITY_GROUP_RESERVED,     /* InvalidGroup.Reserved 400 */
+    SC_ERR_SECURITY_GROUP_ID_MALFORMED, /* InvalidGroupId.Malformed 400 */
+    SC_ERR_CANNOT_DELETE,               /* CannotDelete 400 */
+    SC_ERR_DEPENDENCY_VIOLATION,        /* DependencyViolation 400 */
+    SC_ERR_PERMISSION_DUPLICATE,        /* InvalidPermission.Duplicate 400 */
+    SC_ERR_PERMISSION_NOT_FOUND,        /* InvalidPermission.NotFound 400 */
+    SC_ERR_NETWORK_INTERFACE_NOT_FOUND, /* InvalidNetworkInterfaceID.NotFound 400 */
+    SC_ERR_NETWORK_INTERFACE_MALFORMED, /* InvalidNetworkInterfaceId.Malformed 400 */
+    SC_ERR_ELB_INVALID_SECURITY_GROUP,  /* InvalidSecurityGroup 400 (ELB) */
+    SC_ERR_POLICY_NOT_FOUND,            /* PolicyNotFound 400 */
+    SC_ERR_POLICY_TYPE_NOT_FOUND,       /* PolicyTypeNotFound 400 */
+    SC_ERR_DUPLICATE_POLICY_NAME,       /* DuplicatePolicyName 400 */
     SC_STATUS_COUNT
 };
 

@@ -41,7 +41,10 @@ SERVICES = [
         "CreateLaunchTemplate", "DescribeLaunchTemplates", "DeleteLaunchTemplate",
         "CreateLaunchTemplateVersion", "DescribeLaunchTemplateVersions",
         "CreateVpc", "DescribeVpcs", "CreateSubnet", "DescribeSubnets",
-        "DescribeSecurityGroups", "CreateTags", "DescribeTags", "DeleteTags",
+        "DescribeSecurityGroups", "CreateSecurityGroup", "DeleteSecurityGroup",
+        "AuthorizeSecurityGroupIngress", "AuthorizeSecurityGroupEgress",
+        "RevokeSecurityGroupIngress", "RevokeSecurityGroupEgress", "DescribeNetworkInterfaces",
+        "CreateTags", "DescribeTags", "DeleteTags",
     ]),
 ]
 

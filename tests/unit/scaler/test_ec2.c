@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -1397,6 +1398,311 @@ static void test_ec2_shared_errors_keep_their_words(void **state)
     sc_ec2_destroy(ec2);
 }
 
+/* --- security groups and network interfaces (docs/elb-classic.md 2-3) ------------------------ */
+
+static const char *mk_sg(struct sc_ec2 *ec2, const char *name, const char *vpc)
+{
+    static char ids[8][SC_EC2_ID_LEN];
+    static int next;
+    const struct sc_ec2_security_group *g = NULL;
+    struct sc_error err = { 0 };
+    char *id = ids[next++ % 8];
+
+    assert_int_equal(
+        sc_ec2_create_security_group(ec2, name, "test group", vpc, NULL, 0, T0, &g, &err), SC_OK);
+    strcpy(id, g->group_id);
+    return id;
+}
+
+static struct sc_ec2_sg_rule_req tcp_rule(int from, int to, const char *cidr)
+{
+    struct sc_ec2_sg_rule_req r = { 0 };
+
+    r.ip_protocol = "tcp";
+    r.has_from_port = r.has_to_port = 1;
+    r.from_port = from;
+    r.to_port = to;
+    r.peer_kind = SC_EC2_PEER_CIDR;
+    r.peer = cidr;
+    return r;
+}
+
+static void test_ec2_security_group_default_group_rules(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    const struct sc_ec2_security_group *g = sc_ec2_security_group_at(ec2, 0);
+
+    (void)state;
+    assert_string_equal(g->description, "default VPC security group");
+    assert_int_equal(g->ningress, 1);
+    assert_string_equal(g->ingress[0].ip_protocol, "-1");
+    assert_int_equal(g->ingress[0].peer_kind, SC_EC2_PEER_GROUP);
+    assert_string_equal(g->ingress[0].peer, g->group_id); /* from itself */
+    assert_int_equal(g->negress, 1);
+    assert_string_equal(g->egress[0].peer, "0.0.0.0/0");
+    sc_ec2_destroy(ec2);
+}
+
+static void test_ec2_security_group_create_errors(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    const struct sc_ec2_security_group *g = NULL;
+    struct sc_error err = { 0 };
+    const struct sc_ec2_tag tag = { "Name", "web" };
+    int n0 = sc_ec2_security_group_count(ec2);
+
+    (void)state;
+    assert_int_equal(sc_ec2_create_security_group(ec2, "web", NULL, NULL, NULL, 0, T0, &g, &err),
+                     SC_ERR_MISSING_PARAMETER);
+    assert_string_equal(err.message, "The request must contain the parameter groupDescription");
+    assert_int_equal(
+        sc_ec2_create_security_group(ec2, "sg-017c251", "x", NULL, NULL, 0, T0, &g, &err),
+        SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_string_equal(err.message, "Value (sg-017c251) for parameter GroupName is invalid. Group "
+                                     "names may not be in the format sg-*.");
+    assert_int_equal(sc_ec2_create_security_group(ec2, "default", "x", NULL, NULL, 0, T0, &g, &err),
+                     SC_ERR_SECURITY_GROUP_RESERVED);
+    assert_int_equal(sc_ec2_create_security_group(ec2, "web", "x", "vpc-0123456789abcdef0", NULL, 0,
+                                                  T0, &g, &err),
+                     SC_ERR_VPC_NOT_FOUND);
+    assert_int_equal(sc_ec2_security_group_count(ec2), n0);
+    assert_int_equal(sc_ec2_create_security_group(ec2, "web", "x", NULL, &tag, 1, T0, &g, &err),
+                     SC_OK);
+    assert_int_equal(strncmp(g->group_id, "sg-0", 4), 0);
+    assert_int_equal(g->ntags, 1);
+    assert_int_equal(g->ningress, 0);
+    assert_int_equal(g->negress, 1); /* the all-traffic egress every new group has */
+    assert_string_equal(g->egress[0].ip_protocol, "-1");
+    assert_int_equal(sc_ec2_create_security_group(ec2, "web", "x", NULL, NULL, 0, T0, &g, &err),
+                     SC_ERR_SECURITY_GROUP_DUPLICATE);
+    assert_string_equal(sc_status_code(err.status), "InvalidGroup.Duplicate");
+    assert_non_null(strstr(err.message, "The security group 'web' already exists for VPC 'vpc-"));
+    assert_non_null(sc_ec2_security_group_by_name(ec2, NULL, "web"));
+    sc_ec2_destroy(ec2);
+}
+
+static void test_ec2_security_group_delete_errors(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    struct sc_error err = { 0 };
+    const char *a = mk_sg(ec2, "a", NULL);
+    const char *b = mk_sg(ec2, "b", NULL);
+    const char *subnet = sc_ec2_subnet_at(ec2, 0)->subnet_id;
+    struct sc_ec2_sg_rule_req from_a = { 0 };
+    char got[SC_EC2_ID_LEN] = "";
+    char want[64];
+
+    (void)state;
+    assert_int_equal(sc_ec2_delete_security_group(ec2, NULL, NULL, T0, NULL, &err),
+                     SC_ERR_MISSING_PARAMETER);
+    assert_int_equal(
+        sc_ec2_delete_security_group(ec2, "tcp_elb_security_group", NULL, T0, NULL, &err),
+        SC_ERR_SECURITY_GROUP_ID_MALFORMED);
+    assert_string_equal(err.message,
+                        "Invalid id: \"tcp_elb_security_group\" (expecting \"sg-...\")");
+    assert_int_equal(
+        sc_ec2_delete_security_group(ec2, "sg-0123456789abcdef0", NULL, T0, NULL, &err),
+        SC_ERR_SECURITY_GROUP_NOT_FOUND);
+    assert_int_equal(sc_ec2_delete_security_group(ec2, NULL, "nope", T0, NULL, &err),
+                     SC_ERR_SECURITY_GROUP_NOT_FOUND);
+    assert_non_null(strstr(err.message, "does not exist in default VPC 'vpc-"));
+    assert_int_equal(sc_ec2_delete_security_group(ec2, sc_ec2_security_group_at(ec2, 0)->group_id,
+                                                  NULL, T0, NULL, &err),
+                     SC_ERR_CANNOT_DELETE);
+    assert_non_null(strstr(err.message, "name: \"default\" cannot be deleted by a user"));
+    /* referenced by a rule of another group of the VPC */
+    from_a.ip_protocol = "-1";
+    from_a.peer_kind = SC_EC2_PEER_GROUP;
+    from_a.peer = a;
+    assert_int_equal(sc_ec2_security_group_rules(ec2, b, NULL, 0, 0, &from_a, 1, T0, &err), SC_OK);
+    assert_int_equal(sc_ec2_delete_security_group(ec2, a, NULL, T0, NULL, &err),
+                     SC_ERR_DEPENDENCY_VIOLATION);
+    snprintf(want, sizeof(want), "resource %s has a dependent object", a);
+    assert_string_equal(err.message, want);
+    assert_int_equal(sc_ec2_security_group_rules(ec2, b, NULL, 0, 1, &from_a, 1, T0, &err), SC_OK);
+    /* used by a network interface */
+    assert_int_equal(
+        sc_ec2_set_managed_interfaces(ec2, "ELB x", "amazon-elb", &subnet, 1, &a, 1, T0, &err),
+        SC_OK);
+    assert_int_equal(sc_ec2_delete_security_group(ec2, a, NULL, T0, NULL, &err),
+                     SC_ERR_DEPENDENCY_VIOLATION);
+    assert_int_equal(
+        sc_ec2_set_managed_interfaces(ec2, "ELB x", "amazon-elb", NULL, 0, NULL, 0, T0, &err),
+        SC_OK);
+    assert_int_equal(sc_ec2_delete_security_group(ec2, NULL, "a", T0, got, &err), SC_OK);
+    assert_null(sc_ec2_security_group_find(ec2, got));
+    sc_ec2_destroy(ec2);
+}
+
+static void test_ec2_security_group_rules_authorize_revoke(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    struct sc_error err = { 0 };
+    const char *g = mk_sg(ec2, "web", NULL);
+    struct sc_ec2_sg_rule_req two[2] = { tcp_rule(80, 80, "0.0.0.0/0"),
+                                         tcp_rule(2376, 2376, "0.0.0.0/0") };
+    struct sc_ec2_sg_rule_req all = { 0 }, six = tcp_rule(22, 22, "10.0.0.0/8");
+    struct sc_ec2_sg_rule_req noport = { 0 }, badcidr = tcp_rule(1, 2, "10.0.0.1/8");
+    const struct sc_ec2_security_group *v;
+
+    (void)state;
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 0, 0, two, 2, T0, &err), SC_OK);
+    v = sc_ec2_security_group_find(ec2, g);
+    assert_int_equal(v->ningress, 2);
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 0, 0, &two[1], 1, T0, &err),
+                     SC_ERR_PERMISSION_DUPLICATE);
+    assert_string_equal(err.message, "the specified rule \"peer: 0.0.0.0/0, TCP, from port: 2376, "
+                                     "to port: 2376, ALLOW\" already exists");
+    all.ip_protocol = "-1";
+    all.peer_kind = SC_EC2_PEER_CIDR;
+    all.peer = "0.0.0.0/0";
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 1, 0, &all, 1, T0, &err),
+                     SC_ERR_PERMISSION_DUPLICATE);
+    assert_string_equal(err.message,
+                        "the specified rule \"peer: 0.0.0.0/0, ALL, ALLOW\" already exists");
+    /* Terraform's first step: revoke the default egress rule */
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 1, 1, &all, 1, T0, &err), SC_OK);
+    assert_int_equal(sc_ec2_security_group_find(ec2, g)->negress, 0);
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 1, 1, &all, 1, T0, &err),
+                     SC_ERR_PERMISSION_NOT_FOUND);
+    assert_string_equal(err.message, "The specified rule does not exist in this security group.");
+    /* protocol numbers are shown by name; all or nothing */
+    six.ip_protocol = "6";
+    noport.ip_protocol = "udp";
+    noport.peer_kind = SC_EC2_PEER_CIDR;
+    noport.peer = "0.0.0.0/0";
+    {
+        struct sc_ec2_sg_rule_req mixed[2] = { six, noport };
+
+        assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 0, 0, mixed, 2, T0, &err),
+                         SC_ERR_INVALID_PARAMETER_VALUE);
+        assert_string_equal(err.message, "Invalid value 'Must specify both from and to ports with "
+                                         "TCP/UDP.' for portRange.");
+    }
+    assert_int_equal(sc_ec2_security_group_find(ec2, g)->ningress, 2);
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 0, 0, &badcidr, 1, T0, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 0, 0, &six, 1, T0, &err), SC_OK);
+    v = sc_ec2_security_group_find(ec2, g);
+    assert_string_equal(v->ingress[2].ip_protocol, "tcp");
+    /* ingress by name in the default VPC */
+    assert_int_equal(sc_ec2_security_group_rules(ec2, NULL, "web", 0, 1, &six, 1, T0, &err), SC_OK);
+    assert_int_equal(sc_ec2_security_group_find(ec2, g)->ningress, 2);
+    sc_ec2_destroy(ec2);
+}
+
+static void test_ec2_security_group_tags_and_filters(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    struct sc_error err = { 0 };
+    const char *g = mk_sg(ec2, "web", NULL);
+    const struct sc_ec2_tag tag = { "team", "lab" };
+    const char *vals[] = { "lab" };
+    const struct sc_ec2_filter by_tag = { "tag:team", vals, 1 };
+    const struct sc_ec2_security_group *out[4];
+    struct sc_ec2_tag_row rows[8];
+    int n;
+
+    (void)state;
+    assert_int_equal(sc_ec2_create_tags(ec2, &g, 1, &tag, 1, T0, &err), SC_OK);
+    assert_int_equal(
+        sc_ec2_describe_security_groups(ec2, NULL, 0, NULL, 0, &by_tag, 1, out, &n, &err), SC_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0]->group_id, g);
+    assert_int_equal(sc_ec2_describe_tags(ec2, NULL, 0, rows, 8, &n, &err), SC_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(rows[0].resource_type, "security-group");
+    sc_ec2_destroy(ec2);
+}
+
+static void test_ec2_security_group_saved_and_old_state_loads(void **state)
+{
+    struct sc_ec2 *ec2 = mk(), *copy;
+    struct sc_error err = { 0 };
+    const char *g = mk_sg(ec2, "web", NULL);
+    struct sc_ec2_sg_rule_req r = tcp_rule(443, 443, "10.0.0.0/8");
+    struct sc_ec2_config cfg = { 0 };
+    json_t *saved, *again;
+    char *a, *b;
+
+    (void)state;
+    r.description = "https";
+    assert_int_equal(sc_ec2_security_group_rules(ec2, g, NULL, 0, 0, &r, 1, T0, &err), SC_OK);
+    saved = sc_ec2_save(ec2);
+    cfg.seed = 42;
+    copy = sc_ec2_create(&cfg);
+    assert_int_equal(sc_ec2_load(copy, saved, &err), SC_OK);
+    again = sc_ec2_save(copy);
+    a = json_dumps(saved, JSON_SORT_KEYS);
+    b = json_dumps(again, JSON_SORT_KEYS);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(again);
+    assert_string_equal(sc_ec2_security_group_find(copy, g)->ingress[0].description, "https");
+    sc_ec2_destroy(copy);
+    /* a file written before security groups were records: each VPC's default group */
+    json_object_del(saved, "security_groups");
+    copy = sc_ec2_create(&cfg);
+    assert_int_equal(sc_ec2_load(copy, saved, &err), SC_OK);
+    assert_int_equal(sc_ec2_security_group_count(copy), 1);
+    assert_string_equal(sc_ec2_security_group_at(copy, 0)->group_id,
+                        sc_ec2_security_group_at(ec2, 0)->group_id);
+    assert_int_equal(sc_ec2_security_group_at(copy, 0)->ningress, 1);
+    sc_ec2_destroy(copy);
+    json_decref(saved);
+    sc_ec2_destroy(ec2);
+}
+
+static void test_ec2_network_interfaces_managed_and_described(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    struct sc_error err = { 0 };
+    const char *subnets[] = { sc_ec2_subnet_at(ec2, 0)->subnet_id,
+                              sc_ec2_subnet_at(ec2, 1)->subnet_id };
+    const char *sg = sc_ec2_security_group_at(ec2, 0)->group_id;
+    const char *desc[] = { "ELB web" }, *owner[] = { "amazon-elb" }, *dflt[] = { "default" };
+    const struct sc_ec2_filter fs[] = { { "attachment.instance-owner-id", owner, 1 },
+                                        { "description", desc, 1 },
+                                        { "group-name", dflt, 1 } };
+    const struct sc_ec2_filter bad = { "no-such-filter", desc, 1 };
+    const struct sc_ec2_network_interface *out[4];
+    const char *bad_ids[] = { "eni-0123456789abcdef0" }, *malformed[] = { "nic-1" };
+    char first[SC_EC2_ID_LEN];
+    int n;
+
+    (void)state;
+    assert_int_equal(
+        sc_ec2_set_managed_interfaces(ec2, "ELB web", "amazon-elb", subnets, 2, &sg, 1, T0, &err),
+        SC_OK);
+    assert_int_equal(
+        sc_ec2_set_managed_interfaces(ec2, "ELB api", "amazon-elb", subnets, 1, &sg, 1, T0, &err),
+        SC_OK);
+    assert_int_equal(sc_ec2_network_interface_count(ec2), 3);
+    assert_int_equal(sc_ec2_describe_network_interfaces(ec2, NULL, 0, fs, 3, out, &n, &err), SC_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(out[0]->subnet_id, subnets[0]);
+    assert_int_equal(strncmp(out[0]->network_interface_id, "eni-0", 5), 0);
+    assert_int_equal(strncmp(out[0]->attachment_id, "eni-attach-0", 12), 0);
+    assert_int_equal(strncmp(out[0]->private_ip_address, "172.31.", 7), 0);
+    strcpy(first, out[0]->network_interface_id);
+    /* keeping a subnet keeps its interface; dropping one removes it */
+    assert_int_equal(sc_ec2_set_managed_interfaces(ec2, "ELB web", "amazon-elb", subnets, 1, &sg, 1,
+                                                   T0 + 1000, &err),
+                     SC_OK);
+    assert_int_equal(sc_ec2_network_interface_count(ec2), 2);
+    assert_non_null(sc_ec2_network_interface_find(ec2, first));
+    assert_int_equal(sc_ec2_describe_network_interfaces(ec2, NULL, 0, &bad, 1, out, &n, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
+    assert_int_equal(sc_ec2_describe_network_interfaces(ec2, bad_ids, 1, NULL, 0, out, &n, &err),
+                     SC_ERR_NETWORK_INTERFACE_NOT_FOUND);
+    assert_string_equal(err.message,
+                        "The networkInterface ID 'eni-0123456789abcdef0' does not exist");
+    assert_int_equal(sc_ec2_describe_network_interfaces(ec2, malformed, 1, NULL, 0, out, &n, &err),
+                     SC_ERR_NETWORK_INTERFACE_MALFORMED);
+    sc_ec2_destroy(ec2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1441,6 +1747,13 @@ int main(void)
         cmocka_unit_test(test_ec2_instance_lookup_survives_purge_churn),
         cmocka_unit_test(test_ec2_generation_moves_with_every_instance_change),
         cmocka_unit_test(test_ec2_shared_errors_keep_their_words),
+        cmocka_unit_test(test_ec2_security_group_default_group_rules),
+        cmocka_unit_test(test_ec2_security_group_create_errors),
+        cmocka_unit_test(test_ec2_security_group_delete_errors),
+        cmocka_unit_test(test_ec2_security_group_rules_authorize_revoke),
+        cmocka_unit_test(test_ec2_security_group_tags_and_filters),
+        cmocka_unit_test(test_ec2_security_group_saved_and_old_state_loads),
+        cmocka_unit_test(test_ec2_network_interfaces_managed_and_described),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -11,6 +12,8 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+
+#include <jansson.h>
 
 #include "scaler/cloudwatch.h"
 
@@ -140,9 +143,10 @@ static void test_elb_create_load_balancer_dns_name_and_defaults(void **state)
     assert_false(lb->attributes.access_log_enabled);
     assert_int_equal(lb->ninstances, 0);
     assert_int_equal(lb->nlisteners, 1);
-    assert_string_equal(lb->source_security_group_owner_alias, "amazon-elb");
+    /* default VPC, no groups given: the default_elb group (test_elb_security_group_...) */
+    assert_string_equal(lb->source_security_group_owner_alias, "123456789012");
     assert_int_equal(lb->nsecurity_groups, 1);
-    assert_string_equal(lb->security_groups[0], sc_ec2_security_group_at(f->ec2, 0)->group_id);
+    assert_int_equal(strncmp(lb->source_security_group_name, "default_elb_", 12), 0);
     assert_true(lb->created_time_ms == T0);
 }
 
@@ -1270,6 +1274,427 @@ static void test_elb_shared_errors_keep_their_words(void **state)
     assert_string_equal(f->err.message, "Tag count exceeds limit of 10 tags per load balancer.");
 }
 
+/* --- security groups and network interfaces (docs/elb-classic.md 1-2) ------------------------ */
+
+static const struct sc_ec2_network_interface *eni_of(struct fx *f, const char *desc, int k)
+{
+    for (int i = 0, seen = 0; i < sc_ec2_network_interface_count(f->ec2); i++) {
+        const struct sc_ec2_network_interface *e = sc_ec2_network_interface_at(f->ec2, i);
+
+        if (strcmp(e->description, desc) == 0 && seen++ == k)
+            return e;
+    }
+    return NULL;
+}
+
+static int enis_of(struct fx *f, const char *desc)
+{
+    int n = 0;
+
+    while (eni_of(f, desc, n))
+        n++;
+    return n;
+}
+
+static void test_elb_security_group_default_vpc_gets_default_elb_group(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_elb_lb *lb, *lb2;
+    const struct sc_ec2_security_group *g;
+    int ngroups = sc_ec2_security_group_count(f->ec2);
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    lb = sc_elb_lb_find(f->elb, "web");
+    g = sc_ec2_security_group_find(f->ec2, lb->security_groups[0]);
+    assert_non_null(g);
+    assert_int_equal(sc_ec2_security_group_count(f->ec2), ngroups + 1);
+    /* default_elb_ + a UUID (8-4-4-4-12) */
+    assert_int_equal(strlen(g->group_name), 12 + 36);
+    assert_int_equal(strncmp(g->group_name, "default_elb_", 12), 0);
+    assert_int_equal(g->group_name[12 + 8], '-');
+    assert_string_equal(g->description,
+                        "ELB created security group used when no security group is specified "
+                        "during ELB creation - modifications could impact traffic to future ELBs");
+    assert_string_equal(g->vpc_id, sc_ec2_default_vpc(f->ec2)->vpc_id);
+    /* ingress on the listener's port from anywhere, the all-traffic egress */
+    assert_int_equal(g->ningress, 1);
+    assert_string_equal(g->ingress[0].ip_protocol, "tcp");
+    assert_int_equal(g->ingress[0].from_port, 80);
+    assert_string_equal(g->ingress[0].peer, "0.0.0.0/0");
+    assert_int_equal(g->negress, 1);
+    assert_string_equal(g->egress[0].ip_protocol, "-1");
+    /* SourceSecurityGroup: the account and the group's name */
+    assert_string_equal(lb->source_security_group_owner_alias, "123456789012");
+    assert_string_equal(lb->source_security_group_name, g->group_name);
+    /* one per account: the next load balancer reuses it; it outlives them */
+    assert_int_equal(mk_lb(f, "api"), SC_OK);
+    lb2 = sc_elb_lb_find(f->elb, "api");
+    lb = sc_elb_lb_find(f->elb, "web");
+    assert_string_equal(lb2->security_groups[0], lb->security_groups[0]);
+    assert_int_equal(sc_ec2_security_group_count(f->ec2), ngroups + 1);
+    assert_int_equal(sc_elb_delete_load_balancer(f->elb, "web", T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_delete_load_balancer(f->elb, "api", T0, &f->err), SC_OK);
+    assert_int_equal(sc_ec2_security_group_count(f->ec2), ngroups + 1);
+}
+
+static void test_elb_security_group_given_must_exist_in_the_vpc(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    const struct sc_ec2_security_group *mine, *other;
+    const struct sc_ec2_vpc *v;
+    const char *ids[1];
+    const struct sc_elb_lb *lb;
+
+    assert_int_equal(
+        sc_ec2_create_security_group(f->ec2, "my-elb-sg", "web", NULL, NULL, 0, T0, &mine, &f->err),
+        SC_OK);
+    ids[0] = mine->group_id;
+    sc_ec2_create_vpc(f->ec2, "10.0.0.0/16", NULL, 0, T0, &v, &f->err);
+    assert_int_equal(
+        sc_ec2_create_security_group(f->ec2, "far", "x", v->vpc_id, NULL, 0, T0, &other, &f->err),
+        SC_OK);
+    req.load_balancer_name = "web";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.availability_zones = zones_ab;
+    req.nzones = 2;
+    req.security_groups = (const char *const[]){ "sg-0123456789abcdef0" };
+    req.nsecurity_groups = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_ELB_INVALID_SECURITY_GROUP);
+    assert_string_equal(f->err.message,
+                        "One or more of the specified security groups do not exist.");
+    req.security_groups = (const char *const[]){ other->group_id };
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, NULL, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_non_null(strstr(f->err.message, "does not belong to VPC \""));
+    assert_int_equal(sc_elb_lb_count(f->elb), 0);
+    req.security_groups = ids;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &lb, &f->err), SC_OK);
+    assert_string_equal(lb->security_groups[0], ids[0]);
+    assert_string_equal(lb->source_security_group_name, "my-elb-sg");
+}
+
+static void test_elb_security_group_other_vpc_gets_its_default_group(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_create_req req = { 0 };
+    const struct sc_ec2_vpc *v;
+    const struct sc_ec2_subnet *s;
+    const struct sc_elb_lb *lb;
+    const char *subnets[1];
+
+    sc_ec2_create_vpc(f->ec2, "10.0.0.0/16", NULL, 0, T0, &v, &f->err);
+    sc_ec2_create_subnet(f->ec2, v->vpc_id, "10.0.0.0/24", "us-east-1a", NULL, 0, T0, &s, &f->err);
+    subnets[0] = s->subnet_id;
+    req.load_balancer_name = "inner";
+    req.listeners = &http80;
+    req.nlisteners = 1;
+    req.subnets = subnets;
+    req.nsubnets = 1;
+    assert_int_equal(sc_elb_create_load_balancer(f->elb, &req, T0, &lb, &f->err), SC_OK);
+    assert_string_equal(lb->security_groups[0],
+                        sc_ec2_security_group_by_name(f->ec2, lb->vpc_id, "default")->group_id);
+    assert_string_equal(lb->source_security_group_name, "default");
+}
+
+static void test_elb_network_interfaces_follow_zones_and_hold_groups(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_ec2_network_interface *e;
+    const char *one[] = { "us-east-1b" };
+    char sg[SC_EC2_ID_LEN];
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    assert_int_equal(enis_of(f, "ELB web"), 2);
+    e = eni_of(f, "ELB web", 0);
+    assert_string_equal(e->requester_id, "amazon-elb");
+    assert_string_equal(e->instance_owner_id, "amazon-elb");
+    assert_string_equal(e->status, "in-use");
+    assert_string_equal(e->subnet_id, sc_elb_lb_find(f->elb, "web")->subnets[0]);
+    assert_int_equal(e->ngroups, 1);
+    strcpy(sg, e->group_ids[0]);
+    /* a group a load balancer's interface uses cannot go */
+    assert_int_equal(sc_ec2_delete_security_group(f->ec2, sg, NULL, T0, NULL, &f->err),
+                     SC_ERR_DEPENDENCY_VIOLATION);
+    assert_string_equal(sc_status_code(f->err.status), "DependencyViolation");
+    assert_int_equal(sc_elb_disable_zones(f->elb, "web", one, 1, T0, &f->err), SC_OK);
+    assert_int_equal(enis_of(f, "ELB web"), 1);
+    assert_int_equal(sc_elb_enable_zones(f->elb, "web", one, 1, T0, &f->err), SC_OK);
+    assert_int_equal(enis_of(f, "ELB web"), 2);
+    assert_int_equal(sc_elb_delete_load_balancer(f->elb, "web", T0, &f->err), SC_OK);
+    assert_int_equal(enis_of(f, "ELB web"), 0);
+    assert_int_equal(sc_ec2_delete_security_group(f->ec2, sg, NULL, T0, NULL, &f->err), SC_OK);
+}
+
+/* --- policies (docs/elb-classic.md 4) -----------------------------------------------------------
+ */
+
+static const char *attr_of(const struct sc_elb_policy *p, const char *name)
+{
+    for (int i = 0; i < p->nattrs; i++) {
+        if (strcmp(p->attrs[i].name, name) == 0)
+            return p->attrs[i].value;
+    }
+    return NULL;
+}
+
+static const struct sc_elb_policy *policy_of(struct fx *f, const char *lb, const char *name)
+{
+    const struct sc_elb_policy *out[1];
+    int n;
+
+    if (sc_elb_describe_policies(f->elb, lb, &name, 1, out, &n, &f->err) != SC_OK)
+        return NULL;
+    return out[0];
+}
+
+static void test_elb_policy_types_are_aws_data(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_elb_policy_type *out[8];
+    const char *names[] = { "ProxyProtocolPolicyType", "NoSuchType" };
+    int n;
+
+    (void)f;
+    assert_int_equal(sc_elb_policy_type_count(), 6);
+    assert_int_equal(sc_elb_describe_policy_types(names, 1, out, &n, NULL), SC_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(out[0]->attrs[0].name, "ProxyProtocol");
+    assert_string_equal(out[0]->attrs[0].type, "Boolean");
+    assert_string_equal(out[0]->attrs[0].cardinality, "ONE");
+    assert_int_equal(sc_elb_describe_policy_types(names, 2, out, &n, &f->err),
+                     SC_ERR_POLICY_TYPE_NOT_FOUND);
+    assert_string_equal(sc_status_code(f->err.status), "PolicyTypeNotFound");
+    assert_int_equal(sc_elb_describe_policy_types(NULL, 0, out, &n, NULL), SC_OK);
+    assert_int_equal(n, 6);
+    assert_string_equal(out[4]->name, "SSLNegotiationPolicyType");
+    assert_string_equal(out[4]->attrs[0].name, "Reference-Security-Policy");
+    assert_string_equal(
+        sc_elb_policy_type_find("LBCookieStickinessPolicyType")->description,
+        "Stickiness policy with session lifetimes controlled by the browser (user-agent) or a "
+        "specified expiration period. This policy can be associated only with HTTP/HTTPS "
+        "listeners.");
+}
+
+static void test_elb_policy_predefined_ssl_policies(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_elb_policy *out[8];
+    const struct sc_elb_policy *p;
+    int n;
+
+    assert_int_equal(sc_elb_policy_count(f->elb, NULL), 6);
+    assert_int_equal(sc_elb_describe_policies(f->elb, NULL, NULL, 0, out, &n, &f->err), SC_OK);
+    assert_int_equal(n, 6);
+    assert_string_equal(out[0]->policy_name, "ELBSecurityPolicy-2016-08");
+    p = policy_of(f, NULL, "ELBSecurityPolicy-TLS-1-2-2017-01");
+    assert_non_null(p);
+    assert_string_equal(p->policy_type_name, "SSLNegotiationPolicyType");
+    assert_string_equal(attr_of(p, "Protocol-TLSv1"), "false");
+    assert_string_equal(attr_of(p, "Protocol-TLSv1.1"), "false");
+    assert_string_equal(attr_of(p, "Protocol-TLSv1.2"), "true");
+    assert_string_equal(attr_of(p, "ECDHE-RSA-AES128-SHA"), "false");
+    assert_string_equal(attr_of(p, "AES256-GCM-SHA384"), "true");
+    assert_string_equal(attr_of(p, "Server-Defined-Cipher-Order"), "true");
+    p = policy_of(f, NULL, "ELBSecurityPolicy-2015-05");
+    assert_string_equal(attr_of(p, "DES-CBC3-SHA"), "true");
+    assert_string_equal(attr_of(p, "DHE-RSA-AES128-SHA"), "false");
+    assert_string_equal(attr_of(p, "Protocol-SSLv3"), "false");
+    assert_null(policy_of(f, NULL, "ELBSecurityPolicy-1999-01"));
+    assert_string_equal(sc_status_code(f->err.status), "PolicyNotFound");
+}
+
+static void test_elb_policy_create_checks_type_name_and_attributes(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_policy_attr proxy = { "ProxyProtocol", "true" };
+    struct sc_elb_policy_attr bad_bool = { "ProxyProtocol", "yes" };
+    struct sc_elb_policy_attr stray = { "CookieName", "x" };
+    struct sc_elb_policy_attr key_ref = { "PublicKeyPolicyName", "nope" };
+    struct sc_elb_policy_attr ref = { "Reference-Security-Policy", "ELBSecurityPolicy-2015-03" };
+    struct sc_elb_policy_attr bad_ref = { "Reference-Security-Policy", "ELBSecurityPolicy-x" };
+    const struct sc_elb_policy *p;
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    assert_int_equal(sc_elb_create_policy(f->elb, "nope", "p", "ProxyProtocolPolicyType", &proxy, 1,
+                                          T0, &f->err),
+                     SC_ERR_LOAD_BALANCER_NOT_FOUND);
+    assert_int_equal(sc_elb_create_policy(f->elb, "web", "p", "NoSuchType", &proxy, 1, T0, &f->err),
+                     SC_ERR_POLICY_TYPE_NOT_FOUND);
+    assert_int_equal(sc_elb_create_policy(f->elb, "web", "p", "ProxyProtocolPolicyType", &bad_bool,
+                                          1, T0, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(
+        sc_elb_create_policy(f->elb, "web", "p", "ProxyProtocolPolicyType", &stray, 1, T0, &f->err),
+        SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    /* a ONE attribute left out */
+    assert_int_equal(
+        sc_elb_create_policy(f->elb, "web", "p", "ProxyProtocolPolicyType", NULL, 0, T0, &f->err),
+        SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(sc_elb_create_policy(f->elb, "web", "auth",
+                                          "BackendServerAuthenticationPolicyType", &key_ref, 1, T0,
+                                          &f->err),
+                     SC_ERR_POLICY_NOT_FOUND);
+    assert_int_equal(sc_elb_policy_count(f->elb, "web"), 0); /* nothing stored on errors */
+    assert_int_equal(
+        sc_elb_create_policy(f->elb, "web", "p", "ProxyProtocolPolicyType", &proxy, 1, T0, &f->err),
+        SC_OK);
+    assert_int_equal(
+        sc_elb_create_policy(f->elb, "web", "p", "ProxyProtocolPolicyType", &proxy, 1, T0, &f->err),
+        SC_ERR_DUPLICATE_POLICY_NAME);
+    assert_string_equal(f->err.message, "Policy Name [p] already exists.");
+    /* a reference copies the predefined policy's settings */
+    assert_int_equal(sc_elb_create_policy(f->elb, "web", "ssl", "SSLNegotiationPolicyType",
+                                          &bad_ref, 1, T0, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(sc_elb_create_policy(f->elb, "web", "ssl", "SSLNegotiationPolicyType", &ref, 1,
+                                          T0, &f->err),
+                     SC_OK);
+    p = policy_of(f, "web", "ssl");
+    assert_string_equal(p->attrs[0].name, "Reference-Security-Policy");
+    assert_string_equal(attr_of(p, "DHE-RSA-AES128-SHA"), "true");
+    assert_null(policy_of(f, "web", "other"));
+    assert_string_equal(f->err.message, "There is no policy with name other for load balancer web");
+}
+
+static void test_elb_policy_set_listener_and_backend_by_type(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_policy_attr proxy = { "ProxyProtocol", "true" };
+    const char *pp[] = { "proxy" }, *lbc[] = { "sticky" }, *none[] = { "ghost" };
+    const char *const *names;
+    int port, n;
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    assert_int_equal(sc_elb_create_policy(f->elb, "web", "proxy", "ProxyProtocolPolicyType", &proxy,
+                                          1, T0, &f->err),
+                     SC_OK);
+    assert_int_equal(sc_elb_create_lb_cookie_policy(f->elb, "web", "sticky", 60, T0, &f->err),
+                     SC_OK);
+    assert_int_equal(sc_elb_set_listener_policies(f->elb, "web", 81, lbc, 1, T0, &f->err),
+                     SC_ERR_LISTENER_NOT_FOUND);
+    assert_int_equal(sc_elb_set_listener_policies(f->elb, "web", 80, none, 1, T0, &f->err),
+                     SC_ERR_POLICY_NOT_FOUND);
+    /* Proxy Protocol is a back-end policy */
+    assert_int_equal(sc_elb_set_listener_policies(f->elb, "web", 80, pp, 1, T0, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_string_equal(f->err.message, "proxy cannot be enabled");
+    assert_int_equal(sc_elb_set_backend_policies(f->elb, "web", 8080, lbc, 1, T0, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(sc_elb_set_listener_policies(f->elb, "web", 80, lbc, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_listener_policy_names(f->elb, "web", 80, &names), 1);
+    assert_string_equal(names[0], "sticky");
+    assert_int_equal(sc_elb_set_backend_policies(f->elb, "web", 9000, pp, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_set_backend_policies(f->elb, "web", 8080, pp, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_backend_count(f->elb, "web"), 2);
+    assert_int_equal(sc_elb_backend_at(f->elb, "web", 0, &port, &names, &n), 0);
+    assert_int_equal(port, 8080); /* ascending */
+    /* an empty list clears the set */
+    assert_int_equal(sc_elb_set_backend_policies(f->elb, "web", 9000, NULL, 0, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_backend_count(f->elb, "web"), 1);
+    assert_int_equal(sc_elb_set_listener_policies(f->elb, "web", 80, NULL, 0, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_listener_policy_names(f->elb, "web", 80, &names), 0);
+}
+
+static void test_elb_policy_delete_refuses_enabled_and_unknown(void **state)
+{
+    struct fx *f = *state;
+    const char *app[] = { "app" };
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    assert_int_equal(sc_elb_create_app_cookie_policy(f->elb, "web", "app", NULL, T0, &f->err),
+                     SC_ERR_VALIDATION);
+    assert_int_equal(
+        sc_elb_create_app_cookie_policy(f->elb, "web", "app", "JSESSIONID", T0, &f->err), SC_OK);
+    assert_string_equal(attr_of(policy_of(f, "web", "app"), "CookieName"), "JSESSIONID");
+    assert_int_equal(sc_elb_set_listener_policies(f->elb, "web", 80, app, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_delete_policy(f->elb, "web", "app", T0, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(sc_elb_delete_policy(f->elb, "web", "ghost", T0, &f->err),
+                     SC_ERR_INVALID_CONFIGURATION_REQUEST);
+    assert_int_equal(sc_elb_set_listener_policies(f->elb, "web", 80, NULL, 0, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_delete_policy(f->elb, "web", "app", T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_policy_count(f->elb, "web"), 0);
+}
+
+static void test_elb_policy_https_listener_gets_default_policy(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_elb_listener https = { "HTTPS", 443, "HTTP", 8080, "arn:aws:iam::1:cert/x" };
+    const char *const *names;
+    const int ports[] = { 443 };
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    assert_int_equal(sc_elb_policy_count(f->elb, "web"), 0);
+    assert_int_equal(sc_elb_create_listeners(f->elb, "web", &https, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_listener_policy_names(f->elb, "web", 443, &names), 1);
+    assert_string_equal(names[0], "ELBSecurityPolicy-2016-08");
+    assert_string_equal(policy_of(f, "web", "ELBSecurityPolicy-2016-08")->policy_type_name,
+                        "SSLNegotiationPolicyType");
+    assert_int_equal(sc_elb_listener_policy_names(f->elb, "web", 80, &names), 0);
+    /* deleting the listener drops its set (the policy stays) */
+    assert_int_equal(sc_elb_delete_listeners(f->elb, "web", ports, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elb_listener_policy_names(f->elb, "web", 443, &names), 0);
+    assert_int_equal(sc_elb_policy_count(f->elb, "web"), 1);
+}
+
+static void test_elb_policy_saved_and_old_state_loads(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elb_policy_attr proxy = { "ProxyProtocol", "true" };
+    const char *pp[] = { "proxy" }, *lbc[] = { "sticky" };
+    struct sc_elb_config lc = { 0 };
+    struct sc_elb *copy;
+    json_t *saved, *again, *lbs;
+    const char *const *names;
+    char *a, *b;
+    size_t i;
+    json_t *x;
+
+    assert_int_equal(mk_lb(f, "web"), SC_OK);
+    sc_elb_create_policy(f->elb, "web", "proxy", "ProxyProtocolPolicyType", &proxy, 1, T0, &f->err);
+    sc_elb_create_lb_cookie_policy(f->elb, "web", "sticky", -1, T0, &f->err);
+    sc_elb_set_listener_policies(f->elb, "web", 80, lbc, 1, T0, &f->err);
+    assert_int_equal(sc_elb_set_backend_policies(f->elb, "web", 8080, pp, 1, T0, &f->err), SC_OK);
+    saved = sc_elb_save(f->elb);
+    assert_non_null(saved);
+    /* the interfaces are made again on load, not kept twice */
+    sc_elb_delete_load_balancer(f->elb, "web", T0, &f->err);
+    lc.ec2 = f->ec2;
+    copy = sc_elb_create(&lc);
+    assert_int_equal(sc_elb_load(copy, saved, &f->err), SC_OK);
+    assert_int_equal(enis_of(f, "ELB web"), 2);
+    again = sc_elb_save(copy);
+    a = json_dumps(saved, JSON_SORT_KEYS);
+    b = json_dumps(again, JSON_SORT_KEYS);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(again);
+    assert_int_equal(sc_elb_policy_count(copy, "web"), 2);
+    assert_int_equal(sc_elb_listener_policy_names(copy, "web", 80, &names), 1);
+    assert_int_equal(sc_elb_backend_count(copy, "web"), 1);
+    assert_string_equal(sc_elb_lb_find(copy, "web")->source_security_group_owner_alias,
+                        "123456789012");
+    sc_elb_destroy(copy);
+    /* a file written before policies loads with none */
+    lbs = json_object_get(saved, "load_balancers");
+    json_array_foreach(lbs, i, x)
+    {
+        json_object_del(x, "policies");
+        json_object_del(x, "listener_policies");
+        json_object_del(x, "backend_policies");
+    }
+    copy = sc_elb_create(&lc);
+    assert_int_equal(sc_elb_load(copy, saved, &f->err), SC_OK);
+    assert_int_equal(sc_elb_policy_count(copy, "web"), 0);
+    assert_int_equal(sc_elb_backend_count(copy, "web"), 0);
+    sc_elb_destroy(copy);
+    json_decref(saved);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 /* --- the health rule on plain counters (what `emulator proxy` keeps per backend) ------------- */
@@ -1618,6 +2043,17 @@ int main(void)
         T(test_elb_report_minute_full_set_with_units),
         T(test_elb_report_minute_only_the_selected_metrics),
         T(test_elb_report_minute_metric_names),
+        T(test_elb_security_group_default_vpc_gets_default_elb_group),
+        T(test_elb_security_group_given_must_exist_in_the_vpc),
+        T(test_elb_security_group_other_vpc_gets_its_default_group),
+        T(test_elb_network_interfaces_follow_zones_and_hold_groups),
+        T(test_elb_policy_types_are_aws_data),
+        T(test_elb_policy_predefined_ssl_policies),
+        T(test_elb_policy_create_checks_type_name_and_attributes),
+        T(test_elb_policy_set_listener_and_backend_by_type),
+        T(test_elb_policy_delete_refuses_enabled_and_unknown),
+        T(test_elb_policy_https_listener_gets_default_policy),
+        T(test_elb_policy_saved_and_old_state_loads),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
