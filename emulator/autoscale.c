@@ -12,6 +12,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -240,50 +241,6 @@ static void proc_tag_ports(struct sc_world *w, struct proc *p, int64_t now)
         p->map_tagged = p->nmap;
 }
 
-static int b64val(int c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+' || c == '-')
-        return 62;
-    if (c == '/' || c == '_')
-        return 63;
-    return -1;
-}
-
-/* Decodes base64 (padding and whitespace ignored) into a new string, or NULL. */
-static char *b64_decode(const char *s)
-{
-    size_t n = strlen(s), o = 0;
-    char *out = cm_xmalloc(n + 1);
-    unsigned acc = 0;
-    int bits = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        int v;
-
-        if (s[i] == '=' || s[i] == '\n' || s[i] == '\r' || s[i] == ' ')
-            continue;
-        v = b64val((unsigned char)s[i]);
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    out[o] = '\0';
-    return out;
-}
-
 /* The profile JSON of an instance from its UserData (JSON or base64 JSON), validated;
  * NULL = the default profile. *prof gets the parsed profile. */
 static char *profile_of(const char *user_data, struct app_profile *prof, const char *id)
@@ -297,7 +254,7 @@ static char *profile_of(const char *user_data, struct app_profile *prof, const c
     if (user_data[strspn(user_data, " \t\r\n")] == '{')
         json = cm_xstrdup(user_data);
     else
-        json = b64_decode(user_data);
+        json = cm_base64_decode(user_data, NULL);
     if (!json || json[strspn(json, " \t\r\n")] != '{') {
         free(json);
         return NULL; /* UserData that is not a profile: an ordinary script */

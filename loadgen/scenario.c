@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "loadgen/scn_run.h"
@@ -26,26 +27,6 @@ static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service s
     return c;
 }
 
-static void b64(struct cm_buf *out, const char *s)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t n = strlen(s);
-    const unsigned char *p = (const unsigned char *)s;
-
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16;
-
-        if (i + 1 < n)
-            v |= (unsigned)p[i + 1] << 8;
-        if (i + 2 < n)
-            v |= p[i + 2];
-        cm_buf_putc(out, tab[(v >> 18) & 63]);
-        cm_buf_putc(out, tab[(v >> 12) & 63]);
-        cm_buf_putc(out, i + 1 < n ? tab[(v >> 6) & 63] : '=');
-        cm_buf_putc(out, i + 2 < n ? tab[v & 63] : '=');
-    }
-}
-
 /* The emulator's instance profile (emulator/app.h) for a scenario app, base64 as
  * CreateLaunchConfiguration's UserData is sent. The emulator models CPUUtilization as the
  * busy share of the workers, as the simulator does, so no real CPU is burnt per request
@@ -53,7 +34,6 @@ static void b64(struct cm_buf *out, const char *s)
 static char *user_data(const struct sim_app *app)
 {
     char json[512], svc[160];
-    struct cm_buf b;
 
     switch (app->dist) {
     case SIM_DIST_EXPONENTIAL:
@@ -71,10 +51,7 @@ static char *user_data(const struct sim_app *app)
     snprintf(json, sizeof(json),
              "{\"boot_s\":%.17g,\"workers\":%d,\"queue\":%d,\"service_ms\":%s,\"cpu_ms\":0}",
              app->boot_s, app->workers, app->queue_limit, svc);
-    cm_buf_init(&b, 4096);
-    b64(&b, json);
-    cm_buf_putc(&b, '\0');
-    return cm_buf_take(&b, NULL);
+    return cm_base64_encode(json, strlen(json));
 }
 
 static void add_name(struct aws_params *p, const char *key, const char *prefix, const char *name)
