@@ -148,13 +148,17 @@ static int predict(struct run *r, struct pred *p, struct sim_run_result *res)
 {
     struct sim_run_config rc = { 0 };
     char err[SIM_ERR_MAX];
+    int rv;
 
     rc.sc = r->sc;
     rc.mode = SIM_MODE_AUTO;
     rc.seed = r->sc->seed;
     rc.on_timeline = pred_on_timeline;
     rc.ud = p;
-    if (sim_run(&rc, res, NULL, err) != 0) {
+    rv = sim_run(&rc, res, NULL, err);
+    for (int i = 0; i < res->nwarnings; i++)
+        fprintf(stderr, "scaler: warning: %s\n", res->warnings[i]);
+    if (rv != 0) {
         scn_fail_msg("the prediction (scaler simulate) failed: %s", err);
         return -1;
     }
@@ -386,7 +390,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     int rc = 1, setup_ok = 0, failed_teardown = 0;
     int64_t emu_now, mono_now, next_sample, next_fault, t_end;
     struct pred pred = { 0 };
-    struct sim_run_result pres;
+    struct sim_run_result pres = { 0 };
     char mode[400];
 
     memset(r, 0, sizeof(*r));
@@ -634,6 +638,7 @@ out_signals:
     }
     free(pred.t);
     free(pred.cap);
+    sim_run_result_cleanup(&pres);
 out:
     run_cleanup(r);
     return rc;
