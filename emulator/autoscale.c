@@ -96,6 +96,14 @@ struct outage {
     int64_t until_ms;
 };
 
+/* one load balancer target as sync_lb() copies it (health results and drain ends change
+ * the views while it works) */
+struct tcopy {
+    char id[SC_EC2_ID_LEN];
+    char zone[32];
+    int routable, draining, checked;
+};
+
 struct autoscale {
     struct autoscale_config cfg;
     struct outage **out;
@@ -121,6 +129,7 @@ struct autoscale {
     int fetching;           /* status GETs in flight */
     int fetch_rr;           /* where the next queued one is looked for */
     uint64_t key_seq;
+    struct tcopy tc[MAX_TARGETS]; /* sync_lb()'s copy of one load balancer's targets */
 };
 
 #define PUSH(arr, n, cap, item)                                                                    \
@@ -495,11 +504,6 @@ static struct listener *listener_get(struct autoscale *a, struct sc_world *w, co
     return x;
 }
 
-struct tcopy {
-    char id[SC_EC2_ID_LEN];
-    char zone[32];
-};
-
 static void on_health(void *ud, const char *key, int ok, int connect_failed)
 {
     struct autoscale *a = ud;
@@ -542,8 +546,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
     const struct sc_elb_lb *lb = sc_elb_lb_find(elb, name);
     struct listener *mine[16];
     int nmine = 0, nt, changed = 0;
-    static struct tcopy tc[MAX_TARGETS];
-    static int routable[MAX_TARGETS], draining[MAX_TARGETS], checked[MAX_TARGETS];
+    struct tcopy *tc = a->tc;
     struct hc_check chk;
     int64_t interval_ms, timeout_ms;
     const char *zones[LB_ZONES_MAX];
@@ -605,9 +608,9 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         snprintf(tc[t].id, sizeof(tc[t].id), "%.31s", tg.instance_id);
         snprintf(tc[t].zone, sizeof(tc[t].zone), "%.31s",
                  tg.availability_zone ? tg.availability_zone : "");
-        routable[t] = tg.routable;
-        draining[t] = tg.draining;
-        checked[t] = tg.checked;
+        tc[t].routable = tg.routable;
+        tc[t].draining = tg.draining;
+        tc[t].checked = tg.checked;
     }
     for (int t = 0; t < nt; t++) {
         struct proc *p = tc[t].id[0] ? proc_find(a, w, tc[t].id) : NULL;
@@ -619,11 +622,11 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         for (int i = 0; i < nmine; i++) {
             port = proc_port_for(a, p, mine[i]->instance_port);
             lb_backend_set(mine[i]->l, tc[t].id, port > 0 ? port : 1, tc[t].zone,
-                           routable[t] && port > 0);
+                           tc[t].routable && port > 0);
         }
         /* the health check to its target's port */
         port = proc_port_for(a, p, hc_port);
-        if (checked[t] && port > 0) {
+        if (tc[t].checked && port > 0) {
             struct hcref *r = hcref_get(a, w, name, tc[t].id);
 
             r->seen = 1;
@@ -632,7 +635,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         }
         if (p)
             proc_tag_ports(w, p, now);
-        if (draining[t]) {
+        if (tc[t].draining) {
             int out = 0;
 
             for (int i = 0; i < nmine; i++) {

@@ -318,7 +318,7 @@ static int report_write(struct run *r, const struct pred *p, const struct sim_ru
     struct sim_report_expect ex[256];
     struct sim_report_input in = { 0 };
     struct sim_report_capacity cmp = { 0 };
-    char gen[64];
+    char gen[64], label[96];
 
     in.tl = r->tl;
     in.scenario_name = r->sc->name;
@@ -333,7 +333,6 @@ static int report_write(struct run *r, const struct pred *p, const struct sim_ru
     snprintf(gen, sizeof(gen), "loadgen scenario");
     in.generated_by = gen;
     if (p && p->n > 0) {
-        static char label[96];
         snprintf(label, sizeof(label), "predicted (scaler simulate, %s)", sim_mode_str(pr->mode));
         cmp.label = label;
         cmp.t_ms = p->t;

@@ -178,6 +178,11 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
         const char *proto = sc->lbs[i].nlisteners ? sc->lbs[i].listeners[0].protocol : "HTTP";
         m->routes[i].round_robin = strcmp(proto, "TCP") == 0 || strcmp(proto, "SSL") == 0;
     }
+    for (int k = 0; k < NLEVELS; k++) {
+        m->lv_mid[k] = (level_edges[k] + level_edges[k + 1]) / 2;
+        m->lv_log1mp[k] = log(1 - m->lv_mid[k]);
+        m->lv_weight[k] = (level_edges[k + 1] - level_edges[k]) * SIM_FLUID_WEIGHT;
+    }
     m->apps = cm_xcalloc((size_t)sc->nlcs + 1, sizeof(*m->apps));
     for (int i = 0; i < sc->nlcs; i++) {
         struct app_cache *ac = &m->apps[m->napps++];
