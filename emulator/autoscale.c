@@ -12,6 +12,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "common/base64.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -21,6 +23,7 @@
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
+#include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -743,19 +746,48 @@ static void fetch_end(struct proc *p)
     }
 }
 
+/* Reads busy_ms and uptime_ms from a status reply: a whole 200 whose body is a JSON object
+ * with both numbers. Returns 0, or -1 (no figure this minute, as for a hung instance). */
+static int status_parse(const char *buf, size_t len, double *busy, double *up)
+{
+    struct lb_http_msg m;
+    size_t blen;
+    json_t *o, *b, *u;
+    int rc = -1;
+
+    if (lb_http_parse_response(buf, len, &m) != LB_HTTP_OK || m.status != 200)
+        return -1;
+    blen = len - m.head_len;
+    switch (lb_http_response_body(&m, 0)) {
+    case LB_HTTP_BODY_LENGTH:
+        if ((uint64_t)m.content_length > blen)
+            return -1; /* cut short */
+        blen = (size_t)m.content_length;
+        break;
+    case LB_HTTP_BODY_EOF:
+        break;
+    default:
+        return -1; /* the instance sends neither chunks nor an empty status */
+    }
+    o = json_loadb(buf + m.head_len, blen, 0, NULL);
+    b = json_object_get(o, "busy_ms");
+    u = json_object_get(o, "uptime_ms");
+    if (json_is_number(b) && json_is_number(u)) {
+        *busy = json_number_value(b);
+        *up = json_number_value(u);
+        rc = 0;
+    }
+    json_decref(o);
+    return rc;
+}
+
 /* The reply is in: modelled CPU over the interval since the last reading. */
 static void fetch_done(struct proc *p)
 {
-    const char *b, *u;
     double busy, up;
 
-    p->f.buf[p->f.len] = '\0';
-    b = strstr(p->f.buf, "\"busy_ms\":");
-    u = strstr(p->f.buf, "\"uptime_ms\":");
-    if (!b || !u || p->exited)
+    if (p->exited || status_parse(p->f.buf, p->f.len, &busy, &up) != 0)
         return;
-    busy = strtod(b + 10, NULL);
-    up = strtod(u + 12, NULL);
     if (p->have_last && up > p->last_up_ms) {
         double pct = app_cpu_pct(busy - p->last_busy_ms, p->workers, (int64_t)(up - p->last_up_ms));
 
