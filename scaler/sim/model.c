@@ -19,11 +19,6 @@
 const double level_edges[NLEVELS + 1] = { 0,   0.1,  0.2,  0.3,  0.4,   0.5,   0.6,   0.7, 0.8,
                                           0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 1.0 };
 
-const char *sim_mode_str(enum sim_mode m)
-{
-    return m == SIM_MODE_DES ? "des" : "fluid";
-}
-
 /* ---- distributions ---- */
 
 /* Inverse of the standard normal CDF (Acklam's rational approximation, |rel err| < 1.2e-9). */

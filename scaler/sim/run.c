@@ -660,12 +660,3 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     eng_cleanup(&e);
     return 0;
 }
-
-void sim_run_result_cleanup(struct sim_run_result *res)
-{
-    for (int i = 0; i < res->nwarnings; i++)
-        free(res->warnings[i]);
-    free(res->warnings);
-    res->warnings = NULL;
-    res->nwarnings = 0;
-}
