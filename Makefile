@@ -93,7 +93,10 @@ $(BUILD)/bin/emulator-instance: $(call obj,emulator/instance/main.c) $(LIBEMU) $
 endif
 ifneq ($(wildcard loadgen/main.c),)
 BINS += $(BUILD)/bin/loadgen
-# loadgen scenario reads scenario files with the simulator's parser (libsim, libscaler).
+# loadgen scenario links libsim for the scenario toolkit it shares with scaler simulate
+# (scenario parser, load shapes, timeline, expectations, elasticity, outputs, report) and
+# for its prediction, which it reaches only through scaler/sim/predict.h (sim_predict: the
+# scenario simulated, a group's capacity per sample); libsim's engine needs libscaler.
 $(BUILD)/bin/loadgen: $(call obj,loadgen/main.c) $(LIBLOADGEN) $(LIBSIM) $(LIBSCALER) $(LIBCOMMON)
 endif
 
@@ -104,7 +107,7 @@ $(BUILD)/bin/%:
 # --- unit tests: tests/unit/<folder>/test_<module>.c, one binary each ------------
 UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
-# loadgen uses libsim (scenario parser, phase rule): it comes first
+# loadgen uses libsim (the scenario toolkit, sim_predict): it comes first
 ALL_LIBS := $(LIBLOADGEN) $(LIBSIM) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
 
 $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)

@@ -12,6 +12,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -19,6 +22,7 @@
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
+#include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/app.h"
 #include "scaler/ec2.h"
@@ -95,6 +99,14 @@ struct outage {
     int64_t until_ms;
 };
 
+/* one load balancer target as sync_lb() copies it (health results and drain ends change
+ * the views while it works) */
+struct tcopy {
+    char id[SC_EC2_ID_LEN];
+    char zone[32];
+    int routable, draining, checked;
+};
+
 struct autoscale {
     struct autoscale_config cfg;
     struct outage **out;
@@ -120,6 +132,7 @@ struct autoscale {
     int fetching;           /* status GETs in flight */
     int fetch_rr;           /* where the next queued one is looked for */
     uint64_t key_seq;
+    struct tcopy tc[MAX_TARGETS]; /* sync_lb()'s copy of one load balancer's targets */
 };
 
 #define PUSH(arr, n, cap, item)                                                                    \
@@ -240,50 +253,6 @@ static void proc_tag_ports(struct sc_world *w, struct proc *p, int64_t now)
         p->map_tagged = p->nmap;
 }
 
-static int b64val(int c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+' || c == '-')
-        return 62;
-    if (c == '/' || c == '_')
-        return 63;
-    return -1;
-}
-
-/* Decodes base64 (padding and whitespace ignored) into a new string, or NULL. */
-static char *b64_decode(const char *s)
-{
-    size_t n = strlen(s), o = 0;
-    char *out = cm_xmalloc(n + 1);
-    unsigned acc = 0;
-    int bits = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        int v;
-
-        if (s[i] == '=' || s[i] == '\n' || s[i] == '\r' || s[i] == ' ')
-            continue;
-        v = b64val((unsigned char)s[i]);
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    out[o] = '\0';
-    return out;
-}
-
 /* The profile JSON of an instance from its UserData (JSON or base64 JSON), validated;
  * NULL = the default profile. *prof gets the parsed profile. */
 static char *profile_of(const char *user_data, struct sc_app *prof, const char *id)
@@ -297,7 +266,7 @@ static char *profile_of(const char *user_data, struct sc_app *prof, const char *
     if (user_data[strspn(user_data, " \t\r\n")] == '{')
         json = cm_xstrdup(user_data);
     else
-        json = b64_decode(user_data);
+        json = cm_base64_decode(user_data, NULL);
     if (!json || json[strspn(json, " \t\r\n")] != '{') {
         free(json);
         return NULL; /* UserData that is not a profile: an ordinary script */
@@ -538,11 +507,6 @@ static struct listener *listener_get(struct autoscale *a, struct sc_world *w, co
     return x;
 }
 
-struct tcopy {
-    char id[SC_EC2_ID_LEN];
-    char zone[32];
-};
-
 static void on_health(void *ud, const char *key, int ok, int connect_failed)
 {
     struct autoscale *a = ud;
@@ -585,8 +549,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
     const struct sc_elb_lb *lb = sc_elb_lb_find(elb, name);
     struct listener *mine[16];
     int nmine = 0, nt, changed = 0;
-    static struct tcopy tc[MAX_TARGETS];
-    static int routable[MAX_TARGETS], draining[MAX_TARGETS], checked[MAX_TARGETS];
+    struct tcopy *tc = a->tc;
     struct hc_check chk;
     int64_t interval_ms, timeout_ms;
     const char *zones[LB_ZONES_MAX];
@@ -648,9 +611,9 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         snprintf(tc[t].id, sizeof(tc[t].id), "%.31s", tg.instance_id);
         snprintf(tc[t].zone, sizeof(tc[t].zone), "%.31s",
                  tg.availability_zone ? tg.availability_zone : "");
-        routable[t] = tg.routable;
-        draining[t] = tg.draining;
-        checked[t] = tg.checked;
+        tc[t].routable = tg.routable;
+        tc[t].draining = tg.draining;
+        tc[t].checked = tg.checked;
     }
     for (int t = 0; t < nt; t++) {
         struct proc *p = tc[t].id[0] ? proc_find(a, w, tc[t].id) : NULL;
@@ -662,11 +625,11 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         for (int i = 0; i < nmine; i++) {
             port = proc_port_for(a, p, mine[i]->instance_port);
             lb_backend_set(mine[i]->l, tc[t].id, port > 0 ? port : 1, tc[t].zone,
-                           routable[t] && port > 0);
+                           tc[t].routable && port > 0);
         }
         /* the health check to its target's port */
         port = proc_port_for(a, p, hc_port);
-        if (checked[t] && port > 0) {
+        if (tc[t].checked && port > 0) {
             struct hcref *r = hcref_get(a, w, name, tc[t].id);
 
             r->seen = 1;
@@ -675,7 +638,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         }
         if (p)
             proc_tag_ports(w, p, now);
-        if (draining[t]) {
+        if (tc[t].draining) {
             int out = 0;
 
             for (int i = 0; i < nmine; i++) {
@@ -783,19 +746,48 @@ static void fetch_end(struct proc *p)
     }
 }
 
+/* Reads busy_ms and uptime_ms from a status reply: a whole 200 whose body is a JSON object
+ * with both numbers. Returns 0, or -1 (no figure this minute, as for a hung instance). */
+static int status_parse(const char *buf, size_t len, double *busy, double *up)
+{
+    struct lb_http_msg m;
+    size_t blen;
+    json_t *o, *b, *u;
+    int rc = -1;
+
+    if (lb_http_parse_response(buf, len, &m) != LB_HTTP_OK || m.status != 200)
+        return -1;
+    blen = len - m.head_len;
+    switch (lb_http_response_body(&m, 0)) {
+    case LB_HTTP_BODY_LENGTH:
+        if ((uint64_t)m.content_length > blen)
+            return -1; /* cut short */
+        blen = (size_t)m.content_length;
+        break;
+    case LB_HTTP_BODY_EOF:
+        break;
+    default:
+        return -1; /* the instance sends neither chunks nor an empty status */
+    }
+    o = json_loadb(buf + m.head_len, blen, 0, NULL);
+    b = json_object_get(o, "busy_ms");
+    u = json_object_get(o, "uptime_ms");
+    if (json_is_number(b) && json_is_number(u)) {
+        *busy = json_number_value(b);
+        *up = json_number_value(u);
+        rc = 0;
+    }
+    json_decref(o);
+    return rc;
+}
+
 /* The reply is in: modelled CPU over the interval since the last reading. */
 static void fetch_done(struct proc *p)
 {
-    const char *b, *u;
     double busy, up;
 
-    p->f.buf[p->f.len] = '\0';
-    b = strstr(p->f.buf, "\"busy_ms\":");
-    u = strstr(p->f.buf, "\"uptime_ms\":");
-    if (!b || !u || p->exited)
+    if (p->exited || status_parse(p->f.buf, p->f.len, &busy, &up) != 0)
         return;
-    busy = strtod(b + 10, NULL);
-    up = strtod(u + 12, NULL);
     if (p->have_last && up > p->last_up_ms) {
         double pct = sc_app_cpu_pct(&p->app, busy - p->last_busy_ms, up - p->last_up_ms);
 

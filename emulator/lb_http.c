@@ -1,4 +1,12 @@
-/* emulator/lb_http.c: see lb_http.h. */
+/* emulator/lb_http.c: see lb_http.h.
+ *
+ * Why loadgen/resp.c is a second HTTP/1 parser: the proxy, the health checker and the
+ * instance hold each head whole in their connection's buffer (the proxy forwards it), so
+ * this parses it in place with no allocation, returns every header's offsets for
+ * forwarding and rewriting, and parses requests too, with the anti-smuggling rules a
+ * server side needs. loadgen's client streams responses through one buffer per thread
+ * and only measures them (status, framing, byte counts as ab reports them), so it keeps a
+ * byte-fed state machine of its own rather than a head buffer per connection. */
 #include "emulator/lb_http.h"
 
 #include <stdio.h>

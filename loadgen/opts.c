@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/units.h"
 #include "common/xalloc.h"
@@ -226,15 +225,16 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
             break;
         case 'A': { /* each -A adds an Authorization line, as in ab */
             const char *a = optarg;
-            char b64[1400], *na;
+            char *b64, *na;
             size_t n;
             while (isspace((unsigned char)*a))
                 a++;
             n = strlen(a);
             if (n > 1024)
                 return usage_err(err, errlen, "Authentication credentials too long", NULL);
-            EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)a, (int)n);
+            b64 = cm_base64_encode(a, n);
             na = cm_xasprintf("%sAuthorization: Basic %s\r\n", o->auth ? o->auth : "", b64);
+            free(b64);
             free(o->auth);
             o->auth = na;
             break;

@@ -1,5 +1,13 @@
 /* loadgen/resp.c: see resp.h. Lines are found with memchr and handled in place when
- * they lie inside one read; only lines split across reads are copied. */
+ * they lie inside one read; only lines split across reads are copied.
+ *
+ * Why emulator/lb_http.c is a second HTTP/1 parser: loadgen reads all of a thread's
+ * connections through one shared buffer, so this parser keeps its state between reads,
+ * never needs a whole head in memory and only measures (status, framing, header and body
+ * bytes as ab counts them), where the proxy parses a head it holds whole anyway, in place
+ * and without allocating, keeping every header's offsets to forward and rewrite them.
+ * One parser would cost loadgen a head buffer per connection or the proxy a line buffer
+ * and a byte-at-a-time state machine, for rules (framing) that fit in a few lines here. */
 #include "loadgen/resp.h"
 
 #include <ctype.h>

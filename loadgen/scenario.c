@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 #include "loadgen/scn_run.h"
@@ -28,26 +29,6 @@ static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service s
     return c;
 }
 
-static void b64(struct cm_buf *out, const char *s)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t n = strlen(s);
-    const unsigned char *p = (const unsigned char *)s;
-
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16;
-
-        if (i + 1 < n)
-            v |= (unsigned)p[i + 1] << 8;
-        if (i + 2 < n)
-            v |= p[i + 2];
-        cm_buf_putc(out, tab[(v >> 18) & 63]);
-        cm_buf_putc(out, tab[(v >> 12) & 63]);
-        cm_buf_putc(out, i + 1 < n ? tab[(v >> 6) & 63] : '=');
-        cm_buf_putc(out, i + 2 < n ? tab[v & 63] : '=');
-    }
-}
-
 /* A scenario app as the emulator's instance profile (sc_app_format(): the same keys, so
  * every key reaches the instance), base64 as CreateLaunchConfiguration's UserData is sent.
  * CPUUtilization is the profile's busy-worker model in both worlds; cpu_ms (real CPU
@@ -56,14 +37,9 @@ static char *user_data(const struct sc_app *app)
 {
     char json[SC_APP_FORMAT_LEN];
     int n = sc_app_format(app, json, sizeof(json));
-    struct cm_buf b;
 
     assert(n > 0); /* SC_APP_FORMAT_LEN holds every profile */
-    (void)n;
-    cm_buf_init(&b, 4096);
-    b64(&b, json);
-    cm_buf_putc(&b, '\0');
-    return cm_buf_take(&b, NULL);
+    return cm_base64_encode(json, (size_t)n);
 }
 
 static void add_name(struct aws_params *p, const char *key, const char *prefix, const char *name)

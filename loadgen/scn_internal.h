@@ -23,7 +23,7 @@
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
-#include "scaler/sim/run.h"
+#include "scaler/sim/result.h"
 #include "scaler/sim/scenario.h"
 #include "scaler/sim/timeline.h"
 

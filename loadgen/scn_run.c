@@ -27,8 +27,8 @@
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
+#include "scaler/sim/predict.h"
 #include "scaler/sim/report.h"
-#include "scaler/sim/run.h"
 #include "scaler/sim/timeline.h"
 
 #define PROG "loadgen scenario"
@@ -121,41 +121,17 @@ static int clock_sync(struct run *r, int64_t *emu_now, int64_t *mono_now, char *
 
 /* ---- the prediction ---- */
 
-struct pred {
-    int64_t *t;
-    double *cap;
-    int n;
-};
-
-static void pred_on_sample(const struct sim_sample *s, void *ud)
+/* The simulator's capacity for the first group (scaler/sim/predict.h), its warnings
+ * printed as scaler simulate prints them. */
+static int predict(const struct run *r, struct sim_prediction *p)
 {
-    struct pred *p = ud;
-
-    if (s->ngroups < 1)
-        return;
-    p->t = cm_xrealloc(p->t, (size_t)(p->n + 1) * sizeof(*p->t));
-    p->cap = cm_xrealloc(p->cap, (size_t)(p->n + 1) * sizeof(*p->cap));
-    p->t[p->n] = s->t_ms;
-    p->cap[p->n] = s->groups[0].in_service;
-    p->n++;
-}
-
-static void pred_on_timeline(struct sim_timeline *tl, void *ud)
-{
-    sim_timeline_add_sink(tl, pred_on_sample, NULL, ud);
-}
-
-static int predict(struct run *r, struct pred *p, struct sim_run_result *res)
-{
-    struct sim_run_config rc = { 0 };
+    struct sim_predict_options po = { r->sc->seed, 0 };
     char err[SIM_ERR_MAX];
+    int rv = sim_predict(r->sc, &po, p, err);
 
-    rc.sc = r->sc;
-    rc.mode = SIM_MODE_AUTO;
-    rc.seed = r->sc->seed;
-    rc.on_timeline = pred_on_timeline;
-    rc.ud = p;
-    if (sim_run(&rc, res, NULL, err) != 0) {
+    for (int i = 0; i < p->nwarnings; i++)
+        fprintf(stderr, "scaler: warning: %s\n", p->warnings[i]);
+    if (rv != 0) {
         scn_fail_msg("the prediction (scaler simulate) failed: %s", err);
         return -1;
     }
@@ -309,13 +285,12 @@ static void finish_activities(struct run *r)
     r->nopen = 0;
 }
 
-static int report_write(struct run *r, const struct pred *p, const struct sim_run_result *pr,
-                        const char *mode)
+static int report_write(struct run *r, const struct sim_prediction *p, const char *mode)
 {
     struct sim_report_expect ex[256];
     struct sim_report_input in = { 0 };
     struct sim_report_capacity cmp = { 0 };
-    char gen[64];
+    char gen[64], label[96];
 
     in.tl = r->tl;
     in.scenario_name = r->sc->name;
@@ -330,11 +305,10 @@ static int report_write(struct run *r, const struct pred *p, const struct sim_ru
     snprintf(gen, sizeof(gen), "loadgen scenario");
     in.generated_by = gen;
     if (p && p->n > 0) {
-        static char label[96];
-        snprintf(label, sizeof(label), "predicted (scaler simulate, %s)", sim_mode_str(pr->mode));
+        snprintf(label, sizeof(label), "predicted (scaler simulate, %s)", p->mode);
         cmp.label = label;
-        cmp.t_ms = p->t;
-        cmp.capacity = p->cap;
+        cmp.t_ms = p->t_ms;
+        cmp.capacity = p->capacity;
         cmp.n = p->n;
         cmp.group = 0;
         cmp.tolerance = 1;
@@ -389,8 +363,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     char err[1024];
     int rc = 1, setup_ok = 0, failed_teardown = 0;
     int64_t emu_now, mono_now, next_sample, next_fault, t_end;
-    struct pred pred = { 0 };
-    struct sim_run_result pres;
+    struct sim_prediction pred = { 0 };
     char mode[400];
 
     memset(r, 0, sizeof(*r));
@@ -593,9 +566,9 @@ out_signals:
         sim_checker_finish(r->checker, r->obs.end_ms);
         failed = sim_checker_failed(r->checker);
         rc = failed ? 3 : 0;
-        if (predict(r, &pred, &pres) == 0 && r->nobs > 0 && pred.n > 0)
-            have_diff = sim_elastic_diff(r->obs_t, r->obs_cap, r->nobs, pred.t, pred.cap, pred.n,
-                                         r->obs.end_ms, 1.0, &d) == 0;
+        if (predict(r, &pred) == 0 && r->nobs > 0 && pred.n > 0)
+            have_diff = sim_elastic_diff(r->obs_t, r->obs_cap, r->nobs, pred.t_ms, pred.capacity,
+                                         pred.n, r->obs.end_ms, 1.0, &d) == 0;
         snprintf(how, sizeof(how), "%s, seed %llu", r->is_emulator ? "emulator" : "aws",
                  (unsigned long long)sc->seed);
         sim_out_print_summary(stdout, sc->name, how, "observed", &r->elastic, &r->obs,
@@ -604,7 +577,7 @@ out_signals:
             printf("predicted (scaler simulate, %s mode): final InService %d, observed %d; "
                    "capacity differs by more than one instance %.1f%% of the time (bar 10%%: "
                    "%s), differs at all %.1f%%, largest difference %.0f\n",
-                   sim_mode_str(pres.mode), pres.final_in_service[0], r->obs.final_in_service[0],
+                   pred.mode, pred.final_in_service, r->obs.final_in_service[0],
                    d.over_tolerance_pct, d.over_tolerance_pct <= 10 ? "holds" : "missed",
                    d.differ_pct, d.max_abs);
         }
@@ -626,18 +599,17 @@ out_signals:
                 snprintf(extra + k, sizeof(extra) - (size_t)k,
                          ",\n\"predicted\":{\"mode\":\"%s\",\"final_in_service\":%d,"
                          "\"over_one_instance_pct\":%.4f,\"differ_pct\":%.4f,\"max_abs\":%.0f}",
-                         sim_mode_str(pres.mode), pres.final_in_service[0], d.over_tolerance_pct,
-                         d.differ_pct, d.max_abs);
+                         pred.mode, pred.final_in_service, d.over_tolerance_pct, d.differ_pct,
+                         d.max_abs);
             sim_out_json_tail(r->jsonf, &r->elastic, r->checker, &r->obs,
                               sim_timeline_config(r->tl), extra, rc);
         }
-        if (o->report && report_write(r, &pred, &pres, mode) != 0)
+        if (o->report && report_write(r, &pred, mode) != 0)
             rc = 1;
         if (o->report)
             printf("report: %s\n", o->report);
     }
-    free(pred.t);
-    free(pred.cap);
+    sim_prediction_cleanup(&pred);
 out:
     run_cleanup(r);
     return rc;

@@ -144,7 +144,7 @@ int sweep_main(int argc, char **argv)
     char err[256], *req = NULL;
     double(*rows)[NCOLS] = NULL;
     FILE *out = stdout;
-    static struct sched sched;
+    struct sched *sched = NULL; /* ~100 kB: on the heap, not the stack */
 
     optind = 1;
     opterr = 0;
@@ -247,13 +247,14 @@ int sweep_main(int argc, char **argv)
     cfg.recv_errors_ok = 1;
     cfg.nolength = 1;
     cfg.sample_us = 1000000;
-    cfg.sched = &sched;
+    sched = cm_xcalloc(1, sizeof(*sched));
+    cfg.sched = sched;
     for (double rate = low; rate <= high + 1e-9; rate += step) {
         struct conn_result res;
         double secs, *row;
         const struct stats *st;
 
-        sched_init_const(&sched, rate, 0);
+        sched_init_const(sched, rate, 0);
         cfg.duration_us = (int64_t)(conns / rate * 1e6) + timeout_us * (int64_t)calls + 5000000;
         if (!quiet)
             fprintf(stderr, "loadgen: sweep: %g connections/s (%g requests/s)...\n", rate,
@@ -298,6 +299,7 @@ done:
         fclose(out);
     free(rows);
     free(req);
+    free(sched);
     if (cfg.tls_ctx)
         sock_tls_ctx_destroy(cfg.tls_ctx);
     return status;

@@ -85,12 +85,27 @@ struct sinks {
     const struct opts *o;
     const struct sim_scenario *sc;
     enum sim_mode mode;
+    const struct sim_run_result *res; /* the run's, for its warnings */
+    int warned;
 };
+
+/* The run's warnings, once: when the timeline starts (before the first sample, as a
+ * long run's user wants them) or after a run that failed before it. */
+static void print_warnings(struct sinks *s)
+{
+    if (s->warned)
+        return;
+    s->warned = 1;
+    for (int i = 0; i < s->res->nwarnings; i++)
+        fprintf(stderr, "scaler: warning: %s\n", s->res->warnings[i]);
+}
 
 static void on_timeline(struct sim_timeline *tl, void *ud)
 {
     struct sinks *s = ud;
     const struct sim_timeline_config *tc = sim_timeline_config(tl);
+
+    print_warnings(s);
 
     sim_out_bind(&s->out, tc);
     sim_elastic_sink_init(&s->elastic, tc->ngroups);
@@ -172,9 +187,12 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
     rc.on_timeline = on_timeline;
     rc.ud = &s;
     rc.checker = s.checker;
+    s.res = &r;
     rv = sim_run(&rc, &r, &tl, err);
+    print_warnings(&s);
     if (rv != 0) {
         fprintf(stderr, "scaler: %s: %s\n", o->file, err);
+        sim_run_result_cleanup(&r);
         sim_checker_destroy(s.checker);
         return rv;
     }
@@ -197,6 +215,7 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
     if (o->report && write_report(o, &s, tl, &r) != 0)
         exit_code = 1;
     fflush(stdout);
+    sim_run_result_cleanup(&r);
     sim_timeline_destroy(tl);
     sim_checker_destroy(s.checker);
     return exit_code;
@@ -303,9 +322,12 @@ static int run_sweep(const struct opts *o)
         rc.on_timeline = on_timeline;
         rc.ud = &s;
         rc.checker = s.checker;
+        s.res = &r;
         rv = sim_run(&rc, &r, &tl, err);
+        print_warnings(&s);
         if (rv != 0) {
             fprintf(stderr, "scaler: %s (%s=%g): %s\n", o->file, param, v, err);
+            sim_run_result_cleanup(&r);
             sim_checker_destroy(s.checker);
             sim_scenario_destroy(sc);
             free(text);
@@ -322,6 +344,7 @@ static int run_sweep(const struct opts *o)
                    tot > 0 ? 100.0 * r.failed / tot : 0.0, r.p99_ms,
                    sim_checker_failed(s.checker) ? "FAIL" : "ok");
         }
+        sim_run_result_cleanup(&r);
         sim_timeline_destroy(tl);
         sim_checker_destroy(s.checker);
         sim_scenario_destroy(sc);

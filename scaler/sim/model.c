@@ -20,11 +20,6 @@
 const double level_edges[NLEVELS + 1] = { 0,   0.1,  0.2,  0.3,  0.4,   0.5,   0.6,   0.7, 0.8,
                                           0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 1.0 };
 
-const char *sim_mode_str(enum sim_mode m)
-{
-    return m == SIM_MODE_DES ? "des" : "fluid";
-}
-
 /* ---- distributions ---- */
 
 /* One service time of the profile (scaler/app.h) in us, from the model's RNG. */
@@ -115,6 +110,11 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
     for (int i = 0; i < sc->nlbs; i++) {
         const char *proto = sc->lbs[i].nlisteners ? sc->lbs[i].listeners[0].protocol : "HTTP";
         m->routes[i].round_robin = strcmp(proto, "TCP") == 0 || strcmp(proto, "SSL") == 0;
+    }
+    for (int k = 0; k < NLEVELS; k++) {
+        m->lv_mid[k] = (level_edges[k] + level_edges[k + 1]) / 2;
+        m->lv_log1mp[k] = log(1 - m->lv_mid[k]);
+        m->lv_weight[k] = (level_edges[k + 1] - level_edges[k]) * SIM_FLUID_WEIGHT;
     }
     m->apps = cm_xcalloc((size_t)sc->nlcs + 1, sizeof(*m->apps));
     for (int i = 0; i < sc->nlcs; i++) {

@@ -36,15 +36,8 @@
 
 #include "common/hist.h"
 #include "scaler/app.h"
+#include "scaler/sim/result.h"
 #include "scaler/sim/scenario.h"
-
-enum sim_mode {
-    SIM_MODE_DES = 0,
-    SIM_MODE_FLUID = 1,
-};
-
-/* "des", "fluid". */
-const char *sim_mode_str(enum sim_mode m);
 
 /* The ELB idle timeout a hung instance's requests wait before failing, and the time a
  * fast failure (503) takes. */

@@ -51,28 +51,17 @@ static void ent_add(struct sim_model *m, int64_t v, uint64_t cnt, int level)
 static void record_now(struct sim_model *m, const struct app_cache *ac, double slow, double n,
                        double wait_fixed_us, double erl_c, double erl_rate_us)
 {
-    /* per level: its mid probability p, log(1 - p) and its width x the fluid weight */
-    static double mid[NLEVELS], log1mp[NLEVELS], weight[NLEVELS];
-    static int ready;
     double log_c = 0;
     int tail = erl_c > 0 && erl_rate_us > 0;
 
-    if (!ready) {
-        for (int k = 0; k < NLEVELS; k++) {
-            mid[k] = (level_edges[k] + level_edges[k + 1]) / 2;
-            log1mp[k] = log(1 - mid[k]);
-            weight[k] = (level_edges[k + 1] - level_edges[k]) * SIM_FLUID_WEIGHT;
-        }
-        ready = 1;
-    }
     if (tail)
         log_c = log(erl_c);
     for (int k = 0; k < NLEVELS; k++) {
         double w = wait_fixed_us, v, c;
-        if (tail && mid[k] > 1 - erl_c)
-            w += (log_c - log1mp[k]) / erl_rate_us; /* log(erl_c / (1 - p)) */
+        if (tail && m->lv_mid[k] > 1 - erl_c)
+            w += (log_c - m->lv_log1mp[k]) / erl_rate_us; /* log(erl_c / (1 - p)) */
         v = w + ac->q_us[k] * slow;
-        c = n * weight[k];
+        c = n * m->lv_weight[k];
         /* round half up: both are >= 0 */
         if (c >= 0.5)
             ent_add(m, (int64_t)(v + 0.5), (uint64_t)(c + 0.5), k);

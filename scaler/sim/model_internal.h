@@ -152,6 +152,9 @@ struct sim_model {
 
     struct app_cache *apps;
     int napps;
+    /* fluid: per quantile level its mid probability p, log(1 - p) and its width x
+     * SIM_FLUID_WEIGHT (what a recording adds at each level), set by sim_model_create */
+    double lv_mid[NLEVELS], lv_log1mp[NLEVELS], lv_weight[NLEVELS];
 
     struct cm_hist hist;
     /* fluid: latency recordings waiting to be added (same parameters tick after tick) */

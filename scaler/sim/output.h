@@ -21,7 +21,7 @@
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/report.h"
-#include "scaler/sim/run.h"
+#include "scaler/sim/result.h"
 #include "scaler/sim/timeline.h"
 
 /* One sink: the table (table = 1) or the JSON timeline (json = 1) on f. */

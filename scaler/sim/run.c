@@ -3,6 +3,7 @@
 #include "scaler/sim/run.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,8 +254,31 @@ static int setup_alarms(struct eng *e)
     return 0;
 }
 
+static void warn(struct sim_run_result *res, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Adds a line to res's warnings (sim_run prints nothing; its caller does). */
+static void warn(struct sim_run_result *res, const char *fmt, ...)
+{
+    va_list ap;
+    char *line;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    line = cm_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(line, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    res->warnings = cm_xrealloc(res->warnings, (size_t)(res->nwarnings + 1) * sizeof(char *));
+    res->warnings[res->nwarnings++] = line;
+}
+
 /* Which metrics some alarm reads: only those are put. */
-static void plan_metrics(struct eng *e)
+static void plan_metrics(struct eng *e, struct sim_run_result *res)
 {
     for (int i = 0; i < e->nalarms; i++) {
         const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
@@ -285,14 +309,14 @@ static void plan_metrics(struct eng *e)
             }
         }
         if (!known)
-            fprintf(stderr,
-                    "scaler: warning: alarm %s reads %s %s, which the simulator does not "
-                    "produce; it will see no data\n",
-                    v->alarm_name, v->namespace, v->metric_name);
+            warn(res,
+                 "alarm %s reads %s %s, which the simulator does not produce; it will see no "
+                 "data",
+                 v->alarm_name, v->namespace, v->metric_name);
     }
 }
 
-static void setup_health(struct eng *e)
+static void setup_health(struct eng *e, struct sim_run_result *res)
 {
     for (int i = 0; i < e->sc->nlbs; i++) {
         const struct sc_elb_lb *lb = sc_elb_lb_find(e->elb, e->sc->lbs[i].name);
@@ -312,10 +336,10 @@ static void setup_health(struct eng *e)
             if (e->sc->lbs[i].listeners[j].instance_port == port)
                 ls->port_ok = 1;
         if (!ls->port_ok)
-            fprintf(stderr,
-                    "scaler: warning: %s: health check target %s names port %d, which no "
-                    "listener's instance_port serves; every check will fail\n",
-                    e->sc->lbs[i].path, lb->health_check.target, port);
+            warn(res,
+                 "%s: health check target %s names port %d, which no listener's "
+                 "instance_port serves; every check will fail",
+                 e->sc->lbs[i].path, lb->health_check.target, port);
     }
 }
 
@@ -483,8 +507,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
         eng_cleanup(&e);
         return rc;
     }
-    plan_metrics(&e);
-    setup_health(&e);
+    plan_metrics(&e, res);
+    setup_health(&e, res);
     for (int i = 0; i < sc->nfaults; i++)
         e.faults[i].f = &sc->faults[i];
     qsort(e.faults, (size_t)sc->nfaults, sizeof(*e.faults), cmp_fault);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "scaler/sim/model.h"
+#include "scaler/sim/result.h"
 #include "scaler/sim/scenario.h"
 #include "scaler/sim/timeline.h"
 
@@ -47,23 +48,14 @@ struct sim_run_config {
     struct sim_checker *checker; /* optional: gets each sample's latency histogram */
 };
 
-struct sim_run_result {
-    enum sim_mode mode;
-    int64_t start_ms, end_ms;
-    double arrived, completed, failed; /* requests (fluid: may be fractional) */
-    double p50_ms, p99_ms;             /* over the whole run */
-    int ngroups;
-    int final_desired[SIM_TIMELINE_MAX_GROUPS];
-    int final_in_service[SIM_TIMELINE_MAX_GROUPS];
-    double instance_hours[SIM_TIMELINE_MAX_GROUPS]; /* billed: pending + InService + Terminating */
-};
-
 /* Picks the mode `auto` would (DES under SIM_AUTO_DES_MAX_REQUESTS estimated requests). */
 enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_requests);
 
 /* Runs to the end. Returns 0; 2 when the library rejected the infrastructure (err:
  * "$.infrastructure.groups[0]: ValidationError: <AWS message>"); 1 on a runtime failure
- * (err says what). *tl_out (optional) receives the timeline (caller destroys it). */
+ * (err says what). *tl_out (optional) receives the timeline (caller destroys it). Prints
+ * nothing: *res (scaler/sim/result.h) holds the warnings whatever it returns, so the
+ * caller frees it with sim_run_result_cleanup() after every call. */
 int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             struct sim_timeline **tl_out, char *err);
 

@@ -1,0 +1,39 @@
+/* scaler/sim/result.h: the totals of one scenario run, simulated (sim_run, scaler/sim/run.h)
+ * or observed (loadgen scenario), as scaler/sim/output.h prints them, and the simulator's
+ * two modes by name. Plain data: the program that runs the scenario fills it. */
+#ifndef SCALER_SIM_RESULT_H
+#define SCALER_SIM_RESULT_H
+
+#include <stdint.h>
+
+#include "scaler/sim/timeline.h"
+
+enum sim_mode {
+    SIM_MODE_DES = 0,
+    SIM_MODE_FLUID = 1,
+};
+
+/* "des", "fluid". */
+const char *sim_mode_str(enum sim_mode m);
+
+struct sim_run_result {
+    enum sim_mode mode;
+    int64_t start_ms, end_ms;
+    double arrived, completed, failed; /* requests (fluid: may be fractional) */
+    double p50_ms, p99_ms;             /* over the whole run */
+    int ngroups;
+    int final_desired[SIM_TIMELINE_MAX_GROUPS];
+    int final_in_service[SIM_TIMELINE_MAX_GROUPS];
+    double instance_hours[SIM_TIMELINE_MAX_GROUPS]; /* billed: pending + InService + Terminating */
+    /* What setup found the run cannot model (an alarm on a metric the simulator does not
+     * produce, a health check on a port no listener serves), one line each without the
+     * program's name or a newline, for the caller to print (`scaler: warning: <line>`).
+     * sim_run fills them before it calls its config's on_timeline; owned by the result. */
+    char **warnings;
+    int nwarnings;
+};
+
+/* Frees what a run allocated in *res (its warnings) and leaves none. */
+void sim_run_result_cleanup(struct sim_run_result *res);
+
+#endif
