@@ -59,6 +59,8 @@ if [ "$want_test" = 1 ]; then
     need_cmd pgrep procps
     need_cmd ps procps
     need_cmd script bsdutils
+    # Ansible with the amazon.aws collection (test_elb_classic's elb_classic_lb play).
+    need_cmd ansible-playbook ansible
 fi
 if [ "$want_bench" = 1 ]; then
     need_cmd wrk wrk

@@ -3,21 +3,20 @@
 # it (docs/elb-classic.md), through Debian's aws CLI v2 (/usr/bin/aws) and boto3: the
 # default_elb_<id> group and SourceSecurityGroup, the lookups Terraform makes, EC2 security
 # groups with AWS's errors, the load balancer's network interfaces, policies, Ansible's
-# elb_classic_lb play (when ansible-playbook is installed), and all of it across a restart
+# elb_classic_lb play (Debian's ansible, which scripts/deps.sh installs), and all of it across a restart
 # with --state. Prints TAP lines. KEEP_TMP=1 keeps the temp dir.
 set -euo pipefail
 
-. "$(cd "$(dirname "$0")" && pwd)/emu_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-AWS=${AWS_CLI:-/usr/bin/aws}
-[ -x "$AWS" ] || AWS=aws
+AWS=/usr/bin/aws # Debian's aws CLI v2
+need "$AWS" awscli || finish
 export AWS_PAGER=""
-check() { local d=$1; shift; if "$@" >"$TMP/out" 2>&1; then ok "$d"; else notok "$d"; sed 's/^/#   /' "$TMP/out" | tail -n 15; fi; }
 # fails: the command must fail with this error code in its output
 fails() { local code=$1; shift; if "$@" >"$TMP/err" 2>&1; then return 1; fi; grep -q "($code)" "$TMP/err" || { cat "$TMP/err"; return 1; }; }
 a() { "$AWS" --endpoint-url "$EP" --output text "$@"; }
 
-start emu --clock manual --state "$TMP/state.json"
+start_emu emu --quiet --clock manual --state "$TMP/state.json"
 
 # --- the load balancer's security group and SourceSecurityGroup ---
 check "create-load-balancer in the default VPC without groups" \
@@ -156,21 +155,18 @@ assert [x["GroupId"] for x in g] == lb["SecurityGroups"], (g, lb)
 assert "ELBSecurityPolicy-2016-08" in lb["Policies"]["OtherPolicies"], lb["Policies"]
 EOF
 
-# --- Ansible's elb_classic_lb (amazon.aws), when installed ---
-if command -v ansible-playbook >/dev/null 2>&1 &&
-    ansible-doc -t module amazon.aws.elb_classic_lb >/dev/null 2>&1; then
+# --- Ansible's elb_classic_lb (amazon.aws: Debian's ansible carries it) ---
+if need ansible-playbook ansible; then
     check "ansible elb_classic_lb: create, the same again unchanged, delete" env EP="$EP" \
         ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCALHOST_WARNING=False \
         ANSIBLE_INVENTORY_UNPARSED_WARNING=False ANSIBLE_NOCOLOR=1 \
         timeout 300 ansible-playbook -i localhost, "$ROOT/tests/integration/ansible_elb_classic.yml"
-else
-    echo "ok - ansible elb_classic_lb # SKIP ansible-playbook with amazon.aws not installed"
 fi
 
 # --- --state keeps it all; the interfaces come back ---
 kill -TERM "$LAST"
 wait "$LAST" 2>/dev/null || true
-start emu2 --clock manual --state "$TMP/state.json"
+start_emu emu2 --quiet --clock manual --state "$TMP/state.json"
 check "after a restart: policies, listener sets and SourceSecurityGroup" bash -c "
     '$AWS' --endpoint-url $EP --output text elb describe-load-balancers --load-balancer-names web \
       --query 'LoadBalancerDescriptions[0].[SourceSecurityGroup.GroupName,ListenerDescriptions[0].PolicyNames[0],BackendServerDescriptions[0].InstancePort]' |
@@ -187,4 +183,4 @@ check "delete the load balancers, then the group" bash -c "
     [ \$(a ec2 describe-network-interfaces --query 'length(NetworkInterfaces)') = 0 ] &&
     a ec2 delete-security-group --group-id $SG"
 
-[ "$failed" -eq 0 ]
+finish
