@@ -51,12 +51,20 @@ mount --bind /dev "$R/dev"
 mount --bind /dev/pts "$R/dev/pts"
 mount --bind /sys "$R/sys"
 cp /etc/resolv.conf "$R/etc/" 2>/dev/null
+# What every installed Debian has and debootstrap leaves out: /etc/hosts naming localhost
+# (the tests reach servers as https://localhost:PORT), and this machine's own additions to
+# the trust store (a proxy's CA, as on networks that inspect TLS: npm ci goes through it),
+# added once ca-certificates is installed (update-ca-certificates in run.sh).
+printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$R/etc/hosts"
+mkdir -p "$R/usr/local/share/ca-certificates"
+cp /usr/local/share/ca-certificates/*.crt "$R/usr/local/share/ca-certificates/" 2>/dev/null
 git clone -q "$SRC" "$R/root/project"
 cat >"$R/root/run.sh" <<'EOF'
 #!/bin/bash
 export DEBIAN_FRONTEND=noninteractive HOME=/root LANG=C.UTF-8
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 apt-get update -qq >/dev/null && apt-get install -y -qq make git ca-certificates >/dev/null
+update-ca-certificates >/dev/null 2>&1
 cd /root/project
 t0=$(date +%s); timeout 3000 make test >/root/test.log 2>&1; trc=$?; t1=$(date +%s)
 timeout 600 make demo >/root/demo.log 2>&1; drc=$?; t2=$(date +%s)
