@@ -10,6 +10,7 @@
 
 #include "scaler/asg_internal.h"
 #include "scaler/civil.h"
+#include "scaler/hash.h"
 #include "scaler/save.h"
 
 /* --- small helpers ---------------------------------------------------------------------- */
@@ -563,11 +564,7 @@ const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,
 
 static uint64_t idx_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return sc_hash_fnv1a_str(SC_HASH_FNV1A_BASIS, s);
 }
 
 static struct asg_idx_slot *idx_find(const struct sc_asg *asg, const char *id)

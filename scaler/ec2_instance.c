@@ -7,17 +7,14 @@
 #include <string.h>
 
 #include "scaler/ec2_internal.h"
+#include "scaler/hash.h"
 
 /* --- instances -------------------------------------------------------------------------------- */
 
 static size_t id_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    uint64_t h = sc_hash_fnv1a_str(SC_HASH_FNV1A_BASIS, s);
 
-    while (*s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211ULL;
-    }
     return (size_t)(h ^ (h >> 32));
 }
 
