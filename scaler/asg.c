@@ -15,20 +15,6 @@
 
 /* --- small helpers ---------------------------------------------------------------------- */
 
-char *asg_strdup(const char *s)
-{
-    size_t n;
-    char *d;
-
-    if (!s)
-        return NULL;
-    n = strlen(s) + 1;
-    d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 char *asg_asprintf(const char *fmt, ...)
 {
     va_list ap;
@@ -59,7 +45,7 @@ char **asg_dup_strv(const char *const *v, int n)
     if (!d)
         return NULL;
     for (int i = 0; i < n; i++) {
-        d[i] = asg_strdup(v[i] ? v[i] : "");
+        d[i] = sc_strdup(v[i] ? v[i] : "");
         if (!d[i]) {
             sc_strv_free(d, i);
             return NULL;
@@ -372,15 +358,15 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
         goto oom;
     i = &lc->info;
     sc_rng_uuid(asg->rng, uuid);
-    i->launch_configuration_name = asg_strdup(req->launch_configuration_name);
+    i->launch_configuration_name = sc_strdup(req->launch_configuration_name);
     i->launch_configuration_arn =
         asg_asprintf("arn:aws:autoscaling:%s:%s:launchConfiguration:%s:launchConfigurationName/%s",
                      asg->region, asg->account, uuid, req->launch_configuration_name);
-    i->image_id = asg_strdup(req->image_id);
-    i->instance_type = asg_strdup(req->instance_type);
-    i->key_name = asg_strdup(req->key_name);
-    i->user_data = asg_strdup(req->user_data);
-    i->iam_instance_profile = asg_strdup(req->iam_instance_profile);
+    i->image_id = sc_strdup(req->image_id);
+    i->instance_type = sc_strdup(req->instance_type);
+    i->key_name = sc_strdup(req->key_name);
+    i->user_data = sc_strdup(req->user_data);
+    i->iam_instance_profile = sc_strdup(req->iam_instance_profile);
     if (req->nsecurity_groups > 0) {
         i->security_groups = asg_dup_strv(req->security_groups, req->nsecurity_groups);
         if (!i->security_groups)
@@ -799,8 +785,8 @@ static enum sc_status resolve_subnets(struct sc_asg *asg, const char *vzi, char 
         if (!gs)
             goto oom;
         subnets = gs;
-        zones[n] = asg_strdup(zone);
-        subnets[n] = asg_strdup(sub);
+        zones[n] = sc_strdup(zone);
+        subnets[n] = sc_strdup(sub);
         n++;
         if (!zones[n - 1] || !subnets[n - 1])
             goto oom;
@@ -875,10 +861,10 @@ static int group_set_launch_source(struct asg_group *g, const struct sc_asg_grou
     free(i->launch_template_id);
     free(i->launch_template_name);
     free(i->launch_template_version);
-    i->launch_configuration_name = asg_strdup(r->launch_configuration_name);
-    i->launch_template_id = asg_strdup(r->launch_template_id);
-    i->launch_template_name = asg_strdup(r->launch_template_name);
-    i->launch_template_version = asg_strdup(r->launch_template_version);
+    i->launch_configuration_name = sc_strdup(r->launch_configuration_name);
+    i->launch_template_id = sc_strdup(r->launch_template_id);
+    i->launch_template_name = sc_strdup(r->launch_template_name);
+    i->launch_template_version = sc_strdup(r->launch_template_version);
     i->mixed_instances_policy = r->launch_configuration_name ? 0 : !!r->mixed_instances_policy;
     return (r->launch_configuration_name && !i->launch_configuration_name) ||
                    (r->launch_template_id && !i->launch_template_id) ||
@@ -923,7 +909,7 @@ static enum sc_status group_set_zones(struct sc_asg *asg, struct asg_group *g,
     g->zones_gen++;
     i->subnets = subnets;
     i->navailability_zones = n;
-    i->vpc_zone_identifier = asg_strdup(subnets ? r->vpc_zone_identifier : "");
+    i->vpc_zone_identifier = sc_strdup(subnets ? r->vpc_zone_identifier : "");
     if (!i->vpc_zone_identifier)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     return SC_OK;
@@ -986,7 +972,7 @@ static int group_put_tag(struct asg_group *g, const struct sc_asg_tag_req *t)
 {
     struct sc_asg_group_info *i = &g->info;
     struct sc_asg_tag *grown;
-    char *v = asg_strdup(t->value ? t->value : "");
+    char *v = sc_strdup(t->value ? t->value : "");
 
     if (!v)
         return -1;
@@ -1004,7 +990,7 @@ static int group_put_tag(struct asg_group *g, const struct sc_asg_tag_req *t)
         return -1;
     }
     i->tags = grown;
-    grown[i->ntags].key = asg_strdup(t->key);
+    grown[i->ntags].key = sc_strdup(t->key);
     if (!grown[i->ntags].key) {
         free(v);
         return -1;
@@ -1099,7 +1085,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         return st;
     }
     sc_rng_uuid(asg->rng, uuid);
-    i->auto_scaling_group_name = asg_strdup(r->auto_scaling_group_name);
+    i->auto_scaling_group_name = sc_strdup(r->auto_scaling_group_name);
     i->auto_scaling_group_arn =
         asg_asprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:%s:autoScalingGroupName/%s",
                      asg->region, asg->account, uuid, r->auto_scaling_group_name);
@@ -1112,7 +1098,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     i->default_cooldown = r->has_default_cooldown ? r->default_cooldown : 300;
     i->has_default_instance_warmup = r->has_default_instance_warmup;
     i->default_instance_warmup = r->default_instance_warmup;
-    i->health_check_type = asg_strdup(r->health_check_type ? r->health_check_type : "EC2");
+    i->health_check_type = sc_strdup(r->health_check_type ? r->health_check_type : "EC2");
     i->health_check_grace_period =
         r->has_health_check_grace_period ? r->health_check_grace_period : 0;
     if (!i->health_check_type)
@@ -1217,7 +1203,7 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
         if (group_set_launch_source(g, r) != 0)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     if (r->health_check_type) {
-        char *t = asg_strdup(r->health_check_type);
+        char *t = sc_strdup(r->health_check_type);
 
         if (!t)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");

@@ -108,10 +108,10 @@ struct asg_activity *asg_act_new(struct sc_asg *asg, struct asg_group *g, int64_
     if (!a)
         return NULL;
     sc_rng_uuid(asg->rng, a->info.activity_id);
-    a->info.auto_scaling_group_name = asg_strdup(g->info.auto_scaling_group_name);
-    a->info.auto_scaling_group_arn = asg_strdup(g->info.auto_scaling_group_arn);
-    a->info.description = asg_strdup(description);
-    a->info.cause = asg_strdup(cause);
+    a->info.auto_scaling_group_name = sc_strdup(g->info.auto_scaling_group_name);
+    a->info.auto_scaling_group_arn = sc_strdup(g->info.auto_scaling_group_arn);
+    a->info.description = sc_strdup(description);
+    a->info.cause = sc_strdup(cause);
     a->info.details = details_json(subnet, zone ? zone : "");
     a->info.start_ms = now_ms;
     a->info.status_code = status_code;

@@ -44,7 +44,7 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
                 err, SC_ERR_LIMIT_EXCEEDED,
                 "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
                 SC_ASG_MAX_LOAD_BALANCERS);
-        n = asg_strdup(names[i]);
+        n = sc_strdup(names[i]);
         grown = n ? realloc(gi->load_balancer_names,
                             (size_t)(gi->nload_balancer_names + 1) * sizeof(*grown))
                   : NULL;
@@ -225,7 +225,7 @@ enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_
         struct asg_group *g = asg_group_get(asg, tags[i].resource_id);
         struct sc_asg_group_info *gi = &g->info;
         struct sc_asg_tag *grown;
-        char *v = asg_strdup(tags[i].value ? tags[i].value : "");
+        char *v = sc_strdup(tags[i].value ? tags[i].value : "");
         int done = 0;
 
         if (!v)
@@ -252,7 +252,7 @@ enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
         gi->tags = grown;
-        grown[gi->ntags].key = asg_strdup(tags[i].key);
+        grown[gi->ntags].key = sc_strdup(tags[i].key);
         if (!grown[gi->ntags].key) {
             free(v);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");

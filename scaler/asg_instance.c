@@ -337,7 +337,7 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
             (int)ml, err.message);
         a = asg_act_new(asg, g, now_ms, fdesc, cause, "Failed", 100, spec.subnet_id, spec.zone);
         if (a) {
-            a->info.status_message = asg_strdup(err.message);
+            a->info.status_message = sc_strdup(err.message);
             a->info.end_ms = now_ms > 0 ? now_ms : 1;
             g->acts_ver++;
         }
@@ -364,11 +364,11 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
     snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
              spec.subnet_id ? spec.subnet_id : "");
     asg_inst_set_state(asg, g, in, SC_ASG_PENDING);
-    in->info.launch_configuration_name = asg_strdup(gi->launch_configuration_name);
-    in->info.launch_template_id = asg_strdup(gi->launch_template_id);
-    in->info.launch_template_name = asg_strdup(gi->launch_template_name);
-    in->info.launch_template_version = asg_strdup(gi->launch_template_version);
-    in->info.instance_type = asg_strdup(lc ? lc->instance_type : NULL);
+    in->info.launch_configuration_name = sc_strdup(gi->launch_configuration_name);
+    in->info.launch_template_id = sc_strdup(gi->launch_template_id);
+    in->info.launch_template_name = sc_strdup(gi->launch_template_name);
+    in->info.launch_template_version = sc_strdup(gi->launch_template_version);
+    in->info.instance_type = sc_strdup(lc ? lc->instance_type : NULL);
     in->info.protected_from_scale_in = gi->new_instances_protected_from_scale_in;
     in->info.launch_ms = now_ms;
     snprintf(desc, sizeof(desc), "Launching a new EC2 instance: %s", id);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "scaler/asg.h"
+#include "scaler/str.h"
 
 #define ASG_TIME_LEN  64
 #define ASG_CAUSE_LEN 1024
@@ -169,7 +170,6 @@ struct sc_asg {
 };
 
 /* asg.c */
-char *asg_strdup(const char *s);
 char *asg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char **asg_dup_strv(const char *const *v, int n);
 /* Frees a launch configuration and everything it owns; NULL is a no-op. */

@@ -301,14 +301,14 @@ static int set_tt_metric(struct asg_policy *p, const struct sc_asg_tt_req *tt)
     i->target_value = tt->target_value;
     i->disable_scale_in = !!tt->disable_scale_in;
     if (tt->predefined_metric_type) {
-        i->predefined_metric_type = asg_strdup(tt->predefined_metric_type);
-        i->resource_label = asg_strdup(tt->resource_label);
+        i->predefined_metric_type = sc_strdup(tt->predefined_metric_type);
+        i->resource_label = sc_strdup(tt->resource_label);
         return i->predefined_metric_type && (!tt->resource_label || i->resource_label) ? 0 : -1;
     }
-    i->metric_name = asg_strdup(tt->metric_name);
-    i->namespace_ = asg_strdup(tt->namespace_);
-    i->statistic = asg_strdup(tt->statistic);
-    i->unit = asg_strdup(tt->unit);
+    i->metric_name = sc_strdup(tt->metric_name);
+    i->namespace_ = sc_strdup(tt->namespace_);
+    i->statistic = sc_strdup(tt->statistic);
+    i->unit = sc_strdup(tt->unit);
     if (!i->metric_name || !i->namespace_ || !i->statistic || (tt->unit && !i->unit))
         return -1;
     if (tt->ndimensions > 0) {
@@ -317,9 +317,9 @@ static int set_tt_metric(struct asg_policy *p, const struct sc_asg_tt_req *tt)
             return -1;
         i->ndimensions = tt->ndimensions;
         for (int k = 0; k < tt->ndimensions; k++) {
-            i->dimensions[k].key = asg_strdup(tt->dimensions[k].key ? tt->dimensions[k].key : "");
+            i->dimensions[k].key = sc_strdup(tt->dimensions[k].key ? tt->dimensions[k].key : "");
             i->dimensions[k].value =
-                asg_strdup(tt->dimensions[k].value ? tt->dimensions[k].value : "");
+                sc_strdup(tt->dimensions[k].value ? tt->dimensions[k].value : "");
             if (!i->dimensions[k].key || !i->dimensions[k].value)
                 return -1;
         }
@@ -446,10 +446,10 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
         goto oom;
     p->group = g;
     i = &p->info;
-    i->auto_scaling_group_name = asg_strdup(g->info.auto_scaling_group_name);
-    i->policy_name = asg_strdup(r->policy_name);
+    i->auto_scaling_group_name = sc_strdup(g->info.auto_scaling_group_name);
+    i->policy_name = sc_strdup(r->policy_name);
     if (old) {
-        i->policy_arn = asg_strdup(old->info.policy_arn);
+        i->policy_arn = sc_strdup(old->info.policy_arn);
     } else {
         sc_rng_uuid(asg->rng, uuid);
         i->policy_arn = asg_asprintf(
@@ -475,7 +475,7 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
         i->cooldown = r->cooldown;
     } else if (t == SC_ASG_STEP_SCALING) {
         i->metric_aggregation_type =
-            asg_strdup(r->metric_aggregation_type ? r->metric_aggregation_type : "Average");
+            sc_strdup(r->metric_aggregation_type ? r->metric_aggregation_type : "Average");
         i->step_adjustments = calloc((size_t)r->nstep_adjustments, sizeof(*i->step_adjustments));
         if (!i->metric_aggregation_type || !i->step_adjustments)
             goto oom;

@@ -468,7 +468,7 @@ static void pair_load(struct sc_load *l, const json_t *o, const char *key, char 
             sc_load_fail(l, "%s: expected strings or nulls", key);
             return;
         }
-        out[k] = strdup(json_string_value(x));
+        out[k] = sc_strdup(json_string_value(x));
         if (!out[k])
             sc_load_fail(l, "%s: out of memory", key);
     }

@@ -20,16 +20,6 @@
 
 /* --- small helpers ---------------------------------------------------------------------------- */
 
-/* Copies optional string src into *dst; 0, or -1 on OOM (then *dst is NULL). */
-int ec2_sdup_opt(char **dst, const char *src)
-{
-    *dst = NULL;
-    if (!src)
-        return 0;
-    *dst = sdup(src);
-    return *dst ? 0 : -1;
-}
-
 static int is_hex_lower(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

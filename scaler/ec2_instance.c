@@ -357,11 +357,12 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
         in = calloc(1, sizeof(*in));
         if (!in)
             goto oom_insts;
-        if (ec2_sdup_opt(&in->instance_type, type) < 0 || ec2_sdup_opt(&in->image_id, image) < 0 ||
-            ec2_sdup_opt(&in->key_name, key) < 0 || ec2_sdup_opt(&in->user_data, user_data) < 0 ||
-            ec2_sdup_opt(&in->lc_name, req->launch_configuration_name) < 0 ||
+        if (sc_strdup_opt(&in->instance_type, type) < 0 ||
+            sc_strdup_opt(&in->image_id, image) < 0 || sc_strdup_opt(&in->key_name, key) < 0 ||
+            sc_strdup_opt(&in->user_data, user_data) < 0 ||
+            sc_strdup_opt(&in->lc_name, req->launch_configuration_name) < 0 ||
             (t &&
-             (ec2_sdup_opt(&in->lt_id, t->id) < 0 || ec2_sdup_opt(&in->lt_name, t->name) < 0)) ||
+             (sc_strdup_opt(&in->lt_id, t->id) < 0 || sc_strdup_opt(&in->lt_name, t->name) < 0)) ||
             (ltv && ec2_tagset_copy(&in->tags, ltv->v.data.tags, ltv->v.data.ntags) < 0) ||
             ec2_tagset_copy(&in->tags, req->tags, req->ntags) < 0) {
             ec2_inst_free(in);

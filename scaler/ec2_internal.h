@@ -20,6 +20,7 @@
 
 #include "scaler/ec2.h"
 #include "scaler/rng.h"
+#include "scaler/str.h"
 
 #define MAX_ZONES 16 /* the default VPC has room for 16 /20 subnets */
 
@@ -173,7 +174,6 @@ enum reason { REASON_USER, REASON_LOST };
 /* --- helpers, by the file that defines them --------------------------------------------------- */
 
 /* ec2.c */
-int ec2_sdup_opt(char **dst, const char *src);
 int ec2_id_valid(const char *s, const char *prefix);
 int ec2_values_match(const struct sc_ec2_filter *f, const char *v);
 enum sc_status ec2_check_filters(const struct sc_ec2_filter *f, int n, const char *const *known,

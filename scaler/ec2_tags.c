@@ -34,7 +34,7 @@ static int tagset_find(const struct tagset *t, const char *key)
 int ec2_tagset_set(struct tagset *t, const char *key, const char *value)
 {
     int i = tagset_find(t, key);
-    char *v = sdup(value ? value : "");
+    char *v = sc_strdup(value ? value : "");
 
     if (!v)
         return -1;
@@ -52,7 +52,7 @@ int ec2_tagset_set(struct tagset *t, const char *key, const char *value)
         t->v = nv;
         t->cap = cap;
     }
-    t->v[t->n].key = sdup(key);
+    t->v[t->n].key = sc_strdup(key);
     if (!t->v[t->n].key)
         goto fail;
     t->v[t->n].value = v;

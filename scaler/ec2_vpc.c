@@ -160,7 +160,7 @@ struct subnet *ec2_subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint32_
         return NULL;
     ec2_make_id(ec2, "subnet-", s->id);
     snprintf(arn, sizeof(arn), "arn:aws:ec2:%s:%s:subnet/%s", ec2->region, ec2->account, s->id);
-    s->arn = sdup(arn);
+    s->arn = sc_strdup(arn);
     if (!s->arn) {
         free(s);
         return NULL;

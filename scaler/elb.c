@@ -261,8 +261,8 @@ static int set_zones(struct lb *b, const struct placement *p)
     if (!z || !s)
         goto fail;
     for (int i = 0; i < p->n; i++) {
-        z[i] = sdup(p->zone[i]);
-        s[i] = sdup(p->subnet[i]);
+        z[i] = sc_strdup(p->zone[i]);
+        s[i] = sc_strdup(p->subnet[i]);
         if (!z[i] || !s[i])
             goto fail;
     }
@@ -358,9 +358,9 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     snprintf(buf, sizeof(buf), "%s%s-%llu.%s.elb.amazonaws.com",
              strcmp(scheme, "internal") == 0 ? "internal-" : "", b->name,
              (unsigned long long)(1000000000ULL + next_rand(elb) % 1000000000ULL), elb->region);
-    b->dns = sdup(buf);
-    b->scheme = sdup(scheme);
-    b->hc_target = sdup("TCP:80");
+    b->dns = sc_strdup(buf);
+    b->scheme = sc_strdup(scheme);
+    b->hc_target = sc_strdup("TCP:80");
     if (!b->dns || !b->scheme || !b->hc_target || elb_add_listeners(b, norm, req->nlisteners) < 0 ||
         set_zones(b, &p) < 0)
         goto oom;
@@ -376,7 +376,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         }
         if (g) {
             b->sgs = calloc(1, sizeof(*b->sgs));
-            if (!b->sgs || !(b->sgs[0] = sdup(g->group_id)))
+            if (!b->sgs || !(b->sgs[0] = sc_strdup(g->group_id)))
                 goto oom;
             b->nsgs = 1;
         }
@@ -385,7 +385,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         if (!b->sgs)
             goto oom;
         for (int i = 0; i < req->nsecurity_groups; i++) {
-            b->sgs[i] = sdup(req->security_groups[i] ? req->security_groups[i] : "");
+            b->sgs[i] = sc_strdup(req->security_groups[i] ? req->security_groups[i] : "");
             if (!b->sgs[i])
                 goto oom;
             b->nsgs = i + 1;
@@ -578,9 +578,10 @@ enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
             (!req->access_log_s3_bucket_name || !*req->access_log_s3_bucket_name))
             return sc_fail(err, SC_ERR_VALIDATION,
                            "S3BucketName is required when access logs are enabled.");
-        if ((req->access_log_s3_bucket_name && !(bucket = sdup(req->access_log_s3_bucket_name))) ||
+        if ((req->access_log_s3_bucket_name &&
+             !(bucket = sc_strdup(req->access_log_s3_bucket_name))) ||
             (req->access_log_s3_bucket_prefix &&
-             !(prefix = sdup(req->access_log_s3_bucket_prefix)))) {
+             !(prefix = sc_strdup(req->access_log_s3_bucket_prefix)))) {
             free(bucket);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }

@@ -117,7 +117,7 @@ enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *nam
     if (hc->timeout_s >= hc->interval_s)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Health check interval must be greater than the timeout.");
-    target = sdup(hc->target);
+    target = sc_strdup(hc->target);
     if (!target)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     free(b->hc_target);
