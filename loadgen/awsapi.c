@@ -154,7 +154,8 @@ static void shared_path(const char *(*env_get)(const char *, void *), void *ud, 
     const char *home;
 
     if (v) {
-        if (v[0] == '~' && v[1] == '/' && (home = env_nonempty(env_get, ud, "HOME")))
+        home = v[0] == '~' && v[1] == '/' ? env_nonempty(env_get, ud, "HOME") : NULL;
+        if (home)
             snprintf(out, n, "%s%s", home, v + 1);
         else
             snprintf(out, n, "%s", v);

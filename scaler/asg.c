@@ -466,7 +466,7 @@ int asg_group_index(const struct sc_asg *asg, const char *name, int *pos)
     return -1;
 }
 
-struct asg_group *asg_group_get(const struct sc_asg *asg, const char *name)
+struct asg_group *asg_group_find(const struct sc_asg *asg, const char *name)
 {
     int idx = name ? asg_group_index(asg, name, NULL) : -1;
 
@@ -495,7 +495,7 @@ const struct sc_asg_group_info *sc_asg_group_at(const struct sc_asg *asg, int i)
 
 const struct sc_asg_group_info *sc_asg_group_find(const struct sc_asg *asg, const char *name)
 {
-    struct asg_group *g = asg_group_get(asg, name);
+    struct asg_group *g = asg_group_find(asg, name);
 
     return g ? &g->info : NULL;
 }
@@ -539,7 +539,7 @@ const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,
                                                       const struct sc_asg_instance_info **out)
 {
     struct asg_group *g = NULL;
-    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, &g);
 
     if (!in)
         return NULL;
@@ -634,8 +634,8 @@ void asg_idx_del(struct sc_asg *asg, const char *id)
         s->used = 2;
 }
 
-struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
-                              struct asg_group **gout)
+struct asg_inst *asg_inst_find(const struct sc_asg *asg, const char *instance_id,
+                               struct asg_group **gout)
 {
     struct asg_idx_slot *s;
 
@@ -651,7 +651,7 @@ struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
 
 int sc_asg_instance_warmed(const struct sc_asg *asg, const char *instance_id, int64_t now_ms)
 {
-    struct asg_inst *in = asg_inst_get(asg, instance_id, NULL);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, NULL);
 
     return in && in->info.lifecycle_state == SC_ASG_IN_SERVICE && now_ms >= in->warm_until_ms;
 }
@@ -937,8 +937,11 @@ static enum sc_status check_sizes(int min, int max, int has_desired, int desired
 {
     enum sc_status st;
 
-    if ((st = smithy_min0(err, "minSize", min)) != SC_OK ||
-        (st = smithy_min0(err, "maxSize", max)) != SC_OK)
+    st = smithy_min0(err, "minSize", min);
+    if (st != SC_OK)
+        return st;
+    st = smithy_min0(err, "maxSize", max);
+    if (st != SC_OK)
         return st;
     if (max < min)
         return sc_fail(err, SC_ERR_VALIDATION,
@@ -1037,15 +1040,21 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     st = check_sizes(r->min_size, r->max_size, r->has_desired_capacity, r->desired_capacity, err);
     if (st != SC_OK)
         return st;
-    if (r->has_default_cooldown &&
-        (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
-        return st;
-    if (r->has_health_check_grace_period &&
-        (st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period)) != SC_OK)
-        return st;
-    if (r->has_default_instance_warmup &&
-        (st = smithy_min0(err, "defaultInstanceWarmup", r->default_instance_warmup)) != SC_OK)
-        return st;
+    if (r->has_default_cooldown) {
+        st = smithy_min0(err, "defaultCooldown", r->default_cooldown);
+        if (st != SC_OK)
+            return st;
+    }
+    if (r->has_health_check_grace_period) {
+        st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period);
+        if (st != SC_OK)
+            return st;
+    }
+    if (r->has_default_instance_warmup) {
+        st = smithy_min0(err, "defaultInstanceWarmup", r->default_instance_warmup);
+        if (st != SC_OK)
+            return st;
+    }
     if (r->health_check_type && !valid_health_check_type(r->health_check_type))
         return sc_fail(
             err, SC_ERR_VALIDATION,
@@ -1151,7 +1160,7 @@ oom:
 enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group_req *r,
                                    int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, r->auto_scaling_group_name);
+    struct asg_group *g = asg_group_find(asg, r->auto_scaling_group_name);
     struct sc_asg_group_info *i;
     int min, max, desired;
     enum sc_status st;
@@ -1178,12 +1187,16 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
     st = check_sizes(min, max, 1, desired, err);
     if (st != SC_OK)
         return st;
-    if (r->has_default_cooldown &&
-        (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
-        return st;
-    if (r->has_health_check_grace_period &&
-        (st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period)) != SC_OK)
-        return st;
+    if (r->has_default_cooldown) {
+        st = smithy_min0(err, "defaultCooldown", r->default_cooldown);
+        if (st != SC_OK)
+            return st;
+    }
+    if (r->has_health_check_grace_period) {
+        st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period);
+        if (st != SC_OK)
+            return st;
+    }
     if (r->health_check_type && !valid_health_check_type(r->health_check_type))
         return sc_fail(
             err, SC_ERR_VALIDATION,
@@ -1263,7 +1276,7 @@ static void group_remove(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
 enum sc_status sc_asg_delete_group(struct sc_asg *asg, const char *name, int force_delete,
                                    int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, name);
+    struct asg_group *g = asg_group_find(asg, name);
     int live = 0;
 
     if (!g)

@@ -392,7 +392,7 @@ int asg_zone_listed(const struct asg_group *g, const char *zone)
 enum sc_status sc_asg_set_desired_capacity(struct sc_asg *asg, const char *group, int desired,
                                            int honor_cooldown, int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
@@ -430,7 +430,7 @@ enum sc_status sc_asg_terminate_instance(struct sc_asg *asg, const char *instanc
                                          struct sc_error *err)
 {
     struct asg_group *g = NULL;
-    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, &g);
     char cause[ASG_CAUSE_LEN] = "";
     struct asg_activity *a;
 
@@ -482,7 +482,7 @@ enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instan
                                           struct sc_error *err)
 {
     struct asg_group *g = NULL;
-    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, &g);
     int healthy;
 
     if (!health_status ||
@@ -528,7 +528,7 @@ static struct asg_inst *member(struct sc_asg *asg, struct asg_group *g, const ch
                                struct sc_error *err)
 {
     struct asg_group *owner = NULL;
-    struct asg_inst *in = asg_inst_get(asg, id, &owner);
+    struct asg_inst *in = asg_inst_find(asg, id, &owner);
 
     if (!in || owner != g) {
         sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not part of Auto Scaling group %s.", id,
@@ -542,19 +542,20 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
                                        const char *const *ids, int nids, int64_t now_ms,
                                        struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     char zones[SC_ASG_MAX_IDS_PER_CALL][SC_ASG_ID_LEN];
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
         enum sc_asg_ec2_state es;
         int zone_ok = 0;
 
-        if (asg_inst_get(asg, ids[i], NULL))
+        if (asg_inst_find(asg, ids[i], NULL))
             return sc_fail(err, SC_ERR_VALIDATION,
                            "The instance %s is already part of an Auto Scaling group.", ids[i]);
         if (!asg->env.instance_zone || asg->env.instance_zone(asg->env.ud, ids[i], zones[i]) != 0)
@@ -620,13 +621,14 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
                                        const char *const *ids, int nids, int should_decrement,
                                        int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     enum sc_status st;
     int counted = 0;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = member(asg, g, ids[i], err);
@@ -645,7 +647,7 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
             "Detaching %d instance(s) with decrement would put the desired capacity of AutoScalingGroup %s below its min size %d.",
             nids, g->info.auto_scaling_group_name, g->info.min_size);
     for (int i = 0; i < nids; i++) {
-        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        struct asg_inst *in = asg_inst_find(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
         int counts = asg_counts_capacity(in->info.lifecycle_state);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
@@ -677,12 +679,13 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
                                     int nids, int should_decrement, int64_t now_ms,
                                     struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = member(asg, g, ids[i], err);
@@ -699,7 +702,7 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
             g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
             g->info.desired_capacity, nids);
     for (int i = 0; i < nids; i++) {
-        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        struct asg_inst *in = asg_inst_find(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
         struct asg_activity *a;
@@ -728,12 +731,13 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
 enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const char *const *ids,
                                    int nids, int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = member(asg, g, ids[i], err);
@@ -750,7 +754,7 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
             g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
             g->info.desired_capacity, nids);
     for (int i = 0; i < nids; i++) {
-        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        struct asg_inst *in = asg_inst_find(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
         struct asg_activity *a;

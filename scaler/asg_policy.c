@@ -98,8 +98,8 @@ int asg_group_warmup_s(const struct asg_group *g)
 /* --- lookup ------------------------------------------------------------------------------------
  */
 
-static struct asg_policy *policy_get(const struct sc_asg *asg, const char *group,
-                                     const char *name_or_arn)
+static struct asg_policy *policy_find(const struct sc_asg *asg, const char *group,
+                                      const char *name_or_arn)
 {
     if (!name_or_arn)
         return NULL;
@@ -114,7 +114,7 @@ static struct asg_policy *policy_get(const struct sc_asg *asg, const char *group
         return NULL;
     }
     {
-        struct asg_group *g = asg_group_get(asg, group);
+        struct asg_group *g = asg_group_find(asg, group);
 
         if (!g)
             return NULL;
@@ -149,7 +149,7 @@ const struct sc_asg_policy_info *sc_asg_policy_at(const struct sc_asg *asg, int 
 const struct sc_asg_policy_info *sc_asg_policy_find(const struct sc_asg *asg, const char *group,
                                                     const char *policy_name_or_arn)
 {
-    struct asg_policy *p = policy_get(asg, group, policy_name_or_arn);
+    struct asg_policy *p = policy_find(asg, group, policy_name_or_arn);
 
     return p ? &p->info : NULL;
 }
@@ -226,9 +226,9 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
                 err, SC_ERR_VALIDATION,
                 "Either PredefinedMetricSpecification or CustomizedMetricSpecification (MetricName, Namespace, Statistic) must be specified.");
         }
-        if (r->has_estimated_instance_warmup &&
-            (st = r->estimated_instance_warmup < 0 ? SC_ERR_VALIDATION : SC_OK) != SC_OK)
-            return sc_fail(err, st, "EstimatedInstanceWarmup must be greater than or equal to 0.");
+        if (r->has_estimated_instance_warmup && r->estimated_instance_warmup < 0)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "EstimatedInstanceWarmup must be greater than or equal to 0.");
         return SC_OK;
     }
     if (r->has_target_tracking)
@@ -421,7 +421,7 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
                                          int64_t now_ms, const struct sc_asg_policy_info **out,
                                          struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, r->auto_scaling_group_name);
+    struct asg_group *g = asg_group_find(asg, r->auto_scaling_group_name);
     struct asg_policy *old, *p = NULL;
     struct sc_asg_policy_info *i;
     enum sc_asg_policy_type t = SC_ASG_SIMPLE_SCALING;
@@ -431,11 +431,13 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(r->auto_scaling_group_name, err);
-    if ((st = parse_type(r->policy_type, &t, err)) != SC_OK)
+    st = parse_type(r->policy_type, &t, err);
+    if (st != SC_OK)
         return st;
-    if ((st = validate(r, t, &adj, err)) != SC_OK)
+    st = validate(r, t, &adj, err);
+    if (st != SC_OK)
         return st;
-    old = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
+    old = policy_find(asg, r->auto_scaling_group_name, r->policy_name);
     if (!old && g->npol >= SC_ASG_MAX_POLICIES)
         return sc_fail(
             err, SC_ERR_LIMIT_EXCEEDED,
@@ -537,12 +539,12 @@ enum sc_status sc_asg_delete_policy(struct sc_asg *asg, const char *group,
                                     const char *policy_name_or_arn, int64_t now_ms,
                                     struct sc_error *err)
 {
-    struct asg_policy *p = policy_get(asg, group, policy_name_or_arn);
+    struct asg_policy *p = policy_find(asg, group, policy_name_or_arn);
     struct asg_group *g;
 
     if (!p) {
         if (policy_name_or_arn && strncmp(policy_name_or_arn, "arn:", 4) != 0 &&
-            !asg_group_get(asg, group))
+            !asg_group_find(asg, group))
             return sc_asg_group_not_found(group, err);
         return sc_fail(err, SC_ERR_VALIDATION, "Policy %s not found",
                        policy_name_or_arn ? policy_name_or_arn : "null");
@@ -704,9 +706,9 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
     struct exec x = { 0 };
 
     if (r->policy_name && strncmp(r->policy_name, "arn:", 4) != 0 &&
-        !asg_group_get(asg, r->auto_scaling_group_name))
+        !asg_group_find(asg, r->auto_scaling_group_name))
         return sc_asg_group_not_found(r->auto_scaling_group_name, err);
-    p = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
+    p = policy_find(asg, r->auto_scaling_group_name, r->policy_name);
     if (!p)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "No policy found for service namespace: autoscaling, policy name: %s",
@@ -744,7 +746,7 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
                                    const struct sc_asg_alarm_ctx *ctx, int64_t now_ms,
                                    struct sc_error *err)
 {
-    struct asg_policy *p = policy_get(asg, NULL, policy_arn);
+    struct asg_policy *p = policy_find(asg, NULL, policy_arn);
     struct asg_group *g;
     struct exec x = { 0 };
 

@@ -756,7 +756,7 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
         struct asg_group *g = groups[k];
 
         for (int j = 0; j < g->ninst; j++) {
-            if (asg_inst_get(asg, g->inst[j].info.instance_id, NULL)) {
+            if (asg_inst_find(asg, g->inst[j].info.instance_id, NULL)) {
                 sc_load_fail(&l, "instance %s is in two groups", g->inst[j].info.instance_id);
                 goto undo;
             }

@@ -190,7 +190,7 @@ void ec2_make_id(struct sc_ec2 *ec2, const char *prefix, char out[SC_EC2_ID_LEN]
         uint64_t r = next_rand(ec2);
 
         snprintf(out, SC_EC2_ID_LEN, "%s0%016llx", prefix, (unsigned long long)r);
-        if (!ec2_inst_get(ec2, out) && !ec2_vpc_get(ec2, out) && !ec2_subnet_get(ec2, out) &&
+        if (!ec2_inst_find(ec2, out) && !ec2_vpc_find(ec2, out) && !ec2_subnet_find(ec2, out) &&
             !ec2_lt_get_id(ec2, out))
             return;
     }
@@ -465,7 +465,7 @@ const char *sc_ec2_region(const struct sc_ec2 *ec2)
 
 /* --- data plane ------------------------------------------------------------------------------- */
 
-static enum sc_status data_plane_get(struct sc_ec2 *ec2, const char *id, struct inst **out)
+static enum sc_status data_plane_lookup(struct sc_ec2 *ec2, const char *id, struct inst **out)
 {
     *out = ec2_inst_mut(ec2, id);
     return *out ? SC_OK : SC_ERR_INSTANCE_ID_NOT_FOUND;
@@ -480,7 +480,7 @@ static enum sc_status data_plane_move(struct sc_ec2 *ec2, const char *id, enum s
 
     *moved = NULL;
     ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
+    if (data_plane_lookup(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == to)
         return SC_OK;
@@ -531,7 +531,7 @@ enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t 
     int64_t since;
 
     ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
+    if (data_plane_lookup(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == SC_EC2_TERMINATED)
         return SC_OK;
@@ -550,7 +550,7 @@ enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, 
     struct inst *in;
 
     ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
+    if (data_plane_lookup(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state != SC_EC2_RUNNING)
         return SC_ERR_INCORRECT_INSTANCE_STATE;

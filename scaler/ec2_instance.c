@@ -18,7 +18,7 @@ static size_t id_hash(const char *s)
     return (size_t)(h ^ (h >> 32));
 }
 
-const struct inst *ec2_inst_get(const struct sc_ec2 *ec2, const char *id)
+const struct inst *ec2_inst_find(const struct sc_ec2 *ec2, const char *id)
 {
     size_t mask, i;
 
@@ -93,7 +93,7 @@ void ec2_index_del(struct sc_ec2 *ec2, const struct inst *in)
 
 struct inst *ec2_inst_mut(struct sc_ec2 *ec2, const char *id)
 {
-    return (struct inst *)ec2_inst_get(ec2, id);
+    return (struct inst *)ec2_inst_find(ec2, id);
 }
 
 int sc_ec2_instance_id_valid(const char *s)
@@ -118,7 +118,7 @@ const struct sc_ec2_instance *sc_ec2_instance_at(const struct sc_ec2 *ec2, int i
 
 const struct sc_ec2_instance *sc_ec2_instance_find(const struct sc_ec2 *ec2, const char *id)
 {
-    const struct inst *in = ec2_inst_get(ec2, id);
+    const struct inst *in = ec2_inst_find(ec2, id);
 
     return in ? &in->v : NULL;
 }
@@ -220,7 +220,7 @@ static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req
     const struct zone *z = NULL;
 
     if (req->subnet_id) {
-        struct subnet *s = (struct subnet *)ec2_subnet_get(ec2, req->subnet_id);
+        struct subnet *s = (struct subnet *)ec2_subnet_find(ec2, req->subnet_id);
 
         if (!s)
             return ec2_subnet_unknown(req->subnet_id, err);
@@ -232,7 +232,7 @@ static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req
         z = s->zone;
         *out = s;
     } else if (req->availability_zone) {
-        z = ec2_zone_get(ec2, req->availability_zone);
+        z = ec2_zone_find(ec2, req->availability_zone);
         if (!z)
             return ec2_zone_unknown(req->availability_zone, err);
         *out = ec2_default_subnet(ec2, z->name);
@@ -429,7 +429,7 @@ enum sc_status ec2_check_ids(const struct sc_ec2 *ec2, const char *const *ids, i
     }
     list[0] = '\0';
     for (int i = 0; i < nids; i++) {
-        if (ec2_inst_get(ec2, ids[i]))
+        if (ec2_inst_find(ec2, ids[i]))
             continue;
         missing++;
         if (k < sizeof(list))
@@ -470,7 +470,7 @@ static enum sc_status change_states(struct sc_ec2 *ec2, const struct change *c,
                        "The request must contain the parameter InstanceId");
     st = ec2_check_ids(ec2, ids, nids, err);
     for (int i = 0; st == SC_OK && c->refuse && i < nids; i++)
-        st = c->refuse(ec2_inst_get(ec2, ids[i]), err);
+        st = c->refuse(ec2_inst_find(ec2, ids[i]), err);
     for (int i = 0; st == SC_OK && i < nids; i++) {
         struct inst *in = ec2_inst_mut(ec2, ids[i]);
         enum sc_ec2_state prev = in->v.state;

@@ -214,14 +214,14 @@ struct subnet *ec2_subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint32_
                               const struct zone *z, int is_default);
 struct vpc *ec2_vpc_in(struct vpc *const *vpcs, int n, const char *id);
 struct subnet *ec2_subnet_in(struct subnet *const *subnets, int n, const char *id);
-const struct vpc *ec2_vpc_get(const struct sc_ec2 *ec2, const char *id);
-const struct subnet *ec2_subnet_get(const struct sc_ec2 *ec2, const char *id);
+const struct vpc *ec2_vpc_find(const struct sc_ec2 *ec2, const char *id);
+const struct subnet *ec2_subnet_find(const struct sc_ec2 *ec2, const char *id);
 enum sc_status ec2_vpc_unknown(const char *id, struct sc_error *err);
 enum sc_status ec2_subnet_unknown(const char *id, struct sc_error *err);
 struct subnet *ec2_default_subnet(const struct sc_ec2 *ec2, const char *zone_name);
 
 /* ec2_catalog.c */
-const struct zone *ec2_zone_get(const struct sc_ec2 *ec2, const char *name);
+const struct zone *ec2_zone_find(const struct sc_ec2 *ec2, const char *name);
 enum sc_status ec2_zone_unknown(const char *name, struct sc_error *err);
 enum sc_status ec2_check_image(const char *id, struct sc_error *err);
 
@@ -235,7 +235,7 @@ void ec2_ltver_link(struct ltver *v, const struct lt *t, long number);
 void ec2_lt_sync(struct lt *t);
 
 /* ec2_instance.c */
-const struct inst *ec2_inst_get(const struct sc_ec2 *ec2, const char *id);
+const struct inst *ec2_inst_find(const struct sc_ec2 *ec2, const char *id);
 void ec2_index_put(struct sc_ec2 *ec2, struct inst *in);
 int ec2_index_reserve(struct sc_ec2 *ec2, size_t n);
 void ec2_index_del(struct sc_ec2 *ec2, const struct inst *in);

@@ -120,7 +120,7 @@ void sc_elb_destroy(struct sc_elb *elb)
 
 /* --- lookup ----------------------------------------------------------------------------------- */
 
-struct lb *elb_lb_get(const struct sc_elb *elb, const char *name)
+struct lb *elb_lb_find(const struct sc_elb *elb, const char *name)
 {
     for (int i = 0; name && i < elb->nlbs; i++) {
         if (strcmp(elb->lbs[i]->name, name) == 0)
@@ -132,14 +132,14 @@ struct lb *elb_lb_get(const struct sc_elb *elb, const char *name)
 enum sc_status elb_lb_lookup(const struct sc_elb *elb, const char *name, struct lb **out,
                              struct sc_error *err)
 {
-    *out = elb_lb_get(elb, name);
+    *out = elb_lb_find(elb, name);
     if (!*out)
         return sc_fail(err, SC_ERR_LOAD_BALANCER_NOT_FOUND,
                        "There is no ACTIVE Load Balancer named '%s'", name ? name : "");
     return SC_OK;
 }
 
-struct reg *elb_reg_get(const struct lb *b, const char *id, int *index)
+struct reg *elb_lb_reg_find(const struct lb *b, const char *id, int *index)
 {
     for (int i = 0; id && i < b->nregs; i++) {
         if (strcmp(b->regs[i]->id, id) == 0) {
@@ -155,8 +155,8 @@ struct reg *elb_reg_get(const struct lb *b, const char *id, int *index)
  * balancer (NULL when there is none of that name). */
 struct reg *elb_reg_find(const struct sc_elb *elb, const char *name, const char *id, struct lb **b)
 {
-    *b = elb_lb_get(elb, name);
-    return *b ? elb_reg_get(*b, id, NULL) : NULL;
+    *b = elb_lb_find(elb, name);
+    return *b ? elb_lb_reg_find(*b, id, NULL) : NULL;
 }
 
 int sc_elb_lb_count(const struct sc_elb *elb)
@@ -171,7 +171,7 @@ const struct sc_elb_lb *sc_elb_lb_at(const struct sc_elb *elb, int i)
 
 const struct sc_elb_lb *sc_elb_lb_find(const struct sc_elb *elb, const char *name)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
 
     return b ? &b->v : NULL;
 }
@@ -329,7 +329,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         st = elb_too_many_tags(err);
         goto out;
     }
-    old = elb_lb_get(elb, req->load_balancer_name);
+    old = elb_lb_find(elb, req->load_balancer_name);
     if (old) {
         if (!same_config(old, norm, req->nlisteners, &p, scheme)) {
             st = sc_fail(err, SC_ERR_DUPLICATE_LOAD_BALANCER_NAME,
@@ -376,7 +376,10 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         }
         if (g) {
             b->sgs = calloc(1, sizeof(*b->sgs));
-            if (!b->sgs || !(b->sgs[0] = sc_strdup(g->group_id)))
+            if (!b->sgs)
+                goto oom;
+            b->sgs[0] = sc_strdup(g->group_id);
+            if (!b->sgs[0])
                 goto oom;
             b->nsgs = 1;
         }
@@ -467,7 +470,7 @@ enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb, const ch
                        "constraint: Member must have value %s than or equal to %d",
                        page_size, page_size < 1 ? "greater" : "less", page_size < 1 ? 1 : PAGE_MAX);
     for (int i = 0; i < nnames; i++) {
-        if (!elb_lb_get(elb, names[i]))
+        if (!elb_lb_find(elb, names[i]))
             return sc_fail(err, SC_ERR_LOAD_BALANCER_NOT_FOUND,
                            "There is no ACTIVE Load Balancer named '%s'", names[i] ? names[i] : "");
     }
@@ -484,7 +487,7 @@ enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb, const ch
         }
     }
     for (int i = start; i < total && n < page_size; i++)
-        out[n++] = nnames ? &elb_lb_get(elb, names[i])->v : &elb->lbs[i]->v;
+        out[n++] = nnames ? &elb_lb_find(elb, names[i])->v : &elb->lbs[i]->v;
     if (start + n < total && n > 0 && next_marker)
         snprintf(next_marker, SC_ELB_NAME_LEN, "%s", out[n - 1]->load_balancer_name);
     *nout = n;
@@ -578,10 +581,8 @@ enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
             (!req->access_log_s3_bucket_name || !*req->access_log_s3_bucket_name))
             return sc_fail(err, SC_ERR_VALIDATION,
                            "S3BucketName is required when access logs are enabled.");
-        if ((req->access_log_s3_bucket_name &&
-             !(bucket = sc_strdup(req->access_log_s3_bucket_name))) ||
-            (req->access_log_s3_bucket_prefix &&
-             !(prefix = sc_strdup(req->access_log_s3_bucket_prefix)))) {
+        if (sc_strdup_opt(&bucket, req->access_log_s3_bucket_name) < 0 ||
+            sc_strdup_opt(&prefix, req->access_log_s3_bucket_prefix) < 0) {
             free(bucket);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
@@ -741,7 +742,7 @@ enum sc_status sc_elb_add_tags(struct sc_elb *elb, const char *const *names, int
             return elb_too_many_tags(err);
     }
     for (int i = 0; i < nnames; i++) {
-        b = elb_lb_get(elb, names[i]);
+        b = elb_lb_find(elb, names[i]);
         for (int j = 0; j < ntags; j++) {
             if (elb_set_tag(b, tags[j].key, tags[j].value) < 0) {
                 elb_lb_sync(b);
@@ -767,7 +768,7 @@ enum sc_status sc_elb_remove_tags(struct sc_elb *elb, const char *const *names, 
             return st;
     }
     for (int i = 0; i < nnames; i++) {
-        b = elb_lb_get(elb, names[i]);
+        b = elb_lb_find(elb, names[i]);
         for (int k = 0; k < nkeys; k++) {
             for (int j = 0; keys[k] && j < b->ntags; j++) {
                 if (strcmp(b->tags[j].key, keys[k]) != 0)

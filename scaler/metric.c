@@ -497,7 +497,7 @@ fail:
     return NULL;
 }
 
-struct series *metric_series_get(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u)
+struct series *metric_series_ensure(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u)
 {
     struct series *se;
     int i;

@@ -90,13 +90,12 @@ const char *type_name(const json_t *v)
 /* Unknown keys are errors: a typo must not silently change a scenario. */
 int check_keys(struct ctx *c, const json_t *obj, const char *path, const char *const *allowed)
 {
-    const char *key;
-    json_t *v;
-
-    json_object_foreach((json_t *)obj, key, v)
-    {
+    /* keys only: json_object_foreach's order without its value variable */
+    for (void *it = json_object_iter((json_t *)obj); it;
+         it = json_object_iter_next((json_t *)obj, it)) {
+        const char *key = json_object_iter_key(it);
         int ok = 0;
-        (void)v;
+
         for (const char *const *a = allowed; *a; a++)
             if (strcmp(*a, key) == 0)
                 ok = 1;
@@ -646,7 +645,8 @@ struct sim_scenario *sim_scenario_load(const char *file, char *err)
         snprintf(err, SIM_ERR_MAX, "cannot read: %s", strerror(errno));
         return NULL;
     }
-    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
         snprintf(err, SIM_ERR_MAX, "cannot read: %s", strerror(errno));
         fclose(f);
         return NULL;

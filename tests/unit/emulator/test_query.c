@@ -182,11 +182,11 @@ static void test_query_form_split_and_decode(void **state)
     (void)state;
     assert_int_equal(query_form_parse(&f, s, strlen(s), &err), 0);
     assert_int_equal(f.n, 5);
-    assert_string_equal(query_form_get(&f, "a"), "1");
-    assert_string_equal(query_form_get(&f, "b"), "%zz");
-    assert_string_equal(query_form_get(&f, "c"), "");
-    assert_string_equal(query_form_get(&f, "d"), "A +");
-    assert_null(query_form_get(&f, "e"));
+    assert_string_equal(query_form_find(&f, "a"), "1");
+    assert_string_equal(query_form_find(&f, "b"), "%zz");
+    assert_string_equal(query_form_find(&f, "c"), "");
+    assert_string_equal(query_form_find(&f, "d"), "A +");
+    assert_null(query_form_find(&f, "e"));
     query_form_cleanup(&f);
 }
 
