@@ -48,16 +48,6 @@ void sc_alarms_config_defaults(struct sc_alarms_config *c)
     c->history_keep_ms = 14LL * 86400 * 1000;
 }
 
-/* 2014-04-09T18:59:06.419+0000 */
-void alarm_fmt_json_date(int64_t ms, char *out, size_t n)
-{
-    struct sc_civil c;
-
-    sc_civil_from_ms(ms, &c);
-    snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+0000", c.year, c.month, c.day, c.hour,
-             c.minute, c.second, c.msec);
-}
-
 /* --- history ring -------------------------------------------------------------------------- */
 
 static void hist_evict_oldest(struct sc_alarms *a)
@@ -357,7 +347,7 @@ static void alarm_json(struct sb *b, const struct alarm *al)
     }
     sb_raw(b, ",\"stateValue\":");
     sb_jstr(b, alarm_state_names[al->state]);
-    alarm_fmt_json_date(al->config_updated_ms, date, sizeof(date));
+    sc_civil_format_iso_ms_offset(al->config_updated_ms, date, sizeof(date));
     sb_raw(b, ",\"alarmConfigurationUpdatedTimestamp\":");
     sb_jstr(b, date);
     sb_raw(b, "}");

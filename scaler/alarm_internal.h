@@ -180,8 +180,6 @@ static inline void sb_jstr(struct sb *b, const char *s)
 
 /* --- defined in alarm.c ----------------------------------------------------------------------- */
 
-/* 2014-04-09T18:59:06.419+0000 */
-void alarm_fmt_json_date(int64_t ms, char *out, size_t n);
 void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const char *name,
                     const char *summary, const char *data);
 void alarm_free(struct alarm *al);

@@ -54,15 +54,6 @@ char **asg_dup_strv(const char *const *v, int n)
     return d;
 }
 
-void asg_iso_time(int64_t ms, char out[ASG_TIME_LEN])
-{
-    struct sc_civil c;
-
-    sc_civil_from_ms(ms, &c);
-    snprintf(out, ASG_TIME_LEN, "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour,
-             c.minute, c.second);
-}
-
 /* Appends "At <t> <clause>." to buf (joined by two spaces), within ASG_CAUSE_LEN. */
 void asg_cause_add(char *buf, int64_t now_ms, const char *fmt, ...)
 {
@@ -71,7 +62,7 @@ void asg_cause_add(char *buf, int64_t now_ms, const char *fmt, ...)
     va_list ap;
     int n;
 
-    asg_iso_time(now_ms, t);
+    sc_civil_format_iso(now_ms, t, sizeof(t));
     if (len > 0 && len + 2 < ASG_CAUSE_LEN) {
         memcpy(buf + len, "  ", 3);
         len += 2;

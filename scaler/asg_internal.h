@@ -174,7 +174,6 @@ char *asg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char **asg_dup_strv(const char *const *v, int n);
 /* Frees a launch configuration and everything it owns; NULL is a no-op. */
 void asg_lc_free(struct asg_lc *lc);
-void asg_iso_time(int64_t ms, char out[ASG_TIME_LEN]);
 void asg_cause_add(char *buf, int64_t now_ms, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int asg_group_index(const struct sc_asg *asg, const char *name, int *pos);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scaler/civil.h"
 #include "scaler/ec2_internal.h"
 #include "scaler/rec.h"
 #include "scaler/rng.h"
@@ -103,16 +102,6 @@ enum sc_status ec2_check_filters(const struct sc_ec2_filter *f, int n, const cha
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE, "The filter '%s' is invalid", name);
     }
     return SC_OK;
-}
-
-/* "2026-01-01 00:05:00 GMT" */
-void ec2_format_gmt(char *out, size_t n, int64_t ms)
-{
-    struct sc_civil c;
-
-    sc_civil_from_ms(ms, &c);
-    snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d GMT", c.year, c.month, c.day, c.hour, c.minute,
-             c.second);
 }
 
 /* --- Describe calls: what they share ---------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/civil.h"
 #include "scaler/ec2_internal.h"
 #include "scaler/hash.h"
 
@@ -186,7 +187,7 @@ void ec2_set_reason(struct inst *in, const char *what, enum reason r, int64_t no
 {
     char when[40];
 
-    ec2_format_gmt(when, sizeof(when), now_ms);
+    sc_civil_format_gmt(now_ms, when, sizeof(when));
     snprintf(in->transition, sizeof(in->transition), "%s (%s)", what, when);
     in->v.state_transition_reason = in->transition;
     in->v.state_reason_code = ec2_reason_pairs[r][0];

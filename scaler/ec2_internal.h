@@ -178,7 +178,6 @@ int ec2_id_valid(const char *s, const char *prefix);
 int ec2_values_match(const struct sc_ec2_filter *f, const char *v);
 enum sc_status ec2_check_filters(const struct sc_ec2_filter *f, int n, const char *const *known,
                                  int tags, struct sc_error *err);
-void ec2_format_gmt(char *out, size_t n, int64_t ms);
 int ec2_listed(const char *const *ids, int nids, const char *s);
 int ec2_filters_pass(filter_fn *match, const void *rec, const struct tagset *tags,
                      const struct sc_ec2_filter *filters, int nfilters);

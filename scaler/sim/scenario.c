@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
 #include "common/units.h"
 #include "common/xalloc.h"
+#include "scaler/civil.h"
 #include "scaler/sim/scenario_internal.h"
 
 int fail(struct ctx *c, const char *path, const char *fmt, ...)
@@ -345,8 +345,7 @@ static int parse_start(struct ctx *c, const json_t *o, int64_t *out)
 {
     char p[SIM_PATH_MAX] = "$.start";
     json_t *v = json_object_get(o, "start");
-    struct tm tm;
-    const char *s, *end;
+    const char *s;
 
     *out = 1767225600000LL; /* 2026-01-01T00:00:00Z */
     if (!v)
@@ -354,11 +353,8 @@ static int parse_start(struct ctx *c, const json_t *o, int64_t *out)
     if (!json_is_string(v))
         return fail(c, p, "must be a string (2026-01-01T00:00:00Z), not %s", type_name(v));
     s = json_string_value(v);
-    memset(&tm, 0, sizeof(tm));
-    end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end)
+    if (sc_civil_parse_iso(s, out) != 0)
         return fail(c, p, "not a UTC time like 2026-01-01T00:00:00Z: \"%s\"", s);
-    *out = (int64_t)timegm(&tm) * 1000;
     return 0;
 }
 
