@@ -870,7 +870,7 @@ struct column {
 };
 
 static int emit_point(struct cm_buf *o, const struct series *s, const struct layout *L, size_t k,
-                      int *pen_down, double *last_py)
+                      int *pen_down)
 {
     double px = clampc(map_x(L, s->x[k])), py = clampc(map_y(L, s->axis, s->y[k]));
     int rc;
@@ -882,7 +882,6 @@ static int emit_point(struct cm_buf *o, const struct series *s, const struct lay
     else
         rc = cm_buf_printf(o, "L%.1f %.1f", px, py);
     *pen_down = 1;
-    *last_py = py;
     return rc;
 }
 
@@ -890,7 +889,6 @@ static int emit_point(struct cm_buf *o, const struct series *s, const struct lay
 static int series_path(struct cm_buf *o, const struct series *s, const struct layout *L)
 {
     int pen_down = 0, rc = 0, reduce = s->n > (size_t)(L->px1 - L->px0);
-    double last_py = 0;
     struct column col = { 0 };
     int col_open = 0;
 
@@ -905,14 +903,14 @@ static int series_path(struct cm_buf *o, const struct series *s, const struct la
                                   col.min < col.max ? col.max : col.min, col.last };
                 for (int j = 0; j < 4; j++)
                     if (j == 0 || idx[j] != idx[j - 1])
-                        rc |= emit_point(o, s, L, idx[j], &pen_down, &last_py);
+                        rc |= emit_point(o, s, L, idx[j], &pen_down);
                 col_open = 0;
             }
             pen_down = 0;
             continue;
         }
         if (!reduce) {
-            rc |= emit_point(o, s, L, k, &pen_down, &last_py);
+            rc |= emit_point(o, s, L, k, &pen_down);
             continue;
         }
         px = (long)floor(map_x(L, s->x[k]));
@@ -929,7 +927,7 @@ static int series_path(struct cm_buf *o, const struct series *s, const struct la
                               col.min < col.max ? col.max : col.min, col.last };
             for (int j = 0; j < 4; j++)
                 if (j == 0 || idx[j] != idx[j - 1])
-                    rc |= emit_point(o, s, L, idx[j], &pen_down, &last_py);
+                    rc |= emit_point(o, s, L, idx[j], &pen_down);
         }
         col.px = px;
         col.first = col.last = col.min = col.max = k;
@@ -940,9 +938,8 @@ static int series_path(struct cm_buf *o, const struct series *s, const struct la
                           col.min < col.max ? col.max : col.min, col.last };
         for (int j = 0; j < 4; j++)
             if (j == 0 || idx[j] != idx[j - 1])
-                rc |= emit_point(o, s, L, idx[j], &pen_down, &last_py);
+                rc |= emit_point(o, s, L, idx[j], &pen_down);
     }
-    (void)last_py;
     return rc;
 }
 

@@ -24,9 +24,9 @@
 
 #include "emulator/autoscale.h"
 #include "emulator/emu.h"
-#include "emulator/model.h"
 #include "emulator/persist.h"
 #include "emulator/state.h"
+#include "scaler/civil.h"
 
 int admin_is_admin_path(const char *path)
 {
@@ -55,7 +55,7 @@ static json_t *clock_json(struct emu *e)
     char iso[40];
     int64_t now = emu_now_ms(e);
 
-    model_format_iso8601(now, iso, sizeof(iso));
+    sc_civil_format_iso_ms(now, iso, sizeof(iso));
     return json_pack("{s:I,s:s,s:s,s:f}", "now_ms", (json_int_t)now, "now", iso, "mode",
                      emu_clock_is_manual(e) ? "manual" : "real", "time_scale", emu_time_scale(e));
 }

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "emulator/model.h"
 #include "scaler/asg.h"
+#include "scaler/civil.h"
 #include "scaler/world.h"
 
 #define UNUSED(x) (void)(x)
@@ -467,7 +467,7 @@ static json_t *group_json(const struct sc_asg_group_info *g)
 
         if (!(g->suspended & (1u << p)))
             continue;
-        model_format_iso8601(g->suspended_ms[p], iso, sizeof(iso));
+        sc_civil_format_iso_ms(g->suspended_ms[p], iso, sizeof(iso));
         snprintf(reason, sizeof(reason), "User suspended at %.19sZ", iso);
         json_array_append_new(susp, json_pack("{s:s,s:s}", "ProcessName",
                                               sc_asg_process_str((enum sc_asg_process)p),

@@ -155,8 +155,6 @@ static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
     return rc;
 }
 
-static const char *const stat_names[5] = { "SampleCount", "Sum", "Minimum", "Maximum", "Average" };
-
 struct gms {
     const struct sc_get_metric_statistics_req *rq;
     json_t *points;
@@ -194,7 +192,6 @@ static int get_metric_statistics(struct api_ctx *ctx, json_t *in, json_t **out, 
     struct gms g;
     int rc = 0;
 
-    (void)stat_names;
     memset(&rq, 0, sizeof(rq));
     rq.namespace = api_str(in, "Namespace");
     rq.metric_name = api_str(in, "MetricName");

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "common/xalloc.h"
-#include "emulator/model.h"
+#include "scaler/civil.h"
 
 #define SKEW_MS (15 * 60 * 1000)
 
@@ -228,16 +228,6 @@ static const char *header(const struct auth_request *rq, const char *name)
     return NULL;
 }
 
-static void fmt_amz(int64_t ms, char *out, size_t n)
-{
-    char iso[40];
-
-    model_format_iso8601(ms, iso, sizeof(iso));
-    /* 2026-01-01T00:00:00.000Z -> 20260101T000000Z */
-    snprintf(out, n, "%.4s%.2s%.2sT%.2s%.2s%.2sZ", iso, iso + 5, iso + 8, iso + 11, iso + 14,
-             iso + 17);
-}
-
 #define MISMATCH                                                                                   \
     "The request signature we calculated does not match the signature you provided. Check your "   \
     "AWS Secret Access Key and signing method. Consult the service documentation for details."
@@ -249,7 +239,7 @@ int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int
     const char *date = header(rq, "X-Amz-Date");
     struct auth_scope sc;
     struct cm_buf creq, sts;
-    char phash[CM_SIGV4_HEX_LEN], sig[CM_SIGV4_HEX_LEN], scope[256], iso[40];
+    char phash[CM_SIGV4_HEX_LEN], sig[CM_SIGV4_HEX_LEN], scope[256];
     unsigned char key[32];
     const char *secret;
     int64_t req_ms;
@@ -282,16 +272,14 @@ int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int
     if (!cm_sigv4_amz_date_ok(date))
         return awserr_set(err, 400, "IncompleteSignature",
                           "Date must be in ISO-8601 'basic format'. Got '%.40s'.", date);
-    snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", date, date + 4, date + 6, date + 9,
-             date + 11, date + 13);
-    if (model_parse_iso8601(iso, &req_ms) < 0)
+    if (sc_civil_parse_basic(date, &req_ms) < 0)
         return awserr_set(err, 400, "IncompleteSignature",
                           "Date must be in ISO-8601 'basic format'. Got '%.40s'.", date);
     if (req_ms + SKEW_MS < wall_ms) {
         char now_s[24], lim[24];
 
-        fmt_amz(wall_ms, now_s, sizeof(now_s));
-        fmt_amz(wall_ms - SKEW_MS, lim, sizeof(lim));
+        sc_civil_format_basic(wall_ms, now_s, sizeof(now_s));
+        sc_civil_format_basic(wall_ms - SKEW_MS, lim, sizeof(lim));
         return awserr_set(err, 400, "RequestExpired",
                           "Signature expired: %.16s is now earlier than %s (%s - 15 min.)", date,
                           lim, now_s);
@@ -299,8 +287,8 @@ int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int
     if (req_ms - SKEW_MS > wall_ms) {
         char now_s[24], lim[24];
 
-        fmt_amz(wall_ms, now_s, sizeof(now_s));
-        fmt_amz(wall_ms + SKEW_MS, lim, sizeof(lim));
+        sc_civil_format_basic(wall_ms, now_s, sizeof(now_s));
+        sc_civil_format_basic(wall_ms + SKEW_MS, lim, sizeof(lim));
         return awserr_set(err, 400, "RequestExpired",
                           "Signature not yet current: %.16s is still later than %s (%s + 15 min.)",
                           date, lim, now_s);

@@ -426,7 +426,8 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
 
 /* --- load balancers ------------------------------------------------------------------ */
 
-static struct lbstat *lbstat_get(struct autoscale *a, struct sc_world *w, const char *lb)
+/* The counters of (w, lb), made on the first call. */
+static struct lbstat *lbstat_ensure(struct autoscale *a, struct sc_world *w, const char *lb)
 {
     struct lbstat *s;
 
@@ -441,8 +442,10 @@ static struct lbstat *lbstat_get(struct autoscale *a, struct sc_world *w, const 
     return s;
 }
 
-static struct listener *listener_get(struct autoscale *a, struct sc_world *w, const char *lb,
-                                     const struct sc_elb_listener *li)
+/* The proxy of listener li of (w, lb): the running one when its settings still match, else
+ * a new one (an old one on the same port is replaced); NULL when it cannot start. */
+static struct listener *listener_ensure(struct autoscale *a, struct sc_world *w, const char *lb,
+                                        const struct sc_elb_listener *li)
 {
     enum lb_mode mode = (strcmp(li->protocol, "TCP") == 0 || strcmp(li->protocol, "SSL") == 0)
                             ? LB_MODE_TCP
@@ -519,13 +522,14 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
     if (!r)
         return;
     if (connect_failed)
-        lbstat_get(a, r->w, r->lb)->hc_conn_errors++;
+        lbstat_ensure(a, r->w, r->lb)->hc_conn_errors++;
     sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, ok, emu_now_ms(a->cfg.emu));
     kick(a);
 }
 
-static struct hcref *hcref_get(struct autoscale *a, struct sc_world *w, const char *lb,
-                               const char *id)
+/* The health-check handle of instance id behind (w, lb), made on the first call. */
+static struct hcref *hcref_ensure(struct autoscale *a, struct sc_world *w, const char *lb,
+                                  const char *id)
 {
     struct hcref *r;
 
@@ -558,10 +562,10 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
 
     if (!lb)
         return 0;
-    lbstat_get(a, w, name)->seen = 1;
+    lbstat_ensure(a, w, name)->seen = 1;
     /* listeners */
     for (int i = 0; i < lb->nlisteners && nmine < 16; i++) {
-        struct listener *x = listener_get(a, w, name, &lb->listeners[i]);
+        struct listener *x = listener_ensure(a, w, name, &lb->listeners[i]);
 
         lb = sc_elb_lb_find(elb, name); /* (no mutation happened; keep the view fresh) */
         if (x) {
@@ -630,7 +634,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         /* the health check to its target's port */
         port = proc_port_for(a, p, hc_port);
         if (tc[t].checked && port > 0) {
-            struct hcref *r = hcref_get(a, w, name, tc[t].id);
+            struct hcref *r = hcref_ensure(a, w, name, tc[t].id);
 
             r->seen = 1;
             chk.port = port;
@@ -981,7 +985,7 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
             sum.spillover += m.spillover;
             sum.backend_conn_errors += m.backend_conn_errors;
         }
-        st = lbstat_get(a, w, name);
+        st = lbstat_ensure(a, w, name);
         sum.backend_conn_errors += st->hc_conn_errors;
         st->hc_conn_errors = 0;
         /* counts as the emulated minute would have seen them; latency and the queue's

@@ -224,8 +224,8 @@ static int route(const struct dispatch_request *rq, const struct auth_scope *sco
             return -1;
         }
         r->have_form = 1;
-        action = query_form_get(&r->form, "Action");
-        version = query_form_get(&r->form, "Version");
+        action = query_form_find(&r->form, "Action");
+        version = query_form_find(&r->form, "Version");
         if (!action || !*action)
             return awserr_set(err, 400, "MissingAction", "Missing Action");
         snprintf(r->action, sizeof(r->action), "%s", action);

@@ -15,6 +15,7 @@
 #include "emulator/state.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/hash.h"
 #include "scaler/world.h"
 
 #define MAX_REGIONS 32
@@ -116,15 +117,11 @@ static int region_name_ok(const char *r)
     return n > 0 && n < 32 && strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
 }
 
+/* A world's RNG seed: FNV-1a of account and region, so the same pair always draws the same
+ * ids (a restored world continues from its saved RNG state instead). */
 static uint64_t seed_of(const char *account, const char *region)
 {
-    uint64_t h = 1469598103934665603ULL;
-
-    for (const char *p = account; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    for (const char *p = region; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
+    return sc_hash_fnv1a_str(sc_hash_fnv1a_str(SC_HASH_FNV1A_BASIS, account), region);
 }
 
 struct sc_world *emu_world_find(const struct emu *e, const char *account, const char *region)

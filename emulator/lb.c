@@ -192,7 +192,7 @@ static void backend_send(struct bconn *b);
 static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, size_t reqlen)
 {
     struct lb_listener *l = c->l;
-    struct bconn *b = lb_bconn_get(l, be);
+    struct bconn *b = lb_bconn_get_or_connect(l, be);
     char ip[] = "127.0.0.1";
 
     if (!b) {

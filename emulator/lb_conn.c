@@ -268,7 +268,7 @@ struct bconn *lb_bconn_connect(struct lb_listener *l, struct bal_backend *be)
     return b;
 }
 
-struct bconn *lb_bconn_get(struct lb_listener *l, struct bal_backend *be)
+struct bconn *lb_bconn_get_or_connect(struct lb_listener *l, struct bal_backend *be)
 {
     struct bconn *b = be->idle;
 

@@ -156,7 +156,7 @@ void lb_bconn_free(struct bconn *b);
 /* A new connection to be (non-blocking connect), or NULL when the socket call fails. */
 struct bconn *lb_bconn_connect(struct lb_listener *l, struct bal_backend *be);
 /* A pooled connection to be (ready to send), else a new one (connecting); NULL on failure. */
-struct bconn *lb_bconn_get(struct lb_listener *l, struct bal_backend *be);
+struct bconn *lb_bconn_get_or_connect(struct lb_listener *l, struct bal_backend *be);
 void lb_bconn_to_idle(struct bconn *b); /* into be's keep-alive pool */
 void lb_close_idle(struct bal_backend *be);
 /* A client connection on fd (from the free list or new), linked into l->all. */

@@ -148,10 +148,5 @@ int model_coerce(const struct model_service *svc, uint32_t shape, json_t *in, in
 
 /* 1 when s[0..n) is valid UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
 int model_utf8_valid(const char *s, size_t n);
-/* Parses an ISO-8601 timestamp ("2024-01-01T00:00:00Z", fractions, +hh:mm offsets) into
- * epoch ms. Returns 0, or -1 when malformed. */
-int model_parse_iso8601(const char *s, int64_t *ms);
-/* Formats epoch ms as "2024-01-01T00:00:00.000Z" into out (at least 32 bytes). */
-void model_format_iso8601(int64_t ms, char *out, size_t n);
 
 #endif

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "emulator/awserr.h"
+#include "scaler/civil.h"
 
 #define MAX_ERRS 10
 
@@ -86,92 +86,6 @@ static size_t utf8_chars(const char *s, size_t n)
             c++;
     }
     return c;
-}
-
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static int digits(const char *s, int n, int *out)
-{
-    int v = 0;
-
-    for (int i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
-int model_parse_iso8601(const char *s, int64_t *ms)
-{
-    int y, mo, d, h, mi, sec, frac_ms = 0;
-    const char *p;
-    int64_t off_s = 0;
-
-    if (strlen(s) < 19 || s[4] != '-' || s[7] != '-' ||
-        (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || s[13] != ':' || s[16] != ':')
-        return -1;
-    if (digits(s, 4, &y) || digits(s + 5, 2, &mo) || digits(s + 8, 2, &d) ||
-        digits(s + 11, 2, &h) || digits(s + 14, 2, &mi) || digits(s + 17, 2, &sec))
-        return -1;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-        return -1;
-    p = s + 19;
-    if (*p == '.') {
-        int scale = 100;
-
-        p++;
-        if (*p < '0' || *p > '9')
-            return -1;
-        while (*p >= '0' && *p <= '9') {
-            frac_ms += (*p - '0') * scale;
-            scale /= 10;
-            p++;
-        }
-    }
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if (*p == '+' || *p == '-') {
-        int oh, om;
-        int sign = *p == '-' ? -1 : 1;
-
-        p++;
-        if (digits(p, 2, &oh))
-            return -1;
-        p += 2;
-        if (*p == ':')
-            p++;
-        if (digits(p, 2, &om))
-            return -1;
-        p += 2;
-        off_s = sign * (oh * 3600 + om * 60);
-    } else if (*p != '\0') {
-        return -1;
-    }
-    if (*p != '\0')
-        return -1;
-    *ms = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) - off_s) * 1000 + frac_ms;
-    return 0;
-}
-
-void model_format_iso8601(int64_t ms, char *out, size_t n)
-{
-    time_t t = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-    int frac = (int)(ms - (int64_t)t * 1000);
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
 }
 
 /* ---- error collection ------------------------------------------------------------ */
@@ -430,7 +344,7 @@ static json_t *scalar_timestamp(struct ctx *c, json_t *in)
         char *end;
         double secs;
 
-        if (model_parse_iso8601(s, &ms) == 0)
+        if (sc_civil_parse_iso(s, &ms) == 0)
             return json_integer(ms);
         secs = strtod(s, &end);
         if (end != s && *end == '\0' && isfinite(secs) && fabs(secs) < 1e13)

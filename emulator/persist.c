@@ -12,9 +12,9 @@
 #include "common/xalloc.h"
 #include "emulator/emu.h"
 #include "emulator/metric_journal.h"
-#include "emulator/model.h"
 #include "emulator/state.h"
 #include "scaler/asg.h"
+#include "scaler/civil.h"
 #include "scaler/ec2.h"
 #include "scaler/world.h"
 
@@ -35,7 +35,7 @@ json_t *persist_state_json(struct emu *e)
 
     if (!doc || !worlds)
         goto fail;
-    model_format_iso8601(now, iso, sizeof(iso));
+    sc_civil_format_iso_ms(now, iso, sizeof(iso));
     if (json_object_set_new(doc, "version", json_integer(STATE_VERSION)) ||
         json_object_set_new(doc, "saved_at", json_string(iso)) ||
         json_object_set_new(doc, "now_ms", json_integer((json_int_t)now)) ||

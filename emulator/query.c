@@ -98,7 +98,7 @@ void query_form_cleanup(struct query_form *f)
     f->n = 0;
 }
 
-const char *query_form_get(const struct query_form *f, const char *key)
+const char *query_form_find(const struct query_form *f, const char *key)
 {
     for (size_t i = 0; i < f->n; i++) {
         if (strcmp(f->pairs[i].key, key) == 0)

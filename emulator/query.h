@@ -31,7 +31,7 @@ struct query_form {
 int query_form_parse(struct query_form *f, const char *s, size_t len, struct awserr *err);
 void query_form_cleanup(struct query_form *f);
 /* The first value of key, borrowed; NULL when absent. */
-const char *query_form_get(const struct query_form *f, const char *key);
+const char *query_form_find(const struct query_form *f, const char *key);
 
 /* Builds the IR (see model_coerce) of op's input from the form; ec2 selects EC2's
  * dialect. Returns 0 and *out (new reference; `{}` for operations without input), or -1

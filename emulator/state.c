@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "scaler/hash.h"
 
 #define MAX_WRITERS 8
 /* Refuse to read state files over this (a runaway file is not loaded into memory). */
@@ -369,15 +370,6 @@ static int is_clock_key(const char *k)
            strcmp(k, "saved_at") == 0;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ULL;
-    return h;
-}
-
 /* Order-preserving walk (jansson keeps insertion order): a fingerprint without clocks. */
 static uint64_t sig(uint64_t h, const json_t *v)
 {
@@ -388,33 +380,33 @@ static uint64_t sig(uint64_t h, const json_t *v)
 
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        h = fnv(h, "{", 1);
+        h = sc_hash_fnv1a_add(h, "{", 1);
         json_object_foreach((json_t *)v, k, x)
         {
             if (is_clock_key(k))
                 continue;
-            h = fnv(h, k, strlen(k) + 1);
+            h = sc_hash_fnv1a_add(h, k, strlen(k) + 1);
             h = sig(h, x);
         }
-        return fnv(h, "}", 1);
+        return sc_hash_fnv1a_add(h, "}", 1);
     case JSON_ARRAY:
-        h = fnv(h, "[", 1);
+        h = sc_hash_fnv1a_add(h, "[", 1);
         json_array_foreach(v, i, x) h = sig(h, x);
-        return fnv(h, "]", 1);
+        return sc_hash_fnv1a_add(h, "]", 1);
     case JSON_STRING:
-        return fnv(h, json_string_value(v), json_string_length(v) + 1);
+        return sc_hash_fnv1a_add(h, json_string_value(v), json_string_length(v) + 1);
     case JSON_INTEGER:
         snprintf(num, sizeof(num), "i%lld", (long long)json_integer_value(v));
-        return fnv(h, num, strlen(num));
+        return sc_hash_fnv1a_add(h, num, strlen(num));
     case JSON_REAL:
         snprintf(num, sizeof(num), "r%.17g", json_real_value(v));
-        return fnv(h, num, strlen(num));
+        return sc_hash_fnv1a_add(h, num, strlen(num));
     case JSON_TRUE:
-        return fnv(h, "t", 1);
+        return sc_hash_fnv1a_add(h, "t", 1);
     case JSON_FALSE:
-        return fnv(h, "f", 1);
+        return sc_hash_fnv1a_add(h, "f", 1);
     case JSON_NULL:
-        return fnv(h, "n", 1);
+        return sc_hash_fnv1a_add(h, "n", 1);
     }
     return h;
 }
@@ -467,7 +459,7 @@ int state_commit(struct state *st, int64_t mono_ms)
     }
     if (!st->need_snapshot) {
         /* clock-driven: write only when more than clocks moved */
-        uint64_t g = sig(1469598103934665603ULL, doc);
+        uint64_t g = sig(SC_HASH_FNV1A_BASIS, doc);
 
         st->touched = 0;
         if (st->have_sig && g == st->last_sig) {

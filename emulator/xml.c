@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/civil.h"
+
 void xml_escape(struct cm_buf *b, const char *s, size_t n)
 {
     size_t start = 0;
@@ -186,7 +188,7 @@ static void write_value(struct cm_buf *b, const struct model_service *svc, const
     case MODEL_TIMESTAMP:
         if (!json_is_integer(v))
             return;
-        model_format_iso8601(json_integer_value(v), num, sizeof(num));
+        sc_civil_format_iso_ms(json_integer_value(v), num, sizeof(num));
         break;
     default:
         return;

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/sigv4.h"
 #include "common/xalloc.h"
+#include "scaler/civil.h"
 
 #define AWS_BODY_MAX (64u << 20)
 
@@ -154,7 +155,8 @@ static void shared_path(const char *(*env_get)(const char *, void *), void *ud, 
     const char *home;
 
     if (v) {
-        if (v[0] == '~' && v[1] == '/' && (home = env_nonempty(env_get, ud, "HOME")))
+        home = v[0] == '~' && v[1] == '/' ? env_nonempty(env_get, ud, "HOME") : NULL;
+        if (home)
             snprintf(out, n, "%s%s", home, v + 1);
         else
             snprintf(out, n, "%s", v);
@@ -640,14 +642,12 @@ static int attempt(struct aws_client *c, enum aws_service svc, const char *body,
     struct curl_slist *sl = NULL;
     int nh = 0;
     time_t now = time(NULL);
-    struct tm tm;
     CURLcode cc;
     const char *ctype = "application/x-www-form-urlencoded; charset=utf-8";
     char h_ctype[96];
 
     url_host_path(c->endpoint[svc], host, sizeof(host), path, sizeof(path));
-    gmtime_r(&now, &tm);
-    strftime(amz_date, sizeof(amz_date), "%Y%m%dT%H%M%SZ", &tm);
+    sc_civil_format_basic((int64_t)now * 1000, amz_date, sizeof(amz_date));
     hdrs[nh++] = (struct cm_sigv4_header){ "content-type", ctype };
     hdrs[nh++] = (struct cm_sigv4_header){ "host", host };
     hdrs[nh++] = (struct cm_sigv4_header){ "x-amz-date", amz_date };

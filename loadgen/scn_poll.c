@@ -18,6 +18,7 @@
 #include "loadgen/scn_internal.h"
 #include "loadgen/scn_reply.h"
 #include "scaler/app.h"
+#include "scaler/civil.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
 #include "scaler/sim/timeline.h"
@@ -307,8 +308,8 @@ static int poll_cpu(struct run *r, int g, int64_t period_ms, int64_t to, double 
 
     if (period_ms < 60000)
         period_ms = 60000;
-    scn_time_format(to - 2 * period_ms, t0, sizeof(t0));
-    scn_time_format(to + 1000, t1, sizeof(t1));
+    sc_civil_format_iso_ms(to - 2 * period_ms, t0, sizeof(t0));
+    sc_civil_format_iso_ms(to + 1000, t1, sizeof(t1));
     aws_params_init(&p);
     aws_params_add(&p, "Namespace", "AWS/EC2");
     aws_params_add(&p, "MetricName", "CPUUtilization");

@@ -1,16 +1,15 @@
 /* loadgen/scn_reply.c: see scn_reply.h. */
 #include "loadgen/scn_reply.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "loadgen/awsapi.h"
+#include "scaler/civil.h"
 
-/* ---- placeholders and times ---- */
+/* ---- placeholders ---- */
 
 int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n)
 {
@@ -71,84 +70,6 @@ int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, ch
     return 0;
 }
 
-static int digits(const char **s, int n, int *v)
-{
-    *v = 0;
-    for (int i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)**s))
-            return -1;
-        *v = *v * 10 + (**s - '0');
-        (*s)++;
-    }
-    return 0;
-}
-
-int scn_time_parse(const char *s, int64_t *ms)
-{
-    struct tm tm;
-    int y, mo, d, h, mi, se, frac = 0, fd = 0;
-    int64_t t;
-
-    memset(&tm, 0, sizeof(tm));
-    if (!s || digits(&s, 4, &y) || *s++ != '-' || digits(&s, 2, &mo) || *s++ != '-' ||
-        digits(&s, 2, &d) || (*s != 'T' && *s != 't' && *s != ' '))
-        return -1;
-    s++;
-    if (digits(&s, 2, &h) || *s++ != ':' || digits(&s, 2, &mi) || *s++ != ':' || digits(&s, 2, &se))
-        return -1;
-    if (*s == '.') {
-        s++;
-        while (isdigit((unsigned char)*s)) {
-            if (fd < 3) {
-                frac = frac * 10 + (*s - '0');
-                fd++;
-            }
-            s++;
-        }
-        while (fd < 3) {
-            frac *= 10;
-            fd++;
-        }
-    }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-        return -1;
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = se;
-    t = (int64_t)timegm(&tm) * 1000 + frac;
-    if (*s == 'Z' || *s == 'z') {
-        s++;
-    } else if (*s == '+' || *s == '-') {
-        int sign = *s == '-' ? -1 : 1, oh, om;
-        s++;
-        if (digits(&s, 2, &oh))
-            return -1;
-        if (*s == ':')
-            s++;
-        if (digits(&s, 2, &om))
-            return -1;
-        t -= sign * ((int64_t)oh * 3600 + om * 60) * 1000;
-    }
-    if (*s)
-        return -1;
-    *ms = t;
-    return 0;
-}
-
-void scn_time_format(int64_t ms, char *out, size_t n)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    char b[32];
-
-    gmtime_r(&t, &tm);
-    strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, n, "%s.%03dZ", b, (int)(ms % 1000));
-}
-
 /* ---- XML helpers: direct children only ---- */
 
 static int is_elem(const xmlNode *n, const char *name)
@@ -191,7 +112,7 @@ static int64_t child_time(xmlNode *node, const char *name)
     int64_t ms;
 
     child_text(node, name, b, sizeof(b));
-    return b[0] && scn_time_parse(b, &ms) == 0 ? ms : 0;
+    return b[0] && sc_civil_parse_iso(b, &ms) == 0 ? ms : 0;
 }
 
 /* The first <member> of the list element named list under doc (depth first). */

@@ -1,6 +1,7 @@
 /* loadgen/scn_reply.h: the pure parts of `loadgen scenario`: AWS replies (Auto Scaling,
  * CloudWatch, ELB XML documents) read into what a timeline sample and its events need,
- * the {arn:POLICY} placeholders of the plan resolved, AWS timestamps read.
+ * the {arn:POLICY} placeholders of the plan resolved (timestamps are read with
+ * scaler/civil.h's sc_civil_parse_iso).
  *
  * No I/O and no clock: every function works on the documents and values given.
  * Ownership: documents are borrowed; results are plain data in the caller's storage. */
@@ -15,7 +16,7 @@
 #define SCN_ID_MAX   64
 #define SCN_TEXT_MAX 512
 
-/* ---- placeholders and times ---- */
+/* ---- placeholders ---- */
 
 /* Looks a policy's PolicyARN up by the scenario's policy name (NULL when unknown). */
 typedef const char *(*scn_arn_lookup_fn)(const char *policy, void *ud);
@@ -24,12 +25,6 @@ typedef const char *(*scn_arn_lookup_fn)(const char *policy, void *ud);
  * Returns 0, or -1 when a name is unknown (out then names it: "no PolicyARN for NAME")
  * or the result does not fit. */
 int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n);
-
-/* Parses an AWS timestamp ("2026-01-01T00:00:00Z", "...T00:00:00.123Z", "+00:00" offset)
- * into epoch ms. Returns 0, or -1 when it is not one. */
-int scn_time_parse(const char *s, int64_t *ms);
-/* Formats epoch ms as AWS wants a timestamp parameter: "2026-01-01T00:00:00.000Z". */
-void scn_time_format(int64_t ms, char *out, size_t n);
 
 /* ---- DescribeAutoScalingGroups ---- */
 

@@ -48,30 +48,6 @@ void sc_alarms_config_defaults(struct sc_alarms_config *c)
     c->history_keep_ms = 14LL * 86400 * 1000;
 }
 
-char *alarm_dup_str(const char *s)
-{
-    char *d;
-    size_t n;
-
-    if (!s)
-        return NULL;
-    n = strlen(s) + 1;
-    d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
-/* 2014-04-09T18:59:06.419+0000 */
-void alarm_fmt_json_date(int64_t ms, char *out, size_t n)
-{
-    struct sc_civil c;
-
-    sc_civil_from_ms(ms, &c);
-    snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+0000", c.year, c.month, c.day, c.hour,
-             c.minute, c.second, c.msec);
-}
-
 /* --- history ring -------------------------------------------------------------------------- */
 
 static void hist_evict_oldest(struct sc_alarms *a)
@@ -170,8 +146,8 @@ struct sc_alarms *sc_alarms_create(const struct sc_alarms_config *cfg)
     }
     if (c.history_bytes < 4096)
         c.history_bytes = 4096;
-    a->region = alarm_dup_str(c.region);
-    a->account = alarm_dup_str(c.account);
+    a->region = sc_strdup(c.region);
+    a->account = sc_strdup(c.account);
     a->arena_cap = c.history_bytes;
     a->arena = malloc(a->arena_cap);
     a->hd_cap = c.history_items;
@@ -371,7 +347,7 @@ static void alarm_json(struct sb *b, const struct alarm *al)
     }
     sb_raw(b, ",\"stateValue\":");
     sb_jstr(b, alarm_state_names[al->state]);
-    alarm_fmt_json_date(al->config_updated_ms, date, sizeof(date));
+    sc_civil_format_iso_ms_offset(al->config_updated_ms, date, sizeof(date));
     sb_raw(b, ",\"alarmConfigurationUpdatedTimestamp\":");
     sb_jstr(b, date);
     sb_raw(b, "}");
@@ -588,39 +564,39 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
         return NULL;
     snprintf(arn, sizeof(arn), "arn:aws:cloudwatch:%s:%s:alarm:%s", a->region, a->account,
              r->alarm_name);
-    al->name = alarm_dup_str(r->alarm_name);
-    al->arn = alarm_dup_str(arn);
+    al->name = sc_strdup(r->alarm_name);
+    al->arn = sc_strdup(arn);
     bad |= !al->name || !al->arn;
     if (r->alarm_description) {
-        al->description = alarm_dup_str(r->alarm_description);
+        al->description = sc_strdup(r->alarm_description);
         bad |= !al->description;
     }
     al->actions_enabled = r->has_actions_enabled ? r->actions_enabled != 0 : 1;
     for (int s = 0; s < 3; s++) {
         for (int i = 0; i < ns[s]; i++) {
-            al->actions[s][i] = alarm_dup_str(lists[s][i]);
+            al->actions[s][i] = sc_strdup(lists[s][i]);
             bad |= !al->actions[s][i];
             al->nactions[s]++;
         }
     }
-    al->metric_name = alarm_dup_str(r->metric_name);
-    al->ns = alarm_dup_str(r->namespace);
+    al->metric_name = sc_strdup(r->metric_name);
+    al->ns = sc_strdup(r->namespace);
     bad |= !al->metric_name || !al->ns;
     if (r->n_dimensions > 0) {
         al->dims = calloc((size_t)r->n_dimensions, sizeof(*al->dims));
         bad |= !al->dims;
         for (int i = 0; al->dims && i < r->n_dimensions; i++) {
-            al->dims[i].name = alarm_dup_str(r->dimensions[i].name);
-            al->dims[i].value = alarm_dup_str(r->dimensions[i].value);
+            al->dims[i].name = sc_strdup(r->dimensions[i].name);
+            al->dims[i].value = sc_strdup(r->dimensions[i].value);
             al->ndims++;
             bad |= !al->dims[i].name || !al->dims[i].value;
         }
     }
     if (r->statistic) {
-        al->statistic = alarm_dup_str(r->statistic);
+        al->statistic = sc_strdup(r->statistic);
         bad |= !al->statistic;
     } else {
-        al->extended_statistic = alarm_dup_str(r->extended_statistic);
+        al->extended_statistic = sc_strdup(r->extended_statistic);
         bad |= !al->extended_statistic;
     }
     al->stat = *st;
@@ -629,7 +605,7 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
     al->has_m = r->has_datapoints_to_alarm;
     al->m = r->has_datapoints_to_alarm ? r->datapoints_to_alarm : r->evaluation_periods;
     if (r->unit) {
-        al->unit = alarm_dup_str(r->unit);
+        al->unit = sc_strdup(r->unit);
         bad |= !al->unit;
     }
     al->unit_e = unit;
@@ -638,7 +614,7 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
     al->tmd = tmd;
     al->has_tmd = r->treat_missing_data != NULL;
     if (r->evaluate_low_sample_count_percentile) {
-        al->elscp = alarm_dup_str(r->evaluate_low_sample_count_percentile);
+        al->elscp = sc_strdup(r->evaluate_low_sample_count_percentile);
         bad |= !al->elscp;
     }
     if (bad) {
@@ -719,8 +695,8 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
                 return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
             }
             for (int i = 0; i < req->n_tags; i++) {
-                al->tags[i].key = alarm_dup_str(req->tags[i].key);
-                al->tags[i].value = alarm_dup_str(req->tags[i].value);
+                al->tags[i].key = sc_strdup(req->tags[i].key);
+                al->tags[i].value = sc_strdup(req->tags[i].value);
                 al->ntags++;
                 if (!al->tags[i].key || !al->tags[i].value) {
                     alarm_free(al);
@@ -981,7 +957,7 @@ enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct 
                            tags[i].key && *tags[i].key ? "Value" : "Key");
     for (int i = 0; i < n; i++) {
         int j;
-        char *v = alarm_dup_str(tags[i].value);
+        char *v = sc_strdup(tags[i].value);
         if (!v)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         for (j = 0; j < al->ntags; j++)
@@ -992,7 +968,7 @@ enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct 
             al->tags[j].value = v;
         } else {
             struct tag *t = realloc(al->tags, (size_t)(al->ntags + 1) * sizeof(*t));
-            char *k = alarm_dup_str(tags[i].key);
+            char *k = sc_strdup(tags[i].key);
             if (!t || !k) {
                 if (t)
                     al->tags = t;

@@ -15,16 +15,6 @@ static const char *const op_words[] = { "greater than or equal to", "greater tha
 
 /* --- small helpers ----------------------------------------------------------------------- */
 
-/* dd/MM/yy HH:mm:ss */
-static void fmt_reason_date(int64_t ms, char *out, size_t n)
-{
-    struct sc_civil c;
-
-    sc_civil_from_ms(ms, &c);
-    snprintf(out, n, "%02d/%02d/%02d %02d:%02d:%02d", c.day, c.month, c.year % 100, c.hour,
-             c.minute, c.second);
-}
-
 /* A light structural check, enough to embed text as a JSON value safely. */
 static int json_object_like(const char *s)
 {
@@ -270,7 +260,7 @@ static void list_points(struct sb *b, const struct sc_alarms *a, const struct al
         if (i)
             sb_raw(b, ", ");
         sb_num(b, a->slot_val[k]);
-        fmt_reason_date(tick_ms - (int64_t)k * al->period * 1000, date, sizeof(date));
+        sc_civil_format_dmy(tick_ms - (int64_t)k * al->period * 1000, date, sizeof(date));
         sb_printf(b, " (%s)", date);
     }
     sb_raw(b, "]");
@@ -283,10 +273,10 @@ static void reason_data(struct sb *b, const struct sc_alarms *a, const struct al
     int first = 1;
 
     sb_raw(b, "{\"version\":\"1.0\",\"queryDate\":");
-    alarm_fmt_json_date(tick_ms, date, sizeof(date));
+    sc_civil_format_iso_ms_offset(tick_ms, date, sizeof(date));
     sb_jstr(b, date);
     sb_raw(b, ",\"startDate\":");
-    alarm_fmt_json_date(tick_ms - (int64_t)r * al->period * 1000, date, sizeof(date));
+    sc_civil_format_iso_ms_offset(tick_ms - (int64_t)r * al->period * 1000, date, sizeof(date));
     sb_jstr(b, date);
     if (al->unit) {
         sb_raw(b, ",\"unit\":");
@@ -315,7 +305,7 @@ static void reason_data(struct sb *b, const struct sc_alarms *a, const struct al
         int k = eval_slots[i];
         if (i)
             sb_raw(b, ",");
-        alarm_fmt_json_date(tick_ms - (int64_t)k * al->period * 1000, date, sizeof(date));
+        sc_civil_format_iso_ms_offset(tick_ms - (int64_t)k * al->period * 1000, date, sizeof(date));
         sb_raw(b, "{\"timestamp\":");
         sb_jstr(b, date);
         if (a->slot_has[k]) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "scaler/alarm.h"
+#include "scaler/str.h"
 
 #define MAX_SLOTS   (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
 #define SCRATCH_LEN (64 * 1024)
@@ -179,9 +180,6 @@ static inline void sb_jstr(struct sb *b, const char *s)
 
 /* --- defined in alarm.c ----------------------------------------------------------------------- */
 
-char *alarm_dup_str(const char *s);
-/* 2014-04-09T18:59:06.419+0000 */
-void alarm_fmt_json_date(int64_t ms, char *out, size_t n);
 void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const char *name,
                     const char *summary, const char *data);
 void alarm_free(struct alarm *al);

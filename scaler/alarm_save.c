@@ -321,8 +321,8 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
             return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
         }
         for (int i = 0; i < ntags; i++) {
-            al->tags[i].key = alarm_dup_str(tagv[i].name);
-            al->tags[i].value = alarm_dup_str(tagv[i].value);
+            al->tags[i].key = sc_strdup(tagv[i].name);
+            al->tags[i].value = sc_strdup(tagv[i].value);
             al->ntags++;
             if (!al->tags[i].key || !al->tags[i].value) {
                 alarm_free(al);

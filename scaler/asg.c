@@ -10,23 +10,10 @@
 
 #include "scaler/asg_internal.h"
 #include "scaler/civil.h"
+#include "scaler/hash.h"
 #include "scaler/save.h"
 
 /* --- small helpers ---------------------------------------------------------------------- */
-
-char *asg_strdup(const char *s)
-{
-    size_t n;
-    char *d;
-
-    if (!s)
-        return NULL;
-    n = strlen(s) + 1;
-    d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 char *asg_asprintf(const char *fmt, ...)
 {
@@ -58,22 +45,13 @@ char **asg_dup_strv(const char *const *v, int n)
     if (!d)
         return NULL;
     for (int i = 0; i < n; i++) {
-        d[i] = asg_strdup(v[i] ? v[i] : "");
+        d[i] = sc_strdup(v[i] ? v[i] : "");
         if (!d[i]) {
             sc_strv_free(d, i);
             return NULL;
         }
     }
     return d;
-}
-
-void asg_iso_time(int64_t ms, char out[ASG_TIME_LEN])
-{
-    struct sc_civil c;
-
-    sc_civil_from_ms(ms, &c);
-    snprintf(out, ASG_TIME_LEN, "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour,
-             c.minute, c.second);
 }
 
 /* Appends "At <t> <clause>." to buf (joined by two spaces), within ASG_CAUSE_LEN. */
@@ -84,7 +62,7 @@ void asg_cause_add(char *buf, int64_t now_ms, const char *fmt, ...)
     va_list ap;
     int n;
 
-    asg_iso_time(now_ms, t);
+    sc_civil_format_iso(now_ms, t, sizeof(t));
     if (len > 0 && len + 2 < ASG_CAUSE_LEN) {
         memcpy(buf + len, "  ", 3);
         len += 2;
@@ -371,15 +349,15 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
         goto oom;
     i = &lc->info;
     sc_rng_uuid(asg->rng, uuid);
-    i->launch_configuration_name = asg_strdup(req->launch_configuration_name);
+    i->launch_configuration_name = sc_strdup(req->launch_configuration_name);
     i->launch_configuration_arn =
         asg_asprintf("arn:aws:autoscaling:%s:%s:launchConfiguration:%s:launchConfigurationName/%s",
                      asg->region, asg->account, uuid, req->launch_configuration_name);
-    i->image_id = asg_strdup(req->image_id);
-    i->instance_type = asg_strdup(req->instance_type);
-    i->key_name = asg_strdup(req->key_name);
-    i->user_data = asg_strdup(req->user_data);
-    i->iam_instance_profile = asg_strdup(req->iam_instance_profile);
+    i->image_id = sc_strdup(req->image_id);
+    i->instance_type = sc_strdup(req->instance_type);
+    i->key_name = sc_strdup(req->key_name);
+    i->user_data = sc_strdup(req->user_data);
+    i->iam_instance_profile = sc_strdup(req->iam_instance_profile);
     if (req->nsecurity_groups > 0) {
         i->security_groups = asg_dup_strv(req->security_groups, req->nsecurity_groups);
         if (!i->security_groups)
@@ -479,7 +457,7 @@ int asg_group_index(const struct sc_asg *asg, const char *name, int *pos)
     return -1;
 }
 
-struct asg_group *asg_group_get(const struct sc_asg *asg, const char *name)
+struct asg_group *asg_group_find(const struct sc_asg *asg, const char *name)
 {
     int idx = name ? asg_group_index(asg, name, NULL) : -1;
 
@@ -508,7 +486,7 @@ const struct sc_asg_group_info *sc_asg_group_at(const struct sc_asg *asg, int i)
 
 const struct sc_asg_group_info *sc_asg_group_find(const struct sc_asg *asg, const char *name)
 {
-    struct asg_group *g = asg_group_get(asg, name);
+    struct asg_group *g = asg_group_find(asg, name);
 
     return g ? &g->info : NULL;
 }
@@ -552,7 +530,7 @@ const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,
                                                       const struct sc_asg_instance_info **out)
 {
     struct asg_group *g = NULL;
-    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, &g);
 
     if (!in)
         return NULL;
@@ -563,11 +541,7 @@ const struct sc_asg_group_info *sc_asg_instance_group(const struct sc_asg *asg,
 
 static uint64_t idx_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return sc_hash_fnv1a_str(SC_HASH_FNV1A_BASIS, s);
 }
 
 static struct asg_idx_slot *idx_find(const struct sc_asg *asg, const char *id)
@@ -651,8 +625,8 @@ void asg_idx_del(struct sc_asg *asg, const char *id)
         s->used = 2;
 }
 
-struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
-                              struct asg_group **gout)
+struct asg_inst *asg_inst_find(const struct sc_asg *asg, const char *instance_id,
+                               struct asg_group **gout)
 {
     struct asg_idx_slot *s;
 
@@ -668,7 +642,7 @@ struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
 
 int sc_asg_instance_warmed(const struct sc_asg *asg, const char *instance_id, int64_t now_ms)
 {
-    struct asg_inst *in = asg_inst_get(asg, instance_id, NULL);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, NULL);
 
     return in && in->info.lifecycle_state == SC_ASG_IN_SERVICE && now_ms >= in->warm_until_ms;
 }
@@ -804,8 +778,8 @@ static enum sc_status resolve_subnets(struct sc_asg *asg, const char *vzi, char 
         if (!gs)
             goto oom;
         subnets = gs;
-        zones[n] = asg_strdup(zone);
-        subnets[n] = asg_strdup(sub);
+        zones[n] = sc_strdup(zone);
+        subnets[n] = sc_strdup(sub);
         n++;
         if (!zones[n - 1] || !subnets[n - 1])
             goto oom;
@@ -874,7 +848,7 @@ static enum sc_status group_set_zones(struct sc_asg *asg, struct asg_group *g,
     g->zones_gen++;
     i->subnets = subnets;
     i->navailability_zones = n;
-    i->vpc_zone_identifier = asg_strdup(subnets ? r->vpc_zone_identifier : "");
+    i->vpc_zone_identifier = sc_strdup(subnets ? r->vpc_zone_identifier : "");
     if (!i->vpc_zone_identifier)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     return SC_OK;
@@ -902,8 +876,11 @@ static enum sc_status check_sizes(int min, int max, int has_desired, int desired
 {
     enum sc_status st;
 
-    if ((st = smithy_min0(err, "minSize", min)) != SC_OK ||
-        (st = smithy_min0(err, "maxSize", max)) != SC_OK)
+    st = smithy_min0(err, "minSize", min);
+    if (st != SC_OK)
+        return st;
+    st = smithy_min0(err, "maxSize", max);
+    if (st != SC_OK)
         return st;
     if (max < min)
         return sc_fail(err, SC_ERR_VALIDATION,
@@ -937,7 +914,7 @@ static int group_put_tag(struct asg_group *g, const struct sc_asg_tag_req *t)
 {
     struct sc_asg_group_info *i = &g->info;
     struct sc_asg_tag *grown;
-    char *v = asg_strdup(t->value ? t->value : "");
+    char *v = sc_strdup(t->value ? t->value : "");
 
     if (!v)
         return -1;
@@ -955,7 +932,7 @@ static int group_put_tag(struct asg_group *g, const struct sc_asg_tag_req *t)
         return -1;
     }
     i->tags = grown;
-    grown[i->ntags].key = asg_strdup(t->key);
+    grown[i->ntags].key = sc_strdup(t->key);
     if (!grown[i->ntags].key) {
         free(v);
         return -1;
@@ -983,7 +960,7 @@ static int set_desired_capacity_type(struct sc_asg_group_info *i, const char *t)
 
     if (!t)
         return 0;
-    d = asg_strdup(t);
+    d = sc_strdup(t);
     if (!d)
         return -1;
     free(i->desired_capacity_type);
@@ -1031,15 +1008,21 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     st = check_sizes(r->min_size, r->max_size, r->has_desired_capacity, r->desired_capacity, err);
     if (st != SC_OK)
         return st;
-    if (r->has_default_cooldown &&
-        (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
-        return st;
-    if (r->has_health_check_grace_period &&
-        (st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period)) != SC_OK)
-        return st;
-    if (r->has_default_instance_warmup &&
-        (st = smithy_min0(err, "defaultInstanceWarmup", r->default_instance_warmup)) != SC_OK)
-        return st;
+    if (r->has_default_cooldown) {
+        st = smithy_min0(err, "defaultCooldown", r->default_cooldown);
+        if (st != SC_OK)
+            return st;
+    }
+    if (r->has_health_check_grace_period) {
+        st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period);
+        if (st != SC_OK)
+            return st;
+    }
+    if (r->has_default_instance_warmup) {
+        st = smithy_min0(err, "defaultInstanceWarmup", r->default_instance_warmup);
+        if (st != SC_OK)
+            return st;
+    }
     if (r->health_check_type && !valid_health_check_type(r->health_check_type))
         return sc_fail(
             err, SC_ERR_VALIDATION,
@@ -1079,7 +1062,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         return st;
     }
     sc_rng_uuid(asg->rng, uuid);
-    i->auto_scaling_group_name = asg_strdup(r->auto_scaling_group_name);
+    i->auto_scaling_group_name = sc_strdup(r->auto_scaling_group_name);
     i->auto_scaling_group_arn =
         asg_asprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:%s:autoScalingGroupName/%s",
                      asg->region, asg->account, uuid, r->auto_scaling_group_name);
@@ -1093,7 +1076,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     i->default_cooldown = r->has_default_cooldown ? r->default_cooldown : 300;
     i->has_default_instance_warmup = r->has_default_instance_warmup;
     i->default_instance_warmup = r->default_instance_warmup;
-    i->health_check_type = asg_strdup(r->health_check_type ? r->health_check_type : "EC2");
+    i->health_check_type = sc_strdup(r->health_check_type ? r->health_check_type : "EC2");
     i->health_check_grace_period =
         r->has_health_check_grace_period ? r->health_check_grace_period : 0;
     if (!i->health_check_type)
@@ -1146,7 +1129,7 @@ oom:
 enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group_req *r,
                                    int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, r->auto_scaling_group_name);
+    struct asg_group *g = asg_group_find(asg, r->auto_scaling_group_name);
     struct sc_asg_group_info *i;
     struct asg_lt_ids ids;
     int min, max, desired;
@@ -1175,12 +1158,16 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
     st = check_sizes(min, max, 1, desired, err);
     if (st != SC_OK)
         return st;
-    if (r->has_default_cooldown &&
-        (st = smithy_min0(err, "defaultCooldown", r->default_cooldown)) != SC_OK)
-        return st;
-    if (r->has_health_check_grace_period &&
-        (st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period)) != SC_OK)
-        return st;
+    if (r->has_default_cooldown) {
+        st = smithy_min0(err, "defaultCooldown", r->default_cooldown);
+        if (st != SC_OK)
+            return st;
+    }
+    if (r->has_health_check_grace_period) {
+        st = smithy_min0(err, "healthCheckGracePeriod", r->health_check_grace_period);
+        if (st != SC_OK)
+            return st;
+    }
     if (r->health_check_type && !valid_health_check_type(r->health_check_type))
         return sc_fail(
             err, SC_ERR_VALIDATION,
@@ -1200,7 +1187,7 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
         set_desired_capacity_type(i, r->desired_capacity_type) != 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     if (r->health_check_type) {
-        char *t = asg_strdup(r->health_check_type);
+        char *t = sc_strdup(r->health_check_type);
 
         if (!t)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
@@ -1260,7 +1247,7 @@ static void group_remove(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
 enum sc_status sc_asg_delete_group(struct sc_asg *asg, const char *name, int force_delete,
                                    int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, name);
+    struct asg_group *g = asg_group_find(asg, name);
     int live = 0;
 
     if (!g)

@@ -108,10 +108,10 @@ struct asg_activity *asg_act_new(struct sc_asg *asg, struct asg_group *g, int64_
     if (!a)
         return NULL;
     sc_rng_uuid(asg->rng, a->info.activity_id);
-    a->info.auto_scaling_group_name = asg_strdup(g->info.auto_scaling_group_name);
-    a->info.auto_scaling_group_arn = asg_strdup(g->info.auto_scaling_group_arn);
-    a->info.description = asg_strdup(description);
-    a->info.cause = asg_strdup(cause);
+    a->info.auto_scaling_group_name = sc_strdup(g->info.auto_scaling_group_name);
+    a->info.auto_scaling_group_arn = sc_strdup(g->info.auto_scaling_group_arn);
+    a->info.description = sc_strdup(description);
+    a->info.cause = sc_strdup(cause);
     a->info.details = details_json(subnet, zone ? zone : "");
     a->info.start_ms = now_ms;
     a->info.status_code = status_code;
@@ -177,7 +177,7 @@ uint64_t sc_asg_activity_version(const struct sc_asg *asg)
 
 int sc_asg_activity_count(const struct sc_asg *asg, const char *group)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
 
     return g ? g->nacts : -1;
 }
@@ -185,7 +185,7 @@ int sc_asg_activity_count(const struct sc_asg *asg, const char *group)
 const struct sc_asg_activity_info *sc_asg_activity_at(const struct sc_asg *asg, const char *group,
                                                       int i)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     int k = 0;
 
     if (!g || i < 0 || i >= g->nacts)
@@ -318,7 +318,7 @@ const struct sc_asg_activity_info *sc_asg_deleted_activity_at(const struct sc_as
 
 int sc_asg_group_busy(const struct sc_asg *asg, const char *group)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
 
     return g ? asg_group_busy(g) : 0;
 }

@@ -13,9 +13,8 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
                                             const char *const *names, int nnames, int64_t now_ms,
                                             struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     struct sc_asg_group_info *gi;
-    enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
@@ -30,7 +29,6 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
                 err, SC_ERR_VALIDATION,
                 "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
     }
-    (void)st;
     for (int i = 0; i < nnames; i++) {
         int dup = 0;
         char **grown, *n;
@@ -44,7 +42,7 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
                 err, SC_ERR_LIMIT_EXCEEDED,
                 "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
                 SC_ASG_MAX_LOAD_BALANCERS);
-        n = asg_strdup(names[i]);
+        n = sc_strdup(names[i]);
         grown = n ? realloc(gi->load_balancer_names,
                             (size_t)(gi->nload_balancer_names + 1) * sizeof(*grown))
                   : NULL;
@@ -67,7 +65,7 @@ enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *grou
                                             const char *const *names, int nnames, int64_t now_ms,
                                             struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     struct sc_asg_group_info *gi;
 
     if (!g || g->deleting)
@@ -140,13 +138,14 @@ enum sc_status sc_asg_suspend_processes(struct sc_asg *asg, const char *group,
                                         const char *const *names, int nnames, int64_t now_ms,
                                         struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     unsigned mask;
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = process_mask(names, nnames, &mask, err)) != SC_OK)
+    st = process_mask(names, nnames, &mask, err);
+    if (st != SC_OK)
         return st;
     for (int p = 0; p < SC_ASG_PROC_COUNT; p++)
         if (((mask >> p) & 1u) && !((g->info.suspended >> p) & 1u))
@@ -160,14 +159,15 @@ enum sc_status sc_asg_resume_processes(struct sc_asg *asg, const char *group,
                                        const char *const *names, int nnames, int64_t now_ms,
                                        struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     unsigned mask;
     enum sc_status st;
 
     (void)now_ms;
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = process_mask(names, nnames, &mask, err)) != SC_OK)
+    st = process_mask(names, nnames, &mask, err);
+    if (st != SC_OK)
         return st;
     g->info.suspended &= ~mask;
     asg_inputs_changed(asg);
@@ -182,7 +182,7 @@ static enum sc_status tag_target(struct sc_asg *asg, const struct sc_asg_tag_req
             err, SC_ERR_VALIDATION,
             "Invalid resource type: %s. The only valid resource type is auto-scaling-group.",
             t->resource_type);
-    *out = asg_group_get(asg, t->resource_id);
+    *out = asg_group_find(asg, t->resource_id);
     if (!*out)
         return sc_asg_group_not_found(t->resource_id, err);
     if (!t->key || !t->key[0] || strlen(t->key) > 128)
@@ -199,7 +199,7 @@ enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_
     for (int i = 0; i < ntags; i++) {
         struct asg_group *g;
         enum sc_status st = tag_target(asg, &tags[i], &g, err);
-        int exists = 0, added = 0;
+        int exists = 0;
 
         if (st != SC_OK)
             return st;
@@ -212,20 +212,16 @@ enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_
                 "1 validation error detected: Value at 'tags.member.value' failed to satisfy constraint: Member must have length less than or equal to 256");
         for (int k = 0; k < g->info.ntags; k++)
             exists |= strcmp(g->info.tags[k].key, tags[i].key) == 0;
-        for (int j = 0; j < i; j++)
-            added += !exists && tags[j].resource_id &&
-                     strcmp(tags[j].resource_id, tags[i].resource_id) == 0;
         if (!exists && g->info.ntags + 1 > SC_ASG_MAX_TAGS)
             return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
                            "Tag limit exceeded: an Auto Scaling group can have at most %d tags.",
                            SC_ASG_MAX_TAGS);
-        (void)added;
     }
     for (int i = 0; i < ntags; i++) {
-        struct asg_group *g = asg_group_get(asg, tags[i].resource_id);
+        struct asg_group *g = asg_group_find(asg, tags[i].resource_id);
         struct sc_asg_group_info *gi = &g->info;
         struct sc_asg_tag *grown;
-        char *v = asg_strdup(tags[i].value ? tags[i].value : "");
+        char *v = sc_strdup(tags[i].value ? tags[i].value : "");
         int done = 0;
 
         if (!v)
@@ -252,7 +248,7 @@ enum sc_status sc_asg_create_or_update_tags(struct sc_asg *asg, const struct sc_
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
         gi->tags = grown;
-        grown[gi->ntags].key = asg_strdup(tags[i].key);
+        grown[gi->ntags].key = sc_strdup(tags[i].key);
         if (!grown[gi->ntags].key) {
             free(v);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
@@ -276,7 +272,7 @@ enum sc_status sc_asg_delete_tags(struct sc_asg *asg, const struct sc_asg_tag_re
             return st;
     }
     for (int i = 0; i < ntags; i++) {
-        struct sc_asg_group_info *gi = &asg_group_get(asg, tags[i].resource_id)->info;
+        struct sc_asg_group_info *gi = &asg_group_find(asg, tags[i].resource_id)->info;
 
         for (int k = 0; k < gi->ntags; k++) {
             if (strcmp(gi->tags[k].key, tags[i].key) != 0)
@@ -321,7 +317,7 @@ enum sc_status sc_asg_enable_metrics_collection(struct sc_asg *asg, const char *
                                                 const char *granularity, int64_t now_ms,
                                                 struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     unsigned mask;
     enum sc_status st;
 
@@ -332,7 +328,8 @@ enum sc_status sc_asg_enable_metrics_collection(struct sc_asg *asg, const char *
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Invalid granularity: %s. The only valid granularity is 1Minute.",
                        granularity ? granularity : "null");
-    if ((st = metric_mask(metrics, nmetrics, &mask, err)) != SC_OK)
+    st = metric_mask(metrics, nmetrics, &mask, err);
+    if (st != SC_OK)
         return st;
     g->info.metrics_enabled |= mask;
     g->next_metrics_ms = INT64_MAX; /* put at the next step */
@@ -343,14 +340,15 @@ enum sc_status sc_asg_disable_metrics_collection(struct sc_asg *asg, const char 
                                                  const char *const *metrics, int nmetrics,
                                                  int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     unsigned mask;
     enum sc_status st;
 
     (void)now_ms;
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = metric_mask(metrics, nmetrics, &mask, err)) != SC_OK)
+    st = metric_mask(metrics, nmetrics, &mask, err);
+    if (st != SC_OK)
         return st;
     g->info.metrics_enabled &= ~mask;
     return SC_OK;

@@ -321,7 +321,7 @@ static char *template_type(struct sc_asg *asg, const struct launch_pick *p)
                                          p->lt_version, &r, &err) != SC_OK ||
         !r.instance_type[0])
         return NULL;
-    return asg_strdup(r.instance_type);
+    return sc_strdup(r.instance_type);
 }
 
 int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms)
@@ -410,7 +410,7 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
             (int)ml, err.message);
         a = asg_act_new(asg, g, now_ms, fdesc, cause, "Failed", 100, spec.subnet_id, spec.zone);
         if (a) {
-            a->info.status_message = asg_strdup(err.message);
+            a->info.status_message = sc_strdup(err.message);
             a->info.end_ms = now_ms > 0 ? now_ms : 1;
             g->acts_ver++;
         }
@@ -437,14 +437,14 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
     snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
              spec.subnet_id ? spec.subnet_id : "");
     asg_inst_set_state(asg, g, in, SC_ASG_PENDING);
-    in->info.launch_configuration_name = asg_strdup(gi->launch_configuration_name);
+    in->info.launch_configuration_name = sc_strdup(gi->launch_configuration_name);
     if (!gi->launch_configuration_name) {
-        in->info.launch_template_id = asg_strdup(pick.lt_id);
-        in->info.launch_template_name = asg_strdup(pick.lt_name);
-        in->info.launch_template_version = asg_strdup(pick.lt_version);
+        in->info.launch_template_id = sc_strdup(pick.lt_id);
+        in->info.launch_template_name = sc_strdup(pick.lt_name);
+        in->info.launch_template_version = sc_strdup(pick.lt_version);
     }
-    in->info.instance_type = lc                   ? asg_strdup(lc->instance_type)
-                             : pick.instance_type ? asg_strdup(pick.instance_type)
+    in->info.instance_type = lc                   ? sc_strdup(lc->instance_type)
+                             : pick.instance_type ? sc_strdup(pick.instance_type)
                                                   : template_type(asg, &pick);
     asg_inst_set_weight(asg, g, in, asg_mixed_weight(g, in->info.instance_type));
     in->info.protected_from_scale_in = gi->new_instances_protected_from_scale_in;
@@ -470,7 +470,7 @@ int asg_zone_listed(const struct asg_group *g, const char *zone)
 enum sc_status sc_asg_set_desired_capacity(struct sc_asg *asg, const char *group, int desired,
                                            int honor_cooldown, int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
@@ -508,7 +508,7 @@ enum sc_status sc_asg_terminate_instance(struct sc_asg *asg, const char *instanc
                                          struct sc_error *err)
 {
     struct asg_group *g = NULL;
-    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, &g);
     char cause[ASG_CAUSE_LEN] = "";
     struct asg_activity *a;
 
@@ -564,7 +564,7 @@ enum sc_status sc_asg_set_instance_health(struct sc_asg *asg, const char *instan
                                           struct sc_error *err)
 {
     struct asg_group *g = NULL;
-    struct asg_inst *in = asg_inst_get(asg, instance_id, &g);
+    struct asg_inst *in = asg_inst_find(asg, instance_id, &g);
     int healthy;
 
     if (!health_status ||
@@ -610,7 +610,7 @@ static struct asg_inst *member(struct sc_asg *asg, struct asg_group *g, const ch
                                struct sc_error *err)
 {
     struct asg_group *owner = NULL;
-    struct asg_inst *in = asg_inst_get(asg, id, &owner);
+    struct asg_inst *in = asg_inst_find(asg, id, &owner);
 
     if (!in || owner != g) {
         sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not part of Auto Scaling group %s.", id,
@@ -624,19 +624,20 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
                                        const char *const *ids, int nids, int64_t now_ms,
                                        struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     char zones[SC_ASG_MAX_IDS_PER_CALL][SC_ASG_ID_LEN];
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
         enum sc_asg_ec2_state es;
         int zone_ok = 0;
 
-        if (asg_inst_get(asg, ids[i], NULL))
+        if (asg_inst_find(asg, ids[i], NULL))
             return sc_fail(err, SC_ERR_VALIDATION,
                            "The instance %s is already part of an Auto Scaling group.", ids[i]);
         if (!asg->env.instance_zone || asg->env.instance_zone(asg->env.ud, ids[i], zones[i]) != 0)
@@ -702,13 +703,14 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
                                        const char *const *ids, int nids, int should_decrement,
                                        int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     enum sc_status st;
     int counted = 0;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = member(asg, g, ids[i], err);
@@ -727,7 +729,7 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
             "Detaching %d instance(s) with decrement would put the desired capacity of AutoScalingGroup %s below its min size %d.",
             nids, g->info.auto_scaling_group_name, g->info.min_size);
     for (int i = 0; i < nids; i++) {
-        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        struct asg_inst *in = asg_inst_find(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
         int counts = asg_counts_capacity(in->info.lifecycle_state);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
@@ -759,12 +761,13 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
                                     int nids, int should_decrement, int64_t now_ms,
                                     struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     int units = 0;
 
@@ -784,7 +787,7 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
             g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
             g->info.desired_capacity, nids);
     for (int i = 0; i < nids; i++) {
-        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        struct asg_inst *in = asg_inst_find(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
         struct asg_activity *a;
@@ -813,12 +816,13 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
 enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const char *const *ids,
                                    int nids, int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, group);
+    struct asg_group *g = asg_group_find(asg, group);
     enum sc_status st;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
-    if ((st = check_ids(ids, nids, err)) != SC_OK)
+    st = check_ids(ids, nids, err);
+    if (st != SC_OK)
         return st;
     int units = 0;
 
@@ -838,7 +842,7 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
             g->info.auto_scaling_group_name, g->info.min_size, g->info.max_size,
             g->info.desired_capacity, nids);
     for (int i = 0; i < nids; i++) {
-        struct asg_inst *in = asg_inst_get(asg, ids[i], NULL);
+        struct asg_inst *in = asg_inst_find(asg, ids[i], NULL);
         int cap = sc_asg_group_capacity(&g->info);
         char cause[ASG_CAUSE_LEN] = "", desc[128];
         struct asg_activity *a;

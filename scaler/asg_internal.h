@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "scaler/asg.h"
+#include "scaler/str.h"
 
 #define ASG_TIME_LEN  64
 #define ASG_CAUSE_LEN 1024
@@ -170,18 +171,18 @@ struct sc_asg {
 };
 
 /* asg.c */
-char *asg_strdup(const char *s);
 char *asg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char **asg_dup_strv(const char *const *v, int n);
 /* Frees a launch configuration and everything it owns; NULL is a no-op. */
 void asg_lc_free(struct asg_lc *lc);
-void asg_iso_time(int64_t ms, char out[ASG_TIME_LEN]);
 void asg_cause_add(char *buf, int64_t now_ms, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int asg_group_index(const struct sc_asg *asg, const char *name, int *pos);
-struct asg_group *asg_group_get(const struct sc_asg *asg, const char *name);
-struct asg_inst *asg_inst_get(const struct sc_asg *asg, const char *instance_id,
-                              struct asg_group **gout);
+/* The group named name (one being deleted too), or NULL; NULL name finds nothing. */
+struct asg_group *asg_group_find(const struct sc_asg *asg, const char *name);
+/* The member instance_id of any group, or NULL; *gout (optional) is its group. */
+struct asg_inst *asg_inst_find(const struct sc_asg *asg, const char *instance_id,
+                               struct asg_group **gout);
 /* Every writer of what asg->inputs_gen covers calls this (a missed call would let a
  * health sweep that has work be skipped; asg_self_check() catches it). */
 static inline void asg_inputs_changed(struct sc_asg *asg)

@@ -294,7 +294,7 @@ static char *dup_opt(const char *s, int *bad)
 
     if (!s || !s[0])
         return NULL;
-    d = asg_strdup(s);
+    d = sc_strdup(s);
     *bad |= !d;
     return d;
 }

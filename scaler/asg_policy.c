@@ -98,8 +98,8 @@ int asg_group_warmup_s(const struct asg_group *g)
 /* --- lookup ------------------------------------------------------------------------------------
  */
 
-static struct asg_policy *policy_get(const struct sc_asg *asg, const char *group,
-                                     const char *name_or_arn)
+static struct asg_policy *policy_find(const struct sc_asg *asg, const char *group,
+                                      const char *name_or_arn)
 {
     if (!name_or_arn)
         return NULL;
@@ -114,7 +114,7 @@ static struct asg_policy *policy_get(const struct sc_asg *asg, const char *group
         return NULL;
     }
     {
-        struct asg_group *g = asg_group_get(asg, group);
+        struct asg_group *g = asg_group_find(asg, group);
 
         if (!g)
             return NULL;
@@ -149,7 +149,7 @@ const struct sc_asg_policy_info *sc_asg_policy_at(const struct sc_asg *asg, int 
 const struct sc_asg_policy_info *sc_asg_policy_find(const struct sc_asg *asg, const char *group,
                                                     const char *policy_name_or_arn)
 {
-    struct asg_policy *p = policy_get(asg, group, policy_name_or_arn);
+    struct asg_policy *p = policy_find(asg, group, policy_name_or_arn);
 
     return p ? &p->info : NULL;
 }
@@ -226,9 +226,9 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
                 err, SC_ERR_VALIDATION,
                 "Either PredefinedMetricSpecification or CustomizedMetricSpecification (MetricName, Namespace, Statistic) must be specified.");
         }
-        if (r->has_estimated_instance_warmup &&
-            (st = r->estimated_instance_warmup < 0 ? SC_ERR_VALIDATION : SC_OK) != SC_OK)
-            return sc_fail(err, st, "EstimatedInstanceWarmup must be greater than or equal to 0.");
+        if (r->has_estimated_instance_warmup && r->estimated_instance_warmup < 0)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "EstimatedInstanceWarmup must be greater than or equal to 0.");
         return SC_OK;
     }
     if (r->has_target_tracking)
@@ -301,14 +301,14 @@ static int set_tt_metric(struct asg_policy *p, const struct sc_asg_tt_req *tt)
     i->target_value = tt->target_value;
     i->disable_scale_in = !!tt->disable_scale_in;
     if (tt->predefined_metric_type) {
-        i->predefined_metric_type = asg_strdup(tt->predefined_metric_type);
-        i->resource_label = asg_strdup(tt->resource_label);
+        i->predefined_metric_type = sc_strdup(tt->predefined_metric_type);
+        i->resource_label = sc_strdup(tt->resource_label);
         return i->predefined_metric_type && (!tt->resource_label || i->resource_label) ? 0 : -1;
     }
-    i->metric_name = asg_strdup(tt->metric_name);
-    i->namespace_ = asg_strdup(tt->namespace_);
-    i->statistic = asg_strdup(tt->statistic);
-    i->unit = asg_strdup(tt->unit);
+    i->metric_name = sc_strdup(tt->metric_name);
+    i->namespace_ = sc_strdup(tt->namespace_);
+    i->statistic = sc_strdup(tt->statistic);
+    i->unit = sc_strdup(tt->unit);
     if (!i->metric_name || !i->namespace_ || !i->statistic || (tt->unit && !i->unit))
         return -1;
     if (tt->ndimensions > 0) {
@@ -317,9 +317,9 @@ static int set_tt_metric(struct asg_policy *p, const struct sc_asg_tt_req *tt)
             return -1;
         i->ndimensions = tt->ndimensions;
         for (int k = 0; k < tt->ndimensions; k++) {
-            i->dimensions[k].key = asg_strdup(tt->dimensions[k].key ? tt->dimensions[k].key : "");
+            i->dimensions[k].key = sc_strdup(tt->dimensions[k].key ? tt->dimensions[k].key : "");
             i->dimensions[k].value =
-                asg_strdup(tt->dimensions[k].value ? tt->dimensions[k].value : "");
+                sc_strdup(tt->dimensions[k].value ? tt->dimensions[k].value : "");
             if (!i->dimensions[k].key || !i->dimensions[k].value)
                 return -1;
         }
@@ -421,7 +421,7 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
                                          int64_t now_ms, const struct sc_asg_policy_info **out,
                                          struct sc_error *err)
 {
-    struct asg_group *g = asg_group_get(asg, r->auto_scaling_group_name);
+    struct asg_group *g = asg_group_find(asg, r->auto_scaling_group_name);
     struct asg_policy *old, *p = NULL;
     struct sc_asg_policy_info *i;
     enum sc_asg_policy_type t = SC_ASG_SIMPLE_SCALING;
@@ -431,11 +431,13 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(r->auto_scaling_group_name, err);
-    if ((st = parse_type(r->policy_type, &t, err)) != SC_OK)
+    st = parse_type(r->policy_type, &t, err);
+    if (st != SC_OK)
         return st;
-    if ((st = validate(r, t, &adj, err)) != SC_OK)
+    st = validate(r, t, &adj, err);
+    if (st != SC_OK)
         return st;
-    old = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
+    old = policy_find(asg, r->auto_scaling_group_name, r->policy_name);
     if (!old && g->npol >= SC_ASG_MAX_POLICIES)
         return sc_fail(
             err, SC_ERR_LIMIT_EXCEEDED,
@@ -446,10 +448,10 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
         goto oom;
     p->group = g;
     i = &p->info;
-    i->auto_scaling_group_name = asg_strdup(g->info.auto_scaling_group_name);
-    i->policy_name = asg_strdup(r->policy_name);
+    i->auto_scaling_group_name = sc_strdup(g->info.auto_scaling_group_name);
+    i->policy_name = sc_strdup(r->policy_name);
     if (old) {
-        i->policy_arn = asg_strdup(old->info.policy_arn);
+        i->policy_arn = sc_strdup(old->info.policy_arn);
     } else {
         sc_rng_uuid(asg->rng, uuid);
         i->policy_arn = asg_asprintf(
@@ -475,7 +477,7 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
         i->cooldown = r->cooldown;
     } else if (t == SC_ASG_STEP_SCALING) {
         i->metric_aggregation_type =
-            asg_strdup(r->metric_aggregation_type ? r->metric_aggregation_type : "Average");
+            sc_strdup(r->metric_aggregation_type ? r->metric_aggregation_type : "Average");
         i->step_adjustments = calloc((size_t)r->nstep_adjustments, sizeof(*i->step_adjustments));
         if (!i->metric_aggregation_type || !i->step_adjustments)
             goto oom;
@@ -537,12 +539,12 @@ enum sc_status sc_asg_delete_policy(struct sc_asg *asg, const char *group,
                                     const char *policy_name_or_arn, int64_t now_ms,
                                     struct sc_error *err)
 {
-    struct asg_policy *p = policy_get(asg, group, policy_name_or_arn);
+    struct asg_policy *p = policy_find(asg, group, policy_name_or_arn);
     struct asg_group *g;
 
     if (!p) {
         if (policy_name_or_arn && strncmp(policy_name_or_arn, "arn:", 4) != 0 &&
-            !asg_group_get(asg, group))
+            !asg_group_find(asg, group))
             return sc_asg_group_not_found(group, err);
         return sc_fail(err, SC_ERR_VALIDATION, "Policy %s not found",
                        policy_name_or_arn ? policy_name_or_arn : "null");
@@ -704,9 +706,9 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
     struct exec x = { 0 };
 
     if (r->policy_name && strncmp(r->policy_name, "arn:", 4) != 0 &&
-        !asg_group_get(asg, r->auto_scaling_group_name))
+        !asg_group_find(asg, r->auto_scaling_group_name))
         return sc_asg_group_not_found(r->auto_scaling_group_name, err);
-    p = policy_get(asg, r->auto_scaling_group_name, r->policy_name);
+    p = policy_find(asg, r->auto_scaling_group_name, r->policy_name);
     if (!p)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "No policy found for service namespace: autoscaling, policy name: %s",
@@ -744,7 +746,7 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
                                    const struct sc_asg_alarm_ctx *ctx, int64_t now_ms,
                                    struct sc_error *err)
 {
-    struct asg_policy *p = policy_get(asg, NULL, policy_arn);
+    struct asg_policy *p = policy_find(asg, NULL, policy_arn);
     struct asg_group *g;
     struct exec x = { 0 };
 

@@ -516,7 +516,7 @@ static void pair_load(struct sc_load *l, const json_t *o, const char *key, char 
             sc_load_fail(l, "%s: expected strings or nulls", key);
             return;
         }
-        out[k] = strdup(json_string_value(x));
+        out[k] = sc_strdup(json_string_value(x));
         if (!out[k])
             sc_load_fail(l, "%s: out of memory", key);
     }
@@ -600,8 +600,8 @@ static void mixed_load(struct sc_load *l, const json_t *o, struct sc_asg_mixed_i
     m->on_demand_percentage_above_base_capacity = 100;
     m->spot_instance_pools = 2;
     if (!o) {
-        m->on_demand_allocation_strategy = asg_strdup("prioritized");
-        m->spot_allocation_strategy = asg_strdup("lowest-price");
+        m->on_demand_allocation_strategy = sc_strdup("prioritized");
+        m->spot_allocation_strategy = sc_strdup("lowest-price");
         m->has_spot_instance_pools = 1;
         if (!m->on_demand_allocation_strategy || !m->spot_allocation_strategy)
             sc_load_fail(l, "out of memory");
@@ -865,7 +865,7 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
         struct asg_group *g = groups[k];
 
         for (int j = 0; j < g->ninst; j++) {
-            if (asg_inst_get(asg, g->inst[j].info.instance_id, NULL)) {
+            if (asg_inst_find(asg, g->inst[j].info.instance_id, NULL)) {
                 sc_load_fail(&l, "instance %s is in two groups", g->inst[j].info.instance_id);
                 goto undo;
             }

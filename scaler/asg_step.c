@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "scaler/asg_internal.h"
+#include "scaler/hash.h"
 
 /* --- termination choice (spec 3.5) ------------------------------------------------------------ */
 
@@ -513,35 +514,30 @@ static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t n
     g->next_metrics_ms = minute + 60000;
 }
 
-static uint64_t sig_mix(uint64_t h, uint64_t v)
-{
-    return (h ^ v) * 1099511628211ULL;
-}
-
 /* The asg's own part of sweep_inputs_sig(), from scratch: a hash of the groups' settings
  * and the instances' lifecycle and health bookkeeping; *with_lb when a group checks ELB
  * health; *must_sweep when an ELB-unhealthy instance waits for the next sweep's
  * replacement budget (the hash is then left unfinished). */
 uint64_t asg_sig_own_compute(const struct sc_asg *asg, int *with_lb, int *must_sweep)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = SC_HASH_FNV1A_BASIS;
 
     *with_lb = 0;
     *must_sweep = 0;
-    h = sig_mix(h, (uint64_t)asg->ngroups);
+    h = sc_hash_mix(h, (uint64_t)asg->ngroups);
     for (int i = 0; i < asg->ngroups; i++) {
         const struct asg_group *g = asg->groups[i];
         int elb = strcmp(g->info.health_check_type, "ELB") == 0;
 
         *with_lb |= elb;
-        h = sig_mix(h, (uint64_t)(uintptr_t)g);
-        h = sig_mix(h, (uint64_t)g->ninst);
-        h = sig_mix(h, (uint64_t)g->info.suspended);
-        h = sig_mix(h, (uint64_t)g->info.health_check_grace_period);
-        h = sig_mix(h, (uint64_t)elb);
-        h = sig_mix(h, (uint64_t)g->info.nload_balancer_names);
+        h = sc_hash_mix(h, (uint64_t)(uintptr_t)g);
+        h = sc_hash_mix(h, (uint64_t)g->ninst);
+        h = sc_hash_mix(h, (uint64_t)g->info.suspended);
+        h = sc_hash_mix(h, (uint64_t)g->info.health_check_grace_period);
+        h = sc_hash_mix(h, (uint64_t)elb);
+        h = sc_hash_mix(h, (uint64_t)g->info.nload_balancer_names);
         for (int k = 0; k < g->info.nload_balancer_names; k++)
-            h = sig_mix(h, (uint64_t)(uintptr_t)g->info.load_balancer_names[k]);
+            h = sc_hash_mix(h, (uint64_t)(uintptr_t)g->info.load_balancer_names[k]);
         for (int k = 0; k < g->ninst; k++) {
             const struct asg_inst *in = &g->inst[k];
             uint64_t id0, id1;
@@ -553,11 +549,12 @@ uint64_t asg_sig_own_compute(const struct sc_asg *asg, int *with_lb, int *must_s
             }
             memcpy(&id0, in->info.instance_id + 2, sizeof(id0));
             memcpy(&id1, in->info.instance_id + 10, sizeof(id1));
-            h = sig_mix(h, id0);
-            h = sig_mix(h, id1 ^ (uint64_t)(unsigned char)in->info.instance_id[18] << 56);
-            h = sig_mix(h, (uint64_t)in->inservice_ms << 16 ^
-                               (uint64_t)in->info.lifecycle_state << 8 ^ (uint64_t)in->unhealthy);
-            h = sig_mix(h, (uint64_t)in->impaired_since_ms);
+            h = sc_hash_mix(h, id0);
+            h = sc_hash_mix(h, id1 ^ (uint64_t)(unsigned char)in->info.instance_id[18] << 56);
+            h = sc_hash_mix(h, (uint64_t)in->inservice_ms << 16 ^
+                                   (uint64_t)in->info.lifecycle_state << 8 ^
+                                   (uint64_t)in->unhealthy);
+            h = sc_hash_mix(h, (uint64_t)in->impaired_since_ms);
         }
     }
     return h;
@@ -584,7 +581,7 @@ static uint64_t sweep_inputs_sig(struct sc_asg *asg)
     asg_sig_own_update(asg);
     if (asg->sig_must_sweep)
         return 0;
-    h = sig_mix(asg->sig_own, asg->env.health_inputs_sig(asg->env.ud, asg->sig_with_lb));
+    h = sc_hash_mix(asg->sig_own, asg->env.health_inputs_sig(asg->env.ud, asg->sig_with_lb));
     return h ? h : 1;
 }
 

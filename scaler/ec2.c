@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scaler/civil.h"
 #include "scaler/ec2_internal.h"
 #include "scaler/rec.h"
 #include "scaler/rng.h"
@@ -19,16 +18,6 @@
 #define DEFAULT_MAX_INSTANCES 10000
 
 /* --- small helpers ---------------------------------------------------------------------------- */
-
-/* Copies optional string src into *dst; 0, or -1 on OOM (then *dst is NULL). */
-int ec2_sdup_opt(char **dst, const char *src)
-{
-    *dst = NULL;
-    if (!src)
-        return 0;
-    *dst = sdup(src);
-    return *dst ? 0 : -1;
-}
 
 static int is_hex_lower(const char *s, size_t n)
 {
@@ -115,16 +104,6 @@ enum sc_status ec2_check_filters(const struct sc_ec2_filter *f, int n, const cha
     return SC_OK;
 }
 
-/* "2026-01-01 00:05:00 GMT" */
-void ec2_format_gmt(char *out, size_t n, int64_t ms)
-{
-    struct sc_civil c;
-
-    sc_civil_from_ms(ms, &c);
-    snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d GMT", c.year, c.month, c.day, c.hour, c.minute,
-             c.second);
-}
-
 /* --- Describe calls: what they share ---------------------------------------------------------- */
 
 /* A record with id s is asked for: the list is empty (all are) or names it. */
@@ -200,8 +179,8 @@ void ec2_make_id(struct sc_ec2 *ec2, const char *prefix, char out[SC_EC2_ID_LEN]
         uint64_t r = next_rand(ec2);
 
         snprintf(out, SC_EC2_ID_LEN, "%s0%016llx", prefix, (unsigned long long)r);
-        if (!ec2_inst_get(ec2, out) && !ec2_vpc_get(ec2, out) && !ec2_subnet_get(ec2, out) &&
-            !ec2_lt_get_id(ec2, out) && !ec2_sg_get(ec2, out))
+        if (!ec2_inst_find(ec2, out) && !ec2_vpc_find(ec2, out) && !ec2_subnet_find(ec2, out) &&
+            !ec2_lt_get_id(ec2, out) && !ec2_sg_find(ec2, out))
             return;
     }
 }
@@ -482,7 +461,7 @@ const char *sc_ec2_region(const struct sc_ec2 *ec2)
 
 /* --- data plane ------------------------------------------------------------------------------- */
 
-static enum sc_status data_plane_get(struct sc_ec2 *ec2, const char *id, struct inst **out)
+static enum sc_status data_plane_lookup(struct sc_ec2 *ec2, const char *id, struct inst **out)
 {
     *out = ec2_inst_mut(ec2, id);
     return *out ? SC_OK : SC_ERR_INSTANCE_ID_NOT_FOUND;
@@ -497,7 +476,7 @@ static enum sc_status data_plane_move(struct sc_ec2 *ec2, const char *id, enum s
 
     *moved = NULL;
     ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
+    if (data_plane_lookup(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == to)
         return SC_OK;
@@ -548,7 +527,7 @@ enum sc_status sc_ec2_instance_lost(struct sc_ec2 *ec2, const char *id, int64_t 
     int64_t since;
 
     ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
+    if (data_plane_lookup(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state == SC_EC2_TERMINATED)
         return SC_OK;
@@ -567,7 +546,7 @@ enum sc_status sc_ec2_instance_set_impaired(struct sc_ec2 *ec2, const char *id, 
     struct inst *in;
 
     ec2->generation++;
-    if (data_plane_get(ec2, id, &in) != SC_OK)
+    if (data_plane_lookup(ec2, id, &in) != SC_OK)
         return SC_ERR_INSTANCE_ID_NOT_FOUND;
     if (in->v.state != SC_EC2_RUNNING)
         return SC_ERR_INCORRECT_INSTANCE_STATE;

@@ -21,7 +21,7 @@ const struct sc_ec2_zone *sc_ec2_zone_at(const struct sc_ec2 *ec2, int i)
     return &ec2->zones[i].v;
 }
 
-const struct zone *ec2_zone_get(const struct sc_ec2 *ec2, const char *name)
+const struct zone *ec2_zone_find(const struct sc_ec2 *ec2, const char *name)
 {
     for (int i = 0; name && i < ec2->nzones; i++) {
         if (strcmp(ec2->zones[i].name, name) == 0)
@@ -32,14 +32,14 @@ const struct zone *ec2_zone_get(const struct sc_ec2 *ec2, const char *name)
 
 const struct sc_ec2_zone *sc_ec2_zone_find(const struct sc_ec2 *ec2, const char *zone_name)
 {
-    const struct zone *z = ec2_zone_get(ec2, zone_name);
+    const struct zone *z = ec2_zone_find(ec2, zone_name);
 
     return z ? &z->v : NULL;
 }
 
 static int zone_holds(const struct sc_ec2 *ec2, const char *name)
 {
-    return ec2_zone_get(ec2, name) != NULL;
+    return ec2_zone_find(ec2, name) != NULL;
 }
 
 enum sc_status ec2_zone_unknown(const char *name, struct sc_error *err)
@@ -78,7 +78,7 @@ enum sc_status sc_ec2_describe_zones(const struct sc_ec2 *ec2, const char *const
 
 int sc_ec2_zone_set_available(struct sc_ec2 *ec2, const char *zone_name, int available)
 {
-    struct zone *z = (struct zone *)ec2_zone_get(ec2, zone_name);
+    struct zone *z = (struct zone *)ec2_zone_find(ec2, zone_name);
 
     if (!z)
         return -1;

@@ -6,22 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/civil.h"
 #include "scaler/ec2_internal.h"
+#include "scaler/hash.h"
 
 /* --- instances -------------------------------------------------------------------------------- */
 
 static size_t id_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    uint64_t h = sc_hash_fnv1a_str(SC_HASH_FNV1A_BASIS, s);
 
-    while (*s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211ULL;
-    }
     return (size_t)(h ^ (h >> 32));
 }
 
-const struct inst *ec2_inst_get(const struct sc_ec2 *ec2, const char *id)
+const struct inst *ec2_inst_find(const struct sc_ec2 *ec2, const char *id)
 {
     size_t mask, i;
 
@@ -96,7 +94,7 @@ void ec2_index_del(struct sc_ec2 *ec2, const struct inst *in)
 
 struct inst *ec2_inst_mut(struct sc_ec2 *ec2, const char *id)
 {
-    return (struct inst *)ec2_inst_get(ec2, id);
+    return (struct inst *)ec2_inst_find(ec2, id);
 }
 
 int sc_ec2_instance_id_valid(const char *s)
@@ -121,7 +119,7 @@ const struct sc_ec2_instance *sc_ec2_instance_at(const struct sc_ec2 *ec2, int i
 
 const struct sc_ec2_instance *sc_ec2_instance_find(const struct sc_ec2 *ec2, const char *id)
 {
-    const struct inst *in = ec2_inst_get(ec2, id);
+    const struct inst *in = ec2_inst_find(ec2, id);
 
     return in ? &in->v : NULL;
 }
@@ -189,7 +187,7 @@ void ec2_set_reason(struct inst *in, const char *what, enum reason r, int64_t no
 {
     char when[40];
 
-    ec2_format_gmt(when, sizeof(when), now_ms);
+    sc_civil_format_gmt(now_ms, when, sizeof(when));
     snprintf(in->transition, sizeof(in->transition), "%s (%s)", what, when);
     in->v.state_transition_reason = in->transition;
     in->v.state_reason_code = ec2_reason_pairs[r][0];
@@ -223,7 +221,7 @@ static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req
     const struct zone *z = NULL;
 
     if (req->subnet_id) {
-        struct subnet *s = (struct subnet *)ec2_subnet_get(ec2, req->subnet_id);
+        struct subnet *s = (struct subnet *)ec2_subnet_find(ec2, req->subnet_id);
 
         if (!s)
             return ec2_subnet_unknown(req->subnet_id, err);
@@ -235,7 +233,7 @@ static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req
         z = s->zone;
         *out = s;
     } else if (req->availability_zone) {
-        z = ec2_zone_get(ec2, req->availability_zone);
+        z = ec2_zone_find(ec2, req->availability_zone);
         if (!z)
             return ec2_zone_unknown(req->availability_zone, err);
         *out = ec2_default_subnet(ec2, z->name);
@@ -360,11 +358,12 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
         in = calloc(1, sizeof(*in));
         if (!in)
             goto oom_insts;
-        if (ec2_sdup_opt(&in->instance_type, type) < 0 || ec2_sdup_opt(&in->image_id, image) < 0 ||
-            ec2_sdup_opt(&in->key_name, key) < 0 || ec2_sdup_opt(&in->user_data, user_data) < 0 ||
-            ec2_sdup_opt(&in->lc_name, req->launch_configuration_name) < 0 ||
+        if (sc_strdup_opt(&in->instance_type, type) < 0 ||
+            sc_strdup_opt(&in->image_id, image) < 0 || sc_strdup_opt(&in->key_name, key) < 0 ||
+            sc_strdup_opt(&in->user_data, user_data) < 0 ||
+            sc_strdup_opt(&in->lc_name, req->launch_configuration_name) < 0 ||
             (t &&
-             (ec2_sdup_opt(&in->lt_id, t->id) < 0 || ec2_sdup_opt(&in->lt_name, t->name) < 0)) ||
+             (sc_strdup_opt(&in->lt_id, t->id) < 0 || sc_strdup_opt(&in->lt_name, t->name) < 0)) ||
             (ltv && ec2_tagset_copy(&in->tags, ltv->v.data.tags, ltv->v.data.ntags) < 0) ||
             ec2_tagset_copy(&in->tags, req->tags, req->ntags) < 0) {
             ec2_inst_free(in);
@@ -431,7 +430,7 @@ enum sc_status ec2_check_ids(const struct sc_ec2 *ec2, const char *const *ids, i
     }
     list[0] = '\0';
     for (int i = 0; i < nids; i++) {
-        if (ec2_inst_get(ec2, ids[i]))
+        if (ec2_inst_find(ec2, ids[i]))
             continue;
         missing++;
         if (k < sizeof(list))
@@ -472,7 +471,7 @@ static enum sc_status change_states(struct sc_ec2 *ec2, const struct change *c,
                        "The request must contain the parameter InstanceId");
     st = ec2_check_ids(ec2, ids, nids, err);
     for (int i = 0; st == SC_OK && c->refuse && i < nids; i++)
-        st = c->refuse(ec2_inst_get(ec2, ids[i]), err);
+        st = c->refuse(ec2_inst_find(ec2, ids[i]), err);
     for (int i = 0; st == SC_OK && i < nids; i++) {
         struct inst *in = ec2_inst_mut(ec2, ids[i]);
         enum sc_ec2_state prev = in->v.state;

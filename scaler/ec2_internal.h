@@ -21,6 +21,7 @@
 
 #include "scaler/ec2.h"
 #include "scaler/rng.h"
+#include "scaler/str.h"
 
 #define MAX_ZONES 16 /* the default VPC has room for 16 /20 subnets */
 
@@ -208,12 +209,10 @@ enum reason { REASON_USER, REASON_LOST };
 /* --- helpers, by the file that defines them --------------------------------------------------- */
 
 /* ec2.c */
-int ec2_sdup_opt(char **dst, const char *src);
 int ec2_id_valid(const char *s, const char *prefix);
 int ec2_values_match(const struct sc_ec2_filter *f, const char *v);
 enum sc_status ec2_check_filters(const struct sc_ec2_filter *f, int n, const char *const *known,
                                  int tags, struct sc_error *err);
-void ec2_format_gmt(char *out, size_t n, int64_t ms);
 int ec2_listed(const char *const *ids, int nids, const char *s);
 int ec2_filters_pass(filter_fn *match, const void *rec, const struct tagset *tags,
                      const struct sc_ec2_filter *filters, int nfilters);
@@ -249,14 +248,14 @@ struct subnet *ec2_subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint32_
                               const struct zone *z, int is_default);
 struct vpc *ec2_vpc_in(struct vpc *const *vpcs, int n, const char *id);
 struct subnet *ec2_subnet_in(struct subnet *const *subnets, int n, const char *id);
-const struct vpc *ec2_vpc_get(const struct sc_ec2 *ec2, const char *id);
-const struct subnet *ec2_subnet_get(const struct sc_ec2 *ec2, const char *id);
+const struct vpc *ec2_vpc_find(const struct sc_ec2 *ec2, const char *id);
+const struct subnet *ec2_subnet_find(const struct sc_ec2 *ec2, const char *id);
 enum sc_status ec2_vpc_unknown(const char *id, struct sc_error *err);
 enum sc_status ec2_subnet_unknown(const char *id, struct sc_error *err);
 struct subnet *ec2_default_subnet(const struct sc_ec2 *ec2, const char *zone_name);
 
 /* ec2_sg.c */
-struct sg *ec2_sg_get(const struct sc_ec2 *ec2, const char *id);
+struct sg *ec2_sg_find(const struct sc_ec2 *ec2, const char *id);
 struct sg *ec2_sg_make(const struct sc_ec2 *ec2, const char *id, const char *vpc_id,
                        const char *name, const char *desc);
 struct sg *ec2_sg_default_make(const struct sc_ec2 *ec2, const struct vpc *v);
@@ -270,7 +269,7 @@ void ec2_sg_rule_free(struct sc_ec2_sg_rule *r);
 int ec2_sg_rule_add(struct sg *g, int egress, const struct sc_ec2_sg_rule *r);
 
 /* ec2_catalog.c */
-const struct zone *ec2_zone_get(const struct sc_ec2 *ec2, const char *name);
+const struct zone *ec2_zone_find(const struct sc_ec2 *ec2, const char *name);
 enum sc_status ec2_zone_unknown(const char *name, struct sc_error *err);
 enum sc_status ec2_check_image(const char *id, struct sc_error *err);
 
@@ -284,7 +283,7 @@ void ec2_ltver_link(struct ltver *v, const struct lt *t, long number);
 void ec2_lt_sync(struct lt *t);
 
 /* ec2_instance.c */
-const struct inst *ec2_inst_get(const struct sc_ec2 *ec2, const char *id);
+const struct inst *ec2_inst_find(const struct sc_ec2 *ec2, const char *id);
 void ec2_index_put(struct sc_ec2 *ec2, struct inst *in);
 int ec2_index_reserve(struct sc_ec2 *ec2, size_t n);
 void ec2_index_del(struct sc_ec2 *ec2, const struct inst *in);

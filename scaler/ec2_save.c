@@ -272,7 +272,7 @@ static void subnets_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a,
         s->arn = sc_load_str(l, x, "arn");
         sc_load_buf(l, x, "cidr", s->cidr, sizeof(s->cidr));
         s->vpc = ec2_vpc_in(d->vpcs, d->nvpcs, sc_load_cstr(l, x, "vpc_id"));
-        s->zone = ec2_zone_get(ec2, sc_load_cstr(l, x, "availability_zone"));
+        s->zone = ec2_zone_find(ec2, sc_load_cstr(l, x, "availability_zone"));
         s->v.available_ip_address_count =
             sc_load_int_range(l, x, "available_ip_address_count", -(1 << 30), 1 << 30);
         s->v.default_for_az = sc_load_bool(l, x, "default_for_az");
@@ -433,7 +433,7 @@ static void insts_load(struct sc_ec2 *ec2, struct sc_load *l, const json_t *a, s
             sc_load_fail(l, "instance %s: unknown reservation, subnet, state or status", in->id);
             return;
         }
-        if (ec2_inst_get(ec2, in->id) || !ec2_id_valid(in->id, "i-")) {
+        if (ec2_inst_find(ec2, in->id) || !ec2_id_valid(in->id, "i-")) {
             sc_load_fail(l, "instance %s: malformed or duplicate id", in->id);
             return;
         }

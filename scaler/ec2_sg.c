@@ -39,7 +39,7 @@ static void derived_id(const struct sc_ec2 *ec2, const char *prefix, uint64_t se
         uint64_t r = sc_rng_splitmix64(&seed);
 
         snprintf(out, SC_EC2_ID_LEN, "%s0%016llx", prefix, (unsigned long long)r);
-        if (!ec2_sg_get(ec2, out) && !ec2_vpc_get(ec2, out) && !ec2_subnet_get(ec2, out) &&
+        if (!ec2_sg_find(ec2, out) && !ec2_vpc_find(ec2, out) && !ec2_subnet_find(ec2, out) &&
             !sc_ec2_network_interface_find(ec2, out))
             return;
     }
@@ -54,10 +54,10 @@ int ec2_sg_rule_set(struct sc_ec2_sg_rule *r, const char *proto, int from, int t
     r->from_port = from;
     r->to_port = to;
     r->peer_kind = kind;
-    r->ip_protocol = sdup(proto);
-    r->peer = sdup(peer);
-    r->peer_user = sdup(user);
-    r->description = sdup(desc);
+    r->ip_protocol = sc_strdup(proto);
+    r->peer = sc_strdup(peer);
+    r->peer_user = sc_strdup(user);
+    r->description = sc_strdup(desc);
     if (!r->ip_protocol || !r->peer || (user && !r->peer_user) || (desc && !r->description)) {
         ec2_sg_rule_free(r);
         return -1;
@@ -159,8 +159,8 @@ struct sg *ec2_sg_make(const struct sc_ec2 *ec2, const char *id, const char *vpc
         return NULL;
     snprintf(g->id, sizeof(g->id), "%s", id);
     snprintf(g->vpc_id, sizeof(g->vpc_id), "%s", vpc_id);
-    g->name = sdup(name);
-    g->desc = sdup(desc);
+    g->name = sc_strdup(name);
+    g->desc = sc_strdup(desc);
     g->v.owner_id = ec2->account;
     if (!g->name || !g->desc) {
         ec2_sg_free(g);
@@ -228,7 +228,7 @@ struct sg *ec2_sg_default_new(struct sc_ec2 *ec2, const struct vpc *v)
     return g;
 }
 
-struct sg *ec2_sg_get(const struct sc_ec2 *ec2, const char *id)
+struct sg *ec2_sg_find(const struct sc_ec2 *ec2, const char *id)
 {
     for (int i = 0; id && i < ec2->nsgs; i++) {
         if (strcmp(ec2->sgs[i]->id, id) == 0)
@@ -263,7 +263,7 @@ const struct sc_ec2_security_group *sc_ec2_security_group_at(const struct sc_ec2
 const struct sc_ec2_security_group *sc_ec2_security_group_find(const struct sc_ec2 *ec2,
                                                                const char *group_id)
 {
-    const struct sg *g = ec2_sg_get(ec2, group_id);
+    const struct sg *g = ec2_sg_find(ec2, group_id);
 
     return g ? &g->v : NULL;
 }
@@ -280,7 +280,7 @@ sc_ec2_security_group_by_name(const struct sc_ec2 *ec2, const char *vpc_id, cons
 
 static int sg_holds(const struct sc_ec2 *ec2, const char *id)
 {
-    return ec2_sg_get(ec2, id) != NULL;
+    return ec2_sg_find(ec2, id) != NULL;
 }
 
 static enum sc_status sg_unknown(const char *id, struct sc_error *err)
@@ -308,7 +308,7 @@ static enum sc_status sg_lookup(const struct sc_ec2 *ec2, const char *id, const 
         if (!ec2_id_valid(id, "sg-"))
             return sc_fail(err, SC_ERR_SECURITY_GROUP_ID_MALFORMED,
                            "Invalid id: \"%s\" (expecting \"sg-...\")", id);
-        *out = ec2_sg_get(ec2, id);
+        *out = ec2_sg_find(ec2, id);
         return *out ? SC_OK : sg_unknown(id, err);
     }
     if (name && *name) {
@@ -397,7 +397,7 @@ enum sc_status sc_ec2_create_security_group(struct sc_ec2 *ec2, const char *name
                        "Value for parameter GroupDescription is invalid. Group description "
                        "cannot exceed 255 characters.");
     if (vpc_id) {
-        v = ec2_vpc_get(ec2, vpc_id);
+        v = ec2_vpc_find(ec2, vpc_id);
         if (!v)
             return ec2_vpc_unknown(vpc_id, err);
     } else {
@@ -574,7 +574,7 @@ static enum sc_status rule_from_req(const struct sc_ec2 *ec2, const struct sc_ec
         break;
     }
     case SC_EC2_PEER_GROUP:
-        if (!ec2_sg_get(ec2, q->peer))
+        if (!ec2_sg_find(ec2, q->peer))
             return sg_unknown(q->peer, err);
         break;
     case SC_EC2_PEER_PREFIX_LIST:
@@ -689,7 +689,7 @@ enum sc_status sc_ec2_security_group_ensure(struct sc_ec2 *ec2, const char *vpc_
     struct sg *g;
 
     *out = NULL;
-    if (!ec2_vpc_get(ec2, vpc_id))
+    if (!ec2_vpc_find(ec2, vpc_id))
         return ec2_vpc_unknown(vpc_id ? vpc_id : "", err);
     g = sg_by_name(ec2, vpc_id, name);
     if (!g) {
@@ -764,7 +764,7 @@ static int eni_set_groups(struct eni *e, const char *const *groups, int n)
     if (!v)
         return -1;
     for (int i = 0; i < n; i++) {
-        v[i] = sdup(groups[i]);
+        v[i] = sc_strdup(groups[i]);
         if (!v[i]) {
             sc_strv_free(v, i);
             return -1;
@@ -791,8 +791,8 @@ static struct eni *eni_new(struct sc_ec2 *ec2, const char *desc, const char *req
     e = calloc(1, sizeof(*e));
     if (!e)
         return NULL;
-    e->desc = sdup(desc);
-    e->requester = sdup(requester);
+    e->desc = sc_strdup(desc);
+    e->requester = sc_strdup(requester);
     if (!e->desc || !e->requester) {
         ec2_eni_free(e);
         return NULL;
@@ -845,11 +845,11 @@ enum sc_status sc_ec2_set_managed_interfaces(struct sc_ec2 *ec2, const char *des
     if (!description || !requester_id)
         return sc_fail(err, SC_ERR_VALIDATION, "managed interfaces need a description");
     for (int i = 0; i < nsubnets; i++) {
-        if (!ec2_subnet_get(ec2, subnets[i]))
+        if (!ec2_subnet_find(ec2, subnets[i]))
             return ec2_subnet_unknown(subnets[i] ? subnets[i] : "", err);
     }
     for (int i = 0; i < ngroups; i++) {
-        if (!ec2_sg_get(ec2, groups[i]))
+        if (!ec2_sg_find(ec2, groups[i]))
             return sg_unknown(groups[i] ? groups[i] : "", err);
     }
     for (int i = 0; i < ec2->nenis;) {
@@ -870,7 +870,7 @@ enum sc_status sc_ec2_set_managed_interfaces(struct sc_ec2 *ec2, const char *des
                 e = ec2->enis[k];
         }
         if (!e) {
-            e = eni_new(ec2, description, requester_id, ec2_subnet_get(ec2, subnets[i]), now_ms);
+            e = eni_new(ec2, description, requester_id, ec2_subnet_find(ec2, subnets[i]), now_ms);
             if (!e)
                 return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
@@ -921,7 +921,7 @@ static int group_names_pass(const struct sc_ec2 *ec2, const struct eni *e,
         if (strcmp(filters[f].name, "group-name") != 0)
             continue;
         for (int g = 0; g < e->ngroups; g++) {
-            const struct sg *sg = ec2_sg_get(ec2, e->groups[g]);
+            const struct sg *sg = ec2_sg_find(ec2, e->groups[g]);
 
             hit |= sg && ec2_values_match(&filters[f], sg->name);
         }

@@ -34,7 +34,7 @@ static int tagset_find(const struct tagset *t, const char *key)
 int ec2_tagset_set(struct tagset *t, const char *key, const char *value)
 {
     int i = tagset_find(t, key);
-    char *v = sdup(value ? value : "");
+    char *v = sc_strdup(value ? value : "");
 
     if (!v)
         return -1;
@@ -52,7 +52,7 @@ int ec2_tagset_set(struct tagset *t, const char *key, const char *value)
         t->v = nv;
         t->cap = cap;
     }
-    t->v[t->n].key = sdup(key);
+    t->v[t->n].key = sc_strdup(key);
     if (!t->v[t->n].key)
         goto fail;
     t->v[t->n].value = v;
@@ -167,8 +167,8 @@ static void res_sync(const struct res *r)
 }
 
 /* The tag set of a resource id, or an error. */
-static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct res *out,
-                                   struct sc_error *err)
+static enum sc_status resource_lookup(struct sc_ec2 *ec2, const char *id, struct res *out,
+                                      struct sc_error *err)
 {
     if (!id)
         id = "";
@@ -183,7 +183,7 @@ static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct re
         return SC_OK;
     }
     if (strncmp(id, "vpc-", 4) == 0) {
-        struct vpc *v = (struct vpc *)ec2_vpc_get(ec2, id);
+        struct vpc *v = (struct vpc *)ec2_vpc_find(ec2, id);
 
         if (!v)
             return ec2_vpc_unknown(id, err);
@@ -191,7 +191,7 @@ static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct re
         return SC_OK;
     }
     if (strncmp(id, "subnet-", 7) == 0) {
-        struct subnet *sn = (struct subnet *)ec2_subnet_get(ec2, id);
+        struct subnet *sn = (struct subnet *)ec2_subnet_find(ec2, id);
 
         if (!sn)
             return ec2_subnet_unknown(id, err);
@@ -208,7 +208,7 @@ static enum sc_status resource_get(struct sc_ec2 *ec2, const char *id, struct re
         return SC_OK;
     }
     if (strncmp(id, "sg-", 3) == 0) {
-        struct sg *g = ec2_sg_get(ec2, id);
+        struct sg *g = ec2_sg_find(ec2, id);
 
         if (!g)
             return sc_fail(err, SC_ERR_SECURITY_GROUP_NOT_FOUND,
@@ -231,7 +231,7 @@ static enum sc_status tags_apply(struct sc_ec2 *ec2, const char *const *ids, int
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "The request must contain the parameter resourceIdSet");
     for (int i = 0; i < nids; i++) {
-        st = resource_get(ec2, ids[i], &r, err);
+        st = resource_lookup(ec2, ids[i], &r, err);
         if (st != SC_OK)
             return st;
     }
@@ -241,7 +241,7 @@ static enum sc_status tags_apply(struct sc_ec2 *ec2, const char *const *ids, int
             return st;
     }
     for (int i = 0; i < nids; i++) {
-        resource_get(ec2, ids[i], &r, NULL);
+        resource_lookup(ec2, ids[i], &r, NULL);
         for (int j = 0; j < ntags; j++) {
             if (!tags[j].key)
                 continue;

@@ -173,19 +173,19 @@ static struct ltver *ltver_new(const struct lt *t, long number, const char *desc
 
     if (!v)
         return NULL;
-    if (ec2_sdup_opt(&v->desc, desc) < 0 ||
-        ec2_sdup_opt(&v->image_id, d->image_id ? d->image_id
-                                   : b         ? b->image_id
-                                               : NULL) < 0 ||
-        ec2_sdup_opt(&v->instance_type, d->instance_type ? d->instance_type
-                                        : b              ? b->instance_type
-                                                         : NULL) < 0 ||
-        ec2_sdup_opt(&v->key_name, d->key_name ? d->key_name
-                                   : b         ? b->key_name
-                                               : NULL) < 0 ||
-        ec2_sdup_opt(&v->user_data, d->user_data ? d->user_data
-                                    : b          ? b->user_data
-                                                 : NULL) < 0)
+    if (sc_strdup_opt(&v->desc, desc) < 0 ||
+        sc_strdup_opt(&v->image_id, d->image_id ? d->image_id
+                                    : b         ? b->image_id
+                                                : NULL) < 0 ||
+        sc_strdup_opt(&v->instance_type, d->instance_type ? d->instance_type
+                                         : b              ? b->instance_type
+                                                          : NULL) < 0 ||
+        sc_strdup_opt(&v->key_name, d->key_name ? d->key_name
+                                    : b         ? b->key_name
+                                                : NULL) < 0 ||
+        sc_strdup_opt(&v->user_data, d->user_data ? d->user_data
+                                     : b          ? b->user_data
+                                                  : NULL) < 0)
         goto fail;
     if (b && ec2_tagset_copy(&v->tags, b->tags, b->ntags) < 0)
         goto fail;
@@ -198,7 +198,7 @@ static struct ltver *ltver_new(const struct lt *t, long number, const char *desc
         if (!v->sgs)
             goto fail;
         for (int i = 0; i < nsgs; i++) {
-            v->sgs[i] = sdup(sgs[i] ? sgs[i] : "");
+            v->sgs[i] = sc_strdup(sgs[i] ? sgs[i] : "");
             if (!v->sgs[i])
                 goto fail;
             v->nsgs = i + 1;
@@ -262,8 +262,8 @@ enum sc_status sc_ec2_create_launch_template(struct sc_ec2 *ec2,
     if (!t)
         goto oom;
     snprintf(created_by, sizeof(created_by), "arn:aws:iam::%s:root", ec2->account);
-    t->name = sdup(req->launch_template_name);
-    t->created_by = sdup(created_by);
+    t->name = sc_strdup(req->launch_template_name);
+    t->created_by = sc_strdup(created_by);
     if (!t->name || !t->created_by || ec2_tagset_copy(&t->tags, req->tags, req->ntags) < 0)
         goto oom;
     ec2_make_id(ec2, "lt-", t->id);

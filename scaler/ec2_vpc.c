@@ -159,7 +159,7 @@ struct subnet *ec2_subnet_new(struct sc_ec2 *ec2, const struct vpc *vpc, uint32_
         return NULL;
     ec2_make_id(ec2, "subnet-", s->id);
     snprintf(arn, sizeof(arn), "arn:aws:ec2:%s:%s:subnet/%s", ec2->region, ec2->account, s->id);
-    s->arn = sdup(arn);
+    s->arn = sc_strdup(arn);
     if (!s->arn) {
         free(s);
         return NULL;
@@ -196,19 +196,19 @@ struct subnet *ec2_subnet_in(struct subnet *const *subnets, int n, const char *i
     return NULL;
 }
 
-const struct vpc *ec2_vpc_get(const struct sc_ec2 *ec2, const char *id)
+const struct vpc *ec2_vpc_find(const struct sc_ec2 *ec2, const char *id)
 {
     return ec2_vpc_in(ec2->vpcs, ec2->nvpcs, id);
 }
 
-const struct subnet *ec2_subnet_get(const struct sc_ec2 *ec2, const char *id)
+const struct subnet *ec2_subnet_find(const struct sc_ec2 *ec2, const char *id)
 {
     return ec2_subnet_in(ec2->subnets, ec2->nsubnets, id);
 }
 
 static int vpc_holds(const struct sc_ec2 *ec2, const char *id)
 {
-    return ec2_vpc_get(ec2, id) != NULL;
+    return ec2_vpc_find(ec2, id) != NULL;
 }
 
 enum sc_status ec2_vpc_unknown(const char *id, struct sc_error *err)
@@ -218,7 +218,7 @@ enum sc_status ec2_vpc_unknown(const char *id, struct sc_error *err)
 
 static int subnet_holds(const struct sc_ec2 *ec2, const char *id)
 {
-    return ec2_subnet_get(ec2, id) != NULL;
+    return ec2_subnet_find(ec2, id) != NULL;
 }
 
 enum sc_status ec2_subnet_unknown(const char *id, struct sc_error *err)
@@ -238,7 +238,7 @@ const struct sc_ec2_vpc *sc_ec2_vpc_at(const struct sc_ec2 *ec2, int i)
 
 const struct sc_ec2_vpc *sc_ec2_vpc_find(const struct sc_ec2 *ec2, const char *vpc_id)
 {
-    const struct vpc *v = ec2_vpc_get(ec2, vpc_id);
+    const struct vpc *v = ec2_vpc_find(ec2, vpc_id);
 
     return v ? &v->v : NULL;
 }
@@ -260,7 +260,7 @@ const struct sc_ec2_subnet *sc_ec2_subnet_at(const struct sc_ec2 *ec2, int i)
 
 const struct sc_ec2_subnet *sc_ec2_subnet_find(const struct sc_ec2 *ec2, const char *subnet_id)
 {
-    const struct subnet *s = ec2_subnet_get(ec2, subnet_id);
+    const struct subnet *s = ec2_subnet_find(ec2, subnet_id);
 
     return s ? &s->v : NULL;
 }
@@ -333,7 +333,7 @@ enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id, cons
     if (!cidr_block || !*cidr_block)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "The request must contain the parameter cidrBlock");
-    v = ec2_vpc_get(ec2, vpc_id);
+    v = ec2_vpc_find(ec2, vpc_id);
     if (!v)
         return ec2_vpc_unknown(vpc_id, err);
     if (ec2_cidr_parse(cidr_block, 16, 28, &base, &prefix) < 0 ||
@@ -347,7 +347,7 @@ enum sc_status sc_ec2_create_subnet(struct sc_ec2 *ec2, const char *vpc_id, cons
                            "The CIDR '%s' conflicts with another subnet", cidr_block);
     }
     if (availability_zone) {
-        z = ec2_zone_get(ec2, availability_zone);
+        z = ec2_zone_find(ec2, availability_zone);
         if (!z) {
             char list[512] = "";
             size_t k = 0;

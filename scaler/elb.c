@@ -123,7 +123,7 @@ void sc_elb_destroy(struct sc_elb *elb)
 
 /* --- lookup ----------------------------------------------------------------------------------- */
 
-struct lb *elb_lb_get(const struct sc_elb *elb, const char *name)
+struct lb *elb_lb_find(const struct sc_elb *elb, const char *name)
 {
     for (int i = 0; name && i < elb->nlbs; i++) {
         if (strcmp(elb->lbs[i]->name, name) == 0)
@@ -135,14 +135,14 @@ struct lb *elb_lb_get(const struct sc_elb *elb, const char *name)
 enum sc_status elb_lb_lookup(const struct sc_elb *elb, const char *name, struct lb **out,
                              struct sc_error *err)
 {
-    *out = elb_lb_get(elb, name);
+    *out = elb_lb_find(elb, name);
     if (!*out)
         return sc_fail(err, SC_ERR_LOAD_BALANCER_NOT_FOUND,
                        "There is no ACTIVE Load Balancer named '%s'", name ? name : "");
     return SC_OK;
 }
 
-struct reg *elb_reg_get(const struct lb *b, const char *id, int *index)
+struct reg *elb_lb_reg_find(const struct lb *b, const char *id, int *index)
 {
     for (int i = 0; id && i < b->nregs; i++) {
         if (strcmp(b->regs[i]->id, id) == 0) {
@@ -158,8 +158,8 @@ struct reg *elb_reg_get(const struct lb *b, const char *id, int *index)
  * balancer (NULL when there is none of that name). */
 struct reg *elb_reg_find(const struct sc_elb *elb, const char *name, const char *id, struct lb **b)
 {
-    *b = elb_lb_get(elb, name);
-    return *b ? elb_reg_get(*b, id, NULL) : NULL;
+    *b = elb_lb_find(elb, name);
+    return *b ? elb_lb_reg_find(*b, id, NULL) : NULL;
 }
 
 int sc_elb_lb_count(const struct sc_elb *elb)
@@ -174,7 +174,7 @@ const struct sc_elb_lb *sc_elb_lb_at(const struct sc_elb *elb, int i)
 
 const struct sc_elb_lb *sc_elb_lb_find(const struct sc_elb *elb, const char *name)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
 
     return b ? &b->v : NULL;
 }
@@ -306,7 +306,7 @@ int elb_source_group_set(const struct sc_elb *elb, struct lb *b)
 {
     const struct sc_ec2_security_group *g =
         b->nsgs ? sc_ec2_security_group_find(elb->ec2, b->sgs[0]) : NULL;
-    char *name = sdup(g ? g->group_name : "default");
+    char *name = sc_strdup(g ? g->group_name : "default");
 
     if (!name)
         return -1;
@@ -392,8 +392,8 @@ static int set_zones(struct lb *b, const struct placement *p)
     if (!z || !s)
         goto fail;
     for (int i = 0; i < p->n; i++) {
-        z[i] = sdup(p->zone[i]);
-        s[i] = sdup(p->subnet[i]);
+        z[i] = sc_strdup(p->zone[i]);
+        s[i] = sc_strdup(p->subnet[i]);
         if (!z[i] || !s[i])
             goto fail;
     }
@@ -461,7 +461,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         st = elb_too_many_tags(err);
         goto out;
     }
-    old = elb_lb_get(elb, req->load_balancer_name);
+    old = elb_lb_find(elb, req->load_balancer_name);
     if (old) {
         if (!same_config(old, norm, req->nlisteners, &p, scheme)) {
             st = sc_fail(err, SC_ERR_DUPLICATE_LOAD_BALANCER_NAME,
@@ -498,9 +498,9 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     snprintf(buf, sizeof(buf), "%s%s-%llu.%s.elb.amazonaws.com",
              strcmp(scheme, "internal") == 0 ? "internal-" : "", b->name,
              (unsigned long long)(1000000000ULL + next_rand(elb) % 1000000000ULL), elb->region);
-    b->dns = sdup(buf);
-    b->scheme = sdup(scheme);
-    b->hc_target = sdup("TCP:80");
+    b->dns = sc_strdup(buf);
+    b->scheme = sc_strdup(scheme);
+    b->hc_target = sc_strdup("TCP:80");
     if (!b->dns || !b->scheme || !b->hc_target || elb_add_listeners(b, norm, req->nlisteners) < 0 ||
         set_zones(b, &p) < 0)
         goto oom;
@@ -508,7 +508,10 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         /* none given: the default_elb group or the VPC's default group (check_groups) */
         if (group) {
             b->sgs = calloc(1, sizeof(*b->sgs));
-            if (!b->sgs || !(b->sgs[0] = sdup(group)))
+            if (!b->sgs)
+                goto oom;
+            b->sgs[0] = sc_strdup(group);
+            if (!b->sgs[0])
                 goto oom;
             b->nsgs = 1;
         }
@@ -517,7 +520,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
         if (!b->sgs)
             goto oom;
         for (int i = 0; i < req->nsecurity_groups; i++) {
-            b->sgs[i] = sdup(req->security_groups[i] ? req->security_groups[i] : "");
+            b->sgs[i] = sc_strdup(req->security_groups[i] ? req->security_groups[i] : "");
             if (!b->sgs[i])
                 goto oom;
             b->nsgs = i + 1;
@@ -613,7 +616,7 @@ enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb, const ch
                        "constraint: Member must have value %s than or equal to %d",
                        page_size, page_size < 1 ? "greater" : "less", page_size < 1 ? 1 : PAGE_MAX);
     for (int i = 0; i < nnames; i++) {
-        if (!elb_lb_get(elb, names[i]))
+        if (!elb_lb_find(elb, names[i]))
             return sc_fail(err, SC_ERR_LOAD_BALANCER_NOT_FOUND,
                            "There is no ACTIVE Load Balancer named '%s'", names[i] ? names[i] : "");
     }
@@ -630,7 +633,7 @@ enum sc_status sc_elb_describe_load_balancers(const struct sc_elb *elb, const ch
         }
     }
     for (int i = start; i < total && n < page_size; i++)
-        out[n++] = nnames ? &elb_lb_get(elb, names[i])->v : &elb->lbs[i]->v;
+        out[n++] = nnames ? &elb_lb_find(elb, names[i])->v : &elb->lbs[i]->v;
     if (start + n < total && n > 0 && next_marker)
         snprintf(next_marker, SC_ELB_NAME_LEN, "%s", out[n - 1]->load_balancer_name);
     *nout = n;
@@ -734,9 +737,8 @@ enum sc_status sc_elb_modify_attributes(struct sc_elb *elb, const char *name,
             (!req->access_log_s3_bucket_name || !*req->access_log_s3_bucket_name))
             return sc_fail(err, SC_ERR_VALIDATION,
                            "S3BucketName is required when access logs are enabled.");
-        if ((req->access_log_s3_bucket_name && !(bucket = sdup(req->access_log_s3_bucket_name))) ||
-            (req->access_log_s3_bucket_prefix &&
-             !(prefix = sdup(req->access_log_s3_bucket_prefix)))) {
+        if (sc_strdup_opt(&bucket, req->access_log_s3_bucket_name) < 0 ||
+            sc_strdup_opt(&prefix, req->access_log_s3_bucket_prefix) < 0) {
             free(bucket);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
@@ -901,7 +903,7 @@ enum sc_status sc_elb_add_tags(struct sc_elb *elb, const char *const *names, int
             return elb_too_many_tags(err);
     }
     for (int i = 0; i < nnames; i++) {
-        b = elb_lb_get(elb, names[i]);
+        b = elb_lb_find(elb, names[i]);
         for (int j = 0; j < ntags; j++) {
             if (elb_set_tag(b, tags[j].key, tags[j].value) < 0) {
                 elb_lb_sync(b);
@@ -927,7 +929,7 @@ enum sc_status sc_elb_remove_tags(struct sc_elb *elb, const char *const *names, 
             return st;
     }
     for (int i = 0; i < nnames; i++) {
-        b = elb_lb_get(elb, names[i]);
+        b = elb_lb_find(elb, names[i]);
         for (int k = 0; k < nkeys; k++) {
             for (int j = 0; keys[k] && j < b->ntags; j++) {
                 if (strcmp(b->tags[j].key, keys[k]) != 0)

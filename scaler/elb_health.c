@@ -117,7 +117,7 @@ enum sc_status sc_elb_configure_health_check(struct sc_elb *elb, const char *nam
     if (hc->timeout_s >= hc->interval_s)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Health check interval must be greater than the timeout.");
-    target = sdup(hc->target);
+    target = sc_strdup(hc->target);
     if (!target)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     free(b->hc_target);
@@ -282,7 +282,7 @@ enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
         if (b->v.vpc_id && in->vpc_id && strcmp(b->v.vpc_id, in->vpc_id) != 0)
             return sc_fail(err, SC_ERR_INVALID_INSTANCE,
                            "EC2 instance %s is not in the same VPC as ELB.", ids[i]);
-        if (!elb_reg_get(b, ids[i], NULL))
+        if (!elb_lb_reg_find(b, ids[i], NULL))
             add++;
     }
     /* room first, so the additions cannot fail half-way */
@@ -301,7 +301,7 @@ enum sc_status sc_elb_register_instances(struct sc_elb *elb, const char *name,
         b->capregs = nc;
     }
     for (int i = 0; i < nids; i++) {
-        struct reg *r = elb_reg_get(b, ids[i], NULL);
+        struct reg *r = elb_lb_reg_find(b, ids[i], NULL);
 
         if (r) {
             if (r->drain == DRAIN_DEREGISTER)
@@ -332,12 +332,12 @@ enum sc_status sc_elb_deregister_instances(struct sc_elb *elb, const char *name,
     if (st != SC_OK)
         return st;
     for (int i = 0; i < nids; i++) {
-        if (!sc_ec2_instance_find(elb->ec2, ids[i]) && !elb_reg_get(b, ids[i], NULL))
+        if (!sc_ec2_instance_find(elb->ec2, ids[i]) && !elb_lb_reg_find(b, ids[i], NULL))
             return invalid_instance(ids[i], err);
     }
     for (int i = 0; i < nids; i++) {
         int k;
-        struct reg *r = elb_reg_get(b, ids[i], &k);
+        struct reg *r = elb_lb_reg_find(b, ids[i], &k);
 
         if (!r || r->drain == DRAIN_DEREGISTER)
             continue;
@@ -370,7 +370,7 @@ enum sc_status sc_elb_describe_instance_health(const struct sc_elb *elb, const c
             return invalid_instance(ids[i], err);
     }
     for (int i = 0; i < (nids ? nids : b->nregs); i++) {
-        const struct reg *r = nids ? elb_reg_get(b, ids[i], NULL) : b->regs[i];
+        const struct reg *r = nids ? elb_lb_reg_find(b, ids[i], NULL) : b->regs[i];
         const char *id = nids ? ids[i] : r->id;
         struct row row = health_row(elb, b, r, id);
 
@@ -427,13 +427,13 @@ static int drain_expire(struct lb *b, int k, int64_t now_ms, int *removed)
 int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *instance_id, int ok,
                          int64_t now_ms)
 {
-    struct lb *b = elb_lb_get(elb, name);
+    struct lb *b = elb_lb_find(elb, name);
     struct reg *r;
     int k, removed;
 
     if (!b)
         return -1;
-    r = elb_reg_get(b, instance_id, &k);
+    r = elb_lb_reg_find(b, instance_id, &k);
     if (!r)
         return -1;
     drain_expire(b, k, now_ms, &removed);
@@ -453,14 +453,14 @@ int sc_elb_health_result(struct sc_elb *elb, const char *name, const char *insta
 
 int sc_elb_target_count(const struct sc_elb *elb, const char *name)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
 
     return b ? b->nregs : -1;
 }
 
 int sc_elb_target_at(const struct sc_elb *elb, const char *name, int i, struct sc_elb_target *out)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
     const struct reg *r;
     const struct sc_ec2_instance *in;
 
@@ -507,7 +507,7 @@ static int reg_in_zone(const struct sc_elb *elb, const struct reg *r, const char
 int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zone, const char **ids,
                      int cap)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
     int n = 0;
     int all;
 
@@ -528,13 +528,13 @@ int sc_elb_route_set(const struct sc_elb *elb, const char *name, const char *zon
 
 int sc_elb_drain_done(struct sc_elb *elb, const char *name, const char *instance_id, int64_t now_ms)
 {
-    struct lb *b = elb_lb_get(elb, name);
+    struct lb *b = elb_lb_find(elb, name);
     struct reg *r;
     int k, removed;
 
     if (!b)
         return -1;
-    r = elb_reg_get(b, instance_id, &k);
+    r = elb_lb_reg_find(b, instance_id, &k);
     if (!r || r->drain == DRAIN_NONE)
         return 0;
     /* it ends now, as its timeout would have ended it had that passed by now_ms */
@@ -556,7 +556,7 @@ int sc_elb_instance_draining(const struct sc_elb *elb, const char *name, const c
 int sc_elb_draining_anywhere(const struct sc_elb *elb, const char *instance_id)
 {
     for (int i = 0; i < elb->nlbs; i++) {
-        const struct reg *r = elb_reg_get(elb->lbs[i], instance_id, NULL);
+        const struct reg *r = elb_lb_reg_find(elb->lbs[i], instance_id, NULL);
 
         if (r && r->drain == DRAIN_DEREGISTER)
             return 1;
@@ -567,7 +567,7 @@ int sc_elb_draining_anywhere(const struct sc_elb *elb, const char *instance_id)
 int sc_elb_registered_anywhere(const struct sc_elb *elb, const char *instance_id)
 {
     for (int i = 0; i < elb->nlbs; i++) {
-        if (elb_reg_get(elb->lbs[i], instance_id, NULL))
+        if (elb_lb_reg_find(elb->lbs[i], instance_id, NULL))
             return 1;
     }
     return 0;
@@ -602,7 +602,7 @@ enum sc_elb_membership sc_elb_instance_membership(const struct sc_elb *elb, cons
 int sc_elb_host_counts(const struct sc_elb *elb, const char *name, const char *zone, int *healthy,
                        int *unhealthy)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
     int h = 0, u = 0;
 
     if (!b)

@@ -115,10 +115,11 @@ struct placement {
 int elb_grow(void *arrp, int n, int *cap, size_t elem);
 void elb_listener_free(struct sc_elb_listener *l);
 void elb_lb_free(struct lb *b);
-struct lb *elb_lb_get(const struct sc_elb *elb, const char *name);
+struct lb *elb_lb_find(const struct sc_elb *elb, const char *name); /* or NULL */
 enum sc_status elb_lb_lookup(const struct sc_elb *elb, const char *name, struct lb **out,
                              struct sc_error *err);
-struct reg *elb_reg_get(const struct lb *b, const char *id, int *index);
+/* The registration of instance id with b, or NULL; *index (optional) is its position. */
+struct reg *elb_lb_reg_find(const struct lb *b, const char *id, int *index);
 /* The registration of instance id with load balancer `name`, or NULL; *b is the load
  * balancer (NULL when there is none of that name). */
 struct reg *elb_reg_find(const struct sc_elb *elb, const char *name, const char *id, struct lb **b);

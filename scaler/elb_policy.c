@@ -356,7 +356,7 @@ void elb_policies_free(struct lb *b)
     b->npolicies = b->cappolicies = b->nlpols = b->nbpols = 0;
 }
 
-static struct policy *policy_get(const struct lb *b, const char *name)
+static struct policy *policy_find(const struct lb *b, const char *name)
 {
     for (int i = 0; name && i < b->npolicies; i++) {
         if (strcmp(b->policies[i]->name, name) == 0)
@@ -376,14 +376,14 @@ int elb_policy_add(struct lb *b, const char *name, const struct sc_elb_policy_ty
     p = calloc(1, sizeof(*p));
     if (!p)
         return -1;
-    p->name = sdup(name);
+    p->name = sc_strdup(name);
     p->type = type;
     p->attrs = calloc((size_t)(nattrs > 0 ? nattrs : 1), sizeof(*p->attrs));
     if (!p->name || !p->attrs)
         goto fail;
     for (int i = 0; i < nattrs; i++) {
-        p->attrs[i].name = sdup(attrs[i].name);
-        p->attrs[i].value = sdup(attrs[i].value ? attrs[i].value : "");
+        p->attrs[i].name = sc_strdup(attrs[i].name);
+        p->attrs[i].value = sc_strdup(attrs[i].value ? attrs[i].value : "");
         p->nattrs = i + 1;
         if (!p->attrs[i].name || !p->attrs[i].value)
             goto fail;
@@ -419,7 +419,7 @@ int elb_port_set(struct port_policies **arr, int *n, int port, const char *const
         if (!v)
             return -1;
         for (int i = 0; i < nnames; i++) {
-            v[i] = sdup(names[i]);
+            v[i] = sc_strdup(names[i]);
             if (!v[i]) {
                 sc_strv_free(v, i);
                 return -1;
@@ -486,7 +486,7 @@ int elb_listener_policy_default(struct lb *b, const struct sc_elb *elb, int port
 {
     const char *name = DEFAULT_SSL_POLICY;
 
-    if (!policy_get(b, name)) {
+    if (!policy_find(b, name)) {
         struct sc_elb_policy_attr a[1 + ELB_PREDEFINED_ATTRS];
         int n = ref_attrs(predefined_find(elb, name), a, (int)(sizeof(a) / sizeof(a[0])));
 
@@ -516,7 +516,7 @@ int sc_elb_policy_count(const struct sc_elb *elb, const char *name)
 
     if (!name)
         return ELB_PREDEFINED;
-    b = elb_lb_get(elb, name);
+    b = elb_lb_find(elb, name);
     return b ? b->npolicies : -1;
 }
 
@@ -535,7 +535,7 @@ enum sc_status sc_elb_describe_policies(const struct sc_elb *elb, const char *na
             return st;
     }
     for (int i = 0; i < n; i++) {
-        const struct policy *p = b ? policy_get(b, policy_names[i]) : NULL;
+        const struct policy *p = b ? policy_find(b, policy_names[i]) : NULL;
         const struct sc_elb_policy *v =
             b ? (p ? &p->v : NULL) : predefined_find(elb, policy_names[i]);
 
@@ -606,7 +606,7 @@ static enum sc_status check_attrs(const struct lb *b, const struct sc_elb_policy
             }
         }
         if (strcmp(at->type, "PolicyName") == 0) {
-            const struct policy *p = policy_get(b, attrs[i].value);
+            const struct policy *p = policy_find(b, attrs[i].value);
 
             if (!p || strcmp(p->type->name, "PublicKeyPolicyType") != 0)
                 return policy_unknown(attrs[i].value, b->name, err);
@@ -647,7 +647,7 @@ enum sc_status sc_elb_create_policy(struct sc_elb *elb, const char *name, const 
     t = sc_elb_policy_type_find(type_name);
     if (!t)
         return type_unknown(type_name, err);
-    if (policy_get(b, policy_name))
+    if (policy_find(b, policy_name))
         return sc_fail(err, SC_ERR_DUPLICATE_POLICY_NAME, "Policy Name [%s] already exists.",
                        policy_name);
     st = check_attrs(b, t, attrs, nattrs, err);
@@ -713,7 +713,7 @@ enum sc_status sc_elb_delete_policy(struct sc_elb *elb, const char *name, const 
         return st;
     if (!policy_name || !*policy_name)
         return elb_null_member("policyName", err);
-    if (!policy_get(b, policy_name))
+    if (!policy_find(b, policy_name))
         return bad_config(err, "There is no policy with name %s for load balancer %s", policy_name,
                           b->name);
     if (policy_in_use(b, policy_name))
@@ -749,7 +749,7 @@ static enum sc_status check_set(const struct lb *b, const char *proto, const cha
                                 int n, struct sc_error *err)
 {
     for (int i = 0; i < n; i++) {
-        const struct policy *p = policy_get(b, names[i]);
+        const struct policy *p = policy_find(b, names[i]);
         enum where w;
         int ok;
 
@@ -820,7 +820,7 @@ enum sc_status sc_elb_set_backend_policies(struct sc_elb *elb, const char *name,
 int sc_elb_listener_policy_names(const struct sc_elb *elb, const char *name, int port,
                                  const char *const **names)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
     int at;
 
     *names = NULL;
@@ -835,7 +835,7 @@ int sc_elb_listener_policy_names(const struct sc_elb *elb, const char *name, int
 
 int sc_elb_backend_count(const struct sc_elb *elb, const char *name)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
 
     return b ? b->nbpols : -1;
 }
@@ -843,7 +843,7 @@ int sc_elb_backend_count(const struct sc_elb *elb, const char *name)
 int sc_elb_backend_at(const struct sc_elb *elb, const char *name, int i, int *instance_port,
                       const char *const **names, int *n)
 {
-    const struct lb *b = elb_lb_get(elb, name);
+    const struct lb *b = elb_lb_find(elb, name);
 
     if (!b || i < 0 || i >= b->nbpols)
         return -1;

@@ -178,9 +178,9 @@ int elb_add_listeners(struct lb *b, const struct norm_listener *norm, int n)
             goto fail;
         l = &b->listeners[b->nlisteners];
         memset(l, 0, sizeof(*l));
-        l->protocol = sdup(norm[i].protocol);
-        l->instance_protocol = sdup(norm[i].instance_protocol);
-        l->ssl_certificate_id = norm[i].cert ? sdup(norm[i].cert) : NULL;
+        l->protocol = sc_strdup(norm[i].protocol);
+        l->instance_protocol = sc_strdup(norm[i].instance_protocol);
+        l->ssl_certificate_id = norm[i].cert ? sc_strdup(norm[i].cert) : NULL;
         l->load_balancer_port = norm[i].lb_port;
         l->instance_port = norm[i].instance_port;
         if (!l->protocol || !l->instance_protocol || (norm[i].cert && !l->ssl_certificate_id)) {
@@ -252,7 +252,7 @@ int elb_tags_after(const struct lb *b, const struct sc_elb_tag *tags, int n)
 
 int elb_set_tag(struct lb *b, const char *key, const char *value)
 {
-    char *v = sdup(value ? value : "");
+    char *v = sc_strdup(value ? value : "");
     struct sc_elb_tag *nt;
 
     if (!v)
@@ -268,7 +268,7 @@ int elb_set_tag(struct lb *b, const char *key, const char *value)
     if (!nt)
         goto fail;
     b->tags = nt;
-    b->tags[b->ntags].key = sdup(key);
+    b->tags[b->ntags].key = sc_strdup(key);
     if (!b->tags[b->ntags].key)
         goto fail;
     b->tags[b->ntags].value = v;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/hash.h"
 #include "scaler/metric_internal.h"
 
 const char *const metric_unit_names[SC_UNIT_COUNT_] = {
@@ -340,20 +341,18 @@ void metric_sort_dims(const struct sc_dimension *dims, int n, struct sorted_dims
     }
 }
 
+/* FNV-1a of s, then a 0xff byte (no UTF-8 string holds one) so that "ab","c" and "a","bc"
+ * differ. */
 static uint64_t fnv(uint64_t h, const char *s)
 {
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ULL;
-    return h;
+    static const unsigned char end = 0xff;
+
+    return sc_hash_fnv1a_add(sc_hash_fnv1a_str(h, s), &end, 1);
 }
 
 uint64_t metric_key_hash(const char *ns, const char *name, const struct sorted_dims *sd)
 {
-    uint64_t h = 14695981039346656037ULL;
+    uint64_t h = SC_HASH_FNV1A_BASIS;
 
     h = fnv(h, ns);
     h = fnv(h, name);
@@ -498,7 +497,7 @@ fail:
     return NULL;
 }
 
-struct series *metric_series_get(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u)
+struct series *metric_series_ensure(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u)
 {
     struct series *se;
     int i;

@@ -258,7 +258,7 @@ enum sc_status sc_metric_store_import(struct sc_metric_store *s, const void *img
         m = metric_new(s, h, ns, name, &sd);
     if (!m)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-    se = metric_series_get(s, m, (enum sc_unit)unit);
+    se = metric_series_ensure(s, m, (enum sc_unit)unit);
     if (!se)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     if (n_tiers[0] > 0 && se->hires.n == 0 &&

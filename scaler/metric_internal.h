@@ -101,6 +101,6 @@ int metric_table_grow(struct sc_metric_store *s);
  * missing (NULL on OOM). */
 struct sc_metric *metric_new(struct sc_metric_store *s, uint64_t h, const char *ns,
                              const char *name, const struct sorted_dims *sd);
-struct series *metric_series_get(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u);
+struct series *metric_series_ensure(struct sc_metric_store *s, struct sc_metric *m, enum sc_unit u);
 
 #endif

@@ -370,7 +370,7 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
             m = metric_new(s, h, req->namespace, d->metric_name, &sd);
         if (!m)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-        se = metric_series_get(s, m, u);
+        se = metric_series_ensure(s, m, u);
         if (!se)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         if (hires && se->hires.n == 0) {

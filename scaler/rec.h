@@ -1,5 +1,5 @@
 /* scaler/rec.h: what the EC2 and ELB records (ec2.c, elb.c) share; libscaler-internal.
- * String copies that may fail (libscaler returns OOM instead of aborting), and the
+ * Equality and membership of optional strings (copies are str.h's sc_strdup), and the
  * save/load pieces beside save.h: a list of records saved one by one, a record made for
  * each saved element, and a service's own RNG state. One rule each, so both services
  * write and read these parts of a state file alike.
@@ -17,21 +17,7 @@
 
 #include "scaler/rng.h"
 #include "scaler/save.h"
-
-/* A malloc'd copy of s; NULL when s is NULL or on OOM. */
-static inline char *sdup(const char *s)
-{
-    size_t n;
-    char *p;
-
-    if (!s)
-        return NULL;
-    n = strlen(s) + 1;
-    p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
+#include "scaler/str.h"
 
 /* Both set and equal. */
 static inline int streq(const char *a, const char *b)

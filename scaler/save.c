@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/str.h"
+
 int sc_save_take(json_t *o, const char *key, json_t *v)
 {
     if (!v)
@@ -180,7 +182,7 @@ char *sc_load_str(struct sc_load *l, const json_t *o, const char *key)
         sc_load_fail(l, "%s: expected a string", key);
         return NULL;
     }
-    s = strdup(json_string_value(v));
+    s = sc_strdup(json_string_value(v));
     if (!s)
         sc_load_fail(l, "%s: out of memory", key);
     return s;
@@ -295,7 +297,7 @@ char **sc_load_strv(struct sc_load *l, const json_t *o, const char *key, int *n)
             sc_load_fail(l, "%s[%zu]: expected a string", key, k);
             break;
         }
-        out[k] = strdup(json_string_value(x));
+        out[k] = sc_strdup(json_string_value(x));
         if (!out[k]) {
             sc_load_fail(l, "%s: out of memory", key);
             break;

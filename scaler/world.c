@@ -11,6 +11,7 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/hash.h"
 #include "scaler/save.h"
 
 struct sc_world {
@@ -44,21 +45,20 @@ struct sc_world {
  * the records changed (sc_ec2_generation). */
 static uint64_t ec2_sig(struct sc_world *w)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = SC_HASH_FNV1A_BASIS;
     uint64_t gen = sc_ec2_generation(w->ec2);
     int n;
 
     if (w->ec2_sig_gen == gen)
         return w->ec2_sig_val;
     n = sc_ec2_instance_count(w->ec2);
-    h = (h ^ (uint64_t)n) * 1099511628211ULL;
+    h = sc_hash_mix(h, (uint64_t)n);
     for (int i = 0; i < n; i++) {
         const struct sc_ec2_instance *in = sc_ec2_instance_at(w->ec2, i);
 
-        h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
-        h = (h ^ ((uint64_t)in->state << 16 | (uint64_t)in->instance_status << 8 |
-                  (uint64_t)in->system_status)) *
-            1099511628211ULL;
+        h = sc_hash_mix(h, (uint64_t)(uintptr_t)in);
+        h = sc_hash_mix(h, (uint64_t)in->state << 16 | (uint64_t)in->instance_status << 8 |
+                               (uint64_t)in->system_status);
     }
     w->ec2_sig_gen = gen;
     w->ec2_sig_val = h ? h : 1;
@@ -332,17 +332,17 @@ static uint64_t env_health_sig(void *ud, int with_lb)
         const char *name = sc_elb_lb_at(w->elb, l)->load_balancer_name;
         int nt = sc_elb_target_count(w->elb, name);
 
-        h = (h ^ (uint64_t)(uintptr_t)name) * 1099511628211ULL;
-        h = (h ^ (uint64_t)nt) * 1099511628211ULL;
+        h = sc_hash_mix(h, (uint64_t)(uintptr_t)name);
+        h = sc_hash_mix(h, (uint64_t)nt);
         for (int i = 0; i < nt; i++) {
             struct sc_elb_target t;
 
             if (sc_elb_target_at(w->elb, name, i, &t) != 0)
                 continue;
-            h = (h ^ (uint64_t)(uintptr_t)t.instance_id) * 1099511628211ULL;
-            h = (h ^ ((uint64_t)t.state << 1 | (uint64_t)(t.draining != 0))) * 1099511628211ULL;
+            h = sc_hash_mix(h, (uint64_t)(uintptr_t)t.instance_id);
+            h = sc_hash_mix(h, (uint64_t)t.state << 1 | (uint64_t)(t.draining != 0));
             if (t.state != SC_ELB_IN_SERVICE)
-                h = (h ^ (uint64_t)env_lb_state(w, name, t.instance_id)) * 1099511628211ULL;
+                h = sc_hash_mix(h, (uint64_t)env_lb_state(w, name, t.instance_id));
         }
     }
     return h;

@@ -152,7 +152,6 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         struct route *r = &m->routes[lb];
         double open_rate = 0, mu_nom = 0, mu_ok = 0, mu_hung = 0, mu_dead = 0, closed_x = 0;
         double closed_wait_us = 0, s_mean_us = 0;
-        int nclosed = 0;
 
         if (r->agg_valid) {
             mu_nom = r->agg_mu_nom;
@@ -210,7 +209,6 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             n = phase_value(m, s, t_us + dt_us / 2) - clients_stuck(s);
             if (n <= 0)
                 continue;
-            nclosed++;
             s_use = s_mean_us > 0 ? s_mean_us / 1e6 : 0;
             if (mu_nom <= 0) {
                 x = n / (z + SIM_FAIL_FAST_US / 1e6); /* every request fails fast */
@@ -399,7 +397,6 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             if (pend_n > 0)
                 record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c, pend_rate);
         }
-        (void)nclosed;
     }
     /* time up: integrated lazily by touch() (whole microseconds: exact in a double) */
     {

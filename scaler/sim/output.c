@@ -5,16 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-static void iso_time(int64_t ms, char *out, size_t n)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
+#include "scaler/civil.h"
 
 void sim_out_elapsed(int64_t ms, char *out, size_t n)
 {
@@ -261,7 +253,7 @@ void sim_out_json_head(struct sim_out *o, const char *scenario, uint64_t seed, c
     FILE *f = o->f;
     char iso[32];
 
-    iso_time(tc->start_ms, iso, sizeof(iso));
+    sc_civil_format_iso(tc->start_ms, iso, sizeof(iso));
     fputs("{\"scenario\":", f);
     sim_out_json_str(f, scenario);
     fprintf(f, ",\"seed\":%llu,\"mode\":\"%s\",\"start\":\"%s\",\"duration_s\":%lld,\"sample_s\":",

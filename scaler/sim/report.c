@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/svg.h"
 #include "common/xalloc.h"
+#include "scaler/civil.h"
 
 #define MAX_EVENT_ROWS 1000
 
@@ -100,17 +100,13 @@ static void printf_(struct page *p, const char *fmt, ...)
     }
 }
 
+/* A time before 1970 prints as "?". */
 static void iso_time(int64_t t_ms, char *out, size_t len)
 {
-    time_t t = (time_t)(t_ms / 1000);
-    struct tm tm;
-
-    if (t_ms < 0 || !gmtime_r(&t, &tm)) {
+    if (t_ms < 0)
         snprintf(out, len, "?");
-        return;
-    }
-    snprintf(out, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    else
+        sc_civil_format_iso(t_ms, out, len);
 }
 
 static void rel_time(const struct page *p, int64_t t_ms, char *out, size_t len)

@@ -13,6 +13,7 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/hash.h"
 #include "scaler/sim/run_internal.h"
 
 #define GROUP_TAG "aws:autoscaling:groupName"
@@ -130,7 +131,7 @@ int cpu_table(struct eng *e, const struct sim_slot_cpu **tab)
  * unless a health result moved an instance in or out of service (routes_dirty). */
 static uint64_t world_signature(struct eng *e)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = SC_HASH_FNV1A_BASIS;
     uint64_t gen = sc_ec2_generation(e->ec2);
 
     if (e->sig_epoch == e->epoch + 1)
@@ -141,19 +142,18 @@ static uint64_t world_signature(struct eng *e)
     } else {
         int n = sc_ec2_instance_count(e->ec2);
 
-        h = (h ^ (uint64_t)n) * 1099511628211ULL;
+        h = sc_hash_mix(h, (uint64_t)n);
         for (int i = 0; i < n; i++) {
             const struct sc_ec2_instance *in = sc_ec2_instance_at(e->ec2, i);
-            h = (h ^ (uint64_t)(uintptr_t)in) * 1099511628211ULL;
-            h = (h ^ (uint64_t)in->state) * 1099511628211ULL;
-            h = (h ^ (uint64_t)in->instance_status) * 1099511628211ULL;
+            h = sc_hash_mix(h, (uint64_t)(uintptr_t)in);
+            h = sc_hash_mix(h, (uint64_t)in->state);
+            h = sc_hash_mix(h, (uint64_t)in->instance_status);
         }
         e->sig_ec2_gen = gen;
         e->sig_ec2_value = h;
     }
     for (int lb = 0; lb < e->sc->nlbs; lb++)
-        h = (h ^ (uint64_t)(uint32_t)sc_elb_target_count(e->elb, e->sc->lbs[lb].name)) *
-            1099511628211ULL;
+        h = sc_hash_mix(h, (uint64_t)(uint32_t)sc_elb_target_count(e->elb, e->sc->lbs[lb].name));
     e->sig_epoch = e->epoch + 1;
     e->sig_value = h;
     return h;

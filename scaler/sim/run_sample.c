@@ -102,7 +102,9 @@ void metrics_minute(struct eng *e)
         if (g < 0 || !e->groups[g].cpu_metric)
             continue;
         /* the group figure counts instances InService past their warm-up */
-        if (!ss->warmed && !(ss->warmed = sc_asg_instance_warmed(e->asg, ss->id, e->now_ms)))
+        if (!ss->warmed)
+            ss->warmed = sc_asg_instance_warmed(e->asg, ss->id, e->now_ms);
+        if (!ss->warmed)
             continue;
         /* the group being summed stays in a local (slots of a group mostly come together) */
         if (g != cur_g) {

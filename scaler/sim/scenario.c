@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
 #include "common/units.h"
 #include "common/xalloc.h"
+#include "scaler/civil.h"
 #include "scaler/sim/scenario_internal.h"
 
 int fail(struct ctx *c, const char *path, const char *fmt, ...)
@@ -90,13 +90,12 @@ const char *type_name(const json_t *v)
 /* Unknown keys are errors: a typo must not silently change a scenario. */
 int check_keys(struct ctx *c, const json_t *obj, const char *path, const char *const *allowed)
 {
-    const char *key;
-    json_t *v;
-
-    json_object_foreach((json_t *)obj, key, v)
-    {
+    /* keys only: json_object_foreach's order without its value variable */
+    for (void *it = json_object_iter((json_t *)obj); it;
+         it = json_object_iter_next((json_t *)obj, it)) {
+        const char *key = json_object_iter_key(it);
         int ok = 0;
-        (void)v;
+
         for (const char *const *a = allowed; *a; a++)
             if (strcmp(*a, key) == 0)
                 ok = 1;
@@ -346,8 +345,7 @@ static int parse_start(struct ctx *c, const json_t *o, int64_t *out)
 {
     char p[SIM_PATH_MAX] = "$.start";
     json_t *v = json_object_get(o, "start");
-    struct tm tm;
-    const char *s, *end;
+    const char *s;
 
     *out = 1767225600000LL; /* 2026-01-01T00:00:00Z */
     if (!v)
@@ -355,11 +353,8 @@ static int parse_start(struct ctx *c, const json_t *o, int64_t *out)
     if (!json_is_string(v))
         return fail(c, p, "must be a string (2026-01-01T00:00:00Z), not %s", type_name(v));
     s = json_string_value(v);
-    memset(&tm, 0, sizeof(tm));
-    end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end)
+    if (sc_civil_parse_iso(s, out) != 0)
         return fail(c, p, "not a UTC time like 2026-01-01T00:00:00Z: \"%s\"", s);
-    *out = (int64_t)timegm(&tm) * 1000;
     return 0;
 }
 
@@ -646,7 +641,8 @@ struct sim_scenario *sim_scenario_load(const char *file, char *err)
         snprintf(err, SIM_ERR_MAX, "cannot read: %s", strerror(errno));
         return NULL;
     }
-    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
         snprintf(err, SIM_ERR_MAX, "cannot read: %s", strerror(errno));
         fclose(f);
         return NULL;

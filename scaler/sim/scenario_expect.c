@@ -16,9 +16,13 @@ static int parse_bounds(struct ctx *c, const json_t *v, const char *p, struct si
     static const char *const keys[] = { "min", "max", NULL };
     static const char *const max_keys[] = { "max", NULL };
 
-    if (want_object(c, v, p) != 0 || check_keys(c, v, p, need_max_only ? max_keys : keys) != 0 ||
-        (e->has_min = get_num(c, v, p, "min", 0, 0, 0, 1e12, &e->min)) < 0 ||
-        (e->has_max = get_num(c, v, p, "max", need_max_only, 0, 0, 1e12, &e->max)) < 0)
+    if (want_object(c, v, p) != 0 || check_keys(c, v, p, need_max_only ? max_keys : keys) != 0)
+        return -1;
+    e->has_min = get_num(c, v, p, "min", 0, 0, 0, 1e12, &e->min);
+    if (e->has_min < 0)
+        return -1;
+    e->has_max = get_num(c, v, p, "max", need_max_only, 0, 0, 1e12, &e->max);
+    if (e->has_max < 0)
         return -1;
     if (!e->has_min && !e->has_max)
         return fail(c, p, "give \"min\", \"max\" or both");
@@ -72,12 +76,22 @@ int parse_expect(struct ctx *c, const json_t *o, const char *path, struct sim_ex
         return fail(c, path,
                     "give exactly one check: in_service, desired, failed_pct, p99_ms, "
                     "direction_changes, scale_out");
-    if ((hat = get_dur(c, o, path, "at", 0, 0, &at_ms)) < 0 ||
-        (hby = get_dur(c, o, path, "by", 0, 0, &by_ms)) < 0 ||
-        get_bool(c, o, path, "throughout", 0, &hth) < 0 ||
-        (hfrom = get_dur(c, o, path, "from", 0, 0, &e->from_ms)) < 0 ||
-        (huntil = get_dur(c, o, path, "until", 0, duration_ms, &e->until_ms)) < 0 ||
-        (hw = get_dur(c, o, path, "window", 0, 0, &e->window_ms)) < 0)
+    hat = get_dur(c, o, path, "at", 0, 0, &at_ms);
+    if (hat < 0)
+        return -1;
+    hby = get_dur(c, o, path, "by", 0, 0, &by_ms);
+    if (hby < 0)
+        return -1;
+    if (get_bool(c, o, path, "throughout", 0, &hth) < 0)
+        return -1;
+    hfrom = get_dur(c, o, path, "from", 0, 0, &e->from_ms);
+    if (hfrom < 0)
+        return -1;
+    huntil = get_dur(c, o, path, "until", 0, duration_ms, &e->until_ms);
+    if (huntil < 0)
+        return -1;
+    hw = get_dur(c, o, path, "window", 0, 0, &e->window_ms);
+    if (hw < 0)
         return -1;
     if (hat && hby)
         return fail(c, path, "give \"at\" or \"by\", not both");

@@ -99,8 +99,6 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
         { "requests", "on", "gap", NULL },
     };
     char *type = NULL;
-    const char *key;
-    json_t *v;
     int r, t = 0;
     double req;
 
@@ -112,10 +110,11 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
             t = i;
     free(type);
     ph->shape = (enum sim_shape)t;
-    json_object_foreach((json_t *)o, key, v)
-    {
+    for (void *it = json_object_iter((json_t *)o); it;
+         it = json_object_iter_next((json_t *)o, it)) {
+        const char *key = json_object_iter_key(it);
         int ok = strcmp(key, "type") == 0;
-        (void)v;
+
         for (int i = 0; allowed[t][i]; i++)
             if (strcmp(allowed[t][i], key) == 0)
                 ok = 1;
@@ -150,8 +149,8 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
         }
         break;
     case SIM_SHAPE_BURSTS:
-        if ((r = get_num(c, o, path, "requests", 0, 0, 1, 1e12, &req)) < 0 ||
-            get_dur(c, o, path, "on", 0, 0, &ph->on_ms) < 0 ||
+        r = get_num(c, o, path, "requests", 0, 0, 1, 1e12, &req);
+        if (r < 0 || get_dur(c, o, path, "on", 0, 0, &ph->on_ms) < 0 ||
             get_dur(c, o, path, "gap", 1, 0, &ph->gap_ms) < 0)
             return -1;
         ph->burst_requests = r ? (int64_t)req : 0;
@@ -186,11 +185,16 @@ int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_pha
     int64_t for_ms;
 
     path_join(ph->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_dur(c, o, path, "at", 0, 0, &ph->at_ms) < 0 ||
-        (hu = get_dur(c, o, path, "until", 0, duration_ms, &ph->until_ms)) < 0 ||
-        (hf = get_dur(c, o, path, "for", 0, 0, &for_ms)) < 0 ||
-        get_str(c, o, path, "target", 0, NULL, &ph->target) < 0 ||
-        (hr = get_num(c, o, path, "rate", 0, 0, 0, 1e9, &ph->value)) < 0)
+    if (check_keys(c, o, path, keys) != 0 || get_dur(c, o, path, "at", 0, 0, &ph->at_ms) < 0)
+        return -1;
+    hu = get_dur(c, o, path, "until", 0, duration_ms, &ph->until_ms);
+    if (hu < 0)
+        return -1;
+    hf = get_dur(c, o, path, "for", 0, 0, &for_ms);
+    if (hf < 0 || get_str(c, o, path, "target", 0, NULL, &ph->target) < 0)
+        return -1;
+    hr = get_num(c, o, path, "rate", 0, 0, 0, 1e9, &ph->value);
+    if (hr < 0)
         return -1;
     if (hu && hf)
         return fail(c, path, "give \"until\" or \"for\", not both");
@@ -201,12 +205,14 @@ int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_pha
         return fail(c, p, "the phase must end after it starts");
     }
     if (!hr) {
-        if ((hc = get_num(c, o, path, "clients", 0, 0, 0, 1e7, &ph->value)) < 0)
+        hc = get_num(c, o, path, "clients", 0, 0, 0, 1e7, &ph->value);
+        if (hc < 0)
             return -1;
     } else {
         hc = json_object_get(o, "clients") != NULL;
     }
-    if ((ht = get_str(c, o, path, "trace", 0, NULL, &trace)) < 0)
+    ht = get_str(c, o, path, "trace", 0, NULL, &trace);
+    if (ht < 0)
         return -1;
     if (hr + hc + ht != 1) {
         free(trace);

@@ -1,4 +1,4 @@
-/* tests/unit/loadgen/test_scn_reply.c: loadgen/scn_reply.c (placeholders, timestamps,
+/* tests/unit/loadgen/test_scn_reply.c: loadgen/scn_reply.c (placeholders,
  * AWS replies read into sample figures and events) */
 #include "loadgen/scn_reply.h"
 
@@ -55,28 +55,6 @@ static void test_scn_reply_arn_substitute(void **state)
     assert_string_equal(out, "no PolicyARN for nope");
     /* too small */
     assert_int_equal(scn_arn_substitute("{arn:up}", lookup, NULL, out, 10), -1);
-}
-
-static void test_scn_reply_time(void **state)
-{
-    int64_t ms;
-    char b[64];
-
-    (void)state;
-    assert_int_equal(scn_time_parse("2026-01-01T00:00:00Z", &ms), 0);
-    assert_true(ms == INT64_C(1767225600000));
-    assert_int_equal(scn_time_parse("2026-01-01T00:00:01.5Z", &ms), 0);
-    assert_true(ms == INT64_C(1767225601500));
-    assert_int_equal(scn_time_parse("2026-01-01T00:00:01.123456Z", &ms), 0);
-    assert_true(ms == INT64_C(1767225601123));
-    assert_int_equal(scn_time_parse("2026-01-01T01:00:00+01:00", &ms), 0);
-    assert_true(ms == INT64_C(1767225600000));
-    assert_int_equal(scn_time_parse("2026-01-01", &ms), -1);
-    assert_int_equal(scn_time_parse("2026-13-01T00:00:00Z", &ms), -1);
-    assert_int_equal(scn_time_parse("2026-01-01T00:00:00Zjunk", &ms), -1);
-    assert_int_equal(scn_time_parse(NULL, &ms), -1);
-    scn_time_format(INT64_C(1767225601500), b, sizeof(b));
-    assert_string_equal(b, "2026-01-01T00:00:01.500Z");
 }
 
 static const char groups_xml[] =
@@ -286,7 +264,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reply_arn_substitute),
-        cmocka_unit_test(test_scn_reply_time),
         cmocka_unit_test(test_scn_reply_group),
         cmocka_unit_test(test_scn_reply_metric),
         cmocka_unit_test(test_scn_reply_alarms),

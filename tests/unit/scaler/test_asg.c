@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "scaler/asg_internal.h"
+#include "scaler/hash.h"
 
 #define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
 #define SEC  1000LL
@@ -1756,12 +1757,12 @@ static void test_asg_lookups(void **state)
 static uint64_t f_health_sig(void *ud, int with_lb)
 {
     struct fake *f = ud;
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = SC_HASH_FNV1A_BASIS;
 
     for (int i = 0; i < f->ninst; i++) {
-        h = (h ^ (uint64_t)f->inst[i].state) * 1099511628211ULL;
+        h = sc_hash_mix(h, (uint64_t)f->inst[i].state);
         for (int k = 0; with_lb && k < 4; k++)
-            h = (h ^ (uint64_t)f->inst[i].lbstate[k]) * 1099511628211ULL;
+            h = sc_hash_mix(h, (uint64_t)f->inst[i].lbstate[k]);
     }
     return h;
 }
