@@ -63,7 +63,10 @@ run_suite() {
     suite_id="run$$-${name//\//_}"
     printf '%-46s ' "$name"
     t0=${EPOCHREALTIME/./}
-    timeout -k 15 "$timeout_s" env SCALELAB_SUITE_ID="$suite_id" "$@" >"$log" 2>&1 </dev/null &
+    # emptied before tail opens it and appended to after: a log left by an earlier run, truncated
+    # under a running tail, made it skip lines ("file truncated") and miscount the suite
+    : >"$log"
+    timeout -k 15 "$timeout_s" env SCALELAB_SUITE_ID="$suite_id" "$@" >>"$log" 2>&1 </dev/null &
     tpid=$!
     # in the background so that a signal to this script is handled at once
     tail -n +1 -s 0.1 -f --pid="$tpid" "$log" | show "$name" "$log.counts" &
