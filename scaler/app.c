@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scaler/save.h"
+
 /* Longest JSON path an error names (longer ones are cut). */
 #define PATH_MAX_LEN 256
 
@@ -73,27 +75,6 @@ static void path_key(char out[PATH_MAX_LEN], const char *base, const char *key)
     out[n] = '\0';
 }
 
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    case JSON_NULL:
-        return "null";
-    }
-    return "?";
-}
-
 /* Unknown keys are errors: a typo must not silently change the profile. */
 static int check_keys(struct rd *r, const json_t *obj, const char *path, const char *const *allowed)
 {
@@ -136,7 +117,7 @@ static int get_num(struct rd *r, const json_t *obj, const char *path, const char
     if (!v)
         return 0;
     if (!json_is_number(v))
-        return fail(r, p, "must be a number, not %s", type_name(v));
+        return fail(r, p, "must be a number, not %s", sc_json_type_name(v));
     d = json_number_value(v);
     if (!isfinite(d))
         return fail(r, p, "must be finite");
@@ -160,7 +141,7 @@ static int get_int(struct rd *r, const json_t *obj, const char *path, const char
         return 0;
     if (!json_is_integer(v))
         return fail(r, p, "must be an integer, not %s",
-                    json_is_real(v) ? "a fraction" : type_name(v)),
+                    json_is_real(v) ? "a fraction" : sc_json_type_name(v)),
                -1;
     x = json_integer_value(v);
     if (x < lo)
@@ -205,7 +186,8 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
         return 0;
     }
     if (!json_is_object(v))
-        return fail(r, p, "must be an object (or a number of ms, fixed), not %s", type_name(v));
+        return fail(r, p, "must be an object (or a number of ms, fixed), not %s",
+                    sc_json_type_name(v));
     if (check_keys(r, v, p, keys) != 0)
         return -1;
     a->dist = SC_APP_DIST_EXPONENTIAL;
@@ -215,7 +197,7 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
         int k;
 
         if (!s)
-            return fail(r, pk, "must be a string, not %s", type_name(d));
+            return fail(r, pk, "must be a string, not %s", sc_json_type_name(d));
         if (!s[0])
             return fail(r, pk, "must not be empty");
         for (k = 0; dist_names[k] && strcmp(dist_names[k], s) != 0; k++)
@@ -269,7 +251,7 @@ static int parse(struct rd *r, struct sc_app *a, const json_t *obj, const char *
     int rc;
 
     if (!json_is_object(obj))
-        return fail(r, path, "must be an object, not %s", obj ? type_name(obj) : "nothing");
+        return fail(r, path, "must be an object, not %s", obj ? sc_json_type_name(obj) : "nothing");
     if (check_keys(r, obj, path, keys) != 0 ||
         get_num(r, obj, path, "boot_s", 0, 86400, &a->boot_s) < 0 ||
         get_int32(r, obj, path, "workers", 1, 100000, &a->workers) < 0)
@@ -296,7 +278,7 @@ static int parse(struct rd *r, struct sc_app *a, const json_t *obj, const char *
         size_t n = s ? strlen(s) : 0;
 
         if (!s)
-            return fail(r, p, "must be a string, not %s", type_name(v));
+            return fail(r, p, "must be a string, not %s", sc_json_type_name(v));
         if (s[0] != '/' || n >= sizeof(a->health_path))
             return fail(r, p, "must be a path starting with / (at most %d bytes)",
                         (int)sizeof(a->health_path) - 1);

@@ -69,4 +69,8 @@ char **sc_load_strv(struct sc_load *l, const json_t *o, const char *key, int *n)
  * records' own string arrays. */
 void sc_strv_free(char **v, int n);
 
+/* "an object", "an array", "a string", "a number", "a boolean" or "null": how the JSON
+ * readers (the state file, the app profile, the scenario) name what they found. */
+const char *sc_json_type_name(const json_t *v);
+
 #endif

@@ -15,6 +15,7 @@
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "scaler/civil.h"
+#include "scaler/save.h"
 #include "scaler/sim/scenario_internal.h"
 
 int fail(struct ctx *c, const char *path, const char *fmt, ...)
@@ -66,27 +67,6 @@ void path_idx(char *out, const char *base, size_t i)
     path_join(out, base, tail);
 }
 
-const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    case JSON_NULL:
-        return "null";
-    }
-    return "?";
-}
-
 /* Unknown keys are errors: a typo must not silently change a scenario. */
 int check_keys(struct ctx *c, const json_t *obj, const char *path, const char *const *allowed)
 {
@@ -111,7 +91,7 @@ int check_keys(struct ctx *c, const json_t *obj, const char *path, const char *c
 int want_object(struct ctx *c, const json_t *v, const char *path)
 {
     if (!json_is_object(v))
-        return fail(c, path, "must be an object, not %s", type_name(v));
+        return fail(c, path, "must be an object, not %s", sc_json_type_name(v));
     return 0;
 }
 
@@ -142,7 +122,7 @@ int get_num(struct ctx *c, const json_t *obj, const char *path, const char *key,
         return r;
     }
     if (!json_is_number(v))
-        return fail(c, p, "must be a number, not %s", type_name(v));
+        return fail(c, p, "must be a number, not %s", sc_json_type_name(v));
     *out = json_number_value(v);
     if (!isfinite(*out))
         return fail(c, p, "must be finite");
@@ -167,7 +147,7 @@ int get_int(struct ctx *c, const json_t *obj, const char *path, const char *key,
     }
     if (!json_is_integer(v))
         return fail(c, p, "must be an integer, not %s",
-                    json_is_real(v) ? "a fraction" : type_name(v));
+                    json_is_real(v) ? "a fraction" : sc_json_type_name(v));
     x = json_integer_value(v);
     if (x < lo)
         return fail(c, p, "must be >= %d", lo);
@@ -188,7 +168,7 @@ int get_bool(struct ctx *c, const json_t *obj, const char *path, const char *key
         return r;
     }
     if (!json_is_boolean(v))
-        return fail(c, p, "must be a boolean, not %s", type_name(v));
+        return fail(c, p, "must be a boolean, not %s", sc_json_type_name(v));
     *out = json_is_true(v);
     return 1;
 }
@@ -205,7 +185,7 @@ int get_str(struct ctx *c, const json_t *obj, const char *path, const char *key,
         return r;
     }
     if (!json_is_string(v))
-        return fail(c, p, "must be a string, not %s", type_name(v));
+        return fail(c, p, "must be a string, not %s", sc_json_type_name(v));
     if (json_string_length(v) == 0)
         return fail(c, p, "must not be empty");
     *out = cm_xstrdup(json_string_value(v));
@@ -261,7 +241,7 @@ int parse_duration_value(struct ctx *c, const json_t *v, const char *p, int64_t 
         return 0;
     }
     return fail(c, p, "must be a duration (\"90s\", \"10m\", \"30h\" or seconds), not %s",
-                type_name(v));
+                sc_json_type_name(v));
 }
 
 int get_dur(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
@@ -294,13 +274,13 @@ int get_str_array(struct ctx *c, const json_t *obj, const char *path, const char
     if (r <= 0)
         return r;
     if (!json_is_array(v))
-        return fail(c, p, "must be an array, not %s", type_name(v));
+        return fail(c, p, "must be an array, not %s", sc_json_type_name(v));
     *out = cm_xcalloc(json_array_size(v) + 1, sizeof(char *));
     json_array_foreach(v, i, e)
     {
         path_idx(pi, p, i);
         if (!json_is_string(e))
-            return fail(c, pi, "must be a string, not %s", type_name(e));
+            return fail(c, pi, "must be a string, not %s", sc_json_type_name(e));
         if (json_string_length(e) == 0)
             return fail(c, pi, "must not be empty");
         (*out)[(*n)++] = cm_xstrdup(json_string_value(e));
@@ -327,7 +307,7 @@ int get_obj_array(struct ctx *c, const json_t *obj, const char *path, const char
     if (r <= 0)
         return r;
     if (!json_is_array(v))
-        return fail(c, p, "must be an array, not %s", type_name(v));
+        return fail(c, p, "must be an array, not %s", sc_json_type_name(v));
     for (size_t i = 0; i < json_array_size(v); i++) {
         char pi[SIM_PATH_MAX];
         path_idx(pi, p, i);
@@ -351,7 +331,7 @@ static int parse_start(struct ctx *c, const json_t *o, int64_t *out)
     if (!v)
         return 0;
     if (!json_is_string(v))
-        return fail(c, p, "must be a string (2026-01-01T00:00:00Z), not %s", type_name(v));
+        return fail(c, p, "must be a string (2026-01-01T00:00:00Z), not %s", sc_json_type_name(v));
     s = json_string_value(v);
     if (sc_civil_parse_iso(s, out) != 0)
         return fail(c, p, "not a UTC time like 2026-01-01T00:00:00Z: \"%s\"", s);

@@ -9,6 +9,7 @@
 
 #include "common/xalloc.h"
 #include "scaler/app.h"
+#include "scaler/save.h"
 #include "scaler/sim/scenario_internal.h"
 
 /* ---- infrastructure ---- */
@@ -365,7 +366,7 @@ int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_ala
             char pk[SIM_PATH_MAX];
             path_key(pk, p, key);
             if (!json_is_string(dv))
-                return fail(c, pk, "must be a string, not %s", type_name(dv));
+                return fail(c, pk, "must be a string, not %s", sc_json_type_name(dv));
             a->dimensions[a->ndimensions].name = cm_xstrdup(key);
             a->dimensions[a->ndimensions].value = cm_xstrdup(json_string_value(dv));
             a->ndimensions++;

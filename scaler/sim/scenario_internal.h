@@ -27,7 +27,6 @@ int fail(struct ctx *c, const char *path, const char *fmt, ...)
 void path_join(char *out, const char *base, const char *tail);
 void path_key(char *out, const char *base, const char *key);
 void path_idx(char *out, const char *base, size_t i);
-const char *type_name(const json_t *v);
 int check_keys(struct ctx *c, const json_t *obj, const char *path, const char *const *allowed);
 int want_object(struct ctx *c, const json_t *v, const char *path);
 int lookup(struct ctx *c, const json_t *obj, const char *path, const char *key, int required,
