@@ -64,6 +64,27 @@ static json_t *snapshot(void *ud)
     return persist_state_json(ud);
 }
 
+/* Every pending or running instance was a process of the old emulator, which died with it
+ * (PR_SET_PDEATHSIG), so each is lost as a host failure is on AWS; its group replaces it.
+ * A pending one is lost too: the record may be older than what a client was last shown
+ * (running, InService) while its write was in flight, and bringing back that id as a new
+ * boot would contradict it. Returns how many were lost. */
+static int lose_old_instances(struct sc_ec2 *ec2, int64_t now_ms)
+{
+    int lost = 0;
+
+    for (int k = 0; k < sc_ec2_instance_count(ec2); k++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, k);
+        char id[SC_EC2_ID_LEN];
+
+        if (in->state != SC_EC2_PENDING && in->state != SC_EC2_RUNNING)
+            continue;
+        snprintf(id, sizeof(id), "%s", in->instance_id);
+        lost += sc_ec2_instance_lost(ec2, id, now_ms) == SC_OK;
+    }
+    return lost;
+}
+
 /* Loads a state document (state_read checked its version): every world, the clock.
  * Returns 0, or -1 with err ("<what>: <problem>"). */
 static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen)
@@ -84,6 +105,7 @@ static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen
         const char *region = json_string_value(json_object_get(x, "region"));
         struct sc_world *w;
         struct sc_error se = { 0 };
+        int lost;
 
         if (!account || !region || strlen(account) >= EMU_ACCOUNT_LEN) {
             snprintf(err, errlen, "worlds[%zu]: account and region are required", k);
@@ -103,8 +125,11 @@ static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen
                      se.message);
             return -1;
         }
-        log_info("state: loaded world account=%s region=%s groups=%d instances=%d", account, region,
-                 sc_asg_group_count(sc_world_asg(w)), sc_ec2_instance_count(sc_world_ec2(w)));
+        lost = lose_old_instances(sc_world_ec2(w), emu_now_ms(e));
+        log_info("state: loaded world account=%s region=%s groups=%d instances=%d (%d lost with "
+                 "the old emulator's processes)",
+                 account, region, sc_asg_group_count(sc_world_asg(w)),
+                 sc_ec2_instance_count(sc_world_ec2(w)), lost);
     }
     return 0;
 }
