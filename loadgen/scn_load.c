@@ -19,6 +19,7 @@
 #include "loadgen/scn_emu.h"
 #include "loadgen/scn_internal.h"
 #include "loadgen/scn_reply.h"
+#include "loadgen/url.h"
 
 /* ---- the load ---- */
 
@@ -103,8 +104,7 @@ static int targets_find(struct run *r)
             json_decref(o);
             return -1;
         }
-        memcpy(&tg->addr, ai->ai_addr, ai->ai_addrlen);
-        tg->addrlen = ai->ai_addrlen;
+        url_pick_addr(ai, &tg->addr, &tg->addrlen);
         freeaddrinfo(ai);
         snprintf(r->hosts[i], sizeof(r->hosts[i]), "%s:%d", host, port);
         tg->host = r->hosts[i];

@@ -2,10 +2,14 @@
 #include "loadgen/url.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int fail(char *err, size_t errlen, const char *why)
 {
@@ -138,8 +142,43 @@ int url_resolve(const struct url *u, struct sockaddr_storage *sa, socklen_t *sal
             snprintf(err, errlen, "cannot resolve %s: %s", u->host, gai_strerror(rc));
         return -1;
     }
-    memcpy(sa, res->ai_addr, res->ai_addrlen);
-    *salen = res->ai_addrlen;
+    url_pick_addr(res, sa, salen);
     freeaddrinfo(res);
     return 0;
+}
+
+/* One connect attempt, bounded by URL_PROBE_MS; 1 if it connected. */
+static int probe(const struct addrinfo *ai)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    int ok = 0;
+
+    if (fd < 0)
+        return 0;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+        ok = 1;
+    } else if (errno == EINPROGRESS) {
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        int soerr = 0;
+        socklen_t len = sizeof(soerr);
+
+        ok = poll(&p, 1, URL_PROBE_MS) == 1 &&
+             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == 0;
+    }
+    close(fd);
+    return ok;
+}
+
+void url_pick_addr(const struct addrinfo *res, struct sockaddr_storage *sa, socklen_t *salen)
+{
+    const struct addrinfo *pick = res;
+
+    for (const struct addrinfo *ai = res; ai && res->ai_next; ai = ai->ai_next) {
+        if (probe(ai)) {
+            pick = ai;
+            break;
+        }
+    }
+    memcpy(sa, pick->ai_addr, pick->ai_addrlen);
+    *salen = pick->ai_addrlen;
 }

@@ -25,8 +25,18 @@ struct url {
 int url_parse(const char *s, struct url *u, char *err, size_t errlen);
 
 /* Resolves u's host (numeric addresses without DNS) into *sa. Returns 0, or -1 with a
- * reason in err. Prefers the first address getaddrinfo returns. */
+ * reason in err. Of several addresses, the first that accepts a connection (see
+ * url_pick_addr). */
 int url_resolve(const struct url *u, struct sockaddr_storage *sa, socklen_t *salen, char *err,
                 size_t errlen);
+
+/* Picks from getaddrinfo's list res the first address that accepts a TCP connection
+ * within URL_PROBE_MS each, as wrk and curl do, or the first when none does (so the run
+ * reports that address's error). "localhost" names ::1 first on many systems, which a
+ * host without IPv6 loopback refuses; the run must reach 127.0.0.1 then. A single address
+ * is taken without probing. */
+#define URL_PROBE_MS 2000
+struct addrinfo;
+void url_pick_addr(const struct addrinfo *res, struct sockaddr_storage *sa, socklen_t *salen);
 
 #endif

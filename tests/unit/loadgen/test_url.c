@@ -1,7 +1,10 @@
 /* tests/unit/loadgen/test_url.c: loadgen/url.c */
 #include "loadgen/url.h"
 
+#include <netdb.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,11 +89,63 @@ static void test_url_resolve_numeric(void **state)
     assert_non_null(strstr(err, "no-such-host.invalid"));
 }
 
+/* A loopback port with a listener (listen 1) or one that refuses (listen 0). */
+static int loopback_port(int listen_on, int *fd_out)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    if (listen_on) {
+        assert_int_equal(listen(fd, 4), 0);
+        *fd_out = fd;
+    } else {
+        close(fd); /* nothing listens there now: connect is refused */
+        *fd_out = -1;
+    }
+    return ntohs(a.sin_port);
+}
+
+/* "localhost" -> ::1, 127.0.0.1 on a host without IPv6 loopback: the first address
+ * refuses, the run must use the next one that accepts (as wrk and curl do). */
+static void test_url_pick_addr_first_that_connects(void **state)
+{
+    struct sockaddr_in refuse = { .sin_family = AF_INET }, accept_ = { .sin_family = AF_INET };
+    struct addrinfo second = { .ai_family = AF_INET,
+                               .ai_socktype = SOCK_STREAM,
+                               .ai_addrlen = sizeof(accept_),
+                               .ai_addr = (struct sockaddr *)&accept_ };
+    struct addrinfo first = { .ai_family = AF_INET,
+                              .ai_socktype = SOCK_STREAM,
+                              .ai_addrlen = sizeof(refuse),
+                              .ai_addr = (struct sockaddr *)&refuse,
+                              .ai_next = &second };
+    struct sockaddr_storage sa;
+    socklen_t len = 0;
+    int lfd, none;
+
+    (void)state;
+    refuse.sin_addr.s_addr = accept_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    refuse.sin_port = htons(loopback_port(0, &none));
+    accept_.sin_port = htons(loopback_port(1, &lfd));
+    url_pick_addr(&first, &sa, &len);
+    assert_int_equal(len, sizeof(accept_));
+    assert_int_equal(((struct sockaddr_in *)&sa)->sin_port, accept_.sin_port);
+    /* none accepts: the first, so the run reports that address's error */
+    close(lfd);
+    url_pick_addr(&first, &sa, &len);
+    assert_int_equal(((struct sockaddr_in *)&sa)->sin_port, refuse.sin_port);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_table),
         cmocka_unit_test(test_url_resolve_numeric),
+        cmocka_unit_test(test_url_pick_addr_first_that_connects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
