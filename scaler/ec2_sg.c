@@ -493,7 +493,10 @@ static const char *proto_norm(const char *in, char *buf, size_t n)
     char *end;
     long v;
 
-    if (!in || !*in || (len = strlen(in)) >= n)
+    if (!in || !*in)
+        return NULL;
+    len = strlen(in);
+    if (len >= n)
         return NULL;
     for (i = 0; i <= len; i++)
         buf[i] = (char)tolower((unsigned char)in[i]);
