@@ -78,15 +78,13 @@ static void path_key(char out[PATH_MAX_LEN], const char *base, const char *key)
 /* Unknown keys are errors: a typo must not silently change the profile. */
 static int check_keys(struct rd *r, const json_t *obj, const char *path, const char *const *allowed)
 {
-    const char *key;
-    json_t *v;
-
-    json_object_foreach((json_t *)obj, key, v)
-    {
+    /* keys only: json_object_foreach's order without its value variable */
+    for (void *it = json_object_iter((json_t *)obj); it;
+         it = json_object_iter_next((json_t *)obj, it)) {
+        const char *key = json_object_iter_key(it);
         int ok = 0;
         char p[PATH_MAX_LEN];
 
-        (void)v;
         for (const char *const *k = allowed; *k; k++)
             ok |= strcmp(*k, key) == 0;
         if (!ok) {
@@ -208,9 +206,13 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
     }
     if (a->dist == SC_APP_DIST_LOGNORMAL) {
         a->service_sigma = 0.5;
-        if (get_num(r, v, p, "sigma", 0, 5, &a->service_sigma) < 0 ||
-            (hm = get_num(r, v, p, "mean", 0, 1e9, &mean)) < 0 ||
-            (hmed = get_num(r, v, p, "median", 0, 1e9, &median)) < 0)
+        if (get_num(r, v, p, "sigma", 0, 5, &a->service_sigma) < 0)
+            return -1;
+        hm = get_num(r, v, p, "mean", 0, 1e9, &mean);
+        if (hm < 0)
+            return -1;
+        hmed = get_num(r, v, p, "median", 0, 1e9, &median);
+        if (hmed < 0)
             return -1;
         if (hm && hmed)
             return fail(r, p, "give \"mean\" or \"median\", not both");

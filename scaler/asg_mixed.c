@@ -225,7 +225,8 @@ static enum sc_status check_mixed(struct sc_asg *asg, const struct asg_group *g,
         st = check_overrides(asg, m, ids->ov, &weighted, err);
         if (st != SC_OK)
             return st;
-        if (weighted && (st = check_running_types(g, m, err)) != SC_OK)
+        st = weighted ? check_running_types(g, m, err) : SC_OK;
+        if (st != SC_OK)
             return st;
     }
     return check_distribution(m, err);

@@ -180,7 +180,7 @@ void ec2_make_id(struct sc_ec2 *ec2, const char *prefix, char out[SC_EC2_ID_LEN]
 
         snprintf(out, SC_EC2_ID_LEN, "%s0%016llx", prefix, (unsigned long long)r);
         if (!ec2_inst_find(ec2, out) && !ec2_vpc_find(ec2, out) && !ec2_subnet_find(ec2, out) &&
-            !ec2_lt_get_id(ec2, out) && !ec2_sg_find(ec2, out))
+            !ec2_lt_find_id(ec2, out) && !ec2_sg_find(ec2, out))
             return;
     }
 }

@@ -274,7 +274,7 @@ enum sc_status ec2_zone_unknown(const char *name, struct sc_error *err);
 enum sc_status ec2_check_image(const char *id, struct sc_error *err);
 
 /* ec2_template.c */
-const struct lt *ec2_lt_get_id(const struct sc_ec2 *ec2, const char *id);
+const struct lt *ec2_lt_find_id(const struct sc_ec2 *ec2, const char *id);
 enum sc_status ec2_lt_lookup(const struct sc_ec2 *ec2, const char *id, const char *name,
                              const struct lt **out, struct sc_error *err);
 enum sc_status ec2_lt_version(const struct lt *t, const char *version, const struct ltver **out,

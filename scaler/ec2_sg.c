@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "scaler/ec2_internal.h"
+#include "scaler/hash.h"
 #include "scaler/rec.h"
 #include "scaler/rng.h"
 
@@ -19,16 +20,10 @@
  * (the default_elb group, network interfaces) come from what they are, not from the RNG. */
 static uint64_t hash_strs(const char *const *v, int n)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = SC_HASH_FNV1A_BASIS;
 
-    for (int i = 0; i < n; i++) {
-        for (const char *p = v[i] ? v[i] : ""; *p; p++) {
-            h ^= (unsigned char)*p;
-            h *= 0x100000001b3ULL;
-        }
-        h ^= 0xff; /* separator */
-        h *= 0x100000001b3ULL;
-    }
+    for (int i = 0; i < n; i++)
+        h = sc_hash_fnv1a_field(h, v[i]);
     return h;
 }
 
@@ -498,7 +493,10 @@ static const char *proto_norm(const char *in, char *buf, size_t n)
     char *end;
     long v;
 
-    if (!in || !*in || (len = strlen(in)) >= n)
+    if (!in || !*in)
+        return NULL;
+    len = strlen(in);
+    if (len >= n)
         return NULL;
     for (i = 0; i <= len; i++)
         buf[i] = (char)tolower((unsigned char)in[i]);

@@ -13,7 +13,7 @@
 
 /* --- launch templates ------------------------------------------------------------------------- */
 
-const struct lt *ec2_lt_get_id(const struct sc_ec2 *ec2, const char *id)
+const struct lt *ec2_lt_find_id(const struct sc_ec2 *ec2, const char *id)
 {
     for (int i = 0; id && i < ec2->nlts; i++) {
         if (strcmp(ec2->lts[i]->id, id) == 0)
@@ -22,7 +22,7 @@ const struct lt *ec2_lt_get_id(const struct sc_ec2 *ec2, const char *id)
     return NULL;
 }
 
-static const struct lt *lt_get_name(const struct sc_ec2 *ec2, const char *name)
+static const struct lt *lt_find_name(const struct sc_ec2 *ec2, const char *name)
 {
     for (int i = 0; name && i < ec2->nlts; i++) {
         if (strcmp(ec2->lts[i]->name, name) == 0)
@@ -50,7 +50,7 @@ static int lt_name_valid(const char *s)
 /* A well-formed id of a template this ec2 has. */
 static int lt_holds(const struct sc_ec2 *ec2, const char *id)
 {
-    return ec2_id_valid(id, "lt-") && ec2_lt_get_id(ec2, id);
+    return ec2_id_valid(id, "lt-") && ec2_lt_find_id(ec2, id);
 }
 
 /* The error for a template id lt_holds() refuses: malformed, or no such template. */
@@ -78,10 +78,10 @@ enum sc_status ec2_lt_lookup(const struct sc_ec2 *ec2, const char *id, const cha
                        "The request must contain the parameter launchTemplateName or "
                        "launchTemplateId");
     if (id) {
-        *out = lt_holds(ec2, id) ? ec2_lt_get_id(ec2, id) : NULL;
+        *out = lt_holds(ec2, id) ? ec2_lt_find_id(ec2, id) : NULL;
         return *out ? SC_OK : lt_unknown(id, err);
     }
-    *out = lt_get_name(ec2, name);
+    *out = lt_find_name(ec2, name);
     if (!*out)
         return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,
                        "The specified launch template, with template name %s, does not exist.",
@@ -248,7 +248,7 @@ enum sc_status sc_ec2_create_launch_template(struct sc_ec2 *ec2,
         return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NAME_MALFORMED,
                        "A launch template name must be between 3 and 128 characters, and may "
                        "contain letters, numbers, and the following characters: - ( ) . / _.");
-    if (lt_get_name(ec2, req->launch_template_name))
+    if (lt_find_name(ec2, req->launch_template_name))
         return sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_EXISTS, "Launch template name already in use.");
     st = check_version(req->version_description, &req->data, err);
     if (st != SC_OK)
@@ -391,7 +391,7 @@ const struct sc_ec2_launch_template *sc_ec2_launch_template_at(const struct sc_e
 const struct sc_ec2_launch_template *sc_ec2_launch_template_find(const struct sc_ec2 *ec2,
                                                                  const char *id, const char *name)
 {
-    const struct lt *t = id ? ec2_lt_get_id(ec2, id) : lt_get_name(ec2, name);
+    const struct lt *t = id ? ec2_lt_find_id(ec2, id) : lt_find_name(ec2, name);
 
     return t ? &t->v : NULL;
 }
@@ -415,7 +415,7 @@ enum sc_status sc_ec2_describe_launch_templates(const struct sc_ec2 *ec2, const 
     enum sc_status st = ec2_describe_check(ec2, &k, ids, nids, filters, nfilters, nout, err);
 
     for (int i = 0; st == SC_OK && i < nnames; i++) {
-        if (!lt_get_name(ec2, names[i]))
+        if (!lt_find_name(ec2, names[i]))
             st = sc_fail(err, SC_ERR_LAUNCH_TEMPLATE_NOT_FOUND,
                          "At least one of the launch templates specified in the request does "
                          "not exist.");

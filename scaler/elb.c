@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scaler/elb_internal.h"
+#include "scaler/hash.h"
 #include "scaler/rec.h"
 #include "scaler/rng.h"
 
@@ -215,17 +216,11 @@ void elb_lb_sync(struct lb *b)
 /* default_elb_<uuid>: one per account, region and VPC, its UUID derived from them. */
 static void default_elb_name(const struct sc_elb *elb, const char *vpc, char *out, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ULL, a, b;
+    uint64_t h = SC_HASH_FNV1A_BASIS, a, b;
     const char *parts[3] = { elb->account, elb->region, vpc };
 
-    for (int i = 0; i < 3; i++) {
-        for (const char *c = parts[i] ? parts[i] : ""; *c; c++) {
-            h ^= (unsigned char)*c;
-            h *= 0x100000001b3ULL;
-        }
-        h ^= 0xff;
-        h *= 0x100000001b3ULL;
-    }
+    for (int i = 0; i < 3; i++)
+        h = sc_hash_fnv1a_field(h, parts[i]);
     a = sc_rng_splitmix64(&h);
     b = sc_rng_splitmix64(&h);
     snprintf(out, n, "default_elb_%08llx-%04llx-%04llx-%04llx-%012llx",

@@ -1,6 +1,7 @@
 /* scaler/hash.h: FNV-1a, 64-bit (Fowler, Noll, Vo), the one hash of the tree: the bucket
  * indexes of the id tables, the change signatures that let a step skip work when nothing
- * moved (both only ever compared with values of the same hash within one process), and the
+ * moved (both only ever compared with values of the same hash within one process), the
+ * seeds of ids derived from what a record is (ec2_sg.c, elb.c's default_elb group) and the
  * emulator's per-region RNG seeds (emu.c). Not for anything an adversary chooses.
  *
  * Header-only (static inline): the signatures are computed on every step. */
@@ -29,6 +30,15 @@ static inline uint64_t sc_hash_fnv1a_str(uint64_t h, const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * SC_HASH_FNV1A_PRIME;
     return h;
+}
+
+/* s (NULL as "") as one field of a key: FNV-1a of its bytes, then of a 0xff byte (no UTF-8
+ * text holds one), so that the fields "ab", "c" and "a", "bc" hash apart. */
+static inline uint64_t sc_hash_fnv1a_field(uint64_t h, const char *s)
+{
+    static const unsigned char end = 0xff;
+
+    return sc_hash_fnv1a_add(sc_hash_fnv1a_str(h, s ? s : ""), &end, 1);
 }
 
 /* FNV-1a of n bytes at p: the published function ("" is 0xcbf29ce484222325). */

@@ -341,24 +341,15 @@ void metric_sort_dims(const struct sc_dimension *dims, int n, struct sorted_dims
     }
 }
 
-/* FNV-1a of s, then a 0xff byte (no UTF-8 string holds one) so that "ab","c" and "a","bc"
- * differ. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    static const unsigned char end = 0xff;
-
-    return sc_hash_fnv1a_add(sc_hash_fnv1a_str(h, s), &end, 1);
-}
-
 uint64_t metric_key_hash(const char *ns, const char *name, const struct sorted_dims *sd)
 {
     uint64_t h = SC_HASH_FNV1A_BASIS;
 
-    h = fnv(h, ns);
-    h = fnv(h, name);
+    h = sc_hash_fnv1a_field(h, ns);
+    h = sc_hash_fnv1a_field(h, name);
     for (int i = 0; i < sd->n; i++) {
-        h = fnv(h, sd->d[i]->name);
-        h = fnv(h, sd->d[i]->value);
+        h = sc_hash_fnv1a_field(h, sd->d[i]->name);
+        h = sc_hash_fnv1a_field(h, sd->d[i]->value);
     }
     return h;
 }

@@ -50,6 +50,21 @@ static void test_hash_fnv1a_continues_where_it_stopped(void **state)
     assert_true(sc_hash_fnv1a_str(SC_HASH_FNV1A_BASIS, "\xff") == sc_hash_fnv1a("\xff", 1));
 }
 
+static void test_hash_fnv1a_field_ends_with_0xff(void **state)
+{
+    uint64_t ab_c = sc_hash_fnv1a_field(sc_hash_fnv1a_field(SC_HASH_FNV1A_BASIS, "ab"), "c");
+    uint64_t a_bc = sc_hash_fnv1a_field(sc_hash_fnv1a_field(SC_HASH_FNV1A_BASIS, "a"), "bc");
+
+    (void)state;
+    assert_true(sc_hash_fnv1a_field(SC_HASH_FNV1A_BASIS, "foobar") ==
+                sc_hash_fnv1a("foobar\xff", 7));
+    assert_true(ab_c == sc_hash_fnv1a("ab\xff"
+                                      "c\xff",
+                                      5));
+    assert_true(ab_c != a_bc);
+    assert_true(sc_hash_fnv1a_field(SC_HASH_FNV1A_BASIS, NULL) == sc_hash_fnv1a("\xff", 1));
+}
+
 static void test_hash_mix_is_one_round_over_the_word(void **state)
 {
     uint64_t h = SC_HASH_FNV1A_BASIS;
@@ -67,6 +82,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash_fnv1a_known_vectors),
         cmocka_unit_test(test_hash_fnv1a_continues_where_it_stopped),
+        cmocka_unit_test(test_hash_fnv1a_field_ends_with_0xff),
         cmocka_unit_test(test_hash_mix_is_one_round_over_the_word),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
