@@ -18,7 +18,6 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "emulator/emu.h"
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
@@ -160,7 +159,7 @@ static int64_t on_kick(struct cm_ev *ev, int64_t now, void *ud)
     (void)ev;
     (void)now;
     a->kick_timer = 0;
-    emu_step(a->cfg.emu);
+    a->cfg.step(a->cfg.ud);
     return -1;
 }
 
@@ -523,7 +522,7 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
         return;
     if (connect_failed)
         lbstat_ensure(a, r->w, r->lb)->hc_conn_errors++;
-    sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, ok, emu_now_ms(a->cfg.emu));
+    sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, ok, a->cfg.now_ms(a->cfg.ud));
     kick(a);
 }
 
@@ -1009,7 +1008,7 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
 static int64_t on_minute(struct cm_ev *ev, int64_t now_real, void *ud)
 {
     struct autoscale *a = ud;
-    int64_t now = emu_now_ms(a->cfg.emu);
+    int64_t now = a->cfg.now_ms(a->cfg.ud);
 
     (void)ev;
     (void)now_real;

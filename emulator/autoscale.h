@@ -1,6 +1,6 @@
 /* emulator/autoscale.h: the emulator's real world around libscaler (scaler/world.h's
- * level-triggered data plane). After each sc_world_step emu_step() (emulator/emu.h) calls
- * autoscale_step(), which makes processes and proxies match the records:
+ * level-triggered data plane). After each sc_world_step its owner (emu_step(),
+ * emulator/emu.h) calls autoscale_step(), which makes processes and proxies match the records:
  *   - EC2 `pending` instances get a child process (instance.c) with the application
  *     profile from their UserData (JSON, or base64 of JSON; else the default profile) and
  *     the boot time divided by --time-scale; once it listens: sc_ec2_instance_running and
@@ -28,14 +28,17 @@
 #include "common/buf.h"
 #include "common/ev.h"
 
-struct emu;
 struct sc_world;
 
 struct autoscale_config {
     struct cm_ev *ev;
-    /* the owner (borrowed): its clock (emu_now_ms) dates health results and metrics; soon
-     * after an event that changes the records, emu_step() steps every world */
-    struct emu *emu;
+    /* The owner's hooks (ud is theirs): now_ms is the emulated clock that dates health
+     * results and metrics; soon after an event that changes the records, step(ud) steps
+     * every world. Hooks, not the owner's type, so the data plane never calls back into
+     * a module that includes it (emu.c owns autoscale, not the other way round). */
+    int64_t (*now_ms)(void *ud);
+    void (*step)(void *ud);
+    void *ud;
     double time_scale;        /* emulated ms per real ms (>= 1e-6) */
     const char *instance_exe; /* NULL: instance.c's default */
     const char *tls_cert;     /* HTTPS/SSL listeners: PEM certificate and key, or both */

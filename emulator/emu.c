@@ -259,6 +259,17 @@ static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
 
 /* ---- the real data plane ----------------------------------------------------------------- */
 
+/* autoscale's hooks into its owner (autoscale.h) */
+static int64_t hook_now_ms(void *ud)
+{
+    return emu_now_ms(ud);
+}
+
+static void hook_step(void *ud)
+{
+    emu_step(ud);
+}
+
 /* Instances as processes and load balancers as proxies (emulator/autoscale.c); without it
  * (no child watcher) the records-only data plane above stands in. */
 static void start_autoscale(struct emu *e)
@@ -268,7 +279,9 @@ static void start_autoscale(struct emu *e)
 
     memset(&ac, 0, sizeof(ac));
     ac.ev = e->ev;
-    ac.emu = e;
+    ac.now_ms = hook_now_ms;
+    ac.step = hook_step;
+    ac.ud = e;
     ac.time_scale = e->cfg.clock_manual ? 1.0 : e->cfg.time_scale;
     ac.instance_exe = e->cfg.instance_exe;
     ac.tls_cert = e->cfg.tls_cert;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The architecture's bars (issue 18), checked on the tree so they stay true: no product C
 # file over 1,500 lines; no handler or admin code includes emulator/server.h (they work on
-# emu.h and the world dispatch resolves); the AWS/ELB host counts computed only in libscaler
+# emu.h and the world dispatch resolves); the data plane does not include emu.h; the AWS/ELB host counts computed only in libscaler
 # (scaler/elb_metrics.c), never in a world; every product .c file named in
 # docs/architecture.md; no reference to documents that do not exist. Prints TAP lines.
 set -euo pipefail
@@ -20,6 +20,11 @@ if [ -z "$big" ]; then ok "no product C file over 1,500 lines"; else notok "prod
 
 inc=$(grep -l '#include "emulator/server.h"' emulator/api*.c emulator/admin.c 2>/dev/null || true)
 if [ -z "$inc" ]; then ok "no handler or admin file includes emulator/server.h"; else notok "include emulator/server.h: $inc"; fi
+
+# the data plane is owned by emu.c and gets its clock and step as hooks (autoscale.h)
+back=$(grep -l '#include "emulator/emu.h"' emulator/autoscale.c emulator/lb*.c emulator/health.c \
+    emulator/instance*.c 2>/dev/null || true)
+if [ -z "$back" ]; then ok "the data plane never calls back into emu (no emu.h in autoscale, lb, health)"; else notok "emulator/emu.h included by the data plane: $back"; fi
 
 hhc=$(grep -ln 'HealthyHostCount' emulator/*.c scaler/sim/*.c 2>/dev/null || true)
 if [ -z "$hhc" ]; then
