@@ -26,6 +26,12 @@ back=$(grep -l '#include "emulator/emu.h"' emulator/autoscale.c emulator/lb*.c e
     emulator/instance*.c 2>/dev/null || true)
 if [ -z "$back" ]; then ok "the data plane never calls back into emu (no emu.h in autoscale, lb, health)"; else notok "emulator/emu.h included by the data plane: $back"; fi
 
+# loadgen shares the scenario toolkit with scaler simulate and reaches the engine only
+# through sim_predict (docs/architecture.md)
+eng=$(grep -lE '#include "scaler/sim/(run|run_internal|model|model_internal|queue|scenario_internal)\.h"' \
+    loadgen/*.c loadgen/*.h 2>/dev/null || true)
+if [ -z "$eng" ]; then ok "loadgen reaches the simulator's engine only through sim_predict"; else notok "loadgen includes the simulator's engine: $eng"; fi
+
 hhc=$(grep -ln 'HealthyHostCount' emulator/*.c scaler/sim/*.c 2>/dev/null || true)
 if [ -z "$hhc" ]; then
     ok "the AWS/ELB host counts are computed only in libscaler"
