@@ -115,6 +115,36 @@ EOF
     ! ps -o stat= --ppid $PID | grep -q Z"
 kill9
 
+# a pending instance (booting for 60 s under --clock manual) was a process of the old
+# emulator too: after kill -9 it is lost, never booted again under its old id
+start pending --clock manual --state "$TMP/pending.json"
+check "an instance still pending when the emulator is killed" bash -c "
+    python3 - '$EP' <<'EOF'
+import sys, time, boto3
+asg = boto3.client('autoscaling', endpoint_url=sys.argv[1], region_name='us-east-1')
+ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name='us-east-1')
+asg.create_launch_configuration(LaunchConfigurationName='lc', ImageId='ami-12345678', InstanceType='t3.micro')
+asg.create_auto_scaling_group(AutoScalingGroupName='pend', LaunchConfigurationName='lc', MinSize=1, MaxSize=1, AvailabilityZones=['us-east-1a'])
+for _ in range(50):
+    st = [i['State']['Name'] for r in ec2.describe_instances()['Reservations'] for i in r['Instances']]
+    if st == ['pending']: sys.exit(0)
+    time.sleep(0.1)
+sys.exit('not pending: %r' % st)
+EOF"
+sleep 1.2 # the clock-made changes are written at most once a second
+kill9
+start pending --clock manual --state "$TMP/pending.json"
+check "after kill -9: the pending instance is terminated (Server.InternalError), not booting again" \
+    python3 - "$EP" <<'EOF'
+import sys, boto3
+ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name='us-east-1')
+got = [(i['State']['Name'], i.get('StateReason', {}).get('Code'))
+       for r in ec2.describe_instances()['Reservations'] for i in r['Instances']]
+if got != [('terminated', 'Server.InternalError')]:
+    sys.exit('instances after restart: %r' % got)
+EOF
+kill9
+
 # --- kill -9 at a random moment: every acknowledged change is there ---
 L="$TMP/loop.json"
 : >"$TMP/acked.txt"
