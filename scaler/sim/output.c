@@ -12,14 +12,7 @@
 
 void sim_out_elapsed(int64_t ms, char *out, size_t n)
 {
-    int64_t s = ms / 1000;
-
-    if (s >= 86400)
-        snprintf(out, n, "%lldd%02lld:%02lld", (long long)(s / 86400),
-                 (long long)(s % 86400 / 3600), (long long)(s % 3600 / 60));
-    else
-        snprintf(out, n, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s % 3600 / 60),
-                 (long long)(s % 60));
+    sim_elapsed_format(ms, out, n);
 }
 
 void sim_out_json_str(FILE *f, const char *s)

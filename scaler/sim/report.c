@@ -109,9 +109,10 @@ static void iso_time(int64_t t_ms, char *out, size_t len)
         sc_civil_format_iso(t_ms, out, len);
 }
 
+/* The one elapsed-time format of every output (sim_elapsed_format: 1d05:33:00). */
 static void rel_time(const struct page *p, int64_t t_ms, char *out, size_t len)
 {
-    cm_svg_format_tick(rel_s(p, t_ms), 1, CM_SVG_TIME, out, len);
+    sim_elapsed_format(t_ms > p->start_ms ? t_ms - p->start_ms : 0, out, len);
 }
 
 static const char *comparison_symbol(const char *op)

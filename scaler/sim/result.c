@@ -31,3 +31,15 @@ int sim_run_result_format_requests(const struct sim_run_result *r, char *out, si
                     "%.0f completed, %.0f failed (%.3f%%), latency p50 %.1f ms, p99 %.1f ms",
                     r->completed, r->failed, sim_run_result_failed_pct(r), r->p50_ms, r->p99_ms);
 }
+
+void sim_elapsed_format(int64_t ms, char *out, size_t n)
+{
+    int64_t s = ms / 1000;
+
+    if (s >= 86400)
+        snprintf(out, n, "%lldd%02lld:%02lld:%02lld", (long long)(s / 86400),
+                 (long long)(s % 86400 / 3600), (long long)(s % 3600 / 60), (long long)(s % 60));
+    else
+        snprintf(out, n, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s % 3600 / 60),
+                 (long long)(s % 60));
+}

@@ -42,6 +42,10 @@ int sim_run_result_format_requests(const struct sim_run_result *r, char *out, si
  * terminal, --json ("failed_pct") and the report print. */
 double sim_run_result_failed_pct(const struct sim_run_result *r);
 
+/* Elapsed run time as every output writes it, seconds never dropped: "05:33:00" under a
+ * day, "1d05:33:00" from a day on (ms since the run start, >= 0). */
+void sim_elapsed_format(int64_t ms, char *out, size_t n);
+
 /* Frees what a run allocated in *res (its warnings) and leaves none. */
 void sim_run_result_cleanup(struct sim_run_result *res);
 
