@@ -370,7 +370,8 @@ void scn_call_print(FILE *f, const struct scn_call *c)
 static int usage(FILE *f, int rc)
 {
     fprintf(f, "usage: loadgen scenario FILE [--endpoint URL | --aws] [--time-scale N]\n"
-               "                             [--report FILE.html] [--json FILE] [--keep]\n"
+               "                             [--report FILE.html] [--json FILE] [--junit FILE]\n"
+               "                             [--keep]\n"
                "                             [--dry-run] [--prefix NAME] [--quiet]\n"
                "  Plays a scenario (docs/scenarios.md) for real: creates its infrastructure\n"
                "  through the AWS API (names prefixed per run), plays its load through the load\n"
@@ -387,6 +388,8 @@ static int usage(FILE *f, int rc)
                "                     (default 60); an endpoint's own scale is read from it\n"
                "  --report FILE.html the report, with predicted vs observed capacity\n"
                "  --json FILE        the timeline as `scaler simulate --json` writes it\n"
+               "  --junit FILE.xml   a JUnit report: one testcase per expectation, a failed one\n"
+               "                     with the line stderr prints\n"
                "  --keep             leave the infrastructure (and the emulator) running\n"
                "  --dry-run          print the API calls (setup and teardown) and exit\n"
                "  --prefix NAME      the name prefix (default sl-<pid hex>-<time hex>)\n"
@@ -429,7 +432,7 @@ int scenario_main(int argc, char **argv)
             o.quiet = 1;
         } else if (strcmp(a, "--prefix") == 0 || strcmp(a, "--endpoint") == 0 ||
                    strcmp(a, "--report") == 0 || strcmp(a, "--json") == 0 ||
-                   strcmp(a, "--time-scale") == 0) {
+                   strcmp(a, "--junit") == 0 || strcmp(a, "--time-scale") == 0) {
             const char *v;
 
             if (!has_val)
@@ -449,6 +452,8 @@ int scenario_main(int argc, char **argv)
                 o.report = v;
             } else if (strcmp(a, "--json") == 0) {
                 o.json = v;
+            } else if (strcmp(a, "--junit") == 0) {
+                o.junit = v;
             } else {
                 char *end;
                 double ts = strtod(v, &end);

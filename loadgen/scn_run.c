@@ -285,7 +285,10 @@ static void finish_activities(struct run *r)
     r->nopen = 0;
 }
 
-static int report_write(struct run *r, const struct sim_prediction *p, const char *mode)
+/* d: the predicted-vs-observed figure the terminal and --json print (NULL: none), shown
+ * on the page as is. */
+static int report_write(struct run *r, const struct sim_prediction *p,
+                        const struct sim_elastic_diff *d, const char *mode)
 {
     struct sim_report_expect ex[256];
     struct sim_report_input in = { 0 };
@@ -300,6 +303,7 @@ static int report_write(struct run *r, const struct sim_prediction *p, const cha
     in.mode = mode;
     in.elastic = &r->elastic;
     in.end_ms = r->obs.end_ms;
+    in.result = &r->obs;
     in.nexpects = sim_out_report_expects(r->checker, ex, r->details, 256);
     in.expects = ex;
     snprintf(gen, sizeof(gen), "loadgen scenario");
@@ -313,6 +317,7 @@ static int report_write(struct run *r, const struct sim_prediction *p, const cha
         cmp.group = 0;
         cmp.tolerance = 1;
         cmp.bar_pct = 10;
+        cmp.diff = d;
         in.compare = &cmp;
     }
     if (sim_report_write(r->o->report, &in) != 0) {
@@ -588,6 +593,11 @@ out_signals:
         sim_out_print_expectations(stdout, r->checker);
         if (failed)
             sim_out_print_failures(stderr, PROG, o->file, r->checker);
+        if (o->junit && sim_out_write_junit(o->junit, sc->name, PROG, o->file, r->checker,
+                                            (double)(scn_mono_ms() - r->mono_t0) / 1000.0) != 0) {
+            scn_fail_msg("%s: cannot write the JUnit report: %s", o->junit, strerror(errno));
+            rc = 1;
+        }
         if (r->jsonf) {
             int k = snprintf(extra, sizeof(extra),
                              ",\n\"runner\":{\"prefix\":\"%s\",\"time_scale\":%.17g,"
@@ -604,7 +614,7 @@ out_signals:
             sim_out_json_tail(r->jsonf, &r->elastic, r->checker, &r->obs,
                               sim_timeline_config(r->tl), extra, rc);
         }
-        if (o->report && report_write(r, &pred, mode) != 0)
+        if (o->report && report_write(r, &pred, have_diff ? &d : NULL, mode) != 0)
             rc = 1;
         if (o->report)
             printf("report: %s\n", o->report);

@@ -24,6 +24,7 @@ struct scn_opts {
     double time_scale;    /* 0: default (own emulator 60, endpoint its clock, AWS 1) */
     const char *report;   /* --report FILE.html */
     const char *json;     /* --json FILE */
+    const char *junit;    /* --junit FILE.xml */
     int keep;             /* leave the infrastructure (and the emulator) */
     const char *prefix;   /* name prefix; NULL: sl-<pid>-<time> */
     int quiet;            /* no live lines */

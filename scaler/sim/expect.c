@@ -133,6 +133,7 @@ struct sim_checker *sim_checker_create(const struct sim_scenario *sc, int64_t st
     for (int i = 0; i < ch->n; i++) {
         struct state *s = &ch->st[i];
         s->r.e = &sc->expects[i];
+        s->r.value = NAN;
         s->group = sc->expects[i].group ? sim_scenario_group_index(sc, sc->expects[i].group) : -1;
         describe(s->r.e, s->r.what, sizeof(s->r.what));
         s->max_count = (int)s->r.e->max;
@@ -162,16 +163,18 @@ static int in_bounds(const struct sim_expect *e, double v)
     return (!e->has_min || v >= e->min) && (!e->has_max || v <= e->max);
 }
 
-static void settle(struct state *s, int ok, int64_t when_ms, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void settle(struct state *s, int ok, int64_t when_ms, double value, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
-static void settle(struct state *s, int ok, int64_t when_ms, const char *fmt, ...)
+/* value: the figure fmt prints, as a number (NAN: none). */
+static void settle(struct state *s, int ok, int64_t when_ms, double value, const char *fmt, ...)
 {
     va_list ap;
 
     s->r.settled = 1;
     s->r.ok = ok;
     s->r.when_ms = when_ms;
+    s->r.value = value;
     va_start(ap, fmt);
     vsnprintf(s->r.observed, sizeof(s->r.observed), fmt, ap);
     va_end(ap);
@@ -189,24 +192,25 @@ static void on_capacity(struct state *s, int64_t rel, double v)
     switch (e->when) {
     case SIM_WHEN_AT:
         if (rel >= e->at_ms)
-            settle(s, in_bounds(e, v), rel, "%s was %g", k, v);
+            settle(s, in_bounds(e, v), rel, v, "%s was %g", k, v);
         break;
     case SIM_WHEN_BY:
         if (rel > e->at_ms) {
-            settle(s, 0, e->at_ms, "%s was %g", k, s->seen ? s->last_value : v);
+            settle(s, 0, e->at_ms, s->seen ? s->last_value : v, "%s was %g", k,
+                   s->seen ? s->last_value : v);
             break;
         }
         s->seen = 1;
         s->last_value = v;
         if (in_bounds(e, v))
-            settle(s, 1, rel, "%s was %g", k, v);
+            settle(s, 1, rel, v, "%s was %g", k, v);
         break;
     case SIM_WHEN_THROUGHOUT:
         if (!in_span(e, rel))
             break;
         s->seen = 1;
         if (!in_bounds(e, v))
-            settle(s, 0, rel, "%s was %g", k, v);
+            settle(s, 0, rel, v, "%s was %g", k, v);
         break;
     }
 }
@@ -249,7 +253,8 @@ static void on_direction(struct state *s, int64_t rel, int desired)
             s->nchanges--;
         }
         if (s->nchanges > s->max_count)
-            settle(s, 0, rel, "%d direction changes in the window ending then", s->nchanges);
+            settle(s, 0, rel, s->nchanges, "%d direction changes in the window ending then",
+                   s->nchanges);
         if ((double)s->nchanges > s->extreme)
             s->extreme = s->nchanges;
     }
@@ -268,11 +273,12 @@ static void on_scale_out(struct state *s, int64_t rel, int desired)
         return;
     }
     if (desired > s->baseline && rel <= e->after_ms + e->within_ms) {
-        settle(s, 1, rel, "scaled out after %gs", (double)(rel - e->after_ms) / 1000.0);
+        settle(s, 1, rel, (double)(rel - e->after_ms) / 1000.0, "scaled out after %gs",
+               (double)(rel - e->after_ms) / 1000.0);
         return;
     }
     if (rel > e->after_ms + e->within_ms)
-        settle(s, 0, e->after_ms + e->within_ms, "desired stayed at %d", s->baseline);
+        settle(s, 0, e->after_ms + e->within_ms, NAN, "desired stayed at %d", s->baseline);
 }
 
 void sim_checker_on_sample(const struct sim_sample *smp, void *ud)
@@ -337,32 +343,33 @@ void sim_checker_finish(struct sim_checker *ch, int64_t end_ms)
         case SIM_EXPECT_IN_SERVICE:
         case SIM_EXPECT_DESIRED:
             if (e->when == SIM_WHEN_THROUGHOUT)
-                settle(s, 1, rel_end, "held at every sample");
+                settle(s, 1, rel_end, NAN, "held at every sample");
             else if (e->when == SIM_WHEN_BY)
-                settle(s, 0, rel_end, "%s was %g at the last sample", kind_name(e->kind),
-                       s->last_value);
+                settle(s, 0, rel_end, s->last_value, "%s was %g at the last sample",
+                       kind_name(e->kind), s->last_value);
             else
-                settle(s, 0, rel_end, "the run ended first");
+                settle(s, 0, rel_end, NAN, "the run ended first");
             break;
         case SIM_EXPECT_FAILED_PCT: {
             double tot = s->completed + s->failed;
             double pct = tot > 0 ? 100.0 * s->failed / tot : 0;
-            settle(s, pct <= e->max + 1e-9, rel_end, "failed %.3f%%", pct);
+            settle(s, pct <= e->max + 1e-9, rel_end, pct, "failed %.3f%%", pct);
             break;
         }
         case SIM_EXPECT_P99_MS: {
             double p99 = (double)cm_hist_percentile(&s->hist, 99.0) / 1000.0;
-            settle(s, p99 <= e->max, rel_end, "p99 %.1f ms", p99);
+            settle(s, p99 <= e->max, rel_end, p99, "p99 %.1f ms", p99);
             break;
         }
         case SIM_EXPECT_DIRECTION_CHANGES:
-            settle(s, 1, rel_end, "at most %g direction changes in any window", s->extreme);
+            settle(s, 1, rel_end, s->extreme, "at most %g direction changes in any window",
+                   s->extreme);
             break;
         case SIM_EXPECT_SCALE_OUT:
             if (s->have_baseline)
-                settle(s, 0, rel_end, "desired stayed at %d", s->baseline);
+                settle(s, 0, rel_end, NAN, "desired stayed at %d", s->baseline);
             else
-                settle(s, 0, rel_end, "the run ended first");
+                settle(s, 0, rel_end, NAN, "the run ended first");
             break;
         }
     }
@@ -386,4 +393,14 @@ int sim_checker_failed(const struct sim_checker *ch)
         if (ch->st[i].r.settled && !ch->st[i].r.ok)
             n++;
     return n;
+}
+
+void sim_check_limits(const struct sim_expect *e, double *min, double *max)
+{
+    *min = e->has_min ? e->min : NAN;
+    *max = e->has_max ? e->max : NAN;
+    if (e->kind == SIM_EXPECT_SCALE_OUT) {
+        *min = NAN;
+        *max = (double)e->within_ms / 1000.0;
+    }
 }

@@ -24,7 +24,17 @@ struct sim_check_result {
     int ok;
     int64_t when_ms;    /* since start: when it failed, or held */
     char observed[200]; /* "in_service was 1" */
+    /* The observed figure as a number, what `observed` says (in_service or desired, the
+     * failed %, the p99 in ms, the most direction changes in a window, the seconds a
+     * scale-out took); NAN when there is none (a scale-out that never came, a bound that
+     * held at every sample). The limits it is held to are e's min and max (scale_out:
+     * within, in seconds): sim_check_limits(). */
+    double value;
 };
+
+/* The limits of an expectation as numbers: *min and *max (NAN when not set); scale_out's
+ * max is its `within` in seconds. */
+void sim_check_limits(const struct sim_expect *e, double *min, double *max);
 
 struct sim_checker;
 

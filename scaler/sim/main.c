@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/units.h"
 #include "common/xalloc.h"
@@ -29,6 +30,7 @@ struct opts {
     int json;
     int quiet;
     const char *report;
+    const char *junit;
     const char *sweep;
     int64_t sample_ms;
     int64_t tick_us;
@@ -46,10 +48,13 @@ static void usage(FILE *f)
             "options:\n"
             "  --seed N            random seed (default: the scenario's, else 1)\n"
             "  --mode M            des (request by request), fluid (per tick) or auto (default:\n"
-            "                      des up to 2M estimated requests, fluid beyond)\n"
+            "                      des up to 2M estimated requests, fluid beyond; des up to\n"
+            "                      50M when a p99 is judged, outside fluid's validity)\n"
             "  --json              the full timeline as JSON on stdout (byte-identical for the\n"
             "                      same scenario and seed)\n"
             "  --report FILE.html  a self-contained HTML report with plots\n"
+            "  --junit FILE.xml    a JUnit report: one testcase per expectation, a failed one\n"
+            "                      with the line stderr prints\n"
             "  --sweep P=FROM:TO:STEP\n"
             "                      run once per value of the number at JSON path P (e.g.\n"
             "                      alarms.high-cpu.threshold=60:90:10) and print the figures\n"
@@ -138,6 +143,7 @@ static int write_report(const struct opts *o, const struct sinks *s, const struc
     in.mode = mode;
     in.elastic = &s->elastic;
     in.end_ms = r->end_ms;
+    in.result = r;
     in.expects = ex;
     in.nexpects = n;
     in.generated_by = "scaler simulate " SCALER_VERSION;
@@ -162,6 +168,15 @@ static void warn_emulator_only(const struct sim_scenario *sc)
     }
 }
 
+/* Monotonic seconds, for the JUnit report's time. */
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int run_once(const struct opts *o, const struct sim_scenario *sc)
 {
     struct sinks s;
@@ -170,6 +185,7 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
     struct sim_timeline *tl = NULL;
     char err[SIM_ERR_MAX];
     int rv, failed, exit_code;
+    double t0_s;
 
     memset(&s, 0, sizeof(s));
     s.o = o;
@@ -188,6 +204,7 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
     rc.ud = &s;
     rc.checker = s.checker;
     s.res = &r;
+    t0_s = mono_s();
     rv = sim_run(&rc, &r, &tl, err);
     print_warnings(&s);
     if (rv != 0) {
@@ -214,6 +231,12 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
         sim_out_print_failures(stderr, "scaler", o->file, s.checker);
     if (o->report && write_report(o, &s, tl, &r) != 0)
         exit_code = 1;
+    if (o->junit && sim_out_write_junit(o->junit, sc->name, "scaler", o->file, s.checker,
+                                        mono_s() - t0_s) != 0) {
+        fprintf(stderr, "scaler: %s: cannot write the JUnit report: %s\n", o->junit,
+                strerror(errno));
+        exit_code = 1;
+    }
     fflush(stdout);
     sim_run_result_cleanup(&r);
     sim_timeline_destroy(tl);
@@ -385,6 +408,9 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
     case 'r':
         o->report = arg;
         return -1;
+    case 'J':
+        o->junit = arg;
+        return -1;
     case 'w':
         o->sweep = arg;
         return -1;
@@ -417,17 +443,12 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "seed", required_argument, NULL, 's' },
-        { "mode", required_argument, NULL, 'm' },
-        { "json", no_argument, NULL, 'j' },
-        { "report", required_argument, NULL, 'r' },
-        { "sweep", required_argument, NULL, 'w' },
-        { "sample", required_argument, NULL, 'S' },
-        { "tick", required_argument, NULL, 't' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        { "seed", required_argument, NULL, 's' },   { "mode", required_argument, NULL, 'm' },
+        { "json", no_argument, NULL, 'j' },         { "report", required_argument, NULL, 'r' },
+        { "junit", required_argument, NULL, 'J' },  { "sweep", required_argument, NULL, 'w' },
+        { "sample", required_argument, NULL, 'S' }, { "tick", required_argument, NULL, 't' },
+        { "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
     };
     struct opts o = { 0 };
     struct sim_scenario *sc;
@@ -452,8 +473,9 @@ int main(int argc, char **argv)
         return usage_error("one scenario file at a time ('%s' and '%s')", argv[optind + 1],
                            argv[optind + 2]);
     o.file = argv[optind + 1];
-    if (o.sweep && (o.json || o.report))
-        return usage_error("--sweep prints a table; it does not combine with --json or --report");
+    if (o.sweep && (o.json || o.report || o.junit))
+        return usage_error(
+            "--sweep prints a table; it does not combine with --json, --report or --junit");
     if (o.sweep)
         return run_sweep(&o);
     sc = sim_scenario_load(o.file, err);

@@ -11,6 +11,7 @@
 
 #include "common/xalloc.h"
 #include "scaler/app.h"
+#include "scaler/hash.h"
 #include "scaler/rng.h"
 #include "scaler/sim/load.h"
 #include "scaler/sim/model_internal.h"
@@ -99,6 +100,7 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
     m->mode = cfg->mode;
     m->sc = sc;
     sc_rng_init(&m->rng, cfg->seed ^ 0x5ca1ab1e5eedULL);
+    m->seed = cfg->seed;
     m->start_us = cfg->start_us;
     m->now_us = cfg->start_us;
     m->tick_us = cfg->tick_us > 0 ? cfg->tick_us : 1000000;
@@ -230,6 +232,7 @@ int sim_model_instance_start(struct sim_model *m, const char *id, int group,
     in->slow = 1;
     in->mu = app->workers / (m->apps[in->app_idx].mean_us / 1e6);
     in->u_lb = -1;
+    in->lb_last = -1;
     in->last_us = now_us;
     index_rebuild(m);
     control_update(m);
@@ -295,6 +298,25 @@ int64_t sim_model_instance_boot_end_us(const struct sim_model *m, int slot)
     return m->insts[slot].up ? INT64_MAX : m->insts[slot].boot_end_us;
 }
 
+/* Fluid mode: whether a probe at the model's clock finds the instance's queue full. A
+ * fluid backlog at its limit stays there exactly, while a real (and DES) queue at its
+ * limit is full only part of the time: the share of time it is full equals the share of
+ * arrivals it refuses (PASTA, Poisson arrivals see time averages), which the fluid tick
+ * computes as p_full. So a probe fails with that probability, drawn from a hash of the
+ * seed, the instance and the instant (the same answer to every caller at one instant,
+ * independent draws for probes an Interval apart, as a queue that mixes in seconds). */
+static int fluid_probe_finds_full(const struct sim_model *m, const struct inst *in)
+{
+    uint64_t st;
+    double u;
+
+    if (in->backlog < in->app->queue_limit || in->p_full <= 0)
+        return 0;
+    st = sc_hash_fnv1a_str(SC_HASH_FNV1A_BASIS ^ m->seed, in->id) ^ (uint64_t)m->now_us;
+    u = (double)(sc_rng_splitmix64(&st) >> 11) * 0x1.0p-53;
+    return u < in->p_full;
+}
+
 int sim_model_instance_health(const struct sim_model *m, int slot, int http)
 {
     const struct inst *in = &m->insts[slot];
@@ -304,7 +326,7 @@ int sim_model_instance_health(const struct sim_model *m, int slot, int http)
     if (http && in->app->queue_limit > 0) {
         if (m->mode == SIM_MODE_DES && in->qlen >= in->app->queue_limit)
             return 0;
-        if (m->mode == SIM_MODE_FLUID && in->backlog >= in->app->queue_limit)
+        if (m->mode == SIM_MODE_FLUID && fluid_probe_finds_full(m, in))
             return 0;
     }
     return 1;

@@ -126,10 +126,160 @@ static void zone_shares(struct sim_model *m, struct route *r)
     }
 }
 
+/* Least outstanding requests over a route whose serving instances' backlogs differ: the
+ * ELB gives each request to the instance with the fewest outstanding, so arrivals fill
+ * the shortest backlogs first, as water fills a vessel: the instances with spare workers
+ * take all of them while total arrivals fit there (shared by that spare capacity), else
+ * every instance that gets any ends the tick at one common backlog level L (a = L + c - q,
+ * c its capacity this tick, q its backlog), and the level's excess over queue_limit is
+ * what the full queues refuse. Writes each serving entry's arrivals (requests this tick)
+ * into r->w and returns 1; returns 0 (arrivals split by capacity, what the fill gives
+ * for equal backlogs) when every serving instance holds the same backlog. */
+static int lor_fill(struct sim_model *m, struct route *r, double total, double dt)
+{
+    double q_first = -1, spare = 0, lo = 0, hi = 0, sum = 0;
+    int differ = 0;
+
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+        if (in->dead || in->hung)
+            continue;
+        if (q_first < 0)
+            q_first = in->backlog;
+        else if (in->backlog != q_first)
+            differ = 1;
+    }
+    if (!differ)
+        return 0;
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+        double c = in->mu * dt;
+        r->w[i] = 0;
+        if (in->dead || in->hung)
+            continue;
+        spare += c > in->backlog ? c - in->backlog : 0;
+        if (in->backlog - c + total > hi)
+            hi = in->backlog - c + total;
+    }
+    if (total <= spare) {
+        for (int i = 0; i < r->n; i++) {
+            const struct inst *in = &m->insts[r->slots[i]];
+            double c = in->mu * dt;
+            if (!in->dead && !in->hung && c > in->backlog)
+                r->w[i] = total * (c - in->backlog) / spare;
+        }
+        return 1;
+    }
+    /* f(L) = sum of max(0, L + c - q) grows with L; f(0) = spare < total <= f(hi) */
+    for (int it = 0; it < 64; it++) {
+        double mid = (lo + hi) / 2, f = 0;
+        for (int i = 0; i < r->n; i++) {
+            const struct inst *in = &m->insts[r->slots[i]];
+            double a = mid + in->mu * dt - in->backlog;
+            if (!in->dead && !in->hung && a > 0)
+                f += a;
+        }
+        if (f < total)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+        double a = hi + in->mu * dt - in->backlog;
+        if (!in->dead && !in->hung && a > 0) {
+            r->w[i] = a;
+            sum += a;
+        }
+    }
+    for (int i = 0; i < r->n && sum > 0; i++)
+        r->w[i] *= total / sum;
+    return 1;
+}
+
+/* Least outstanding requests keeps the queues of a route's full instances within one
+ * request of each other, so they fill and drain as one queue: with p the share of
+ * arrivals refused (the chance all are full, PASTA) and n instances at the limit, the
+ * joint queue stands j requests below its top with probability p (1 - p)^j, and then
+ * n - j of the n are full: a probe of one finds it full with sum over j < n of
+ * p (1 - p)^j (n - j) / n, more often than a request is refused. */
+static double lor_probe_full(double p, int n)
+{
+    double sum = 0, pj = p;
+
+    for (int j = 0; j < n; j++) {
+        sum += pj * (double)(n - j) / n;
+        pj *= 1 - p;
+    }
+    return sum;
+}
+
+/* After a tick of a least-outstanding route: the instances whose queues are at their limit
+ * share the chance a probe finds one full (lor_probe_full). */
+static void lor_couple_full(struct sim_model *m, struct route *r)
+{
+    double p = 0;
+    int n = 0;
+
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+        if (!in->dead && !in->hung && in->p_full > 0 && in->backlog >= in->app->queue_limit) {
+            p += in->p_full;
+            n++;
+        }
+    }
+    if (n < 2)
+        return;
+    p = lor_probe_full(p / n, n);
+    for (int i = 0; i < r->n; i++) {
+        struct inst *in = &m->insts[r->slots[i]];
+        if (!in->dead && !in->hung && in->p_full > 0 && in->backlog >= in->app->queue_limit)
+            in->p_full = p;
+    }
+}
+
+/* An instance that left every route set (the ELB took it out of service, or it is
+ * draining) gets no new requests but still works through its backlog, as the DES queue
+ * does: served at its full rate, each request having waited about half the backlog's
+ * drain time; its health checks see the queue empty out. Returns 1 when some backlog
+ * remains. */
+static int fluid_drain(struct sim_model *m, int64_t dt_us)
+{
+    double dt = (double)dt_us / 1e6;
+    int left = 0;
+
+    for (int i = 0; i < m->ninsts; i++) {
+        struct inst *in = &m->insts[i];
+        double cap, served;
+
+        if (!in->live || !in->up || in->dead || in->hung || in->backlog <= 0 ||
+            in->tick_seen == m->tick_no)
+            continue;
+        cap = in->mu * dt;
+        served = in->backlog < cap ? in->backlog : cap;
+        record_latency(m, &m->apps[in->app_idx], in->slow, served, in->backlog / 2 / in->mu * 1e6,
+                       0, 0);
+        if (in->lb_last >= 0) {
+            m->lbc[in->lb_last].completed += served;
+            m->lbc[in->lb_last].latency_sum_us +=
+                served * (in->backlog / 2 / in->mu * 1e6 + m->apps[in->app_idx].mean_us * in->slow);
+        }
+        in->busy_area_us += served / cap * in->app->workers * (double)dt_us;
+        in->backlog -= served;
+        if (in->backlog < 1e-9)
+            in->backlog = 0;
+        in->p_full = 0;
+        left |= in->backlog > 0;
+    }
+    return left;
+}
+
 static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
 {
     double dt = (double)dt_us / 1e6;
     int64_t sec = t_us / 1000000;
+
+    m->tick_no++;
 
     /* release clients stuck on hung instances whose timeout passed (1 s resolution) */
     for (int si = 0; si < m->nsrcs; si++) {
@@ -152,6 +302,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         struct route *r = &m->routes[lb];
         double open_rate = 0, mu_nom = 0, mu_ok = 0, mu_hung = 0, mu_dead = 0, closed_x = 0;
         double closed_wait_us = 0, s_mean_us = 0;
+        int fill;
 
         if (r->agg_valid) {
             mu_nom = r->agg_mu_nom;
@@ -273,11 +424,15 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         else if (mu_hung + mu_dead > 0)
             m->lbc[lb].failed += open_rate * dt * (mu_hung + mu_dead) / mu_nom;
 
-        /* per instance: arrivals by capacity share; a run of identical neighbours is
-         * computed once and its totals added once (x the run's length) */
+        /* per instance: arrivals by capacity share (least outstanding: see lor_fill());
+         * a run of identical neighbours is computed once and its totals added once (x
+         * the run's length) */
+        fill = !r->nz && !r->round_robin && mu_ok > 0 &&
+               lor_fill(m, r, open_rate * dt * mu_ok / mu_nom + closed_x, dt);
         {
             struct fl_key prev = { -1, 0, 0, 0 };
             double prev_served = 0, prev_backlog = 0, prev_busy = 0, prev_failed = 0;
+            double prev_p_full = 0;
             double pend_n = 0, pend_wait = 0, pend_c = 0, pend_rate = 0, pend_mean_wait = 0;
             double run_n = 0, run_lat_us = 0, busy_inc = 0;
             const struct app_cache *pend_ac = NULL;
@@ -296,6 +451,9 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 if (in->app_idx == prev.app_idx && in->slow == prev.slow &&
                     in->backlog == prev.backlog && (!r->nz || r->w[i] == prev_w)) {
                     in->backlog = prev_backlog;
+                    in->p_full = prev_p_full;
+                    in->tick_seen = m->tick_no;
+                    in->lb_last = lb;
                     r->agg_backlog |= prev_backlog != 0;
                     if (in->up)
                         in->busy_area_us += busy_inc;
@@ -313,10 +471,15 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 mu = in->mu;
                 {
                     double q0 = in->backlog, ql = in->app->queue_limit;
+                    in->tick_seen = m->tick_no;
+                    in->lb_last = lb;
                     if (r->nz) {
                         a_open = open_rate * dt * r->w[i];
                         a_closed = ok_w > 0 ? closed_x * r->w[i] / ok_w : 0;
                         prev_w = r->w[i];
+                    } else if (fill) {
+                        a_open = r->w[i];
+                        a_closed = 0;
                     } else {
                         a_open = open_rate * dt * mu / mu_nom;
                         a_closed = closed_x * mu / mu_ok;
@@ -330,6 +493,10 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                     }
                     if (in->backlog < 1e-9)
                         in->backlog = 0;
+                    in->p_full = a_open + a_closed > 0 ? failed / (a_open + a_closed) : 0;
+                    if (in->p_full > 1)
+                        in->p_full = 1;
+                    prev_p_full = in->p_full;
                     r->agg_backlog |= in->backlog != 0;
                     busy = served / (mu * dt);
                     if (q0 > 0 || in->backlog > 0) {
@@ -343,7 +510,12 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                         if (erl_rate <= 0)
                             erl_c = 0;
                     }
-                    wait += closed_wait_us;
+                    if (closed_wait_us > 0) {
+                        /* the clients outnumber the workers: their wait is the closed
+                         * queue's (n / X - Z - S), not an open queue's tail at load 1 */
+                        wait += closed_wait_us;
+                        erl_c = 0;
+                    }
                     if (pend_n > 0)
                         record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c, pend_rate);
                     pend_n = 0;
@@ -397,10 +569,12 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             if (pend_n > 0)
                 record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c, pend_rate);
         }
+        if (!r->nz && !r->round_robin)
+            lor_couple_full(m, r);
     }
     /* time up: integrated lazily by touch() (whole microseconds: exact in a double) */
     {
-        int backlog = 0;
+        int backlog = fluid_drain(m, dt_us);
         for (int lb = 0; lb < m->nlbs; lb++)
             backlog |= m->routes[lb].agg_backlog;
         if (backlog || m->backlog_seen)
@@ -441,6 +615,8 @@ static int64_t fluid_steady_end(struct sim_model *m, int64_t t_us, int64_t until
 {
     int64_t end = until_us;
 
+    if (m->backlog_seen) /* some queue, maybe of an instance out of service, still drains */
+        return t_us;
     if (m->ctl_next_us < end)
         end = m->ctl_next_us;
     for (int si = 0; si < m->nsrcs; si++) {

@@ -51,9 +51,13 @@ struct inst {
     int qhead, qlen, qcap;
     /* fluid */
     double backlog;
-    double mu;     /* service rate, requests/s: workers / (mean service x slow) */
-    int u_lb;      /* the uniform route whose u_acc it shares, or -1 */
-    double u_base; /* that route's u_acc when it joined */
+    double p_full;      /* the share of the last tick's arrivals the full queue refused: by
+                         * PASTA the share of time a probe finds it full (DES's qlen test) */
+    double mu;          /* service rate, requests/s: workers / (mean service x slow) */
+    uint64_t tick_seen; /* the last tick a route set gave it arrivals (fluid_drain()) */
+    int lb_last;        /* that route's load balancer, or -1 */
+    int u_lb;           /* the uniform route whose u_acc it shares, or -1 */
+    double u_base;      /* that route's u_acc when it joined */
     /* integrals */
     double busy_area_us; /* busy workers x us (the CPU model applies cpu_per_request) */
     double up_us;
@@ -128,6 +132,7 @@ struct sim_model {
     enum sim_mode mode;
     const struct sim_scenario *sc;
     struct sc_rng rng;
+    uint64_t seed; /* the run's, for the fluid health probe's draws */
     struct sim_queue q;
     int64_t now_us;
     int64_t start_us;
@@ -170,6 +175,7 @@ struct sim_model {
     int64_t ctl_next_us;
     uint64_t health_ver; /* sim_model_health_version() */
     int backlog_seen;    /* fluid: the last tick left a backlog somewhere */
+    uint64_t tick_no;    /* fluid: ticks so far */
     /* fluid: recordings not yet in hist (sim_model_latency_entries) */
     struct sim_latency_entry *ents;
     int nents, capents;

@@ -5,19 +5,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/buf.h"
 #include "scaler/civil.h"
 
 void sim_out_elapsed(int64_t ms, char *out, size_t n)
 {
-    int64_t s = ms / 1000;
-
-    if (s >= 86400)
-        snprintf(out, n, "%lldd%02lld:%02lld", (long long)(s / 86400),
-                 (long long)(s % 86400 / 3600), (long long)(s % 3600 / 60));
-    else
-        snprintf(out, n, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s % 3600 / 60),
-                 (long long)(s % 60));
+    sim_elapsed_format(ms, out, n);
 }
 
 void sim_out_json_str(FILE *f, const char *s)
@@ -284,7 +279,6 @@ void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
                        const struct sim_checker *checker, const struct sim_run_result *r,
                        const struct sim_timeline_config *tc, const char *extra, int exit_code)
 {
-    double tot = r->completed + r->failed;
     int n = checker ? sim_checker_count(checker) : 0;
 
     fputs("\n],\n\"summary\":{\"completed\":", f);
@@ -292,7 +286,7 @@ void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
     fputs(",\"failed\":", f);
     sim_out_json_num(f, floor(r->failed + 0.5));
     fputs(",\"failed_pct\":", f);
-    sim_out_json_num(f, tot > 0 ? 100.0 * r->failed / tot : 0);
+    sim_out_json_num(f, sim_run_result_failed_pct(r));
     fputs(",\"p50_ms\":", f);
     sim_out_json_num(f, r->p50_ms);
     fputs(",\"p99_ms\":", f);
@@ -323,6 +317,7 @@ void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
     fputs("]},\n\"expectations\":[", f);
     for (int i = 0; i < n; i++) {
         const struct sim_check_result *c = sim_checker_result(checker, i);
+        double lo, hi;
         fputs(i ? ",\n{\"path\":" : "\n{\"path\":", f);
         sim_out_json_str(f, c->e->path);
         fputs(",\"what\":", f);
@@ -330,6 +325,18 @@ void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
         fprintf(f, ",\"ok\":%s,\"when_s\":%lld,\"observed\":", c->ok ? "true" : "false",
                 (long long)(c->when_ms / 1000));
         sim_out_json_str(f, c->observed);
+        /* the same figures as numbers (null: none), for CI to read without parsing text */
+        fputs(",\"value\":", f);
+        sim_out_json_num(f, c->value);
+        sim_check_limits(c->e, &lo, &hi);
+        if (!isnan(lo)) {
+            fputs(",\"min\":", f);
+            sim_out_json_num(f, lo);
+        }
+        if (!isnan(hi)) {
+            fputs(",\"max\":", f);
+            sim_out_json_num(f, hi);
+        }
         fputc('}', f);
     }
     fprintf(f, "]%s,\n\"exit\":%d}\n", extra ? extra : "", exit_code);
@@ -339,12 +346,12 @@ void sim_out_print_summary(FILE *f, const char *scenario, const char *how, const
                            const struct sim_elastic_sink *elastic, const struct sim_run_result *r,
                            const struct sim_timeline_config *tc)
 {
-    double tot = r->completed + r->failed;
+    char req[256];
 
     fprintf(f, "\nscenario %s: %s, %.1f h %s\n", scenario, how,
             (double)(r->end_ms - r->start_ms) / 3600000.0, what);
-    fprintf(f, "requests: %.0f completed, %.0f failed (%.3f%%), latency p50 %.1f ms, p99 %.1f ms\n",
-            r->completed, r->failed, tot > 0 ? 100.0 * r->failed / tot : 0.0, r->p50_ms, r->p99_ms);
+    sim_run_result_format_requests(r, req, sizeof(req));
+    fprintf(f, "requests: %s\n", req);
     for (int g = 0; g < tc->ngroups; g++) {
         struct sim_elastic_result er;
         sim_elastic_result(&elastic->groups[g], r->end_ms, &er);
@@ -375,18 +382,107 @@ void sim_out_print_expectations(FILE *f, const struct sim_checker *ch)
     }
 }
 
+void sim_out_format_failure(const char *prog, const char *file, const struct sim_check_result *c,
+                            char *out, size_t n)
+{
+    char when[32];
+
+    sim_out_elapsed(c->when_ms, when, sizeof(when));
+    snprintf(out, n, "%s: %s: expectation %s failed: %s; %s at %s", prog, file, c->e->path, c->what,
+             c->observed, when);
+}
+
 void sim_out_print_failures(FILE *f, const char *prog, const char *file,
                             const struct sim_checker *ch)
 {
     for (int i = 0; i < sim_checker_count(ch); i++) {
         const struct sim_check_result *c = sim_checker_result(ch, i);
-        char when[32];
+        char line[1024];
         if (c->ok)
             continue;
-        sim_out_elapsed(c->when_ms, when, sizeof(when));
-        fprintf(f, "%s: %s: expectation %s failed: %s; %s at %s\n", prog, file, c->e->path, c->what,
-                c->observed, when);
+        sim_out_format_failure(prog, file, c, line, sizeof(line));
+        fprintf(f, "%s\n", line);
     }
+}
+
+static void xml_text(struct cm_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<':
+            cm_buf_puts(b, "&lt;");
+            break;
+        case '>':
+            cm_buf_puts(b, "&gt;");
+            break;
+        case '&':
+            cm_buf_puts(b, "&amp;");
+            break;
+        case '"':
+            cm_buf_puts(b, "&quot;");
+            break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                cm_buf_append(b, s, 1);
+        }
+    }
+}
+
+int sim_out_write_junit(const char *path, const char *suite, const char *prog, const char *file,
+                        const struct sim_checker *ch, double time_s)
+{
+    struct cm_buf b;
+    char tmp[4096], line[1024];
+    int n = ch ? sim_checker_count(ch) : 0, failed = 0, rc = -1;
+    FILE *f = NULL;
+
+    for (int i = 0; i < n; i++)
+        failed += !sim_checker_result(ch, i)->ok;
+    cm_buf_init(&b, 0);
+    cm_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"");
+    xml_text(&b, suite);
+    cm_buf_printf(&b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
+                  n, failed, time_s);
+    for (int i = 0; i < n; i++) {
+        const struct sim_check_result *c = sim_checker_result(ch, i);
+        cm_buf_puts(&b, "  <testcase classname=\"");
+        xml_text(&b, suite);
+        cm_buf_puts(&b, "\" name=\"");
+        xml_text(&b, c->e->path);
+        cm_buf_puts(&b, ": ");
+        xml_text(&b, c->what);
+        cm_buf_puts(&b, "\" time=\"0\"");
+        if (c->ok) {
+            cm_buf_puts(&b, "/>\n");
+            continue;
+        }
+        sim_out_format_failure(prog, file, c, line, sizeof(line));
+        cm_buf_puts(&b, ">\n    <failure type=\"expectation\" message=\"");
+        xml_text(&b, line);
+        cm_buf_puts(&b, "\">");
+        xml_text(&b, line);
+        cm_buf_puts(&b, "</failure>\n  </testcase>\n");
+    }
+    cm_buf_puts(&b, "</testsuite>\n</testsuites>\n");
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    f = fopen(tmp, "w");
+    if (!f)
+        goto out;
+    if (fwrite(b.data, 1, b.len, f) != b.len) {
+        fclose(f);
+        goto out_unlink;
+    }
+    if (fclose(f) != 0)
+        goto out_unlink;
+    if (rename(tmp, path) != 0)
+        goto out_unlink;
+    rc = 0;
+    goto out;
+out_unlink:
+    unlink(tmp);
+out:
+    cm_buf_cleanup(&b);
+    return rc;
 }
 
 int sim_out_report_expects(const struct sim_checker *ch, struct sim_report_expect *ex,

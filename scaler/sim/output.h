@@ -71,6 +71,16 @@ void sim_out_print_summary(FILE *f, const char *scenario, const char *how, const
                            const struct sim_timeline_config *tc);
 /* "expectations:" and a line per expectation (nothing when there are none). */
 void sim_out_print_expectations(FILE *f, const struct sim_checker *ch);
+/* One failed expectation's line, as stderr prints it (no newline): "PROG: FILE:
+ * expectation PATH failed: WHAT; OBSERVED at HH:MM:SS". */
+void sim_out_format_failure(const char *prog, const char *file, const struct sim_check_result *c,
+                            char *out, size_t n);
+/* Writes a JUnit XML report to path (through path.tmp and rename): one <testsuite> named
+ * suite (the scenario's name), one <testcase> per expectation (named by its JSON path and
+ * what it checks), a failed one carrying the stderr line above as its <failure>'s message
+ * and text. time_s: the run's wall time. Returns 0, or -1 with errno set. */
+int sim_out_write_junit(const char *path, const char *suite, const char *prog, const char *file,
+                        const struct sim_checker *ch, double time_s);
 /* One stderr-style line per failed expectation: "PROG: FILE: expectation PATH failed:
  * WHAT; OBSERVED at HH:MM:SS". */
 void sim_out_print_failures(FILE *f, const char *prog, const char *file,

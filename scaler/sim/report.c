@@ -109,9 +109,10 @@ static void iso_time(int64_t t_ms, char *out, size_t len)
         sc_civil_format_iso(t_ms, out, len);
 }
 
+/* The one elapsed-time format of every output (sim_elapsed_format: 1d05:33:00). */
 static void rel_time(const struct page *p, int64_t t_ms, char *out, size_t len)
 {
-    cm_svg_format_tick(rel_s(p, t_ms), 1, CM_SVG_TIME, out, len);
+    sim_elapsed_format(t_ms > p->start_ms ? t_ms - p->start_ms : 0, out, len);
 }
 
 static const char *comparison_symbol(const char *op)
@@ -351,8 +352,10 @@ static void chart_capacity(struct page *p, int g)
         double *y = cm_xmalloc(((size_t)cmp->n + 1) * sizeof(double));
         size_t n = 0;
 
+        /* a sample steps over the interval before it, as bucket_series() steps ours */
         for (int i = 0; i < cmp->n && cmp->t_ms[i] <= p->end_ms; i++) {
-            x[n] = rel_s(p, cmp->t_ms[i]);
+            int64_t t0 = cmp->t_ms[i] - p->cfg->interval_ms;
+            x[n] = rel_s(p, t0 > p->start_ms ? t0 : p->start_ms);
             y[n] = cmp->capacity[i];
             n++;
         }
@@ -576,7 +579,7 @@ static int observed_capacity(const struct page *p, int g, int64_t **t, double **
     *v = cm_xmalloc(((size_t)p->nb + 1) * sizeof(double));
     for (int i = 0; i < p->nb; i++) {
         const struct sim_bucket *b = sim_timeline_bucket(p->in->tl, i);
-        (*t)[i] = b->t0_ms;
+        (*t)[i] = b->t1_ms; /* a one-sample bucket's t1 is its sample's time */
         (*v)[i] = b->groups[g].in_service.mean;
     }
     return p->nb;
@@ -611,8 +614,12 @@ int sim_report_compare(const struct sim_report_input *in, struct sim_elastic_dif
     memset(out, 0, sizeof(*out));
     if (page_init(&p, in, NULL) < 0 || !cmp || cmp->group < 0 || cmp->group >= p.cfg->ngroups)
         return -1;
+    if (cmp->diff) {
+        *out = *cmp->diff;
+        return 0;
+    }
     n = observed_capacity(&p, cmp->group, &t, &v);
-    rc = sim_elastic_diff(cmp->t_ms, cmp->capacity, cmp->n, t, v, n, p.end_ms,
+    rc = sim_elastic_diff(t, v, n, cmp->t_ms, cmp->capacity, cmp->n, p.end_ms,
                           cmp->tolerance > 0 ? cmp->tolerance : 1, out);
     free(t);
     free(v);
@@ -649,8 +656,8 @@ static void section_compare(struct page *p)
     puts_(p, "</tr>\n");
     printf_(p, "<tr><td>time where they differ at all</td><td>%.2f %%</td></tr>\n", d.differ_pct);
     printf_(p, "<tr><td>largest difference (instances)</td><td>%.2f</td></tr>\n", d.max_abs);
-    printf_(p, "<tr><td>final capacity: predicted / observed</td><td>%g / %g</td>", d.final_a,
-            d.final_b);
+    printf_(p, "<tr><td>final capacity: predicted / observed</td><td>%g / %g</td>", d.final_b,
+            d.final_a);
     printf_(p, "<td class=\"%s\">%s</td></tr>\n",
             fabs(d.final_a - d.final_b) < 0.5 ? "pass" : "fail",
             fabs(d.final_a - d.final_b) < 0.5 ? "same" : "different");
@@ -715,6 +722,13 @@ static void section_summary(struct page *p)
             dur);
     printf_(p, "<tr><th>samples</th><td>%llu every %s; plotted as %d points of %s</td></tr>\n",
             (unsigned long long)sim_timeline_samples_pushed(in->tl), interval, p->nb, span);
+    if (in->result) {
+        char req[256];
+        sim_run_result_format_requests(in->result, req, sizeof(req));
+        puts_(p, "<tr><th>requests</th><td id=\"requests\">");
+        esc(p, req);
+        puts_(p, "</td></tr>\n");
+    }
     printf_(p, "<tr><th>events</th><td>%llu (%d kept)</td></tr>\n",
             (unsigned long long)sim_timeline_events_pushed(in->tl),
             sim_timeline_event_count(in->tl));

@@ -24,6 +24,7 @@
 
 #include "common/buf.h"
 #include "scaler/sim/elastic.h"
+#include "scaler/sim/result.h"
 #include "scaler/sim/timeline.h"
 
 /* One expectation of the scenario and its verdict. */
@@ -33,9 +34,15 @@ struct sim_report_expect {
     const char *detail; /* when it failed and what was observed; may be NULL */
 };
 
-/* A second capacity series to draw beside the timeline's (predicted vs observed): a step
- * function, t_ms ascending (epoch ms on the same clock as the timeline), each value
- * holding until the next point and the last until the run's end. */
+/* A second capacity series to draw beside the timeline's (predicted vs observed), sampled
+ * as the timeline is: t_ms ascending, each a sample's time (the end of the interval it
+ * covers, epoch ms on the timeline's clock), so the page steps each value over the
+ * interval before it exactly as it steps the timeline's samples.
+ *
+ * The figure (the % of time the two differ by more than `tolerance`) is the caller's when
+ * `diff` is set: the very value its terminal line and --json print, shown as is. Without
+ * it the page computes it with sim_elastic_diff(observed, predicted) over the timeline's
+ * samples (each at its time), the computation `loadgen scenario` makes. */
 struct sim_report_capacity {
     const char *label; /* legend text, e.g. "predicted (scaler simulate)" */
     const int64_t *t_ms;
@@ -44,6 +51,9 @@ struct sim_report_capacity {
     int group;        /* index of the timeline group it is compared with */
     double tolerance; /* instances; the figure is the % of time |a - b| exceeds it (0: 1) */
     double bar_pct;   /* when > 0, the figure passes if at most this % (issue bar: 10) */
+    /* the figure as the caller computed and printed it (a = observed, b = this series);
+     * borrowed; NULL: computed as said above */
+    const struct sim_elastic_diff *diff;
 };
 
 struct sim_report_input {
@@ -62,10 +72,14 @@ struct sim_report_input {
     const struct sim_report_expect *expects;
     int nexpects;
     const struct sim_report_capacity *compare; /* NULL: none */
+    /* The run's totals, as the terminal and --json print them (the summary's requests
+     * row, sim_run_result_format_requests); NULL: no such row. Borrowed. */
+    const struct sim_run_result *result;
     const char *generated_by; /* footer text, e.g. "scaler simulate 0.1"; may be NULL */
 };
 
-/* The figures the page shows for a comparison (computed by the render too). */
+/* The figures the page shows for a comparison: compare->diff when set, else computed as
+ * said at struct sim_report_capacity (final_a observed, final_b predicted). */
 int sim_report_compare(const struct sim_report_input *in, struct sim_elastic_diff *out);
 
 /* Appends the page to out. Returns 0, or -1 when in is unusable (no timeline) or the

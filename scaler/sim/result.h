@@ -4,6 +4,7 @@
 #ifndef SCALER_SIM_RESULT_H
 #define SCALER_SIM_RESULT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scaler/sim/timeline.h"
@@ -32,6 +33,18 @@ struct sim_run_result {
     char **warnings;
     int nwarnings;
 };
+
+/* The run's request figures as one line, the text every output shows (the terminal's
+ * "requests: " line, the report's summary row): "N completed, M failed (F%), latency p50
+ * A ms, p99 B ms", F = failed / (completed + failed). Returns what snprintf does. */
+int sim_run_result_format_requests(const struct sim_run_result *r, char *out, size_t n);
+/* The failed share in % of the requests that ended (0 when none did): the one value the
+ * terminal, --json ("failed_pct") and the report print. */
+double sim_run_result_failed_pct(const struct sim_run_result *r);
+
+/* Elapsed run time as every output writes it, seconds never dropped: "05:33:00" under a
+ * day, "1d05:33:00" from a day on (ms since the run start, >= 0). */
+void sim_elapsed_format(int64_t ms, char *out, size_t n);
 
 /* Frees what a run allocated in *res (its warnings) and leaves none. */
 void sim_run_result_cleanup(struct sim_run_result *res);

@@ -345,6 +345,17 @@ static void setup_health(struct eng *e, struct sim_run_result *res)
 
 /* ---- the loop ---- */
 
+const char *sim_run_tail_reason(const struct sim_scenario *sc)
+{
+    for (int i = 0; i < sc->nexpects; i++)
+        if (sc->expects[i].kind == SIM_EXPECT_P99_MS)
+            return sc->expects[i].path;
+    for (int i = 0; i < sc->nalarms; i++)
+        if (sc->alarms[i].extended_statistic)
+            return sc->alarms[i].path;
+    return NULL;
+}
+
 enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_requests)
 {
     double total = 0;
@@ -377,7 +388,11 @@ enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_reque
     }
     if (est_requests)
         *est_requests = total;
-    return total <= SIM_AUTO_DES_MAX_REQUESTS ? SIM_MODE_DES : SIM_MODE_FLUID;
+    if (total <= SIM_AUTO_DES_MAX_REQUESTS)
+        return SIM_MODE_DES;
+    if (total <= SIM_AUTO_DES_TAIL_MAX_REQUESTS && sim_run_tail_reason(sc))
+        return SIM_MODE_DES;
+    return SIM_MODE_FLUID;
 }
 
 static int cmp_fault(const void *a, const void *b)
@@ -509,6 +524,13 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     }
     plan_metrics(&e, res);
     setup_health(&e, res);
+    if (e.mode == SIM_MODE_FLUID && sim_run_tail_reason(sc))
+        warn(res,
+             "%s: judges a latency tail, which fluid mode gets outside its measured validity "
+             "(its p99 runs up to 2.5x DES's near saturation: docs/scenarios.md, Modes); "
+             "--mode des gives the verdict%s",
+             sim_run_tail_reason(sc),
+             cfg->mode == SIM_MODE_AUTO ? " (auto chose fluid: the run is too long for DES)" : "");
     for (int i = 0; i < sc->nfaults; i++)
         e.faults[i].f = &sc->faults[i];
     qsort(e.faults, (size_t)sc->nfaults, sizeof(*e.faults), cmp_fault);

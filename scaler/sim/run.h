@@ -32,6 +32,9 @@
 #define SIM_MODE_AUTO (-1)
 /* auto picks DES when the run's estimated requests stay under this */
 #define SIM_AUTO_DES_MAX_REQUESTS 2000000.0
+/* ... and, for a scenario that judges a latency tail (fluid's p99 is outside its measured
+ * validity: docs/scenarios.md, "Modes"), up to this (about 20 s of DES) */
+#define SIM_AUTO_DES_TAIL_MAX_REQUESTS 50000000.0
 
 struct sim_checker;
 
@@ -48,8 +51,17 @@ struct sim_run_config {
     struct sim_checker *checker; /* optional: gets each sample's latency histogram */
 };
 
-/* Picks the mode `auto` would (DES under SIM_AUTO_DES_MAX_REQUESTS estimated requests). */
+/* Picks the mode `auto` would: fluid only inside its measured validity (the matrix of
+ * docs/scenarios.md) and where DES would be slow: DES up to SIM_AUTO_DES_MAX_REQUESTS
+ * estimated requests, and up to SIM_AUTO_DES_TAIL_MAX_REQUESTS for a scenario that judges
+ * a latency tail (sim_run_tail_reason()); fluid beyond. */
 enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_requests);
+
+/* Why fluid mode is outside its measured validity for this scenario, or NULL: the JSON
+ * path of the first p99_ms expectation or percentile (extended_statistic) alarm (the
+ * fluid p99 runs up to 2.5 x DES's near saturation, so such a verdict can flip). A fluid
+ * run of such a scenario carries a warning naming it. Borrowed from sc. */
+const char *sim_run_tail_reason(const struct sim_scenario *sc);
 
 /* Runs to the end. Returns 0; 2 when the library rejected the infrastructure (err:
  * "$.infrastructure.groups[0]: ValidationError: <AWS message>"); 1 on a runtime failure

@@ -3,6 +3,7 @@
  * window, scale-out within a time. */
 #include "scaler/sim/expect.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,7 @@ static void test_expect_by_fails_when_time_passes(void **state)
     assert_int_equal(sim_checker_failed(ch), 1);
     assert_int_equal(sim_checker_result(ch, 0)->when_ms, 2 * 60000);
     assert_string_equal(sim_checker_result(ch, 0)->observed, "in_service was 1");
+    assert_true(sim_checker_result(ch, 0)->value == 1); /* the figure as a number */
     sim_checker_destroy(ch);
     sim_scenario_destroy(sc);
 }
@@ -93,6 +95,12 @@ static void test_expect_throughout_fails_at_first_violation(void **state)
     assert_int_equal(sim_checker_failed(ch), 1); /* 9 at 1m is outside the span */
     assert_int_equal(sim_checker_result(ch, 0)->when_ms, 4 * 60000);
     assert_string_equal(sim_checker_result(ch, 0)->observed, "desired was 4");
+    assert_true(sim_checker_result(ch, 0)->value == 4);
+    {
+        double lo, hi;
+        sim_check_limits(sim_checker_result(ch, 0)->e, &lo, &hi);
+        assert_true(lo == 1 && hi == 3);
+    }
     sim_checker_destroy(ch);
     sim_scenario_destroy(sc);
 }
@@ -108,6 +116,7 @@ static void test_expect_failed_pct_over_span(void **state)
     sim_checker_finish(ch, sc->start_ms + 3600000);
     assert_int_equal(sim_checker_failed(ch), 1);
     assert_string_equal(sim_checker_result(ch, 0)->observed, "failed 2.000%");
+    assert_true(fabs(sim_checker_result(ch, 0)->value - 2.0) < 1e-9);
     sim_checker_destroy(ch);
     sim_scenario_destroy(sc);
 }
@@ -131,6 +140,7 @@ static void test_expect_direction_changes_in_window(void **state)
     sim_checker_finish(ch, sc->start_ms + 3600000);
     assert_int_equal(sim_checker_failed(ch), 1);
     assert_int_equal(sim_checker_result(ch, 0)->when_ms, 5 * 60000);
+    assert_true(sim_checker_result(ch, 0)->value == 3);
     sim_checker_destroy(ch);
     sim_scenario_destroy(sc);
 }
@@ -146,12 +156,19 @@ static void test_expect_scale_out_within(void **state)
     sim_checker_finish(ch, sc->start_ms + 3600000);
     assert_int_equal(sim_checker_failed(ch), 0);
     assert_string_equal(sim_checker_result(ch, 0)->observed, "scaled out after 120s");
+    assert_true(sim_checker_result(ch, 0)->value == 120);
+    {
+        double lo, hi;
+        sim_check_limits(sim_checker_result(ch, 0)->e, &lo, &hi);
+        assert_true(isnan(lo) && hi == 120); /* within, in seconds */
+    }
     sim_checker_destroy(ch);
     ch = sim_checker_create(sc, sc->start_ms);
     feed(ch, late, in, 6, 1, 0);
     sim_checker_finish(ch, sc->start_ms + 3600000);
     assert_int_equal(sim_checker_failed(ch), 1);
     assert_string_equal(sim_checker_result(ch, 0)->observed, "desired stayed at 1");
+    assert_true(isnan(sim_checker_result(ch, 0)->value)); /* no scale-out: no figure */
     sim_checker_destroy(ch);
     sim_scenario_destroy(sc);
 }

@@ -422,6 +422,101 @@ static void test_model_diurnal_load_follows_the_phase_rule(void **state)
     sim_scenario_destroy(sc);
 }
 
+/* An overloaded pair behind least outstanding requests (250 req/s against 2 x 100, queues
+ * of 200): an HTTP health probe finds an instance's queue full only part of the time. The
+ * joint queue stands j below its top with probability p (1 - p)^j, p = 0.2 the refused
+ * share, and then 2 - j of the 2 are full: 0.2 + 0.16 / 2 = 0.28 of the probes fail. */
+static double probe_full_share(enum sim_mode mode)
+{
+    struct sim_scenario *sc = scenario("{\"rate\":250,\"until\":\"3h\"}",
+                                       "{\"dist\":\"exponential\",\"mean\":40}", 4, 200);
+    struct sim_model_config cfg = { 0 };
+    struct sim_model *m;
+    int slots[2], fails = 0, probes = 0;
+
+    cfg.mode = mode;
+    cfg.sc = sc;
+    cfg.seed = 1;
+    m = sim_model_create(&cfg);
+    slots[0] = sim_model_instance_start(m, "i-a", 0, &sc->lcs[0].app, "us-east-1a", 0);
+    slots[1] = sim_model_instance_start(m, "i-b", 0, &sc->lcs[0].app, "us-east-1a", 0);
+    sim_model_set_routes(m, 0, slots, 2);
+    for (int64_t t = 60; t < 60 + 30 * 300; t += 30) {
+        sim_model_advance(m, t * 1000000);
+        for (int i = 0; i < 2; i++) {
+            fails += !sim_model_instance_health(m, slots[i], 1);
+            probes++;
+            /* a TCP check connects whatever the queue holds */
+            assert_true(sim_model_instance_health(m, slots[i], 0));
+        }
+    }
+    sim_model_destroy(m);
+    sim_scenario_destroy(sc);
+    return (double)fails / probes;
+}
+
+static void test_model_des_probe_finds_full_queue_part_of_the_time(void **state)
+{
+    (void)state;
+    near(probe_full_share(SIM_MODE_DES), 0.28, 0.2, "share of probes finding the queue full");
+}
+
+static void test_model_fluid_probe_finds_full_queue_part_of_the_time(void **state)
+{
+    (void)state;
+    near(probe_full_share(SIM_MODE_FLUID), 0.28, 0.2, "share of probes finding the queue full");
+}
+
+/* An instance taken out of the route set with a full queue works it off (DES does by its
+ * events; a fluid backlog must too): its requests complete, its CPU counts, and its
+ * health probes pass again once the queue is no longer full. */
+static void check_out_of_route_drains(enum sim_mode mode)
+{
+    struct sim_scenario *sc = scenario("{\"rate\":150,\"until\":\"3h\"}",
+                                       "{\"dist\":\"exponential\",\"mean\":40}", 4, 200);
+    struct sim_model_config cfg = { 0 };
+    struct sim_model *m;
+    struct sim_lb_counters c0, c1;
+    double b0, b1, u;
+    int slot, passes = 0;
+
+    cfg.mode = mode;
+    cfg.sc = sc;
+    cfg.seed = 1;
+    m = sim_model_create(&cfg);
+    slot = sim_model_instance_start(m, "i-a", 0, &sc->lcs[0].app, "us-east-1a", 0);
+    sim_model_set_routes(m, 0, &slot, 1);
+    sim_model_advance(m, 60 * 1000000LL);
+    sim_model_lb_counters(m, 0, &c0);
+    sim_model_instance_integrals(m, slot, &b0, &u);
+    sim_model_set_routes(m, 0, NULL, 0); /* the ELB took it out of service */
+    sim_model_advance(m, 90 * 1000000LL);
+    sim_model_lb_counters(m, 0, &c1);
+    sim_model_instance_integrals(m, slot, &b1, &u);
+    /* about 200 queued and 4 in service complete; 2 s at 4 busy workers */
+    near(c1.completed - c0.completed, 203, 0.05, "the queue's requests complete");
+    near((b1 - b0) / 1e6, 8, 0.15, "worker-seconds while it drains");
+    for (int k = 0; k < 10; k++) {
+        sim_model_advance(m, (100 + 30 * k) * 1000000LL);
+        passes += sim_model_instance_health(m, slot, 1);
+    }
+    assert_int_equal(passes, 10);
+    sim_model_destroy(m);
+    sim_scenario_destroy(sc);
+}
+
+static void test_model_des_out_of_route_instance_drains(void **state)
+{
+    (void)state;
+    check_out_of_route_drains(SIM_MODE_DES);
+}
+
+static void test_model_fluid_out_of_route_instance_drains(void **state)
+{
+    (void)state;
+    check_out_of_route_drains(SIM_MODE_FLUID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +537,10 @@ int main(void)
         cmocka_unit_test(test_model_demand_is_smallest_count_at_target),
         cmocka_unit_test(test_model_des_cpu_table_matches_integrals),
         cmocka_unit_test(test_model_fluid_cpu_table_matches_integrals),
+        cmocka_unit_test(test_model_des_probe_finds_full_queue_part_of_the_time),
+        cmocka_unit_test(test_model_fluid_probe_finds_full_queue_part_of_the_time),
+        cmocka_unit_test(test_model_des_out_of_route_instance_drains),
+        cmocka_unit_test(test_model_fluid_out_of_route_instance_drains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

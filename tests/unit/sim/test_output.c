@@ -80,8 +80,13 @@ static void test_output_elapsed_and_num(void **state)
     (void)state;
     sim_out_elapsed(0, b, sizeof(b));
     assert_string_equal(b, "00:00:00");
+    /* one time format everywhere, seconds never dropped (issue 12) */
     sim_out_elapsed(90061000, b, sizeof(b));
-    assert_string_equal(b, "1d01:01");
+    assert_string_equal(b, "1d01:01:01");
+    sim_out_elapsed(365 * 86400000LL + 59000, b, sizeof(b));
+    assert_string_equal(b, "365d00:00:59");
+    sim_elapsed_format(5 * 3600000 + 33 * 60000, b, sizeof(b));
+    assert_string_equal(b, "05:33:00");
     f = open_memstream(&mem, &n);
     sim_out_json_num(f, 1.5);
     fputc(' ', f);

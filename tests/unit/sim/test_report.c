@@ -310,16 +310,18 @@ static void test_report_deterministic(void **state)
     sim_timeline_destroy(b.tl);
 }
 
-/* A predicted capacity beside the observed one, and the difference figure. A sample
- * covers the minute before it, so observed InService (as the report steps it) is 1 until
- * 0:14, 2 until 0:26, 3 until 1:29, 2 until 1:33, 3 until 2:14, 2 until 2:29, then 1.
- * Predicted: 1 until 0:12, 3 until 2:14, then 1. They differ by more than one instance
- * only on [0:12, 0:14) (3 vs 1): 2 of 180 minutes = 1.11 %. Both end at 1. */
+/* A predicted capacity beside the observed one, and the difference figure, both series
+ * read at their sample times (the value of the sample at t holds from t to the next one),
+ * as `loadgen scenario` compares them on its terminal and in --json. Observed InService:
+ * 1 until 0:15, 2 until 0:27, 3 until 1:30, 2 until 1:34, 3 until 2:15, 2 until 2:30, then
+ * 1 (the first sample at 0:01). Predicted: 1 until 0:12, 3 until 2:14, then 1. They differ
+ * by more than one instance on [0:12, 0:15) (3 vs 1) and [2:14, 2:15) (1 vs 3): 4 of the
+ * 179 minutes both cover = 2.23 %. Both end at 1. */
 static void test_report_predicted_vs_observed(void **state)
 {
     static const int64_t t[] = { START_MS, START_MS + 12 * MIN_MS, START_MS + 134 * MIN_MS };
     static const double v[] = { 1, 3, 1 };
-    struct sim_report_capacity cmp = { "predicted (scaler simulate)", t, v, 3, 0, 1, 10 };
+    struct sim_report_capacity cmp = { "predicted (scaler simulate)", t, v, 3, 0, 1, 10, NULL };
     struct fixture fx;
     struct sim_report_input in;
     struct sim_elastic_diff d;
@@ -331,13 +333,40 @@ static void test_report_predicted_vs_observed(void **state)
     in.compare = &cmp;
     in.observed_label = "observed (emulator)";
     assert_int_equal(sim_report_compare(&in, &d), 0);
-    assert_true(fabs(d.over_tolerance_pct - 200.0 / 180) < 1e-9);
+    assert_true(fabs(d.over_tolerance_pct - 400.0 / 179) < 1e-9);
     assert_true(fabs(d.final_a - 1) < 1e-9 && fabs(d.final_b - 1) < 1e-9);
     page = render(&in);
     assert_non_null(strstr(page, ">predicted (scaler simulate)</text>"));
     assert_non_null(strstr(page, ">observed (emulator)</text>"));
-    assert_non_null(strstr(page, "id=\"compare-figure\">1.11 %</td>"));
+    assert_non_null(strstr(page, "id=\"compare-figure\">2.23 %</td>"));
     assert_non_null(strstr(page, "PASS (bar: at most 10 %)"));
+    free(page);
+    sim_timeline_destroy(fx.tl);
+}
+
+/* One figure, one source: a caller that printed the figure hands it in, and the page
+ * shows that value, not one of its own (loadgen scenario's terminal, --json and report). */
+static void test_report_shows_the_callers_figure(void **state)
+{
+    static const int64_t t[] = { START_MS, START_MS + 12 * MIN_MS, START_MS + 134 * MIN_MS };
+    static const double v[] = { 1, 3, 1 };
+    struct sim_elastic_diff given = { 179, 15.4, 20.5, 2, 3, 1 };
+    struct sim_report_capacity cmp = { "predicted", t, v, 3, 0, 1, 10, &given };
+    struct fixture fx;
+    struct sim_report_input in;
+    struct sim_elastic_diff d;
+    char *page;
+
+    (void)state;
+    build(&fx, 0, "given");
+    base_input(&fx, &in);
+    in.compare = &cmp;
+    assert_int_equal(sim_report_compare(&in, &d), 0);
+    assert_true(d.over_tolerance_pct == 15.4 && d.max_abs == 2);
+    page = render(&in);
+    assert_non_null(strstr(page, "id=\"compare-figure\">15.40 %</td>"));
+    assert_non_null(strstr(page, "FAIL (bar: at most 10 %)"));
+    assert_non_null(strstr(page, "<td>1 / 3</td>")); /* predicted / observed */
     free(page);
     sim_timeline_destroy(fx.tl);
 }
@@ -462,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_report_elasticity_figures),
         cmocka_unit_test(test_report_deterministic),
         cmocka_unit_test(test_report_predicted_vs_observed),
+        cmocka_unit_test(test_report_shows_the_callers_figure),
         cmocka_unit_test(test_report_downsampled),
         cmocka_unit_test(test_report_edges),
         cmocka_unit_test(test_report_write_file),
