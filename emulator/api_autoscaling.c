@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "scaler/alarm.h"
 #include "scaler/asg.h"
 #include "scaler/civil.h"
 #include "scaler/world.h"
@@ -306,6 +307,10 @@ static void group_req_get(json_t *in, struct group_req *g)
         rq->new_instances_protected_from_scale_in =
             api_bool(in, "NewInstancesProtectedFromScaleIn", 0);
     }
+    if (json_is_boolean(json_object_get(in, "CapacityRebalance"))) {
+        rq->has_capacity_rebalance = 1;
+        rq->capacity_rebalance = api_bool(in, "CapacityRebalance", 0);
+    }
     if (json_array_size(tags)) {
         g->tags = cm_xcalloc(json_array_size(tags), sizeof(*g->tags));
         tag_reqs_get(tags, g->tags);
@@ -490,6 +495,7 @@ static json_t *group_json(const struct sc_asg_group_info *g)
                         strs_json(g->termination_policies, g->ntermination_policies));
     json_object_set_new(o, "NewInstancesProtectedFromScaleIn",
                         json_boolean(g->new_instances_protected_from_scale_in));
+    json_object_set_new(o, "CapacityRebalance", json_boolean(g->capacity_rebalance));
     if (g->has_default_instance_warmup)
         json_object_set_new(o, "DefaultInstanceWarmup", json_integer(g->default_instance_warmup));
     set_str(o, "DesiredCapacityType", g->desired_capacity_type);
@@ -1097,7 +1103,25 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
     return rc;
 }
 
-static json_t *policy_json(const struct sc_asg_policy_info *p)
+/* DescribePolicies' Alarms: every alarm whose actions name the policy (the world's rule). */
+static json_t *related_alarms_json(struct sc_world *w, const struct sc_asg_policy_info *p)
+{
+    json_t *alarms = json_array();
+    int n = sc_world_policy_alarms(w, p->policy_arn, NULL, 0);
+    const struct sc_alarm_view **v;
+
+    if (n == 0)
+        return alarms;
+    v = cm_xcalloc((size_t)n, sizeof(*v));
+    n = sc_world_policy_alarms(w, p->policy_arn, v, n);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName", v[i]->alarm_name,
+                                                "AlarmARN", v[i]->alarm_arn));
+    free(v);
+    return alarms;
+}
+
+static json_t *policy_json(struct sc_world *w, const struct sc_asg_policy_info *p)
 {
     json_t *o =
         json_pack("{s:s,s:s,s:s,s:s,s:b}", "AutoScalingGroupName", p->auto_scaling_group_name,
@@ -1159,7 +1183,7 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
         }
         json_object_set_new(o, "TargetTrackingConfiguration", tt);
     }
-    json_object_set_new(o, "Alarms", alarms_json(p));
+    json_object_set_new(o, "Alarms", related_alarms_json(w, p));
     return o;
 }
 
@@ -1183,7 +1207,7 @@ static int describe_policies(struct api_ctx *ctx, json_t *in, json_t **out, stru
             continue;
         if (nt && !in_list(types, nt, sc_asg_policy_type_str(p->policy_type)))
             continue;
-        json_array_append_new(items, policy_json(p));
+        json_array_append_new(items, policy_json(ctx->world, p));
     }
     free(names);
     free(types);

@@ -1105,6 +1105,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
             goto oom;
     i->new_instances_protected_from_scale_in =
         r->has_new_instances_protected_from_scale_in && r->new_instances_protected_from_scale_in;
+    i->capacity_rebalance = r->has_capacity_rebalance && r->capacity_rebalance;
     i->created_ms = now_ms;
     g->cooldown_pending_s = -1;
     g->next_metrics_ms = INT64_MAX;
@@ -1216,6 +1217,8 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
     }
     if (r->has_new_instances_protected_from_scale_in)
         i->new_instances_protected_from_scale_in = !!r->new_instances_protected_from_scale_in;
+    if (r->has_capacity_rebalance)
+        i->capacity_rebalance = !!r->capacity_rebalance;
     i->min_size = min;
     i->max_size = max;
     asg_set_desired(

@@ -352,6 +352,9 @@ struct sc_asg_group_info {
     struct sc_asg_tag *tags;
     int ntags;
     int new_instances_protected_from_scale_in;
+    /* CapacityRebalance: stored and described; it acts on Spot rebalance recommendations,
+     * which neither world sends */
+    int capacity_rebalance;
     int64_t created_ms;
     unsigned suspended;                      /* bit (1u << enum sc_asg_process) */
     int64_t suspended_ms[SC_ASG_PROC_COUNT]; /* SuspensionReason "User suspended at <t>" */
@@ -426,6 +429,8 @@ struct sc_asg_group_req {
     int ntags;
     int has_new_instances_protected_from_scale_in;
     int new_instances_protected_from_scale_in;
+    int has_capacity_rebalance;
+    int capacity_rebalance;
 };
 
 /* CreateAutoScalingGroup (spec 3.1, 3.8). Errors: AlreadyExists (`AutoScalingGroup by

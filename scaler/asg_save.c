@@ -289,6 +289,7 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_take(o, "tags", tags_save(i->tags, i->ntags));
     bad |= sc_save_bool(o, "new_instances_protected_from_scale_in",
                         i->new_instances_protected_from_scale_in);
+    bad |= sc_save_bool(o, "capacity_rebalance", i->capacity_rebalance);
     bad |= sc_save_int(o, "created_ms", i->created_ms);
     bad |= sc_save_int(o, "suspended", i->suspended);
     a = json_array();
@@ -688,6 +689,9 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
     i->tags = tags_load(l, o, "tags", &i->ntags);
     i->new_instances_protected_from_scale_in =
         sc_load_bool(l, o, "new_instances_protected_from_scale_in");
+    /* absent in files written before it was kept */
+    i->capacity_rebalance =
+        json_object_get(o, "capacity_rebalance") ? sc_load_bool(l, o, "capacity_rebalance") : 0;
     i->created_ms = sc_load_int(l, o, "created_ms");
     i->suspended = (unsigned)sc_load_int(l, o, "suspended");
     a = sc_load_array(l, o, "suspended_ms");
