@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "scaler/alarm.h"
 #include "scaler/asg.h"
 #include "scaler/civil.h"
 #include "scaler/world.h"
@@ -118,6 +119,21 @@ static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out
 
 /* ---- launch configurations ---------------------------------------------------------------- */
 
+/* The CreateLaunchConfiguration members the library reads one by one; every other one goes
+ * to sc_asg_lc_req.other as sent. InstanceId (a configuration derived from an instance)
+ * is not a stored member. */
+static const char *const lc_typed[] = { "LaunchConfigurationName",
+                                        "ImageId",
+                                        "InstanceType",
+                                        "KeyName",
+                                        "UserData",
+                                        "IamInstanceProfile",
+                                        "SecurityGroups",
+                                        "InstanceMonitoring",
+                                        "AssociatePublicIpAddress",
+                                        "InstanceId",
+                                        NULL };
+
 static int create_launch_configuration(struct api_ctx *ctx, json_t *in, json_t **out,
                                        struct awserr *err)
 {
@@ -125,6 +141,7 @@ static int create_launch_configuration(struct api_ctx *ctx, json_t *in, json_t *
     struct sc_asg_lc_req rq;
     struct sc_error se = { 0 };
     json_t *mon = json_object_get(in, "InstanceMonitoring");
+    json_t *other;
     int rc = 0;
 
     memset(&rq, 0, sizeof(rq));
@@ -143,9 +160,14 @@ static int create_launch_configuration(struct api_ctx *ctx, json_t *in, json_t *
         rq.has_associate_public_ip_address = 1;
         rq.associate_public_ip_address = api_bool(in, "AssociatePublicIpAddress", 0);
     }
+    other = json_deep_copy(in);
+    for (int i = 0; lc_typed[i]; i++)
+        json_object_del(other, lc_typed[i]);
+    rq.other = other;
     if (sc_asg_create_launch_configuration(asg, &rq, ctx->now_ms, &se) != SC_OK)
         rc = fail(err, &se);
     free((void *)rq.security_groups);
+    json_decref(other);
     *out = NULL;
     return rc;
 }
@@ -161,8 +183,12 @@ static json_t *lc_json(const struct sc_asg_lc_info *lc)
                           "Enabled", lc->instance_monitoring, "ClassicLinkVPCSecurityGroups",
                           "KernelId", "", "RamdiskId", "", "EbsOptimized", 0);
 
+    if (lc->other) /* as sent, over the defaults above */
+        json_object_update(o, lc->other);
     json_object_set_new(o, "UserData", json_string(lc->user_data ? lc->user_data : ""));
-    set_str(o, "KeyName", lc->key_name);
+    /* "" when none, as KernelId and RamdiskId (community.aws's
+     * autoscaling_launch_config_find reads the three unconditionally) */
+    json_object_set_new(o, "KeyName", json_string(lc->key_name ? lc->key_name : ""));
     set_str(o, "IamInstanceProfile", lc->iam_instance_profile);
     if (lc->has_associate_public_ip_address)
         json_object_set_new(o, "AssociatePublicIpAddress",
@@ -306,6 +332,14 @@ static void group_req_get(json_t *in, struct group_req *g)
         rq->new_instances_protected_from_scale_in =
             api_bool(in, "NewInstancesProtectedFromScaleIn", 0);
     }
+    rq->placement_group = api_str(in, "PlacementGroup");
+    rq->context = api_str(in, "Context");
+    rq->service_linked_role_arn = api_str(in, "ServiceLinkedRoleARN");
+    rq->has_max_instance_lifetime = json_object_get(in, "MaxInstanceLifetime") != NULL;
+    if (json_is_boolean(json_object_get(in, "CapacityRebalance"))) {
+        rq->has_capacity_rebalance = 1;
+        rq->capacity_rebalance = api_bool(in, "CapacityRebalance", 0);
+    }
     if (json_array_size(tags)) {
         g->tags = cm_xcalloc(json_array_size(tags), sizeof(*g->tags));
         tag_reqs_get(tags, g->tags);
@@ -432,7 +466,7 @@ static json_t *instance_json(const struct sc_asg_instance_info *ii, const char *
     return io;
 }
 
-static json_t *group_json(const struct sc_asg_group_info *g)
+static json_t *group_json(const struct sc_asg_group_info *g, const char *account)
 {
     json_t *o = json_object();
     json_t *inst = json_array(), *susp = json_array(), *met = json_array(), *tags = json_array();
@@ -490,13 +524,20 @@ static json_t *group_json(const struct sc_asg_group_info *g)
                         strs_json(g->termination_policies, g->ntermination_policies));
     json_object_set_new(o, "NewInstancesProtectedFromScaleIn",
                         json_boolean(g->new_instances_protected_from_scale_in));
+    json_object_set_new(o, "CapacityRebalance", json_boolean(g->capacity_rebalance));
     if (g->has_default_instance_warmup)
         json_object_set_new(o, "DefaultInstanceWarmup", json_integer(g->default_instance_warmup));
     set_str(o, "DesiredCapacityType", g->desired_capacity_type);
     json_object_set_new(o, "TrafficSources", json_array());
-    json_object_set_new(o, "ServiceLinkedRoleARN",
-                        json_string("arn:aws:iam::123456789012:role/aws-service-role/"
-                                    "autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"));
+    set_str(o, "PlacementGroup", g->placement_group);
+    set_str(o, "Context", g->context);
+    if (g->service_linked_role_arn)
+        json_object_set_new(o, "ServiceLinkedRoleARN", json_string(g->service_linked_role_arn));
+    else
+        json_object_set_new(o, "ServiceLinkedRoleARN",
+                            json_sprintf("arn:aws:iam::%s:role/aws-service-role/"
+                                         "autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling",
+                                         account));
     return o;
 }
 
@@ -519,8 +560,8 @@ static int describe_auto_scaling_groups(struct api_ctx *ctx, json_t *in, json_t 
         size_t k = json_array_size(items);
 
         if (nn == 0 || in_list(names, nn, g->auto_scaling_group_name))
-            json_array_append_new(items,
-                                  k >= first && k - first < limit ? group_json(g) : json_null());
+            json_array_append_new(
+                items, k >= first && k - first < limit ? group_json(g, ctx->account) : json_null());
     }
     free(names);
     return page_out(items, in, 50, 100, out, "AutoScalingGroups", err);
@@ -1038,6 +1079,7 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
     if (api_int(in, "MinAdjustmentMagnitude", &v) || api_int(in, "MinAdjustmentStep", &v)) {
         rq.has_min_adjustment_magnitude = 1;
         rq.min_adjustment_magnitude = v;
+        rq.min_adjustment_step = !json_object_get(in, "MinAdjustmentMagnitude");
     }
     rq.has_cooldown = api_int(in, "Cooldown", &rq.cooldown);
     rq.metric_aggregation_type = api_str(in, "MetricAggregationType");
@@ -1097,7 +1139,25 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
     return rc;
 }
 
-static json_t *policy_json(const struct sc_asg_policy_info *p)
+/* DescribePolicies' Alarms: every alarm whose actions name the policy (the world's rule). */
+static json_t *related_alarms_json(struct sc_world *w, const struct sc_asg_policy_info *p)
+{
+    json_t *alarms = json_array();
+    int n = sc_world_policy_alarms(w, p->policy_arn, NULL, 0);
+    const struct sc_alarm_view **v;
+
+    if (n == 0)
+        return alarms;
+    v = cm_xcalloc((size_t)n, sizeof(*v));
+    n = sc_world_policy_alarms(w, p->policy_arn, v, n);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(alarms, json_pack("{s:s,s:s}", "AlarmName", v[i]->alarm_name,
+                                                "AlarmARN", v[i]->alarm_arn));
+    free(v);
+    return alarms;
+}
+
+static json_t *policy_json(struct sc_world *w, const struct sc_asg_policy_info *p)
 {
     json_t *o =
         json_pack("{s:s,s:s,s:s,s:s,s:b}", "AutoScalingGroupName", p->auto_scaling_group_name,
@@ -1111,6 +1171,8 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
         json_object_set_new(o, "ScalingAdjustment", json_integer(p->scaling_adjustment));
     if (p->has_min_adjustment_magnitude)
         json_object_set_new(o, "MinAdjustmentMagnitude", json_integer(p->min_adjustment_magnitude));
+    if (p->has_min_adjustment_magnitude && p->min_adjustment_step)
+        json_object_set_new(o, "MinAdjustmentStep", json_integer(p->min_adjustment_magnitude));
     if (p->has_cooldown)
         json_object_set_new(o, "Cooldown", json_integer(p->cooldown));
     set_str(o, "MetricAggregationType", p->metric_aggregation_type);
@@ -1159,7 +1221,7 @@ static json_t *policy_json(const struct sc_asg_policy_info *p)
         }
         json_object_set_new(o, "TargetTrackingConfiguration", tt);
     }
-    json_object_set_new(o, "Alarms", alarms_json(p));
+    json_object_set_new(o, "Alarms", related_alarms_json(w, p));
     return o;
 }
 
@@ -1183,7 +1245,7 @@ static int describe_policies(struct api_ctx *ctx, json_t *in, json_t **out, stru
             continue;
         if (nt && !in_list(types, nt, sc_asg_policy_type_str(p->policy_type)))
             continue;
-        json_array_append_new(items, policy_json(p));
+        json_array_append_new(items, policy_json(ctx->world, p));
     }
     free(names);
     free(types);

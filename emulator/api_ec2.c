@@ -630,9 +630,16 @@ static int delete_tags(struct api_ctx *ctx, json_t *in, json_t **out, struct aws
 
 /* ---- launch templates ---------------------------------------------------------------------- */
 
+/* The LaunchTemplateData members the library reads one by one; every other member goes to
+ * sc_ec2_lt_data.other as sent (Monitoring and TagSpecifications go both ways: read for
+ * the launch, kept as sent for the echo). */
+static const char *const lt_typed[] = { "ImageId",  "InstanceType",     "KeyName",
+                                        "UserData", "SecurityGroupIds", NULL };
+
 static void lt_data_get(json_t *d, struct sc_ec2_lt_data *o)
 {
     int n;
+    json_t *other = json_is_object(d) ? json_deep_copy(d) : NULL;
 
     memset(o, 0, sizeof(*o));
     o->image_id = str(d, "ImageId");
@@ -644,12 +651,20 @@ static void lt_data_get(json_t *d, struct sc_ec2_lt_data *o)
     o->nsecurity_group_ids = n;
     o->monitoring_enabled =
         json_is_true(json_object_get(json_object_get(d, "Monitoring"), "Enabled"));
+    for (int i = 0; other && lt_typed[i]; i++)
+        json_object_del(other, lt_typed[i]);
+    if (json_object_size(other) == 0) {
+        json_decref(other);
+        other = NULL;
+    }
+    o->other = other;
 }
 
 static void lt_data_free(struct sc_ec2_lt_data *o)
 {
     free((void *)o->tags);
     free((void *)o->security_group_ids);
+    json_decref((json_t *)o->other);
 }
 
 static json_t *lt_json(const struct sc_ec2_launch_template *t)
@@ -667,7 +682,7 @@ static json_t *lt_json(const struct sc_ec2_launch_template *t)
 
 static json_t *lt_version_json(const struct sc_ec2_lt_version *v)
 {
-    json_t *d = json_object();
+    json_t *d = v->data.other ? json_deep_copy(v->data.other) : json_object();
     json_t *o =
         json_pack("{s:s?,s:s?,s:I,s:I,s:s?,s:b}", "LaunchTemplateId", v->launch_template_id,
                   "LaunchTemplateName", v->launch_template_name, "VersionNumber",
@@ -679,7 +694,7 @@ static json_t *lt_version_json(const struct sc_ec2_lt_version *v)
     set_str(d, "InstanceType", v->data.instance_type);
     set_str(d, "KeyName", v->data.key_name);
     set_str(d, "UserData", v->data.user_data);
-    if (v->data.monitoring_enabled)
+    if (v->data.monitoring_enabled && !json_object_get(d, "Monitoring"))
         json_object_set_new(d, "Monitoring", json_pack("{s:b}", "Enabled", 1));
     if (v->data.nsecurity_group_ids) {
         json_t *a = json_array();
@@ -688,7 +703,7 @@ static json_t *lt_version_json(const struct sc_ec2_lt_version *v)
             json_array_append_new(a, json_string(v->data.security_group_ids[i]));
         json_object_set_new(d, "SecurityGroupIds", a);
     }
-    if (v->data.ntags)
+    if (v->data.ntags && !json_object_get(d, "TagSpecifications"))
         json_object_set_new(d, "TagSpecifications",
                             json_pack("[{s:s?,s:o}]", "ResourceType", "instance", "Tags",
                                       tags_json(v->data.tags, v->data.ntags)));

@@ -269,6 +269,27 @@ int sc_alarms_count(const struct sc_alarms *a)
     return a->n;
 }
 
+int sc_alarms_with_action(const struct sc_alarms *a, const char *arn,
+                          const struct sc_alarm_view **out, int max)
+{
+    int n = 0;
+
+    for (int i = 0; i < a->n; i++) {
+        const struct alarm *al = a->list[i];
+        int hit = 0;
+
+        for (int s = 0; s < 3 && !hit; s++)
+            for (int k = 0; k < al->nactions[s] && !hit; k++)
+                hit = strcmp(al->actions[s][k], arn) == 0;
+        if (!hit)
+            continue;
+        if (n < max)
+            out[n] = &al->view;
+        n++;
+    }
+    return n;
+}
+
 int sc_alarms_has_hires(const struct sc_alarms *a)
 {
     for (int i = 0; i < a->n; i++)

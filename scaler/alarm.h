@@ -229,6 +229,11 @@ enum sc_status sc_alarms_list_tags(const struct sc_alarms *a, const char *arn, s
 /* The alarm named so, or NULL. Borrowed until the next mutating call. */
 const struct sc_alarm_view *sc_alarms_find(const struct sc_alarms *a, const char *name);
 int sc_alarms_count(const struct sc_alarms *a);
+/* The alarms whose actions (AlarmActions, OKActions or InsufficientDataActions) name arn,
+ * in name order: the first max into out (borrowed until the next mutating call). Returns
+ * how many there are (may exceed max). DescribePolicies' Alarms of a scaling policy. */
+int sc_alarms_with_action(const struct sc_alarms *a, const char *arn,
+                          const struct sc_alarm_view **out, int max);
 
 /* Evaluates, at tick tick_ms, every alarm due then: all alarms when tick_ms is a minute
  * boundary, only Period < 60 alarms at other 10-second boundaries. Runs actions through

@@ -265,6 +265,7 @@ void asg_lc_free(struct asg_lc *lc)
     free(i->key_name);
     free(i->user_data);
     free(i->iam_instance_profile);
+    json_decref(i->other);
     sc_strv_free(i->security_groups, i->nsecurity_groups);
     free(lc);
 }
@@ -367,6 +368,11 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
     i->instance_monitoring = req->has_instance_monitoring ? !!req->instance_monitoring : 1;
     i->has_associate_public_ip_address = req->has_associate_public_ip_address;
     i->associate_public_ip_address = !!req->associate_public_ip_address;
+    if (json_object_size(req->other) > 0) {
+        i->other = json_deep_copy(req->other);
+        if (!i->other)
+            goto oom;
+    }
     i->created_ms = now_ms;
     if (!i->launch_configuration_name || !i->launch_configuration_arn || !i->image_id ||
         !i->instance_type || (req->key_name && !i->key_name) || (req->user_data && !i->user_data) ||
@@ -682,6 +688,9 @@ void asg_group_free(struct asg_group *g)
     free(i->launch_template_version);
     asg_mixed_free(&i->mixed);
     free(i->desired_capacity_type);
+    free(i->placement_group);
+    free(i->context);
+    free(i->service_linked_role_arn);
     sc_strv_free(i->availability_zones, i->navailability_zones);
     sc_strv_free(i->subnets, i->navailability_zones);
     free(i->vpc_zone_identifier);
@@ -954,7 +963,8 @@ static enum sc_status check_desired_capacity_type(const char *t, struct sc_error
     return SC_OK;
 }
 
-static int set_desired_capacity_type(struct sc_asg_group_info *i, const char *t)
+/* *field = a copy of t, when t is given (the request's members an update may leave out). */
+static int set_str(char **field, const char *t)
 {
     char *d;
 
@@ -963,9 +973,30 @@ static int set_desired_capacity_type(struct sc_asg_group_info *i, const char *t)
     d = sc_strdup(t);
     if (!d)
         return -1;
-    free(i->desired_capacity_type);
-    i->desired_capacity_type = d;
+    free(*field);
+    *field = d;
     return 0;
+}
+
+/* The group members kept as sent (Create and Update alike). */
+static int set_kept(struct sc_asg_group_info *i, const struct sc_asg_group_req *r)
+{
+    return set_str(&i->desired_capacity_type, r->desired_capacity_type) != 0 ||
+                   set_str(&i->placement_group, r->placement_group) != 0 ||
+                   set_str(&i->context, r->context) != 0 ||
+                   set_str(&i->service_linked_role_arn, r->service_linked_role_arn) != 0
+               ? -1
+               : 0;
+}
+
+/* The members scalelab cannot act on as AWS does: an error before anything changes. */
+static enum sc_status check_unsupported(const struct sc_asg_group_req *r, struct sc_error *err)
+{
+    if (r->has_max_instance_lifetime)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "MaxInstanceLifetime is not supported by scalelab: instances are not replaced by age.");
+    return check_desired_capacity_type(r->desired_capacity_type, err);
 }
 
 enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group_req *r,
@@ -1002,7 +1033,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     st = asg_launch_source_check(asg, NULL, r, &ids, err);
     if (st != SC_OK)
         return st;
-    st = check_desired_capacity_type(r->desired_capacity_type, err);
+    st = check_unsupported(r, err);
     if (st != SC_OK)
         return st;
     st = check_sizes(r->min_size, r->max_size, r->has_desired_capacity, r->desired_capacity, err);
@@ -1067,8 +1098,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         asg_asprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:%s:autoScalingGroupName/%s",
                      asg->region, asg->account, uuid, r->auto_scaling_group_name);
     if (!i->auto_scaling_group_name || !i->auto_scaling_group_arn ||
-        asg_launch_source_set(asg, g, r, &ids) != 0 ||
-        set_desired_capacity_type(i, r->desired_capacity_type) != 0)
+        asg_launch_source_set(asg, g, r, &ids) != 0 || set_kept(i, r) != 0)
         goto oom;
     i->min_size = r->min_size;
     i->max_size = r->max_size;
@@ -1105,6 +1135,7 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
             goto oom;
     i->new_instances_protected_from_scale_in =
         r->has_new_instances_protected_from_scale_in && r->new_instances_protected_from_scale_in;
+    i->capacity_rebalance = r->has_capacity_rebalance && r->capacity_rebalance;
     i->created_ms = now_ms;
     g->cooldown_pending_s = -1;
     g->next_metrics_ms = INT64_MAX;
@@ -1141,7 +1172,7 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
     st = asg_launch_source_check(asg, g, r, &ids, err);
     if (st != SC_OK)
         return st;
-    st = check_desired_capacity_type(r->desired_capacity_type, err);
+    st = check_unsupported(r, err);
     if (st != SC_OK)
         return st;
     min = r->has_min_size ? r->min_size : i->min_size;
@@ -1183,8 +1214,7 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
         if (st != SC_OK)
             return st;
     }
-    if (asg_launch_source_set(asg, g, r, &ids) != 0 ||
-        set_desired_capacity_type(i, r->desired_capacity_type) != 0)
+    if (asg_launch_source_set(asg, g, r, &ids) != 0 || set_kept(i, r) != 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     if (r->health_check_type) {
         char *t = sc_strdup(r->health_check_type);
@@ -1216,6 +1246,8 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
     }
     if (r->has_new_instances_protected_from_scale_in)
         i->new_instances_protected_from_scale_in = !!r->new_instances_protected_from_scale_in;
+    if (r->has_capacity_rebalance)
+        i->capacity_rebalance = !!r->capacity_rebalance;
     i->min_size = min;
     i->max_size = max;
     asg_set_desired(

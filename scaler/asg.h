@@ -27,6 +27,8 @@
 #include "scaler/rng.h"
 #include "scaler/status.h"
 
+struct json_t;
+
 struct sc_asg;
 
 #define SC_ASG_ID_LEN                    32
@@ -186,6 +188,11 @@ struct sc_asg_lc_req {
     int instance_monitoring; /* default true */
     int has_associate_public_ip_address;
     int associate_public_ip_address;
+    /* Every other member as sent (a JSON object in the model's member names:
+     * BlockDeviceMappings, EbsOptimized, KernelId, RamdiskId, SpotPrice, PlacementTenancy,
+     * MetadataOptions, ClassicLinkVPC*), or NULL: copied, described as given; nothing in
+     * either world acts on them. */
+    const struct json_t *other;
 };
 
 struct sc_asg_lc_info {
@@ -201,6 +208,7 @@ struct sc_asg_lc_info {
     int instance_monitoring;
     int has_associate_public_ip_address;
     int associate_public_ip_address;
+    struct json_t *other; /* owned (sc_asg_lc_req.other), NULL when none */
     int64_t created_ms;
 };
 
@@ -352,6 +360,15 @@ struct sc_asg_group_info {
     struct sc_asg_tag *tags;
     int ntags;
     int new_instances_protected_from_scale_in;
+    /* CapacityRebalance: stored and described; it acts on Spot rebalance recommendations,
+     * which neither world sends */
+    int capacity_rebalance;
+    /* PlacementGroup, Context, ServiceLinkedRoleARN: NULL when never set (the role then
+     * describes as the account's AWSServiceRoleForAutoScaling); stored and described as
+     * sent, nothing acts on them (instances have no placement, IAM is not modelled) */
+    char *placement_group;
+    char *context;
+    char *service_linked_role_arn;
     int64_t created_ms;
     unsigned suspended;                      /* bit (1u << enum sc_asg_process) */
     int64_t suspended_ms[SC_ASG_PROC_COUNT]; /* SuspensionReason "User suspended at <t>" */
@@ -426,6 +443,14 @@ struct sc_asg_group_req {
     int ntags;
     int has_new_instances_protected_from_scale_in;
     int new_instances_protected_from_scale_in;
+    int has_capacity_rebalance;
+    int capacity_rebalance;
+    const char *placement_group;
+    const char *context;
+    const char *service_linked_role_arn;
+    /* MaxInstanceLifetime was sent: ValidationError, scalelab does not replace instances by
+     * age (docs/autoscaling.md 3) */
+    int has_max_instance_lifetime;
 };
 
 /* CreateAutoScalingGroup (spec 3.1, 3.8). Errors: AlreadyExists (`AutoScalingGroup by
@@ -633,6 +658,9 @@ struct sc_asg_policy_req {
     int64_t scaling_adjustment;
     int has_min_adjustment_magnitude;
     int64_t min_adjustment_magnitude;
+    /* it came as MinAdjustmentStep, the older name of the same setting: described under
+     * both names (docs/autoscaling.md 3) */
+    int min_adjustment_step;
     int has_cooldown;
     int cooldown;
     const char *metric_aggregation_type; /* NULL: Average */
@@ -657,6 +685,9 @@ struct sc_asg_policy_info {
     int64_t scaling_adjustment;
     int has_min_adjustment_magnitude;
     int64_t min_adjustment_magnitude;
+    /* it came as MinAdjustmentStep, the older name of the same setting: described under
+     * both names (docs/autoscaling.md 3) */
+    int min_adjustment_step;
     int has_cooldown;
     int cooldown;
     char *metric_aggregation_type; /* step only */

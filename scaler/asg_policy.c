@@ -469,6 +469,7 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
         i->adjustment_type = adj;
         i->has_min_adjustment_magnitude = r->has_min_adjustment_magnitude;
         i->min_adjustment_magnitude = r->min_adjustment_magnitude;
+        i->min_adjustment_step = r->has_min_adjustment_magnitude && r->min_adjustment_step;
     }
     if (t == SC_ASG_SIMPLE_SCALING) {
         i->has_scaling_adjustment = 1;

@@ -57,6 +57,8 @@ static json_t *lc_save(const struct sc_asg_lc_info *i)
     bad |= sc_save_bool(o, "instance_monitoring", i->instance_monitoring);
     bad |= sc_save_bool(o, "has_associate_public_ip_address", i->has_associate_public_ip_address);
     bad |= sc_save_bool(o, "associate_public_ip_address", i->associate_public_ip_address);
+    if (i->other)
+        bad |= sc_save_take(o, "other", json_deep_copy(i->other));
     bad |= sc_save_int(o, "created_ms", i->created_ms);
     if (bad) {
         json_decref(o);
@@ -187,6 +189,8 @@ static json_t *policy_save(const struct asg_policy *p)
     bad |= sc_save_int(o, "scaling_adjustment", i->scaling_adjustment);
     bad |= sc_save_bool(o, "has_min_adjustment_magnitude", i->has_min_adjustment_magnitude);
     bad |= sc_save_int(o, "min_adjustment_magnitude", i->min_adjustment_magnitude);
+    if (i->min_adjustment_step)
+        bad |= sc_save_bool(o, "min_adjustment_step", 1);
     bad |= sc_save_bool(o, "has_cooldown", i->has_cooldown);
     bad |= sc_save_int(o, "cooldown", i->cooldown);
     bad |= sc_save_str(o, "metric_aggregation_type", i->metric_aggregation_type);
@@ -272,6 +276,9 @@ static json_t *group_save(const struct asg_group *g)
     if (i->mixed_instances_policy)
         bad |= sc_save_take(o, "mixed", mixed_save(&i->mixed));
     bad |= sc_save_str(o, "desired_capacity_type", i->desired_capacity_type);
+    bad |= sc_save_str(o, "placement_group", i->placement_group);
+    bad |= sc_save_str(o, "context", i->context);
+    bad |= sc_save_str(o, "service_linked_role_arn", i->service_linked_role_arn);
     bad |= sc_save_int(o, "min_size", i->min_size);
     bad |= sc_save_int(o, "max_size", i->max_size);
     bad |= sc_save_int(o, "desired_capacity", i->desired_capacity);
@@ -289,6 +296,7 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_take(o, "tags", tags_save(i->tags, i->ntags));
     bad |= sc_save_bool(o, "new_instances_protected_from_scale_in",
                         i->new_instances_protected_from_scale_in);
+    bad |= sc_save_bool(o, "capacity_rebalance", i->capacity_rebalance);
     bad |= sc_save_int(o, "created_ms", i->created_ms);
     bad |= sc_save_int(o, "suspended", i->suspended);
     a = json_array();
@@ -408,6 +416,11 @@ static struct asg_lc *lc_load(struct sc_load *l, const json_t *o)
     i->instance_monitoring = sc_load_bool(l, o, "instance_monitoring");
     i->has_associate_public_ip_address = sc_load_bool(l, o, "has_associate_public_ip_address");
     i->associate_public_ip_address = sc_load_bool(l, o, "associate_public_ip_address");
+    if (json_object_get(o, "other")) { /* absent: none, or written before it was kept */
+        const json_t *other = sc_load_object(l, o, "other");
+
+        i->other = other ? json_deep_copy(other) : NULL;
+    }
     i->created_ms = sc_load_int(l, o, "created_ms");
     if (!l->failed && (!i->launch_configuration_name || !i->launch_configuration_arn))
         sc_load_fail(l, "a launch configuration needs a name and an ARN");
@@ -548,6 +561,8 @@ static struct asg_policy *policy_load(struct sc_load *l, const json_t *o, struct
     i->scaling_adjustment = sc_load_int(l, o, "scaling_adjustment");
     i->has_min_adjustment_magnitude = sc_load_bool(l, o, "has_min_adjustment_magnitude");
     i->min_adjustment_magnitude = sc_load_int(l, o, "min_adjustment_magnitude");
+    i->min_adjustment_step =
+        json_object_get(o, "min_adjustment_step") ? sc_load_bool(l, o, "min_adjustment_step") : 0;
     i->has_cooldown = sc_load_bool(l, o, "has_cooldown");
     i->cooldown = (int)sc_load_int(l, o, "cooldown");
     i->metric_aggregation_type = sc_load_str(l, o, "metric_aggregation_type");
@@ -670,6 +685,13 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
     i->desired_capacity_type = json_object_get(o, "desired_capacity_type")
                                    ? sc_load_str(l, o, "desired_capacity_type")
                                    : NULL;
+    /* absent in files written before they were kept */
+    i->placement_group =
+        json_object_get(o, "placement_group") ? sc_load_str(l, o, "placement_group") : NULL;
+    i->context = json_object_get(o, "context") ? sc_load_str(l, o, "context") : NULL;
+    i->service_linked_role_arn = json_object_get(o, "service_linked_role_arn")
+                                     ? sc_load_str(l, o, "service_linked_role_arn")
+                                     : NULL;
     i->min_size = (int)sc_load_int(l, o, "min_size");
     i->max_size = (int)sc_load_int(l, o, "max_size");
     i->desired_capacity = (int)sc_load_int(l, o, "desired_capacity");
@@ -688,6 +710,9 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
     i->tags = tags_load(l, o, "tags", &i->ntags);
     i->new_instances_protected_from_scale_in =
         sc_load_bool(l, o, "new_instances_protected_from_scale_in");
+    /* absent in files written before it was kept */
+    i->capacity_rebalance =
+        json_object_get(o, "capacity_rebalance") ? sc_load_bool(l, o, "capacity_rebalance") : 0;
     i->created_ms = sc_load_int(l, o, "created_ms");
     i->suspended = (unsigned)sc_load_int(l, o, "suspended");
     a = sc_load_array(l, o, "suspended_ms");

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "scaler/ec2_internal.h"
 #include "scaler/rec.h"
 #include "scaler/rng.h"
@@ -363,6 +365,7 @@ void ec2_ltver_free(struct ltver *v)
         free(v->sgs[i]);
     free(v->sgs);
     ec2_tagset_free(&v->tags);
+    json_decref(v->other);
     free(v);
 }
 

@@ -30,6 +30,8 @@
 
 #include "scaler/status.h"
 
+struct json_t;
+
 /* Longest id we make or accept ("subnet-" + 17 hex, "i-" + 17 hex), NUL included. */
 #define SC_EC2_ID_LEN 32
 
@@ -411,6 +413,12 @@ struct sc_ec2_lt_data {
     const char *const *security_group_ids;
     int nsecurity_group_ids;
     int monitoring_enabled;
+    /* Every other LaunchTemplateData member as sent (a JSON object in the model's member
+     * names: BlockDeviceMappings, IamInstanceProfile, MetadataOptions, NetworkInterfaces,
+     * ...), or NULL. Stored and described as given; a version made from a SourceVersion
+     * takes the source's and the members sent replace theirs, one top-level member at a
+     * time. Nothing in either world acts on them (docs/ec2.md's launch templates). */
+    const struct json_t *other;
 };
 
 struct sc_ec2_launch_template {

@@ -133,6 +133,7 @@ struct ltver {
     char **sgs;
     int nsgs;
     struct tagset tags;
+    struct json_t *other; /* owned: the members stored as sent (sc_ec2_lt_data.other) */
 };
 
 struct lt {

@@ -195,6 +195,8 @@ static json_t *lt_save(const void *ctx, int i)
         bad |= sc_save_strv(vo, "security_group_ids", v->sgs, v->nsgs);
         bad |= sc_save_bool(vo, "monitoring_enabled", v->v.data.monitoring_enabled);
         bad |= sc_save_take(vo, "tags", tagset_save(&v->tags));
+        if (v->other)
+            bad |= sc_save_take(vo, "other", json_deep_copy(v->other));
         bad |= json_array_append_new(vers, vo);
     }
     if (!bad) {
@@ -559,6 +561,11 @@ static void lts_load(struct sc_load *l, const json_t *a, struct recs *d)
             v->v.data.monitoring_enabled = sc_load_bool(l, vx, "monitoring_enabled");
             v->v.create_time_ms = sc_load_int(l, vx, "create_time_ms");
             tagset_load(l, vx, "tags", &v->tags);
+            if (json_object_get(vx, "other")) { /* absent: none, or written before it was kept */
+                const json_t *other = sc_load_object(l, vx, "other");
+
+                v->other = other ? json_deep_copy(other) : NULL;
+            }
             if (!l->failed && sc_load_int(l, vx, "version_number") != t->nvers)
                 sc_load_fail(l, "launch template %s: versions out of order", t->id);
             ec2_ltver_link(v, t, t->nvers);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "scaler/ec2_internal.h"
 #include "scaler/rec.h"
 
@@ -149,6 +151,28 @@ static void ltver_sync(struct ltver *v)
     v->v.data.ntags = v->tags.n;
     v->v.data.security_group_ids = (const char *const *)v->sgs;
     v->v.data.nsecurity_group_ids = v->nsgs;
+    v->v.data.other = v->other;
+}
+
+/* The version's other members into *out: the base's, with the ones sent replacing theirs;
+ * NULL when neither has any. Returns 0, or -1 on OOM. */
+static int other_merge(json_t **out, const json_t *base, const json_t *sent)
+{
+    json_t *copy;
+
+    *out = NULL;
+    if (json_object_size(base) == 0 && json_object_size(sent) == 0)
+        return 0;
+    *out = base ? json_deep_copy(base) : json_object();
+    if (!*out || !sent)
+        return *out ? 0 : -1;
+    copy = json_deep_copy(sent);
+    if (!copy || json_object_update(*out, copy) < 0) {
+        json_decref(copy);
+        return -1;
+    }
+    json_decref(copy);
+    return 0;
 }
 
 /* Version `number` of template t: its views, for a new version and a loaded one alike. */
@@ -205,6 +229,8 @@ static struct ltver *ltver_new(const struct lt *t, long number, const char *desc
         }
     }
     v->v.data.monitoring_enabled = d->monitoring_enabled || (b && b->monitoring_enabled);
+    if (other_merge(&v->other, b ? b->other : NULL, d->other) < 0)
+        goto fail;
     v->v.create_time_ms = now_ms;
     ec2_ltver_link(v, t, number);
     return v;

@@ -348,6 +348,12 @@ static uint64_t env_health_sig(void *ud, int with_lb)
     return h;
 }
 
+int sc_world_policy_alarms(const struct sc_world *w, const char *policy_arn,
+                           const struct sc_alarm_view **out, int max)
+{
+    return sc_alarms_with_action(sc_cw_alarms(w->cw), policy_arn, out, max);
+}
+
 /* --- alarm actions -> policies ---------------------------------------------------------------- */
 
 static double aggregate(const double *v, int n, const char *how)

@@ -114,6 +114,15 @@ int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms);
 enum sc_status sc_world_report_instance_cpu(struct sc_world *w, const char *instance_id, double pct,
                                             int64_t now_ms);
 
+struct sc_alarm_view;
+/* A scaling policy's Alarms as DescribePolicies shows them: the CloudWatch alarms of the
+ * world whose actions (any of the three lists) name policy_arn, in name order, so a simple
+ * or step policy lists the alarms a user pointed at it, and a target-tracking policy its
+ * own High and Low alarms. The first max go into out (borrowed until the next mutating
+ * call); returns how many there are. */
+int sc_world_policy_alarms(const struct sc_world *w, const char *policy_arn,
+                           const struct sc_alarm_view **out, int max);
+
 /* --- save / load (the emulator's --state FILE) ------------------------------------------ */
 
 /* The save format's version (the "version" member of a saved world). */

@@ -2166,6 +2166,83 @@ static void test_asg_deleted_group_activities_survive_save_load(void **state)
     sc_asg_destroy(n);
 }
 
+/* CapacityRebalance (docs/autoscaling.md): false unless sent, kept as sent by Create,
+ * changed only by an Update that sends it, and kept across a save and load. */
+static void test_asg_capacity_rebalance_kept_as_sent(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req up = { .auto_scaling_group_name = "g",
+                                   .has_capacity_rebalance = 1,
+                                   .capacity_rebalance = 1 };
+    struct sc_asg_group_req other = { .auto_scaling_group_name = "g",
+                                      .has_max_size = 1,
+                                      .max_size = 5 };
+    json_t *saved;
+    struct sc_asg *n;
+
+    assert_int_equal(make_group(x, "g", 0, 4, 0), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->capacity_rebalance, 0);
+    assert_int_equal(sc_asg_update_group(x->asg, &up, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->capacity_rebalance, 1);
+    assert_int_equal(sc_asg_update_group(x->asg, &other, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->capacity_rebalance, 1);
+    saved = sc_asg_save(x->asg);
+    n = census_asg(x);
+    assert_int_equal(sc_asg_load(n, saved, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(n, "g")->capacity_rebalance, 1);
+    up.capacity_rebalance = 0;
+    assert_int_equal(sc_asg_update_group(n, &up, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_group_find(n, "g")->capacity_rebalance, 0);
+    sc_asg_destroy(n);
+    json_decref(saved);
+}
+
+/* PlacementGroup, Context and ServiceLinkedRoleARN are kept as sent (an update without
+ * them keeps them), through a save and load; MaxInstanceLifetime is refused with nothing
+ * changed. A launch configuration's other members are kept as sent. */
+static void test_asg_kept_members_and_max_instance_lifetime_refused(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_group_req up = { .auto_scaling_group_name = "g",
+                                   .placement_group = "pg",
+                                   .context = "ctx",
+                                   .service_linked_role_arn = "arn:aws:iam::123456789012:role/r" };
+    struct sc_asg_group_req life = { .auto_scaling_group_name = "g",
+                                     .has_max_instance_lifetime = 1,
+                                     .has_max_size = 1,
+                                     .max_size = 7 };
+    struct sc_asg_lc_req lr = { .launch_configuration_name = "lc2",
+                                .image_id = "ami-12c6146b",
+                                .instance_type = "t3.micro" };
+    json_t *other = json_pack("{s:s,s:b}", "KernelId", "aki-1", "EbsOptimized", 1);
+    const struct sc_asg_group_info *g;
+    json_t *saved;
+    struct sc_asg *n;
+
+    assert_int_equal(make_group(x, "g", 0, 4, 0), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &up, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_update_group(x->asg, &life, T0, &x->err), SC_ERR_VALIDATION);
+    assert_string_equal(
+        x->err.message,
+        "MaxInstanceLifetime is not supported by scalelab: instances are not replaced by age.");
+    g = sc_asg_group_find(x->asg, "g");
+    assert_int_equal(g->max_size, 4);
+    lr.other = other;
+    assert_int_equal(sc_asg_create_launch_configuration(x->asg, &lr, T0, &x->err), SC_OK);
+    json_decref(other); /* copied */
+    saved = sc_asg_save(x->asg);
+    n = census_asg(x);
+    assert_int_equal(sc_asg_load(n, saved, &x->err), SC_OK);
+    g = sc_asg_group_find(n, "g");
+    assert_string_equal(g->placement_group, "pg");
+    assert_string_equal(g->context, "ctx");
+    assert_string_equal(g->service_linked_role_arn, "arn:aws:iam::123456789012:role/r");
+    assert_string_equal(
+        json_string_value(json_object_get(sc_asg_lc_find(n, "lc2")->other, "KernelId")), "aki-1");
+    sc_asg_destroy(n);
+    json_decref(saved);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -2226,6 +2303,8 @@ int main(void)
         T(test_asg_deleted_group_activities_trimmed_after_six_weeks),
         T(test_asg_deleted_group_activities_bounded),
         T(test_asg_deleted_group_activities_survive_save_load),
+        T(test_asg_capacity_rebalance_kept_as_sent),
+        T(test_asg_kept_members_and_max_instance_lifetime_refused),
         T(test_asg_suspended_alarm_notification_runs_nothing),
         T(test_asg_launch_failure_activity),
         T(test_asg_launch_failure_in_a_zone_goes_to_another),

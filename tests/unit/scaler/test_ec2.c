@@ -854,6 +854,51 @@ static void test_ec2_launch_template_create_and_versions(void **state)
     sc_ec2_destroy(ec2);
 }
 
+/* A template's other LaunchTemplateData members (BlockDeviceMappings, MetadataOptions, ...)
+ * are kept as sent; a version from a SourceVersion takes the source's, the members sent
+ * replacing theirs one top-level member at a time; save and load keep them. */
+static void test_ec2_launch_template_other_members_kept_and_merged(void **state)
+{
+    struct sc_ec2 *ec2 = mk(), *again = mk();
+    struct sc_ec2_lt_create_req req = { 0 };
+    struct sc_ec2_lt_version_req vreq = { 0 };
+    const struct sc_ec2_lt_version *v = NULL;
+    json_t *first = json_pack("{s:{s:s,s:i},s:b}", "MetadataOptions", "HttpTokens", "required",
+                              "HttpPutResponseHopLimit", 2, "EbsOptimized", 1);
+    json_t *second = json_pack("{s:{s:s}}", "MetadataOptions", "HttpTokens", "optional");
+    json_t *saved;
+    struct sc_error err = { 0 };
+
+    (void)state;
+    req.launch_template_name = "web-lt";
+    req.data.image_id = "ami-12c6146b";
+    req.data.instance_type = "t3.micro";
+    req.data.other = first;
+    assert_int_equal(sc_ec2_create_launch_template(ec2, &req, T0, NULL, &err), SC_OK);
+    json_decref(first); /* copied */
+    vreq.launch_template_name = "web-lt";
+    vreq.source_version = "1";
+    vreq.data.other = second;
+    assert_int_equal(sc_ec2_create_launch_template_version(ec2, &vreq, T0 + 1, &v, &err), SC_OK);
+    assert_true(json_is_true(json_object_get(v->data.other, "EbsOptimized"))); /* the source's */
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(v->data.other, "MetadataOptions"), "HttpTokens")),
+                        "optional");
+    assert_null(json_object_get(json_object_get(v->data.other, "MetadataOptions"),
+                                "HttpPutResponseHopLimit")); /* a whole member replaced */
+    saved = sc_ec2_save(ec2);
+    assert_int_equal(sc_ec2_load(again, saved, &err), SC_OK);
+    assert_int_equal(sc_ec2_resolve_launch_template(again, NULL, "web-lt", "1", &v, &err), SC_OK);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(v->data.other, "MetadataOptions"),
+                                           "HttpPutResponseHopLimit")),
+        2);
+    json_decref(second);
+    json_decref(saved);
+    sc_ec2_destroy(again);
+    sc_ec2_destroy(ec2);
+}
+
 static void test_ec2_launch_template_errors(void **state)
 {
     struct sc_ec2 *ec2 = mk();
@@ -1736,6 +1781,7 @@ int main(void)
         cmocka_unit_test(test_ec2_instance_type_catalogue),
         cmocka_unit_test(test_ec2_describe_images_catalogue),
         cmocka_unit_test(test_ec2_launch_template_create_and_versions),
+        cmocka_unit_test(test_ec2_launch_template_other_members_kept_and_merged),
         cmocka_unit_test(test_ec2_launch_template_errors),
         cmocka_unit_test(test_ec2_describe_launch_templates_unknown_name),
         cmocka_unit_test(test_ec2_run_instances_from_launch_template),

@@ -294,6 +294,64 @@ static void test_world_target_tracking_alarms_in_cloudwatch(void **state)
     sc_world_destroy(w);
 }
 
+/* A policy's Alarms are the alarms whose actions name it: the simple policy an alarm's
+ * AlarmActions or OKActions point at lists that alarm (name order), a target-tracking
+ * policy its High and Low alarms, and a deleted alarm leaves the list. */
+static void test_world_policy_alarms_are_alarms_naming_it(void **state)
+{
+    struct sc_world *w = new_world(7);
+    struct sc_error err = { 0 };
+    const struct sc_asg_policy_info *p = NULL, *tt = NULL;
+    struct sc_asg_policy_req pr = up_policy("web");
+    struct sc_asg_policy_req tr = cpu50_policy("web", 50);
+    struct sc_dimension dim = { "AutoScalingGroupName", "web" };
+    const char *actions[1];
+    struct sc_put_metric_alarm_req ar = { .metric_name = "CPUUtilization",
+                                          .namespace = "AWS/EC2",
+                                          .statistic = "Average",
+                                          .dimensions = &dim,
+                                          .n_dimensions = 1,
+                                          .has_period = 1,
+                                          .period = 60,
+                                          .has_evaluation_periods = 1,
+                                          .evaluation_periods = 1,
+                                          .has_threshold = 1,
+                                          .threshold = 80,
+                                          .comparison_operator = "GreaterThanThreshold" };
+    const struct sc_alarm_view *v[4];
+    const char *gone = "b-high";
+    char policy_arn[400];
+
+    (void)state;
+    make_group(w, "web", 1, 10, 1);
+    assert_int_equal(sc_asg_put_scaling_policy(sc_world_asg(w), &pr, T0, &p, &err), SC_OK);
+    snprintf(policy_arn, sizeof(policy_arn), "%s", p->policy_arn);
+    assert_int_equal(sc_world_policy_alarms(w, policy_arn, v, 4), 0);
+    actions[0] = policy_arn;
+    ar.alarm_name = "b-high";
+    ar.alarm_actions = actions;
+    ar.n_alarm_actions = 1;
+    assert_int_equal(sc_cw_put_metric_alarm(sc_world_cw(w), &ar, T0, &err), SC_OK);
+    ar.alarm_name = "a-ok";
+    ar.alarm_actions = NULL;
+    ar.n_alarm_actions = 0;
+    ar.ok_actions = actions;
+    ar.n_ok_actions = 1;
+    assert_int_equal(sc_cw_put_metric_alarm(sc_world_cw(w), &ar, T0, &err), SC_OK);
+    assert_int_equal(sc_world_policy_alarms(w, policy_arn, v, 4), 2);
+    assert_string_equal(v[0]->alarm_name, "a-ok");
+    assert_string_equal(v[1]->alarm_name, "b-high");
+    assert_string_equal(v[1]->alarm_arn, "arn:aws:cloudwatch:us-east-1:123456789012:alarm:b-high");
+    assert_int_equal(sc_world_policy_alarms(w, policy_arn, v, 1), 2); /* counts past max */
+    assert_int_equal(sc_cw_delete_alarms(sc_world_cw(w), &gone, 1, T0, &err), SC_OK);
+    assert_int_equal(sc_world_policy_alarms(w, policy_arn, v, 4), 1);
+    assert_int_equal(sc_asg_put_scaling_policy(sc_world_asg(w), &tr, T0, &tt, &err), SC_OK);
+    assert_int_equal(sc_world_policy_alarms(w, tt->policy_arn, v, 4), 2);
+    assert_string_equal(v[0]->alarm_name, tt->alarm_names[0]);
+    assert_string_equal(v[1]->alarm_name, tt->alarm_names[1]);
+    sc_world_destroy(w);
+}
+
 static void test_world_target_tracking_scales_out(void **state)
 {
     struct sc_world *w = new_world(7);
@@ -400,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_world_same_seed_same_ids),
         cmocka_unit_test(test_world_report_cpu_group_excludes_warming),
         cmocka_unit_test(test_world_target_tracking_alarms_in_cloudwatch),
+        cmocka_unit_test(test_world_policy_alarms_are_alarms_naming_it),
         cmocka_unit_test(test_world_target_tracking_scales_out),
         cmocka_unit_test(test_world_next_due_is_bounded),
         cmocka_unit_test(test_world_quiet_sweep_not_due),

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# examples/terraform/ as a user runs it (docs/terraform.md), against `emulator --time-scale
+# 60`: terraform init from the offline mirror, apply (timed), the stack checked with boto3
+# (instances InService behind the ELB, the policies' Alarms, CapacityRebalance), `terraform
+# plan -detailed-exitcode` straight after exits 0, an apply changing a desired capacity and
+# an alarm threshold (through the provider's capacity waiter), kill -9 of an instance
+# through the admin fault API heals, `terraform import` of a group made with the aws CLI
+# plans with no diff but the provider's own import defaults, destroy leaves no resource
+# and no instance process. The provider calls the emulator answered with an error are
+# listed as comments. Skipped, with the reason, without terraform on PATH or without the
+# hashicorp/aws provider in a filesystem mirror (found as test_terraform_asg_mixed.sh
+# finds it). Few provider runs on purpose (each is CPU heavy). TAP lines; KEEP_TMP=1.
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v terraform >/dev/null 2>&1; then
+    skip "terraform not on PATH (not installable from Debian)"
+    exit 0
+fi
+MIRROR=
+for d in ${TF_PLUGIN_MIRROR:-} /opt/tf-plugins /usr/share/terraform/plugins "$HOME/.terraform.d/plugins"; do
+    if [ -d "$d/registry.terraform.io/hashicorp/aws" ]; then MIRROR=$d; break; fi
+done
+if [ -z "$MIRROR" ]; then
+    skip "no hashicorp/aws provider in a filesystem mirror (set TF_PLUGIN_MIRROR)"
+    exit 0
+fi
+VERSION=$(ls "$MIRROR/registry.terraform.io/hashicorp/aws" | sort -V | tail -n 1)
+AWS=/usr/bin/aws # Debian's aws CLI v2
+need "$AWS" awscli || finish
+export AWS_PAGER=""
+
+start_emu emu --time-scale 60
+EMU_PID=$LAST
+
+# the example exactly as shipped, in a work folder of its own
+mkdir -p "$TMP/tf"
+cp "$ROOT"/examples/terraform/*.tf "$TMP/tf/"
+cat >"$TMP/cli.tfrc" <<EOF
+provider_installation {
+  filesystem_mirror {
+    path = "$MIRROR"
+  }
+  direct {
+    exclude = ["*/*"]
+  }
+}
+EOF
+export TF_CLI_CONFIG_FILE="$TMP/cli.tfrc" TF_DATA_DIR="$TMP/tf/.terraform" CHECKPOINT_DISABLE=1
+export TF_IN_AUTOMATION=1 TF_INPUT=0 TF_VAR_endpoint="$EP"
+tf() { (cd "$TMP/tf" && timeout 600 terraform "$@" -no-color) >"$TMP/tf.out" 2>&1; }
+tail_out() { tail -n 30 "$TMP/tf.out" | sed 's/^/#   /'; cat "$TMP/tf.out" >>"$TMP/tf.log"; }
+# plan_diff: the attributes and blocks a plan's text shows changing, one per line
+plan_diff() { grep -E '^\s+[~+-] [a-z_"]' "$TMP/tf.out" | sed -E 's/^\s+[~+-] //; s/[ ={].*//' | sort -u; }
+py() { python3 - "$EP" "$@"; }
+
+if tf init -input=false; then ok "terraform init from the mirror ($MIRROR, aws $VERSION)"; else notok "terraform init"; tail_out; exit 1; fi
+
+t0=${EPOCHREALTIME/./}
+if tf apply -auto-approve -input=false; then
+    secs=$(((${EPOCHREALTIME/./} - t0) / 1000000))
+    ok "terraform apply of the example: $(grep -o 'Resources: [0-9]* added' "$TMP/tf.out") in ${secs} s"
+else
+    notok "terraform apply"; tail_out; exit 1
+fi
+cat "$TMP/tf.out" >>"$TMP/tf.log"
+
+py <<'EOF' || failed=1
+import sys, boto3
+import tap
+from tap import check
+ep = sys.argv[1]
+asg = boto3.client("autoscaling", endpoint_url=ep)
+elb = boto3.client("elb", endpoint_url=ep)
+groups = {g["AutoScalingGroupName"]: g for g in asg.describe_auto_scaling_groups()["AutoScalingGroups"]}
+check("three groups: web, mixed, lt", sorted(groups) == ["lt", "mixed", "web"], sorted(groups))
+web = groups["web"]
+check("web: on the launch configuration, behind web-elb, ELB health checks",
+      (web["LaunchConfigurationName"], web["LoadBalancerNames"], web["HealthCheckType"])
+      == ("web-lc", ["web-elb"], "ELB"),
+      (web.get("LaunchConfigurationName"), web["LoadBalancerNames"], web["HealthCheckType"]))
+health = elb.describe_instance_health(LoadBalancerName="web-elb")["InstanceStates"]
+check("the ELB has the web group's instances InService",
+      health and all(h["State"] == "InService" for h in health), health)
+check("mixed: CapacityRebalance comes back true", groups["mixed"].get("CapacityRebalance") is True,
+      groups["mixed"].get("CapacityRebalance"))
+lt = groups["lt"]["LaunchTemplate"]
+check("lt: the launch template by id and name, version as sent",
+      lt.get("LaunchTemplateName") == "app-lt" and lt.get("LaunchTemplateId", "").startswith("lt-")
+      and lt.get("Version") == "$Default", lt)
+pol = {p["PolicyName"]: p for p in asg.describe_policies()["ScalingPolicies"]}
+check("web-step-out lists web-high-cpu in its Alarms (the alarm's action is the policy)",
+      [a["AlarmName"] for a in pol["web-step-out"]["Alarms"]] == ["web-high-cpu"],
+      pol["web-step-out"]["Alarms"])
+check("web-simple-in lists web-low-cpu in its Alarms",
+      [a["AlarmName"] for a in pol["web-simple-in"]["Alarms"]] == ["web-low-cpu"],
+      pol["web-simple-in"]["Alarms"])
+check("mixed-cpu-50 lists its two target-tracking alarms",
+      [a["AlarmName"].split("-")[2] for a in pol["mixed-cpu-50"]["Alarms"]] == ["AlarmHigh", "AlarmLow"],
+      [a["AlarmName"] for a in pol["mixed-cpu-50"]["Alarms"]])
+sys.exit(tap.failed)
+EOF
+
+set +e
+tf plan -detailed-exitcode -input=false
+rc=$?
+set -e
+if [ "$rc" -eq 0 ]; then
+    ok "terraform plan -detailed-exitcode straight after apply exits 0 (no changes)"
+else
+    notok "terraform plan -detailed-exitcode straight after apply exits 0 (got $rc; changes: $(plan_diff | tr '\n' ' '))"
+    grep -E '^\s+[~+-] |must be replaced|will be updated|Error' "$TMP/tf.out" | head -n 30 | sed 's/^/#   /'
+fi
+cat "$TMP/tf.out" >>"$TMP/tf.log"
+
+# a change a user makes: the lt group to 2 instances, the alarm's threshold to 80
+if tf apply -auto-approve -input=false -var lt_desired=2 -var high_cpu_threshold=80; then
+    ok "terraform apply of desired capacity 2 and threshold 80: $(grep -o 'Resources: .*destroyed' "$TMP/tf.out")"
+else
+    notok "terraform apply of the change"; tail_out
+fi
+cat "$TMP/tf.out" >>"$TMP/tf.log"
+py <<'EOF' || failed=1
+import sys, boto3
+import tap
+from tap import check
+ep = sys.argv[1]
+g = boto3.client("autoscaling", endpoint_url=ep).describe_auto_scaling_groups(
+    AutoScalingGroupNames=["lt"])["AutoScalingGroups"][0]
+ins = [i["LifecycleState"] for i in g["Instances"]]
+check("the provider's capacity waiter returned with 2 InService in lt",
+      g["DesiredCapacity"] == 2 and ins.count("InService") == 2, ins)
+a = boto3.client("cloudwatch", endpoint_url=ep).describe_alarms(AlarmNames=["web-high-cpu"])["MetricAlarms"][0]
+check("web-high-cpu's threshold is 80", a["Threshold"] == 80.0, a["Threshold"])
+sys.exit(tap.failed)
+EOF
+
+# kill -9 of an instance (docs/dataplane.md's fault API): the group replaces it
+py <<'EOF' || failed=1
+import json, sys, time, urllib.request, boto3
+import tap
+from tap import check
+ep = sys.argv[1]
+asg = boto3.client("autoscaling", endpoint_url=ep)
+def group():
+    return asg.describe_auto_scaling_groups(AutoScalingGroupNames=["lt"])["AutoScalingGroups"][0]
+victim = [i["InstanceId"] for i in group()["Instances"] if i["LifecycleState"] == "InService"][0]
+req = urllib.request.Request(ep + "/_scalelab/fault", method="POST",
+                             data=json.dumps({"instance_id": victim, "fault": "kill"}).encode())
+check("the admin fault API kills " + victim, json.load(urllib.request.urlopen(req))["status"] == "ok")
+def healed():
+    ins = group()["Instances"]
+    live = [i["InstanceId"] for i in ins if i["LifecycleState"] == "InService"]
+    return len(live) == 2 and victim not in live and live
+live = tap.wait(healed, 60)
+check("lt heals: 2 InService again, without " + victim, bool(live),
+      [(i["InstanceId"], i["LifecycleState"]) for i in group()["Instances"]])
+sys.exit(tap.failed)
+EOF
+
+# terraform import of a group made with the aws CLI
+if "$AWS" --endpoint-url "$EP" autoscaling create-auto-scaling-group --auto-scaling-group-name cli-made \
+    --launch-template 'LaunchTemplateName=app-lt,Version=$Default' --min-size 0 --max-size 2 \
+    --desired-capacity 1 --availability-zones us-east-1a >"$TMP/cli.out" 2>&1; then
+    ok "aws autoscaling create-auto-scaling-group cli-made"
+else
+    notok "aws autoscaling create-auto-scaling-group cli-made"; sed 's/^/#   /' "$TMP/cli.out"
+fi
+cat >"$TMP/tf/imported.tf" <<'EOF'
+resource "aws_autoscaling_group" "cli" {
+  name               = "cli-made"
+  min_size           = 0
+  max_size           = 2
+  desired_capacity   = 1
+  availability_zones = ["us-east-1a"]
+  # the API's default (the provider's is 300)
+  health_check_grace_period = 0
+  launch_template {
+    name    = "app-lt"
+    version = "$Default"
+  }
+}
+EOF
+export TF_VAR_lt_desired=2 TF_VAR_high_cpu_threshold=80
+if tf import -input=false aws_autoscaling_group.cli cli-made; then ok "terraform import aws_autoscaling_group.cli cli-made"; else notok "terraform import"; tail_out; fi
+cat "$TMP/tf.out" >>"$TMP/tf.log"
+set +e
+tf plan -detailed-exitcode -input=false
+rc=$?
+set -e
+cat "$TMP/tf.out" >>"$TMP/tf.log"
+# what import cannot read back is the provider's own (not in any API reply): its
+# defaults force_delete, force_delete_warm_pool, ignore_failed_scaling_activities and
+# wait_for_capacity_timeout
+unexpected=$(plan_diff | grep -vxE 'resource|update|force_delete|force_delete_warm_pool|ignore_failed_scaling_activities|wait_for_capacity_timeout' || true)
+if [ "$rc" -eq 0 ] || { [ "$rc" -eq 2 ] && [ -z "$unexpected" ] && grep -q '1 to change' "$TMP/tf.out"; }; then
+    ok "plan after the import: no diff but the provider's import defaults ($(plan_diff | grep -vxE 'resource|update' | tr '\n' ' '))"
+else
+    notok "plan after the import: unexpected changes (rc $rc): $unexpected"
+    grep -E '^\s+[~+-] |must be replaced|will be updated|Error' "$TMP/tf.out" | head -n 30 | sed 's/^/#   /'
+fi
+
+if tf destroy -auto-approve -input=false; then
+    ok "terraform destroy: $(grep -o 'Resources: [0-9]* destroyed' "$TMP/tf.out")"
+else
+    notok "terraform destroy"; tail_out
+fi
+cat "$TMP/tf.out" >>"$TMP/tf.log"
+py <<'EOF' || failed=1
+import sys, boto3
+import tap
+from tap import check
+ep = sys.argv[1]
+asg = boto3.client("autoscaling", endpoint_url=ep)
+ec2 = boto3.client("ec2", endpoint_url=ep)
+left = {
+    "groups": [g["AutoScalingGroupName"] for g in asg.describe_auto_scaling_groups()["AutoScalingGroups"]],
+    "launch configurations": [c["LaunchConfigurationName"] for c in asg.describe_launch_configurations()["LaunchConfigurations"]],
+    "policies": [p["PolicyName"] for p in asg.describe_policies()["ScalingPolicies"]],
+    "launch templates": [t["LaunchTemplateName"] for t in ec2.describe_launch_templates()["LaunchTemplates"]],
+    "load balancers": [l["LoadBalancerName"] for l in boto3.client("elb", endpoint_url=ep).describe_load_balancers()["LoadBalancerDescriptions"]],
+    "alarms": [a["AlarmName"] for a in boto3.client("cloudwatch", endpoint_url=ep).describe_alarms()["MetricAlarms"]],
+}
+check("destroy leaves no group, launch configuration, policy, template, load balancer or alarm",
+      not any(left.values()), {k: v for k, v in left.items() if v})
+def all_gone():
+    r = ec2.describe_instances()["Reservations"]
+    return all(i["State"]["Name"] == "terminated" for x in r for i in x["Instances"])
+check("every instance terminated", tap.wait(all_gone, 30))
+sys.exit(tap.failed)
+EOF
+check "no instance process left under the emulator" wait_for 15 bash -c "! pgrep -P $EMU_PID >/dev/null"
+
+# the provider calls the emulator answered with an error (docs/terraform.md lists them)
+grep ' req ' "$TMP/emu.log" | grep -v 'status=200' | grep -oE 'service=[^ ]+ action=[^ ]+ status=[0-9]+' |
+    sort | uniq -c | sed 's/^/# error answered: /' || true
+finish
