@@ -123,6 +123,8 @@ void v2_lb_free(struct lbrec *b);
 void v2_tg_free(struct tgrec *g);
 void v2_lis_free(struct lisrec *l);
 void v2_rule_free(struct rulerec *r);
+/* Removes listener li and its rules (no sync). */
+void v2_remove_listener(struct sc_elbv2 *v2, int li);
 /* Checks tags and adds them to l (all or nothing). */
 enum sc_status v2_tags_add(struct kvlist *l, const struct sc_elbv2_kv *tags, int n,
                            struct sc_error *err);
