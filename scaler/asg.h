@@ -602,7 +602,7 @@ const char *sc_asg_target_group_state(const struct sc_asg *asg, const struct sc_
  * (a classic load balancer name); others ValidationError. */
 struct sc_asg_traffic_source {
     const char *identifier;
-    const char *type; /* NULL -> "elbv2" */
+    const char *type; /* NULL: elbv2 for a target group ARN, elb for a name */
 };
 enum sc_status sc_asg_attach_traffic_sources(struct sc_asg *asg, const char *group,
                                              const struct sc_asg_traffic_source *t, int n,

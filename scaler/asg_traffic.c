@@ -151,10 +151,14 @@ static enum sc_status split_sources(const struct sc_asg_traffic_source *t, int n
 {
     *nn = *na = 0;
     for (int i = 0; i < n; i++) {
-        const char *type = t[i].type ? t[i].type : "elbv2";
+        const char *type = t[i].type;
 
         if (!t[i].identifier)
             return sc_fail(err, SC_ERR_VALIDATION, "A traffic source identifier is required.");
+        /* clients whose model predates Type send the identifier alone: an ARN of a target
+         * group is elbv2, a name a classic load balancer */
+        if (!type)
+            type = strstr(t[i].identifier, ":targetgroup/") ? "elbv2" : "elb";
         if (strcmp(type, "elbv2") == 0)
             arns[(*na)++] = t[i].identifier;
         else if (strcmp(type, "elb") == 0)
