@@ -22,6 +22,15 @@ static struct sc_elbv2 *v2_of(struct api_ctx *ctx)
     return sc_world_elbv2(ctx->world);
 }
 
+/* A string member, NULL when absent or empty (the Query serializers of some SDKs send
+ * optional members as empty strings). */
+static const char *opt_str(json_t *in, const char *member)
+{
+    const char *v = api_str(in, member);
+
+    return v && *v ? v : NULL;
+}
+
 static void set_str(json_t *o, const char *k, const char *v)
 {
     if (v)
@@ -124,7 +133,7 @@ static int create_load_balancer(struct api_ctx *ctx, json_t *in, json_t **out, s
     r.name = api_str(in, "Name");
     r.type = api_str(in, "Type");
     r.scheme = api_str(in, "Scheme");
-    r.ip_address_type = api_str(in, "IpAddressType");
+    r.ip_address_type = opt_str(in, "IpAddressType");
     r.subnets = api_strings(in, "Subnets", &r.nsubnets);
     if (json_array_size(maps) > 0) {
         const char **v = cm_xcalloc(json_array_size(maps), sizeof(*v));
@@ -315,6 +324,17 @@ static int set_ip_address_type(struct api_ctx *ctx, json_t *in, json_t **out, st
     return 0;
 }
 
+/* No capacity reservation is ever made (ModifyCapacityReservation is not served): the load
+ * balancer's reservation state is empty (docs/elbv2.md 3). */
+static int describe_capacity_reservation(struct api_ctx *ctx, json_t *in, json_t **out,
+                                         struct awserr *err)
+{
+    if (!sc_elbv2_lb_find(v2_of(ctx), api_str(in, "LoadBalancerArn")))
+        return awserr_set(err, 400, "LoadBalancerNotFound", "One or more load balancers not found");
+    *out = json_pack("{s:[]}", "CapacityReservationState");
+    return 0;
+}
+
 /* --- target groups ---------------------------------------------------------------------------- */
 
 static json_t *tg_json(const struct sc_elbv2_tg *g)
@@ -369,11 +389,11 @@ static int create_target_group(struct api_ctx *ctx, json_t *in, json_t **out, st
 
     r.name = api_str(in, "Name");
     r.protocol = api_str(in, "Protocol");
-    r.protocol_version = api_str(in, "ProtocolVersion");
+    r.protocol_version = opt_str(in, "ProtocolVersion");
     r.has_port = api_int(in, "Port", &r.port);
     r.vpc_id = api_str(in, "VpcId");
-    r.target_type = api_str(in, "TargetType");
-    r.ip_address_type = api_str(in, "IpAddressType");
+    r.target_type = opt_str(in, "TargetType");
+    r.ip_address_type = opt_str(in, "IpAddressType");
     hc_get(in, &r.hc);
     if (api_str(json_object_get(in, "Matcher"), "GrpcCode"))
         return awserr_set(err, 400, "ValidationError",
@@ -1167,6 +1187,7 @@ const struct api_handler api_elbv2_handlers[] = {
     { "DeleteTargetGroup", delete_target_group, API_MUTATES },
     { "DeregisterTargets", deregister_targets, API_MUTATES },
     { "DescribeAccountLimits", describe_account_limits, API_WORLDLESS },
+    { "DescribeCapacityReservation", describe_capacity_reservation, 0 },
     { "DescribeListenerAttributes", describe_listener_attributes, 0 },
     { "DescribeListenerCertificates", describe_listener_certificates, 0 },
     { "DescribeListeners", describe_listeners, 0 },
