@@ -1124,9 +1124,10 @@ static int describe_ssl_policies(struct api_ctx *ctx, json_t *in, json_t **out, 
     names = api_strings(in, "Names", &nn);
     for (int i = 0; i < nn; i++) {
         if (!sc_elbv2_ssl_policy_find(names[i])) {
+            awserr_set(err, 400, "SSLPolicyNotFound", "SSL policy '%s' not found", names[i]);
             json_decref(a);
             free(names);
-            return awserr_set(err, 400, "SSLPolicyNotFound", "SSL policy '%s' not found", names[i]);
+            return -1;
         }
     }
     for (int i = 0; i < sc_elbv2_ssl_policy_count(); i++) {
