@@ -22,6 +22,8 @@ const struct api_handler *api_find(const char *service, const char *op)
         return find_in(api_autoscaling_handlers, op);
     if (strcmp(service, "elb") == 0)
         return find_in(api_elb_handlers, op);
+    if (strcmp(service, "elbv2") == 0)
+        return find_in(api_elbv2_handlers, op);
     if (strcmp(service, "cloudwatch") == 0)
         return find_in(api_cloudwatch_handlers, op);
     if (strcmp(service, "ec2") == 0)

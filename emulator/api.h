@@ -47,7 +47,7 @@ struct api_handler {
     unsigned flags; /* API_* bits */
 };
 
-/* The handler for service (model name: "autoscaling", "elb", "cloudwatch", "ec2") and
+/* The handler for service (model name: "autoscaling", "elb", "elbv2", "cloudwatch", "ec2") and
  * op, or NULL when the emulator does not serve it yet. */
 const struct api_handler *api_find(const char *service, const char *op);
 
@@ -80,6 +80,7 @@ void api_page_window(json_t *in, const char *token_in, const char *limit_in, int
 /* Per-service tables, each ended by { NULL, NULL, 0 }. */
 extern const struct api_handler api_autoscaling_handlers[];
 extern const struct api_handler api_elb_handlers[];
+extern const struct api_handler api_elbv2_handlers[];
 extern const struct api_handler api_cloudwatch_handlers[];
 extern const struct api_handler api_ec2_handlers[];
 

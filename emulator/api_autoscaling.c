@@ -326,6 +326,7 @@ static void group_req_get(json_t *in, struct group_req *g)
     rq->has_health_check_grace_period =
         api_int(in, "HealthCheckGracePeriod", &rq->health_check_grace_period);
     rq->load_balancer_names = api_strings(in, "LoadBalancerNames", &rq->nload_balancer_names);
+    rq->target_group_arns = api_strings(in, "TargetGroupARNs", &rq->ntarget_group_arns);
     rq->termination_policies = api_strings(in, "TerminationPolicies", &rq->ntermination_policies);
     if (json_is_boolean(json_object_get(in, "NewInstancesProtectedFromScaleIn"))) {
         rq->has_new_instances_protected_from_scale_in = 1;
@@ -352,6 +353,7 @@ static void group_req_free(struct group_req *g)
 {
     free((void *)g->rq.availability_zones);
     free((void *)g->rq.load_balancer_names);
+    free((void *)g->rq.target_group_arns);
     free((void *)g->rq.termination_policies);
     free(g->tags);
     free(g->overrides);
@@ -488,7 +490,8 @@ static json_t *group_json(const struct sc_asg_group_info *g, const char *account
                         strs_json(g->availability_zones, g->navailability_zones));
     json_object_set_new(o, "LoadBalancerNames",
                         strs_json(g->load_balancer_names, g->nload_balancer_names));
-    json_object_set_new(o, "TargetGroupARNs", json_array());
+    json_object_set_new(o, "TargetGroupARNs",
+                        strs_json(g->target_group_arns, g->ntarget_group_arns));
     set_str(o, "HealthCheckType", g->health_check_type);
     json_object_set_new(o, "HealthCheckGracePeriod", json_integer(g->health_check_grace_period));
     for (int i = 0; i < sc_asg_group_instance_count(g); i++)
@@ -920,6 +923,99 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
     return page_out(items, in, 100, 100, out, "LoadBalancers", err);
 }
 
+/* --- target groups and traffic sources (scaler/asg_traffic.c) --- */
+
+static int attach_target_groups(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return names_op(ctx, in, out, err, "TargetGroupARNs", sc_asg_attach_target_groups);
+}
+
+static int detach_target_groups(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return names_op(ctx, in, out, err, "TargetGroupARNs", sc_asg_detach_target_groups);
+}
+
+static int describe_target_groups(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = sc_world_asg(ctx->world);
+    struct sc_error se = { 0 };
+    const char *group = api_str(in, "AutoScalingGroupName");
+    const struct sc_asg_group_info *g = sc_asg_group_find(asg, group);
+    json_t *items;
+
+    if (!g) {
+        sc_asg_group_not_found(group, &se);
+        return fail(err, &se);
+    }
+    items = json_array();
+    for (int i = 0; i < g->ntarget_group_arns; i++)
+        json_array_append_new(items, json_pack("{s:s,s:s}", "LoadBalancerTargetGroupARN",
+                                               g->target_group_arns[i], "State",
+                                               sc_asg_target_group_state(asg, g, i)));
+    return page_out(items, in, 100, 100, out, "LoadBalancerTargetGroups", err);
+}
+
+static int traffic_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int attach)
+{
+    struct sc_asg *asg = sc_world_asg(ctx->world);
+    json_t *a = json_object_get(in, "TrafficSources"), *e;
+    struct sc_asg_traffic_source *t = cm_xcalloc(json_array_size(a) + 1, sizeof(*t));
+    struct sc_error se = { 0 };
+    enum sc_status st;
+    size_t i;
+
+    *out = NULL;
+    json_array_foreach(a, i, e)
+    {
+        t[i].identifier = api_str(e, "Identifier");
+        t[i].type = api_str(e, "Type");
+    }
+    st = attach ? sc_asg_attach_traffic_sources(asg, api_str(in, "AutoScalingGroupName"), t,
+                                                (int)json_array_size(a), ctx->now_ms, &se)
+                : sc_asg_detach_traffic_sources(asg, api_str(in, "AutoScalingGroupName"), t,
+                                                (int)json_array_size(a), ctx->now_ms, &se);
+    free(t);
+    return st == SC_OK ? 0 : fail(err, &se);
+}
+
+static int attach_traffic_sources(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return traffic_op(ctx, in, out, err, 1);
+}
+
+static int detach_traffic_sources(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return traffic_op(ctx, in, out, err, 0);
+}
+
+static int describe_traffic_sources(struct api_ctx *ctx, json_t *in, json_t **out,
+                                    struct awserr *err)
+{
+    struct sc_asg *asg = sc_world_asg(ctx->world);
+    struct sc_error se = { 0 };
+    const char *group = api_str(in, "AutoScalingGroupName");
+    const char *type = api_str(in, "TrafficSourceType");
+    const struct sc_asg_group_info *g = sc_asg_group_find(asg, group);
+    json_t *items;
+
+    if (!g) {
+        sc_asg_group_not_found(group, &se);
+        return fail(err, &se);
+    }
+    items = json_array();
+    for (int i = 0; (!type || strcmp(type, "elb") == 0) && i < g->nload_balancer_names; i++)
+        json_array_append_new(items, json_pack("{s:s,s:s,s:s,s:s}", "TrafficSource",
+                                               g->load_balancer_names[i], "State",
+                                               sc_asg_load_balancer_state(asg, g, i), "Identifier",
+                                               g->load_balancer_names[i], "Type", "elb"));
+    for (int i = 0; (!type || strcmp(type, "elbv2") == 0) && i < g->ntarget_group_arns; i++)
+        json_array_append_new(items, json_pack("{s:s,s:s,s:s,s:s}", "TrafficSource",
+                                               g->target_group_arns[i], "State",
+                                               sc_asg_target_group_state(asg, g, i), "Identifier",
+                                               g->target_group_arns[i], "Type", "elbv2"));
+    return page_out(items, in, 50, 50, out, "TrafficSources", err);
+}
+
 static int tags_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int del)
 {
     struct sc_asg *asg = sc_world_asg(ctx->world);
@@ -1284,7 +1380,9 @@ static int execute_policy(struct api_ctx *ctx, json_t *in, json_t **out, struct 
 
 const struct api_handler api_autoscaling_handlers[] = {
     { "AttachInstances", attach_instances, API_MUTATES },
+    { "AttachLoadBalancerTargetGroups", attach_target_groups, API_MUTATES },
     { "AttachLoadBalancers", attach_load_balancers, API_MUTATES },
+    { "AttachTrafficSources", attach_traffic_sources, API_MUTATES },
     { "CreateAutoScalingGroup", create_auto_scaling_group, API_MUTATES },
     { "CreateLaunchConfiguration", create_launch_configuration, API_MUTATES },
     { "CreateOrUpdateTags", create_or_update_tags, API_MUTATES },
@@ -1299,6 +1397,7 @@ const struct api_handler api_autoscaling_handlers[] = {
     { "DescribeAutoScalingNotificationTypes", describe_notification_types, API_WORLDLESS },
     { "DescribeLaunchConfigurations", describe_launch_configurations, 0 },
     { "DescribeLifecycleHookTypes", describe_lifecycle_hook_types, API_WORLDLESS },
+    { "DescribeLoadBalancerTargetGroups", describe_target_groups, 0 },
     { "DescribeLoadBalancers", describe_load_balancers, 0 },
     { "DescribeMetricCollectionTypes", describe_metric_collection_types, API_WORLDLESS },
     { "DescribePolicies", describe_policies, 0 },
@@ -1306,8 +1405,11 @@ const struct api_handler api_autoscaling_handlers[] = {
     { "DescribeScalingProcessTypes", describe_scaling_process_types, API_WORLDLESS },
     { "DescribeTags", describe_tags, 0 },
     { "DescribeTerminationPolicyTypes", describe_termination_policy_types, API_WORLDLESS },
+    { "DescribeTrafficSources", describe_traffic_sources, 0 },
     { "DetachInstances", detach_instances, API_MUTATES },
+    { "DetachLoadBalancerTargetGroups", detach_target_groups, API_MUTATES },
     { "DetachLoadBalancers", detach_load_balancers, API_MUTATES },
+    { "DetachTrafficSources", detach_traffic_sources, API_MUTATES },
     { "DisableMetricsCollection", disable_metrics_collection, API_MUTATES },
     { "EnableMetricsCollection", enable_metrics_collection, API_MUTATES },
     { "EnterStandby", enter_standby, API_MUTATES },

@@ -26,6 +26,7 @@
 #include "scaler/app.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/elbv2.h"
 #include "scaler/world.h"
 
 #define MAX_TARGETS 1024
@@ -87,6 +88,8 @@ struct hcref {
     char key[96];
     struct sc_world *w;
     char lb[SC_ELB_NAME_LEN];
+    char tg[SC_ELBV2_ARN_LEN]; /* an ELBv2 target group's check when set (lb is "") */
+    int tg_port;               /* the target's port in that group */
     char id[SC_EC2_ID_LEN];
     int seen;
 };
@@ -520,6 +523,15 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
     }
     if (!r)
         return;
+    if (r->tg[0]) {
+        /* the checker tells a failed connection from the rest (no 200 in time) only: both
+         * are Target.FailedHealthChecks (docs/elbv2.md 7) */
+        sc_elbv2_health_result(sc_world_elbv2(r->w), r->tg, r->id, r->tg_port,
+                               ok ? SC_ELBV2_HC_OK : SC_ELBV2_HC_FAILED, 0,
+                               a->cfg.now_ms(a->cfg.ud));
+        kick(a);
+        return;
+    }
     if (connect_failed)
         lbstat_ensure(a, r->w, r->lb)->hc_conn_errors++;
     sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, ok, a->cfg.now_ms(a->cfg.ud));
@@ -670,6 +682,62 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
     return changed;
 }
 
+/* The health-check handle of target (id, port) of ELBv2 target group tg, made on the first
+ * call. */
+static struct hcref *hcref_ensure_tg(struct autoscale *a, struct sc_world *w, const char *tg,
+                                     const char *id, int port)
+{
+    struct hcref *r;
+
+    for (int i = 0; i < a->nhr; i++) {
+        r = a->hr[i];
+        if (r->w == w && strcmp(r->tg, tg) == 0 && strcmp(r->id, id) == 0 && r->tg_port == port)
+            return r;
+    }
+    r = cm_xcalloc(1, sizeof(*r));
+    r->w = w;
+    snprintf(r->tg, sizeof(r->tg), "%s", tg);
+    r->tg_port = port;
+    snprintf(r->id, sizeof(r->id), "%.31s", id);
+    snprintf(r->key, sizeof(r->key), "hc%llu", (unsigned long long)++a->key_seq);
+    PUSH(a->hr, a->nhr, a->cap_hr, r);
+    return r;
+}
+
+/* ELBv2 target groups: every target the library marks `checked` is probed on its port (or
+ * the health check's), with the group's interval and timeout on the scaled clock. */
+static void sync_tgs(struct autoscale *a, struct sc_world *w)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(w);
+
+    for (int g = 0; g < sc_elbv2_tg_count(v2); g++) {
+        const struct sc_elbv2_tg *tg = sc_elbv2_tg_at(v2, g);
+        struct hc_check chk;
+        int64_t interval_ms = scaled_ms(a, tg->hc.interval_s * 1000.0, 10);
+
+        chk.proto = strcmp(tg->hc.protocol, "TCP") == 0 ? HC_TCP : HC_HTTP;
+        chk.path = tg->hc.path ? tg->hc.path : "/";
+        chk.timeout_ms = scaled_ms(a, tg->hc.timeout_s * 1000.0, 5);
+        for (int i = 0; i < sc_elbv2_target_count(v2, tg->arn); i++) {
+            struct sc_elbv2_target_health t;
+            struct proc *p;
+            struct hcref *r;
+            int port;
+
+            if (sc_elbv2_target_at(v2, tg->arn, i, &t) != 0 || !t.checked)
+                continue;
+            p = proc_find(a, w, t.id);
+            port = proc_port_for(a, p, atoi(t.health_check_port));
+            if (port <= 0)
+                continue;
+            r = hcref_ensure_tg(a, w, tg->arn, t.id, t.port);
+            r->seen = 1;
+            chk.port = port;
+            hc_target_set(a->hc, r->key, &chk, interval_ms, 0);
+        }
+    }
+}
+
 static int sync_lbs(struct autoscale *a, struct sc_world *w, int64_t now)
 {
     struct sc_elb *elb = sc_world_elb(w);
@@ -690,6 +758,7 @@ static int sync_lbs(struct autoscale *a, struct sc_world *w, int64_t now)
             changed |= sync_lb(a, w, names[i], now);
         free(names);
     }
+    sync_tgs(a, w);
     for (int i = 0; i < a->nls; i++) {
         if (!a->ls[i]->seen) {
             log_info("autoscale: load balancer %s listener %d closed", a->ls[i]->lb,

@@ -231,11 +231,7 @@ static int route(const struct dispatch_request *rq, const struct auth_scope *sco
         snprintf(r->action, sizeof(r->action), "%s", action);
         r->svc = NULL;
         if (scoped) {
-            if (version && strcmp(scope->service, "elasticloadbalancing") == 0 &&
-                strcmp(version, "2015-12-01") == 0)
-                return awserr_set(err, 400, "InvalidAction",
-                                  "Elastic Load Balancing v2 (2015-12-01) is not served by "
-                                  "scalelab; use classic ELB (2012-06-01)");
+            /* elasticloadbalancing serves classic ELB and ELBv2: the Version tells */
             r->svc = model_service_find(scope->service, version);
             if (!r->svc)
                 r->svc = model_service_find(scope->service, NULL);

@@ -94,6 +94,7 @@ struct model_service {
 
 extern const struct model_service model_autoscaling;
 extern const struct model_service model_elb;
+extern const struct model_service model_elbv2;
 extern const struct model_service model_cloudwatch;
 extern const struct model_service model_ec2;
 

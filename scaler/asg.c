@@ -696,6 +696,7 @@ void asg_group_free(struct asg_group *g)
     free(i->vpc_zone_identifier);
     free(i->health_check_type);
     sc_strv_free(i->load_balancer_names, i->nload_balancer_names);
+    sc_strv_free(i->target_group_arns, i->ntarget_group_arns);
     sc_strv_free(i->termination_policies, i->ntermination_policies);
     tags_free(i->tags, i->ntags);
     for (int k = 0; k < g->ninst; k++)
@@ -1065,6 +1066,9 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     st = check_lbs(asg, r->load_balancer_names, r->nload_balancer_names, err);
     if (st != SC_OK)
         return st;
+    st = asg_check_target_groups(asg, r->target_group_arns, r->ntarget_group_arns, err);
+    if (st != SC_OK)
+        return st;
     if (r->nload_balancer_names > SC_ASG_MAX_LOAD_BALANCERS)
         return sc_fail(
             err, SC_ERR_LIMIT_EXCEEDED,
@@ -1116,6 +1120,12 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
         if (!i->load_balancer_names)
             goto oom;
         i->nload_balancer_names = r->nload_balancer_names;
+    }
+    if (r->ntarget_group_arns > 0) {
+        i->target_group_arns = asg_dup_strv(r->target_group_arns, r->ntarget_group_arns);
+        if (!i->target_group_arns)
+            goto oom;
+        i->ntarget_group_arns = r->ntarget_group_arns;
     }
     if (r->ntermination_policies > 0) {
         i->termination_policies = asg_dup_strv(r->termination_policies, r->ntermination_policies);

@@ -355,6 +355,8 @@ struct sc_asg_group_info {
     int health_check_grace_period; /* seconds */
     char **load_balancer_names;
     int nload_balancer_names;
+    char **target_group_arns; /* ELBv2 target groups (asg_traffic.c) */
+    int ntarget_group_arns;
     char **termination_policies;
     int ntermination_policies;
     struct sc_asg_tag *tags;
@@ -437,6 +439,8 @@ struct sc_asg_group_req {
     int health_check_grace_period;
     const char *const *load_balancer_names; /* Create only */
     int nload_balancer_names;
+    const char *const *target_group_arns; /* Create only */
+    int ntarget_group_arns;
     const char *const *termination_policies;
     int ntermination_policies;
     const struct sc_asg_tag_req *tags; /* Create only */
@@ -602,6 +606,35 @@ enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *grou
  * group InService at the balancer) for g's i-th balancer. */
 const char *sc_asg_load_balancer_state(const struct sc_asg *asg, const struct sc_asg_group_info *g,
                                        int i);
+
+/* --- ELBv2 target groups and traffic sources (asg_traffic.c; docs/elbv2.md 9) -------------- */
+
+/* Attach/DetachLoadBalancerTargetGroups (<= 10 ARNs per call). Each must exist
+ * (env.lb_exists): ValidationError `Provided Target Groups may not be valid. Please ensure
+ * they exist and try again.`. Attaching registers the InService instances; detaching
+ * deregisters them (the target group drains them). */
+enum sc_status sc_asg_attach_target_groups(struct sc_asg *asg, const char *group,
+                                           const char *const *arns, int n, int64_t now_ms,
+                                           struct sc_error *err);
+enum sc_status sc_asg_detach_target_groups(struct sc_asg *asg, const char *group,
+                                           const char *const *arns, int n, int64_t now_ms,
+                                           struct sc_error *err);
+/* DescribeLoadBalancerTargetGroups State of g's i-th target group: "Added", or "InService"
+ * when one of the group's instances is healthy in it. */
+const char *sc_asg_target_group_state(const struct sc_asg *asg, const struct sc_asg_group_info *g,
+                                      int i);
+/* AttachTrafficSources / DetachTrafficSources: type "elbv2" (a target group ARN) or "elb"
+ * (a classic load balancer name); others ValidationError. */
+struct sc_asg_traffic_source {
+    const char *identifier;
+    const char *type; /* NULL: elbv2 for a target group ARN, elb for a name */
+};
+enum sc_status sc_asg_attach_traffic_sources(struct sc_asg *asg, const char *group,
+                                             const struct sc_asg_traffic_source *t, int n,
+                                             int64_t now_ms, struct sc_error *err);
+enum sc_status sc_asg_detach_traffic_sources(struct sc_asg *asg, const char *group,
+                                             const struct sc_asg_traffic_source *t, int n,
+                                             int64_t now_ms, struct sc_error *err);
 
 /* Suspend/ResumeProcesses; no names = all. Unknown name: ValidationError. */
 enum sc_status sc_asg_suspend_processes(struct sc_asg *asg, const char *group,

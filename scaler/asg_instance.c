@@ -186,9 +186,8 @@ void asg_lb_register_all(struct sc_asg *asg, struct asg_group *g, struct asg_ins
 {
     if (!asg->env.lb_register || asg_proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
         return;
-    for (int k = 0; k < g->info.nload_balancer_names; k++)
-        asg->env.lb_register(asg->env.ud, g->info.load_balancer_names[k], in->info.instance_id,
-                             now_ms);
+    for (int k = 0; k < asg_lb_count(&g->info); k++)
+        asg->env.lb_register(asg->env.ud, asg_lb_at(&g->info, k), in->info.instance_id, now_ms);
 }
 
 static void lb_deregister_all(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
@@ -196,18 +195,17 @@ static void lb_deregister_all(struct sc_asg *asg, struct asg_group *g, struct as
 {
     if (!asg->env.lb_deregister)
         return;
-    for (int k = 0; k < g->info.nload_balancer_names; k++)
-        asg->env.lb_deregister(asg->env.ud, g->info.load_balancer_names[k], in->info.instance_id,
-                               now_ms);
+    for (int k = 0; k < asg_lb_count(&g->info); k++)
+        asg->env.lb_deregister(asg->env.ud, asg_lb_at(&g->info, k), in->info.instance_id, now_ms);
 }
 
 int asg_lb_draining(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in)
 {
     if (!asg->env.lb_instance_state)
         return 0;
-    for (int k = 0; k < g->info.nload_balancer_names; k++)
-        if (asg->env.lb_instance_state(asg->env.ud, g->info.load_balancer_names[k],
-                                       in->info.instance_id) == SC_ASG_LB_DRAINING)
+    for (int k = 0; k < asg_lb_count(&g->info); k++)
+        if (asg->env.lb_instance_state(asg->env.ud, asg_lb_at(&g->info, k), in->info.instance_id) ==
+            SC_ASG_LB_DRAINING)
             return 1;
     return 0;
 }

@@ -265,6 +265,13 @@ int asg_group_warming(const struct asg_group *g, int64_t now_ms);
 int asg_in_cooldown(const struct asg_group *g, int64_t now_ms);
 void asg_start_cooldown(struct asg_group *g, int cooldown_s);
 /* Registers the instance with g's load balancers (unless AddToLoadBalancer is suspended). */
+/* A group's load balancers and target groups as one list (asg_traffic.c): the classic
+ * names, then the target group ARNs; the env callbacks tell them apart. */
+int asg_lb_count(const struct sc_asg_group_info *gi);
+/* Each ARN names an existing target group; ValidationError otherwise. */
+enum sc_status asg_check_target_groups(struct sc_asg *asg, const char *const *arns, int n,
+                                       struct sc_error *err);
+const char *asg_lb_at(const struct sc_asg_group_info *gi, int k);
 void asg_lb_register_all(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
                          int64_t now_ms);
 /* 1 while one of g's load balancers drains the instance. */

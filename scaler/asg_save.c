@@ -291,6 +291,8 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_str(o, "health_check_type", i->health_check_type);
     bad |= sc_save_int(o, "health_check_grace_period", i->health_check_grace_period);
     bad |= sc_save_strv(o, "load_balancer_names", i->load_balancer_names, i->nload_balancer_names);
+    if (i->ntarget_group_arns > 0)
+        bad |= sc_save_strv(o, "target_group_arns", i->target_group_arns, i->ntarget_group_arns);
     bad |=
         sc_save_strv(o, "termination_policies", i->termination_policies, i->ntermination_policies);
     bad |= sc_save_take(o, "tags", tags_save(i->tags, i->ntags));
@@ -706,6 +708,9 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
     i->health_check_type = sc_load_str(l, o, "health_check_type");
     i->health_check_grace_period = (int)sc_load_int(l, o, "health_check_grace_period");
     i->load_balancer_names = sc_load_strv(l, o, "load_balancer_names", &i->nload_balancer_names);
+    /* absent in documents written before target groups were served */
+    if (json_object_get(o, "target_group_arns"))
+        i->target_group_arns = sc_load_strv(l, o, "target_group_arns", &i->ntarget_group_arns);
     i->termination_policies = sc_load_strv(l, o, "termination_policies", &i->ntermination_policies);
     i->tags = tags_load(l, o, "tags", &i->ntags);
     i->new_instances_protected_from_scale_in =

@@ -275,8 +275,8 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
             *wake_ms = in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000;
         if (elb && s == SC_ASG_IN_SERVICE && asg->env.lb_instance_state &&
             now_ms >= in->inservice_ms + (int64_t)g->info.health_check_grace_period * 1000) {
-            for (int k = 0; k < g->info.nload_balancer_names; k++) {
-                if (asg->env.lb_instance_state(asg->env.ud, g->info.load_balancer_names[k],
+            for (int k = 0; k < asg_lb_count(&g->info); k++) {
+                if (asg->env.lb_instance_state(asg->env.ud, asg_lb_at(&g->info, k),
                                                in->info.instance_id) == SC_ASG_LB_OUT_OF_SERVICE) {
                     asg_inst_set_unhealthy(asg, g, in, ASG_UNHEALTHY_ELB);
                     in->info.healthy = 0;
@@ -535,9 +535,9 @@ uint64_t asg_sig_own_compute(const struct sc_asg *asg, int *with_lb, int *must_s
         h = sc_hash_mix(h, (uint64_t)g->info.suspended);
         h = sc_hash_mix(h, (uint64_t)g->info.health_check_grace_period);
         h = sc_hash_mix(h, (uint64_t)elb);
-        h = sc_hash_mix(h, (uint64_t)g->info.nload_balancer_names);
-        for (int k = 0; k < g->info.nload_balancer_names; k++)
-            h = sc_hash_mix(h, (uint64_t)(uintptr_t)g->info.load_balancer_names[k]);
+        h = sc_hash_mix(h, (uint64_t)asg_lb_count(&g->info));
+        for (int k = 0; k < asg_lb_count(&g->info); k++)
+            h = sc_hash_mix(h, (uint64_t)(uintptr_t)asg_lb_at(&g->info, k));
         for (int k = 0; k < g->ninst; k++) {
             const struct asg_inst *in = &g->inst[k];
             uint64_t id0, id1;

@@ -76,6 +76,23 @@ enum sc_status {
     SC_ERR_POLICY_NOT_FOUND,            /* PolicyNotFound 400 */
     SC_ERR_POLICY_TYPE_NOT_FOUND,       /* PolicyTypeNotFound 400 */
     SC_ERR_DUPLICATE_POLICY_NAME,       /* DuplicatePolicyName 400 */
+    /* ELBv2 (docs/elbv2.md) */
+    SC_ERR_TARGET_GROUP_NOT_FOUND,           /* TargetGroupNotFound 400 */
+    SC_ERR_DUPLICATE_TARGET_GROUP_NAME,      /* DuplicateTargetGroupName 400 */
+    SC_ERR_PRIORITY_IN_USE,                  /* PriorityInUse 400 */
+    SC_ERR_RULE_NOT_FOUND,                   /* RuleNotFound 400 */
+    SC_ERR_INVALID_TARGET,                   /* InvalidTarget 400 */
+    SC_ERR_TOO_MANY_TARGETS,                 /* TooManyTargets 400 */
+    SC_ERR_TOO_MANY_LISTENERS,               /* TooManyListeners 400 */
+    SC_ERR_TOO_MANY_RULES,                   /* TooManyRules 400 */
+    SC_ERR_TOO_MANY_TARGET_GROUPS,           /* TooManyTargetGroups 400 */
+    SC_ERR_OPERATION_NOT_PERMITTED,          /* OperationNotPermitted 400 */
+    SC_ERR_INCOMPATIBLE_PROTOCOLS,           /* IncompatibleProtocols 400 */
+    SC_ERR_UNSUPPORTED_PROTOCOL,             /* UnsupportedProtocol 400 */
+    SC_ERR_INVALID_LOAD_BALANCER_ACTION,     /* InvalidLoadBalancerAction 400 */
+    SC_ERR_SSL_POLICY_NOT_FOUND,             /* SSLPolicyNotFound 400 */
+    SC_ERR_TARGET_GROUP_ASSOCIATION_LIMIT,   /* TargetGroupAssociationLimit 400 */
+    SC_ERR_V2_INVALID_CONFIGURATION_REQUEST, /* InvalidConfigurationRequest 400 (ELBv2) */
     SC_STATUS_COUNT
 };
 

@@ -11,6 +11,7 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/elbv2.h"
 #include "scaler/hash.h"
 #include "scaler/save.h"
 
@@ -22,6 +23,7 @@ struct sc_world {
     struct sc_rng rng;
     struct sc_ec2 *ec2;
     struct sc_elb *elb;
+    struct sc_elbv2 *elbv2;
     struct sc_cw *cw;
     struct sc_asg *asg;
     int64_t last_ms;
@@ -213,11 +215,32 @@ static double env_price(void *ud, const char *instance_type)
 
 /* --- the asg's view of the load balancers ------------------------------------------------- */
 
+/* The asg names classic load balancers by name and ELBv2 target groups by ARN (its
+ * TargetGroupARNs): one set of callbacks serves both. */
+static int is_tg_arn(const char *lb)
+{
+    return lb && strncmp(lb, "arn:", 4) == 0 && strstr(lb, ":targetgroup/") != NULL;
+}
+
 static int env_lb_exists(void *ud, const char *lb)
 {
     struct sc_world *w = ud;
 
+    if (is_tg_arn(lb))
+        return sc_elbv2_tg_find(w->elbv2, lb) != NULL;
     return sc_elb_lb_find(w->elb, lb) != NULL;
+}
+
+/* Registers or deregisters an instance with a target group on the group's port. */
+static void tg_change(struct sc_world *w, const char *arn, const char *id, int reg, int64_t now_ms)
+{
+    struct sc_elbv2_target_req t = { .id = id };
+    struct sc_error err;
+
+    if (reg)
+        (void)sc_elbv2_register_targets(w->elbv2, arn, &t, 1, now_ms, &err);
+    else
+        (void)sc_elbv2_deregister_targets(w->elbv2, arn, &t, 1, now_ms, &err);
 }
 
 static void env_lb_register(void *ud, const char *lb, const char *id, int64_t now_ms)
@@ -225,6 +248,10 @@ static void env_lb_register(void *ud, const char *lb, const char *id, int64_t no
     struct sc_world *w = ud;
     struct sc_error err;
 
+    if (is_tg_arn(lb)) {
+        tg_change(w, lb, id, 1, now_ms);
+        return;
+    }
     (void)sc_elb_register_instances(w->elb, lb, &id, 1, now_ms, &err);
 }
 
@@ -233,6 +260,10 @@ static void env_lb_deregister(void *ud, const char *lb, const char *id, int64_t 
     struct sc_world *w = ud;
     struct sc_error err;
 
+    if (is_tg_arn(lb)) {
+        tg_change(w, lb, id, 0, now_ms);
+        return;
+    }
     (void)sc_elb_deregister_instances(w->elb, lb, &id, 1, now_ms, &err);
 }
 
@@ -243,6 +274,19 @@ static enum sc_asg_lb_state env_lb_state(void *ud, const char *lb, const char *i
     struct sc_error err;
     int n = 0;
 
+    if (is_tg_arn(lb)) {
+        /* initial and unused are not failed health checks (docs/elbv2.md 9) */
+        switch (sc_elbv2_instance_membership(w->elbv2, lb, id)) {
+        case SC_ELBV2_MEMBER_HEALTHY:
+            return SC_ASG_LB_IN_SERVICE;
+        case SC_ELBV2_MEMBER_UNHEALTHY:
+            return SC_ASG_LB_OUT_OF_SERVICE;
+        case SC_ELBV2_MEMBER_DRAINING:
+            return SC_ASG_LB_DRAINING;
+        default:
+            return SC_ASG_LB_NOT_REGISTERED;
+        }
+    }
     if (sc_elb_instance_draining(w->elb, lb, id))
         return SC_ASG_LB_DRAINING;
     if (sc_elb_instance_in_service(w->elb, lb, id))
@@ -343,6 +387,21 @@ static uint64_t env_health_sig(void *ud, int with_lb)
             h = sc_hash_mix(h, (uint64_t)t.state << 1 | (uint64_t)(t.draining != 0));
             if (t.state != SC_ELB_IN_SERVICE)
                 h = sc_hash_mix(h, (uint64_t)env_lb_state(w, name, t.instance_id));
+        }
+    }
+    for (int g = 0; with_lb && g < sc_elbv2_tg_count(w->elbv2); g++) {
+        const char *arn = sc_elbv2_tg_at(w->elbv2, g)->arn;
+        int nt = sc_elbv2_target_count(w->elbv2, arn);
+
+        h = sc_hash_mix(h, (uint64_t)(uintptr_t)arn);
+        h = sc_hash_mix(h, (uint64_t)nt);
+        for (int i = 0; i < nt; i++) {
+            struct sc_elbv2_target_health t;
+
+            if (sc_elbv2_target_at(w->elbv2, arn, i, &t) != 0)
+                continue;
+            h = sc_hash_mix(h, (uint64_t)(uintptr_t)t.id);
+            h = sc_hash_mix(h, (uint64_t)t.state);
         }
     }
     return h;
@@ -470,6 +529,17 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     w->elb = sc_elb_create(&lc);
     if (!w->elb)
         goto fail;
+    {
+        struct sc_elbv2_config vc = { .account_id = w->account,
+                                      .region = w->region,
+                                      .ec2 = w->ec2,
+                                      .rand64 = world_rand64,
+                                      .rand_ud = &w->rng };
+
+        w->elbv2 = sc_elbv2_create(&vc);
+        if (!w->elbv2)
+            goto fail;
+    }
 
     sc_cw_config_defaults(&cc);
     if (cfg->aws_retention)
@@ -524,8 +594,14 @@ void sc_world_destroy(struct sc_world *w)
     sc_asg_destroy(w->asg);
     sc_cw_destroy(w->cw);
     sc_elb_destroy(w->elb);
+    sc_elbv2_destroy(w->elbv2);
     sc_ec2_destroy(w->ec2);
     free(w);
+}
+
+struct sc_elbv2 *sc_world_elbv2(struct sc_world *w)
+{
+    return w->elbv2;
 }
 
 struct sc_cw *sc_world_cw(struct sc_world *w)
@@ -602,6 +678,8 @@ void sc_world_step(struct sc_world *w, int64_t now_ms)
             w->ec2_due = sc_ec2_next_due_ms(w->ec2, now_ms);
             w->ec2_due_gen = sc_ec2_generation(w->ec2);
         }
+        /* target groups: deregistration delays, targets whose instance EC2 dropped */
+        sc_elbv2_step(w->elbv2, now_ms);
         w->step_sig = es;
         w->step_sig_valid = 1;
     }
@@ -616,6 +694,9 @@ int64_t sc_world_next_due_ms(const struct sc_world *w, int64_t now_ms)
     int64_t t;
 
     t = sc_elb_next_due_ms(w->elb, now_ms);
+    if (t < due)
+        due = t;
+    t = sc_elbv2_next_due_ms(w->elbv2, now_ms);
     if (t < due)
         due = t;
     if (w->ec2_due_gen == sc_ec2_generation(w->ec2))
@@ -692,6 +773,7 @@ json_t *sc_world_save(const struct sc_world *w)
     bad |= sc_save_int(o, "last_ms", w->last_ms);
     bad |= sc_save_take(o, "ec2", sc_ec2_save(w->ec2));
     bad |= sc_save_take(o, "elb", sc_elb_save(w->elb));
+    bad |= sc_save_take(o, "elbv2", sc_elbv2_save(w->elbv2));
     bad |= sc_save_take(o, "asg", sc_asg_save(w->asg));
     /* CloudWatch's alarms, tags, history and evaluation clock; its datapoints live in the
      * emulator's metric journal (emulator/metric_journal.h) */
@@ -758,6 +840,9 @@ enum sc_status sc_world_load(struct sc_world *w, const json_t *obj, struct sc_er
     st = sc_ec2_load(w->ec2, json_object_get(obj, "ec2"), err);
     if (st == SC_OK)
         st = sc_elb_load(w->elb, json_object_get(obj, "elb"), err);
+    /* ELBv2: absent in documents written before it was served */
+    if (st == SC_OK && json_object_get(obj, "elbv2"))
+        st = sc_elbv2_load(w->elbv2, json_object_get(obj, "elbv2"), err);
     if (st == SC_OK)
         st = sc_asg_load(w->asg, json_object_get(obj, "asg"), err);
     /* CloudWatch: absent in documents written before it was saved (no alarms then) */

@@ -39,6 +39,7 @@ struct sc_world;
 struct sc_cw;
 struct sc_asg;
 struct sc_elb;
+struct sc_elbv2;
 struct sc_ec2;
 
 #define SC_WORLD_MAX_ZONES 8
@@ -73,6 +74,7 @@ void sc_world_destroy(struct sc_world *w);
 struct sc_cw *sc_world_cw(struct sc_world *w);
 struct sc_asg *sc_world_asg(struct sc_world *w);
 struct sc_elb *sc_world_elb(struct sc_world *w);
+struct sc_elbv2 *sc_world_elbv2(struct sc_world *w); /* scaler/elbv2.h */
 struct sc_ec2 *sc_world_ec2(struct sc_world *w);
 struct sc_rng *sc_world_rng(struct sc_world *w);
 const char *sc_world_account(const struct sc_world *w);

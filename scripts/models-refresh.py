@@ -8,7 +8,7 @@ from a botocore, or reports how the carried models differ from one.
 DIR is a botocore package directory (the one holding data/); without it, the botocore
 this python3 imports. Each emulator/models/<service>.json is botocore's service-2.json
 trimmed to what the build needs: version, metadata, the operations the emulator serves
-(every operation for autoscaling, elb and cloudwatch; the EC2 list below), every shape
+(every operation for autoscaling, elb, elbv2 and cloudwatch; the EC2 list below), every shape
 reachable from them and every error shape, without the documentation strings. Objects
 are written with sorted keys, except a structure's members, whose order is the model's
 (the order replies carry). emulator/models/SOURCE records the botocore version, the
@@ -33,6 +33,7 @@ SERVICES = [
     # (file name, botocore dir, API version, operations: None = all)
     ("autoscaling", "autoscaling", "2011-01-01", None),
     ("elb", "elb", "2012-06-01", None),
+    ("elbv2", "elbv2", "2015-12-01", None),
     ("cloudwatch", "cloudwatch", "2010-08-01", None),
     ("ec2", "ec2", "2016-11-15", [
         "DescribeInstances", "DescribeInstanceStatus", "RunInstances", "TerminateInstances",

@@ -396,7 +396,8 @@ static int name_says_read(const char *op)
 static void test_dispatch_mutates_flag(void **state)
 {
     const struct api_handler *tables[] = { api_autoscaling_handlers, api_elb_handlers,
-                                           api_cloudwatch_handlers, api_ec2_handlers };
+                                           api_elbv2_handlers, api_cloudwatch_handlers,
+                                           api_ec2_handlers };
     struct fixture *f = *state;
     struct dispatch_response *rs;
     int n = 0, journal = 0;

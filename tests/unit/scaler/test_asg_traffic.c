@@ -1,0 +1,240 @@
+/* tests/unit/scaler/test_asg_traffic.c: scaler/asg_traffic.c through the world: a group with
+ * TargetGroupARNs registers its instances as targets, health checks of the target group
+ * decide ELB health, and scale-in drains before termination (docs/elbv2.md 9). */
+#include "scaler/asg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "scaler/ec2.h"
+#include "scaler/elbv2.h"
+#include "scaler/world.h"
+
+#define T0  1767225600000LL
+#define SEC 1000LL
+
+struct fx {
+    struct sc_world *w;
+    char tg[SC_ELBV2_ARN_LEN];
+    struct sc_error err;
+};
+
+static int setup(void **state)
+{
+    static struct fx f;
+    struct sc_world_config cfg;
+    struct sc_ec2 *ec2;
+    struct sc_elbv2 *v2;
+    const char *subnets[2];
+    struct sc_elbv2_lb_req lb = { .name = "web", .nsubnets = 2 };
+    struct sc_elbv2_tg_req tg = { .name = "tg", .protocol = "HTTP", .has_port = 1, .port = 80 };
+    const struct sc_elbv2_lb *b;
+    const struct sc_elbv2_tg *g;
+    struct sc_elbv2_action a = { .type = SC_ELBV2_ACTION_FORWARD };
+    struct sc_elbv2_listener_req l = {
+        .protocol = "HTTP", .has_port = 1, .port = 80, .actions = &a, .nactions = 1
+    };
+    struct sc_elbv2_kv delay = { "deregistration_delay.timeout_seconds", "60" };
+
+    memset(&f, 0, sizeof(f));
+    sc_world_config_defaults(&cfg);
+    cfg.seed = 7;
+    cfg.start_ms = T0;
+    f.w = sc_world_create(&cfg);
+    if (!f.w)
+        return -1;
+    ec2 = sc_world_ec2(f.w);
+    v2 = sc_world_elbv2(f.w);
+    subnets[0] = sc_ec2_default_subnet(ec2, "us-east-1a")->subnet_id;
+    subnets[1] = sc_ec2_default_subnet(ec2, "us-east-1b")->subnet_id;
+    lb.subnets = subnets;
+    tg.vpc_id = sc_ec2_default_vpc(ec2)->vpc_id;
+    tg.hc.has_healthy = 1;
+    tg.hc.healthy_threshold = 2;
+    if (sc_elbv2_create_load_balancer(v2, &lb, T0, &b, &f.err) != SC_OK)
+        return -1;
+    l.load_balancer_arn = b->arn;
+    if (sc_elbv2_create_target_group(v2, &tg, T0, &g, &f.err) != SC_OK)
+        return -1;
+    snprintf(f.tg, sizeof(f.tg), "%s", g->arn);
+    a.target_group_arn = f.tg;
+    if (sc_elbv2_create_listener(v2, &l, T0, NULL, &f.err) != SC_OK ||
+        sc_elbv2_modify_attributes(v2, f.tg, &delay, 1, T0, &f.err) != SC_OK)
+        return -1;
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+
+    sc_world_destroy(f->w);
+    return 0;
+}
+
+static void mk_group(struct fx *f, int desired, const char *hc_type)
+{
+    static const char *const zones[] = { "us-east-1a", "us-east-1b" };
+    const char *tgs[1] = { f->tg };
+    struct sc_asg_lc_req lc = { .launch_configuration_name = "lc", .instance_type = "t3.micro" };
+    struct sc_asg_group_req g = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .min_size = 0,
+                                  .has_max_size = 1,
+                                  .max_size = 4,
+                                  .has_desired_capacity = 1,
+                                  .desired_capacity = desired,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 2,
+                                  .health_check_type = hc_type,
+                                  .target_group_arns = tgs,
+                                  .ntarget_group_arns = 1 };
+
+    lc.image_id = sc_ec2_image_at(0)->image_id;
+    assert_int_equal(sc_asg_create_launch_configuration(sc_world_asg(f->w), &lc, T0, &f->err),
+                     SC_OK);
+    assert_int_equal(sc_asg_create_group(sc_world_asg(f->w), &g, T0, &f->err), SC_OK);
+}
+
+/* The data plane every 10 s: instances boot at once, stop when asked; every target the
+ * library marks checked answers `pass` (or fails when it is `sick`). */
+static void run(struct fx *f, int64_t from, int64_t to, const char *sick)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(f->w);
+    struct sc_elbv2 *v2 = sc_world_elbv2(f->w);
+
+    for (int64_t t = from; t <= to; t += 10 * SEC) {
+        for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
+            const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
+            char id[SC_EC2_ID_LEN];
+
+            snprintf(id, sizeof(id), "%s", in->instance_id);
+            if (in->state == SC_EC2_PENDING)
+                sc_ec2_instance_running(ec2, id, t);
+            else if (in->state == SC_EC2_SHUTTING_DOWN)
+                sc_ec2_instance_terminated(ec2, id, t);
+        }
+        for (int i = 0; i < sc_elbv2_target_count(v2, f->tg); i++) {
+            struct sc_elbv2_target_health h;
+            char id[64];
+
+            if (sc_elbv2_target_at(v2, f->tg, i, &h) != 0 || !h.checked)
+                continue;
+            snprintf(id, sizeof(id), "%s", h.id);
+            sc_elbv2_health_result(
+                v2, f->tg, id, h.port,
+                sick && strcmp(sick, id) == 0 ? SC_ELBV2_HC_FAILED : SC_ELBV2_HC_OK, 200, t);
+        }
+        sc_world_step(f->w, t);
+    }
+}
+
+static int healthy_targets(struct fx *f)
+{
+    struct sc_elbv2_target_health h[8];
+    int n = 0, healthy = 0;
+
+    assert_int_equal(
+        sc_elbv2_describe_target_health(sc_world_elbv2(f->w), f->tg, NULL, 0, h, &n, &f->err),
+        SC_OK);
+    for (int i = 0; i < n; i++)
+        healthy += h[i].state == SC_ELBV2_HEALTHY;
+    return healthy;
+}
+
+static void test_asg_traffic_group_instances_become_healthy_targets(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_asg_group_info *g;
+
+    mk_group(f, 2, "ELB");
+    run(f, T0, T0 + 60 * SEC, NULL);
+    assert_int_equal(sc_elbv2_target_count(sc_world_elbv2(f->w), f->tg), 2);
+    assert_int_equal(healthy_targets(f), 2);
+    g = sc_asg_group_find(sc_world_asg(f->w), "g");
+    assert_int_equal(g->ntarget_group_arns, 1);
+    assert_string_equal(sc_asg_target_group_state(sc_world_asg(f->w), g, 0), "InService");
+}
+
+static void test_asg_traffic_unknown_target_group_is_refused(void **state)
+{
+    struct fx *f = *state;
+    const char *bad = "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/no/1";
+
+    mk_group(f, 0, NULL);
+    assert_int_equal(sc_asg_attach_target_groups(sc_world_asg(f->w), "g", &bad, 1, T0, &f->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(f->err.message, "Provided Target Groups may not be valid. Please ensure "
+                                        "they exist and try again.");
+}
+
+static void test_asg_traffic_unhealthy_target_is_replaced_with_elb_checks(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_asg_group_info *g;
+    char sick[SC_EC2_ID_LEN];
+    int still = 0;
+
+    mk_group(f, 1, "ELB");
+    run(f, T0, T0 + 60 * SEC, NULL);
+    g = sc_asg_group_find(sc_world_asg(f->w), "g");
+    snprintf(sick, sizeof(sick), "%s", sc_asg_group_instance_at(g, 0)->instance_id);
+    run(f, T0 + 70 * SEC, T0 + 400 * SEC, sick);
+    g = sc_asg_group_find(sc_world_asg(f->w), "g");
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++)
+        still |= strcmp(sc_asg_group_instance_at(g, i)->instance_id, sick) == 0 &&
+                 sc_asg_group_instance_at(g, i)->lifecycle_state == SC_ASG_IN_SERVICE;
+    assert_false(still);
+    assert_int_equal(healthy_targets(f), 1);
+}
+
+static void test_asg_traffic_scale_in_drains_before_termination(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elbv2_target_health h[4];
+    int n = 0, draining = 0;
+
+    mk_group(f, 2, NULL);
+    run(f, T0, T0 + 60 * SEC, NULL);
+    assert_int_equal(
+        sc_asg_set_desired_capacity(sc_world_asg(f->w), "g", 1, 0, T0 + 61 * SEC, &f->err), SC_OK);
+    run(f, T0 + 70 * SEC, T0 + 80 * SEC, NULL);
+    assert_int_equal(
+        sc_elbv2_describe_target_health(sc_world_elbv2(f->w), f->tg, NULL, 0, h, &n, &f->err),
+        SC_OK);
+    for (int i = 0; i < n; i++)
+        draining += h[i].state == SC_ELBV2_DRAINING;
+    assert_int_equal(draining, 1);
+    /* the draining instance is not terminated yet */
+    for (int i = 0; i < n; i++) {
+        if (h[i].state == SC_ELBV2_DRAINING)
+            assert_int_equal(sc_ec2_instance_find(sc_world_ec2(f->w), h[i].id)->state,
+                             SC_EC2_RUNNING);
+    }
+    run(f, T0 + 90 * SEC, T0 + 200 * SEC, NULL);
+    assert_int_equal(sc_elbv2_target_count(sc_world_elbv2(f->w), f->tg), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_asg_traffic_group_instances_become_healthy_targets,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_traffic_unknown_target_group_is_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            test_asg_traffic_unhealthy_target_is_replaced_with_elb_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_traffic_scale_in_drains_before_termination, setup,
+                                        teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
