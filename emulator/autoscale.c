@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -19,12 +20,14 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "emulator/emu.h"
+#include "emulator/events.h"
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
 #include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/app.h"
+#include "scaler/asg.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
@@ -280,6 +283,56 @@ static char *profile_of(const char *user_data, struct sc_app *prof, const char *
     return json;
 }
 
+/* --- the event log ------------------------------------------------------------------- */
+
+/* The event's members every data-plane event has: the world, the instance, its group. */
+static json_t *event_fields(const struct proc *p)
+{
+    json_t *o = json_object();
+    const struct sc_asg_group_info *g = sc_asg_instance_group(sc_world_asg(p->w), p->id, NULL);
+
+    json_object_set_new(o, "account", json_string(sc_world_account(p->w)));
+    json_object_set_new(o, "region", json_string(sc_world_region(p->w)));
+    json_object_set_new(o, "instance_id", json_string(p->id));
+    if (g)
+        json_object_set_new(o, "group", json_string(g->auto_scaling_group_name));
+    return o;
+}
+
+/* A process that died without being asked to: "killed by signal 9 (SIGKILL)" or "exited
+ * on its own (status N)", from its wait status. */
+static void note_exit(struct autoscale *a, const struct proc *p, int status)
+{
+    json_t *o = event_fields(p);
+    char how[96];
+
+    if (WIFSIGNALED(status)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+        snprintf(how, sizeof(how), "killed by signal %d (SIG%s)", WTERMSIG(status),
+                 abbrev ? abbrev : "?");
+        json_object_set_new(o, "signal", json_integer(WTERMSIG(status)));
+    } else {
+        snprintf(how, sizeof(how), "exited on its own (status %d)",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : status);
+        json_object_set_new(o, "exit_status",
+                            json_integer(WIFEXITED(status) ? WEXITSTATUS(status) : status));
+    }
+    json_object_set_new(o, "how", json_string(how));
+    events_add(emu_events(a->cfg.emu), emu_now_ms(a->cfg.emu), "exit", o, 1, "instance %s %s",
+               p->id, how);
+}
+
+static void note_fault(struct autoscale *a, const struct proc *p, const char *what)
+{
+    json_t *o = event_fields(p);
+
+    json_object_set_new(o, "fault", json_string(what));
+    events_add(emu_events(a->cfg.emu), emu_now_ms(a->cfg.emu), "fault", o, 0,
+               "fault %s injected on instance %s (pid %ld)",
+               strcmp(what, "kill") == 0 ? "kill -9" : what, p->id, (long)inst_pid(a->im, p->id));
+}
+
 /* --- instance processes -------------------------------------------------------------- */
 
 static void on_instance(void *ud, const char *id, enum inst_event event, int port, int status)
@@ -295,7 +348,7 @@ static void on_instance(void *ud, const char *id, enum inst_event event, int por
     } else {
         p->exited = 1;
         if (!p->stopping)
-            log_warn("autoscale: instance %s exited on its own (status %d)", id, status);
+            note_exit(a, p, status);
     }
     kick(a);
 }
@@ -1271,6 +1324,8 @@ int autoscale_fault(struct autoscale *a, const char *instance_id, const char *wh
     }
     if (rc < 0)
         snprintf(err, errlen, "fault %s on %s failed", what, instance_id);
+    else
+        note_fault(a, p, what);
     kick(a);
     return rc;
 }

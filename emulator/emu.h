@@ -19,6 +19,7 @@
 #include "common/ev.h"
 
 struct autoscale;
+struct events;
 struct metric_journal;
 struct sc_world;
 struct state;
@@ -74,6 +75,11 @@ struct sc_world *emu_world_at(const struct emu *e, int i, const char **account,
 
 /* Steps every world to now and lets the data plane follow (see above). */
 void emu_step(struct emu *e);
+/* The event log (emulator/events.h): each step adds the worlds' changes to it. Borrowed
+ * until emu_destroy(). */
+struct events *emu_events(struct emu *e);
+/* The worlds were loaded (--state): what they hold is the story's start, not news. */
+void emu_observe_sync(struct emu *e);
 /* Drops every account's world (admin reset); the durable writers reset too. */
 void emu_reset(struct emu *e);
 
