@@ -359,6 +359,7 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     struct sc_app prof;
     char *json = profile_of(user_data, &prof, id);
     struct proc *p = cm_xcalloc(1, sizeof(*p));
+    const struct sc_ec2_instance *in = sc_ec2_instance_find(sc_world_ec2(w), id);
     char err[256];
 
     p->a = a;
@@ -367,7 +368,8 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     snprintf(p->id, sizeof(p->id), "%s", id);
     p->app = prof;
     PUSH(a->procs, a->nprocs, a->cap_procs, p);
-    if (inst_spawn(a->im, id, json, scaled_ms(a, prof.boot_s * 1000.0, 0), err, sizeof(err)) < 0) {
+    if (inst_spawn(a->im, id, in ? in->availability_zone : NULL, json,
+                   scaled_ms(a, prof.boot_s * 1000.0, 0), err, sizeof(err)) < 0) {
         log_error("autoscale: %s", err);
         p->exited = 1; /* reported lost at the next step */
     } else {

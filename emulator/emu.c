@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "emulator/autoscale.h"
@@ -370,8 +372,16 @@ int emu_zone_fault(struct emu *e, const char *zone, int down, int64_t for_ms, in
             break;
         hits++;
     }
-    if (hits)
+    if (hits) {
+        json_t *o = json_pack("{s:s,s:s,s:s}", "zone", zone, "region", region, "fault",
+                              down ? "az_outage" : "az_recover");
+
+        if (account)
+            json_object_set_new(o, "account", json_string(account));
+        events_add(e->events, now_ms, "fault", o, 0, "fault %s injected on zone %s (%d world%s)",
+                   down ? "az_outage" : "az_recover", zone, hits, hits == 1 ? "" : "s");
         emu_step(e);
+    }
     return hits;
 }
 
@@ -400,7 +410,7 @@ struct emu *emu_create(const struct emu_config *cfg)
     e->base_epoch_ms = wall_ms();
     e->base_mono_ms = cm_ev_now_ms();
     e->manual_ms = cfg->start_ms ? cfg->start_ms : e->base_epoch_ms;
-    e->events = events_create(0, 0);
+    e->events = events_create(0, cfg->event_buffer);
     return e;
 }
 

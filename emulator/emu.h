@@ -35,6 +35,7 @@ struct emu_config {
     const char *tls_cert;     /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */
+    size_t event_buffer;      /* each event stream client's buffer; 0: the default */
 };
 
 void emu_config_defaults(struct emu_config *cfg);

@@ -23,6 +23,7 @@
 
 #define MAX_REQUEST_HEADERS 1024  /* more than MHD's 32 KiB connection pool can hold */
 #define SSE_KEEPALIVE_MS    15000 /* an SSE comment to every stream client this often */
+#define SSE_SNDBUF          32768 /* a stream client's socket send buffer */
 
 struct srv {
     struct srv_config cfg;
@@ -304,6 +305,16 @@ static struct MHD_Response *sse_response(struct srv *s, struct MHD_Connection *c
     if (s->streams)
         s->streams->prev = x;
     s->streams = x;
+    {
+        /* the kernel's share of what a slow client holds is bounded too (no autotuning
+         * to megabytes): past it, the subscriber's buffer fills and the client is dropped */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        int sndbuf = SSE_SNDBUF;
+
+        if (ci)
+            setsockopt(ci->connect_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+    }
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     return resp;
 }
@@ -449,6 +460,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.start_ms = cfg->start_ms;
     ec.tls_cert = cfg->tls_cert;
     ec.tls_key = cfg->tls_key;
+    ec.event_buffer = cfg->event_buffer;
     s->emu = emu_create(&ec);
     dispatch_config_defaults(&dc);
     dc.region = cfg->region;
