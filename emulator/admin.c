@@ -13,6 +13,7 @@
 
 #include "emulator/admin_view.h"
 #include "emulator/autoscale.h"
+#include "emulator/console.h"
 #include "emulator/emu.h"
 #include "emulator/events.h"
 #include "emulator/persist.h"
@@ -316,13 +317,29 @@ static void get_overview(struct admin_ctx *c)
     reply(c->rs, 200, o);
 }
 
-/* GET /: a few lines for curl */
+static int wants_html(const struct dispatch_request *rq)
+{
+    const char *accept = header_get(rq, "Accept");
+
+    return accept && strstr(accept, "text/html") != NULL;
+}
+
+/* GET /: the page for a browser, a few lines for curl */
 static void get_root(struct admin_ctx *c)
 {
+    if (wants_html(c->rq)) {
+        console_page(c->rs);
+        return;
+    }
     c->rs->status = 200;
     c->rs->content_type = "text/plain; charset=utf-8";
     admin_view_about(c->e, header_get(c->rq, "Host"), c->cfg->region, c->cfg->account,
                      &c->rs->body);
+}
+
+static void get_ui(struct admin_ctx *c)
+{
+    console_page(c->rs);
 }
 
 static void get_index(struct admin_ctx *c);
@@ -336,8 +353,9 @@ static const struct endpoint {
     endpoint_fn fn;
     const char *what;
 } endpoints[] = {
-    { "/", "GET", get_root, "what this is, where things are" },
+    { "/", "GET", get_root, "the console page (Accept: text/html), else what this is" },
     { "/_scalelab/", "GET", get_index, "this list" },
+    { "/_scalelab/ui", "GET", get_ui, "the console page" },
     { "/_scalelab/health", "GET", get_health, "liveness, clock, request count, state file" },
     { "/_scalelab/clock", "GET", get_clock, "the emulated clock" },
     { "/_scalelab/clock", "POST", post_clock, "advance the manual clock" },
