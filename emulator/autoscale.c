@@ -51,6 +51,7 @@ struct proc {
     struct sc_world *w;
     char id[SC_EC2_ID_LEN];
     int port;     /* 0 while booting */
+    int64_t up_at_ms; /* manual clock: running once the emulated clock reaches this */
     int exited;   /* the process is gone (reaped) */
     int stopping; /* SIGTERM sent for terminate/stop */
     int hung;
@@ -368,15 +369,19 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     snprintf(p->id, sizeof(p->id), "%s", id);
     p->app = prof;
     PUSH(a->procs, a->nprocs, a->cap_procs, p);
+    /* a manual clock: the process listens at once, the boot time passes on the clock */
+    p->up_at_ms = (in ? in->launch_time_ms : 0) + (int64_t)(prof.boot_s * 1000.0 + 0.5);
     if (inst_spawn(a->im, id, in ? in->availability_zone : NULL, json,
-                   scaled_ms(a, prof.boot_s * 1000.0, 0), err, sizeof(err)) < 0) {
+                   a->cfg.clock_manual ? 0 : scaled_ms(a, prof.boot_s * 1000.0, 0), err,
+                   sizeof(err)) < 0) {
         log_error("autoscale: %s", err);
         p->exited = 1; /* reported lost at the next step */
     } else {
-        log_info("autoscale: instance %s starting (boot %.0f s emulated)", id, prof.boot_s);
+        log_info("autoscale: instance %s starting (boot %.0f s emulated%s)", id, prof.boot_s,
+                 a->cfg.clock_manual ? ", on the manual clock" : "");
     }
     free(json);
-    return !p->exited && prof.boot_s == 0;
+    return !p->exited && (prof.boot_s == 0 || a->cfg.clock_manual);
 }
 
 static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
@@ -408,7 +413,7 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
             } else if (p->exited) {
                 changed |= sc_ec2_instance_lost(ec2, id, now) == SC_OK;
                 proc_drop(a, p);
-            } else if (p->port > 0) {
+            } else if (p->port > 0 && (!a->cfg.clock_manual || now >= p->up_at_ms)) {
                 changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
                 if (!(p->tagged & 1)) {
                     char port[16];

@@ -315,6 +315,7 @@ static void start_autoscale(struct emu *e)
     ac.ev = e->ev;
     ac.emu = e;
     ac.time_scale = e->cfg.clock_manual ? 1.0 : e->cfg.time_scale;
+    ac.clock_manual = e->cfg.clock_manual;
     ac.instance_exe = e->cfg.instance_exe;
     ac.tls_cert = e->cfg.tls_cert;
     ac.tls_key = e->cfg.tls_key;

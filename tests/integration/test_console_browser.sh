@@ -4,7 +4,8 @@
 # against the emulator at --time-scale 60 with a group behind a load balancer: the page at /
 # renders the group's name, its instance ids and InService; a scale-out, a kill -9 clicked
 # on the page and its replacement, the fail-health-checks button, large type; then against
-# --clock manual: the advance and play/pause buttons move the clock. Each step's
+# --clock manual: an instance stays Pending while the clock stands and boots when the
+# page's +1 min button moves it; the advance and play/pause buttons move the clock. Each step's
 # screenshot is checked: a PNG of the viewport's size, not blank (many colours, the
 # InService green present), the group's and the instances' names in the page text saved
 # with it. KEEP_TMP=1 keeps the screenshots ($TMP/shots). TAP lines.
@@ -51,6 +52,11 @@ check_job "the console in Chromium: group, instances, scale-out, kill -9, fail h
 cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'
 
 start_emu manual --clock manual || finish
+# boot on the manual clock (part 5): Pending until the clock passes launch + 60 s
+aws --endpoint-url "$EP" autoscaling create-launch-configuration --launch-configuration-name lc \
+    --image-id ami-12345678 --instance-type t3.micro --user-data '{"boot_s": 60}'
+aws --endpoint-url "$EP" autoscaling create-auto-scaling-group --auto-scaling-group-name web \
+    --launch-configuration-name lc --min-size 1 --max-size 2 --availability-zones us-east-1a
 check_job "the console in Chromium: the manual clock's buttons" \
     bash -c "cd '$PW' && setsid timeout -k 5 120 node --no-warnings console.mjs '$EP' '$SHOTS/manual' manual </dev/null"
 cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'

@@ -61,6 +61,12 @@ try {
   if (mode === "manual") {
     await page.goto(ep + "/_scalelab/ui");
     await page.waitForSelector("#adv60:not([hidden])", { state: "visible", timeout: 10000 }).catch(() => {});
+    // boot follows the manual clock: Pending until the clock passes launch + boot_s (60 s)
+    await page.waitForSelector('[data-group="web"] [data-lane="Pending"] [data-instance]', { timeout: 10000 });
+    await page.waitForTimeout(1500);
+    const pending = await laneIds("Pending");
+    check("manual clock: the instance stays Pending while the clock stands (1.5 s real)",
+          pending.length === 1 && (await laneIds("InService")).length === 0, pending);
     const c0 = await (await fetch(ep + "/_scalelab/clock")).json();
     const before = await page.textContent("#clock");
     check("manual clock: the advance and play buttons show", await page.isVisible("#adv60"));
@@ -73,6 +79,11 @@ try {
     const want = c.now.replace("T", " ").replace(/\.\d+Z$/, " UTC");
     check("manual clock: +1 min moves the emulator's clock a minute and the page shows it",
           c.now_ms - c0.now_ms === 60000 && after === want, `${before} -> ${after}, ${c.now}`);
+    const up = await until("InService after +1 min", async () => {
+      const s = await laneIds("InService");
+      return s.length === 1 && s[0] === pending[0] ? s : null;
+    }, 5000);
+    check("manual clock: +1 min boots it: InService on the page", up, await laneIds("InService"));
     await page.keyboard.press("p");
     check("manual clock: p plays (the button says Pause)", (await page.textContent("#play")) === "Pause");
     await page.waitForTimeout(2200);
