@@ -329,7 +329,8 @@ static int observe(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc
     observe_lifecycle(o, w, now_ms);
     observe_health(o, w, now_ms);
     observe_activities(o, w, 1);
-    qsort(o->cur.e, (size_t)o->cur.n, sizeof(*o->cur.e), entry_cmp);
+    if (o->cur.n > 1)
+        qsort(o->cur.e, (size_t)o->cur.n, sizeof(*o->cur.e), entry_cmp);
     t = o->prev;
     o->prev = o->cur;
     o->cur = t;
