@@ -74,6 +74,9 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(CFLAGS) -c -o $@ $<
 
+# The console page is assembled into the emulator (.incbin: emulator/console.c).
+$(BUILD)/obj/emulator/console.o: emulator/console.html
+
 # --- programs ----------------------------------------------------------------
 BINS :=
 ifneq ($(wildcard scaler/sim/main.c),)

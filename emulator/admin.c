@@ -1,29 +1,21 @@
-/* emulator/admin.c: see admin.h.
- *   GET  /_scalelab/health  {"status":"ok","clock":"real|manual","now":..., "requests":N,
- *                           "state": {"file", "commits", "snapshots", "tickets",
- *                           "last_bytes", "last_ms", "total_ms", "loop_ms"} with --state}
- *   GET  /_scalelab/clock   {"now_ms":N,"now":"ISO","mode":"real|manual","time_scale":X}
- *   POST /_scalelab/clock   {"advance_ms":N} or {"advance_s":N} (manual clock only)
- *   POST /_scalelab/reset   drops every account's state
- *   POST /moto-api/reset    the same
- *   GET  /_scalelab/state   the whole state (every account+region's world) as JSON: the
- *                           same document --state FILE holds (persist.h persist_state_json)
- *   GET  /_scalelab/dataplane  instance processes (id, pid, port) and the listener port map
- *   POST /_scalelab/fault   {"instance_id":"i-..","fault":"kill|hang|resume|slow=K|
- *                           fail_health=0|1|error_rate=P"} (emulator/autoscale.h), or
- *                           {"zone":"us-east-1a","fault":"az_outage|az_recover","for_s":N}
- *                           (docs/dataplane.md) */
+/* emulator/admin.c: see admin.h; docs/admin-api.md documents every endpoint (the table
+ * `endpoints` below is the list). */
 #include "emulator/admin.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
+#include "emulator/admin_view.h"
 #include "emulator/autoscale.h"
+#include "emulator/console.h"
 #include "emulator/emu.h"
+#include "emulator/events.h"
 #include "emulator/persist.h"
 #include "emulator/state.h"
 #include "scaler/civil.h"
@@ -126,113 +118,302 @@ static void zone_fault(struct emu *e, json_t *o, struct dispatch_response *rs)
     }
 }
 
-void admin_handle(struct emu *e, uint64_t requests, const struct dispatch_request *rq,
-                  struct dispatch_response *rs)
+/* ---- the endpoints ------------------------------------------------------------------------ */
+
+struct admin_ctx {
+    struct emu *e;
+    const struct dispatch_config *cfg;
+    uint64_t requests;
+    const struct dispatch_request *rq;
+    struct dispatch_response *rs;
+};
+
+static void get_health(struct admin_ctx *c)
 {
-    int get = strcmp(rq->method, "GET") == 0;
-    int post = strcmp(rq->method, "POST") == 0;
-    const char *p = rq->path;
+    struct emu *e = c->e;
+    json_t *o = clock_json(e);
 
-    if (strcmp(p, "/_scalelab/health") == 0 && get) {
-        json_t *o = clock_json(e);
+    json_object_set_new(o, "status", json_string("ok"));
+    json_object_set_new(o, "requests", json_integer((json_int_t)c->requests));
+    if (emu_state(e)) {
+        struct state_stats ss;
 
-        json_object_set_new(o, "status", json_string("ok"));
-        json_object_set_new(o, "requests", json_integer((json_int_t)requests));
-        if (emu_state(e)) {
-            struct state_stats ss;
+        state_get_stats(emu_state(e), &ss);
+        json_object_set_new(
+            o, "state",
+            json_pack("{s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:f}", "file", state_path(emu_state(e)),
+                      "commits", (json_int_t)ss.commits, "snapshots", (json_int_t)ss.snapshots,
+                      "tickets", (json_int_t)ss.tickets, "last_bytes", (json_int_t)ss.last_bytes,
+                      "last_ms", ss.last_ms, "total_ms", ss.total_ms, "loop_ms", ss.loop_ms));
+    }
+    reply(c->rs, 200, o);
+}
 
-            state_get_stats(emu_state(e), &ss);
-            json_object_set_new(
-                o, "state",
-                json_pack("{s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:f}", "file", state_path(emu_state(e)),
-                          "commits", (json_int_t)ss.commits, "snapshots", (json_int_t)ss.snapshots,
-                          "tickets", (json_int_t)ss.tickets, "last_bytes",
-                          (json_int_t)ss.last_bytes, "last_ms", ss.last_ms, "total_ms", ss.total_ms,
-                          "loop_ms", ss.loop_ms));
-        }
-        reply(rs, 200, o);
+static void get_clock(struct admin_ctx *c)
+{
+    reply(c->rs, 200, clock_json(c->e));
+}
+
+static void post_clock(struct admin_ctx *c)
+{
+    const struct dispatch_request *rq = c->rq;
+    struct dispatch_response *rs = c->rs;
+    json_error_t jerr;
+    json_t *in = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, &jerr);
+    json_t *ms = in ? json_object_get(in, "advance_ms") : NULL;
+    json_t *sec = in ? json_object_get(in, "advance_s") : NULL;
+    double adv = -1;
+
+    if (json_is_number(ms))
+        adv = json_number_value(ms);
+    else if (json_is_number(sec))
+        adv = json_number_value(sec) * 1000.0;
+    json_decref(in);
+    if (!(adv >= 0) || !isfinite(adv) || adv > 1e15) {
+        error(rs, 400, "body must be {\"advance_ms\": N} or {\"advance_s\": N}, N >= 0");
         return;
     }
-    if (strcmp(p, "/_scalelab/clock") == 0 && get) {
-        reply(rs, 200, clock_json(e));
+    if (emu_clock_advance(c->e, (int64_t)adv) < 0) {
+        error(rs, 409, "the clock is real; start the emulator with --clock manual to move it");
         return;
     }
-    if (strcmp(p, "/_scalelab/clock") == 0 && post) {
-        json_error_t jerr;
-        json_t *in = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, &jerr);
-        json_t *ms = in ? json_object_get(in, "advance_ms") : NULL;
-        json_t *sec = in ? json_object_get(in, "advance_s") : NULL;
-        double adv = -1;
+    emu_step(c->e);
+    rs->state_kind = STATE_SNAPSHOT; /* the manual clock is part of the state */
+    reply(rs, 200, clock_json(c->e));
+}
 
-        if (json_is_number(ms))
-            adv = json_number_value(ms);
-        else if (json_is_number(sec))
-            adv = json_number_value(sec) * 1000.0;
-        json_decref(in);
-        if (!(adv >= 0) || !isfinite(adv) || adv > 1e15) {
-            error(rs, 400, "body must be {\"advance_ms\": N} or {\"advance_s\": N}, N >= 0");
-            return;
-        }
-        if (emu_clock_advance(e, (int64_t)adv) < 0) {
-            error(rs, 409, "the clock is real; start the emulator with --clock manual to move it");
-            return;
-        }
-        emu_step(e);
-        rs->state_kind = STATE_SNAPSHOT; /* the manual clock is part of the state */
-        reply(rs, 200, clock_json(e));
+static void post_reset(struct admin_ctx *c)
+{
+    emu_reset(c->e);
+    c->rs->state_kind = STATE_SNAPSHOT;
+    reply(c->rs, 200, json_pack("{s:s}", "status", "ok"));
+}
+
+static void get_state(struct admin_ctx *c)
+{
+    json_t *o = persist_state_json(c->e);
+
+    if (o)
+        reply(c->rs, 200, o);
+    else
+        error(c->rs, 500, "out of memory");
+}
+
+static void get_dataplane(struct admin_ctx *c)
+{
+    char *js = emu_autoscale(c->e) ? autoscale_status_json(emu_autoscale(c->e)) : NULL;
+    json_t *o = js ? json_loads(js, 0, NULL) : NULL;
+
+    free(js);
+    if (!o) {
+        error(c->rs, 501, "no real data plane (instances are records only)");
         return;
     }
-    if ((strcmp(p, "/_scalelab/reset") == 0 || strcmp(p, "/moto-api/reset") == 0) && post) {
-        emu_reset(e);
-        rs->state_kind = STATE_SNAPSHOT;
-        reply(rs, 200, json_pack("{s:s}", "status", "ok"));
-        return;
-    }
-    if (strcmp(p, "/_scalelab/state") == 0 && get) {
-        json_t *o = persist_state_json(e);
+    admin_view_dataplane(c->e, o);
+    reply(c->rs, 200, o);
+}
 
-        if (o)
-            reply(rs, 200, o);
-        else
-            error(rs, 500, "out of memory");
-        return;
-    }
-    if (strcmp(p, "/_scalelab/dataplane") == 0 && get) {
-        char *js = emu_autoscale(e) ? autoscale_status_json(emu_autoscale(e)) : NULL;
-        json_t *o = js ? json_loads(js, 0, NULL) : NULL;
+static void post_fault(struct admin_ctx *c)
+{
+    const struct dispatch_request *rq = c->rq;
+    struct dispatch_response *rs = c->rs;
+    json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, NULL);
+    const char *id, *what;
+    char err[256];
 
-        free(js);
-        if (o)
-            reply(rs, 200, o);
-        else
-            error(rs, 501, "no real data plane (instances are records only)");
-        return;
-    }
-    if (strcmp(p, "/_scalelab/fault") == 0 && post) {
-        json_t *o = json_loadb(rq->body ? rq->body : "", rq->body_len, 0, NULL);
-
-        if (json_is_string(json_object_get(o, "zone"))) {
-            zone_fault(e, o, rs);
-            json_decref(o);
-            return;
-        }
-        const char *id = json_string_value(json_object_get(o, "instance_id"));
-        const char *what = json_string_value(json_object_get(o, "fault"));
-        char err[256];
-
-        if (!id || !what)
-            error(
-                rs, 400,
-                "expected {\"instance_id\": \"i-...\", \"fault\": \"kill|hang|resume|slow=K|fail_health=0|1|error_rate=P\"}");
-        else if (!emu_autoscale(e))
-            error(rs, 501, "no real data plane (instances are records only)");
-        else if (emu_instance_fault(e, id, what, err, sizeof(err)) < 0)
-            error(rs, 400, err);
-        else
-            reply(rs, 200,
-                  json_pack("{s:s,s:s,s:s}", "status", "ok", "instance_id", id, "fault", what));
+    if (json_is_string(json_object_get(o, "zone"))) {
+        zone_fault(c->e, o, rs);
         json_decref(o);
         return;
     }
-    error(rs, 404, "no such admin endpoint");
+    id = json_string_value(json_object_get(o, "instance_id"));
+    what = json_string_value(json_object_get(o, "fault"));
+    if (!id || !what)
+        error(
+            rs, 400,
+            "expected {\"instance_id\": \"i-...\", \"fault\": \"kill|hang|resume|slow=K|fail_health=0|1|error_rate=P\"}");
+    else if (!emu_autoscale(c->e))
+        error(rs, 501, "no real data plane (instances are records only)");
+    else if (emu_instance_fault(c->e, id, what, err, sizeof(err)) < 0)
+        error(rs, 400, err);
+    else
+        reply(rs, 200,
+              json_pack("{s:s,s:s,s:s}", "status", "ok", "instance_id", id, "fault", what));
+    json_decref(o);
+}
+
+/* The value of name in the raw query string (not decoded: the parameters here are plain
+ * words and numbers), or NULL. */
+static const char *query_get(const char *query, const char *name, char *out, size_t n)
+{
+    size_t nl = strlen(name);
+
+    for (const char *p = query; p && *p;) {
+        const char *amp = strchr(p, '&');
+        size_t len = amp ? (size_t)(amp - p) : strlen(p);
+
+        if (len > nl && strncmp(p, name, nl) == 0 && p[nl] == '=') {
+            snprintf(out, n, "%.*s", (int)(len - nl - 1), p + nl + 1);
+            return out;
+        }
+        p = amp ? amp + 1 : NULL;
+    }
+    return NULL;
+}
+
+static const char *header_get(const struct dispatch_request *rq, const char *name)
+{
+    for (int i = 0; i < rq->nhdrs; i++) {
+        if (strcasecmp(rq->hdrs[i].name, name) == 0)
+            return rq->hdrs[i].value;
+    }
+    return NULL;
+}
+
+/* GET /_scalelab/events: SSE by default, ?format=jsonl for scripts; ?since=N (or SSE's
+ * Last-Event-ID on a reconnect) starts after event N. */
+static void get_events(struct admin_ctx *c)
+{
+    char fmt[16], since[24];
+    const char *last_id = header_get(c->rq, "Last-Event-ID");
+    const char *v = query_get(c->rq->query, "since", since, sizeof(since));
+    uint64_t after = 0;
+    char *end = NULL;
+
+    if (!v && last_id && *last_id)
+        v = last_id;
+    if (v) {
+        errno = 0;
+        after = strtoull(v, &end, 10);
+        if (errno || end == v || *end || *v == '-') {
+            error(c->rs, 400, "since (or Last-Event-ID) must be an event's seq, a whole number");
+            return;
+        }
+    }
+    if (query_get(c->rq->query, "format", fmt, sizeof(fmt))) {
+        if (strcmp(fmt, "jsonl") != 0 && strcmp(fmt, "sse") != 0) {
+            error(c->rs, 400, "format must be jsonl or sse");
+            return;
+        }
+        if (strcmp(fmt, "jsonl") == 0) {
+            c->rs->status = 200;
+            c->rs->content_type = "application/x-ndjson";
+            events_format_jsonl(emu_events(c->e), after, &c->rs->body);
+            return;
+        }
+    }
+    c->rs->status = 200;
+    c->rs->content_type = "text/event-stream";
+    dispatch_response_header(c->rs, "Cache-Control", "no-cache");
+    c->rs->stream = emu_events(c->e);
+    c->rs->stream_after = after;
+}
+
+static void get_overview(struct admin_ctx *c)
+{
+    json_t *o = admin_view_overview(c->e);
+
+    json_object_set_new(o, "clock", clock_json(c->e));
+    reply(c->rs, 200, o);
+}
+
+static int wants_html(const struct dispatch_request *rq)
+{
+    const char *accept = header_get(rq, "Accept");
+
+    return accept && strstr(accept, "text/html") != NULL;
+}
+
+/* GET /: the page for a browser, a few lines for curl */
+static void get_root(struct admin_ctx *c)
+{
+    if (wants_html(c->rq)) {
+        console_page(c->rs);
+        return;
+    }
+    c->rs->status = 200;
+    c->rs->content_type = "text/plain; charset=utf-8";
+    admin_view_about(c->e, header_get(c->rq, "Host"), c->cfg->region, c->cfg->account,
+                     &c->rs->body);
+}
+
+static void get_ui(struct admin_ctx *c)
+{
+    console_page(c->rs);
+}
+
+static void get_index(struct admin_ctx *c);
+
+typedef void (*endpoint_fn)(struct admin_ctx *c);
+
+/* Every admin endpoint (docs/admin-api.md lists them). */
+static const struct endpoint {
+    const char *path;
+    const char *method;
+    endpoint_fn fn;
+    const char *what;
+} endpoints[] = {
+    { "/", "GET", get_root, "the console page (Accept: text/html), else what this is" },
+    { "/_scalelab/", "GET", get_index, "this list" },
+    { "/_scalelab/ui", "GET", get_ui, "the console page" },
+    { "/_scalelab/health", "GET", get_health, "liveness, clock, request count, state file" },
+    { "/_scalelab/clock", "GET", get_clock, "the emulated clock" },
+    { "/_scalelab/clock", "POST", post_clock, "advance the manual clock" },
+    { "/_scalelab/reset", "POST", post_reset, "drop every account's state" },
+    { "/moto-api/reset", "POST", post_reset, "the same (moto's server mode)" },
+    { "/_scalelab/state", "GET", get_state, "the whole state as JSON" },
+    { "/_scalelab/overview", "GET", get_overview, "groups, load balancers, alarms (the page's)" },
+    { "/_scalelab/dataplane", "GET", get_dataplane, "instance processes and listener ports" },
+    { "/_scalelab/fault", "POST", post_fault, "inject a fault on an instance or a zone" },
+    { "/_scalelab/events", "GET", get_events, "the event log: SSE, or ?format=jsonl" },
+};
+
+#define NENDPOINTS ((int)(sizeof(endpoints) / sizeof(endpoints[0])))
+
+static void get_index(struct admin_ctx *c)
+{
+    json_t *list = json_array();
+
+    for (int i = 0; i < NENDPOINTS; i++)
+        json_array_append_new(list,
+                              json_pack("{s:s,s:s,s:s}", "method", endpoints[i].method, "path",
+                                        endpoints[i].path, "what", endpoints[i].what));
+    reply(c->rs, 200, json_pack("{s:o,s:s}", "endpoints", list, "docs", "docs/admin-api.md"));
+}
+
+int admin_is_console_request(const struct dispatch_request *rq)
+{
+    /* GET / with no Action is no AWS request: AWS's Query GETs name their Action (and
+     * Version; one without Action keeps its MissingAction) */
+    return strcmp(rq->path, "/") == 0 &&
+           (strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0) &&
+           !strstr(rq->query, "Action=") && !strstr(rq->query, "Version=") &&
+           !header_get(rq, "X-Amz-Target");
+}
+
+void admin_handle(struct emu *e, const struct dispatch_config *cfg, uint64_t requests,
+                  const struct dispatch_request *rq, struct dispatch_response *rs)
+{
+    struct admin_ctx c = { e, cfg, requests, rq, rs };
+    const char *method = strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method;
+    char allow[64] = "";
+
+    for (int i = 0; i < NENDPOINTS; i++) {
+        if (strcmp(endpoints[i].path, rq->path) != 0)
+            continue;
+        if (strcmp(endpoints[i].method, method) == 0) {
+            endpoints[i].fn(&c);
+            return;
+        }
+        snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s", allow[0] ? ", " : "",
+                 endpoints[i].method);
+    }
+    if (allow[0]) {
+        dispatch_response_header(rs, "Allow", "%s", allow);
+        reply(rs, 405,
+              json_pack("{s:s,s:s}", "error", "method not allowed for this endpoint", "allow",
+                        allow));
+        return;
+    }
+    error(rs, 404, "no such admin endpoint (GET /_scalelab/ lists them)");
 }

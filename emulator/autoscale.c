@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -18,12 +19,14 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "emulator/events.h"
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
 #include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/app.h"
+#include "scaler/asg.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/elbv2.h"
@@ -47,9 +50,10 @@ struct proc {
     struct autoscale *a;
     struct sc_world *w;
     char id[SC_EC2_ID_LEN];
-    int port;     /* 0 while booting */
-    int exited;   /* the process is gone (reaped) */
-    int stopping; /* SIGTERM sent for terminate/stop */
+    int port;         /* 0 while booting */
+    int64_t up_at_ms; /* manual clock: running once the emulated clock reaches this */
+    int exited;       /* the process is gone (reaped) */
+    int stopping;     /* SIGTERM sent for terminate/stop */
     int hung;
     int impaired; /* reported to EC2 */
     int tagged;
@@ -282,6 +286,55 @@ static char *profile_of(const char *user_data, struct sc_app *prof, const char *
     return json;
 }
 
+/* --- the event log ------------------------------------------------------------------- */
+
+/* The event's members every data-plane event has: the world, the instance, its group. */
+static json_t *event_fields(const struct proc *p)
+{
+    json_t *o = json_object();
+    const struct sc_asg_group_info *g = sc_asg_instance_group(sc_world_asg(p->w), p->id, NULL);
+
+    json_object_set_new(o, "account", json_string(sc_world_account(p->w)));
+    json_object_set_new(o, "region", json_string(sc_world_region(p->w)));
+    json_object_set_new(o, "instance_id", json_string(p->id));
+    if (g)
+        json_object_set_new(o, "group", json_string(g->auto_scaling_group_name));
+    return o;
+}
+
+/* A process that died without being asked to: "killed by signal 9 (SIGKILL)" or "exited
+ * on its own (status N)", from its wait status. */
+static void note_exit(struct autoscale *a, const struct proc *p, int status)
+{
+    json_t *o = event_fields(p);
+    char how[96];
+
+    if (WIFSIGNALED(status)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+        snprintf(how, sizeof(how), "killed by signal %d (SIG%s)", WTERMSIG(status),
+                 abbrev ? abbrev : "?");
+        json_object_set_new(o, "signal", json_integer(WTERMSIG(status)));
+    } else {
+        snprintf(how, sizeof(how), "exited on its own (status %d)",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : status);
+        json_object_set_new(o, "exit_status",
+                            json_integer(WIFEXITED(status) ? WEXITSTATUS(status) : status));
+    }
+    json_object_set_new(o, "how", json_string(how));
+    events_add(a->cfg.events, a->cfg.now_ms(a->cfg.ud), "exit", o, 1, "instance %s %s", p->id, how);
+}
+
+static void note_fault(struct autoscale *a, const struct proc *p, const char *what)
+{
+    json_t *o = event_fields(p);
+
+    json_object_set_new(o, "fault", json_string(what));
+    events_add(a->cfg.events, a->cfg.now_ms(a->cfg.ud), "fault", o, 0,
+               "fault %s injected on instance %s (pid %ld)",
+               strcmp(what, "kill") == 0 ? "kill -9" : what, p->id, (long)inst_pid(a->im, p->id));
+}
+
 /* --- instance processes -------------------------------------------------------------- */
 
 static void on_instance(void *ud, const char *id, enum inst_event event, int port, int status)
@@ -297,7 +350,7 @@ static void on_instance(void *ud, const char *id, enum inst_event event, int por
     } else {
         p->exited = 1;
         if (!p->stopping)
-            log_warn("autoscale: instance %s exited on its own (status %d)", id, status);
+            note_exit(a, p, status);
     }
     kick(a);
 }
@@ -308,6 +361,7 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     struct sc_app prof;
     char *json = profile_of(user_data, &prof, id);
     struct proc *p = cm_xcalloc(1, sizeof(*p));
+    const struct sc_ec2_instance *in = sc_ec2_instance_find(sc_world_ec2(w), id);
     char err[256];
 
     p->a = a;
@@ -316,14 +370,19 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     snprintf(p->id, sizeof(p->id), "%s", id);
     p->app = prof;
     PUSH(a->procs, a->nprocs, a->cap_procs, p);
-    if (inst_spawn(a->im, id, json, scaled_ms(a, prof.boot_s * 1000.0, 0), err, sizeof(err)) < 0) {
+    /* a manual clock: the process listens at once, the boot time passes on the clock */
+    p->up_at_ms = (in ? in->launch_time_ms : 0) + (int64_t)(prof.boot_s * 1000.0 + 0.5);
+    if (inst_spawn(a->im, id, in ? in->availability_zone : NULL, json,
+                   a->cfg.clock_manual ? 0 : scaled_ms(a, prof.boot_s * 1000.0, 0), err,
+                   sizeof(err)) < 0) {
         log_error("autoscale: %s", err);
         p->exited = 1; /* reported lost at the next step */
     } else {
-        log_info("autoscale: instance %s starting (boot %.0f s emulated)", id, prof.boot_s);
+        log_info("autoscale: instance %s starting (boot %.0f s emulated%s)", id, prof.boot_s,
+                 a->cfg.clock_manual ? ", on the manual clock" : "");
     }
     free(json);
-    return !p->exited && prof.boot_s == 0;
+    return !p->exited && (prof.boot_s == 0 || a->cfg.clock_manual);
 }
 
 static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
@@ -355,7 +414,7 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
             } else if (p->exited) {
                 changed |= sc_ec2_instance_lost(ec2, id, now) == SC_OK;
                 proc_drop(a, p);
-            } else if (p->port > 0) {
+            } else if (p->port > 0 && (!a->cfg.clock_manual || now >= p->up_at_ms)) {
                 changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
                 if (!(p->tagged & 1)) {
                     char port[16];
@@ -1339,6 +1398,8 @@ int autoscale_fault(struct autoscale *a, const char *instance_id, const char *wh
     }
     if (rc < 0)
         snprintf(err, errlen, "fault %s on %s failed", what, instance_id);
+    else
+        note_fault(a, p, what);
     kick(a);
     return rc;
 }

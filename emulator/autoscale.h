@@ -4,7 +4,8 @@
  *   - EC2 `pending` instances get a child process (instance.c) with the application
  *     profile from their UserData (JSON, or base64 of JSON; else the default profile) and
  *     the boot time divided by --time-scale; once it listens: sc_ec2_instance_running and
- *     a `scalelab:port` tag; `shutting-down`/`stopping` ones get SIGTERM and, once reaped,
+ *     a `scalelab:port` tag (with --clock manual: once the emulated clock passes launch +
+ *     boot_s); `shutting-down`/`stopping` ones get SIGTERM and, once reaped,
  *     sc_ec2_instance_terminated/_stopped; a process that died on its own:
  *     sc_ec2_instance_lost; a hung one (fault): status impaired.
  *   - each classic ELB listener is a proxy (lb.c) on 127.0.0.1:LoadBalancerPort, or on an
@@ -28,6 +29,7 @@
 #include "common/buf.h"
 #include "common/ev.h"
 
+struct events;
 struct sc_world;
 
 struct autoscale_config {
@@ -39,7 +41,12 @@ struct autoscale_config {
     int64_t (*now_ms)(void *ud);
     void (*step)(void *ud);
     void *ud;
-    double time_scale;        /* emulated ms per real ms (>= 1e-6) */
+    struct events *events; /* the owner's event log (borrowed): faults, exits by signal */
+    double time_scale;     /* emulated ms per real ms (>= 1e-6) */
+    /* 1: the emulator's clock is manual: an instance's process starts listening at once and
+     * is reported running once the emulated clock passes its launch time + boot_s (boot
+     * follows the clock, not the wall) */
+    int clock_manual;
     const char *instance_exe; /* NULL: instance.c's default */
     const char *tls_cert;     /* HTTPS/SSL listeners: PEM certificate and key, or both */
     const char *tls_key;      /* NULL for a self-signed certificate (emulator/lb_tls.h) */

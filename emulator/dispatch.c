@@ -316,8 +316,8 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
     request_id(d, rid);
     dispatch_response_header(rs, "x-amzn-RequestId", "%s", rid);
 
-    if (admin_is_admin_path(rq->path)) {
-        admin_handle(d->emu, d->requests, rq, rs);
+    if (admin_is_admin_path(rq->path) || admin_is_console_request(rq)) {
+        admin_handle(d->emu, &d->cfg, d->requests, rq, rs);
         goto log;
     }
     scoped = auth_parse(req_header(rq, "Authorization"), &scope) == 0 && scope.has_credential;

@@ -16,6 +16,7 @@
 #include "common/sigv4.h"
 
 struct emu;
+struct events;
 
 #define DISPATCH_DEFAULT_MAX_BODY     (2 * 1024 * 1024)
 #define DISPATCH_MAX_RESPONSE_HEADERS 8
@@ -54,6 +55,11 @@ struct dispatch_response {
         const char *name;
         char value[256];
     } headers[DISPATCH_MAX_RESPONSE_HEADERS];
+    /* non-NULL: the reply is a live stream of this event log (GET /_scalelab/events) from
+     * the event after stream_after on; the server subscribes (emulator/events.h) and the
+     * body is unused */
+    struct events *stream;
+    uint64_t stream_after;
 };
 
 struct dispatch;

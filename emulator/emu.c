@@ -8,14 +8,18 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "emulator/autoscale.h"
+#include "emulator/events.h"
 #include "emulator/metric_journal.h"
 #include "emulator/state.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/hash.h"
+#include "scaler/observe.h"
 #include "scaler/world.h"
 
 #define MAX_REGIONS 32
@@ -24,6 +28,7 @@ struct region_state {
     char account[EMU_ACCOUNT_LEN];
     char region[EMU_REGION_LEN];
     struct sc_world *w;
+    struct sc_observer *obs; /* the world's story for the event log */
 };
 
 struct emu {
@@ -36,6 +41,7 @@ struct emu {
     struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
     struct state *st;     /* --state FILE; NULL: memory only */
     struct metric_journal *journal; /* FILE.metrics beside --state; NULL: none */
+    struct events *events;          /* the event log (/_scalelab/events, stderr) */
 };
 
 void emu_config_defaults(struct emu_config *cfg)
@@ -98,6 +104,7 @@ static void regions_free(struct emu *e)
     for (int i = 0; i < e->nregions; i++) {
         autoscale_forget_world(e->as, e->regions[i].w);
         sc_world_destroy(e->regions[i].w);
+        sc_observer_destroy(e->regions[i].obs);
     }
     e->nregions = 0;
 }
@@ -153,6 +160,12 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
     rs->w = sc_world_create(&wc);
     if (!rs->w)
         return NULL;
+    rs->obs = sc_observer_create();
+    if (!rs->obs) {
+        log_error("out of memory");
+        abort();
+    }
+    sc_observer_sync(rs->obs, rs->w, wc.start_ms);
     snprintf(rs->account, sizeof(rs->account), "%s", account);
     snprintf(rs->region, sizeof(rs->region), "%s", region);
     e->nregions++;
@@ -225,6 +238,26 @@ static int data_plane(struct sc_world *w, int64_t now)
     return changed;
 }
 
+struct observe_ctx {
+    struct emu *e;
+    const struct region_state *rs;
+};
+
+static void on_world_event(const struct sc_event *ev, void *ud)
+{
+    struct observe_ctx *c = ud;
+
+    events_add_world(c->e->events, c->rs->account, c->rs->region, ev);
+}
+
+/* The world's changes since the last step go to the event log. */
+static void observe(struct emu *e, struct region_state *rs, int64_t now)
+{
+    struct observe_ctx c = { e, rs };
+
+    sc_observer_step(rs->obs, rs->w, now, on_world_event, &c);
+}
+
 void emu_step(struct emu *e)
 {
     int64_t now = emu_now_ms(e);
@@ -241,7 +274,19 @@ void emu_step(struct emu *e)
             if (!(e->as ? autoscale_step(e->as, w, now) : data_plane(w, now)))
                 break;
         }
+        observe(e, &e->regions[i], now);
     }
+}
+
+void emu_observe_sync(struct emu *e)
+{
+    for (int i = 0; i < e->nregions; i++)
+        sc_observer_sync(e->regions[i].obs, e->regions[i].w, emu_now_ms(e));
+}
+
+struct events *emu_events(struct emu *e)
+{
+    return e->events;
 }
 
 static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
@@ -282,7 +327,9 @@ static void start_autoscale(struct emu *e)
     ac.now_ms = hook_now_ms;
     ac.step = hook_step;
     ac.ud = e;
+    ac.events = e->events;
     ac.time_scale = e->cfg.clock_manual ? 1.0 : e->cfg.time_scale;
+    ac.clock_manual = e->cfg.clock_manual;
     ac.instance_exe = e->cfg.instance_exe;
     ac.tls_cert = e->cfg.tls_cert;
     ac.tls_key = e->cfg.tls_key;
@@ -340,8 +387,16 @@ int emu_zone_fault(struct emu *e, const char *zone, int down, int64_t for_ms, in
             break;
         hits++;
     }
-    if (hits)
+    if (hits) {
+        json_t *o = json_pack("{s:s,s:s,s:s}", "zone", zone, "region", region, "fault",
+                              down ? "az_outage" : "az_recover");
+
+        if (account)
+            json_object_set_new(o, "account", json_string(account));
+        events_add(e->events, now_ms, "fault", o, 0, "fault %s injected on zone %s (%d world%s)",
+                   down ? "az_outage" : "az_recover", zone, hits, hits == 1 ? "" : "s");
         emu_step(e);
+    }
     return hits;
 }
 
@@ -370,6 +425,7 @@ struct emu *emu_create(const struct emu_config *cfg)
     e->base_epoch_ms = wall_ms();
     e->base_mono_ms = cm_ev_now_ms();
     e->manual_ms = cfg->start_ms ? cfg->start_ms : e->base_epoch_ms;
+    e->events = events_create(0, cfg->event_buffer);
     return e;
 }
 
@@ -395,5 +451,6 @@ void emu_destroy(struct emu *e)
         return;
     emu_stop(e);
     regions_free(e);
+    events_destroy(e->events);
     free(e);
 }

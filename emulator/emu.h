@@ -19,6 +19,7 @@
 #include "common/ev.h"
 
 struct autoscale;
+struct events;
 struct metric_journal;
 struct sc_world;
 struct state;
@@ -34,6 +35,7 @@ struct emu_config {
     const char *tls_cert;     /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */
+    size_t event_buffer;      /* each event stream client's buffer; 0: the default */
 };
 
 void emu_config_defaults(struct emu_config *cfg);
@@ -74,6 +76,11 @@ struct sc_world *emu_world_at(const struct emu *e, int i, const char **account,
 
 /* Steps every world to now and lets the data plane follow (see above). */
 void emu_step(struct emu *e);
+/* The event log (emulator/events.h): each step adds the worlds' changes to it. Borrowed
+ * until emu_destroy(). */
+struct events *emu_events(struct emu *e);
+/* The worlds were loaded (--state): what they hold is the story's start, not news. */
+void emu_observe_sync(struct emu *e);
 /* Drops every account's world (admin reset); the durable writers reset too. */
 void emu_reset(struct emu *e);
 

@@ -250,8 +250,8 @@ void inst_mgr_destroy(struct inst_mgr *m, int64_t grace_ms)
     free(m);
 }
 
-int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int64_t boot_ms,
-               char *err, size_t errlen)
+int inst_spawn(struct inst_mgr *m, const char *id, const char *zone, const char *profile_json,
+               int64_t boot_ms, char *err, size_t errlen)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
@@ -288,6 +288,10 @@ int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int
     argv[k++] = ppid;
     argv[k++] = "--id";
     argv[k++] = (char *)id;
+    if (zone && *zone) {
+        argv[k++] = "--zone";
+        argv[k++] = (char *)zone;
+    }
     if (boot_ms >= 0) {
         argv[k++] = "--boot-ms";
         argv[k++] = boot;

@@ -45,10 +45,11 @@ struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_f
 /* Stops every child (TERM, KILL after grace_ms) and reaps them; no callbacks. */
 void inst_mgr_destroy(struct inst_mgr *m, int64_t grace_ms); /* NULL is a no-op */
 
-/* Starts instance id (unique) with the profile JSON (NULL: defaults) booting boot_ms
- * (real ms; -1: the profile's boot_s). Returns 0, or -1 with err filled. */
-int inst_spawn(struct inst_mgr *m, const char *id, const char *profile_json, int64_t boot_ms,
-               char *err, size_t errlen);
+/* Starts instance id (unique) in zone (NULL: none; the instance names both in its
+ * replies) with the profile JSON (NULL: defaults) booting boot_ms (real ms; -1: the
+ * profile's boot_s). Returns 0, or -1 with err filled. */
+int inst_spawn(struct inst_mgr *m, const char *id, const char *zone, const char *profile_json,
+               int64_t boot_ms, char *err, size_t errlen);
 /* Another bound for inst_terminate (tests); <= 0 restores INST_TERM_GRACE_MS. */
 void inst_mgr_set_term_grace(struct inst_mgr *m, int64_t grace_ms);
 

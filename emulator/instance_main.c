@@ -87,6 +87,9 @@ struct app {
     const char *port_file;
     int ready_fd;
     const char *id;
+    const char *zone;
+    char who[128]; /* "X-Scalelab-Instance: <id> <zone>\r\n" on every reply ("" without --id) */
+    char name[96]; /* the default body: "<id> <zone>\n" ("ok\n" without --id) */
     int64_t start_ms;
     struct sc_app_busy busy;
     struct conn *qhead, *qtail;
@@ -198,8 +201,9 @@ static void respond(struct conn *c, int status, const char *ctype, const char *b
         conn_free(c);
         return;
     }
-    n = lb_http_format_response(c->out, sizeof(c->out), status, ctype, NULL, body, blen,
-                                !c->keep_alive, c->minor);
+    n = lb_http_format_response(c->out, sizeof(c->out), status, ctype,
+                                c->app->who[0] ? c->app->who : NULL, body, blen, !c->keep_alive,
+                                c->minor);
     if (n < 0) {
         c->keep_alive = 0;
         n = lb_http_format_response(c->out, sizeof(c->out), 500, NULL, NULL, "", 0, 1, c->minor);
@@ -257,7 +261,8 @@ static void finish_work(struct conn *c)
     } else if (c->kind == KIND_CPU) {
         respond(c, 200, NULL, "cpu\n", 4);
     } else {
-        respond(c, 200, NULL, "ok\n", 3);
+        /* the default reply names the instance: curl through a load balancer shows who */
+        respond(c, 200, NULL, a->name, strlen(a->name));
     }
     run_queue(a);
 }
@@ -868,6 +873,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: emulator instance [--port N] [--port-file F] [--ready-fd N]\n"
                "         [--profile JSON] [--boot-ms MS] [--parent-pid PID] [--id ID]\n"
+               "         [--zone ZONE]\n"
                "         [--log-level error|warn|info|debug]\n");
 }
 
@@ -881,6 +887,7 @@ int instance_main(int argc, char **argv)
         { "boot-ms", required_argument, NULL, 'b' },
         { "parent-pid", required_argument, NULL, 'q' },
         { "id", required_argument, NULL, 'i' },
+        { "zone", required_argument, NULL, 'z' },
         { "log-level", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -934,6 +941,9 @@ int instance_main(int argc, char **argv)
         case 'i':
             a.id = optarg;
             break;
+        case 'z':
+            a.zone = optarg;
+            break;
         case 'l':
             if (cm_log_level_parse(optarg, &lvl) < 0)
                 goto bad;
@@ -947,6 +957,18 @@ int instance_main(int argc, char **argv)
     }
     if (optind != argc)
         goto bad;
+    if (a.id &&
+        strspn(a.id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") ==
+            strlen(a.id) &&
+        strlen(a.id) < 48 &&
+        (!a.zone || (strlen(a.zone) < 40 &&
+                     strspn(a.zone, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(a.zone)))) {
+        snprintf(a.who, sizeof(a.who), "X-Scalelab-Instance: %s %s\r\n", a.id,
+                 a.zone ? a.zone : "-");
+        snprintf(a.name, sizeof(a.name), "%s %s\n", a.id, a.zone ? a.zone : "-");
+    } else {
+        snprintf(a.name, sizeof(a.name), "ok\n");
+    }
     cm_log_init("instance", lvl);
     if (parent > 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -458,7 +458,7 @@ int lb_proxy_main(int argc, char **argv)
         struct backend *b = &p.b[p.nb++];
 
         snprintf(b->id, sizeof(b->id), "i-%017x", i + 1);
-        if (inst_spawn(p.im, b->id, profile, boot_ms, err, sizeof(err)) < 0) {
+        if (inst_spawn(p.im, b->id, NULL, profile, boot_ms, err, sizeof(err)) < 0) {
             log_error("proxy: %s", err);
             goto out;
         }

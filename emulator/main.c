@@ -11,6 +11,7 @@
 
 #include "common/ev.h"
 #include "common/log.h"
+#include "common/units.h"
 #include "emulator/instance_main.h"
 #include "emulator/lb.h"
 #include "emulator/model.h"
@@ -43,7 +44,9 @@ static void usage(FILE *f)
                "  --tls-cert PEM      certificate of HTTPS/SSL listeners (with --tls-key;\n"
                "                      default: a self-signed one made at start)\n"
                "  --tls-key PEM       its private key\n"
-               "  --quiet             no per-request log line\n"
+               "  --event-buffer SIZE each /_scalelab/events client's buffer; one that falls this\n"
+               "                      far behind is dropped (default 256k, at least 4k)\n"
+               "  --quiet             warnings only: no per-request or event lines\n"
                "  --help, --version\n"
                "sub-modes: emulator instance --help (an emulated instance),\n"
                "           emulator proxy --help (a standalone load-balancing proxy)\n");
@@ -94,6 +97,7 @@ int main(int argc, char **argv)
         { "credentials", required_argument, NULL, 'C' },
         { "port-file", required_argument, NULL, 'P' },
         { "quiet", no_argument, NULL, 'q' },
+        { "event-buffer", required_argument, NULL, 'E' },
         { "tls-cert", required_argument, NULL, 'X' },
         { "tls-key", required_argument, NULL, 'K' },
         { "help", no_argument, NULL, 'h' },
@@ -124,6 +128,14 @@ int main(int argc, char **argv)
             if (*end || v < 0 || v > 65535)
                 return usage_error("bad --port", optarg);
             cfg.srv.port = (int)v;
+            break;
+        }
+        case 'E': {
+            uint64_t v;
+
+            if (cm_size_parse(optarg, &v) < 0 || v < 4096 || v > ((uint64_t)1 << 30))
+                return usage_error("bad --event-buffer (4k..1g)", optarg);
+            cfg.srv.event_buffer = (size_t)v;
             break;
         }
         case 'b':

@@ -203,6 +203,7 @@ static int open_state(struct persist *p, const char *path, char *err, size_t err
             return -1;
         }
         json_decref(doc);
+        emu_observe_sync(p->emu); /* the loaded records are the story's start, not events */
         log_info("state: loaded %s (%d worlds)", path, emu_world_count(p->emu));
     } else {
         log_info("state: %s does not exist: starting empty", path);

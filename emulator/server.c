@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -16,10 +17,13 @@
 #include "common/xalloc.h"
 #include "emulator/dispatch.h"
 #include "emulator/emu.h"
+#include "emulator/events.h"
 #include "emulator/persist.h"
 #include "emulator/state.h"
 
-#define MAX_REQUEST_HEADERS 1024 /* more than MHD's 32 KiB connection pool can hold */
+#define MAX_REQUEST_HEADERS 1024  /* more than MHD's 32 KiB connection pool can hold */
+#define SSE_KEEPALIVE_MS    15000 /* an SSE comment to every stream client this often */
+#define SSE_SNDBUF          32768 /* a stream client's socket send buffer */
 
 struct srv {
     struct srv_config cfg;
@@ -31,6 +35,8 @@ struct srv {
     struct persist *persist;   /* --state FILE; NULL: memory only */
     struct state *st;          /* its writer (persist_state), or NULL */
     struct conn_req *waiting;  /* replies held until the next commit (--state) */
+    struct sse *streams;       /* GET /_scalelab/events clients */
+    long keepalive_timer;
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -121,7 +127,8 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
     return MHD_YES;
 }
 
-static enum MHD_Result queue_reply(struct MHD_Connection *c, struct dispatch_response *rsp);
+static enum MHD_Result queue_reply(struct srv *s, struct MHD_Connection *c,
+                                   struct dispatch_response *rsp);
 
 /* The reply when the commit covering a change failed: the change is in memory (and
  * written by a later commit) but was never acknowledged. */
@@ -163,7 +170,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
             dispatch_response_cleanup(&r->held);
             state_failed_reply(&r->held);
         }
-        return queue_reply(c, &r->held);
+        return queue_reply(s, c, &r->held);
     }
     if (*upload_size) {
         if (!r->too_large && cm_buf_append(&r->body, upload_data, *upload_size) < 0) {
@@ -203,11 +210,118 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         MHD_suspend_connection(c);
         return MHD_YES;
     }
-    return queue_reply(c, &rs);
+    return queue_reply(s, c, &rs);
+}
+
+/* ---- event streams (GET /_scalelab/events) ------------------------------------------------ */
+
+/* One stream client: its subscription (emulator/events.h, the bounded buffer) and its
+ * connection, suspended while there is nothing to send so the loop never spins on it. */
+struct sse {
+    struct srv *s;
+    struct MHD_Connection *conn;
+    struct events_sub *sub;
+    int suspended;
+    struct sse *prev, *next;
+};
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct sse *x = cls;
+    ssize_t n = events_sub_read(x->sub, buf, max);
+
+    (void)pos;
+    if (n > 0)
+        return n;
+    if (n < 0)
+        return events_sub_dropped(x->sub) ? MHD_CONTENT_READER_END_WITH_ERROR
+                                          : MHD_CONTENT_READER_END_OF_STREAM;
+    /* nothing now: wait without polling; sse_wake resumes */
+    x->suspended = 1;
+    MHD_suspend_connection(x->conn);
+    return 0;
+}
+
+/* Something to send (or the client was dropped: its socket is shut so that even a client
+ * that reads nothing, whose connection MHD cannot write, is closed now). */
+static void sse_wake(void *ud)
+{
+    struct sse *x = ud;
+
+    if (events_sub_dropped(x->sub)) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(x->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+        if (ci)
+            shutdown(ci->connect_fd, SHUT_RDWR);
+    }
+    if (x->suspended) {
+        x->suspended = 0;
+        MHD_resume_connection(x->conn);
+    }
+}
+
+static void sse_free(void *cls)
+{
+    struct sse *x = cls;
+
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        x->s->streams = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    events_unsubscribe(x->sub);
+    free(x);
+}
+
+static int64_t on_keepalive(struct cm_ev *ev, int64_t now_ms, void *ud)
+{
+    struct srv *s = ud;
+
+    (void)ev;
+    (void)now_ms;
+    if (s->streams)
+        events_keepalive(emu_events(s->emu));
+    return SSE_KEEPALIVE_MS;
+}
+
+static struct MHD_Response *sse_response(struct srv *s, struct MHD_Connection *c,
+                                         const struct dispatch_response *rs)
+{
+    struct sse *x = cm_xcalloc(1, sizeof(*x));
+    struct MHD_Response *resp;
+
+    x->s = s;
+    x->conn = c;
+    x->sub = events_subscribe(rs->stream, rs->stream_after, sse_wake, x);
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, x, sse_free);
+    if (!resp) {
+        events_unsubscribe(x->sub);
+        free(x);
+        return NULL;
+    }
+    x->next = s->streams;
+    if (s->streams)
+        s->streams->prev = x;
+    s->streams = x;
+    {
+        /* the kernel's share of what a slow client holds is bounded too (no autotuning
+         * to megabytes): past it, the subscriber's buffer fills and the client is dropped */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        int sndbuf = SSE_SNDBUF;
+
+        if (ci)
+            setsockopt(ci->connect_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+    }
+    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    return resp;
 }
 
 /* Queues rs (consumed) on c. */
-static enum MHD_Result queue_reply(struct MHD_Connection *c, struct dispatch_response *rsp)
+static enum MHD_Result queue_reply(struct srv *s, struct MHD_Connection *c,
+                                   struct dispatch_response *rsp)
 {
     struct dispatch_response rs = *rsp;
     struct MHD_Response *resp;
@@ -215,12 +329,21 @@ static enum MHD_Result queue_reply(struct MHD_Connection *c, struct dispatch_res
     size_t len;
     char *body;
 
+    if (rs.stream && s->mhd) {
+        resp = sse_response(s, c, &rs);
+        if (!resp) {
+            dispatch_response_cleanup(&rs);
+            return MHD_NO;
+        }
+        goto headers;
+    }
     body = cm_buf_take(&rs.body, &len);
     resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(body);
         return MHD_NO;
     }
+headers:
     if (rs.content_type)
         MHD_add_response_header(resp, "Content-Type", rs.content_type);
     for (int i = 0; i < rs.nheaders; i++)
@@ -337,6 +460,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.start_ms = cfg->start_ms;
     ec.tls_cert = cfg->tls_cert;
     ec.tls_key = cfg->tls_key;
+    ec.event_buffer = cfg->event_buffer;
     s->emu = emu_create(&ec);
     dispatch_config_defaults(&dc);
     dc.region = cfg->region;
@@ -386,6 +510,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         goto fail;
     }
     cm_ev_set_hook(ev, on_hook, s);
+    s->keepalive_timer = cm_ev_add_timer(ev, SSE_KEEPALIVE_MS, on_keepalive, s);
     emu_start(s->emu, ev);
     return s;
 
@@ -408,6 +533,15 @@ void srv_destroy(struct srv *s)
     }
     if (s->st && s->ev)
         cm_ev_del_fd(s->ev, state_event_fd(s->st));
+    if (s->ev && s->keepalive_timer > 0)
+        cm_ev_del_timer(s->ev, s->keepalive_timer);
+    if (s->mhd && s->streams) {
+        /* MHD must not stop with suspended connections: end every stream, let each send
+         * what it has and close */
+        events_end_all(emu_events(s->emu));
+        for (int i = 0; i < 8 && s->streams; i++)
+            MHD_run(s->mhd);
+    }
     if (s->mhd) {
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 

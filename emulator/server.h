@@ -28,6 +28,7 @@ struct srv_config {
     const char *credentials; /* keys file for auth_sigv4 (env keys are added) */
     size_t max_body;         /* request bodies over this answer 413 */
     int quiet;               /* no per-request log line */
+    size_t event_buffer;     /* each event stream client's buffer; 0: EVENTS_SUB_MAX_BYTES */
     const char *tls_cert;    /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;     /* neither: NULL = self-signed, emulator/lb_tls.h) */
 };

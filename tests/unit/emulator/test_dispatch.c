@@ -256,6 +256,96 @@ static void test_dispatch_routes_admin(void **state)
     assert_int_equal(dispatch_requests(f->d), 2);
 }
 
+/* GET / without an AWS Action is the console's front door: a few plain lines for curl;
+ * with an Action it is an AWS request as before. */
+static void test_dispatch_root_for_curl(void **state)
+{
+    struct fixture *f = *state;
+    struct req rq = { .method = "GET", .path = "/", .hdrs = { "Host", "127.0.0.1:4566", NULL } };
+    struct req aws = { .method = "GET", .path = "/", .query = "Action=DescribeAlarms" };
+    struct dispatch_response *rs;
+
+    rs = send_req(f, &rq);
+    assert_int_equal(rs->status, 200);
+    assert_string_equal(rs->content_type, "text/plain; charset=utf-8");
+    assert_body_has(rs, "scalelab emulator");
+    assert_body_has(rs, "region:   us-east-1");
+    assert_body_has(rs, "account:  123456789012");
+    assert_body_has(rs, "manual");
+    assert_body_has(rs, "http://127.0.0.1:4566/_scalelab/");
+    rs = send_req(f, &aws);
+    assert_int_equal(rs->status, 400);
+    assert_body_has(rs, "Could not determine the service of action DescribeAlarms");
+}
+
+/* A known admin path with another method: 405 and the methods it takes in Allow; an
+ * unknown path 404; GET /_scalelab/ lists the endpoints. */
+static void test_dispatch_admin_wrong_method_405(void **state)
+{
+    struct fixture *f = *state;
+    struct req del = { .method = "DELETE", .path = "/_scalelab/clock" };
+    struct req post = { .method = "POST", .path = "/_scalelab/events" };
+    struct req nope = { .method = "GET", .path = "/_scalelab/nope" };
+    struct req index = { .method = "GET", .path = "/_scalelab/" };
+    struct dispatch_response *rs;
+
+    rs = send_req(f, &del);
+    assert_int_equal(rs->status, 405);
+    assert_string_equal(header(rs, "Allow"), "GET, POST");
+    rs = send_req(f, &post);
+    assert_int_equal(rs->status, 405);
+    assert_string_equal(header(rs, "Allow"), "GET");
+    rs = send_req(f, &nope);
+    assert_int_equal(rs->status, 404);
+    rs = send_req(f, &index);
+    assert_int_equal(rs->status, 200);
+    assert_body_has(rs, "\"path\":\"/_scalelab/events\"");
+    assert_body_has(rs, "docs/admin-api.md");
+}
+
+/* /_scalelab/events?format=jsonl: the group's launch events, one JSON object a line; the
+ * default is a stream (the server subscribes); bad parameters answer 400. */
+static void test_dispatch_events_jsonl(void **state)
+{
+    struct fixture *f = *state;
+    struct req jl = { .method = "GET", .path = "/_scalelab/events", .query = "format=jsonl" };
+    struct req since = { .method = "GET",
+                         .path = "/_scalelab/events",
+                         .query = "format=jsonl&since=999" };
+    struct req sse = { .method = "GET", .path = "/_scalelab/events" };
+    struct req bad = { .method = "GET", .path = "/_scalelab/events", .query = "since=x" };
+    struct dispatch_response *rs;
+    char body[2048];
+
+    snprintf(body, sizeof(body),
+             "Action=CreateLaunchConfiguration&Version=2011-01-01&"
+             "LaunchConfigurationName=lc&ImageId=ami-12345678&"
+             "InstanceType=t3.micro");
+    assert_int_equal(query(f, NULL, body)->status, 200);
+    assert_int_equal(query(f, NULL,
+                           "Action=CreateAutoScalingGroup&Version=2011-01-01&"
+                           "AutoScalingGroupName=web&LaunchConfigurationName=lc&MinSize=1&"
+                           "MaxSize=2&AvailabilityZones.member.1=us-east-1a")
+                         ->status,
+                     200);
+    rs = send_req(f, &jl);
+    assert_int_equal(rs->status, 200);
+    assert_string_equal(rs->content_type, "application/x-ndjson");
+    assert_body_has(rs, "\"type\":\"activity_start\"");
+    assert_body_has(rs, "\"type\":\"launch\",\"account\":\"123456789012\"");
+    assert_body_has(rs, "\"group\":\"web\"");
+    assert_body_has(rs, "a user request created an AutoScalingGroup");
+    rs = send_req(f, &since);
+    assert_int_equal(rs->status, 200);
+    assert_int_equal(rs->body.len, 0);
+    rs = send_req(f, &sse);
+    assert_int_equal(rs->status, 200);
+    assert_string_equal(rs->content_type, "text/event-stream");
+    assert_non_null(rs->stream);
+    rs = send_req(f, &bad);
+    assert_int_equal(rs->status, 400);
+}
+
 /* ---- the world ---------------------------------------------------------------------------- */
 
 static void test_dispatch_invalid_region(void **state)
@@ -504,6 +594,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dispatch_too_large_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_mutates_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_mutation_steps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_root_for_curl, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_admin_wrong_method_405, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_events_jsonl, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

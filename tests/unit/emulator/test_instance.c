@@ -148,7 +148,7 @@ static pid_t start(struct fixture *f, const char *exe, const char *id)
 
     f->m = inst_mgr_create(f->ev, exe, on_event, f);
     assert_non_null(f->m);
-    assert_int_equal(inst_spawn(f->m, id, NULL, 0, err, sizeof(err)), 0);
+    assert_int_equal(inst_spawn(f->m, id, NULL, NULL, 0, err, sizeof(err)), 0);
     assert_true(run_until(f, is_ready, 10000));
     return inst_pid(f->m, id);
 }

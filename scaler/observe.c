@@ -1,0 +1,351 @@
+/* scaler/observe.c: see observe.h. What the observer remembers is one sorted table of
+ * (key, value): a key per thing (an alarm, an activity, an instance's EC2 state, its
+ * lifecycle in a group, a load balancer's view of it) and its last state. Each step builds
+ * the table anew, looks every key up in the previous one, reports the differences, then
+ * keeps the new table. */
+#include "scaler/observe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/alarm.h"
+#include "scaler/asg.h"
+#include "scaler/cloudwatch.h"
+#include "scaler/ec2.h"
+#include "scaler/elb.h"
+#include "scaler/world.h"
+
+#define KEY_LEN 320 /* a kind letter, an alarm name (255) or a load balancer and an id */
+
+struct entry {
+    char key[KEY_LEN];
+    int value;
+};
+
+struct table {
+    struct entry *e;
+    int n, cap;
+};
+
+struct sc_observer {
+    struct table prev, cur;
+    struct sc_elb_instance_health *health; /* scratch for DescribeInstanceHealth */
+    int cap_health;
+    int nevents;
+    sc_event_fn fn; /* NULL: remember only (sync) */
+    void *ud;
+};
+
+static const char *const kind_names[SC_EVENT_KIND_COUNT] = {
+    "alarm",  "activity_start", "activity_end", "launch_failed",
+    "launch", "instance",       "lifecycle",    "health",
+};
+
+const char *sc_event_kind_name(enum sc_event_kind k)
+{
+    return k >= 0 && k < SC_EVENT_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+struct sc_observer *sc_observer_create(void)
+{
+    return calloc(1, sizeof(struct sc_observer));
+}
+
+void sc_observer_destroy(struct sc_observer *o)
+{
+    if (!o)
+        return;
+    free(o->prev.e);
+    free(o->cur.e);
+    free(o->health);
+    free(o);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct entry *)a)->key, ((const struct entry *)b)->key);
+}
+
+/* The previous value of key, or -1 when the thing is new. */
+static int prev_value(const struct sc_observer *o, const char *key)
+{
+    struct entry probe;
+    const struct entry *hit;
+
+    if (!o->prev.n)
+        return -1;
+    snprintf(probe.key, sizeof(probe.key), "%s", key);
+    hit = bsearch(&probe, o->prev.e, (size_t)o->prev.n, sizeof(*o->prev.e), entry_cmp);
+    return hit ? hit->value : -1;
+}
+
+/* Remembers key = value for the next step. 0, or -1 on OOM (the thing is not remembered:
+ * it is reported again as new next time, never lost). */
+static int remember(struct sc_observer *o, const char *key, int value)
+{
+    struct table *t = &o->cur;
+
+    if (t->n == t->cap) {
+        int cap = t->cap ? t->cap * 2 : 64;
+        struct entry *e = realloc(t->e, (size_t)cap * sizeof(*e));
+
+        if (!e)
+            return -1;
+        t->e = e;
+        t->cap = cap;
+    }
+    snprintf(t->e[t->n].key, sizeof(t->e[t->n].key), "%s", key);
+    t->e[t->n].value = value;
+    t->n++;
+    return 0;
+}
+
+static void report(struct sc_observer *o, const struct sc_event *ev)
+{
+    o->nevents++;
+    if (o->fn)
+        o->fn(ev, o->ud);
+}
+
+/* ---- alarms --------------------------------------------------------------------------- */
+
+static int visit_alarm(const struct sc_alarm_view *a, void *ud)
+{
+    struct sc_observer *o = ud;
+    char key[KEY_LEN];
+    int was;
+
+    snprintf(key, sizeof(key), "A%s", a->alarm_name);
+    was = prev_value(o, key);
+    /* a new alarm starts INSUFFICIENT_DATA: its first transition is the story */
+    if (was >= 0 && was != (int)a->state) {
+        struct sc_event ev = { .kind = SC_EVENT_ALARM,
+                               .time_ms = a->state_updated_timestamp_ms,
+                               .alarm = a->alarm_name,
+                               .from = sc_alarm_state_name((enum sc_alarm_state)was),
+                               .to = a->state_value,
+                               .text = a->state_reason };
+
+        report(o, &ev);
+    }
+    remember(o, key, (int)a->state);
+    return 0;
+}
+
+static void observe_alarms(struct sc_observer *o, struct sc_world *w)
+{
+    struct sc_describe_alarms_req req;
+
+    memset(&req, 0, sizeof(req));
+    sc_cw_describe_alarms(sc_world_cw(w), &req, visit_alarm, o, NULL);
+}
+
+/* ---- activities ----------------------------------------------------------------------- */
+
+static void activity_event(struct sc_observer *o, const struct sc_asg_activity_info *a,
+                           enum sc_event_kind kind)
+{
+    struct sc_event ev = { .kind = kind,
+                           .time_ms = kind == SC_EVENT_ACTIVITY_START ? a->start_ms : a->end_ms,
+                           .group = a->auto_scaling_group_name,
+                           .activity_id = a->activity_id,
+                           .description = a->description,
+                           .text = a->cause,
+                           .status = a->status_code,
+                           .status_message = a->status_message };
+
+    if (kind != SC_EVENT_ACTIVITY_START && strcmp(a->status_code, "Failed") == 0 &&
+        a->description && strncmp(a->description, "Launching", 9) == 0)
+        ev.kind = SC_EVENT_LAUNCH_FAILED;
+    report(o, &ev);
+}
+
+/* ends 0: the starts (remembering each activity); 1: the ends */
+static void observe_activities(struct sc_observer *o, struct sc_world *w, int ends)
+{
+    struct sc_asg *asg = sc_world_asg(w);
+
+    for (int g = 0; g < sc_asg_group_count(asg); g++) {
+        const char *name = sc_asg_group_at(asg, g)->auto_scaling_group_name;
+        int n = sc_asg_activity_count(asg, name);
+
+        /* oldest first: the story in the order it happened */
+        for (int i = n - 1; i >= 0; i--) {
+            const struct sc_asg_activity_info *a = sc_asg_activity_at(asg, name, i);
+            char key[KEY_LEN];
+            int done = a->end_ms != 0, was;
+
+            snprintf(key, sizeof(key), "C%s", a->activity_id);
+            was = prev_value(o, key);
+            if (!ends) {
+                if (was < 0)
+                    activity_event(o, a, SC_EVENT_ACTIVITY_START);
+                remember(o, key, done);
+            } else if (done && was != 1) {
+                activity_event(o, a, SC_EVENT_ACTIVITY_END);
+            }
+        }
+    }
+}
+
+/* ---- instances ------------------------------------------------------------------------ */
+
+static void observe_ec2(struct sc_observer *o, struct sc_world *w, int64_t now_ms)
+{
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
+
+    for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
+        const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
+        char key[KEY_LEN];
+        int was;
+
+        snprintf(key, sizeof(key), "E%s", in->instance_id);
+        was = prev_value(o, key);
+        if (was < 0) {
+            struct sc_event ev = { .kind = SC_EVENT_LAUNCH,
+                                   .time_ms = in->launch_time_ms ? in->launch_time_ms : now_ms,
+                                   .instance_id = in->instance_id,
+                                   .zone = in->availability_zone,
+                                   .group = sc_ec2_instance_tag(in, "aws:autoscaling:groupName"),
+                                   .to = sc_ec2_state_name(in->state) };
+
+            report(o, &ev);
+        } else if (was != (int)in->state) {
+            const char *why = in->state_reason_message;
+
+            if (!why || !*why)
+                why = in->state_transition_reason && *in->state_transition_reason
+                          ? in->state_transition_reason
+                          : NULL;
+            struct sc_event ev = { .kind = SC_EVENT_INSTANCE,
+                                   .time_ms = in->state_changed_ms ? in->state_changed_ms : now_ms,
+                                   .instance_id = in->instance_id,
+                                   .zone = in->availability_zone,
+                                   .group = sc_ec2_instance_tag(in, "aws:autoscaling:groupName"),
+                                   .from = sc_ec2_state_name((enum sc_ec2_state)was),
+                                   .to = sc_ec2_state_name(in->state),
+                                   .text = why };
+
+            report(o, &ev);
+        }
+        remember(o, key, (int)in->state);
+    }
+}
+
+static void observe_lifecycle(struct sc_observer *o, struct sc_world *w, int64_t now_ms)
+{
+    struct sc_asg *asg = sc_world_asg(w);
+
+    for (int g = 0; g < sc_asg_group_count(asg); g++) {
+        const struct sc_asg_group_info *gi = sc_asg_group_at(asg, g);
+
+        for (int i = 0; i < sc_asg_group_instance_count(gi); i++) {
+            const struct sc_asg_instance_info *in = sc_asg_group_instance_at(gi, i);
+            char key[KEY_LEN];
+            int was;
+
+            snprintf(key, sizeof(key), "L%s", in->instance_id);
+            was = prev_value(o, key);
+            if (was != (int)in->lifecycle_state) {
+                struct sc_event ev = {
+                    .kind = SC_EVENT_LIFECYCLE,
+                    .time_ms = now_ms,
+                    .group = gi->auto_scaling_group_name,
+                    .instance_id = in->instance_id,
+                    .zone = in->availability_zone,
+                    .from = was < 0 ? NULL : sc_asg_lifecycle_str((enum sc_asg_lifecycle)was),
+                    .to = sc_asg_lifecycle_str(in->lifecycle_state)
+                };
+
+                report(o, &ev);
+            }
+            remember(o, key, (int)in->lifecycle_state);
+        }
+    }
+}
+
+/* ---- load balancer health -------------------------------------------------------------- */
+
+static void observe_health(struct sc_observer *o, struct sc_world *w, int64_t now_ms)
+{
+    struct sc_elb *elb = sc_world_elb(w);
+
+    for (int l = 0; l < sc_elb_lb_count(elb); l++) {
+        const char *name = sc_elb_lb_at(elb, l)->load_balancer_name;
+        int nt = sc_elb_target_count(elb, name), nout = 0;
+
+        if (nt <= 0)
+            continue;
+        if (nt > o->cap_health) {
+            struct sc_elb_instance_health *h = realloc(o->health, (size_t)nt * sizeof(*h));
+
+            if (!h)
+                continue;
+            o->health = h;
+            o->cap_health = nt;
+        }
+        if (sc_elb_describe_instance_health(elb, name, NULL, 0, o->health, &nout, NULL) != SC_OK)
+            continue;
+        for (int i = 0; i < nout; i++) {
+            const struct sc_elb_instance_health *h = &o->health[i];
+            char key[KEY_LEN];
+            int was;
+
+            snprintf(key, sizeof(key), "H%s/%s", name, h->instance_id);
+            was = prev_value(o, key);
+            if (was != (int)h->state) {
+                struct sc_event ev = { .kind = SC_EVENT_HEALTH,
+                                       .time_ms = now_ms,
+                                       .load_balancer = name,
+                                       .instance_id = h->instance_id,
+                                       .from = was < 0 ? NULL
+                                                       : sc_elb_state_name((enum sc_elb_state)was),
+                                       .to = h->state_name,
+                                       .text = h->description,
+                                       .status = h->reason_code };
+
+                report(o, &ev);
+            }
+            remember(o, key, (int)h->state);
+        }
+    }
+}
+
+/* ---- the step ------------------------------------------------------------------------- */
+
+static int observe(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc_event_fn fn,
+                   void *ud)
+{
+    struct table t;
+
+    o->fn = fn;
+    o->ud = ud;
+    o->nevents = 0;
+    o->cur.n = 0;
+    observe_alarms(o, w);
+    observe_activities(o, w, 0);
+    observe_ec2(o, w, now_ms);
+    observe_lifecycle(o, w, now_ms);
+    observe_health(o, w, now_ms);
+    observe_activities(o, w, 1);
+    if (o->cur.n > 1)
+        qsort(o->cur.e, (size_t)o->cur.n, sizeof(*o->cur.e), entry_cmp);
+    t = o->prev;
+    o->prev = o->cur;
+    o->cur = t;
+    o->fn = NULL;
+    o->ud = NULL;
+    return o->nevents;
+}
+
+void sc_observer_sync(struct sc_observer *o, struct sc_world *w, int64_t now_ms)
+{
+    observe(o, w, now_ms, NULL, NULL);
+}
+
+int sc_observer_step(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc_event_fn fn,
+                     void *ud)
+{
+    return observe(o, w, now_ms, fn, ud);
+}

@@ -1,0 +1,169 @@
+// tests/integration/browser/console.mjs: drives the emulator's console page in Debian's
+// headless Chromium (playwright-core, no browser download) through a lesson's steps and
+// prints TAP lines: the page renders the group's name, its instance ids and InService; a
+// scale-out shows the new instance through Pending to InService; a kill -9 clicked on the
+// page (with its confirmation) shows in the feed as SIGKILL and the replacement takes its
+// place; the fail-health-checks button takes an instance OutOfService on the load
+// balancer; large type. Each step saves a screenshot and the page's text beside it
+// (OUT/NN-step.png, .txt) for the shell test to check.
+//   node console.mjs EP OUT [manual]   (manual: the emulator runs --clock manual)
+import { chromium } from "playwright-core";
+import { writeFileSync } from "node:fs";
+
+const [ep, out, mode] = process.argv.slice(2);
+let failed = 0;
+const check = (desc, cond, detail) => {
+  console.log(`${cond ? "ok" : "not ok"} - ${desc}${detail !== undefined && !cond ? ` (${detail})` : ""}`);
+  if (!cond) failed = 1;
+};
+
+async function aws(params) {
+  const r = await fetch(ep + "/", { method: "POST", body: new URLSearchParams({ Version: "2011-01-01", ...params }),
+                                    headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  const t = await r.text();
+  if (!r.ok) throw new Error(`${params.Action}: ${r.status} ${t}`);
+  return t;
+}
+const overview = async () => (await fetch(ep + "/_scalelab/overview")).json();
+const group = async () => (await overview()).worlds[0].groups.find((g) => g.name === "web");
+const inService = (g) => g.instances.filter((i) => i.lifecycle_state === "InService").map((i) => i.id).sort();
+
+async function until(desc, fn, ms) {
+  const end = Date.now() + ms;
+  let v;
+  while (Date.now() < end) {
+    try { v = await fn(); } catch (e) { v = undefined; }
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return v;
+}
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+                                        args: ["--no-sandbox", "--disable-gpu"], timeout: 30000 });
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const errors = [];
+page.on("pageerror", (e) => errors.push(String(e)));
+page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+const external = [];
+page.on("request", (r) => { if (!r.url().startsWith(ep)) external.push(r.url()); });
+let n = 0;
+async function shot(step) {
+  n++;
+  const base = `${out}/${String(n).padStart(2, "0")}-${step}`;
+  await page.screenshot({ path: base + ".png", fullPage: false });
+  writeFileSync(base + ".txt", await page.evaluate(() => document.body.innerText));
+}
+const laneIds = (lane) => page.$$eval(`[data-group="web"] [data-lane="${lane}"] [data-instance]`,
+                                      (els) => els.map((e) => e.dataset.instance).sort());
+
+try {
+  if (mode === "manual") {
+    await page.goto(ep + "/_scalelab/ui");
+    await page.waitForSelector("#adv60:not([hidden])", { state: "visible", timeout: 10000 }).catch(() => {});
+    // boot follows the manual clock: Pending until the clock passes launch + boot_s (60 s)
+    await page.waitForSelector('[data-group="web"] [data-lane="Pending"] [data-instance]', { timeout: 10000 });
+    await page.waitForTimeout(1500);
+    const pending = await laneIds("Pending");
+    check("manual clock: the instance stays Pending while the clock stands (1.5 s real)",
+          pending.length === 1 && (await laneIds("InService")).length === 0, pending);
+    const c0 = await (await fetch(ep + "/_scalelab/clock")).json();
+    const before = await page.textContent("#clock");
+    check("manual clock: the advance and play buttons show", await page.isVisible("#adv60"));
+    await page.click("#adv60");
+    const after = await until("clock moved", async () => {
+      const t = await page.textContent("#clock");
+      return t !== before ? t : null;
+    }, 5000);
+    const c = await (await fetch(ep + "/_scalelab/clock")).json();
+    const want = c.now.replace("T", " ").replace(/\.\d+Z$/, " UTC");
+    check("manual clock: +1 min moves the emulator's clock a minute and the page shows it",
+          c.now_ms - c0.now_ms === 60000 && after === want, `${before} -> ${after}, ${c.now}`);
+    const up = await until("InService after +1 min", async () => {
+      const s = await laneIds("InService");
+      return s.length === 1 && s[0] === pending[0] ? s : null;
+    }, 5000);
+    check("manual clock: +1 min boots it: InService on the page", up, await laneIds("InService"));
+    await page.keyboard.press("p");
+    check("manual clock: p plays (the button says Pause)", (await page.textContent("#play")) === "Pause");
+    await page.waitForTimeout(2200);
+    await page.keyboard.press("p");
+    const c2 = await (await fetch(ep + "/_scalelab/clock")).json();
+    check("manual clock: playing advanced it 10 s a second, pause stops it",
+          (await page.textContent("#play")) === "Play" && c2.now_ms - c.now_ms >= 10000, c2.now);
+    await shot("manual-clock");
+  } else {
+    // step 1: the group as the class first sees it
+    await page.goto(ep + "/");
+    await page.waitForSelector('[data-group="web"] [data-lane="InService"] [data-instance]', { timeout: 15000 });
+    const g = await group();
+    const ids = inService(g);
+    const shown = await laneIds("InService");
+    const text = await page.evaluate(() => document.body.innerText);
+    check("the page at / renders the group's name", text.includes("Auto Scaling group web") && text.includes("min 1 · desired 1 · max 4"));
+    check("the page shows the instance id in the InService lane, with InService", ids.length === 1 &&
+          JSON.stringify(shown) === JSON.stringify(ids) && text.includes("InService"), `${shown} vs ${ids}`);
+    check("the load balancer and its per-instance health show", text.includes("Load balancer front") &&
+          (await page.$$(`[data-lb="front"] [data-lb-instance="${ids[0]}"]`)).length === 1);
+    check("the activity feed has the launch", await until("feed", async () =>
+      (await page.$$('#feed [data-type="launch"]')).length >= 1, 5000));
+    await shot("group");
+
+    // step 2: scale out
+    await aws({ Action: "SetDesiredCapacity", AutoScalingGroupName: "web", DesiredCapacity: "2" });
+    const two = await until("2 InService on the page", async () => {
+      const s = await laneIds("InService");
+      return s.length === 2 ? s : null;
+    }, 20000);
+    check("scale-out: the page shows two instances InService", two, await laneIds("InService"));
+    const text2 = await page.evaluate(() => document.body.innerText);
+    check("scale-out: desired 2 and the new instance's activity in the feed", text2.includes("desired 2") &&
+          (await page.$$('#feed [data-type="activity_start"]')).length >= 2);
+    await shot("scale-out");
+
+    // step 3: kill -9 from the page, with its confirmation
+    const victim = two ? two[0] : ids[0];
+    await page.click(`[data-instance="${victim}"] button[data-fault="kill"]`);
+    await page.waitForSelector("dialog#confirm[open]", { timeout: 5000 });
+    check("kill -9 asks for confirmation first", (await page.textContent("#confirm-text")).includes(victim));
+    await shot("confirm-kill");
+    await page.click("#confirm-ok");
+    const killed = await until("SIGKILL in the feed", async () =>
+      (await page.textContent("#feed")).includes(`instance ${victim} killed by signal 9 (SIGKILL)`), 10000);
+    check("kill -9: the feed says 'killed by signal 9 (SIGKILL)'", killed);
+    const repl = await until("replacement InService", async () => {
+      const s = await laneIds("InService");
+      return s.length === 2 && !s.includes(victim) ? s : null;
+    }, 25000);
+    check("kill -9: the replacement is InService on the page and the victim is gone", repl, await laneIds("InService"));
+    const feed = await page.textContent("#feed");
+    check("kill -9: the feed has AWS's cause for the termination",
+          feed.includes("taken out of service in response to a EC2 health check"));
+    await shot("replaced");
+
+    // step 4: fail health checks, through the button
+    const sick = repl ? repl[0] : victim;
+    await page.click(`[data-instance="${sick}"] button[data-fault="fail_health=1"]`);
+    await page.waitForSelector("dialog#confirm[open]", { timeout: 5000 });
+    await page.keyboard.press("Tab"); // from Cancel to the confirm button: the keyboard works
+    await page.keyboard.press("Enter");
+    const oos = await until("OutOfService on the load balancer", async () =>
+      (await page.$$(`[data-lb="front"] [data-lb-instance="${sick}"] .badge.OutOfService`)).length === 1, 20000);
+    check("fail health checks (keyboard-confirmed): the load balancer shows the instance OutOfService", oos);
+    await shot("out-of-service");
+
+    // step 5: large type for the projector
+    await page.keyboard.press("l");
+    const large = await page.evaluate(() => document.body.classList.contains("large") &&
+                                           getComputedStyle(document.body).fontSize === "24px");
+    check("large type: the l key makes the type 24 px", large);
+    await shot("large-type");
+  }
+  check("no page errors", errors.length === 0, errors.slice(0, 3).join("; "));
+  check("nothing fetched but the emulator's own URLs", external.length === 0, external.slice(0, 3).join(" "));
+} catch (e) {
+  check("the browser steps ran", false, e.stack || String(e));
+} finally {
+  await browser.close();
+}
+process.exit(failed);

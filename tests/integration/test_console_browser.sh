@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The lab console in a real browser (issue 17 parts 1 and 7): Debian's headless Chromium,
+# driven by playwright-core from npm (tests/integration/browser/, no browser download),
+# against the emulator at --time-scale 60 with a group behind a load balancer: the page at /
+# renders the group's name, its instance ids and InService; a scale-out, a kill -9 clicked
+# on the page and its replacement, the fail-health-checks button, large type; then against
+# --clock manual: an instance stays Pending while the clock stands and boots when the
+# page's +1 min button moves it; the advance and play/pause buttons move the clock. Each step's
+# screenshot is checked: a PNG of the viewport's size, not blank (many colours, the
+# InService green present), the group's and the instances' names in the page text saved
+# with it. KEEP_TMP=1 keeps the screenshots ($TMP/shots). TAP lines.
+set -euo pipefail
+
+. "$(dirname "$0")/lib.sh"
+need chromium chromium || finish
+need node nodejs || finish
+need npm npm || finish
+need aws awscli || finish
+
+# playwright-core into $BUILD/browser (again only when the lock file changed)
+PW="$ROOT/$BUILD/browser"
+mkdir -p "$PW"
+if [ ! -d "$PW/node_modules/playwright-core" ] || ! cmp -s "$HERE/browser/package-lock.json" "$PW/package-lock.json"; then
+    cp "$HERE/browser/package.json" "$HERE/browser/package-lock.json" "$PW/"
+    if ! (cd "$PW" && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm.out" 2>&1; then
+        rm -f "$PW/package-lock.json"
+        notok "npm ci playwright-core"
+        sed 's/^/#   /' "$TMP/npm.out" | head -n 8
+        finish
+    fi
+fi
+cp "$HERE/browser/console.mjs" "$PW/"
+SHOTS="$TMP/shots"
+mkdir -p "$SHOTS/scaled" "$SHOTS/manual"
+
+start_emu emu --time-scale 60 || finish
+A=(aws --endpoint-url "$EP" --output text)
+"${A[@]}" elb create-load-balancer --load-balancer-name front \
+    --listeners Protocol=HTTP,LoadBalancerPort=8081,InstancePort=8080 \
+    --availability-zones us-east-1a us-east-1b >/dev/null
+"${A[@]}" elb configure-health-check --load-balancer-name front \
+    --health-check Target=HTTP:8080/health,Interval=5,Timeout=2,UnhealthyThreshold=2,HealthyThreshold=2 >/dev/null
+"${A[@]}" autoscaling create-launch-configuration --launch-configuration-name lc \
+    --image-id ami-12345678 --instance-type t3.micro --user-data '{"boot_s": 60, "workers": 4}'
+"${A[@]}" autoscaling create-auto-scaling-group --auto-scaling-group-name web \
+    --launch-configuration-name lc --min-size 1 --max-size 4 --desired-capacity 1 \
+    --availability-zones us-east-1a us-east-1b --load-balancer-names front \
+    --health-check-type ELB --health-check-grace-period 600
+
+check_job "the console in Chromium: group, instances, scale-out, kill -9, fail health, large type" \
+    bash -c "cd '$PW' && setsid timeout -k 5 240 node --no-warnings console.mjs '$EP' '$SHOTS/scaled' </dev/null"
+cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'
+
+start_emu manual --clock manual || finish
+# boot on the manual clock (part 5): Pending until the clock passes launch + 60 s
+aws --endpoint-url "$EP" autoscaling create-launch-configuration --launch-configuration-name lc \
+    --image-id ami-12345678 --instance-type t3.micro --user-data '{"boot_s": 60}'
+aws --endpoint-url "$EP" autoscaling create-auto-scaling-group --auto-scaling-group-name web \
+    --launch-configuration-name lc --min-size 1 --max-size 2 --availability-zones us-east-1a
+check_job "the console in Chromium: the manual clock's buttons" \
+    bash -c "cd '$PW' && setsid timeout -k 5 120 node --no-warnings console.mjs '$EP' '$SHOTS/manual' manual </dev/null"
+cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'
+
+# the screenshots: each a 1280x900 PNG, not blank, with the names in the text beside it
+check "screenshots: six of the lesson's steps and one of the manual clock" bash -c "
+    [ \$(ls '$SHOTS'/scaled/*.png | wc -l) -eq 6 ] && [ \$(ls '$SHOTS'/manual/*.png | wc -l) -eq 1 ]"
+python3 - "$SHOTS" <<'EOF' || failed=1
+import glob, os, re, struct, sys, zlib
+import tap
+from tap import check
+
+def pixels(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        ln, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + ln]
+        if typ == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), "unexpected PNG format"
+            bpp = 3 if ctype == 2 else 4
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + ln
+    raw, stride = zlib.decompress(idat), w * bpp
+    prev, rows, i = bytearray(stride), [], 0
+    for _ in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+for png in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.png"))):
+    name = os.path.relpath(png, sys.argv[1])
+    w, h, bpp, rows = pixels(png)
+    colours, green = set(), 0
+    for r in rows[::3]:
+        for x in range(0, len(r), bpp * 3):
+            px = r[x:x + 3]
+            colours.add(px)
+            if abs(px[0] - 0x1a) < 12 and abs(px[1] - 0x7f) < 12 and abs(px[2] - 0x37) < 12:
+                green += 1
+    text = open(png[:-4] + ".txt").read()
+    check(f"{name}: {w}x{h}, not blank ({len(colours)} colours)", (w, h) == (1280, 900) and len(colours) > 50)
+    if "manual" in name:
+        check(f"{name}: the clock and its buttons in the page", "manual clock" in text and "+1 min" in text)
+        continue
+    ids = re.findall(r"\bi-[0-9a-f]{17}\b", text)
+    if "confirm" in name:
+        # the modal's backdrop dims the page: its question is what must show
+        check(f"{name}: the confirmation names the instance over the group's page",
+              "Auto Scaling group web" in text and re.search(r"kill -9 \(SIGKILL\) the process of instance i-[0-9a-f]{17}\?", text))
+        continue
+    check(f"{name}: the group's name, instance ids and InService on the page, InService green painted",
+          "Auto Scaling group web" in text and ids and "InService" in text and green > 30,
+          f"{len(ids)} ids, {green} green pixels")
+sys.exit(tap.failed)
+EOF
+if [ "${KEEP_TMP:-0}" = 1 ]; then echo "# screenshots in $SHOTS"; fi
+finish
