@@ -163,7 +163,9 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
         case SC_ASG_PENDING_WAIT:
         case SC_ASG_PENDING_PROCEED:
             es = asg_ec2_state(asg, in);
-            if (es == SC_ASG_EC2_RUNNING || es == SC_ASG_EC2_IMPAIRED) {
+            /* launch hooks first: Pending:Wait holds it out of its load balancers */
+            if ((es == SC_ASG_EC2_RUNNING || es == SC_ASG_EC2_IMPAIRED) &&
+                asg_hook_launch_step(asg, g, in, now_ms)) {
                 asg->step_dirty = 1;
                 asg->step_changes++;
                 asg_lb_register_all(asg, g, in, now_ms);
@@ -185,6 +187,9 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
                     asg_act_set(g, in, "WaitingForELBConnectionDraining", 50);
                     break;
                 }
+                /* deregistered and drained: terminate hooks next (Terminating:Wait) */
+                if (!asg_hook_terminate_step(asg, g, in, now_ms))
+                    break;
                 if (asg->env.terminate_instance)
                     asg->env.terminate_instance(asg->env.ud, in->info.instance_id, now_ms);
                 in->terminate_sent = 1;
@@ -679,6 +684,12 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
             due = g->next_launch_ms;
         if (g->cooldown_until_ms > now_ms && g->cooldown_until_ms < due)
             due = g->cooldown_until_ms;
+        {
+            int64_t h = asg_hook_next_due(g, now_ms); /* a lifecycle action times out */
+
+            if (h < due)
+                due = h;
+        }
         /* a zone avoided after a failed launch comes back (rebalancing may launch) */
         for (int z = 0; z < ASG_TRACKED_ZONES; z++)
             if (g->zone_fail_until[z] > now_ms && g->zone_fail_until[z] < due)
