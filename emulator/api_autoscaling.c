@@ -335,7 +335,7 @@ static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out,
     *out = NULL;
     group_req_get(in, &g);
     if (create) {
-        json_t *ih = json_object_get(in, "InitialLifecycleHooks");
+        json_t *ih = json_object_get(in, "LifecycleHookSpecificationList");
         size_t nh = json_array_size(ih), i;
         struct sc_asg_hook_req *hr = cm_xcalloc(nh + 1, sizeof(*hr));
         json_t *e;

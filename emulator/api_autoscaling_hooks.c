@@ -8,6 +8,7 @@
 
 #include "common/xalloc.h"
 #include "scaler/asg.h"
+#include "scaler/asg_protect.h"
 #include "scaler/world.h"
 
 static int done(struct awserr *err, const struct sc_error *se, enum sc_status st)
@@ -128,11 +129,29 @@ static int record_lifecycle_action_heartbeat(struct api_ctx *ctx, json_t *in, js
                     api_str(in, "InstanceId"), ctx->now_ms, &se));
 }
 
+/* ---- instance protection ------------------------------------------------------------- */
+
+static int set_instance_protection(struct api_ctx *ctx, json_t *in, json_t **out,
+                                   struct awserr *err)
+{
+    struct sc_error se = { 0 };
+    int n;
+    const char **ids = api_strings(in, "InstanceIds", &n);
+    enum sc_status st = sc_asg_set_instance_protection(
+        sc_world_asg(ctx->world), api_str(in, "AutoScalingGroupName"), ids, n,
+        api_bool(in, "ProtectedFromScaleIn", 0), ctx->now_ms, &se);
+
+    free(ids);
+    *out = NULL;
+    return done(err, &se, st);
+}
+
 const struct api_handler api_autoscaling_hook_handlers[] = {
     { "CompleteLifecycleAction", complete_lifecycle_action, API_MUTATES },
     { "DeleteLifecycleHook", delete_lifecycle_hook, API_MUTATES },
     { "DescribeLifecycleHooks", describe_lifecycle_hooks, 0 },
     { "PutLifecycleHook", put_lifecycle_hook, API_MUTATES },
     { "RecordLifecycleActionHeartbeat", record_lifecycle_action_heartbeat, API_MUTATES },
+    { "SetInstanceProtection", set_instance_protection, API_MUTATES },
     { NULL, NULL, 0 },
 };

@@ -28,7 +28,7 @@
 #define SC_ASG_LAUNCHING_TRANSITION   "autoscaling:EC2_INSTANCE_LAUNCHING"
 #define SC_ASG_TERMINATING_TRANSITION "autoscaling:EC2_INSTANCE_TERMINATING"
 
-/* PutLifecycleHook, or one InitialLifecycleHooks member (group name then ignored). Absent
+/* PutLifecycleHook, or one LifecycleHookSpecificationList member (group name then ignored). Absent
  * members are NULL / has_* 0. */
 struct sc_asg_hook_req {
     const char *lifecycle_hook_name;
@@ -79,7 +79,7 @@ const struct sc_asg_hook_info *sc_asg_lifecycle_hook_at(const struct sc_asg *asg
 const struct sc_asg_hook_info *sc_asg_lifecycle_hook_find(const struct sc_asg *asg,
                                                           const char *group, const char *hook);
 
-/* CreateAutoScalingGroup with InitialLifecycleHooks: every hook is checked as
+/* CreateAutoScalingGroup with LifecycleHookSpecificationList: every hook is checked as
  * PutLifecycleHook checks one (a transition required), then the group is made with them
  * (sc_asg_create_group's rules and texts). Nothing is made on an error. */
 enum sc_status sc_asg_create_group_with_hooks(struct sc_asg *asg,

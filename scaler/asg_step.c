@@ -121,7 +121,11 @@ static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int
     for (int i = 0; i < g->ninst; i++) {
         struct asg_inst *in = &g->inst[i];
 
-        if (asg_counts_capacity(in->info.lifecycle_state) && !in->info.protected_from_scale_in &&
+        /* protection starts InService (docs/autoscaling.md 4) */
+        int protected_ =
+            in->info.protected_from_scale_in && in->info.lifecycle_state == SC_ASG_IN_SERVICE;
+
+        if (asg_counts_capacity(in->info.lifecycle_state) && !protected_ &&
             in->info.weight <= excess)
             cand[n++] = in;
     }

@@ -11,6 +11,7 @@
 #include "common/hist.h"
 #include "common/xalloc.h"
 #include "scaler/asg.h"
+#include "scaler/asg_hook.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -125,8 +126,27 @@ static int setup_lcs_groups(struct eng *e)
         req.nload_balancer_names = g->nload_balancers;
         req.termination_policies = (const char *const *)g->termination_policies;
         req.ntermination_policies = g->ntermination_policies;
-        if (sc_asg_create_group(e->asg, &req, e->now_ms, &err) != SC_OK)
-            return lib_fail(e, g->path, &err);
+        req.has_new_instances_protected_from_scale_in = 1;
+        req.new_instances_protected_from_scale_in = g->new_instances_protected_from_scale_in;
+        {
+            struct sc_asg_hook_req hooks[SC_ASG_MAX_HOOKS];
+            int nh = g->nhooks < SC_ASG_MAX_HOOKS ? g->nhooks : SC_ASG_MAX_HOOKS;
+
+            memset(hooks, 0, sizeof(hooks));
+            for (int k = 0; k < nh; k++) {
+                hooks[k].lifecycle_hook_name = g->hooks[k].name;
+                hooks[k].lifecycle_transition = g->hooks[k].launching
+                                                    ? SC_ASG_LAUNCHING_TRANSITION
+                                                    : SC_ASG_TERMINATING_TRANSITION;
+                hooks[k].has_heartbeat_timeout = 1;
+                hooks[k].heartbeat_timeout = g->hooks[k].heartbeat_s;
+                hooks[k].default_result = g->hooks[k].default_result;
+                e->has_handlers |= g->hooks[k].has_handler;
+            }
+            if (sc_asg_create_group_with_hooks(e->asg, &req, hooks, g->nhooks, e->now_ms, &err) !=
+                SC_OK)
+                return lib_fail(e, g->path, &err);
+        }
         e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
         e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name) : -1;
         for (int j = 0; j < g->nload_balancers; j++)
@@ -543,6 +563,12 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
                 if (!sync_instances(&e))
                     break;
             }
+            /* the scenario's hook handlers answer the actions now due, then the world moves */
+            for (int guard = 0; e.has_handlers && guard < 8 && hook_handlers(&e) > 0; guard++) {
+                sc_world_step(e.w, e.now_ms);
+                e.epoch++;
+                sync_instances(&e);
+            }
             sync_routes(&e);
             push_activities(&e);
             push_alarm_changes(&e);
@@ -570,6 +596,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             t = next_sample;
         if (next_minute < t)
             t = next_minute;
+        if (e.has_handlers && e.hook_next_ms > e.now_ms && e.hook_next_ms < t)
+            t = e.hook_next_ms;
         for (int lb = 0; lb < sc->nlbs; lb++)
             if (e.lbs[lb].hc_next_ms < t)
                 t = e.lbs[lb].hc_next_ms;
@@ -626,7 +654,7 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
                 e.lbs[lb].hc_next_ms += e.lbs[lb].hc_interval_ms;
             }
         }
-        if (reported || e.now_ms >= world_due)
+        if (reported || e.now_ms >= world_due || (e.has_handlers && e.now_ms >= e.hook_next_ms))
             need_step = 1;
         if (reported)
             sync_routes(&e);

@@ -59,6 +59,17 @@ struct sim_launch_config {
     struct sc_app app;   /* the application profile the instances run (scaler/app.h) */
 };
 
+/* A lifecycle hook of a group, with the handler the scenario plays for it. */
+struct sim_hook {
+    char *name;
+    int launching;            /* "launching" (else "terminating") */
+    int heartbeat_s;          /* default 3600 */
+    char *default_result;     /* default "ABANDON" */
+    int has_handler;          /* absent: nothing completes its actions (the timeout decides) */
+    int64_t handler_after_ms; /* the handler completes each action this long after it opened */
+    char *handler_result;     /* default "CONTINUE" */
+};
+
 struct sim_group {
     char path[SIM_PATH_MAX];
     char *name;
@@ -75,6 +86,9 @@ struct sim_group {
     int health_check_grace_period_s; /* default 300 */
     char **termination_policies;
     int ntermination_policies;
+    int new_instances_protected_from_scale_in; /* default false */
+    struct sim_hook *hooks;                    /* lifecycle_hooks */
+    int nhooks;
 };
 
 enum sim_policy_type {
