@@ -701,6 +701,7 @@ void asg_group_free(struct asg_group *g)
         asg_policy_free(g->pol[k]);
     free(g->pol);
     asg_hooks_free(g);
+    asg_scheds_free(g);
     free(g);
 }
 

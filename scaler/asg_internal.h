@@ -11,6 +11,7 @@
 
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
+#include "scaler/asg_sched.h"
 #include "scaler/str.h"
 
 #define ASG_TIME_LEN  64
@@ -59,6 +60,11 @@ struct asg_action {
     int64_t global_ms;  /* global deadline */
     int heartbeat_s;
     int abandon; /* the hook's DefaultResult at the start */
+};
+
+/* A scheduled action (asg_sched.c); info.start_ms is its next run. */
+struct asg_sched {
+    struct sc_asg_sched_info info;
 };
 
 struct asg_inst {
@@ -122,6 +128,8 @@ struct asg_group {
     int npol;
     struct asg_hook **hooks; /* lifecycle hooks, creation order */
     int nhooks;
+    struct asg_sched **scheds; /* scheduled actions, creation order */
+    int nscheds;
     char pending_cause[ASG_CAUSE_LEN]; /* desired-change sentence(s) awaiting the launches */
     int64_t cooldown_until_ms;
     int cooldown_pending_s; /* >= 0: start this cooldown when the activities finish */
@@ -376,6 +384,15 @@ struct sc_load;
 void asg_hooks_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
 struct json_t *asg_actions_save(const struct asg_inst *in);
 void asg_actions_load(struct sc_load *l, const struct json_t *a, struct asg_inst *in);
+
+/* asg_sched.c */
+/* Runs g's scheduled actions due at now_ms (the step calls it before reconciling). */
+void asg_sched_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* g's next scheduled run, or INT64_MAX. */
+int64_t asg_sched_next_due(const struct asg_group *g);
+void asg_scheds_free(struct asg_group *g);
+struct json_t *asg_scheds_save(const struct asg_group *g);
+void asg_scheds_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
 
 /* asg_policy.c */
 void asg_policy_free(struct asg_policy *p);

@@ -325,6 +325,7 @@ static json_t *group_save(const struct asg_group *g)
         bad |= json_array_append_new(a, policy_save(g->pol[k]));
     bad |= sc_save_take(o, "policies", a);
     bad |= sc_save_take(o, "lifecycle_hooks", asg_hooks_save(g));
+    bad |= sc_save_take(o, "scheduled_actions", asg_scheds_save(g));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -790,6 +791,8 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
     /* absent in files written before lifecycle hooks: none */
     if (json_object_get(o, "lifecycle_hooks") && !l->failed)
         asg_hooks_load(l, sc_load_array(l, o, "lifecycle_hooks"), g);
+    if (json_object_get(o, "scheduled_actions") && !l->failed)
+        asg_scheds_load(l, sc_load_array(l, o, "scheduled_actions"), g);
     return g;
 }
 

@@ -632,6 +632,8 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
             health_sweep(asg, g, now_ms, &wake, &changed);
         changes = asg->step_changes;
         replace_unhealthy(asg, g, now_ms);
+        if (g->nscheds)
+            asg_sched_step(asg, g, now_ms);
         if (!g->deleting)
             reconcile(asg, g, now_ms);
         /* again only when replacement or reconciliation changed something */
@@ -690,9 +692,12 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
             due = g->cooldown_until_ms;
         {
             int64_t h = asg_hook_next_due(g, now_ms); /* a lifecycle action times out */
+            int64_t s = asg_sched_next_due(g);        /* a scheduled action runs */
 
             if (h < due)
                 due = h;
+            if (s < due)
+                due = s > now_ms ? s : now_ms + 1;
         }
         /* a zone avoided after a failed launch comes back (rebalancing may launch) */
         for (int z = 0; z < ASG_TRACKED_ZONES; z++)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/hist.h"
+#include "common/tz.h"
 #include "common/xalloc.h"
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
@@ -495,6 +496,7 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     /* CloudWatch keeps data as long as AWS does: the simulator has a few series, and a
      * year of them stays within the memory bar (docs/cloudwatch.md) */
     wc.aws_retention = 1;
+    wc.tz_offset = cm_tz_offset; /* scheduled actions' TimeZone from the system's tzdata */
     e.w = sc_world_create(&wc);
     if (!e.w) {
         snprintf(err, SIM_ERR_MAX, "$.zones: the world could not be made from these zones");

@@ -199,7 +199,79 @@ check("SetInstanceProtection of a non-member: ValidationError",
 asg.set_instance_protection(AutoScalingGroupName="g1", InstanceIds=[keep], ProtectedFromScaleIn=False)
 check("protection removed: it goes", wait(lambda: states() == {}, 10), states())
 
+# --- scheduled actions: at a time, then on a recurrence ---------------------------------------
+from datetime import datetime, timedelta, timezone
+def emu_now():
+    with urllib.request.urlopen(ep + "/_scalelab/clock", timeout=5) as r:
+        return datetime.fromtimestamp(json.load(r)["now_ms"] / 1000, timezone.utc)
+
+asg.create_auto_scaling_group(AutoScalingGroupName="g2", LaunchConfigurationName="lc1", MinSize=0,
+                              MaxSize=4, DesiredCapacity=0, AvailabilityZones=["us-east-1a"])
+now = emu_now()
+e = error_of(asg.put_scheduled_update_group_action, AutoScalingGroupName="g2",
+             ScheduledActionName="past", StartTime=now - timedelta(hours=1), DesiredCapacity=1)
+check("a StartTime in the past: AWS's text", e == ("ValidationError", "Given start time is in the past"), e)
+e = error_of(asg.put_scheduled_update_group_action, AutoScalingGroupName="g2",
+             ScheduledActionName="bad", Recurrence="0 9 * * ?", DesiredCapacity=1)
+check("a recurrence that does not parse: AWS's text",
+      e == ("ValidationError", "Given recurrence string: 0 9 * * ? is invalid"), e)
+e = error_of(asg.put_scheduled_update_group_action, AutoScalingGroupName="g2",
+             ScheduledActionName="tz", Recurrence="0 9 * * *", TimeZone="Mars/Olympus", DesiredCapacity=1)
+check("an unknown TimeZone is refused", e and e[0] == "ValidationError", e)
+start = (now + timedelta(minutes=3)).replace(second=30, microsecond=0)
+asg.put_scheduled_update_group_action(AutoScalingGroupName="g2", ScheduledActionName="once",
+                                      StartTime=start, DesiredCapacity=1)
+asg.put_scheduled_update_group_action(AutoScalingGroupName="g2", ScheduledActionName="ny",
+                                      Recurrence="0 9 * * 1-5", TimeZone="America/New_York", MinSize=0)
+sa = {a["ScheduledActionName"]: a for a in asg.describe_scheduled_actions(AutoScalingGroupName="g2")["ScheduledUpdateGroupActions"]}
+ny = sa.get("ny", {}).get("StartTime")
+check("DescribeScheduledActions: StartTime as sent, a recurrence's next run at 9:00 New York time (13:00 or 14:00 UTC)",
+      sa.get("once", {}).get("StartTime") == start and ny and ny.minute == 0 and
+      ny.astimezone(timezone.utc).hour in (13, 14), sa)
+check("the one-time action fires at its time", wait(lambda: group("g2")["DesiredCapacity"] == 1, 10),
+      group("g2")["DesiredCapacity"])
+acts = asg.describe_scaling_activities(AutoScalingGroupName="g2")["Activities"]
+check("its activity's cause names the scheduled action's update",
+      acts and "a scheduled action update of AutoScalingGroup constraints to min: 0, max: 4, desired: 1 changing the desired capacity from 0 to 1" in acts[0]["Cause"],
+      acts[0]["Cause"] if acts else acts)
+names = [a["ScheduledActionName"] for a in asg.describe_scheduled_actions(AutoScalingGroupName="g2")["ScheduledUpdateGroupActions"]]
+check("a one-time action does not persist once run", names == ["ny"], names)
+asg.delete_scheduled_action(AutoScalingGroupName="g2", ScheduledActionName="ny")
+asg.put_scheduled_update_group_action(AutoScalingGroupName="g2", ScheduledActionName="every-minute",
+                                      Recurrence="* * * * *", DesiredCapacity=2,
+                                      EndTime=emu_now() + timedelta(hours=2))
+check("the recurring action fires", wait(lambda: group("g2")["DesiredCapacity"] == 2, 10),
+      group("g2")["DesiredCapacity"])
+asg.set_desired_capacity(AutoScalingGroupName="g2", DesiredCapacity=0)
+check("and again on its recurrence (the next minute)", wait(lambda: group("g2")["DesiredCapacity"] == 2, 10),
+      group("g2")["DesiredCapacity"])
+r = asg.batch_put_scheduled_update_group_action(AutoScalingGroupName="g2", ScheduledUpdateGroupActions=[
+    {"ScheduledActionName": "b1", "StartTime": emu_now() + timedelta(days=1), "DesiredCapacity": 1},
+    {"ScheduledActionName": "b2", "Recurrence": "61 * * * *", "DesiredCapacity": 1}])
+check("BatchPut: the bad one listed as failed with its code, the good one made",
+      [(f["ScheduledActionName"], f["ErrorCode"]) for f in r["FailedScheduledUpdateGroupActions"]] == [("b2", "ValidationError")]
+      and "b1" in [a["ScheduledActionName"] for a in asg.describe_scheduled_actions(AutoScalingGroupName="g2")["ScheduledUpdateGroupActions"]], r)
+r = asg.batch_delete_scheduled_action(AutoScalingGroupName="g2", ScheduledActionNames=["b1", "every-minute", "nope"])
+check("BatchDelete: the missing one listed as failed",
+      [f["ScheduledActionName"] for f in r["FailedScheduledActions"]] == ["nope"] and
+      asg.describe_scheduled_actions(AutoScalingGroupName="g2")["ScheduledUpdateGroupActions"] == [], r)
+
+# for the Ansible play below
+asg.create_auto_scaling_group(
+    AutoScalingGroupName="hooks-info", LaunchConfigurationName="lc1", MinSize=0, MaxSize=1,
+    AvailabilityZones=["us-east-1a"],
+    LifecycleHookSpecificationList=[{"LifecycleHookName": "boot",
+                                     "LifecycleTransition": "autoscaling:EC2_INSTANCE_LAUNCHING"}])
+
 sys.exit(tap.failed)
 EOF
+
+# --- Ansible's autoscaling_group_info (it calls DescribeLifecycleHooks) ---
+if need ansible-playbook ansible; then
+    check "ansible amazon.aws.autoscaling_group_info: the group and its lifecycle hook" env EP="$EP" \
+        ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCALHOST_WARNING=False \
+        ANSIBLE_INVENTORY_UNPARSED_WARNING=False ANSIBLE_NOCOLOR=1 \
+        timeout 300 ansible-playbook -i localhost, "$ROOT/tests/integration/ansible_asg_info.yml"
+fi
 
 finish
