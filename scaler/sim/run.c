@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
+#include "scaler/asg_sched.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -147,6 +148,29 @@ static int setup_lcs_groups(struct eng *e)
             if (sc_asg_create_group_with_hooks(e->asg, &req, hooks, g->nhooks, e->now_ms, &err) !=
                 SC_OK)
                 return lib_fail(e, g->path, &err);
+        }
+        for (int k = 0; k < g->nscheds; k++) {
+            const struct sim_sched *s = &g->scheds[k];
+            struct sc_asg_sched_req sr = { 0 };
+            char p[SIM_PATH_MAX + 32];
+
+            sr.auto_scaling_group_name = g->name;
+            sr.scheduled_action_name = s->name;
+            sr.has_start_time = s->has_at;
+            sr.start_ms = e->now_ms + s->at_ms;
+            sr.has_end_time = s->has_until;
+            sr.end_ms = e->now_ms + s->until_ms;
+            sr.recurrence = s->recurrence;
+            sr.time_zone = s->time_zone;
+            sr.has_min_size = s->has_min;
+            sr.min_size = s->min;
+            sr.has_max_size = s->has_max;
+            sr.max_size = s->max;
+            sr.has_desired_capacity = s->has_desired;
+            sr.desired_capacity = s->desired;
+            snprintf(p, sizeof(p), "%s.scheduled_actions[%d]", g->path, k);
+            if (sc_asg_put_scheduled_action(e->asg, &sr, e->now_ms, &err) != SC_OK)
+                return lib_fail(e, p, &err);
         }
         e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
         e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name) : -1;

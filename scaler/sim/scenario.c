@@ -677,6 +677,12 @@ void sim_scenario_destroy(struct sim_scenario *sc)
             free(g->hooks[k].handler_result);
         }
         free(g->hooks);
+        for (int k = 0; k < g->nscheds; k++) {
+            free(g->scheds[k].name);
+            free(g->scheds[k].recurrence);
+            free(g->scheds[k].time_zone);
+        }
+        free(g->scheds);
     }
     free(sc->groups);
     for (int i = 0; i < sc->npolicies; i++) {

@@ -70,6 +70,20 @@ struct sim_hook {
     char *handler_result;     /* default "CONTINUE" */
 };
 
+/* A scheduled action of a group (PutScheduledUpdateGroupAction at the scenario's start). */
+struct sim_sched {
+    char *name;
+    int has_at;
+    int64_t at_ms; /* StartTime, from the scenario's start */
+    int has_until;
+    int64_t until_ms; /* EndTime, from the scenario's start */
+    char *recurrence; /* NULL: none */
+    char *time_zone;  /* NULL: UTC */
+    int has_min, min;
+    int has_max, max;
+    int has_desired, desired;
+};
+
 struct sim_group {
     char path[SIM_PATH_MAX];
     char *name;
@@ -89,6 +103,8 @@ struct sim_group {
     int new_instances_protected_from_scale_in; /* default false */
     struct sim_hook *hooks;                    /* lifecycle_hooks */
     int nhooks;
+    struct sim_sched *scheds; /* scheduled_actions */
+    int nscheds;
 };
 
 enum sim_policy_type {

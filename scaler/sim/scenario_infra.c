@@ -161,6 +161,46 @@ static int parse_hooks(struct ctx *c, const json_t *o, const char *path, struct 
     return 0;
 }
 
+/* $.infrastructure.groups[i].scheduled_actions (docs/scenarios.md): the rules (a size, a
+ * time or a recurrence that parses) are libscaler's, checked when the run puts them. */
+static int parse_scheds(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
+{
+    static const char *const keys[] = { "name", "at",  "until",   "recurrence", "time_zone",
+                                        "min",  "max", "desired", NULL };
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    json_t *arr;
+    size_t n;
+    int r;
+
+    r = get_obj_array(c, o, path, "scheduled_actions", &arr, &n, p);
+    if (r <= 0)
+        return r;
+    g->scheds = cm_xcalloc(n + 1, sizeof(*g->scheds));
+    for (size_t i = 0; i < n; i++) {
+        struct sim_sched *s = &g->scheds[i];
+        const json_t *so = json_array_get(arr, i);
+        int ra, ru, rmin, rmax, rd;
+
+        path_idx(pi, p, i);
+        g->nscheds++;
+        if (check_keys(c, so, pi, keys) != 0 || get_str(c, so, pi, "name", 1, NULL, &s->name) < 0 ||
+            (ra = get_dur(c, so, pi, "at", 0, 0, &s->at_ms)) < 0 ||
+            (ru = get_dur(c, so, pi, "until", 0, 0, &s->until_ms)) < 0 ||
+            get_str(c, so, pi, "recurrence", 0, NULL, &s->recurrence) < 0 ||
+            get_str(c, so, pi, "time_zone", 0, NULL, &s->time_zone) < 0 ||
+            (rmin = get_int(c, so, pi, "min", 0, 0, 0, 100000, &s->min)) < 0 ||
+            (rmax = get_int(c, so, pi, "max", 0, 0, 0, 100000, &s->max)) < 0 ||
+            (rd = get_int(c, so, pi, "desired", 0, 0, 0, 100000, &s->desired)) < 0)
+            return -1;
+        s->has_at = ra;
+        s->has_until = ru;
+        s->has_min = rmin;
+        s->has_max = rmax;
+        s->has_desired = rd;
+    }
+    return 0;
+}
+
 int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
 {
     static const char *const keys[] = { "name",
@@ -176,6 +216,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "termination_policies",
                                         "new_instances_protected_from_scale_in",
                                         "lifecycle_hooks",
+                                        "scheduled_actions",
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
@@ -198,7 +239,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                       &g->ntermination_policies) < 0 ||
         get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
                  &g->new_instances_protected_from_scale_in) < 0 ||
-        parse_hooks(c, o, path, g) < 0)
+        parse_hooks(c, o, path, g) < 0 || parse_scheds(c, o, path, g) < 0)
         return -1;
     g->has_desired = r;
     if (g->min > g->max) {
