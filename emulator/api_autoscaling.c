@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "emulator/api_autoscaling_hooks.h"
 #include "scaler/alarm.h"
 #include "scaler/asg.h"
 #include "scaler/civil.h"
@@ -369,9 +370,19 @@ static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out,
 
     *out = NULL;
     group_req_get(in, &g);
-    if (create)
-        st = sc_asg_create_group(asg, &g.rq, ctx->now_ms, &se);
-    else
+    if (create) {
+        json_t *ih = json_object_get(in, "LifecycleHookSpecificationList");
+        size_t nh = json_array_size(ih), i;
+        struct sc_asg_hook_req *hr = cm_xcalloc(nh + 1, sizeof(*hr));
+        json_t *e;
+
+        json_array_foreach(ih, i, e)
+        {
+            api_asg_hook_req_get(e, &hr[i]);
+        }
+        st = sc_asg_create_group_with_hooks(asg, &g.rq, hr, (int)nh, ctx->now_ms, &se);
+        free(hr);
+    } else
         st = sc_asg_update_group(asg, &g.rq, ctx->now_ms, &se);
     group_req_free(&g);
     return done(err, &se, st);

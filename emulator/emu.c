@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "common/log.h"
+#include "common/tz.h"
 #include "common/xalloc.h"
 #include "emulator/autoscale.h"
 #include "emulator/events.h"
@@ -156,6 +157,7 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
     wc.region = region;
     wc.seed = seed_of(account, region);
     wc.start_ms = emu_now_ms(e);
+    wc.tz_offset = cm_tz_offset; /* scheduled actions' TimeZone from Debian's tzdata */
     rs = &e->regions[e->nregions];
     rs->w = sc_world_create(&wc);
     if (!rs->w)

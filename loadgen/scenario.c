@@ -155,6 +155,26 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
         aws_params_addf(&c->params, "HealthCheckGracePeriod", "%d", g->health_check_grace_period_s);
         aws_params_add_list(&c->params, "TerminationPolicies", 1,
                             (const char *const *)g->termination_policies, g->ntermination_policies);
+        if (g->new_instances_protected_from_scale_in)
+            aws_params_add(&c->params, "NewInstancesProtectedFromScaleIn", "true");
+        for (int h = 0; h < g->nhooks; h++) {
+            const struct sim_hook *hk = &g->hooks[h];
+            char k[96];
+
+            snprintf(k, sizeof(k), "LifecycleHookSpecificationList.member.%d.LifecycleHookName",
+                     h + 1);
+            aws_params_add(&c->params, k, hk->name);
+            snprintf(k, sizeof(k), "LifecycleHookSpecificationList.member.%d.LifecycleTransition",
+                     h + 1);
+            aws_params_add(&c->params, k,
+                           hk->launching ? "autoscaling:EC2_INSTANCE_LAUNCHING"
+                                         : "autoscaling:EC2_INSTANCE_TERMINATING");
+            snprintf(k, sizeof(k), "LifecycleHookSpecificationList.member.%d.HeartbeatTimeout",
+                     h + 1);
+            aws_params_addf(&c->params, k, "%d", hk->heartbeat_s);
+            snprintf(k, sizeof(k), "LifecycleHookSpecificationList.member.%d.DefaultResult", h + 1);
+            aws_params_add(&c->params, k, hk->default_result);
+        }
     }
 }
 

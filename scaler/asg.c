@@ -710,6 +710,8 @@ void asg_group_free(struct asg_group *g)
     for (int k = 0; k < g->npol; k++)
         asg_policy_free(g->pol[k]);
     free(g->pol);
+    asg_hooks_free(g);
+    asg_scheds_free(g);
     free(g);
 }
 

@@ -159,6 +159,9 @@ struct sc_asg_env {
      * and sc_asg_next_due_ms does not ask for the 10 s sweep instants while it would be
      * a no-op. Without it (NULL) every sweep runs. */
     uint64_t (*health_inputs_sig)(void *ud, int with_lb);
+    /* Time zones of scheduled actions (asg_sched.h): the offset east of UTC in seconds of
+     * an IANA zone at utc_ms; 0, or -1 for a zone not known. NULL: only UTC is known. */
+    int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
 };
 
 struct sc_asg_config {

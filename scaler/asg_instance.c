@@ -17,6 +17,7 @@ void asg_inst_cleanup(struct asg_inst *in)
     free(in->info.launch_template_name);
     free(in->info.launch_template_version);
     free(in->info.instance_type);
+    asg_hook_actions_drop(in);
 }
 
 /* One instance in or out of g's census (sign +1 or -1), as it stands. */
@@ -223,8 +224,10 @@ void asg_inst_begin_terminate(struct sc_asg *asg, struct asg_group *g, struct as
     char desc[128];
     struct asg_activity *a;
 
-    /* A still-open activity of the instance (its launch, standby move) ends here. */
+    /* A still-open activity of the instance (its launch, standby move) ends here, and the
+     * open lifecycle actions of a launch with it. */
     asg_act_end(g, in, "Cancelled", now_ms);
+    asg_hook_actions_drop(in);
     snprintf(desc, sizeof(desc), "Terminating EC2 instance: %s", in->info.instance_id);
     a = asg_act_new(asg, g, now_ms, desc, cause, "InProgress", 50, in->info.subnet_id,
                     in->info.availability_zone);
@@ -681,6 +684,7 @@ enum sc_status sc_asg_attach_instances(struct sc_asg *asg, const char *group,
         snprintf(in->info.subnet_id, sizeof(in->info.subnet_id), "%s",
                  sub >= 0 ? g->info.subnets[sub] : "");
         asg_inst_set_state(asg, g, in, SC_ASG_PENDING);
+        in->skip_launch_hooks = 1; /* attached: no launch hooks (docs/autoscaling.md 3.2) */
         in->info.launch_ms = now_ms;
         in->info.protected_from_scale_in = g->info.new_instances_protected_from_scale_in;
         g->info.desired_capacity++;

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "scaler/asg.h"
+#include "scaler/asg_hook.h"
+#include "scaler/asg_sched.h"
 #include "scaler/str.h"
 
 #define ASG_TIME_LEN  64
@@ -42,6 +44,29 @@ struct asg_activity {
     uint64_t seq;
 };
 
+/* A lifecycle hook (asg_hook.c). */
+struct asg_hook {
+    struct sc_asg_hook_info info;
+    int launching; /* EC2_INSTANCE_LAUNCHING (else TERMINATING) */
+    int abandon;   /* DefaultResult ABANDON */
+};
+
+/* An instance's open lifecycle action, one per hook of its transition (asg_hook.c). */
+struct asg_action {
+    char token[SC_RNG_UUID_LEN];
+    char hook[SC_ASG_HOOK_NAME_LEN];
+    int64_t start_ms;
+    int64_t timeout_ms; /* heartbeat deadline */
+    int64_t global_ms;  /* global deadline */
+    int heartbeat_s;
+    int abandon; /* the hook's DefaultResult at the start */
+};
+
+/* A scheduled action (asg_sched.c); info.start_ms is its next run. */
+struct asg_sched {
+    struct sc_asg_sched_info info;
+};
+
 struct asg_inst {
     struct sc_asg_instance_info info;
     enum asg_unhealthy unhealthy; /* marked, awaiting replacement */
@@ -51,6 +76,12 @@ struct asg_inst {
     char activity_id[SC_RNG_UUID_LEN]; /* its current activity, "" when none */
     int terminate_sent;                /* EC2 terminate requested */
     int from_standby;                  /* Pending after ExitStandby */
+    /* lifecycle hooks (asg_hook.c): the open actions of its wait state (malloc'd), and
+     * the transitions whose hooks it skips (attached: launch; abandoned launch: terminate) */
+    struct asg_action *actions;
+    int nactions;
+    int skip_launch_hooks;
+    int skip_terminate_hooks;
     /* speed: the index of its zone in the group's zone list, valid while zone_gen equals
      * the group's zones_gen (+1; 0 = not known) */
     unsigned zone_gen;
@@ -95,6 +126,10 @@ struct asg_group {
     int nacts;
     struct asg_policy **pol; /* creation order */
     int npol;
+    struct asg_hook **hooks; /* lifecycle hooks, creation order */
+    int nhooks;
+    struct asg_sched **scheds; /* scheduled actions, creation order */
+    int nscheds;
     char pending_cause[ASG_CAUSE_LEN]; /* desired-change sentence(s) awaiting the launches */
     int64_t cooldown_until_ms;
     int cooldown_pending_s; /* >= 0: start this cooldown when the activities finish */
@@ -334,6 +369,37 @@ int asg_mixed_weight(const struct asg_group *g, const char *instance_type);
 int asg_mixed_order(const struct sc_asg *asg, const struct asg_group *g, int *order);
 /* The largest weight of g's overrides (1 without weights). */
 int asg_mixed_max_weight(const struct asg_group *g);
+
+/* asg_hook.c */
+/* Moves a Pending* instance on through its launch hooks (EC2 runs it): 1 when it may go
+ * InService now (no launch hooks, or Pending:Proceed), 0 while it waits (or was just
+ * abandoned: it is then Terminating). Applies timed-out actions' default results. */
+int asg_hook_launch_step(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                         int64_t now_ms);
+/* The same for a Terminating* instance, deregistered and drained: 1 when EC2 may
+ * terminate it now, 0 while it waits in Terminating:Wait. */
+int asg_hook_terminate_step(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                            int64_t now_ms);
+/* Forgets the instance's open actions (it leaves its wait state another way). */
+void asg_hook_actions_drop(struct asg_inst *in);
+/* The earliest action deadline in g after now_ms, or INT64_MAX. */
+int64_t asg_hook_next_due(const struct asg_group *g, int64_t now_ms);
+void asg_hooks_free(struct asg_group *g);
+/* Save/load of g's hooks and of an instance's actions (asg_save.c calls them). */
+struct json_t *asg_hooks_save(const struct asg_group *g);
+struct sc_load;
+void asg_hooks_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
+struct json_t *asg_actions_save(const struct asg_inst *in);
+void asg_actions_load(struct sc_load *l, const struct json_t *a, struct asg_inst *in);
+
+/* asg_sched.c */
+/* Runs g's scheduled actions due at now_ms (the step calls it before reconciling). */
+void asg_sched_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* g's next scheduled run, or INT64_MAX. */
+int64_t asg_sched_next_due(const struct asg_group *g);
+void asg_scheds_free(struct asg_group *g);
+struct json_t *asg_scheds_save(const struct asg_group *g);
+void asg_scheds_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
 
 /* asg_policy.c */
 void asg_policy_free(struct asg_policy *p);

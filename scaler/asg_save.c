@@ -117,6 +117,9 @@ static json_t *inst_save(const struct asg_inst *in)
     bad |= sc_save_str(o, "activity_id", in->activity_id);
     bad |= sc_save_bool(o, "terminate_sent", in->terminate_sent);
     bad |= sc_save_bool(o, "from_standby", in->from_standby);
+    bad |= sc_save_take(o, "lifecycle_actions", asg_actions_save(in));
+    bad |= sc_save_bool(o, "skip_launch_hooks", in->skip_launch_hooks);
+    bad |= sc_save_bool(o, "skip_terminate_hooks", in->skip_terminate_hooks);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -331,6 +334,8 @@ static json_t *group_save(const struct asg_group *g)
     for (int k = 0; a && k < g->npol; k++)
         bad |= json_array_append_new(a, policy_save(g->pol[k]));
     bad |= sc_save_take(o, "policies", a);
+    bad |= sc_save_take(o, "lifecycle_hooks", asg_hooks_save(g));
+    bad |= sc_save_take(o, "scheduled_actions", asg_scheds_save(g));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -469,6 +474,12 @@ static void inst_load(struct sc_load *l, const json_t *o, struct asg_inst *in)
     sc_load_buf(l, o, "activity_id", in->activity_id, sizeof(in->activity_id));
     in->terminate_sent = sc_load_bool(l, o, "terminate_sent");
     in->from_standby = sc_load_bool(l, o, "from_standby");
+    /* absent in files written before lifecycle hooks: none */
+    if (json_object_get(o, "lifecycle_actions")) {
+        asg_actions_load(l, sc_load_array(l, o, "lifecycle_actions"), in);
+        in->skip_launch_hooks = sc_load_bool(l, o, "skip_launch_hooks");
+        in->skip_terminate_hooks = sc_load_bool(l, o, "skip_terminate_hooks");
+    }
 }
 
 static struct asg_activity *act_load(struct sc_load *l, const json_t *o)
@@ -807,6 +818,11 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
                 g->npol++;
         }
     }
+    /* absent in files written before lifecycle hooks: none */
+    if (json_object_get(o, "lifecycle_hooks") && !l->failed)
+        asg_hooks_load(l, sc_load_array(l, o, "lifecycle_hooks"), g);
+    if (json_object_get(o, "scheduled_actions") && !l->failed)
+        asg_scheds_load(l, sc_load_array(l, o, "scheduled_actions"), g);
     return g;
 }
 

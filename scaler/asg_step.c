@@ -121,7 +121,11 @@ static struct asg_inst *pick_victim(struct sc_asg *asg, struct asg_group *g, int
     for (int i = 0; i < g->ninst; i++) {
         struct asg_inst *in = &g->inst[i];
 
-        if (asg_counts_capacity(in->info.lifecycle_state) && !in->info.protected_from_scale_in &&
+        /* protection starts InService (docs/autoscaling.md 4) */
+        int protected_ =
+            in->info.protected_from_scale_in && in->info.lifecycle_state == SC_ASG_IN_SERVICE;
+
+        if (asg_counts_capacity(in->info.lifecycle_state) && !protected_ &&
             in->info.weight <= excess)
             cand[n++] = in;
     }
@@ -163,7 +167,9 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
         case SC_ASG_PENDING_WAIT:
         case SC_ASG_PENDING_PROCEED:
             es = asg_ec2_state(asg, in);
-            if (es == SC_ASG_EC2_RUNNING || es == SC_ASG_EC2_IMPAIRED) {
+            /* launch hooks first: Pending:Wait holds it out of its load balancers */
+            if ((es == SC_ASG_EC2_RUNNING || es == SC_ASG_EC2_IMPAIRED) &&
+                asg_hook_launch_step(asg, g, in, now_ms)) {
                 asg->step_dirty = 1;
                 asg->step_changes++;
                 asg_lb_register_all(asg, g, in, now_ms);
@@ -185,6 +191,9 @@ static void advance_lifecycle(struct sc_asg *asg, struct asg_group *g, int64_t n
                     asg_act_set(g, in, "WaitingForELBConnectionDraining", 50);
                     break;
                 }
+                /* deregistered and drained: terminate hooks next (Terminating:Wait) */
+                if (!asg_hook_terminate_step(asg, g, in, now_ms))
+                    break;
                 if (asg->env.terminate_instance)
                     asg->env.terminate_instance(asg->env.ud, in->info.instance_id, now_ms);
                 in->terminate_sent = 1;
@@ -623,6 +632,8 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
             health_sweep(asg, g, now_ms, &wake, &changed);
         changes = asg->step_changes;
         replace_unhealthy(asg, g, now_ms);
+        if (g->nscheds)
+            asg_sched_step(asg, g, now_ms);
         if (!g->deleting)
             reconcile(asg, g, now_ms);
         /* again only when replacement or reconciliation changed something */
@@ -679,6 +690,15 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
             due = g->next_launch_ms;
         if (g->cooldown_until_ms > now_ms && g->cooldown_until_ms < due)
             due = g->cooldown_until_ms;
+        {
+            int64_t h = asg_hook_next_due(g, now_ms); /* a lifecycle action times out */
+            int64_t s = asg_sched_next_due(g);        /* a scheduled action runs */
+
+            if (h < due)
+                due = h;
+            if (s < due)
+                due = s > now_ms ? s : now_ms + 1;
+        }
         /* a zone avoided after a failed launch comes back (rebalancing may launch) */
         for (int z = 0; z < ASG_TRACKED_ZONES; z++)
             if (g->zone_fail_until[z] > now_ms && g->zone_fail_until[z] < due)

@@ -26,6 +26,8 @@ struct sc_world {
     struct sc_elbv2 *elbv2;
     struct sc_cw *cw;
     struct sc_asg *asg;
+    int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
+    void *tz_ud;
     int64_t last_ms;
     uint64_t elb_ec2_sig; /* ec2_sig() when sc_elb_step last ran; 0 before */
     int elb_idle_ok;      /* then, no instance that is not running was registered */
@@ -468,6 +470,13 @@ static const char *on_alarm_action(const char *arn, const struct sc_alarm_view *
 
 /* --- create / destroy ------------------------------------------------------------------------- */
 
+static int env_tz_offset(void *ud, const char *zone, int64_t utc_ms, int *offset_s)
+{
+    struct sc_world *w = ud;
+
+    return w->tz_offset(w->tz_ud, zone, utc_ms, offset_s);
+}
+
 struct sc_world *sc_world_create(const struct sc_world_config *cfg)
 {
     struct sc_world_config def;
@@ -576,7 +585,10 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .alarm_in_alarm = env_in_alarm,
         .put_metric = env_put_metric,
         .health_inputs_sig = env_health_sig,
+        .tz_offset = cfg->tz_offset ? env_tz_offset : NULL,
     };
+    w->tz_offset = cfg->tz_offset;
+    w->tz_ud = cfg->tz_ud;
     w->asg = sc_asg_create(&ac);
     if (!w->asg)
         goto fail;

@@ -58,6 +58,10 @@ struct sc_world_config {
      * data 15 days, hourly 455 days; ~1.2 MB per series); 0: the shorter default tiers
      * (1-minute 26 h, hourly 15 days; ~71 KB per series). docs/cloudwatch.md. */
     int aws_retention;
+    /* Time zones for scheduled actions (scaler/asg_sched.h): the caller's zoneinfo
+     * (common/tz.h's cm_tz_offset in the programs); NULL: only UTC is known. */
+    int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
+    void *tz_ud;
 };
 
 /* Fills cfg with the defaults above (zero seed, zero start). */

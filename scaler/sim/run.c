@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "common/hist.h"
+#include "common/tz.h"
 #include "common/xalloc.h"
 #include "scaler/asg.h"
+#include "scaler/asg_hook.h"
+#include "scaler/asg_sched.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -125,8 +128,50 @@ static int setup_lcs_groups(struct eng *e)
         req.nload_balancer_names = g->nload_balancers;
         req.termination_policies = (const char *const *)g->termination_policies;
         req.ntermination_policies = g->ntermination_policies;
-        if (sc_asg_create_group(e->asg, &req, e->now_ms, &err) != SC_OK)
-            return lib_fail(e, g->path, &err);
+        req.has_new_instances_protected_from_scale_in = 1;
+        req.new_instances_protected_from_scale_in = g->new_instances_protected_from_scale_in;
+        {
+            struct sc_asg_hook_req hooks[SC_ASG_MAX_HOOKS];
+            int nh = g->nhooks < SC_ASG_MAX_HOOKS ? g->nhooks : SC_ASG_MAX_HOOKS;
+
+            memset(hooks, 0, sizeof(hooks));
+            for (int k = 0; k < nh; k++) {
+                hooks[k].lifecycle_hook_name = g->hooks[k].name;
+                hooks[k].lifecycle_transition = g->hooks[k].launching
+                                                    ? SC_ASG_LAUNCHING_TRANSITION
+                                                    : SC_ASG_TERMINATING_TRANSITION;
+                hooks[k].has_heartbeat_timeout = 1;
+                hooks[k].heartbeat_timeout = g->hooks[k].heartbeat_s;
+                hooks[k].default_result = g->hooks[k].default_result;
+                e->has_handlers |= g->hooks[k].has_handler;
+            }
+            if (sc_asg_create_group_with_hooks(e->asg, &req, hooks, g->nhooks, e->now_ms, &err) !=
+                SC_OK)
+                return lib_fail(e, g->path, &err);
+        }
+        for (int k = 0; k < g->nscheds; k++) {
+            const struct sim_sched *s = &g->scheds[k];
+            struct sc_asg_sched_req sr = { 0 };
+            char p[SIM_PATH_MAX + 32];
+
+            sr.auto_scaling_group_name = g->name;
+            sr.scheduled_action_name = s->name;
+            sr.has_start_time = s->has_at;
+            sr.start_ms = e->now_ms + s->at_ms;
+            sr.has_end_time = s->has_until;
+            sr.end_ms = e->now_ms + s->until_ms;
+            sr.recurrence = s->recurrence;
+            sr.time_zone = s->time_zone;
+            sr.has_min_size = s->has_min;
+            sr.min_size = s->min;
+            sr.has_max_size = s->has_max;
+            sr.max_size = s->max;
+            sr.has_desired_capacity = s->has_desired;
+            sr.desired_capacity = s->desired;
+            snprintf(p, sizeof(p), "%s.scheduled_actions[%d]", g->path, k);
+            if (sc_asg_put_scheduled_action(e->asg, &sr, e->now_ms, &err) != SC_OK)
+                return lib_fail(e, p, &err);
+        }
         e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
         e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name) : -1;
         for (int j = 0; j < g->nload_balancers; j++)
@@ -490,6 +535,7 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     /* CloudWatch keeps data as long as AWS does: the simulator has a few series, and a
      * year of them stays within the memory bar (docs/cloudwatch.md) */
     wc.aws_retention = 1;
+    wc.tz_offset = cm_tz_offset; /* scheduled actions' TimeZone from the system's tzdata */
     e.w = sc_world_create(&wc);
     if (!e.w) {
         snprintf(err, SIM_ERR_MAX, "$.zones: the world could not be made from these zones");
@@ -565,6 +611,12 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
                 if (!sync_instances(&e))
                     break;
             }
+            /* the scenario's hook handlers answer the actions now due, then the world moves */
+            for (int guard = 0; e.has_handlers && guard < 8 && hook_handlers(&e) > 0; guard++) {
+                sc_world_step(e.w, e.now_ms);
+                e.epoch++;
+                sync_instances(&e);
+            }
             sync_routes(&e);
             push_activities(&e);
             push_alarm_changes(&e);
@@ -592,6 +644,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             t = next_sample;
         if (next_minute < t)
             t = next_minute;
+        if (e.has_handlers && e.hook_next_ms > e.now_ms && e.hook_next_ms < t)
+            t = e.hook_next_ms;
         for (int lb = 0; lb < sc->nlbs; lb++)
             if (e.lbs[lb].hc_next_ms < t)
                 t = e.lbs[lb].hc_next_ms;
@@ -648,7 +702,7 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
                 e.lbs[lb].hc_next_ms += e.lbs[lb].hc_interval_ms;
             }
         }
-        if (reported || e.now_ms >= world_due)
+        if (reported || e.now_ms >= world_due || (e.has_handlers && e.now_ms >= e.hook_next_ms))
             need_step = 1;
         if (reported)
             sync_routes(&e);

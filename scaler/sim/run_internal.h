@@ -109,11 +109,13 @@ struct eng {
     uint64_t epoch, sig_epoch, sig_value;
     /* world_signature()'s EC2 part as of sc_ec2_generation() == sig_ec2_gen (0: none) */
     uint64_t sig_ec2_gen, sig_ec2_value;
-    uint64_t sync_sig;   /* world_signature() after the last sync_instances() */
-    int sync_force;      /* the model changed (a boot ended, a fault): sync even if equal */
-    int need_hist;       /* a p99 expectation reads each sample's histogram */
-    uint64_t streak_ver; /* counts changes of any slot's hc_ok_streak */
-    uint64_t acts_seen;  /* sc_asg_activity_version() + 1 at the last push_activities */
+    uint64_t sync_sig;    /* world_signature() after the last sync_instances() */
+    int sync_force;       /* the model changed (a boot ended, a fault): sync even if equal */
+    int need_hist;        /* a p99 expectation reads each sample's histogram */
+    uint64_t streak_ver;  /* counts changes of any slot's hc_ok_streak */
+    uint64_t acts_seen;   /* sc_asg_activity_version() + 1 at the last push_activities */
+    int has_handlers;     /* some lifecycle hook has a handler (hook_handlers) */
+    int64_t hook_next_ms; /* the next instant a handler completes an action */
     struct sim_latency_entry *ents; /* scratch: a sample's latencies, sorted */
     int cap_ents;
     char err[SIM_ERR_MAX];
@@ -128,6 +130,10 @@ static inline int64_t us(int64_t ms)
 /* run_plane.c: the data plane (see each definition). sync_instances() and health_checks()
  * return 1 when they reported something to the world. */
 int sync_instances(struct eng *e);
+/* The scenario's lifecycle-hook handlers: completes every open action whose handler's delay
+ * has passed (with the handler's result); returns how many, and sets e->hook_next_ms to
+ * the next such instant (INT64_MAX: none). */
+int hook_handlers(struct eng *e);
 int cpu_table(struct eng *e, const struct sim_slot_cpu **tab);
 void sync_routes(struct eng *e);
 int health_checks(struct eng *e, int lb);

@@ -10,6 +10,7 @@
 
 #include "common/xalloc.h"
 #include "scaler/asg.h"
+#include "scaler/asg_hook.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -385,6 +386,55 @@ void fault_end(struct eng *e, struct fault_track *ft)
         }
     }
     push_fault_event(e, f->kind == SIM_FAULT_HANG ? "hang-end" : "slow-end", f->group, "");
+}
+
+/* ---- lifecycle-hook handlers ---- */
+
+static const struct sim_hook *hook_of(const struct sim_group *g, const char *name)
+{
+    for (int k = 0; k < g->nhooks; k++)
+        if (strcmp(g->hooks[k].name, name) == 0)
+            return &g->hooks[k];
+    return NULL;
+}
+
+int hook_handlers(struct eng *e)
+{
+    int done = 0;
+
+    e->hook_next_ms = INT64_MAX;
+    for (int gi = 0; gi < e->sc->ngroups; gi++) {
+        const struct sim_group *g = &e->sc->groups[gi];
+
+        for (int i = 0; g->nhooks > 0 && i < sc_asg_lifecycle_action_count(e->asg, g->name);) {
+            struct sc_asg_action_info a;
+            const struct sim_hook *h;
+            struct sc_error err = { 0 };
+            int64_t due;
+
+            if (sc_asg_lifecycle_action_at(e->asg, g->name, i, &a) != 0)
+                break;
+            h = hook_of(g, a.lifecycle_hook_name);
+            if (!h || !h->has_handler) {
+                i++;
+                continue;
+            }
+            due = a.start_ms + h->handler_after_ms;
+            if (due > e->now_ms) {
+                if (due < e->hook_next_ms)
+                    e->hook_next_ms = due;
+                i++;
+                continue;
+            }
+            /* the action leaves the list (or, abandoned, every action of its instance) */
+            if (sc_asg_complete_lifecycle_action(e->asg, g->name, h->name, a.token, NULL,
+                                                 h->handler_result, e->now_ms, &err) != SC_OK)
+                i++;
+            else
+                done++;
+        }
+    }
+    return done;
 }
 
 /* ---- events from the world ---- */

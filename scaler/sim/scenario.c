@@ -671,6 +671,18 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         free_str_array(g->load_balancers, g->nload_balancers);
         free(g->health_check_type);
         free_str_array(g->termination_policies, g->ntermination_policies);
+        for (int k = 0; k < g->nhooks; k++) {
+            free(g->hooks[k].name);
+            free(g->hooks[k].default_result);
+            free(g->hooks[k].handler_result);
+        }
+        free(g->hooks);
+        for (int k = 0; k < g->nscheds; k++) {
+            free(g->scheds[k].name);
+            free(g->scheds[k].recurrence);
+            free(g->scheds[k].time_zone);
+        }
+        free(g->scheds);
     }
     free(sc->groups);
     for (int i = 0; i < sc->npolicies; i++) {

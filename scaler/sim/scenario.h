@@ -59,6 +59,31 @@ struct sim_launch_config {
     struct sc_app app;   /* the application profile the instances run (scaler/app.h) */
 };
 
+/* A lifecycle hook of a group, with the handler the scenario plays for it. */
+struct sim_hook {
+    char *name;
+    int launching;            /* "launching" (else "terminating") */
+    int heartbeat_s;          /* default 3600 */
+    char *default_result;     /* default "ABANDON" */
+    int has_handler;          /* absent: nothing completes its actions (the timeout decides) */
+    int64_t handler_after_ms; /* the handler completes each action this long after it opened */
+    char *handler_result;     /* default "CONTINUE" */
+};
+
+/* A scheduled action of a group (PutScheduledUpdateGroupAction at the scenario's start). */
+struct sim_sched {
+    char *name;
+    int has_at;
+    int64_t at_ms; /* StartTime, from the scenario's start */
+    int has_until;
+    int64_t until_ms; /* EndTime, from the scenario's start */
+    char *recurrence; /* NULL: none */
+    char *time_zone;  /* NULL: UTC */
+    int has_min, min;
+    int has_max, max;
+    int has_desired, desired;
+};
+
 struct sim_group {
     char path[SIM_PATH_MAX];
     char *name;
@@ -75,6 +100,11 @@ struct sim_group {
     int health_check_grace_period_s; /* default 300 */
     char **termination_policies;
     int ntermination_policies;
+    int new_instances_protected_from_scale_in; /* default false */
+    struct sim_hook *hooks;                    /* lifecycle_hooks */
+    int nhooks;
+    struct sim_sched *scheds; /* scheduled_actions */
+    int nscheds;
 };
 
 enum sim_policy_type {

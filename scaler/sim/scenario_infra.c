@@ -109,6 +109,98 @@ int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim_launch
     return parse_app(c, v, p, &lc->app);
 }
 
+/* $.infrastructure.groups[i].lifecycle_hooks (docs/scenarios.md). */
+static int parse_hooks(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
+{
+    static const char *const keys[] = { "name",           "transition", "heartbeat_timeout",
+                                        "default_result", "handler",    NULL };
+    static const char *const hkeys[] = { "after", "result", NULL };
+    static const char *const trans[] = { "launching", "terminating", NULL };
+    static const char *const results[] = { "CONTINUE", "ABANDON", NULL };
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], ph[SIM_PATH_MAX];
+    json_t *arr, *h;
+    size_t n;
+    int r;
+
+    r = get_obj_array(c, o, path, "lifecycle_hooks", &arr, &n, p);
+    if (r <= 0)
+        return r;
+    g->hooks = cm_xcalloc(n + 1, sizeof(*g->hooks));
+    for (size_t i = 0; i < n; i++) {
+        struct sim_hook *k = &g->hooks[i];
+        const json_t *ho = json_array_get(arr, i);
+        char *t = NULL;
+
+        path_idx(pi, p, i);
+        g->nhooks++;
+        if (check_keys(c, ho, pi, keys) != 0 || get_str(c, ho, pi, "name", 1, NULL, &k->name) < 0 ||
+            get_enum(c, ho, pi, "transition", 1, NULL, trans, &t) < 0 ||
+            get_int(c, ho, pi, "heartbeat_timeout", 0, 3600, 30, 7200, &k->heartbeat_s) < 0 ||
+            get_enum(c, ho, pi, "default_result", 0, "ABANDON", results, &k->default_result) < 0) {
+            free(t);
+            return -1;
+        }
+        k->launching = strcmp(t, "launching") == 0;
+        free(t);
+        h = json_object_get(ho, "handler");
+        if (!h)
+            continue;
+        path_key(ph, pi, "handler");
+        if (want_object(c, h, ph) != 0 || check_keys(c, h, ph, hkeys) != 0 ||
+            get_dur(c, h, ph, "after", 1, 0, &k->handler_after_ms) < 0 ||
+            get_enum(c, h, ph, "result", 0, "CONTINUE", results, &k->handler_result) < 0)
+            return -1;
+        k->has_handler = 1;
+    }
+    for (int i = 1; i < g->nhooks; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(g->hooks[i].name, g->hooks[j].name) == 0) {
+                path_idx(pi, p, (size_t)i);
+                return fail(c, pi, "a second hook named \"%s\"", g->hooks[i].name);
+            }
+    return 0;
+}
+
+/* $.infrastructure.groups[i].scheduled_actions (docs/scenarios.md): the rules (a size, a
+ * time or a recurrence that parses) are libscaler's, checked when the run puts them. */
+static int parse_scheds(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
+{
+    static const char *const keys[] = { "name", "at",  "until",   "recurrence", "time_zone",
+                                        "min",  "max", "desired", NULL };
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    json_t *arr;
+    size_t n;
+    int r;
+
+    r = get_obj_array(c, o, path, "scheduled_actions", &arr, &n, p);
+    if (r <= 0)
+        return r;
+    g->scheds = cm_xcalloc(n + 1, sizeof(*g->scheds));
+    for (size_t i = 0; i < n; i++) {
+        struct sim_sched *s = &g->scheds[i];
+        const json_t *so = json_array_get(arr, i);
+        int ra, ru, rmin, rmax, rd;
+
+        path_idx(pi, p, i);
+        g->nscheds++;
+        if (check_keys(c, so, pi, keys) != 0 || get_str(c, so, pi, "name", 1, NULL, &s->name) < 0 ||
+            (ra = get_dur(c, so, pi, "at", 0, 0, &s->at_ms)) < 0 ||
+            (ru = get_dur(c, so, pi, "until", 0, 0, &s->until_ms)) < 0 ||
+            get_str(c, so, pi, "recurrence", 0, NULL, &s->recurrence) < 0 ||
+            get_str(c, so, pi, "time_zone", 0, NULL, &s->time_zone) < 0 ||
+            (rmin = get_int(c, so, pi, "min", 0, 0, 0, 100000, &s->min)) < 0 ||
+            (rmax = get_int(c, so, pi, "max", 0, 0, 0, 100000, &s->max)) < 0 ||
+            (rd = get_int(c, so, pi, "desired", 0, 0, 0, 100000, &s->desired)) < 0)
+            return -1;
+        s->has_at = ra;
+        s->has_until = ru;
+        s->has_min = rmin;
+        s->has_max = rmax;
+        s->has_desired = rd;
+    }
+    return 0;
+}
+
 int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
 {
     static const char *const keys[] = { "name",
@@ -122,6 +214,9 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "health_check_type",
                                         "health_check_grace_period",
                                         "termination_policies",
+                                        "new_instances_protected_from_scale_in",
+                                        "lifecycle_hooks",
+                                        "scheduled_actions",
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
@@ -141,7 +236,10 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
         get_int(c, o, path, "health_check_grace_period", 0, 300, 0, 100000000,
                 &g->health_check_grace_period_s) < 0 ||
         get_str_array(c, o, path, "termination_policies", 0, &g->termination_policies,
-                      &g->ntermination_policies) < 0)
+                      &g->ntermination_policies) < 0 ||
+        get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
+                 &g->new_instances_protected_from_scale_in) < 0 ||
+        parse_hooks(c, o, path, g) < 0 || parse_scheds(c, o, path, g) < 0)
         return -1;
     g->has_desired = r;
     if (g->min > g->max) {

@@ -138,6 +138,9 @@ def main():
         for n in ("pg-a", "pg-b", "pg-c"):
             asg.delete_auto_scaling_group(AutoScalingGroupName=n)
         expect_error(lambda: client("autoscaling").describe_lifecycle_hooks(
+            AutoScalingGroupName="x"), "ValidationError",
+            "AutoScalingGroup name not found - AutoScalingGroup: x not found")
+        expect_error(lambda: client("autoscaling").describe_warm_pool(
             AutoScalingGroupName="x"), "NotImplemented")
     elif CHECK == "boto3-ec2":
         ec2 = client("ec2", region="eu-west-1")

@@ -22,6 +22,7 @@
 
 #include "common/log.h"
 #include "emulator/api.h"
+#include "emulator/api_autoscaling_hooks.h"
 #include "emulator/emu.h"
 #include "emulator/state.h"
 #include "scaler/ec2.h"
@@ -402,7 +403,7 @@ static void test_dispatch_unknown_action(void **state)
     assert_int_equal(rs->status, 400);
     assert_body_has(rs, "Could not determine the service of action DescribeAlarms");
     /* in the model, without a handler */
-    rs = query(f, NULL, "Action=DescribeLifecycleHooks&Version=2011-01-01&AutoScalingGroupName=g");
+    rs = query(f, NULL, "Action=DescribeWarmPool&Version=2011-01-01&AutoScalingGroupName=g");
     assert_int_equal(rs->status, 501);
     assert_body_has(rs, "<Code>NotImplemented</Code>");
 }
@@ -485,9 +486,9 @@ static int name_says_read(const char *op)
 
 static void test_dispatch_mutates_flag(void **state)
 {
-    const struct api_handler *tables[] = { api_autoscaling_handlers, api_elb_handlers,
-                                           api_elbv2_handlers, api_cloudwatch_handlers,
-                                           api_ec2_handlers };
+    const struct api_handler *tables[] = { api_autoscaling_handlers, api_autoscaling_hook_handlers,
+                                           api_elb_handlers,         api_elbv2_handlers,
+                                           api_cloudwatch_handlers,  api_ec2_handlers };
     struct fixture *f = *state;
     struct dispatch_response *rs;
     int n = 0, journal = 0;
