@@ -54,8 +54,9 @@ struct sc_world_config {
     /* Period of the ASG health sweep (spec 7: 10 s); 0: 10000. */
     int64_t health_sweep_ms;
     /* 1: CloudWatch keeps metric data as long as AWS does (sc_metric_config_aws: 1-minute
-     * data 15 days, hourly 455 days; ~1.2 MB per series); 0: the shorter default tiers
-     * (1-minute 26 h, hourly 15 days; ~71 KB per series). docs/cloudwatch.md. */
+     * data 15 days, hourly 455 days; up to ~1.2 MB per series once full); 0: the shorter
+     * default tiers (1-minute 26 h, hourly 15 days; up to ~71 KB per series). Memory grows
+     * with the data a series holds (docs/cloudwatch.md). */
     int aws_retention;
 };
 
