@@ -149,6 +149,7 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
     wc.region = region;
     wc.seed = seed_of(account, region);
     wc.start_ms = emu_now_ms(e);
+    wc.max_metric_series = e->cfg.max_metric_series;
     rs = &e->regions[e->nregions];
     rs->w = sc_world_create(&wc);
     if (!rs->w)

@@ -34,6 +34,7 @@ struct emu_config {
     const char *tls_cert;     /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */
+    int max_metric_series;    /* per world (sc_world_config); 0 = libscaler's 100,000 */
 };
 
 void emu_config_defaults(struct emu_config *cfg);

@@ -43,6 +43,8 @@ static void usage(FILE *f)
                "  --tls-cert PEM      certificate of HTTPS/SSL listeners (with --tls-key;\n"
                "                      default: a self-signed one made at start)\n"
                "  --tls-key PEM       its private key\n"
+               "  --max-metric-series N  CloudWatch metric series per account and region\n"
+               "                      (default 100000; PutMetricData past it: LimitExceeded)\n"
                "  --quiet             no per-request log line\n"
                "  --help, --version\n"
                "sub-modes: emulator instance --help (an emulated instance),\n"
@@ -96,6 +98,7 @@ int main(int argc, char **argv)
         { "quiet", no_argument, NULL, 'q' },
         { "tls-cert", required_argument, NULL, 'X' },
         { "tls-key", required_argument, NULL, 'K' },
+        { "max-metric-series", required_argument, NULL, 'M' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -181,6 +184,14 @@ int main(int argc, char **argv)
         case 'K':
             cfg.srv.tls_key = optarg;
             break;
+        case 'M': {
+            long v = strtol(optarg, &end, 10);
+
+            if (end == optarg || *end || v < 1 || v > 100000000)
+                return usage_error("bad --max-metric-series (1 to 100000000)", optarg);
+            cfg.srv.max_metric_series = (int)v;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;

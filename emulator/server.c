@@ -337,6 +337,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.start_ms = cfg->start_ms;
     ec.tls_cert = cfg->tls_cert;
     ec.tls_key = cfg->tls_key;
+    ec.max_metric_series = cfg->max_metric_series;
     s->emu = emu_create(&ec);
     dispatch_config_defaults(&dc);
     dc.region = cfg->region;

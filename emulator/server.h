@@ -30,6 +30,7 @@ struct srv_config {
     int quiet;               /* no per-request log line */
     const char *tls_cert;    /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;     /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    int max_metric_series;   /* per world (sc_world_config); 0 = libscaler's 100,000 */
 };
 
 void srv_config_defaults(struct srv_config *cfg);

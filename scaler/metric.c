@@ -221,6 +221,7 @@ void sc_metric_config_defaults(struct sc_metric_config *c)
     c->hour_slots = 15 * 24;
     c->dist_slots = 3 * 60;
     c->expire_ms = 15LL * 86400 * 1000;
+    c->max_series = SC_METRIC_DEFAULT_MAX_SERIES;
 }
 
 void sc_metric_config_aws(struct sc_metric_config *c)
@@ -686,6 +687,7 @@ struct series *metric_series_ensure(struct sc_metric_store *s, struct sc_metric 
     metric_ring_init(&se->hour, s->cfg.hour_slots, 3600);
     metric_dist_init(&se->dist, s->cfg.dist_slots);
     s->bytes += sizeof(*se);
+    s->nseries++;
     memmove(&m->series[i + 1], &m->series[i], (size_t)(m->nseries - i) * sizeof(m->series[0]));
     m->series[i] = se;
     m->nseries++;

@@ -29,7 +29,8 @@
  * after 15 days (docs/cloudwatch.md). So the store allocates when
  * a metric identity or series appears and when a ring grows (at most log2(slots) times per
  * ring); never for a datapoint that lands in periods already held. Series with no data for
- * 15 days are freed by sc_metric_store_expire(), so memory stays flat.
+ * 15 days are freed by sc_metric_store_expire(), so memory stays flat; the series cap
+ * (sc_metric_config.max_series) bounds how many there are.
  *
  * Pure: no clock, no I/O; callers pass now_ms (epoch ms on the caller's clock). */
 #ifndef SCALER_METRIC_H
@@ -163,12 +164,19 @@ struct sc_agg {
  * requested percentile it is. */
 int sc_agg_value(const struct sc_agg *a, const struct sc_stat *st, int pct_index, double *out);
 
+/* The default series cap (sc_metric_config.max_series). */
+#define SC_METRIC_DEFAULT_MAX_SERIES 100000
+
 struct sc_metric_config {
     int hires_slots;   /* 1-second slots (default 10800 = 3 h) */
     int minute_slots;  /* 1-minute slots (default 1560 = 26 h) */
     int hour_slots;    /* 1-hour slots (default 360 = 15 days) */
     int dist_slots;    /* minute distributions for percentiles (default 180 = 3 h) */
     int64_t expire_ms; /* free series idle this long (default 15 days) */
+    /* Series (metric x unit) the store holds at most: a put that would pass it fails whole
+     * (sc_metric_store_put); 0 = no cap. Default SC_METRIC_DEFAULT_MAX_SERIES. scalelab's
+     * own bound (AWS has no such quota): it bounds the store's memory. */
+    int max_series;
 };
 void sc_metric_config_defaults(struct sc_metric_config *c);
 /* AWS's retention for the minute and hour tiers: 1-minute data 15 days (21,600 slots),
@@ -187,7 +195,12 @@ void sc_metric_store_destroy(struct sc_metric_store *s); /* NULL is a no-op */
 
 /* PutMetricData: validates the whole request first (AWS codes and texts: MissingParameter,
  * InvalidParameterValue, InvalidParameterCombination), then stores every datum, so a
- * failing request stores nothing. SC_ERR_INTERNAL on OOM. */
+ * failing request stores nothing. The series cap (test_metric_series_cap): a request that
+ * would bring the store past cfg.max_series series fails with SC_ERR_LIMIT_EXCEEDED_CW (a
+ * message naming the cap and the emulator's --max-metric-series), storing nothing; data for
+ * series already stored is always accepted, and so are internal puts (req->internal: the
+ * world's own AWS/ metrics, the journal's replay), which count toward the cap. Retention
+ * and imports never drop stored series for the cap. SC_ERR_INTERNAL on OOM. */
 enum sc_status sc_metric_store_put(struct sc_metric_store *s,
                                    const struct sc_put_metric_data_req *req, int64_t now_ms,
                                    struct sc_error *err);

@@ -78,6 +78,7 @@ struct sc_metric_store {
     size_t table_n; /* power of two */
     struct sc_metric **list;
     int nlist, caplist;
+    int nseries; /* series of all metrics (the cap counts these) */
     size_t bytes;
     uint64_t gen; /* sc_metric_store_generation(): changes when a metric comes or goes */
 };

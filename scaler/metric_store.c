@@ -30,7 +30,8 @@ struct sc_metric_store *sc_metric_store_create(const struct sc_metric_config *cf
     else
         sc_metric_config_defaults(&s->cfg);
     if (s->cfg.hires_slots < 1 || s->cfg.minute_slots < 1 || s->cfg.hour_slots < 1 ||
-        s->cfg.dist_slots < 1 || s->cfg.expire_ms <= 0 || metric_table_grow(s) < 0) {
+        s->cfg.dist_slots < 1 || s->cfg.expire_ms <= 0 || s->cfg.max_series < 0 ||
+        metric_table_grow(s) < 0) {
         sc_metric_store_destroy(s);
         return NULL;
     }
@@ -331,6 +332,54 @@ static enum sc_status validate_namespace(const char *ns, int internal, struct sc
     return SC_OK;
 }
 
+/* Whether data j of req names the same series (identity and unit) as data i. */
+static int same_series(const struct sc_put_metric_data_req *req, const enum sc_unit *units, int i,
+                       int j)
+{
+    const struct sc_metric_datum *a = &req->metric_data[i], *b = &req->metric_data[j];
+    struct sorted_dims sa, sb;
+
+    if (units[i] != units[j] || a->n_dimensions != b->n_dimensions ||
+        strcmp(a->metric_name, b->metric_name) != 0)
+        return 0;
+    metric_sort_dims(a->dimensions, a->n_dimensions, &sa);
+    metric_sort_dims(b->dimensions, b->n_dimensions, &sb);
+    for (int k = 0; k < sa.n; k++)
+        if (strcmp(sa.d[k]->name, sb.d[k]->name) != 0 ||
+            strcmp(sa.d[k]->value, sb.d[k]->value) != 0)
+            return 0;
+    return 1;
+}
+
+/* How many series (identity and unit) a validated request would add to the store. */
+static int new_series_count(const struct sc_metric_store *s,
+                            const struct sc_put_metric_data_req *req, const enum sc_unit *units)
+{
+    uint64_t hashes[SC_METRIC_MAX_DATA];
+    int fresh[SC_METRIC_MAX_DATA], nfresh = 0;
+
+    for (int i = 0; i < req->n_metric_data; i++) {
+        const struct sc_metric_datum *d = &req->metric_data[i];
+        struct sorted_dims sd;
+        const struct sc_metric *m;
+        uint64_t h;
+        int known = 0;
+
+        metric_sort_dims(d->dimensions, d->n_dimensions, &sd);
+        h = metric_key_hash(req->namespace, d->metric_name, &sd);
+        m = metric_lookup(s, h, req->namespace, d->metric_name, &sd);
+        for (int k = 0; m && k < m->nseries && !known; k++)
+            known = m->series[k]->unit == units[i];
+        for (int k = 0; k < nfresh && !known; k++)
+            known = hashes[k] == h && same_series(req, units, fresh[k], i);
+        if (!known) {
+            hashes[nfresh] = h;
+            fresh[nfresh++] = i;
+        }
+    }
+    return nfresh;
+}
+
 enum sc_status sc_metric_store_put(struct sc_metric_store *s,
                                    const struct sc_put_metric_data_req *req, int64_t now_ms,
                                    struct sc_error *err)
@@ -350,6 +399,17 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
         st = validate_datum(&req->metric_data[i], i + 1, now_ms, &units[i], err);
         if (st != SC_OK)
             return st;
+    }
+    if (!req->internal && s->cfg.max_series > 0 &&
+        s->nseries + req->n_metric_data > s->cfg.max_series) {
+        int fresh = new_series_count(s, req, units);
+        if (fresh > 0 && s->nseries + fresh > s->cfg.max_series)
+            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED_CW,
+                           "Too many metric series: this request adds %d new series to the %d "
+                           "stored, and scalelab keeps at most %d metric series per account and "
+                           "region (its own cap, not an AWS quota: the emulator's option "
+                           "--max-metric-series sets it).",
+                           fresh, s->nseries, s->cfg.max_series);
     }
     for (int i = 0; i < req->n_metric_data; i++) {
         const struct sc_metric_datum *d = &req->metric_data[i];
@@ -403,6 +463,7 @@ int sc_metric_store_expire(struct sc_metric_store *s, int64_t now_ms)
         for (int j = 0; j < m->nseries; j++) {
             if (now_ms - m->series[j]->last_ts_ms > s->cfg.expire_ms) {
                 s->bytes -= metric_series_bytes(m->series[j]);
+                s->nseries--;
                 metric_series_free(m->series[j]);
             } else {
                 m->series[k++] = m->series[j];

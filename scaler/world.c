@@ -468,6 +468,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     sc_cw_config_defaults(&cc);
     if (cfg->aws_retention)
         sc_metric_config_aws(&cc.metrics);
+    if (cfg->max_metric_series > 0)
+        cc.metrics.max_series = cfg->max_metric_series;
     cc.region = w->region;
     cc.account = w->account;
     cc.start_ms = cfg->start_ms;

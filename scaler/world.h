@@ -58,6 +58,10 @@ struct sc_world_config {
      * default tiers (1-minute 26 h, hourly 15 days; up to ~71 KB per series). Memory grows
      * with the data a series holds (docs/cloudwatch.md). */
     int aws_retention;
+    /* CloudWatch metric series the world holds at most (sc_metric_config.max_series:
+     * PutMetricData past it answers LimitExceeded); 0: SC_METRIC_DEFAULT_MAX_SERIES
+     * (100,000). scalelab's own cap, not an AWS quota (docs/cloudwatch.md). */
+    int max_metric_series;
 };
 
 /* Fills cfg with the defaults above (zero seed, zero start). */

@@ -447,6 +447,81 @@ static void test_metric_rings_grow_as_dense_rings(void **state)
     sc_metric_store_destroy(s);
 }
 
+/* The series cap (sc_metric_config.max_series): scalelab's own bound, AWS has none. */
+static void test_metric_series_cap(void **state)
+{
+    struct sc_metric_config c;
+    struct sc_metric_store *s;
+    struct sc_error err;
+    char host[32];
+    struct sc_dimension dim = { "Host", host };
+    struct sc_metric_datum d[3] = { { .metric_name = "Load",
+                                      .dimensions = &dim,
+                                      .n_dimensions = 1,
+                                      .has_value = 1,
+                                      .value = 1 },
+                                    { .metric_name = "New1", .has_value = 1, .value = 2 },
+                                    { .metric_name = "New2", .has_value = 1, .value = 3 } };
+    struct sc_put_metric_data_req r = { "App", d, 3, 0 };
+    struct sc_agg ag;
+
+    (void)state;
+    sc_metric_config_defaults(&c);
+    assert_int_equal(c.max_series, 100000);
+    c.max_series = 4;
+    s = sc_metric_store_create(&c);
+    for (int i = 0; i < 3; i++) {
+        snprintf(host, sizeof(host), "h-%d", i);
+        assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, i, T0, T0, NULL), SC_OK);
+    }
+    /* 3 stored + 2 new (h-2 exists) > 4: refused whole, the existing series untouched */
+    assert_int_equal(sc_metric_store_put(s, &r, T0, &err), SC_ERR_LIMIT_EXCEEDED_CW);
+    assert_string_equal(sc_status_code(err.status), "LimitExceeded");
+    assert_int_equal(sc_status_http(err.status), 400);
+    assert_non_null(strstr(err.message, "this request adds 2 new series to the 3 stored"));
+    assert_non_null(strstr(err.message, "at most 4 metric series"));
+    assert_non_null(strstr(err.message, "--max-metric-series"));
+    assert_int_equal(sc_metric_store_count(s), 3);
+    assert_int_equal(
+        sc_metric_aggregate(find(s, "App", "Load", &dim, 1), SC_UNIT_ANY, T0, 60, NULL, 0, &ag), 1);
+    assert_true(ag.sample_count == 1);
+    /* the same new series twice in one request is one series: 3 + 1 fits */
+    d[2].metric_name = "New1";
+    assert_int_equal(sc_metric_store_put(s, &r, T0, &err), SC_OK);
+    assert_int_equal(sc_metric_store_count(s), 4);
+    /* full: data for stored series is still taken, a new unit is a new series */
+    assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, 5, T0 + MIN, T0 + MIN, NULL), SC_OK);
+    assert_int_equal(put1(s, "App", "Load", &dim, 1, "Percent", 5, T0 + MIN, T0 + MIN, &err),
+                     SC_ERR_LIMIT_EXCEEDED_CW);
+    assert_int_equal(put1(s, "App", "Other", NULL, 0, NULL, 5, T0 + MIN, T0 + MIN, &err),
+                     SC_ERR_LIMIT_EXCEEDED_CW);
+    /* the world's own metrics (internal) are always stored, and count */
+    d[0].metric_name = "CPUUtilization";
+    r.namespace = "AWS/EC2";
+    r.n_metric_data = 1;
+    r.internal = 1;
+    assert_int_equal(sc_metric_store_put(s, &r, T0 + MIN, NULL), SC_OK);
+    assert_int_equal(sc_metric_store_count(s), 5);
+    /* past the cap (5 of 4), stored series still take data */
+    assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, 6, T0 + MIN, T0 + MIN, NULL), SC_OK);
+    assert_int_equal(put1(s, "App", "Other", NULL, 0, NULL, 5, T0 + MIN, T0 + MIN, &err),
+                     SC_ERR_LIMIT_EXCEEDED_CW);
+    /* series freed by expiry make room again */
+    assert_int_equal(sc_metric_store_expire(s, T0 + 16 * 86400000LL), 5);
+    assert_int_equal(
+        put1(s, "App", "Other", NULL, 0, NULL, 5, T0 + 16 * 86400000LL, T0 + 16 * 86400000LL, NULL),
+        SC_OK);
+    sc_metric_store_destroy(s);
+    /* 0: no cap */
+    c.max_series = 0;
+    s = sc_metric_store_create(&c);
+    for (int i = 0; i < 10; i++) {
+        snprintf(host, sizeof(host), "h-%d", i);
+        assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, i, T0, T0, NULL), SC_OK);
+    }
+    sc_metric_store_destroy(s);
+}
+
 /* sc_metric_config_aws: minutes for 15 days, hours for 455 days, as AWS keeps them. */
 static void test_metric_retention_aws_tiers(void **state)
 {
@@ -780,6 +855,7 @@ int main(void)
         cmocka_unit_test(test_metric_retention_minute_ring_bounded),
         cmocka_unit_test(test_metric_memory_follows_data),
         cmocka_unit_test(test_metric_rings_grow_as_dense_rings),
+        cmocka_unit_test(test_metric_series_cap),
         cmocka_unit_test(test_metric_retention_aws_tiers),
         cmocka_unit_test(test_metric_retention_idle_series_expire),
         cmocka_unit_test(test_metric_list_filters_and_stable_order),
