@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # CloudWatch under --state FILE: alarms (state, reason, tags, history) live in the snapshot,
 # datapoints in the journal FILE.metrics; kill -9 at any moment loses no acknowledged put;
-# a torn journal tail is dropped with a warning; a corrupt snapshot alarm refuses to start.
-# boto3 (Debian's: CloudWatch over query). Prints TAP lines.
+# a torn journal tail is dropped with a warning; a corrupt record in the middle of the
+# journal and a corrupt snapshot alarm refuse to start, leaving the files; the series cap
+# (--max-metric-series) answers LimitExceeded and keeps every stored series across restarts.
+# boto3 (CloudWatch over JSON 1.0). Prints TAP lines.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -123,6 +125,23 @@ if start && grep -q "metric journal: torn record" "$TMP/emu$n.log" && py dump >"
     [ "$(stats_of "$TMP/before.json")" = "$(stats_of "$TMP/torn.json")" ]; then
     ok "a torn journal tail is dropped with a warning, the rest kept"
 else notok "torn journal tail"; fi
+
+# a corrupt record in the middle of the journal (issue 19): refuse to start, naming the
+# file and the offset, and leave the file untouched
+stop9
+cp "$TMP/state.json.metrics" "$TMP/metrics.good"
+python3 - "$TMP/state.json.metrics" <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read())
+b[len(b) // 2] ^= 0x5a
+open(p, "wb").write(b)
+PY
+sum1=$(md5sum <"$TMP/state.json.metrics")
+if ! start && grep -q "state.json.metrics: corrupt record at byte [0-9]* (CRC mismatch; intact records follow" "$TMP/emu$n.log" &&
+    grep -q "the file is left as it is" "$TMP/emu$n.log" && [ "$(md5sum <"$TMP/state.json.metrics")" = "$sum1" ]; then
+    ok "a corrupt record in the middle of the journal: the emulator refuses to start, names file and offset, leaves the file"
+else notok "corrupt record in the middle of the journal"; fi
+mv "$TMP/metrics.good" "$TMP/state.json.metrics"
 
 # a snapshot whose alarm is corrupt: refuse to start, file untouched
 stop9
