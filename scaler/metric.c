@@ -262,7 +262,7 @@ static unsigned char *win_array(unsigned char *block, int cap, const size_t *sz,
 /* Gives w's block room for cap entries (cap > w->cap), in place when realloc can: each
  * array moves to its new offset (the last first: they only move up), and a window that
  * wrapped past the old end gets its first part moved to the new end. The new room is not
- * touched (win_cover zeroes entries as the window takes them). Returns 0, or -1 on OOM (w
+ * touched (win_cover marks entries empty as the window takes them). Returns 0, or -1 on OOM (w
  * unchanged). */
 static int win_grow(struct win *w, int cap, const size_t *sz, int nsz, size_t *bytes)
 {
@@ -286,22 +286,20 @@ static int win_grow(struct win *w, int cap, const size_t *sz, int nsz, size_t *b
     return 0;
 }
 
-/* Zeroes the entries of the window's slots k0 .. k0+count-1. */
-static void win_zero(struct win *w, int k0, int count, const size_t *sz, int nsz)
+/* Marks the window's slots k0 .. k0+count-1 empty: their stamps (array stamp_i, uint32_t)
+ * zero. The rest of an entry is set when its slot is made current. */
+static void win_clear(struct win *w, int k0, int count, const size_t *sz, int stamp_i)
 {
-    while (count > 0) {
-        int e = metric_win_at(w, k0), run = w->cap - e < count ? w->cap - e : count;
-        for (int i = 0; i < nsz; i++)
-            memset(win_array(w->block, w->cap, sz, i) + (size_t)e * sz[i], 0, (size_t)run * sz[i]);
-        k0 += run;
-        count -= run;
-    }
+    uint32_t *stamp = (uint32_t *)win_array(w->block, w->cap, sz, stamp_i);
+
+    for (int k = k0; k < k0 + count; k++)
+        stamp[metric_win_at(w, k)] = 0;
 }
 
 /* Extends w to hold slot (empty, outside the window), toward the nearer side, doubling its
- * room (up to n) when the window outgrows it; the slots it takes are zeroed. Returns the
- * slot's entry, or -1 on OOM (w unchanged). */
-static int win_cover(struct win *w, int slot, const size_t *sz, int nsz, size_t *bytes)
+ * room (up to n) when the window outgrows it; the slots it takes are marked empty. Returns
+ * the slot's entry, or -1 on OOM (w unchanged). */
+static int win_cover(struct win *w, int slot, const size_t *sz, int nsz, int stamp_i, size_t *bytes)
 {
     int front = 0, len = w->len + 1, old = w->len;
 
@@ -327,9 +325,9 @@ static int win_cover(struct win *w, int slot, const size_t *sz, int nsz, size_t 
     w->lo = w->len > 0 ? (w->lo - front + w->n) % w->n : slot;
     w->len = len;
     if (front > 0)
-        win_zero(w, 0, front, sz, nsz);
+        win_clear(w, 0, front, sz, stamp_i);
     else
-        win_zero(w, old, len - old, sz, nsz);
+        win_clear(w, old, len - old, sz, stamp_i);
     return metric_win_find(w, slot);
 }
 
@@ -367,16 +365,6 @@ int64_t metric_floor_div(int64_t a, int64_t b)
     return q;
 }
 
-int metric_ring_find(const struct ring *r, int64_t idx)
-{
-    int k;
-
-    if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1 || r->w.n == 0)
-        return -1;
-    k = metric_win_find(&r->w, (int)(idx % r->w.n));
-    return k >= 0 && r->stamp[k] == (uint32_t)(idx + 1) ? k : -1;
-}
-
 /* The entry for period index idx after making it current (a slot holding an older period is
  * reset); -1 when the slot already holds a newer period (idx is past retention). */
 int metric_ring_slot(struct ring *r, int64_t idx, size_t *bytes)
@@ -390,7 +378,7 @@ int metric_ring_slot(struct ring *r, int64_t idx, size_t *bytes)
     st = (uint32_t)(idx + 1);
     k = metric_win_find(&r->w, slot);
     if (k < 0) {
-        k = win_cover(&r->w, slot, ring_sizes, NSIZES(ring_sizes), bytes);
+        k = win_cover(&r->w, slot, ring_sizes, NSIZES(ring_sizes), 1, bytes);
         if (k < 0)
             return -2;
         ring_arrays(r);
@@ -426,16 +414,6 @@ void metric_dist_cleanup(struct dist *d)
     memset(d, 0, sizeof(*d));
 }
 
-int metric_dist_find(const struct dist *d, int64_t idx)
-{
-    int k;
-
-    if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1 || d->w.n == 0)
-        return -1;
-    k = metric_win_find(&d->w, (int)(idx % d->w.n));
-    return k >= 0 && d->stamp[k] == (uint32_t)(idx + 1) ? k : -1;
-}
-
 int metric_dist_slot(struct dist *d, int64_t idx, size_t *bytes)
 {
     int slot, k;
@@ -447,7 +425,7 @@ int metric_dist_slot(struct dist *d, int64_t idx, size_t *bytes)
     st = (uint32_t)(idx + 1);
     k = metric_win_find(&d->w, slot);
     if (k < 0) {
-        k = win_cover(&d->w, slot, dist_sizes, NSIZES(dist_sizes), bytes);
+        k = win_cover(&d->w, slot, dist_sizes, NSIZES(dist_sizes), 0, bytes);
         if (k < 0)
             return -2;
         dist_arrays(d);

@@ -20,7 +20,8 @@ struct sum {
  * window's k-th slot in entry (head + k) % cap); every slot outside the window is empty.
  * The block grows on demand (metric_win_cover), toward the nearer side, doubling up to n,
  * so a series pays for the span of periods it has data for, not for its whole retention.
- * Entries outside the window are undefined: an entry is zeroed when the window takes it. */
+ * Entries outside the window are undefined; an entry the window takes is marked empty
+ * (stamp 0), and the rest of it is set when its slot is made current. */
 struct win {
     int n;
     int lo, len, cap, head;
@@ -122,9 +123,27 @@ void metric_sum_add(struct sum *s, double count, double sum, double min, double 
 void metric_dist_init(struct dist *d, int n);
 void metric_dist_cleanup(struct dist *d);
 int metric_dist_slot(struct dist *d, int64_t idx, size_t *bytes);
-/* The entry holding period index idx (a ring's or a distribution's), or -1. */
-int metric_ring_find(const struct ring *r, int64_t idx);
-int metric_dist_find(const struct dist *d, int64_t idx);
+/* The entry holding period index idx (a ring's or a distribution's), or -1. Inline: the
+ * aggregation's inner loop. */
+static inline int metric_ring_find(const struct ring *r, int64_t idx)
+{
+    int k;
+
+    if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1 || r->w.n == 0)
+        return -1;
+    k = metric_win_find(&r->w, (int)(idx % r->w.n));
+    return k >= 0 && r->stamp[k] == (uint32_t)(idx + 1) ? k : -1;
+}
+
+static inline int metric_dist_find(const struct dist *d, int64_t idx)
+{
+    int k;
+
+    if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1 || d->w.n == 0)
+        return -1;
+    k = metric_win_find(&d->w, (int)(idx % d->w.n));
+    return k >= 0 && d->stamp[k] == (uint32_t)(idx + 1) ? k : -1;
+}
 /* The histogram bin of v for m, and the low edge of bin b. */
 int metric_dist_bin(const struct sc_metric *m, double v);
 double metric_bin_low(const struct sc_metric *m, int b);
