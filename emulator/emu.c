@@ -134,6 +134,33 @@ struct sc_world *emu_world_find(const struct emu *e, const char *account, const 
     return NULL;
 }
 
+int emu_default_max_instances(uint64_t mem_bytes, long nofile, long ncpu)
+{
+    uint64_t by_mem = mem_bytes / (8u << 20);
+    long by_fd = nofile > 256 ? (nofile - 256) / 8 : 0;
+    long by_cpu = ncpu > 0 ? 256 * ncpu : 256;
+    uint64_t n = by_mem;
+
+    if ((uint64_t)by_fd < n)
+        n = (uint64_t)by_fd;
+    if ((uint64_t)by_cpu < n)
+        n = (uint64_t)by_cpu;
+    if (n > 2000)
+        n = 2000;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* sc_world_config.host_room: --max-instances less the live instances of every world. */
+static int host_room(void *ud)
+{
+    const struct emu *e = ud;
+    int used = 0;
+
+    for (int i = 0; i < e->nregions; i++)
+        used += sc_ec2_live_count(sc_world_ec2(e->regions[i].w));
+    return e->cfg.max_instances - used;
+}
+
 struct sc_world *emu_world(struct emu *e, const char *account, const char *region)
 {
     struct region_state *rs;
@@ -150,6 +177,10 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
     wc.seed = seed_of(account, region);
     wc.start_ms = emu_now_ms(e);
     wc.max_metric_series = e->cfg.max_metric_series;
+    if (e->cfg.max_instances > 0) {
+        wc.host_room = host_room;
+        wc.host_ud = e;
+    }
     rs = &e->regions[e->nregions];
     rs->w = sc_world_create(&wc);
     if (!rs->w)
@@ -274,6 +305,7 @@ static void start_autoscale(struct emu *e)
     ac.instance_exe = e->cfg.instance_exe;
     ac.tls_cert = e->cfg.tls_cert;
     ac.tls_key = e->cfg.tls_key;
+    ac.launch_rate = e->cfg.launch_rate;
     e->as = autoscale_create(&ac, err, sizeof(err));
     if (!e->as)
         log_warn("server: instances stay records: %s", err);

@@ -35,9 +35,23 @@ struct emu_config {
     const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */
     int max_metric_series;    /* per world (sc_world_config); 0 = libscaler's 100,000 */
+    /* Instances (neither shutting-down nor terminated) of every world together; a launch
+     * past it fails with InsufficientInstanceCapacity (sc_world_config.host_room). 0: no
+     * bound beyond libscaler's per-world limit. main.c's default: emu_default_max_instances */
+    int max_instances;
+    double launch_rate; /* instance processes started per real second; 0: the default */
 };
 
 void emu_config_defaults(struct emu_config *cfg);
+
+/* The --max-instances default for a machine with mem_bytes of RAM, a file-descriptor limit
+ * of nofile and ncpu CPUs: the least of mem_bytes / 8 MiB (an instance is ~2 MB RSS plus
+ * the emulator's buffers for it), (nofile - 256) / 8 (its control socket, health checks,
+ * proxy pool connections and clients' connections to it) and 256 per CPU (each is probed,
+ * health-checked and polled every emulated minute on the one loop), within [1, 2000]
+ * (a group's launches run in one step, whose cost grows with the square of a world's
+ * instances: 2,000 at once hold the loop ~0.2 s, 10,000 ~5 s). Pure, for tests. */
+int emu_default_max_instances(uint64_t mem_bytes, long nofile, long ncpu);
 
 struct emu;
 

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/ev.h"
 #include "common/log.h"
+#include "emulator/emu.h"
 #include "emulator/instance_main.h"
 #include "emulator/lb.h"
 #include "emulator/model.h"
@@ -45,10 +47,28 @@ static void usage(FILE *f)
                "  --tls-key PEM       its private key\n"
                "  --max-metric-series N  CloudWatch metric series per account and region\n"
                "                      (default 100000; PutMetricData past it: LimitExceeded)\n"
+               "  --max-instances N   instances of all accounts and regions together (default:\n"
+               "                      the least of RAM / 8 MiB, (fd limit - 256) / 8 and 256 per\n"
+               "                      CPU, at most 2000; launches past it fail with\n"
+               "                      InsufficientInstanceCapacity)\n"
+               "  --launch-rate N     instance processes started per second (default 50)\n"
                "  --quiet             no per-request log line\n"
                "  --help, --version\n"
                "sub-modes: emulator instance --help (an emulated instance),\n"
                "           emulator proxy --help (a standalone load-balancing proxy)\n");
+}
+
+/* --max-instances' default for this machine (emu_default_max_instances). */
+static int default_max_instances(void)
+{
+    struct rlimit rl;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    long nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                      ? (long)rl.rlim_cur
+                      : 1L << 20;
+
+    return emu_default_max_instances(mem, nofile, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -99,6 +119,8 @@ int main(int argc, char **argv)
         { "tls-cert", required_argument, NULL, 'X' },
         { "tls-key", required_argument, NULL, 'K' },
         { "max-metric-series", required_argument, NULL, 'M' },
+        { "max-instances", required_argument, NULL, 'I' },
+        { "launch-rate", required_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -192,6 +214,22 @@ int main(int argc, char **argv)
             cfg.srv.max_metric_series = (int)v;
             break;
         }
+        case 'I': {
+            long v = strtol(optarg, &end, 10);
+
+            if (end == optarg || *end || v < 1 || v > 320000)
+                return usage_error("bad --max-instances (1 to 320000)", optarg);
+            cfg.srv.max_instances = (int)v;
+            break;
+        }
+        case 'L': {
+            double v = strtod(optarg, &end);
+
+            if (end == optarg || *end || !isfinite(v) || v < 0.1 || v > 10000)
+                return usage_error("bad --launch-rate (0.1 to 10000 per second)", optarg);
+            cfg.srv.launch_rate = v;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -214,6 +252,8 @@ int main(int argc, char **argv)
 
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
     cfg.srv.quiet = cfg.quiet;
+    if (cfg.srv.max_instances == 0)
+        cfg.srv.max_instances = default_max_instances();
     signal(SIGPIPE, SIG_IGN);
     ev = cm_ev_create();
     if (!ev) {
@@ -233,10 +273,11 @@ int main(int argc, char **argv)
         log_error("emulator: cannot write port file %s: %s", cfg.port_file, strerror(errno));
         goto out;
     }
-    log_info("emulator: listening on http://%s:%d (region %s, account %s, clock %s x%g, auth %s)",
+    log_info("emulator: listening on http://%s:%d (region %s, account %s, clock %s x%g, auth %s, "
+             "max instances %d)",
              cfg.srv.bind, srv_port(s), cfg.srv.region, cfg.srv.account,
              cfg.srv.clock_manual ? "manual" : "real", cfg.srv.time_scale,
-             cfg.srv.auth_sigv4 ? "sigv4" : "none");
+             cfg.srv.auth_sigv4 ? "sigv4" : "none", cfg.srv.max_instances);
     if (cm_ev_run(ev) < 0) {
         log_error("emulator: event loop failed: %s", strerror(errno));
         goto out;

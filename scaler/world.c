@@ -451,6 +451,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     ec.nzones = w->nzones;
     ec.rand64 = world_rand64;
     ec.rand_ud = &w->rng;
+    ec.host_room = cfg->host_room;
+    ec.host_ud = cfg->host_ud;
     w->ec2 = sc_ec2_create(&ec);
     if (!w->ec2)
         goto fail;

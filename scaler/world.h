@@ -62,6 +62,10 @@ struct sc_world_config {
      * PutMetricData past it answers LimitExceeded); 0: SC_METRIC_DEFAULT_MAX_SERIES
      * (100,000). scalelab's own cap, not an AWS quota (docs/cloudwatch.md). */
     int max_metric_series;
+    /* The host's room for more instances, shared by the program's worlds (the emulator's
+     * --max-instances): sc_ec2_config.host_room. NULL: no host bound (the simulator). */
+    int (*host_room)(void *ud);
+    void *host_ud;
 };
 
 /* Fills cfg with the defaults above (zero seed, zero start). */
