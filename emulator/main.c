@@ -58,6 +58,27 @@ static void usage(FILE *f)
                "           emulator proxy --help (a standalone load-balancing proxy)\n");
 }
 
+/* The soft RLIMIT_NOFILE raised to the hard one (Debian's soft default, 1,024, ran out at
+ * ~1,000 clients: issue 19 finding 3). Returns the soft limit now in force. */
+static long raise_nofile(void)
+{
+    struct rlimit rl;
+    rlim_t was;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return -1;
+    was = rl.rlim_cur;
+    if (rl.rlim_cur != rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+            log_warn("emulator: cannot raise the fd limit from %llu to %llu: %s",
+                     (unsigned long long)was, (unsigned long long)rl.rlim_max, strerror(errno));
+            rl.rlim_cur = was;
+        }
+    }
+    return rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_cur;
+}
+
 /* --max-instances' default for this machine (emu_default_max_instances). */
 static int default_max_instances(void)
 {
@@ -130,6 +151,7 @@ int main(int argc, char **argv)
     struct srv *s = NULL;
     char err[256] = "";
     int c, rc = 1;
+    long nofile;
     static const int sigs[] = { SIGINT, SIGTERM };
 
     /* sub-modes (the data plane's): an emulated instance, a standalone proxy */
@@ -252,6 +274,7 @@ int main(int argc, char **argv)
 
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
     cfg.srv.quiet = cfg.quiet;
+    nofile = raise_nofile();
     if (cfg.srv.max_instances == 0)
         cfg.srv.max_instances = default_max_instances();
     signal(SIGPIPE, SIG_IGN);
@@ -274,10 +297,10 @@ int main(int argc, char **argv)
         goto out;
     }
     log_info("emulator: listening on http://%s:%d (region %s, account %s, clock %s x%g, auth %s, "
-             "max instances %d)",
+             "max instances %d, fd limit %ld)",
              cfg.srv.bind, srv_port(s), cfg.srv.region, cfg.srv.account,
              cfg.srv.clock_manual ? "manual" : "real", cfg.srv.time_scale,
-             cfg.srv.auth_sigv4 ? "sigv4" : "none", cfg.srv.max_instances);
+             cfg.srv.auth_sigv4 ? "sigv4" : "none", cfg.srv.max_instances, nofile);
     if (cm_ev_run(ev) < 0) {
         log_error("emulator: event loop failed: %s", strerror(errno));
         goto out;

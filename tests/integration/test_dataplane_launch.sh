@@ -13,7 +13,7 @@ need pgrep procps || finish
 MAX=12 RATE=10
 start_emu emu --time-scale 60 --max-instances $MAX --launch-rate $RATE || { notok "emulator starts"; finish; }
 EPID=$LAST
-grep -q "max instances $MAX)" "$TMP/emu.log" && ok "the start line names the bound (max instances $MAX)" ||
+grep -q "max instances $MAX," "$TMP/emu.log" && ok "the start line names the bound (max instances $MAX)" ||
     notok "start line without 'max instances $MAX'"
 
 python3 - "$EP" "$EPID" "$MAX" <<'EOF' || failed=1
