@@ -10,6 +10,10 @@
 
 struct emu;
 
+/* The signing name an admin request's SigV4 credential scope carries under --auth sigv4
+ * (`curl --aws-sigv4 aws:amz:us-east-1:scalelab`; docs/auth.md). */
+#define ADMIN_SIGV4_SERVICE "scalelab"
+
 /* 1 when path belongs to the admin API. */
 int admin_is_admin_path(const char *path);
 /* Answers an admin request on e's worlds into rs (initialized by the caller, which

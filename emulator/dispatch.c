@@ -321,6 +321,16 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
     dispatch_response_header(rs, "x-amzn-RequestId", "%s", rid);
 
     if (admin_is_admin_path(rq->path)) {
+        /* with --auth sigv4 the admin API is signed too, with the same keys, for the
+         * signing name "scalelab" (docs/auth.md); refused in AWS's query XML */
+        if (d->cfg.auth_sigv4) {
+            struct auth_request ar = { rq->method,   rq->path, rq->query,    rq->hdrs,
+                                       rq->nhdrs,    rq->body, rq->body_len, ADMIN_SIGV4_SERVICE,
+                                       d->cfg.region };
+
+            if (auth_verify(d->keys, &ar, wall_ms(), &err) < 0)
+                goto fail;
+        }
         admin_handle(d->emu, d->requests, rq, rs);
         goto log;
     }
