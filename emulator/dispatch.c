@@ -25,6 +25,7 @@
 #include "emulator/query.h"
 #include "emulator/state.h"
 #include "emulator/xml.h"
+#include "scaler/world.h"
 
 #define CBOR_PATH_PREFIX "/service/GraniteServiceVersion20100801/operation/"
 
@@ -309,6 +310,7 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
     int scoped;
     unsigned flags = 0;
     json_t *in = NULL, *out = NULL;
+    struct sc_world *scratch = NULL; /* a read's world of a region with none yet */
     struct timespec ts0, ts1;
 
     clock_gettime(CLOCK_MONOTONIC, &ts0);
@@ -407,11 +409,23 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
                        r.svc->name, r.op->name);
             goto fail;
         }
-        /* the world of the request's account and region, the same error in every service */
+        /* the world of the request's account and region, the same error in every service:
+         * only AWS's regions and --region have one (AWS's answer to a credential scope of
+         * another region), and only a change makes it; a read before any change reads a
+         * scratch world, dropped after the reply */
         if (!(h->flags & API_WORLDLESS)) {
-            ctx.world = emu_world(d->emu, ctx.account, ctx.region);
+            if (!emu_region_ok(d->emu, ctx.region)) {
+                awserr_set(&err, 403, "SignatureDoesNotMatch",
+                           "Credential should be scoped to a valid region, not '%s'. ", ctx.region);
+                goto fail;
+            }
+            ctx.world = (h->flags & API_MUTATES) ? emu_world(d->emu, ctx.account, ctx.region)
+                                                 : emu_world_find(d->emu, ctx.account, ctx.region);
+            if (!ctx.world && !(h->flags & API_MUTATES))
+                ctx.world = scratch = emu_world_scratch(d->emu, ctx.account, ctx.region);
             if (!ctx.world) {
-                awserr_set(&err, 400, "InvalidParameterValue", "Invalid region: %s", ctx.region);
+                awserr_set(&err, 503, "ServiceUnavailable",
+                           "scalelab holds at most %d account and region worlds", EMU_MAX_WORLDS);
                 goto fail;
             }
         }
@@ -446,6 +460,7 @@ log:
     }
     json_decref(in);
     json_decref(out);
+    sc_world_destroy(scratch);
     if (r.have_form)
         query_form_cleanup(&r.form);
     cm_buf_cleanup(&inflated);

@@ -12,13 +12,17 @@
 #include "common/xalloc.h"
 #include "emulator/autoscale.h"
 #include "emulator/metric_journal.h"
+#include "emulator/region.h"
 #include "emulator/state.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/hash.h"
 #include "scaler/world.h"
 
-#define MAX_REGIONS 32
+/* every AWS region (emulator/region.c: 46) and --region, for one account and a few more
+ * (the admin API's zone fault names accounts); the metric journal attaches as many */
+#define MAX_REGIONS EMU_MAX_WORLDS
+_Static_assert(MAX_REGIONS <= METRIC_JOURNAL_MAX_WORLDS, "the journal attaches every world");
 
 struct region_state {
     char account[EMU_ACCOUNT_LEN];
@@ -161,7 +165,38 @@ static int host_room(void *ud)
     return e->cfg.max_instances - used;
 }
 
-struct sc_world *emu_world(struct emu *e, const char *account, const char *region)
+int emu_region_ok(const struct emu *e, const char *region)
+{
+    return region_is_aws(region) || (e->cfg.region && strcmp(region, e->cfg.region) == 0);
+}
+
+static void world_config(struct emu *e, const char *account, const char *region,
+                         struct sc_world_config *wc)
+{
+    sc_world_config_defaults(wc);
+    wc->account_id = account;
+    wc->region = region;
+    wc->seed = seed_of(account, region);
+    wc->start_ms = emu_now_ms(e);
+    wc->max_metric_series = e->cfg.max_metric_series;
+    if (e->cfg.max_instances > 0) {
+        wc->host_room = host_room;
+        wc->host_ud = e;
+    }
+}
+
+struct sc_world *emu_world_scratch(struct emu *e, const char *account, const char *region)
+{
+    struct sc_world_config wc;
+
+    if (!emu_region_ok(e, region))
+        return NULL;
+    world_config(e, account, region, &wc);
+    return sc_world_create(&wc);
+}
+
+static struct sc_world *world_make(struct emu *e, const char *account, const char *region,
+                                   int restoring)
 {
     struct region_state *rs;
     struct sc_world_config wc;
@@ -169,18 +204,10 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
 
     if (found)
         return found;
-    if (!region_name_ok(region) || e->nregions == MAX_REGIONS)
+    if (!region_name_ok(region) || (!restoring && !emu_region_ok(e, region)) ||
+        e->nregions == MAX_REGIONS)
         return NULL;
-    sc_world_config_defaults(&wc);
-    wc.account_id = account;
-    wc.region = region;
-    wc.seed = seed_of(account, region);
-    wc.start_ms = emu_now_ms(e);
-    wc.max_metric_series = e->cfg.max_metric_series;
-    if (e->cfg.max_instances > 0) {
-        wc.host_room = host_room;
-        wc.host_ud = e;
-    }
+    world_config(e, account, region, &wc);
     rs = &e->regions[e->nregions];
     rs->w = sc_world_create(&wc);
     if (!rs->w)
@@ -192,6 +219,16 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
     if (e->journal && metric_journal_attach(e->journal, sc_world_cw(rs->w), account, region) < 0)
         log_warn("state: metric journal: too many worlds: %s/%s is not journaled", account, region);
     return rs->w;
+}
+
+struct sc_world *emu_world(struct emu *e, const char *account, const char *region)
+{
+    return world_make(e, account, region, 0);
+}
+
+struct sc_world *emu_world_restore(struct emu *e, const char *account, const char *region)
+{
+    return world_make(e, account, region, 1);
 }
 
 int emu_world_count(const struct emu *e)

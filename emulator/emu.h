@@ -23,6 +23,10 @@ struct metric_journal;
 struct sc_world;
 struct state;
 
+/* Account and region worlds at most (every AWS region and --region for one account, and
+ * a few more accounts). */
+#define EMU_MAX_WORLDS 64
+
 /* An account id and a region name fit in these (with their NUL). */
 #define EMU_ACCOUNT_LEN 16
 #define EMU_REGION_LEN  40
@@ -40,6 +44,9 @@ struct emu_config {
      * bound beyond libscaler's per-world limit. main.c's default: emu_default_max_instances */
     int max_instances;
     double launch_rate; /* instance processes started per real second; 0: the default */
+    /* the command line's --region: a world may be made for it besides AWS's regions
+     * (emulator/region.h); NULL: AWS's only */
+    const char *region;
 };
 
 void emu_config_defaults(struct emu_config *cfg);
@@ -76,9 +83,23 @@ int emu_clock_advance(struct emu *e, int64_t ms);
  * (a manual clock given a start keeps the later of the two). */
 void emu_clock_restore(struct emu *e, int64_t now_ms);
 
-/* The world of account+region, created on first use (NULL when the region name is
- * malformed or 32 regions exist already). Borrowed until emu_reset()/emu_destroy(). */
+/* Whether a world may be made for region: one of AWS's (emulator/region.h) or the
+ * configured --region. */
+int emu_region_ok(const struct emu *e, const char *region);
+/* The world of account+region, created on first use (NULL when emu_region_ok() says no
+ * or 64 worlds exist already). Borrowed until emu_reset()/emu_destroy(). Only what
+ * changes a world calls it (emulator/dispatch.c: an API_MUTATES operation, a fault): a
+ * read of a region with no world yet reads an emu_world_scratch() instead, so reads
+ * never make worlds (issue 19 finding 7). */
 struct sc_world *emu_world(struct emu *e, const char *account, const char *region);
+/* emu_world() for a world the state file or the metric journal names: any well-formed
+ * region name (an older emulator may have saved a made-up one; its data is kept). */
+struct sc_world *emu_world_restore(struct emu *e, const char *account, const char *region);
+/* A new empty world for account+region as emu_world() would make it (same seed, so the
+ * same default VPC and ids), but not registered, saved or journaled: a read of a region
+ * that has no world yet. NULL when emu_region_ok() says no. The caller destroys it
+ * (sc_world_destroy) once the reply is rendered. */
+struct sc_world *emu_world_scratch(struct emu *e, const char *account, const char *region);
 /* The world of account+region when it exists, else NULL (never creates one). */
 struct sc_world *emu_world_find(const struct emu *e, const char *account, const char *region);
 /* The worlds in creation order: i in [0, emu_world_count()); *account and *region (each

@@ -374,6 +374,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.tls_key = cfg->tls_key;
     ec.max_metric_series = cfg->max_metric_series;
     ec.max_instances = cfg->max_instances;
+    ec.region = cfg->region;
     ec.launch_rate = cfg->launch_rate;
     s->emu = emu_create(&ec);
     dispatch_config_defaults(&dc);

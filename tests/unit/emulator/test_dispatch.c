@@ -258,21 +258,35 @@ static void test_dispatch_routes_admin(void **state)
 
 /* ---- the world ---------------------------------------------------------------------------- */
 
-static void test_dispatch_invalid_region(void **state)
+/* Worlds only for AWS's regions (emulator/region.h) and --region, made only by a change
+ * (issue 19 finding 7: any scope's region, even a read's, made a world saved for good, and
+ * after 32 of them real regions were refused). */
+static void test_dispatch_worlds_only_for_aws_regions_and_by_a_change(void **state)
 {
     struct fixture *f = *state;
     struct dispatch_response *rs;
+    static const char *const made_up[] = { "Not_A_Region", "xx-fake-1", "us-east-7" };
 
-    rs = query(f, SCOPE("Not_A_Region", "autoscaling"), "Action=DescribeAutoScalingGroups");
-    assert_int_equal(rs->status, 400);
-    assert_body_has(rs, "<Code>InvalidParameterValue</Code>");
-    assert_body_has(rs, "<Message>Invalid region: Not_A_Region</Message>");
-    assert_int_equal(rs->state_kind, 0);
-    /* the same rule in every service */
-    rs = query(f, SCOPE("Not_A_Region", "monitoring"),
+    /* a made-up region: AWS's answer to a credential scope of an unknown region, in every
+     * service, and no world */
+    for (size_t i = 0; i < sizeof(made_up) / sizeof(made_up[0]); i++) {
+        char scope[256];
+
+        snprintf(scope, sizeof(scope),
+                 "AWS4-HMAC-SHA256 Credential=AKID/20260101/%s/autoscaling/aws4_request, "
+                 "SignedHeaders=host, Signature=00",
+                 made_up[i]);
+        rs = query(f, scope, "Action=DescribeAutoScalingGroups");
+        assert_int_equal(rs->status, 403);
+        assert_body_has(rs, "<Code>SignatureDoesNotMatch</Code>");
+        assert_body_has(rs, "Credential should be scoped to a valid region, not");
+        assert_body_has(rs, made_up[i]);
+        assert_int_equal(rs->state_kind, 0);
+    }
+    rs = query(f, SCOPE("xx-fake-1", "monitoring"),
                "Action=SetAlarmState&AlarmName=a&StateValue=OK&StateReason=r");
-    assert_int_equal(rs->status, 400);
-    assert_body_has(rs, "Invalid region: Not_A_Region");
+    assert_int_equal(rs->status, 403);
+    assert_body_has(rs, "Credential should be scoped to a valid region, not");
     assert_int_equal(emu_world_count(f->emu), 0);
     /* catalogues read no world: any region answers, and none is made */
     rs = query(f, SCOPE("Not_A_Region", "autoscaling"), "Action=DescribeAdjustmentTypes");
@@ -280,13 +294,42 @@ static void test_dispatch_invalid_region(void **state)
     rs = query(f, SCOPE("eu-west-3", "ec2"), "Action=DescribeInstanceTypes&Version=2016-11-15");
     assert_int_equal(rs->status, 200);
     assert_int_equal(emu_world_count(f->emu), 0);
-    /* a good region's world is made on first use, once */
+    /* reads of a real region answer from an empty world and make none */
     rs = query(f, SCOPE("eu-west-3", "autoscaling"), "Action=DescribeAutoScalingGroups");
     assert_int_equal(rs->status, 200);
+    assert_body_has(rs, "<AutoScalingGroups/>");
     rs = query(f, SCOPE("eu-west-3", "elasticloadbalancing"), "Action=DescribeLoadBalancers");
     assert_int_equal(rs->status, 200);
+    rs = query(f, SCOPE("ap-southeast-7", "ec2"), "Action=DescribeVpcs&Version=2016-11-15");
+    assert_int_equal(rs->status, 200);
+    assert_body_has(rs, "172.31.0.0/16");
+    assert_int_equal(emu_world_count(f->emu), 0);
+    /* a change makes the world, once */
+    rs = query(f, SCOPE("eu-west-3", "autoscaling"),
+               "Action=CreateLaunchConfiguration&LaunchConfigurationName=lc&ImageId=ami-12345678&"
+               "InstanceType=m1.small");
+    assert_int_equal(rs->status, 200);
+    rs = query(f, SCOPE("eu-west-3", "autoscaling"), "Action=DescribeLaunchConfigurations");
+    assert_body_has(rs, "<LaunchConfigurationName>lc</LaunchConfigurationName>");
     assert_int_equal(emu_world_count(f->emu), 1);
     assert_non_null(emu_world_find(f->emu, ACCOUNT, "eu-west-3"));
+    /* ten more AWS regions */
+    for (int i = 0; i < 10; i++) {
+        static const char *const some[] = { "us-east-1",    "us-east-2",  "us-west-1",
+                                            "us-west-2",    "eu-west-1",  "eu-west-2",
+                                            "eu-central-1", "ap-south-1", "sa-east-1",
+                                            "ca-central-1" };
+
+        char scope[256];
+
+        snprintf(scope, sizeof(scope),
+                 "AWS4-HMAC-SHA256 Credential=AKID/20260101/%s/monitoring/aws4_request, "
+                 "SignedHeaders=host, Signature=00",
+                 some[i]);
+        rs = query(f, scope, "Action=SetAlarmState&AlarmName=a&StateValue=OK&StateReason=r");
+        assert_int_not_equal(rs->status, 403);
+    }
+    assert_int_equal(emu_world_count(f->emu), 11);
 }
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -497,7 +540,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dispatch_routes_json_target, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_routes_cbor_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_routes_admin, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dispatch_invalid_region, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_worlds_only_for_aws_regions_and_by_a_change,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_unknown_action, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_gzip_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_too_large_body, setup, teardown),

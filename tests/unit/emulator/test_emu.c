@@ -70,11 +70,42 @@ static void test_emu_max_instances_spans_worlds(void **state)
     emu_destroy(e);
 }
 
+/* worlds only for AWS's regions and the configured --region (issue 19 finding 7) */
+static void test_emu_worlds_only_for_aws_regions_or_the_configured_one(void **state)
+{
+    struct emu_config cfg;
+    struct emu *e;
+    struct sc_world *w;
+
+    (void)state;
+    emu_config_defaults(&cfg);
+    cfg.clock_manual = 1;
+    cfg.region = "local-lab-1";
+    e = emu_create(&cfg);
+    assert_true(emu_region_ok(e, "eusc-de-east-1"));
+    assert_true(emu_region_ok(e, "local-lab-1"));
+    assert_false(emu_region_ok(e, "xx-fake-1"));
+    assert_null(emu_world(e, "123456789012", "xx-fake-1"));
+    assert_non_null(emu_world(e, "123456789012", "local-lab-1"));
+    /* a read's scratch world: not registered */
+    w = emu_world_scratch(e, "123456789012", "eu-west-3");
+    assert_non_null(w);
+    assert_null(emu_world_scratch(e, "123456789012", "xx-fake-1"));
+    assert_int_equal(emu_world_count(e), 1);
+    sc_world_destroy(w);
+    /* a saved world of a made-up region (an older emulator's) is restored */
+    assert_non_null(emu_world_restore(e, "123456789012", "xx-fake-1"));
+    assert_null(emu_world_restore(e, "123456789012", "Bad Name"));
+    assert_int_equal(emu_world_count(e), 2);
+    emu_destroy(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_emu_default_max_instances),
         cmocka_unit_test(test_emu_max_instances_spans_worlds),
+        cmocka_unit_test(test_emu_worlds_only_for_aws_regions_or_the_configured_one),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
