@@ -229,6 +229,14 @@ static int route(const struct dispatch_request *rq, const struct auth_scope *sco
         version = query_form_find(&r->form, "Version");
         if (!action || !*action)
             return awserr_set(err, 400, "MissingAction", "Missing Action");
+        /* a NUL byte (%00) cuts the C string: the action is not the name before it */
+        if (strlen(action) != query_form_pair(&r->form, "Action")->value_len) {
+            char shown[128];
+
+            snprintf(shown, sizeof(shown), "%s%%00...", action);
+            return awserr_set(err, 400, "InvalidAction",
+                              "The action %.100s is not valid for this web service.", shown);
+        }
         snprintf(r->action, sizeof(r->action), "%s", action);
         r->svc = NULL;
         if (scoped) {
@@ -276,7 +284,7 @@ static int gunzip(const char *in, size_t n, size_t max, struct cm_buf *out)
         return -1;
     z.next_in = (Bytef *)(uintptr_t)in;
     z.avail_in = (uInt)n;
-    do {
+    for (;;) {
         z.next_out = (Bytef *)chunk;
         z.avail_out = sizeof(chunk);
         zr = inflate(&z, Z_NO_FLUSH);
@@ -289,9 +297,21 @@ static int gunzip(const char *in, size_t n, size_t max, struct cm_buf *out)
             break;
         }
         cm_buf_append(out, chunk, sizeof(chunk) - z.avail_out);
-    } while (zr != Z_STREAM_END && (z.avail_in > 0 || z.avail_out == 0));
-    if (rc == 0 && zr != Z_STREAM_END)
-        rc = -1;
+        if (zr == Z_STREAM_END) {
+            /* RFC 1952: the body is a series of members; anything else after one (trailing
+             * garbage, which gzip(1) ignores with a warning) is a malformed body */
+            if (z.avail_in == 0)
+                break;
+            if (z.avail_in < 2 || z.next_in[0] != 0x1f || z.next_in[1] != 0x8b ||
+                inflateReset(&z) != Z_OK) {
+                rc = -1;
+                break;
+            }
+        } else if (z.avail_in == 0 && z.avail_out != 0) {
+            rc = -1; /* truncated */
+            break;
+        }
+    }
     inflateEnd(&z);
     return rc;
 }

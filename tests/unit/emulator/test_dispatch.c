@@ -360,6 +360,31 @@ static void test_dispatch_unknown_action(void **state)
     assert_body_has(rs, "<Code>NotImplemented</Code>");
 }
 
+/* issue 19 finding 13: a %00 in Action cut the name, so DescribeAlarms%00Foo ran
+ * DescribeAlarms; a %00 in a key made it another key */
+static void test_dispatch_action_with_nul_refused(void **state)
+{
+    struct fixture *f = *state;
+    struct dispatch_response *rs;
+
+    rs = query(f, NULL, "Action=DescribeAlarms%00Foo&Version=2010-08-01");
+    assert_int_equal(rs->status, 400);
+    assert_body_has(rs, "<Code>InvalidAction</Code>");
+    assert_body_has(rs, "The action DescribeAlarms%00... is not valid for this web service.");
+    rs = query(f, NULL, "Action%00x=DescribeAlarms&Version=2010-08-01");
+    assert_int_equal(rs->status, 400);
+    assert_body_has(rs, "<Code>MissingAction</Code>");
+    /* a member name with a NUL names no member: the filter is not applied */
+    rs = query(f, NULL,
+               "Action=PutMetricAlarm&Version=2010-08-01&AlarmName=a&MetricName=m&Namespace=n&"
+               "Statistic=Average&Period=60&EvaluationPeriods=1&Threshold=1&"
+               "ComparisonOperator=GreaterThanThreshold");
+    assert_int_equal(rs->status, 200);
+    rs = query(f, NULL, "Action=DescribeAlarms&Version=2010-08-01&AlarmNames.member.1%00x=zz");
+    assert_int_equal(rs->status, 200);
+    assert_body_has(rs, "<AlarmName>a</AlarmName>");
+}
+
 static void test_dispatch_gzip_body(void **state)
 {
     struct fixture *f = *state;
@@ -380,6 +405,29 @@ static void test_dispatch_gzip_body(void **state)
     rs = json_call(f, "ListMetrics", "{\"Namespace\":\"Gz\"}");
     assert_int_equal(rs->status, 200);
     assert_body_has(rs, "\"MetricName\":\"m\"");
+    /* RFC 1952: two members are one body (issue 19 finding 13: only the first was read) */
+    {
+        const char *half = "Action=PutMetricData&Version=2010-08-01&Namespace=Gz2&";
+        const char *rest = "MetricData.member.1.MetricName=m2&MetricData.member.1.Value=2";
+        size_t a = gzip_of(half, strlen(half), gz, sizeof(gz));
+
+        rq.len = a + gzip_of(rest, strlen(rest), gz + a, sizeof(gz) - a);
+        rs = send_req(f, &rq);
+        assert_int_equal(rs->status, 200);
+        rs = json_call(f, "ListMetrics", "{\"Namespace\":\"Gz2\"}");
+        assert_body_has(rs, "\"MetricName\":\"m2\"");
+        /* trailing garbage after a member is a malformed body, and nothing is stored */
+        rq.len = gzip_of(form, strlen(form), gz, sizeof(gz));
+        memcpy(gz + rq.len, "XYZ", 3);
+        rq.len += 3;
+        rs = send_req(f, &rq);
+        assert_int_equal(rs->status, 400);
+        assert_body_has(rs, "<Code>SerializationException</Code>");
+        /* a truncated member too */
+        rq.len = gzip_of(form, strlen(form), gz, sizeof(gz)) - 4;
+        rs = send_req(f, &rq);
+        assert_int_equal(rs->status, 400);
+    }
     /* not gzip at all */
     rq.body = "plain text";
     rq.len = 0;
@@ -543,6 +591,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dispatch_worlds_only_for_aws_regions_and_by_a_change,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_unknown_action, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_action_with_nul_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_gzip_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_too_large_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_mutates_flag, setup, teardown),
