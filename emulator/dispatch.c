@@ -80,6 +80,22 @@ void dispatch_response_cleanup(struct dispatch_response *rs)
     cm_buf_cleanup(&rs->body);
 }
 
+static void render_error(struct dispatch_response *rs, enum proto p,
+                         const struct model_service *svc, const struct awserr *e, const char *rid);
+
+void dispatch_response_fail(struct dispatch_response *rs, const char *message)
+{
+    struct awserr err = { 0 };
+    char rid[37];
+
+    snprintf(rid, sizeof(rid), "%s", rs->request_id);
+    awserr_set(&err, 500, "InternalFailure", "%s", message);
+    rs->nheaders = 0;
+    rs->state_kind = 0;
+    dispatch_response_header(rs, "x-amzn-RequestId", "%s", rid);
+    render_error(rs, (enum proto)rs->proto, rs->svc, &err, rid);
+}
+
 static void request_id(struct dispatch *d, char out[37])
 {
     /* xorshift128+ over a random seed: unique, cheap, uuid-shaped (version 4 bits) */
@@ -457,6 +473,9 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
         flags = h->flags;
     }
     render_reply(rs, r.proto, r.svc, r.op, out, rid);
+    rs->proto = (int)r.proto;
+    rs->svc = r.svc;
+    snprintf(rs->request_id, sizeof(rs->request_id), "%s", rid);
     /* a change shows at once (instances come up, groups reconcile); reads change nothing */
     if (flags & API_MUTATES) {
         emu_step(d->emu);

@@ -128,20 +128,6 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
 
 static enum MHD_Result queue_reply(struct MHD_Connection *c, struct dispatch_response *rsp);
 
-/* The reply when the commit covering a change failed: the change is in memory (and
- * written by a later commit) but was never acknowledged. */
-static void state_failed_reply(struct dispatch_response *rs)
-{
-    memset(rs, 0, sizeof(*rs));
-    cm_buf_init(&rs->body, 0);
-    rs->status = 500;
-    rs->content_type = "text/xml";
-    cm_buf_puts(&rs->body,
-                "<ErrorResponse><Error><Type>Receiver</Type><Code>InternalFailure</Code>"
-                "<Message>scalelab could not save its state file (see the emulator's "
-                "log); the change is not acknowledged</Message></Error></ErrorResponse>\n");
-}
-
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_size, void **req_cls)
@@ -164,10 +150,11 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (r->holding) {
         /* resumed after the commit that covered this request */
         r->holding = 0;
-        if (r->result != STATE_DURABLE) {
-            dispatch_response_cleanup(&r->held);
-            state_failed_reply(&r->held);
-        }
+        /* the commit covering the change failed: the change is in memory (and written by
+         * a later commit) but is not acknowledged; 500 in the request's own protocol */
+        if (r->result != STATE_DURABLE)
+            dispatch_response_fail(&r->held, "scalelab could not save its state file (see the "
+                                             "emulator's log); the change is not acknowledged");
         return queue_reply(c, &r->held);
     }
     if (*upload_size) {

@@ -241,6 +241,51 @@ static void test_dispatch_routes_cbor_path(void **state)
     assert_string_equal(header(rs, "x-amzn-query-error"), "MethodNotAllowed;Sender");
 }
 
+/* a change whose commit failed (disk full) answers 500 in the request's own protocol
+ * (issue 19 finding 13: always XML, so a CBOR or JSON client saw only "500") */
+static void test_dispatch_response_fail_in_the_request_protocol(void **state)
+{
+    struct fixture *f = *state;
+    struct req rq = { .path = CBOR_PATH "ListMetrics", .body = "\xa0", .len = 1 };
+    struct dispatch_response *rs;
+    const char *msg = "scalelab could not save its state file";
+    char rid[64];
+
+    /* query */
+    rs = query(f, NULL,
+               "Action=PutMetricData&Version=2010-08-01&Namespace=n&"
+               "MetricData.member.1.MetricName=m&MetricData.member.1.Value=1");
+    assert_int_equal(rs->status, 200);
+    snprintf(rid, sizeof(rid), "%s", header(rs, "x-amzn-RequestId"));
+    dispatch_response_fail(rs, msg);
+    assert_int_equal(rs->status, 500);
+    assert_string_equal(rs->content_type, "text/xml");
+    assert_body_has(rs, "<Code>InternalFailure</Code>");
+    assert_body_has(rs, msg);
+    assert_body_has(rs, rid);
+    assert_string_equal(header(rs, "x-amzn-RequestId"), rid);
+    /* JSON 1.0 */
+    rs = json_call(f, "PutMetricData",
+                   "{\"Namespace\":\"n\",\"MetricData\":[{\"MetricName\":\"m\",\"Value\":1}]}");
+    assert_int_equal(rs->status, 200);
+    dispatch_response_fail(rs, msg);
+    assert_int_equal(rs->status, 500);
+    assert_string_equal(rs->content_type, "application/x-amz-json-1.0");
+    assert_string_equal(header(rs, "x-amzn-query-error"), "InternalFailure;Receiver");
+    assert_body_has(rs, msg);
+    /* RPC v2 CBOR */
+    rq.hdrs[0] = "Content-Type";
+    rq.hdrs[1] = "application/cbor";
+    rq.path = CBOR_PATH "ListMetrics";
+    rs = send_req(f, &rq);
+    assert_int_equal(rs->status, 200);
+    dispatch_response_fail(rs, msg);
+    assert_int_equal(rs->status, 500);
+    assert_string_equal(rs->content_type, "application/cbor");
+    assert_string_equal(header(rs, "smithy-protocol"), "rpc-v2-cbor");
+    assert_string_equal(header(rs, "x-amzn-query-error"), "InternalFailure;Receiver");
+}
+
 static void test_dispatch_routes_admin(void **state)
 {
     struct fixture *f = *state;
@@ -593,6 +638,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dispatch_unknown_action, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_action_with_nul_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_gzip_body, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_response_fail_in_the_request_protocol, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_too_large_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_mutates_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_mutation_steps, setup, teardown),
