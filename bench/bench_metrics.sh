@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 mkdir -p "$BUILD/bench"
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I. bench/bench_metrics.c \
-    "$BUILD/lib/libscaler.a" -lm -o "$BUILD/bench/bench_metrics"
+    "$BUILD/lib/libscaler.a" -ljansson -lm -o "$BUILD/bench/bench_metrics"
 "$BUILD/bench/bench_metrics" "${BENCH_METRICS:-1000}" "${BENCH_MINUTES:-1440}"

@@ -41,10 +41,35 @@ int cm_log_level_parse(const char *s, enum cm_log_level *out)
     return -1;
 }
 
+size_t cm_log_escape(char *out, size_t cap, const char *in)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t k = 0;
+
+    if (cap == 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        int esc = *p < 0x20 || *p == 0x7f || *p == '\\';
+
+        if (k + (esc ? 4 : 1) >= cap)
+            break;
+        if (!esc) {
+            out[k++] = (char)*p;
+        } else {
+            out[k++] = '\\';
+            out[k++] = 'x';
+            out[k++] = hex[*p >> 4];
+            out[k++] = hex[*p & 15];
+        }
+    }
+    out[k] = '\0';
+    return k;
+}
+
 void cm_log(enum cm_log_level level, const char *fmt, ...)
 {
     static const char letters[] = "EWID";
-    char line[2048];
+    char line[2048], msg[2048];
     struct timespec ts;
     struct tm tm;
     va_list ap;
@@ -60,10 +85,11 @@ void cm_log(enum cm_log_level level, const char *fmt, ...)
     if (n < 0)
         return;
     va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (n >= (int)sizeof(line) - 1)
-        n = (int)sizeof(line) - 2;
+    /* what a message quotes (a request's action, a name) cannot forge a line or reach
+     * the terminal: control bytes, DEL and backslashes are written \xNN */
+    n += (int)cm_log_escape(line + n, sizeof(line) - 1 - (size_t)n, msg);
     line[n++] = '\n';
     /* One write per line so concurrent writers (instances, emulator) never interleave. */
     if (write(STDERR_FILENO, line, (size_t)n) < 0)

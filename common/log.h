@@ -6,6 +6,8 @@
 #ifndef COMMON_LOG_H
 #define COMMON_LOG_H
 
+#include <stddef.h>
+
 enum cm_log_level {
     CM_LOG_ERROR = 0,
     CM_LOG_WARN = 1,
@@ -21,6 +23,10 @@ enum cm_log_level cm_log_get_level(void);
 int cm_log_level_parse(const char *s, enum cm_log_level *out);
 
 void cm_log(enum cm_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What cm_log() writes of a message: in with every control byte (newline, ESC, ...), DEL
+ * and backslash as \xNN, into out (cap bytes, NUL-terminated, cut at a whole character).
+ * Returns the length written. */
+size_t cm_log_escape(char *out, size_t cap, const char *in);
 
 #define log_error(...) cm_log(CM_LOG_ERROR, __VA_ARGS__)
 #define log_warn(...)  cm_log(CM_LOG_WARN, __VA_ARGS__)

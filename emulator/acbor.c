@@ -261,6 +261,13 @@ fail_a:
                 d->why = "map key is not a text string";
                 goto fail_o;
             }
+            /* a key given twice is refused, as the JSON protocol's JSON_REJECT_DUPLICATES
+             * does (it kept the last) */
+            if (json_object_get(o, json_string_value(key))) {
+                json_decref(key);
+                d->why = "duplicate map key";
+                goto fail_o;
+            }
             val = item(d, depth + 1);
             if (!val) {
                 json_decref(key);

@@ -11,6 +11,10 @@
 
 struct emu;
 
+/* The signing name an admin request's SigV4 credential scope carries under --auth sigv4
+ * (`curl --aws-sigv4 aws:amz:us-east-1:scalelab`; docs/auth.md). */
+#define ADMIN_SIGV4_SERVICE "scalelab"
+
 /* 1 when path belongs to the admin API. */
 int admin_is_admin_path(const char *path);
 /* 1 for GET / without an AWS Action (a browser, or curl): the console's front door, served

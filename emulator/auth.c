@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "common/xalloc.h"
+#include "emulator/region.h"
 #include "scaler/civil.h"
 
 #define SKEW_MS (15 * 60 * 1000)
@@ -100,29 +101,6 @@ int auth_parse(const char *a, struct auth_scope *o)
     o->has_credential = seen_cred && !bad_cred;
     o->has_signed_headers = seen_sh && !bad_sh;
     o->has_signature = seen_sig && !bad_sig;
-    return 0;
-}
-
-int auth_region_is_aws(const char *region)
-{
-    /* botocore 1.43.11 data/endpoints.json, every partition's regions */
-    static const char *const regions[] = {
-        "af-south-1",     "ap-east-1",      "ap-east-2",      "ap-northeast-1", "ap-northeast-2",
-        "ap-northeast-3", "ap-south-1",     "ap-south-2",     "ap-southeast-1", "ap-southeast-2",
-        "ap-southeast-3", "ap-southeast-4", "ap-southeast-5", "ap-southeast-6", "ap-southeast-7",
-        "ca-central-1",   "ca-west-1",      "eu-central-1",   "eu-central-2",   "eu-north-1",
-        "eu-south-1",     "eu-south-2",     "eu-west-1",      "eu-west-2",      "eu-west-3",
-        "il-central-1",   "me-central-1",   "me-south-1",     "mx-central-1",   "sa-east-1",
-        "us-east-1",      "us-east-2",      "us-west-1",      "us-west-2",      "cn-north-1",
-        "cn-northwest-1", "us-gov-east-1",  "us-gov-west-1",  "us-iso-east-1",  "us-iso-west-1",
-        "us-isob-east-1", "us-isob-west-1", "eu-isoe-west-1", "us-isof-east-1", "us-isof-south-1",
-        "eusc-de-east-1",
-    };
-
-    for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
-        if (strcmp(regions[i], region) == 0)
-            return 1;
-    }
     return 0;
 }
 
@@ -299,7 +277,7 @@ int auth_verify(const struct auth_keys *keys, const struct auth_request *rq, int
                           "of date from HTTP: '%s' != '%.8s', from '%.16s'.",
                           sc.date, date, date);
     /* one endpoint serves every region: a scope is valid for AWS's regions and ours */
-    if (!auth_region_is_aws(sc.region) && !(rq->region && strcmp(sc.region, rq->region) == 0))
+    if (!region_is_aws(sc.region) && !(rq->region && strcmp(sc.region, rq->region) == 0))
         return awserr_set(err, 403, "SignatureDoesNotMatch",
                           "Credential should be scoped to a valid region, not '%s'. ", sc.region);
     if (rq->service && strcmp(sc.service, rq->service) != 0)

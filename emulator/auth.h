@@ -29,10 +29,6 @@ struct auth_scope {
  * aws4_request), -1 when it is not one at all. Reads a, NUL-terminated, never past it. */
 int auth_parse(const char *authorization, struct auth_scope *out);
 
-/* Whether region is one of AWS's (botocore 1.43's endpoints.json: aws, aws-cn, aws-us-gov,
- * aws-iso*, aws-eusc partitions). */
-int auth_region_is_aws(const char *region);
-
 struct auth_keys; /* access key id -> secret */
 
 /* Loads keys from a file of "AKID SECRET" or "AKID:SECRET" lines ('#' comments) when

@@ -132,6 +132,9 @@ struct autoscale {
     int nworlds, cap_worlds;
     long kick_timer;
     long minute_timer;
+    double launch_tokens; /* the launch-rate bucket (autoscale_config.launch_rate) */
+    int64_t launch_tokens_ms;
+    long launch_timer;      /* steps again when the bucket has a token for a waiting launch */
     struct ssl_ctx_st *tls; /* HTTPS/SSL listeners' context, made on first use */
     int tls_failed;         /* logged once */
     int blocking_fetch;     /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
@@ -159,15 +162,17 @@ static int64_t scaled_ms(const struct autoscale *a, double emulated_ms, int64_t 
     return v < (double)min_ms ? min_ms : (int64_t)(v + 0.5);
 }
 
-static int64_t on_kick(struct cm_ev *ev, int64_t now, void *ud)
+/* A one-shot timer that steps the worlds (the kick and the launch bucket's refill). */
+static int64_t step_once(struct autoscale *a, long *timer)
 {
-    struct autoscale *a = ud;
-
-    (void)ev;
-    (void)now;
-    a->kick_timer = 0;
+    *timer = 0;
     a->cfg.step(a->cfg.ud);
     return -1;
+}
+
+static int64_t on_kick(struct cm_ev *ev, int64_t now, void *ud)
+{
+    return (void)ev, (void)now, step_once(ud, &((struct autoscale *)ud)->kick_timer);
 }
 
 /* Asks for a world step soon (coalesced). */
@@ -175,6 +180,36 @@ static void kick(struct autoscale *a)
 {
     if (a->kick_timer == 0)
         a->kick_timer = cm_ev_add_timer(a->cfg.ev, 0, on_kick, a);
+}
+
+static int64_t on_launch_timer(struct cm_ev *ev, int64_t now, void *ud)
+{
+    return (void)ev, (void)now, step_once(ud, &((struct autoscale *)ud)->launch_timer);
+}
+
+/* Takes a token for one process start (1), or arms the timer that steps again when the
+ * next one is there (0): the bucket refills at launch_rate per real second and holds a
+ * tenth of a second's worth, at least one. A start's own time earns nothing (spawn()
+ * moves the refill mark past it), else slow starts would refill what they take. */
+static int launch_token(struct autoscale *a)
+{
+    double rate = a->cfg.launch_rate, cap = rate / 10.0 < 1.0 ? 1.0 : rate / 10.0;
+    int64_t now = cm_ev_now_ms();
+
+    a->launch_tokens += (double)(now - a->launch_tokens_ms) * rate / 1000.0;
+    a->launch_tokens_ms = now;
+    if (a->launch_tokens > cap)
+        a->launch_tokens = cap;
+    if (a->launch_tokens >= 1.0) {
+        a->launch_tokens -= 1.0;
+        return 1;
+    }
+    if (a->launch_timer == 0) {
+        int64_t wait = (int64_t)ceil((1.0 - a->launch_tokens) * 1000.0 / rate);
+
+        a->launch_timer = cm_ev_add_timer(a->cfg.ev, wait < 1 ? 1 : wait, on_launch_timer, a);
+    }
+    return 0;
 }
 
 static struct proc *proc_find(const struct autoscale *a, const struct sc_world *w, const char *id)
@@ -375,9 +410,11 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     if (inst_spawn(a->im, id, in ? in->availability_zone : NULL, json,
                    a->cfg.clock_manual ? 0 : scaled_ms(a, prof.boot_s * 1000.0, 0), err,
                    sizeof(err)) < 0) {
+        a->launch_tokens_ms = cm_ev_now_ms();
         log_error("autoscale: %s", err);
         p->exited = 1; /* reported lost at the next step */
     } else {
+        a->launch_tokens_ms = cm_ev_now_ms();
         log_info("autoscale: instance %s starting (boot %.0f s emulated%s)", id, prof.boot_s,
                  a->cfg.clock_manual ? ", on the manual clock" : "");
     }
@@ -407,6 +444,8 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
         switch (st) {
         case SC_EC2_PENDING:
             if (!p) {
+                if (!launch_token(a))
+                    break; /* stays pending without a process until the timer */
                 quick += spawn(a, w, id, in->user_data);
                 p = proc_find(a, w, id);
                 if (p)
@@ -1264,6 +1303,10 @@ struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err
     a->cfg = *cfg;
     if (!(a->cfg.time_scale > 0))
         a->cfg.time_scale = 1;
+    if (!(a->cfg.launch_rate > 0))
+        a->cfg.launch_rate = AUTOSCALE_DEFAULT_LAUNCH_RATE;
+    a->launch_tokens = a->cfg.launch_rate / 10.0 < 1.0 ? 1.0 : a->cfg.launch_rate / 10.0;
+    a->launch_tokens_ms = cm_ev_now_ms();
     a->im = inst_mgr_create(cfg->ev, cfg->instance_exe, on_instance, a);
     if (!a->im) {
         snprintf(err, errlen, "cannot watch child processes: %s", strerror(errno));
@@ -1286,6 +1329,8 @@ void autoscale_destroy(struct autoscale *a)
         return;
     if (a->kick_timer)
         cm_ev_del_timer(a->cfg.ev, a->kick_timer);
+    if (a->launch_timer)
+        cm_ev_del_timer(a->cfg.ev, a->launch_timer);
     if (a->outage_timer)
         cm_ev_del_timer(a->cfg.ev, a->outage_timer);
     cm_ev_del_timer(a->cfg.ev, a->minute_timer);

@@ -50,7 +50,14 @@ struct autoscale_config {
     const char *instance_exe; /* NULL: instance.c's default */
     const char *tls_cert;     /* HTTPS/SSL listeners: PEM certificate and key, or both */
     const char *tls_key;      /* NULL for a self-signed certificate (emulator/lb_tls.h) */
+    /* Instance processes started per real second, at most (a token bucket holding a tenth
+     * of a second's worth, at least one): a step starts what the bucket holds and leaves
+     * the rest `pending` for a timer, so no request and no loop turn waits for thousands
+     * of posix_spawn calls. 0: AUTOSCALE_DEFAULT_LAUNCH_RATE. */
+    double launch_rate;
 };
+
+#define AUTOSCALE_DEFAULT_LAUNCH_RATE 50.0
 
 struct autoscale;
 

@@ -25,6 +25,7 @@
 #include "emulator/query.h"
 #include "emulator/state.h"
 #include "emulator/xml.h"
+#include "scaler/world.h"
 
 #define CBOR_PATH_PREFIX "/service/GraniteServiceVersion20100801/operation/"
 
@@ -77,6 +78,22 @@ void dispatch_response_header(struct dispatch_response *rs, const char *name, co
 void dispatch_response_cleanup(struct dispatch_response *rs)
 {
     cm_buf_cleanup(&rs->body);
+}
+
+static void render_error(struct dispatch_response *rs, enum proto p,
+                         const struct model_service *svc, const struct awserr *e, const char *rid);
+
+void dispatch_response_fail(struct dispatch_response *rs, const char *message)
+{
+    struct awserr err = { 0 };
+    char rid[37];
+
+    snprintf(rid, sizeof(rid), "%s", rs->request_id);
+    awserr_set(&err, 500, "InternalFailure", "%s", message);
+    rs->nheaders = 0;
+    rs->state_kind = 0;
+    dispatch_response_header(rs, "x-amzn-RequestId", "%s", rid);
+    render_error(rs, (enum proto)rs->proto, rs->svc, &err, rid);
 }
 
 static void request_id(struct dispatch *d, char out[37])
@@ -228,6 +245,14 @@ static int route(const struct dispatch_request *rq, const struct auth_scope *sco
         version = query_form_find(&r->form, "Version");
         if (!action || !*action)
             return awserr_set(err, 400, "MissingAction", "Missing Action");
+        /* a NUL byte (%00) cuts the C string: the action is not the name before it */
+        if (strlen(action) != query_form_pair(&r->form, "Action")->value_len) {
+            char shown[128];
+
+            snprintf(shown, sizeof(shown), "%s%%00...", action);
+            return awserr_set(err, 400, "InvalidAction",
+                              "The action %.100s is not valid for this web service.", shown);
+        }
         snprintf(r->action, sizeof(r->action), "%s", action);
         r->svc = NULL;
         if (scoped) {
@@ -271,7 +296,7 @@ static int gunzip(const char *in, size_t n, size_t max, struct cm_buf *out)
         return -1;
     z.next_in = (Bytef *)(uintptr_t)in;
     z.avail_in = (uInt)n;
-    do {
+    for (;;) {
         z.next_out = (Bytef *)chunk;
         z.avail_out = sizeof(chunk);
         zr = inflate(&z, Z_NO_FLUSH);
@@ -284,9 +309,21 @@ static int gunzip(const char *in, size_t n, size_t max, struct cm_buf *out)
             break;
         }
         cm_buf_append(out, chunk, sizeof(chunk) - z.avail_out);
-    } while (zr != Z_STREAM_END && (z.avail_in > 0 || z.avail_out == 0));
-    if (rc == 0 && zr != Z_STREAM_END)
-        rc = -1;
+        if (zr == Z_STREAM_END) {
+            /* RFC 1952: the body is a series of members; anything else after one (trailing
+             * garbage, which gzip(1) ignores with a warning) is a malformed body */
+            if (z.avail_in == 0)
+                break;
+            if (z.avail_in < 2 || z.next_in[0] != 0x1f || z.next_in[1] != 0x8b ||
+                inflateReset(&z) != Z_OK) {
+                rc = -1;
+                break;
+            }
+        } else if (z.avail_in == 0 && z.avail_out != 0) {
+            rc = -1; /* truncated */
+            break;
+        }
+    }
     inflateEnd(&z);
     return rc;
 }
@@ -305,6 +342,7 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
     int scoped;
     unsigned flags = 0;
     json_t *in = NULL, *out = NULL;
+    struct sc_world *scratch = NULL; /* a read's world of a region with none yet */
     struct timespec ts0, ts1;
 
     clock_gettime(CLOCK_MONOTONIC, &ts0);
@@ -317,6 +355,17 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
     dispatch_response_header(rs, "x-amzn-RequestId", "%s", rid);
 
     if (admin_is_admin_path(rq->path) || admin_is_console_request(rq)) {
+        /* with --auth sigv4 the admin API (and the console page and its stream) is signed
+         * too, with the same keys, for the signing name "scalelab" (docs/auth.md); refused
+         * in AWS's query XML */
+        if (d->cfg.auth_sigv4) {
+            struct auth_request ar = { rq->method,   rq->path, rq->query,    rq->hdrs,
+                                       rq->nhdrs,    rq->body, rq->body_len, ADMIN_SIGV4_SERVICE,
+                                       d->cfg.region };
+
+            if (auth_verify(d->keys, &ar, wall_ms(), &err) < 0)
+                goto fail;
+        }
         admin_handle(d->emu, &d->cfg, d->requests, rq, rs);
         goto log;
     }
@@ -393,11 +442,23 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
                        r.svc->name, r.op->name);
             goto fail;
         }
-        /* the world of the request's account and region, the same error in every service */
+        /* the world of the request's account and region, the same error in every service:
+         * only AWS's regions and --region have one (AWS's answer to a credential scope of
+         * another region), and only a change makes it; a read before any change reads a
+         * scratch world, dropped after the reply */
         if (!(h->flags & API_WORLDLESS)) {
-            ctx.world = emu_world(d->emu, ctx.account, ctx.region);
+            if (!emu_region_ok(d->emu, ctx.region)) {
+                awserr_set(&err, 403, "SignatureDoesNotMatch",
+                           "Credential should be scoped to a valid region, not '%s'. ", ctx.region);
+                goto fail;
+            }
+            ctx.world = (h->flags & API_MUTATES) ? emu_world(d->emu, ctx.account, ctx.region)
+                                                 : emu_world_find(d->emu, ctx.account, ctx.region);
+            if (!ctx.world && !(h->flags & API_MUTATES))
+                ctx.world = scratch = emu_world_scratch(d->emu, ctx.account, ctx.region);
             if (!ctx.world) {
-                awserr_set(&err, 400, "InvalidParameterValue", "Invalid region: %s", ctx.region);
+                awserr_set(&err, 503, "ServiceUnavailable",
+                           "scalelab holds at most %d account and region worlds", EMU_MAX_WORLDS);
                 goto fail;
             }
         }
@@ -409,6 +470,9 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
         flags = h->flags;
     }
     render_reply(rs, r.proto, r.svc, r.op, out, rid);
+    rs->proto = (int)r.proto;
+    rs->svc = r.svc;
+    snprintf(rs->request_id, sizeof(rs->request_id), "%s", rid);
     /* a change shows at once (instances come up, groups reconcile); reads change nothing */
     if (flags & API_MUTATES) {
         emu_step(d->emu);
@@ -432,6 +496,7 @@ log:
     }
     json_decref(in);
     json_decref(out);
+    sc_world_destroy(scratch);
     if (r.have_form)
         query_form_cleanup(&r.form);
     cm_buf_cleanup(&inflated);

@@ -60,7 +60,16 @@ struct dispatch_response {
      * body is unused */
     struct events *stream;
     uint64_t stream_after;
+    /* what the request spoke, for dispatch_response_fail() */
+    int proto;
+    const struct model_service *svc;
+    char request_id[37];
 };
+
+/* Replaces rs (a reply dispatch_handle() made, held for a commit that then failed) with
+ * 500 InternalFailure and message, in the request's own protocol (query XML, EC2 XML,
+ * JSON 1.0 or RPC v2 CBOR, with the same request id). */
+void dispatch_response_fail(struct dispatch_response *rs, const char *message);
 
 struct dispatch;
 

@@ -16,6 +16,7 @@
 #include "emulator/autoscale.h"
 #include "emulator/events.h"
 #include "emulator/metric_journal.h"
+#include "emulator/region.h"
 #include "emulator/state.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -23,7 +24,10 @@
 #include "scaler/observe.h"
 #include "scaler/world.h"
 
-#define MAX_REGIONS 32
+/* every AWS region (emulator/region.c: 46) and --region, for one account and a few more
+ * (the admin API's zone fault names accounts); the metric journal attaches as many */
+#define MAX_REGIONS EMU_MAX_WORLDS
+_Static_assert(MAX_REGIONS <= METRIC_JOURNAL_MAX_WORLDS, "the journal attaches every world");
 
 struct region_state {
     char account[EMU_ACCOUNT_LEN];
@@ -142,7 +146,66 @@ struct sc_world *emu_world_find(const struct emu *e, const char *account, const 
     return NULL;
 }
 
-struct sc_world *emu_world(struct emu *e, const char *account, const char *region)
+int emu_default_max_instances(uint64_t mem_bytes, long nofile, long ncpu)
+{
+    uint64_t by_mem = mem_bytes / (8u << 20);
+    long by_fd = nofile > 256 ? (nofile - 256) / 8 : 0;
+    long by_cpu = ncpu > 0 ? 256 * ncpu : 256;
+    uint64_t n = by_mem;
+
+    if ((uint64_t)by_fd < n)
+        n = (uint64_t)by_fd;
+    if ((uint64_t)by_cpu < n)
+        n = (uint64_t)by_cpu;
+    if (n > 2000)
+        n = 2000;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* sc_world_config.host_room: --max-instances less the live instances of every world. */
+static int host_room(void *ud)
+{
+    const struct emu *e = ud;
+    int used = 0;
+
+    for (int i = 0; i < e->nregions; i++)
+        used += sc_ec2_live_count(sc_world_ec2(e->regions[i].w));
+    return e->cfg.max_instances - used;
+}
+
+int emu_region_ok(const struct emu *e, const char *region)
+{
+    return region_is_aws(region) || (e->cfg.region && strcmp(region, e->cfg.region) == 0);
+}
+
+static void world_config(struct emu *e, const char *account, const char *region,
+                         struct sc_world_config *wc)
+{
+    sc_world_config_defaults(wc);
+    wc->account_id = account;
+    wc->region = region;
+    wc->seed = seed_of(account, region);
+    wc->start_ms = emu_now_ms(e);
+    wc->max_metric_series = e->cfg.max_metric_series;
+    wc->tz_offset = cm_tz_offset; /* scheduled actions' TimeZone from Debian's tzdata */
+    if (e->cfg.max_instances > 0) {
+        wc->host_room = host_room;
+        wc->host_ud = e;
+    }
+}
+
+struct sc_world *emu_world_scratch(struct emu *e, const char *account, const char *region)
+{
+    struct sc_world_config wc;
+
+    if (!emu_region_ok(e, region))
+        return NULL;
+    world_config(e, account, region, &wc);
+    return sc_world_create(&wc);
+}
+
+static struct sc_world *world_make(struct emu *e, const char *account, const char *region,
+                                   int restoring)
 {
     struct region_state *rs;
     struct sc_world_config wc;
@@ -150,14 +213,10 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
 
     if (found)
         return found;
-    if (!region_name_ok(region) || e->nregions == MAX_REGIONS)
+    if (!region_name_ok(region) || (!restoring && !emu_region_ok(e, region)) ||
+        e->nregions == MAX_REGIONS)
         return NULL;
-    sc_world_config_defaults(&wc);
-    wc.account_id = account;
-    wc.region = region;
-    wc.seed = seed_of(account, region);
-    wc.start_ms = emu_now_ms(e);
-    wc.tz_offset = cm_tz_offset; /* scheduled actions' TimeZone from Debian's tzdata */
+    world_config(e, account, region, &wc);
     rs = &e->regions[e->nregions];
     rs->w = sc_world_create(&wc);
     if (!rs->w)
@@ -175,6 +234,16 @@ struct sc_world *emu_world(struct emu *e, const char *account, const char *regio
     if (e->journal && metric_journal_attach(e->journal, sc_world_cw(rs->w), account, region) < 0)
         log_warn("state: metric journal: too many worlds: %s/%s is not journaled", account, region);
     return rs->w;
+}
+
+struct sc_world *emu_world(struct emu *e, const char *account, const char *region)
+{
+    return world_make(e, account, region, 0);
+}
+
+struct sc_world *emu_world_restore(struct emu *e, const char *account, const char *region)
+{
+    return world_make(e, account, region, 1);
 }
 
 int emu_world_count(const struct emu *e)
@@ -335,6 +404,7 @@ static void start_autoscale(struct emu *e)
     ac.instance_exe = e->cfg.instance_exe;
     ac.tls_cert = e->cfg.tls_cert;
     ac.tls_key = e->cfg.tls_key;
+    ac.launch_rate = e->cfg.launch_rate;
     e->as = autoscale_create(&ac, err, sizeof(err));
     if (!e->as)
         log_warn("server: instances stay records: %s", err);

@@ -24,6 +24,10 @@ struct metric_journal;
 struct sc_world;
 struct state;
 
+/* Account and region worlds at most (every AWS region and --region for one account, and
+ * a few more accounts). */
+#define EMU_MAX_WORLDS 64
+
 /* An account id and a region name fit in these (with their NUL). */
 #define EMU_ACCOUNT_LEN 16
 #define EMU_REGION_LEN  40
@@ -36,9 +40,27 @@ struct emu_config {
     const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */
     size_t event_buffer;      /* each event stream client's buffer; 0: the default */
+    int max_metric_series;    /* per world (sc_world_config); 0 = libscaler's 100,000 */
+    /* Instances (neither shutting-down nor terminated) of every world together; a launch
+     * past it fails with InsufficientInstanceCapacity (sc_world_config.host_room). 0: no
+     * bound beyond libscaler's per-world limit. main.c's default: emu_default_max_instances */
+    int max_instances;
+    double launch_rate; /* instance processes started per real second; 0: the default */
+    /* the command line's --region: a world may be made for it besides AWS's regions
+     * (emulator/region.h); NULL: AWS's only */
+    const char *region;
 };
 
 void emu_config_defaults(struct emu_config *cfg);
+
+/* The --max-instances default for a machine with mem_bytes of RAM, a file-descriptor limit
+ * of nofile and ncpu CPUs: the least of mem_bytes / 8 MiB (an instance is ~2 MB RSS plus
+ * the emulator's buffers for it), (nofile - 256) / 8 (its control socket, health checks,
+ * proxy pool connections and clients' connections to it) and 256 per CPU (each is probed,
+ * health-checked and polled every emulated minute on the one loop), within [1, 2000]
+ * (a group's launches run in one step, whose cost grows with the square of a world's
+ * instances: 2,000 at once hold the loop ~0.2 s, 10,000 ~5 s). Pure, for tests. */
+int emu_default_max_instances(uint64_t mem_bytes, long nofile, long ncpu);
 
 struct emu;
 
@@ -63,9 +85,23 @@ int emu_clock_advance(struct emu *e, int64_t ms);
  * (a manual clock given a start keeps the later of the two). */
 void emu_clock_restore(struct emu *e, int64_t now_ms);
 
-/* The world of account+region, created on first use (NULL when the region name is
- * malformed or 32 regions exist already). Borrowed until emu_reset()/emu_destroy(). */
+/* Whether a world may be made for region: one of AWS's (emulator/region.h) or the
+ * configured --region. */
+int emu_region_ok(const struct emu *e, const char *region);
+/* The world of account+region, created on first use (NULL when emu_region_ok() says no
+ * or 64 worlds exist already). Borrowed until emu_reset()/emu_destroy(). Only what
+ * changes a world calls it (emulator/dispatch.c: an API_MUTATES operation, a fault): a
+ * read of a region with no world yet reads an emu_world_scratch() instead, so reads
+ * never make worlds (issue 19 finding 7). */
 struct sc_world *emu_world(struct emu *e, const char *account, const char *region);
+/* emu_world() for a world the state file or the metric journal names: any well-formed
+ * region name (an older emulator may have saved a made-up one; its data is kept). */
+struct sc_world *emu_world_restore(struct emu *e, const char *account, const char *region);
+/* A new empty world for account+region as emu_world() would make it (same seed, so the
+ * same default VPC and ids), but not registered, saved or journaled: a read of a region
+ * that has no world yet. NULL when emu_region_ok() says no. The caller destroys it
+ * (sc_world_destroy) once the reply is rendered. */
+struct sc_world *emu_world_scratch(struct emu *e, const char *account, const char *region);
 /* The world of account+region when it exists, else NULL (never creates one). */
 struct sc_world *emu_world_find(const struct emu *e, const char *account, const char *region);
 /* The worlds in creation order: i in [0, emu_world_count()); *account and *region (each

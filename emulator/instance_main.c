@@ -23,6 +23,7 @@
 #include "common/ev.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "emulator/accept_guard.h"
 #include "emulator/app.h"
 #include "emulator/lb_http.h"
 #include "scaler/app.h"
@@ -51,6 +52,7 @@ struct lsock {
     int fd;
     int port;
     uint64_t requests;
+    struct accept_guard guard; /* out of fds: accepting pauses */
 };
 
 struct conn {
@@ -688,10 +690,10 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         struct conn *c;
 
         if (cfd < 0) {
-            if (errno == EMFILE || errno == ENFILE)
-                log_warn("instance: accept: %s", strerror(errno));
+            accept_guard_failed(&ls->guard, errno); /* out of fds: paused, logged */
             return;
         }
+        accept_guard_ok(&ls->guard);
         setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c = cm_xmalloc(sizeof(*c));
         c->app = a;
@@ -779,6 +781,7 @@ static void on_ctl(struct cm_ev *ev, int fd, uint32_t events, void *ud)
                 close(lfd);
                 continue;
             }
+            accept_guard_init(&ls->guard, ev, lfd, on_accept, ls, "instance port");
             a->nlis++;
             log_debug("instance: listening id=%s port=%d (handed over)", a->id ? a->id : "-",
                       ls->port);
@@ -828,6 +831,7 @@ static int start_listening(struct app *a)
     a->nlis = 1;
     if (cm_ev_add_fd(a->ev, a->lfd, EPOLLIN, on_accept, &a->lis[0]) < 0)
         return -1;
+    accept_guard_init(&a->lis[0].guard, a->ev, a->lfd, on_accept, &a->lis[0], "instance");
     if (a->port_file && write_port_file(a->port_file, a->port) < 0) {
         log_error("instance: cannot write port file %s: %s", a->port_file, strerror(errno));
         return -1;
@@ -999,6 +1003,8 @@ int instance_main(int argc, char **argv)
 out:
     while (a.all)
         conn_free(a.all);
+    for (int i = 0; i < a.nlis; i++)
+        accept_guard_cleanup(&a.lis[i].guard);
     if (a.lfd >= 0)
         close(a.lfd);
     for (int i = 1; i < a.nlis; i++)

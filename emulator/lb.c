@@ -744,10 +744,10 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         struct cconn *c;
 
         if (cfd < 0) {
-            if (errno == EMFILE || errno == ENFILE)
-                log_warn("lb: accept on %s: %s", l->name, strerror(errno));
+            accept_guard_failed(&l->guard, errno); /* out of fds: paused, logged */
             return;
         }
+        accept_guard_ok(&l->guard);
         setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c = lb_cconn_new(l, cfd);
         c->events = EPOLLIN | EPOLLRDHUP;
@@ -833,6 +833,7 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
     l->fwd_port = cfg->forwarded_port > 0 ? cfg->forwarded_port : l->port;
     if (cm_ev_add_fd(ev, l->fd, EPOLLIN, on_accept, l) < 0)
         goto fail;
+    accept_guard_init(&l->guard, ev, l->fd, on_accept, l, l->name);
     l->sweep_timer = cm_ev_add_timer(ev, 250, on_sweep, l);
     return l;
 
@@ -853,6 +854,7 @@ void lb_listener_destroy(struct lb_listener *l)
     cm_ev_del_timer(l->ev, l->sweep_timer);
     if (l->tls_kick_timer)
         cm_ev_del_timer(l->ev, l->tls_kick_timer);
+    accept_guard_cleanup(&l->guard);
     cm_ev_del_fd(l->ev, l->fd);
     close(l->fd);
     l->qhead = l->qtail = NULL;

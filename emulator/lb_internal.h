@@ -16,6 +16,7 @@
 #include <openssl/ssl.h>
 
 #include "common/ev.h"
+#include "emulator/accept_guard.h"
 #include "emulator/balancer.h"
 #include "emulator/lb.h"
 #include "emulator/lb_http.h"
@@ -111,6 +112,7 @@ struct lb_listener {
     int max_conns;
     int surge_max;
     long sweep_timer;
+    struct accept_guard guard; /* out of fds: accepting pauses */
     struct bal_set set;
     char zones[LB_ZONES_MAX][BAL_ZONE_LEN];
     int nzones;

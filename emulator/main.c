@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/ev.h"
 #include "common/log.h"
 #include "common/units.h"
+#include "emulator/emu.h"
 #include "emulator/instance_main.h"
 #include "emulator/lb.h"
 #include "emulator/model.h"
@@ -44,12 +46,53 @@ static void usage(FILE *f)
                "  --tls-cert PEM      certificate of HTTPS/SSL listeners (with --tls-key;\n"
                "                      default: a self-signed one made at start)\n"
                "  --tls-key PEM       its private key\n"
+               "  --max-metric-series N  CloudWatch metric series per account and region\n"
+               "                      (default 100000; PutMetricData past it: LimitExceeded)\n"
+               "  --max-instances N   instances of all accounts and regions together (default:\n"
+               "                      the least of RAM / 8 MiB, (fd limit - 256) / 8 and 256 per\n"
+               "                      CPU, at most 2000; launches past it fail with\n"
+               "                      InsufficientInstanceCapacity)\n"
+               "  --launch-rate N     instance processes started per second (default 50)\n"
                "  --event-buffer SIZE each /_scalelab/events client's buffer; one that falls this\n"
                "                      far behind is dropped (default 256k, at least 4k)\n"
                "  --quiet             warnings only: no per-request or event lines\n"
                "  --help, --version\n"
                "sub-modes: emulator instance --help (an emulated instance),\n"
                "           emulator proxy --help (a standalone load-balancing proxy)\n");
+}
+
+/* The soft RLIMIT_NOFILE raised to the hard one (Debian's soft default, 1,024, ran out at
+ * ~1,000 clients: issue 19 finding 3). Returns the soft limit now in force. */
+static long raise_nofile(void)
+{
+    struct rlimit rl;
+    rlim_t was;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return -1;
+    was = rl.rlim_cur;
+    if (rl.rlim_cur != rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+            log_warn("emulator: cannot raise the fd limit from %llu to %llu: %s",
+                     (unsigned long long)was, (unsigned long long)rl.rlim_max, strerror(errno));
+            rl.rlim_cur = was;
+        }
+    }
+    return rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_cur;
+}
+
+/* --max-instances' default for this machine (emu_default_max_instances). */
+static int default_max_instances(void)
+{
+    struct rlimit rl;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    long nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                      ? (long)rl.rlim_cur
+                      : 1L << 20;
+
+    return emu_default_max_instances(mem, nofile, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -100,6 +143,9 @@ int main(int argc, char **argv)
         { "event-buffer", required_argument, NULL, 'E' },
         { "tls-cert", required_argument, NULL, 'X' },
         { "tls-key", required_argument, NULL, 'K' },
+        { "max-metric-series", required_argument, NULL, 'M' },
+        { "max-instances", required_argument, NULL, 'I' },
+        { "launch-rate", required_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -109,6 +155,7 @@ int main(int argc, char **argv)
     struct srv *s = NULL;
     char err[256] = "";
     int c, rc = 1;
+    long nofile;
     static const int sigs[] = { SIGINT, SIGTERM };
 
     /* sub-modes (the data plane's): an emulated instance, a standalone proxy */
@@ -193,6 +240,30 @@ int main(int argc, char **argv)
         case 'K':
             cfg.srv.tls_key = optarg;
             break;
+        case 'M': {
+            long v = strtol(optarg, &end, 10);
+
+            if (end == optarg || *end || v < 1 || v > 100000000)
+                return usage_error("bad --max-metric-series (1 to 100000000)", optarg);
+            cfg.srv.max_metric_series = (int)v;
+            break;
+        }
+        case 'I': {
+            long v = strtol(optarg, &end, 10);
+
+            if (end == optarg || *end || v < 1 || v > 320000)
+                return usage_error("bad --max-instances (1 to 320000)", optarg);
+            cfg.srv.max_instances = (int)v;
+            break;
+        }
+        case 'L': {
+            double v = strtod(optarg, &end);
+
+            if (end == optarg || *end || !isfinite(v) || v < 0.1 || v > 10000)
+                return usage_error("bad --launch-rate (0.1 to 10000 per second)", optarg);
+            cfg.srv.launch_rate = v;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -215,6 +286,9 @@ int main(int argc, char **argv)
 
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
     cfg.srv.quiet = cfg.quiet;
+    nofile = raise_nofile();
+    if (cfg.srv.max_instances == 0)
+        cfg.srv.max_instances = default_max_instances();
     signal(SIGPIPE, SIG_IGN);
     ev = cm_ev_create();
     if (!ev) {
@@ -234,10 +308,11 @@ int main(int argc, char **argv)
         log_error("emulator: cannot write port file %s: %s", cfg.port_file, strerror(errno));
         goto out;
     }
-    log_info("emulator: listening on http://%s:%d (region %s, account %s, clock %s x%g, auth %s)",
+    log_info("emulator: listening on http://%s:%d (region %s, account %s, clock %s x%g, auth %s, "
+             "max instances %d, fd limit %ld)",
              cfg.srv.bind, srv_port(s), cfg.srv.region, cfg.srv.account,
              cfg.srv.clock_manual ? "manual" : "real", cfg.srv.time_scale,
-             cfg.srv.auth_sigv4 ? "sigv4" : "none");
+             cfg.srv.auth_sigv4 ? "sigv4" : "none", cfg.srv.max_instances, nofile);
     if (cm_ev_run(ev) < 0) {
         log_error("emulator: event loop failed: %s", strerror(errno));
         goto out;

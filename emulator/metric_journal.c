@@ -289,8 +289,9 @@ struct replay_ctx {
     struct metric_journal_replay_stats *st;
 };
 
-/* Applies one record's payload. Returns 0, or -1 when the payload is malformed (a record
- * whose CRC matched but whose content does not parse: treated as corruption). */
+/* Applies one record's payload. Returns 0, -1 when the payload is malformed (a record whose
+ * CRC matched but whose content does not parse: corruption, never a torn write), or -2 when
+ * the store is out of memory. */
 static int apply(struct replay_ctx *c, const unsigned char *p, size_t len)
 {
     struct rd r = { p, len, 0, 0 };
@@ -309,8 +310,14 @@ static int apply(struct replay_ctx *c, const unsigned char *p, size_t len)
             c->st->skipped++;
             return 0;
         }
-        if (sc_metric_store_import(sc_cw_metrics(cw), p + r.off, len - r.off, NULL) != SC_OK)
+        switch (sc_metric_store_import(sc_cw_metrics(cw), p + r.off, len - r.off, NULL)) {
+        case SC_OK:
+            break;
+        case SC_ERR_INTERNAL:
+            return -2;
+        default:
             return -1;
+        }
         c->st->images++;
         return 0;
     }
@@ -397,6 +404,38 @@ static int apply(struct replay_ctx *c, const unsigned char *p, size_t len)
     return -1;
 }
 
+/* Whether an intact record (a sane length inside the file, a known type, its CRC) starts at
+ * off. */
+static int intact_at(const unsigned char *map, size_t size, size_t off)
+{
+    uint32_t len, crc;
+
+    if (size - off < 9)
+        return 0;
+    memcpy(&len, map + off, sizeof(len));
+    if (len == 0 || len > MAX_RECORD || size - off - 8 < len)
+        return 0;
+    if (map[off + 8] != REC_DATUM && map[off + 8] != REC_IMAGE)
+        return 0;
+    memcpy(&crc, map + off + 4, sizeof(crc));
+    return (uint32_t)crc32(0L, (const Bytef *)map + off + 8, len) == crc;
+}
+
+/* The offset of the first intact record after the damaged one at off (whose header claims
+ * len bytes), or 0 when none follows: then the damage is a torn tail. The record boundary
+ * the header names is tried first, then every byte after off (the length itself may be
+ * what is damaged). */
+static size_t intact_after(const unsigned char *map, size_t size, size_t off, uint32_t len)
+{
+    if (len > 0 && len <= MAX_RECORD && size - off - 8 >= len &&
+        intact_at(map, size, off + 8 + len))
+        return off + 8 + len;
+    for (size_t p = off + 1; p + 9 <= size; p++)
+        if (intact_at(map, size, p))
+            return p;
+    return 0;
+}
+
 int metric_journal_replay(struct metric_journal *j, metric_journal_cw_fn fn, void *ud,
                           int64_t now_ms, struct metric_journal_replay_stats *stats, char *err,
                           size_t errlen)
@@ -440,7 +479,9 @@ int metric_journal_replay(struct metric_journal *j, metric_journal_cw_fn fn, voi
         return -1;
     }
     while (off < size) {
-        uint32_t len, crc;
+        uint32_t len = 0, crc;
+        size_t next;
+        int rc;
 
         if (size - off < 8) {
             why = "torn record header";
@@ -448,21 +489,34 @@ int metric_journal_replay(struct metric_journal *j, metric_journal_cw_fn fn, voi
         }
         memcpy(&len, map + off, sizeof(len));
         memcpy(&crc, map + off + 4, sizeof(crc));
-        if (len == 0 || len > MAX_RECORD) {
+        if (len == 0 || len > MAX_RECORD)
             why = "bad record length";
-            break;
-        }
-        if (size - off - 8 < len) {
+        else if (size - off - 8 < len)
             why = "torn record";
-            break;
-        }
-        if ((uint32_t)crc32(0L, (const Bytef *)map + off + 8, len) != crc) {
+        else if ((uint32_t)crc32(0L, (const Bytef *)map + off + 8, len) != crc)
             why = "CRC mismatch";
-            break;
+        if (why) {
+            /* a torn tail only when nothing intact follows: else corruption, an error */
+            next = intact_after(map, size, off, len);
+            if (next == 0)
+                break;
+            snprintf(err, errlen,
+                     "%s: corrupt record at byte %zu (%s; intact records follow from byte %zu)",
+                     j->path, off, why, next);
+            munmap((void *)map, size);
+            return -1;
         }
-        if (apply(&c, map + off + 8, len) < 0) {
-            why = "malformed record";
-            break;
+        rc = apply(&c, map + off + 8, len);
+        if (rc < 0) {
+            /* its CRC matched: written whole, so never a torn write */
+            if (rc == -2)
+                snprintf(err, errlen, "%s: out of memory replaying the record at byte %zu", j->path,
+                         off);
+            else
+                snprintf(err, errlen, "%s: corrupt record at byte %zu (malformed, its CRC matches)",
+                         j->path, off);
+            munmap((void *)map, size);
+            return -1;
         }
         off += 8 + len;
         if (off - dropped >= REPLAY_DROP) {

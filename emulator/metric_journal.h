@@ -12,8 +12,12 @@
  *
  * At start metric_journal_replay() feeds the file into the worlds: datum records go through
  * the store's own put (so retention applies: what is older than the store keeps is
- * dropped), image records (below) restore a series whole. A torn or corrupt record ends the
- * replay with a warning: the file is truncated there, so later appends follow good data.
+ * dropped), image records (below) restore a series whole. A torn tail (the last append cut
+ * short by a crash: an incomplete record, or a damaged one with no intact record anywhere
+ * after it) is dropped with a warning: the file is truncated there, so later appends follow
+ * good data. A damaged record with an intact record after it, or a record whose CRC matches
+ * but whose content does not parse, is corruption: the replay fails naming the file and the
+ * record's offset, and leaves the file as it is (the emulator does not start).
  *
  * Compaction: when the file has grown to twice what the last rewrite wrote (and at least
  * 16 MiB), metric_journal_maybe_compact() rewrites it from the stores' current contents
@@ -49,13 +53,15 @@ struct metric_journal_replay_stats {
     uint64_t skipped;   /* refused by the store or no world */
     uint64_t images;    /* series restored from image records */
     uint64_t bytes;     /* good bytes read */
-    uint64_t truncated; /* bytes of a torn or corrupt tail dropped (0 when clean) */
+    uint64_t truncated; /* bytes of a torn tail dropped (0 when clean) */
 };
 
 /* Replays the whole file (see top) into the worlds fn returns; now_ms is the emulated
  * clock (datums older than 15 days are not applied). Must run before any world is
- * attached. Returns 0 (a corrupt tail is not an error: it is truncated and logged), or -1
- * with err when the file cannot be read or truncated. */
+ * attached. Returns 0 (a torn tail is not an error: it is truncated and logged), or -1
+ * with err when the file cannot be read or truncated, or is corrupt (err names the file,
+ * the damaged record's byte offset and the first intact record after it; the file is not
+ * touched). Records before the damage have been applied by then. */
 int metric_journal_replay(struct metric_journal *j, metric_journal_cw_fn fn, void *ud,
                           int64_t now_ms, struct metric_journal_replay_stats *stats, char *err,
                           size_t errlen);

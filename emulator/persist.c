@@ -115,7 +115,7 @@ static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen
             snprintf(err, errlen, "worlds[%zu]: %s/%s appears twice", k, account, region);
             return -1;
         }
-        w = emu_world(e, account, region);
+        w = emu_world_restore(e, account, region);
         if (!w) {
             snprintf(err, errlen, "worlds[%zu]: bad region %s (or too many regions)", k, region);
             return -1;
@@ -136,7 +136,7 @@ static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen
 
 static struct sc_cw *journal_world(const char *account, const char *region, void *ud)
 {
-    struct sc_world *w = emu_world(ud, account, region);
+    struct sc_world *w = emu_world_restore(ud, account, region);
 
     return w ? sc_world_cw(w) : NULL;
 }

@@ -75,10 +75,12 @@ int query_form_parse(struct query_form *f, const char *s, size_t len, struct aws
             p = &f->pairs[f->n++];
             if (eq == (size_t)-1) {
                 p->key = pct_decode(s + start, i - start, &klen);
+                p->key_len = klen;
                 p->value = cm_xstrdup("");
                 p->value_len = 0;
             } else {
                 p->key = pct_decode(s + start, eq - start, &klen);
+                p->key_len = klen;
                 p->value = pct_decode(s + eq + 1, i - eq - 1, &p->value_len);
             }
         }
@@ -98,13 +100,22 @@ void query_form_cleanup(struct query_form *f)
     f->n = 0;
 }
 
-const char *query_form_find(const struct query_form *f, const char *key)
+const struct query_pair *query_form_pair(const struct query_form *f, const char *key)
 {
+    size_t n = strlen(key);
+
     for (size_t i = 0; i < f->n; i++) {
-        if (strcmp(f->pairs[i].key, key) == 0)
-            return f->pairs[i].value;
+        if (f->pairs[i].key_len == n && memcmp(f->pairs[i].key, key, n) == 0)
+            return &f->pairs[i];
     }
     return NULL;
+}
+
+const char *query_form_find(const struct query_form *f, const char *key)
+{
+    const struct query_pair *p = query_form_pair(f, key);
+
+    return p ? p->value : NULL;
 }
 
 /* ---- tree ------------------------------------------------------------------------ */
@@ -131,6 +142,8 @@ static json_t *build_tree(const struct query_form *f, struct awserr *err)
 
         if (strcmp(k, "Action") == 0 || strcmp(k, "Version") == 0)
             continue;
+        if (strlen(k) != f->pairs[i].key_len)
+            continue; /* a NUL byte in the name: it names no member (as query_form_find) */
         while (1) {
             const char *dot = strchr(k, '.');
             size_t n = dot ? (size_t)(dot - k) : strlen(k);

@@ -15,7 +15,8 @@
 #define QUERY_MAX_PAIRS 20000
 
 struct query_pair {
-    char *key; /* percent-decoded, NUL-terminated (may hold invalid UTF-8) */
+    char *key;      /* percent-decoded, NUL-terminated (may hold invalid UTF-8) */
+    size_t key_len; /* keys may hold NUL bytes (%00) too: such a key matches no name */
     char *value;
     size_t value_len; /* values may hold NUL bytes (%00) */
 };
@@ -30,8 +31,12 @@ struct query_form {
  * strings; free with query_form_cleanup(). */
 int query_form_parse(struct query_form *f, const char *s, size_t len, struct awserr *err);
 void query_form_cleanup(struct query_form *f);
-/* The first value of key, borrowed; NULL when absent. */
+/* The first value of key, borrowed; NULL when absent. A key with a NUL byte in it
+ * (`Action%00x=`) is never key. */
 const char *query_form_find(const struct query_form *f, const char *key);
+/* The first pair of key (as query_form_find), borrowed, or NULL: its value_len tells a
+ * value cut by a NUL byte (`Action=DescribeAlarms%00Foo`) from a whole one. */
+const struct query_pair *query_form_pair(const struct query_form *f, const char *key);
 
 /* Builds the IR (see model_coerce) of op's input from the form; ec2 selects EC2's
  * dialect. Returns 0 and *out (new reference; `{}` for operations without input), or -1

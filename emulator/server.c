@@ -3,6 +3,7 @@
 #include "emulator/server.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "emulator/accept_guard.h"
 #include "emulator/dispatch.h"
 #include "emulator/emu.h"
 #include "emulator/events.h"
@@ -29,6 +31,8 @@ struct srv {
     struct srv_config cfg;
     struct cm_ev *ev;
     struct MHD_Daemon *mhd;
+    int lfd; /* our listening socket: we accept, MHD serves (MHD_add_connection) */
+    struct accept_guard guard;
     int port;
     struct emu *emu;           /* the clock and the worlds */
     struct dispatch *dispatch; /* one request's work */
@@ -130,20 +134,6 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
 static enum MHD_Result queue_reply(struct srv *s, struct MHD_Connection *c,
                                    struct dispatch_response *rsp);
 
-/* The reply when the commit covering a change failed: the change is in memory (and
- * written by a later commit) but was never acknowledged. */
-static void state_failed_reply(struct dispatch_response *rs)
-{
-    memset(rs, 0, sizeof(*rs));
-    cm_buf_init(&rs->body, 0);
-    rs->status = 500;
-    rs->content_type = "text/xml";
-    cm_buf_puts(&rs->body,
-                "<ErrorResponse><Error><Type>Receiver</Type><Code>InternalFailure</Code>"
-                "<Message>scalelab could not save its state file (see the emulator's "
-                "log); the change is not acknowledged</Message></Error></ErrorResponse>\n");
-}
-
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_size, void **req_cls)
@@ -166,10 +156,11 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (r->holding) {
         /* resumed after the commit that covered this request */
         r->holding = 0;
-        if (r->result != STATE_DURABLE) {
-            dispatch_response_cleanup(&r->held);
-            state_failed_reply(&r->held);
-        }
+        /* the commit covering the change failed: the change is in memory (and written by
+         * a later commit) but is not acknowledged; 500 in the request's own protocol */
+        if (r->result != STATE_DURABLE)
+            dispatch_response_fail(&r->held, "scalelab could not save its state file (see the "
+                                             "emulator's log); the change is not acknowledged");
         return queue_reply(s, c, &r->held);
     }
     if (*upload_size) {
@@ -415,6 +406,33 @@ static void on_mhd_fd(struct cm_ev *ev, int fd, uint32_t events, void *ud)
     MHD_run(s->mhd);
 }
 
+/* Our accept loop, so that running out of fds pauses accepting (emulator/accept_guard.h)
+ * where MHD's own would retry at once, forever; MHD serves each connection. */
+static void on_listen(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct srv *s = ud;
+    int added = 0;
+
+    (void)ev;
+    (void)events;
+    for (int k = 0; k < 64; k++) {
+        struct sockaddr_storage sa;
+        socklen_t sl = sizeof(sa);
+        int cfd = accept4(fd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+        if (cfd < 0) {
+            accept_guard_failed(&s->guard, errno);
+            break;
+        }
+        accept_guard_ok(&s->guard);
+        /* over MHD_OPTION_CONNECTION_LIMIT it refuses and closes the socket itself */
+        if (MHD_add_connection(s->mhd, cfd, (struct sockaddr *)&sa, sl) == MHD_YES)
+            added++;
+    }
+    if (added)
+        MHD_run(s->mhd);
+}
+
 static int64_t on_hook(struct cm_ev *ev, int after, int64_t now_ms, void *ud)
 {
     struct srv *s = ud;
@@ -447,11 +465,14 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
 {
     struct srv *s = cm_xcalloc(1, sizeof(*s));
     struct emu_config ec;
+    socklen_t sl = sizeof(struct sockaddr_in);
+    int one = 1;
     struct dispatch_config dc;
     struct sockaddr_in sa;
     const union MHD_DaemonInfo *info;
 
     s->cfg = *cfg;
+    s->lfd = -1;
     if (s->cfg.max_body == 0)
         s->cfg.max_body = SRV_DEFAULT_MAX_BODY;
     emu_config_defaults(&ec);
@@ -461,6 +482,10 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.tls_cert = cfg->tls_cert;
     ec.tls_key = cfg->tls_key;
     ec.event_buffer = cfg->event_buffer;
+    ec.max_metric_series = cfg->max_metric_series;
+    ec.max_instances = cfg->max_instances;
+    ec.region = cfg->region;
+    ec.launch_rate = cfg->launch_rate;
     s->emu = emu_create(&ec);
     dispatch_config_defaults(&dc);
     dc.region = cfg->region;
@@ -487,18 +512,28 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         snprintf(err, errlen, "bad bind address %s (IPv4 expected)", cfg->bind);
         goto fail;
     }
-    s->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME, 0, NULL,
-                              NULL, on_access, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                              MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_NOTIFY_COMPLETED,
-                              on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
-                              MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_END);
-    if (!s->mhd) {
-        snprintf(err, errlen, "cannot listen on %s:%d", cfg->bind, cfg->port);
+    s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (s->lfd < 0 || setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+        bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s->lfd, 1024) < 0 ||
+        getsockname(s->lfd, (struct sockaddr *)&sa, &sl) < 0) {
+        snprintf(err, errlen, "cannot listen on %s:%d: %s", cfg->bind, cfg->port, strerror(errno));
         goto fail;
     }
-    info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : cfg->port;
+    s->port = ntohs(sa.sin_port);
+    s->mhd = MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0,
+        NULL, NULL, on_access, s, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned int)120, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000, MHD_OPTION_END);
+    if (!s->mhd) {
+        snprintf(err, errlen, "cannot start libmicrohttpd on %s:%d", cfg->bind, cfg->port);
+        goto fail;
+    }
+    if (cm_ev_add_fd(ev, s->lfd, EPOLLIN, on_listen, s) < 0) {
+        snprintf(err, errlen, "cannot watch the listening socket");
+        goto fail;
+    }
+    accept_guard_init(&s->guard, ev, s->lfd, on_listen, s, "api");
     info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
     if (!info || cm_ev_add_fd(ev, info->epoll_fd, EPOLLIN, on_mhd_fd, s) < 0) {
         snprintf(err, errlen, "cannot watch libmicrohttpd's epoll fd");
@@ -541,6 +576,13 @@ void srv_destroy(struct srv *s)
         events_end_all(emu_events(s->emu));
         for (int i = 0; i < 8 && s->streams; i++)
             MHD_run(s->mhd);
+    }
+    if (s->lfd >= 0) {
+        if (s->guard.ev) {
+            accept_guard_cleanup(&s->guard);
+            cm_ev_del_fd(s->guard.ev, s->lfd);
+        }
+        close(s->lfd);
     }
     if (s->mhd) {
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);

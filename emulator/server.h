@@ -31,6 +31,9 @@ struct srv_config {
     size_t event_buffer;     /* each event stream client's buffer; 0: EVENTS_SUB_MAX_BYTES */
     const char *tls_cert;    /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;     /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    int max_metric_series;   /* per world (sc_world_config); 0 = libscaler's 100,000 */
+    int max_instances;       /* every world's together (emu_config); 0 = no such bound */
+    double launch_rate;      /* instance processes started per second; 0 = the default */
 };
 
 void srv_config_defaults(struct srv_config *cfg);

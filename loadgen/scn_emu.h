@@ -36,7 +36,10 @@ void scn_emu_stop(struct scn_emu *e, int keep_dir);
 
 /* One HTTP request to url (GET when body is NULL, else POST of body as JSON), the reply
  * body into out (capped). Returns the HTTP status, or -1 with err on a transport error.
- * timeout_ms bounds the whole request. */
+ * timeout_ms bounds the whole request. With AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY
+ * set (and AWS_SESSION_TOKEN) it is SigV4-signed for the signing name "scalelab" in
+ * AWS_REGION / AWS_DEFAULT_REGION (us-east-1), as an emulator under --auth sigv4 wants
+ * its admin API (docs/auth.md); one under --auth none ignores the signature. */
 int scn_http(const char *url, const char *body, struct cm_buf *out, long timeout_ms, char *err,
              size_t errlen);
 

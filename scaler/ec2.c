@@ -287,6 +287,8 @@ struct sc_ec2 *sc_ec2_create(const struct sc_ec2_config *cfg)
         ec2->status_init_ms = cfg->status_init_ms;
         ec2->max_instances = cfg->max_instances;
         ec2->strict_images = cfg->strict_images;
+        ec2->host_room = cfg->host_room;
+        ec2->host_ud = cfg->host_ud;
     }
     sc_rng_init(&ec2->rng, cfg ? cfg->seed : 0);
     if (ec2->retention_ms <= 0)

@@ -91,6 +91,13 @@ struct sc_ec2_config {
     /* 1: RunInstances accepts only the catalogue's images (InvalidAMIID.NotFound);
      * 0 (default): any well-formed ami- id, so scenarios may name their own. */
     int strict_images;
+    /* The host's room: a bound shared by every world of one program (the emulator's
+     * --max-instances), not an AWS quota. Returns how many more non-terminated instances
+     * may launch now; a RunInstances that cannot get MinCount of them fails with
+     * InsufficientInstanceCapacity "Insufficient capacity." (AWS's text when the hardware
+     * is full), one that can gets at most that many. NULL: no such bound. */
+    int (*host_room)(void *ud);
+    void *host_ud;
 };
 
 struct sc_ec2;
@@ -101,6 +108,8 @@ struct sc_ec2 *sc_ec2_create(const struct sc_ec2_config *cfg);
 void sc_ec2_destroy(struct sc_ec2 *ec2); /* NULL is a no-op */
 
 const char *sc_ec2_account_id(const struct sc_ec2 *ec2);
+/* Instances neither shutting-down nor terminated (what the instance limits count). */
+int sc_ec2_live_count(const struct sc_ec2 *ec2);
 const char *sc_ec2_region(const struct sc_ec2 *ec2);
 
 /* Advances time: status checks leave "initializing", terminated instances older than the

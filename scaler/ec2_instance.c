@@ -202,7 +202,7 @@ void ec2_clear_reason(struct inst *in)
     in->v.state_reason_message = NULL;
 }
 
-static int live_count(const struct sc_ec2 *ec2)
+int sc_ec2_live_count(const struct sc_ec2 *ec2)
 {
     int n = 0;
 
@@ -327,7 +327,7 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
     st = place(ec2, req, type, &subnet, err);
     if (st != SC_OK)
         return st;
-    avail = ec2->max_instances - live_count(ec2);
+    avail = ec2->max_instances - sc_ec2_live_count(ec2);
     if (avail < req->min_count)
         return sc_fail(err, SC_ERR_INSTANCE_LIMIT_EXCEEDED,
                        "You have requested more instances (%d) than your current instance limit "
@@ -335,6 +335,14 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
                        "http://aws.amazon.com/contact-us/ec2-request to request an adjustment "
                        "to this limit.",
                        req->min_count, ec2->max_instances);
+    if (ec2->host_room) {
+        int room = ec2->host_room(ec2->host_ud);
+
+        if (room < req->min_count)
+            return sc_fail(err, SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY, "Insufficient capacity.");
+        if (room < avail)
+            avail = room;
+    }
     count = req->max_count < avail ? req->max_count : avail;
     if (ec2_index_reserve(ec2, (size_t)ec2->ninsts + (size_t)count) < 0)
         goto oom;

@@ -156,6 +156,8 @@ struct sc_ec2 {
     int64_t status_init_ms;
     int max_instances;
     int strict_images;
+    int (*host_room)(void *ud);
+    void *host_ud;
     int placement_rr;
 
     struct zone zones[MAX_ZONES];

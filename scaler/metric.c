@@ -221,6 +221,7 @@ void sc_metric_config_defaults(struct sc_metric_config *c)
     c->hour_slots = 15 * 24;
     c->dist_slots = 3 * 60;
     c->expire_ms = 15LL * 86400 * 1000;
+    c->max_series = SC_METRIC_DEFAULT_MAX_SERIES;
 }
 
 void sc_metric_config_aws(struct sc_metric_config *c)
@@ -233,24 +234,126 @@ void sc_metric_config_aws(struct sc_metric_config *c)
 
 /* --- rings ------------------------------------------------------------------------------ */
 
-int metric_ring_init(struct ring *r, int n, int res_s, size_t *bytes)
+/* The arrays of a ring's block (summaries first: they need 8-byte alignment) and of a
+ * distribution's. */
+static const size_t ring_sizes[] = { sizeof(struct sum), sizeof(uint32_t), sizeof(uint8_t) };
+static const size_t dist_sizes[] = { sizeof(uint32_t), sizeof(float) * DIST_BINS };
+#define NSIZES(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static size_t per_slot(const size_t *sz, int nsz)
 {
-    r->n = n;
-    r->res_s = res_s;
-    r->s = calloc((size_t)n, sizeof(*r->s));
-    r->stamp = calloc((size_t)n, sizeof(*r->stamp));
-    r->flags = calloc((size_t)n, sizeof(*r->flags));
-    if (!r->s || !r->stamp || !r->flags)
+    size_t per = 0;
+
+    for (int i = 0; i < nsz; i++)
+        per += sz[i];
+    return per;
+}
+
+/* Array i of a block with room for cap slots. */
+static unsigned char *win_array(unsigned char *block, int cap, const size_t *sz, int i)
+{
+    size_t off = 0;
+
+    for (int j = 0; j < i; j++)
+        off += sz[j];
+    return block + (size_t)cap * off;
+}
+
+/* Gives w's block room for cap entries (cap > w->cap), in place when realloc can: each
+ * array moves to its new offset (the last first: they only move up), and a window that
+ * wrapped past the old end gets its first part moved to the new end. The new room is not
+ * touched (win_cover marks entries empty as the window takes them). Returns 0, or -1 on OOM (w
+ * unchanged). */
+static int win_grow(struct win *w, int cap, const size_t *sz, int nsz, size_t *bytes)
+{
+    int old = w->cap, wraps = w->head + w->len > old, part = old - w->head;
+    unsigned char *nb = realloc(w->block, (size_t)cap * per_slot(sz, nsz));
+
+    if (!nb)
         return -1;
-    *bytes += (size_t)n * (sizeof(*r->s) + sizeof(*r->stamp) + sizeof(*r->flags));
+    for (int i = nsz - 1; i >= 0; i--) {
+        unsigned char *to = win_array(nb, cap, sz, i);
+        memmove(to, win_array(nb, old, sz, i), (size_t)old * sz[i]);
+        if (wraps)
+            memmove(to + (size_t)(cap - part) * sz[i], to + (size_t)w->head * sz[i],
+                    (size_t)part * sz[i]);
+    }
+    if (wraps)
+        w->head = cap - part;
+    *bytes += (size_t)(cap - old) * per_slot(sz, nsz);
+    w->block = nb;
+    w->cap = cap;
     return 0;
+}
+
+/* Marks the window's slots k0 .. k0+count-1 empty: their stamps (array stamp_i, uint32_t)
+ * zero. The rest of an entry is set when its slot is made current. */
+static void win_clear(struct win *w, int k0, int count, const size_t *sz, int stamp_i)
+{
+    uint32_t *stamp = (uint32_t *)win_array(w->block, w->cap, sz, stamp_i);
+
+    for (int k = k0; k < k0 + count; k++)
+        stamp[metric_win_at(w, k)] = 0;
+}
+
+/* Extends w to hold slot (empty, outside the window), toward the nearer side, doubling its
+ * room (up to n) when the window outgrows it; the slots it takes are marked empty. Returns
+ * the slot's entry, or -1 on OOM (w unchanged). */
+static int win_cover(struct win *w, int slot, const size_t *sz, int nsz, int stamp_i, size_t *bytes)
+{
+    int front = 0, len = w->len + 1, old = w->len;
+
+    if (w->len > 0) {
+        int back = slot - (w->lo + w->len - 1), before = w->lo - slot;
+        if (back < 0)
+            back += w->n;
+        if (before < 0)
+            before += w->n;
+        if (back <= before) {
+            len = w->len + back;
+        } else {
+            front = before;
+            len = w->len + before;
+        }
+    }
+    if (len > w->cap) {
+        int cap = w->cap * 2 > len ? w->cap * 2 : len;
+        if (win_grow(w, cap < w->n ? cap : w->n, sz, nsz, bytes) < 0)
+            return -1;
+    }
+    w->head = (w->head - front + w->cap) % w->cap;
+    w->lo = w->len > 0 ? (w->lo - front + w->n) % w->n : slot;
+    w->len = len;
+    if (front > 0)
+        win_clear(w, 0, front, sz, stamp_i);
+    else
+        win_clear(w, old, len - old, sz, stamp_i);
+    return metric_win_find(w, slot);
+}
+
+static void win_cleanup(struct win *w)
+{
+    free(w->block);
+    memset(w, 0, sizeof(*w));
+}
+
+static void ring_arrays(struct ring *r)
+{
+    r->s = (struct sum *)win_array(r->w.block, r->w.cap, ring_sizes, 0);
+    r->stamp = (uint32_t *)win_array(r->w.block, r->w.cap, ring_sizes, 1);
+    r->flags = win_array(r->w.block, r->w.cap, ring_sizes, 2);
+}
+
+void metric_ring_init(struct ring *r, int n, int res_s)
+{
+    memset(r, 0, sizeof(*r));
+    r->w.n = n;
+    r->res_s = res_s;
 }
 
 void metric_ring_cleanup(struct ring *r)
 {
-    free(r->s);
-    free(r->stamp);
-    free(r->flags);
+    win_cleanup(&r->w);
     memset(r, 0, sizeof(*r));
 }
 
@@ -262,28 +365,78 @@ int64_t metric_floor_div(int64_t a, int64_t b)
     return q;
 }
 
-/* The slot for period index idx after making it current (a slot holding an older period is
+/* The entry for period index idx after making it current (a slot holding an older period is
  * reset); -1 when the slot already holds a newer period (idx is past retention). */
-int metric_ring_slot(struct ring *r, int64_t idx)
+int metric_ring_slot(struct ring *r, int64_t idx, size_t *bytes)
 {
-    int slot;
+    int slot, k;
     uint32_t st;
 
     if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1)
         return -1;
-    slot = (int)(idx % r->n);
+    slot = (int)(idx % r->w.n);
     st = (uint32_t)(idx + 1);
-    if (r->stamp[slot] == st)
-        return slot;
-    if (r->stamp[slot] > st)
+    k = metric_win_find(&r->w, slot);
+    if (k < 0) {
+        k = win_cover(&r->w, slot, ring_sizes, NSIZES(ring_sizes), 1, bytes);
+        if (k < 0)
+            return -2;
+        ring_arrays(r);
+    }
+    if (r->stamp[k] == st)
+        return k;
+    if (r->stamp[k] > st)
         return -1;
-    r->stamp[slot] = st;
-    r->s[slot].count = 0;
-    r->s[slot].sum = 0;
-    r->s[slot].min = 0;
-    r->s[slot].max = 0;
-    r->flags[slot] = 0;
-    return slot;
+    r->stamp[k] = st;
+    r->s[k].count = 0;
+    r->s[k].sum = 0;
+    r->s[k].min = 0;
+    r->s[k].max = 0;
+    r->flags[k] = 0;
+    return k;
+}
+
+static void dist_arrays(struct dist *d)
+{
+    d->stamp = (uint32_t *)win_array(d->w.block, d->w.cap, dist_sizes, 0);
+    d->bins = (float(*)[DIST_BINS])win_array(d->w.block, d->w.cap, dist_sizes, 1);
+}
+
+void metric_dist_init(struct dist *d, int n)
+{
+    memset(d, 0, sizeof(*d));
+    d->w.n = n;
+}
+
+void metric_dist_cleanup(struct dist *d)
+{
+    win_cleanup(&d->w);
+    memset(d, 0, sizeof(*d));
+}
+
+int metric_dist_slot(struct dist *d, int64_t idx, size_t *bytes)
+{
+    int slot, k;
+    uint32_t st;
+
+    if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1)
+        return -1;
+    slot = (int)(idx % d->w.n);
+    st = (uint32_t)(idx + 1);
+    k = metric_win_find(&d->w, slot);
+    if (k < 0) {
+        k = win_cover(&d->w, slot, dist_sizes, NSIZES(dist_sizes), 0, bytes);
+        if (k < 0)
+            return -2;
+        dist_arrays(d);
+    }
+    if (d->stamp[k] == st)
+        return k;
+    if (d->stamp[k] > st)
+        return -1;
+    d->stamp[k] = st;
+    memset(d->bins[k], 0, sizeof(d->bins[k]));
+    return k;
 }
 
 void metric_sum_add(struct sum *s, double count, double sum, double min, double max)
@@ -385,22 +538,16 @@ void metric_series_free(struct series *se)
     metric_ring_cleanup(&se->hires);
     metric_ring_cleanup(&se->minute);
     metric_ring_cleanup(&se->hour);
-    if (se->dist) {
-        free(se->dist->stamp);
-        free(se->dist->bins);
-        free(se->dist);
-    }
+    metric_dist_cleanup(&se->dist);
     free(se);
 }
 
 size_t metric_series_bytes(const struct series *se)
 {
-    size_t per = sizeof(struct sum) + sizeof(uint32_t) + 1;
-    size_t b = sizeof(*se) + per * (size_t)(se->hires.n + se->minute.n + se->hour.n);
+    size_t per = per_slot(ring_sizes, NSIZES(ring_sizes));
 
-    if (se->dist)
-        b += (size_t)se->dist->n * (sizeof(uint32_t) + sizeof(float) * DIST_BINS);
-    return b;
+    return sizeof(*se) + per * (size_t)(se->hires.w.cap + se->minute.w.cap + se->hour.w.cap) +
+           per_slot(dist_sizes, NSIZES(dist_sizes)) * (size_t)se->dist.w.cap;
 }
 
 void metric_free(struct sc_metric *m)
@@ -504,12 +651,12 @@ struct series *metric_series_ensure(struct sc_metric_store *s, struct sc_metric 
         return NULL;
     se->unit = u;
     se->last_ts_ms = INT64_MIN;
-    if (metric_ring_init(&se->minute, s->cfg.minute_slots, 60, &s->bytes) < 0 ||
-        metric_ring_init(&se->hour, s->cfg.hour_slots, 3600, &s->bytes) < 0) {
-        metric_series_free(se);
-        return NULL;
-    }
+    /* nothing held yet: each tier grows as periods get data */
+    metric_ring_init(&se->minute, s->cfg.minute_slots, 60);
+    metric_ring_init(&se->hour, s->cfg.hour_slots, 3600);
+    metric_dist_init(&se->dist, s->cfg.dist_slots);
     s->bytes += sizeof(*se);
+    s->nseries++;
     memmove(&m->series[i + 1], &m->series[i], (size_t)(m->nseries - i) * sizeof(m->series[0]));
     m->series[i] = se;
     m->nseries++;

@@ -4,8 +4,8 @@
  * compared sorted by name, then value). Under one metric each unit is a separate series
  * (units are aggregated separately), so a query without Unit sees one stream per unit.
  *
- * Storage: every series keeps pre-sized rings of per-period summaries (SampleCount, Sum,
- * Minimum, Maximum), epoch-aligned:
+ * Storage: every series keeps rings of per-period summaries (SampleCount, Sum, Minimum,
+ * Maximum), epoch-aligned, each sized in periods (its retention):
  *   - 1-second slots for the last 3 h, only for series that received StorageResolution=1
  *     data (allocated the first time such a datapoint arrives);
  *   - 1-minute slots for the last 26 h (every alarm with Period <= 3600 sees its whole
@@ -22,9 +22,15 @@
  * for minutes with one distinct value). No percentile is given for a bucket with a negative
  * value, or with a statistic set whose SampleCount != 1 and Minimum != Maximum, or for
  * periods that are not multiples of 60 or older than the distribution ring.
- * The store allocates only when a new metric identity or series appears (plus, once per
- * series, the 1-second ring and the distribution ring); never per datapoint. Series with no
- * data for 15 days are freed by sc_metric_store_expire(), so memory stays flat.
+ * Memory follows the data: a ring holds (and allocates) only the span of periods that got
+ * data, growing by doubling toward the nearer side when a period outside it gets some, up to
+ * its full size; a series with one datapoint costs well under 1 KB, one fed every minute
+ * holds the full minute ring (58 KB) after 26 h and the full hour ring too (~71 KB in all)
+ * after 15 days (docs/cloudwatch.md). So the store allocates when
+ * a metric identity or series appears and when a ring grows (at most log2(slots) times per
+ * ring); never for a datapoint that lands in periods already held. Series with no data for
+ * 15 days are freed by sc_metric_store_expire(), so memory stays flat; the series cap
+ * (sc_metric_config.max_series) bounds how many there are.
  *
  * Pure: no clock, no I/O; callers pass now_ms (epoch ms on the caller's clock). */
 #ifndef SCALER_METRIC_H
@@ -158,17 +164,24 @@ struct sc_agg {
  * requested percentile it is. */
 int sc_agg_value(const struct sc_agg *a, const struct sc_stat *st, int pct_index, double *out);
 
+/* The default series cap (sc_metric_config.max_series). */
+#define SC_METRIC_DEFAULT_MAX_SERIES 100000
+
 struct sc_metric_config {
     int hires_slots;   /* 1-second slots (default 10800 = 3 h) */
     int minute_slots;  /* 1-minute slots (default 1560 = 26 h) */
     int hour_slots;    /* 1-hour slots (default 360 = 15 days) */
     int dist_slots;    /* minute distributions for percentiles (default 180 = 3 h) */
     int64_t expire_ms; /* free series idle this long (default 15 days) */
+    /* Series (metric x unit) the store holds at most: a put that would pass it fails whole
+     * (sc_metric_store_put); 0 = no cap. Default SC_METRIC_DEFAULT_MAX_SERIES. scalelab's
+     * own bound (AWS has no such quota): it bounds the store's memory. */
+    int max_series;
 };
 void sc_metric_config_defaults(struct sc_metric_config *c);
 /* AWS's retention for the minute and hour tiers: 1-minute data 15 days (21,600 slots),
- * 1-hour data 455 days (10,920 slots), idle series kept 455 days. ~1.2 MB per series and
- * unit once full, against ~71 KB with the defaults (docs/cloudwatch.md). AWS's 5-minute
+ * 1-hour data 455 days (10,920 slots), idle series kept 455 days. Up to ~1.2 MB per series
+ * and unit once full, against ~71 KB with the defaults (docs/cloudwatch.md). AWS's 5-minute
  * tier (15 to 63 days) is not kept: such periods are answered from the hour tier when
  * they are whole hours, else not at all. */
 void sc_metric_config_aws(struct sc_metric_config *c);
@@ -182,7 +195,12 @@ void sc_metric_store_destroy(struct sc_metric_store *s); /* NULL is a no-op */
 
 /* PutMetricData: validates the whole request first (AWS codes and texts: MissingParameter,
  * InvalidParameterValue, InvalidParameterCombination), then stores every datum, so a
- * failing request stores nothing. SC_ERR_INTERNAL on OOM for a new identity. */
+ * failing request stores nothing. The series cap (test_metric_series_cap): a request that
+ * would bring the store past cfg.max_series series fails with SC_ERR_LIMIT_EXCEEDED_CW (a
+ * message naming the cap and the emulator's --max-metric-series), storing nothing; data for
+ * series already stored is always accepted, and so are internal puts (req->internal: the
+ * world's own AWS/ metrics, the journal's replay), which count toward the cap. Retention
+ * and imports never drop stored series for the cap. SC_ERR_INTERNAL on OOM. */
 enum sc_status sc_metric_store_put(struct sc_metric_store *s,
                                    const struct sc_put_metric_data_req *req, int64_t now_ms,
                                    struct sc_error *err);

@@ -52,20 +52,32 @@ static void wb_str(struct wbuf *b, const char *s)
     wb_put(b, s, l);
 }
 
+/* The entry of window w holding its i-th slot in increasing slot order (i = 0 ..
+ * w->len-1): the slots 0 .. past the wrap first, then lo .. n-1. */
+static int win_entry_in_slot_order(const struct win *w, int i)
+{
+    int wrapped = w->lo + w->len - w->n; /* the window's slots 0 .. wrapped-1 */
+
+    if (wrapped <= 0)
+        return metric_win_at(w, i);
+    return metric_win_at(w, i < wrapped ? w->len - wrapped + i : i - wrapped);
+}
+
 static void wb_ring(struct wbuf *b, const struct ring *r)
 {
     uint32_t n = 0;
     size_t at = b->len;
 
     wb_put(b, &n, sizeof(n));
-    for (int i = 0; i < r->n; i++) {
+    for (int i = 0; i < r->w.len; i++) {
+        int k = win_entry_in_slot_order(&r->w, i);
         uint32_t idx;
-        if (r->stamp[i] == 0 || r->s[i].count == 0)
+        if (r->stamp[k] == 0 || r->s[k].count == 0)
             continue;
-        idx = r->stamp[i] - 1;
+        idx = r->stamp[k] - 1;
         wb_put(b, &idx, sizeof(idx));
-        wb_put(b, &r->s[i], sizeof(r->s[i]));
-        wb_put(b, &r->flags[i], 1);
+        wb_put(b, &r->s[k], sizeof(r->s[k]));
+        wb_put(b, &r->flags[k], 1);
         n++;
     }
     if (!b->oom)
@@ -108,13 +120,14 @@ int sc_metric_store_export(const struct sc_metric_store *s, sc_metric_image_fn f
             wb_ring(&b, &se->hour);
             at = b.len;
             wb_put(&b, &nd, sizeof(nd));
-            for (int k = 0; se->dist && k < se->dist->n; k++) {
+            for (int e = 0; e < se->dist.w.len; e++) {
+                int k = win_entry_in_slot_order(&se->dist.w, e);
                 uint32_t idx;
-                if (se->dist->stamp[k] == 0)
+                if (se->dist.stamp[k] == 0)
                     continue;
-                idx = se->dist->stamp[k] - 1;
+                idx = se->dist.stamp[k] - 1;
                 wb_put(&b, &idx, sizeof(idx));
-                wb_put(&b, se->dist->bins[k], sizeof(se->dist->bins[k]));
+                wb_put(&b, se->dist.bins[k], sizeof(se->dist.bins[k]));
                 nd++;
             }
             if (b.oom) {
@@ -185,7 +198,8 @@ static uint32_t rb_ring_skip(struct rbuf *b)
     return n;
 }
 
-static void ring_import(struct ring *r, const unsigned char *p, uint32_t n)
+/* Returns 0, or -1 on OOM. */
+static int ring_import(struct ring *r, const unsigned char *p, uint32_t n, size_t *bytes)
 {
     size_t per = sizeof(uint32_t) + sizeof(struct sum) + 1;
 
@@ -195,14 +209,17 @@ static void ring_import(struct ring *r, const unsigned char *p, uint32_t n)
         memcpy(&e.idx, p + i * per, sizeof(e.idx));
         memcpy(&e.s, p + i * per + sizeof(e.idx), sizeof(e.s));
         memcpy(&e.flags, p + i * per + sizeof(e.idx) + sizeof(e.s), 1);
-        if (r->n == 0)
+        if (r->w.n == 0)
             continue;
-        slot = metric_ring_slot(r, e.idx);
+        slot = metric_ring_slot(r, e.idx, bytes);
+        if (slot == -2)
+            return -1;
         if (slot < 0)
             continue;
         r->s[slot] = e.s;
         r->flags[slot] = e.flags;
     }
+    return 0;
 }
 
 enum sc_status sc_metric_store_import(struct sc_metric_store *s, const void *img, size_t len,
@@ -261,44 +278,27 @@ enum sc_status sc_metric_store_import(struct sc_metric_store *s, const void *img
     se = metric_series_ensure(s, m, (enum sc_unit)unit);
     if (!se)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-    if (n_tiers[0] > 0 && se->hires.n == 0 &&
-        metric_ring_init(&se->hires, s->cfg.hires_slots, 1, &s->bytes) < 0)
-        metric_ring_cleanup(&se->hires);
+    if (n_tiers[0] > 0 && se->hires.w.n == 0)
+        metric_ring_init(&se->hires, s->cfg.hires_slots, 1);
     if (has_anchor && !m->has_anchor) {
         m->has_anchor = 1;
         m->anchor = anchor;
     }
     m->late_ver++;
-    ring_import(&se->hires, b.p + off_tiers[0], n_tiers[0]);
-    ring_import(&se->minute, b.p + off_tiers[1], n_tiers[1]);
-    ring_import(&se->hour, b.p + off_tiers[2], n_tiers[2]);
-    if (ndist > 0 && !se->dist) {
-        struct dist *d = calloc(1, sizeof(*d));
-        if (d) {
-            d->n = s->cfg.dist_slots;
-            d->stamp = calloc((size_t)d->n, sizeof(*d->stamp));
-            d->bins = calloc((size_t)d->n, sizeof(*d->bins));
-            if (!d->stamp || !d->bins) {
-                free(d->stamp);
-                free(d->bins);
-                free(d);
-                d = NULL;
-            } else {
-                se->dist = d;
-                s->bytes += sizeof(*d) + (size_t)d->n * (sizeof(*d->stamp) + sizeof(*d->bins));
-            }
-        }
-    }
-    for (uint32_t i = 0; se->dist && i < ndist; i++) {
+    if (ring_import(&se->hires, b.p + off_tiers[0], n_tiers[0], &s->bytes) < 0 ||
+        ring_import(&se->minute, b.p + off_tiers[1], n_tiers[1], &s->bytes) < 0 ||
+        ring_import(&se->hour, b.p + off_tiers[2], n_tiers[2], &s->bytes) < 0)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    for (uint32_t i = 0; i < ndist; i++) {
         uint32_t idx;
-        int slot;
+        int k;
         memcpy(&idx, b.p + off_dist + i * dper, sizeof(idx));
-        slot = (int)(idx % (uint32_t)se->dist->n);
-        if (se->dist->stamp[slot] > idx + 1)
+        k = metric_dist_slot(&se->dist, idx, &s->bytes);
+        if (k == -2)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        if (k < 0)
             continue;
-        se->dist->stamp[slot] = idx + 1;
-        memcpy(se->dist->bins[slot], b.p + off_dist + i * dper + sizeof(idx),
-               sizeof(se->dist->bins[slot]));
+        memcpy(se->dist.bins[k], b.p + off_dist + i * dper + sizeof(idx), sizeof(se->dist.bins[k]));
     }
     if (last > se->last_ts_ms)
         se->last_ts_ms = last;

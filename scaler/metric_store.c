@@ -30,7 +30,8 @@ struct sc_metric_store *sc_metric_store_create(const struct sc_metric_config *cf
     else
         sc_metric_config_defaults(&s->cfg);
     if (s->cfg.hires_slots < 1 || s->cfg.minute_slots < 1 || s->cfg.hour_slots < 1 ||
-        s->cfg.dist_slots < 1 || s->cfg.expire_ms <= 0 || metric_table_grow(s) < 0) {
+        s->cfg.dist_slots < 1 || s->cfg.expire_ms <= 0 || s->cfg.max_series < 0 ||
+        metric_table_grow(s) < 0) {
         sc_metric_store_destroy(s);
         return NULL;
     }
@@ -61,45 +62,34 @@ size_t sc_metric_store_bytes(const struct sc_metric_store *s)
 }
 
 /* Adds (v, weight) to a minute slot's distribution. was_uniform: the slot held only the
- * value prev (with prev_count samples) before. */
-static void dist_add(struct sc_metric_store *s, struct sc_metric *m, struct series *se, int64_t idx,
-                     int was_uniform, double prev, double prev_count, double v, double w)
+ * value prev (with prev_count samples) before. Returns 0, or -1 on OOM. */
+static int dist_add(struct sc_metric_store *s, struct sc_metric *m, struct series *se, int64_t idx,
+                    int was_uniform, double prev, double prev_count, double v, double w)
 {
-    struct dist *d = se->dist;
-    int slot;
+    struct dist *d = &se->dist;
+    int k;
 
-    if (!d) {
-        d = calloc(1, sizeof(*d));
-        if (!d)
-            return;
-        d->n = s->cfg.dist_slots;
-        d->stamp = calloc((size_t)d->n, sizeof(*d->stamp));
-        d->bins = calloc((size_t)d->n, sizeof(*d->bins));
-        if (!d->stamp || !d->bins) {
-            free(d->stamp);
-            free(d->bins);
-            free(d);
-            return;
-        }
-        se->dist = d;
-        s->bytes += sizeof(*d) + (size_t)d->n * (sizeof(*d->stamp) + sizeof(*d->bins));
-    }
-    slot = (int)(idx % d->n);
     if (was_uniform) {
-        if (d->stamp[slot] > (uint32_t)(idx + 1))
-            return;
-        d->stamp[slot] = (uint32_t)(idx + 1);
-        memset(d->bins[slot], 0, sizeof(d->bins[slot]));
-        d->bins[slot][metric_dist_bin(m, prev)] += (float)prev_count;
-    } else if (d->stamp[slot] != (uint32_t)(idx + 1)) {
-        return; /* lost: the minute keeps no percentile (see aggregate) */
+        k = metric_dist_slot(d, idx, &s->bytes);
+        if (k == -2)
+            return -1;
+        if (k < 0)
+            return 0;
+        memset(d->bins[k], 0, sizeof(d->bins[k]));
+        d->bins[k][metric_dist_bin(m, prev)] += (float)prev_count;
+    } else {
+        k = metric_dist_find(d, idx);
+        if (k < 0)
+            return 0; /* lost: the minute keeps no percentile (see aggregate) */
     }
-    d->bins[slot][metric_dist_bin(m, v)] += (float)w;
+    d->bins[k][metric_dist_bin(m, v)] += (float)w;
+    return 0;
 }
 
-/* Records count samples of value v (or a statistic set when is_set). */
-static void record(struct sc_metric_store *s, struct sc_metric *m, struct series *se, int64_t ts_ms,
-                   int hires, double count, double sum, double min, double max, int is_set)
+/* Records count samples of value v (or a statistic set when is_set). Returns 0, or -1 on
+ * OOM (a tier could not grow: what was recorded stays). */
+static int record(struct sc_metric_store *s, struct sc_metric *m, struct series *se, int64_t ts_ms,
+                  int hires, double count, double sum, double min, double max, int is_set)
 {
     int64_t ts_s = metric_floor_div(ts_ms, 1000);
     int no_pct = min < 0 || (is_set && count != 1 && min != max);
@@ -110,21 +100,27 @@ static void record(struct sc_metric_store *s, struct sc_metric *m, struct series
         m->anchor = (int)floor(log2(pos)) - DIST_HALF_OCTAVES;
         m->has_anchor = 1;
     }
-    if (hires && se->hires.n) {
-        slot = metric_ring_slot(&se->hires, ts_s);
+    if (hires && se->hires.w.n) {
+        slot = metric_ring_slot(&se->hires, ts_s, &s->bytes);
+        if (slot == -2)
+            return -1;
         if (slot >= 0) {
             metric_sum_add(&se->hires.s[slot], count, sum, min, max);
             if (no_pct)
                 se->hires.flags[slot] |= FLAG_NO_PCT;
         }
     }
-    slot = metric_ring_slot(&se->hour, metric_floor_div(ts_s, 3600));
+    slot = metric_ring_slot(&se->hour, metric_floor_div(ts_s, 3600), &s->bytes);
+    if (slot == -2)
+        return -1;
     if (slot >= 0) {
         metric_sum_add(&se->hour.s[slot], count, sum, min, max);
         if (no_pct)
             se->hour.flags[slot] |= FLAG_NO_PCT;
     }
-    slot = metric_ring_slot(&se->minute, metric_floor_div(ts_s, 60));
+    slot = metric_ring_slot(&se->minute, metric_floor_div(ts_s, 60), &s->bytes);
+    if (slot == -2)
+        return -1;
     if (slot >= 0) {
         struct sum *sm = &se->minute.s[slot];
         double pc = sm->count, pmin = sm->min, pmax = sm->max;
@@ -133,7 +129,9 @@ static void record(struct sc_metric_store *s, struct sc_metric *m, struct series
             se->minute.flags[slot] |= FLAG_NO_PCT;
         } else if (!(se->minute.flags[slot] & FLAG_NO_PCT) && pc > 0 &&
                    !(pmin == pmax && pmin == min && min == max)) {
-            dist_add(s, m, se, metric_floor_div(ts_s, 60), pmin == pmax, pmin, pc, min, count);
+            if (dist_add(s, m, se, metric_floor_div(ts_s, 60), pmin == pmax, pmin, pc, min, count) <
+                0)
+                return -1;
         }
     }
     if (metric_floor_div(ts_s, 60) < metric_floor_div(se->last_ts_ms, 60000))
@@ -142,6 +140,7 @@ static void record(struct sc_metric_store *s, struct sc_metric *m, struct series
         se->last_ts_ms = ts_ms;
     if (ts_ms > m->last_ts_ms)
         m->last_ts_ms = ts_ms;
+    return 0;
 }
 
 static int finite_in_range(double v)
@@ -333,6 +332,54 @@ static enum sc_status validate_namespace(const char *ns, int internal, struct sc
     return SC_OK;
 }
 
+/* Whether data j of req names the same series (identity and unit) as data i. */
+static int same_series(const struct sc_put_metric_data_req *req, const enum sc_unit *units, int i,
+                       int j)
+{
+    const struct sc_metric_datum *a = &req->metric_data[i], *b = &req->metric_data[j];
+    struct sorted_dims sa, sb;
+
+    if (units[i] != units[j] || a->n_dimensions != b->n_dimensions ||
+        strcmp(a->metric_name, b->metric_name) != 0)
+        return 0;
+    metric_sort_dims(a->dimensions, a->n_dimensions, &sa);
+    metric_sort_dims(b->dimensions, b->n_dimensions, &sb);
+    for (int k = 0; k < sa.n; k++)
+        if (strcmp(sa.d[k]->name, sb.d[k]->name) != 0 ||
+            strcmp(sa.d[k]->value, sb.d[k]->value) != 0)
+            return 0;
+    return 1;
+}
+
+/* How many series (identity and unit) a validated request would add to the store. */
+static int new_series_count(const struct sc_metric_store *s,
+                            const struct sc_put_metric_data_req *req, const enum sc_unit *units)
+{
+    uint64_t hashes[SC_METRIC_MAX_DATA];
+    int fresh[SC_METRIC_MAX_DATA], nfresh = 0;
+
+    for (int i = 0; i < req->n_metric_data; i++) {
+        const struct sc_metric_datum *d = &req->metric_data[i];
+        struct sorted_dims sd;
+        const struct sc_metric *m;
+        uint64_t h;
+        int known = 0;
+
+        metric_sort_dims(d->dimensions, d->n_dimensions, &sd);
+        h = metric_key_hash(req->namespace, d->metric_name, &sd);
+        m = metric_lookup(s, h, req->namespace, d->metric_name, &sd);
+        for (int k = 0; m && k < m->nseries && !known; k++)
+            known = m->series[k]->unit == units[i];
+        for (int k = 0; k < nfresh && !known; k++)
+            known = hashes[k] == h && same_series(req, units, fresh[k], i);
+        if (!known) {
+            hashes[nfresh] = h;
+            fresh[nfresh++] = i;
+        }
+    }
+    return nfresh;
+}
+
 enum sc_status sc_metric_store_put(struct sc_metric_store *s,
                                    const struct sc_put_metric_data_req *req, int64_t now_ms,
                                    struct sc_error *err)
@@ -353,6 +400,17 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
         if (st != SC_OK)
             return st;
     }
+    if (!req->internal && s->cfg.max_series > 0 &&
+        s->nseries + req->n_metric_data > s->cfg.max_series) {
+        int fresh = new_series_count(s, req, units);
+        if (fresh > 0 && s->nseries + fresh > s->cfg.max_series)
+            return sc_fail(err, SC_ERR_LIMIT_EXCEEDED_CW,
+                           "Too many metric series: this request adds %d new series to the %d "
+                           "stored, and scalelab keeps at most %d metric series per account and "
+                           "region (its own cap, not an AWS quota: the emulator's option "
+                           "--max-metric-series sets it).",
+                           fresh, s->nseries, s->cfg.max_series);
+    }
     for (int i = 0; i < req->n_metric_data; i++) {
         const struct sc_metric_datum *d = &req->metric_data[i];
         struct sorted_dims sd;
@@ -360,7 +418,7 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
         struct series *se;
         enum sc_unit u = units[i];
         int64_t ts = d->has_timestamp ? d->timestamp_ms : now_ms;
-        int hires = d->storage_resolution == 1;
+        int hires = d->storage_resolution == 1, rc = 0;
         uint64_t h;
 
         metric_sort_dims(d->dimensions, d->n_dimensions, &sd);
@@ -373,25 +431,24 @@ enum sc_status sc_metric_store_put(struct sc_metric_store *s,
         se = metric_series_ensure(s, m, u);
         if (!se)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-        if (hires && se->hires.n == 0) {
-            if (metric_ring_init(&se->hires, s->cfg.hires_slots, 1, &s->bytes) < 0) {
-                metric_ring_cleanup(&se->hires);
-                hires = 0;
-            }
-        }
+        if (hires && se->hires.w.n == 0)
+            metric_ring_init(&se->hires, s->cfg.hires_slots, 1);
         if (d->has_value) {
-            record(s, m, se, ts, hires, 1, d->value, d->value, d->value, 0);
+            rc = record(s, m, se, ts, hires, 1, d->value, d->value, d->value, 0);
         } else if (d->has_statistic_values) {
             const struct sc_statistic_set *ss = &d->statistic_values;
-            record(s, m, se, ts, hires, ss->sample_count, ss->sum, ss->minimum, ss->maximum, 1);
+            rc =
+                record(s, m, se, ts, hires, ss->sample_count, ss->sum, ss->minimum, ss->maximum, 1);
         } else {
-            for (int j = 0; j < d->n_values; j++) {
+            for (int j = 0; j < d->n_values && rc == 0; j++) {
                 double c = d->counts ? d->counts[j] : 1;
                 double v = d->values[j];
                 if (c > 0)
-                    record(s, m, se, ts, hires, c, v * c, v, v, 0);
+                    rc = record(s, m, se, ts, hires, c, v * c, v, v, 0);
             }
         }
+        if (rc < 0)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     }
     return SC_OK;
 }
@@ -406,6 +463,7 @@ int sc_metric_store_expire(struct sc_metric_store *s, int64_t now_ms)
         for (int j = 0; j < m->nseries; j++) {
             if (now_ms - m->series[j]->last_ts_ms > s->cfg.expire_ms) {
                 s->bytes -= metric_series_bytes(m->series[j]);
+                s->nseries--;
                 metric_series_free(m->series[j]);
             } else {
                 m->series[k++] = m->series[j];
@@ -608,14 +666,11 @@ static int ring_agg(const struct sc_metric *m, const struct series *se, const st
     int any = 0;
 
     for (int64_t idx = from; idx < to; idx++) {
-        int slot;
+        int k = metric_ring_find(r, idx), dk;
         const struct sum *sm;
-        if (idx < 0 || idx >= (int64_t)UINT32_MAX - 1)
+        if (k < 0)
             continue;
-        slot = (int)(idx % r->n);
-        if (r->stamp[slot] != (uint32_t)(idx + 1))
-            continue;
-        sm = &r->s[slot];
+        sm = &r->s[k];
         if (sm->count <= 0)
             continue;
         if (out->sample_count == 0) {
@@ -632,13 +687,12 @@ static int ring_agg(const struct sc_metric *m, const struct series *se, const st
         any = 1;
         if (!acc->ok)
             continue;
-        if (r->flags[slot] & FLAG_NO_PCT) {
+        if (r->flags[k] & FLAG_NO_PCT) {
             acc->ok = 0;
         } else if (sm->min == sm->max) {
             acc_point(acc, m, sm->min, sm->count);
-        } else if (r->res_s == 60 && se->dist &&
-                   se->dist->stamp[idx % se->dist->n] == (uint32_t)(idx + 1)) {
-            acc_hist(acc, m, se->dist->bins[idx % se->dist->n], sm);
+        } else if (r->res_s == 60 && (dk = metric_dist_find(&se->dist, idx)) >= 0) {
+            acc_hist(acc, m, se->dist.bins[dk], sm);
         } else {
             acc->ok = 0;
         }
@@ -661,7 +715,7 @@ int sc_metric_settled_window(const struct sc_metric *m, int64_t *from_ms, int64_
     se = m->series[0];
     newest = metric_floor_div(se->last_ts_ms, 60000);
     /* periods that end by the newest minute's start, their oldest minute still in the ring */
-    *from_ms = (newest - se->minute.n + 1) * 60000;
+    *from_ms = (newest - se->minute.w.n + 1) * 60000;
     *to_ms = newest * 60000;
     return 1;
 }
@@ -686,14 +740,14 @@ int sc_metric_aggregate(const struct sc_metric *m, enum sc_unit unit, int64_t st
         if (unit != SC_UNIT_ANY && se->unit != unit)
             continue;
         if (period_s % 60 != 0 || start_s % 60 != 0) {
-            if (se->hires.n)
+            if (se->hires.w.n)
                 any |= ring_agg(m, se, &se->hires, start_s, start_s + period_s, out, &acc);
         } else {
             int64_t from = start_s / 60, to = from + period_s / 60;
             int64_t newest = (int64_t)0;
             /* The minute ring holds the last minute_slots minutes before the newest put. */
             newest = metric_floor_div(se->last_ts_ms, 60000);
-            if (from > newest - se->minute.n || period_s % 3600 != 0 || start_s % 3600 != 0)
+            if (from > newest - se->minute.w.n || period_s % 3600 != 0 || start_s % 3600 != 0)
                 any |= ring_agg(m, se, &se->minute, from, to, out, &acc);
             else
                 any |= ring_agg(m, se, &se->hour, start_s / 3600, start_s / 3600 + period_s / 3600,

@@ -525,6 +525,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     ec.nzones = w->nzones;
     ec.rand64 = world_rand64;
     ec.rand_ud = &w->rng;
+    ec.host_room = cfg->host_room;
+    ec.host_ud = cfg->host_ud;
     w->ec2 = sc_ec2_create(&ec);
     if (!w->ec2)
         goto fail;
@@ -553,6 +555,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     sc_cw_config_defaults(&cc);
     if (cfg->aws_retention)
         sc_metric_config_aws(&cc.metrics);
+    if (cfg->max_metric_series > 0)
+        cc.metrics.max_series = cfg->max_metric_series;
     cc.region = w->region;
     cc.account = w->account;
     cc.start_ms = cfg->start_ms;

@@ -55,13 +55,22 @@ struct sc_world_config {
     /* Period of the ASG health sweep (spec 7: 10 s); 0: 10000. */
     int64_t health_sweep_ms;
     /* 1: CloudWatch keeps metric data as long as AWS does (sc_metric_config_aws: 1-minute
-     * data 15 days, hourly 455 days; ~1.2 MB per series); 0: the shorter default tiers
-     * (1-minute 26 h, hourly 15 days; ~71 KB per series). docs/cloudwatch.md. */
+     * data 15 days, hourly 455 days; up to ~1.2 MB per series once full); 0: the shorter
+     * default tiers (1-minute 26 h, hourly 15 days; up to ~71 KB per series). Memory grows
+     * with the data a series holds (docs/cloudwatch.md). */
     int aws_retention;
     /* Time zones for scheduled actions (scaler/asg_sched.h): the caller's zoneinfo
      * (common/tz.h's cm_tz_offset in the programs); NULL: only UTC is known. */
     int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
     void *tz_ud;
+    /* CloudWatch metric series the world holds at most (sc_metric_config.max_series:
+     * PutMetricData past it answers LimitExceeded); 0: SC_METRIC_DEFAULT_MAX_SERIES
+     * (100,000). scalelab's own cap, not an AWS quota (docs/cloudwatch.md). */
+    int max_metric_series;
+    /* The host's room for more instances, shared by the program's worlds (the emulator's
+     * --max-instances): sc_ec2_config.host_room. NULL: no host bound (the simulator). */
+    int (*host_room)(void *ud);
+    void *host_ud;
 };
 
 /* Fills cfg with the defaults above (zero seed, zero start). */

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # CloudWatch under --state FILE: alarms (state, reason, tags, history) live in the snapshot,
 # datapoints in the journal FILE.metrics; kill -9 at any moment loses no acknowledged put;
-# a torn journal tail is dropped with a warning; a corrupt snapshot alarm refuses to start.
-# boto3 (Debian's: CloudWatch over query). Prints TAP lines.
+# a torn journal tail is dropped with a warning; a corrupt record in the middle of the
+# journal and a corrupt snapshot alarm refuse to start, leaving the files; the series cap
+# (--max-metric-series) answers LimitExceeded and keeps every stored series across restarts.
+# boto3 (CloudWatch over JSON 1.0). Prints TAP lines.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +68,23 @@ elif cmd == "stream":
         cw.put_metric_data(Namespace="Stream", MetricData=[{"MetricName": "Seq", "Value": 1.0}])
         i += 1
         print(i, flush=True)
+elif cmd == "capput":
+    # new series Cap/Load Host=h<i>, i from START, N of them: print how many were taken,
+    # then the refusal (status, code, message) if one came
+    import botocore
+    start_i, n, took = int(sys.argv[3]), int(sys.argv[4]), 0
+    for i in range(start_i, start_i + n):
+        try:
+            cw.put_metric_data(Namespace="Cap", MetricData=[
+                {"MetricName": "Load", "Dimensions": [{"Name": "Host", "Value": "h%d" % i}], "Value": 1.0}])
+        except botocore.exceptions.ClientError as e:
+            print(took, "refused", e.response["ResponseMetadata"]["HTTPStatusCode"],
+                  e.response["Error"]["Code"], e.response["Error"]["Message"])
+            sys.exit(0)
+        took += 1
+    print(took)
+elif cmd == "capcount":
+    print(len(cw.list_metrics(Namespace="Cap")["Metrics"]))
 elif cmd == "count":
     r = cw.get_metric_statistics(Namespace="Stream", MetricName="Seq", StartTime=now - datetime.timedelta(hours=1),
                                  EndTime=now + datetime.timedelta(minutes=2), Period=3600, Statistics=["SampleCount"])
@@ -107,6 +126,23 @@ if start && grep -q "metric journal: torn record" "$TMP/emu$n.log" && py dump >"
     ok "a torn journal tail is dropped with a warning, the rest kept"
 else notok "torn journal tail"; fi
 
+# a corrupt record in the middle of the journal (issue 19): refuse to start, naming the
+# file and the offset, and leave the file untouched
+stop9
+cp "$TMP/state.json.metrics" "$TMP/metrics.good"
+python3 - "$TMP/state.json.metrics" <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read())
+b[len(b) // 2] ^= 0x5a
+open(p, "wb").write(b)
+PY
+sum1=$(md5sum <"$TMP/state.json.metrics")
+if ! start && grep -q "state.json.metrics: corrupt record at byte [0-9]* (CRC mismatch; intact records follow" "$TMP/emu$n.log" &&
+    grep -q "the file is left as it is" "$TMP/emu$n.log" && [ "$(md5sum <"$TMP/state.json.metrics")" = "$sum1" ]; then
+    ok "a corrupt record in the middle of the journal: the emulator refuses to start, names file and offset, leaves the file"
+else notok "corrupt record in the middle of the journal"; fi
+mv "$TMP/metrics.good" "$TMP/state.json.metrics"
+
 # a snapshot whose alarm is corrupt: refuse to start, file untouched
 stop9
 cp "$TMP/state.json" "$TMP/state.json.good"
@@ -137,5 +173,23 @@ if start && have=$(py count) && [ "$have" -ge "$acked" ] && [ "$have" -lt "$befo
     [ "$(python3 "$TMP/cw.py" "$EP" dump 2>/dev/null | head -c 1)" = "" ]; then
     ok "admin reset empties the journal ($before_reset datums before); later puts survive kill -9 ($acked acknowledged, $have stored)"
 else notok "admin reset and the journal (acknowledged $acked, stored ${have:-?})"; fi
+
+# the series cap (--max-metric-series, issue 19): PutMetricData past it answers 400
+# LimitExceeded; a restart with a lower cap keeps every series stored
+stop9
+start --max-metric-series 4 || notok "start with --max-metric-series 4"
+stored=$(python3 -c 'import boto3,sys; print(len(boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="us-east-1").list_metrics()["Metrics"]))' "$EP")
+out=$(py capput 0 10)
+took=$((4 - stored))
+if [[ "$out" == "$took refused 400 LimitExceeded "*"at most 4 metric series"*"--max-metric-series"* ]] && [ "$(py capcount)" = "$took" ]; then
+    ok "past --max-metric-series 4 ($stored series stored before): PutMetricData answers 400 LimitExceeded naming the cap and the option"
+else notok "series cap: $out"; fi
+before_cap=$(py count)
+stop9
+start --max-metric-series 1 || notok "start with --max-metric-series 1"
+c1=$(py capcount) c2=$(py count) c3=$(py capput 100 1) c4=$(py capput 0 1)
+if [ "$c1" = "$took" ] && [ "$c2" = "$before_cap" ] && [[ "$c3" == "0 refused 400 LimitExceeded"* ]] && [ "$c4" = 1 ]; then
+    ok "restart under a lower cap: every stored series kept, new ones refused, stored ones still take data"
+else notok "restart under a lower series cap: Cap series $c1 (want $took), Stream $c2 (want $before_cap), new: $c3, stored: $c4"; fi
 
 finish

@@ -100,6 +100,25 @@ static void test_acbor_decode_table(void **state)
     }
 }
 
+/* a map key given twice is refused, as the JSON protocol refuses it (issue 19 finding 13:
+ * CBOR kept the last, JSON answered SerializationException) */
+static void test_acbor_duplicate_map_key_rejected(void **state)
+{
+    uint8_t buf[32];
+    struct awserr err = { 0 };
+    json_t *v = NULL;
+
+    (void)state;
+    /* {"a": 1, "a": 2}, definite and indefinite */
+    assert_int_equal(acbor_decode(buf, unhex("a2616101616102", buf), &v, &err), -1);
+    assert_string_equal(err.code, "SerializationException");
+    assert_non_null(strstr(err.message, "duplicate map key"));
+    assert_int_equal(acbor_decode(buf, unhex("bf616101616102ff", buf), &v, &err), -1);
+    /* {"a": 1, "b": 2} is fine */
+    assert_int_equal(acbor_decode(buf, unhex("a2616101616202", buf), &v, &err), 0);
+    json_decref(v);
+}
+
 static void test_acbor_deep_nesting_rejected(void **state)
 {
     size_t n = 100000;
@@ -195,6 +214,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_acbor_decode_table),
+        cmocka_unit_test(test_acbor_duplicate_map_key_rejected),
         cmocka_unit_test(test_acbor_deep_nesting_rejected),
         cmocka_unit_test(test_acbor_roundtrip_json),
         cmocka_unit_test(test_acbor_request_and_reply_use_the_model),

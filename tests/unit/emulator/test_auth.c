@@ -23,6 +23,7 @@
 
 #include "common/buf.h"
 #include "common/sigv4.h"
+#include "emulator/region.h"
 
 #define AKID    "AKIDEXAMPLE"
 #define SECRET  "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -148,11 +149,11 @@ static void test_auth_scope_region_checked(void **state)
     sign(&r, "monitoring", "US-EAST-1", BODY, 0, 1);
     expect(&r, 403, "SignatureDoesNotMatch",
            "Credential should be scoped to a valid region, not 'US-EAST-1'. ");
-    assert_true(auth_region_is_aws("us-east-1"));
-    assert_true(auth_region_is_aws("us-gov-west-1"));
-    assert_true(auth_region_is_aws("cn-north-1"));
-    assert_false(auth_region_is_aws("us-east-"));
-    assert_false(auth_region_is_aws(""));
+    assert_true(region_is_aws("us-east-1"));
+    assert_true(region_is_aws("us-gov-west-1"));
+    assert_true(region_is_aws("cn-north-1"));
+    assert_false(region_is_aws("us-east-"));
+    assert_false(region_is_aws(""));
 }
 
 static void test_auth_host_must_be_signed(void **state)

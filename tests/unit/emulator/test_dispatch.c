@@ -242,6 +242,51 @@ static void test_dispatch_routes_cbor_path(void **state)
     assert_string_equal(header(rs, "x-amzn-query-error"), "MethodNotAllowed;Sender");
 }
 
+/* a change whose commit failed (disk full) answers 500 in the request's own protocol
+ * (issue 19 finding 13: always XML, so a CBOR or JSON client saw only "500") */
+static void test_dispatch_response_fail_in_the_request_protocol(void **state)
+{
+    struct fixture *f = *state;
+    struct req rq = { .path = CBOR_PATH "ListMetrics", .body = "\xa0", .len = 1 };
+    struct dispatch_response *rs;
+    const char *msg = "scalelab could not save its state file";
+    char rid[64];
+
+    /* query */
+    rs = query(f, NULL,
+               "Action=PutMetricData&Version=2010-08-01&Namespace=n&"
+               "MetricData.member.1.MetricName=m&MetricData.member.1.Value=1");
+    assert_int_equal(rs->status, 200);
+    snprintf(rid, sizeof(rid), "%s", header(rs, "x-amzn-RequestId"));
+    dispatch_response_fail(rs, msg);
+    assert_int_equal(rs->status, 500);
+    assert_string_equal(rs->content_type, "text/xml");
+    assert_body_has(rs, "<Code>InternalFailure</Code>");
+    assert_body_has(rs, msg);
+    assert_body_has(rs, rid);
+    assert_string_equal(header(rs, "x-amzn-RequestId"), rid);
+    /* JSON 1.0 */
+    rs = json_call(f, "PutMetricData",
+                   "{\"Namespace\":\"n\",\"MetricData\":[{\"MetricName\":\"m\",\"Value\":1}]}");
+    assert_int_equal(rs->status, 200);
+    dispatch_response_fail(rs, msg);
+    assert_int_equal(rs->status, 500);
+    assert_string_equal(rs->content_type, "application/x-amz-json-1.0");
+    assert_string_equal(header(rs, "x-amzn-query-error"), "InternalFailure;Receiver");
+    assert_body_has(rs, msg);
+    /* RPC v2 CBOR */
+    rq.hdrs[0] = "Content-Type";
+    rq.hdrs[1] = "application/cbor";
+    rq.path = CBOR_PATH "ListMetrics";
+    rs = send_req(f, &rq);
+    assert_int_equal(rs->status, 200);
+    dispatch_response_fail(rs, msg);
+    assert_int_equal(rs->status, 500);
+    assert_string_equal(rs->content_type, "application/cbor");
+    assert_string_equal(header(rs, "smithy-protocol"), "rpc-v2-cbor");
+    assert_string_equal(header(rs, "x-amzn-query-error"), "InternalFailure;Receiver");
+}
+
 static void test_dispatch_routes_admin(void **state)
 {
     struct fixture *f = *state;
@@ -349,21 +394,35 @@ static void test_dispatch_events_jsonl(void **state)
 
 /* ---- the world ---------------------------------------------------------------------------- */
 
-static void test_dispatch_invalid_region(void **state)
+/* Worlds only for AWS's regions (emulator/region.h) and --region, made only by a change
+ * (issue 19 finding 7: any scope's region, even a read's, made a world saved for good, and
+ * after 32 of them real regions were refused). */
+static void test_dispatch_worlds_only_for_aws_regions_and_by_a_change(void **state)
 {
     struct fixture *f = *state;
     struct dispatch_response *rs;
+    static const char *const made_up[] = { "Not_A_Region", "xx-fake-1", "us-east-7" };
 
-    rs = query(f, SCOPE("Not_A_Region", "autoscaling"), "Action=DescribeAutoScalingGroups");
-    assert_int_equal(rs->status, 400);
-    assert_body_has(rs, "<Code>InvalidParameterValue</Code>");
-    assert_body_has(rs, "<Message>Invalid region: Not_A_Region</Message>");
-    assert_int_equal(rs->state_kind, 0);
-    /* the same rule in every service */
-    rs = query(f, SCOPE("Not_A_Region", "monitoring"),
+    /* a made-up region: AWS's answer to a credential scope of an unknown region, in every
+     * service, and no world */
+    for (size_t i = 0; i < sizeof(made_up) / sizeof(made_up[0]); i++) {
+        char scope[256];
+
+        snprintf(scope, sizeof(scope),
+                 "AWS4-HMAC-SHA256 Credential=AKID/20260101/%s/autoscaling/aws4_request, "
+                 "SignedHeaders=host, Signature=00",
+                 made_up[i]);
+        rs = query(f, scope, "Action=DescribeAutoScalingGroups");
+        assert_int_equal(rs->status, 403);
+        assert_body_has(rs, "<Code>SignatureDoesNotMatch</Code>");
+        assert_body_has(rs, "Credential should be scoped to a valid region, not");
+        assert_body_has(rs, made_up[i]);
+        assert_int_equal(rs->state_kind, 0);
+    }
+    rs = query(f, SCOPE("xx-fake-1", "monitoring"),
                "Action=SetAlarmState&AlarmName=a&StateValue=OK&StateReason=r");
-    assert_int_equal(rs->status, 400);
-    assert_body_has(rs, "Invalid region: Not_A_Region");
+    assert_int_equal(rs->status, 403);
+    assert_body_has(rs, "Credential should be scoped to a valid region, not");
     assert_int_equal(emu_world_count(f->emu), 0);
     /* catalogues read no world: any region answers, and none is made */
     rs = query(f, SCOPE("Not_A_Region", "autoscaling"), "Action=DescribeAdjustmentTypes");
@@ -371,13 +430,42 @@ static void test_dispatch_invalid_region(void **state)
     rs = query(f, SCOPE("eu-west-3", "ec2"), "Action=DescribeInstanceTypes&Version=2016-11-15");
     assert_int_equal(rs->status, 200);
     assert_int_equal(emu_world_count(f->emu), 0);
-    /* a good region's world is made on first use, once */
+    /* reads of a real region answer from an empty world and make none */
     rs = query(f, SCOPE("eu-west-3", "autoscaling"), "Action=DescribeAutoScalingGroups");
     assert_int_equal(rs->status, 200);
+    assert_body_has(rs, "<AutoScalingGroups/>");
     rs = query(f, SCOPE("eu-west-3", "elasticloadbalancing"), "Action=DescribeLoadBalancers");
     assert_int_equal(rs->status, 200);
+    rs = query(f, SCOPE("ap-southeast-7", "ec2"), "Action=DescribeVpcs&Version=2016-11-15");
+    assert_int_equal(rs->status, 200);
+    assert_body_has(rs, "172.31.0.0/16");
+    assert_int_equal(emu_world_count(f->emu), 0);
+    /* a change makes the world, once */
+    rs = query(f, SCOPE("eu-west-3", "autoscaling"),
+               "Action=CreateLaunchConfiguration&LaunchConfigurationName=lc&ImageId=ami-12345678&"
+               "InstanceType=m1.small");
+    assert_int_equal(rs->status, 200);
+    rs = query(f, SCOPE("eu-west-3", "autoscaling"), "Action=DescribeLaunchConfigurations");
+    assert_body_has(rs, "<LaunchConfigurationName>lc</LaunchConfigurationName>");
     assert_int_equal(emu_world_count(f->emu), 1);
     assert_non_null(emu_world_find(f->emu, ACCOUNT, "eu-west-3"));
+    /* ten more AWS regions */
+    for (int i = 0; i < 10; i++) {
+        static const char *const some[] = { "us-east-1",    "us-east-2",  "us-west-1",
+                                            "us-west-2",    "eu-west-1",  "eu-west-2",
+                                            "eu-central-1", "ap-south-1", "sa-east-1",
+                                            "ca-central-1" };
+
+        char scope[256];
+
+        snprintf(scope, sizeof(scope),
+                 "AWS4-HMAC-SHA256 Credential=AKID/20260101/%s/monitoring/aws4_request, "
+                 "SignedHeaders=host, Signature=00",
+                 some[i]);
+        rs = query(f, scope, "Action=SetAlarmState&AlarmName=a&StateValue=OK&StateReason=r");
+        assert_int_not_equal(rs->status, 403);
+    }
+    assert_int_equal(emu_world_count(f->emu), 11);
 }
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -408,6 +496,31 @@ static void test_dispatch_unknown_action(void **state)
     assert_body_has(rs, "<Code>NotImplemented</Code>");
 }
 
+/* issue 19 finding 13: a %00 in Action cut the name, so DescribeAlarms%00Foo ran
+ * DescribeAlarms; a %00 in a key made it another key */
+static void test_dispatch_action_with_nul_refused(void **state)
+{
+    struct fixture *f = *state;
+    struct dispatch_response *rs;
+
+    rs = query(f, NULL, "Action=DescribeAlarms%00Foo&Version=2010-08-01");
+    assert_int_equal(rs->status, 400);
+    assert_body_has(rs, "<Code>InvalidAction</Code>");
+    assert_body_has(rs, "The action DescribeAlarms%00... is not valid for this web service.");
+    rs = query(f, NULL, "Action%00x=DescribeAlarms&Version=2010-08-01");
+    assert_int_equal(rs->status, 400);
+    assert_body_has(rs, "<Code>MissingAction</Code>");
+    /* a member name with a NUL names no member: the filter is not applied */
+    rs = query(f, NULL,
+               "Action=PutMetricAlarm&Version=2010-08-01&AlarmName=a&MetricName=m&Namespace=n&"
+               "Statistic=Average&Period=60&EvaluationPeriods=1&Threshold=1&"
+               "ComparisonOperator=GreaterThanThreshold");
+    assert_int_equal(rs->status, 200);
+    rs = query(f, NULL, "Action=DescribeAlarms&Version=2010-08-01&AlarmNames.member.1%00x=zz");
+    assert_int_equal(rs->status, 200);
+    assert_body_has(rs, "<AlarmName>a</AlarmName>");
+}
+
 static void test_dispatch_gzip_body(void **state)
 {
     struct fixture *f = *state;
@@ -428,6 +541,29 @@ static void test_dispatch_gzip_body(void **state)
     rs = json_call(f, "ListMetrics", "{\"Namespace\":\"Gz\"}");
     assert_int_equal(rs->status, 200);
     assert_body_has(rs, "\"MetricName\":\"m\"");
+    /* RFC 1952: two members are one body (issue 19 finding 13: only the first was read) */
+    {
+        const char *half = "Action=PutMetricData&Version=2010-08-01&Namespace=Gz2&";
+        const char *rest = "MetricData.member.1.MetricName=m2&MetricData.member.1.Value=2";
+        size_t a = gzip_of(half, strlen(half), gz, sizeof(gz));
+
+        rq.len = a + gzip_of(rest, strlen(rest), gz + a, sizeof(gz) - a);
+        rs = send_req(f, &rq);
+        assert_int_equal(rs->status, 200);
+        rs = json_call(f, "ListMetrics", "{\"Namespace\":\"Gz2\"}");
+        assert_body_has(rs, "\"MetricName\":\"m2\"");
+        /* trailing garbage after a member is a malformed body, and nothing is stored */
+        rq.len = gzip_of(form, strlen(form), gz, sizeof(gz));
+        memcpy(gz + rq.len, "XYZ", 3);
+        rq.len += 3;
+        rs = send_req(f, &rq);
+        assert_int_equal(rs->status, 400);
+        assert_body_has(rs, "<Code>SerializationException</Code>");
+        /* a truncated member too */
+        rq.len = gzip_of(form, strlen(form), gz, sizeof(gz)) - 4;
+        rs = send_req(f, &rq);
+        assert_int_equal(rs->status, 400);
+    }
     /* not gzip at all */
     rq.body = "plain text";
     rq.len = 0;
@@ -589,9 +725,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dispatch_routes_json_target, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_routes_cbor_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_routes_admin, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dispatch_invalid_region, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_worlds_only_for_aws_regions_and_by_a_change,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_unknown_action, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_action_with_nul_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_gzip_body, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_response_fail_in_the_request_protocol, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_too_large_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_mutates_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_mutation_steps, setup, teardown),

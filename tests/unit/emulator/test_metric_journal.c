@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "common/buf.h"
 #include "emulator/metric_journal.h"
 #include "scaler/cloudwatch.h"
@@ -224,32 +226,173 @@ static void test_metric_journal_torn_tail_is_dropped(void **state)
     sc_cw_destroy(cw3);
 }
 
-static void test_metric_journal_corrupt_record_ends_replay(void **state)
+/* The whole file, malloc'd; *len its size. */
+static unsigned char *read_all(size_t *len)
 {
-    struct sc_cw *cw = cw_new(), *cw2 = cw_new();
+    off_t n = file_size();
+    unsigned char *p = malloc((size_t)n + 1);
+    int fd = open(path, O_RDONLY);
+
+    assert_non_null(p);
+    assert_true(fd >= 0);
+    assert_int_equal(read(fd, p, (size_t)n), n);
+    close(fd);
+    *len = (size_t)n;
+    return p;
+}
+
+/* The offset of the record holding byte at (records: u32 length, u32 CRC, payload). */
+static size_t record_start(const unsigned char *p, size_t len, size_t at)
+{
+    size_t off = 8;
+
+    for (;;) {
+        uint32_t n;
+        assert_true(off + 8 <= len);
+        memcpy(&n, p + off, sizeof(n));
+        if (at < off + 8 + n)
+            return off;
+        off += 8 + n;
+    }
+}
+
+static void poke(size_t at, const void *bytes, size_t n)
+{
+    int fd = open(path, O_RDWR);
+
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, bytes, n, (off_t)at), (ssize_t)n);
+    close(fd);
+}
+
+/* Replay must fail with err naming the file and "at byte <at>", leaving the file as it was
+ * (before: its bytes). */
+static void assert_refused(const unsigned char *before, size_t len, size_t at)
+{
+    struct sc_cw *cw = cw_new();
     struct metric_journal *j = open_j();
-    struct metric_journal_replay_stats st;
-    char err[256], c;
-    off_t half;
-    int fd;
+    char err[512], want[64];
+    unsigned char *after;
+    size_t alen;
+
+    replay_target = cw;
+    assert_int_equal(metric_journal_replay(j, resolve, NULL, T0 + 21 * MIN, NULL, err, sizeof(err)),
+                     -1);
+    metric_journal_close(j);
+    assert_non_null(strstr(err, path));
+    snprintf(want, sizeof(want), "at byte %zu", at);
+    if (!strstr(err, want))
+        fail_msg("err '%s' lacks '%s'", err, want);
+    after = read_all(&alen);
+    assert_int_equal(alen, len);
+    assert_memory_equal(after, before, len);
+    free(after);
+    sc_cw_destroy(cw);
+}
+
+/* Issue 19: one corrupt record in the middle used to truncate the journal there (and lose
+ * every record after it); now the replay refuses, naming the file and the offset, and
+ * leaves the file untouched. */
+static void test_metric_journal_corrupt_record_in_the_middle_stops_replay(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    struct metric_journal *j = open_j();
+    unsigned char *orig, *bad;
+    char err[256];
+    size_t len, half, rec;
+    uint32_t huge = 0x00ffffff;
 
     (void)state;
     metric_journal_attach(j, cw, "123456789012", "us-east-1");
     fill(cw, T0, 20);
     metric_journal_sync(j, err, sizeof(err));
     metric_journal_close(j);
-    half = file_size() / 2;
-    fd = open(path, O_RDWR);
-    assert_int_equal(pread(fd, &c, 1, half), 1);
-    c ^= 0x5a;
-    assert_int_equal(pwrite(fd, &c, 1, half), 1);
-    close(fd);
-    replay_into(cw2, &st, T0 + 21 * MIN);
-    assert_true(st.records > 10 * 5 - 10 && st.records < 20 * 5);
-    assert_true(st.truncated > 0);
-    assert_true(file_size() < half + 1);
+    orig = read_all(&len);
+    /* a flipped payload byte: CRC mismatch */
+    half = len / 2;
+    rec = record_start(orig, len, half);
+    bad = malloc(len);
+    memcpy(bad, orig, len);
+    bad[half] ^= 0x5a;
+    poke(half, &bad[half], 1);
+    assert_refused(bad, len, rec);
+    /* a damaged length (it now runs past the end of the file, like a torn record) */
+    poke(half, &orig[half], 1);
+    memcpy(bad, orig, len);
+    memcpy(bad + rec, &huge, sizeof(huge));
+    poke(rec, &huge, sizeof(huge));
+    assert_refused(bad, len, rec);
+    /* a zero length */
+    memset(bad + rec, 0, 4);
+    poke(rec, bad + rec, 4);
+    assert_refused(bad, len, rec);
+    free(orig);
+    free(bad);
+    sc_cw_destroy(cw);
+}
+
+/* A record whose CRC matches but whose payload does not parse was written whole: corrupt,
+ * wherever it is (here the last record). */
+static void test_metric_journal_malformed_record_stops_replay(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    struct metric_journal *j = open_j();
+    unsigned char rec[9] = { 1, 0, 0, 0, 0, 0, 0, 0, 9 }, *all;
+    uint32_t crc = (uint32_t)crc32(0L, (const Bytef *)"\x09", 1);
+    char err[256];
+    size_t len;
+    off_t at;
+
+    (void)state;
+    metric_journal_attach(j, cw, "123456789012", "us-east-1");
+    fill(cw, T0, 3);
+    metric_journal_sync(j, err, sizeof(err));
+    metric_journal_close(j);
+    at = file_size();
+    memcpy(rec + 4, &crc, sizeof(crc));
+    poke((size_t)at, rec, sizeof(rec));
+    all = read_all(&len);
+    assert_refused(all, len, (size_t)at);
+    free(all);
+    sc_cw_destroy(cw);
+}
+
+/* Torn tails: the last record damaged (a crash while writing it), or zeros past the data
+ * (a file extended without its pages): dropped with a warning, the rest kept. */
+static void test_metric_journal_damaged_last_record_is_a_torn_tail(void **state)
+{
+    struct sc_cw *cw = cw_new(), *cw2 = cw_new(), *cw3 = cw_new();
+    struct metric_journal *j = open_j();
+    struct metric_journal_replay_stats st;
+    unsigned char *all, zeros[4096];
+    char err[256];
+    size_t len, last;
+
+    (void)state;
+    metric_journal_attach(j, cw, "123456789012", "us-east-1");
+    fill(cw, T0, 10);
+    metric_journal_sync(j, err, sizeof(err));
+    metric_journal_close(j);
+    all = read_all(&len);
+    last = record_start(all, len, len - 1);
+    all[len - 3] ^= 0xff;
+    poke(len - 3, &all[len - 3], 1);
+    replay_into(cw2, &st, T0 + 11 * MIN);
+    assert_int_equal(st.records, 10 * 5 - 1);
+    assert_int_equal(st.truncated, len - last);
+    assert_int_equal(file_size(), (off_t)last);
+    /* zeros after good records */
+    memset(zeros, 0, sizeof(zeros));
+    poke(last, zeros, sizeof(zeros));
+    replay_into(cw3, &st, T0 + 11 * MIN);
+    assert_int_equal(st.records, 10 * 5 - 1);
+    assert_int_equal(st.truncated, sizeof(zeros));
+    assert_int_equal(file_size(), (off_t)last);
+    assert_same_store(cw2, cw3);
+    free(all);
     sc_cw_destroy(cw);
     sc_cw_destroy(cw2);
+    sc_cw_destroy(cw3);
 }
 
 static void test_metric_journal_not_a_journal_is_refused(void **state)
@@ -351,8 +494,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_metric_journal_replay_restores_the_store, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_metric_journal_torn_tail_is_dropped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_metric_journal_corrupt_record_ends_replay, setup,
+        cmocka_unit_test_setup_teardown(
+            test_metric_journal_corrupt_record_in_the_middle_stops_replay, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metric_journal_malformed_record_stops_replay, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_metric_journal_damaged_last_record_is_a_torn_tail,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_metric_journal_not_a_journal_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_metric_journal_retention_applies_at_replay, setup,

@@ -315,6 +315,60 @@ static void test_ec2_run_instances_zone_down_insufficient_capacity(void **state)
     sc_ec2_destroy(ec2);
 }
 
+/* The host bound (sc_ec2_config.host_room, the emulator's --max-instances) shared by two
+ * worlds: a RunInstances that cannot get MinCount fails whole with
+ * InsufficientInstanceCapacity "Insufficient capacity." (HTTP 500), one that can gets at
+ * most the room; terminating makes room again. */
+static int room_left(void *ud)
+{
+    struct sc_ec2 **pair = ud;
+
+    return 5 - sc_ec2_live_count(pair[0]) - sc_ec2_live_count(pair[1]);
+}
+
+static void test_ec2_host_room_insufficient_capacity(void **state)
+{
+    struct sc_ec2 *pair[2];
+    struct sc_ec2_config cfg = { 0 };
+    struct sc_ec2_run_req req = { 0 };
+    const struct sc_ec2_reservation *r = NULL;
+    struct sc_error err = { 0 };
+    char id[SC_EC2_ID_LEN];
+    const char *ids[1] = { id };
+
+    (void)state;
+    cfg.host_room = room_left;
+    cfg.host_ud = pair;
+    cfg.seed = 1;
+    pair[0] = sc_ec2_create(&cfg);
+    cfg.region = "eu-west-1";
+    pair[1] = sc_ec2_create(&cfg);
+    req.image_id = "ami-12c6146b";
+    req.min_count = req.max_count = 3;
+    assert_int_equal(sc_ec2_run_instances(pair[0], &req, T0, &r, &err), SC_OK);
+    assert_int_equal(r->ninstances, 3);
+    snprintf(id, sizeof(id), "%s", r->instances[0]->instance_id);
+    /* 2 left: MinCount 3 is refused and nothing is stored; MinCount 1 MaxCount 3 gets 2 */
+    assert_int_equal(sc_ec2_run_instances(pair[1], &req, T0, &r, &err),
+                     SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY);
+    assert_string_equal(err.message, "Insufficient capacity.");
+    assert_string_equal(sc_status_code(err.status), "InsufficientInstanceCapacity");
+    assert_int_equal(sc_status_http(err.status), 500);
+    assert_int_equal(sc_ec2_instance_count(pair[1]), 0);
+    req.min_count = 1;
+    assert_int_equal(sc_ec2_run_instances(pair[1], &req, T0, &r, &err), SC_OK);
+    assert_int_equal(r->ninstances, 2);
+    assert_int_equal(sc_ec2_run_instances(pair[1], &req, T0, &r, &err),
+                     SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY);
+    /* a terminated (or shutting-down) instance no longer counts */
+    assert_int_equal(sc_ec2_terminate_instances(pair[0], ids, 1, T0 + 1000, NULL, &err), SC_OK);
+    req.max_count = 1;
+    assert_int_equal(sc_ec2_run_instances(pair[1], &req, T0 + 2000, &r, &err), SC_OK);
+    assert_int_equal(sc_ec2_live_count(pair[0]) + sc_ec2_live_count(pair[1]), 5);
+    sc_ec2_destroy(pair[0]);
+    sc_ec2_destroy(pair[1]);
+}
+
 /* The AZ outage: pending and running instances of the zone die, others live; launches
  * into it fail until it is back. */
 static void test_ec2_zone_outage_kills_the_zone(void **state)
@@ -1761,6 +1815,7 @@ int main(void)
         cmocka_unit_test(test_ec2_run_instances_min_max_count_against_limit),
         cmocka_unit_test(test_ec2_run_instances_strict_images),
         cmocka_unit_test(test_ec2_run_instances_zone_down_insufficient_capacity),
+        cmocka_unit_test(test_ec2_host_room_insufficient_capacity),
         cmocka_unit_test(test_ec2_zone_outage_kills_the_zone),
         cmocka_unit_test(test_ec2_run_instances_default_placement_round_robin),
         cmocka_unit_test(test_ec2_run_instances_tags_allow_autoscaling_prefix),

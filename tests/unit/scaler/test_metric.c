@@ -319,7 +319,7 @@ static void test_metric_retention_minute_ring_bounded(void **state)
     struct sc_metric_store *s;
     struct sc_agg ag;
     const struct sc_metric *m;
-    size_t bytes_after_day, bytes_after_week;
+    size_t bytes_after_day, bytes_full, bytes_after_week_more;
 
     (void)state;
     sc_metric_config_defaults(&c);
@@ -327,19 +327,198 @@ static void test_metric_retention_minute_ring_bounded(void **state)
     for (int64_t i = 0; i < 1440; i++)
         put1(s, "App", "X", NULL, 0, NULL, 1, T0 + i * MIN, T0 + i * MIN, NULL);
     bytes_after_day = sc_metric_store_bytes(s);
-    for (int64_t i = 1440; i < 7 * 1440; i++)
+    /* the rings grow with the data until every tier is full (the hour tier: 15 days) ... */
+    for (int64_t i = 1440; i < 16 * 1440; i++)
         put1(s, "App", "X", NULL, 0, NULL, 1, T0 + i * MIN, T0 + i * MIN, NULL);
-    bytes_after_week = sc_metric_store_bytes(s);
-    assert_true(bytes_after_week == bytes_after_day);
+    bytes_full = sc_metric_store_bytes(s);
+    assert_true(bytes_full > bytes_after_day);
+    /* ... and not after */
+    for (int64_t i = 16 * 1440; i < 23 * 1440; i++)
+        put1(s, "App", "X", NULL, 0, NULL, 1, T0 + i * MIN, T0 + i * MIN, NULL);
+    bytes_after_week_more = sc_metric_store_bytes(s);
+    assert_true(bytes_after_week_more == bytes_full);
     m = find(s, "App", "X", NULL, 0);
     /* 26 h of minutes are kept; older minute periods are gone ... */
     assert_int_equal(
-        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (7 * 1440 - 25 * 60) * MIN, 60, NULL, 0, &ag), 1);
+        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (23 * 1440 - 25 * 60) * MIN, 60, NULL, 0, &ag), 1);
     assert_int_equal(
-        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (7 * 1440 - 27 * 60) * MIN, 60, NULL, 0, &ag), 0);
+        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (23 * 1440 - 27 * 60) * MIN, 60, NULL, 0, &ag), 0);
     /* ... while hour periods come from the hour tier (15 days) */
-    assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, T0 + 3600000LL, 3600, NULL, 0, &ag), 1);
+    assert_int_equal(
+        sc_metric_aggregate(m, SC_UNIT_ANY, T0 + (23 * 1440 - 14 * 1440) * MIN, 3600, NULL, 0, &ag),
+        1);
     assert_true(ag.sample_count == 60);
+    assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, T0 + 3600000LL, 3600, NULL, 0, &ag), 0);
+    sc_metric_store_destroy(s);
+}
+
+/* Memory follows the data: a series with one datapoint holds one slot per tier, not its
+ * whole retention (issue 19: 68 KB per series up front took 60,000 series to 4 GB). */
+static void test_metric_memory_follows_data(void **state)
+{
+    struct sc_metric_store *s = store_new();
+    size_t empty = sc_metric_store_bytes(s), one_each, full;
+    char host[32];
+    struct sc_dimension dim = { "Host", host };
+
+    (void)state;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(host, sizeof(host), "h-%d", i);
+        assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, i, T0, T0, NULL), SC_OK);
+    }
+    one_each = sc_metric_store_bytes(s) - empty;
+    assert_true(one_each / 1000 < 1024);
+    /* one series fed each minute for 26 h holds the full minute ring (1,560 slots of 37
+     * bytes) and 26 hours of the hour ring */
+    snprintf(host, sizeof(host), "busy");
+    for (int64_t i = 0; i < 26 * 60; i++)
+        put1(s, "App", "Load", &dim, 1, NULL, 1, T0 + i * MIN, T0 + i * MIN, NULL);
+    full = sc_metric_store_bytes(s) - empty - one_each;
+    assert_true(full > 1560 * 37 && full < 1560 * 37 + 4096);
+    sc_metric_store_destroy(s);
+}
+
+/* A small minute ring (50 slots) fed periods in a scrambled order: backward, sparse over
+ * three times its span, then sliding forward with late and far-back ones, wrapping, with
+ * gaps. Every
+ * minute's aggregate equals that of a dense ring of 50 slots (what the store kept before
+ * its rings grew on demand), after every put. */
+static void test_metric_rings_grow_as_dense_rings(void **state)
+{
+    enum { N = 50 }; /* not a power of two: the last doubling is cut to N */
+    struct {
+        uint32_t stamp;
+        double count, sum, min, max;
+    } ref[N];
+    struct sc_metric_config c;
+    struct sc_metric_store *s;
+    uint64_t x = 88172645463325252ULL;
+    const int64_t base = (T0 / MIN) + 5; /* a minute index not a multiple of N */
+
+    (void)state;
+    sc_metric_config_defaults(&c);
+    c.minute_slots = N;
+    c.hour_slots = 4;
+    memset(ref, 0, sizeof(ref));
+    s = sc_metric_store_create(&c);
+    for (int op = 0; op < 2000; op++) {
+        const struct sc_metric *m;
+        int64_t idx;
+        double v;
+        int slot;
+
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if (op < 40) /* backfill: one minute earlier each time */
+            idx = base + 100 - op;
+        else if (op < 300) /* sparse: anywhere in 3 ring spans */
+            idx = base + (int64_t)(x % (3 * N));
+        else /* sliding forward, a span of 40, sometimes far back */
+            idx =
+                base + 3 * N + (op - 300) / 10 + (int64_t)(x % 40) - ((x >> 20) % 7 == 0 ? 50 : 0);
+        v = (double)((x >> 8) % 1000);
+        put1(s, "App", "X", NULL, 0, NULL, v, idx * MIN, idx * MIN, NULL);
+        slot = (int)(idx % N);
+        if (ref[slot].stamp < (uint32_t)(idx + 1)) {
+            memset(&ref[slot], 0, sizeof(ref[slot]));
+            ref[slot].stamp = (uint32_t)(idx + 1);
+        }
+        if (ref[slot].stamp == (uint32_t)(idx + 1)) {
+            if (ref[slot].count == 0 || v < ref[slot].min)
+                ref[slot].min = v;
+            if (ref[slot].count == 0 || v > ref[slot].max)
+                ref[slot].max = v;
+            ref[slot].count += 1;
+            ref[slot].sum += v;
+        }
+        m = find(s, "App", "X", NULL, 0);
+        for (int64_t q = base - 60; q < base + 3 * N + (op - 300) / 10 + 50; q++) {
+            struct sc_agg ag;
+            int r = (int)(q % N), have = ref[r].stamp == (uint32_t)(q + 1) && ref[r].count > 0;
+
+            assert_int_equal(sc_metric_aggregate(m, SC_UNIT_ANY, q * MIN, 60, NULL, 0, &ag), have);
+            if (have) {
+                assert_true(ag.sample_count == ref[r].count && ag.sum == ref[r].sum);
+                assert_true(ag.minimum == ref[r].min && ag.maximum == ref[r].max);
+            }
+        }
+    }
+    sc_metric_store_destroy(s);
+}
+
+/* The series cap (sc_metric_config.max_series): scalelab's own bound, AWS has none. */
+static void test_metric_series_cap(void **state)
+{
+    struct sc_metric_config c;
+    struct sc_metric_store *s;
+    struct sc_error err;
+    char host[32];
+    struct sc_dimension dim = { "Host", host };
+    struct sc_metric_datum d[3] = { { .metric_name = "Load",
+                                      .dimensions = &dim,
+                                      .n_dimensions = 1,
+                                      .has_value = 1,
+                                      .value = 1 },
+                                    { .metric_name = "New1", .has_value = 1, .value = 2 },
+                                    { .metric_name = "New2", .has_value = 1, .value = 3 } };
+    struct sc_put_metric_data_req r = { "App", d, 3, 0 };
+    struct sc_agg ag;
+
+    (void)state;
+    sc_metric_config_defaults(&c);
+    assert_int_equal(c.max_series, 100000);
+    c.max_series = 4;
+    s = sc_metric_store_create(&c);
+    for (int i = 0; i < 3; i++) {
+        snprintf(host, sizeof(host), "h-%d", i);
+        assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, i, T0, T0, NULL), SC_OK);
+    }
+    /* 3 stored + 2 new (h-2 exists) > 4: refused whole, the existing series untouched */
+    assert_int_equal(sc_metric_store_put(s, &r, T0, &err), SC_ERR_LIMIT_EXCEEDED_CW);
+    assert_string_equal(sc_status_code(err.status), "LimitExceeded");
+    assert_int_equal(sc_status_http(err.status), 400);
+    assert_non_null(strstr(err.message, "this request adds 2 new series to the 3 stored"));
+    assert_non_null(strstr(err.message, "at most 4 metric series"));
+    assert_non_null(strstr(err.message, "--max-metric-series"));
+    assert_int_equal(sc_metric_store_count(s), 3);
+    assert_int_equal(
+        sc_metric_aggregate(find(s, "App", "Load", &dim, 1), SC_UNIT_ANY, T0, 60, NULL, 0, &ag), 1);
+    assert_true(ag.sample_count == 1);
+    /* the same new series twice in one request is one series: 3 + 1 fits */
+    d[2].metric_name = "New1";
+    assert_int_equal(sc_metric_store_put(s, &r, T0, &err), SC_OK);
+    assert_int_equal(sc_metric_store_count(s), 4);
+    /* full: data for stored series is still taken, a new unit is a new series */
+    assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, 5, T0 + MIN, T0 + MIN, NULL), SC_OK);
+    assert_int_equal(put1(s, "App", "Load", &dim, 1, "Percent", 5, T0 + MIN, T0 + MIN, &err),
+                     SC_ERR_LIMIT_EXCEEDED_CW);
+    assert_int_equal(put1(s, "App", "Other", NULL, 0, NULL, 5, T0 + MIN, T0 + MIN, &err),
+                     SC_ERR_LIMIT_EXCEEDED_CW);
+    /* the world's own metrics (internal) are always stored, and count */
+    d[0].metric_name = "CPUUtilization";
+    r.namespace = "AWS/EC2";
+    r.n_metric_data = 1;
+    r.internal = 1;
+    assert_int_equal(sc_metric_store_put(s, &r, T0 + MIN, NULL), SC_OK);
+    assert_int_equal(sc_metric_store_count(s), 5);
+    /* past the cap (5 of 4), stored series still take data */
+    assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, 6, T0 + MIN, T0 + MIN, NULL), SC_OK);
+    assert_int_equal(put1(s, "App", "Other", NULL, 0, NULL, 5, T0 + MIN, T0 + MIN, &err),
+                     SC_ERR_LIMIT_EXCEEDED_CW);
+    /* series freed by expiry make room again */
+    assert_int_equal(sc_metric_store_expire(s, T0 + 16 * 86400000LL), 5);
+    assert_int_equal(
+        put1(s, "App", "Other", NULL, 0, NULL, 5, T0 + 16 * 86400000LL, T0 + 16 * 86400000LL, NULL),
+        SC_OK);
+    sc_metric_store_destroy(s);
+    /* 0: no cap */
+    c.max_series = 0;
+    s = sc_metric_store_create(&c);
+    for (int i = 0; i < 10; i++) {
+        snprintf(host, sizeof(host), "h-%d", i);
+        assert_int_equal(put1(s, "App", "Load", &dim, 1, NULL, i, T0, T0, NULL), SC_OK);
+    }
     sc_metric_store_destroy(s);
 }
 
@@ -674,6 +853,9 @@ int main(void)
         cmocka_unit_test(test_metric_stat_parse),
         cmocka_unit_test(test_metric_high_resolution_periods),
         cmocka_unit_test(test_metric_retention_minute_ring_bounded),
+        cmocka_unit_test(test_metric_memory_follows_data),
+        cmocka_unit_test(test_metric_rings_grow_as_dense_rings),
+        cmocka_unit_test(test_metric_series_cap),
         cmocka_unit_test(test_metric_retention_aws_tiers),
         cmocka_unit_test(test_metric_retention_idle_series_expire),
         cmocka_unit_test(test_metric_list_filters_and_stable_order),

@@ -54,6 +54,48 @@ static int in_service(struct sc_world *w, const char *group)
     return n;
 }
 
+/* The host bound (sc_world_config.host_room, the emulator's --max-instances): a group
+ * asked for more than the host holds launches what fits; each launch past it is a Failed
+ * activity with InsufficientInstanceCapacity's text, as AWS writes a launch failure. */
+static int room_of_three(void *ud)
+{
+    return 3 - sc_ec2_live_count(sc_world_ec2(*(struct sc_world **)ud));
+}
+
+static void test_world_host_room_fails_launch_activities(void **state)
+{
+    struct sc_world_config cfg;
+    struct sc_world *w = NULL;
+    int failed = 0;
+
+    (void)state;
+    sc_world_config_defaults(&cfg);
+    cfg.seed = 1;
+    cfg.start_ms = T0;
+    cfg.host_room = room_of_three;
+    cfg.host_ud = &w;
+    w = sc_world_create(&cfg);
+    assert_non_null(w);
+    make_group(w, "web", 0, 10000, 10000);
+    sc_world_step(w, T0);
+    run(w, T0 + 10 * SEC, T0 + 60 * SEC, -1, 0);
+    assert_int_equal(sc_ec2_live_count(sc_world_ec2(w)), 3);
+    assert_int_equal(in_service(w, "web"), 3);
+    for (int i = 0; i < sc_asg_activity_count(sc_world_asg(w), "web"); i++) {
+        const struct sc_asg_activity_info *a = sc_asg_activity_at(sc_world_asg(w), "web", i);
+
+        if (strcmp(a->status_code, "Failed") != 0)
+            continue;
+        failed++;
+        assert_string_equal(a->status_message, "Insufficient capacity.");
+        assert_string_equal(a->description, "Launching a new EC2 instance.  Status Reason: "
+                                            "Insufficient capacity. Launching EC2 instance "
+                                            "failed.");
+    }
+    assert_true(failed >= 1);
+    sc_world_destroy(w);
+}
+
 static void test_world_create_defaults(void **state)
 {
     struct sc_world *w = new_world(1);
@@ -451,6 +493,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_create_defaults),
+        cmocka_unit_test(test_world_host_room_fails_launch_activities),
         cmocka_unit_test(test_world_group_launches_through_ec2),
         cmocka_unit_test(test_world_alarm_ten_minutes_cooldown_300),
         cmocka_unit_test(test_world_lost_instance_replaced),
