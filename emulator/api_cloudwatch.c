@@ -3,6 +3,7 @@
  * message is the library's. */
 #include "emulator/api.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,24 @@ static int64_t ts_get(json_t *in, const char *member, int *has)
 
 /* ---- metrics --------------------------------------------------------------------------- */
 
+/* A datapoint value: a JSON number, or the text CBOR's non-finite values arrive as
+ * (model_check passes "NaN", "Infinity" and "-Infinity" through for DatapointValue). */
+static double num_value(json_t *v)
+{
+    const char *s = json_string_value(v);
+
+    if (!s)
+        return json_number_value(v);
+    if (strcmp(s, "NaN") == 0)
+        return NAN;
+    return s[0] == '-' ? -INFINITY : INFINITY;
+}
+
+static int num_present(json_t *v)
+{
+    return json_is_number(v) || json_is_string(v);
+}
+
 static double *doubles_get(json_t *a, int *n)
 {
     double *v;
@@ -98,7 +117,7 @@ static double *doubles_get(json_t *a, int *n)
     if (*n == 0)
         return NULL;
     v = cm_xcalloc((size_t)*n, sizeof(*v));
-    json_array_foreach(a, i, e) v[i] = json_number_value(e);
+    json_array_foreach(a, i, e) v[i] = num_value(e);
     return v;
 }
 
@@ -122,15 +141,15 @@ static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
         d[i].metric_name = api_str(e, "MetricName");
         d[i].dimensions = dims_get(e, "Dimensions", &d[i].n_dimensions);
         d[i].timestamp_ms = ts_get(e, "Timestamp", &d[i].has_timestamp);
-        d[i].has_value = json_is_number(json_object_get(e, "Value"));
-        d[i].value = json_number_value(json_object_get(e, "Value"));
+        d[i].has_value = num_present(json_object_get(e, "Value"));
+        d[i].value = num_value(json_object_get(e, "Value"));
         d[i].values = doubles_get(json_object_get(e, "Values"), &d[i].n_values);
         d[i].counts = doubles_get(json_object_get(e, "Counts"), &d[i].n_counts);
         if (sv) {
             d[i].has_statistic_values = 1;
 #define SV(field, key)                                                                             \
-    d[i].statistic_values.has_##field = json_is_number(json_object_get(sv, key));                  \
-    d[i].statistic_values.field = json_number_value(json_object_get(sv, key))
+    d[i].statistic_values.has_##field = num_present(json_object_get(sv, key));                     \
+    d[i].statistic_values.field = num_value(json_object_get(sv, key))
             SV(sample_count, "SampleCount");
             SV(sum, "Sum");
             SV(minimum, "Minimum");
@@ -258,6 +277,7 @@ static int get_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
         q[i].id = api_str(e, "Id");
         q[i].label = api_str(e, "Label");
         q[i].expression = api_str(e, "Expression");
+        api_int(e, "Period", &q[i].expression_period);
         q[i].has_return_data = json_is_boolean(json_object_get(e, "ReturnData"));
         q[i].return_data = api_bool(e, "ReturnData", 1);
         if (ms) {
