@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/alarm.h"
 #include "scaler/asg_internal.h"
 
 #define NOT_OVERRIDE                                                                               \
@@ -391,8 +392,9 @@ static enum sc_status put_tt_alarms(struct sc_asg *asg, struct asg_policy *p, in
                                              k == 0 ? "AlarmHigh" : "AlarmLow", uuid);
             if (!i->alarm_names[k])
                 goto oom;
-            i->alarm_arns[k] = asg_asprintf("arn:aws:cloudwatch:%s:%s:alarm:%s", asg->region,
-                                            asg->account, i->alarm_names[k]);
+            i->alarm_arns[k] =
+                asg_asprintf("arn:%s:cloudwatch:%s:%s:alarm:%s", sc_alarm_partition(asg->region),
+                             asg->region, asg->account, i->alarm_names[k]);
             if (!i->alarm_arns[k])
                 goto oom;
         }

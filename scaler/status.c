@@ -73,6 +73,7 @@ static const struct {
     [SC_ERR_POLICY_NOT_FOUND] = { "PolicyNotFound", 400, 1 },
     [SC_ERR_POLICY_TYPE_NOT_FOUND] = { "PolicyTypeNotFound", 400, 1 },
     [SC_ERR_DUPLICATE_POLICY_NAME] = { "DuplicatePolicyName", 400, 1 },
+    [SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION] = { "ResourceNotFoundException", 404, 1 },
 };
 
 const char *sc_status_code(enum sc_status s)

@@ -76,6 +76,8 @@ enum sc_status {
     SC_ERR_POLICY_NOT_FOUND,            /* PolicyNotFound 400 */
     SC_ERR_POLICY_TYPE_NOT_FOUND,       /* PolicyTypeNotFound 400 */
     SC_ERR_DUPLICATE_POLICY_NAME,       /* DuplicatePolicyName 400 */
+    /* CloudWatch tagging (docs/metric-math.md's deviations) */
+    SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION, /* ResourceNotFoundException 404 */
     SC_STATUS_COUNT
 };
 

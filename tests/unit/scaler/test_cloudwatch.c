@@ -534,7 +534,17 @@ static void test_cloudwatch_tags_by_arn(void **state)
     assert_string_equal(out, "env=lab,");
     assert_int_equal(sc_cw_list_tags_for_resource(cw, "arn:aws:cloudwatch:us-east-1:1:alarm:no",
                                                   collect_tag, out, &err),
-                     SC_ERR_RESOURCE_NOT_FOUND);
+                     SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION);
+    /* TagResource and UntagResource: AWS's ResourceNotFoundException, 404, "Unknown" (moto
+     * test_tag_resource_error_not_exists, test_untag_resource_error_not_exists) */
+    assert_int_equal(sc_cw_tag_resource(cw, "arn:aws:cloudwatch:us-east-1:1:alarm:no", t, 1, &err),
+                     SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION);
+    assert_string_equal(sc_status_code(err.status), "ResourceNotFoundException");
+    assert_int_equal(sc_status_http(err.status), 404);
+    assert_string_equal(err.message, "Unknown");
+    assert_int_equal(
+        sc_cw_untag_resource(cw, "arn:aws:cloudwatch:us-east-1:1:alarm:no", keys, 1, &err),
+        SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION);
     sc_cw_destroy(cw);
 }
 
