@@ -345,75 +345,6 @@ static int list_metrics(struct api_ctx *ctx, json_t *in, json_t **out, struct aw
 
 /* ---- alarms ------------------------------------------------------------------------------ */
 
-/* PutMetricAlarm's Metrics as alarm queries (borrowed strings); free_queries() after. */
-static struct sc_alarm_query *queries_get(json_t *in, int *n)
-{
-    json_t *a = json_object_get(in, "Metrics");
-    struct sc_alarm_query *q;
-    size_t i;
-    json_t *e;
-
-    *n = (int)json_array_size(a);
-    q = cm_xcalloc((size_t)*n + 1, sizeof(*q));
-    json_array_foreach(a, i, e)
-    {
-        json_t *ms = json_object_get(e, "MetricStat");
-        json_t *m = json_object_get(ms, "Metric");
-
-        q[i].id = api_str(e, "Id");
-        q[i].expression = api_str(e, "Expression");
-        q[i].label = api_str(e, "Label");
-        q[i].has_return_data = json_is_boolean(json_object_get(e, "ReturnData"));
-        q[i].return_data = api_bool(e, "ReturnData", 1);
-        api_int(e, "Period", &q[i].period);
-        if (ms) {
-            q[i].has_metric_stat = 1;
-            q[i].metric.namespace = api_str(m, "Namespace");
-            q[i].metric.metric_name = api_str(m, "MetricName");
-            q[i].metric.dimensions = dims_get(m, "Dimensions", &q[i].metric.n_dimensions);
-            q[i].has_stat_period = api_int(ms, "Period", &q[i].stat_period);
-            q[i].stat = api_str(ms, "Stat");
-            q[i].unit = api_str(ms, "Unit");
-        }
-    }
-    return q;
-}
-
-static void free_queries(struct sc_alarm_query *q, int n)
-{
-    for (int i = 0; i < n; i++)
-        free((void *)q[i].metric.dimensions);
-    free(q);
-}
-
-/* Metrics as DescribeAlarms shows them (the members that were given). */
-static json_t *queries_json(const struct sc_alarm_query *q, int n)
-{
-    json_t *a = json_array();
-
-    for (int i = 0; i < n; i++) {
-        json_t *o = json_pack("{s:s}", "Id", q[i].id);
-
-        if (q[i].has_metric_stat) {
-            json_t *ms =
-                json_pack("{s:{s:s,s:s,s:o},s:i,s:s}", "Metric", "Namespace", q[i].metric.namespace,
-                          "MetricName", q[i].metric.metric_name, "Dimensions",
-                          dims_json(q[i].metric.dimensions, q[i].metric.n_dimensions), "Period",
-                          q[i].stat_period, "Stat", q[i].stat);
-            set_str(ms, "Unit", q[i].unit);
-            json_object_set_new(o, "MetricStat", ms);
-        }
-        set_str(o, "Expression", q[i].expression);
-        set_str(o, "Label", q[i].label);
-        json_object_set_new(o, "ReturnData",
-                            json_boolean(!q[i].has_return_data || q[i].return_data));
-        if (q[i].period)
-            json_object_set_new(o, "Period", json_integer(q[i].period));
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
 static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_cw *cw = sc_world_cw(ctx->world);
@@ -446,7 +377,7 @@ static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struc
     rq.treat_missing_data = api_str(in, "TreatMissingData");
     rq.evaluate_low_sample_count_percentile = api_str(in, "EvaluateLowSampleCountPercentile");
     rq.has_metrics = json_object_get(in, "Metrics") != NULL;
-    rq.metrics = queries_get(in, &rq.n_metrics);
+    rq.metrics = api_alarm_queries(json_object_get(in, "Metrics"), &rq.n_metrics);
     rq.threshold_metric_id = api_str(in, "ThresholdMetricId");
     rq.tags = tags_get(in, &rq.n_tags);
     if (sc_cw_put_metric_alarm(cw, &rq, ctx->now_ms, &se) != SC_OK)
@@ -456,7 +387,7 @@ static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struc
     free((void *)rq.insufficient_data_actions);
     free((void *)rq.dimensions);
     free((void *)rq.tags);
-    free_queries((struct sc_alarm_query *)rq.metrics, rq.n_metrics);
+    api_alarm_queries_free((struct sc_alarm_query *)rq.metrics, rq.n_metrics);
     return rc;
 }
 
@@ -486,7 +417,7 @@ static int alarm_visit(const struct sc_alarm_view *a, void *ud)
     set_str(o, "Statistic", a->statistic);
     set_str(o, "ExtendedStatistic", a->extended_statistic);
     if (a->n_metrics) {
-        json_object_set_new(o, "Metrics", queries_json(a->metrics, a->n_metrics));
+        json_object_set_new(o, "Metrics", api_alarm_queries_json(a->metrics, a->n_metrics));
     } else {
         json_object_set_new(o, "Dimensions", dims_json(a->dimensions, a->n_dimensions));
         json_object_set_new(o, "Period", json_integer(a->period));

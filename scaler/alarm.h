@@ -67,6 +67,16 @@ struct sc_alarm_query {
 };
 #define SC_ALARM_MAX_QUERIES 20 /* 10 MetricStat + 10 Expression */
 
+/* Owned copies of n queries (*out, free with sc_alarm_queries_free). Returns 0 or -1 (OOM). */
+int sc_alarm_queries_dup(const struct sc_alarm_query *src, int n, struct sc_alarm_query **out);
+void sc_alarm_queries_free(struct sc_alarm_query *q, int n); /* NULL is a no-op */
+/* The queries in AWS's member names (Id, MetricStat {Metric, Period, Stat, Unit}, ...), as
+ * the state files keep them. Returns a new reference, NULL on OOM. */
+json_t *sc_alarm_queries_save(const struct sc_alarm_query *q, int n);
+/* Reads what sc_alarm_queries_save wrote into owned copies. Returns 0, or -1 with msg. */
+int sc_alarm_queries_load(const json_t *arr, struct sc_alarm_query **out, int *n, char *msg,
+                          size_t msglen);
+
 /* PutMetricAlarm. Optional numbers carry has_x; optional strings are NULL. */
 struct sc_put_metric_alarm_req {
     const char *alarm_name;

@@ -127,24 +127,28 @@ enum sc_status alarm_math_validate(const struct sc_put_metric_alarm_req *r, int 
     return SC_OK;
 }
 
+void sc_alarm_queries_free(struct sc_alarm_query *q, int n)
+{
+    for (int i = 0; q && i < n; i++) {
+        free((char *)q[i].id);
+        free((char *)q[i].expression);
+        free((char *)q[i].label);
+        free((char *)q[i].metric.namespace);
+        free((char *)q[i].metric.metric_name);
+        for (int k = 0; k < q[i].metric.n_dimensions; k++) {
+            free((char *)q[i].metric.dimensions[k].name);
+            free((char *)q[i].metric.dimensions[k].value);
+        }
+        free((void *)q[i].metric.dimensions);
+        free((char *)q[i].stat);
+        free((char *)q[i].unit);
+    }
+    free(q);
+}
+
 void alarm_math_free(struct alarm *al)
 {
-    for (int i = 0; i < al->nmq; i++) {
-        struct sc_alarm_query *q = &al->mq[i];
-        free((char *)q->id);
-        free((char *)q->expression);
-        free((char *)q->label);
-        free((char *)q->metric.namespace);
-        free((char *)q->metric.metric_name);
-        for (int k = 0; k < q->metric.n_dimensions; k++) {
-            free((char *)q->metric.dimensions[k].name);
-            free((char *)q->metric.dimensions[k].value);
-        }
-        free((void *)q->metric.dimensions);
-        free((char *)q->stat);
-        free((char *)q->unit);
-    }
-    free(al->mq);
+    sc_alarm_queries_free(al->mq, al->nmq);
     al->mq = NULL;
     al->nmq = 0;
     sc_math_program_destroy(al->prog);
@@ -200,19 +204,30 @@ oom:
     return -1;
 }
 
+int sc_alarm_queries_dup(const struct sc_alarm_query *src, int n, struct sc_alarm_query **out)
+{
+    struct sc_alarm_query *q = calloc((size_t)(n > 0 ? n : 1), sizeof(*q));
+
+    *out = NULL;
+    if (!q)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (copy_query(&q[i], &src[i])) {
+            sc_alarm_queries_free(q, i + 1);
+            return -1;
+        }
+    *out = q;
+    return 0;
+}
+
 int alarm_math_build(struct alarm *al, const struct sc_put_metric_alarm_req *r)
 {
     struct sc_math_query mq[SC_ALARM_MAX_QUERIES];
     struct sc_math_error me;
 
-    al->mq = calloc((size_t)r->n_metrics, sizeof(*al->mq));
-    if (!al->mq)
+    if (sc_alarm_queries_dup(r->metrics, r->n_metrics, &al->mq))
         return -1;
-    for (int i = 0; i < r->n_metrics; i++) {
-        al->nmq++;
-        if (copy_query(&al->mq[i], &r->metrics[i]))
-            return -1;
-    }
+    al->nmq = r->n_metrics;
     to_math(al->mq, al->nmq, mq);
     return sc_math_program_create(mq, al->nmq, 1, &al->prog, &me) == SC_OK ? 0 : -1;
 }
@@ -248,10 +263,15 @@ void alarm_math_slots(struct sc_alarms *a, struct alarm *al, const struct sc_met
 
 json_t *alarm_math_save(const struct alarm *al)
 {
+    return sc_alarm_queries_save(al->mq, al->nmq);
+}
+
+json_t *sc_alarm_queries_save(const struct sc_alarm_query *qs, int n)
+{
     json_t *arr = json_array();
 
-    for (int i = 0; arr && i < al->nmq; i++) {
-        const struct sc_alarm_query *q = &al->mq[i];
+    for (int i = 0; arr && i < n; i++) {
+        const struct sc_alarm_query *q = &qs[i];
         json_t *o = json_object(), *dims = json_array();
         if (!o || !dims) {
             json_decref(o);
@@ -343,6 +363,24 @@ int alarm_math_load(const json_t *arr, struct sc_alarm_query *q,
             q[i].metric.n_dimensions = (int)json_array_size(d);
         }
         (*n)++;
+    }
+    return 0;
+}
+
+int sc_alarm_queries_load(const json_t *arr, struct sc_alarm_query **out, int *n, char *msg,
+                          size_t msglen)
+{
+    struct sc_alarm_query q[SC_ALARM_MAX_QUERIES];
+    struct sc_dimension dims[SC_ALARM_MAX_QUERIES][SC_METRIC_MAX_DIMENSIONS];
+
+    *out = NULL;
+    *n = 0;
+    if (alarm_math_load(arr, q, dims, n, msg, msglen) < 0)
+        return -1;
+    if (sc_alarm_queries_dup(q, *n, out)) {
+        snprintf(msg, msglen, "out of memory");
+        *n = 0;
+        return -1;
     }
     return 0;
 }
