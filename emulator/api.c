@@ -7,6 +7,7 @@
 
 #include "common/xalloc.h"
 #include "emulator/api_autoscaling_hooks.h"
+#include "scaler/alarm.h"
 
 static const struct api_handler *find_in(const struct api_handler *t, const char *op)
 {
@@ -142,4 +143,105 @@ int api_page(json_t *items, json_t *in, const char *token_in, const char *limit_
 bad:
     json_decref(items);
     return awserr_set(err, 400, "InvalidNextToken", "The token '%.100s' is invalid.", tok);
+}
+
+/* ---- metric queries (CloudWatch Metrics, Auto Scaling CustomizedMetricSpecification) ---- */
+
+static struct sc_dimension *query_dims(json_t *m, int *n)
+{
+    json_t *a = json_object_get(m, "Dimensions");
+    struct sc_dimension *d;
+    size_t i;
+    json_t *e;
+
+    *n = (int)json_array_size(a);
+    d = cm_xcalloc((size_t)*n + 1, sizeof(*d));
+    json_array_foreach(a, i, e)
+    {
+        d[i].name = api_str(e, "Name");
+        d[i].value = api_str(e, "Value");
+    }
+    return d;
+}
+
+static json_t *query_dims_json(const struct sc_dimension *d, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; i < n; i++)
+        json_array_append_new(
+            a, json_pack("{s:s,s:s}", "Name", d[i].name, "Value", d[i].value ? d[i].value : ""));
+    return a;
+}
+
+static void set_opt(json_t *o, const char *k, const char *v)
+{
+    if (v)
+        json_object_set_new(o, k, json_string(v));
+}
+
+struct sc_alarm_query *api_alarm_queries(json_t *a, int *n)
+{
+    struct sc_alarm_query *q;
+    size_t i;
+    json_t *e;
+
+    *n = (int)json_array_size(a);
+    q = cm_xcalloc((size_t)*n + 1, sizeof(*q));
+    json_array_foreach(a, i, e)
+    {
+        json_t *ms = json_object_get(e, "MetricStat");
+        json_t *m = json_object_get(ms, "Metric");
+
+        q[i].id = api_str(e, "Id");
+        q[i].expression = api_str(e, "Expression");
+        q[i].label = api_str(e, "Label");
+        q[i].has_return_data = json_is_boolean(json_object_get(e, "ReturnData"));
+        q[i].return_data = api_bool(e, "ReturnData", 1);
+        api_int(e, "Period", &q[i].period);
+        if (ms) {
+            q[i].has_metric_stat = 1;
+            q[i].metric.namespace = api_str(m, "Namespace");
+            q[i].metric.metric_name = api_str(m, "MetricName");
+            q[i].metric.dimensions = query_dims(m, &q[i].metric.n_dimensions);
+            q[i].has_stat_period = api_int(ms, "Period", &q[i].stat_period);
+            q[i].stat = api_str(ms, "Stat");
+            q[i].unit = api_str(ms, "Unit");
+        }
+    }
+    return q;
+}
+
+void api_alarm_queries_free(struct sc_alarm_query *q, int n)
+{
+    for (int i = 0; i < n; i++)
+        free((void *)q[i].metric.dimensions);
+    free(q);
+}
+
+json_t *api_alarm_queries_json(const struct sc_alarm_query *q, int n)
+{
+    json_t *a = json_array();
+
+    for (int i = 0; i < n; i++) {
+        json_t *o = json_pack("{s:s}", "Id", q[i].id);
+
+        if (q[i].has_metric_stat) {
+            json_t *ms =
+                json_pack("{s:{s:s,s:s,s:o},s:i,s:s}", "Metric", "Namespace", q[i].metric.namespace,
+                          "MetricName", q[i].metric.metric_name, "Dimensions",
+                          query_dims_json(q[i].metric.dimensions, q[i].metric.n_dimensions),
+                          "Period", q[i].stat_period, "Stat", q[i].stat);
+            set_opt(ms, "Unit", q[i].unit);
+            json_object_set_new(o, "MetricStat", ms);
+        }
+        set_opt(o, "Expression", q[i].expression);
+        set_opt(o, "Label", q[i].label);
+        json_object_set_new(o, "ReturnData",
+                            json_boolean(!q[i].has_return_data || q[i].return_data));
+        if (q[i].period)
+            json_object_set_new(o, "Period", json_integer(q[i].period));
+        json_array_append_new(a, o);
+    }
+    return a;
 }

@@ -62,6 +62,14 @@ const char *api_str(json_t *in, const char *member);
 int api_int(json_t *in, const char *member, int *v);
 /* Boolean member (def when absent). */
 int api_bool(json_t *in, const char *member, int def);
+
+/* A MetricDataQuery list (PutMetricAlarm Metrics, CustomizedMetricSpecification.Metrics) as
+ * alarm queries with strings borrowed from a; free with api_alarm_queries_free. */
+struct sc_alarm_query;
+struct sc_alarm_query *api_alarm_queries(json_t *a, int *n);
+void api_alarm_queries_free(struct sc_alarm_query *q, int n);
+/* The queries as DescribeAlarms / DescribePolicies show them. New reference. */
+json_t *api_alarm_queries_json(const struct sc_alarm_query *q, int n);
 /* Pagination (spec 1.10): takes items (an array, stolen), the request's token member
  * and limit member, the default and max page size; sets out[list_key] to the page and
  * out[token_key] to the next token when more remain. A token that is not one we issued

@@ -1220,6 +1220,11 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
         rq.target_tracking.namespace_ = api_str(cus, "Namespace");
         rq.target_tracking.statistic = api_str(cus, "Statistic");
         rq.target_tracking.unit = api_str(cus, "Unit");
+        if (json_object_get(cus, "Metrics")) {
+            rq.target_tracking.has_metrics = 1;
+            rq.target_tracking.metrics =
+                api_alarm_queries(json_object_get(cus, "Metrics"), &rq.target_tracking.nmetrics);
+        }
         if (json_array_size(dl)) {
             dims = cm_xcalloc(json_array_size(dl), sizeof(*dims));
             json_array_foreach(dl, i, e)
@@ -1243,6 +1248,8 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
         *out = json_pack("{s:s,s:o}", "PolicyARN", p->policy_arn, "Alarms", alarms_json(p));
     free(sa);
     free(dims);
+    api_alarm_queries_free((struct sc_alarm_query *)rq.target_tracking.metrics,
+                           rq.target_tracking.nmetrics);
     return rc;
 }
 
@@ -1323,7 +1330,13 @@ static json_t *policy_json(struct sc_world *w, const struct sc_asg_policy_info *
             for (int i = 0; i < p->ndimensions; i++)
                 json_array_append_new(dl, json_pack("{s:s,s:s}", "Name", p->dimensions[i].key,
                                                     "Value", p->dimensions[i].value));
-            json_object_set_new(cus, "Dimensions", dl);
+            if (p->nmetrics) {
+                json_decref(dl);
+                json_object_set_new(cus, "Metrics",
+                                    api_alarm_queries_json(p->metrics, p->nmetrics));
+            } else {
+                json_object_set_new(cus, "Dimensions", dl);
+            }
             json_object_set_new(tt, "CustomizedMetricSpecification", cus);
         }
         json_object_set_new(o, "TargetTrackingConfiguration", tt);

@@ -3,6 +3,7 @@
  * message is the library's. */
 #include "emulator/api.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,24 @@ static int64_t ts_get(json_t *in, const char *member, int *has)
 
 /* ---- metrics --------------------------------------------------------------------------- */
 
+/* A datapoint value: a JSON number, or the text CBOR's non-finite values arrive as
+ * (model_check passes "NaN", "Infinity" and "-Infinity" through for DatapointValue). */
+static double num_value(json_t *v)
+{
+    const char *s = json_string_value(v);
+
+    if (!s)
+        return json_number_value(v);
+    if (strcmp(s, "NaN") == 0)
+        return NAN;
+    return s[0] == '-' ? -INFINITY : INFINITY;
+}
+
+static int num_present(json_t *v)
+{
+    return json_is_number(v) || json_is_string(v);
+}
+
 static double *doubles_get(json_t *a, int *n)
 {
     double *v;
@@ -98,7 +117,7 @@ static double *doubles_get(json_t *a, int *n)
     if (*n == 0)
         return NULL;
     v = cm_xcalloc((size_t)*n, sizeof(*v));
-    json_array_foreach(a, i, e) v[i] = json_number_value(e);
+    json_array_foreach(a, i, e) v[i] = num_value(e);
     return v;
 }
 
@@ -122,15 +141,15 @@ static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
         d[i].metric_name = api_str(e, "MetricName");
         d[i].dimensions = dims_get(e, "Dimensions", &d[i].n_dimensions);
         d[i].timestamp_ms = ts_get(e, "Timestamp", &d[i].has_timestamp);
-        d[i].has_value = json_is_number(json_object_get(e, "Value"));
-        d[i].value = json_number_value(json_object_get(e, "Value"));
+        d[i].has_value = num_present(json_object_get(e, "Value"));
+        d[i].value = num_value(json_object_get(e, "Value"));
         d[i].values = doubles_get(json_object_get(e, "Values"), &d[i].n_values);
         d[i].counts = doubles_get(json_object_get(e, "Counts"), &d[i].n_counts);
         if (sv) {
             d[i].has_statistic_values = 1;
 #define SV(field, key)                                                                             \
-    d[i].statistic_values.has_##field = json_is_number(json_object_get(sv, key));                  \
-    d[i].statistic_values.field = json_number_value(json_object_get(sv, key))
+    d[i].statistic_values.has_##field = num_present(json_object_get(sv, key));                     \
+    d[i].statistic_values.field = num_value(json_object_get(sv, key))
             SV(sample_count, "SampleCount");
             SV(sum, "Sum");
             SV(minimum, "Minimum");
@@ -258,6 +277,7 @@ static int get_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
         q[i].id = api_str(e, "Id");
         q[i].label = api_str(e, "Label");
         q[i].expression = api_str(e, "Expression");
+        api_int(e, "Period", &q[i].expression_period);
         q[i].has_return_data = json_is_boolean(json_object_get(e, "ReturnData"));
         q[i].return_data = api_bool(e, "ReturnData", 1);
         if (ms) {
@@ -356,7 +376,8 @@ static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struc
     rq.comparison_operator = api_str(in, "ComparisonOperator");
     rq.treat_missing_data = api_str(in, "TreatMissingData");
     rq.evaluate_low_sample_count_percentile = api_str(in, "EvaluateLowSampleCountPercentile");
-    rq.has_metrics = json_array_size(json_object_get(in, "Metrics")) > 0;
+    rq.has_metrics = json_object_get(in, "Metrics") != NULL;
+    rq.metrics = api_alarm_queries(json_object_get(in, "Metrics"), &rq.n_metrics);
     rq.threshold_metric_id = api_str(in, "ThresholdMetricId");
     rq.tags = tags_get(in, &rq.n_tags);
     if (sc_cw_put_metric_alarm(cw, &rq, ctx->now_ms, &se) != SC_OK)
@@ -366,6 +387,7 @@ static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struc
     free((void *)rq.insufficient_data_actions);
     free((void *)rq.dimensions);
     free((void *)rq.tags);
+    api_alarm_queries_free((struct sc_alarm_query *)rq.metrics, rq.n_metrics);
     return rc;
 }
 
@@ -394,8 +416,12 @@ static int alarm_visit(const struct sc_alarm_view *a, void *ud)
     set_str(o, "Namespace", a->namespace);
     set_str(o, "Statistic", a->statistic);
     set_str(o, "ExtendedStatistic", a->extended_statistic);
-    json_object_set_new(o, "Dimensions", dims_json(a->dimensions, a->n_dimensions));
-    json_object_set_new(o, "Period", json_integer(a->period));
+    if (a->n_metrics) {
+        json_object_set_new(o, "Metrics", api_alarm_queries_json(a->metrics, a->n_metrics));
+    } else {
+        json_object_set_new(o, "Dimensions", dims_json(a->dimensions, a->n_dimensions));
+        json_object_set_new(o, "Period", json_integer(a->period));
+    }
     set_str(o, "Unit", a->unit);
     json_object_set_new(o, "EvaluationPeriods", json_integer(a->evaluation_periods));
     if (a->has_datapoints_to_alarm)

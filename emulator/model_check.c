@@ -306,6 +306,14 @@ static json_t *scalar_double(struct ctx *c, const struct model_shape *sh, json_t
         }
     } else if (json_is_number(in)) {
         v = json_number_value(in);
+    } else if (!c->text && json_is_string(in) && strcmp(sh->name, "DatapointValue") == 0 &&
+               (strcmp(json_string_value(in), "NaN") == 0 ||
+                strcmp(json_string_value(in), "Infinity") == 0 ||
+                strcmp(json_string_value(in), "-Infinity") == 0)) {
+        /* CBOR's non-finite datapoint values (acbor.c spells them as text) reach
+         * PutMetricData, whose rule answers AWS's InvalidParameterValue "The value NaN for
+         * parameter MetricData.member.1.Value is invalid." */
+        return json_incref(in);
     } else {
         constraint(c, in, "Member must be a number");
         return NULL;

@@ -92,6 +92,15 @@ void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const 
     a->head += n;
 }
 
+const char *sc_alarm_partition(const char *region)
+{
+    if (region && strncmp(region, "cn-", 3) == 0)
+        return "aws-cn";
+    if (region && strncmp(region, "us-gov-", 7) == 0)
+        return "aws-us-gov";
+    return "aws";
+}
+
 /* --- create / destroy ---------------------------------------------------------------------- */
 
 void alarm_free(struct alarm *al)
@@ -116,6 +125,7 @@ void alarm_free(struct alarm *al)
     free(al->extended_statistic);
     free(al->unit);
     free(al->elscp);
+    alarm_math_free(al);
     for (int i = 0; i < al->ntags; i++) {
         free(al->tags[i].key);
         free(al->tags[i].value);
@@ -253,6 +263,8 @@ void alarm_view_sync(struct alarm *al)
     v->comparison_operator = alarm_op_names[al->op];
     v->treat_missing_data = al->has_tmd ? alarm_tmd_names[al->tmd] : NULL;
     v->evaluate_low_sample_count_percentile = al->elscp;
+    v->metrics = al->mq;
+    v->n_metrics = al->nmq;
     v->recent_values = al->recent;
     v->n_recent_values = al->nrecent;
     v->last_evaluated_ms = al->last_eval_ms;
@@ -395,39 +407,11 @@ static enum sc_status validate_actions(const char *const *acts, int n, const cha
     return SC_OK;
 }
 
-enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struct sc_stat *st,
-                                  enum op *op, enum tmd *tmd, enum sc_unit *unit,
-                                  struct sc_error *err)
+/* MetricName, Namespace, Dimensions, Statistic / ExtendedStatistic and Period of a metric
+ * alarm (an alarm on Metrics has none of them: alarm_math_validate). */
+static enum sc_status validate_metric(const struct sc_put_metric_alarm_req *r, struct sc_stat *st,
+                                      struct sc_error *err)
 {
-    enum sc_status s;
-
-    if (!r->alarm_name || !*r->alarm_name)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmName is required.");
-    if (strlen(r->alarm_name) > 255)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value '%s' at 'alarmName' failed to satisfy "
-                       "constraint: Member must have length less than or equal to 255",
-                       r->alarm_name);
-    if (r->alarm_description && strlen(r->alarm_description) > 1024)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'alarmDescription' failed to satisfy "
-                       "constraint: Member must have length less than or equal to 1024");
-    if (r->has_metrics)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "Metric math alarms (the Metrics parameter) are not supported by scalelab; "
-                       "use MetricName, Namespace and Statistic.");
-    if (r->comparison_operator) {
-        for (int i = 0; i < 3; i++)
-            if (strcmp(r->comparison_operator, anomaly_ops[i]) == 0)
-                return sc_fail(err, SC_ERR_VALIDATION,
-                               "ComparisonOperator %s is not supported by scalelab: anomaly "
-                               "detection bands are not implemented.",
-                               r->comparison_operator);
-    }
-    if (r->threshold_metric_id)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "ThresholdMetricId is not supported by scalelab: anomaly detection bands "
-                       "are not implemented.");
     if (!r->metric_name || !*r->metric_name)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter MetricName is required.");
     if (strlen(r->metric_name) > 255)
@@ -478,6 +462,46 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
     if (!valid_period(r->period))
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                        "The parameter Period must be a multiple of 60.");
+    return SC_OK;
+}
+
+enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struct sc_stat *st,
+                                  enum op *op, enum tmd *tmd, enum sc_unit *unit,
+                                  struct sc_error *err)
+{
+    enum sc_status s;
+    int period = r->period;
+
+    memset(st, 0, sizeof(*st));
+    if (!r->alarm_name || !*r->alarm_name)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmName is required.");
+    if (strlen(r->alarm_name) > 255)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value '%s' at 'alarmName' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 255",
+                       r->alarm_name);
+    if (r->alarm_description && strlen(r->alarm_description) > 1024)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'alarmDescription' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 1024");
+    if (r->comparison_operator) {
+        for (int i = 0; i < 3; i++)
+            if (strcmp(r->comparison_operator, anomaly_ops[i]) == 0)
+                return sc_fail(err, SC_ERR_VALIDATION,
+                               "ComparisonOperator %s is not supported by scalelab: anomaly "
+                               "detection bands are not implemented.",
+                               r->comparison_operator);
+    }
+    if (r->threshold_metric_id)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "ThresholdMetricId is not supported by scalelab: anomaly detection bands "
+                       "are not implemented.");
+    if (r->has_metrics)
+        s = alarm_math_validate(r, &period, err);
+    else
+        s = validate_metric(r, st, err);
+    if (s != SC_OK)
+        return s;
     if (!r->has_evaluation_periods)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "The parameter EvaluationPeriods is required.");
@@ -490,7 +514,7 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
     if (r->has_datapoints_to_alarm && r->datapoints_to_alarm > r->evaluation_periods)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
                        "DatapointsToAlarm must be less than or equal to EvaluationPeriods.");
-    if ((int64_t)r->period * r->evaluation_periods > 86400)
+    if ((int64_t)period * r->evaluation_periods > 86400)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
                        "Metrics cannot be checked across more than a day (EvaluationPeriods * "
                        "Period must be <= 86400).");
@@ -583,8 +607,8 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
 
     if (!al)
         return NULL;
-    snprintf(arn, sizeof(arn), "arn:aws:cloudwatch:%s:%s:alarm:%s", a->region, a->account,
-             r->alarm_name);
+    snprintf(arn, sizeof(arn), "arn:%s:cloudwatch:%s:%s:alarm:%s", sc_alarm_partition(a->region),
+             a->region, a->account, r->alarm_name);
     al->name = sc_strdup(r->alarm_name);
     al->arn = sc_strdup(arn);
     bad |= !al->name || !al->arn;
@@ -599,6 +623,16 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
             bad |= !al->actions[s][i];
             al->nactions[s]++;
         }
+    }
+    if (r->has_metrics) {
+        struct sc_error e;
+        int period = 60;
+
+        alarm_math_validate(r, &period, &e); /* validated: gives the period */
+        bad |= alarm_math_build(al, r) != 0;
+        al->stat = *st;
+        al->period = period;
+        goto common;
     }
     al->metric_name = sc_strdup(r->metric_name);
     al->ns = sc_strdup(r->namespace);
@@ -622,6 +656,7 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
     }
     al->stat = *st;
     al->period = r->period;
+common:
     al->n = r->evaluation_periods;
     al->has_m = r->has_datapoints_to_alarm;
     al->m = r->has_datapoints_to_alarm ? r->datapoints_to_alarm : r->evaluation_periods;
@@ -644,7 +679,8 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
     }
     /* slots a minute-aligned evaluation can keep (sc_metric_period_settled); without the
      * memory the alarm just aggregates every slot */
-    if (al->period % 60 == 0 && al->period % 3600 != 0 && al->stat.kind != SC_STAT_PERCENTILE) {
+    if (!al->prog && al->period % 60 == 0 && al->period % 3600 != 0 &&
+        al->stat.kind != SC_STAT_PERCENTILE) {
         al->w_cap = al->n + 2 < MAX_SLOTS - 1 ? al->n + 2 : MAX_SLOTS - 1;
         al->w = calloc((size_t)al->w_cap, sizeof(*al->w));
         if (!al->w)
@@ -868,6 +904,8 @@ enum sc_status sc_alarms_describe_for_metric(const struct sc_alarms *a,
         return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter Namespace is required.");
     for (int i = 0; i < a->n; i++) {
         struct alarm *al = a->list[i];
+        if (!al->metric_name) /* an alarm on Metrics watches no one metric */
+            continue;
         if (strcmp(al->metric_name, req->metric_name) != 0 || strcmp(al->ns, req->namespace) != 0)
             continue;
         if (!same_dims(al, req->dimensions, req->n_dimensions))
@@ -961,7 +999,10 @@ static enum sc_status arn_not_found(const char *arn, struct sc_error *err)
 {
     if (!arn || !*arn)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter ResourceARN is required.");
-    return sc_fail(err, SC_ERR_RESOURCE_NOT_FOUND, "%s", "");
+    /* TagResource, UntagResource and ListTagsForResource model ResourceNotFoundException
+     * (not ResourceNotFound, SetAlarmState's); moto's test_tag_resource_error_not_exists
+     * quotes its text "Unknown" */
+    return sc_fail(err, SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION, "Unknown");
 }
 
 enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct sc_tag *tags, int n,

@@ -41,10 +41,41 @@ const char *sc_alarm_state_name(enum sc_alarm_state s);
 /* Returns 0, or -1 when s is not one of the three names. */
 int sc_alarm_state_parse(const char *s, enum sc_alarm_state *out);
 
+/* The ARN partition of a region: "aws-cn" for cn-*, "aws-us-gov" for us-gov-*, else "aws". */
+const char *sc_alarm_partition(const char *region);
+
 struct sc_tag {
     const char *key;
     const char *value;
 };
+
+/* One member of PutMetricAlarm's Metrics: a MetricDataQuery (docs/metric-math.md 6).
+ * Borrowed strings. */
+struct sc_alarm_query {
+    const char *id;
+    const char *expression; /* metric math, NULL for a MetricStat */
+    const char *label;
+    int has_return_data;
+    int return_data; /* default 1 */
+    int period;      /* the query's own Period (expressions), 0 = none */
+    int has_metric_stat;
+    struct sc_metric_key metric;
+    int has_stat_period;
+    int stat_period; /* MetricStat.Period */
+    const char *stat;
+    const char *unit;
+};
+#define SC_ALARM_MAX_QUERIES 20 /* 10 MetricStat + 10 Expression */
+
+/* Owned copies of n queries (*out, free with sc_alarm_queries_free). Returns 0 or -1 (OOM). */
+int sc_alarm_queries_dup(const struct sc_alarm_query *src, int n, struct sc_alarm_query **out);
+void sc_alarm_queries_free(struct sc_alarm_query *q, int n); /* NULL is a no-op */
+/* The queries in AWS's member names (Id, MetricStat {Metric, Period, Stat, Unit}, ...), as
+ * the state files keep them. Returns a new reference, NULL on OOM. */
+json_t *sc_alarm_queries_save(const struct sc_alarm_query *q, int n);
+/* Reads what sc_alarm_queries_save wrote into owned copies. Returns 0, or -1 with msg. */
+int sc_alarm_queries_load(const json_t *arr, struct sc_alarm_query **out, int *n, char *msg,
+                          size_t msglen);
 
 /* PutMetricAlarm. Optional numbers carry has_x; optional strings are NULL. */
 struct sc_put_metric_alarm_req {
@@ -78,7 +109,9 @@ struct sc_put_metric_alarm_req {
     const char *evaluate_low_sample_count_percentile;
     const struct sc_tag *tags; /* applied on create only (AWS ignores them on update) */
     int n_tags;
-    int has_metrics;                 /* Metrics (math) given: not supported here */
+    int has_metrics; /* Metrics given (then MetricName ... Unit must be absent) */
+    const struct sc_alarm_query *metrics;
+    int n_metrics;
     const char *threshold_metric_id; /* anomaly bands: not supported here */
 };
 
@@ -102,7 +135,7 @@ struct sc_alarm_view {
     const char *state_reason_data; /* NULL when none */
     int64_t state_updated_timestamp_ms;
     int64_t state_transitioned_timestamp_ms;
-    const char *metric_name;
+    const char *metric_name; /* NULL for an alarm on Metrics */
     const char *namespace;
     const char *statistic;                 /* NULL when extended_statistic is set */
     const char *extended_statistic;        /* NULL when statistic is set */
@@ -117,6 +150,10 @@ struct sc_alarm_view {
     const char *comparison_operator;
     const char *treat_missing_data;                   /* NULL when unset ("missing" applies) */
     const char *evaluate_low_sample_count_percentile; /* NULL when unset */
+    /* Metrics (an alarm on metric math): the queries as put, n_metrics 0 for a metric
+     * alarm (metric_name, namespace, statistic, dimensions and unit are then NULL / 0) */
+    const struct sc_alarm_query *metrics;
+    int n_metrics;
     /* The latest evaluation, for target tracking and step selection: the real datapoints
      * among the N evaluated, newest first (at most SC_ALARM_MAX_RECENT), and its time. */
     const double *recent_values;

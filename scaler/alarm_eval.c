@@ -285,7 +285,7 @@ static void reason_data(struct sb *b, const struct sc_alarms *a, const struct al
     if (al->statistic) {
         sb_raw(b, ",\"statistic\":");
         sb_jstr(b, al->statistic);
-    } else {
+    } else if (al->extended_statistic) {
         sb_raw(b, ",\"extendedStatistic\":");
         sb_jstr(b, al->extended_statistic);
     }
@@ -337,64 +337,69 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
     uint64_t late = 0;
     int keep;
 
-    if (gen != al->m_gen) {
-        struct sc_metric_key key = { al->ns, al->metric_name, al->dims, al->ndims };
-        m = sc_metric_store_find(store, &key);
-        al->m_cache = m;
-        al->m_gen = gen;
-        al->w_metric = NULL; /* a freed metric's address may come back */
-    }
     if (r > MAX_SLOTS - 1)
         r = MAX_SLOTS - 1;
-    /* slots settled at the last evaluation are still what they were while no put landed
-     * late: slot k now is slot k - shift then (newest last, so that entry is still the
-     * old one when read) */
-    keep = m && al->w_cap >= r && tick_ms % 60000 == 0 &&
-           sc_metric_settled_window(m, &win_from, &win_to);
-    if (keep) {
-        late = sc_metric_late_version(m);
-        if (al->w_metric == m && al->w_late == late && tick_ms > al->w_tick &&
-            (tick_ms - al->w_tick) % period_ms == 0)
-            shift = (tick_ms - al->w_tick) / period_ms;
-    }
-    for (int k = r; k >= 1; k--) {
-        struct sc_agg ag;
-        int64_t start = tick_ms - (int64_t)k * period_ms;
-        int settled = keep && start >= win_from && start + period_ms <= win_to;
-        double v;
-        a->slot_has[k] = 0;
-        if (keep)
-            al->w[k - 1].settled = 0;
-        if (!m)
-            continue;
-        if (settled && shift > 0 && k - shift >= 1 && k - shift <= al->w_n &&
-            al->w[k - shift - 1].settled) {
-            const struct wslot *o = &al->w[k - shift - 1];
-            a->slot_has[k] = o->has;
-            a->slot_val[k] = o->val;
-            a->slot_cnt[k] = o->cnt;
-        } else if (sc_metric_aggregate(m, al->unit_e, start, al->period,
-                                       al->stat.kind == SC_STAT_PERCENTILE ? &pct : NULL,
-                                       al->stat.kind == SC_STAT_PERCENTILE, &ag) &&
-                   sc_agg_value(&ag, &al->stat, 0, &v) >= 0) {
-            a->slot_has[k] = 1;
-            a->slot_val[k] = v;
-            a->slot_cnt[k] = ag.sample_count;
+    if (al->prog) {
+        /* an alarm on Metrics: the program's returned series gives the slots */
+        alarm_math_slots(a, al, store, tick_ms, r);
+    } else {
+        if (gen != al->m_gen) {
+            struct sc_metric_key key = { al->ns, al->metric_name, al->dims, al->ndims };
+            m = sc_metric_store_find(store, &key);
+            al->m_cache = m;
+            al->m_gen = gen;
+            al->w_metric = NULL; /* a freed metric's address may come back */
+        }
+        /* slots settled at the last evaluation are still what they were while no put landed
+         * late: slot k now is slot k - shift then (newest last, so that entry is still the
+         * old one when read) */
+        keep = m && al->w_cap >= r && tick_ms % 60000 == 0 &&
+               sc_metric_settled_window(m, &win_from, &win_to);
+        if (keep) {
+            late = sc_metric_late_version(m);
+            if (al->w_metric == m && al->w_late == late && tick_ms > al->w_tick &&
+                (tick_ms - al->w_tick) % period_ms == 0)
+                shift = (tick_ms - al->w_tick) / period_ms;
+        }
+        for (int k = r; k >= 1; k--) {
+            struct sc_agg ag;
+            int64_t start = tick_ms - (int64_t)k * period_ms;
+            int settled = keep && start >= win_from && start + period_ms <= win_to;
+            double v;
+            a->slot_has[k] = 0;
+            if (keep)
+                al->w[k - 1].settled = 0;
+            if (!m)
+                continue;
+            if (settled && shift > 0 && k - shift >= 1 && k - shift <= al->w_n &&
+                al->w[k - shift - 1].settled) {
+                const struct wslot *o = &al->w[k - shift - 1];
+                a->slot_has[k] = o->has;
+                a->slot_val[k] = o->val;
+                a->slot_cnt[k] = o->cnt;
+            } else if (sc_metric_aggregate(m, al->unit_e, start, al->period,
+                                           al->stat.kind == SC_STAT_PERCENTILE ? &pct : NULL,
+                                           al->stat.kind == SC_STAT_PERCENTILE, &ag) &&
+                       sc_agg_value(&ag, &al->stat, 0, &v) >= 0) {
+                a->slot_has[k] = 1;
+                a->slot_val[k] = v;
+                a->slot_cnt[k] = ag.sample_count;
+            }
+            if (keep) {
+                al->w[k - 1].has = a->slot_has[k];
+                al->w[k - 1].val = a->slot_val[k];
+                al->w[k - 1].cnt = a->slot_cnt[k];
+                al->w[k - 1].settled = (char)settled;
+            }
         }
         if (keep) {
-            al->w[k - 1].has = a->slot_has[k];
-            al->w[k - 1].val = a->slot_val[k];
-            al->w[k - 1].cnt = a->slot_cnt[k];
-            al->w[k - 1].settled = (char)settled;
+            al->w_metric = m;
+            al->w_late = late;
+            al->w_tick = tick_ms;
+            al->w_n = r;
+        } else {
+            al->w_metric = NULL;
         }
-    }
-    if (keep) {
-        al->w_metric = m;
-        al->w_late = late;
-        al->w_tick = tick_ms;
-        al->w_n = r;
-    } else {
-        al->w_metric = NULL;
     }
     /* the real points, newest first */
     for (int k = 1; k <= r; k++) {

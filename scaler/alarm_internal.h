@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "scaler/alarm.h"
+#include "scaler/math.h"
 #include "scaler/str.h"
 
 #define MAX_SLOTS   (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
@@ -73,6 +74,10 @@ struct alarm {
     const struct sc_metric *w_metric;
     uint64_t w_late;
     int64_t w_tick;
+    /* Metrics: owned copies, the program (scaler/math.h), and the returned query */
+    struct sc_alarm_query *mq;
+    int nmq;
+    struct sc_math_program *prog;
     int pending;
     struct tag *tags;
     int ntags;
@@ -195,5 +200,26 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
                           const struct sc_stat *st, enum op op, enum tmd tmd, enum sc_unit unit);
 enum sc_status alarm_check_names(const char *const *names, int n, struct sc_error *err);
 enum sc_status alarm_state_value_error(const char *v, struct sc_error *err);
+
+/* --- defined in alarm_math.c (alarms on Metrics, docs/metric-math.md 6) ---------------------- */
+
+/* Checks r's Metrics (AWS's "... should not be set if list of Metrics is set.", "Exactly
+ * one element of the metrics list should return data.", "Invalid metrics list") and gives
+ * the alarm's period. */
+enum sc_status alarm_math_validate(const struct sc_put_metric_alarm_req *r, int *period,
+                                   struct sc_error *err);
+/* Copies r's Metrics into al and builds its program. Returns 0 or -1 on OOM. */
+int alarm_math_build(struct alarm *al, const struct sc_put_metric_alarm_req *r);
+void alarm_math_free(struct alarm *al);
+/* Fills a->slot_has/val/cnt for slots 1..r at tick_ms from the program's returned series. */
+void alarm_math_slots(struct sc_alarms *a, struct alarm *al, const struct sc_metric_store *store,
+                      int64_t tick_ms, int r);
+/* The Metrics in the state file's form (AWS's member names); NULL on OOM. */
+json_t *alarm_math_save(const struct alarm *al);
+/* Reads saved Metrics (borrowed strings into q and dims, at most SC_ALARM_MAX_QUERIES).
+ * Returns 0, or -1 with msg set. */
+int alarm_math_load(const json_t *arr, struct sc_alarm_query *q,
+                    struct sc_dimension (*dims)[SC_METRIC_MAX_DIMENSIONS], int *n, char *msg,
+                    size_t msglen);
 
 #endif

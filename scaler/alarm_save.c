@@ -42,8 +42,19 @@ static json_t *alarm_save(const struct alarm *al)
     json_object_set_new(o, "insufficient_data_actions",
                         str_list_json(al->actions[SC_ALARM_INSUFFICIENT_DATA],
                                       al->nactions[SC_ALARM_INSUFFICIENT_DATA]));
-    json_object_set_new(o, "metric_name", json_string(al->metric_name));
-    json_object_set_new(o, "namespace", json_string(al->ns));
+    if (al->nmq) {
+        json_t *m = alarm_math_save(al);
+        if (!m || json_object_set_new(o, "metrics", m) < 0) {
+            json_decref(o);
+            json_decref(dims);
+            json_decref(recent);
+            json_decref(tags);
+            return NULL;
+        }
+    } else {
+        json_object_set_new(o, "metric_name", json_string(al->metric_name));
+        json_object_set_new(o, "namespace", json_string(al->ns));
+    }
     for (int i = 0; i < al->ndims; i++)
         json_array_append_new(dims, json_pack("[ss]", al->dims[i].name, al->dims[i].value));
     json_object_set_new(o, "dimensions", dims);
@@ -215,6 +226,8 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
     const char *acts[3][SC_ALARM_MAX_ACTIONS];
     struct sc_dimension dims[SC_METRIC_MAX_DIMENSIONS];
     struct sc_dimension tagv[LOAD_MAX_TAGS];
+    struct sc_alarm_query mq[SC_ALARM_MAX_QUERIES];
+    struct sc_dimension mdims[SC_ALARM_MAX_QUERIES][SC_METRIC_MAX_DIMENSIONS];
     const char *cmp, *state, *reason, *reason_data;
     struct sc_stat st;
     enum op op;
@@ -237,8 +250,17 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
     load_strs(l, o, "alarm_actions", acts[1], SC_ALARM_MAX_ACTIONS, &r.n_alarm_actions);
     load_strs(l, o, "insufficient_data_actions", acts[2], SC_ALARM_MAX_ACTIONS,
               &r.n_insufficient_data_actions);
-    r.metric_name = need_str(l, o, "metric_name");
-    r.namespace = need_str(l, o, "namespace");
+    if (json_object_get(o, "metrics")) {
+        char msg[160];
+        if (alarm_math_load(json_object_get(o, "metrics"), mq, mdims, &r.n_metrics, msg,
+                            sizeof(msg)) < 0)
+            sc_load_fail(l, "%s", msg);
+        r.has_metrics = 1;
+        r.metrics = mq;
+    } else {
+        r.metric_name = need_str(l, o, "metric_name");
+        r.namespace = need_str(l, o, "namespace");
+    }
     load_pairs(l, o, "dimensions", dims, SC_METRIC_MAX_DIMENSIONS, &r.n_dimensions);
     r.statistic = sc_load_cstr_opt(l, o, "statistic");
     r.extended_statistic = sc_load_cstr_opt(l, o, "extended_statistic");
@@ -272,7 +294,7 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
     r.alarm_actions = acts[1];
     r.insufficient_data_actions = acts[2];
     r.dimensions = dims;
-    r.has_period = 1;
+    r.has_period = !r.has_metrics;
     r.has_evaluation_periods = 1;
     r.has_threshold = 1;
     r.threshold = threshold;

@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "scaler/alarm.h"
 #include "scaler/policy.h"
 #include "scaler/rng.h"
 #include "scaler/status.h"
@@ -106,6 +107,9 @@ struct sc_asg_alarm_spec {
     double threshold;
     const char *comparison_operator; /* "GreaterThanThreshold" / "LessThanThreshold" */
     const char *alarm_action;        /* the policy ARN */
+    /* metric math instead of namespace ... unit (then those are NULL and period_s unused) */
+    const struct sc_alarm_query *metrics;
+    int nmetrics;
 };
 
 /* A launch template as resolved by env.launch_template_resolve. */
@@ -681,6 +685,10 @@ struct sc_asg_tt_req {
     int ndimensions;
     const char *statistic;
     const char *unit;
+    /* CustomizedMetricSpecification.Metrics (metric math, docs/metric-math.md 7) */
+    int has_metrics;
+    const struct sc_alarm_query *metrics;
+    int nmetrics;
     double target_value;
     int disable_scale_in;
 };
@@ -740,6 +748,8 @@ struct sc_asg_policy_info {
     int ndimensions;
     char *statistic;
     char *unit;
+    struct sc_alarm_query *metrics; /* CustomizedMetricSpecification.Metrics, owned */
+    int nmetrics;
     double target_value;
     int disable_scale_in;
     char *alarm_names[2]; /* target tracking: High, Low (NULL when none) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/alarm.h"
 #include "scaler/asg_internal.h"
 
 #define NOT_OVERRIDE                                                                               \
@@ -47,6 +48,7 @@ void asg_policy_free(struct asg_policy *p)
     free(i->dimensions);
     free(i->statistic);
     free(i->unit);
+    sc_alarm_queries_free(i->metrics, i->nmetrics);
     for (int k = 0; k < 2; k++) {
         free(i->alarm_names[k]);
         free(i->alarm_arns[k]);
@@ -221,6 +223,23 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
                 return sc_fail(
                     err, SC_ERR_VALIDATION,
                     "Resource label is required for ALBRequestCountPerTarget and must be of the form app/<load-balancer-name>/<load-balancer-id>/targetgroup/<target-group-name>/<target-group-id>.");
+        } else if (tt->has_metrics) {
+            int nret = 0;
+
+            if (tt->metric_name || tt->namespace_ || tt->statistic || tt->unit ||
+                tt->ndimensions > 0)
+                return sc_fail(
+                    err, SC_ERR_VALIDATION,
+                    "Either Metrics or MetricName, Namespace and Statistic must be specified in CustomizedMetricSpecification, not both.");
+            if (tt->nmetrics < 1 || tt->nmetrics > SC_ALARM_MAX_QUERIES)
+                return sc_fail(err, SC_ERR_VALIDATION, "Invalid metrics list");
+            for (int k = 0; k < tt->nmetrics; k++)
+                nret += !tt->metrics[k].has_return_data || tt->metrics[k].return_data;
+            if (nret != 1)
+                return sc_fail(err, SC_ERR_VALIDATION,
+                               "Exactly one element of the metrics list should return data.");
+            /* the rest (Ids, statistics, expressions) is CloudWatch's, checked when the
+             * policy's alarms are put */
         } else if (!tt->metric_name || !tt->namespace_ || !tt->statistic) {
             return sc_fail(
                 err, SC_ERR_VALIDATION,
@@ -305,6 +324,21 @@ static int set_tt_metric(struct asg_policy *p, const struct sc_asg_tt_req *tt)
         i->resource_label = sc_strdup(tt->resource_label);
         return i->predefined_metric_type && (!tt->resource_label || i->resource_label) ? 0 : -1;
     }
+    if (tt->has_metrics) {
+        struct sc_alarm_query *q;
+
+        if (sc_alarm_queries_dup(tt->metrics, tt->nmetrics, &q))
+            return -1;
+        /* a TargetTrackingMetricStat without Period: 60 s, the policy's alarm period */
+        for (int k = 0; k < tt->nmetrics; k++)
+            if (q[k].has_metric_stat && !q[k].has_stat_period) {
+                q[k].has_stat_period = 1;
+                q[k].stat_period = 60;
+            }
+        i->metrics = q;
+        i->nmetrics = tt->nmetrics;
+        return 0;
+    }
     i->metric_name = sc_strdup(tt->metric_name);
     i->namespace_ = sc_strdup(tt->namespace_);
     i->statistic = sc_strdup(tt->statistic);
@@ -359,6 +393,9 @@ static enum sc_status put_tt_alarms(struct sc_asg *asg, struct asg_policy *p, in
             dims[nd].key = "AutoScalingGroupName";
             dims[nd++].value = group;
         }
+    } else if (i->nmetrics) {
+        spec.metrics = i->metrics;
+        spec.nmetrics = i->nmetrics;
     } else {
         spec.namespace_ = i->namespace_;
         spec.metric_name = i->metric_name;
@@ -391,8 +428,9 @@ static enum sc_status put_tt_alarms(struct sc_asg *asg, struct asg_policy *p, in
                                              k == 0 ? "AlarmHigh" : "AlarmLow", uuid);
             if (!i->alarm_names[k])
                 goto oom;
-            i->alarm_arns[k] = asg_asprintf("arn:aws:cloudwatch:%s:%s:alarm:%s", asg->region,
-                                            asg->account, i->alarm_names[k]);
+            i->alarm_arns[k] =
+                asg_asprintf("arn:%s:cloudwatch:%s:%s:alarm:%s", sc_alarm_partition(asg->region),
+                             asg->region, asg->account, i->alarm_names[k]);
             if (!i->alarm_arns[k])
                 goto oom;
         }

@@ -206,6 +206,8 @@ static json_t *policy_save(const struct asg_policy *p)
     bad |= sc_save_take(o, "dimensions", tags_save(i->dimensions, i->ndimensions));
     bad |= sc_save_str(o, "statistic", i->statistic);
     bad |= sc_save_str(o, "unit", i->unit);
+    if (i->nmetrics)
+        bad |= sc_save_take(o, "metrics", sc_alarm_queries_save(i->metrics, i->nmetrics));
     bad |= sc_save_real(o, "target_value", i->target_value);
     bad |= sc_save_bool(o, "disable_scale_in", i->disable_scale_in);
     bad |= sc_save_strv(o, "alarm_names", i->alarm_names, 2);
@@ -588,6 +590,13 @@ static struct asg_policy *policy_load(struct sc_load *l, const json_t *o, struct
     i->dimensions = tags_load(l, o, "dimensions", &i->ndimensions);
     i->statistic = sc_load_str(l, o, "statistic");
     i->unit = sc_load_str(l, o, "unit");
+    if (json_object_get(o, "metrics")) {
+        char msg[160];
+
+        if (sc_alarm_queries_load(json_object_get(o, "metrics"), &i->metrics, &i->nmetrics, msg,
+                                  sizeof(msg)) < 0)
+            sc_load_fail(l, "metrics: %s", msg);
+    }
     i->target_value = sc_load_real(l, o, "target_value");
     i->disable_scale_in = sc_load_bool(l, o, "disable_scale_in");
     i->enabled = sc_load_bool(l, o, "enabled");

@@ -94,11 +94,12 @@ enum sc_status sc_cw_get_metric_statistics(struct sc_cw *cw,
                                            int64_t now_ms, sc_datapoint_visit_fn fn, void *ud,
                                            struct sc_error *err);
 
-/* GetMetricData (metric-stat queries; Expression answers a not-supported ValidationError). */
+/* GetMetricData: MetricStat queries and metric math expressions (docs/metric-math.md). */
 struct sc_metric_data_query {
     const char *id;
-    const char *label;      /* NULL = metric name */
-    const char *expression; /* must be NULL here */
+    const char *label;      /* NULL = metric name (MetricStat) or Id (expression) */
+    const char *expression; /* metric math, NULL for a MetricStat query */
+    int expression_period;  /* the query's Period member (expressions), 0 = none */
     int has_return_data;
     int return_data; /* default 1 */
     /* MetricStat */
@@ -127,12 +128,14 @@ struct sc_metric_data_result {
     int n_values;
     const char *status_code; /* "Complete" or "PartialData" */
     /* A MessageData entry, NULL when none: "MultipleUnits" when the query named no Unit
-     * and the metric has several (values then merge all units). */
+     * and the metric has several (values then merge all units); "ArithmeticError" when an
+     * expression dropped non-finite points. */
     const char *message_code;
     const char *message_value;
 };
 typedef int (*sc_metric_data_visit_fn)(const struct sc_metric_data_result *r, void *ud);
-/* One result per query with return_data, in query order. */
+/* One result per query with return_data, in query order (an expression giving an array of
+ * time series: one result per series, each with the expression's Id). */
 enum sc_status sc_cw_get_metric_data(struct sc_cw *cw, const struct sc_get_metric_data_req *req,
                                      int64_t now_ms, sc_metric_data_visit_fn fn, void *ud,
                                      struct sc_error *err);

@@ -93,6 +93,8 @@ enum sc_status {
     SC_ERR_SSL_POLICY_NOT_FOUND,             /* SSLPolicyNotFound 400 */
     SC_ERR_TARGET_GROUP_ASSOCIATION_LIMIT,   /* TargetGroupAssociationLimit 400 */
     SC_ERR_V2_INVALID_CONFIGURATION_REQUEST, /* InvalidConfigurationRequest 400 (ELBv2) */
+    /* CloudWatch tagging (docs/metric-math.md's deviations) */
+    SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION, /* ResourceNotFoundException 404 */
     SC_STATUS_COUNT
 };
 

@@ -337,6 +337,13 @@ static enum sc_status env_put_alarm(void *ud, const struct sc_asg_alarm_spec *a,
     r.has_threshold = 1;
     r.threshold = a->threshold;
     r.comparison_operator = a->comparison_operator;
+    if (a->nmetrics) {
+        r.has_metrics = 1;
+        r.metrics = a->metrics;
+        r.n_metrics = a->nmetrics;
+        r.has_period = 0;
+        r.n_dimensions = 0;
+    }
     return sc_cw_put_metric_alarm(w->cw, &r, now_ms, err);
 }
 

@@ -224,6 +224,9 @@ static int setup_policies(struct eng *e)
             req.has_target_tracking = 1;
             req.target_tracking.predefined_metric_type = p->predefined_metric;
             req.target_tracking.resource_label = p->resource_label;
+            req.target_tracking.has_metrics = p->nmetrics > 0;
+            req.target_tracking.metrics = p->metrics;
+            req.target_tracking.nmetrics = p->nmetrics;
             req.target_tracking.target_value = p->target_value;
             req.target_tracking.disable_scale_in = p->disable_scale_in;
         }
@@ -322,42 +325,62 @@ static void warn(struct sim_run_result *res, const char *fmt, ...)
     res->warnings[res->nwarnings++] = line;
 }
 
-/* Which metrics some alarm reads: only those are put. */
+/* Marks the metric ns/name/dims an alarm reads as one to put; warns when the simulator does
+ * not produce it. */
+static void plan_metric(struct eng *e, struct sim_run_result *res, const char *alarm,
+                        const char *ns, const char *name, const struct sc_dimension *dims,
+                        int ndims)
+{
+    int known = 0;
+
+    if (strcmp(ns, "AWS/EC2") == 0 && strcmp(name, "CPUUtilization") == 0) {
+        if (ndims == 0) {
+            e->cpu_all_metric = 1;
+            known = 1;
+        } else if (ndims == 1 && strcmp(dims[0].name, "AutoScalingGroupName") == 0) {
+            int g = sim_scenario_group_index(e->sc, dims[0].value);
+            if (g >= 0)
+                e->groups[g].cpu_metric = 1;
+            known = 1;
+        } else if (ndims == 1 && strcmp(dims[0].name, "InstanceId") == 0) {
+            e->cpu_instance_metric = 1;
+            known = 1;
+        }
+    } else if (strcmp(ns, "AWS/ELB") == 0 && ndims == 1 &&
+               strcmp(dims[0].name, "LoadBalancerName") == 0) {
+        int lb = sim_scenario_lb_index(e->sc, dims[0].value);
+        int m = sc_elb_metric_find(name);
+        if (lb >= 0 && m >= 0 && (SIM_ELB_METRICS & SC_ELB_METRIC_BIT(m))) {
+            e->lbs[lb].metrics |= SC_ELB_METRIC_BIT(m);
+            known = 1;
+        }
+    }
+    if (!known)
+        warn(res,
+             "alarm %s reads %s %s, which the simulator does not produce; it will see no "
+             "data",
+             alarm, ns, name);
+}
+
+/* Which metrics some alarm reads (its own, or its Metrics' MetricStat queries): only those
+ * are put. */
 static void plan_metrics(struct eng *e, struct sim_run_result *res)
 {
     for (int i = 0; i < e->nalarms; i++) {
         const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
-        int known = 0;
         if (!v)
             continue;
-        if (strcmp(v->namespace, "AWS/EC2") == 0 && strcmp(v->metric_name, "CPUUtilization") == 0) {
-            if (v->n_dimensions == 0) {
-                e->cpu_all_metric = 1;
-                known = 1;
-            } else if (v->n_dimensions == 1 &&
-                       strcmp(v->dimensions[0].name, "AutoScalingGroupName") == 0) {
-                int g = sim_scenario_group_index(e->sc, v->dimensions[0].value);
-                if (g >= 0)
-                    e->groups[g].cpu_metric = 1;
-                known = 1;
-            } else if (v->n_dimensions == 1 && strcmp(v->dimensions[0].name, "InstanceId") == 0) {
-                e->cpu_instance_metric = 1;
-                known = 1;
-            }
-        } else if (strcmp(v->namespace, "AWS/ELB") == 0 && v->n_dimensions == 1 &&
-                   strcmp(v->dimensions[0].name, "LoadBalancerName") == 0) {
-            int lb = sim_scenario_lb_index(e->sc, v->dimensions[0].value);
-            int m = sc_elb_metric_find(v->metric_name);
-            if (lb >= 0 && m >= 0 && (SIM_ELB_METRICS & SC_ELB_METRIC_BIT(m))) {
-                e->lbs[lb].metrics |= SC_ELB_METRIC_BIT(m);
-                known = 1;
-            }
+        if (v->n_metrics == 0) {
+            plan_metric(e, res, v->alarm_name, v->namespace, v->metric_name, v->dimensions,
+                        v->n_dimensions);
+            continue;
         }
-        if (!known)
-            warn(res,
-                 "alarm %s reads %s %s, which the simulator does not produce; it will see no "
-                 "data",
-                 v->alarm_name, v->namespace, v->metric_name);
+        for (int k = 0; k < v->n_metrics; k++) {
+            const struct sc_alarm_query *q = &v->metrics[k];
+            if (q->has_metric_stat)
+                plan_metric(e, res, v->alarm_name, q->metric.namespace, q->metric.metric_name,
+                            q->metric.dimensions, q->metric.n_dimensions);
+        }
     }
 }
 
@@ -460,7 +483,12 @@ static void make_timeline(struct eng *e)
     for (int i = 0; i < e->nalarms; i++) {
         const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
         ai[i].name = e->alarms[i].name;
-        ai[i].metric = v ? v->metric_name : "";
+        ai[i].metric = v && v->metric_name ? v->metric_name : "";
+        /* an alarm on Metrics: the returned query's expression (or its metric's name) */
+        for (int k = 0; v && k < v->n_metrics; k++)
+            if (!v->metrics[k].has_return_data || v->metrics[k].return_data)
+                ai[i].metric = v->metrics[k].expression ? v->metrics[k].expression
+                                                        : v->metrics[k].metric.metric_name;
         ai[i].comparison = v ? v->comparison_operator : "";
         ai[i].threshold = v ? v->threshold : 0;
     }

@@ -694,6 +694,7 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         free(pl->metric_aggregation_type);
         free(pl->predefined_metric);
         free(pl->resource_label);
+        sc_alarm_queries_free(pl->metrics, pl->nmetrics);
     }
     free(sc->policies);
     for (int i = 0; i < sc->nalarms; i++) {

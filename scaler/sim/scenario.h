@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "scaler/alarm.h"
 #include "scaler/app.h"
 
 #define SIM_PATH_MAX 128
@@ -138,6 +139,10 @@ struct sim_policy {
     /* target tracking */
     char *predefined_metric; /* ASGAverageCPUUtilization, ALBRequestCountPerTarget, ... */
     char *resource_label;
+    /* target.metrics: CustomizedMetricSpecification.Metrics (metric math), owned; then
+     * predefined_metric is NULL */
+    struct sc_alarm_query *metrics;
+    int nmetrics;
     double target_value;
     int disable_scale_in;
 };

@@ -253,6 +253,9 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
     return 0;
 }
 
+static int parse_tt_metrics(struct ctx *c, const json_t *target, const char *path,
+                            struct sim_policy *pl);
+
 int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl)
 {
     static const char *const keys[] = { "name",
@@ -274,7 +277,7 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
     static const char *const agg[] = { "Average", "Minimum", "Maximum", NULL };
     static const char *const step_keys[] = { "lower", "upper", "adjustment", NULL };
     static const char *const tt_keys[] = { "predefined_metric", "resource_label", "value",
-                                           "disable_scale_in", NULL };
+                                           "disable_scale_in",  "metrics",        NULL };
     static const char *const predef[] = { "ASGAverageCPUUtilization", "ASGAverageNetworkIn",
                                           "ASGAverageNetworkOut", "ALBRequestCountPerTarget",
                                           NULL };
@@ -362,7 +365,9 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
         if (lookup(c, o, path, "target", 1, &v, p) <= 0)
             return -1;
         if (want_object(c, v, p) != 0 || check_keys(c, v, p, tt_keys) != 0 ||
-            get_enum(c, v, p, "predefined_metric", 0, "ASGAverageCPUUtilization", predef,
+            parse_tt_metrics(c, v, p, pl) < 0 ||
+            get_enum(c, v, p, "predefined_metric", 0,
+                     pl->nmetrics ? NULL : "ASGAverageCPUUtilization", predef,
                      &pl->predefined_metric) < 0 ||
             get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0 ||
             get_num(c, v, p, "value", 1, 0, 0, 1e12, &pl->target_value) < 0 ||
@@ -373,6 +378,100 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
 fail:
     free(type);
     return -1;
+}
+
+/* target.metrics: [{id, expression | metric {namespace, name, dimensions, stat, unit,
+ * period}, label, return_data, period}], CustomizedMetricSpecification.Metrics in the
+ * scenario's words; the rules are libscaler's (PutScalingPolicy answers them). */
+static int parse_tt_metrics(struct ctx *c, const json_t *target, const char *path,
+                            struct sim_policy *pl)
+{
+    static const char *const q_keys[] = { "id",          "expression", "metric", "label",
+                                          "return_data", "period",     NULL };
+    static const char *const m_keys[] = { "namespace", "name",   "dimensions", "stat",
+                                          "unit",      "period", NULL };
+    char p[SIM_PATH_MAX];
+    json_t *arr;
+    size_t n;
+
+    if (!json_object_get(target, "metrics"))
+        return 0;
+    if (json_object_get(target, "predefined_metric") || json_object_get(target, "resource_label")) {
+        path_key(p, path, "metrics");
+        return fail(c, p, "not with predefined_metric or resource_label");
+    }
+    if (get_obj_array(c, target, path, "metrics", &arr, &n, p) < 0)
+        return -1;
+    if (n == 0 || n > SC_ALARM_MAX_QUERIES)
+        return fail(c, p, "needs 1 to %d queries", SC_ALARM_MAX_QUERIES);
+    pl->metrics = cm_xcalloc(n, sizeof(*pl->metrics));
+    for (size_t i = 0; i < n; i++) {
+        struct sc_alarm_query *q = &pl->metrics[i];
+        json_t *o = json_array_get(arr, i), *m, *dv;
+        char pi[SIM_PATH_MAX], pm[SIM_PATH_MAX];
+        char *id = NULL, *e = NULL, *l = NULL;
+        int rd = 1;
+
+        pl->nmetrics++;
+        path_idx(pi, p, i);
+        if (check_keys(c, o, pi, q_keys) != 0 || get_str(c, o, pi, "id", 1, NULL, &id) < 0 ||
+            get_str(c, o, pi, "expression", 0, NULL, &e) < 0 ||
+            get_str(c, o, pi, "label", 0, NULL, &l) < 0 ||
+            get_bool(c, o, pi, "return_data", 1, &rd) < 0 ||
+            get_int(c, o, pi, "period", 0, 0, 1, 86400, &q->period) < 0) {
+            free(id);
+            free(e);
+            free(l);
+            return -1;
+        }
+        q->id = id;
+        q->expression = e;
+        q->label = l;
+        q->has_return_data = json_object_get(o, "return_data") != NULL;
+        q->return_data = rd;
+        if (lookup(c, o, pi, "metric", 0, &m, pm) <= 0)
+            continue;
+        if (want_object(c, m, pm) != 0 || check_keys(c, m, pm, m_keys) != 0)
+            return -1;
+        {
+            char *ns = NULL, *name = NULL, *stat = NULL, *unit = NULL;
+            int period = 0, r;
+            r = get_str(c, m, pm, "namespace", 1, NULL, &ns) < 0 ||
+                get_str(c, m, pm, "name", 1, NULL, &name) < 0 ||
+                get_str(c, m, pm, "stat", 1, NULL, &stat) < 0 ||
+                get_str(c, m, pm, "unit", 0, NULL, &unit) < 0 ||
+                get_int(c, m, pm, "period", 0, 60, 1, 86400, &period) < 0;
+            q->has_metric_stat = 1;
+            q->metric.namespace = ns;
+            q->metric.metric_name = name;
+            q->stat = stat;
+            q->unit = unit;
+            q->has_stat_period = 1;
+            q->stat_period = period;
+            if (r)
+                return -1;
+        }
+        if (lookup(c, m, pm, "dimensions", 0, &dv, pi) > 0) {
+            struct sc_dimension *d;
+            const char *key;
+            json_t *val;
+            if (want_object(c, dv, pi) != 0)
+                return -1;
+            d = cm_xcalloc(json_object_size(dv) + 1, sizeof(*d));
+            q->metric.dimensions = d;
+            json_object_foreach(dv, key, val)
+            {
+                char pk[SIM_PATH_MAX];
+                path_key(pk, pi, key);
+                if (!json_is_string(val))
+                    return fail(c, pk, "must be a string, not %s", sc_json_type_name(val));
+                d[q->metric.n_dimensions].name = cm_xstrdup(key);
+                d[q->metric.n_dimensions].value = cm_xstrdup(json_string_value(val));
+                q->metric.n_dimensions++;
+            }
+        }
+    }
+    return 0;
 }
 
 static const char *comparison_name(const char *s)

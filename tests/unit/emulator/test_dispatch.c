@@ -612,6 +612,28 @@ static void test_dispatch_too_large_body(void **state)
     free(big);
 }
 
+/* A NaN datapoint over CBOR reaches PutMetricData's rule: AWS's InvalidParameterValue
+ * (moto test_put_metric_data_can_not_have_nan), not the wire layer's ValidationError. */
+static void test_dispatch_cbor_nan_value_is_invalid_parameter_value(void **state)
+{
+    static const char body[] = "\xa2\x69Namespace\x63"
+                               "App\x6aMetricData\x81\xa2\x6aMetricName"
+                               "\x61m\x65Value\xf9\x7e\x00";
+    struct fixture *f = *state;
+    struct req rq = { .path = CBOR_PATH "PutMetricData", .body = body, .len = sizeof(body) - 1 };
+    struct dispatch_response *rs;
+
+    rq.hdrs[0] = "Content-Type";
+    rq.hdrs[1] = "application/cbor";
+    rs = send_req(f, &rq);
+    assert_int_equal(rs->status, 400);
+    assert_string_equal(header(rs, "x-amzn-query-error"), "InvalidParameterValue;Sender");
+    assert_true(memmem(rs->body.data, rs->body.len,
+                       "The value NaN for parameter "
+                       "MetricData.member.1.Value is invalid.",
+                       57) != NULL);
+}
+
 /* ---- changes ------------------------------------------------------------------------------ */
 
 static int name_says_read(const char *op)
@@ -724,6 +746,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dispatch_routes_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_routes_json_target, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_routes_cbor_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dispatch_cbor_nan_value_is_invalid_parameter_value,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_routes_admin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch_worlds_only_for_aws_regions_and_by_a_change,
                                         setup, teardown),

@@ -669,8 +669,7 @@ static void test_alarm_put_validation_errors(void **state)
           SC_ERR_INVALID_PARAMETER_VALUE,
           "The value p101 for parameter ExtendedStatistic is invalid." },
         { "math", base_req("a", 60, 1, 0, "GreaterThanThreshold", 1, NULL), SC_ERR_VALIDATION,
-          "Metric math alarms (the Metrics parameter) are not supported by scalelab; use "
-          "MetricName, Namespace and Statistic." },
+          "MetricName should not be set if list of Metrics is set." },
         { "no threshold", base_req("a", 60, 1, 0, "GreaterThanThreshold", 1, NULL),
           SC_ERR_MISSING_PARAMETER, "The parameter Threshold is required." },
         { "bad unit", base_req("a", 60, 1, 0, "GreaterThanThreshold", 1, NULL), SC_ERR_VALIDATION,

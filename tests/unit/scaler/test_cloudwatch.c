@@ -313,9 +313,68 @@ static void test_cloudwatch_get_metric_data_errors(void **state)
     q.expression = "SUM(METRICS())";
     assert_int_equal(sc_cw_get_metric_data(cw, &r, T0, collect_result, &x, &err),
                      SC_ERR_VALIDATION);
-    assert_string_equal(err.message, "Metric math expressions (MetricDataQueries.member.1."
-                                     "Expression) are not supported by scalelab; use MetricStat "
-                                     "queries.");
+    assert_string_equal(err.message, "The parameters MetricDataQueries.member.1.MetricStat and "
+                                     "MetricDataQueries.member.1.Expression are mutually exclusive "
+                                     "and you have specified both.");
+    sc_cw_destroy(cw);
+}
+
+/* moto's tests quote AWS: a query with neither MetricStat nor Expression (the text ends with a
+ * newline), StartTime equal to EndTime (compared in whole seconds). */
+static void test_cloudwatch_get_metric_data_aws_texts_neither_and_equal_times(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    struct sc_metric_data_query q = mdq("m1", "Average");
+    struct sc_get_metric_data_req r = gmd(&q, 1, T0, T0 + MIN);
+    struct results x = { 0 };
+    struct sc_error err;
+
+    (void)state;
+    q.has_metric_stat = 0;
+    assert_int_equal(sc_cw_get_metric_data(cw, &r, T0, collect_result, &x, &err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(err.message,
+                        "The parameter MetricDataQueries.member.1.MetricStat is required.\n");
+    q.has_metric_stat = 1;
+    r.end_time_ms = r.start_time_ms = T0 + 20;
+    r.end_time_ms = T0 + 987;
+    assert_int_equal(sc_cw_get_metric_data(cw, &r, T0, collect_result, &x, &err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(err.message, "The parameter StartTime must not equal parameter EndTime.");
+    sc_cw_destroy(cw);
+}
+
+/* GetMetricData serves expressions: ReturnData false hides the inputs, an expression's
+ * default label is its Id, unknown Ids answer a ValidationError. */
+static void test_cloudwatch_get_metric_data_expression(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    struct sc_metric_data_query q[3] = { mdq("m1", "Sum"), mdq("m2", "Sum"), mdq("e1", NULL) };
+    struct sc_get_metric_data_req r = gmd(q, 3, T0, T0 + 3 * MIN);
+    struct results x = { 0 };
+    struct sc_error err;
+
+    (void)state;
+    put(cw, NULL, 10, T0, T0);
+    put(cw, NULL, 30, T0 + MIN, T0 + MIN);
+    q[0].has_return_data = 1;
+    q[0].return_data = 0;
+    q[1].metric.metric_name = "Other";
+    q[1].has_return_data = 1;
+    q[1].return_data = 0;
+    q[2].has_metric_stat = 0;
+    q[2].expression = "m1 * 2 + FILL(m2, 1)";
+    r.scan_by = "TimestampAscending";
+    assert_int_equal(sc_cw_get_metric_data(cw, &r, T0 + 5 * MIN, collect_result, &x, &err), SC_OK);
+    assert_int_equal(x.n, 1);
+    assert_string_equal(x.ids[0], "e1");
+    assert_int_equal(x.nv[0], 3); /* FILL makes the third minute: 0 * 2 + 1 */
+    assert_true(x.first[0] == 21);
+    q[2].expression = "m1 + m9";
+    assert_int_equal(sc_cw_get_metric_data(cw, &r, T0 + 5 * MIN, collect_result, &x, &err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(err.message,
+                        "Error in expression e1: Unrecognized identifier m9 at position 6");
     sc_cw_destroy(cw);
 }
 
@@ -475,7 +534,17 @@ static void test_cloudwatch_tags_by_arn(void **state)
     assert_string_equal(out, "env=lab,");
     assert_int_equal(sc_cw_list_tags_for_resource(cw, "arn:aws:cloudwatch:us-east-1:1:alarm:no",
                                                   collect_tag, out, &err),
-                     SC_ERR_RESOURCE_NOT_FOUND);
+                     SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION);
+    /* TagResource and UntagResource: AWS's ResourceNotFoundException, 404, "Unknown" (moto
+     * test_tag_resource_error_not_exists, test_untag_resource_error_not_exists) */
+    assert_int_equal(sc_cw_tag_resource(cw, "arn:aws:cloudwatch:us-east-1:1:alarm:no", t, 1, &err),
+                     SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION);
+    assert_string_equal(sc_status_code(err.status), "ResourceNotFoundException");
+    assert_int_equal(sc_status_http(err.status), 404);
+    assert_string_equal(err.message, "Unknown");
+    assert_int_equal(
+        sc_cw_untag_resource(cw, "arn:aws:cloudwatch:us-east-1:1:alarm:no", keys, 1, &err),
+        SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION);
     sc_cw_destroy(cw);
 }
 
@@ -549,6 +618,8 @@ int main(void)
         cmocka_unit_test(test_cloudwatch_get_metric_statistics_errors),
         cmocka_unit_test(test_cloudwatch_get_metric_data_scan_by_and_status),
         cmocka_unit_test(test_cloudwatch_get_metric_data_errors),
+        cmocka_unit_test(test_cloudwatch_get_metric_data_aws_texts_neither_and_equal_times),
+        cmocka_unit_test(test_cloudwatch_get_metric_data_expression),
         cmocka_unit_test(test_cloudwatch_get_metric_data_multiple_units),
         cmocka_unit_test(test_cloudwatch_list_metrics_filters_recent),
         cmocka_unit_test(test_cloudwatch_step_evaluates_every_minute),

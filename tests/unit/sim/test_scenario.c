@@ -199,6 +199,38 @@ static void test_scenario_bad_input_names_path(void **state)
     }
 }
 
+/* target.metrics: CustomizedMetricSpecification.Metrics in the scenario's words (the
+ * target-tracking policy then has no predefined metric); not with predefined_metric. */
+static void test_scenario_target_metrics_are_a_math_query_list(void **state)
+{
+    char err[SIM_ERR_MAX];
+    char *text = edit("\"target\":{\"value\":50}",
+                      "\"target\":{\"value\":100,\"metrics\":[{\"id\":\"m1\",\"return_data\":false,"
+                      "\"metric\":{\"namespace\":\"AWS/EC2\",\"name\":\"CPUUtilization\","
+                      "\"dimensions\":{\"AutoScalingGroupName\":\"g\"},\"stat\":\"Average\"}},"
+                      "{\"id\":\"e1\",\"expression\":\"m1 * 2\"}]}");
+    struct sim_scenario *sc = sim_scenario_parse(text, "x.json", err);
+    const struct sim_policy *pl;
+
+    (void)state;
+    if (!sc)
+        fail_msg("%s", err);
+    pl = &sc->policies[2];
+    assert_null(pl->predefined_metric);
+    assert_int_equal(pl->nmetrics, 2);
+    assert_string_equal(pl->metrics[0].metric.dimensions[0].value, "g");
+    assert_int_equal(pl->metrics[0].stat_period, 60);
+    assert_string_equal(pl->metrics[1].expression, "m1 * 2");
+    sim_scenario_destroy(sc);
+    free(text);
+    text = edit("\"target\":{\"value\":50}",
+                "\"target\":{\"value\":50,\"predefined_metric\":\"ASGAverageCPUUtilization\","
+                "\"metrics\":[{\"id\":\"e1\",\"expression\":\"TIME_SERIES(1)\"}]}");
+    assert_null(sim_scenario_parse(text, "x.json", err));
+    assert_non_null(strstr(err, "not with predefined_metric"));
+    free(text);
+}
+
 /* The app is the one profile: absent keys take its defaults (service_ms included), a plain
  * number is a fixed service time, and the emulator-only keys are read (and left to it). */
 static void test_scenario_app_is_the_profile(void **state)
@@ -288,6 +320,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_valid_values),
         cmocka_unit_test(test_scenario_bad_input_names_path),
+        cmocka_unit_test(test_scenario_target_metrics_are_a_math_query_list),
         cmocka_unit_test(test_scenario_app_is_the_profile),
         cmocka_unit_test(test_scenario_durations_accept_units),
         cmocka_unit_test(test_scenario_set_param_by_name),
