@@ -7,6 +7,7 @@ RPC v2 CBOR, and gzip request bodies, are checked with the AWS SDK for JavaScrip
     emu_client.py ENDPOINT CHECK
 Prints "ok" on success, else a reason, exit 1."""
 import sys
+import time
 
 import boto3
 from botocore.exceptions import ClientError
@@ -146,7 +147,7 @@ def main():
         ec2 = client("ec2", region="eu-west-1")
         zones = [z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]]
         assert zones == ["eu-west-1a", "eu-west-1b", "eu-west-1c"], zones
-        # the profile boots at once (the default boot_s is 60): running by the terminate
+        # the profile boots at once (the default boot_s is 60)
         r = ec2.run_instances(ImageId="ami-12345678", MinCount=1, MaxCount=3, InstanceType="t3.micro",
                               UserData='{"boot_s": 0}')
         ids = [i["InstanceId"] for i in r["Instances"]]
@@ -156,6 +157,12 @@ def main():
         d = ec2.describe_instances(InstanceIds=ids)
         got = [i["InstanceId"] for res in d["Reservations"] for i in res["Instances"]]
         assert sorted(got) == sorted(ids), got
+        # boot_s 0 is running once its process listens: a moment, longer under a sanitizer
+        for _ in range(100):
+            first = ec2.describe_instances(InstanceIds=ids[:1])["Reservations"][0]["Instances"][0]
+            if first["State"]["Name"] == "running":
+                break
+            time.sleep(0.1)
         t = ec2.terminate_instances(InstanceIds=ids[:1])["TerminatingInstances"][0]
         assert t["CurrentState"]["Name"] == "shutting-down" and t["PreviousState"]["Code"] == 16, t
         expect_error(lambda: ec2.terminate_instances(InstanceIds=["i-bogus"]),
