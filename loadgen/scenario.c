@@ -178,6 +178,74 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
     }
 }
 
+/* A dimension value naming one of the scenario's own resources follows its prefix. */
+static void add_dimension_value(struct aws_params *p, const char *key, const char *prefix,
+                                const char *name, const char *value)
+{
+    if (strcmp(name, "AutoScalingGroupName") == 0 || strcmp(name, "LoadBalancerName") == 0)
+        add_name(p, key, prefix, value);
+    else
+        aws_params_add(p, key, value);
+}
+
+/* target.metrics: TargetTrackingConfiguration.CustomizedMetricSpecification.Metrics, the
+ * query protocol's member names of TargetTrackingMetricDataQuery (botocore's model). */
+static void plan_target_metrics(struct aws_params *p, const struct sim_policy *po,
+                                const char *prefix)
+{
+    static const char base[] = "TargetTrackingConfiguration.CustomizedMetricSpecification."
+                               "Metrics.member";
+    char k[256];
+
+    for (int m = 0; m < po->nmetrics; m++) {
+        const struct sc_alarm_query *q = &po->metrics[m];
+        const struct sc_metric_key *mk = &q->metric;
+
+        snprintf(k, sizeof(k), "%s.%d.Id", base, m + 1);
+        aws_params_add(p, k, q->id);
+        if (q->expression) {
+            snprintf(k, sizeof(k), "%s.%d.Expression", base, m + 1);
+            aws_params_add(p, k, q->expression);
+        }
+        if (q->label) {
+            snprintf(k, sizeof(k), "%s.%d.Label", base, m + 1);
+            aws_params_add(p, k, q->label);
+        }
+        if (q->has_return_data) {
+            snprintf(k, sizeof(k), "%s.%d.ReturnData", base, m + 1);
+            aws_params_add(p, k, q->return_data ? "true" : "false");
+        }
+        if (q->period > 0) {
+            snprintf(k, sizeof(k), "%s.%d.Period", base, m + 1);
+            aws_params_addf(p, k, "%d", q->period);
+        }
+        if (!q->has_metric_stat)
+            continue;
+        snprintf(k, sizeof(k), "%s.%d.MetricStat.Metric.Namespace", base, m + 1);
+        aws_params_add(p, k, mk->namespace);
+        snprintf(k, sizeof(k), "%s.%d.MetricStat.Metric.MetricName", base, m + 1);
+        aws_params_add(p, k, mk->metric_name);
+        for (int d = 0; d < mk->n_dimensions; d++) {
+            snprintf(k, sizeof(k), "%s.%d.MetricStat.Metric.Dimensions.member.%d.Name", base, m + 1,
+                     d + 1);
+            aws_params_add(p, k, mk->dimensions[d].name);
+            snprintf(k, sizeof(k), "%s.%d.MetricStat.Metric.Dimensions.member.%d.Value", base,
+                     m + 1, d + 1);
+            add_dimension_value(p, k, prefix, mk->dimensions[d].name, mk->dimensions[d].value);
+        }
+        snprintf(k, sizeof(k), "%s.%d.MetricStat.Stat", base, m + 1);
+        aws_params_add(p, k, q->stat);
+        if (q->unit) {
+            snprintf(k, sizeof(k), "%s.%d.MetricStat.Unit", base, m + 1);
+            aws_params_add(p, k, q->unit);
+        }
+        if (q->has_stat_period) {
+            snprintf(k, sizeof(k), "%s.%d.MetricStat.Period", base, m + 1);
+            aws_params_addf(p, k, "%d", q->stat_period);
+        }
+    }
+}
+
 static void plan_policies(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
 {
     for (int i = 0; i < sc->npolicies; i++) {
@@ -222,12 +290,16 @@ static void plan_policies(struct scn_plan *plan, const struct sim_scenario *sc, 
         }
         if (po->type != SIM_POLICY_SIMPLE && po->has_warmup)
             aws_params_addf(p, "EstimatedInstanceWarmup", "%d", po->estimated_instance_warmup_s);
-        if (po->type == SIM_POLICY_TARGET) {
+        if (po->type == SIM_POLICY_TARGET && po->nmetrics > 0) {
+            plan_target_metrics(p, po, prefix);
+        } else if (po->type == SIM_POLICY_TARGET) {
             aws_params_add(p,
                            "TargetTrackingConfiguration.PredefinedMetricSpecification."
                            "PredefinedMetricType",
                            po->predefined_metric);
-            if (po->resource_label)
+        }
+        if (po->type == SIM_POLICY_TARGET) {
+            if (po->resource_label && po->nmetrics == 0)
                 aws_params_add(p,
                                "TargetTrackingConfiguration.PredefinedMetricSpecification."
                                "ResourceLabel",
@@ -258,11 +330,7 @@ static void plan_alarms(struct scn_plan *plan, const struct sim_scenario *sc, co
             snprintf(k, sizeof(k), "Dimensions.member.%d.Name", d + 1);
             aws_params_add(p, k, dn);
             snprintf(k, sizeof(k), "Dimensions.member.%d.Value", d + 1);
-            /* dimensions naming the scenario's own resources follow their prefix */
-            if (strcmp(dn, "AutoScalingGroupName") == 0 || strcmp(dn, "LoadBalancerName") == 0)
-                add_name(p, k, prefix, al->dimensions[d].value);
-            else
-                aws_params_add(p, k, al->dimensions[d].value);
+            add_dimension_value(p, k, prefix, dn, al->dimensions[d].value);
         }
         if (al->extended_statistic)
             aws_params_add(p, "ExtendedStatistic", al->extended_statistic);

@@ -42,7 +42,7 @@ play() {
     done < "$TMP/lines"
 }
 
-for n in seed-tutorial step-scaling target-tracking; do
+for n in seed-tutorial step-scaling target-tracking target-tracking-math; do
     [ -f "$ROOT/scenarios/$n.json" ] || continue
     "$LG" scenario "$ROOT/scenarios/$n.json" --dry-run --prefix "sl-$n" > "$TMP/$n.plan"
     check "$n: every setup call accepted by the API (alarm actions = returned PolicyARNs)" bash -c "
