@@ -1,15 +1,11 @@
 /* emulator/autoscale.c: see autoscale.h. */
-#include "emulator/autoscale.h"
+#include "emulator/autoscale_internal.h"
 
 #include <errno.h>
 #include <math.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,7 +19,6 @@
 #include "emulator/health.h"
 #include "emulator/instance.h"
 #include "emulator/lb.h"
-#include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/app.h"
 #include "scaler/asg.h"
@@ -32,130 +27,9 @@
 #include "scaler/elbv2.h"
 #include "scaler/world.h"
 
-#define MAX_TARGETS 1024
-#define PMAP_MAX    16 /* InstancePorts with their own port per instance */
-
-/* one non-blocking GET /_instance/status in flight (CPU collection) */
-struct fetch {
-    int fd;     /* -1: none */
-    int queued; /* waits for a free slot (FETCH_PARALLEL) */
-    int sent;
-    long timer;
-    int64_t now; /* the emulated minute it reports for */
-    size_t len;
-    char buf[2048];
-};
-
-struct proc {
-    struct autoscale *a;
-    struct sc_world *w;
-    char id[SC_EC2_ID_LEN];
-    int port;         /* 0 while booting */
-    int64_t up_at_ms; /* manual clock: running once the emulated clock reaches this */
-    int exited;       /* the process is gone (reaped) */
-    int stopping;     /* SIGTERM sent for terminate/stop */
-    int hung;
-    int impaired; /* reported to EC2 */
-    int tagged;
-    struct sc_app app; /* its profile: the CPU model reads workers and cpu_per_request */
-    int have_last;
-    double last_busy_ms;
-    double last_up_ms;
-    /* InstancePort -> the real loopback port serving it (inst_add_port) */
-    int map_iport[PMAP_MAX];
-    int map_port[PMAP_MAX];
-    int nmap;
-    int map_tagged; /* entries already in the scalelab:ports tag */
-    struct fetch f;
-};
-
-struct listener {
-    struct sc_world *w;
-    char lb[SC_ELB_NAME_LEN];
-    int lb_port;
-    int instance_port;
-    enum lb_mode mode;
-    int tls; /* HTTPS or SSL: TLS terminated at the proxy */
-    struct lb_listener *l;
-    int seen;
-};
-
-/* per load balancer: health-check connection failures for BackendConnectionErrors */
-struct lbstat {
-    struct sc_world *w;
-    char lb[SC_ELB_NAME_LEN];
-    uint64_t hc_conn_errors;
-    int seen;
-};
-
-struct hcref {
-    char key[96];
-    struct sc_world *w;
-    char lb[SC_ELB_NAME_LEN];
-    char tg[SC_ELBV2_ARN_LEN]; /* an ELBv2 target group's check when set (lb is "") */
-    int tg_port;               /* the target's port in that group */
-    char id[SC_EC2_ID_LEN];
-    int seen;
-};
-
-/* a zone taken down by the az_outage fault, with its end (emulated ms; 0: until recovered) */
-struct outage {
-    struct sc_world *w;
-    char zone[32];
-    int64_t until_ms;
-};
-
-/* one load balancer target as sync_lb() copies it (health results and drain ends change
- * the views while it works) */
-struct tcopy {
-    char id[SC_EC2_ID_LEN];
-    char zone[32];
-    int routable, draining, checked;
-};
-
-struct autoscale {
-    struct autoscale_config cfg;
-    struct outage **out;
-    int nout, cap_out;
-    long outage_timer;
-    struct inst_mgr *im;
-    struct hc_set *hc;
-    struct proc **procs;
-    int nprocs, cap_procs;
-    struct listener **ls;
-    int nls, cap_ls;
-    struct lbstat **st;
-    int nst, cap_st;
-    struct hcref **hr;
-    int nhr, cap_hr;
-    struct sc_world **worlds;
-    int nworlds, cap_worlds;
-    long kick_timer;
-    long minute_timer;
-    double launch_tokens; /* the launch-rate bucket (autoscale_config.launch_rate) */
-    int64_t launch_tokens_ms;
-    long launch_timer;      /* steps again when the bucket has a token for a waiting launch */
-    struct ssl_ctx_st *tls; /* HTTPS/SSL listeners' context, made on first use */
-    int tls_failed;         /* logged once */
-    int blocking_fetch;     /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
-    int fetching;           /* status GETs in flight */
-    int fetch_rr;           /* where the next queued one is looked for */
-    uint64_t key_seq;
-    struct tcopy tc[MAX_TARGETS]; /* sync_lb()'s copy of one load balancer's targets */
-};
-
-#define PUSH(arr, n, cap, item)                                                                    \
-    do {                                                                                           \
-        if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap)*2 : 16;                                                          \
-            (arr) = cm_xrealloc((arr), (size_t)(cap) * sizeof(*(arr)));                            \
-        }                                                                                          \
-        (arr)[(n)++] = (item);                                                                     \
-    } while (0)
-
 /* --- small helpers ---------------------------------------------------------------------- */
 
-static int64_t scaled_ms(const struct autoscale *a, double emulated_ms, int64_t min_ms)
+int64_t as_scaled_ms(const struct autoscale *a, double emulated_ms, int64_t min_ms)
 {
     double v = emulated_ms / a->cfg.time_scale;
 
@@ -176,7 +50,7 @@ static int64_t on_kick(struct cm_ev *ev, int64_t now, void *ud)
 }
 
 /* Asks for a world step soon (coalesced). */
-static void kick(struct autoscale *a)
+void as_kick(struct autoscale *a)
 {
     if (a->kick_timer == 0)
         a->kick_timer = cm_ev_add_timer(a->cfg.ev, 0, on_kick, a);
@@ -230,11 +104,9 @@ static struct proc *proc_by_id(const struct autoscale *a, const char *id)
     return NULL;
 }
 
-static void fetch_end(struct proc *p);
-
 static void proc_free(struct proc *p)
 {
-    fetch_end(p);
+    as_fetch_end(p);
     free(p);
 }
 
@@ -387,7 +259,7 @@ static void on_instance(void *ud, const char *id, enum inst_event event, int por
         if (!p->stopping)
             note_exit(a, p, status);
     }
-    kick(a);
+    as_kick(a);
 }
 
 /* Returns 1 when the instance has no boot time (it will listen within milliseconds). */
@@ -408,7 +280,7 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     /* a manual clock: the process listens at once, the boot time passes on the clock */
     p->up_at_ms = (in ? in->launch_time_ms : 0) + (int64_t)(prof.boot_s * 1000.0 + 0.5);
     if (inst_spawn(a->im, id, in ? in->availability_zone : NULL, json,
-                   a->cfg.clock_manual ? 0 : scaled_ms(a, prof.boot_s * 1000.0, 0), err,
+                   a->cfg.clock_manual ? 0 : as_scaled_ms(a, prof.boot_s * 1000.0, 0), err,
                    sizeof(err)) < 0) {
         a->launch_tokens_ms = cm_ev_now_ms();
         log_error("autoscale: %s", err);
@@ -527,7 +399,7 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
 /* --- load balancers ------------------------------------------------------------------ */
 
 /* The counters of (w, lb), made on the first call. */
-static struct lbstat *lbstat_ensure(struct autoscale *a, struct sc_world *w, const char *lb)
+struct lbstat *as_lbstat_ensure(struct autoscale *a, struct sc_world *w, const char *lb)
 {
     struct lbstat *s;
 
@@ -627,13 +499,13 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
         sc_elbv2_health_result(sc_world_elbv2(r->w), r->tg, r->id, r->tg_port,
                                ok ? SC_ELBV2_HC_OK : SC_ELBV2_HC_FAILED, 0,
                                a->cfg.now_ms(a->cfg.ud));
-        kick(a);
+        as_kick(a);
         return;
     }
     if (connect_failed)
-        lbstat_ensure(a, r->w, r->lb)->hc_conn_errors++;
+        as_lbstat_ensure(a, r->w, r->lb)->hc_conn_errors++;
     sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, ok, a->cfg.now_ms(a->cfg.ud));
-    kick(a);
+    as_kick(a);
 }
 
 /* The health-check handle of instance id behind (w, lb), made on the first call. */
@@ -671,7 +543,7 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
 
     if (!lb)
         return 0;
-    lbstat_ensure(a, w, name)->seen = 1;
+    as_lbstat_ensure(a, w, name)->seen = 1;
     /* listeners */
     for (int i = 0; i < lb->nlisteners && nmine < 16; i++) {
         struct listener *x = listener_ensure(a, w, name, &lb->listeners[i]);
@@ -702,8 +574,8 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
             : HC_TCP;
     chk.path = lb->hc_target.path ? lb->hc_target.path : "/";
     hc_port = lb->hc_target.port;
-    interval_ms = scaled_ms(a, lb->health_check.interval_s * 1000.0, 10);
-    timeout_ms = scaled_ms(a, lb->health_check.timeout_s * 1000.0, 5);
+    interval_ms = as_scaled_ms(a, lb->health_check.interval_s * 1000.0, 10);
+    timeout_ms = as_scaled_ms(a, lb->health_check.timeout_s * 1000.0, 5);
     chk.timeout_ms = timeout_ms;
     for (int i = 0; i < nmine; i++) {
         /* requests are real time: the idle timeout is not scaled */
@@ -811,11 +683,11 @@ static void sync_tgs(struct autoscale *a, struct sc_world *w)
     for (int g = 0; g < sc_elbv2_tg_count(v2); g++) {
         const struct sc_elbv2_tg *tg = sc_elbv2_tg_at(v2, g);
         struct hc_check chk;
-        int64_t interval_ms = scaled_ms(a, tg->hc.interval_s * 1000.0, 10);
+        int64_t interval_ms = as_scaled_ms(a, tg->hc.interval_s * 1000.0, 10);
 
         chk.proto = strcmp(tg->hc.protocol, "TCP") == 0 ? HC_TCP : HC_HTTP;
         chk.path = tg->hc.path ? tg->hc.path : "/";
-        chk.timeout_ms = scaled_ms(a, tg->hc.timeout_s * 1000.0, 5);
+        chk.timeout_ms = as_scaled_ms(a, tg->hc.timeout_s * 1000.0, 5);
         for (int i = 0; i < sc_elbv2_target_count(v2, tg->arn); i++) {
             struct sc_elbv2_target_health t;
             struct proc *p;
@@ -882,309 +754,6 @@ static int sync_lbs(struct autoscale *a, struct sc_world *w, int64_t now)
     return changed;
 }
 
-/* --- metrics, every emulated minute ------------------------------------------------- */
-
-/* --- CPU collection: non-blocking GET /_instance/status on the loop ------------------------- */
-
-/* real ms; a hung instance gives no figure, as a real one gives no datapoint */
-#define FETCH_TIMEOUT_MS 250
-/* GETs in flight at once: waking every instance together would put hundreds of runnable
- * processes beside the emulator on two cores; a few at a time keep the loop responsive */
-#define FETCH_PARALLEL 4
-
-static void fetch_next(struct autoscale *a);
-
-static const char status_req[] = "GET /_instance/status HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                 "Connection: close\r\n\r\n";
-
-/* Ends p's GET (no report) and takes it off the queue; starts the next queued ones. */
-static void fetch_end(struct proc *p)
-{
-    struct autoscale *a = p->a;
-
-    p->f.queued = 0;
-    if (p->f.timer > 0) {
-        cm_ev_del_timer(a->cfg.ev, p->f.timer);
-        p->f.timer = 0;
-    }
-    if (p->f.fd >= 0) {
-        cm_ev_del_fd(a->cfg.ev, p->f.fd);
-        close(p->f.fd);
-        p->f.fd = -1;
-        a->fetching--;
-        fetch_next(a);
-    }
-}
-
-/* Reads busy_ms and uptime_ms from a status reply: a whole 200 whose body is a JSON object
- * with both numbers. Returns 0, or -1 (no figure this minute, as for a hung instance). */
-static int status_parse(const char *buf, size_t len, double *busy, double *up)
-{
-    struct lb_http_msg m;
-    size_t blen;
-    json_t *o, *b, *u;
-    int rc = -1;
-
-    if (lb_http_parse_response(buf, len, &m) != LB_HTTP_OK || m.status != 200)
-        return -1;
-    blen = len - m.head_len;
-    switch (lb_http_response_body(&m, 0)) {
-    case LB_HTTP_BODY_LENGTH:
-        if ((uint64_t)m.content_length > blen)
-            return -1; /* cut short */
-        blen = (size_t)m.content_length;
-        break;
-    case LB_HTTP_BODY_EOF:
-        break;
-    default:
-        return -1; /* the instance sends neither chunks nor an empty status */
-    }
-    o = json_loadb(buf + m.head_len, blen, 0, NULL);
-    b = json_object_get(o, "busy_ms");
-    u = json_object_get(o, "uptime_ms");
-    if (json_is_number(b) && json_is_number(u)) {
-        *busy = json_number_value(b);
-        *up = json_number_value(u);
-        rc = 0;
-    }
-    json_decref(o);
-    return rc;
-}
-
-/* The reply is in: modelled CPU over the interval since the last reading. */
-static void fetch_done(struct proc *p)
-{
-    double busy, up;
-
-    if (p->exited || status_parse(p->f.buf, p->f.len, &busy, &up) != 0)
-        return;
-    if (p->have_last && up > p->last_up_ms) {
-        double pct = sc_app_cpu_pct(&p->app, busy - p->last_busy_ms, up - p->last_up_ms);
-
-        sc_world_report_instance_cpu(p->w, p->id, pct, p->f.now);
-    }
-    p->have_last = 1;
-    p->last_busy_ms = busy;
-    p->last_up_ms = up;
-}
-
-static void on_fetch(struct cm_ev *ev, int fd, uint32_t events, void *ud)
-{
-    struct proc *p = ud;
-
-    if (!p->f.sent) {
-        int soerr = 0;
-        socklen_t sl = sizeof(soerr);
-
-        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
-            return;
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr != 0 ||
-            send(fd, status_req, sizeof(status_req) - 1, MSG_NOSIGNAL) !=
-                (ssize_t)(sizeof(status_req) - 1)) {
-            fetch_end(p);
-            return;
-        }
-        p->f.sent = 1;
-        cm_ev_mod_fd(ev, fd, EPOLLIN);
-        return;
-    }
-    for (;;) {
-        ssize_t n = recv(fd, p->f.buf + p->f.len, sizeof(p->f.buf) - 1 - p->f.len, 0);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        if (n > 0) {
-            p->f.len += (size_t)n;
-            if (p->f.len < sizeof(p->f.buf) - 1)
-                continue;
-        }
-        /* EOF (Connection: close), an error, or the buffer is full */
-        if (n >= 0)
-            fetch_done(p);
-        fetch_end(p);
-        return;
-    }
-}
-
-static int64_t on_fetch_timeout(struct cm_ev *ev, int64_t now, void *ud)
-{
-    struct proc *p = ud;
-
-    (void)ev;
-    (void)now;
-    p->f.timer = 0;
-    fetch_end(p);
-    return -1;
-}
-
-/* Opens the connection of a queued GET. Returns 0, or -1 (nothing in flight). */
-static int fetch_open(struct autoscale *a, struct proc *p)
-{
-    struct sockaddr_in sa;
-    int fd;
-
-    p->f.queued = 0;
-    if (p->exited || p->port <= 0 || p->hung)
-        return -1;
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    sa.sin_port = htons((uint16_t)p->port);
-    if ((connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS) ||
-        cm_ev_add_fd(a->cfg.ev, fd, EPOLLOUT, on_fetch, p) < 0) {
-        close(fd);
-        return -1;
-    }
-    p->f.fd = fd;
-    p->f.sent = 0;
-    p->f.len = 0;
-    p->f.timer = cm_ev_add_timer(a->cfg.ev, FETCH_TIMEOUT_MS, on_fetch_timeout, p);
-    a->fetching++;
-    return 0;
-}
-
-/* Starts queued GETs while fewer than FETCH_PARALLEL are in flight. */
-static void fetch_next(struct autoscale *a)
-{
-    for (int k = 0; k < a->nprocs && a->fetching < FETCH_PARALLEL; k++) {
-        int i = (a->fetch_rr + k) % a->nprocs;
-        struct proc *p = a->procs[i];
-
-        if (!p->f.queued)
-            continue;
-        a->fetch_rr = i + 1;
-        fetch_open(a, p);
-        k = -1; /* rescan from the new position (the list may have changed) */
-        if (a->fetch_rr >= a->nprocs)
-            a->fetch_rr = 0;
-    }
-}
-
-/* Queues the GET for the emulated minute `now`; one still queued or in flight is left. */
-static void fetch_start(struct proc *p, int64_t now)
-{
-    if (p->f.fd >= 0 || p->f.queued)
-        return;
-    p->f.queued = 1;
-    p->f.now = now;
-}
-
-/* The old way, kept only so bench/bench_instances.sh can compare both in one run
- * (SCALELAB_BLOCKING_CPU_FETCH=1): one blocking GET per instance, 50 ms socket timeouts. */
-static void fetch_blocking(struct proc *p, int64_t now)
-{
-    struct sockaddr_in sa;
-    struct timeval tv = { 0, 50000 };
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-    if (fd < 0)
-        return;
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    sa.sin_port = htons((uint16_t)p->port);
-    p->f.len = 0;
-    p->f.now = now;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-        send(fd, status_req, sizeof(status_req) - 1, MSG_NOSIGNAL) ==
-            (ssize_t)(sizeof(status_req) - 1)) {
-        for (;;) {
-            ssize_t n = recv(fd, p->f.buf + p->f.len, sizeof(p->f.buf) - 1 - p->f.len, 0);
-
-            if (n <= 0)
-                break;
-            p->f.len += (size_t)n;
-            if (p->f.len == sizeof(p->f.buf) - 1)
-                break;
-        }
-        fetch_done(p);
-    }
-    close(fd);
-}
-
-static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
-{
-    struct sc_elb *elb = sc_world_elb(w);
-    double ts = a->cfg.time_scale;
-
-    for (int i = 0; i < a->nprocs; i++) {
-        struct proc *p = a->procs[i];
-
-        if (p->w != w || p->exited || p->port <= 0 || p->hung)
-            continue;
-        if (a->blocking_fetch)
-            fetch_blocking(p, now);
-        else
-            fetch_start(p, now);
-    }
-    fetch_next(a);
-    for (int i = 0; i < sc_elb_lb_count(elb); i++) {
-        char name[SC_ELB_NAME_LEN];
-        struct lb_metrics sum, m;
-        struct sc_elb_traffic t;
-        struct lbstat *st;
-
-        snprintf(name, sizeof(name), "%s", sc_elb_lb_at(elb, i)->load_balancer_name);
-        memset(&sum, 0, sizeof(sum));
-        for (int k = 0; k < a->nls; k++) {
-            if (a->ls[k]->w != w || strcmp(a->ls[k]->lb, name) != 0)
-                continue;
-            lb_listener_metrics_take(a->ls[k]->l, &m);
-            sum.requests += m.requests;
-            sum.latency_sum_ms += m.latency_sum_ms;
-            sum.latency_count += m.latency_count;
-            sum.backend_2xx += m.backend_2xx;
-            sum.backend_3xx += m.backend_3xx;
-            sum.backend_4xx += m.backend_4xx;
-            sum.backend_5xx += m.backend_5xx;
-            sum.elb_4xx += m.elb_4xx;
-            sum.elb_5xx += m.elb_5xx;
-            if (m.surge_queue_max > sum.surge_queue_max)
-                sum.surge_queue_max = m.surge_queue_max;
-            sum.spillover += m.spillover;
-            sum.backend_conn_errors += m.backend_conn_errors;
-        }
-        st = lbstat_ensure(a, w, name);
-        sum.backend_conn_errors += st->hc_conn_errors;
-        st->hc_conn_errors = 0;
-        /* counts as the emulated minute would have seen them; latency and the queue's
-         * peak are real figures */
-        t.requests = (double)sum.requests * ts;
-        t.latency_sum_us = sum.latency_sum_ms * 1000.0;
-        t.latency_count = (double)sum.latency_count;
-        t.backend_2xx = (double)sum.backend_2xx * ts;
-        t.backend_3xx = (double)sum.backend_3xx * ts;
-        t.backend_4xx = (double)sum.backend_4xx * ts;
-        t.backend_5xx = (double)sum.backend_5xx * ts;
-        t.elb_4xx = (double)sum.elb_4xx * ts;
-        t.elb_5xx = (double)sum.elb_5xx * ts;
-        t.surge_queue_max = sum.surge_queue_max;
-        t.spillover = (double)sum.spillover * ts;
-        t.backend_conn_errors = (double)sum.backend_conn_errors * ts;
-        sc_elb_report_minute(elb, sc_world_cw(w), name, &t, SC_ELB_METRICS_ALL, now, now);
-    }
-}
-
-static int64_t on_minute(struct cm_ev *ev, int64_t now_real, void *ud)
-{
-    struct autoscale *a = ud;
-    int64_t now = a->cfg.now_ms(a->cfg.ud);
-
-    (void)ev;
-    (void)now_real;
-    for (int i = 0; i < a->nworlds; i++)
-        report_minute(a, a->worlds[i], now);
-    kick(a);
-    return scaled_ms(a, 60000.0, 50);
-}
-
 /* --- availability-zone outages ------------------------------------------------------------ */
 
 static int64_t on_outage_timer(struct cm_ev *ev, int64_t now, void *ud)
@@ -1194,7 +763,7 @@ static int64_t on_outage_timer(struct cm_ev *ev, int64_t now, void *ud)
     (void)ev;
     (void)now;
     a->outage_timer = 0;
-    kick(a); /* the step ends the outage (outages_expire) */
+    as_kick(a); /* the step ends the outage (outages_expire) */
     return -1;
 }
 
@@ -1213,7 +782,7 @@ static void outages_arm(struct autoscale *a, int64_t now)
     if (first == INT64_MAX)
         return;
     a->outage_timer = cm_ev_add_timer(
-        a->cfg.ev, first > now ? scaled_ms(a, (double)(first - now), 1) : 0, on_outage_timer, a);
+        a->cfg.ev, first > now ? as_scaled_ms(a, (double)(first - now), 1) : 0, on_outage_timer, a);
 }
 
 static void outage_drop(struct autoscale *a, int i)
@@ -1267,7 +836,7 @@ int autoscale_zone_fault(struct autoscale *a, struct sc_world *w, const char *zo
         }
         log_info("autoscale: availability zone %s is back", zone);
         outages_arm(a, now_ms);
-        kick(a);
+        as_kick(a);
         return 0;
     }
     n = sc_ec2_zone_outage(ec2, zone, now_ms, dead, MAX_TARGETS);
@@ -1290,7 +859,7 @@ int autoscale_zone_fault(struct autoscale *a, struct sc_world *w, const char *zo
     log_info("autoscale: availability zone %s is down (%d instances died, for %lld ms emulated)",
              zone, n, (long long)for_ms);
     outages_arm(a, now_ms);
-    kick(a);
+    as_kick(a);
     return n;
 }
 
@@ -1319,7 +888,7 @@ struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err
 
         a->blocking_fetch = bf && strcmp(bf, "1") == 0;
     }
-    a->minute_timer = cm_ev_add_timer(cfg->ev, scaled_ms(a, 60000.0, 50), on_minute, a);
+    a->minute_timer = cm_ev_add_timer(cfg->ev, as_scaled_ms(a, 60000.0, 50), as_on_minute, a);
     return a;
 }
 
@@ -1445,7 +1014,7 @@ int autoscale_fault(struct autoscale *a, const char *instance_id, const char *wh
         snprintf(err, errlen, "fault %s on %s failed", what, instance_id);
     else
         note_fault(a, p, what);
-    kick(a);
+    as_kick(a);
     return rc;
 }
 

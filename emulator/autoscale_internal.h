@@ -1,0 +1,157 @@
+/* emulator/autoscale_internal.h: what autoscale.c and autoscale_metrics.c share; not
+ * public (autoscale.h is).
+ *
+ * autoscale.c keeps the instance processes, proxies, health checks and outages in step
+ * with the worlds; autoscale_metrics.c collects each emulated minute's CPU (a
+ * non-blocking GET /_instance/status per instance) and load-balancer figures. */
+#ifndef EMULATOR_AUTOSCALE_INTERNAL_H
+#define EMULATOR_AUTOSCALE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emulator/autoscale.h"
+#include "emulator/lb.h"
+#include "scaler/app.h"
+#include "scaler/ec2.h"
+#include "scaler/elb.h"
+#include "scaler/elbv2.h"
+
+struct hc_set;
+struct inst_mgr;
+struct ssl_ctx_st;
+
+#define MAX_TARGETS 1024
+#define PMAP_MAX    16 /* InstancePorts with their own port per instance */
+
+/* one non-blocking GET /_instance/status in flight (CPU collection) */
+struct fetch {
+    int fd;     /* -1: none */
+    int queued; /* waits for a free slot (FETCH_PARALLEL) */
+    int sent;
+    long timer;
+    int64_t now; /* the emulated minute it reports for */
+    size_t len;
+    char buf[2048];
+};
+
+struct proc {
+    struct autoscale *a;
+    struct sc_world *w;
+    char id[SC_EC2_ID_LEN];
+    int port;         /* 0 while booting */
+    int64_t up_at_ms; /* manual clock: running once the emulated clock reaches this */
+    int exited;       /* the process is gone (reaped) */
+    int stopping;     /* SIGTERM sent for terminate/stop */
+    int hung;
+    int impaired; /* reported to EC2 */
+    int tagged;
+    struct sc_app app; /* its profile: the CPU model reads workers and cpu_per_request */
+    int have_last;
+    double last_busy_ms;
+    double last_up_ms;
+    /* InstancePort -> the real loopback port serving it (inst_add_port) */
+    int map_iport[PMAP_MAX];
+    int map_port[PMAP_MAX];
+    int nmap;
+    int map_tagged; /* entries already in the scalelab:ports tag */
+    struct fetch f;
+};
+
+struct listener {
+    struct sc_world *w;
+    char lb[SC_ELB_NAME_LEN];
+    int lb_port;
+    int instance_port;
+    enum lb_mode mode;
+    int tls; /* HTTPS or SSL: TLS terminated at the proxy */
+    struct lb_listener *l;
+    int seen;
+};
+
+/* per load balancer: health-check connection failures for BackendConnectionErrors */
+struct lbstat {
+    struct sc_world *w;
+    char lb[SC_ELB_NAME_LEN];
+    uint64_t hc_conn_errors;
+    int seen;
+};
+
+struct hcref {
+    char key[96];
+    struct sc_world *w;
+    char lb[SC_ELB_NAME_LEN];
+    char tg[SC_ELBV2_ARN_LEN]; /* an ELBv2 target group's check when set (lb is "") */
+    int tg_port;               /* the target's port in that group */
+    char id[SC_EC2_ID_LEN];
+    int seen;
+};
+
+/* a zone taken down by the az_outage fault, with its end (emulated ms; 0: until recovered) */
+struct outage {
+    struct sc_world *w;
+    char zone[32];
+    int64_t until_ms;
+};
+
+/* one load balancer target as sync_lb() copies it (health results and drain ends change
+ * the views while it works) */
+struct tcopy {
+    char id[SC_EC2_ID_LEN];
+    char zone[32];
+    int routable, draining, checked;
+};
+
+struct autoscale {
+    struct autoscale_config cfg;
+    struct outage **out;
+    int nout, cap_out;
+    long outage_timer;
+    struct inst_mgr *im;
+    struct hc_set *hc;
+    struct proc **procs;
+    int nprocs, cap_procs;
+    struct listener **ls;
+    int nls, cap_ls;
+    struct lbstat **st;
+    int nst, cap_st;
+    struct hcref **hr;
+    int nhr, cap_hr;
+    struct sc_world **worlds;
+    int nworlds, cap_worlds;
+    long kick_timer;
+    long minute_timer;
+    double launch_tokens; /* the launch-rate bucket (autoscale_config.launch_rate) */
+    int64_t launch_tokens_ms;
+    long launch_timer;      /* steps again when the bucket has a token for a waiting launch */
+    struct ssl_ctx_st *tls; /* HTTPS/SSL listeners' context, made on first use */
+    int tls_failed;         /* logged once */
+    int blocking_fetch;     /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
+    int fetching;           /* status GETs in flight */
+    int fetch_rr;           /* where the next queued one is looked for */
+    uint64_t key_seq;
+    struct tcopy tc[MAX_TARGETS]; /* sync_lb()'s copy of one load balancer's targets */
+};
+
+#define PUSH(arr, n, cap, item)                                                                    \
+    do {                                                                                           \
+        if ((n) == (cap)) {                                                                        \
+            (cap) = (cap) ? (cap)*2 : 16;                                                          \
+            (arr) = cm_xrealloc((arr), (size_t)(cap) * sizeof(*(arr)));                            \
+        }                                                                                          \
+        (arr)[(n)++] = (item);                                                                     \
+    } while (0)
+/* Real ms for emulated_ms at the time scale, at least min_ms. */
+int64_t as_scaled_ms(const struct autoscale *a, double emulated_ms, int64_t min_ms);
+/* Asks for a world step soon (coalesced). */
+void as_kick(struct autoscale *a);
+/* The counters of (w, lb), made on the first call. */
+struct lbstat *as_lbstat_ensure(struct autoscale *a, struct sc_world *w, const char *lb);
+
+/* autoscale_metrics.c */
+/* Ends p's status GET (no report) and takes it off the queue. */
+void as_fetch_end(struct proc *p);
+/* The minute timer: reports every world's minute, then steps. */
+int64_t as_on_minute(struct cm_ev *ev, int64_t now_real, void *ud);
+
+#endif
