@@ -7,7 +7,83 @@
 
 #include "scaler/asg_internal.h"
 
-/* --- load balancers --------------------------------------------------------------------------- */
+/* --- load balancers and target groups ------------------------------------------------------ */
+
+static int listed(char *const *list, int n, const char *name)
+{
+    for (int k = 0; k < n; k++) {
+        if (strcmp(list[k], name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int asg_attach_fresh(char *const *list, int n, const char *const *names, int nnames)
+{
+    int fresh = 0;
+
+    for (int i = 0; i < nnames; i++)
+        fresh += !listed(list, n, names[i]) && !listed((char *const *)names, i, names[i]);
+    return fresh;
+}
+
+enum sc_status asg_attach_names(struct sc_asg *asg, struct asg_group *g, char ***list, int *n,
+                                const char *const *names, int nnames, int64_t now_ms,
+                                struct sc_error *err)
+{
+    for (int i = 0; i < nnames; i++) {
+        char **grown, *c;
+
+        if (listed(*list, *n, names[i]))
+            continue;
+        c = sc_strdup(names[i]);
+        grown = c ? realloc(*list, (size_t)(*n + 1) * sizeof(*grown)) : NULL;
+        if (!grown) {
+            free(c);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        *list = grown;
+        grown[(*n)++] = c;
+        asg_inputs_changed(asg);
+        if (asg->env.lb_register && !asg_proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
+            for (int k = 0; k < g->ninst; k++)
+                if (g->inst[k].info.lifecycle_state == SC_ASG_IN_SERVICE)
+                    asg->env.lb_register(asg->env.ud, c, g->inst[k].info.instance_id, now_ms);
+    }
+    return SC_OK;
+}
+
+void asg_detach_names(struct sc_asg *asg, struct asg_group *g, char **list, int *n,
+                      const char *const *names, int nnames, int64_t now_ms)
+{
+    for (int i = 0; i < nnames; i++) {
+        for (int k = 0; names[i] && k < *n; k++) {
+            if (strcmp(list[k], names[i]) != 0)
+                continue;
+            if (asg->env.lb_deregister)
+                for (int m = 0; m < g->ninst; m++)
+                    asg->env.lb_deregister(asg->env.ud, list[k], g->inst[m].info.instance_id,
+                                           now_ms);
+            free(list[k]);
+            memmove(&list[k], &list[k + 1], (size_t)(*n - k - 1) * sizeof(char *));
+            (*n)--;
+            asg_inputs_changed(asg);
+            break;
+        }
+    }
+}
+
+const char *asg_attached_state(const struct sc_asg *asg, const struct asg_group *g,
+                               const char *name)
+{
+    if (!asg->env.lb_instance_state)
+        return "Added";
+    for (int k = 0; k < g->ninst; k++)
+        if (asg->env.lb_instance_state(asg->env.ud, name, g->inst[k].info.instance_id) ==
+            SC_ASG_LB_IN_SERVICE)
+            return "InService";
+    return "Added";
+}
 
 enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *group,
                                             const char *const *names, int nnames, int64_t now_ms,
@@ -29,36 +105,16 @@ enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *grou
                 err, SC_ERR_VALIDATION,
                 "Provided Load Balancers may not be valid. Please ensure they exist and try again.");
     }
-    for (int i = 0; i < nnames; i++) {
-        int dup = 0;
-        char **grown, *n;
-
-        for (int k = 0; k < gi->nload_balancer_names; k++)
-            dup |= strcmp(gi->load_balancer_names[k], names[i]) == 0;
-        if (dup)
-            continue;
-        if (gi->nload_balancer_names >= SC_ASG_MAX_LOAD_BALANCERS)
-            return sc_fail(
-                err, SC_ERR_LIMIT_EXCEEDED,
-                "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
-                SC_ASG_MAX_LOAD_BALANCERS);
-        n = sc_strdup(names[i]);
-        grown = n ? realloc(gi->load_balancer_names,
-                            (size_t)(gi->nload_balancer_names + 1) * sizeof(*grown))
-                  : NULL;
-        if (!grown) {
-            free(n);
-            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-        }
-        gi->load_balancer_names = grown;
-        grown[gi->nload_balancer_names++] = n;
-        asg_inputs_changed(asg);
-        if (asg->env.lb_register && !asg_proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
-            for (int k = 0; k < g->ninst; k++)
-                if (g->inst[k].info.lifecycle_state == SC_ASG_IN_SERVICE)
-                    asg->env.lb_register(asg->env.ud, n, g->inst[k].info.instance_id, now_ms);
-    }
-    return SC_OK;
+    /* the quota before anything is attached: nothing changes on an error */
+    if (gi->nload_balancer_names +
+            asg_attach_fresh(gi->load_balancer_names, gi->nload_balancer_names, names, nnames) >
+        SC_ASG_MAX_LOAD_BALANCERS)
+        return sc_fail(
+            err, SC_ERR_LIMIT_EXCEEDED,
+            "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
+            SC_ASG_MAX_LOAD_BALANCERS);
+    return asg_attach_names(asg, g, &gi->load_balancer_names, &gi->nload_balancer_names, names,
+                            nnames, now_ms, err);
 }
 
 enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *group,
@@ -75,39 +131,17 @@ enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *grou
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
-    for (int i = 0; i < nnames; i++) {
-        for (int k = 0; k < gi->nload_balancer_names; k++) {
-            if (!names[i] || strcmp(gi->load_balancer_names[k], names[i]) != 0)
-                continue;
-            if (asg->env.lb_deregister)
-                for (int m = 0; m < g->ninst; m++)
-                    asg->env.lb_deregister(asg->env.ud, gi->load_balancer_names[k],
-                                           g->inst[m].info.instance_id, now_ms);
-            free(gi->load_balancer_names[k]);
-            memmove(&gi->load_balancer_names[k], &gi->load_balancer_names[k + 1],
-                    (size_t)(gi->nload_balancer_names - k - 1) * sizeof(char *));
-            gi->nload_balancer_names--;
-            asg_inputs_changed(asg);
-            break;
-        }
-    }
+    asg_detach_names(asg, g, gi->load_balancer_names, &gi->nload_balancer_names, names, nnames,
+                     now_ms);
     return SC_OK;
 }
 
 const char *sc_asg_load_balancer_state(const struct sc_asg *asg, const struct sc_asg_group_info *gi,
                                        int i)
 {
-    const struct asg_group *g = (const struct asg_group *)gi;
-
     if (i < 0 || i >= gi->nload_balancer_names)
         return "";
-    if (!asg->env.lb_instance_state)
-        return "Added";
-    for (int k = 0; k < g->ninst; k++)
-        if (asg->env.lb_instance_state(asg->env.ud, gi->load_balancer_names[i],
-                                       g->inst[k].info.instance_id) == SC_ASG_LB_IN_SERVICE)
-            return "InService";
-    return "Added";
+    return asg_attached_state(asg, (const struct asg_group *)gi, gi->load_balancer_names[i]);
 }
 
 /* --- processes, tags, metrics ----------------------------------------------------------------- */

@@ -307,6 +307,19 @@ int asg_lb_count(const struct sc_asg_group_info *gi);
 enum sc_status asg_check_target_groups(struct sc_asg *asg, const char *const *arns, int n,
                                        struct sc_error *err);
 const char *asg_lb_at(const struct sc_asg_group_info *gi, int k);
+/* Attaching load balancer names or target group ARNs (asg_attach.c, for both): how many of
+ * names are not yet in list (each counted once), for the quota checked before anything
+ * changes; adding them, each registering g's InService instances (unless
+ * AddToLoadBalancer is suspended); removing them, each deregistering every instance; and
+ * an attached one's state as Describe*'s report it (InService once an instance is). */
+int asg_attach_fresh(char *const *list, int n, const char *const *names, int nnames);
+enum sc_status asg_attach_names(struct sc_asg *asg, struct asg_group *g, char ***list, int *n,
+                                const char *const *names, int nnames, int64_t now_ms,
+                                struct sc_error *err);
+void asg_detach_names(struct sc_asg *asg, struct asg_group *g, char **list, int *n,
+                      const char *const *names, int nnames, int64_t now_ms);
+const char *asg_attached_state(const struct sc_asg *asg, const struct asg_group *g,
+                               const char *name);
 void asg_lb_register_all(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
                          int64_t now_ms);
 /* 1 while one of g's load balancers drains the instance. */

@@ -37,15 +37,6 @@ enum sc_status asg_check_target_groups(struct sc_asg *asg, const char *const *ar
     return SC_OK;
 }
 
-static int has_tg(const struct sc_asg_group_info *gi, const char *arn)
-{
-    for (int k = 0; k < gi->ntarget_group_arns; k++) {
-        if (strcmp(gi->target_group_arns[k], arn) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 enum sc_status sc_asg_attach_target_groups(struct sc_asg *asg, const char *group,
                                            const char *const *arns, int n, int64_t now_ms,
                                            struct sc_error *err)
@@ -53,7 +44,6 @@ enum sc_status sc_asg_attach_target_groups(struct sc_asg *asg, const char *group
     struct asg_group *g = asg_group_find(asg, group);
     struct sc_asg_group_info *gi;
     enum sc_status st;
-    int fresh = 0;
 
     if (!g || g->deleting)
         return sc_asg_group_not_found(group, err);
@@ -65,34 +55,14 @@ enum sc_status sc_asg_attach_target_groups(struct sc_asg *asg, const char *group
     st = asg_check_target_groups(asg, arns, n, err);
     if (st != SC_OK)
         return st;
-    for (int i = 0; i < n; i++)
-        fresh += !has_tg(gi, arns[i]);
-    if (gi->ntarget_group_arns + fresh > SC_ASG_MAX_LOAD_BALANCERS)
+    if (gi->ntarget_group_arns +
+            asg_attach_fresh(gi->target_group_arns, gi->ntarget_group_arns, arns, n) >
+        SC_ASG_MAX_LOAD_BALANCERS)
         return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
                        "You have reached your quota of %d target groups per Auto Scaling group.",
                        SC_ASG_MAX_LOAD_BALANCERS);
-    for (int i = 0; i < n; i++) {
-        char **grown, *c;
-
-        if (has_tg(gi, arns[i]))
-            continue;
-        c = sc_strdup(arns[i]);
-        grown = c ? realloc(gi->target_group_arns,
-                            (size_t)(gi->ntarget_group_arns + 1) * sizeof(*grown))
-                  : NULL;
-        if (!grown) {
-            free(c);
-            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-        }
-        gi->target_group_arns = grown;
-        grown[gi->ntarget_group_arns++] = c;
-        asg_inputs_changed(asg);
-        if (asg->env.lb_register && !asg_proc_suspended(g, SC_ASG_PROC_ADD_TO_LOAD_BALANCER))
-            for (int k = 0; k < g->ninst; k++)
-                if (g->inst[k].info.lifecycle_state == SC_ASG_IN_SERVICE)
-                    asg->env.lb_register(asg->env.ud, c, g->inst[k].info.instance_id, now_ms);
-    }
-    return SC_OK;
+    return asg_attach_names(asg, g, &gi->target_group_arns, &gi->ntarget_group_arns, arns, n,
+                            now_ms, err);
 }
 
 enum sc_status sc_asg_detach_target_groups(struct sc_asg *asg, const char *group,
@@ -109,39 +79,16 @@ enum sc_status sc_asg_detach_target_groups(struct sc_asg *asg, const char *group
         return sc_fail(err, SC_ERR_VALIDATION,
                        "1 validation error detected: Value at 'targetGroupARNs' failed to "
                        "satisfy constraint: Member must have length less than or equal to 10");
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; arns[i] && k < gi->ntarget_group_arns; k++) {
-            if (strcmp(gi->target_group_arns[k], arns[i]) != 0)
-                continue;
-            if (asg->env.lb_deregister)
-                for (int m = 0; m < g->ninst; m++)
-                    asg->env.lb_deregister(asg->env.ud, gi->target_group_arns[k],
-                                           g->inst[m].info.instance_id, now_ms);
-            free(gi->target_group_arns[k]);
-            memmove(&gi->target_group_arns[k], &gi->target_group_arns[k + 1],
-                    (size_t)(gi->ntarget_group_arns - k - 1) * sizeof(char *));
-            gi->ntarget_group_arns--;
-            asg_inputs_changed(asg);
-            break;
-        }
-    }
+    asg_detach_names(asg, g, gi->target_group_arns, &gi->ntarget_group_arns, arns, n, now_ms);
     return SC_OK;
 }
 
 const char *sc_asg_target_group_state(const struct sc_asg *asg, const struct sc_asg_group_info *gi,
                                       int i)
 {
-    const struct asg_group *g = (const struct asg_group *)gi;
-
     if (i < 0 || i >= gi->ntarget_group_arns)
         return "";
-    if (!asg->env.lb_instance_state)
-        return "Added";
-    for (int k = 0; k < g->ninst; k++)
-        if (asg->env.lb_instance_state(asg->env.ud, gi->target_group_arns[i],
-                                       g->inst[k].info.instance_id) == SC_ASG_LB_IN_SERVICE)
-            return "InService";
-    return "Added";
+    return asg_attached_state(asg, (const struct asg_group *)gi, gi->target_group_arns[i]);
 }
 
 /* Splits traffic sources into classic names and target group ARNs (borrowed). */

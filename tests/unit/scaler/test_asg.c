@@ -73,7 +73,8 @@ static int flb(struct fake *f, const char *lb)
     for (int i = 0; i < f->nlbs; i++)
         if (strcmp(f->lbs[i], lb) == 0)
             return i;
-    return -1;
+    /* "q<n>": as many load balancers as a quota test needs, sharing the last slot */
+    return lb[0] == 'q' && lb[1] >= '0' && lb[1] <= '9' ? 3 : -1;
 }
 
 static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
@@ -1262,6 +1263,38 @@ static void test_asg_attach_load_balancers_registers_in_service(void **state)
     assert_int_equal(sc_asg_group_find(x->asg, "g")->nload_balancer_names, 0);
 }
 
+/* The quota counts the names not yet attached, each once, before anything is attached. */
+static void test_asg_attach_quota_checked_before_any_change(void **state)
+{
+    struct fx *x = *state;
+    char names[SC_ASG_MAX_LOAD_BALANCERS + 1][8];
+    const char *p[SC_ASG_MAX_LOAD_BALANCERS + 1];
+
+    for (int i = 0; i <= SC_ASG_MAX_LOAD_BALANCERS; i++) {
+        snprintf(names[i], sizeof(names[i]), "q%d", i);
+        p[i] = names[i];
+    }
+    assert_int_equal(make_group(x, "g", 1, 2, 1), SC_OK);
+    for (int i = 0; i < SC_ASG_MAX_LOAD_BALANCERS - 2; i += 10) /* a request names 10 at most */
+        assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", p + i, i + 10 < 48 ? 10 : 48 - i,
+                                                      T0, &x->err),
+                         SC_OK);
+    assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", p + 41, 10, T0, &x->err),
+                     SC_ERR_LIMIT_EXCEEDED);
+    assert_string_equal(
+        x->err.message,
+        "You have reached your quota of 50 Classic Load Balancers per Auto Scaling group.");
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->nload_balancer_names,
+                     SC_ASG_MAX_LOAD_BALANCERS - 2);
+    {
+        const char *twice[] = { names[48], names[48], names[49], names[0] };
+
+        assert_int_equal(sc_asg_attach_load_balancers(x->asg, "g", twice, 4, T0, &x->err), SC_OK);
+    }
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->nload_balancer_names,
+                     SC_ASG_MAX_LOAD_BALANCERS);
+}
+
 /* --- 4 policies ------------------------------------------------------------------------------ */
 
 static const struct sc_asg_policy_info *put_simple(struct fx *x, const char *name, int adj,
@@ -2288,6 +2321,7 @@ int main(void)
         T(test_asg_tags_propagate_at_launch),
         T(test_asg_metrics_collection_each_minute),
         T(test_asg_attach_load_balancers_registers_in_service),
+        T(test_asg_attach_quota_checked_before_any_change),
         T(test_asg_policy_arn_format),
         T(test_asg_policy_validation),
         T(test_asg_simple_cooldown_starts_after_launch),
