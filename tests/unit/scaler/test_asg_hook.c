@@ -16,206 +16,16 @@
 #include <jansson.h>
 
 #include "scaler/asg_internal.h"
-
-#define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC  1000LL
-#define MAXI 32
-
-/* --- the fake EC2 and load balancer -------------------------------------------------------- */
-
-struct fake_inst {
-    char id[SC_ASG_ID_LEN];
-    enum sc_asg_ec2_state state;
-    int registered; /* with "lb" */
-    int ever_registered;
-};
-
-struct fake {
-    struct sc_rng rng;
-    struct fake_inst inst[MAXI];
-    int ninst;
-    int drain; /* deregistration leaves the instance draining until cleared */
-};
-
-static struct fake_inst *finst(struct fake *f, const char *id)
-{
-    for (int i = 0; i < f->ninst; i++)
-        if (strcmp(f->inst[i].id, id) == 0)
-            return &f->inst[i];
-    return NULL;
-}
-
-static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
-                            char id[SC_ASG_ID_LEN], struct sc_error *err)
-{
-    struct fake *f = ud;
-    struct fake_inst *in;
-
-    (void)s;
-    (void)now;
-    if (f->ninst == MAXI)
-        return sc_fail(err, SC_ERR_INTERNAL, "fake full");
-    in = &f->inst[f->ninst++];
-    memset(in, 0, sizeof(*in));
-    sc_rng_instance_id(&f->rng, in->id);
-    in->state = SC_ASG_EC2_PENDING;
-    snprintf(id, SC_ASG_ID_LEN, "%s", in->id);
-    return SC_OK;
-}
-
-static void f_term(void *ud, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)now;
-    if (in && in->state != SC_ASG_EC2_GONE)
-        in->state = SC_ASG_EC2_SHUTTING_DOWN;
-}
-
-static enum sc_asg_ec2_state f_state(void *ud, const char *id)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    return in ? in->state : SC_ASG_EC2_GONE;
-}
-
-static int f_zone_valid(void *ud, const char *zone)
-{
-    (void)ud;
-    return strcmp(zone, "us-east-1a") == 0;
-}
-
-static int f_lb_exists(void *ud, const char *lb)
-{
-    (void)ud;
-    return strcmp(lb, "lb") == 0;
-}
-
-static void f_lb_reg(void *ud, const char *lb, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    (void)now;
-    if (in)
-        in->registered = in->ever_registered = 1;
-}
-
-static void f_lb_dereg(void *ud, const char *lb, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    (void)now;
-    if (in)
-        in->registered = 0;
-}
-
-static enum sc_asg_lb_state f_lb_state(void *ud, const char *lb, const char *id)
-{
-    struct fake *f = ud;
-    struct fake_inst *in = finst(f, id);
-
-    (void)lb;
-    if (!in)
-        return SC_ASG_LB_NOT_REGISTERED;
-    if (in->registered)
-        return SC_ASG_LB_IN_SERVICE;
-    return f->drain ? SC_ASG_LB_DRAINING : SC_ASG_LB_NOT_REGISTERED;
-}
-
-struct fx {
-    struct fake f;
-    struct sc_rng rng;
-    struct sc_asg *asg;
-    struct sc_error err;
-};
-
-static struct sc_asg *fx_asg(struct fx *x)
-{
-    struct sc_asg_config cfg = { 0 };
-
-    cfg.rng = &x->rng;
-    cfg.env = (struct sc_asg_env){
-        .ud = &x->f,
-        .run_instance = f_run,
-        .terminate_instance = f_term,
-        .instance_state = f_state,
-        .zone_valid = f_zone_valid,
-        .lb_exists = f_lb_exists,
-        .lb_register = f_lb_reg,
-        .lb_deregister = f_lb_dereg,
-        .lb_instance_state = f_lb_state,
-    };
-    return sc_asg_create(&cfg);
-}
-
-static const char *const zones[] = { "us-east-1a" };
-static const char *const lbs[] = { "lb" };
-
-static struct sc_asg_group_req group_req(int desired)
-{
-    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
-                                  .launch_configuration_name = "lc",
-                                  .has_min_size = 1,
-                                  .min_size = 0,
-                                  .has_max_size = 1,
-                                  .max_size = 5,
-                                  .has_desired_capacity = 1,
-                                  .desired_capacity = desired,
-                                  .availability_zones = zones,
-                                  .navailability_zones = 1,
-                                  .load_balancer_names = lbs,
-                                  .nload_balancer_names = 1 };
-
-    return r;
-}
+#include "tests/unit/scaler/asg_fixture.h"
 
 static int setup(void **state)
 {
-    struct fx *x = calloc(1, sizeof(*x));
-    struct sc_asg_lc_req lc = { .launch_configuration_name = "lc",
-                                .image_id = "ami-1",
-                                .instance_type = "t3.micro" };
-    struct sc_asg_group_req g = group_req(0);
+    struct fx *x = fx_alloc();
 
-    if (!x)
-        return -1;
-    sc_rng_init(&x->rng, 1);
-    sc_rng_init(&x->f.rng, 2);
-    x->asg = fx_asg(x);
-    if (!x->asg || sc_asg_create_launch_configuration(x->asg, &lc, T0, &x->err) != SC_OK ||
-        sc_asg_create_group(x->asg, &g, T0, &x->err) != SC_OK)
+    if (!x || !(x->asg = fx_asg(x)) || fx_group(x, "g", 0, 1) != SC_OK)
         return -1;
     *state = x;
     return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *x = *state;
-
-    sc_asg_destroy(x->asg);
-    free(x);
-    return 0;
-}
-
-/* step, data plane (pending boots, shutting-down goes), step; then the caches recounted */
-static void settle(struct fx *x, int64_t now)
-{
-    char why[256];
-
-    sc_asg_step(x->asg, now);
-    for (int i = 0; i < x->f.ninst; i++) {
-        if (x->f.inst[i].state == SC_ASG_EC2_PENDING)
-            x->f.inst[i].state = SC_ASG_EC2_RUNNING;
-        else if (x->f.inst[i].state == SC_ASG_EC2_SHUTTING_DOWN)
-            x->f.inst[i].state = SC_ASG_EC2_GONE;
-    }
-    sc_asg_step(x->asg, now + 1);
-    sc_asg_step(x->asg, now + 2);
-    if (asg_self_check(x->asg, why, sizeof(why)) != 0)
-        fail_msg("self check: %s", why);
 }
 
 static void put_hook(struct fx *x, const char *name, const char *transition, int heartbeat,
@@ -382,7 +192,7 @@ static void test_asg_hook_limit_50(void **state)
 static void test_asg_hook_initial_hooks_on_create(void **state)
 {
     struct fx *x = *state;
-    struct sc_asg_group_req g = group_req(1);
+    struct sc_asg_group_req g = fx_group_req("g", 1, 1);
     struct sc_asg_hook_req hooks[2] = {
         { .lifecycle_hook_name = "boot", .lifecycle_transition = SC_ASG_LAUNCHING_TRANSITION },
         { .lifecycle_hook_name = "drain", .lifecycle_transition = "nope" },
@@ -764,34 +574,36 @@ static void test_asg_hook_save_load_keeps_hooks_and_actions(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_asg_hook_put_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_put_defaults, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_global_timeout_is_100_heartbeats, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_put_updates_members_sent, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_put_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_limit_50, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_initial_hooks_on_create, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_put_updates_members_sent, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_put_errors, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_limit_50, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_initial_hooks_on_create, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_launch_waits_out_of_load_balancer, setup,
-                                        teardown),
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_every_hook_completes_before_in_service, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_abandon_launch_replaces, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_abandon_launch_replaces, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_heartbeat_timeout_applies_default_result,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_heartbeat_timeout_abandons, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_heartbeat_extends, setup, teardown),
+                                        setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_heartbeat_timeout_abandons, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_heartbeat_extends, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_global_timeout_caps_heartbeats, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_no_active_action_texts, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_no_active_action_texts, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_terminate_waits_after_deregistration, setup,
-                                        teardown),
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_terminate_proceeds_after_timeout, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_hook_force_delete_drops_actions, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_hook_force_delete_drops_actions, setup,
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_delete_completes_open_actions, setup,
-                                        teardown),
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_hook_save_load_keeps_hooks_and_actions, setup,
-                                        teardown),
+                                        fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

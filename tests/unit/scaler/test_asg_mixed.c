@@ -17,26 +17,8 @@
 
 #include "scaler/asg_internal.h"
 
-#define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC  1000LL
-#define MAXI 64
-
-/* --- the fake EC2 ------------------------------------------------------------------------ */
-
-struct fake_inst {
-    char id[SC_ASG_ID_LEN];
-    char zone[SC_ASG_ID_LEN];
-    char type[SC_ASG_ID_LEN];
-    char lt[SC_ASG_ID_LEN]; /* the template id or name launched from */
-    enum sc_asg_ec2_state state;
-};
-
-struct fake {
-    struct sc_rng rng;
-    struct fake_inst inst[MAXI];
-    int ninst;
-    const char *fail_type; /* launches of this type fail (no capacity) */
-};
+#define FX_MAXI 64
+#include "tests/unit/scaler/asg_fixture.h"
 
 /* Two templates: lt-0aaa "web" (t3.micro, versions 1..2) and lt-0bbb "arm" (c5.large). */
 static const struct {
@@ -79,11 +61,10 @@ static double f_price(void *ud, const char *type)
                                            : -1;
 }
 
-static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
-                            char id[SC_ASG_ID_LEN], struct sc_error *err)
+static enum sc_status f_run_mixed(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
+                                  char id[SC_ASG_ID_LEN], struct sc_error *err)
 {
     struct fake *f = ud;
-    struct fake_inst *in;
     const char *type = s->instance_type;
 
     (void)now;
@@ -99,115 +80,32 @@ static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_
                        "We currently do not have sufficient %s capacity in the Availability Zone "
                        "you requested (%s).",
                        type, s->zone);
-    if (f->ninst == MAXI)
-        return sc_fail(err, SC_ERR_INTERNAL, "fake full");
-    in = &f->inst[f->ninst++];
-    memset(in, 0, sizeof(*in));
-    sc_rng_instance_id(&f->rng, in->id);
-    snprintf(in->zone, sizeof(in->zone), "%s", s->zone);
-    snprintf(in->type, sizeof(in->type), "%s", type ? type : "");
-    snprintf(in->lt, sizeof(in->lt), "%s",
-             s->launch_template_id     ? s->launch_template_id
-             : s->launch_template_name ? s->launch_template_name
-                                       : "");
-    in->state = SC_ASG_EC2_PENDING;
-    snprintf(id, SC_ASG_ID_LEN, "%s", in->id);
-    return SC_OK;
+    return fake_launch(f, s, type, id, err);
 }
 
-static struct fake_inst *finst(struct fake *f, const char *id)
+/* the fake's callbacks with templates, prices and the capacity failures */
+static struct sc_asg_env mixed_env(struct fx *x)
 {
-    for (int i = 0; i < f->ninst; i++)
-        if (strcmp(f->inst[i].id, id) == 0)
-            return &f->inst[i];
-    return NULL;
-}
+    struct sc_asg_env env = fx_env(x);
 
-static void f_term(void *ud, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)now;
-    if (in && in->state != SC_ASG_EC2_GONE)
-        in->state = SC_ASG_EC2_SHUTTING_DOWN;
-}
-
-static enum sc_asg_ec2_state f_state(void *ud, const char *id)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    return in ? in->state : SC_ASG_EC2_GONE;
-}
-
-static int f_zone_valid(void *ud, const char *zone)
-{
-    (void)ud;
-    return strcmp(zone, "us-east-1a") == 0 || strcmp(zone, "us-east-1b") == 0;
-}
-
-struct fx {
-    struct fake f;
-    struct sc_rng rng;
-    struct sc_asg *asg;
-    struct sc_error err;
-};
-
-static struct sc_asg *fx_asg(struct fx *x)
-{
-    struct sc_asg_config cfg = { 0 };
-
-    cfg.rng = &x->rng;
-    cfg.env = (struct sc_asg_env){
-        .ud = &x->f,
-        .run_instance = f_run,
-        .terminate_instance = f_term,
-        .instance_state = f_state,
-        .zone_valid = f_zone_valid,
-        .launch_template_resolve = f_lt_resolve,
-        .on_demand_price = f_price,
-    };
-    return sc_asg_create(&cfg);
+    env.run_instance = f_run_mixed;
+    env.launch_template_resolve = f_lt_resolve;
+    env.on_demand_price = f_price;
+    env.lb_exists = NULL;
+    env.lb_register = NULL;
+    env.lb_deregister = NULL;
+    env.lb_instance_state = NULL;
+    return env;
 }
 
 static int setup(void **state)
 {
-    struct fx *x = calloc(1, sizeof(*x));
+    struct fx *x = fx_alloc();
 
-    if (!x)
-        return -1;
-    sc_rng_init(&x->rng, 1);
-    sc_rng_init(&x->f.rng, 2);
-    x->asg = fx_asg(x);
-    if (!x->asg)
+    if (!x || !(x->asg = fx_asg_with(x, mixed_env(x))))
         return -1;
     *state = x;
     return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *x = *state;
-
-    sc_asg_destroy(x->asg);
-    free(x);
-    return 0;
-}
-
-/* step, data plane (pending boots, shutting-down goes), step; then the caches recounted */
-static void settle(struct fx *x, int64_t now)
-{
-    char why[256];
-
-    sc_asg_step(x->asg, now);
-    for (int i = 0; i < x->f.ninst; i++) {
-        if (x->f.inst[i].state == SC_ASG_EC2_PENDING)
-            x->f.inst[i].state = SC_ASG_EC2_RUNNING;
-        else if (x->f.inst[i].state == SC_ASG_EC2_SHUTTING_DOWN)
-            x->f.inst[i].state = SC_ASG_EC2_GONE;
-    }
-    sc_asg_step(x->asg, now + 1);
-    if (asg_self_check(x->asg, why, sizeof(why)) != 0)
-        fail_msg("self check: %s", why);
 }
 
 static const char *const zones[] = { "us-east-1a", "us-east-1b" };
@@ -983,7 +881,7 @@ static void test_asg_mixed_saved_and_loaded(void **state)
     settle(x, T0);
     a = dump_asg(x->asg);
     sc_rng_init(&y.rng, 9);
-    y.asg = fx_asg(&y);
+    y.asg = fx_asg_with(&y, mixed_env(&y));
     assert_non_null(y.asg);
     o = sc_asg_save(x->asg);
     if (sc_asg_load(y.asg, o, &y.err) != SC_OK)
@@ -1019,7 +917,7 @@ static void test_asg_mixed_old_state_files_load(void **state)
     json_object_del(g, "desired_capacity_type");
     json_array_foreach(json_object_get(g, "instances"), k, inst) json_object_del(inst, "weight");
     sc_rng_init(&y.rng, 9);
-    y.asg = fx_asg(&y);
+    y.asg = fx_asg_with(&y, mixed_env(&y));
     if (sc_asg_load(y.asg, o, &y.err) != SC_OK)
         fail_msg("load: %s", y.err.message);
     json_decref(o);
@@ -1036,7 +934,7 @@ static void test_asg_mixed_old_state_files_load(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, fx_teardown)
     const struct CMUnitTest tests[] = {
         T(test_asg_mixed_describes_aws_defaults),
         T(test_asg_mixed_echoes_what_was_sent),

@@ -14,127 +14,16 @@
 #include <cmocka.h>
 
 #include "scaler/asg_internal.h"
-
-#define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC  1000LL
-#define MAXI 32
-
-struct fake_inst {
-    char id[SC_ASG_ID_LEN];
-    enum sc_asg_ec2_state state;
-};
-
-struct fx {
-    struct sc_rng rng, frng;
-    struct fake_inst inst[MAXI];
-    int ninst;
-    struct sc_asg *asg;
-    struct sc_error err;
-};
-
-static struct fake_inst *finst(struct fx *x, const char *id)
-{
-    for (int i = 0; i < x->ninst; i++)
-        if (strcmp(x->inst[i].id, id) == 0)
-            return &x->inst[i];
-    return NULL;
-}
-
-static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
-                            char id[SC_ASG_ID_LEN], struct sc_error *err)
-{
-    struct fx *x = ud;
-    struct fake_inst *in;
-
-    (void)s;
-    (void)now;
-    if (x->ninst == MAXI)
-        return sc_fail(err, SC_ERR_INTERNAL, "fake full");
-    in = &x->inst[x->ninst++];
-    sc_rng_instance_id(&x->frng, in->id);
-    in->state = SC_ASG_EC2_PENDING;
-    snprintf(id, SC_ASG_ID_LEN, "%s", in->id);
-    return SC_OK;
-}
-
-static void f_term(void *ud, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)now;
-    if (in)
-        in->state = SC_ASG_EC2_GONE;
-}
-
-static enum sc_asg_ec2_state f_state(void *ud, const char *id)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    return in ? in->state : SC_ASG_EC2_GONE;
-}
-
-static int f_zone_valid(void *ud, const char *zone)
-{
-    (void)ud;
-    return strcmp(zone, "us-east-1a") == 0;
-}
-
-static const char *const zones[] = { "us-east-1a" };
+#include "tests/unit/scaler/asg_fixture.h"
 
 static int setup(void **state)
 {
-    struct fx *x = calloc(1, sizeof(*x));
-    struct sc_asg_config cfg = { 0 };
-    struct sc_asg_lc_req lc = { .launch_configuration_name = "lc",
-                                .image_id = "ami-1",
-                                .instance_type = "t3.micro" };
-    struct sc_asg_group_req g = { .auto_scaling_group_name = "g",
-                                  .launch_configuration_name = "lc",
-                                  .has_min_size = 1,
-                                  .min_size = 0,
-                                  .has_max_size = 1,
-                                  .max_size = 5,
-                                  .has_desired_capacity = 1,
-                                  .desired_capacity = 3,
-                                  .availability_zones = zones,
-                                  .navailability_zones = 1 };
+    struct fx *x = fx_alloc();
 
-    if (!x)
-        return -1;
-    sc_rng_init(&x->rng, 1);
-    sc_rng_init(&x->frng, 2);
-    cfg.rng = &x->rng;
-    cfg.env = (struct sc_asg_env){ .ud = x,
-                                   .run_instance = f_run,
-                                   .terminate_instance = f_term,
-                                   .instance_state = f_state,
-                                   .zone_valid = f_zone_valid };
-    x->asg = sc_asg_create(&cfg);
-    if (!x->asg || sc_asg_create_launch_configuration(x->asg, &lc, T0, &x->err) != SC_OK ||
-        sc_asg_create_group(x->asg, &g, T0, &x->err) != SC_OK)
+    if (!x || !(x->asg = fx_asg(x)) || fx_group(x, "g", 3, 0) != SC_OK)
         return -1;
     *state = x;
     return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *x = *state;
-
-    sc_asg_destroy(x->asg);
-    free(x);
-    return 0;
-}
-
-/* step, boots every pending instance, steps again */
-static void settle(struct fx *x, int64_t now)
-{
-    sc_asg_step(x->asg, now);
-    for (int i = 0; i < x->ninst; i++)
-        if (x->inst[i].state == SC_ASG_EC2_PENDING)
-            x->inst[i].state = SC_ASG_EC2_RUNNING;
-    sc_asg_step(x->asg, now + 1);
-    sc_asg_step(x->asg, now + 2);
 }
 
 static const struct sc_asg_group_info *grp(struct fx *x)
@@ -284,13 +173,15 @@ static void test_asg_protect_not_from_user_terminate(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_asg_protect_sets_the_flag, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_protect_errors_change_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_protect_scale_in_skips_protected, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_protect_sets_the_flag, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_protect_errors_change_nothing, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_protect_scale_in_skips_protected, setup,
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_protect_new_instances_inherit_group_setting, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_protect_starts_in_service, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_protect_not_from_user_terminate, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_protect_starts_in_service, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_protect_not_from_user_terminate, setup,
+                                        fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
