@@ -208,6 +208,42 @@ js_check() {
     check_job "$d" node --no-warnings "$JS/$script" "$@"
 }
 
+# tf_setup: Terraform with the hashicorp/aws provider from a filesystem mirror only
+# (TF_PLUGIN_MIRROR, else the usual folders): sets MIRROR and VERSION (the newest there),
+# writes $TMP/cli.tfrc (the mirror, no direct installs), makes $TMP/tf and exports
+# TF_CLI_CONFIG_FILE, TF_DATA_DIR, CHECKPOINT_DISABLE, TF_IN_AUTOMATION and TF_INPUT.
+# Without terraform on PATH or the provider: the skip line with its reason, and returns 1
+# (callers `tf_setup || exit 0`).
+tf_setup() {
+    local d
+    if ! command -v terraform >/dev/null 2>&1; then
+        skip "terraform not on PATH (not installable from Debian)"
+        return 1
+    fi
+    MIRROR=
+    for d in ${TF_PLUGIN_MIRROR:-} /opt/tf-plugins /usr/share/terraform/plugins "$HOME/.terraform.d/plugins"; do
+        if [ -d "$d/registry.terraform.io/hashicorp/aws" ]; then MIRROR=$d; break; fi
+    done
+    if [ -z "$MIRROR" ]; then
+        skip "no hashicorp/aws provider in a filesystem mirror (set TF_PLUGIN_MIRROR)"
+        return 1
+    fi
+    VERSION=$(ls "$MIRROR/registry.terraform.io/hashicorp/aws" | sort -V | tail -n 1)
+    mkdir -p "$TMP/tf"
+    cat >"$TMP/cli.tfrc" <<EOF
+provider_installation {
+  filesystem_mirror {
+    path = "$MIRROR"
+  }
+  direct {
+    exclude = ["*/*"]
+  }
+}
+EOF
+    export TF_CLI_CONFIG_FILE="$TMP/cli.tfrc" TF_DATA_DIR="$TMP/tf/.terraform" CHECKPOINT_DISABLE=1
+    export TF_IN_AUTOMATION=1 TF_INPUT=0
+}
+
 lib_cleanup() {
     local rc=$? f
     set +e # whatever fails here, the test's own exit status stands

@@ -76,29 +76,8 @@ if play destroy "$X/destroy.yml"; then
 else
     notok "destroy.yml"; show_play destroy
 fi
-python3 - "$EP" <<'EOF' || failed=1
-import sys, boto3
-import tap
-from tap import check
-ep = sys.argv[1]
-asg = boto3.client("autoscaling", endpoint_url=ep)
-ec2 = boto3.client("ec2", endpoint_url=ep)
-left = {
-    "groups": [g["AutoScalingGroupName"] for g in asg.describe_auto_scaling_groups()["AutoScalingGroups"]],
-    "launch configurations": [c["LaunchConfigurationName"] for c in asg.describe_launch_configurations()["LaunchConfigurations"]],
-    "policies": [p["PolicyName"] for p in asg.describe_policies()["ScalingPolicies"]],
-    "launch templates": [t["LaunchTemplateName"] for t in ec2.describe_launch_templates()["LaunchTemplates"]],
-    "load balancers": [l["LoadBalancerName"] for l in boto3.client("elb", endpoint_url=ep).describe_load_balancers()["LoadBalancerDescriptions"]],
-    "alarms": [a["AlarmName"] for a in boto3.client("cloudwatch", endpoint_url=ep).describe_alarms()["MetricAlarms"]],
-}
-check("destroy.yml leaves no group, launch configuration, policy, template, load balancer or alarm",
-      not any(left.values()), {k: v for k, v in left.items() if v})
-def all_gone():
-    r = ec2.describe_instances()["Reservations"]
-    return all(i["State"]["Name"] == "terminated" for x in r for i in x["Instances"])
-check("every instance terminated", tap.wait(all_gone, 30))
-sys.exit(tap.failed)
-EOF
+python3 -c 'import sys, tap; tap.check_nothing_left(sys.argv[1], sys.argv[2]); sys.exit(tap.failed)' "$EP" "destroy.yml" ||
+    failed=1
 check "no instance process left under the emulator" wait_for 15 bash -c "! pgrep -P $EMU_PID >/dev/null"
 
 grep ' req ' "$TMP/emu.log" | grep -v 'status=200' | grep -oE 'service=[^ ]+ action=[^ ]+ status=[0-9]+( code=[^ ]+)?' |

@@ -5,25 +5,13 @@
 # healthy targets (boto3), `terraform plan -detailed-exitcode` straight after exits 0 (no
 # drift), and `terraform destroy` leaves no load balancer, target group, group or
 # configuration. Skipped, with the reason, without terraform on PATH or without the
-# hashicorp/aws provider in a filesystem mirror (as test_terraform_asg_mixed.sh). TAP lines;
+# hashicorp/aws provider in a filesystem mirror (lib.sh tf_setup). TAP lines;
 # KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v terraform >/dev/null 2>&1; then
-    skip "terraform not on PATH (not installable from Debian)"
-    exit 0
-fi
-MIRROR=
-for d in ${TF_PLUGIN_MIRROR:-} /opt/tf-plugins /usr/share/terraform/plugins "$HOME/.terraform.d/plugins"; do
-    if [ -d "$d/registry.terraform.io/hashicorp/aws" ]; then MIRROR=$d; break; fi
-done
-if [ -z "$MIRROR" ]; then
-    skip "no hashicorp/aws provider in a filesystem mirror (set TF_PLUGIN_MIRROR)"
-    exit 0
-fi
-VERSION=$(ls "$MIRROR/registry.terraform.io/hashicorp/aws" | sort -V | tail -n 1)
+tf_setup || exit 0
 
 start_emu emu --quiet --time-scale 60
 
@@ -39,17 +27,6 @@ print(vpc, subs[0]["SubnetId"], subs[1]["SubnetId"])
 EOF
 )
 
-mkdir -p "$TMP/tf"
-cat >"$TMP/cli.tfrc" <<EOF
-provider_installation {
-  filesystem_mirror {
-    path = "$MIRROR"
-  }
-  direct {
-    exclude = ["*/*"]
-  }
-}
-EOF
 cat >"$TMP/tf/main.tf" <<EOF
 terraform {
   required_providers {
@@ -148,8 +125,6 @@ resource "aws_autoscaling_group" "web" {
 }
 EOF
 
-export TF_CLI_CONFIG_FILE="$TMP/cli.tfrc" TF_DATA_DIR="$TMP/tf/.terraform" CHECKPOINT_DISABLE=1
-export TF_IN_AUTOMATION=1 TF_INPUT=0
 tf() { (cd "$TMP/tf" && timeout 600 terraform "$@" -no-color) >>"$TMP/tf.log" 2>&1; }
 tail_log() { tail -n 30 "$TMP/tf.log" | sed 's/^/#   /'; }
 

@@ -8,25 +8,13 @@
 # plans with no diff but the provider's own import defaults, destroy leaves no resource
 # and no instance process. The provider calls the emulator answered with an error are
 # listed as comments. Skipped, with the reason, without terraform on PATH or without the
-# hashicorp/aws provider in a filesystem mirror (found as test_terraform_asg_mixed.sh
-# finds it). Few provider runs on purpose (each is CPU heavy). TAP lines; KEEP_TMP=1.
+# hashicorp/aws provider in a filesystem mirror (lib.sh
+# tf_setup finds it). Few provider runs on purpose (each is CPU heavy). TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v terraform >/dev/null 2>&1; then
-    skip "terraform not on PATH (not installable from Debian)"
-    exit 0
-fi
-MIRROR=
-for d in ${TF_PLUGIN_MIRROR:-} /opt/tf-plugins /usr/share/terraform/plugins "$HOME/.terraform.d/plugins"; do
-    if [ -d "$d/registry.terraform.io/hashicorp/aws" ]; then MIRROR=$d; break; fi
-done
-if [ -z "$MIRROR" ]; then
-    skip "no hashicorp/aws provider in a filesystem mirror (set TF_PLUGIN_MIRROR)"
-    exit 0
-fi
-VERSION=$(ls "$MIRROR/registry.terraform.io/hashicorp/aws" | sort -V | tail -n 1)
+tf_setup || exit 0
 AWS=/usr/bin/aws # Debian's aws CLI v2
 need "$AWS" awscli || finish
 export AWS_PAGER=""
@@ -35,20 +23,8 @@ start_emu emu --time-scale 60
 EMU_PID=$LAST
 
 # the example exactly as shipped, in a work folder of its own
-mkdir -p "$TMP/tf"
 cp "$ROOT"/examples/terraform/*.tf "$TMP/tf/"
-cat >"$TMP/cli.tfrc" <<EOF
-provider_installation {
-  filesystem_mirror {
-    path = "$MIRROR"
-  }
-  direct {
-    exclude = ["*/*"]
-  }
-}
-EOF
-export TF_CLI_CONFIG_FILE="$TMP/cli.tfrc" TF_DATA_DIR="$TMP/tf/.terraform" CHECKPOINT_DISABLE=1
-export TF_IN_AUTOMATION=1 TF_INPUT=0 TF_VAR_endpoint="$EP"
+export TF_VAR_endpoint="$EP"
 tf() { (cd "$TMP/tf" && timeout 600 terraform "$@" -no-color) >"$TMP/tf.out" 2>&1; }
 tail_out() { tail -n 30 "$TMP/tf.out" | sed 's/^/#   /'; cat "$TMP/tf.out" >>"$TMP/tf.log"; }
 # plan_diff: the attributes and blocks a plan's text shows changing, one per line
@@ -207,29 +183,8 @@ else
     notok "terraform destroy"; tail_out
 fi
 cat "$TMP/tf.out" >>"$TMP/tf.log"
-py <<'EOF' || failed=1
-import sys, boto3
-import tap
-from tap import check
-ep = sys.argv[1]
-asg = boto3.client("autoscaling", endpoint_url=ep)
-ec2 = boto3.client("ec2", endpoint_url=ep)
-left = {
-    "groups": [g["AutoScalingGroupName"] for g in asg.describe_auto_scaling_groups()["AutoScalingGroups"]],
-    "launch configurations": [c["LaunchConfigurationName"] for c in asg.describe_launch_configurations()["LaunchConfigurations"]],
-    "policies": [p["PolicyName"] for p in asg.describe_policies()["ScalingPolicies"]],
-    "launch templates": [t["LaunchTemplateName"] for t in ec2.describe_launch_templates()["LaunchTemplates"]],
-    "load balancers": [l["LoadBalancerName"] for l in boto3.client("elb", endpoint_url=ep).describe_load_balancers()["LoadBalancerDescriptions"]],
-    "alarms": [a["AlarmName"] for a in boto3.client("cloudwatch", endpoint_url=ep).describe_alarms()["MetricAlarms"]],
-}
-check("destroy leaves no group, launch configuration, policy, template, load balancer or alarm",
-      not any(left.values()), {k: v for k, v in left.items() if v})
-def all_gone():
-    r = ec2.describe_instances()["Reservations"]
-    return all(i["State"]["Name"] == "terminated" for x in r for i in x["Instances"])
-check("every instance terminated", tap.wait(all_gone, 30))
-sys.exit(tap.failed)
-EOF
+python3 -c 'import sys, tap; tap.check_nothing_left(sys.argv[1], sys.argv[2]); sys.exit(tap.failed)' "$EP" "destroy" ||
+    failed=1
 check "no instance process left under the emulator" wait_for 15 bash -c "! pgrep -P $EMU_PID >/dev/null"
 
 # the provider calls the emulator answered with an error (docs/terraform.md lists them)
