@@ -5,7 +5,8 @@
 # tests/integration/test_*.sh, each printing TAP lines ("ok ...", "not ok ...", and
 # "ok ... # SKIP reason" for a check that could not run: counted apart, printed with its
 # reason). FILTER is a substring of the suite's name.
-# Each suite runs under a timeout (SUITE_TIMEOUT seconds, default 600): a suite that has not
+# Each suite runs under a timeout (SUITE_TIMEOUT seconds, default 600, 1800 under ASAN=1: a
+# sanitized build runs the CPU-bound suites several times slower): a suite that has not
 # ended by then fails with its name. When a suite ends, for whatever reason, every process it
 # started is stopped (tests/procs.sh). A suite that exits non-zero without reporting a
 # failure counts as one failure; under ASAN=1 a sanitizer report in its output is one more.
@@ -17,7 +18,7 @@ set -uo pipefail
 BUILD=${BUILD:-build}
 which=${1:-all}
 filter=${2:-}
-timeout_s=${SUITE_TIMEOUT:-600}
+timeout_s=${SUITE_TIMEOUT:-$([ "${ASAN:-0}" = 1 ] && echo 1800 || echo 600)}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 . tests/procs.sh
