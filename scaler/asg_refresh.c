@@ -460,9 +460,9 @@ enum sc_status sc_asg_start_instance_refresh(struct sc_asg *asg, const struct sc
     if (r->info.has_desired)
         bad |= todo_build(g, r, prefs.skip_matching, NULL, ids.lt.launch_template_id,
                           q->launch_template_version);
-    else
-        bad |= todo_build(g, r, prefs.skip_matching, g->info.launch_configuration_name,
-                          g->info.launch_template_id, g->info.launch_template_version);
+    else /* a launch configuration matches nothing (docs 8.3) */
+        bad |= todo_build(g, r, prefs.skip_matching, NULL, g->info.launch_template_id,
+                          g->info.launch_template_version);
     if (!bad && r->info.has_desired && asg_launch_source_set(asg, g, &lt, &ids) != 0)
         bad = 1;
     if (bad) {
