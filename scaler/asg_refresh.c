@@ -778,7 +778,7 @@ void asg_refresh_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
     const struct asg_inst *warming = NULL;
     const struct sc_asg_refresh_prefs *p;
 
-    if (!r || asg_proc_suspended(g, SC_ASG_PROC_INSTANCE_REFRESH))
+    if (!r || g->deleting || asg_proc_suspended(g, SC_ASG_PROC_INSTANCE_REFRESH))
         return;
     p = &r->info.prefs;
     if (r->info.status == SC_ASG_REFRESH_PENDING) {
