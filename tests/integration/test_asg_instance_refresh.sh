@@ -93,7 +93,7 @@ def run_refresh(rid, secs):
 elb.create_load_balancer(LoadBalancerName="lb1", AvailabilityZones=["us-east-1a"], Listeners=[
     {"Protocol": "HTTP", "LoadBalancerPort": 80, "InstanceProtocol": "HTTP", "InstancePort": 8080}])
 elb.configure_health_check(LoadBalancerName="lb1", HealthCheck={
-    "Target": "HTTP:8080/", "Interval": 5, "Timeout": 2, "UnhealthyThreshold": 2, "HealthyThreshold": 2})
+    "Target": "HTTP:8080/", "Interval": 10, "Timeout": 5, "UnhealthyThreshold": 10, "HealthyThreshold": 2})
 data = {"ImageId": "ami-12345678", "InstanceType": "t3.micro",
         "UserData": json.dumps({"boot_s": 30, "workers": 4, "service_ms": 2})}
 lt = ec2.create_launch_template(LaunchTemplateName="web-lt", LaunchTemplateData=data)["LaunchTemplate"]
