@@ -179,7 +179,7 @@ print(f"# refresh of 4 took {took:.1f} s real ({took:.0f} emulated minutes), low
 rid2 = asg.start_instance_refresh(
     AutoScalingGroupName="web",
     DesiredConfiguration={"LaunchTemplate": {"LaunchTemplateId": lt_id, "Version": "1"}},
-    Preferences={"MinHealthyPercentage": 50, "InstanceWarmup": 1800})["InstanceRefreshId"]
+    Preferences={"MinHealthyPercentage": 50, "InstanceWarmup": 900})["InstanceRefreshId"]
 two = wait(lambda: (lambda v: v if list(v.values()).count("1") == 2 else None)(versions()), 20)
 check("a refresh back to version 1 replaces the first two", two, versions())
 c = asg.cancel_instance_refresh(AutoScalingGroupName="web")
