@@ -712,6 +712,7 @@ void asg_group_free(struct asg_group *g)
     free(g->pol);
     asg_hooks_free(g);
     asg_scheds_free(g);
+    asg_refreshes_free(g);
     free(g);
 }
 

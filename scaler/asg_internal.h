@@ -130,6 +130,8 @@ struct asg_group {
     int nhooks;
     struct asg_sched **scheds; /* scheduled actions, creation order */
     int nscheds;
+    struct asg_refresh **refreshes; /* instance refreshes, newest first (asg_refresh.c) */
+    int nrefreshes;
     char pending_cause[ASG_CAUSE_LEN]; /* desired-change sentence(s) awaiting the launches */
     int64_t cooldown_until_ms;
     int cooldown_pending_s; /* >= 0: start this cooldown when the activities finish */
@@ -413,6 +415,19 @@ int64_t asg_sched_next_due(const struct asg_group *g);
 void asg_scheds_free(struct asg_group *g);
 struct json_t *asg_scheds_save(const struct asg_group *g);
 void asg_scheds_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
+
+/* asg_refresh.c */
+struct asg_refresh;
+/* Moves g's active instance refresh on (the step calls it before reconciling). */
+void asg_refresh_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* Units above desired that scale-in leaves alone: the replacements a refresh with
+ * MaxHealthyPercentage above 100 launched first (0 without one). */
+int asg_refresh_extra(const struct asg_group *g);
+/* The next time g's refresh has timed work (a warm-up, a checkpoint, a wait), or INT64_MAX. */
+int64_t asg_refresh_next_due(const struct asg_group *g, int64_t now_ms);
+void asg_refreshes_free(struct asg_group *g);
+struct json_t *asg_refreshes_save(const struct asg_group *g);
+void asg_refreshes_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
 
 /* asg_policy.c */
 void asg_policy_free(struct asg_policy *p);

@@ -338,6 +338,7 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_take(o, "policies", a);
     bad |= sc_save_take(o, "lifecycle_hooks", asg_hooks_save(g));
     bad |= sc_save_take(o, "scheduled_actions", asg_scheds_save(g));
+    bad |= sc_save_take(o, "instance_refreshes", asg_refreshes_save(g));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -832,6 +833,8 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
         asg_hooks_load(l, sc_load_array(l, o, "lifecycle_hooks"), g);
     if (json_object_get(o, "scheduled_actions") && !l->failed)
         asg_scheds_load(l, sc_load_array(l, o, "scheduled_actions"), g);
+    if (json_object_get(o, "instance_refreshes") && !l->failed)
+        asg_refreshes_load(l, sc_load_array(l, o, "instance_refreshes"), g);
     return g;
 }
 

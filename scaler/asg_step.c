@@ -452,11 +452,14 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
                 break;
             units += w;
         }
-    } else if (cap > desired && !asg_proc_suspended(g, SC_ASG_PROC_TERMINATE)) {
+    } else if (cap > desired + asg_refresh_extra(g) &&
+               !asg_proc_suspended(g, SC_ASG_PROC_TERMINATE)) {
+        int keep = asg_refresh_extra(g); /* an instance refresh's launches first */
+
         if (g->rebalancing && asg_group_busy(g))
             return; /* launch before terminate: wait for the new instance */
-        for (int units = cap; units > desired;) {
-            struct asg_inst *v = pick_victim(asg, g, units - desired, now_ms);
+        for (int units = cap; units > desired + keep;) {
+            struct asg_inst *v = pick_victim(asg, g, units - desired - keep, now_ms);
 
             if (!v)
                 break;
@@ -634,6 +637,8 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
         replace_unhealthy(asg, g, now_ms);
         if (g->nscheds)
             asg_sched_step(asg, g, now_ms);
+        if (g->nrefreshes)
+            asg_refresh_step(asg, g, now_ms);
         if (!g->deleting)
             reconcile(asg, g, now_ms);
         /* again only when replacement or reconciliation changed something */
@@ -693,9 +698,12 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
         {
             int64_t h = asg_hook_next_due(g, now_ms); /* a lifecycle action times out */
             int64_t s = asg_sched_next_due(g);        /* a scheduled action runs */
+            int64_t r = g->nrefreshes ? asg_refresh_next_due(g, now_ms) : INT64_MAX;
 
             if (h < due)
                 due = h;
+            if (r < due)
+                due = r;
             if (s < due)
                 due = s > now_ms ? s : now_ms + 1;
         }

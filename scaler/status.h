@@ -95,6 +95,10 @@ enum sc_status {
     SC_ERR_V2_INVALID_CONFIGURATION_REQUEST, /* InvalidConfigurationRequest 400 (ELBv2) */
     /* CloudWatch tagging (docs/metric-math.md's deviations) */
     SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION, /* ResourceNotFoundException 404 */
+    /* Auto Scaling instance refresh (docs/autoscaling.md 8) */
+    SC_ERR_INSTANCE_REFRESH_IN_PROGRESS,      /* InstanceRefreshInProgress 400 */
+    SC_ERR_ACTIVE_INSTANCE_REFRESH_NOT_FOUND, /* ActiveInstanceRefreshNotFound 400 */
+    SC_ERR_IRREVERSIBLE_INSTANCE_REFRESH,     /* IrreversibleInstanceRefresh 400 */
     SC_STATUS_COUNT
 };
 

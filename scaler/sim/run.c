@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
+#include "scaler/asg_refresh.h"
 #include "scaler/asg_sched.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
@@ -463,6 +464,44 @@ enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_reque
     return SIM_MODE_FLUID;
 }
 
+/* The group's instance_refresh at its time (docs/scenarios.md): the group switches to the
+ * refresh's launch configuration first (its app profile for the instances launched from now),
+ * then StartInstanceRefresh; a refusal is a warning (the run goes on without it). */
+static void start_refresh(struct eng *e, struct sim_run_result *res, int gi)
+{
+    const struct sim_group *g = &e->sc->groups[gi];
+    const struct sim_refresh *r = &g->refresh;
+    struct sc_asg_refresh_req q = { 0 };
+    struct sc_error err = { 0 };
+
+    e->groups[gi].refresh_started = 1;
+    if (r->launch_configuration) {
+        struct sc_asg_group_req up = { 0 };
+
+        up.auto_scaling_group_name = g->name;
+        up.launch_configuration_name = r->launch_configuration;
+        if (sc_asg_update_group(e->asg, &up, e->now_ms, &err) != SC_OK) {
+            warn(res, "%s.instance_refresh: %s: %s", g->path, sc_status_code(err.status),
+                 err.message);
+            return;
+        }
+        e->groups[gi].app = &e->sc->lcs[sim_scenario_lc_index(e->sc, r->launch_configuration)].app;
+    }
+    q.auto_scaling_group_name = g->name;
+    q.has_min_healthy_percentage = r->has_min;
+    q.min_healthy_percentage = r->min_healthy_percentage;
+    q.has_max_healthy_percentage = r->has_max;
+    q.max_healthy_percentage = r->max_healthy_percentage;
+    q.has_instance_warmup = r->has_warmup;
+    q.instance_warmup = r->instance_warmup_s;
+    q.checkpoint_percentages = r->checkpoints;
+    q.ncheckpoint_percentages = r->ncheckpoints;
+    q.has_checkpoint_delay = r->has_delay;
+    q.checkpoint_delay = r->checkpoint_delay_s;
+    if (sc_asg_start_instance_refresh(e->asg, &q, e->now_ms, NULL, &err) != SC_OK)
+        warn(res, "%s.instance_refresh: %s: %s", g->path, sc_status_code(err.status), err.message);
+}
+
 static int cmp_fault(const void *a, const void *b)
 {
     const struct fault_track *x = a, *y = b;
@@ -685,6 +724,10 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             if (ft->started && !ft->ended && ft->f->for_ms > 0 && fs + ft->f->for_ms < t)
                 t = fs + ft->f->for_ms;
         }
+        for (int g = 0; g < sc->ngroups; g++)
+            if (sc->groups[g].refresh.has && !e.groups[g].refresh_started &&
+                e.start_ms + sc->groups[g].refresh.at_ms < t)
+                t = e.start_ms + sc->groups[g].refresh.at_ms;
         c = sim_model_next_control_us(e.model);
         if (c != INT64_MAX) {
             int64_t cm = (c + 999) / 1000;
@@ -717,6 +760,12 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
                 reported = 1;
             }
         }
+        for (int g = 0; g < sc->ngroups; g++)
+            if (sc->groups[g].refresh.has && !e.groups[g].refresh_started &&
+                e.start_ms + sc->groups[g].refresh.at_ms <= e.now_ms) {
+                start_refresh(&e, res, g);
+                reported = 1;
+            }
         if (e.now_ms >= next_minute) {
             metrics_minute(&e);
             next_minute += 60000;

@@ -64,7 +64,8 @@ struct group_track {
     char newest_done[SC_RNG_UUID_LEN]; /* the newest finished activity already pushed */
     int cpu_metric;                    /* some alarm reads this group's CPUUtilization */
     const struct sc_app *app;
-    int lb; /* first load balancer, or -1 */
+    int lb;              /* first load balancer, or -1 */
+    int refresh_started; /* its instance_refresh was started */
 };
 
 struct fault_track {

@@ -381,6 +381,13 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
             path_key(p, g->path, "launch_configuration");
             return fail(c, p, "no launch configuration named \"%s\"", g->launch_configuration);
         }
+        if (g->refresh.launch_configuration &&
+            sim_scenario_lc_index(sc, g->refresh.launch_configuration) < 0) {
+            path_key(pi, g->path, "instance_refresh");
+            path_key(p, pi, "launch_configuration");
+            return fail(c, p, "no launch configuration named \"%s\"",
+                        g->refresh.launch_configuration);
+        }
         for (int j = 0; j < g->nload_balancers; j++) {
             if (sim_scenario_lb_index(sc, g->load_balancers[j]) < 0) {
                 path_key(p, g->path, "load_balancers");
@@ -683,6 +690,8 @@ void sim_scenario_destroy(struct sim_scenario *sc)
             free(g->scheds[k].time_zone);
         }
         free(g->scheds);
+        free(g->refresh.launch_configuration);
+        free(g->refresh.checkpoints);
     }
     free(sc->groups);
     for (int i = 0; i < sc->npolicies; i++) {

@@ -85,6 +85,20 @@ struct sim_sched {
     int has_desired, desired;
 };
 
+/* A group's instance refresh (StartInstanceRefresh at a time, docs/autoscaling.md 8): with
+ * launch_configuration, the group first switches to it (UpdateAutoScalingGroup). */
+struct sim_refresh {
+    int has; /* the group has one */
+    int64_t at_ms;
+    char *launch_configuration; /* NULL: keep the group's */
+    int has_min, min_healthy_percentage;
+    int has_max, max_healthy_percentage;
+    int has_warmup, instance_warmup_s;
+    int *checkpoints; /* checkpoint_percentages */
+    int ncheckpoints;
+    int has_delay, checkpoint_delay_s;
+};
+
 struct sim_group {
     char path[SIM_PATH_MAX];
     char *name;
@@ -106,6 +120,7 @@ struct sim_group {
     int nhooks;
     struct sim_sched *scheds; /* scheduled_actions */
     int nscheds;
+    struct sim_refresh refresh; /* instance_refresh */
 };
 
 enum sim_policy_type {

@@ -201,6 +201,61 @@ static int parse_scheds(struct ctx *c, const json_t *o, const char *path, struct
     return 0;
 }
 
+/* $.infrastructure.groups[i].instance_refresh (docs/scenarios.md): the preferences' rules
+ * are libscaler's, checked when the run starts it. */
+static int parse_refresh(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
+{
+    static const char *const keys[] = { "at",
+                                        "launch_configuration",
+                                        "min_healthy_percentage",
+                                        "max_healthy_percentage",
+                                        "instance_warmup",
+                                        "checkpoint_percentages",
+                                        "checkpoint_delay",
+                                        NULL };
+    struct sim_refresh *r = &g->refresh;
+    const json_t *ro = json_object_get(o, "instance_refresh"), *cp;
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], pk[SIM_PATH_MAX];
+    int64_t warm_ms = 0, delay_ms = 0;
+    int rw, rd;
+
+    if (!ro)
+        return 0;
+    path_key(p, path, "instance_refresh");
+    if (want_object(c, ro, p) != 0 || check_keys(c, ro, p, keys) != 0 ||
+        get_dur(c, ro, p, "at", 1, 0, &r->at_ms) < 0 ||
+        get_str(c, ro, p, "launch_configuration", 0, NULL, &r->launch_configuration) < 0 ||
+        (r->has_min = get_int(c, ro, p, "min_healthy_percentage", 0, 90, 0, 100,
+                              &r->min_healthy_percentage)) < 0 ||
+        (r->has_max = get_int(c, ro, p, "max_healthy_percentage", 0, 100, 100, 200,
+                              &r->max_healthy_percentage)) < 0 ||
+        (rw = get_dur(c, ro, p, "instance_warmup", 0, 0, &warm_ms)) < 0 ||
+        (rd = get_dur(c, ro, p, "checkpoint_delay", 0, 0, &delay_ms)) < 0)
+        return -1;
+    r->has = 1;
+    r->has_warmup = rw;
+    r->instance_warmup_s = (int)(warm_ms / 1000);
+    r->has_delay = rd;
+    r->checkpoint_delay_s = (int)(delay_ms / 1000);
+    cp = json_object_get(ro, "checkpoint_percentages");
+    if (cp) {
+        path_key(pi, p, "checkpoint_percentages");
+        if (!json_is_array(cp))
+            return fail(c, pi, "must be an array of percentages");
+        r->checkpoints = cm_xcalloc(json_array_size(cp) + 1, sizeof(*r->checkpoints));
+        for (size_t k = 0; k < json_array_size(cp); k++) {
+            const json_t *v = json_array_get(cp, k);
+
+            if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100) {
+                path_idx(pk, pi, k);
+                return fail(c, pk, "must be an integer in 1..100");
+            }
+            r->checkpoints[r->ncheckpoints++] = (int)json_integer_value(v);
+        }
+    }
+    return 0;
+}
+
 int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
 {
     static const char *const keys[] = { "name",
@@ -217,6 +272,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "new_instances_protected_from_scale_in",
                                         "lifecycle_hooks",
                                         "scheduled_actions",
+                                        "instance_refresh",
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
@@ -239,7 +295,8 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                       &g->ntermination_policies) < 0 ||
         get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
                  &g->new_instances_protected_from_scale_in) < 0 ||
-        parse_hooks(c, o, path, g) < 0 || parse_scheds(c, o, path, g) < 0)
+        parse_hooks(c, o, path, g) < 0 || parse_scheds(c, o, path, g) < 0 ||
+        parse_refresh(c, o, path, g) < 0)
         return -1;
     g->has_desired = r;
     if (g->min > g->max) {

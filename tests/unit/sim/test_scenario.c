@@ -180,6 +180,18 @@ static const struct bad bad_cases[] = {
     { "\"duration\":\"2h\",", "", "$: missing required key \"duration\"" },
     { "{\"name\":\"lc\",", "{",
       "$.infrastructure.launch_configurations[0]: missing required key \"name\"" },
+    /* instance_refresh */
+    { "\"load_balancers\":[\"lb\"]}]", "\"load_balancers\":[\"lb\"],\"instance_refresh\":{}}]",
+      "$.infrastructure.groups[0].instance_refresh: missing required key \"at\"" },
+    { "\"load_balancers\":[\"lb\"]}]",
+      "\"load_balancers\":[\"lb\"],\"instance_refresh\":{\"at\":\"1h\",\"min_healthy_percentage\":101}}]",
+      "$.infrastructure.groups[0].instance_refresh.min_healthy_percentage: must be <= 100" },
+    { "\"load_balancers\":[\"lb\"]}]",
+      "\"load_balancers\":[\"lb\"],\"instance_refresh\":{\"at\":\"1h\",\"checkpoint_percentages\":[0]}}]",
+      "$.infrastructure.groups[0].instance_refresh.checkpoint_percentages[0]: must be an integer in 1..100" },
+    { "\"load_balancers\":[\"lb\"]}]",
+      "\"load_balancers\":[\"lb\"],\"instance_refresh\":{\"at\":\"1h\",\"launch_configuration\":\"v9\"}}]",
+      "$.infrastructure.groups[0].instance_refresh.launch_configuration: no launch configuration named \"v9\"" },
     /* not JSON */
     { "{\"name\":\"t\"", "{\"name\":\"t\",,", "line 1 column" },
 };
@@ -197,6 +209,36 @@ static void test_scenario_bad_input_names_path(void **state)
             fail_msg("case %zu: got '%s', want '%s...'", i, err, bad_cases[i].want);
         free(text);
     }
+}
+
+/* groups[].instance_refresh: the refresh's time, launch configuration and preferences. */
+static void test_scenario_instance_refresh(void **state)
+{
+    char err[SIM_ERR_MAX];
+    char *text = edit("\"load_balancers\":[\"lb\"]}]",
+                      "\"load_balancers\":[\"lb\"],\"instance_refresh\":{\"at\":\"1h\","
+                      "\"launch_configuration\":\"lc\",\"min_healthy_percentage\":75,"
+                      "\"instance_warmup\":\"2m\",\"checkpoint_percentages\":[50,100],"
+                      "\"checkpoint_delay\":\"10m\"}}]");
+    struct sim_scenario *sc = sim_scenario_parse(text, "x.json", err);
+    const struct sim_refresh *r;
+
+    (void)state;
+    if (!sc)
+        fail_msg("%s", err);
+    r = &sc->groups[0].refresh;
+    assert_true(r->has);
+    assert_int_equal(r->at_ms, 3600000);
+    assert_string_equal(r->launch_configuration, "lc");
+    assert_true(r->has_min);
+    assert_int_equal(r->min_healthy_percentage, 75);
+    assert_false(r->has_max);
+    assert_int_equal(r->instance_warmup_s, 120);
+    assert_int_equal(r->ncheckpoints, 2);
+    assert_int_equal(r->checkpoints[1], 100);
+    assert_int_equal(r->checkpoint_delay_s, 600);
+    sim_scenario_destroy(sc);
+    free(text);
 }
 
 /* target.metrics: CustomizedMetricSpecification.Metrics in the scenario's words (the
@@ -320,6 +362,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_valid_values),
         cmocka_unit_test(test_scenario_bad_input_names_path),
+        cmocka_unit_test(test_scenario_instance_refresh),
         cmocka_unit_test(test_scenario_target_metrics_are_a_math_query_list),
         cmocka_unit_test(test_scenario_app_is_the_profile),
         cmocka_unit_test(test_scenario_durations_accept_units),
