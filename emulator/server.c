@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,8 @@ struct srv {
     long sweep_timer;
     int64_t slow_log_ms;
     long slow_closed, evicted, refused; /* totals, logged */
+    int64_t mhd_log_ms;                 /* libmicrohttpd's messages: a line a second */
+    long mhd_log_dropped;
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -174,6 +177,29 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         t->next->prev = t->prev;
     free(t);
     *socket_context = NULL;
+}
+
+/* libmicrohttpd's own messages (a closed or broken client each): through our logger,
+ * escaped, at most a line a second with the count of those left out, so 1,000 slow
+ * clients closed at once do not write 1,000 lines. */
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct srv *s = cls;
+    int64_t now = cm_ev_now_ms();
+    char msg[256];
+    size_t n;
+
+    if (s->mhd_log_ms && now - s->mhd_log_ms < SLOW_LOG_MS) {
+        s->mhd_log_dropped++;
+        return;
+    }
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    log_info("api: libmicrohttpd: %s (%ld more since the last line)", msg, s->mhd_log_dropped);
+    s->mhd_log_ms = now;
+    s->mhd_log_dropped = 0;
 }
 
 static void slow_log(struct srv *s, int64_t now)
@@ -736,8 +762,9 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
         MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0,
         NULL, NULL, on_access, s, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-        s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)(IDLE_DEADLINE_MS / 1000 + 5),
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(s->cfg.max_connections + 1024), MHD_OPTION_END);
+        s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned int)(IDLE_DEADLINE_MS / 1000 + 5), MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)(s->cfg.max_connections + 1024), MHD_OPTION_END);
     if (!s->mhd) {
         snprintf(err, errlen, "cannot start libmicrohttpd on %s:%d", cfg->bind, cfg->port);
         goto fail;
