@@ -118,7 +118,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
 
 # --- targets -------------------------------------------------------------------
-.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden models models-check format format-check fresh-check install clean
+.PHONY: all deps test test-run demo-run unit integration asan bench demo fuzz golden soak models models-check format format-check fresh-check install clean
 .DEFAULT_GOAL := all
 
 all: $(BINS) $(UNIT_BIN)
@@ -168,6 +168,11 @@ fuzz:
 
 golden: all
 	@BUILD=$(BUILD) scripts/golden.sh
+
+# a bounded (<= 10 min) replay of issue 19's probes with RSS, fd, CPU and answer-time
+# bounds (docs/soak.md); not part of `make test` or .ci/run
+soak: all
+	@BUILD=$(BUILD) tests/soak/soak.sh
 
 # emulator/models/ from a botocore (the one python3 imports, or BOTOCORE=DIR), for review
 # in git; models-check only reports how the carried models differ from that botocore.

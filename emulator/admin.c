@@ -16,6 +16,7 @@
 #include "emulator/console.h"
 #include "emulator/emu.h"
 #include "emulator/events.h"
+#include "emulator/instance_main.h"
 #include "emulator/persist.h"
 #include "emulator/state.h"
 #include "scaler/civil.h"
@@ -213,6 +214,32 @@ static void get_dataplane(struct admin_ctx *c)
     reply(c->rs, 200, o);
 }
 
+/* The instance fault F before it reaches the process: kill, hang, resume, or a query of
+ * the instance program's own grammar (instance_fault_parse, the one rule), in printable
+ * ASCII only, so a CR/LF or a space cannot end the request line inside.
+ * 0, or -1 with err naming the problem. */
+static int fault_check(const char *f, char *err, size_t errlen)
+{
+    struct instance_fault any = { 1, 0, 0 };
+
+    if (strcmp(f, "kill") == 0 || strcmp(f, "hang") == 0 || strcmp(f, "resume") == 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)f; *p; p++) {
+        if (*p <= 0x20 || *p >= 0x7f || *p == '?' || *p == '#' || *p == '%') {
+            snprintf(err, errlen,
+                     "fault holds byte 0x%02x at %zu: only kill, hang, resume, "
+                     "slow=K, fail_health=0|1, error_rate=P",
+                     *p, (size_t)(p - (const unsigned char *)f));
+            return -1;
+        }
+    }
+    if (!*f || strlen(f) > 200) {
+        snprintf(err, errlen, "fault must be 1 to 200 bytes");
+        return -1;
+    }
+    return instance_fault_parse(f, strlen(f), &any, err, errlen);
+}
+
 static void post_fault(struct admin_ctx *c)
 {
     const struct dispatch_request *rq = c->rq;
@@ -232,6 +259,8 @@ static void post_fault(struct admin_ctx *c)
         error(
             rs, 400,
             "expected {\"instance_id\": \"i-...\", \"fault\": \"kill|hang|resume|slow=K|fail_health=0|1|error_rate=P\"}");
+    else if (fault_check(what, err, sizeof(err)) < 0)
+        error(rs, 400, err);
     else if (!emu_autoscale(c->e))
         error(rs, 501, "no real data plane (instances are records only)");
     else if (emu_instance_fault(c->e, id, what, err, sizeof(err)) < 0)

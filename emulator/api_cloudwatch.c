@@ -434,6 +434,24 @@ static int alarm_visit(const struct sc_alarm_view *a, void *ud)
     return 0;
 }
 
+/* DescribeAlarms' page: only the alarms of the page are built (issue 19 finding 9: with
+ * 10,000 alarms every page built all 10,000 objects, 140-290 ms of the loop); the others
+ * are json_null() placeholders, so api_page's indexes and tokens stay the same. */
+struct alarm_page {
+    json_t *items;
+    size_t idx, start, end;
+};
+
+static int alarm_visit_page(const struct sc_alarm_view *a, void *ud)
+{
+    struct alarm_page *pg = ud;
+    size_t i = pg->idx++;
+
+    if (i < pg->start || i >= pg->end)
+        return json_array_append_new(pg->items, json_null());
+    return alarm_visit(a, pg->items);
+}
+
 static int describe_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_cw *cw = sc_world_cw(ctx->world);
@@ -455,7 +473,16 @@ static int describe_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct
             metric |= strcmp(types[i], "MetricAlarm") == 0;
     }
     items = json_array();
-    if (metric && sc_cw_describe_alarms(cw, &rq, alarm_visit, items, &se) != SC_OK) {
+    {
+        struct alarm_page pg = { items, 0, 0, 0 };
+        size_t limit;
+
+        api_page_window(in, "NextToken", "MaxRecords", 50, 100, &pg.start, &limit);
+        pg.end = pg.start + limit;
+        if (metric && sc_cw_describe_alarms(cw, &rq, alarm_visit_page, &pg, &se) != SC_OK)
+            metric = -1;
+    }
+    if (metric < 0) {
         json_decref(items);
         rc = fail(err, &se);
     } else {

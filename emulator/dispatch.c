@@ -384,7 +384,7 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
             dec.body_len = inflated.len;
         }
     }
-    if (rq->too_large) {
+    if (rq->too_large || rq->overloaded) {
         /* the body is gone: answer in the protocol the path and headers announce */
         if (strncmp(rq->path, CBOR_PATH_PREFIX, strlen(CBOR_PATH_PREFIX)) == 0) {
             r.proto = PROTO_CBOR;
@@ -396,8 +396,12 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
             r.svc = model_service_find(scope.service, NULL);
             r.proto = r.svc == &model_ec2 ? PROTO_EC2 : PROTO_QUERY;
         }
-        awserr_set(&err, 413, "RequestEntityTooLarge", "Request body exceeds %zu bytes",
-                   d->cfg.max_body);
+        if (rq->overloaded)
+            awserr_set(&err, 503, "ServiceUnavailable",
+                       "The request has failed due to a temporary failure of the server.");
+        else
+            awserr_set(&err, 413, "RequestEntityTooLarge", "Request body exceeds %zu bytes",
+                       d->cfg.max_body);
         goto fail;
     }
     if (route(rq, &scope, scoped, &r, &err) < 0)

@@ -40,7 +40,9 @@ struct dispatch_request {
     int nhdrs;
     const char *body;
     size_t body_len;
-    int too_large; /* the body passed max_body and was dropped */
+    int too_large;  /* the body passed max_body and was dropped */
+    int overloaded; /* the body was dropped: the server's budget of held upload bytes was
+                     * spent (503 ServiceUnavailable) */
 };
 
 struct dispatch_response {

@@ -425,19 +425,13 @@ static int fault_number(const char *v, double lo, double hi, double *out)
     return 0;
 }
 
-/* /_instance/fault?slow=K&error_rate=P&fail_health=0|1: every pair is checked before any
- * applies; an unknown key or a value out of range answers 400 naming it. */
-static void serve_fault(struct conn *c)
+int instance_fault_parse(const char *q, size_t len, struct instance_fault *f, char *msg,
+                         size_t msglen)
 {
-    struct app *a = c->app;
-    const char *t = c->in + c->msg.target_off;
-    const char *end = t + c->msg.target_len;
-    const char *q = memchr(t, '?', c->msg.target_len);
-    double slow = a->prof.slow, error_rate = a->prof.error_rate;
-    int fail_health = a->fail_health;
-    char msg[256];
+    const char *end = q + len;
+    struct instance_fault t = *f;
 
-    for (q = q ? q + 1 : end; q < end;) {
+    while (q < end) {
         const char *amp = memchr(q, '&', (size_t)(end - q));
         const char *e = amp ? amp : end;
         const char *eq = memchr(q, '=', (size_t)(e - q));
@@ -455,39 +449,57 @@ static void serve_fault(struct conn *c)
         memcpy(key, q, kl);
         key[kl] = '\0';
         if (!eq || vl >= sizeof(v)) {
-            snprintf(msg, sizeof(msg), "fault %s needs a value (at most 63 bytes)", key);
-            goto refused;
+            snprintf(msg, msglen, "fault %s needs a value (at most 63 bytes)", key);
+            return -1;
         }
         memcpy(v, eq + 1, vl);
         v[vl] = '\0';
         if (strcmp(key, "slow") == 0) {
-            if (fault_number(v, 0, 1000, &slow) < 0) {
-                snprintf(msg, sizeof(msg), "slow must be a number from 0 to 1000, not '%s'", v);
-                goto refused;
+            if (fault_number(v, 0, 1000, &t.slow) < 0) {
+                snprintf(msg, msglen, "slow must be a number from 0 to 1000, not '%s'", v);
+                return -1;
             }
         } else if (strcmp(key, "error_rate") == 0) {
-            if (fault_number(v, 0, 1, &error_rate) < 0) {
-                snprintf(msg, sizeof(msg), "error_rate must be a number from 0 to 1, not '%s'", v);
-                goto refused;
+            if (fault_number(v, 0, 1, &t.error_rate) < 0) {
+                snprintf(msg, msglen, "error_rate must be a number from 0 to 1, not '%s'", v);
+                return -1;
             }
         } else if (strcmp(key, "fail_health") == 0) {
             if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0) {
-                fail_health = 1;
+                t.fail_health = 1;
             } else if (strcmp(v, "0") == 0 || strcmp(v, "false") == 0) {
-                fail_health = 0;
+                t.fail_health = 0;
             } else {
-                snprintf(msg, sizeof(msg), "fail_health must be 0, 1, true or false, not '%s'", v);
-                goto refused;
+                snprintf(msg, msglen, "fail_health must be 0, 1, true or false, not '%s'", v);
+                return -1;
             }
         } else {
-            snprintf(msg, sizeof(msg), "unknown fault '%s' (slow, error_rate, fail_health)", key);
-            goto refused;
+            snprintf(msg, msglen, "unknown fault '%s' (slow, error_rate, fail_health)", key);
+            return -1;
         }
         q = e + 1;
     }
-    a->prof.slow = slow;
-    a->prof.error_rate = error_rate;
-    a->fail_health = fail_health;
+    *f = t;
+    return 0;
+}
+
+/* /_instance/fault?slow=K&error_rate=P&fail_health=0|1: every pair is checked before any
+ * applies; an unknown key or a value out of range answers 400 naming it. */
+static void serve_fault(struct conn *c)
+{
+    struct app *a = c->app;
+    const char *t = c->in + c->msg.target_off;
+    const char *end = t + c->msg.target_len;
+    const char *q = memchr(t, '?', c->msg.target_len);
+    struct instance_fault f = { a->prof.slow, a->prof.error_rate, a->fail_health };
+    char msg[256];
+
+    q = q ? q + 1 : end;
+    if (instance_fault_parse(q, (size_t)(end - q), &f, msg, sizeof(msg)) < 0)
+        goto refused;
+    a->prof.slow = f.slow;
+    a->prof.error_rate = f.error_rate;
+    a->fail_health = f.fail_health;
     log_info("instance: fault slow=%g error_rate=%g fail_health=%d", a->prof.slow,
              a->prof.error_rate, a->fail_health);
     serve_status(c);

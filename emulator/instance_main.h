@@ -24,6 +24,22 @@
 #ifndef EMULATOR_INSTANCE_MAIN_H
 #define EMULATOR_INSTANCE_MAIN_H
 
+#include <stddef.h>
+
+/* The run-time faults of /_instance/fault. */
+struct instance_fault {
+    double slow;       /* service-time factor, 0..1000 */
+    double error_rate; /* share of requests answered 500, 0..1 */
+    int fail_health;   /* 1: the health path answers 500 */
+};
+
+/* Reads a fault query "slow=K&error_rate=P&fail_health=0|1" (q[0..len), raw, pairs in
+ * any order, each at most once in effect) over *f: 0 with *f updated, or -1 with msg
+ * naming the key or value refused (K 0..1000, P 0..1, plain decimals: no nan, inf, hex or
+ * empty) and *f unchanged. The one rule for the instance and the admin API's check. */
+int instance_fault_parse(const char *q, size_t len, struct instance_fault *f, char *msg,
+                         size_t msglen);
+
 /* argv[0] is "instance". Returns the process exit status (0, 1 runtime, 2 usage). */
 int instance_main(int argc, char **argv);
 

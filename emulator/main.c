@@ -53,6 +53,9 @@ static void usage(FILE *f)
                "                      CPU, at most 2000; launches past it fail with\n"
                "                      InsufficientInstanceCapacity)\n"
                "  --launch-rate N     instance processes started per second (default 50)\n"
+               "  --max-connections N API connections at once (default 1000); a new one past\n"
+               "                      it closes the longest-waiting idle or slow one, or\n"
+               "                      gets 503 ServiceUnavailable when all are busy\n"
                "  --event-buffer SIZE each /_scalelab/events client's buffer; one that falls this\n"
                "                      far behind is dropped (default 256k, at least 4k)\n"
                "  --quiet             warnings only: no per-request or event lines\n"
@@ -146,6 +149,7 @@ int main(int argc, char **argv)
         { "max-metric-series", required_argument, NULL, 'M' },
         { "max-instances", required_argument, NULL, 'I' },
         { "launch-rate", required_argument, NULL, 'L' },
+        { "max-connections", required_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -262,6 +266,14 @@ int main(int argc, char **argv)
             if (end == optarg || *end || !isfinite(v) || v < 0.1 || v > 10000)
                 return usage_error("bad --launch-rate (0.1 to 10000 per second)", optarg);
             cfg.srv.launch_rate = v;
+            break;
+        }
+        case 'N': {
+            long v = strtol(optarg, &end, 10);
+
+            if (end == optarg || *end || v < 1 || v > 100000)
+                return usage_error("bad --max-connections (1 to 100000)", optarg);
+            cfg.srv.max_connections = (int)v;
             break;
         }
         case 'h':

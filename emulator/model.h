@@ -56,9 +56,10 @@ struct model_shape {
     uint8_t flags;     /* MODEL_F_* */
     uint16_t nmembers; /* structure: its members; list: 1 (the member); map: 2 (key, value) */
     uint16_t nenums;
-    uint32_t members; /* first member, index into the service's members */
-    uint32_t enums;   /* first enum value, index into the service's enums */
-    double min, max;  /* length (string, list, map) or value range (numbers) */
+    uint32_t members;    /* first member, index into the service's members */
+    uint32_t enums;      /* first enum value, index into the service's enums */
+    double min, max;     /* length (string, list, map) or value range (numbers) */
+    const char *pattern; /* the model's Java-style regular expression, NULL when none */
 };
 
 struct model_op {

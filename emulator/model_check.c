@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emulator/awserr.h"
+#include "emulator/model_pattern.h"
 #include "scaler/civil.h"
 
 #define MAX_ERRS 10
@@ -107,7 +108,15 @@ static void add_err(struct ctx *c, const char *code, const char *smithy, const c
 static void value_repr(const json_t *v, char *out, size_t n)
 {
     if (json_is_string(v)) {
-        snprintf(out, n, "'%.200s'", json_string_value(v));
+        const char *s = json_string_value(v);
+        size_t len = strlen(s);
+
+        if (len > 200) { /* cut at a character's start, never inside one */
+            len = 200;
+            while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+                len--;
+        }
+        snprintf(out, n, "'%.*s'", (int)len, s);
     } else if (json_is_integer(v)) {
         snprintf(out, n, "'%lld'", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {
@@ -124,13 +133,13 @@ static void value_repr(const json_t *v, char *out, size_t n)
 /* A constraint failure: Smithy text for ASG/ELB/CW, EC2's InvalidParameterValue. */
 static void constraint(struct ctx *c, const json_t *v, const char *what)
 {
-    char val[256], smithy[900], single[900];
+    char val[256], smithy[1400], single[1400];
 
     value_repr(v, val, sizeof(val));
-    snprintf(smithy, sizeof(smithy), "Value %s at '%.300s' failed to satisfy constraint: %.300s",
+    snprintf(smithy, sizeof(smithy), "Value %s at '%.300s' failed to satisfy constraint: %.800s",
              val, c->path, what);
     if (c->style == MODEL_ERRS_EC2) {
-        snprintf(single, sizeof(single), "Value (%.200s) for parameter %.300s is invalid. %.300s",
+        snprintf(single, sizeof(single), "Value (%.200s) for parameter %.300s is invalid. %.800s",
                  json_is_string(v) ? json_string_value(v) : val, c->wire, what);
         add_err(c, "InvalidParameterValue", smithy, single);
     } else {
@@ -196,7 +205,8 @@ static json_t *scalar_string(struct ctx *c, const struct model_shape *sh, json_t
 {
     const char *s;
     size_t n, chars;
-    char what[256];
+    char what[1024];
+    int bad = 0;
 
     if (!json_is_string(in)) {
         constraint(c, in, "Member must be a string");
@@ -204,6 +214,15 @@ static json_t *scalar_string(struct ctx *c, const struct model_shape *sh, json_t
     }
     s = json_string_value(in);
     n = json_string_length(in);
+    if (model_utf8_valid(s, n) && strlen(s) != n && sh->pattern && sh->type == MODEL_STRING &&
+        model_pattern_match(sh->pattern, s, n, NULL) == 0) {
+        /* a NUL where the model's pattern refuses it: AWS's pattern text (the value is
+         * quoted up to the NUL) */
+        snprintf(what, sizeof(what), "Member must satisfy regular expression pattern: %s",
+                 sh->pattern);
+        constraint(c, in, what);
+        return NULL;
+    }
     if (!model_utf8_valid(s, n) || strlen(s) != n) {
         json_t *tmp = json_string("<invalid UTF-8>");
 
@@ -212,17 +231,29 @@ static json_t *scalar_string(struct ctx *c, const struct model_shape *sh, json_t
         return NULL;
     }
     chars = utf8_chars(s, n);
+    /* AWS lists every constraint a value fails, the pattern's first ("2 validation errors
+     * detected: Value '' at 'x' failed to satisfy constraint: Member must satisfy regular
+     * expression pattern: ...; Value '' at 'x' ... length greater than or equal to 1") */
+    if (sh->pattern && sh->type == MODEL_STRING &&
+        model_pattern_match(sh->pattern, s, n, NULL) == 0) {
+        snprintf(what, sizeof(what), "Member must satisfy regular expression pattern: %s",
+                 sh->pattern);
+        constraint(c, in, what);
+        bad = 1;
+    }
     if ((sh->flags & MODEL_F_HAS_MIN) && (double)chars < sh->min) {
         snprintf(what, sizeof(what), "Member must have length greater than or equal to %.0f",
                  sh->min);
         constraint(c, in, what);
-        return NULL;
+        bad = 1;
     }
     if ((sh->flags & MODEL_F_HAS_MAX) && (double)chars > sh->max) {
         snprintf(what, sizeof(what), "Member must have length less than or equal to %.0f", sh->max);
         constraint(c, in, what);
-        return NULL;
+        bad = 1;
     }
+    if (bad)
+        return NULL;
     if (!model_enum_ok(c->svc, sh, s)) {
         size_t len;
 

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,32 @@
 #define MAX_REQUEST_HEADERS 1024  /* more than MHD's 32 KiB connection pool can hold */
 #define SSE_KEEPALIVE_MS    15000 /* an SSE comment to every stream client this often */
 #define SSE_SNDBUF          32768 /* a stream client's socket send buffer */
+/* slow and idle clients (docs/dataplane.md "The API under abuse") */
+#define HEADER_DEADLINE_MS 10000 /* accept (or a later request line) to the end of headers */
+#define BODY_DEADLINE_MS   30000 /* the end of headers to the end of the body */
+#define IDLE_DEADLINE_MS   60000 /* a kept-alive connection between requests */
+#define SWEEP_MS           500   /* how often deadlines are checked */
+#define HELD_BODY_BUDGET   (32u * SRV_DEFAULT_MAX_BODY) /* every body being received */
+#define SLOW_LOG_MS        1000 /* at most a log line a second about closed clients */
+
+/* A connection's phase: what it owes the server and by when. */
+enum conn_phase {
+    PH_HEAD, /* waiting for a request's line and headers (or idle between requests) */
+    PH_BODY, /* headers read, the body coming */
+    PH_BUSY, /* the request is served, held (--state) or streaming: no deadline */
+    PH_DEAD, /* shut down by us; MHD closes it on its next run */
+};
+
+/* Every connection MHD serves (MHD_OPTION_NOTIFY_CONNECTION), so the server can close
+ * the slow ones and make room for a new client when the table is full. */
+struct conn_track {
+    int fd;
+    enum conn_phase phase;
+    int first;           /* no request completed yet */
+    int64_t since_ms;    /* when the phase began */
+    int64_t deadline_ms; /* PH_HEAD/PH_BODY: closed past this */
+    struct conn_track *prev, *next;
+};
 
 struct srv {
     struct srv_config cfg;
@@ -41,6 +68,14 @@ struct srv {
     struct conn_req *waiting;  /* replies held until the next commit (--state) */
     struct sse *streams;       /* GET /_scalelab/events clients */
     long keepalive_timer;
+    struct conn_track *conns; /* every live connection, newest first */
+    int nconns;               /* live ones, PH_DEAD not counted */
+    size_t held_body;         /* bytes of request bodies being received (capacity) */
+    long sweep_timer;
+    int64_t slow_log_ms;
+    long slow_closed, evicted, refused; /* totals, logged */
+    int64_t mhd_log_ms;                 /* libmicrohttpd's messages: a line a second */
+    long mhd_log_dropped;
 };
 
 void srv_config_defaults(struct srv_config *cfg)
@@ -52,6 +87,7 @@ void srv_config_defaults(struct srv_config *cfg)
     cfg->account = "123456789012";
     cfg->time_scale = 1.0;
     cfg->max_body = SRV_DEFAULT_MAX_BODY;
+    cfg->max_connections = SRV_DEFAULT_MAX_CONNECTIONS;
 }
 
 int srv_port(const struct srv *s)
@@ -66,6 +102,7 @@ struct conn_req {
     struct cm_buf body;
     int started;
     int too_large;
+    int overloaded; /* the held-body budget was spent: dropped, 503 */
     /* --state: the reply, held (connection suspended) until its change is durable */
     struct MHD_Connection *conn;
     struct dispatch_response held;
@@ -76,12 +113,185 @@ struct conn_req {
     int waiting;
 };
 
+/* ---- connection tracking: deadlines and room for new clients --------------------------- */
+
+static struct conn_track *track_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return ci ? ci->socket_context : NULL;
+}
+
+static void track_phase(struct conn_track *t, enum conn_phase ph, int64_t deadline_ms)
+{
+    if (!t || t->phase == PH_DEAD)
+        return;
+    t->phase = ph;
+    t->since_ms = cm_ev_now_ms();
+    t->deadline_ms = deadline_ms ? t->since_ms + deadline_ms : 0;
+}
+
+/* Shuts t's socket: MHD sees the end of the stream on its next run and closes it (and
+ * calls on_completed for a request in progress). */
+static void track_kill(struct srv *s, struct conn_track *t)
+{
+    if (t->phase == PH_DEAD)
+        return;
+    shutdown(t->fd, SHUT_RDWR);
+    t->phase = PH_DEAD;
+    s->nconns--;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct srv *s = cls;
+    struct conn_track *t = *socket_context;
+
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+        t = cm_xcalloc(1, sizeof(*t));
+        t->fd = ci ? ci->connect_fd : -1;
+        t->first = 1;
+        track_phase(t, PH_HEAD, HEADER_DEADLINE_MS);
+        t->next = s->conns;
+        if (s->conns)
+            s->conns->prev = t;
+        s->conns = t;
+        s->nconns++;
+        *socket_context = t;
+        return;
+    }
+    if (!t)
+        return;
+    if (t->phase != PH_DEAD)
+        s->nconns--;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        s->conns = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    free(t);
+    *socket_context = NULL;
+}
+
+/* libmicrohttpd's own messages (a closed or broken client each): through our logger,
+ * escaped, at most a line a second with the count of those left out, so 1,000 slow
+ * clients closed at once do not write 1,000 lines. */
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct srv *s = cls;
+    int64_t now = cm_ev_now_ms();
+    char msg[256];
+    size_t n;
+
+    if (s->mhd_log_ms && now - s->mhd_log_ms < SLOW_LOG_MS) {
+        s->mhd_log_dropped++;
+        return;
+    }
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    log_info("api: libmicrohttpd: %s (%ld more since the last line)", msg, s->mhd_log_dropped);
+    s->mhd_log_ms = now;
+    s->mhd_log_dropped = 0;
+}
+
+static void slow_log(struct srv *s, int64_t now)
+{
+    if (now - s->slow_log_ms < SLOW_LOG_MS)
+        return;
+    s->slow_log_ms = now;
+    log_info("api: clients closed: %ld past their deadline, %ld for a new client, %ld new "
+             "refused 503 (%d connections)",
+             s->slow_closed, s->evicted, s->refused, s->nconns);
+}
+
+/* Closes the connections past their deadline. */
+static int64_t on_sweep(struct cm_ev *ev, int64_t now_ms, void *ud)
+{
+    struct srv *s = ud;
+    int64_t now = cm_ev_now_ms();
+    long before = s->slow_closed;
+
+    (void)ev;
+    (void)now_ms;
+    for (struct conn_track *t = s->conns; t; t = t->next) {
+        if ((t->phase == PH_HEAD || t->phase == PH_BODY) && t->deadline_ms &&
+            now > t->deadline_ms) {
+            track_kill(s, t);
+            s->slow_closed++;
+        }
+    }
+    if (s->slow_closed != before) {
+        slow_log(s, now);
+        MHD_run(s->mhd);
+    }
+    return SWEEP_MS;
+}
+
+/* Room for one more connection: under the limit, or the connection that has waited
+ * longest for its request's headers (idle, or slow) is closed for it. 0, or -1 when every
+ * connection is busy (the new one is refused). */
+static int make_room(struct srv *s)
+{
+    struct conn_track *victim = NULL;
+
+    if (s->nconns < s->cfg.max_connections)
+        return 0;
+    for (struct conn_track *t = s->conns; t; t = t->next) {
+        if (t->phase == PH_HEAD && (!victim || t->since_ms <= victim->since_ms))
+            victim = t;
+    }
+    if (!victim)
+        return -1;
+    track_kill(s, victim);
+    s->evicted++;
+    return 0;
+}
+
+/* AWS's 503 ServiceUnavailable (Query XML: the protocol is not known before the request
+ * is read), written once without blocking, then the socket closed. */
+static void refuse(struct srv *s, int fd)
+{
+    static const char body[] =
+        "<ErrorResponse><Error><Type>Receiver</Type><Code>ServiceUnavailable</Code><Message>"
+        "The request has failed due to a temporary failure of the server.</Message></Error>"
+        "<RequestId>00000000-0000-0000-0000-000000000000</RequestId></ErrorResponse>";
+    char msg[512];
+    int n = snprintf(msg, sizeof(msg),
+                     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/xml\r\n"
+                     "Content-Length: %zu\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s",
+                     sizeof(body) - 1, body);
+
+    if (n > 0 && send(fd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+        log_debug("api: 503 not sent: %s", strerror(errno));
+    shutdown(fd, SHUT_WR);
+    close(fd);
+    s->refused++;
+}
+
+static void body_release(struct srv *s, struct conn_req *r)
+{
+    s->held_body -= r->body.cap;
+    cm_buf_cleanup(&r->body);
+    cm_buf_init(&r->body, s->cfg.max_body);
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
     struct srv *s = cls;
     struct conn_req *r = cm_xcalloc(1, sizeof(*r));
+    struct conn_track *t = track_of(c);
 
-    (void)c;
+    /* a request line on a kept-alive connection: its headers within the header deadline */
+    if (t && !t->first)
+        track_phase(t, PH_HEAD, HEADER_DEADLINE_MS);
     r->uri = cm_xstrdup(uri ? uri : "/");
     cm_buf_init(&r->body, s->cfg.max_body);
     return r;
@@ -92,7 +302,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
     struct conn_req *r = *req_cls;
 
-    (void)c;
     (void)toe;
     if (!r)
         return;
@@ -106,7 +315,16 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
     }
     if (r->holding)
         dispatch_response_cleanup(&r->held);
+    body_release(cls, r);
     cm_buf_cleanup(&r->body);
+    {
+        struct conn_track *t = track_of(c);
+
+        if (t) {
+            t->first = 0;
+            track_phase(t, PH_HEAD, IDLE_DEADLINE_MS);
+        }
+    }
     free(r->uri);
     free(r);
     *req_cls = NULL;
@@ -151,6 +369,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         return MHD_NO;
     if (!r->started) {
         r->started = 1;
+        track_phase(track_of(c), PH_BODY, BODY_DEADLINE_MS);
         return MHD_YES;
     }
     if (r->holding) {
@@ -164,14 +383,24 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         return queue_reply(s, c, &r->held);
     }
     if (*upload_size) {
-        if (!r->too_large && cm_buf_append(&r->body, upload_data, *upload_size) < 0) {
+        size_t cap = r->body.cap;
+
+        if (r->too_large || r->overloaded) {
+            /* dropped: the rest is read and discarded */
+        } else if (s->held_body + r->body.len + *upload_size > HELD_BODY_BUDGET + cap) {
+            /* every body being received holds at most HELD_BODY_BUDGET together */
+            r->overloaded = 1;
+            body_release(s, r);
+        } else if (cm_buf_append(&r->body, upload_data, *upload_size) < 0) {
             r->too_large = 1;
-            cm_buf_cleanup(&r->body);
-            cm_buf_init(&r->body, s->cfg.max_body);
+            body_release(s, r);
+        } else {
+            s->held_body += r->body.cap - cap;
         }
         *upload_size = 0;
         return MHD_YES;
     }
+    track_phase(track_of(c), PH_BUSY, 0);
     hc.n = 0;
     MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &hc);
     path = cm_xstrdup(r->uri);
@@ -187,6 +416,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     rq.body = r->body.data ? r->body.data : "";
     rq.body_len = r->body.len;
     rq.too_large = r->too_large;
+    rq.overloaded = r->overloaded;
     dispatch_handle(s->dispatch, &rq, &rs);
     free(path);
     if (s->st && rs.state_kind && rs.status < 300) {
@@ -425,7 +655,13 @@ static void on_listen(struct cm_ev *ev, int fd, uint32_t events, void *ud)
             break;
         }
         accept_guard_ok(&s->guard);
-        /* over MHD_OPTION_CONNECTION_LIMIT it refuses and closes the socket itself */
+        if (make_room(s) < 0) {
+            refuse(s, cfd);
+            slow_log(s, cm_ev_now_ms());
+            continue;
+        }
+        /* MHD's own limit is above ours (closed connections linger until its next run);
+         * past it MHD refuses and closes the socket itself */
         if (MHD_add_connection(s->mhd, cfd, (struct sockaddr *)&sa, sl) == MHD_YES)
             added++;
     }
@@ -475,6 +711,8 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     s->lfd = -1;
     if (s->cfg.max_body == 0)
         s->cfg.max_body = SRV_DEFAULT_MAX_BODY;
+    if (s->cfg.max_connections <= 0)
+        s->cfg.max_connections = SRV_DEFAULT_MAX_CONNECTIONS;
     emu_config_defaults(&ec);
     ec.time_scale = cfg->time_scale;
     ec.clock_manual = cfg->clock_manual;
@@ -523,8 +761,10 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     s->mhd = MHD_start_daemon(
         MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0,
         NULL, NULL, on_access, s, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned int)120, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned int)(IDLE_DEADLINE_MS / 1000 + 5), MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)(s->cfg.max_connections + 1024), MHD_OPTION_END);
     if (!s->mhd) {
         snprintf(err, errlen, "cannot start libmicrohttpd on %s:%d", cfg->bind, cfg->port);
         goto fail;
@@ -546,6 +786,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     }
     cm_ev_set_hook(ev, on_hook, s);
     s->keepalive_timer = cm_ev_add_timer(ev, SSE_KEEPALIVE_MS, on_keepalive, s);
+    s->sweep_timer = cm_ev_add_timer(ev, SWEEP_MS, on_sweep, s);
     emu_start(s->emu, ev);
     return s;
 
@@ -570,6 +811,8 @@ void srv_destroy(struct srv *s)
         cm_ev_del_fd(s->ev, state_event_fd(s->st));
     if (s->ev && s->keepalive_timer > 0)
         cm_ev_del_timer(s->ev, s->keepalive_timer);
+    if (s->ev && s->sweep_timer > 0)
+        cm_ev_del_timer(s->ev, s->sweep_timer);
     if (s->mhd && s->streams) {
         /* MHD must not stop with suspended connections: end every stream, let each send
          * what it has and close */

@@ -13,7 +13,8 @@
 #include "common/ev.h"
 #include "emulator/dispatch.h"
 
-#define SRV_DEFAULT_MAX_BODY DISPATCH_DEFAULT_MAX_BODY
+#define SRV_DEFAULT_MAX_BODY        DISPATCH_DEFAULT_MAX_BODY
+#define SRV_DEFAULT_MAX_CONNECTIONS 1000
 
 struct srv_config {
     const char *bind;    /* "127.0.0.1" */
@@ -34,6 +35,7 @@ struct srv_config {
     int max_metric_series;   /* per world (sc_world_config); 0 = libscaler's 100,000 */
     int max_instances;       /* every world's together (emu_config); 0 = no such bound */
     double launch_rate;      /* instance processes started per second; 0 = the default */
+    int max_connections;     /* API connections at once (docs/dataplane.md); 0 = 1000 */
 };
 
 void srv_config_defaults(struct srv_config *cfg);

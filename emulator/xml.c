@@ -8,16 +8,58 @@
 
 #include "scaler/civil.h"
 
+/* The length of the UTF-8 character at s[i..n) when XML 1.0 may carry it (Char: #x9 #xA
+ * #xD [#x20-#xD7FF] [#xE000-#xFFFD] [#x10000-#x10FFFF]), else 0: control characters,
+ * U+FFFE/U+FFFF, surrogates and malformed bytes, which no character reference can carry
+ * either (a parser refuses &#x1;); then *bad is how many bytes one U+FFFD replaces (a
+ * whole well-formed sequence, or one malformed byte). */
+static size_t xml_char_len(const unsigned char *s, size_t i, size_t n, size_t *bad)
+{
+    unsigned c = s[i];
+    size_t len;
+    unsigned cp;
+
+    *bad = 1;
+    if (c < 0x80)
+        return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (i + len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[i + k] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i + k] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff) {
+        *bad = len;
+        return 0;
+    }
+    return len;
+}
+
 void xml_escape(struct cm_buf *b, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     size_t start = 0;
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         const char *rep = NULL;
-        unsigned char c = (unsigned char)s[i];
-        char num[16];
+        size_t len = 1, ok;
 
-        switch (c) {
+        switch (u[i]) {
         case '&':
             rep = "&amp;";
             break;
@@ -37,16 +79,23 @@ void xml_escape(struct cm_buf *b, const char *s, size_t n)
             rep = "&#xD;";
             break;
         default:
-            if (c < 0x20 && c != '\n' && c != '\t') {
-                snprintf(num, sizeof(num), "&#x%X;", c);
-                rep = num;
+            if (u[i] < 0x80 && u[i] >= 0x20) {
+                i++;
+                continue;
             }
+            ok = xml_char_len(u, i, n, &len);
+            if (ok > 0) {
+                i += ok;
+                continue;
+            }
+            /* what XML cannot carry (only stored before the model's patterns were checked,
+             * or in a value quoted by an error) is written as U+FFFD */
+            rep = "\xef\xbf\xbd";
         }
-        if (rep) {
-            cm_buf_append(b, s + start, i - start);
-            cm_buf_puts(b, rep);
-            start = i + 1;
-        }
+        cm_buf_append(b, s + start, i - start);
+        cm_buf_puts(b, rep);
+        i += len;
+        start = i;
     }
     cm_buf_append(b, s + start, n - start);
 }

@@ -146,9 +146,9 @@ def gen_service(cname, model, out):
             flags.append("MODEL_F_UNION")
         if s.get("exception") or "error" in s:
             flags.append("MODEL_F_ERROR")
-        shape_rows.append("{ %s, %s, %s, %d, %d, %d, %d, %s, %s }" % (
+        shape_rows.append("{ %s, %s, %s, %d, %d, %d, %d, %s, %s, %s }" % (
             cstr(name), TYPES[t], " | ".join(flags) if flags else "0", nm, ne, first_m, first_e,
-            cnum(s.get("min")), cnum(s.get("max"))))
+            cnum(s.get("min")), cnum(s.get("max")), cstr(s.get("pattern"))))
 
     op_rows = []
     for op in ops:

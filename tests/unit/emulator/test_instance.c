@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "common/ev.h"
+#include "emulator/instance_main.h"
 
 struct fixture {
     struct cm_ev *ev;
@@ -377,6 +378,29 @@ static void test_instance_status_json_escapes_id(void **state)
     json_decref(j);
 }
 
+/* The one fault grammar (the instance and the admin API's check): a refusal names the
+ * key or value and leaves every value as it was, even those before it in the query. */
+static void test_instance_fault_parse_refuses_as_a_whole(void **state)
+{
+    struct instance_fault f = { 1, 0, 0 };
+    const char *bad[] = { "slow=-5",   "slow=nan",        "slow=1e999",
+                          "slow=0x10", "error_rate=-0.1", "fail_health=yes",
+                          "slow",      "boom=1",          "slow=2&error_rate=2" };
+    char msg[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        msg[0] = '\0';
+        assert_int_equal(instance_fault_parse(bad[i], strlen(bad[i]), &f, msg, sizeof(msg)), -1);
+        assert_true(msg[0] != '\0');
+        assert_true(f.slow == 1 && f.error_rate == 0 && f.fail_health == 0);
+    }
+    assert_int_equal(
+        instance_fault_parse("slow=1000&error_rate=1&fail_health=true", 39, &f, msg, sizeof(msg)),
+        0);
+    assert_true(f.slow == 1000 && f.error_rate == 1 && f.fail_health == 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +412,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_instance_fault_values_checked_status_json, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_instance_status_json_escapes_id, setup, teardown),
+        cmocka_unit_test(test_instance_fault_parse_refuses_as_a_whole),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

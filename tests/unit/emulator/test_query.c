@@ -85,7 +85,21 @@ static const struct qcase cases[] = {
     { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=%ff%fe", NULL, "ValidationError",
       "UTF-8" },
     { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=a%00b", NULL, "ValidationError",
-      "UTF-8" },
+      "1 validation error detected: Value 'a' at 'autoScalingGroupName' failed to satisfy "
+      "constraint: Member must satisfy regular expression pattern: "
+      "[\\u0020-\\uD7FF\\uE000-\\uFFFD\\uD800\\uDC00-\\uDBFF\\uDFFF\\r\\n\\t]*" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=a%01b", NULL, "ValidationError",
+      "1 validation error detected: Value 'a\001b' at 'autoScalingGroupName' failed to satisfy "
+      "constraint: Member must satisfy regular expression pattern: [\\u0020-" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=%ef%bf%bf", NULL, "ValidationError",
+      "Member must satisfy regular expression pattern" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=%f0%9f%98%80%20%c3%a9%0d%0a%09",
+      "{\"AutoScalingGroupName\":\"\360\237\230\200 \303\251\\r\\n\\t\"}", NULL, NULL },
+    { ASG, "CreateLaunchConfiguration", "LaunchConfigurationName=lc%07", NULL, "ValidationError",
+      "1 validation error detected: Value 'lc\a' at 'launchConfigurationName' failed to satisfy "
+      "constraint: Member must satisfy regular expression pattern" },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=a%00b&ForceDelete=true", NULL,
+      "ValidationError", "Value 'a' at 'autoScalingGroupName'" },
     { CW, "PutMetricData", "MetricData.member.1.MetricName=m", NULL, "MissingParameter",
       "The parameter Namespace is required." },
     { CW, "SetAlarmState", "AlarmName=a&StateValue=BAD&StateReason=r", NULL, "ValidationError",

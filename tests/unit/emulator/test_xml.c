@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "emulator/xml.h"
@@ -107,6 +108,26 @@ static void test_xml_errors(void **state)
     cm_buf_cleanup(&b);
 }
 
+/* XML 1.0 cannot carry C0 controls (even as &#x1;), U+FFFE/U+FFFF, surrogates or
+ * malformed bytes: each is written as U+FFFD, everything else as sent. */
+static void test_xml_escape_writes_fffd_for_what_xml_cannot_carry(void **state)
+{
+    static const char in[] = "a\x01"
+                             "b\x1f\tc\n\r\xef\xbf\xbf\xef\xbf\xbe\xed\xa0\x80\xff"
+                             "\xc3\xa9\xf0\x9f\x98\x80<&";
+    struct cm_buf b;
+    char *out;
+
+    (void)state;
+    cm_buf_init(&b, 0);
+    xml_escape(&b, in, sizeof(in) - 1);
+    out = cm_buf_take(&b, NULL);
+    assert_string_equal(out, "a\xef\xbf\xbd"
+                             "b\xef\xbf\xbd\tc\n&#xD;\xef\xbf\xbd\xef\xbf\xbd"
+                             "\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\xf0\x9f\x98\x80&lt;&amp;");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -115,6 +136,7 @@ int main(void)
         cmocka_unit_test(test_xml_maps_and_doubles),
         cmocka_unit_test(test_xml_ec2_dialect),
         cmocka_unit_test(test_xml_errors),
+        cmocka_unit_test(test_xml_escape_writes_fffd_for_what_xml_cannot_carry),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
