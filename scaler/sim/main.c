@@ -29,6 +29,7 @@ struct opts {
     int mode; /* SIM_MODE_AUTO, SIM_MODE_DES, SIM_MODE_FLUID */
     int json;
     int quiet;
+    int lenient;
     const char *report;
     const char *junit;
     const char *sweep;
@@ -61,6 +62,8 @@ static void usage(FILE *f)
             "  --sample DUR        sample interval of the timeline (default: the scenario's, 60s)\n"
             "  --tick DUR          fluid-mode step (default 1s)\n"
             "  --quiet             no timeline table, only the summary\n"
+            "  --lenient           an alarm or policy dimension naming no group or load\n"
+            "                      balancer of the scenario is a warning, not an error\n"
             "  --help, --version\n"
             "\n"
             "exit status: 0 every expectation holds; 3 one failed; 2 bad scenario or usage;\n"
@@ -319,13 +322,17 @@ static int run_sweep(const struct opts *o)
             free(text);
             return 2;
         }
-        sc = sim_scenario_parse(t, o->file, err);
+        sc = sim_scenario_parse_flags(t, o->file, o->lenient ? SIM_SCENARIO_LENIENT : 0, err);
         free(t);
         if (!sc) {
-            fprintf(stderr, "scaler: %s (%s=%g): %s\n", o->file, param, v, err);
+            char where[512];
+            snprintf(where, sizeof(where), "%s (%s=%g)", o->file, param, v);
+            sim_scenario_print_lines(stderr, "scaler", where, err, 0);
             free(text);
             return 2;
         }
+        if (i == 0)
+            sim_scenario_print_lines(stderr, "scaler", o->file, sc->warnings, 1);
         if (i == 0) { /* the header once the parameter is known to exist */
             warn_emulator_only(sc);
             printf("%-12s %6s %10s %8s %8s %8s %8s %8s %8s %9s %8s\n", param, "group", "inst-h",
@@ -427,6 +434,9 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
     case 'q':
         o->quiet = 1;
         return -1;
+    case 'L':
+        o->lenient = 1;
+        return -1;
     case 'h':
         usage(stdout);
         return 0;
@@ -443,12 +453,19 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "seed", required_argument, NULL, 's' },   { "mode", required_argument, NULL, 'm' },
-        { "json", no_argument, NULL, 'j' },         { "report", required_argument, NULL, 'r' },
-        { "junit", required_argument, NULL, 'J' },  { "sweep", required_argument, NULL, 'w' },
-        { "sample", required_argument, NULL, 'S' }, { "tick", required_argument, NULL, 't' },
-        { "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+        { "seed", required_argument, NULL, 's' },
+        { "mode", required_argument, NULL, 'm' },
+        { "json", no_argument, NULL, 'j' },
+        { "report", required_argument, NULL, 'r' },
+        { "junit", required_argument, NULL, 'J' },
+        { "sweep", required_argument, NULL, 'w' },
+        { "sample", required_argument, NULL, 'S' },
+        { "tick", required_argument, NULL, 't' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { "lenient", no_argument, NULL, 'L' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
     };
     struct opts o = { 0 };
     struct sim_scenario *sc;
@@ -478,11 +495,12 @@ int main(int argc, char **argv)
             "--sweep prints a table; it does not combine with --json, --report or --junit");
     if (o.sweep)
         return run_sweep(&o);
-    sc = sim_scenario_load(o.file, err);
+    sc = sim_scenario_load_flags(o.file, o.lenient ? SIM_SCENARIO_LENIENT : 0, err);
     if (!sc) {
-        fprintf(stderr, "scaler: %s: %s\n", o.file, err);
+        sim_scenario_print_lines(stderr, "scaler", o.file, err, 0);
         return 2;
     }
+    sim_scenario_print_lines(stderr, "scaler", o.file, sc->warnings, 1);
     warn_emulator_only(sc);
     rv = run_once(&o, sc);
     sim_scenario_destroy(sc);
