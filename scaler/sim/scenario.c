@@ -841,8 +841,15 @@ int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name)
 }
 #undef FIND
 
-/* --sweep: a dotted path into the JSON, arrays addressed by element name or index. */
+/* --sweep: a dotted path into the JSON, arrays addressed by element name or index; a
+ * last key absent from its object is added (the reader then checks it is a key). */
 char *sim_scenario_set_param(const char *text, const char *param, double value, char *err)
+{
+    return sim_scenario_set_param_ex(text, param, value, NULL, err);
+}
+
+char *sim_scenario_set_param_ex(const char *text, const char *param, double value, int *added,
+                                char *err)
 {
     json_error_t jerr;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr), *cur, *next = NULL;
@@ -850,6 +857,8 @@ char *sim_scenario_set_param(const char *text, const char *param, double value, 
     json_t *parent = NULL;
 
     err[0] = '\0';
+    if (added)
+        *added = 0;
     if (!root) {
         snprintf(err, SIM_ERR_MAX, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
         return NULL;
@@ -881,6 +890,19 @@ char *sim_scenario_set_param(const char *text, const char *param, double value, 
                         next = e;
                 }
             }
+        }
+        if (!next && json_is_object(cur) && !strchr(param + (seg - copy), '.')) {
+            /* the last key, left at its default: swept from the value given */
+            json_object_set_new(cur, seg,
+                                value == floor(value) && fabs(value) < 9e15
+                                    ? json_integer((json_int_t)value)
+                                    : json_real(value));
+            if (added)
+                *added = 1;
+            parent = cur;
+            last_key = seg;
+            cur = json_object_get(cur, seg);
+            break;
         }
         if (!next) {
             snprintf(err, SIM_ERR_MAX, "--sweep %s: no \"%s\" in the scenario", param, seg);

@@ -321,8 +321,13 @@ void sim_scenario_destroy(struct sim_scenario *sc); /* NULL is a no-op */
 
 /* Applies PARAM=VALUE to the JSON text before parsing (used by --sweep): param is a
  * dotted path where array elements are addressed by their "name" (alarms.high-cpu.
- * threshold) or index (load.0.rate). Returns a new text (caller frees) or NULL with err. */
+ * threshold) or index (load.0.rate); a last key absent from the file is added (sweeping
+ * a default). Returns a new text (caller frees) or NULL with err. */
 char *sim_scenario_set_param(const char *text, const char *param, double value, char *err);
+/* The same; a last key absent from its object (left at its default) is added with the
+ * value, *added (may be NULL) set to 1: the reader then checks it as any key. */
+char *sim_scenario_set_param_ex(const char *text, const char *param, double value, int *added,
+                                char *err);
 
 /* Lookups by name; NULL or -1 when absent. */
 int sim_scenario_group_index(const struct sim_scenario *sc, const char *name);
