@@ -611,7 +611,8 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
     hs = get_dur(&c, root, "$", "sample", 0, 60000, &sc->sample_ms);
     if (hs > 0 && sc->sample_ms < 1000)
         fail(&c, "$.sample", "must be >= 1s");
-    get_num(&c, root, "$", "demand_target_pct", 0, 70, 1, 100, &sc->demand_target_pct);
+    sc->has_demand_target_pct =
+        get_num(&c, root, "$", "demand_target_pct", 0, 70, 1, 100, &sc->demand_target_pct) > 0;
     get_str(&c, root, "$", "region", 0, "us-east-1", &sc->region);
     get_str_array(&c, root, "$", "zones", 0, &sc->zones, &sc->nzones);
     if (!sc->name) {

@@ -269,12 +269,14 @@ struct sim_scenario {
     char *name;
     char *description;
     uint64_t seed;
-    int64_t start_ms;         /* epoch ms, default 2026-01-01T00:00:00Z */
-    int64_t duration_ms;      /* > 0 */
-    int64_t sample_ms;        /* default 60000 */
-    double demand_target_pct; /* default 70 */
-    char *region;             /* default us-east-1 */
-    char **zones;             /* default region + a, b, c */
+    int64_t start_ms;          /* epoch ms, default 2026-01-01T00:00:00Z */
+    int64_t duration_ms;       /* > 0 */
+    int64_t sample_ms;         /* default 60000 */
+    double demand_target_pct;  /* default 70 */
+    int has_demand_target_pct; /* the file sets it (else the demand basis may be a policy's
+                                  target: sim_elastic_demand_basis) */
+    char *region;              /* default us-east-1 */
+    char **zones;              /* default region + a, b, c */
     int nzones;
 
     struct sim_lb *lbs;
