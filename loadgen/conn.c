@@ -116,6 +116,8 @@ struct worker {
     int nfree;
     int *pending; /* closed connections to (re)open at the next turn of the loop */
     int npending;
+    int pool;     /* slots [0, pool) are the connections in use; open model: grows to nc */
+    int grow_idx; /* the slot last added by grow(), -1 none */
     int stopping_all;
     int reopen_at_tick;
     uint64_t live_done_pub, live_err_pub;
@@ -250,6 +252,7 @@ static int claim(struct worker *w)
     }
     if (w->ctl)
         ctl_sent(w->ctl);
+    w->st.sent++;
     return 1;
 }
 
@@ -841,6 +844,23 @@ static void advance(struct worker *w)
         w->due = w->sh->sched_t0 + t;
 }
 
+/* Open model: a request is due and no connection is free. The pool takes one more
+ * connection, up to its cap (cfg->max_connections), once the server has answered (no
+ * pool grows against a dead server) and while no connection it added is still connecting
+ * (one at a time per thread, each in a connect's time). */
+static void grow(struct worker *w)
+{
+    if (w->pool >= w->nc || w->stopping || w->sched_over || !w->got_ok)
+        return;
+    if (w->grow_idx >= 0) {
+        uint8_t st = w->c[w->grow_idx].state;
+        if (st == CS_CONNECTING || st == CS_HANDSHAKE)
+            return;
+    }
+    w->grow_idx = w->pool;
+    open_conn(w, &w->c[w->pool++]);
+}
+
 static void dispatch(struct worker *w)
 {
     while (!w->sched_over && !w->stopping && w->due <= w->now) {
@@ -865,7 +885,11 @@ static void dispatch(struct worker *w)
             c->in_ready = 0; /* stale: it was closed or is busy */
             w->nready--;
         }
-        if (!w->nready || !claim(w))
+        if (!w->nready) {
+            grow(w);
+            break;
+        }
+        if (!claim(w))
             break;
         w->nready--;
         c->in_ready = 0;
@@ -935,7 +959,7 @@ static void tick(struct worker *w)
     }
     if (w->reopen_at_tick) {
         w->reopen_at_tick = 0;
-        for (int i = 0; i < w->nc && !w->sessions; i++)
+        for (int i = 0; i < w->pool && !w->sessions; i++)
             if (w->c[i].state == CS_CLOSED && !w->c[i].thinking)
                 push_pending(w, &w->c[i]);
     }
@@ -1073,7 +1097,7 @@ static void *worker_main(void *arg)
         if (sched_time_of(w->cfg->sched, w->k) < 0)
             w->sched_over = 1;
         if (!w->sessions)
-            for (int i = 0; i < w->nc; i++)
+            for (int i = 0; i < w->pool; i++)
                 open_conn(w, &w->c[i]);
     } else {
         for (int i = 0; i < w->allowed; i++) {
@@ -1207,6 +1231,9 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
     int T = cfg->threads > 0 ? cfg->threads : 1, started = 0, rc = 0;
     int open_model = cfg->sched != NULL, sessions = open_model && cfg->calls_per_conn > 0;
     int total_slots = sessions ? (cfg->max_open > 0 ? cfg->max_open : 10000) : cfg->connections;
+    /* the open model's pool may grow from cfg->connections to max_connections */
+    int growing = open_model && !sessions && cfg->max_connections > cfg->connections;
+    int pool_slots = total_slots;
     uint64_t prev = 0;
     int64_t prev_t, next_live;
 
@@ -1216,8 +1243,10 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
     memset(&sh, 0, sizeof(sh));
     sh.cfg = cfg;
     atomic_store(&sh.doclen, -1);
-    if (total_slots < T)
-        T = total_slots > 0 ? total_slots : 1;
+    if (growing)
+        total_slots = cfg->max_connections;
+    if (pool_slots < T)
+        T = pool_slots > 0 ? pool_slots : 1;
     ws = cm_xcalloc((size_t)T, sizeof(*ws));
     sh.t0 = conn_now_us();
     sh.end = cfg->duration_us > 0 ? sh.t0 + cfg->duration_us : INT64_MAX;
@@ -1240,6 +1269,8 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
         stats_init(&w->st);
         w->st.has_uncorr = open_model;
         w->nc = nc;
+        w->pool = growing ? pool_slots / T + (i < pool_slots % T) : nc;
+        w->grow_idx = -1;
         w->c = cm_xcalloc((size_t)nc, sizeof(*w->c));
         w->ready = cm_xcalloc((size_t)nc + 1, sizeof(int));
         w->freeslots = cm_xcalloc((size_t)nc + 1, sizeof(int));
@@ -1315,6 +1346,7 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
         if (i < 256)
             res->thread_cpu_us[i] = w->cpu_us;
         res->cpu_mask |= w->cpu_mask;
+        res->pool += w->pool;
     }
     res->nthreads = started;
     res->st.has_uncorr = open_model;

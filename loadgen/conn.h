@@ -77,6 +77,9 @@ struct conn_cfg {
     int keepalive;             /* reuse connections when the server allows */
     int threads;               /* >= 1 */
     int connections;           /* >= threads; split over threads */
+    int max_connections;       /* open model (not sessions): when > connections, a thread
+                                  whose due request finds no free connection opens one more,
+                                  up to this many in all (split over threads) */
     uint64_t max_requests;     /* 0: no limit */
     int64_t duration_us;       /* 0: no limit */
     int64_t timeout_us;        /* per request, > 0 */
@@ -106,6 +109,7 @@ struct conn_result {
     char tls_tmp_key[64]; /* https: ab's "Server Temp Key" value, or "" */
     uint64_t tls_handshakes, tls_resumed;
     int nthreads;               /* threads that ran */
+    int pool;                   /* connections in use at the end (grown: > connections) */
     int64_t thread_cpu_us[256]; /* CPU time each thread used */
     uint64_t cpu_mask;          /* CPUs (0..63) the threads were seen running on */
     int aborted;                /* stopped early by an error (reason in why) */

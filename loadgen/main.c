@@ -1,6 +1,7 @@
 /* loadgen/main.c: `loadgen [options] URL` (ab's flags and report, wrk's long options),
  * `loadgen merge A.json B.json ...`, `loadgen sweep ...`. Parse, validate, run, report. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,10 +68,14 @@ static void usage(FILE *out)
         "                    uncorrected figures beside. R may be a schedule, phases joined by\n"
         "                    ',': N | const:N:DUR | ramp:A:B:DUR | step:A:B:S:DUR | gap:DUR |\n"
         "                    burst:R:ON:OFF:COUNT\n"
+        "    --max-connections N  With --rate: a due request that finds every connection busy\n"
+        "                    opens one more, up to N in all (default 512, or --connections\n"
+        "                    if larger; N = --connections: a fixed pool)\n"
         "    --json          Print one compact JSON result (with the histogram) instead\n"
         "    --count-timeouts ab mode: a request that passes -s counts as failed (Exceptions)\n"
         "                    and the run goes on (wrk style always does this)\n"
-        "Exit: 0 ok, 1 runtime failure, 2 usage error.\n",
+        "Exit: 0 ok, 1 runtime failure, 2 usage error, 4 a --rate run sent more than 1 %\n"
+        "less than its schedule (said on stderr and in --json).\n",
         out);
 }
 
@@ -91,9 +96,10 @@ static int64_t wall_us(void)
 static int cmd_merge(int argc, char **argv)
 {
     struct stats total;
-    int json = 0, nfiles = 0, threads = 0, conns = 0;
+    int json = 0, nfiles = 0, threads = 0, conns = 0, mixed = 0, any_short = 0;
     const char *url = NULL;
     char err[256];
+    double requested = 0, achieved = 0;
 
     stats_init(&total);
     for (int i = 1; i < argc; i++) {
@@ -110,7 +116,9 @@ static int cmd_merge(int argc, char **argv)
             printf(
                 "Usage: loadgen merge [--json] RESULT.json...\n"
                 "Adds the results of runs made at the same time (threads, processes, machines)\n"
-                "into one report: counts and histograms add exactly; the duration is the longest.\n");
+                "into one report: counts and histograms add exactly; the duration is the longest.\n"
+                "Each run's requested and achieved (sent) rate is listed, their sums reported;\n"
+                "results of different URLs are merged with a warning.\n");
             stats_cleanup(&total);
             return 0;
         }
@@ -121,19 +129,45 @@ static int cmd_merge(int argc, char **argv)
             return 1;
         }
         text = json_dumps(o, JSON_COMPACT);
-        if (!url && json_is_string(json_object_get(o, "url")))
-            url = cm_xstrdup(json_string_value(json_object_get(o, "url")));
+        if (json_is_string(json_object_get(o, "url"))) {
+            const char *u = json_string_value(json_object_get(o, "url"));
+            if (!url) {
+                url = cm_xstrdup(u);
+            } else if (strcmp(url, u) != 0) {
+                fprintf(stderr,
+                        "loadgen: merge: warning: %s ran against %s, not %s: the merged "
+                        "figures mix different targets\n",
+                        argv[i], u, url);
+                mixed = 1;
+            }
+        }
         threads += (int)json_integer_value(json_object_get(o, "threads"));
         conns += (int)json_integer_value(json_object_get(o, "connections"));
-        json_decref(o);
         if (stats_from_json(text, &one, err, sizeof(err)) < 0) {
             fprintf(stderr, "loadgen: merge: %s: %s\n", argv[i], err);
+            json_decref(o);
             free(text);
             stats_cleanup(&one);
             stats_cleanup(&total);
             return 1;
         }
         free(text);
+        {
+            /* each run's rates: requested (its schedule) and achieved (what it sent) */
+            double secs = (double)one.duration_us / 1e6;
+            double req = json_number_value(json_object_get(o, "requested_rate"));
+            double ach = secs > 0 ? (double)(one.sent ? one.sent : one.done) / secs : 0;
+            if (req <= 0)
+                req = one.rate;
+            requested += req;
+            achieved += ach;
+            if (req > 0 && ach < 0.99 * req)
+                any_short = 1;
+            if (!json && req > 0)
+                fprintf(stdout, "%s: requested %.1f req/s, achieved %.1f req/s%s\n", argv[i], req,
+                        ach, ach < 0.99 * req ? " (short)" : "");
+        }
+        json_decref(o);
         if (nfiles == 0)
             total.has_uncorr = one.has_uncorr;
         stats_merge(&total, &one);
@@ -152,6 +186,10 @@ static int cmd_merge(int argc, char **argv)
         json_object_set_new(extra, "threads", json_integer(threads));
         json_object_set_new(extra, "connections", json_integer(conns));
         json_object_set_new(extra, "merged", json_integer(nfiles));
+        json_object_set_new(extra, "requested_rate", json_real(requested));
+        json_object_set_new(extra, "achieved_rate", json_real(achieved));
+        json_object_set_new(extra, "short", json_boolean(any_short));
+        json_object_set_new(extra, "mixed_urls", json_boolean(mixed));
         text = stats_to_json(&total, extra);
         json_decref(extra);
         printf("%s\n", text);
@@ -165,6 +203,9 @@ static int cmd_merge(int argc, char **argv)
         }
         printf("Merged %d results\n", nfiles);
         report_wrk(stdout, &wi, &total);
+        if (requested > 0)
+            printf("Rate: requested %.1f req/s, achieved %.1f req/s (sent)%s\n", requested,
+                   achieved, any_short ? "; a run fell short" : "");
     }
     free((char *)url);
     stats_cleanup(&total);
@@ -190,6 +231,29 @@ static const char *tls_server_name(const struct opts *o, char *buf, size_t n)
     return buf;
 }
 
+/* A --rate run against its schedule: what it was asked and what it sent. */
+struct rate_check {
+    double requested_rate, achieved_rate, short_pct;
+};
+
+/* Short when the run sent more than 1 % fewer requests than its schedule had due over the
+ * time it ran (the -n cap counted); the rates are those counts over that time. */
+static int check_rate(const struct opts *o, const struct conn_result *res, struct rate_check *rc)
+{
+    double secs = (double)res->st.duration_us / 1e6;
+    double due = sched_count_at(o->sched, res->st.duration_us);
+
+    if (o->requests && due > (double)o->requests)
+        due = (double)o->requests;
+    due = floor(due);
+    if (secs <= 0)
+        return 0;
+    rc->requested_rate = due / secs;
+    rc->achieved_rate = (double)res->st.sent / secs;
+    rc->short_pct = due > 0 ? 100.0 * (due - (double)res->st.sent) / due : 0;
+    return (double)res->st.sent < 0.99 * due;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct opts o;
@@ -197,9 +261,10 @@ static int cmd_run(int argc, char **argv)
     struct conn_result res;
     char err[512], *req = NULL, sni[256] = "";
     size_t req_len = 0;
-    int rc, status = 0;
+    int rc, status = 0, short_run = 0;
     uint64_t heartbeat = 0;
     int64_t wall0;
+    struct rate_check shortfall = { 0 };
 
     memset(&cfg, 0, sizeof(cfg));
     rc = opts_parse(argc, argv, &o, err, sizeof(err));
@@ -245,6 +310,7 @@ static int cmd_run(int argc, char **argv)
     cfg.keepalive = o.keepalive;
     cfg.threads = o.threads;
     cfg.connections = o.concurrency;
+    cfg.max_connections = o.max_connections;
     cfg.max_requests = o.requests;
     cfg.duration_us = o.tlimit_us;
     cfg.timeout_us = o.timeout_us;
@@ -274,6 +340,8 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     res.st.rate = o.rate;
+    if (o.sched && !res.aborted && !res.interrupted)
+        short_run = check_rate(&o, &res, &shortfall);
     if (res.aborted) {
         if (!o.wrk_style && !o.json && !heartbeat)
             printf("\n");
@@ -292,6 +360,13 @@ static int cmd_run(int argc, char **argv)
         json_object_set_new(extra, "connections", json_integer(o.concurrency));
         if (o.rate_spec)
             json_object_set_new(extra, "schedule", json_string(o.rate_spec));
+        if (o.sched) {
+            json_object_set_new(extra, "requested_rate", json_real(shortfall.requested_rate));
+            json_object_set_new(extra, "achieved_rate", json_real(shortfall.achieved_rate));
+            json_object_set_new(extra, "short", json_boolean(short_run));
+            json_object_set_new(extra, "max_connections", json_integer(o.max_connections));
+            json_object_set_new(extra, "pool_connections", json_integer(res.pool));
+        }
         {
             json_t *tc = json_array();
             for (int i = 0; i < res.nthreads && i < 256; i++)
@@ -313,6 +388,9 @@ static int cmd_run(int argc, char **argv)
         struct report_wrk_info wi = { o.url_text, o.threads, o.concurrency, o.latency,
                                       o.rate_spec };
         report_wrk(stdout, &wi, &res.st);
+        if (o.sched && res.pool != o.concurrency)
+            printf("  connection pool grew from %d to %d (cap %d, --max-connections)\n",
+                   o.concurrency, res.pool, o.max_connections);
         if (o.url.tls && res.tls_handshakes)
             printf("  TLS handshakes: %llu, resumed: %llu\n",
                    (unsigned long long)res.tls_handshakes, (unsigned long long)res.tls_resumed);
@@ -340,6 +418,17 @@ static int cmd_run(int argc, char **argv)
     }
     if (res.interrupted)
         status = 1;
+    if (short_run) {
+        fprintf(stderr,
+                "loadgen: short of the requested rate: sent %.1f req/s of %.1f req/s (%.1f %% "
+                "short) on %d connection%s (cap %d)%s\n",
+                shortfall.achieved_rate, shortfall.requested_rate, shortfall.short_pct, res.pool,
+                res.pool == 1 ? "" : "s", o.max_connections,
+                res.pool >= o.max_connections ? ": the pool reached its cap (--max-connections)"
+                                              : ": the client could not send faster");
+        if (status == 0)
+            status = 4;
+    }
     stats_cleanup(&res.st);
 out:
     fflush(stdout);

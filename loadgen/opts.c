@@ -28,6 +28,7 @@ enum {
     OPT_HELP,
     OPT_VERSION,
     OPT_COUNT_TIMEOUTS,
+    OPT_MAX_CONNECTIONS,
 };
 
 static const struct option long_opts[] = {
@@ -42,6 +43,7 @@ static const struct option long_opts[] = {
     { "help", no_argument, NULL, OPT_HELP },
     { "version", no_argument, NULL, OPT_VERSION },
     { "count-timeouts", no_argument, NULL, OPT_COUNT_TIMEOUTS },
+    { "max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -287,6 +289,11 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
         case OPT_COUNT_TIMEOUTS:
             o->count_timeouts = 1;
             break;
+        case OPT_MAX_CONNECTIONS:
+            if (parse_pos_int(optarg, 20000, &v) < 0)
+                return usage_err(err, errlen, "invalid --max-connections (1..20000): ", optarg);
+            o->max_connections = (int)v;
+            break;
         case ':':
             snprintf(uerr, sizeof(uerr), "option requires an argument: %s", argv[optind - 1]);
             return usage_err(err, errlen, uerr, NULL);
@@ -339,6 +346,14 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errlen)
                              "Cannot use concurrency level greater than total number of requests",
                              NULL);
     }
+    if (o->max_connections && !o->have_rate)
+        return usage_err(err, errlen, "--max-connections is for --rate (the pool grows there)",
+                         NULL);
+    if (o->max_connections && o->max_connections < o->concurrency)
+        return usage_err(err, errlen, "--max-connections must be at least --connections", NULL);
+    if (o->have_rate && !o->max_connections)
+        o->max_connections =
+            o->concurrency > OPTS_POOL_CAP_DEFAULT ? o->concurrency : OPTS_POOL_CAP_DEFAULT;
     if (o->have_rate) {
         o->sched = cm_xcalloc(1, sizeof(*o->sched));
         if (sched_parse(o->rate_spec, o->sched, uerr, sizeof(uerr)) < 0) {

@@ -15,19 +15,24 @@
 #include "loadgen/url.h"
 
 #define OPTS_MAX_HEADERS 64
+/* --rate: the connection pool grows from --connections up to this many by default
+ * (--max-connections) when a due request finds every connection busy. */
+#define OPTS_POOL_CAP_DEFAULT 512
 
 struct opts {
     int wrk_style;     /* a wrk-style long option was given */
     uint64_t requests; /* -n (ab), 0 = unbounded */
     int requests_set;
-    int concurrency;    /* -c or --connections */
-    int threads;        /* --threads */
-    int64_t tlimit_us;  /* -t (ab) or --duration */
-    int64_t timeout_us; /* -s or --timeout */
-    int keepalive;      /* -k (always on in wrk style) */
-    const char *method; /* -m, or GET/HEAD/POST/PUT */
-    int head;           /* -i */
-    char *body;         /* -p / -u file contents (owned) */
+    int concurrency;     /* -c or --connections */
+    int max_connections; /* --rate: the pool's cap (--max-connections; default
+                            OPTS_POOL_CAP_DEFAULT or --connections if larger) */
+    int threads;         /* --threads */
+    int64_t tlimit_us;   /* -t (ab) or --duration */
+    int64_t timeout_us;  /* -s or --timeout */
+    int keepalive;       /* -k (always on in wrk style) */
+    const char *method;  /* -m, or GET/HEAD/POST/PUT */
+    int head;            /* -i */
+    char *body;          /* -p / -u file contents (owned) */
     size_t body_len;
     int send_body;
     const char *content_type;

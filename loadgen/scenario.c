@@ -460,7 +460,7 @@ static int usage(FILE *f, int rc)
     fprintf(f, "usage: loadgen scenario FILE [--endpoint URL | --aws] [--time-scale N]\n"
                "                             [--report FILE.html] [--json FILE] [--junit FILE]\n"
                "                             [--keep]\n"
-               "                             [--dry-run] [--prefix NAME] [--quiet]\n"
+               "                             [--dry-run] [--prefix NAME] [--quiet] [--lenient]\n"
                "  Plays a scenario (docs/scenarios.md) for real: creates its infrastructure\n"
                "  through the AWS API (names prefixed per run), plays its load through the load\n"
                "  balancers and its faults, polls the group, alarms, instance health and\n"
@@ -482,6 +482,8 @@ static int usage(FILE *f, int rc)
                "  --dry-run          print the API calls (setup and teardown) and exit\n"
                "  --prefix NAME      the name prefix (default sl-<pid hex>-<time hex>)\n"
                "  --quiet            no live lines\n"
+               "  --lenient          an alarm or policy dimension naming no group or load\n"
+               "                     balancer of the scenario is a warning, not an error\n"
                "exit status: 0 every expectation holds; 3 one failed; 2 bad file or usage;\n"
                "1 runtime failure (endpoint unreachable, emulator would not start, setup\n"
                "refused, interrupted).\n");
@@ -497,7 +499,7 @@ static int usage_error(const char *what, const char *arg)
 int scenario_main(int argc, char **argv)
 {
     struct scn_opts o;
-    int dry_run = 0;
+    int dry_run = 0, lenient = 0;
     char err[SIM_ERR_MAX], prefix[96];
     struct sim_scenario *sc;
     struct scn_plan plan;
@@ -518,6 +520,8 @@ int scenario_main(int argc, char **argv)
             o.aws = 1;
         } else if (strcmp(a, "--quiet") == 0) {
             o.quiet = 1;
+        } else if (strcmp(a, "--lenient") == 0) {
+            lenient = 1;
         } else if (strcmp(a, "--prefix") == 0 || strcmp(a, "--endpoint") == 0 ||
                    strcmp(a, "--report") == 0 || strcmp(a, "--json") == 0 ||
                    strcmp(a, "--junit") == 0 || strcmp(a, "--time-scale") == 0) {
@@ -559,11 +563,12 @@ int scenario_main(int argc, char **argv)
         return usage_error("need a scenario FILE", "");
     if (o.endpoint && o.aws)
         return usage_error("--endpoint and --aws exclude each other", "");
-    sc = sim_scenario_load(o.file, err);
+    sc = sim_scenario_load_flags(o.file, lenient ? SIM_SCENARIO_LENIENT : 0, err);
     if (!sc) {
-        fprintf(stderr, "loadgen scenario: %s: %s\n", o.file, err);
+        sim_scenario_print_lines(stderr, "loadgen scenario", o.file, err, 0);
         return 2;
     }
+    sim_scenario_print_lines(stderr, "loadgen scenario", o.file, sc->warnings, 1);
     if (!dry_run) {
         rc = scn_run(&o, sc);
         sim_scenario_destroy(sc);

@@ -19,6 +19,7 @@
 #include "loadgen/scn_reply.h"
 #include "scaler/app.h"
 #include "scaler/civil.h"
+#include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
 #include "scaler/sim/timeline.h"
@@ -356,7 +357,8 @@ static int poll_health(struct run *r)
 }
 
 /* Demand in instances from the offered arrivals (docs/loadgen.md): the smallest count
- * keeping the group's busy share at or below demand_target_pct. */
+ * keeping the group's busy share at or below its demand basis (sim_elastic_demand_basis:
+ * the simulator's). */
 static int demand_of(const struct run *r, int g, double offered_rps)
 {
     const struct sim_group *grp = &r->sc->groups[g];
@@ -364,6 +366,7 @@ static int demand_of(const struct run *r, int g, double offered_rps)
     const struct sc_app *app = &r->sc->lcs[lc].app;
     double share = 1.0, work, cap;
     int behind = 0;
+    struct sim_demand_basis basis;
 
     if (!(offered_rps > 0))
         return 0;
@@ -376,7 +379,8 @@ static int demand_of(const struct run *r, int g, double offered_rps)
     if (behind > 1)
         share = 1.0 / behind;
     work = sc_app_cpu_time(app, offered_rps * share * (app->service_mean_ms / 1000.0));
-    cap = r->sc->demand_target_pct / 100.0 * app->workers;
+    sim_elastic_demand_basis(r->sc, g, &basis);
+    cap = basis.cpu_pct / 100.0 * app->workers;
     if (cap <= 0)
         return 1;
     return work / cap < 1 ? 1 : (int)ceil(work / cap - 1e-9);

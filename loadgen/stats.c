@@ -39,6 +39,7 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->bytes_sent += s->bytes_sent;
     d->body_sent += s->body_sent;
     d->connects += s->connects;
+    d->sent += s->sent;
     d->err_connect += s->err_connect;
     d->err_read += s->err_read;
     d->err_length += s->err_length;
@@ -184,6 +185,7 @@ static const struct {
     { "bytes_sent", offsetof(struct stats, bytes_sent) },
     { "body_sent", offsetof(struct stats, body_sent) },
     { "connects", offsetof(struct stats, connects) },
+    { "sent", offsetof(struct stats, sent) },
     { "err_connect", offsetof(struct stats, err_connect) },
     { "err_read", offsetof(struct stats, err_read) },
     { "err_length", offsetof(struct stats, err_length) },

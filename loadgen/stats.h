@@ -34,6 +34,8 @@ struct stats {
     uint64_t bytes_sent;
     uint64_t body_sent; /* request bodies (-p/-u) */
     uint64_t connects;  /* connections opened */
+    uint64_t sent;      /* requests begun (a ticket taken; a retry on a new connection is not
+                           another); their rate is the achieved rate of --rate */
     /* failures, as ab breaks them down */
     uint64_t err_connect;
     uint64_t err_read;   /* receive errors (reset, closed before the reply, truncated) */

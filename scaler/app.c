@@ -7,15 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scaler/lint.h"
 #include "scaler/save.h"
 
 /* Longest JSON path an error names (longer ones are cut). */
 #define PATH_MAX_LEN 256
-
-struct rd {
-    char *err;
-    size_t errlen;
-};
 
 /* ---- defaults ---- */
 
@@ -39,60 +35,11 @@ void sc_app_defaults(struct sc_app *a)
 
 /* ---- parse ---- */
 
-static int fail(struct rd *r, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Writes "PATH: message" (or the message alone when path is empty); returns -1. */
-static int fail(struct rd *r, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    int n = 0;
-
-    if (!r->err || r->errlen == 0)
-        return -1;
-    if (path[0]) {
-        n = snprintf(r->err, r->errlen, "%s: ", path);
-        if (n < 0 || (size_t)n >= r->errlen)
-            return -1;
-    }
-    va_start(ap, fmt);
-    vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* out = base.key (key alone when base is empty), cut at PATH_MAX_LEN - 1. */
+/* Errors go through the shared reader's reporting (scaler/lint.h): every line "PATH:
+ * message", every unknown key with its "did you mean". */
 static void path_key(char out[PATH_MAX_LEN], const char *base, const char *key)
 {
-    size_t n = 0;
-
-    for (const char *s = base; *s && n < PATH_MAX_LEN - 1; s++)
-        out[n++] = *s;
-    if (base[0] && n < PATH_MAX_LEN - 1)
-        out[n++] = '.';
-    for (const char *s = key; *s && n < PATH_MAX_LEN - 1; s++)
-        out[n++] = *s;
-    out[n] = '\0';
-}
-
-/* Unknown keys are errors: a typo must not silently change the profile. */
-static int check_keys(struct rd *r, const json_t *obj, const char *path, const char *const *allowed)
-{
-    /* keys only: json_object_foreach's order without its value variable */
-    for (void *it = json_object_iter((json_t *)obj); it;
-         it = json_object_iter_next((json_t *)obj, it)) {
-        const char *key = json_object_iter_key(it);
-        int ok = 0;
-        char p[PATH_MAX_LEN];
-
-        for (const char *const *k = allowed; *k; k++)
-            ok |= strcmp(*k, key) == 0;
-        if (!ok) {
-            path_key(p, path, key);
-            return fail(r, p, "unknown key");
-        }
-    }
-    return 0;
+    sc_lint_path_key(out, PATH_MAX_LEN, base, key);
 }
 
 /* obj[key], NULL when absent or null; p gets its path. */
@@ -105,8 +52,8 @@ static json_t *member(const json_t *obj, const char *path, const char *key, char
 }
 
 /* A number in lo..hi: 1 present (stored), 0 absent (*out kept), -1 error. */
-static int get_num(struct rd *r, const json_t *obj, const char *path, const char *key, double lo,
-                   double hi, double *out)
+static int get_num(struct sc_lint *r, const json_t *obj, const char *path, const char *key,
+                   double lo, double hi, double *out)
 {
     char p[PATH_MAX_LEN];
     json_t *v = member(obj, path, key, p);
@@ -115,20 +62,20 @@ static int get_num(struct rd *r, const json_t *obj, const char *path, const char
     if (!v)
         return 0;
     if (!json_is_number(v))
-        return fail(r, p, "must be a number, not %s", sc_json_type_name(v));
+        return sc_lint_fail(r, p, "must be a number, not %s", sc_json_type_name(v));
     d = json_number_value(v);
     if (!isfinite(d))
-        return fail(r, p, "must be finite");
+        return sc_lint_fail(r, p, "must be finite");
     if (d < lo)
-        return fail(r, p, "must be >= %g", lo);
+        return sc_lint_fail(r, p, "must be >= %g", lo);
     if (d > hi)
-        return fail(r, p, "must be <= %g", hi);
+        return sc_lint_fail(r, p, "must be <= %g", hi);
     *out = d;
     return 1;
 }
 
 /* An integer in lo..hi, as get_num(). */
-static int get_int(struct rd *r, const json_t *obj, const char *path, const char *key,
+static int get_int(struct sc_lint *r, const json_t *obj, const char *path, const char *key,
                    json_int_t lo, json_int_t hi, json_int_t *out)
 {
     char p[PATH_MAX_LEN];
@@ -138,20 +85,20 @@ static int get_int(struct rd *r, const json_t *obj, const char *path, const char
     if (!v)
         return 0;
     if (!json_is_integer(v))
-        return fail(r, p, "must be an integer, not %s",
-                    json_is_real(v) ? "a fraction" : sc_json_type_name(v)),
+        return sc_lint_fail(r, p, "must be an integer, not %s",
+                            json_is_real(v) ? "a fraction" : sc_json_type_name(v)),
                -1;
     x = json_integer_value(v);
     if (x < lo)
-        return fail(r, p, "must be >= %lld", (long long)lo);
+        return sc_lint_fail(r, p, "must be >= %lld", (long long)lo);
     if (x > hi)
-        return fail(r, p, "must be <= %lld", (long long)hi);
+        return sc_lint_fail(r, p, "must be <= %lld", (long long)hi);
     *out = x;
     return 1;
 }
 
-static int get_int32(struct rd *r, const json_t *obj, const char *path, const char *key, int lo,
-                     int hi, int *out)
+static int get_int32(struct sc_lint *r, const json_t *obj, const char *path, const char *key,
+                     int lo, int hi, int *out)
 {
     json_int_t x = 0;
     int rc = get_int(r, obj, path, key, lo, hi, &x);
@@ -164,7 +111,7 @@ static int get_int32(struct rd *r, const json_t *obj, const char *path, const ch
 static const char *const dist_names[] = { "fixed", "exponential", "lognormal", NULL };
 
 /* service_ms: a number (fixed) or {dist, mean | median, sigma}. */
-static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const char *p)
+static int parse_service(struct sc_lint *r, struct sc_app *a, const json_t *v, const char *p)
 {
     static const char *const keys[] = { "dist", "mean", "median", "sigma", NULL };
     char pk[PATH_MAX_LEN];
@@ -176,7 +123,7 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
         double ms = json_number_value(v);
 
         if (!isfinite(ms) || ms < 0 || ms > 1e9)
-            return fail(r, p, "must be >= 0 and <= 1e+09 (ms, fixed)");
+            return sc_lint_fail(r, p, "must be >= 0 and <= 1e+09 (ms, fixed)");
         a->dist = SC_APP_DIST_FIXED;
         a->service_mean_ms = ms;
         a->service_median_ms = ms;
@@ -184,10 +131,9 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
         return 0;
     }
     if (!json_is_object(v))
-        return fail(r, p, "must be an object (or a number of ms, fixed), not %s",
-                    sc_json_type_name(v));
-    if (check_keys(r, v, p, keys) != 0)
-        return -1;
+        return sc_lint_fail(r, p, "must be an object (or a number of ms, fixed), not %s",
+                            sc_json_type_name(v));
+    sc_lint_check_keys(r, v, p, keys);
     a->dist = SC_APP_DIST_EXPONENTIAL;
     d = member(v, p, "dist", pk);
     if (d) {
@@ -195,13 +141,14 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
         int k;
 
         if (!s)
-            return fail(r, pk, "must be a string, not %s", sc_json_type_name(d));
+            return sc_lint_fail(r, pk, "must be a string, not %s", sc_json_type_name(d));
         if (!s[0])
-            return fail(r, pk, "must not be empty");
+            return sc_lint_fail(r, pk, "must not be empty");
         for (k = 0; dist_names[k] && strcmp(dist_names[k], s) != 0; k++)
             ;
         if (!dist_names[k])
-            return fail(r, pk, "must be one of fixed, exponential, lognormal, not \"%s\"", s);
+            return sc_lint_fail(r, pk, "must be one of fixed, exponential, lognormal, not \"%s\"",
+                                s);
         a->dist = (enum sc_app_dist)k;
     }
     if (a->dist == SC_APP_DIST_LOGNORMAL) {
@@ -215,9 +162,9 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
         if (hmed < 0)
             return -1;
         if (hm && hmed)
-            return fail(r, p, "give \"mean\" or \"median\", not both");
+            return sc_lint_fail(r, p, "give \"mean\" or \"median\", not both");
         if (!hm && !hmed)
-            return fail(r, p, "missing required key \"median\" (or \"mean\")");
+            return sc_lint_fail(r, p, "missing required key \"median\" (or \"mean\")");
         if (hmed)
             mean = median * exp(a->service_sigma * a->service_sigma / 2);
         else
@@ -231,10 +178,10 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
     if (hm < 0)
         return -1;
     if (!hm)
-        return fail(r, p, "missing required key \"mean\"");
+        return sc_lint_fail(r, p, "missing required key \"mean\"");
     if (json_object_get(v, "median") || json_object_get(v, "sigma")) {
         path_key(pk, p, json_object_get(v, "median") ? "median" : "sigma");
-        return fail(r, pk, "only for dist \"lognormal\"");
+        return sc_lint_fail(r, pk, "only for dist \"lognormal\"");
     }
     a->service_mean_ms = mean;
     a->service_median_ms = a->dist == SC_APP_DIST_FIXED ? mean : mean * log(2.0);
@@ -242,7 +189,7 @@ static int parse_service(struct rd *r, struct sc_app *a, const json_t *v, const 
 }
 
 /* The keys of obj over the defaults already in *a: 0 or -1. */
-static int parse(struct rd *r, struct sc_app *a, const json_t *obj, const char *path)
+static int parse(struct sc_lint *r, struct sc_app *a, const json_t *obj, const char *path)
 {
     static const char *const keys[] = { "boot_s",          "workers", "queue_limit", "service_ms",
                                         "cpu_per_request", "cpu_ms",  "error_rate",  "slow",
@@ -253,9 +200,10 @@ static int parse(struct rd *r, struct sc_app *a, const json_t *obj, const char *
     int rc;
 
     if (!json_is_object(obj))
-        return fail(r, path, "must be an object, not %s", obj ? sc_json_type_name(obj) : "nothing");
-    if (check_keys(r, obj, path, keys) != 0 ||
-        get_num(r, obj, path, "boot_s", 0, 86400, &a->boot_s) < 0 ||
+        return sc_lint_fail(r, path, "must be an object, not %s",
+                            obj ? sc_json_type_name(obj) : "nothing");
+    sc_lint_check_keys(r, obj, path, keys);
+    if (get_num(r, obj, path, "boot_s", 0, 86400, &a->boot_s) < 0 ||
         get_int32(r, obj, path, "workers", 1, 100000, &a->workers) < 0)
         return -1;
     rc = get_num(r, obj, path, "cpu_per_request", 0, 1, &a->cpu_per_request);
@@ -263,7 +211,7 @@ static int parse(struct rd *r, struct sc_app *a, const json_t *obj, const char *
         return -1;
     if (rc > 0 && a->cpu_per_request <= 0) {
         path_key(p, path, "cpu_per_request");
-        return fail(r, p, "must be > 0");
+        return sc_lint_fail(r, p, "must be > 0");
     }
     if (get_int32(r, obj, path, "queue_limit", 0, 100000000, &a->queue_limit) < 0)
         return -1;
@@ -280,13 +228,13 @@ static int parse(struct rd *r, struct sc_app *a, const json_t *obj, const char *
         size_t n = s ? strlen(s) : 0;
 
         if (!s)
-            return fail(r, p, "must be a string, not %s", sc_json_type_name(v));
+            return sc_lint_fail(r, p, "must be a string, not %s", sc_json_type_name(v));
         if (s[0] != '/' || n >= sizeof(a->health_path))
-            return fail(r, p, "must be a path starting with / (at most %d bytes)",
-                        (int)sizeof(a->health_path) - 1);
+            return sc_lint_fail(r, p, "must be a path starting with / (at most %d bytes)",
+                                (int)sizeof(a->health_path) - 1);
         for (size_t i = 0; i < n; i++)
             if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] >= 0x7f)
-                return fail(r, p, "must be printable ASCII without spaces");
+                return sc_lint_fail(r, p, "must be printable ASCII without spaces");
         memcpy(a->health_path, s, n + 1);
     }
     rc = get_int(r, obj, path, "seed", 0, INT64_MAX, &seed);
@@ -297,27 +245,40 @@ static int parse(struct rd *r, struct sc_app *a, const json_t *obj, const char *
     return 0;
 }
 
+enum sc_status sc_app_parse_lint(struct sc_app *a, const json_t *obj, const char *path,
+                                 struct sc_lint *l)
+{
+    int before = sc_lint_errors(l);
+
+    sc_app_defaults(a);
+    parse(l, a, obj, path ? path : "");
+    return sc_lint_errors(l) > before ? SC_ERR_VALIDATION : SC_OK;
+}
+
 enum sc_status sc_app_parse(struct sc_app *a, const json_t *obj, const char *path, char *err,
                             size_t errlen)
 {
-    struct rd r = { err, errlen };
+    struct sc_lint l;
+    enum sc_status st;
 
-    if (err && errlen)
-        err[0] = '\0';
-    sc_app_defaults(a);
-    return parse(&r, a, obj, path ? path : "") < 0 ? SC_ERR_VALIDATION : SC_OK;
+    sc_lint_init(&l, err, errlen, NULL, 0);
+    st = sc_app_parse_lint(a, obj, path, &l);
+    sc_lint_finish(&l);
+    return st;
 }
 
 enum sc_status sc_app_parse_text(struct sc_app *a, const char *text, char *err, size_t errlen)
 {
-    struct rd r = { err, errlen };
     json_error_t jerr;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
     enum sc_status st;
 
     if (!root) {
+        struct sc_lint l;
+
         sc_app_defaults(a);
-        fail(&r, "", "not JSON: %s (line %d column %d)", jerr.text, jerr.line, jerr.column);
+        sc_lint_init(&l, err, errlen, NULL, 0);
+        sc_lint_fail(&l, "", "not JSON: %s (line %d column %d)", jerr.text, jerr.line, jerr.column);
         return SC_ERR_VALIDATION;
     }
     st = sc_app_parse(a, root, NULL, err, errlen);

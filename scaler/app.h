@@ -76,6 +76,12 @@ void sc_app_defaults(struct sc_app *a);
  * (errlen bytes, may be 0); *a is then unspecified. */
 enum sc_status sc_app_parse(struct sc_app *a, const json_t *obj, const char *path, char *err,
                             size_t errlen);
+/* The same, reporting into a reader's lint (scaler/lint.h) beside the rest of its file:
+ * every unknown key (with "did you mean") and the first wrong value. SC_ERR_VALIDATION
+ * when it added an error. */
+struct sc_lint;
+enum sc_status sc_app_parse_lint(struct sc_app *a, const json_t *obj, const char *path,
+                                 struct sc_lint *l);
 /* The same from JSON text (the emulator's --profile and UserData); not JSON, or not an
  * object, is an error too. */
 enum sc_status sc_app_parse_text(struct sc_app *a, const char *text, char *err, size_t errlen);

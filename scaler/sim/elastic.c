@@ -2,6 +2,7 @@
 #include "scaler/sim/elastic.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double clean(double v)
@@ -167,4 +168,27 @@ int sim_elastic_diff(const int64_t *ta, const double *va, int na, const int64_t 
     out->final_a = va[ia];
     out->final_b = vb[ib];
     return 0;
+}
+
+void sim_elastic_demand_basis(const struct sim_scenario *sc, int g, struct sim_demand_basis *out)
+{
+    const char *group = g >= 0 && g < sc->ngroups ? sc->groups[g].name : NULL;
+
+    out->cpu_pct = sc->demand_target_pct;
+    snprintf(out->source, sizeof(out->source), "%s",
+             sc->has_demand_target_pct ? "demand_target_pct" : "default");
+    if (sc->has_demand_target_pct || !group)
+        return;
+    for (int i = 0; i < sc->npolicies; i++) {
+        const struct sim_policy *pl = &sc->policies[i];
+        if (pl->type != SIM_POLICY_TARGET || !pl->group || strcmp(pl->group, group) != 0 ||
+            !pl->predefined_metric ||
+            strcmp(pl->predefined_metric, "ASGAverageCPUUtilization") != 0)
+            continue;
+        if (!(pl->target_value > 0))
+            continue;
+        out->cpu_pct = pl->target_value < 100 ? pl->target_value : 100;
+        snprintf(out->source, sizeof(out->source), "target-tracking policy \"%s\"", pl->name);
+        return;
+    }
 }

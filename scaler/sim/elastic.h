@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "scaler/sim/scenario.h"
 #include "scaler/sim/timeline.h"
 
 /* The accumulator. Fields are private; read results with sim_elastic_result(). */
@@ -88,6 +89,20 @@ struct sim_elastic_sink {
 
 void sim_elastic_sink_init(struct sim_elastic_sink *sink, int ngroups);
 void sim_elastic_sink_on_sample(const struct sim_sample *s, void *ud);
+
+/* The demand basis of a group: the CPU utilization (%) demand is computed at (the fewest
+ * instances keeping the group's CPU at or below it), and where it comes from. In order:
+ * the scenario's demand_target_pct when the file sets it; else the target value of the
+ * group's first target-tracking policy on ASGAverageCPUUtilization (the policy keeps the
+ * group there, so that is its demand); else 70 %. Every output prints it beside the
+ * figures (docs/elasticity.md). */
+struct sim_demand_basis {
+    double cpu_pct;
+    char source[SIM_PATH_MAX + 64]; /* "target-tracking policy \"cpu50\"", "demand_target_pct",
+                                       "default" */
+};
+
+void sim_elastic_demand_basis(const struct sim_scenario *sc, int g, struct sim_demand_basis *out);
 
 /* How far apart two capacity timelines are (predicted vs observed): both are step
  * functions given as n points (t_ms ascending, value), each value holding until the next

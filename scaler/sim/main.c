@@ -18,6 +18,7 @@
 #include "scaler/sim/report.h"
 #include "scaler/sim/run.h"
 #include "scaler/sim/scenario.h"
+#include "scaler/sim/sweep.h"
 #include "scaler/sim/timeline.h"
 
 #define SCALER_VERSION "0.1.0"
@@ -29,9 +30,13 @@ struct opts {
     int mode; /* SIM_MODE_AUTO, SIM_MODE_DES, SIM_MODE_FLUID */
     int json;
     int quiet;
+    int lenient;
     const char *report;
     const char *junit;
     const char *sweep;
+    int csv;         /* --csv: the sweep as CSV */
+    const char *svg; /* --svg FILE: the sweep's plot */
+    int fail_exit;   /* --fail-exit: a sweep exits 3 when a row's expectations failed */
     int64_t sample_ms;
     int64_t tick_us;
 };
@@ -57,10 +62,16 @@ static void usage(FILE *f)
             "                      with the line stderr prints\n"
             "  --sweep P=FROM:TO:STEP\n"
             "                      run once per value of the number at JSON path P (e.g.\n"
-            "                      alarms.high-cpu.threshold=60:90:10) and print the figures\n"
+            "                      alarms.high-cpu.threshold=60:90:10; a key left at its\n"
+            "                      default is added) and print a row of figures per value and\n"
+            "                      group, with a legend; --json or --csv print them as data\n"
+            "  --svg FILE.svg      with --sweep: plot the figures over the parameter\n"
+            "  --fail-exit         with --sweep: exit 3 when a row's expectations failed\n"
             "  --sample DUR        sample interval of the timeline (default: the scenario's, 60s)\n"
             "  --tick DUR          fluid-mode step (default 1s)\n"
             "  --quiet             no timeline table, only the summary\n"
+            "  --lenient           an alarm or policy dimension naming no group or load\n"
+            "                      balancer of the scenario is a warning, not an error\n"
             "  --help, --version\n"
             "\n"
             "exit status: 0 every expectation holds; 3 one failed; 2 bad scenario or usage;\n"
@@ -282,7 +293,10 @@ static int run_sweep(const struct opts *o)
     const char *eq = strchr(o->sweep, '=');
     double from, to, step;
     char *text, *end;
-    int nvalues, status = 0;
+    int nvalues, status = 0, added = 0, any_failed = 0;
+    struct sim_sweep out = { 0 };
+    char **names = NULL;
+    int nnames = 0;
 
     if (!eq || (size_t)(eq - o->sweep) >= sizeof(param) || eq == o->sweep)
         return usage_error("--sweep wants PARAM=FROM:TO:STEP, not '%s'", o->sweep);
@@ -307,7 +321,7 @@ static int run_sweep(const struct opts *o)
     }
     for (int i = 0; i < nvalues; i++) {
         double v = from + i * step;
-        char *t = sim_scenario_set_param(text, param, v, err);
+        char *t = sim_scenario_set_param_ex(text, param, v, &added, err);
         struct sim_scenario *sc;
         struct sinks s;
         struct sim_run_config rc = { 0 };
@@ -316,20 +330,30 @@ static int run_sweep(const struct opts *o)
         int rv;
         if (!t) {
             fprintf(stderr, "scaler: %s: %s\n", o->file, err);
-            free(text);
-            return 2;
+            status = 2;
+            goto out;
         }
-        sc = sim_scenario_parse(t, o->file, err);
+        sc = sim_scenario_parse_flags(t, o->file, o->lenient ? SIM_SCENARIO_LENIENT : 0, err);
         free(t);
         if (!sc) {
-            fprintf(stderr, "scaler: %s (%s=%g): %s\n", o->file, param, v, err);
-            free(text);
-            return 2;
+            char where[512];
+            snprintf(where, sizeof(where), "%s (%s=%g)", o->file, param, v);
+            sim_scenario_print_lines(stderr, "scaler", where, err, 0);
+            status = 2;
+            goto out;
         }
-        if (i == 0) { /* the header once the parameter is known to exist */
+        if (i == 0)
+            sim_scenario_print_lines(stderr, "scaler", o->file, sc->warnings, 1);
+        if (i == 0) {
             warn_emulator_only(sc);
-            printf("%-12s %6s %10s %8s %8s %8s %8s %8s %8s %9s %8s\n", param, "group", "inst-h",
-                   "thetaU%", "thetaO%", "tauU%", "tauO%", "instab%", "failed%", "p99ms", "expect");
+            out.param = param;
+            out.scenario = cm_xstrdup(sc->name);
+            out.defaulted = added;
+            out.rows = cm_xcalloc((size_t)nvalues * (size_t)sc->ngroups + 1, sizeof(*out.rows));
+            names = cm_xcalloc((size_t)sc->ngroups + 1, sizeof(*names));
+            for (int g = 0; g < sc->ngroups; g++)
+                names[g] = cm_xstrdup(sc->groups[g].name);
+            nnames = sc->ngroups;
         }
         memset(&s, 0, sizeof(s));
         s.o = o;
@@ -353,25 +377,54 @@ static int run_sweep(const struct opts *o)
             sim_run_result_cleanup(&r);
             sim_checker_destroy(s.checker);
             sim_scenario_destroy(sc);
-            free(text);
-            return rv;
+            status = rv;
+            goto out;
         }
         sim_checker_finish(s.checker, r.end_ms);
-        for (int g = 0; g < sc->ngroups; g++) {
+        any_failed |= sim_checker_failed(s.checker) != 0;
+        for (int g = 0; g < sc->ngroups && g < nnames; g++) {
             struct sim_elastic_result er;
+            struct sim_sweep_row *row = &out.rows[out.nrows++];
             double tot = r.completed + r.failed;
             sim_elastic_result(&s.elastic.groups[g], r.end_ms, &er);
-            printf("%-12g %6s %10.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.3f %9.1f %8s\n", v,
-                   sc->groups[g].name, er.cost_instance_hours, er.theta_u_pct, er.theta_o_pct,
-                   er.tau_u_pct, er.tau_o_pct, er.instability_pct,
-                   tot > 0 ? 100.0 * r.failed / tot : 0.0, r.p99_ms,
-                   sim_checker_failed(s.checker) ? "FAIL" : "ok");
+            row->value = v;
+            row->group = names[g];
+            row->instance_hours = er.cost_instance_hours;
+            row->theta_u_pct = er.theta_u_pct;
+            row->theta_o_pct = er.theta_o_pct;
+            row->tau_u_pct = er.tau_u_pct;
+            row->tau_o_pct = er.tau_o_pct;
+            row->instability_pct = er.instability_pct;
+            row->failed_pct = tot > 0 ? 100.0 * r.failed / tot : 0.0;
+            row->p99_ms = r.p99_ms;
+            row->expect_failed = sim_checker_failed(s.checker) != 0;
         }
         sim_run_result_cleanup(&r);
         sim_timeline_destroy(tl);
         sim_checker_destroy(s.checker);
         sim_scenario_destroy(sc);
     }
+    if (o->json)
+        sim_sweep_print_json(stdout, &out);
+    else if (o->csv)
+        sim_sweep_print_csv(stdout, &out);
+    else
+        sim_sweep_print_table(stdout, &out);
+    if (o->svg && sim_sweep_write_svg(o->svg, &out) != 0) {
+        fprintf(stderr, "scaler: %s: cannot write the plot: %s\n", o->svg, strerror(errno));
+        status = 1;
+    }
+    if (status == 0 && o->fail_exit && any_failed) {
+        fprintf(stderr, "scaler: %s: --fail-exit: a row's expectations failed\n", o->file);
+        status = 3;
+    }
+out:
+    fflush(stdout);
+    for (int g = 0; g < nnames; g++)
+        free(names[g]);
+    free(names);
+    free(out.rows);
+    free((char *)out.scenario);
     free(text);
     return status;
 }
@@ -427,6 +480,18 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
     case 'q':
         o->quiet = 1;
         return -1;
+    case 'L':
+        o->lenient = 1;
+        return -1;
+    case 'C':
+        o->csv = 1;
+        return -1;
+    case 'G':
+        o->svg = arg;
+        return -1;
+    case 'F':
+        o->fail_exit = 1;
+        return -1;
     case 'h':
         usage(stdout);
         return 0;
@@ -448,6 +513,8 @@ int main(int argc, char **argv)
         { "junit", required_argument, NULL, 'J' },  { "sweep", required_argument, NULL, 'w' },
         { "sample", required_argument, NULL, 'S' }, { "tick", required_argument, NULL, 't' },
         { "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+        { "lenient", no_argument, NULL, 'L' },      { "csv", no_argument, NULL, 'C' },
+        { "svg", required_argument, NULL, 'G' },    { "fail-exit", no_argument, NULL, 'F' },
         { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
     };
     struct opts o = { 0 };
@@ -473,16 +540,20 @@ int main(int argc, char **argv)
         return usage_error("one scenario file at a time ('%s' and '%s')", argv[optind + 1],
                            argv[optind + 2]);
     o.file = argv[optind + 1];
-    if (o.sweep && (o.json || o.report || o.junit))
-        return usage_error(
-            "--sweep prints a table; it does not combine with --json, --report or --junit");
+    if (o.sweep && (o.report || o.junit))
+        return usage_error("--sweep prints a table; it does not combine with --report or --junit");
+    if (!o.sweep && (o.csv || o.svg || o.fail_exit))
+        return usage_error("--csv, --svg and --fail-exit are for --sweep");
+    if (o.csv && o.json)
+        return usage_error("--csv and --json exclude each other");
     if (o.sweep)
         return run_sweep(&o);
-    sc = sim_scenario_load(o.file, err);
+    sc = sim_scenario_load_flags(o.file, o.lenient ? SIM_SCENARIO_LENIENT : 0, err);
     if (!sc) {
-        fprintf(stderr, "scaler: %s: %s\n", o.file, err);
+        sim_scenario_print_lines(stderr, "scaler", o.file, err, 0);
         return 2;
     }
+    sim_scenario_print_lines(stderr, "scaler", o.file, sc->warnings, 1);
     warn_emulator_only(sc);
     rv = run_once(&o, sc);
     sim_scenario_destroy(sc);

@@ -312,6 +312,13 @@ void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
         sim_out_json_num(f, er.instability_pct);
         fputs(",\"jitter_per_h\":", f);
         sim_out_json_num(f, er.jitter_per_h);
+        if (tc->group_demand_pct) {
+            fputs(",\"demand_basis\":{\"cpu_pct\":", f);
+            sim_out_json_num(f, tc->group_demand_pct[g]);
+            fputs(",\"source\":", f);
+            sim_out_json_str(f, tc->group_demand_source[g]);
+            fputc('}', f);
+        }
         fputc('}', f);
     }
     fputs("]},\n\"expectations\":[", f);
@@ -363,6 +370,9 @@ void sim_out_print_summary(FILE *f, const char *scenario, const char *how, const
                 tc->group_names[g], r->final_desired[g], r->final_in_service[g],
                 er.cost_instance_hours, er.theta_u_pct, er.theta_o_pct, er.tau_u_pct, er.tau_o_pct,
                 er.instability_pct, er.jitter_per_h, er.mean_demand, er.mean_supply);
+        if (tc->group_demand_pct)
+            fprintf(f, "  demand basis: instances to keep CPU at or below %g %% (%s)\n",
+                    tc->group_demand_pct[g], tc->group_demand_source[g]);
     }
 }
 

@@ -506,6 +506,7 @@ static void table_elasticity(struct page *p)
         "mean demand / mean supply (instances)",
         "cost (instance-hours billed)",
         "InService instance-hours",
+        "demand basis (CPU % demand is counted at)",
     };
     int ng = p->cfg->ngroups;
     struct sim_elastic_result *r = cm_xcalloc(ng > 0 ? (size_t)ng : 1, sizeof(*r));
@@ -559,16 +560,27 @@ static void table_elasticity(struct page *p)
             case 8:
                 printf_(p, "<td>%.2f</td>", x->cost_instance_hours);
                 break;
-            default:
+            case 9:
                 printf_(p, "<td>%.2f</td>", x->supply_instance_hours);
+                break;
+            default:
+                if (p->cfg->group_demand_pct) {
+                    printf_(p, "<td>%g %% (", p->cfg->group_demand_pct[g]);
+                    esc(p, p->cfg->group_demand_source[g]);
+                    puts_(p, ")</td>");
+                } else {
+                    puts_(p, "<td>n/a</td>");
+                }
                 break;
             }
         }
         puts_(p, "</tr>\n");
     }
     puts_(p, "</table>\n<p class=\"note\">Definitions: SPEC Research Group elasticity metrics "
-             "(Herbst et al., ICAC 2013; TOMPECS 2018); demand = instances needed at the "
-             "target utilization, supply = InService; see docs/elasticity.md.</p>\n");
+             "(Herbst et al., ICAC 2013; TOMPECS 2018); demand = instances needed to keep "
+             "the group's CPU at or below its demand basis (the row above: the scenario's "
+             "demand_target_pct, else its target-tracking policy's CPU target, else 70 %), "
+             "supply = InService; see docs/elasticity.md.</p>\n");
     free(r);
 }
 

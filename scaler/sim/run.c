@@ -18,6 +18,7 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/run_internal.h"
 #include "scaler/world.h"
@@ -516,9 +517,17 @@ static void make_timeline(struct eng *e)
     struct sim_timeline_config tc = { 0 };
     const char *gnames[SIM_TIMELINE_MAX_GROUPS];
     struct sim_alarm_info ai[SIM_TIMELINE_MAX_ALARMS];
+    struct sim_demand_basis basis[SIM_TIMELINE_MAX_GROUPS];
+    const char *bsrc[SIM_TIMELINE_MAX_GROUPS];
+    double bpct[SIM_TIMELINE_MAX_GROUPS];
 
     for (int g = 0; g < e->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++)
         gnames[g] = e->sc->groups[g].name;
+    for (int g = 0; g < e->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++) {
+        sim_elastic_demand_basis(e->sc, g, &basis[g]);
+        bpct[g] = basis[g].cpu_pct;
+        bsrc[g] = basis[g].source;
+    }
     for (int i = 0; i < e->nalarms; i++) {
         const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
         ai[i].name = e->alarms[i].name;
@@ -537,6 +546,8 @@ static void make_timeline(struct eng *e)
     tc.scenario_name = e->sc->name;
     tc.ngroups = e->sc->ngroups;
     tc.group_names = gnames;
+    tc.group_demand_pct = bpct;
+    tc.group_demand_source = bsrc;
     tc.nalarms = e->nalarms;
     tc.alarms = ai;
     e->tl = sim_timeline_create(&tc);

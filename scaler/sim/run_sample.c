@@ -11,6 +11,7 @@
 #include "scaler/asg.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/elb.h"
+#include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/run_internal.h"
 
@@ -295,20 +296,22 @@ void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker
     for (int g = 0; g < e->sc->ngroups; g++) {
         const struct sc_asg_group_info *gi = sc_asg_group_find(e->asg, e->sc->groups[g].name);
         struct sim_group_sample *o = &gs[g];
+        struct sim_demand_basis basis;
         memset(o, 0, sizeof(*o));
+        sim_elastic_demand_basis(e->sc, g, &basis);
         if (gi) {
             o->desired = gi->desired_capacity;
             sc_asg_group_lifecycle_counts(gi, &o->pending, &o->in_service, &o->terminating);
         }
         o->cpu_pct = gcap[g] > 0 ? 100.0 * gbusy[g] / gcap[g] : NAN;
-        o->demand = e->groups[g].lb >= 0
-                        ? sim_model_demand(e->model, e->groups[g].lb, e->groups[g].app,
-                                           e->sc->demand_target_pct,
-                                           1.0 / (e->lbs[e->groups[g].lb].ngroups_behind
-                                                      ? e->lbs[e->groups[g].lb].ngroups_behind
-                                                      : 1),
-                                           t0, t1)
-                        : 0;
+        o->demand =
+            e->groups[g].lb >= 0
+                ? sim_model_demand(e->model, e->groups[g].lb, e->groups[g].app, basis.cpu_pct,
+                                   1.0 / (e->lbs[e->groups[g].lb].ngroups_behind
+                                              ? e->lbs[e->groups[g].lb].ngroups_behind
+                                              : 1),
+                                   t0, t1)
+                : 0;
     }
     for (int i = 0; i < e->nalarms; i++)
         as[i] = to_sim_state(e->alarms[i].last);

@@ -15,19 +15,16 @@
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "scaler/civil.h"
+#include "scaler/lint.h"
 #include "scaler/save.h"
 #include "scaler/sim/scenario_internal.h"
 
 int fail(struct ctx *c, const char *path, const char *fmt, ...)
 {
     va_list ap;
-    int n;
 
-    n = snprintf(c->err, SIM_ERR_MAX, "%s: ", path);
-    if (n < 0 || n >= SIM_ERR_MAX)
-        return -1;
     va_start(ap, fmt);
-    vsnprintf(c->err + n, (size_t)(SIM_ERR_MAX - n), fmt, ap);
+    sc_lint_vfail(c->lint, path, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -48,43 +45,19 @@ void path_join(char *out, const char *base, const char *tail)
 
 void path_key(char *out, const char *base, const char *key)
 {
-    char tail[SIM_PATH_MAX];
-    size_t n = strlen(key);
-
-    if (n > SIM_PATH_MAX - 2)
-        n = SIM_PATH_MAX - 2;
-    tail[0] = '.';
-    memcpy(tail + 1, key, n);
-    tail[n + 1] = '\0';
-    path_join(out, base, tail);
+    sc_lint_path_key(out, SIM_PATH_MAX, base, key);
 }
 
 void path_idx(char *out, const char *base, size_t i)
 {
-    char tail[32];
-
-    snprintf(tail, sizeof(tail), "[%zu]", i);
-    path_join(out, base, tail);
+    sc_lint_path_idx(out, SIM_PATH_MAX, base, i);
 }
 
-/* Unknown keys are errors: a typo must not silently change a scenario. */
+/* Unknown keys are errors: a typo must not silently change a scenario. Each is reported
+ * (with a "did you mean") and the reader goes on, so one run names them all. */
 int check_keys(struct ctx *c, const json_t *obj, const char *path, const char *const *allowed)
 {
-    /* keys only: json_object_foreach's order without its value variable */
-    for (void *it = json_object_iter((json_t *)obj); it;
-         it = json_object_iter_next((json_t *)obj, it)) {
-        const char *key = json_object_iter_key(it);
-        int ok = 0;
-
-        for (const char *const *a = allowed; *a; a++)
-            if (strcmp(*a, key) == 0)
-                ok = 1;
-        if (!ok) {
-            char p[SIM_PATH_MAX];
-            path_key(p, path, key);
-            return fail(c, p, "unknown key");
-        }
-    }
+    sc_lint_check_keys(c->lint, obj, path, allowed);
     return 0;
 }
 
@@ -345,41 +318,130 @@ _Static_assert(offsetof(struct sim_group, name) == SIM_PATH_MAX, "path then name
 _Static_assert(offsetof(struct sim_policy, name) == SIM_PATH_MAX, "path then name");
 _Static_assert(offsetof(struct sim_alarm, name) == SIM_PATH_MAX, "path then name");
 
-static int check_unique(struct ctx *c, const char *kind, int n, size_t stride, const char *base)
+/* The name (of n objects stride bytes apart from base, each a path then a name) closest
+ * to word, for a "did you mean"; NULL when none is close. */
+static const char *near_name(const char *word, int n, size_t stride, const void *base)
+{
+    const char **names;
+    const char *near;
+
+    if (!word || n <= 0)
+        return NULL;
+    names = cm_xcalloc((size_t)n, sizeof(*names));
+    for (int i = 0; i < n; i++)
+        names[i] = *(char *const *)((const char *)base + (size_t)i * stride + SIM_PATH_MAX);
+    near = sc_lint_suggest_n(word, names, n);
+    free(names);
+    return near;
+}
+
+#define NEAR(arr, count, word) near_name((word), sc->count, sizeof(*sc->arr), sc->arr)
+
+/* " (did you mean "x"?)" or "". */
+static const char *dym(char *buf, size_t cap, const char *near)
+{
+    if (!near)
+        return "";
+    snprintf(buf, cap, " (did you mean \"%s\"?)", near);
+    return buf;
+}
+
+static void check_unique(struct ctx *c, const char *kind, int n, size_t stride, const char *base)
 {
     for (int i = 0; i < n; i++) {
         const char *pi = base + (size_t)i * stride;
         const char *ni = *(char *const *)(pi + SIM_PATH_MAX);
+        if (!ni)
+            continue; /* its "name" is already an error */
         for (int j = 0; j < i; j++) {
             const char *nj = *(char *const *)(base + (size_t)j * stride + SIM_PATH_MAX);
-            if (strcmp(ni, nj) == 0) {
+            if (nj && strcmp(ni, nj) == 0) {
                 char p[SIM_PATH_MAX];
                 path_key(p, pi, "name");
-                return fail(c, p, "a second %s named \"%s\"", kind, ni);
+                fail(c, p, "a second %s named \"%s\"", kind, ni);
+                break;
             }
         }
     }
-    return 0;
 }
 
-static int check_refs(struct ctx *c, struct sim_scenario *sc)
+/* A dimension that names a group or load balancer (AutoScalingGroupName, LoadBalancerName)
+ * must name one of the scenario's: else the alarm or policy reads a series nothing writes
+ * and never gets data. AWS accepts such a dimension, so --lenient makes it a warning. */
+static void check_dimension(struct ctx *c, const struct sim_scenario *sc, const char *path,
+                            const char *name, const char *value)
 {
-    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    char p[SIM_PATH_MAX], buf[SIM_PATH_MAX + 32];
+    const char *kind, *near;
+
+    if (!name || !value)
+        return;
+    if (strcmp(name, "AutoScalingGroupName") == 0) {
+        if (sim_scenario_group_index(sc, value) >= 0)
+            return;
+        kind = "group";
+        near = NEAR(groups, ngroups, value);
+    } else if (strcmp(name, "LoadBalancerName") == 0) {
+        if (sim_scenario_lb_index(sc, value) >= 0)
+            return;
+        kind = "load balancer";
+        near = NEAR(lbs, nlbs, value);
+    } else {
+        return;
+    }
+    path_key(p, path, name);
+    if (c->lenient)
+        sc_lint_warn(c->lint, p, "\"%s\" names no %s of the scenario%s: it never gets data", value,
+                     kind, dym(buf, sizeof(buf), near));
+    else
+        fail(c, p, "\"%s\" names no %s of the scenario%s", value, kind,
+             dym(buf, sizeof(buf), near));
+}
+
+static void check_dimensions(struct ctx *c, const struct sim_scenario *sc)
+{
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], pd[SIM_PATH_MAX];
+
+    for (int i = 0; i < sc->nalarms; i++) {
+        const struct sim_alarm *a = &sc->alarms[i];
+        path_key(p, a->path, "dimensions");
+        for (int j = 0; j < a->ndimensions; j++)
+            check_dimension(c, sc, p, a->dimensions[j].name, a->dimensions[j].value);
+    }
+    for (int i = 0; i < sc->npolicies; i++) {
+        const struct sim_policy *pl = &sc->policies[i];
+        path_key(p, pl->path, "target");
+        path_key(pi, p, "metrics");
+        for (int j = 0; j < pl->nmetrics; j++) {
+            const struct sc_alarm_query *q = &pl->metrics[j];
+            path_idx(p, pi, (size_t)j);
+            path_key(pd, p, "metric");
+            path_key(p, pd, "dimensions");
+            for (int k = 0; k < q->metric.n_dimensions; k++)
+                check_dimension(c, sc, p, q->metric.dimensions[k].name,
+                                q->metric.dimensions[k].value);
+        }
+    }
+}
+
+/* Every reference error is reported; an object whose own reading failed may have a NULL
+ * name or reference, which is skipped here (it is already an error). */
+static void check_refs(struct ctx *c, struct sim_scenario *sc)
+{
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], buf[SIM_PATH_MAX + 32];
 
     /* each struct starts with path[SIM_PATH_MAX] then char *name */
-    if (check_unique(c, "load balancer", sc->nlbs, sizeof(*sc->lbs), (const char *)sc->lbs) ||
-        check_unique(c, "launch configuration", sc->nlcs, sizeof(*sc->lcs),
-                     (const char *)sc->lcs) ||
-        check_unique(c, "group", sc->ngroups, sizeof(*sc->groups), (const char *)sc->groups) ||
-        check_unique(c, "policy", sc->npolicies, sizeof(*sc->policies),
-                     (const char *)sc->policies) ||
-        check_unique(c, "alarm", sc->nalarms, sizeof(*sc->alarms), (const char *)sc->alarms))
-        return -1;
+    check_unique(c, "load balancer", sc->nlbs, sizeof(*sc->lbs), (const char *)sc->lbs);
+    check_unique(c, "launch configuration", sc->nlcs, sizeof(*sc->lcs), (const char *)sc->lcs);
+    check_unique(c, "group", sc->ngroups, sizeof(*sc->groups), (const char *)sc->groups);
+    check_unique(c, "policy", sc->npolicies, sizeof(*sc->policies), (const char *)sc->policies);
+    check_unique(c, "alarm", sc->nalarms, sizeof(*sc->alarms), (const char *)sc->alarms);
     for (int i = 0; i < sc->ngroups; i++) {
         struct sim_group *g = &sc->groups[i];
-        if (sim_scenario_lc_index(sc, g->launch_configuration) < 0) {
+        if (g->launch_configuration && sim_scenario_lc_index(sc, g->launch_configuration) < 0) {
             path_key(p, g->path, "launch_configuration");
-            return fail(c, p, "no launch configuration named \"%s\"", g->launch_configuration);
+            fail(c, p, "no launch configuration named \"%s\"%s", g->launch_configuration,
+                 dym(buf, sizeof(buf), NEAR(lcs, nlcs, g->launch_configuration)));
         }
         if (g->refresh.launch_configuration &&
             sim_scenario_lc_index(sc, g->refresh.launch_configuration) < 0) {
@@ -392,15 +454,17 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
             if (sim_scenario_lb_index(sc, g->load_balancers[j]) < 0) {
                 path_key(p, g->path, "load_balancers");
                 path_idx(pi, p, (size_t)j);
-                return fail(c, pi, "no load balancer named \"%s\"", g->load_balancers[j]);
+                fail(c, pi, "no load balancer named \"%s\"%s", g->load_balancers[j],
+                     dym(buf, sizeof(buf), NEAR(lbs, nlbs, g->load_balancers[j])));
             }
         }
     }
     for (int i = 0; i < sc->npolicies; i++) {
         struct sim_policy *pl = &sc->policies[i];
-        if (sim_scenario_group_index(sc, pl->group) < 0) {
+        if (pl->group && sim_scenario_group_index(sc, pl->group) < 0) {
             path_key(p, pl->path, "group");
-            return fail(c, p, "no group named \"%s\"", pl->group);
+            fail(c, p, "no group named \"%s\"%s", pl->group,
+                 dym(buf, sizeof(buf), NEAR(groups, ngroups, pl->group)));
         }
     }
     for (int i = 0; i < sc->nalarms; i++) {
@@ -408,17 +472,14 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
         for (int j = 0; j < a->nactions + a->nok_actions; j++) {
             int ok = j >= a->nactions;
             const char *name = ok ? a->ok_actions[j - a->nactions] : a->actions[j];
-            if (sim_scenario_policy_index(sc, name) < 0) {
-                path_key(p, a->path, ok ? "ok_actions" : "actions");
-                path_idx(pi, p, (size_t)(ok ? j - a->nactions : j));
-                return fail(c, pi, "no policy named \"%s\"", name);
-            }
-            if (sc->policies[sim_scenario_policy_index(sc, name)].type == SIM_POLICY_TARGET) {
-                path_key(p, a->path, ok ? "ok_actions" : "actions");
-                path_idx(pi, p, (size_t)(ok ? j - a->nactions : j));
-                return fail(c, pi, "policy \"%s\" is target tracking: it makes its own alarms",
-                            name);
-            }
+            int k = sim_scenario_policy_index(sc, name);
+            path_key(p, a->path, ok ? "ok_actions" : "actions");
+            path_idx(pi, p, (size_t)(ok ? j - a->nactions : j));
+            if (k < 0)
+                fail(c, pi, "no policy named \"%s\"%s", name,
+                     dym(buf, sizeof(buf), NEAR(policies, npolicies, name)));
+            else if (sc->policies[k].type == SIM_POLICY_TARGET)
+                fail(c, pi, "policy \"%s\" is target tracking: it makes its own alarms", name);
         }
     }
     for (int i = 0; i < sc->nphases; i++) {
@@ -426,14 +487,16 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
         if (!ph->target) {
             if (sc->nlbs != 1) {
                 path_key(p, ph->path, "target");
-                return fail(c, p,
-                            sc->nlbs ? "missing: which load balancer gets the load?"
-                                     : "missing: the scenario has no load balancer");
+                fail(c, p,
+                     sc->nlbs ? "missing: which load balancer gets the load?"
+                              : "missing: the scenario has no load balancer");
+            } else if (sc->lbs[0].name) {
+                ph->target = cm_xstrdup(sc->lbs[0].name);
             }
-            ph->target = cm_xstrdup(sc->lbs[0].name);
         } else if (sim_scenario_lb_index(sc, ph->target) < 0) {
             path_key(p, ph->path, "target");
-            return fail(c, p, "no load balancer named \"%s\"", ph->target);
+            fail(c, p, "no load balancer named \"%s\"%s", ph->target,
+                 dym(buf, sizeof(buf), NEAR(lbs, nlbs, ph->target)));
         }
     }
     for (int i = 0; i < sc->nfaults; i++) {
@@ -443,11 +506,13 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
         if (!f->group) {
             if (sc->ngroups != 1) {
                 path_key(p, f->path, "group");
-                return fail(c, p, "missing: which group?");
+                fail(c, p, "missing: which group?");
+            } else if (sc->groups[0].name) {
+                f->group = cm_xstrdup(sc->groups[0].name);
             }
-            f->group = cm_xstrdup(sc->groups[0].name);
         } else if (sim_scenario_group_index(sc, f->group) < 0) {
-            return fail(c, f->path, "no group named \"%s\"", f->group);
+            fail(c, f->path, "no group named \"%s\"%s", f->group,
+                 dym(buf, sizeof(buf), NEAR(groups, ngroups, f->group)));
         }
     }
     for (int i = 0; i < sc->nexpects; i++) {
@@ -458,25 +523,48 @@ static int check_refs(struct ctx *c, struct sim_scenario *sc)
         if (!needs_group) {
             if (e->group) {
                 path_key(p, e->path, "group");
-                return fail(c, p, "not used by this check (it covers every request)");
+                fail(c, p, "not used by this check (it covers every request)");
             }
             continue;
         }
         if (!e->group) {
             if (sc->ngroups != 1) {
                 path_key(p, e->path, "group");
-                return fail(c, p, "missing: which group?");
+                fail(c, p, "missing: which group?");
+            } else if (sc->groups[0].name) {
+                e->group = cm_xstrdup(sc->groups[0].name);
             }
-            e->group = cm_xstrdup(sc->groups[0].name);
         } else if (sim_scenario_group_index(sc, e->group) < 0) {
+            /* not softened by --lenient: the check has nothing to read */
             path_key(p, e->path, "group");
-            return fail(c, p, "no group named \"%s\"", e->group);
+            fail(c, p, "no group named \"%s\"%s", e->group,
+                 dym(buf, sizeof(buf), NEAR(groups, ngroups, e->group)));
         }
     }
-    return 0;
+    check_dimensions(c, sc);
 }
+#undef NEAR
 
-struct sim_scenario *sim_scenario_parse(const char *text, const char *file, char *err)
+/* An array of objects of the file, each read by fn; every entry is read, even after one
+ * failed, so each one's errors are reported. */
+#define PARSE_EACH(obj, path, key, field, count, call)                                             \
+    do {                                                                                           \
+        json_t *arr_;                                                                              \
+        size_t n_;                                                                                 \
+        char p_[SIM_PATH_MAX], pi[SIM_PATH_MAX];                                                   \
+        if (get_obj_array(&c, obj, path, key, &arr_, &n_, p_) < 0)                                 \
+            n_ = 0;                                                                                \
+        sc->field = cm_xcalloc(n_ + 1, sizeof(*sc->field));                                        \
+        for (size_t i = 0; i < n_; i++) {                                                          \
+            json_t *o_ = json_array_get(arr_, i);                                                  \
+            path_idx(pi, p_, i);                                                                   \
+            sc->count++;                                                                           \
+            (void)(call);                                                                          \
+        }                                                                                          \
+    } while (0)
+
+struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file, int flags,
+                                              char *err)
 {
     static const char *const keys[] = { "name",
                                         "description",
@@ -495,129 +583,107 @@ struct sim_scenario *sim_scenario_parse(const char *text, const char *file, char
     static const char *const infra_keys[] = { "load_balancers", "launch_configurations",
                                               "groups",         "policies",
                                               "alarms",         NULL };
-    struct ctx c = { err, file };
+    struct sc_lint lint;
+    char warnings[SIM_ERR_MAX];
+    struct ctx c = { &lint, file, (flags & SIM_SCENARIO_LENIENT) != 0 };
     struct sim_scenario *sc = cm_xcalloc(1, sizeof(*sc));
     json_error_t jerr;
-    json_t *root, *infra, *arr;
-    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
-    size_t n;
-    double seed;
+    json_t *root, *infra;
+    double seed = 1;
+    int hd, hs;
+    int64_t parse_duration_ms;
 
-    err[0] = '\0';
+    sc_lint_init(&lint, err, SIM_ERR_MAX, warnings, sizeof(warnings));
     sc->file = cm_xstrdup(file ? file : "-");
     root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         snprintf(err, SIM_ERR_MAX, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
         goto fail;
     }
-    if (want_object(&c, root, "$") != 0 || check_keys(&c, root, "$", keys) != 0 ||
-        get_str(&c, root, "$", "name", 0, NULL, &sc->name) < 0 ||
-        get_str(&c, root, "$", "description", 0, NULL, &sc->description) < 0 ||
-        get_num(&c, root, "$", "seed", 0, 1, 0, 9007199254740991.0, &seed) < 0 ||
-        parse_start(&c, root, &sc->start_ms) != 0 ||
-        get_dur(&c, root, "$", "duration", 1, 0, &sc->duration_ms) < 0 ||
-        get_dur(&c, root, "$", "sample", 0, 60000, &sc->sample_ms) < 0 ||
-        get_num(&c, root, "$", "demand_target_pct", 0, 70, 1, 100, &sc->demand_target_pct) < 0 ||
-        get_str(&c, root, "$", "region", 0, "us-east-1", &sc->region) < 0 ||
-        get_str_array(&c, root, "$", "zones", 0, &sc->zones, &sc->nzones) < 0)
+    if (want_object(&c, root, "$") != 0)
         goto fail;
-    if (seed != floor(seed)) {
-        fail(&c, "$.seed", "must be a whole number");
-        goto fail;
+    check_keys(&c, root, "$", keys);
+    get_str(&c, root, "$", "name", 0, NULL, &sc->name);
+    get_str(&c, root, "$", "description", 0, NULL, &sc->description);
+    if (get_num(&c, root, "$", "seed", 0, 1, 0, 9007199254740991.0, &seed) >= 0) {
+        if (seed != floor(seed))
+            fail(&c, "$.seed", "must be a whole number");
+        else
+            sc->seed = (uint64_t)seed;
     }
-    sc->seed = (uint64_t)seed;
+    parse_start(&c, root, &sc->start_ms);
+    hd = get_dur(&c, root, "$", "duration", 1, 0, &sc->duration_ms);
+    if (hd > 0 && sc->duration_ms <= 0)
+        fail(&c, "$.duration", "must be > 0");
+    hs = get_dur(&c, root, "$", "sample", 0, 60000, &sc->sample_ms);
+    if (hs > 0 && sc->sample_ms < 1000)
+        fail(&c, "$.sample", "must be >= 1s");
+    sc->has_demand_target_pct =
+        get_num(&c, root, "$", "demand_target_pct", 0, 70, 1, 100, &sc->demand_target_pct) > 0;
+    get_str(&c, root, "$", "region", 0, "us-east-1", &sc->region);
+    get_str_array(&c, root, "$", "zones", 0, &sc->zones, &sc->nzones);
     if (!sc->name) {
         const char *base = file ? strrchr(file, '/') : NULL;
         base = base ? base + 1 : file ? file : "scenario";
         sc->name = cm_xstrndup(base, strcspn(base, "."));
     }
-    if (sc->duration_ms <= 0) {
-        fail(&c, "$.duration", "must be > 0");
-        goto fail;
-    }
-    if (sc->sample_ms < 1000) {
-        fail(&c, "$.sample", "must be >= 1s");
-        goto fail;
-    }
-    if (sc->nzones == 0) {
+    if (sc->nzones == 0 && sc->region) {
+        free_str_array(sc->zones, sc->nzones);
         sc->zones = cm_xcalloc(4, sizeof(char *));
         for (int i = 0; i < 3; i++)
             sc->zones[i] = cm_xasprintf("%s%c", sc->region, 'a' + i);
         sc->nzones = 3;
     }
+    /* the rest is read against a duration that cannot add errors of its own when the
+     * duration itself is wrong */
+    parse_duration_ms = sc->duration_ms > 0 ? sc->duration_ms : INT64_MAX / 4;
 
     infra = json_object_get(root, "infrastructure");
     if (!infra) {
         fail(&c, "$", "missing required key \"infrastructure\"");
-        goto fail;
+    } else if (want_object(&c, infra, "$.infrastructure") == 0) {
+        check_keys(&c, infra, "$.infrastructure", infra_keys);
+        PARSE_EACH(infra, "$.infrastructure", "load_balancers", lbs, nlbs,
+                   parse_lb(&c, o_, pi, &sc->lbs[i]));
+        PARSE_EACH(infra, "$.infrastructure", "launch_configurations", lcs, nlcs,
+                   parse_lc(&c, o_, pi, &sc->lcs[i]));
+        PARSE_EACH(infra, "$.infrastructure", "groups", groups, ngroups,
+                   parse_group(&c, o_, pi, &sc->groups[i]));
+        PARSE_EACH(infra, "$.infrastructure", "policies", policies, npolicies,
+                   parse_policy(&c, o_, pi, &sc->policies[i]));
+        PARSE_EACH(infra, "$.infrastructure", "alarms", alarms, nalarms,
+                   parse_alarm(&c, o_, pi, &sc->alarms[i]));
+        if (sc->ngroups == 0 &&
+            (!json_object_get(infra, "groups") || json_is_array(json_object_get(infra, "groups"))))
+            fail(&c, "$.infrastructure.groups", "needs at least one group");
     }
-    if (want_object(&c, infra, "$.infrastructure") != 0 ||
-        check_keys(&c, infra, "$.infrastructure", infra_keys) != 0)
+    PARSE_EACH(root, "$", "load", phases, nphases,
+               parse_phase(&c, o_, pi, &sc->phases[i], parse_duration_ms));
+    PARSE_EACH(root, "$", "faults", faults, nfaults, parse_fault(&c, o_, pi, &sc->faults[i]));
+    PARSE_EACH(root, "$", "expect", expects, nexpects,
+               parse_expect(&c, o_, pi, &sc->expects[i], parse_duration_ms));
+    check_refs(&c, sc);
+    if (sc_lint_errors(&lint) > 0)
         goto fail;
-
-#define PARSE_ARRAY(key, field, count, fn)                                                         \
-    do {                                                                                           \
-        if (get_obj_array(&c, infra, "$.infrastructure", key, &arr, &n, p) < 0)                    \
-            goto fail;                                                                             \
-        sc->field = cm_xcalloc(n + 1, sizeof(*sc->field));                                         \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            path_idx(pi, p, i);                                                                    \
-            sc->count++;                                                                           \
-            if (fn(&c, json_array_get(arr, i), pi, &sc->field[i]) != 0)                            \
-                goto fail;                                                                         \
-        }                                                                                          \
-    } while (0)
-
-    PARSE_ARRAY("load_balancers", lbs, nlbs, parse_lb);
-    PARSE_ARRAY("launch_configurations", lcs, nlcs, parse_lc);
-    PARSE_ARRAY("groups", groups, ngroups, parse_group);
-    PARSE_ARRAY("policies", policies, npolicies, parse_policy);
-    PARSE_ARRAY("alarms", alarms, nalarms, parse_alarm);
-#undef PARSE_ARRAY
-    if (sc->ngroups == 0) {
-        fail(&c, "$.infrastructure.groups", "needs at least one group");
-        goto fail;
-    }
-
-    if (get_obj_array(&c, root, "$", "load", &arr, &n, p) < 0)
-        goto fail;
-    sc->phases = cm_xcalloc(n + 1, sizeof(*sc->phases));
-    for (size_t i = 0; i < n; i++) {
-        path_idx(pi, p, i);
-        sc->nphases++;
-        if (parse_phase(&c, json_array_get(arr, i), pi, &sc->phases[i], sc->duration_ms) != 0)
-            goto fail;
-    }
-    if (get_obj_array(&c, root, "$", "faults", &arr, &n, p) < 0)
-        goto fail;
-    sc->faults = cm_xcalloc(n + 1, sizeof(*sc->faults));
-    for (size_t i = 0; i < n; i++) {
-        path_idx(pi, p, i);
-        sc->nfaults++;
-        if (parse_fault(&c, json_array_get(arr, i), pi, &sc->faults[i]) != 0)
-            goto fail;
-    }
-    if (get_obj_array(&c, root, "$", "expect", &arr, &n, p) < 0)
-        goto fail;
-    sc->expects = cm_xcalloc(n + 1, sizeof(*sc->expects));
-    for (size_t i = 0; i < n; i++) {
-        path_idx(pi, p, i);
-        sc->nexpects++;
-        if (parse_expect(&c, json_array_get(arr, i), pi, &sc->expects[i], sc->duration_ms) != 0)
-            goto fail;
-    }
-    if (check_refs(&c, sc) != 0)
-        goto fail;
+    sc->warnings = cm_xstrdup(warnings);
+    sc->nwarnings = lint.nwarnings;
     json_decref(root);
     return sc;
 
 fail:
+    sc_lint_finish(&lint);
     json_decref(root);
     sim_scenario_destroy(sc);
     return NULL;
 }
+#undef PARSE_EACH
 
-struct sim_scenario *sim_scenario_load(const char *file, char *err)
+struct sim_scenario *sim_scenario_parse(const char *text, const char *file, char *err)
+{
+    return sim_scenario_parse_flags(text, file, 0, err);
+}
+
+struct sim_scenario *sim_scenario_load_flags(const char *file, int flags, char *err)
 {
     FILE *f = fopen(file, "rb");
     struct sim_scenario *sc;
@@ -643,9 +709,14 @@ struct sim_scenario *sim_scenario_load(const char *file, char *err)
     }
     text[len] = '\0';
     fclose(f);
-    sc = sim_scenario_parse(text, file, err);
+    sc = sim_scenario_parse_flags(text, file, flags, err);
     free(text);
     return sc;
+}
+
+struct sim_scenario *sim_scenario_load(const char *file, char *err)
+{
+    return sim_scenario_load_flags(file, 0, err);
 }
 
 void sim_scenario_destroy(struct sim_scenario *sc)
@@ -745,6 +816,7 @@ void sim_scenario_destroy(struct sim_scenario *sc)
     free(sc->name);
     free(sc->description);
     free(sc->region);
+    free(sc->warnings);
     free(sc);
 }
 
@@ -753,7 +825,7 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         if (!name)                                                                                 \
             return -1;                                                                             \
         for (int i = 0; i < sc->count; i++)                                                        \
-            if (strcmp(sc->arr[i].name, name) == 0)                                                \
+            if (sc->arr[i].name && strcmp(sc->arr[i].name, name) == 0)                             \
                 return i;                                                                          \
         return -1;                                                                                 \
     } while (0)
@@ -779,8 +851,15 @@ int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name)
 }
 #undef FIND
 
-/* --sweep: a dotted path into the JSON, arrays addressed by element name or index. */
+/* --sweep: a dotted path into the JSON, arrays addressed by element name or index; a
+ * last key absent from its object is added (the reader then checks it is a key). */
 char *sim_scenario_set_param(const char *text, const char *param, double value, char *err)
+{
+    return sim_scenario_set_param_ex(text, param, value, NULL, err);
+}
+
+char *sim_scenario_set_param_ex(const char *text, const char *param, double value, int *added,
+                                char *err)
 {
     json_error_t jerr;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr), *cur, *next = NULL;
@@ -788,6 +867,8 @@ char *sim_scenario_set_param(const char *text, const char *param, double value, 
     json_t *parent = NULL;
 
     err[0] = '\0';
+    if (added)
+        *added = 0;
     if (!root) {
         snprintf(err, SIM_ERR_MAX, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
         return NULL;
@@ -819,6 +900,19 @@ char *sim_scenario_set_param(const char *text, const char *param, double value, 
                         next = e;
                 }
             }
+        }
+        if (!next && json_is_object(cur) && !strchr(param + (seg - copy), '.')) {
+            /* the last key, left at its default: swept from the value given */
+            json_object_set_new(cur, seg,
+                                value == floor(value) && fabs(value) < 9e15
+                                    ? json_integer((json_int_t)value)
+                                    : json_real(value));
+            if (added)
+                *added = 1;
+            parent = cur;
+            last_key = seg;
+            cur = json_object_get(cur, seg);
+            break;
         }
         if (!next) {
             snprintf(err, SIM_ERR_MAX, "--sweep %s: no \"%s\" in the scenario", param, seg);
@@ -859,4 +953,18 @@ out:
     free(copy);
     json_decref(root);
     return out;
+}
+
+void sim_scenario_print_lines(FILE *f, const char *prog, const char *file, const char *lines,
+                              int warning)
+{
+    const char *s = lines;
+
+    while (s && *s) {
+        size_t n = strcspn(s, "\n");
+        fprintf(f, "%s: %s%s: %.*s\n", prog, warning ? "warning: " : "", file, (int)n, s);
+        s += n;
+        if (*s == '\n')
+            s++;
+    }
 }

@@ -8,8 +8,10 @@
  * sc_error the engine reports with the `path` of the object that caused it.
  *
  * Every error message has the shape `$.load[2].rate: must be >= 0` (JSON path, colon,
- * what is wrong); the caller prefixes the file name. Durations accept the units of
- * common/units.h ("90s", "10m", "30h"); a bare number is seconds.
+ * what is wrong), and every error of the file is reported, one per line (every unknown key
+ * with a "did you mean", every object's first wrong value, every reference naming nothing);
+ * the caller prefixes each line with the file name (sim_scenario_print_lines). Durations accept the
+ * units of common/units.h ("90s", "10m", "30h"); a bare number is seconds.
  *
  * Ownership: sim_scenario_parse() returns an object owning all its strings and arrays;
  * free it with sim_scenario_destroy(). Times are milliseconds relative to the run start,
@@ -18,12 +20,13 @@
 #define SCALER_SIM_SCENARIO_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "scaler/alarm.h"
 #include "scaler/app.h"
 
 #define SIM_PATH_MAX 128
-#define SIM_ERR_MAX  2048
+#define SIM_ERR_MAX  8192
 
 /* ---- infrastructure (one object per AWS create call) ---- */
 
@@ -281,12 +284,14 @@ struct sim_scenario {
     char *name;
     char *description;
     uint64_t seed;
-    int64_t start_ms;         /* epoch ms, default 2026-01-01T00:00:00Z */
-    int64_t duration_ms;      /* > 0 */
-    int64_t sample_ms;        /* default 60000 */
-    double demand_target_pct; /* default 70 */
-    char *region;             /* default us-east-1 */
-    char **zones;             /* default region + a, b, c */
+    int64_t start_ms;          /* epoch ms, default 2026-01-01T00:00:00Z */
+    int64_t duration_ms;       /* > 0 */
+    int64_t sample_ms;         /* default 60000 */
+    double demand_target_pct;  /* default 70 */
+    int has_demand_target_pct; /* the file sets it (else the demand basis may be a policy's
+                                  target: sim_elastic_demand_basis) */
+    char *region;              /* default us-east-1 */
+    char **zones;              /* default region + a, b, c */
     int nzones;
 
     struct sim_lb *lbs;
@@ -305,19 +310,41 @@ struct sim_scenario {
     int nfaults;
     struct sim_expect *expects;
     int nexpects;
+
+    char *warnings; /* the reader's warnings, one per line ("PATH: message"); "" none */
+    int nwarnings;
 };
+
+/* sim_scenario_parse_flags()'s flags. LENIENT: an alarm's or a target-tracking policy's
+ * dimension (AutoScalingGroupName, LoadBalancerName) naming no group or load balancer of
+ * the scenario is a warning in sc->warnings, not an error (AWS accepts it; the alarm never
+ * gets data). */
+#define SIM_SCENARIO_LENIENT 1
 
 /* Parses a scenario from text. `file` names it in messages and anchors relative trace
  * paths. Returns the scenario, or NULL with err (SIM_ERR_MAX) set to "$.path: problem". */
 struct sim_scenario *sim_scenario_parse(const char *text, const char *file, char *err);
+struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file, int flags,
+                                              char *err);
 /* Reads and parses a file; err as above (or "cannot read: <errno text>"). */
 struct sim_scenario *sim_scenario_load(const char *file, char *err);
+struct sim_scenario *sim_scenario_load_flags(const char *file, int flags, char *err);
+
+/* Prints each line of lines (errors or warnings as the reader wrote them) to f as
+ * "PROG: FILE: LINE" (with "warning: " after PROG: when warning is set). */
+void sim_scenario_print_lines(FILE *f, const char *prog, const char *file, const char *lines,
+                              int warning);
 void sim_scenario_destroy(struct sim_scenario *sc); /* NULL is a no-op */
 
 /* Applies PARAM=VALUE to the JSON text before parsing (used by --sweep): param is a
  * dotted path where array elements are addressed by their "name" (alarms.high-cpu.
- * threshold) or index (load.0.rate). Returns a new text (caller frees) or NULL with err. */
+ * threshold) or index (load.0.rate); a last key absent from the file is added (sweeping
+ * a default). Returns a new text (caller frees) or NULL with err. */
 char *sim_scenario_set_param(const char *text, const char *param, double value, char *err);
+/* The same; a last key absent from its object (left at its default) is added with the
+ * value, *added (may be NULL) set to 1: the reader then checks it as any key. */
+char *sim_scenario_set_param_ex(const char *text, const char *param, double value, int *added,
+                                char *err);
 
 /* Lookups by name; NULL or -1 when absent. */
 int sim_scenario_group_index(const struct sim_scenario *sc, const char *name);

@@ -83,7 +83,7 @@ static int parse_app(struct ctx *c, const json_t *o, const char *path, struct sc
 {
     char p[SIM_PATH_MAX];
 
-    if (sc_app_parse(a, o, path, c->err, SIM_ERR_MAX) != SC_OK)
+    if (sc_app_parse_lint(a, o, path, c->lint) != SC_OK)
         return -1;
     if (a->service_mean_ms <= 0) {
         /* 0 (answer at once) is the emulator's; a queue served in no time has no model */

@@ -3,9 +3,11 @@
  *
  * The parse context and the JSON readers (scenario.c), and the parsers of each part of the
  * file that sim_scenario_parse() calls. lookup() and the get_*() readers return 1 when the
- * key is present, 0 when it is absent (the default stored), -1 on an error; check_keys(),
- * want_object() and the parse_*() functions 0 or -1. Every error goes through fail(), which
- * writes "PATH: message" to c->err and returns -1. */
+ * key is present, 0 when it is absent (the default stored), -1 on an error; want_object()
+ * and the parse_*() functions 0 or -1. Every error goes through fail(), which adds the line
+ * "PATH: message" to the file's errors (c->lint) and returns -1: the reader goes on with the
+ * next object, so every object's errors are reported. check_keys() reports every unknown
+ * key of an object (with a "did you mean") and returns 0, so the object is read on. */
 #ifndef SCALER_SIM_SCENARIO_INTERNAL_H
 #define SCALER_SIM_SCENARIO_INTERNAL_H
 
@@ -16,9 +18,12 @@
 
 #include "scaler/sim/scenario.h"
 
+struct sc_lint;
+
 struct ctx {
-    char *err;
+    struct sc_lint *lint; /* every error of the file (scaler/lint.h) */
     const char *file;
+    int lenient; /* SIM_SCENARIO_LENIENT: dimensions naming nothing are warnings */
 };
 
 /* scenario.c: errors, paths and the JSON readers. */

@@ -113,8 +113,12 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
     for (void *it = json_object_iter((json_t *)o); it;
          it = json_object_iter_next((json_t *)o, it)) {
         const char *key = json_object_iter_key(it);
-        int ok = strcmp(key, "type") == 0;
+        int ok = strcmp(key, "type") == 0, known = 0;
 
+        for (const char *const *k = keys; *k; k++)
+            known |= strcmp(*k, key) == 0;
+        if (!known)
+            continue; /* an unknown key: check_keys reported it */
         for (int i = 0; allowed[t][i]; i++)
             if (strcmp(allowed[t][i], key) == 0)
                 ok = 1;

@@ -135,9 +135,9 @@ n=$(awk '/requests in/ {print $1}' "$TMP/rate.out")
 check "--rate 200 for 1s sends about 200 requests (got $n)" bash -c "[ ${n:-0} -ge 180 ] && [ ${n:-0} -le 201 ]"
 check "--rate prints the uncorrected figures too" has rate "Uncorrected Latency Distribution"
 
-# a stalled server: one connection, 200 ms per reply, 50 requests/s demanded. Latency from
+# a stalled server: one connection (the pool held), 200 ms per reply, 50 requests/s demanded. Latency from
 # the intended send time grows with the backlog; from the actual send it stays ~200 ms.
-lg co --rate 50 --duration 2s --connections 1 --timeout 5s "$U/delay?ms=200"
+lg co --rate 50 --duration 2s --connections 1 --max-connections 1 --timeout 5s "$U/delay?ms=200"
 read -r corr unc <<<"$(awk '$1 == "50%" {print $2}' "$TMP/co.out" | while read -r v; do
     awk -v v="$v" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000; printf "%s ", n }'; done)"
 check "coordinated omission: corrected p50 ($corr ms) well above uncorrected ($unc ms)" \

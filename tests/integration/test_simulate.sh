@@ -90,6 +90,33 @@ bad "negative rate" '$.load[1].rate: must be >= 0' \
     's["load"].append({"at": "1h", "until": "2h", "rate": -5})'
 bad "library validation (timeout >= interval)" '$.infrastructure.load_balancers[0].health_check: ValidationError' \
     's["infrastructure"]["load_balancers"][0]["health_check"]["timeout"] = 9'
+bad "a dimension naming no group" '$.infrastructure.alarms[1].dimensions.AutoScalingGroupName: "autoscleasgg" names no group of the scenario (did you mean "autoscleasg"?)' \
+    's["infrastructure"]["alarms"][1]["dimensions"]["AutoScalingGroupName"] = "autoscleasgg"'
+bad "an unknown key's did you mean" '$.infrastructure.alarms[0].threshhold: unknown key (did you mean "threshold"?)' \
+    's["infrastructure"]["alarms"][0]["threshhold"] = 1'
+# every error of a file, each on its own line with the file and the path
+python3 - > "$TMP/many.json" <<'PY'
+import json
+s = json.load(open("scenarios/seed-tutorial.json"))
+s["infrastructure"]["groups"][0]["mni"] = 1
+s["infrastructure"]["alarms"][0]["threshhold"] = 1
+s["infrastructure"]["alarms"][1]["dimensions"]["AutoScalingGroupName"] = "autoscleasgg"
+print(json.dumps(s))
+PY
+"$bin" simulate "$TMP/many.json" --quiet > /dev/null 2> "$TMP/many.err"
+rc=$?
+check "three errors: exit 2, three lines with file and path (got $rc)" \
+    bash -c "[ $rc -eq 2 ] && [ \$(grep -c '^scaler: $TMP/many.json: \\$\\.' '$TMP/many.err') -eq 3 ]"
+python3 - > "$TMP/lenient.json" <<'PY'
+import json
+s = json.load(open("scenarios/seed-tutorial.json"))
+s["infrastructure"]["alarms"][1]["dimensions"]["AutoScalingGroupName"] = "autoscleasgg"
+print(json.dumps(s))
+PY
+"$bin" simulate "$TMP/lenient.json" --lenient --quiet > /dev/null 2> "$TMP/lenient.err"
+rc=$?
+check "--lenient: the dimension is a warning and the run goes on (got $rc)" \
+    bash -c "[ $rc -ne 2 ] && grep -q '^scaler: warning: $TMP/lenient.json: .*names no group of the scenario' '$TMP/lenient.err'"
 printf '{"duration": "1h",' > "$TMP/trunc.json"
 "$bin" simulate "$TMP/trunc.json" > /dev/null 2> "$TMP/trunc.err"
 rc=$?

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -219,6 +220,48 @@ static void test_elastic_diff_step_series(void **state)
     assert_int_equal(sim_elastic_diff(ta, va, 3, tc, vc, 1, 5000, 1, &d), -1);
 }
 
+/* The demand basis: the scenario's demand_target_pct when it sets one; else the CPU target
+ * of the group's target-tracking policy on ASGAverageCPUUtilization; else 70 %. */
+static void test_elastic_demand_basis_is_the_policy_target(void **state)
+{
+    static const char *const head =
+        "{\"duration\":\"1h\",%s\"infrastructure\":{"
+        "\"load_balancers\":[{\"name\":\"lb\",\"listeners\":[{\"lb_port\":80,"
+        "\"instance_port\":80}]}],"
+        "\"launch_configurations\":[{\"name\":\"lc\",\"app\":{}}],"
+        "\"groups\":[{\"name\":\"a\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":4},"
+        "{\"name\":\"b\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":4}],"
+        "\"policies\":[{\"name\":\"net\",\"group\":\"a\",\"type\":\"TargetTrackingScaling\","
+        "\"target\":{\"predefined_metric\":\"ASGAverageNetworkIn\",\"value\":1000}},"
+        "{\"name\":\"cpu50\",\"group\":\"a\",\"type\":\"TargetTrackingScaling\","
+        "\"target\":{\"value\":50}}]}}";
+    char text[2048], err[SIM_ERR_MAX];
+    struct sim_scenario *sc;
+    struct sim_demand_basis b;
+
+    (void)state;
+    snprintf(text, sizeof(text), head, "");
+    sc = sim_scenario_parse(text, "t.json", err);
+    if (!sc)
+        fail_msg("%s", err);
+    sim_elastic_demand_basis(sc, 0, &b); /* the CPU policy, not the network one */
+    NEAR(b.cpu_pct, 50);
+    assert_string_equal(b.source, "target-tracking policy \"cpu50\"");
+    sim_elastic_demand_basis(sc, 1, &b); /* no policy */
+    NEAR(b.cpu_pct, 70);
+    assert_string_equal(b.source, "default");
+    sim_scenario_destroy(sc);
+
+    snprintf(text, sizeof(text), head, "\"demand_target_pct\":60,");
+    sc = sim_scenario_parse(text, "t.json", err);
+    if (!sc)
+        fail_msg("%s", err);
+    sim_elastic_demand_basis(sc, 0, &b); /* the file's own choice wins */
+    NEAR(b.cpu_pct, 60);
+    assert_string_equal(b.source, "demand_target_pct");
+    sim_scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_elastic_empty_and_bad_values),
         cmocka_unit_test(test_elastic_sink_per_group),
         cmocka_unit_test(test_elastic_diff_step_series),
+        cmocka_unit_test(test_elastic_demand_basis_is_the_policy_target),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
