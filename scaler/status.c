@@ -90,6 +90,7 @@ static const struct {
     [SC_ERR_TARGET_GROUP_ASSOCIATION_LIMIT] = { "TargetGroupAssociationLimit", 400, 1 },
     [SC_ERR_V2_INVALID_CONFIGURATION_REQUEST] = { "InvalidConfigurationRequest", 400, 1 },
     [SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION] = { "ResourceNotFoundException", 404, 1 },
+    [SC_ERR_INVALID_PARAMETER_INPUT] = { "InvalidParameterInput", 400, 1 },
 };
 
 const char *sc_status_code(enum sc_status s)

@@ -95,6 +95,8 @@ enum sc_status {
     SC_ERR_V2_INVALID_CONFIGURATION_REQUEST, /* InvalidConfigurationRequest 400 (ELBv2) */
     /* CloudWatch tagging (docs/metric-math.md's deviations) */
     SC_ERR_RESOURCE_NOT_FOUND_EXCEPTION, /* ResourceNotFoundException 404 */
+    /* CloudWatch dashboards (docs/cloudwatch.md) */
+    SC_ERR_INVALID_PARAMETER_INPUT, /* InvalidParameterInput 400 (DashboardInvalidInputError) */
     SC_STATUS_COUNT
 };
 
