@@ -867,7 +867,107 @@ static int list_tags_for_resource(struct api_ctx *ctx, json_t *in, json_t **out,
     return 0;
 }
 
+/* ---- alarm mute rules ---------------------------------------------------------------------- */
+
+static int put_alarm_mute_rule(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_alarms *al = sc_cw_alarms(sc_world_cw(ctx->world));
+    json_t *sched = json_object_get(json_object_get(in, "Rule"), "Schedule");
+    struct sc_put_alarm_mute_rule_req rq;
+    struct sc_error se = { 0 };
+    int rc = 0;
+
+    *out = NULL;
+    memset(&rq, 0, sizeof(rq));
+    rq.name = api_str(in, "Name");
+    rq.description = api_str(in, "Description");
+    rq.expression = api_str(sched, "Expression");
+    rq.duration = api_str(sched, "Duration");
+    rq.timezone = api_str(sched, "Timezone");
+    rq.alarm_names =
+        api_strings(json_object_get(in, "MuteTargets"), "AlarmNames", &rq.n_alarm_names);
+    rq.tags = tags_get(in, &rq.n_tags);
+    rq.start_date_ms = ts_get(in, "StartDate", &rq.has_start_date);
+    rq.expire_date_ms = ts_get(in, "ExpireDate", &rq.has_expire_date);
+    if (sc_alarms_put_mute_rule(al, &rq, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free((void *)rq.alarm_names);
+    free((void *)rq.tags);
+    return rc;
+}
+
+static int get_alarm_mute_rule(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_alarms *al = sc_cw_alarms(sc_world_cw(ctx->world));
+    const struct sc_alarm_mute_rule_view *v;
+    struct sc_error se = { 0 };
+    json_t *sched;
+
+    if (sc_alarms_get_mute_rule(al, api_str(in, "AlarmMuteRuleName"), ctx->now_ms, &v, &se) !=
+        SC_OK)
+        return fail(err, &se);
+    sched = json_pack("{s:s,s:s}", "Expression", v->expression, "Duration", v->duration);
+    set_str(sched, "Timezone", v->timezone);
+    *out =
+        json_pack("{s:s,s:s,s:{s:o},s:{s:o},s:s,s:I,s:s}", "Name", v->name, "AlarmMuteRuleArn",
+                  v->arn, "Rule", "Schedule", sched, "MuteTargets", "AlarmNames",
+                  cstrs_json(v->alarm_names, v->n_alarm_names), "Status", v->status,
+                  "LastUpdatedTimestamp", (json_int_t)v->last_updated_ms, "MuteType", v->mute_type);
+    set_str(*out, "Description", v->description);
+    if (v->has_start_date)
+        json_object_set_new(*out, "StartDate", json_integer(v->start_date_ms));
+    if (v->has_expire_date)
+        json_object_set_new(*out, "ExpireDate", json_integer(v->expire_date_ms));
+    return 0;
+}
+
+static int mute_visit(const struct sc_alarm_mute_rule_view *v, void *ud)
+{
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:I}", "AlarmMuteRuleArn", v->arn, "Status", v->status, "MuteType",
+                  v->mute_type, "LastUpdatedTimestamp", (json_int_t)v->last_updated_ms);
+
+    if (v->has_expire_date)
+        json_object_set_new(o, "ExpireDate", json_integer(v->expire_date_ms));
+    json_array_append_new(ud, o);
+    return 0;
+}
+
+static int list_alarm_mute_rules(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_alarms *al = sc_cw_alarms(sc_world_cw(ctx->world));
+    struct sc_error se = { 0 };
+    const char **st;
+    json_t *items = json_array();
+    int n, rc;
+
+    st = api_strings(in, "Statuses", &n);
+    if (sc_alarms_list_mute_rules(al, api_str(in, "AlarmName"), st, n, ctx->now_ms, mute_visit,
+                                  items, &se) != SC_OK) {
+        json_decref(items);
+        free(st);
+        return fail(err, &se);
+    }
+    free(st);
+    *out = json_object();
+    rc = api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "AlarmMuteRuleSummaries",
+                  "NextToken", err);
+    return rc;
+}
+
+static int delete_alarm_mute_rule(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (sc_alarms_delete_mute_rule(sc_cw_alarms(sc_world_cw(ctx->world)),
+                                   api_str(in, "AlarmMuteRuleName"), &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
 const struct api_handler api_cloudwatch_handlers[] = {
+    { "DeleteAlarmMuteRule", delete_alarm_mute_rule, API_MUTATES },
     { "DeleteAlarms", delete_alarms, API_MUTATES },
     { "DeleteDashboards", delete_dashboards, API_MUTATES },
     { "DescribeAlarmHistory", describe_alarm_history, 0 },
@@ -875,12 +975,15 @@ const struct api_handler api_cloudwatch_handlers[] = {
     { "DescribeAlarmsForMetric", describe_alarms_for_metric, 0 },
     { "DisableAlarmActions", disable_alarm_actions, API_MUTATES },
     { "EnableAlarmActions", enable_alarm_actions, API_MUTATES },
+    { "GetAlarmMuteRule", get_alarm_mute_rule, 0 },
     { "GetDashboard", get_dashboard, 0 },
     { "GetMetricData", get_metric_data, 0 },
     { "GetMetricStatistics", get_metric_statistics, 0 },
+    { "ListAlarmMuteRules", list_alarm_mute_rules, 0 },
     { "ListDashboards", list_dashboards, 0 },
     { "ListMetrics", list_metrics, 0 },
     { "ListTagsForResource", list_tags_for_resource, 0 },
+    { "PutAlarmMuteRule", put_alarm_mute_rule, API_MUTATES },
     { "PutCompositeAlarm", put_composite_alarm, API_MUTATES },
     { "PutDashboard", put_dashboard, API_MUTATES },
     { "PutMetricAlarm", put_metric_alarm, API_MUTATES },

@@ -194,6 +194,7 @@ void sc_alarms_destroy(struct sc_alarms *a)
     for (int i = 0; i < a->ncomp; i++)
         composite_free(a->comps[i]);
     free(a->comps);
+    mutes_free(a);
     free(a->region);
     free(a->account);
     free(a->arena);

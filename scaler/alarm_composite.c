@@ -590,7 +590,7 @@ static void run_actions(struct sc_alarms *a, struct composite *c, int64_t now_ms
     char name[256], arns[SC_ALARM_MAX_ACTIONS][1025], fail[1200];
     int n = 0;
 
-    if (!c->actions_enabled)
+    if (!c->actions_enabled || sc_alarms_is_muted(a, c->name, now_ms))
         return;
     snprintf(name, sizeof(name), "%s", c->name);
     for (int i = 0; i < c->nactions[c->state]; i++)

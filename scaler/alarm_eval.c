@@ -207,6 +207,8 @@ static int run_actions(struct sc_alarms *a, struct alarm *al, int only_as, int64
 
     if (!al->actions_enabled || al->nactions[al->state] == 0)
         return 0;
+    if (sc_alarms_is_muted(a, al->name, now_ms))
+        return 0; /* an ACTIVE mute rule names it: the actions are muted */
     snprintf(name, sizeof(name), "%s", al->name);
     for (int i = 0; i < al->nactions[al->state]; i++) {
         const char *arn = al->actions[al->state][i];

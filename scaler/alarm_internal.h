@@ -13,6 +13,7 @@
 
 #include "scaler/alarm.h"
 #include "scaler/alarm_composite.h"
+#include "scaler/alarm_mute.h"
 #include "scaler/math.h"
 #include "scaler/str.h"
 
@@ -93,6 +94,8 @@ struct hdesc {
     size_t off, len;
 };
 
+struct mute;
+
 /* A composite alarm (alarm_composite.c). */
 struct composite {
     char *name, *arn, *description, *rule_text;
@@ -128,6 +131,10 @@ struct sc_alarms {
     int n, cap;
     struct composite **comps; /* sorted by name */
     int ncomp, ccap;
+    struct mute **mutes; /* alarm mute rules (alarm_mute.c), sorted by name */
+    int nmute, mcap;
+    int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
+    void *tz_ud;
     uint64_t gen; /* counts state changes: struct alarm's and struct composite's state_gen */
     /* history: descriptors in a ring over a byte arena */
     char *arena;
@@ -287,5 +294,13 @@ int composite_has_pending(const struct sc_alarms *a);
 json_t *composites_save(const struct sc_alarms *a);
 /* Reads composites_save's list into t (empty); 0 or -1 with err set. */
 int composites_load(struct sc_alarms *t, const json_t *arr, struct sc_error *err);
+
+/* --- defined in alarm_mute.c ------------------------------------------------------------------ */
+
+void mutes_free(struct sc_alarms *a);
+/* The rules in the state file's form; NULL on OOM. */
+json_t *mutes_save(const struct sc_alarms *a);
+/* Reads mutes_save's list into t (empty); 0 or -1 with err set. */
+int mutes_load(struct sc_alarms *t, const json_t *arr, struct sc_error *err);
 
 #endif

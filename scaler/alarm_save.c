@@ -126,6 +126,14 @@ json_t *sc_alarms_save(const struct sc_alarms *a)
         }
         json_object_set_new(root, "composites", comps);
     }
+    if (a->nmute > 0) {
+        json_t *mutes = mutes_save(a);
+        if (!mutes) {
+            json_decref(root);
+            return NULL;
+        }
+        json_object_set_new(root, "mute_rules", mutes);
+    }
     return root;
 
 fail:
@@ -451,6 +459,12 @@ enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_er
                             name, summary, data);
     }
     if (composites_load(t, json_object_get(j, "composites"), err) < 0) {
+        s = SC_ERR_VALIDATION;
+        goto out;
+    }
+    t->tz_offset = a->tz_offset;
+    t->tz_ud = a->tz_ud;
+    if (mutes_load(t, json_object_get(j, "mute_rules"), err) < 0) {
         s = SC_ERR_VALIDATION;
         goto out;
     }

@@ -21,6 +21,7 @@
 
 #include "scaler/alarm.h"
 #include "scaler/alarm_composite.h"
+#include "scaler/alarm_mute.h"
 #include "scaler/dashboard.h"
 #include "scaler/metric.h"
 #include "scaler/status.h"

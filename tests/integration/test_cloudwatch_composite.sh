@@ -7,7 +7,8 @@
 # manual clock), with AWS's reasons and history; ActionsSuppressor holds its actions for
 # the wait period; an Auto Scaling action of a composite never runs the policy; the
 # deletion rules and the rule errors; dashboards round-trip with validation messages for a
-# bad body; composites and dashboards survive a kill -9 with --state. Prints TAP lines.
+# bad body; an alarm mute rule (aws CLI) mutes a composite's actions while ACTIVE;
+# composites and dashboards survive a kill -9 with --state. Prints TAP lines.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -238,6 +239,69 @@ rc=$?
 # --- the JavaScript SDK v3 over JSON 1.0 and RPC v2 CBOR --------------------------------------
 js_check "JS SDK over JSON 1.0: composite alarms and dashboards" composite.mjs "$EP" json
 js_check "JS SDK over RPC v2 CBOR: composite alarms and dashboards" composite.mjs "$EP" cbor
+
+# --- alarm mute rules through the aws CLI (Debian's botocore predates them) ----------------------
+check_job "aws CLI: a mute rule mutes a composite's actions while ACTIVE, then expires" python3 - "$EP" <<'PY'
+import datetime, json, subprocess, sys, urllib.request
+
+ep = sys.argv[1]
+
+
+def cli(*args, ok=True):
+    p = subprocess.run(["aws", "--endpoint-url", ep, "--region", "us-east-1", "--output", "json", "cloudwatch", *args],
+                       capture_output=True, text=True)
+    if ok and p.returncode != 0:
+        sys.exit("aws %s failed: %s" % (args[0], p.stderr))
+    return json.loads(p.stdout) if p.returncode == 0 and p.stdout.strip() else p
+
+
+def clock(advance_s=None):
+    req = urllib.request.Request(ep + "/_scalelab/clock",
+                                 data=None if advance_s is None else json.dumps({"advance_s": advance_s}).encode())
+    return json.load(urllib.request.urlopen(req))["now_ms"]
+
+
+def actions():
+    return len(cli("describe-alarm-history", "--alarm-name", "svc", "--history-item-type", "Action")["AlarmHistoryItems"])
+
+
+def fire():
+    cli("set-alarm-state", "--alarm-name", "disk", "--state-value", "OK", "--state-reason", "t")
+    cli("set-alarm-state", "--alarm-name", "disk", "--state-value", "ALARM", "--state-reason", "t")
+    clock(1)
+    clock(125)  # past svc's 120 s suppressor wait
+
+
+start = datetime.datetime.fromtimestamp(clock() // 60000 * 60, datetime.timezone.utc)
+rule = {"Schedule": {"Expression": start.strftime("at(%Y-%m-%dT%H:%M)"), "Duration": "PT30M"}}
+cli("put-alarm-mute-rule", "--name", "quiet", "--rule", json.dumps(rule), "--mute-targets", '{"AlarmNames":["svc"]}')
+g = cli("get-alarm-mute-rule", "--alarm-mute-rule-name", "quiet")
+if g["Status"] != "ACTIVE" or g["MuteType"] != "ONE_TIME" or not g["AlarmMuteRuleArn"].endswith(":alarm-mute-rule:quiet"):
+    sys.exit("get-alarm-mute-rule: %s" % g)
+lst = cli("list-alarm-mute-rules", "--alarm-name", "svc")["AlarmMuteRuleSummaries"]
+if [x["Status"] for x in lst] != ["ACTIVE"]:
+    sys.exit("list-alarm-mute-rules: %s" % lst)
+before = actions()
+fire()
+state = cli("describe-alarms", "--alarm-names", "svc", "--alarm-types", "CompositeAlarm")["CompositeAlarms"][0]["StateValue"]
+if actions() != before or state != "ALARM":
+    sys.exit("muted: %d -> %d actions, state %s" % (before, actions(), state))
+clock(30 * 60)
+if cli("get-alarm-mute-rule", "--alarm-mute-rule-name", "quiet")["Status"] != "EXPIRED":
+    sys.exit("not EXPIRED after the window")
+fire()
+if actions() != before + 1:
+    sys.exit("after the window: %d -> %d actions" % (before, actions()))
+bad = cli("put-alarm-mute-rule", "--name", "bad", "--rule", '{"Schedule":{"Expression":"cron(0 2 * *)","Duration":"PT1H"}}',
+          "--mute-targets", '{"AlarmNames":["svc"]}', ok=False)
+if getattr(bad, "returncode", 0) == 0 or "Invalid schedule expression" not in bad.stderr:
+    sys.exit("a bad expression was not refused: %s" % getattr(bad, "stderr", bad))
+cli("delete-alarm-mute-rule", "--alarm-mute-rule-name", "quiet")
+gone = cli("get-alarm-mute-rule", "--alarm-mute-rule-name", "quiet", ok=False)
+if getattr(gone, "returncode", 0) == 0 or "ResourceNotFoundException" not in gone.stderr:
+    sys.exit("deleted rule still answers: %s" % getattr(gone, "stderr", gone))
+print("muted %d, then %d actions" % (before, actions()))
+PY
 
 # --- the aws CLI ------------------------------------------------------------------------------
 export AWS_DEFAULT_REGION=us-east-1
