@@ -434,32 +434,141 @@ static int alarm_visit(const struct sc_alarm_view *a, void *ud)
     return 0;
 }
 
+static int composite_visit(const struct sc_composite_view *c, void *ud)
+{
+    json_t *o = json_object();
+
+    set_str(o, "AlarmName", c->alarm_name);
+    set_str(o, "AlarmArn", c->alarm_arn);
+    set_str(o, "AlarmDescription", c->alarm_description);
+    set_str(o, "AlarmRule", c->alarm_rule);
+    json_object_set_new(o, "AlarmConfigurationUpdatedTimestamp",
+                        json_integer(c->alarm_configuration_updated_timestamp_ms));
+    json_object_set_new(o, "ActionsEnabled", json_boolean(c->actions_enabled));
+    json_object_set_new(o, "OKActions", cstrs_json(c->ok_actions, c->n_ok_actions));
+    json_object_set_new(o, "AlarmActions", cstrs_json(c->alarm_actions, c->n_alarm_actions));
+    json_object_set_new(o, "InsufficientDataActions",
+                        cstrs_json(c->insufficient_data_actions, c->n_insufficient_data_actions));
+    set_str(o, "StateValue", c->state_value);
+    set_str(o, "StateReason", c->state_reason);
+    set_str(o, "StateReasonData", c->state_reason_data);
+    json_object_set_new(o, "StateUpdatedTimestamp", json_integer(c->state_updated_timestamp_ms));
+    json_object_set_new(o, "StateTransitionedTimestamp",
+                        json_integer(c->state_transitioned_timestamp_ms));
+    set_str(o, "ActionsSuppressedBy", c->actions_suppressed_by);
+    set_str(o, "ActionsSuppressedReason", c->actions_suppressed_reason);
+    if (c->actions_suppressor) {
+        set_str(o, "ActionsSuppressor", c->actions_suppressor);
+        json_object_set_new(o, "ActionsSuppressorWaitPeriod",
+                            json_integer(c->actions_suppressor_wait_period));
+        json_object_set_new(o, "ActionsSuppressorExtensionPeriod",
+                            json_integer(c->actions_suppressor_extension_period));
+    }
+    json_object_set_new(o, "__kind", json_string("c"));
+    json_array_append_new(ud, o);
+    return 0;
+}
+
+/* ChildrenOfAlarmName / ParentsOfAlarmName rows carry only what AWS documents. */
+static int family_metric_visit(const struct sc_alarm_view *a, void *ud)
+{
+    json_array_append_new(ud, json_pack("{s:s,s:s,s:s,s:I,s:s}", "AlarmName", a->alarm_name,
+                                        "AlarmArn", a->alarm_arn, "StateValue", a->state_value,
+                                        "StateUpdatedTimestamp",
+                                        (json_int_t)a->state_updated_timestamp_ms, "__kind", "m"));
+    return 0;
+}
+
+static int children_visit(const struct sc_composite_view *c, void *ud)
+{
+    json_array_append_new(ud, json_pack("{s:s,s:s,s:s,s:I,s:s}", "AlarmName", c->alarm_name,
+                                        "AlarmArn", c->alarm_arn, "StateValue", c->state_value,
+                                        "StateUpdatedTimestamp",
+                                        (json_int_t)c->state_updated_timestamp_ms, "__kind", "c"));
+    return 0;
+}
+
+static int parents_visit(const struct sc_composite_view *c, void *ud)
+{
+    json_array_append_new(ud, json_pack("{s:s,s:s,s:s}", "AlarmName", c->alarm_name, "AlarmArn",
+                                        c->alarm_arn, "__kind", "c"));
+    return 0;
+}
+
+static int tag_metric(const struct sc_alarm_view *a, void *ud)
+{
+    json_t *items = ud;
+
+    alarm_visit(a, items);
+    json_object_set_new(json_array_get(items, json_array_size(items) - 1), "__kind",
+                        json_string("m"));
+    return 0;
+}
+
+/* Splits the page (out.__all, tagged by __kind) into MetricAlarms and CompositeAlarms. */
+static void split_page(json_t *out)
+{
+    json_t *all = json_object_get(out, "__all"), *m = json_array(), *c = json_array(), *e;
+    size_t i;
+
+    json_array_foreach(all, i, e)
+    {
+        int comp = strcmp(json_string_value(json_object_get(e, "__kind")), "c") == 0;
+        json_object_del(e, "__kind");
+        json_array_append(comp ? c : m, e);
+    }
+    json_object_del(out, "__all");
+    json_object_set_new(out, "MetricAlarms", m);
+    json_object_set_new(out, "CompositeAlarms", c);
+}
+
 /* DescribeAlarms' page: only the alarms of the page are built (issue 19 finding 9: with
  * 10,000 alarms every page built all 10,000 objects, 140-290 ms of the loop); the others
- * are json_null() placeholders, so api_page's indexes and tokens stay the same. */
+ * are json_null() placeholders, so api_page's indexes and tokens stay the same. Metric
+ * alarms come first, then composites, as one list. */
 struct alarm_page {
     json_t *items;
     size_t idx, start, end;
 };
 
-static int alarm_visit_page(const struct sc_alarm_view *a, void *ud)
+/* 1 when the next alarm is on the page; else its placeholder is appended. */
+static int on_page(struct alarm_page *pg)
 {
-    struct alarm_page *pg = ud;
     size_t i = pg->idx++;
 
-    if (i < pg->start || i >= pg->end)
-        return json_array_append_new(pg->items, json_null());
-    return alarm_visit(a, pg->items);
+    if (i >= pg->start && i < pg->end)
+        return 1;
+    json_array_append_new(pg->items, json_null());
+    return 0;
+}
+
+static int metric_page_visit(const struct sc_alarm_view *a, void *ud)
+{
+    struct alarm_page *pg = ud;
+
+    return on_page(pg) ? tag_metric(a, pg->items) : 0;
+}
+
+static int composite_page_visit(const struct sc_composite_view *c, void *ud)
+{
+    struct alarm_page *pg = ud;
+
+    return on_page(pg) ? composite_visit(c, pg->items) : 0;
 }
 
 static int describe_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     struct sc_cw *cw = sc_world_cw(ctx->world);
+    struct sc_alarms *al = sc_cw_alarms(cw);
     struct sc_error se = { 0 };
     struct sc_describe_alarms_req rq;
+    const char *children = api_str(in, "ChildrenOfAlarmName");
+    const char *parents = api_str(in, "ParentsOfAlarmName");
     const char **types;
     json_t *items;
-    int nt, metric = 1, rc;
+    struct alarm_page pg = { 0 };
+    size_t limit;
+    int nt, metric = 1, composite = 0, rc = 0;
 
     memset(&rq, 0, sizeof(rq));
     rq.alarm_names = api_strings(in, "AlarmNames", &rq.n_alarm_names);
@@ -469,29 +578,145 @@ static int describe_alarms(struct api_ctx *ctx, json_t *in, json_t **out, struct
     types = api_strings(in, "AlarmTypes", &nt);
     if (nt) {
         metric = 0;
-        for (int i = 0; i < nt; i++)
+        for (int i = 0; i < nt; i++) {
             metric |= strcmp(types[i], "MetricAlarm") == 0;
+            composite |= strcmp(types[i], "CompositeAlarm") == 0;
+        }
     }
     items = json_array();
-    {
-        struct alarm_page pg = { items, 0, 0, 0 };
-        size_t limit;
-
-        api_page_window(in, "NextToken", "MaxRecords", 50, 100, &pg.start, &limit);
-        pg.end = pg.start + limit;
-        if (metric && sc_cw_describe_alarms(cw, &rq, alarm_visit_page, &pg, &se) != SC_OK)
-            metric = -1;
-    }
-    if (metric < 0) {
-        json_decref(items);
+    pg.items = items;
+    api_page_window(in, "NextToken", "MaxRecords", 50, 100, &pg.start, &limit);
+    pg.end = pg.start + limit;
+    if (children && parents) {
+        rc = awserr_set(err, 400, "ValidationError",
+                        "ChildrenOfAlarmName and ParentsOfAlarmName cannot be used together");
+    } else if ((children || parents) && (rq.n_alarm_names || rq.alarm_name_prefix ||
+                                         rq.state_value || rq.action_prefix || nt)) {
+        rc = awserr_set(err, 400, "ValidationError",
+                        "ChildrenOfAlarmName and ParentsOfAlarmName cannot be used with other "
+                        "filters");
+    } else if (children) {
+        sc_alarms_children_of(al, children, family_metric_visit, children_visit, items);
+    } else if (parents) {
+        sc_alarms_parents_of(al, parents, parents_visit, items);
+    } else if (metric && sc_cw_describe_alarms(cw, &rq, metric_page_visit, &pg, &se) != SC_OK) {
         rc = fail(err, &se);
+    } else if (composite &&
+               sc_cw_describe_composite_alarms(cw, &rq, composite_page_visit, &pg, &se) != SC_OK) {
+        rc = fail(err, &se);
+    }
+    if (rc == 0) {
+        *out = json_object();
+        rc = api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "__all", "NextToken",
+                      err);
+        if (rc == 0)
+            split_page(*out);
     } else {
-        *out = json_pack("{s:[]}", "CompositeAlarms");
-        rc = api_page(items, in, "NextToken", "MaxRecords", 50, 100, *out, "MetricAlarms",
-                      "NextToken", err);
+        json_decref(items);
     }
     free((void *)rq.alarm_names);
     free(types);
+    return rc;
+}
+
+static int put_composite_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_cw *cw = sc_world_cw(ctx->world);
+    struct sc_error se = { 0 };
+    struct sc_put_composite_alarm_req rq;
+    int rc = 0;
+
+    *out = NULL;
+    memset(&rq, 0, sizeof(rq));
+    rq.alarm_name = api_str(in, "AlarmName");
+    rq.alarm_rule = api_str(in, "AlarmRule");
+    rq.alarm_description = api_str(in, "AlarmDescription");
+    rq.has_actions_enabled = json_is_boolean(json_object_get(in, "ActionsEnabled"));
+    rq.actions_enabled = api_bool(in, "ActionsEnabled", 1);
+    rq.ok_actions = api_strings(in, "OKActions", &rq.n_ok_actions);
+    rq.alarm_actions = api_strings(in, "AlarmActions", &rq.n_alarm_actions);
+    rq.insufficient_data_actions =
+        api_strings(in, "InsufficientDataActions", &rq.n_insufficient_data_actions);
+    rq.tags = tags_get(in, &rq.n_tags);
+    rq.actions_suppressor = api_str(in, "ActionsSuppressor");
+    rq.has_wait_period = api_int(in, "ActionsSuppressorWaitPeriod", &rq.wait_period_s);
+    rq.has_extension_period =
+        api_int(in, "ActionsSuppressorExtensionPeriod", &rq.extension_period_s);
+    if (sc_cw_put_composite_alarm(cw, &rq, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free((void *)rq.ok_actions);
+    free((void *)rq.alarm_actions);
+    free((void *)rq.insufficient_data_actions);
+    free((void *)rq.tags);
+    return rc;
+}
+
+/* ---- dashboards --------------------------------------------------------------------------- */
+
+static int put_dashboard(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_dashboards *d = sc_cw_dashboards(sc_world_cw(ctx->world));
+    struct sc_dashboard_check check;
+    struct sc_error se = { 0 };
+
+    if (sc_dashboards_put(d, api_str(in, "DashboardName"), api_str(in, "DashboardBody"),
+                          ctx->now_ms, &check, &se) != SC_OK)
+        return fail(err, &se);
+    *out = json_pack("{s:[]}", "DashboardValidationMessages");
+    return 0;
+}
+
+static int get_dashboard(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_dashboards *d = sc_cw_dashboards(sc_world_cw(ctx->world));
+    const struct sc_dashboard_view *v;
+    struct sc_error se = { 0 };
+
+    if (sc_dashboards_get(d, api_str(in, "DashboardName"), &v, &se) != SC_OK)
+        return fail(err, &se);
+    *out = json_pack("{s:s,s:s,s:s}", "DashboardArn", v->arn, "DashboardBody", v->body,
+                     "DashboardName", v->name);
+    return 0;
+}
+
+static int dashboard_visit(const struct sc_dashboard_view *v, void *ud)
+{
+    json_array_append_new(ud,
+                          json_pack("{s:s,s:s,s:I,s:I}", "DashboardName", v->name, "DashboardArn",
+                                    v->arn, "LastModified", (json_int_t)v->last_modified_ms, "Size",
+                                    (json_int_t)v->size));
+    return 0;
+}
+
+static int list_dashboards(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_dashboards *d = sc_cw_dashboards(sc_world_cw(ctx->world));
+    struct sc_error se = { 0 };
+    json_t *items = json_array();
+
+    if (sc_dashboards_list(d, api_str(in, "DashboardNamePrefix"), dashboard_visit, items, &se) !=
+        SC_OK) {
+        json_decref(items);
+        return fail(err, &se);
+    }
+    *out = json_object();
+    return api_page(items, in, "NextToken", NULL, 1000, 1000, *out, "DashboardEntries", "NextToken",
+                    err);
+}
+
+static int delete_dashboards(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_dashboards *d = sc_cw_dashboards(sc_world_cw(ctx->world));
+    struct sc_error se = { 0 };
+    const char **names;
+    int n, rc = 0;
+
+    names = api_strings(in, "DashboardNames", &n);
+    if (sc_dashboards_delete(d, names, n, &se) != SC_OK)
+        rc = fail(err, &se);
+    else
+        *out = json_object();
+    free(names);
     return rc;
 }
 
@@ -523,14 +748,24 @@ static int describe_alarms_for_metric(struct api_ctx *ctx, json_t *in, json_t **
     return rc;
 }
 
+struct history_items {
+    json_t *items;
+    int metric, composite; /* AlarmTypes: which kinds to list */
+};
+
 static int history_visit(const struct sc_alarm_history_view *h, void *ud)
 {
-    json_array_append_new(ud, json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "AlarmName", h->alarm_name,
-                                        "AlarmType", h->alarm_type ? h->alarm_type : "MetricAlarm",
-                                        "Timestamp", (json_int_t)h->timestamp_ms, "HistoryItemType",
-                                        h->history_item_type, "HistorySummary",
-                                        h->history_summary ? h->history_summary : "", "HistoryData",
-                                        h->history_data ? h->history_data : ""));
+    struct history_items *x = ud;
+    int comp = h->alarm_type && strcmp(h->alarm_type, "CompositeAlarm") == 0;
+
+    if (comp ? !x->composite : !x->metric)
+        return 0;
+    json_array_append_new(
+        x->items, json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "AlarmName", h->alarm_name, "AlarmType",
+                            h->alarm_type ? h->alarm_type : "MetricAlarm", "Timestamp",
+                            (json_int_t)h->timestamp_ms, "HistoryItemType", h->history_item_type,
+                            "HistorySummary", h->history_summary ? h->history_summary : "",
+                            "HistoryData", h->history_data ? h->history_data : ""));
     return 0;
 }
 
@@ -539,16 +774,29 @@ static int describe_alarm_history(struct api_ctx *ctx, json_t *in, json_t **out,
     struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_error se = { 0 };
     struct sc_describe_alarm_history_req rq;
+    struct history_items x = { NULL, 1, 1 };
+    const char **types;
     json_t *items;
+    int nt;
 
     memset(&rq, 0, sizeof(rq));
+    types = api_strings(in, "AlarmTypes", &nt);
+    if (nt) {
+        x.metric = x.composite = 0;
+        for (int i = 0; i < nt; i++) {
+            x.metric |= strcmp(types[i], "MetricAlarm") == 0;
+            x.composite |= strcmp(types[i], "CompositeAlarm") == 0;
+        }
+    }
+    free(types);
     rq.alarm_name = api_str(in, "AlarmName");
     rq.history_item_type = api_str(in, "HistoryItemType");
     rq.start_date_ms = ts_get(in, "StartDate", &rq.has_start_date);
     rq.end_date_ms = ts_get(in, "EndDate", &rq.has_end_date);
     rq.scan_by = api_str(in, "ScanBy");
     items = json_array();
-    if (sc_cw_describe_alarm_history(cw, &rq, ctx->now_ms, history_visit, items, &se) != SC_OK) {
+    x.items = items;
+    if (sc_cw_describe_alarm_history(cw, &rq, ctx->now_ms, history_visit, &x, &se) != SC_OK) {
         json_decref(items);
         return fail(err, &se);
     }
@@ -658,17 +906,125 @@ static int list_tags_for_resource(struct api_ctx *ctx, json_t *in, json_t **out,
     return 0;
 }
 
+/* ---- alarm mute rules ---------------------------------------------------------------------- */
+
+static int put_alarm_mute_rule(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_alarms *al = sc_cw_alarms(sc_world_cw(ctx->world));
+    json_t *sched = json_object_get(json_object_get(in, "Rule"), "Schedule");
+    struct sc_put_alarm_mute_rule_req rq;
+    struct sc_error se = { 0 };
+    int rc = 0;
+
+    *out = NULL;
+    memset(&rq, 0, sizeof(rq));
+    rq.name = api_str(in, "Name");
+    rq.description = api_str(in, "Description");
+    rq.expression = api_str(sched, "Expression");
+    rq.duration = api_str(sched, "Duration");
+    rq.timezone = api_str(sched, "Timezone");
+    rq.alarm_names =
+        api_strings(json_object_get(in, "MuteTargets"), "AlarmNames", &rq.n_alarm_names);
+    rq.tags = tags_get(in, &rq.n_tags);
+    rq.start_date_ms = ts_get(in, "StartDate", &rq.has_start_date);
+    rq.expire_date_ms = ts_get(in, "ExpireDate", &rq.has_expire_date);
+    if (sc_alarms_put_mute_rule(al, &rq, ctx->now_ms, &se) != SC_OK)
+        rc = fail(err, &se);
+    free((void *)rq.alarm_names);
+    free((void *)rq.tags);
+    return rc;
+}
+
+static int get_alarm_mute_rule(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_alarms *al = sc_cw_alarms(sc_world_cw(ctx->world));
+    const struct sc_alarm_mute_rule_view *v;
+    struct sc_error se = { 0 };
+    json_t *sched;
+
+    if (sc_alarms_get_mute_rule(al, api_str(in, "AlarmMuteRuleName"), ctx->now_ms, &v, &se) !=
+        SC_OK)
+        return fail(err, &se);
+    sched = json_pack("{s:s,s:s}", "Expression", v->expression, "Duration", v->duration);
+    set_str(sched, "Timezone", v->timezone);
+    *out =
+        json_pack("{s:s,s:s,s:{s:o},s:{s:o},s:s,s:I,s:s}", "Name", v->name, "AlarmMuteRuleArn",
+                  v->arn, "Rule", "Schedule", sched, "MuteTargets", "AlarmNames",
+                  cstrs_json(v->alarm_names, v->n_alarm_names), "Status", v->status,
+                  "LastUpdatedTimestamp", (json_int_t)v->last_updated_ms, "MuteType", v->mute_type);
+    set_str(*out, "Description", v->description);
+    if (v->has_start_date)
+        json_object_set_new(*out, "StartDate", json_integer(v->start_date_ms));
+    if (v->has_expire_date)
+        json_object_set_new(*out, "ExpireDate", json_integer(v->expire_date_ms));
+    return 0;
+}
+
+static int mute_visit(const struct sc_alarm_mute_rule_view *v, void *ud)
+{
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:I}", "AlarmMuteRuleArn", v->arn, "Status", v->status, "MuteType",
+                  v->mute_type, "LastUpdatedTimestamp", (json_int_t)v->last_updated_ms);
+
+    if (v->has_expire_date)
+        json_object_set_new(o, "ExpireDate", json_integer(v->expire_date_ms));
+    json_array_append_new(ud, o);
+    return 0;
+}
+
+static int list_alarm_mute_rules(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_alarms *al = sc_cw_alarms(sc_world_cw(ctx->world));
+    struct sc_error se = { 0 };
+    const char **st;
+    json_t *items = json_array();
+    int n, rc;
+
+    st = api_strings(in, "Statuses", &n);
+    if (sc_alarms_list_mute_rules(al, api_str(in, "AlarmName"), st, n, ctx->now_ms, mute_visit,
+                                  items, &se) != SC_OK) {
+        json_decref(items);
+        free(st);
+        return fail(err, &se);
+    }
+    free(st);
+    *out = json_object();
+    rc = api_page(items, in, "NextToken", "MaxRecords", 100, 100, *out, "AlarmMuteRuleSummaries",
+                  "NextToken", err);
+    return rc;
+}
+
+static int delete_alarm_mute_rule(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    if (sc_alarms_delete_mute_rule(sc_cw_alarms(sc_world_cw(ctx->world)),
+                                   api_str(in, "AlarmMuteRuleName"), &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
 const struct api_handler api_cloudwatch_handlers[] = {
+    { "DeleteAlarmMuteRule", delete_alarm_mute_rule, API_MUTATES },
     { "DeleteAlarms", delete_alarms, API_MUTATES },
+    { "DeleteDashboards", delete_dashboards, API_MUTATES },
     { "DescribeAlarmHistory", describe_alarm_history, 0 },
     { "DescribeAlarms", describe_alarms, 0 },
     { "DescribeAlarmsForMetric", describe_alarms_for_metric, 0 },
     { "DisableAlarmActions", disable_alarm_actions, API_MUTATES },
     { "EnableAlarmActions", enable_alarm_actions, API_MUTATES },
+    { "GetAlarmMuteRule", get_alarm_mute_rule, 0 },
+    { "GetDashboard", get_dashboard, 0 },
     { "GetMetricData", get_metric_data, 0 },
     { "GetMetricStatistics", get_metric_statistics, 0 },
+    { "ListAlarmMuteRules", list_alarm_mute_rules, 0 },
+    { "ListDashboards", list_dashboards, 0 },
     { "ListMetrics", list_metrics, 0 },
     { "ListTagsForResource", list_tags_for_resource, 0 },
+    { "PutAlarmMuteRule", put_alarm_mute_rule, API_MUTATES },
+    { "PutCompositeAlarm", put_composite_alarm, API_MUTATES },
+    { "PutDashboard", put_dashboard, API_MUTATES },
     { "PutMetricAlarm", put_metric_alarm, API_MUTATES },
     { "PutMetricData", put_metric_data, API_MUTATES | API_JOURNAL },
     { "SetAlarmState", set_alarm_state, API_MUTATES },

@@ -59,6 +59,12 @@ static void hist_evict_oldest(struct sc_alarms *a)
 void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const char *name,
                     const char *summary, const char *data)
 {
+    alarm_hist_add_kind(a, ts, type, 0, name, summary, data);
+}
+
+void alarm_hist_add_kind(struct sc_alarms *a, int64_t ts, enum hist_type type, int composite,
+                         const char *name, const char *summary, const char *data)
+{
     size_t ln = strlen(name) + 1, ls = strlen(summary) + 1, ld = strlen(data) + 1, n;
     struct hdesc *d;
     char *p;
@@ -86,6 +92,7 @@ void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const 
     d = &a->hd[(a->hd_first + a->hd_count) % a->hd_cap];
     d->ts = ts;
     d->type = type;
+    d->composite = composite != 0;
     d->off = a->head;
     d->len = n;
     a->hd_count++;
@@ -184,6 +191,10 @@ void sc_alarms_destroy(struct sc_alarms *a)
     for (int i = 0; i < a->n; i++)
         alarm_free(a->list[i]);
     free(a->list);
+    for (int i = 0; i < a->ncomp; i++)
+        composite_free(a->comps[i]);
+    free(a->comps);
+    mutes_free(a);
     free(a->region);
     free(a->account);
     free(a->arena);
@@ -315,7 +326,7 @@ int sc_alarms_has_pending(const struct sc_alarms *a)
     for (int i = 0; i < a->n; i++)
         if (a->list[i]->pending)
             return 1;
-    return 0;
+    return composite_has_pending(a);
 }
 
 /* --- alarm JSON (history data) ---------------------------------------------------------------- */
@@ -393,8 +404,8 @@ static int valid_period(int p)
     return p == 10 || p == 20 || p == 30 || (p > 0 && p % 60 == 0);
 }
 
-static enum sc_status validate_actions(const char *const *acts, int n, const char *param,
-                                       struct sc_error *err)
+enum sc_status alarm_validate_actions(const char *const *acts, int n, const char *param,
+                                      struct sc_error *err)
 {
     if (n > SC_ALARM_MAX_ACTIONS)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
@@ -579,12 +590,12 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
                        "Bits/Second, Kilobits/Second, Megabits/Second, Gigabits/Second, "
                        "Terabits/Second, Count/Second, None]",
                        r->unit);
-    s = validate_actions(r->ok_actions, r->n_ok_actions, "OKActions", err);
+    s = alarm_validate_actions(r->ok_actions, r->n_ok_actions, "OKActions", err);
     if (s == SC_OK)
-        s = validate_actions(r->alarm_actions, r->n_alarm_actions, "AlarmActions", err);
+        s = alarm_validate_actions(r->alarm_actions, r->n_alarm_actions, "AlarmActions", err);
     if (s == SC_OK)
-        s = validate_actions(r->insufficient_data_actions, r->n_insufficient_data_actions,
-                             "InsufficientDataActions", err);
+        s = alarm_validate_actions(r->insufficient_data_actions, r->n_insufficient_data_actions,
+                                   "InsufficientDataActions", err);
     if (s != SC_OK)
         return s;
     for (int i = 0; i < r->n_tags; i++)
@@ -705,6 +716,10 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
     s = alarm_validate_put(req, &st, &op, &tmd, &unit, err);
     if (s != SC_OK)
         return s;
+    if (composite_find(a, req->alarm_name))
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "An alarm with the name %s already exists as a composite alarm.",
+                       req->alarm_name);
     al = alarm_build(a, req, &st, op, tmd, unit);
     if (!al)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
@@ -801,13 +816,17 @@ enum sc_status sc_alarms_delete(struct sc_alarms *a, const char *const *names, i
     char summary[400];
     struct sb b;
 
+    if (s == SC_OK)
+        s = composite_check_delete(a, names, n, err);
     if (s != SC_OK)
         return s;
     for (int i = 0; i < n; i++) {
         int idx = alarm_find_idx(a, names[i]);
         struct alarm *al;
-        if (idx < 0)
+        if (idx < 0) {
+            composite_delete(a, names[i], now_ms);
             continue;
+        }
         al = a->list[idx];
         sb_init(&b, a->scratch, SCRATCH_LEN);
         sb_raw(&b, "{\"type\":\"Delete\",\"version\":\"1.0\",\"deletedAlarm\":");
@@ -974,7 +993,7 @@ enum sc_status sc_alarms_describe_history(const struct sc_alarms *a,
         if (req->has_end_date && d->ts > req->end_date_ms)
             continue;
         v.alarm_name = name;
-        v.alarm_type = "MetricAlarm";
+        v.alarm_type = d->composite ? "CompositeAlarm" : "MetricAlarm";
         v.timestamp_ms = d->ts;
         v.history_item_type = alarm_hist_names[d->type];
         v.history_summary = name + strlen(name) + 1;
@@ -987,11 +1006,18 @@ enum sc_status sc_alarms_describe_history(const struct sc_alarms *a,
 
 /* --- tags ------------------------------------------------------------------------------------- */
 
-static struct alarm *find_by_arn(const struct sc_alarms *a, const char *arn)
+struct tag **alarm_tags_by_arn(const struct sc_alarms *a, const char *arn, int **ntags)
 {
     for (int i = 0; arn && i < a->n; i++)
-        if (strcmp(a->list[i]->arn, arn) == 0)
-            return a->list[i];
+        if (strcmp(a->list[i]->arn, arn) == 0) {
+            *ntags = &a->list[i]->ntags;
+            return &a->list[i]->tags;
+        }
+    for (int i = 0; arn && i < a->ncomp; i++)
+        if (strcmp(a->comps[i]->arn, arn) == 0) {
+            *ntags = &a->comps[i]->ntags;
+            return &a->comps[i]->tags;
+        }
     return NULL;
 }
 
@@ -1008,9 +1034,10 @@ static enum sc_status arn_not_found(const char *arn, struct sc_error *err)
 enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct sc_tag *tags, int n,
                              struct sc_error *err)
 {
-    struct alarm *al = find_by_arn(a, arn);
+    int *ntp = NULL;
+    struct tag **tp = alarm_tags_by_arn(a, arn, &ntp);
 
-    if (!al)
+    if (!tp)
         return arn_not_found(arn, err);
     for (int i = 0; i < n; i++)
         if (!tags[i].key || !*tags[i].key || !tags[i].value)
@@ -1022,26 +1049,26 @@ enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct 
         char *v = sc_strdup(tags[i].value);
         if (!v)
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-        for (j = 0; j < al->ntags; j++)
-            if (strcmp(al->tags[j].key, tags[i].key) == 0)
+        for (j = 0; j < (*ntp); j++)
+            if (strcmp((*tp)[j].key, tags[i].key) == 0)
                 break;
-        if (j < al->ntags) {
-            free(al->tags[j].value);
-            al->tags[j].value = v;
+        if (j < (*ntp)) {
+            free((*tp)[j].value);
+            (*tp)[j].value = v;
         } else {
-            struct tag *t = realloc(al->tags, (size_t)(al->ntags + 1) * sizeof(*t));
+            struct tag *t = realloc((*tp), (size_t)((*ntp) + 1) * sizeof(*t));
             char *k = sc_strdup(tags[i].key);
             if (!t || !k) {
                 if (t)
-                    al->tags = t;
+                    (*tp) = t;
                 free(v);
                 free(k);
                 return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
             }
-            al->tags = t;
-            al->tags[al->ntags].key = k;
-            al->tags[al->ntags].value = v;
-            al->ntags++;
+            (*tp) = t;
+            (*tp)[(*ntp)].key = k;
+            (*tp)[(*ntp)].value = v;
+            (*ntp)++;
         }
     }
     return SC_OK;
@@ -1050,18 +1077,18 @@ enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct 
 enum sc_status sc_alarms_untag(struct sc_alarms *a, const char *arn, const char *const *keys, int n,
                                struct sc_error *err)
 {
-    struct alarm *al = find_by_arn(a, arn);
+    int *ntp = NULL;
+    struct tag **tp = alarm_tags_by_arn(a, arn, &ntp);
 
-    if (!al)
+    if (!tp)
         return arn_not_found(arn, err);
     for (int i = 0; i < n; i++) {
-        for (int j = 0; keys[i] && j < al->ntags; j++) {
-            if (strcmp(al->tags[j].key, keys[i]) == 0) {
-                free(al->tags[j].key);
-                free(al->tags[j].value);
-                memmove(&al->tags[j], &al->tags[j + 1],
-                        (size_t)(al->ntags - j - 1) * sizeof(*al->tags));
-                al->ntags--;
+        for (int j = 0; keys[i] && j < (*ntp); j++) {
+            if (strcmp((*tp)[j].key, keys[i]) == 0) {
+                free((*tp)[j].key);
+                free((*tp)[j].value);
+                memmove(&(*tp)[j], &(*tp)[j + 1], (size_t)((*ntp) - j - 1) * sizeof(*(*tp)));
+                (*ntp)--;
                 break;
             }
         }
@@ -1072,12 +1099,13 @@ enum sc_status sc_alarms_untag(struct sc_alarms *a, const char *arn, const char 
 enum sc_status sc_alarms_list_tags(const struct sc_alarms *a, const char *arn, sc_tag_visit_fn fn,
                                    void *ud, struct sc_error *err)
 {
-    const struct alarm *al = find_by_arn(a, arn);
+    int *ntp = NULL;
+    struct tag **tp = alarm_tags_by_arn(a, arn, &ntp);
 
-    if (!al)
+    if (!tp)
         return arn_not_found(arn, err);
-    for (int i = 0; i < al->ntags; i++)
-        if (fn(al->tags[i].key, al->tags[i].value, ud))
+    for (int i = 0; i < (*ntp); i++)
+        if (fn((*tp)[i].key, (*tp)[i].value, ud))
             break;
     return SC_OK;
 }

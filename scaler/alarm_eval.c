@@ -93,6 +93,7 @@ static void change_state(struct sc_alarms *a, struct alarm *al, enum sc_alarm_st
     snprintf(al->reason_data, sizeof(al->reason_data), "%s", reason_data ? reason_data : "");
     al->state_updated_ms = now_ms;
     al->state_transitioned_ms = now_ms;
+    al->state_gen = ++a->gen;
     alarm_hist_add(a, now_ms, H_STATE, al->name, summary, a->scratch2);
     alarm_view_sync(al);
 }
@@ -123,8 +124,13 @@ enum sc_status sc_alarms_set_state(struct sc_alarms *a, const struct sc_set_alar
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                        "The parameter StateReasonData must be valid JSON.");
     al = alarm_find(a, req->alarm_name);
-    if (!al)
-        return sc_fail(err, SC_ERR_RESOURCE_NOT_FOUND, "%s", "");
+    if (!al) {
+        enum sc_status s = composite_set_state(a, req->alarm_name, st, req->state_reason,
+                                               req->state_reason_data, now_ms, err);
+        if (s == SC_OK)
+            sc_alarms_composites_step(a, now_ms, NULL, NULL);
+        return s;
+    }
     if (al->state == st) {
         snprintf(al->reason, sizeof(al->reason), "%s", req->state_reason);
         snprintf(al->reason_data, sizeof(al->reason_data), "%s",
@@ -135,6 +141,7 @@ enum sc_status sc_alarms_set_state(struct sc_alarms *a, const struct sc_set_alar
     }
     change_state(a, al, st, req->state_reason, req->state_reason_data, now_ms);
     al->pending = 1;
+    sc_alarms_composites_step(a, now_ms, NULL, NULL); /* its parents' actions wait too */
     return SC_OK;
 }
 
@@ -151,6 +158,8 @@ enum sc_status sc_alarms_enable_actions(struct sc_alarms *a, const char *const *
         if (al) {
             al->actions_enabled = enable != 0;
             alarm_view_sync(al);
+        } else {
+            composite_set_actions_enabled(a, names[i], enable);
         }
     }
     return SC_OK;
@@ -198,6 +207,8 @@ static int run_actions(struct sc_alarms *a, struct alarm *al, int only_as, int64
 
     if (!al->actions_enabled || al->nactions[al->state] == 0)
         return 0;
+    if (sc_alarms_is_muted(a, al->name, now_ms))
+        return 0; /* an ACTIVE mute rule names it: the actions are muted */
     snprintf(name, sizeof(name), "%s", al->name);
     for (int i = 0; i < al->nactions[al->state]; i++) {
         const char *arn = al->actions[al->state][i];
@@ -223,7 +234,7 @@ int sc_alarms_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_f
         al->pending = 0;
         ran += run_actions(a, al, 0, now_ms, fn, ud);
     }
-    return ran;
+    return ran + composite_run_pending(a, now_ms, fn, ud);
 }
 
 /* --- evaluation ------------------------------------------------------------------------------- */
@@ -526,4 +537,5 @@ void sc_alarms_evaluate(struct sc_alarms *a, const struct sc_metric_store *store
             evaluate_one(a, al, store, tick_ms, minute_tick, fn, ud);
         }
     }
+    sc_alarms_composites_step(a, tick_ms, fn, ud);
 }

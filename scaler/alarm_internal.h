@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "scaler/alarm.h"
+#include "scaler/alarm_composite.h"
+#include "scaler/alarm_mute.h"
 #include "scaler/math.h"
 #include "scaler/str.h"
 
@@ -81,19 +83,59 @@ struct alarm {
     int pending;
     struct tag *tags;
     int ntags;
+    uint64_t state_gen; /* a->gen at its last state change */
     struct sc_alarm_view view;
 };
 
 struct hdesc {
     int64_t ts;
     enum hist_type type;
+    int composite; /* AlarmType CompositeAlarm */
     size_t off, len;
+};
+
+struct mute;
+
+/* A composite alarm (alarm_composite.c). */
+struct composite {
+    char *name, *arn, *description, *rule_text;
+    struct sc_alarm_rule *rule;
+    char **child; /* per rule reference: the alarm's name */
+    int nchild;
+    enum sc_alarm_state *child_state; /* evaluation scratch, nchild */
+    int actions_enabled;
+    char *actions[3][SC_ALARM_MAX_ACTIONS]; /* indexed by enum sc_alarm_state */
+    int nactions[3];
+    char *suppressor;      /* as put, NULL = none */
+    char *suppressor_name; /* the alarm it names */
+    int wait_s, ext_s;
+    int64_t config_updated_ms;
+    enum sc_alarm_state state;
+    char reason[SC_ALARM_REASON_MAX];
+    char reason_data[SC_ALARM_REASON_DATA_MAX];
+    int64_t state_updated_ms, state_transitioned_ms;
+    uint64_t state_gen, seen_gen; /* its own last change; the children's it last evaluated */
+    int held;                     /* ALARM actions held: 0, or enum held_by + 1 */
+    int64_t held_until_ms;
+    int pending;
+    struct tag *tags;
+    int ntags;
+    struct sc_composite_view view;
+    struct sc_alarm_view aview; /* what an action handler sees */
+    char sup_reason[64];
 };
 
 struct sc_alarms {
     char *region, *account;
     struct alarm **list; /* sorted by name */
     int n, cap;
+    struct composite **comps; /* sorted by name */
+    int ncomp, ccap;
+    struct mute **mutes; /* alarm mute rules (alarm_mute.c), sorted by name */
+    int nmute, mcap;
+    int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
+    void *tz_ud;
+    uint64_t gen; /* counts state changes: struct alarm's and struct composite's state_gen */
     /* history: descriptors in a ring over a byte arena */
     char *arena;
     size_t arena_cap, head;
@@ -187,6 +229,14 @@ static inline void sb_jstr(struct sb *b, const char *s)
 
 void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const char *name,
                     const char *summary, const char *data);
+/* The same, for an item of a composite alarm when composite is 1. */
+void alarm_hist_add_kind(struct sc_alarms *a, int64_t ts, enum hist_type type, int composite,
+                         const char *name, const char *summary, const char *data);
+/* "Invalid arn syntax" and the 5-action cap of PutMetricAlarm and PutCompositeAlarm. */
+enum sc_status alarm_validate_actions(const char *const *acts, int n, const char *param,
+                                      struct sc_error *err);
+/* The tags of the alarm or composite whose ARN is arn, or NULL. */
+struct tag **alarm_tags_by_arn(const struct sc_alarms *a, const char *arn, int **ntags);
 void alarm_free(struct alarm *al);
 /* Index of name, or -(insertion point)-1. */
 int alarm_find_idx(const struct sc_alarms *a, const char *name);
@@ -221,5 +271,36 @@ json_t *alarm_math_save(const struct alarm *al);
 int alarm_math_load(const json_t *arr, struct sc_alarm_query *q,
                     struct sc_dimension (*dims)[SC_METRIC_MAX_DIMENSIONS], int *n, char *msg,
                     size_t msglen);
+
+/* --- defined in alarm_composite.c --------------------------------------------------------------
+ */
+
+struct composite *composite_find(const struct sc_alarms *a, const char *name);
+void composite_free(struct composite *c);
+/* DeleteAlarms' rules (at most one composite; no child of a composite that stays). */
+enum sc_status composite_check_delete(const struct sc_alarms *a, const char *const *names, int n,
+                                      struct sc_error *err);
+/* Deletes the composite named so (history item). Returns 1, or 0 when there is none. */
+int composite_delete(struct sc_alarms *a, const char *name, int64_t now_ms);
+/* Enable/DisableAlarmActions. Returns 1 when name is a composite. */
+int composite_set_actions_enabled(struct sc_alarms *a, const char *name, int enable);
+/* SetAlarmState of a composite (validated). ResourceNotFound when there is none. */
+enum sc_status composite_set_state(struct sc_alarms *a, const char *name, enum sc_alarm_state st,
+                                   const char *reason, const char *reason_data, int64_t now_ms,
+                                   struct sc_error *err);
+int composite_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_fn fn, void *ud);
+int composite_has_pending(const struct sc_alarms *a);
+/* The composites in the state file's form; NULL on OOM. */
+json_t *composites_save(const struct sc_alarms *a);
+/* Reads composites_save's list into t (empty); 0 or -1 with err set. */
+int composites_load(struct sc_alarms *t, const json_t *arr, struct sc_error *err);
+
+/* --- defined in alarm_mute.c ------------------------------------------------------------------ */
+
+void mutes_free(struct sc_alarms *a);
+/* The rules in the state file's form; NULL on OOM. */
+json_t *mutes_save(const struct sc_alarms *a);
+/* Reads mutes_save's list into t (empty); 0 or -1 with err set. */
+int mutes_load(struct sc_alarms *t, const json_t *arr, struct sc_error *err);
 
 #endif

@@ -110,12 +110,30 @@ json_t *sc_alarms_save(const struct sc_alarms *a)
         json_t *h =
             json_pack("{sIssssssss}", "ts", (json_int_t)d->ts, "type", alarm_hist_names[d->type],
                       "name", name, "summary", summary, "data", data);
+        if (h && d->composite)
+            json_object_set_new(h, "composite", json_true());
         if (!h || json_array_append_new(hist, h) < 0)
             goto fail;
     }
     json_object_set_new(root, "version", json_integer(1));
     json_object_set_new(root, "alarms", list);
     json_object_set_new(root, "history", hist);
+    if (a->ncomp > 0) {
+        json_t *comps = composites_save(a);
+        if (!comps) {
+            json_decref(root);
+            return NULL;
+        }
+        json_object_set_new(root, "composites", comps);
+    }
+    if (a->nmute > 0) {
+        json_t *mutes = mutes_save(a);
+        if (!mutes) {
+            json_decref(root);
+            return NULL;
+        }
+        json_object_set_new(root, "mute_rules", mutes);
+    }
     return root;
 
 fail:
@@ -437,7 +455,18 @@ enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_er
             s = SC_ERR_VALIDATION;
             goto out;
         }
-        alarm_hist_add(t, ts, (enum hist_type)k, name, summary, data);
+        alarm_hist_add_kind(t, ts, (enum hist_type)k, json_is_true(json_object_get(e, "composite")),
+                            name, summary, data);
+    }
+    if (composites_load(t, json_object_get(j, "composites"), err) < 0) {
+        s = SC_ERR_VALIDATION;
+        goto out;
+    }
+    t->tz_offset = a->tz_offset;
+    t->tz_ud = a->tz_ud;
+    if (mutes_load(t, json_object_get(j, "mute_rules"), err) < 0) {
+        s = SC_ERR_VALIDATION;
+        goto out;
     }
     /* success: the loaded store takes a's place (a's address stays valid for its owner) */
     swap = *a;

@@ -15,6 +15,7 @@
 struct sc_cw {
     struct sc_metric_store *store;
     struct sc_alarms *alarms;
+    struct sc_dashboards *dashboards;
     sc_alarm_action_fn fn;
     void *ud;
     int started;
@@ -75,10 +76,11 @@ struct sc_cw *sc_cw_create(const struct sc_cw_config *cfg)
         ac.history_bytes = c.history_bytes;
     cw->store = sc_metric_store_create(&c.metrics);
     cw->alarms = sc_alarms_create(&ac);
+    cw->dashboards = sc_dashboards_create(ac.account, ac.region);
     cw->gmd_ts = calloc(GMD_MAX, sizeof(*cw->gmd_ts));
     cw->gmd_val = calloc(GMD_MAX, sizeof(*cw->gmd_val));
     cw->start_ms = c.start_ms;
-    if (!cw->store || !cw->alarms || !cw->gmd_ts || !cw->gmd_val) {
+    if (!cw->store || !cw->alarms || !cw->dashboards || !cw->gmd_ts || !cw->gmd_val) {
         sc_cw_destroy(cw);
         return NULL;
     }
@@ -95,6 +97,7 @@ void sc_cw_destroy(struct sc_cw *cw)
         return;
     sc_metric_store_destroy(cw->store);
     sc_alarms_destroy(cw->alarms);
+    sc_dashboards_destroy(cw->dashboards);
     free(cw->gmd_ts);
     free(cw->gmd_val);
     free(cw);
@@ -141,17 +144,22 @@ void sc_cw_step(struct sc_cw *cw, int64_t now_ms)
         else
             cw->next_tick_ms = floor_to(t, MINUTE_MS) + MINUTE_MS;
     }
+    /* held composite actions whose wait or extension ends now */
+    if (sc_alarms_composites_next_due_ms(cw->alarms) <= now_ms)
+        sc_alarms_composites_step(cw->alarms, now_ms, cw->fn, cw->ud);
     if (sc_alarms_has_pending(cw->alarms))
         sc_alarms_run_pending(cw->alarms, now_ms, cw->fn, cw->ud);
 }
 
 int64_t sc_cw_next_due_ms(const struct sc_cw *cw, int64_t now_ms)
 {
+    int64_t held = sc_alarms_composites_next_due_ms(cw->alarms);
+
     if (sc_alarms_has_pending(cw->alarms))
         return now_ms;
     if (!cw->started)
         return ceil_to(cw->start_ms ? cw->start_ms : now_ms, MINUTE_MS);
-    return cw->next_tick_ms;
+    return held < cw->next_tick_ms ? (held > now_ms ? held : now_ms) : cw->next_tick_ms;
 }
 
 /* --- metrics --------------------------------------------------------------------------------- */
@@ -678,6 +686,27 @@ enum sc_status sc_cw_describe_alarms(struct sc_cw *cw, const struct sc_describe_
     return sc_alarms_describe(cw->alarms, req, fn, ud, err);
 }
 
+enum sc_status sc_cw_put_composite_alarm(struct sc_cw *cw,
+                                         const struct sc_put_composite_alarm_req *req,
+                                         int64_t now_ms, struct sc_error *err)
+{
+    start_once(cw, now_ms);
+    return sc_alarms_put_composite(cw->alarms, req, now_ms, err);
+}
+
+enum sc_status sc_cw_describe_composite_alarms(struct sc_cw *cw,
+                                               const struct sc_describe_alarms_req *req,
+                                               sc_composite_visit_fn fn, void *ud,
+                                               struct sc_error *err)
+{
+    return sc_alarms_describe_composites(cw->alarms, req, fn, ud, err);
+}
+
+struct sc_dashboards *sc_cw_dashboards(struct sc_cw *cw)
+{
+    return cw->dashboards;
+}
+
 enum sc_status sc_cw_describe_alarms_for_metric(struct sc_cw *cw,
                                                 const struct sc_describe_alarms_for_metric_req *req,
                                                 sc_alarm_visit_fn fn, void *ud,
@@ -771,12 +800,18 @@ static void notify_put(struct sc_cw *cw, const struct sc_put_metric_data_req *re
 json_t *sc_cw_save(const struct sc_cw *cw)
 {
     json_t *root = json_object(), *alarms = sc_alarms_save(cw->alarms);
+    json_t *dash = sc_dashboards_save(cw->dashboards);
 
-    if (!root || !alarms) {
+    if (!root || !alarms || !dash) {
         json_decref(root);
         json_decref(alarms);
+        json_decref(dash);
         return NULL;
     }
+    if (json_array_size(dash) > 0)
+        json_object_set_new(root, "dashboards", dash);
+    else
+        json_decref(dash);
     json_object_set_new(root, "version", json_integer(1));
     json_object_set_new(root, "started", json_boolean(cw->started));
     json_object_set_new(root, "start_ms", json_integer(cw->start_ms));
@@ -797,7 +832,21 @@ enum sc_status sc_cw_load(struct sc_cw *cw, const json_t *j, struct sc_error *er
     if (!json_is_boolean(started) || !json_is_integer(start) || !json_is_integer(tick))
         return sc_fail(err, SC_ERR_VALIDATION,
                        "state: cloudwatch: started, start_ms and next_tick_ms are required");
+    /* dashboards first: their load leaves them unchanged on error, and the alarms' load
+     * (which may still fail) comes last so that nothing changes on any error */
+    {
+        struct sc_dashboards *t = sc_dashboards_create(NULL, NULL);
+        if (!t)
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        s = sc_dashboards_load(t, json_object_get(j, "dashboards"), err);
+        sc_dashboards_destroy(t);
+        if (s != SC_OK)
+            return s;
+    }
     s = sc_alarms_load(cw->alarms, json_object_get(j, "alarms"), err);
+    if (s != SC_OK)
+        return s;
+    s = sc_dashboards_load(cw->dashboards, json_object_get(j, "dashboards"), err);
     if (s != SC_OK)
         return s;
     cw->started = json_is_true(started);

@@ -20,6 +20,9 @@
 #include <jansson.h>
 
 #include "scaler/alarm.h"
+#include "scaler/alarm_composite.h"
+#include "scaler/alarm_mute.h"
+#include "scaler/dashboard.h"
 #include "scaler/metric.h"
 #include "scaler/status.h"
 
@@ -189,6 +192,17 @@ enum sc_status sc_cw_untag_resource(struct sc_cw *cw, const char *resource_arn,
                                     const char *const *keys, int n, struct sc_error *err);
 enum sc_status sc_cw_list_tags_for_resource(struct sc_cw *cw, const char *resource_arn,
                                             sc_tag_visit_fn fn, void *ud, struct sc_error *err);
+
+/* --- composite alarms (scaler/alarm_composite.h) and dashboards (scaler/dashboard.h) ---- */
+enum sc_status sc_cw_put_composite_alarm(struct sc_cw *cw,
+                                         const struct sc_put_composite_alarm_req *req,
+                                         int64_t now_ms, struct sc_error *err);
+enum sc_status sc_cw_describe_composite_alarms(struct sc_cw *cw,
+                                               const struct sc_describe_alarms_req *req,
+                                               sc_composite_visit_fn fn, void *ud,
+                                               struct sc_error *err);
+/* The dashboards of this account+region (borrowed, lives as long as cw). */
+struct sc_dashboards *sc_cw_dashboards(struct sc_cw *cw);
 
 /* Reads for the world and target tracking. */
 const struct sc_alarm_view *sc_cw_alarm_find(const struct sc_cw *cw, const char *name);

@@ -133,12 +133,36 @@ static int visit_alarm(const struct sc_alarm_view *a, void *ud)
     return 0;
 }
 
+/* Composite alarms share the alarms' name space, so they share the "A" keys too. */
+static int visit_composite(const struct sc_composite_view *c, void *ud)
+{
+    struct sc_observer *o = ud;
+    char key[KEY_LEN];
+    int was;
+
+    snprintf(key, sizeof(key), "A%s", c->alarm_name);
+    was = prev_value(o, key);
+    if (was >= 0 && was != (int)c->state) {
+        struct sc_event ev = { .kind = SC_EVENT_ALARM,
+                               .time_ms = c->state_updated_timestamp_ms,
+                               .alarm = c->alarm_name,
+                               .from = sc_alarm_state_name((enum sc_alarm_state)was),
+                               .to = c->state_value,
+                               .text = c->state_reason };
+
+        report(o, &ev);
+    }
+    remember(o, key, (int)c->state);
+    return 0;
+}
+
 static void observe_alarms(struct sc_observer *o, struct sc_world *w)
 {
     struct sc_describe_alarms_req req;
 
     memset(&req, 0, sizeof(req));
     sc_cw_describe_alarms(sc_world_cw(w), &req, visit_alarm, o, NULL);
+    sc_cw_describe_composite_alarms(sc_world_cw(w), &req, visit_composite, o, NULL);
 }
 
 /* ---- activities ----------------------------------------------------------------------- */

@@ -99,6 +99,8 @@ enum sc_status {
     SC_ERR_INSTANCE_REFRESH_IN_PROGRESS,      /* InstanceRefreshInProgress 400 */
     SC_ERR_ACTIVE_INSTANCE_REFRESH_NOT_FOUND, /* ActiveInstanceRefreshNotFound 400 */
     SC_ERR_IRREVERSIBLE_INSTANCE_REFRESH,     /* IrreversibleInstanceRefresh 400 */
+    /* CloudWatch dashboards (docs/cloudwatch.md) */
+    SC_ERR_INVALID_PARAMETER_INPUT, /* InvalidParameterInput 400 (DashboardInvalidInputError) */
     SC_STATUS_COUNT
 };
 

@@ -447,8 +447,8 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
             sim_scenario_lc_index(sc, g->refresh.launch_configuration) < 0) {
             path_key(pi, g->path, "instance_refresh");
             path_key(p, pi, "launch_configuration");
-            return fail(c, p, "no launch configuration named \"%s\"",
-                        g->refresh.launch_configuration);
+            fail(c, p, "no launch configuration named \"%s\"%s", g->refresh.launch_configuration,
+                 dym(buf, sizeof(buf), NEAR(lcs, nlcs, g->refresh.launch_configuration)));
         }
         for (int j = 0; j < g->nload_balancers; j++) {
             if (sim_scenario_lb_index(sc, g->load_balancers[j]) < 0) {

@@ -176,6 +176,47 @@ static void test_observe_alarm_transition_with_reason(void **state)
     sc_world_destroy(w);
 }
 
+/* A composite alarm's transition is an alarm event too, with AWS's composite reason. */
+static void test_observe_composite_alarm_transition(void **state)
+{
+    struct sc_world *w = new_world(2);
+    struct sc_observer *o = sc_observer_create();
+    struct sc_error err = { 0 };
+    struct sc_dimension dim = { "AutoScalingGroupName", "web" };
+    struct sc_put_metric_alarm_req ar = { .alarm_name = "high-cpu",
+                                          .metric_name = "CPUUtilization",
+                                          .namespace = "AWS/EC2",
+                                          .statistic = "Average",
+                                          .dimensions = &dim,
+                                          .n_dimensions = 1,
+                                          .has_period = 1,
+                                          .period = 60,
+                                          .has_evaluation_periods = 1,
+                                          .evaluation_periods = 1,
+                                          .has_threshold = 1,
+                                          .threshold = 80,
+                                          .comparison_operator = "GreaterThanThreshold" };
+    struct sc_put_composite_alarm_req cr = { .alarm_name = "busy",
+                                             .alarm_rule = "ALARM(high-cpu)" };
+    static struct seen s;
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    make_lc(w);
+    make_group(w, 1, NULL);
+    assert_int_equal(sc_cw_put_metric_alarm(sc_world_cw(w), &ar, T0, &err), SC_OK);
+    assert_int_equal(sc_cw_put_composite_alarm(sc_world_cw(w), &cr, T0, &err), SC_OK);
+    run_observed(w, o, &s, T0, T0 + 10 * MIN, 95);
+    assert_int_equal(count(&s,
+                           "alarm|busy|OK|ALARM|arn:aws:cloudwatch:us-east-1:123456789012:"
+                           "alarm:high-cpu transitioned to ALARM at ",
+                           NULL),
+                     1);
+    assert_int_equal(count(&s, "alarm|", NULL), 2);
+    sc_observer_destroy(o);
+    sc_world_destroy(w);
+}
+
 /* A launch that fails (both of the group's zones are down) is a launch_failed event with
  * the activity's StatusCode, and no launch event. */
 static void test_observe_failed_launch_is_its_own_kind(void **state)
@@ -257,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_observe_launch_story_once),
         cmocka_unit_test(test_observe_alarm_transition_with_reason),
+        cmocka_unit_test(test_observe_composite_alarm_transition),
         cmocka_unit_test(test_observe_failed_launch_is_its_own_kind),
         cmocka_unit_test(test_observe_health_and_termination_cause),
         cmocka_unit_test(test_observe_sync_is_silent),

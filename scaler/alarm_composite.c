@@ -1,0 +1,1419 @@
+/* scaler/alarm_composite.c: composite alarms (see alarm_composite.h, docs/cloudwatch.md
+ * "Composite alarms"): the AlarmRule parser into a small tree, its evaluation, Put, the
+ * describes, the state changes when a child changes, actions and their suppression, and
+ * the composites' part of the state file. */
+#include "scaler/alarm_composite.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scaler/alarm_internal.h"
+#include "scaler/civil.h"
+#include "scaler/save.h"
+
+#define AS_PREFIX   "arn:aws:autoscaling:"
+#define MAX_DEPTH   256
+#define MAX_NODES   (SC_ALARM_RULE_MAX / 2 + 8)
+#define REASON_DATA SC_ALARM_REASON_DATA_MAX
+
+/* --- the rule ------------------------------------------------------------------------------- */
+
+enum rn_kind { RN_TRUE, RN_FALSE, RN_FN, RN_NOT, RN_AND, RN_OR };
+
+struct rnode {
+    enum rn_kind kind;
+    enum sc_alarm_state want; /* RN_FN: the state ALARM()/OK()/INSUFFICIENT_DATA() asks */
+    int ref;                  /* RN_FN: index into refs */
+    int l, r;                 /* RN_NOT: l; RN_AND, RN_OR: l and r */
+};
+
+struct sc_alarm_rule {
+    struct rnode *node;
+    int nnode, root;
+    char **ref;
+    int nref;
+};
+
+struct parser {
+    const char *s;
+    size_t pos;
+    struct sc_alarm_rule *r;
+    int depth;
+    struct sc_error *err;
+    int failed;
+};
+
+static int perr(struct parser *p, const char *what)
+{
+    if (!p->failed)
+        sc_fail(p->err, SC_ERR_VALIDATION, "Invalid alarm rule: %s at position %zu", what,
+                p->pos + 1);
+    p->failed = 1;
+    return -1;
+}
+
+static void skip_ws(struct parser *p)
+{
+    while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' ||
+           p->s[p->pos] == '\r')
+        p->pos++;
+}
+
+static int ident_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* 1 when the keyword kw starts at the current position (not as a prefix of a longer word). */
+static int at_kw(struct parser *p, const char *kw)
+{
+    size_t n = strlen(kw);
+
+    return strncmp(p->s + p->pos, kw, n) == 0 && !ident_char(p->s[p->pos + n]);
+}
+
+static int new_node(struct parser *p, enum rn_kind k, int l, int r)
+{
+    struct rnode *n;
+
+    if (p->r->nnode >= MAX_NODES)
+        return perr(p, "too many terms");
+    n = &p->r->node[p->r->nnode];
+    memset(n, 0, sizeof(*n));
+    n->kind = k;
+    n->l = l;
+    n->r = r;
+    return p->r->nnode++;
+}
+
+static int parse_or(struct parser *p);
+
+/* FN "(" ref ")" after the function name. */
+static int parse_fn(struct parser *p, enum sc_alarm_state want)
+{
+    size_t start, end;
+    char *name, **refs;
+    int idx;
+
+    skip_ws(p);
+    if (p->s[p->pos] != '(')
+        return perr(p, "expected (");
+    p->pos++;
+    skip_ws(p);
+    if (p->s[p->pos] == '"') {
+        start = ++p->pos;
+        while (p->s[p->pos] && p->s[p->pos] != '"')
+            p->pos++;
+        if (p->s[p->pos] != '"')
+            return perr(p, "unterminated alarm name");
+        end = p->pos++;
+        skip_ws(p);
+        if (p->s[p->pos] != ')')
+            return perr(p, "expected )");
+    } else {
+        start = p->pos;
+        while (p->s[p->pos] && p->s[p->pos] != ')')
+            p->pos++;
+        if (p->s[p->pos] != ')')
+            return perr(p, "expected )");
+        end = p->pos;
+        while (end > start && (p->s[end - 1] == ' ' || p->s[end - 1] == '\t'))
+            end--;
+    }
+    if (end == start)
+        return perr(p, "empty alarm name");
+    p->pos++; /* ')' */
+    name = malloc(end - start + 1);
+    refs = realloc(p->r->ref, (size_t)(p->r->nref + 1) * sizeof(*refs));
+    if (!name || !refs) {
+        free(name);
+        if (refs)
+            p->r->ref = refs;
+        return perr(p, "out of memory");
+    }
+    p->r->ref = refs;
+    memcpy(name, p->s + start, end - start);
+    name[end - start] = 0;
+    p->r->ref[p->r->nref] = name;
+    idx = new_node(p, RN_FN, -1, -1);
+    if (idx < 0) {
+        free(name);
+        return -1;
+    }
+    p->r->node[idx].want = want;
+    p->r->node[idx].ref = p->r->nref++;
+    return idx;
+}
+
+static int parse_primary(struct parser *p)
+{
+    int n;
+
+    skip_ws(p);
+    if (p->s[p->pos] == '(') {
+        if (++p->depth > MAX_DEPTH)
+            return perr(p, "nesting deeper than 256 levels");
+        p->pos++;
+        n = parse_or(p);
+        if (n < 0)
+            return -1;
+        skip_ws(p);
+        if (p->s[p->pos] != ')')
+            return perr(p, "expected )");
+        p->pos++;
+        p->depth--;
+        return n;
+    }
+    if (at_kw(p, "TRUE")) {
+        p->pos += 4;
+        return new_node(p, RN_TRUE, -1, -1);
+    }
+    if (at_kw(p, "FALSE")) {
+        p->pos += 5;
+        return new_node(p, RN_FALSE, -1, -1);
+    }
+    if (at_kw(p, "ALARM")) {
+        p->pos += 5;
+        return parse_fn(p, SC_ALARM_ALARM);
+    }
+    if (at_kw(p, "OK")) {
+        p->pos += 2;
+        return parse_fn(p, SC_ALARM_OK);
+    }
+    if (at_kw(p, "INSUFFICIENT_DATA")) {
+        p->pos += 17;
+        return parse_fn(p, SC_ALARM_INSUFFICIENT_DATA);
+    }
+    if (!p->s[p->pos])
+        return perr(p, "unexpected end");
+    return perr(p, "expected ALARM, OK, INSUFFICIENT_DATA, TRUE, FALSE, NOT or (");
+}
+
+static int parse_not(struct parser *p)
+{
+    int n;
+
+    skip_ws(p);
+    if (!at_kw(p, "NOT"))
+        return parse_primary(p);
+    p->pos += 3;
+    if (++p->depth > MAX_DEPTH)
+        return perr(p, "nesting deeper than 256 levels");
+    n = parse_not(p);
+    p->depth--;
+    return n < 0 ? -1 : new_node(p, RN_NOT, n, -1);
+}
+
+static int parse_and(struct parser *p)
+{
+    int l = parse_not(p);
+
+    while (l >= 0) {
+        int r;
+        skip_ws(p);
+        if (!at_kw(p, "AND"))
+            break;
+        p->pos += 3;
+        r = parse_not(p);
+        if (r < 0)
+            return -1;
+        l = new_node(p, RN_AND, l, r);
+    }
+    return l;
+}
+
+static int parse_or(struct parser *p)
+{
+    int l = parse_and(p);
+
+    while (l >= 0) {
+        int r;
+        skip_ws(p);
+        if (!at_kw(p, "OR"))
+            break;
+        p->pos += 2;
+        r = parse_and(p);
+        if (r < 0)
+            return -1;
+        l = new_node(p, RN_OR, l, r);
+    }
+    return l;
+}
+
+void sc_alarm_rule_destroy(struct sc_alarm_rule *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->nref; i++)
+        free(r->ref[i]);
+    free(r->ref);
+    free(r->node);
+    free(r);
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+enum sc_status sc_alarm_rule_parse(const char *text, struct sc_alarm_rule **out,
+                                   struct sc_error *err)
+{
+    struct parser p = { 0 };
+    size_t len;
+
+    *out = NULL;
+    if (!text || !*text)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmRule is required.");
+    len = strlen(text);
+    if (len > SC_ALARM_RULE_MAX)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'alarmRule' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 10240");
+    if (is_blank(text[0]) || is_blank(text[len - 1]))
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "AlarmRule must not contain leading or trailing whitespace or be null");
+    p.s = text;
+    p.err = err;
+    p.r = calloc(1, sizeof(*p.r));
+    if (!p.r)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    p.r->node = calloc(MAX_NODES, sizeof(*p.r->node));
+    if (!p.r->node) {
+        sc_alarm_rule_destroy(p.r);
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    }
+    p.r->root = parse_or(&p);
+    if (p.r->root >= 0) {
+        skip_ws(&p);
+        if (p.s[p.pos])
+            perr(&p, "expected AND or OR");
+    }
+    if (p.failed || p.r->root < 0) {
+        sc_alarm_rule_destroy(p.r);
+        return err ? err->status : SC_ERR_VALIDATION;
+    }
+    *out = p.r;
+    return SC_OK;
+}
+
+int sc_alarm_rule_nrefs(const struct sc_alarm_rule *r)
+{
+    return r->nref;
+}
+
+const char *sc_alarm_rule_ref(const struct sc_alarm_rule *r, int i)
+{
+    return i >= 0 && i < r->nref ? r->ref[i] : NULL;
+}
+
+static int eval_node(const struct sc_alarm_rule *r, int i, const enum sc_alarm_state *st)
+{
+    const struct rnode *n = &r->node[i];
+
+    switch (n->kind) {
+    case RN_TRUE:
+        return 1;
+    case RN_FALSE:
+        return 0;
+    case RN_FN:
+        return st[n->ref] == n->want;
+    case RN_NOT:
+        return !eval_node(r, n->l, st);
+    case RN_AND:
+        return eval_node(r, n->l, st) && eval_node(r, n->r, st);
+    case RN_OR:
+        return eval_node(r, n->l, st) || eval_node(r, n->r, st);
+    }
+    return 0;
+}
+
+int sc_alarm_rule_eval(const struct sc_alarm_rule *r, const enum sc_alarm_state *states)
+{
+    return eval_node(r, r->root, states);
+}
+
+/* --- the store ------------------------------------------------------------------------------ */
+
+enum held_by { HELD_WAIT, HELD_EXTENSION, HELD_ALARM };
+static const char *const held_names[3] = { "WaitPeriod", "ExtensionPeriod", "Alarm" };
+
+static int comp_idx(const struct sc_alarms *a, const char *name)
+{
+    int lo = 0, hi = a->ncomp - 1;
+
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = strcmp(a->comps[mid]->name, name);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -lo - 1;
+}
+
+struct composite *composite_find(const struct sc_alarms *a, const char *name)
+{
+    int i = name ? comp_idx(a, name) : -1;
+    return i >= 0 ? a->comps[i] : NULL;
+}
+
+void composite_free(struct composite *c)
+{
+    if (!c)
+        return;
+    free(c->name);
+    free(c->arn);
+    free(c->description);
+    free(c->rule_text);
+    sc_alarm_rule_destroy(c->rule);
+    for (int i = 0; i < c->nchild; i++)
+        free(c->child[i]);
+    free(c->child);
+    free(c->child_state);
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < c->nactions[s]; i++)
+            free(c->actions[s][i]);
+    free(c->suppressor);
+    free(c->suppressor_name);
+    for (int i = 0; i < c->ntags; i++) {
+        free(c->tags[i].key);
+        free(c->tags[i].value);
+    }
+    free(c->tags);
+    free(c);
+}
+
+static void view_sync(struct composite *c)
+{
+    struct sc_composite_view *v = &c->view;
+    struct sc_alarm_view *av = &c->aview;
+
+    v->alarm_name = c->name;
+    v->alarm_arn = c->arn;
+    v->alarm_description = c->description;
+    v->alarm_rule = c->rule_text;
+    v->alarm_configuration_updated_timestamp_ms = c->config_updated_ms;
+    v->actions_enabled = c->actions_enabled;
+    v->ok_actions = (const char *const *)c->actions[SC_ALARM_OK];
+    v->n_ok_actions = c->nactions[SC_ALARM_OK];
+    v->alarm_actions = (const char *const *)c->actions[SC_ALARM_ALARM];
+    v->n_alarm_actions = c->nactions[SC_ALARM_ALARM];
+    v->insufficient_data_actions = (const char *const *)c->actions[SC_ALARM_INSUFFICIENT_DATA];
+    v->n_insufficient_data_actions = c->nactions[SC_ALARM_INSUFFICIENT_DATA];
+    v->state = c->state;
+    v->state_value = alarm_state_names[c->state];
+    v->state_reason = c->reason;
+    v->state_reason_data = c->reason_data[0] ? c->reason_data : NULL;
+    v->state_updated_timestamp_ms = c->state_updated_ms;
+    v->state_transitioned_timestamp_ms = c->state_transitioned_ms;
+    v->actions_suppressor = c->suppressor;
+    v->actions_suppressor_wait_period = c->wait_s;
+    v->actions_suppressor_extension_period = c->ext_s;
+    v->actions_suppressed_by = NULL;
+    v->actions_suppressed_reason = NULL;
+    if (c->held) {
+        v->actions_suppressed_by = held_names[c->held - 1];
+        snprintf(c->sup_reason, sizeof(c->sup_reason), "Actions suppressed by %s",
+                 held_names[c->held - 1]);
+        v->actions_suppressed_reason = c->sup_reason;
+    }
+    memset(av, 0, sizeof(*av));
+    av->alarm_name = c->name;
+    av->alarm_arn = c->arn;
+    av->alarm_description = c->description;
+    av->actions_enabled = c->actions_enabled;
+    av->state = c->state;
+    av->state_value = v->state_value;
+    av->state_reason = c->reason;
+    av->state_reason_data = v->state_reason_data;
+    av->state_updated_timestamp_ms = c->state_updated_ms;
+    av->state_transitioned_timestamp_ms = c->state_transitioned_ms;
+}
+
+const struct sc_composite_view *sc_alarms_composite_find(const struct sc_alarms *a,
+                                                         const char *name)
+{
+    struct composite *c = composite_find(a, name);
+    return c ? &c->view : NULL;
+}
+
+int sc_alarms_composite_count(const struct sc_alarms *a)
+{
+    return a->ncomp;
+}
+
+/* An alarm of either kind by name: its state, ARN, last transition and generation. */
+struct member {
+    const char *name, *arn;
+    enum sc_alarm_state state;
+    int64_t transitioned_ms;
+    uint64_t gen;
+};
+
+static int member_get(const struct sc_alarms *a, const char *name, struct member *m)
+{
+    const struct alarm *al = alarm_find(a, name);
+    const struct composite *c;
+
+    if (al) {
+        *m = (struct member){ al->name, al->arn, al->state, al->state_transitioned_ms,
+                              al->state_gen };
+        return 0;
+    }
+    c = composite_find(a, name);
+    if (c) {
+        *m = (struct member){ c->name, c->arn, c->state, c->state_transitioned_ms, c->state_gen };
+        return 0;
+    }
+    return -1;
+}
+
+/* The name of the alarm ref (a name or an ARN) designates, or NULL. */
+static const char *resolve(const struct sc_alarms *a, const char *ref)
+{
+    struct member m;
+
+    if (member_get(a, ref, &m) == 0)
+        return m.name;
+    if (strncmp(ref, "arn:", 4) != 0)
+        return NULL;
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->list[i]->arn, ref) == 0)
+            return a->list[i]->name;
+    for (int i = 0; i < a->ncomp; i++)
+        if (strcmp(a->comps[i]->arn, ref) == 0)
+            return a->comps[i]->name;
+    return NULL;
+}
+
+/* --- state changes and actions -------------------------------------------------------------- */
+
+/* "Friday 22 July, 2022 15:57:45 UTC": the composite reasons' dates. */
+static void long_date(int64_t ms, char *out, size_t n)
+{
+    static const char *const wd[7] = { "Thursday", "Friday",  "Saturday", "Sunday",
+                                       "Monday",   "Tuesday", "Wednesday" };
+    static const char *const mon[12] = { "January",   "February", "March",    "April",
+                                         "May",       "June",     "July",     "August",
+                                         "September", "October",  "November", "December" };
+    struct sc_civil c;
+    int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+
+    sc_civil_from_ms(ms, &c);
+    snprintf(out, n, "%s %d %s, %d %02d:%02d:%02d UTC", wd[((days % 7) + 7) % 7], c.day,
+             mon[c.month - 1], c.year, c.hour, c.minute, c.second);
+}
+
+static void trigger_json(struct sb *b, const struct member *m)
+{
+    char ts[SC_CIVIL_TIME_LEN];
+
+    sc_civil_format_iso_ms_offset(m->transitioned_ms, ts, sizeof(ts));
+    sb_raw(b, "{\"arn\":");
+    sb_jstr(b, m->arn);
+    sb_raw(b, ",\"state\":{\"value\":");
+    sb_jstr(b, alarm_state_names[m->state]);
+    sb_raw(b, ",\"timestamp\":");
+    sb_jstr(b, ts);
+    sb_raw(b, "}}");
+}
+
+/* The StateUpdate item and the new state (as alarm_eval.c's change_state, for composites). */
+static void set_state(struct sc_alarms *a, struct composite *c, enum sc_alarm_state ns,
+                      const char *reason, const char *data, int64_t now_ms)
+{
+    struct sb b;
+    char summary[128];
+
+    sb_init(&b, a->scratch2, SCRATCH_LEN);
+    sb_raw(&b, "{\"version\":\"1.0\",\"oldState\":{\"stateValue\":");
+    sb_jstr(&b, alarm_state_names[c->state]);
+    sb_raw(&b, ",\"stateReason\":");
+    sb_jstr(&b, c->reason);
+    if (c->reason_data[0]) {
+        sb_raw(&b, ",\"stateReasonData\":");
+        sb_raw(&b, c->reason_data);
+    }
+    sb_raw(&b, "},\"newState\":{\"stateValue\":");
+    sb_jstr(&b, alarm_state_names[ns]);
+    sb_raw(&b, ",\"stateReason\":");
+    sb_jstr(&b, reason);
+    if (data && data[0]) {
+        sb_raw(&b, ",\"stateReasonData\":");
+        sb_raw(&b, data);
+    }
+    sb_raw(&b, "}}");
+    snprintf(summary, sizeof(summary), "Alarm updated from %s to %s", alarm_state_names[c->state],
+             alarm_state_names[ns]);
+    c->state = ns;
+    snprintf(c->reason, sizeof(c->reason), "%s", reason);
+    snprintf(c->reason_data, sizeof(c->reason_data), "%s", data ? data : "");
+    c->state_updated_ms = now_ms;
+    c->state_transitioned_ms = now_ms;
+    c->state_gen = ++a->gen;
+    alarm_hist_add_kind(a, now_ms, H_STATE, 1, c->name, summary, a->scratch2);
+    view_sync(c);
+}
+
+static void log_action(struct sc_alarms *a, const char *name, const char *arn, int64_t updated,
+                       const char *fail, int64_t now_ms)
+{
+    char summary[1400];
+    struct sb b;
+
+    sb_init(&b, a->scratch2, SCRATCH_LEN);
+    sb_printf(&b, "{\"actionState\":\"%s\",\"stateUpdateTimestamp\":%lld,\"notificationResource\":",
+              fail ? "Failed" : "Succeeded", (long long)updated);
+    sb_jstr(&b, arn);
+    if (fail) {
+        sb_raw(&b, ",\"error\":");
+        sb_jstr(&b, fail);
+        snprintf(summary, sizeof(summary), "%.1300s", fail);
+    } else {
+        snprintf(summary, sizeof(summary), "Successfully executed action %.1024s", arn);
+    }
+    sb_raw(&b, "}");
+    alarm_hist_add_kind(a, now_ms, H_ACTION, 1, name, summary, a->scratch2);
+}
+
+/* Runs the actions of c's current state now. Names and ARNs are copied first: a handler may
+ * change or delete alarms. Auto Scaling ARNs never run ("Composite alarms can't trigger Auto
+ * Scaling actions"): a failed Action item says so. */
+static void run_actions(struct sc_alarms *a, struct composite *c, int64_t now_ms,
+                        sc_alarm_action_fn fn, void *ud)
+{
+    char name[256], arns[SC_ALARM_MAX_ACTIONS][1025], fail[1200];
+    int n = 0;
+
+    if (!c->actions_enabled || sc_alarms_is_muted(a, c->name, now_ms))
+        return;
+    snprintf(name, sizeof(name), "%s", c->name);
+    for (int i = 0; i < c->nactions[c->state]; i++)
+        snprintf(arns[n++], sizeof(arns[0]), "%s", c->actions[c->state][i]);
+    for (int i = 0; i < n; i++) {
+        struct composite *cur = composite_find(a, name);
+        const char *f;
+        int64_t updated;
+
+        if (!cur)
+            return;
+        updated = cur->state_updated_ms;
+        if (strncmp(arns[i], AS_PREFIX, strlen(AS_PREFIX)) == 0) {
+            snprintf(fail, sizeof(fail),
+                     "Failed to execute action %.1024s: composite alarms can't trigger Auto "
+                     "Scaling actions",
+                     arns[i]);
+            f = fail;
+        } else {
+            f = fn ? fn(arns[i], &cur->aview, now_ms, ud) : "no action handler";
+            if (f) {
+                snprintf(fail, sizeof(fail), "%s", f);
+                f = fail;
+            }
+        }
+        log_action(a, name, arns[i], updated, f, now_ms);
+    }
+}
+
+/* After a transition: ALARM actions held when there is a suppressor, else run (or left
+ * pending when fn is NULL). */
+static void after_transition(struct sc_alarms *a, struct composite *c, int64_t now_ms,
+                             sc_alarm_action_fn fn, void *ud, int defer)
+{
+    c->held = 0;
+    if (c->state == SC_ALARM_ALARM && c->suppressor_name && c->actions_enabled &&
+        c->nactions[SC_ALARM_ALARM] > 0) {
+        struct member s;
+        if (member_get(a, c->suppressor_name, &s) == 0 && s.state == SC_ALARM_ALARM) {
+            c->held = HELD_ALARM + 1;
+        } else if (c->wait_s > 0) {
+            c->held = HELD_WAIT + 1;
+            c->held_until_ms = now_ms + (int64_t)c->wait_s * 1000;
+        }
+        view_sync(c);
+        if (c->held)
+            return;
+    }
+    view_sync(c);
+    if (defer)
+        c->pending = 1;
+    else
+        run_actions(a, c, now_ms, fn, ud);
+}
+
+/* The children's states into c->child_state; the child that changed last into *trig.
+ * Returns the largest generation among the children. */
+static uint64_t gather(const struct sc_alarms *a, struct composite *c, struct member *trig)
+{
+    uint64_t g = 0;
+
+    memset(trig, 0, sizeof(*trig));
+    for (int i = 0; i < c->nchild; i++) {
+        struct member m;
+        if (member_get(a, c->child[i], &m) < 0) {
+            c->child_state[i] = SC_ALARM_INSUFFICIENT_DATA;
+            continue;
+        }
+        c->child_state[i] = m.state;
+        if (!trig->name || m.gen > trig->gen)
+            *trig = m;
+        if (m.gen > g)
+            g = m.gen;
+    }
+    return g;
+}
+
+/* Evaluates c because a child changed (or it was just put: how = "created"/"updated").
+ * Returns 1 when its state changed. */
+static int evaluate(struct sc_alarms *a, struct composite *c, const char *how, int64_t now_ms,
+                    sc_alarm_action_fn fn, void *ud, int defer)
+{
+    struct member trig;
+    enum sc_alarm_state ns;
+    char reason[SC_ALARM_REASON_MAX], date[64], data[REASON_DATA];
+    struct sb b;
+    uint64_t g = gather(a, c, &trig);
+
+    if (!how && g <= c->seen_gen)
+        return 0;
+    c->seen_gen = g;
+    ns = sc_alarm_rule_eval(c->rule, c->child_state) ? SC_ALARM_ALARM : SC_ALARM_OK;
+    if (ns == c->state)
+        return 0;
+    sb_init(&b, data, sizeof(data));
+    sb_raw(&b, "{\"triggeringAlarms\":[");
+    if (how) {
+        snprintf(reason, sizeof(reason), "%s was %s and its alarm rule evaluates to %s", c->arn,
+                 how, alarm_state_names[ns]);
+        for (int i = 0, first = 1; i < c->nchild; i++) {
+            struct member m;
+            int dup = 0;
+            for (int j = 0; j < i && !dup; j++)
+                dup = strcmp(c->child[i], c->child[j]) == 0;
+            if (dup || member_get(a, c->child[i], &m) < 0)
+                continue;
+            if (!first)
+                sb_raw(&b, ",");
+            first = 0;
+            trigger_json(&b, &m);
+        }
+    } else {
+        long_date(trig.transitioned_ms, date, sizeof(date));
+        snprintf(reason, sizeof(reason), "%s transitioned to %s at %s", trig.arn,
+                 alarm_state_names[trig.state], date);
+        trigger_json(&b, &trig);
+    }
+    sb_raw(&b, "]}");
+    set_state(a, c, ns, reason, data, now_ms);
+    after_transition(a, c, now_ms, fn, ud, defer);
+    return 1;
+}
+
+/* Moves c's held ALARM actions on; runs them when the wait or the extension is over. */
+static void suppression_step(struct sc_alarms *a, struct composite *c, int64_t now_ms,
+                             sc_alarm_action_fn fn, void *ud, int defer)
+{
+    struct member s;
+    int sup_alarm;
+
+    if (!c->held)
+        return;
+    if (c->state != SC_ALARM_ALARM || !c->suppressor_name) {
+        c->held = 0;
+        view_sync(c);
+        return;
+    }
+    sup_alarm = member_get(a, c->suppressor_name, &s) == 0 && s.state == SC_ALARM_ALARM;
+    switch (c->held - 1) {
+    case HELD_ALARM:
+        if (!sup_alarm) {
+            c->held = HELD_EXTENSION + 1;
+            c->held_until_ms = now_ms + (int64_t)c->ext_s * 1000;
+        }
+        break;
+    case HELD_WAIT:
+    case HELD_EXTENSION:
+        if (sup_alarm)
+            c->held = HELD_ALARM + 1;
+        break;
+    }
+    if (c->held - 1 != HELD_ALARM && now_ms >= c->held_until_ms) {
+        c->held = 0;
+        view_sync(c);
+        if (defer)
+            c->pending = 1;
+        else
+            run_actions(a, c, now_ms, fn, ud);
+        return;
+    }
+    view_sync(c);
+}
+
+static void step(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_fn fn, void *ud, int defer)
+{
+    /* a change can reach a composite of composites: one pass per composite at most, so a
+     * cycle of composites cannot loop */
+    for (int pass = 0; pass <= a->ncomp; pass++) {
+        int changed = 0;
+        for (int i = 0; i < a->ncomp; i++)
+            changed |= evaluate(a, a->comps[i], NULL, now_ms, fn, ud, defer);
+        if (!changed)
+            break;
+    }
+    for (int i = 0; i < a->ncomp; i++)
+        suppression_step(a, a->comps[i], now_ms, fn, ud, defer);
+}
+
+void sc_alarms_composites_step(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_fn fn, void *ud)
+{
+    step(a, now_ms, fn, ud, fn == NULL);
+}
+
+int64_t sc_alarms_composites_next_due_ms(const struct sc_alarms *a)
+{
+    int64_t due = INT64_MAX;
+
+    for (int i = 0; i < a->ncomp; i++) {
+        const struct composite *c = a->comps[i];
+        if (c->held && c->held - 1 != HELD_ALARM && c->held_until_ms < due)
+            due = c->held_until_ms;
+    }
+    return due;
+}
+
+int composite_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_fn fn, void *ud)
+{
+    int ran = 0;
+
+    for (int i = 0; i < a->ncomp; i++) {
+        struct composite *c = a->comps[i];
+        if (!c->pending)
+            continue;
+        c->pending = 0;
+        run_actions(a, c, now_ms, fn, ud);
+        ran++;
+    }
+    return ran;
+}
+
+int composite_has_pending(const struct sc_alarms *a)
+{
+    for (int i = 0; i < a->ncomp; i++)
+        if (a->comps[i]->pending)
+            return 1;
+    return 0;
+}
+
+enum sc_status composite_set_state(struct sc_alarms *a, const char *name, enum sc_alarm_state st,
+                                   const char *reason, const char *reason_data, int64_t now_ms,
+                                   struct sc_error *err)
+{
+    struct composite *c = composite_find(a, name);
+
+    if (!c)
+        return sc_fail(err, SC_ERR_RESOURCE_NOT_FOUND, "%s", "");
+    if (c->state == st) {
+        snprintf(c->reason, sizeof(c->reason), "%s", reason);
+        snprintf(c->reason_data, sizeof(c->reason_data), "%s", reason_data ? reason_data : "");
+        c->state_updated_ms = now_ms;
+        view_sync(c);
+        return SC_OK;
+    }
+    set_state(a, c, st, reason, reason_data, now_ms);
+    after_transition(a, c, now_ms, NULL, NULL, 1);
+    return SC_OK;
+}
+
+int composite_set_actions_enabled(struct sc_alarms *a, const char *name, int enable)
+{
+    struct composite *c = composite_find(a, name);
+
+    if (!c)
+        return 0;
+    c->actions_enabled = enable != 0;
+    view_sync(c);
+    return 1;
+}
+
+/* --- PutCompositeAlarm ------------------------------------------------------------------------ */
+
+static void config_json(struct sb *b, const struct composite *c)
+{
+    static const char *const keys[3] = { "okactions", "alarmActions", "insufficientDataActions" };
+    char date[SC_CIVIL_TIME_LEN];
+
+    sb_raw(b, "{\"alarmName\":");
+    sb_jstr(b, c->name);
+    sb_raw(b, ",\"alarmArn\":");
+    sb_jstr(b, c->arn);
+    sb_raw(b, ",\"alarmRule\":");
+    sb_jstr(b, c->rule_text);
+    if (c->description) {
+        sb_raw(b, ",\"alarmDescription\":");
+        sb_jstr(b, c->description);
+    }
+    sc_civil_format_iso_ms_offset(c->config_updated_ms, date, sizeof(date));
+    sb_printf(b, ",\"alarmConfigurationUpdatedTimestamp\":\"%s\",\"actionsEnabled\":%s", date,
+              c->actions_enabled ? "true" : "false");
+    for (int s = 0; s < 3; s++) {
+        sb_printf(b, ",\"%s\":[", keys[s]);
+        for (int i = 0; i < c->nactions[s]; i++) {
+            if (i)
+                sb_raw(b, ",");
+            sb_jstr(b, c->actions[s][i]);
+        }
+        sb_raw(b, "]");
+    }
+    if (c->suppressor) {
+        sb_raw(b, ",\"actionsSuppressor\":");
+        sb_jstr(b, c->suppressor);
+        sb_printf(b, ",\"actionsSuppressorWaitPeriod\":%d,\"actionsSuppressorExtensionPeriod\":%d",
+                  c->wait_s, c->ext_s);
+    }
+    sb_raw(b, "}");
+}
+
+static enum sc_status validate(const struct sc_alarms *a,
+                               const struct sc_put_composite_alarm_req *r,
+                               const struct sc_alarm_rule *rule, struct sc_error *err)
+{
+    char missing[1024];
+    struct sb mb;
+    int nmissing = 0, ndistinct = 0;
+    enum sc_status s;
+
+    s = alarm_validate_actions(r->ok_actions, r->n_ok_actions, "OKActions", err);
+    if (s == SC_OK)
+        s = alarm_validate_actions(r->alarm_actions, r->n_alarm_actions, "AlarmActions", err);
+    if (s == SC_OK)
+        s = alarm_validate_actions(r->insufficient_data_actions, r->n_insufficient_data_actions,
+                                   "InsufficientDataActions", err);
+    if (s != SC_OK)
+        return s;
+    sb_init(&mb, missing, sizeof(missing));
+    for (int i = 0; i < rule->nref; i++) {
+        const char *name = resolve(a, rule->ref[i]);
+        int dup = 0;
+        for (int j = 0; j < i && !dup; j++)
+            dup = strcmp(rule->ref[i], rule->ref[j]) == 0;
+        if (dup)
+            continue;
+        ndistinct++;
+        if (!name) {
+            sb_printf(&mb, "%s%s", nmissing++ ? ", " : "", rule->ref[i]);
+            continue;
+        }
+        if (strcmp(name, r->alarm_name) == 0)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Could not save the composite alarm as the alarm rule references the "
+                           "alarm itself");
+    }
+    if (nmissing)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "Could not save the composite alarm as alarms [%s] in the alarm rule do "
+                       "not exist",
+                       missing);
+    if (ndistinct > SC_ALARM_RULE_MAX_REF)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "The alarm rule cannot reference more than 100 alarms.");
+    if (r->actions_suppressor) {
+        if (!r->has_wait_period || !r->has_extension_period)
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "ActionsSuppressorWaitPeriod and ActionsSuppressorExtensionPeriod are "
+                           "required when ActionsSuppressor is specified.");
+        if (strlen(r->actions_suppressor) > 1600 || !resolve(a, r->actions_suppressor))
+            return sc_fail(err, SC_ERR_VALIDATION,
+                           "Could not save the composite alarm as the actions suppressor %s does "
+                           "not exist",
+                           r->actions_suppressor);
+    }
+    if ((!r->actions_suppressor && (r->has_wait_period || r->has_extension_period)) ||
+        (r->has_wait_period && r->wait_period_s < 0) ||
+        (r->has_extension_period && r->extension_period_s < 0))
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "ActionsSuppressorWaitPeriod and ActionsSuppressorExtensionPeriod are only "
+                       "valid with ActionsSuppressor, and must be >= 0.");
+    return SC_OK;
+}
+
+/* The new composite (configuration only) from a validated request, or NULL on OOM. */
+static struct composite *build(const struct sc_alarms *a,
+                               const struct sc_put_composite_alarm_req *r,
+                               struct sc_alarm_rule *rule)
+{
+    struct composite *c = calloc(1, sizeof(*c));
+    const char *const *acts[3] = { r->ok_actions, r->alarm_actions, r->insufficient_data_actions };
+    const int nacts[3] = { r->n_ok_actions, r->n_alarm_actions, r->n_insufficient_data_actions };
+    char arn[600];
+    int bad = 0;
+
+    if (!c)
+        return NULL;
+    c->rule = rule;
+    snprintf(arn, sizeof(arn), "arn:%s:cloudwatch:%s:%s:alarm:%s", sc_alarm_partition(a->region),
+             a->region, a->account, r->alarm_name);
+    c->name = sc_strdup(r->alarm_name);
+    c->arn = sc_strdup(arn);
+    c->rule_text = sc_strdup(r->alarm_rule);
+    bad |= sc_strdup_opt(&c->description, r->alarm_description);
+    c->actions_enabled = r->has_actions_enabled ? r->actions_enabled != 0 : 1;
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < nacts[s]; i++) {
+            c->actions[s][i] = sc_strdup(acts[s][i]);
+            bad |= !c->actions[s][i];
+            c->nactions[s]++;
+        }
+    if (r->actions_suppressor) {
+        c->suppressor = sc_strdup(r->actions_suppressor);
+        c->suppressor_name = sc_strdup(resolve(a, r->actions_suppressor));
+        bad |= !c->suppressor || !c->suppressor_name;
+        c->wait_s = r->wait_period_s;
+        c->ext_s = r->extension_period_s;
+    }
+    c->nchild = rule->nref;
+    c->child = calloc((size_t)rule->nref + 1, sizeof(*c->child));
+    c->child_state = calloc((size_t)rule->nref + 1, sizeof(*c->child_state));
+    bad |= !c->child || !c->child_state;
+    for (int i = 0; !bad && i < rule->nref; i++) {
+        c->child[i] = sc_strdup(resolve(a, rule->ref[i]));
+        bad |= !c->child[i];
+    }
+    if (bad || !c->name || !c->arn || !c->rule_text) {
+        composite_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static int tags_copy(struct composite *c, const struct sc_tag *tags, int n)
+{
+    if (n <= 0)
+        return 0;
+    c->tags = calloc((size_t)n, sizeof(*c->tags));
+    if (!c->tags)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        c->tags[i].key = sc_strdup(tags[i].key);
+        c->tags[i].value = sc_strdup(tags[i].value);
+        c->ntags++;
+        if (!c->tags[i].key || !c->tags[i].value)
+            return -1;
+    }
+    return 0;
+}
+
+/* Inserts c in name order. Returns 0 or -1 (OOM). */
+static int insert(struct sc_alarms *a, struct composite *c)
+{
+    int idx = -comp_idx(a, c->name) - 1;
+
+    if (a->ncomp == a->ccap) {
+        int nc = a->ccap ? a->ccap * 2 : 16;
+        struct composite **l = realloc(a->comps, (size_t)nc * sizeof(*l));
+        if (!l)
+            return -1;
+        a->comps = l;
+        a->ccap = nc;
+    }
+    memmove(&a->comps[idx + 1], &a->comps[idx], (size_t)(a->ncomp - idx) * sizeof(*a->comps));
+    a->comps[idx] = c;
+    a->ncomp++;
+    return 0;
+}
+
+enum sc_status sc_alarms_put_composite(struct sc_alarms *a,
+                                       const struct sc_put_composite_alarm_req *req, int64_t now_ms,
+                                       struct sc_error *err)
+{
+    struct sc_alarm_rule *rule = NULL;
+    struct composite *c, *old;
+    enum sc_status s;
+    char summary[400];
+    struct sb b;
+    int idx;
+
+    if (!req->alarm_name || !*req->alarm_name)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmName is required.");
+    if (strlen(req->alarm_name) > 255)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value '%s' at 'alarmName' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 255",
+                       req->alarm_name);
+    if (req->alarm_description && strlen(req->alarm_description) > 1024)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'alarmDescription' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 1024");
+    if (alarm_find(a, req->alarm_name))
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "An alarm with the name %s already exists as a metric alarm.",
+                       req->alarm_name);
+    s = sc_alarm_rule_parse(req->alarm_rule, &rule, err);
+    if (s != SC_OK)
+        return s;
+    s = validate(a, req, rule, err);
+    if (s != SC_OK) {
+        sc_alarm_rule_destroy(rule);
+        return s;
+    }
+    c = build(a, req, rule);
+    if (!c) {
+        sc_alarm_rule_destroy(rule);
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    }
+    c->config_updated_ms = now_ms;
+    idx = comp_idx(a, req->alarm_name);
+    sb_init(&b, a->scratch, SCRATCH_LEN);
+    if (idx >= 0) {
+        old = a->comps[idx];
+        c->state = old->state;
+        memcpy(c->reason, old->reason, sizeof(c->reason));
+        memcpy(c->reason_data, old->reason_data, sizeof(c->reason_data));
+        c->state_updated_ms = old->state_updated_ms;
+        c->state_transitioned_ms = old->state_transitioned_ms;
+        c->state_gen = old->state_gen;
+        c->tags = old->tags;
+        c->ntags = old->ntags;
+        old->tags = NULL;
+        old->ntags = 0;
+        sb_raw(&b, "{\"type\":\"Update\",\"version\":\"1.0\",\"originalUpdatedAlarm\":");
+        config_json(&b, old);
+        sb_raw(&b, ",\"updatedAlarm\":");
+        config_json(&b, c);
+        sb_raw(&b, "}");
+        snprintf(summary, sizeof(summary), "Alarm \"%s\" updated", c->name);
+        a->comps[idx] = c;
+        composite_free(old);
+    } else {
+        if (tags_copy(c, req->tags, req->n_tags) < 0 || insert(a, c) < 0) {
+            composite_free(c);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        c->state = SC_ALARM_INSUFFICIENT_DATA;
+        snprintf(c->reason, sizeof(c->reason), "Unchecked: Initial alarm creation");
+        c->state_updated_ms = now_ms;
+        c->state_transitioned_ms = now_ms;
+        c->state_gen = ++a->gen;
+        sb_raw(&b, "{\"type\":\"Create\",\"version\":\"1.0\",\"createdAlarm\":");
+        config_json(&b, c);
+        sb_raw(&b, "}");
+        snprintf(summary, sizeof(summary), "Alarm \"%s\" created", c->name);
+    }
+    view_sync(c);
+    alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->name, summary, a->scratch);
+    evaluate(a, c, idx >= 0 ? "updated" : "created", now_ms, NULL, NULL, 1);
+    step(a, now_ms, NULL, NULL, 1); /* its parents, and suppressions that name it */
+    return SC_OK;
+}
+
+/* --- DeleteAlarms ---------------------------------------------------------------------------- */
+
+static int named(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (names[i] && strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+enum sc_status composite_check_delete(const struct sc_alarms *a, const char *const *names, int n,
+                                      struct sc_error *err)
+{
+    int ncomp = 0;
+
+    for (int i = 0; i < n; i++)
+        if (composite_find(a, names[i]) && !named(names, i, names[i]))
+            ncomp++;
+    if (ncomp > 1)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "You can delete at most one composite alarm at a "
+                       "time.");
+    for (int i = 0; i < n; i++) {
+        if (!alarm_find(a, names[i]) && !composite_find(a, names[i]))
+            continue;
+        for (int k = 0; k < a->ncomp; k++) {
+            const struct composite *c = a->comps[k];
+            int uses = c->suppressor_name && strcmp(c->suppressor_name, names[i]) == 0;
+            if (named(names, n, c->name))
+                continue; /* deleted in the same call */
+            for (int j = 0; j < c->nchild && !uses; j++)
+                uses = strcmp(c->child[j], names[i]) == 0;
+            if (uses)
+                return sc_fail(err, SC_ERR_VALIDATION,
+                               "Cannot delete %s as there are composite alarm(s) depending on it.",
+                               names[i]);
+        }
+    }
+    return SC_OK;
+}
+
+int composite_delete(struct sc_alarms *a, const char *name, int64_t now_ms)
+{
+    int idx = comp_idx(a, name);
+    struct composite *c;
+    char summary[400];
+    struct sb b;
+
+    if (idx < 0)
+        return 0;
+    c = a->comps[idx];
+    sb_init(&b, a->scratch, SCRATCH_LEN);
+    sb_raw(&b, "{\"type\":\"Delete\",\"version\":\"1.0\",\"deletedAlarm\":");
+    config_json(&b, c);
+    sb_raw(&b, "}");
+    snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", c->name);
+    alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->name, summary, a->scratch);
+    memmove(&a->comps[idx], &a->comps[idx + 1], (size_t)(a->ncomp - idx - 1) * sizeof(*a->comps));
+    a->ncomp--;
+    composite_free(c);
+    return 1;
+}
+
+/* --- describes ------------------------------------------------------------------------------- */
+
+static int has_action_prefix(const struct composite *c, const char *prefix)
+{
+    size_t l = strlen(prefix);
+
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < c->nactions[s]; i++)
+            if (strncmp(c->actions[s][i], prefix, l) == 0)
+                return 1;
+    return 0;
+}
+
+enum sc_status sc_alarms_describe_composites(const struct sc_alarms *a,
+                                             const struct sc_describe_alarms_req *req,
+                                             sc_composite_visit_fn fn, void *ud,
+                                             struct sc_error *err)
+{
+    enum sc_alarm_state sv = SC_ALARM_OK;
+    size_t plen = req->alarm_name_prefix ? strlen(req->alarm_name_prefix) : 0;
+
+    if (req->n_alarm_names > SC_ALARM_MAX_NAMES)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                       "The collection AlarmNames must not have a size greater than 100.");
+    if (req->n_alarm_names > 0 && req->alarm_name_prefix)
+        return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
+                       "AlarmNamePrefix and AlarmNames.member are mutually exclusive");
+    if (req->state_value && sc_alarm_state_parse(req->state_value, &sv) < 0)
+        return alarm_state_value_error(req->state_value, err);
+    for (int i = 0; i < a->ncomp; i++) {
+        const struct composite *c = a->comps[i];
+        if (req->n_alarm_names > 0 && !named(req->alarm_names, req->n_alarm_names, c->name))
+            continue;
+        if (req->alarm_name_prefix && strncmp(c->name, req->alarm_name_prefix, plen) != 0)
+            continue;
+        if (req->state_value && c->state != sv)
+            continue;
+        if (req->action_prefix && !has_action_prefix(c, req->action_prefix))
+            continue;
+        if (fn(&c->view, ud))
+            break;
+    }
+    return SC_OK;
+}
+
+void sc_alarms_children_of(const struct sc_alarms *a, const char *name, sc_alarm_visit_fn mfn,
+                           sc_composite_visit_fn cfn, void *ud)
+{
+    const struct composite *c = composite_find(a, name);
+
+    if (!c)
+        return;
+    for (int i = 0; i < a->n; i++)
+        if (named((const char *const *)c->child, c->nchild, a->list[i]->name) &&
+            mfn(&a->list[i]->view, ud))
+            return;
+    for (int i = 0; i < a->ncomp; i++)
+        if (named((const char *const *)c->child, c->nchild, a->comps[i]->name) &&
+            cfn(&a->comps[i]->view, ud))
+            return;
+}
+
+void sc_alarms_parents_of(const struct sc_alarms *a, const char *name, sc_composite_visit_fn cfn,
+                          void *ud)
+{
+    for (int i = 0; name && i < a->ncomp; i++) {
+        const struct composite *c = a->comps[i];
+        if (named((const char *const *)c->child, c->nchild, name) && cfn(&c->view, ud))
+            return;
+    }
+}
+
+/* --- the state file --------------------------------------------------------------------------- */
+
+static json_t *strv_json(char *const *v, int n)
+{
+    json_t *arr = json_array();
+
+    for (int i = 0; arr && i < n; i++)
+        json_array_append_new(arr, json_string(v[i]));
+    return arr;
+}
+
+json_t *composites_save(const struct sc_alarms *a)
+{
+    json_t *list = json_array();
+
+    for (int i = 0; list && i < a->ncomp; i++) {
+        const struct composite *c = a->comps[i];
+        json_t *tags = json_array();
+        json_t *o = json_pack(
+            "{ss ss so* ss sb so so so sI si ss ss sI sI si sI sb}", "name", c->name, "rule",
+            c->rule_text, "description", c->description ? json_string(c->description) : NULL, "arn",
+            c->arn, "actions_enabled", c->actions_enabled, "ok_actions",
+            strv_json(c->actions[SC_ALARM_OK], c->nactions[SC_ALARM_OK]), "alarm_actions",
+            strv_json(c->actions[SC_ALARM_ALARM], c->nactions[SC_ALARM_ALARM]),
+            "insufficient_data_actions",
+            strv_json(c->actions[SC_ALARM_INSUFFICIENT_DATA],
+                      c->nactions[SC_ALARM_INSUFFICIENT_DATA]),
+            "config_updated_ms", (json_int_t)c->config_updated_ms, "state", (int)c->state, "reason",
+            c->reason, "reason_data", c->reason_data, "state_updated_ms",
+            (json_int_t)c->state_updated_ms, "state_transitioned_ms",
+            (json_int_t)c->state_transitioned_ms, "held", c->held, "held_until_ms",
+            (json_int_t)c->held_until_ms, "pending", c->pending);
+        if (!o || !tags) {
+            json_decref(o);
+            json_decref(tags);
+            json_decref(list);
+            return NULL;
+        }
+        for (int k = 0; k < c->ntags; k++)
+            json_array_append_new(
+                tags, json_pack("{ssss}", "key", c->tags[k].key, "value", c->tags[k].value));
+        json_object_set_new(o, "tags", tags);
+        json_object_set_new(o, "children", strv_json(c->child, c->nchild));
+        if (c->suppressor) {
+            json_object_set_new(o, "suppressor", json_string(c->suppressor));
+            json_object_set_new(o, "suppressor_name", json_string(c->suppressor_name));
+            json_object_set_new(o, "wait_s", json_integer(c->wait_s));
+            json_object_set_new(o, "ext_s", json_integer(c->ext_s));
+        }
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+static int load_actions(struct sc_load *l, const json_t *o, const char *key, struct composite *c,
+                        int s)
+{
+    int n = 0;
+    char **v = sc_load_strv(l, o, key, &n);
+
+    if (l->failed)
+        return -1;
+    if (n > SC_ALARM_MAX_ACTIONS) {
+        sc_strv_free(v, n);
+        return sc_load_fail(l, "%s: more than 5 actions", key);
+    }
+    for (int i = 0; i < n; i++)
+        c->actions[s][i] = v[i];
+    c->nactions[s] = n;
+    free(v);
+    return 0;
+}
+
+static int load_one(struct sc_alarms *t, const json_t *o, struct sc_load *l)
+{
+    struct composite *c = calloc(1, sizeof(*c));
+    struct sc_error perr_ = { 0 };
+    const json_t *tags, *e;
+    size_t i;
+    int n = 0;
+
+    if (!c)
+        return sc_load_fail(l, "out of memory");
+    c->name = sc_load_str(l, o, "name");
+    c->rule_text = sc_load_str(l, o, "rule");
+    c->arn = sc_load_str(l, o, "arn");
+    if (json_is_string(json_object_get(o, "description")))
+        c->description = sc_load_str(l, o, "description");
+    c->actions_enabled = sc_load_bool(l, o, "actions_enabled");
+    load_actions(l, o, "ok_actions", c, SC_ALARM_OK);
+    load_actions(l, o, "alarm_actions", c, SC_ALARM_ALARM);
+    load_actions(l, o, "insufficient_data_actions", c, SC_ALARM_INSUFFICIENT_DATA);
+    c->config_updated_ms = sc_load_int(l, o, "config_updated_ms");
+    c->state = (enum sc_alarm_state)sc_load_int_range(l, o, "state", 0, 2);
+    sc_load_buf(l, o, "reason", c->reason, sizeof(c->reason));
+    sc_load_buf(l, o, "reason_data", c->reason_data, sizeof(c->reason_data));
+    c->state_updated_ms = sc_load_int(l, o, "state_updated_ms");
+    c->state_transitioned_ms = sc_load_int(l, o, "state_transitioned_ms");
+    c->held = sc_load_int_range(l, o, "held", 0, 3);
+    c->held_until_ms = sc_load_int(l, o, "held_until_ms");
+    c->pending = sc_load_bool(l, o, "pending");
+    c->child = sc_load_strv(l, o, "children", &c->nchild);
+    if (json_object_get(o, "suppressor")) {
+        c->suppressor = sc_load_str(l, o, "suppressor");
+        c->suppressor_name = sc_load_str(l, o, "suppressor_name");
+        c->wait_s = sc_load_int_range(l, o, "wait_s", 0, INT32_MAX);
+        c->ext_s = sc_load_int_range(l, o, "ext_s", 0, INT32_MAX);
+    }
+    tags = sc_load_array(l, o, "tags");
+    if (!l->failed && tags) {
+        c->tags = calloc(json_array_size(tags) + 1, sizeof(*c->tags));
+        json_array_foreach(tags, i, e)
+        {
+            c->tags[n].key = sc_load_str(l, e, "key");
+            c->tags[n].value = sc_load_str(l, e, "value");
+            c->ntags = ++n;
+        }
+    }
+    if (!l->failed && sc_alarm_rule_parse(c->rule_text, &c->rule, &perr_) != SC_OK)
+        sc_load_fail(l, "rule: %s", perr_.message);
+    if (!l->failed && c->rule->nref != c->nchild)
+        sc_load_fail(l, "children: %d names for a rule of %d references", c->nchild, c->rule->nref);
+    if (!l->failed) {
+        c->child_state = calloc((size_t)c->nchild + 1, sizeof(*c->child_state));
+        if (!c->child_state)
+            sc_load_fail(l, "out of memory");
+    }
+    if (!l->failed && (composite_find(t, c->name) || alarm_find(t, c->name)))
+        sc_load_fail(l, "name: %s is there twice", c->name);
+    if (!l->failed && insert(t, c) < 0)
+        sc_load_fail(l, "out of memory");
+    if (l->failed) {
+        composite_free(c);
+        return -1;
+    }
+    view_sync(c);
+    return 0;
+}
+
+int composites_load(struct sc_alarms *t, const json_t *arr, struct sc_error *err)
+{
+    char where[64] = "";
+    struct sc_load l;
+    const json_t *e;
+    size_t i;
+
+    sc_load_init(&l, where, err);
+    l.sep = ".";
+    if (!arr)
+        return 0;
+    if (!json_is_array(arr))
+        return sc_fail(err, SC_ERR_VALIDATION, "state: composites: expected a list"), -1;
+    json_array_foreach(arr, i, e)
+    {
+        snprintf(where, sizeof(where), "composites[%zu]", i);
+        if (!json_is_object(e))
+            return sc_fail(err, SC_ERR_VALIDATION, "state: %s: expected an object", where), -1;
+        if (load_one(t, e, &l) < 0)
+            return -1;
+    }
+    for (i = 0; i < (size_t)t->ncomp; i++) {
+        const struct composite *c = t->comps[i];
+        for (int k = 0; k < c->nchild; k++) {
+            struct member m;
+            if (member_get(t, c->child[k], &m) < 0)
+                return sc_fail(err, SC_ERR_VALIDATION,
+                               "state: composites[%zu].children: %s is no alarm", i, c->child[k]),
+                       -1;
+        }
+    }
+    return 0;
+}
