@@ -797,8 +797,8 @@ static enum sc_status apply_warmup_rules(struct asg_group *g, struct asg_policy 
     return SC_OK;
 }
 
-/* "[10, +inf)" as the step's bounds read above the threshold. */
-static void step_bounds(const struct sc_step_adjustment *s, char *buf, size_t n)
+/* "[10, +inf)" as the step's bounds read above the threshold, "(-inf, 0]" below. */
+static void step_bounds(const struct sc_step_adjustment *s, double diff, char *buf, size_t n)
 {
     char lo[32], hi[32];
 
@@ -810,7 +810,7 @@ static void step_bounds(const struct sc_step_adjustment *s, char *buf, size_t n)
         snprintf(hi, sizeof(hi), "%g", s->upper);
     else
         snprintf(hi, sizeof(hi), "+inf");
-    snprintf(buf, n, "[%s, %s)", lo, hi);
+    snprintf(buf, n, diff < 0 ? "(%s, %s]" : "[%s, %s)", lo, hi);
 }
 
 static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const struct exec *x,
@@ -840,7 +840,7 @@ static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const
             i->policy_name, x->metric, x->threshold);
     }
     a = i->step_adjustments[idx].scaling_adjustment;
-    step_bounds(&i->step_adjustments[idx], bounds, sizeof(bounds));
+    step_bounds(&i->step_adjustments[idx], x->metric - x->threshold, bounds, sizeof(bounds));
     snprintf(prefix, sizeof(prefix), "metric %g - threshold %g = %g in step %s: ", x->metric,
              x->threshold, x->metric - x->threshold, bounds);
     if (i->adjustment_type == SC_ADJ_EXACT_CAPACITY)

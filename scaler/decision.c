@@ -70,7 +70,7 @@ static void why(const struct sc_decision *d, char *buf, size_t n)
         snprintf(buf, n, "process %s is suspended", d->process ? d->process : "?");
         break;
     case SC_DECISION_ACTIVITY_IN_PROGRESS:
-        snprintf(buf, n, "a scaling activity is in progress (the cooldown starts when it ends)");
+        snprintf(buf, n, "a scaling activity is in progress; the cooldown starts when it ends");
         break;
     case SC_DECISION_COOLDOWN:
         snprintf(buf, n, "the group is in cooldown, %d s left", d->cooldown_left_s);

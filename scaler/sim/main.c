@@ -29,6 +29,7 @@ struct opts {
     int mode; /* SIM_MODE_AUTO, SIM_MODE_DES, SIM_MODE_FLUID */
     int json;
     int quiet;
+    int explain;
     const char *report;
     const char *junit;
     const char *sweep;
@@ -60,6 +61,9 @@ static void usage(FILE *f)
             "                      alarms.high-cpu.threshold=60:90:10) and print the figures\n"
             "  --sample DUR        sample interval of the timeline (default: the scenario's, 60s)\n"
             "  --tick DUR          fluid-mode step (default 1s)\n"
+            "  --explain           every policy decision (metric, arithmetic, computed capacity,\n"
+            "                      why it did not change) and lifecycle-hook event in the\n"
+            "                      timeline, the --json and the --report (docs/decisions.md)\n"
             "  --quiet             no timeline table, only the summary\n"
             "  --help, --version\n"
             "\n"
@@ -203,6 +207,7 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
     rc.on_timeline = on_timeline;
     rc.ud = &s;
     rc.checker = s.checker;
+    rc.explain = o->explain;
     s.res = &r;
     t0_s = mono_s();
     rv = sim_run(&rc, &r, &tl, err);
@@ -427,6 +432,9 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
     case 'q':
         o->quiet = 1;
         return -1;
+    case 'x':
+        o->explain = 1;
+        return -1;
     case 'h':
         usage(stdout);
         return 0;
@@ -443,12 +451,19 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "seed", required_argument, NULL, 's' },   { "mode", required_argument, NULL, 'm' },
-        { "json", no_argument, NULL, 'j' },         { "report", required_argument, NULL, 'r' },
-        { "junit", required_argument, NULL, 'J' },  { "sweep", required_argument, NULL, 'w' },
-        { "sample", required_argument, NULL, 'S' }, { "tick", required_argument, NULL, 't' },
-        { "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+        { "seed", required_argument, NULL, 's' },
+        { "mode", required_argument, NULL, 'm' },
+        { "json", no_argument, NULL, 'j' },
+        { "report", required_argument, NULL, 'r' },
+        { "junit", required_argument, NULL, 'J' },
+        { "sweep", required_argument, NULL, 'w' },
+        { "sample", required_argument, NULL, 'S' },
+        { "tick", required_argument, NULL, 't' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { "explain", no_argument, NULL, 'x' },
+        { NULL, 0, NULL, 0 },
     };
     struct opts o = { 0 };
     struct sim_scenario *sc;
