@@ -305,6 +305,48 @@ static void test_decision_scale_in_conservative(void **state)
     sc_world_destroy(w);
 }
 
+/* ExecutePolicy of a step policy, PercentChangeInCapacity 25 % of 4 with
+ * MinAdjustmentMagnitude 2: AWS's example, +1 raised to +2, desired 4 -> 6. */
+static void test_decision_min_adjustment_magnitude(void **state)
+{
+    struct sc_world *w = new_world(1);
+    static struct sc_step_adjustment steps[1] = {
+        { .has_lower = 1, .lower = 0, .scaling_adjustment = 25 }
+    };
+    struct sc_asg_policy_req r = { .auto_scaling_group_name = "web",
+                                   .policy_name = "pct",
+                                   .policy_type = "StepScaling",
+                                   .adjustment_type = "PercentChangeInCapacity",
+                                   .has_min_adjustment_magnitude = 1,
+                                   .min_adjustment_magnitude = 2,
+                                   .step_adjustments = steps,
+                                   .nstep_adjustments = 1 };
+    struct sc_asg_exec_req x = { .auto_scaling_group_name = "web",
+                                 .policy_name = "pct",
+                                 .has_metric_value = 1,
+                                 .metric_value = 59,
+                                 .has_breach_threshold = 1,
+                                 .breach_threshold = 50 };
+    struct sc_error err = { 0 };
+    const struct sc_decision *d;
+    int64_t t = T0 + 2 * MIN;
+
+    (void)state;
+    make_group(w, 1, 10, 4, 0);
+    put(w, &r);
+    run(w, T0, t, -1, BOOT);
+    assert_int_equal(sc_asg_execute_policy(sc_world_asg(w), &x, t, &err), SC_OK);
+    d = last_decision(w);
+    assert_string_equal(d->trigger, "ExecutePolicy");
+    assert_string_equal(d->arithmetic,
+                        "metric 59 - threshold 50 = 9 in step [0, +inf): 4 +25% (+1, "
+                        "MinAdjustmentMagnitude 2: +2) = 6");
+    assert_int_equal(d->reason, SC_DECISION_CHANGED);
+    assert_int_equal(d->desired, 6);
+    assert_int_equal(desired(w), 6);
+    sc_world_destroy(w);
+}
+
 struct seen {
     int n;
     char line[16][256];
@@ -418,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_decision_warmup_not_counted),
         cmocka_unit_test(test_decision_suspended_process),
         cmocka_unit_test(test_decision_scale_in_conservative),
+        cmocka_unit_test(test_decision_min_adjustment_magnitude),
         cmocka_unit_test(test_decision_observed_once),
         cmocka_unit_test(test_decision_hook_wait_and_timeout),
         cmocka_unit_test(test_decision_log_bounded),
