@@ -640,33 +640,6 @@ static void decision_begin(struct sc_decision *d, const struct asg_group *g,
     d->reason = SC_DECISION_NO_CHANGE;
 }
 
-/* Records the computed capacity and what the bounds make of it: changed (perhaps capped),
- * at-max, at-min or no-change. Returns the capacity clamped to [MinSize, MaxSize]. */
-static int64_t decision_bounds(struct sc_decision *d, const struct asg_group *g, int64_t computed)
-{
-    int64_t cur = g->info.desired_capacity;
-    int64_t c = sc_policy_clamp(computed, g->info.min_size, g->info.max_size);
-
-    d->computed = computed;
-    d->direction = computed > cur ? 1 : computed < cur ? -1 : 0;
-    d->capped = 0;
-    if (c != cur) {
-        d->reason = SC_DECISION_CHANGED;
-        d->capped = computed > c ? 1 : computed < c ? -1 : 0;
-    } else {
-        d->reason = computed > cur   ? SC_DECISION_AT_MAX
-                    : computed < cur ? SC_DECISION_AT_MIN
-                                     : SC_DECISION_NO_CHANGE;
-    }
-    return c;
-}
-
-static void decision_unchanged(struct sc_decision *d, enum sc_decision_reason r)
-{
-    d->reason = r;
-    d->capped = 0;
-}
-
 /* An alarm's scale-out needs Launch, its scale-in Terminate ("can't initiate scale-out
  * activities for alarms that are in breach"). 1 when the process is suspended, said so in
  * the record. */
@@ -679,38 +652,9 @@ static int blocked_by_process(const struct asg_group *g, const struct exec *x, i
     proc = want > g->info.desired_capacity ? SC_ASG_PROC_LAUNCH : SC_ASG_PROC_TERMINATE;
     if (!asg_proc_suspended(g, proc))
         return 0;
-    decision_unchanged(x->d, SC_DECISION_SUSPENDED);
+    sc_decision_unchanged(x->d, SC_DECISION_SUSPENDED);
     x->d->process = sc_asg_process_str(proc);
     return 1;
-}
-
-/* "2 + 1 = 3", "exact 5", "4 +25% (+1, MinAdjustmentMagnitude 2: +2) = 6" after prefix. */
-static void arith_adjust(struct sc_decision *d, const char *prefix, enum sc_adjustment_type t,
-                         int64_t base, int64_t a, int64_t mam, int64_t result)
-{
-    char *buf = d->arithmetic;
-    size_t n = sizeof(d->arithmetic);
-    int64_t raw;
-
-    switch (t) {
-    case SC_ADJ_CHANGE_IN_CAPACITY:
-        snprintf(buf, n, "%s%lld %s %lld = %lld", prefix, (long long)base, a < 0 ? "-" : "+",
-                 (long long)(a < 0 ? -a : a), (long long)result);
-        break;
-    case SC_ADJ_EXACT_CAPACITY:
-        snprintf(buf, n, "%sexact %lld", prefix, (long long)a);
-        break;
-    case SC_ADJ_PERCENT_CHANGE_IN_CAPACITY:
-        raw = sc_policy_percent_delta(base, a, 0);
-        if (raw != result - base)
-            snprintf(buf, n, "%s%lld %+lld%% (%+lld, MinAdjustmentMagnitude %lld: %+lld) = %lld",
-                     prefix, (long long)base, (long long)a, (long long)raw, (long long)mam,
-                     (long long)(result - base), (long long)result);
-        else
-            snprintf(buf, n, "%s%lld %+lld%% (%+lld) = %lld", prefix, (long long)base, (long long)a,
-                     (long long)raw, (long long)result);
-        break;
-    }
 }
 
 static void change_desired(struct asg_group *g, struct asg_policy *p, const struct exec *x,
@@ -734,14 +678,15 @@ static enum sc_status exec_simple(struct asg_group *g, struct asg_policy *p, con
 
     want = sc_policy_new_capacity(i->adjustment_type, g->info.desired_capacity,
                                   i->scaling_adjustment, i->min_adjustment_magnitude);
-    arith_adjust(d, "", i->adjustment_type, g->info.desired_capacity, i->scaling_adjustment,
-                 i->min_adjustment_magnitude, want);
-    want = decision_bounds(d, g, want);
+    sc_decision_arith_adjust(d, "", i->adjustment_type, g->info.desired_capacity,
+                             i->scaling_adjustment, i->min_adjustment_magnitude, want);
+    want =
+        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
     if (asg_in_cooldown(g, now_ms) && (x->by == BY_ALARM || x->honor_cooldown)) {
         if (g->cooldown_pending_s >= 0) {
-            decision_unchanged(d, SC_DECISION_ACTIVITY_IN_PROGRESS);
+            sc_decision_unchanged(d, SC_DECISION_ACTIVITY_IN_PROGRESS);
         } else {
-            decision_unchanged(d, SC_DECISION_COOLDOWN);
+            sc_decision_unchanged(d, SC_DECISION_COOLDOWN);
             d->cooldown_left_s = (int)((g->cooldown_until_ms - now_ms + 999) / 1000);
         }
         if (x->by == BY_USER)
@@ -770,13 +715,14 @@ static enum sc_status apply_warmup_rules(struct asg_group *g, struct asg_policy 
     int warming = asg_group_warming(g, now_ms);
 
     d->warming = warming;
-    want = decision_bounds(d, g, want);
+    want =
+        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
     d->direction = out ? 1 : -1;
     if (out) {
         if (want <= desired) {
             if (want < desired || warming > 0) {
                 if (d->reason != SC_DECISION_AT_MAX)
-                    decision_unchanged(d, SC_DECISION_NOT_COUNTED);
+                    sc_decision_unchanged(d, SC_DECISION_NOT_COUNTED);
                 return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, NOT_OVERRIDE);
             }
             return SC_OK;
@@ -784,33 +730,17 @@ static enum sc_status apply_warmup_rules(struct asg_group *g, struct asg_policy 
     } else {
         if (want >= desired) {
             if (d->reason == SC_DECISION_CHANGED || d->reason == SC_DECISION_AT_MAX)
-                decision_unchanged(d, SC_DECISION_NO_CHANGE);
+                sc_decision_unchanged(d, SC_DECISION_NO_CHANGE);
             return SC_OK;
         }
         if (warming > 0) {
-            decision_unchanged(d, SC_DECISION_WARMUP);
+            sc_decision_unchanged(d, SC_DECISION_WARMUP);
             return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, NOT_OVERRIDE);
         }
     }
     if (!blocked_by_process(g, x, want))
         change_desired(g, p, x, (int)want, now_ms);
     return SC_OK;
-}
-
-/* "[10, +inf)" as the step's bounds read above the threshold, "(-inf, 0]" below. */
-static void step_bounds(const struct sc_step_adjustment *s, double diff, char *buf, size_t n)
-{
-    char lo[32], hi[32];
-
-    if (s->has_lower)
-        snprintf(lo, sizeof(lo), "%g", s->lower);
-    else
-        snprintf(lo, sizeof(lo), "-inf");
-    if (s->has_upper)
-        snprintf(hi, sizeof(hi), "%g", s->upper);
-    else
-        snprintf(hi, sizeof(hi), "+inf");
-    snprintf(buf, n, diff < 0 ? "(%s, %s]" : "[%s, %s)", lo, hi);
 }
 
 static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const struct exec *x,
@@ -823,7 +753,7 @@ static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const
     int64_t a, want, base;
 
     if (!x->has_metric) {
-        decision_unchanged(d, SC_DECISION_NO_METRIC);
+        sc_decision_unchanged(d, SC_DECISION_NO_METRIC);
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Policy %s not executed: no metric value to select a step adjustment.",
                        i->policy_name);
@@ -831,7 +761,7 @@ static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const
     idx =
         sc_policy_step_select(i->step_adjustments, i->nstep_adjustments, x->metric - x->threshold);
     if (idx < 0) {
-        decision_unchanged(d, SC_DECISION_NO_STEP);
+        sc_decision_unchanged(d, SC_DECISION_NO_STEP);
         snprintf(d->arithmetic, sizeof(d->arithmetic), "metric %g - threshold %g = %g: no step",
                  x->metric, x->threshold, x->metric - x->threshold);
         return sc_fail(
@@ -840,7 +770,8 @@ static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const
             i->policy_name, x->metric, x->threshold);
     }
     a = i->step_adjustments[idx].scaling_adjustment;
-    step_bounds(&i->step_adjustments[idx], x->metric - x->threshold, bounds, sizeof(bounds));
+    sc_decision_step_bounds(&i->step_adjustments[idx], x->metric - x->threshold, bounds,
+                            sizeof(bounds));
     snprintf(prefix, sizeof(prefix), "metric %g - threshold %g = %g in step %s: ", x->metric,
              x->threshold, x->metric - x->threshold, bounds);
     if (i->adjustment_type == SC_ADJ_EXACT_CAPACITY)
@@ -854,21 +785,9 @@ static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const
     base = out ? asg_group_warmed(g, now_ms) : g->info.desired_capacity;
     d->counted = base;
     want = sc_policy_new_capacity(i->adjustment_type, base, a, i->min_adjustment_magnitude);
-    arith_adjust(d, prefix, i->adjustment_type, base, a, i->min_adjustment_magnitude, want);
+    sc_decision_arith_adjust(d, prefix, i->adjustment_type, base, a, i->min_adjustment_magnitude,
+                             want);
     return apply_warmup_rules(g, p, x, out, want, now_ms, err);
-}
-
-/* "ceil(2 × 100 / 50) = 4" */
-static void arith_tt(struct sc_decision *d, int64_t counted, double metric, double target,
-                     int64_t want)
-{
-    if (counted <= 0)
-        snprintf(d->arithmetic, sizeof(d->arithmetic),
-                 "no counted instance, metric %g %s target %g: %lld", metric,
-                 metric > target ? ">" : "<=", target, (long long)want);
-    else
-        snprintf(d->arithmetic, sizeof(d->arithmetic), "ceil(%lld \xc3\x97 %g / %g) = %lld",
-                 (long long)counted, metric, target, (long long)want);
 }
 
 static enum sc_status exec_tt(struct sc_asg *asg, struct asg_group *g, struct asg_policy *p,
@@ -881,7 +800,7 @@ static enum sc_status exec_tt(struct sc_asg *asg, struct asg_group *g, struct as
     int64_t want, counted;
 
     if (!x->has_metric) {
-        decision_unchanged(d, SC_DECISION_NO_METRIC);
+        sc_decision_unchanged(d, SC_DECISION_NO_METRIC);
         return SC_OK;
     }
     if (!high && !low) {
@@ -893,12 +812,12 @@ static enum sc_status exec_tt(struct sc_asg *asg, struct asg_group *g, struct as
         counted = asg_group_warmed(g, now_ms);
         d->counted = counted;
         want = sc_policy_target_tracking_capacity(counted, x->metric, i->target_value);
-        arith_tt(d, counted, x->metric, i->target_value, want);
+        sc_decision_arith_tt(d, counted, x->metric, i->target_value, want);
         return apply_warmup_rules(g, p, x, 1, want, now_ms, err);
     }
     d->direction = -1;
     if (i->disable_scale_in) {
-        decision_unchanged(d, SC_DECISION_SCALE_IN_DISABLED);
+        sc_decision_unchanged(d, SC_DECISION_SCALE_IN_DISABLED);
         return SC_OK;
     }
     /* Scale in only when every scale-in-enabled target-tracking policy agrees. */
@@ -909,14 +828,14 @@ static enum sc_status exec_tt(struct sc_asg *asg, struct asg_group *g, struct as
             o->disable_scale_in || !o->alarm_names[1])
             continue;
         if (!asg->env.alarm_in_alarm || !asg->env.alarm_in_alarm(asg->env.ud, o->alarm_names[1])) {
-            decision_unchanged(d, SC_DECISION_OTHER_POLICY);
+            sc_decision_unchanged(d, SC_DECISION_OTHER_POLICY);
             snprintf(d->arithmetic, sizeof(d->arithmetic), "policy %s: alarm %s not in ALARM",
                      o->policy_name, o->alarm_names[1]);
             return SC_OK;
         }
     }
     want = sc_policy_target_tracking_capacity(g->info.desired_capacity, x->metric, i->target_value);
-    arith_tt(d, g->info.desired_capacity, x->metric, i->target_value, want);
+    sc_decision_arith_tt(d, g->info.desired_capacity, x->metric, i->target_value, want);
     return apply_warmup_rules(g, p, x, 0, want, now_ms, err);
 }
 
@@ -996,10 +915,10 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
     x.d = &d;
     decision_begin(&d, g, p, &x, now_ms);
     if (asg_proc_suspended(g, SC_ASG_PROC_ALARM_NOTIFICATION)) {
-        decision_unchanged(&d, SC_DECISION_SUSPENDED);
+        sc_decision_unchanged(&d, SC_DECISION_SUSPENDED);
         d.process = sc_asg_process_str(SC_ASG_PROC_ALARM_NOTIFICATION);
     } else if (!p->info.enabled) {
-        decision_unchanged(&d, SC_DECISION_DISABLED);
+        sc_decision_unchanged(&d, SC_DECISION_DISABLED);
     } else {
         switch (p->info.policy_type) {
         case SC_ASG_SIMPLE_SCALING:

@@ -222,3 +222,85 @@ const struct sc_hook_note *sc_decision_log_get_hook(const struct sc_decision_log
     h = &l->h[(seq - 1) % SC_DECISION_LOG_CAP];
     return h->seq == seq ? h : NULL;
 }
+
+/* --- the arithmetic as text, for the policy code --- */
+
+int64_t sc_decision_bounds(struct sc_decision *d, int64_t cur, int64_t min, int64_t max,
+                           int64_t computed)
+{
+    int64_t c = sc_policy_clamp(computed, min, max);
+
+    d->computed = computed;
+    d->direction = computed > cur ? 1 : computed < cur ? -1 : 0;
+    d->capped = 0;
+    if (c != cur) {
+        d->reason = SC_DECISION_CHANGED;
+        d->capped = computed > c ? 1 : computed < c ? -1 : 0;
+    } else {
+        d->reason = computed > cur   ? SC_DECISION_AT_MAX
+                    : computed < cur ? SC_DECISION_AT_MIN
+                                     : SC_DECISION_NO_CHANGE;
+    }
+    return c;
+}
+
+void sc_decision_unchanged(struct sc_decision *d, enum sc_decision_reason r)
+{
+    d->reason = r;
+    d->capped = 0;
+}
+
+void sc_decision_arith_adjust(struct sc_decision *d, const char *prefix, enum sc_adjustment_type t,
+                              int64_t base, int64_t a, int64_t mam, int64_t result)
+{
+    char *buf = d->arithmetic;
+    size_t n = sizeof(d->arithmetic);
+    int64_t raw;
+
+    switch (t) {
+    case SC_ADJ_CHANGE_IN_CAPACITY:
+        snprintf(buf, n, "%s%lld %s %lld = %lld", prefix, (long long)base, a < 0 ? "-" : "+",
+                 (long long)(a < 0 ? -a : a), (long long)result);
+        break;
+    case SC_ADJ_EXACT_CAPACITY:
+        snprintf(buf, n, "%sexact %lld", prefix, (long long)a);
+        break;
+    case SC_ADJ_PERCENT_CHANGE_IN_CAPACITY:
+        raw = sc_policy_percent_delta(base, a, 0);
+        if (raw != result - base)
+            snprintf(buf, n, "%s%lld %+lld%% (%+lld, MinAdjustmentMagnitude %lld: %+lld) = %lld",
+                     prefix, (long long)base, (long long)a, (long long)raw, (long long)mam,
+                     (long long)(result - base), (long long)result);
+        else
+            snprintf(buf, n, "%s%lld %+lld%% (%+lld) = %lld", prefix, (long long)base, (long long)a,
+                     (long long)raw, (long long)result);
+        break;
+    }
+}
+
+void sc_decision_step_bounds(const struct sc_step_adjustment *s, double diff, char *buf, size_t n)
+{
+    char lo[32], hi[32];
+
+    if (s->has_lower)
+        snprintf(lo, sizeof(lo), "%g", s->lower);
+    else
+        snprintf(lo, sizeof(lo), "-inf");
+    if (s->has_upper)
+        snprintf(hi, sizeof(hi), "%g", s->upper);
+    else
+        snprintf(hi, sizeof(hi), "+inf");
+    snprintf(buf, n, diff < 0 ? "(%s, %s]" : "[%s, %s)", lo, hi);
+}
+
+void sc_decision_arith_tt(struct sc_decision *d, int64_t counted, double metric, double target,
+                          int64_t want)
+{
+    if (counted <= 0)
+        snprintf(d->arithmetic, sizeof(d->arithmetic),
+                 "no counted instance, metric %g %s target %g: %lld", metric,
+                 metric > target ? ">" : "<=", target, (long long)want);
+    else
+        snprintf(d->arithmetic, sizeof(d->arithmetic), "ceil(%lld \xc3\x97 %g / %g) = %lld",
+                 (long long)counted, metric, target, (long long)want);
+}

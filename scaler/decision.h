@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scaler/policy.h"
+
 /* Why capacity did not change, in the order the rules are checked (docs/decisions.md 2). */
 enum sc_decision_reason {
     SC_DECISION_CHANGED = 0,          /* capacity changed: no reason */
@@ -76,6 +78,25 @@ const char *sc_decision_result(const struct sc_decision *d);
 const char *sc_decision_direction_name(int direction);
 /* The record as one human line (docs/decisions.md 3) into buf (always terminated). */
 void sc_decision_format(const struct sc_decision *d, char *buf, size_t n);
+
+/* For the policy code (asg_policy.c), which fills a record as it decides: */
+/* Sets d's computed capacity and what the bounds make of it against the desired capacity
+ * cur: changed (capped when clamped), at-max, at-min or no-change; d->direction follows
+ * the sign of computed - cur. Returns computed clamped to [min, max]. */
+int64_t sc_decision_bounds(struct sc_decision *d, int64_t cur, int64_t min, int64_t max,
+                           int64_t computed);
+/* Capacity stays, for reason r (capped cleared). */
+void sc_decision_unchanged(struct sc_decision *d, enum sc_decision_reason r);
+/* d->arithmetic = prefix + "2 + 1 = 3", "exact 5" or "4 +25% (+1, MinAdjustmentMagnitude
+ * 2: +2) = 6" (base, adjustment a, MinAdjustmentMagnitude mam, the result). */
+void sc_decision_arith_adjust(struct sc_decision *d, const char *prefix, enum sc_adjustment_type t,
+                              int64_t base, int64_t a, int64_t mam, int64_t result);
+/* A step's bounds as they read at diff = metric - threshold: "[10, +inf)" above the
+ * threshold, "(-inf, 0]" below. */
+void sc_decision_step_bounds(const struct sc_step_adjustment *s, double diff, char *buf, size_t n);
+/* d->arithmetic = "ceil(2 × 100 / 50) = 4" (counted instances, metric, target, result). */
+void sc_decision_arith_tt(struct sc_decision *d, int64_t counted, double metric, double target,
+                          int64_t want);
 
 enum sc_hook_note_kind {
     SC_HOOK_WAITING = 0, /* an action opened: the instance waits in Pending:Wait or
