@@ -6,8 +6,8 @@
  * activities, launches, lifecycle and health changes, failed launches), added by emu.c
  * after each step through events_add_world(); and the data plane's own (a fault injected,
  * a process that exited or was killed), added by autoscale.c through events_add().
- * Policy evaluations ("why unchanged", the verdicts work) are further SC_EVENT_* kinds of
- * scaler/observe.h and need nothing here.
+ * Policy decisions (inputs, arithmetic, why unchanged: docs/decisions.md) and
+ * lifecycle-hook notes come the same way, as the "decision" and "hook" kinds.
  *
  * Each event is a JSON object: {"seq": N (from 1, in order), "time": ISO-8601 (emulated),
  * "time_ms", "type", "account", "region", the type's members (docs/admin-api.md), "text":

@@ -248,6 +248,11 @@ struct sc_asg *sc_asg_create(const struct sc_asg_config *cfg)
     asg->health_sweep_ms = cfg->health_sweep_ms > 0 ? cfg->health_sweep_ms : 10000;
     asg->next_sweep_ms = INT64_MIN;
     asg->inputs_gen = 1; /* sig_gen 0: no signature part yet */
+    asg->decisions = sc_decision_log_create();
+    if (!asg->decisions) {
+        free(asg);
+        return NULL;
+    }
     return asg;
 }
 
@@ -284,7 +289,13 @@ void sc_asg_destroy(struct sc_asg *asg)
         asg_lc_free(asg->lcs[i]);
     free(asg->lcs);
     free(asg->idx);
+    sc_decision_log_destroy(asg->decisions);
     free(asg);
+}
+
+const struct sc_decision_log *sc_asg_decisions(const struct sc_asg *asg)
+{
+    return asg->decisions;
 }
 
 /* --- launch configurations ---------------------------------------------------------------------

@@ -813,6 +813,12 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
  * group: a caller that mirrors activities reads them again only when it moved. */
 uint64_t sc_asg_activity_version(const struct sc_asg *asg);
 
+/* The log of policy decisions and lifecycle-hook notes (scaler/decision.h,
+ * docs/decisions.md): every policy evaluation and lifecycle action of the asg's groups.
+ * Borrowed; lives as long as the asg. */
+struct sc_decision_log;
+const struct sc_decision_log *sc_asg_decisions(const struct sc_asg *asg);
+
 /* Health sweep + replacement, reconciliation, lifecycle transitions, cooldowns, group
  * metrics (each minute), removal of force-deleted groups once empty. Allocates only for
  * new instances and activities. */

@@ -249,6 +249,30 @@ static void action_remove(struct asg_inst *in, int k)
     in->nactions--;
 }
 
+/* Tells the decision log (scaler/decision.h) what an action did: the moments the records
+ * do not keep (docs/decisions.md 4). */
+static void hook_note(struct sc_asg *asg, const struct asg_group *g, const struct asg_inst *in,
+                      const struct asg_action *a, enum sc_hook_note_kind kind, int launching,
+                      int abandon, const char *why, int64_t now_ms)
+{
+    struct sc_hook_note h;
+
+    memset(&h, 0, sizeof(h));
+    h.time_ms = now_ms;
+    h.kind = kind;
+    snprintf(h.group, sizeof(h.group), "%s", g->info.auto_scaling_group_name);
+    snprintf(h.hook, sizeof(h.hook), "%s", a->hook);
+    snprintf(h.instance_id, sizeof(h.instance_id), "%s", in->info.instance_id);
+    snprintf(h.token, sizeof(h.token), "%s", a->token);
+    h.launching = launching;
+    h.heartbeat_timeout_s =
+        kind == SC_HOOK_HEARTBEAT ? (int)((a->timeout_ms - now_ms) / 1000) : a->heartbeat_s;
+    h.deadline_ms = a->timeout_ms;
+    snprintf(h.result, sizeof(h.result), "%s", abandon ? "ABANDON" : "CONTINUE");
+    h.why = why;
+    sc_decision_log_add_hook(asg->decisions, &h);
+}
+
 /* Opens one action per hook of that transition; returns their number (0: none, or OOM:
  * then the instance goes on as without hooks). */
 static int actions_open(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, int launching,
@@ -280,6 +304,7 @@ static int actions_open(struct sc_asg *asg, struct asg_group *g, struct asg_inst
         if (a->timeout_ms > a->global_ms)
             a->timeout_ms = a->global_ms;
         a->abandon = h->abandon;
+        hook_note(asg, g, in, a, SC_HOOK_WAITING, launching, a->abandon, NULL, now_ms);
     }
     return in->nactions;
 }
@@ -351,6 +376,7 @@ static void actions_time_out(struct sc_asg *asg, struct asg_group *g, struct asg
                                   ? "Global Timeout"
                                   : "Heartbeat Timeout";
 
+            hook_note(asg, g, in, a, SC_HOOK_TIMEOUT, launching, a->abandon, why, now_ms);
             action_end(asg, g, in, k, a->abandon, why, now_ms);
             if (launching && in->info.lifecycle_state != SC_ASG_PENDING_WAIT)
                 return; /* abandoned */
@@ -489,6 +515,9 @@ enum sc_status sc_asg_complete_lifecycle_action(struct sc_asg *asg, const char *
                        result ? result : "null");
     if (!action_lookup(asg, group, hook, token, instance_id, &g, &in, &k, err))
         return err ? err->status : SC_ERR_VALIDATION;
+    hook_note(asg, g, in, &in->actions[k], SC_HOOK_COMPLETED,
+              in->info.lifecycle_state == SC_ASG_PENDING_WAIT, strcmp(result, "ABANDON") == 0, NULL,
+              now_ms);
     action_end(asg, g, in, k, strcmp(result, "ABANDON") == 0,
                "Lifecycle Action Completed with ABANDON Result", now_ms);
     asg_inputs_changed(asg);
@@ -510,6 +539,8 @@ enum sc_status sc_asg_record_lifecycle_action_heartbeat(struct sc_asg *asg, cons
     a->timeout_ms = now_ms + (int64_t)a->heartbeat_s * 1000;
     if (a->timeout_ms > a->global_ms)
         a->timeout_ms = a->global_ms;
+    hook_note(asg, g, in, a, SC_HOOK_HEARTBEAT, in->info.lifecycle_state == SC_ASG_PENDING_WAIT,
+              a->abandon, NULL, now_ms);
     return SC_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
 #include "scaler/asg_sched.h"
+#include "scaler/decision.h"
 #include "scaler/str.h"
 
 #define ASG_TIME_LEN  64
@@ -203,8 +204,9 @@ struct sc_asg {
     struct asg_lc **lcs; /* by name */
     int nlcs;
     struct asg_idx_slot *idx;
-    size_t idx_cap;  /* power of two */
-    size_t idx_fill; /* used + deleted */
+    size_t idx_cap;                    /* power of two */
+    size_t idx_fill;                   /* used + deleted */
+    struct sc_decision_log *decisions; /* policy decisions and hook notes (decision.h) */
 };
 
 /* asg.c */

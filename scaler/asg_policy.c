@@ -613,11 +613,54 @@ struct exec {
     int has_metric;
     double metric;
     double threshold;
+    struct sc_decision *d; /* what this evaluation decided and why (docs/decisions.md) */
 };
+
+/* --- the decision record (docs/decisions.md 3) --- */
+
+static void decision_begin(struct sc_decision *d, const struct asg_group *g,
+                           const struct asg_policy *p, const struct exec *x, int64_t now_ms)
+{
+    memset(d, 0, sizeof(*d));
+    d->time_ms = now_ms;
+    snprintf(d->group, sizeof(d->group), "%s", g->info.auto_scaling_group_name);
+    snprintf(d->policy, sizeof(d->policy), "%s", p->info.policy_name);
+    snprintf(d->alarm, sizeof(d->alarm), "%s", x->alarm_name ? x->alarm_name : "");
+    d->policy_type = sc_asg_policy_type_str(p->info.policy_type);
+    d->trigger = x->by == BY_ALARM ? "alarm" : "ExecutePolicy";
+    d->has_metric = x->has_metric;
+    d->metric = x->metric;
+    d->has_threshold = x->by == BY_ALARM || x->has_metric;
+    d->threshold = x->threshold;
+    d->has_target = p->info.policy_type == SC_ASG_TARGET_TRACKING_SCALING;
+    d->target = p->info.target_value;
+    d->current = d->counted = d->computed = d->desired = g->info.desired_capacity;
+    d->min_size = g->info.min_size;
+    d->max_size = g->info.max_size;
+    d->reason = SC_DECISION_NO_CHANGE;
+}
+
+/* An alarm's scale-out needs Launch, its scale-in Terminate ("can't initiate scale-out
+ * activities for alarms that are in breach"). 1 when the process is suspended, said so in
+ * the record. */
+static int blocked_by_process(const struct asg_group *g, const struct exec *x, int64_t want)
+{
+    enum sc_asg_process proc;
+
+    if (x->by != BY_ALARM || want == g->info.desired_capacity)
+        return 0;
+    proc = want > g->info.desired_capacity ? SC_ASG_PROC_LAUNCH : SC_ASG_PROC_TERMINATE;
+    if (!asg_proc_suspended(g, proc))
+        return 0;
+    sc_decision_unchanged(x->d, SC_DECISION_SUSPENDED);
+    x->d->process = sc_asg_process_str(proc);
+    return 1;
+}
 
 static void change_desired(struct asg_group *g, struct asg_policy *p, const struct exec *x,
                            int desired, int64_t now_ms)
 {
+    x->d->desired = desired;
     if (x->by == BY_ALARM)
         asg_set_desired(g, desired, now_ms, "a monitor alarm %s in state ALARM triggered policy %s",
                         x->alarm_name, p->info.policy_name);
@@ -630,9 +673,22 @@ static enum sc_status exec_simple(struct asg_group *g, struct asg_policy *p, con
                                   int64_t now_ms, struct sc_error *err)
 {
     const struct sc_asg_policy_info *i = &p->info;
+    struct sc_decision *d = x->d;
     int64_t want;
 
+    want = sc_policy_new_capacity(i->adjustment_type, g->info.desired_capacity,
+                                  i->scaling_adjustment, i->min_adjustment_magnitude);
+    sc_decision_arith_adjust(d, "", i->adjustment_type, g->info.desired_capacity,
+                             i->scaling_adjustment, i->min_adjustment_magnitude, want);
+    want =
+        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
     if (asg_in_cooldown(g, now_ms) && (x->by == BY_ALARM || x->honor_cooldown)) {
+        if (g->cooldown_pending_s >= 0) {
+            sc_decision_unchanged(d, SC_DECISION_ACTIVITY_IN_PROGRESS);
+        } else {
+            sc_decision_unchanged(d, SC_DECISION_COOLDOWN);
+            d->cooldown_left_s = (int)((g->cooldown_until_ms - now_ms + 999) / 1000);
+        }
         if (x->by == BY_USER)
             return sc_fail(
                 err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
@@ -641,10 +697,7 @@ static enum sc_status exec_simple(struct asg_group *g, struct asg_policy *p, con
         return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS,
                        "Auto Scaling Policy not executed because the group is in cooldown");
     }
-    want = sc_policy_new_capacity(i->adjustment_type, g->info.desired_capacity,
-                                  i->scaling_adjustment, i->min_adjustment_magnitude);
-    want = sc_policy_clamp(want, g->info.min_size, g->info.max_size);
-    if (want != g->info.desired_capacity) {
+    if (want != g->info.desired_capacity && !blocked_by_process(g, x, want)) {
         change_desired(g, p, x, (int)want, now_ms);
         asg_start_cooldown(g, i->has_cooldown ? i->cooldown : g->info.default_cooldown);
     }
@@ -657,22 +710,36 @@ static enum sc_status apply_warmup_rules(struct asg_group *g, struct asg_policy 
                                          const struct exec *x, int out, int64_t want,
                                          int64_t now_ms, struct sc_error *err)
 {
+    struct sc_decision *d = x->d;
     int desired = g->info.desired_capacity;
+    int warming = asg_group_warming(g, now_ms);
 
-    want = sc_policy_clamp(want, g->info.min_size, g->info.max_size);
+    d->warming = warming;
+    want =
+        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
+    d->direction = out ? 1 : -1;
     if (out) {
         if (want <= desired) {
-            if (want < desired || asg_group_warming(g, now_ms) > 0)
+            if (want < desired || warming > 0) {
+                if (d->reason != SC_DECISION_AT_MAX)
+                    sc_decision_unchanged(d, SC_DECISION_NOT_COUNTED);
                 return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, NOT_OVERRIDE);
+            }
             return SC_OK;
         }
     } else {
-        if (want >= desired)
+        if (want >= desired) {
+            if (d->reason == SC_DECISION_CHANGED || d->reason == SC_DECISION_AT_MAX)
+                sc_decision_unchanged(d, SC_DECISION_NO_CHANGE);
             return SC_OK;
-        if (asg_group_warming(g, now_ms) > 0)
+        }
+        if (warming > 0) {
+            sc_decision_unchanged(d, SC_DECISION_WARMUP);
             return sc_fail(err, SC_ERR_SCALING_ACTIVITY_IN_PROGRESS, NOT_OVERRIDE);
+        }
     }
-    change_desired(g, p, x, (int)want, now_ms);
+    if (!blocked_by_process(g, x, want))
+        change_desired(g, p, x, (int)want, now_ms);
     return SC_OK;
 }
 
@@ -680,29 +747,46 @@ static enum sc_status exec_step(struct asg_group *g, struct asg_policy *p, const
                                 int64_t now_ms, struct sc_error *err)
 {
     const struct sc_asg_policy_info *i = &p->info;
+    struct sc_decision *d = x->d;
+    char prefix[224], bounds[72];
     int idx, out;
     int64_t a, want, base;
 
-    if (!x->has_metric)
+    if (!x->has_metric) {
+        sc_decision_unchanged(d, SC_DECISION_NO_METRIC);
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Policy %s not executed: no metric value to select a step adjustment.",
                        i->policy_name);
+    }
     idx =
         sc_policy_step_select(i->step_adjustments, i->nstep_adjustments, x->metric - x->threshold);
-    if (idx < 0)
+    if (idx < 0) {
+        sc_decision_unchanged(d, SC_DECISION_NO_STEP);
+        snprintf(d->arithmetic, sizeof(d->arithmetic), "metric %g - threshold %g = %g: no step",
+                 x->metric, x->threshold, x->metric - x->threshold);
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "Policy %s: the metric value %g does not fall into any of the step adjustments for breach threshold %g.",
             i->policy_name, x->metric, x->threshold);
+    }
     a = i->step_adjustments[idx].scaling_adjustment;
+    sc_decision_step_bounds(&i->step_adjustments[idx], x->metric - x->threshold, bounds,
+                            sizeof(bounds));
+    snprintf(prefix, sizeof(prefix), "metric %g - threshold %g = %g in step %s: ", x->metric,
+             x->threshold, x->metric - x->threshold, bounds);
     if (i->adjustment_type == SC_ADJ_EXACT_CAPACITY)
         out = a > g->info.desired_capacity;
     else
         out = a > 0;
-    if (i->adjustment_type != SC_ADJ_EXACT_CAPACITY && a == 0)
+    if (i->adjustment_type != SC_ADJ_EXACT_CAPACITY && a == 0) {
+        snprintf(d->arithmetic, sizeof(d->arithmetic), "%sadjustment 0", prefix);
         return SC_OK;
+    }
     base = out ? asg_group_warmed(g, now_ms) : g->info.desired_capacity;
+    d->counted = base;
     want = sc_policy_new_capacity(i->adjustment_type, base, a, i->min_adjustment_magnitude);
+    sc_decision_arith_adjust(d, prefix, i->adjustment_type, base, a, i->min_adjustment_magnitude,
+                             want);
     return apply_warmup_rules(g, p, x, out, want, now_ms, err);
 }
 
@@ -710,19 +794,32 @@ static enum sc_status exec_tt(struct sc_asg *asg, struct asg_group *g, struct as
                               const struct exec *x, int64_t now_ms, struct sc_error *err)
 {
     const struct sc_asg_policy_info *i = &p->info;
+    struct sc_decision *d = x->d;
     int high = i->alarm_names[0] && x->alarm_name && strcmp(x->alarm_name, i->alarm_names[0]) == 0;
     int low = i->alarm_names[1] && x->alarm_name && strcmp(x->alarm_name, i->alarm_names[1]) == 0;
-    int64_t want;
+    int64_t want, counted;
 
-    if (!x->has_metric || (!high && !low))
+    if (!x->has_metric) {
+        sc_decision_unchanged(d, SC_DECISION_NO_METRIC);
         return SC_OK;
+    }
+    if (!high && !low) {
+        snprintf(d->arithmetic, sizeof(d->arithmetic), "alarm %s is not one of the policy's",
+                 x->alarm_name ? x->alarm_name : "");
+        return SC_OK;
+    }
     if (high) {
-        want = sc_policy_target_tracking_capacity(asg_group_warmed(g, now_ms), x->metric,
-                                                  i->target_value);
+        counted = asg_group_warmed(g, now_ms);
+        d->counted = counted;
+        want = sc_policy_target_tracking_capacity(counted, x->metric, i->target_value);
+        sc_decision_arith_tt(d, counted, x->metric, i->target_value, want);
         return apply_warmup_rules(g, p, x, 1, want, now_ms, err);
     }
-    if (i->disable_scale_in)
+    d->direction = -1;
+    if (i->disable_scale_in) {
+        sc_decision_unchanged(d, SC_DECISION_SCALE_IN_DISABLED);
         return SC_OK;
+    }
     /* Scale in only when every scale-in-enabled target-tracking policy agrees. */
     for (int k = 0; k < g->npol; k++) {
         const struct sc_asg_policy_info *o = &g->pol[k]->info;
@@ -730,10 +827,15 @@ static enum sc_status exec_tt(struct sc_asg *asg, struct asg_group *g, struct as
         if (g->pol[k] == p || o->policy_type != SC_ASG_TARGET_TRACKING_SCALING || !o->enabled ||
             o->disable_scale_in || !o->alarm_names[1])
             continue;
-        if (!asg->env.alarm_in_alarm || !asg->env.alarm_in_alarm(asg->env.ud, o->alarm_names[1]))
+        if (!asg->env.alarm_in_alarm || !asg->env.alarm_in_alarm(asg->env.ud, o->alarm_names[1])) {
+            sc_decision_unchanged(d, SC_DECISION_OTHER_POLICY);
+            snprintf(d->arithmetic, sizeof(d->arithmetic), "policy %s: alarm %s not in ALARM",
+                     o->policy_name, o->alarm_names[1]);
             return SC_OK;
+        }
     }
     want = sc_policy_target_tracking_capacity(g->info.desired_capacity, x->metric, i->target_value);
+    sc_decision_arith_tt(d, g->info.desired_capacity, x->metric, i->target_value, want);
     return apply_warmup_rules(g, p, x, 0, want, now_ms, err);
 }
 
@@ -743,6 +845,8 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
     struct asg_policy *p;
     struct asg_group *g;
     struct exec x = { 0 };
+    struct sc_decision d;
+    enum sc_status st;
 
     if (r->policy_name && strncmp(r->policy_name, "arn:", 4) != 0 &&
         !asg_group_find(asg, r->auto_scaling_group_name))
@@ -757,13 +861,16 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
         return sc_asg_group_not_found(g->info.auto_scaling_group_name, err);
     x.by = BY_USER;
     x.honor_cooldown = r->honor_cooldown;
+    x.d = &d;
     switch (p->info.policy_type) {
     case SC_ASG_SIMPLE_SCALING:
         if (r->has_metric_value || r->has_breach_threshold)
             return sc_fail(
                 err, SC_ERR_VALIDATION,
                 "MetricValue and BreachThreshold are only valid for policies of type StepScaling.");
-        return exec_simple(g, p, &x, now_ms, err);
+        decision_begin(&d, g, p, &x, now_ms);
+        st = exec_simple(g, p, &x, now_ms, err);
+        break;
     case SC_ASG_STEP_SCALING:
         if (!r->has_metric_value || !r->has_breach_threshold)
             return sc_fail(
@@ -772,13 +879,16 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
         x.has_metric = 1;
         x.metric = r->metric_value;
         x.threshold = r->breach_threshold;
-        return exec_step(g, p, &x, now_ms, err);
-    case SC_ASG_TARGET_TRACKING_SCALING:
+        decision_begin(&d, g, p, &x, now_ms);
+        st = exec_step(g, p, &x, now_ms, err);
+        break;
+    default:
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "ExecutePolicy is not supported for policies of type TargetTrackingScaling.");
     }
-    return SC_OK;
+    sc_decision_log_add(asg->decisions, &d);
+    return st;
 }
 
 enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
@@ -788,26 +898,40 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
     struct asg_policy *p = policy_find(asg, NULL, policy_arn);
     struct asg_group *g;
     struct exec x = { 0 };
+    struct sc_decision d;
+    enum sc_status st = SC_OK;
 
     if (!p)
         return sc_fail(err, SC_ERR_VALIDATION, "No scaling policy found for %s",
                        policy_arn ? policy_arn : "null");
     g = p->group;
-    if (g->deleting || ((g->info.suspended >> SC_ASG_PROC_ALARM_NOTIFICATION) & 1u) ||
-        !p->info.enabled)
+    if (g->deleting)
         return SC_OK;
     x.by = BY_ALARM;
     x.alarm_name = ctx && ctx->alarm_name ? ctx->alarm_name : "";
     x.has_metric = ctx && ctx->has_metric_value;
     x.metric = ctx ? ctx->metric_value : 0;
     x.threshold = ctx ? ctx->threshold : 0;
-    switch (p->info.policy_type) {
-    case SC_ASG_SIMPLE_SCALING:
-        return exec_simple(g, p, &x, now_ms, err);
-    case SC_ASG_STEP_SCALING:
-        return exec_step(g, p, &x, now_ms, err);
-    case SC_ASG_TARGET_TRACKING_SCALING:
-        return exec_tt(asg, g, p, &x, now_ms, err);
+    x.d = &d;
+    decision_begin(&d, g, p, &x, now_ms);
+    if (asg_proc_suspended(g, SC_ASG_PROC_ALARM_NOTIFICATION)) {
+        sc_decision_unchanged(&d, SC_DECISION_SUSPENDED);
+        d.process = sc_asg_process_str(SC_ASG_PROC_ALARM_NOTIFICATION);
+    } else if (!p->info.enabled) {
+        sc_decision_unchanged(&d, SC_DECISION_DISABLED);
+    } else {
+        switch (p->info.policy_type) {
+        case SC_ASG_SIMPLE_SCALING:
+            st = exec_simple(g, p, &x, now_ms, err);
+            break;
+        case SC_ASG_STEP_SCALING:
+            st = exec_step(g, p, &x, now_ms, err);
+            break;
+        case SC_ASG_TARGET_TRACKING_SCALING:
+            st = exec_tt(asg, g, p, &x, now_ms, err);
+            break;
+        }
     }
-    return SC_OK;
+    sc_decision_log_add(asg->decisions, &d);
+    return st;
 }

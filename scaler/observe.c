@@ -12,6 +12,7 @@
 #include "scaler/alarm.h"
 #include "scaler/asg.h"
 #include "scaler/cloudwatch.h"
+#include "scaler/decision.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/world.h"
@@ -33,13 +34,15 @@ struct sc_observer {
     struct sc_elb_instance_health *health; /* scratch for DescribeInstanceHealth */
     int cap_health;
     int nevents;
-    sc_event_fn fn; /* NULL: remember only (sync) */
+    unsigned kinds;        /* 0: all */
+    uint64_t dseen, hseen; /* the decision log's seqs reported */
+    sc_event_fn fn;        /* NULL: remember only (sync) */
     void *ud;
 };
 
 static const char *const kind_names[SC_EVENT_KIND_COUNT] = {
-    "alarm",  "activity_start", "activity_end", "launch_failed",
-    "launch", "instance",       "lifecycle",    "health",
+    "alarm",    "activity_start", "activity_end", "launch_failed", "launch",
+    "instance", "lifecycle",      "health",       "decision",      "hook",
 };
 
 const char *sc_event_kind_name(enum sc_event_kind k)
@@ -101,8 +104,16 @@ static int remember(struct sc_observer *o, const char *key, int value)
     return 0;
 }
 
+/* 1 when any kind of mask's bits is wanted. */
+static int wants_any(const struct sc_observer *o, unsigned mask)
+{
+    return !o->kinds || (o->kinds & mask);
+}
+
 static void report(struct sc_observer *o, const struct sc_event *ev)
 {
+    if (!wants_any(o, 1u << ev->kind))
+        return;
     o->nevents++;
     if (o->fn)
         o->fn(ev, o->ud);
@@ -336,6 +347,63 @@ static void observe_health(struct sc_observer *o, struct sc_world *w, int64_t no
     }
 }
 
+/* ---- the decision log ----------------------------------------------------------------- */
+
+static void observe_decisions(struct sc_observer *o, struct sc_world *w)
+{
+    const struct sc_decision_log *l = sc_asg_decisions(sc_world_asg(w));
+    uint64_t last = sc_decision_log_last(l);
+
+    for (uint64_t q = o->dseen + 1; q <= last; q++) {
+        const struct sc_decision *d = sc_decision_log_get(l, q);
+
+        if (!d)
+            continue; /* overwritten before this call */
+        struct sc_event ev = { .kind = SC_EVENT_DECISION,
+                               .time_ms = d->time_ms,
+                               .group = d->group,
+                               .alarm = d->alarm[0] ? d->alarm : NULL,
+                               .to = sc_decision_result(d),
+                               .text = d->arithmetic,
+                               .status = sc_decision_reason_name(d->reason),
+                               .decision = d };
+
+        report(o, &ev);
+    }
+    o->dseen = last;
+}
+
+static void observe_hooks(struct sc_observer *o, struct sc_world *w)
+{
+    const struct sc_decision_log *l = sc_asg_decisions(sc_world_asg(w));
+    uint64_t last = sc_decision_log_last_hook(l);
+
+    for (uint64_t q = o->hseen + 1; q <= last; q++) {
+        const struct sc_hook_note *h = sc_decision_log_get_hook(l, q);
+
+        if (!h)
+            continue;
+        struct sc_event ev = { .kind = SC_EVENT_HOOK,
+                               .time_ms = h->time_ms,
+                               .group = h->group,
+                               .instance_id = h->instance_id,
+                               .to = sc_hook_note_kind_name(h->kind),
+                               .text = h->why,
+                               .status = h->result,
+                               .hook = h };
+
+        report(o, &ev);
+    }
+    o->hseen = last;
+}
+
+void sc_observer_set_kinds(struct sc_observer *o, unsigned mask)
+{
+    o->kinds = mask;
+}
+
+#define BIT(k) (1u << (k))
+
 /* ---- the step ------------------------------------------------------------------------- */
 
 static int observe(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc_event_fn fn,
@@ -347,12 +415,25 @@ static int observe(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc
     o->ud = ud;
     o->nevents = 0;
     o->cur.n = 0;
-    observe_alarms(o, w);
-    observe_activities(o, w, 0);
-    observe_ec2(o, w, now_ms);
-    observe_lifecycle(o, w, now_ms);
-    observe_health(o, w, now_ms);
-    observe_activities(o, w, 1);
+    unsigned acts =
+        BIT(SC_EVENT_ACTIVITY_START) | BIT(SC_EVENT_ACTIVITY_END) | BIT(SC_EVENT_LAUNCH_FAILED);
+
+    if (wants_any(o, BIT(SC_EVENT_ALARM)))
+        observe_alarms(o, w);
+    if (wants_any(o, BIT(SC_EVENT_DECISION)))
+        observe_decisions(o, w);
+    if (wants_any(o, acts))
+        observe_activities(o, w, 0);
+    if (wants_any(o, BIT(SC_EVENT_LAUNCH) | BIT(SC_EVENT_INSTANCE)))
+        observe_ec2(o, w, now_ms);
+    if (wants_any(o, BIT(SC_EVENT_LIFECYCLE)))
+        observe_lifecycle(o, w, now_ms);
+    if (wants_any(o, BIT(SC_EVENT_HOOK)))
+        observe_hooks(o, w);
+    if (wants_any(o, BIT(SC_EVENT_HEALTH)))
+        observe_health(o, w, now_ms);
+    if (wants_any(o, acts))
+        observe_activities(o, w, 1);
     if (o->cur.n > 1)
         qsort(o->cur.e, (size_t)o->cur.n, sizeof(*o->cur.e), entry_cmp);
     t = o->prev;

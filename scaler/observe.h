@@ -5,8 +5,10 @@
  * each difference as one event: an alarm's state transition (with StateReason), a scaling
  * activity's start and end (with AWS's Cause, StatusCode, StatusMessage; a failed launch
  * is its own kind), an EC2 instance launched and its state changes, an instance's
- * lifecycle state in its group (Pending, InService, Terminating, ...), and each (load
- * balancer, instance) pair's health as DescribeInstanceHealth shows it. Deciding what
+ * lifecycle state in its group (Pending, InService, Terminating, ...), each (load
+ * balancer, instance) pair's health as DescribeInstanceHealth shows it, and the moments
+ * the records do not keep, from the asg's decision log (scaler/decision.h): each policy
+ * evaluation with its arithmetic and reason, each lifecycle action's wait and end. Deciding what
  * counts as a transition is a rule, so it lives here, once.
  *
  * Level-triggered like the world: a change and its reversal between two calls are not
@@ -22,6 +24,8 @@
 #include <stdint.h>
 
 struct sc_world;
+struct sc_decision;
+struct sc_hook_note;
 
 enum sc_event_kind {
     SC_EVENT_ALARM = 0,      /* alarm, from, to, text = StateReason */
@@ -33,13 +37,15 @@ enum sc_event_kind {
     SC_EVENT_LIFECYCLE,      /* group, instance_id, zone: lifecycle from (NULL: joined) -> to */
     SC_EVENT_HEALTH,         /* load_balancer, instance_id: from (NULL: registered) -> to,
                                 text = Description, status = ReasonCode */
-    /* the policy evaluations (inputs, computed capacity, why unchanged) of the verdicts
-     * work go here, as SC_EVENT_POLICY_* kinds */
+    SC_EVENT_DECISION,       /* a policy evaluation: group, alarm, decision (scaler/decision.h),
+                                to = "changed"/"unchanged", status = the reason's name */
+    SC_EVENT_HOOK,           /* a lifecycle action: group, instance_id, hook, to = "waiting",
+                                "heartbeat", "completed", "timeout", status = the result */
     SC_EVENT_KIND_COUNT
 };
 
 /* "alarm", "activity_start", "activity_end", "launch_failed", "launch", "instance",
- * "lifecycle", "health". */
+ * "lifecycle", "health", "decision", "hook". */
 const char *sc_event_kind_name(enum sc_event_kind k);
 
 struct sc_event {
@@ -54,10 +60,12 @@ struct sc_event {
     const char *zone;
     const char *from; /* previous state's name; NULL when the thing is new */
     const char *to;
-    const char *text;           /* see the kinds; NULL when none */
-    const char *description;    /* an activity's Description */
-    const char *status;         /* an activity's StatusCode, a health ReasonCode */
-    const char *status_message; /* an activity's StatusMessage; NULL when none */
+    const char *text;                   /* see the kinds; NULL when none */
+    const char *description;            /* an activity's Description */
+    const char *status;                 /* an activity's StatusCode, a health ReasonCode */
+    const char *status_message;         /* an activity's StatusMessage; NULL when none */
+    const struct sc_decision *decision; /* SC_EVENT_DECISION: the whole record */
+    const struct sc_hook_note *hook;    /* SC_EVENT_HOOK: the whole note */
 };
 
 typedef void (*sc_event_fn)(const struct sc_event *ev, void *ud);
@@ -69,10 +77,16 @@ struct sc_observer;
 struct sc_observer *sc_observer_create(void);
 void sc_observer_destroy(struct sc_observer *o); /* NULL is a no-op */
 
+/* Reports only the kinds whose bit (1u << kind) is set in mask (0: every kind, the
+ * default); the others are not looked at, so a world that wants decisions alone pays only
+ * for those. */
+void sc_observer_set_kinds(struct sc_observer *o, unsigned mask);
+
 /* Remembers w's records without reporting (a world loaded from a state file). */
 void sc_observer_sync(struct sc_observer *o, struct sc_world *w, int64_t now_ms);
-/* Reports, through fn, every difference since the last call (order: alarms, activity
- * starts, launches and EC2 states, lifecycle states, health, activity ends), then
+/* Reports, through fn, every difference since the last call (order: alarms, policy
+ * decisions, activity starts, launches and EC2 states, lifecycle states, lifecycle-hook
+ * notes, health, activity ends), then
  * remembers the records. Returns how many events it reported. */
 int sc_observer_step(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc_event_fn fn,
                      void *ud);

@@ -31,6 +31,7 @@ struct opts {
     int json;
     int quiet;
     int lenient;
+    int explain;
     const char *report;
     const char *junit;
     const char *sweep;
@@ -69,6 +70,9 @@ static void usage(FILE *f)
             "  --fail-exit         with --sweep: exit 3 when a row's expectations failed\n"
             "  --sample DUR        sample interval of the timeline (default: the scenario's, 60s)\n"
             "  --tick DUR          fluid-mode step (default 1s)\n"
+            "  --explain           every policy decision (metric, arithmetic, computed capacity,\n"
+            "                      why it did not change) and lifecycle-hook event in the\n"
+            "                      timeline, the --json and the --report (docs/decisions.md)\n"
             "  --quiet             no timeline table, only the summary\n"
             "  --lenient           an alarm or policy dimension naming no group or load\n"
             "                      balancer of the scenario is a warning, not an error\n"
@@ -214,6 +218,7 @@ static int run_once(const struct opts *o, const struct sim_scenario *sc)
     rc.on_timeline = on_timeline;
     rc.ud = &s;
     rc.checker = s.checker;
+    rc.explain = o->explain;
     s.res = &r;
     t0_s = mono_s();
     rv = sim_run(&rc, &r, &tl, err);
@@ -480,6 +485,9 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
     case 'q':
         o->quiet = 1;
         return -1;
+    case 'x':
+        o->explain = 1;
+        return -1;
     case 'L':
         o->lenient = 1;
         return -1;
@@ -508,14 +516,23 @@ static int apply_opt(struct opts *o, int c, const char *arg, const char *opt_tex
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "seed", required_argument, NULL, 's' },   { "mode", required_argument, NULL, 'm' },
-        { "json", no_argument, NULL, 'j' },         { "report", required_argument, NULL, 'r' },
-        { "junit", required_argument, NULL, 'J' },  { "sweep", required_argument, NULL, 'w' },
-        { "sample", required_argument, NULL, 'S' }, { "tick", required_argument, NULL, 't' },
-        { "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-        { "lenient", no_argument, NULL, 'L' },      { "csv", no_argument, NULL, 'C' },
-        { "svg", required_argument, NULL, 'G' },    { "fail-exit", no_argument, NULL, 'F' },
-        { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+        { "seed", required_argument, NULL, 's' },
+        { "mode", required_argument, NULL, 'm' },
+        { "json", no_argument, NULL, 'j' },
+        { "report", required_argument, NULL, 'r' },
+        { "junit", required_argument, NULL, 'J' },
+        { "sweep", required_argument, NULL, 'w' },
+        { "sample", required_argument, NULL, 'S' },
+        { "tick", required_argument, NULL, 't' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { "lenient", no_argument, NULL, 'L' },
+        { "csv", no_argument, NULL, 'C' },
+        { "svg", required_argument, NULL, 'G' },
+        { "fail-exit", no_argument, NULL, 'F' },
+        { "version", no_argument, NULL, 'V' },
+        { "explain", no_argument, NULL, 'x' },
+        { NULL, 0, NULL, 0 },
     };
     struct opts o = { 0 };
     struct sim_scenario *sc;

@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "scaler/civil.h"
+#include "scaler/decision.h"
 
 void sim_out_elapsed(int64_t ms, char *out, size_t n)
 {
@@ -191,7 +192,73 @@ void sim_out_on_sample(const struct sim_sample *s, void *ud)
 
 static const char *event_type(enum sim_event_kind k)
 {
-    return k == SIM_EVENT_ACTIVITY ? "activity" : k == SIM_EVENT_ALARM ? "alarm" : "fault";
+    switch (k) {
+    case SIM_EVENT_ACTIVITY:
+        return "activity";
+    case SIM_EVENT_ALARM:
+        return "alarm";
+    case SIM_EVENT_DECISION:
+        return "decision";
+    case SIM_EVENT_HOOK:
+        return "hook";
+    default:
+        return "fault";
+    }
+}
+
+static void json_int_member(FILE *f, const char *key, int64_t v)
+{
+    fprintf(f, ",\"%s\":%lld", key, (long long)v);
+}
+
+/* A decision's figures as numbers (docs/decisions.md 3), after the common members. */
+static void json_decision(FILE *f, const struct sc_decision *d)
+{
+    fputs(",\"policy_type\":", f);
+    sim_out_json_str(f, d->policy_type ? d->policy_type : "");
+    fputs(",\"trigger\":", f);
+    sim_out_json_str(f, d->trigger ? d->trigger : "");
+    if (d->alarm[0]) {
+        fputs(",\"alarm\":", f);
+        sim_out_json_str(f, d->alarm);
+    }
+    if (d->has_metric) {
+        fputs(",\"metric\":", f);
+        sim_out_json_num(f, d->metric);
+    }
+    if (d->has_threshold) {
+        fputs(",\"threshold\":", f);
+        sim_out_json_num(f, d->threshold);
+    }
+    if (d->has_target) {
+        fputs(",\"target\":", f);
+        sim_out_json_num(f, d->target);
+    }
+    fputs(",\"direction\":", f);
+    sim_out_json_str(f, sc_decision_direction_name(d->direction));
+    json_int_member(f, "current", d->current);
+    json_int_member(f, "counted", d->counted);
+    json_int_member(f, "warming", d->warming);
+    json_int_member(f, "computed", d->computed);
+    json_int_member(f, "desired", d->desired);
+    json_int_member(f, "min", d->min_size);
+    json_int_member(f, "max", d->max_size);
+    fputs(",\"result\":", f);
+    sim_out_json_str(f, sc_decision_result(d));
+    if (d->reason != SC_DECISION_CHANGED) {
+        fputs(",\"reason\":", f);
+        sim_out_json_str(f, sc_decision_reason_name(d->reason));
+    }
+    if (d->process) {
+        fputs(",\"process\":", f);
+        sim_out_json_str(f, d->process);
+    }
+    if (d->reason == SC_DECISION_COOLDOWN)
+        json_int_member(f, "cooldown_left_s", d->cooldown_left_s);
+    if (d->capped) {
+        fputs(",\"capped\":", f);
+        sim_out_json_str(f, d->capped > 0 ? "max" : "min");
+    }
 }
 
 void sim_out_on_event(const struct sim_event *e, void *ud)
@@ -226,6 +293,14 @@ void sim_out_on_event(const struct sim_event *e, void *ud)
         sim_out_json_str(f, e->cause);
         fputs(",\"description\":", f);
         sim_out_json_str(f, e->description);
+        if (e->decision)
+            json_decision(f, e->decision);
+        if (e->hook) {
+            fputs(",\"instance_id\":", f);
+            sim_out_json_str(f, e->hook->instance_id);
+            fputs(",\"transition\":", f);
+            sim_out_json_str(f, e->hook->launching ? "launching" : "terminating");
+        }
         fputc('}', f);
         return;
     }
@@ -237,6 +312,10 @@ void sim_out_on_event(const struct sim_event *e, void *ud)
                 e->status);
     else if (e->kind == SIM_EVENT_ALARM)
         fprintf(o->f, "  ^ %s alarm %s %s\n", t, e->name ? e->name : "", e->cause);
+    else if (e->kind == SIM_EVENT_DECISION)
+        fprintf(o->f, "  ^ %s decision %s\n", t, e->description);
+    else if (e->kind == SIM_EVENT_HOOK)
+        fprintf(o->f, "  ^ %s hook %s\n", t, e->description);
     else
         fprintf(o->f, "  ^ %s fault %s %s%s%s\n", t, e->cause, e->group ? e->group : "",
                 e->group ? ": " : "", e->description);

@@ -30,6 +30,7 @@
 #define COLOR_FAILED    "#cc0000"
 #define COLOR_FAULT     "#000000"
 #define COLOR_INSUFF    "#999999"
+#define COLOR_DECISION  "#999999"
 
 /* Alarm colours: distinct from the series drawn over them. */
 static const char *const alarm_colors[] = { "#d55e00", "#cc79a7", "#e69f00", "#56b4e9", "#009e73" };
@@ -255,9 +256,17 @@ static void add_event_markers(const struct page *p, struct cm_svg *c, int g)
         const char *legend, *color;
         enum cm_svg_shape shape;
 
-        if (e->kind == SIM_EVENT_ALARM || !event_in_group(p, e, g))
+        if (e->kind == SIM_EVENT_ALARM || e->kind == SIM_EVENT_HOOK || !event_in_group(p, e, g))
             continue;
-        if (e->kind == SIM_EVENT_FAULT) {
+        if (e->kind == SIM_EVENT_DECISION) {
+            /* --explain: mark where a policy ran and capacity stayed (the activity
+             * markers show where it changed) */
+            if (strcmp(e->status, "changed") == 0)
+                continue;
+            legend = "policy ran, capacity unchanged";
+            color = COLOR_DECISION;
+            shape = CM_SVG_CIRCLE;
+        } else if (e->kind == SIM_EVENT_FAULT) {
             legend = "fault";
             color = COLOR_FAULT;
             shape = CM_SVG_DIAMOND;
@@ -750,7 +759,7 @@ static void section_summary(struct page *p)
 static void section_events(struct page *p)
 {
     int ne = sim_timeline_event_count(p->in->tl);
-    static const char *const kinds[] = { "activity", "alarm", "fault" };
+    static const char *const kinds[] = { "activity", "alarm", "fault", "decision", "hook" };
 
     puts_(p, "<h2 id=\"events\">Activities, alarms and faults</h2>\n");
     if (ne == 0) {
@@ -768,7 +777,7 @@ static void section_events(struct page *p)
 
         rel_time(p, e->t_ms, rel, sizeof(rel));
         printf_(p, "<tr><td>+%s</td><td>%s</td><td>", rel,
-                (unsigned)e->kind < 3 ? kinds[e->kind] : "?");
+                (unsigned)e->kind < 5 ? kinds[e->kind] : "?");
         esc(p, e->name ? e->name : (e->group ? e->group : ""));
         puts_(p, "</td><td>");
         esc(p, e->status);

@@ -555,6 +555,7 @@ static void make_timeline(struct eng *e)
 
 static void eng_cleanup(struct eng *e)
 {
+    sc_observer_destroy(e->obs);
     sim_model_destroy(e->model);
     sc_world_destroy(e->w);
     for (int i = 0; i < 256; i++)
@@ -674,6 +675,16 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     }
     if (cfg->on_timeline)
         cfg->on_timeline(e.tl, cfg->ud);
+    if (cfg->explain) {
+        e.obs = sc_observer_create();
+        if (!e.obs) {
+            snprintf(err, SIM_ERR_MAX, "out of memory");
+            sim_timeline_destroy(e.tl);
+            eng_cleanup(&e);
+            return 1;
+        }
+        sc_observer_set_kinds(e.obs, (1u << SC_EVENT_DECISION) | (1u << SC_EVENT_HOOK));
+    }
 
     next_sample = e.start_ms + e.sample_ms;
     next_minute = e.start_ms - e.start_ms % 60000 + 60000;
@@ -698,6 +709,7 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             sync_routes(&e);
             push_activities(&e);
             push_alarm_changes(&e);
+            push_decisions(&e);
             need_step = 0;
         }
         if (e.now_ms >= next_sample) {

@@ -49,6 +49,9 @@ struct sim_run_config {
     void (*on_timeline)(struct sim_timeline *tl, void *ud);
     void *ud;
     struct sim_checker *checker; /* optional: gets each sample's latency histogram */
+    /* 1: each policy decision and lifecycle-hook note (docs/decisions.md) is a timeline
+     * event (SIM_EVENT_DECISION, SIM_EVENT_HOOK), read through scaler/observe.h */
+    int explain;
 };
 
 /* Picks the mode `auto` would: fluid only inside its measured validity (the matrix of

@@ -12,6 +12,7 @@
 #include "common/hist.h"
 #include "scaler/alarm.h"
 #include "scaler/elb.h"
+#include "scaler/observe.h"
 #include "scaler/rng.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/model.h"
@@ -85,6 +86,7 @@ struct eng {
     struct sc_ec2 *ec2;
     struct sim_model *model;
     struct sim_timeline *tl;
+    struct sc_observer *obs; /* cfg->explain: the decisions and hook notes, else NULL */
     enum sim_mode mode;
 
     int64_t start_ms, end_ms, now_ms;
@@ -146,6 +148,8 @@ void push_activities(struct eng *e);
 void push_unfinished(struct eng *e);
 enum sim_alarm_state to_sim_state(enum sc_alarm_state s);
 void push_alarm_changes(struct eng *e);
+/* With --explain: the decisions and lifecycle-hook notes since the last call. */
+void push_decisions(struct eng *e);
 
 /* run_sample.c: the minute [now - 60 s, now) ended: put what alarms read. */
 void metrics_minute(struct eng *e);

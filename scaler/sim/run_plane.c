@@ -12,9 +12,11 @@
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
 #include "scaler/cloudwatch.h"
+#include "scaler/decision.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/hash.h"
+#include "scaler/observe.h"
 #include "scaler/sim/run_internal.h"
 
 #define GROUP_TAG "aws:autoscaling:groupName"
@@ -534,4 +536,44 @@ void push_alarm_changes(struct eng *e)
         ev.status = sc_alarm_state_name(v->state);
         sim_timeline_push_event(e->tl, &ev);
     }
+}
+
+static void on_world_event(const struct sc_event *ev, void *ud)
+{
+    struct eng *e = ud;
+    char line[SIM_EVENT_TEXT_MAX];
+    struct sim_event se = { 0 };
+
+    se.t_ms = se.end_ms = ev->time_ms;
+    se.group = ev->group;
+    if (ev->kind == SC_EVENT_DECISION && ev->decision) {
+        const struct sc_decision *d = ev->decision;
+
+        sc_decision_format(d, line, sizeof(line));
+        se.kind = SIM_EVENT_DECISION;
+        se.name = d->policy;
+        se.cause = d->arithmetic;
+        se.status =
+            d->reason == SC_DECISION_CHANGED ? "changed" : sc_decision_reason_name(d->reason);
+        se.decision = d;
+    } else if (ev->kind == SC_EVENT_HOOK && ev->hook) {
+        const struct sc_hook_note *h = ev->hook;
+
+        sc_hook_note_format(h, line, sizeof(line));
+        se.kind = SIM_EVENT_HOOK;
+        se.name = h->hook;
+        se.cause = sc_hook_note_kind_name(h->kind);
+        se.status = h->result;
+        se.hook = h;
+    } else {
+        return;
+    }
+    se.description = line;
+    sim_timeline_push_event(e->tl, &se);
+}
+
+void push_decisions(struct eng *e)
+{
+    if (e->obs)
+        sc_observer_step(e->obs, e->w, e->now_ms, on_world_event, e);
 }

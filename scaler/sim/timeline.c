@@ -385,6 +385,8 @@ static void event_fix_pointers(struct kept_event *k, int has_group, int has_name
     k->ev.cause = k->cause;
     k->ev.description = k->description;
     k->ev.status = k->status;
+    k->ev.decision = NULL; /* borrowed only during the push */
+    k->ev.hook = NULL;
 }
 
 void sim_timeline_push_event(struct sim_timeline *tl, const struct sim_event *e)

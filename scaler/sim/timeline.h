@@ -26,6 +26,9 @@
 
 #include <stdint.h>
 
+struct sc_decision;
+struct sc_hook_note;
+
 /* An alarm's state in a sample (mirrors CloudWatch's three states). */
 enum sim_alarm_state {
     SIM_ALARM_OK = 0,
@@ -84,6 +87,12 @@ enum sim_event_kind {
                                the StateReason */
     SIM_EVENT_FAULT = 2,    /* a scenario fault acted: cause = "kill", "hang", "slow",
                                "az-outage", description says on what */
+    SIM_EVENT_DECISION = 3, /* a policy evaluation (docs/decisions.md, `--explain`): name =
+                               the policy, cause = the arithmetic, status = "changed" or the
+                               reason, description = the human line; decision = the record */
+    SIM_EVENT_HOOK = 4,     /* a lifecycle action (`--explain`): name = the hook, cause =
+                               "waiting", "heartbeat", "completed" or "timeout", status = the
+                               result, description = the human line; hook = the note */
 };
 
 /* One event. For activities: group, cause (AWS's Cause text), description (AWS's
@@ -100,6 +109,10 @@ struct sim_event {
     const char *cause;       /* never NULL ("" when none) */
     const char *description; /* never NULL */
     const char *status;      /* never NULL */
+    /* SIM_EVENT_DECISION / SIM_EVENT_HOOK as pushed (sinks see them); NULL otherwise and in
+     * the kept copy */
+    const struct sc_decision *decision;
+    const struct sc_hook_note *hook;
 };
 
 /* What an alarm watches, so the report can draw CPU against thresholds. */
