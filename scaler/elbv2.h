@@ -417,6 +417,30 @@ const struct sc_elbv2_action *sc_elbv2_rule_action(const struct sc_elbv2_rule *r
  * index, or -1 when every weight is 0. */
 int sc_elbv2_forward_pick(const struct sc_elbv2_action *a, uint64_t draw);
 
+/* The data plane's routing decision (docs/elbv2.md 10): the rule that matches q (priority
+ * order, the default rule last) and its action; a forward's target group picked by weight
+ * with draw (any uniform 64-bit value). Allocation-free. */
+struct sc_elbv2_route {
+    enum sc_elbv2_action_type type;
+    const struct sc_elbv2_rule *rule;     /* NULL only for a listener without rules */
+    const struct sc_elbv2_action *action; /* NULL likewise */
+    const char *target_group_arn; /* forward: the group picked; NULL when every weight is 0 */
+    int status;                   /* redirect 301/302; fixed-response its code */
+};
+/* Fills *out and returns its type; a listener without rules gives a fixed 503. Views
+ * borrowed from l. */
+enum sc_elbv2_action_type sc_elbv2_route(const struct sc_elbv2_listener *l,
+                                         const struct sc_elbv2_http_request *q, uint64_t draw,
+                                         struct sc_elbv2_route *out);
+/* A redirect action's Location for q on a listener of protocol ("HTTP"/"HTTPS") and port:
+ * protocol://host[:port]/path[?query], #{protocol} #{host} #{port} #{path} #{query}
+ * replaced, a default port (80 http, 443 https) and an empty query left out. Writes a NUL-
+ * terminated string into out[0..cap); returns its length, -1 when it does not fit or a is
+ * not a redirect. */
+long sc_elbv2_redirect_format(const struct sc_elbv2_action *a,
+                              const struct sc_elbv2_http_request *q, const char *protocol, int port,
+                              char *out, size_t cap);
+
 /* --- targets and their health ----------------------------------------------------------------- */
 
 struct sc_elbv2_target_req {
