@@ -1,5 +1,7 @@
-/* tests/unit/scaler/test_elbv2_route.c: scaler/elbv2_route.c, one test per routing rule of
- * docs/elbv2.md 10 (rules built through the API, requests as the proxy parses them). */
+/* tests/unit/scaler/test_elbv2_route.c: the ALB data plane's rules in libscaler:
+ * scaler/elbv2_route.c, one test per routing rule of docs/elbv2.md 10 (rules built through
+ * the API, requests as the proxy parses them), and scaler/elbv2_metrics.c (docs/elbv2.md
+ * 11-12). */
 #include "scaler/elbv2.h"
 
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 
 #define T0 1767225600000LL
@@ -379,6 +382,179 @@ static void test_elbv2_route_fixed_response(void **state)
     assert_string_equal(r.action->fixed_body, "{\"ok\":true}");
 }
 
+/* --- metrics ---------------------------------------------------------------------------- */
+
+struct put {
+    char metric[64];
+    char dims[3][96];
+    int nd;
+    double value;
+};
+
+struct puts {
+    struct put p[96];
+    int n;
+};
+
+static void on_put(const struct sc_put_metric_data_req *req, int64_t now_ms, void *ud)
+{
+    struct puts *ps = ud;
+
+    (void)now_ms;
+    assert_string_equal(req->namespace, "AWS/ApplicationELB");
+    for (int i = 0; i < req->n_metric_data && ps->n < 96; i++) {
+        const struct sc_metric_datum *d = &req->metric_data[i];
+        struct put *p = &ps->p[ps->n++];
+
+        snprintf(p->metric, sizeof(p->metric), "%s", d->metric_name);
+        p->nd = d->n_dimensions;
+        for (int k = 0; k < d->n_dimensions && k < 3; k++)
+            snprintf(p->dims[k], sizeof(p->dims[k]), "%s=%s", d->dimensions[k].name,
+                     d->dimensions[k].value);
+        p->value = d->value;
+    }
+}
+
+/* The value put for metric with nd dimensions whose first is dim0 (a "Name=" prefix). */
+static const struct put *put_of(const struct puts *ps, const char *metric, int nd, const char *dim0)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const struct put *p = &ps->p[i];
+
+        if (strcmp(p->metric, metric) == 0 && p->nd == nd &&
+            strncmp(p->dims[0], dim0, strlen(dim0)) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+static const char *mk_target(struct fx *f, const char *tg, int healthy)
+{
+    static char ids[8][SC_EC2_ID_LEN];
+    static int next;
+    struct sc_ec2_run_req rq = { 0 };
+    const struct sc_ec2_reservation *r;
+    struct sc_elbv2_target_req t = { 0 };
+    char *id = ids[next++ % 8];
+
+    rq.image_id = "ami-12c6146b";
+    rq.min_count = rq.max_count = 1;
+    rq.availability_zone = "us-east-1a";
+    assert_int_equal(sc_ec2_run_instances(f->ec2, &rq, T0, &r, &f->err), SC_OK);
+    strcpy(id, r->instances[0]->instance_id);
+    assert_int_equal(sc_ec2_instance_running(f->ec2, id, T0), SC_OK);
+    t.id = id;
+    assert_int_equal(sc_elbv2_register_targets(f->v2, tg, &t, 1, T0, &f->err), SC_OK);
+    for (int k = 0; healthy && k < 5; k++)
+        sc_elbv2_health_result(f->v2, tg, id, 80, SC_ELBV2_HC_OK, 200, T0 + k);
+    return id;
+}
+
+static void test_elbv2_metrics_resource_label_form(void **state)
+{
+    (void)state;
+    assert_true(sc_elbv2_resource_label_valid(
+        "app/my-alb/778d41231b141a0f/targetgroup/my-alb-target-group/943f017f100becff"));
+    assert_false(sc_elbv2_resource_label_valid(NULL));
+    assert_false(sc_elbv2_resource_label_valid(""));
+    assert_false(sc_elbv2_resource_label_valid("targetgroup/my-tg/943f017f100becff"));
+    assert_false(sc_elbv2_resource_label_valid(
+        "net/my-nlb/778d41231b141a0f/targetgroup/my-tg/943f017f100becff"));
+    assert_false(sc_elbv2_resource_label_valid(
+        "app/my-alb/778d41231b141a0/targetgroup/my-tg/943f017f100becff")); /* 15 digits */
+    assert_false(sc_elbv2_resource_label_valid(
+        "app/my_alb/778d41231b141a0f/targetgroup/my-tg/943f017f100becff"));
+    assert_false(sc_elbv2_resource_label_valid(
+        "app/my-alb/778d41231b141a0f/targetgroup/my-tg/943f017f100becff/x"));
+}
+
+static void test_elbv2_metrics_dimension_is_the_arns_final_portion(void **state)
+{
+    struct fx *f = *state;
+    const char *d = sc_elbv2_arn_dimension(f->lb);
+
+    assert_non_null(d);
+    assert_true(strncmp(d, "app/web/", 8) == 0);
+    assert_int_equal(strlen(d), 8 + 16);
+    d = sc_elbv2_arn_dimension(f->web);
+    assert_true(strncmp(d, "targetgroup/web/", 16) == 0);
+    assert_null(sc_elbv2_arn_dimension("i-123"));
+}
+
+static void test_elbv2_metrics_request_count_per_target_by_healthy_targets(void **state)
+{
+    (void)state;
+    assert_true(sc_elbv2_request_count_per_target(120, 4, 4) == 30);
+    assert_true(sc_elbv2_request_count_per_target(120, 0, 3) == 40); /* fail open */
+    assert_true(sc_elbv2_request_count_per_target(120, 0, 0) == 120);
+    assert_true(sc_elbv2_request_count_per_target(0, 2, 2) == 0);
+}
+
+/* RequestCountPerTarget and the host counts are always put for every group the load
+ * balancer forwards to; the counts only when non-zero. */
+static void test_elbv2_metrics_report_minute_dimensions_and_criteria(void **state)
+{
+    struct fx *f = *state;
+    struct puts ps;
+    struct sc_cw *cw = sc_cw_create(NULL);
+    struct sc_elbv2_tg_traffic tt = { 0 };
+    struct sc_elbv2_traffic t = { 0 };
+    const struct put *p;
+    char tgdim[128];
+
+    assert_non_null(cw);
+    memset(&ps, 0, sizeof(ps));
+    sc_cw_set_put_observer(cw, on_put, &ps);
+    mk_target(f, f->web, 1);
+    mk_target(f, f->web, 1);
+    mk_target(f, f->web, 0); /* initial: neither healthy nor unhealthy */
+    tt.target_group_arn = f->web;
+    tt.requests = 100;
+    tt.target_2xx = 98;
+    tt.target_5xx = 2;
+    tt.resp_time_sum_s = 5;
+    tt.resp_count = 100;
+    t.tgs = &tt;
+    t.ntgs = 1;
+    t.elb_5xx = 3;
+    t.elb_503 = 3;
+    assert_true(sc_elbv2_report_minute(f->v2, cw, f->lb, &t, T0, T0) > 0);
+    snprintf(tgdim, sizeof(tgdim), "TargetGroup=%s", sc_elbv2_arn_dimension(f->web));
+    p = put_of(&ps, "RequestCountPerTarget", 1, tgdim);
+    assert_non_null(p);
+    assert_true(p->value == 50); /* 100 requests over 2 healthy targets */
+    assert_non_null(put_of(&ps, "RequestCountPerTarget", 2, tgdim));
+    p = put_of(&ps, "RequestCount", 1, "LoadBalancer=app/web/");
+    assert_true(p && p->value == 100);
+    p = put_of(&ps, "RequestCount", 2, tgdim);
+    assert_true(p && p->value == 100);
+    assert_true(strncmp(p->dims[1], "LoadBalancer=app/web/", 21) == 0);
+    p = put_of(&ps, "TargetResponseTime", 1, "LoadBalancer=");
+    assert_true(p && p->value == 0.05);
+    assert_true(put_of(&ps, "HTTPCode_Target_5XX_Count", 2, tgdim)->value == 2);
+    assert_null(put_of(&ps, "HTTPCode_Target_4XX_Count", 2, tgdim));
+    assert_true(put_of(&ps, "HTTPCode_ELB_503_Count", 1, "LoadBalancer=")->value == 3);
+    assert_null(put_of(&ps, "HTTPCode_ELB_502_Count", 1, "LoadBalancer="));
+    assert_null(put_of(&ps, "HTTP_Fixed_Response_Count", 1, "LoadBalancer="));
+    assert_true(put_of(&ps, "HealthyHostCount", 2, tgdim)->value == 2);
+    assert_true(put_of(&ps, "UnHealthyHostCount", 2, tgdim)->value == 0);
+    p = put_of(&ps, "HealthyHostCount", 3, tgdim);
+    assert_non_null(p);
+    assert_true(strncmp(p->dims[1], "AvailabilityZone=us-east-1", 26) == 0);
+    /* the api group gets nothing: no listener or rule forwards to it */
+    snprintf(tgdim, sizeof(tgdim), "TargetGroup=%s", sc_elbv2_arn_dimension(f->api));
+    assert_null(put_of(&ps, "RequestCountPerTarget", 1, tgdim));
+    /* a quiet minute: RequestCountPerTarget 0, still put */
+    memset(&ps, 0, sizeof(ps));
+    memset(&t, 0, sizeof(t));
+    sc_elbv2_report_minute(f->v2, cw, f->lb, &t, T0 + 60000, T0 + 60000);
+    snprintf(tgdim, sizeof(tgdim), "TargetGroup=%s", sc_elbv2_arn_dimension(f->web));
+    p = put_of(&ps, "RequestCountPerTarget", 1, tgdim);
+    assert_true(p && p->value == 0);
+    assert_null(put_of(&ps, "HTTPCode_Target_2XX_Count", 2, tgdim));
+    sc_cw_destroy(cw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +572,10 @@ int main(void)
         T(test_elbv2_route_redirect_placeholders),
         T(test_elbv2_route_redirect_default_port_and_empty_query),
         T(test_elbv2_route_fixed_response),
+        T(test_elbv2_metrics_resource_label_form),
+        T(test_elbv2_metrics_dimension_is_the_arns_final_portion),
+        T(test_elbv2_metrics_request_count_per_target_by_healthy_targets),
+        T(test_elbv2_metrics_report_minute_dimensions_and_criteria),
 #undef T
     };
 
