@@ -5,7 +5,9 @@
  * target group, in the order the listener first forwarded to them), a redirect or a fixed
  * response is answered by the proxy. Targets are the groups' registrations on their
  * instance processes' ports, routable as libscaler says (healthy, or fail open; never
- * draining). Each emulated minute the proxies' counters go to sc_elbv2_report_minute. */
+ * draining). Each emulated minute the proxies' counters go to sc_elbv2_report_minute. A
+ * Network Load Balancer's TCP and TLS listeners are the engine's TCP pipe (TLS terminated)
+ * to its one target group's routable targets, taken in turn. */
 #include "emulator/autoscale_internal.h"
 
 #include <arpa/inet.h>
@@ -30,6 +32,7 @@ struct alb {
     char lb_arn[SC_ELBV2_ARN_LEN];
     int port;
     int tls;
+    int tcp; /* a Network Load Balancer's TCP/TLS listener: bytes piped, no rules */
     struct lb_listener *l;
     char tgs[LB_GROUPS_MAX][SC_ELBV2_ARN_LEN]; /* backend group i serves tgs[i] */
     int ntgs;
@@ -140,7 +143,8 @@ static void alb_free(struct alb *x)
 static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
                               const struct sc_elbv2_listener *li)
 {
-    int tls = strcmp(li->protocol, "HTTPS") == 0;
+    int tls = strcmp(li->protocol, "HTTPS") == 0 || strcmp(li->protocol, "TLS") == 0;
+    int tcp = strcmp(li->protocol, "TCP") == 0 || strcmp(li->protocol, "TLS") == 0;
     struct lb_config cfg;
     struct alb *x;
     char name[96], err[256];
@@ -150,7 +154,7 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
         x = a->albs[i];
         if (x->w != w || strcmp(x->arn, li->arn) != 0)
             continue;
-        if (x->port == li->port && x->tls == tls)
+        if (x->port == li->port && x->tls == tls && x->tcp == tcp)
             return x;
         alb_free(x);
         a->albs[i] = a->albs[--a->nalbs];
@@ -172,15 +176,16 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
     snprintf(x->lb_arn, sizeof(x->lb_arn), "%s", li->load_balancer_arn);
     x->port = li->port;
     x->tls = tls;
+    x->tcp = tcp;
     lbname = sc_elbv2_arn_dimension(li->load_balancer_arn);
     snprintf(name, sizeof(name), "%s:%d", lbname ? lbname : "alb", li->port);
     memset(&cfg, 0, sizeof(cfg));
     cfg.name = name;
     cfg.tls = tls ? a->tls : NULL;
-    cfg.mode = LB_MODE_HTTP;
+    cfg.mode = tcp ? LB_MODE_TCP : LB_MODE_HTTP;
     cfg.port = li->port;
     cfg.forwarded_port = li->port;
-    cfg.route = on_route;
+    cfg.route = tcp ? NULL : on_route;
     cfg.route_ud = x;
     x->l = lb_listener_create(a->cfg.ev, &cfg, err, sizeof(err));
     if (!x->l) {
@@ -192,8 +197,8 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
         free(x);
         return NULL;
     }
-    log_info("autoscale: application load balancer %s listener %d (%s) on 127.0.0.1:%d",
-             lbname ? lbname : "?", li->port, li->protocol, lb_listener_port(x->l));
+    log_info("autoscale: load balancer %s listener %d (%s) on 127.0.0.1:%d", lbname ? lbname : "?",
+             li->port, li->protocol, lb_listener_port(x->l));
     PUSH(a->albs, a->nalbs, a->cap_albs, x);
     return x;
 }
@@ -295,16 +300,21 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
         const char *idle;
         struct alb *x;
 
-        if (!b || strcmp(b->type, "application") != 0 ||
-            (strcmp(li->protocol, "HTTP") != 0 && strcmp(li->protocol, "HTTPS") != 0))
+        int alb = b && strcmp(b->type, "application") == 0;
+
+        /* ALB: HTTP and HTTPS; NLB: TCP and TLS piped (UDP and TCP_UDP stay records) */
+        if (!b ||
+            (alb && strcmp(li->protocol, "HTTP") != 0 && strcmp(li->protocol, "HTTPS") != 0) ||
+            (!alb && strcmp(li->protocol, "TCP") != 0 && strcmp(li->protocol, "TLS") != 0))
             continue;
         x = alb_ensure(a, w, li);
         if (!x)
             continue;
         x->seen = 1;
-        idle = sc_elbv2_attr(b->attrs, b->nattrs, "idle_timeout.timeout_seconds");
+        idle = alb ? sc_elbv2_attr(b->attrs, b->nattrs, "idle_timeout.timeout_seconds")
+                   : sc_elbv2_attr(li->attrs, li->nattrs, "tcp.idle_timeout.seconds");
         /* requests are real time: the idle timeout is not scaled */
-        lb_listener_set_idle_timeout(x->l, (int64_t)(idle ? atoi(idle) : 60) * 1000);
+        lb_listener_set_idle_timeout(x->l, (int64_t)(idle ? atoi(idle) : alb ? 60 : 350) * 1000);
         collect_groups(x, li);
         sync_backends(a, x);
     }
@@ -410,6 +420,7 @@ void as_alb_status_json(const struct autoscale *a, struct cm_buf *b)
                       "\"listener_port\":%d,\"port\":%d,\"protocol\":\"%s\",\"target_groups\":%d,"
                       "\"backends\":%d}",
                       i ? "," : "", x->arn, x->lb_arn, x->port, lb_listener_port(x->l),
-                      x->tls ? "HTTPS" : "HTTP", x->ntgs, lb_backend_count(x->l));
+                      x->tcp ? (x->tls ? "TLS" : "TCP") : (x->tls ? "HTTPS" : "HTTP"), x->ntgs,
+                      lb_backend_count(x->l));
     }
 }

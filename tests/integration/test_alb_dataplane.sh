@@ -6,7 +6,8 @@
 # instance is replaced and serves again; RequestCountPerTarget is published
 # (GetMetricStatistics); ALBRequestCountPerTarget's ResourceLabel is checked with AWS's
 # texts, and a target-tracking policy on it scales the group out under a bounded loadgen
-# load. TAP lines; KEEP_TMP=1.
+# load; a Network Load Balancer's TCP listener pipes to its healthy targets. TAP lines;
+# KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -222,6 +223,27 @@ out, err = load.communicate(timeout=60)
 check("the ALBRequestCountPerTarget policy scales the group out under load", grew, members("web"))
 check("the load went through the listener without errors", load.returncode == 0 and b"Non-2xx" not in out,
       (load.returncode, out[-400:], err[-400:]))
+
+# a Network Load Balancer's TCP listener: bytes piped to its target group's healthy targets
+nlb = v2.create_load_balancer(Name="tcp", Subnets=sub, Type="network")["LoadBalancers"][0]["LoadBalancerArn"]
+tcp = v2.create_target_group(Name="tcp", Protocol="TCP", Port=80, VpcId=vpc,
+                             HealthCheckIntervalSeconds=10, HealthCheckTimeoutSeconds=5,
+                             HealthyThresholdCount=2, UnhealthyThresholdCount=2)["TargetGroups"][0]["TargetGroupArn"]
+nlis = v2.create_listener(LoadBalancerArn=nlb, Protocol="TCP", Port=80,
+                          DefaultActions=[{"Type": "forward", "TargetGroupArn": tcp}])["Listeners"][0]["ListenerArn"]
+target = wait(lambda: healthy(api), 30)
+v2.register_targets(TargetGroupArn=tcp, Targets=[{"Id": (target or ["i-x"])[0]}])
+def nlb_port():
+    for x in admin("/_scalelab/dataplane").get("alb_listeners", []):
+        if x["listener_arn"] == nlis and x["protocol"] == "TCP":
+            return x["port"]
+nport = wait(nlb_port, 5)
+check("the NLB's TCP target becomes healthy on TCP checks", wait(lambda: healthy(tcp) == target, 30),
+      v2.describe_target_health(TargetGroupArn=tcp)["TargetHealthDescriptions"])
+st, h, body = get(nport, "/via-nlb") if nport else (0, {}, "")
+check("a TCP listener pipes HTTP to the target unchanged (no awselb header)",
+      st == 200 and (h.get("X-Scalelab-Instance") or "").split()[:1] == target[:1] and "Server" not in h,
+      (st, h))
 sys.exit(tap.failed)
 EOF
 finish
