@@ -63,8 +63,9 @@ zones = [s["AvailabilityZone"] for s in subnets[:2]]
 
 lb = v2.create_load_balancer(Name="shop", Subnets=sub)["LoadBalancers"][0]
 lba = lb["LoadBalancerArn"]
-hc = dict(Protocol="HTTP", Port=80, VpcId=vpc, HealthCheckIntervalSeconds=5,
-          HealthCheckTimeoutSeconds=2, HealthyThresholdCount=2, UnhealthyThresholdCount=2)
+# checks every 0.5 s real, a 0.4 s timeout: a loaded machine (ASan) does not fail them
+hc = dict(Protocol="HTTP", Port=80, VpcId=vpc, HealthCheckIntervalSeconds=30,
+          HealthCheckTimeoutSeconds=25, HealthyThresholdCount=2, UnhealthyThresholdCount=2)
 web = v2.create_target_group(Name="web", **hc)["TargetGroups"][0]["TargetGroupArn"]
 api = v2.create_target_group(Name="api", **hc)["TargetGroups"][0]["TargetGroupArn"]
 empty = v2.create_target_group(Name="empty", **hc)["TargetGroups"][0]["TargetGroupArn"]
@@ -227,7 +228,7 @@ check("the load went through the listener without errors", load.returncode == 0 
 # a Network Load Balancer's TCP listener: bytes piped to its target group's healthy targets
 nlb = v2.create_load_balancer(Name="tcp", Subnets=sub, Type="network")["LoadBalancers"][0]["LoadBalancerArn"]
 tcp = v2.create_target_group(Name="tcp", Protocol="TCP", Port=80, VpcId=vpc,
-                             HealthCheckIntervalSeconds=10, HealthCheckTimeoutSeconds=5,
+                             HealthCheckIntervalSeconds=30, HealthCheckTimeoutSeconds=25,
                              HealthyThresholdCount=2, UnhealthyThresholdCount=2)["TargetGroups"][0]["TargetGroupArn"]
 nlis = v2.create_listener(LoadBalancerArn=nlb, Protocol="TCP", Port=80,
                           DefaultActions=[{"Type": "forward", "TargetGroupArn": tcp}])["Listeners"][0]["ListenerArn"]
