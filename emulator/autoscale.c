@@ -86,7 +86,7 @@ static int launch_token(struct autoscale *a)
     return 0;
 }
 
-static struct proc *proc_find(const struct autoscale *a, const struct sc_world *w, const char *id)
+struct proc *as_proc_find(const struct autoscale *a, const struct sc_world *w, const char *id)
 {
     for (int i = 0; i < a->nprocs; i++) {
         if (a->procs[i]->w == w && strcmp(a->procs[i]->id, id) == 0)
@@ -123,7 +123,7 @@ static void proc_drop(struct autoscale *a, struct proc *p)
 
 /* The real port serving instance_port on p: made on first use (a listening socket handed
  * to the instance). 0 while the instance is not listening or the hand-over failed. */
-static int proc_port_for(struct autoscale *a, struct proc *p, int instance_port)
+int as_proc_port_for(struct autoscale *a, struct proc *p, int instance_port)
 {
     char err[256];
     int port;
@@ -310,7 +310,7 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
         struct proc *p;
 
         snprintf(id, sizeof(id), "%s", in->instance_id);
-        p = proc_find(a, w, id);
+        p = as_proc_find(a, w, id);
         if (p)
             p->tagged |= 2;
         switch (st) {
@@ -319,7 +319,7 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
                 if (!launch_token(a))
                     break; /* stays pending without a process until the timer */
                 quick += spawn(a, w, id, in->user_data);
-                p = proc_find(a, w, id);
+                p = as_proc_find(a, w, id);
                 if (p)
                     p->tagged |= 2;
             } else if (p->exited) {
@@ -601,19 +601,19 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
         tc[t].checked = tg.checked;
     }
     for (int t = 0; t < nt; t++) {
-        struct proc *p = tc[t].id[0] ? proc_find(a, w, tc[t].id) : NULL;
+        struct proc *p = tc[t].id[0] ? as_proc_find(a, w, tc[t].id) : NULL;
         int port;
 
         if (!tc[t].id[0])
             continue;
         /* each listener to its InstancePort's own port on the instance */
         for (int i = 0; i < nmine; i++) {
-            port = proc_port_for(a, p, mine[i]->instance_port);
+            port = as_proc_port_for(a, p, mine[i]->instance_port);
             lb_backend_set(mine[i]->l, tc[t].id, port > 0 ? port : 1, tc[t].zone,
                            tc[t].routable && port > 0);
         }
         /* the health check to its target's port */
-        port = proc_port_for(a, p, hc_port);
+        port = as_proc_port_for(a, p, hc_port);
         if (tc[t].checked && port > 0) {
             struct hcref *r = hcref_ensure(a, w, name, tc[t].id);
 
@@ -696,8 +696,8 @@ static void sync_tgs(struct autoscale *a, struct sc_world *w)
 
             if (sc_elbv2_target_at(v2, tg->arn, i, &t) != 0 || !t.checked)
                 continue;
-            p = proc_find(a, w, t.id);
-            port = proc_port_for(a, p, atoi(t.health_check_port));
+            p = as_proc_find(a, w, t.id);
+            port = as_proc_port_for(a, p, atoi(t.health_check_port));
             if (port <= 0)
                 continue;
             r = hcref_ensure_tg(a, w, tg->arn, t.id, t.port);
@@ -729,6 +729,7 @@ static int sync_lbs(struct autoscale *a, struct sc_world *w, int64_t now)
         free(names);
     }
     sync_tgs(a, w);
+    changed |= as_alb_sync(a, w, now);
     for (int i = 0; i < a->nls; i++) {
         if (!a->ls[i]->seen) {
             log_info("autoscale: load balancer %s listener %d closed", a->ls[i]->lb,
@@ -841,7 +842,7 @@ int autoscale_zone_fault(struct autoscale *a, struct sc_world *w, const char *zo
     }
     n = sc_ec2_zone_outage(ec2, zone, now_ms, dead, MAX_TARGETS);
     for (int i = 0; i < n && i < MAX_TARGETS; i++) {
-        struct proc *p = proc_find(a, w, dead[i]);
+        struct proc *p = as_proc_find(a, w, dead[i]);
 
         if (p && !p->exited && !p->stopping) {
             p->stopping = 1; /* no "exited on its own" warning: we killed it */
@@ -912,6 +913,7 @@ void autoscale_destroy(struct autoscale *a)
         lb_listener_destroy(a->ls[i]->l);
         free(a->ls[i]);
     }
+    as_alb_destroy_all(a);
     lb_tls_ctx_free(a->tls); /* after the listeners that borrow it */
     for (int i = 0; i < a->nprocs; i++)
         proc_free(a->procs[i]);
@@ -962,6 +964,7 @@ void autoscale_forget_world(struct autoscale *a, struct sc_world *w)
             a->ls[i--] = a->ls[--a->nls];
         }
     }
+    as_alb_forget_world(a, w);
     for (int i = 0; i < a->nhr; i++) {
         if (a->hr[i]->w == w) {
             hc_target_remove(a->hc, a->hr[i]->key);
@@ -1059,6 +1062,8 @@ char *autoscale_status_json(const struct autoscale *a)
                                              : (x->tls ? "HTTPS" : "HTTP"),
                       lb_backend_count(x->l));
     }
+    cm_buf_puts(&b, "],\"alb_listeners\":[");
+    as_alb_status_json(a, &b);
     cm_buf_puts(&b, "],\"zones_down\":[");
     for (int i = 0; i < a->nout; i++)
         cm_buf_printf(&b, "%s{\"zone\":\"%s\",\"account\":\"%s\",\"until_ms\":%lld}", i ? "," : "",

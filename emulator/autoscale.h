@@ -13,6 +13,9 @@
  *     and the log); backends are the registered instances, routable as libscaler says
  *     (InService, not draining, zone enabled); idle timeout, zones and cross-zone follow
  *     the attributes; a draining instance with nothing in flight: sc_elb_drain_done.
+ *   - each HTTP/HTTPS listener of an Application Load Balancer is a proxy too (autoscale_alb.c,
+ *     docs/elbv2.md 10): its rules decide per request (libscaler's sc_elbv2_route), forwards
+ *     go to the target group's routable targets on their instances' ports;
  *   - health checks (health.c) as ConfigureHealthCheck says, interval and timeout divided
  *     by --time-scale; results go to sc_elb_health_result.
  *   - every emulated minute: CPUUtilization per instance (modelled from busy workers,

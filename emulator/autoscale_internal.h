@@ -17,6 +17,8 @@
 #include "scaler/elb.h"
 #include "scaler/elbv2.h"
 
+struct alb;
+struct cm_buf;
 struct hc_set;
 struct inst_mgr;
 struct ssl_ctx_st;
@@ -117,6 +119,8 @@ struct autoscale {
     int nst, cap_st;
     struct hcref **hr;
     int nhr, cap_hr;
+    struct alb **albs; /* ELBv2 listeners' proxies (autoscale_alb.c) */
+    int nalbs, cap_albs;
     struct sc_world **worlds;
     int nworlds, cap_worlds;
     long kick_timer;
@@ -147,6 +151,23 @@ int64_t as_scaled_ms(const struct autoscale *a, double emulated_ms, int64_t min_
 void as_kick(struct autoscale *a);
 /* The counters of (w, lb), made on the first call. */
 struct lbstat *as_lbstat_ensure(struct autoscale *a, struct sc_world *w, const char *lb);
+
+/* The process of instance id in w, or NULL. */
+struct proc *as_proc_find(const struct autoscale *a, const struct sc_world *w, const char *id);
+/* The real port serving instance_port on p (made on first use); 0 while not listening. */
+int as_proc_port_for(struct autoscale *a, struct proc *p, int instance_port);
+
+/* autoscale_alb.c: each ELBv2 HTTP/HTTPS listener of an Application Load Balancer as a
+ * proxy whose routing hook is libscaler's sc_elbv2_route (docs/elbv2.md 10). */
+/* Makes w's ALB listeners' proxies and their target-group backends match the records;
+ * returns 1 when it changed the world. */
+int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now);
+/* Reports each of w's Application Load Balancers' minute (sc_elbv2_report_minute). */
+void as_alb_report_minute(struct autoscale *a, struct sc_world *w, int64_t now);
+void as_alb_forget_world(struct autoscale *a, struct sc_world *w);
+void as_alb_destroy_all(struct autoscale *a);
+/* Appends the listeners as JSON objects joined by commas. */
+void as_alb_status_json(const struct autoscale *a, struct cm_buf *b);
 
 /* autoscale_metrics.c */
 /* Ends p's status GET (no report) and takes it off the queue. */

@@ -306,6 +306,7 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
         t.backend_conn_errors = (double)sum.backend_conn_errors * ts;
         sc_elb_report_minute(elb, sc_world_cw(w), name, &t, SC_ELB_METRICS_ALL, now, now);
     }
+    as_alb_report_minute(a, w, now);
 }
 
 int64_t as_on_minute(struct cm_ev *ev, int64_t now_real, void *ud)

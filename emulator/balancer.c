@@ -42,6 +42,7 @@ struct bal_backend *bal_add(struct bal_set *s, const char *id, const struct sock
         b = cm_xcalloc(1, sizeof(*b));
         snprintf(b->id, sizeof(b->id), "%s", id);
         b->refs = 1;
+        b->group = -1;
         s->v[s->n++] = b;
     }
     b->addr = *addr;
@@ -74,13 +75,19 @@ void bal_unref(struct bal_backend *b)
         free(b);
 }
 
-static int eligible(const struct bal_backend *b, const char *zone)
+static int eligible(const struct bal_backend *b, const char *zone, int group)
 {
-    return b->routable && (!zone || strcmp(b->zone, zone) == 0);
+    return b->routable && (!zone || strcmp(b->zone, zone) == 0) && (group < 0 || b->group == group);
 }
 
 struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone, int max_conns,
                                                int *at_cap)
+{
+    return bal_pick_least_outstanding_in(s, zone, -1, max_conns, at_cap);
+}
+
+struct bal_backend *bal_pick_least_outstanding_in(struct bal_set *s, const char *zone, int group,
+                                                  int max_conns, int *at_cap)
 {
     struct bal_backend *best = NULL;
     int seen = 0;
@@ -92,7 +99,7 @@ struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zo
     for (int k = 0; k < s->n; k++) {
         struct bal_backend *b = s->v[(s->rr + (unsigned)k) % (unsigned)s->n];
 
-        if (!eligible(b, zone))
+        if (!eligible(b, zone, group))
             continue;
         seen = 1;
         if (max_conns > 0 && b->conns >= max_conns && b->nidle == 0)
@@ -120,7 +127,7 @@ struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, in
         unsigned i = (s->rr + (unsigned)k) % (unsigned)s->n;
         struct bal_backend *b = s->v[i];
 
-        if (!eligible(b, zone))
+        if (!eligible(b, zone, -1))
             continue;
         seen = 1;
         if (max_conns > 0 && b->conns >= max_conns)
@@ -139,6 +146,6 @@ int bal_routable_count(const struct bal_set *s, const char *zone)
     int n = 0;
 
     for (int i = 0; i < s->n; i++)
-        n += eligible(s->v[i], zone);
+        n += eligible(s->v[i], zone, -1);
     return n;
 }

@@ -28,6 +28,7 @@ struct bal_backend {
     char zone[BAL_ZONE_LEN]; /* "" when unknown */
     struct sockaddr_in addr;
     int routable;
+    int group;       /* ELBv2: the target group (listener's index) it serves; -1 classic */
     int outstanding; /* requests in flight (HTTP) or connections (TCP) */
     int conns;       /* open connections to it, idle ones included */
     int removed;     /* no longer in the set */
@@ -62,6 +63,9 @@ void bal_unref(struct bal_backend *b);
  * when routable backends exist but all are at the cap. */
 struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zone, int max_conns,
                                                int *at_cap);
+/* The same among the backends of group (>= 0; -1: every backend). */
+struct bal_backend *bal_pick_least_outstanding_in(struct bal_set *s, const char *zone, int group,
+                                                  int max_conns, int *at_cap);
 /* Next routable backend in turn, same filters. */
 struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, int max_conns,
                                          int *at_cap);

@@ -83,18 +83,55 @@ static void count_own(struct lb_listener *l, int status)
         l->m.elb_504++;
 }
 
+/* An Application Load Balancer's own page for status (awselb's). */
+static const char *alb_page(int status)
+{
+    switch (status) {
+    case 503:
+        return "<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n</body>\r\n</html>\r\n";
+    case 504:
+        return "<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n<center><h1>504 Gateway Time-out</h1></center>\r\n</body>\r\n</html>\r\n";
+    case 502:
+        return "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n";
+    default:
+        return "<html>\r\n<head><title>400 Bad Request</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n</body>\r\n</html>\r\n";
+    }
+}
+
+/* Sends a complete response of the proxy's own to the current request. */
+static void send_own(struct cconn *c, int status, const char *ctype, const char *extra,
+                     const char *body, size_t body_len)
+{
+    char buf[4096];
+    ssize_t n;
+
+    n = lb_http_format_response(buf, sizeof(buf), status, ctype, extra, body,
+                                c->is_head ? 0 : body_len, c->close_after, c->minor);
+    count_own(c->l, status);
+    c->state = CS_HEAD;
+    if (n < 0 || lb_out_append(c, buf, (size_t)n) < 0)
+        c->close_after = 1;
+    lb_client_flush(c);
+}
+
 /* The proxy answers the current request itself (request bytes already consumed or not:
  * `consume` 1 drops them first). */
 static void own_response(struct cconn *c, int status, int consume, int close)
 {
-    char buf[512];
     const char *body;
-    ssize_t n;
 
     if (consume)
         consume_request(c);
     if (close || !c->keep_alive)
         c->close_after = 1;
+    if (c->l->route) {
+        /* a target was chosen and failed: the request counts for its group */
+        if (c->group >= 0 && (status == 502 || status == 504))
+            c->l->gm[c->group].requests++;
+        body = alb_page(status);
+        send_own(c, status, "text/html", "Server: awselb/2.0\r\n", body, strlen(body));
+        return;
+    }
     switch (status) {
     case 503:
         body =
@@ -113,13 +150,7 @@ static void own_response(struct cconn *c, int status, int consume, int close)
             "<html><body><h1>400 Bad Request</h1>Your browser sent an invalid request.</body></html>\n";
         break;
     }
-    n = lb_http_format_response(buf, sizeof(buf), status, "text/html", NULL, body,
-                                c->is_head ? 0 : strlen(body), c->close_after, c->minor);
-    count_own(c->l, status);
-    c->state = CS_HEAD;
-    if (n > 0 && lb_out_append(c, buf, (size_t)n) < 0)
-        c->close_after = 1;
-    lb_client_flush(c);
+    send_own(c, status, "text/html", NULL, body, strlen(body));
 }
 
 /* --- client side: requests ----------------------------------------------------------------- */
@@ -234,10 +265,28 @@ static void start_request(struct cconn *c)
     struct bal_backend *be;
     int at_cap = 0;
 
+    c->group = -1;
+    if (l->route) {
+        struct lb_route r = { -1, 503, NULL, NULL, NULL, 0 };
+
+        l->route(l->route_ud, c->in, &c->msg, &c->peer, &r);
+        if ((r.group < 0 || r.group >= LB_GROUPS_MAX) && !r.body && !r.extra) {
+            own_response(c, r.status, 1, 0); /* the load balancer's own page */
+            return;
+        }
+        if (r.group < 0 || r.group >= LB_GROUPS_MAX) {
+            consume_request(c);
+            if (!c->keep_alive)
+                c->close_after = 1;
+            send_own(c, r.status, r.ctype, r.extra, r.body, r.body_len);
+            return;
+        }
+        c->group = r.group;
+    }
     if (c->node < 0 ||
         (l->nzones && !l->cross_zone && bal_routable_count(&l->set, l->zones[c->node]) == 0))
         lb_assign_node(c);
-    be = bal_pick_least_outstanding(&l->set, lb_node_zone(c), l->max_conns, &at_cap);
+    be = bal_pick_least_outstanding_in(&l->set, lb_node_zone(c), c->group, l->max_conns, &at_cap);
     if (!be) {
         if (at_cap) {
             if (l->qlen >= l->surge_max) {
@@ -275,7 +324,8 @@ void lb_run_surge_queue(struct lb_listener *l)
         struct bal_backend *be;
         int at_cap = 0;
 
-        be = bal_pick_least_outstanding(&l->set, lb_node_zone(c), l->max_conns, &at_cap);
+        be = bal_pick_least_outstanding_in(&l->set, lb_node_zone(c), c->group, l->max_conns,
+                                           &at_cap);
         if (!be && at_cap)
             return;
         l->qhead = c->qnext;
@@ -302,6 +352,7 @@ void lb_client_process(struct cconn *c)
 
     if (c->state != CS_HEAD || c->in_len == 0 || c->close_after)
         return;
+    c->group = -1;
     r = lb_http_parse_request(c->in, c->in_len, &c->msg);
     if (r == LB_HTTP_PARTIAL) {
         lb_client_events(c);
@@ -408,7 +459,7 @@ static void backend_failed(struct bconn *b, int connect_error)
         lb_abort_backend(c); /* frees b */
         if (!reused)
             be->routable = 0; /* not this one again right now */
-        alt = bal_pick_least_outstanding(&l->set, lb_node_zone(c), l->max_conns, NULL);
+        alt = bal_pick_least_outstanding_in(&l->set, lb_node_zone(c), c->group, l->max_conns, NULL);
         be->routable = was_routable;
         if (!alt && reused && be->routable)
             alt = be;
@@ -552,6 +603,18 @@ ok : {
     l->m.latency_count++;
     if (lat > l->m.latency_max_ms)
         l->m.latency_max_ms = lat;
+    if (c->group >= 0) {
+        struct lb_group_metrics *g = &l->gm[c->group];
+        int st = b->msg.status;
+
+        g->requests++;
+        g->resp_sum_ms += lat;
+        g->resp_count++;
+        g->target_5xx += st >= 500;
+        g->target_4xx += st >= 400 && st < 500;
+        g->target_3xx += st >= 300 && st < 400;
+        g->target_2xx += st < 300;
+    }
 }
     b->status = b->msg.status;
     count_response(l, b->status);
@@ -740,7 +803,9 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
     (void)events;
     for (int k = 0; k < 32; k++) {
         int one = 1;
-        int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_in peer;
+        socklen_t plen = sizeof(peer);
+        int cfd = accept4(fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         struct cconn *c;
 
         if (cfd < 0) {
@@ -750,6 +815,7 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         accept_guard_ok(&l->guard);
         setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c = lb_cconn_new(l, cfd);
+        c->peer = peer;
         c->events = EPOLLIN | EPOLLRDHUP;
         if (l->tls) {
             c->ssl = SSL_new(l->tls);
@@ -817,6 +883,8 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
     l->idle_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms : 60000;
     l->max_conns = cfg->backend_max_conns > 0 ? cfg->backend_max_conns : 512;
     l->surge_max = cfg->surge_max > 0 ? cfg->surge_max : 1024;
+    l->route = cfg->route;
+    l->route_ud = cfg->route_ud;
     bal_init(&l->set);
     l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (l->fd < 0)
@@ -913,6 +981,12 @@ void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int 
 
 void lb_backend_set(struct lb_listener *l, const char *id, int port, const char *zone, int routable)
 {
+    lb_backend_set_in(l, -1, id, port, zone, routable);
+}
+
+void lb_backend_set_in(struct lb_listener *l, int group, const char *id, int port, const char *zone,
+                       int routable)
+{
     struct sockaddr_in sa;
     struct bal_backend *be = bal_find(&l->set, id);
 
@@ -923,6 +997,7 @@ void lb_backend_set(struct lb_listener *l, const char *id, int port, const char 
     if (be && be->addr.sin_port != sa.sin_port)
         lb_close_idle(be);
     be = bal_add(&l->set, id, &sa, zone);
+    be->group = group < LB_GROUPS_MAX ? group : -1;
     if (be->routable && !routable)
         lb_close_idle(be);
     be->routable = routable != 0;
@@ -962,6 +1037,15 @@ void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out)
     *out = l->m;
     memset(&l->m, 0, sizeof(l->m));
     l->m.surge_queue_max = l->qlen;
+}
+
+void lb_listener_group_metrics_take(struct lb_listener *l, int group, struct lb_group_metrics *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (group < 0 || group >= LB_GROUPS_MAX)
+        return;
+    *out = l->gm[group];
+    memset(&l->gm[group], 0, sizeof(l->gm[group]));
 }
 
 int lb_listener_surge_len(const struct lb_listener *l)

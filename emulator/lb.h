@@ -36,9 +36,27 @@ enum lb_mode {
     LB_MODE_TCP,
 };
 
-#define LB_ZONES_MAX 8
+#define LB_ZONES_MAX  8
+#define LB_GROUPS_MAX 16 /* ELBv2: target groups one listener forwards to */
 
 struct ssl_ctx_st; /* OpenSSL's SSL_CTX (emulator/lb_tls.h) */
+struct lb_http_msg;
+
+/* ELBv2 (Application Load Balancer) listeners: what the routing hook decided for one
+ * request. */
+struct lb_route {
+    int group;         /* >= 0: forward to a routable backend of that group; -1: answer */
+    int status;        /* the answer: status, Content-Type, extra header lines (each ending */
+    const char *ctype; /* in CRLF, or NULL) and body */
+    const char *extra;
+    const char *body;
+    size_t body_len;
+};
+/* Called once per parsed request on the hot path (buf holds the head, m its parse, peer is
+ * the client's address): decides and returns at once; the strings it puts in *out live
+ * until its next call. */
+typedef void (*lb_route_fn)(void *ud, const char *buf, const struct lb_http_msg *m,
+                            const struct sockaddr_in *peer, struct lb_route *out);
 
 struct lb_config {
     const char *name; /* for logs ("autoscalelb:80"), copied */
@@ -52,6 +70,18 @@ struct lb_config {
     int64_t idle_timeout_ms; /* 0 -> 60000 */
     int backend_max_conns;   /* per backend; 0 -> 512 */
     int surge_max;           /* 0 -> 1024 */
+    /* ELBv2 HTTP listeners: the per-request routing hook (NULL: classic, every backend);
+     * the proxy's own 502/503/504/400 are then the Application Load Balancer's pages */
+    lb_route_fn route;
+    void *route_ud;
+};
+
+/* Per backend group since the last lb_listener_group_metrics_take() (ELBv2 target groups). */
+struct lb_group_metrics {
+    uint64_t requests; /* a backend of the group was chosen: its answer, or the 502/504 */
+    uint64_t target_2xx, target_3xx, target_4xx, target_5xx;
+    double resp_sum_ms; /* request sent -> response head, over resp_count responses */
+    uint64_t resp_count;
 };
 
 /* Per-listener figures since the last lb_listener_metrics_take(): the AWS/ELB metrics. */
@@ -90,6 +120,10 @@ void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int 
  * in-flight requests (draining) and loses its idle connections. */
 void lb_backend_set(struct lb_listener *l, const char *id, int port, const char *zone,
                     int routable);
+/* The same for a backend of group (0..LB_GROUPS_MAX-1) on a listener with a routing hook;
+ * ids are unique across groups. */
+void lb_backend_set_in(struct lb_listener *l, int group, const char *id, int port, const char *zone,
+                       int routable);
 /* Removes a backend: no new requests; requests in flight finish. */
 void lb_backend_remove(struct lb_listener *l, const char *id);
 /* Requests in flight (HTTP) or open connections (TCP) to that backend; -1 when unknown. */
@@ -100,6 +134,8 @@ const char *lb_backend_id_at(const struct lb_listener *l, int i);
 
 /* Copies the figures into *out and starts a new interval. */
 void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out);
+/* The same for one backend group (zeros out of range). */
+void lb_listener_group_metrics_take(struct lb_listener *l, int group, struct lb_group_metrics *out);
 /* Current surge queue length and connections (for status pages and tests). */
 int lb_listener_surge_len(const struct lb_listener *l);
 int lb_listener_client_conns(const struct lb_listener *l);

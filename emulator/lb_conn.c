@@ -322,6 +322,7 @@ struct cconn *lb_cconn_new(struct lb_listener *l, int fd)
     c->events = 0;
     c->state = l->mode == LB_MODE_TCP ? CS_TCP : CS_HEAD;
     c->node = -1;
+    c->group = -1;
     c->b = NULL;
     c->last_ms = lb_now_ms();
     c->keep_alive = 1;

@@ -53,7 +53,9 @@ struct cconn {
     int ssl_kick; /* decrypted bytes wait inside OpenSSL: read them without an event */
     uint32_t events;
     enum cstate state;
-    int node; /* zone index, -1 = any */
+    int node;  /* zone index, -1 = any */
+    int group; /* ELBv2: the backend group of the current request, -1 = any */
+    struct sockaddr_in peer;
     struct bconn *b;
     int64_t last_ms;
     int64_t req_us; /* request head parsed */
@@ -127,6 +129,9 @@ struct lb_listener {
     struct bconn *bfree;
     int nbfree;
     struct lb_metrics m;
+    lb_route_fn route; /* ELBv2 listeners; NULL: classic */
+    void *route_ud;
+    struct lb_group_metrics gm[LB_GROUPS_MAX];
 };
 
 static inline int64_t lb_now_ms(void)

@@ -8,6 +8,7 @@
 
 #include "scaler/alarm.h"
 #include "scaler/asg_internal.h"
+#include "scaler/elbv2.h"
 
 #define NOT_OVERRIDE                                                                               \
     "Auto Scaling Policy not executed because its effect does not override in-progress scaling actions"
@@ -218,11 +219,18 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
                     err, SC_ERR_VALIDATION,
                     "1 validation error detected: Value '%s' at 'targetTrackingConfiguration.predefinedMetricSpecification.predefinedMetricType' failed to satisfy constraint: Member must satisfy enum value set: [ASGAverageCPUUtilization, ASGAverageNetworkIn, ASGAverageNetworkOut, ALBRequestCountPerTarget]",
                     tt->predefined_metric_type);
+            /* docs/elbv2.md 12 */
             if (strcmp(tt->predefined_metric_type, "ALBRequestCountPerTarget") == 0 &&
-                (!tt->resource_label || !strstr(tt->resource_label, "targetgroup/")))
+                (!tt->resource_label || !*tt->resource_label))
                 return sc_fail(
                     err, SC_ERR_VALIDATION,
-                    "Resource label is required for ALBRequestCountPerTarget and must be of the form app/<load-balancer-name>/<load-balancer-id>/targetgroup/<target-group-name>/<target-group-id>.");
+                    "Resource label should be specified for predefined metric type ALBRequestCountPerTarget");
+            if (strcmp(tt->predefined_metric_type, "ALBRequestCountPerTarget") == 0 &&
+                !sc_elbv2_resource_label_valid(tt->resource_label))
+                return sc_fail(
+                    err, SC_ERR_VALIDATION,
+                    "Invalid resource label '%s' for predefined metric type ALBRequestCountPerTarget",
+                    tt->resource_label);
         } else if (tt->has_metrics) {
             int nret = 0;
 

@@ -28,6 +28,8 @@
 #include "scaler/ec2.h"
 #include "scaler/status.h"
 
+struct sc_cw;
+
 #define SC_ELBV2_NAME_LEN           33 /* 32 characters + NUL */
 #define SC_ELBV2_ARN_LEN            192
 #define SC_ELBV2_MAX_LOAD_BALANCERS 50   /* per type (application-load-balancers) */
@@ -417,6 +419,30 @@ const struct sc_elbv2_action *sc_elbv2_rule_action(const struct sc_elbv2_rule *r
  * index, or -1 when every weight is 0. */
 int sc_elbv2_forward_pick(const struct sc_elbv2_action *a, uint64_t draw);
 
+/* The data plane's routing decision (docs/elbv2.md 10): the rule that matches q (priority
+ * order, the default rule last) and its action; a forward's target group picked by weight
+ * with draw (any uniform 64-bit value). Allocation-free. */
+struct sc_elbv2_route {
+    enum sc_elbv2_action_type type;
+    const struct sc_elbv2_rule *rule;     /* NULL only for a listener without rules */
+    const struct sc_elbv2_action *action; /* NULL likewise */
+    const char *target_group_arn; /* forward: the group picked; NULL when every weight is 0 */
+    int status;                   /* redirect 301/302; fixed-response its code */
+};
+/* Fills *out and returns its type; a listener without rules gives a fixed 503. Views
+ * borrowed from l. */
+enum sc_elbv2_action_type sc_elbv2_route(const struct sc_elbv2_listener *l,
+                                         const struct sc_elbv2_http_request *q, uint64_t draw,
+                                         struct sc_elbv2_route *out);
+/* A redirect action's Location for q on a listener of protocol ("HTTP"/"HTTPS") and port:
+ * protocol://host[:port]/path[?query], #{protocol} #{host} #{port} #{path} #{query}
+ * replaced, a default port (80 http, 443 https) and an empty query left out. Writes a NUL-
+ * terminated string into out[0..cap); returns its length, -1 when it does not fit or a is
+ * not a redirect. */
+long sc_elbv2_redirect_format(const struct sc_elbv2_action *a,
+                              const struct sc_elbv2_http_request *q, const char *protocol, int port,
+                              char *out, size_t cap);
+
 /* --- targets and their health ----------------------------------------------------------------- */
 
 struct sc_elbv2_target_req {
@@ -511,6 +537,51 @@ enum sc_elbv2_membership sc_elbv2_instance_membership(const struct sc_elbv2 *v2,
                                                       const char *id);
 /* 1 when id is registered or draining anywhere. */
 int sc_elbv2_registered_anywhere(const struct sc_elbv2 *v2, const char *id);
+
+/* --- AWS/ApplicationELB metrics (elbv2_metrics.c; docs/elbv2.md 11) -------------------------- */
+
+/* The metric dimension value of a load balancer ARN ("app/NAME/ID", "net/NAME/ID") or a
+ * target group ARN ("targetgroup/NAME/ID"): a pointer into arn, NULL for another string. */
+const char *sc_elbv2_arn_dimension(const char *arn);
+/* 1 when label is app/NAME/ID/targetgroup/NAME/ID (names 1..32 of [A-Za-z0-9-], ids 16 hex
+ * digits): ALBRequestCountPerTarget's ResourceLabel (docs/elbv2.md 12). */
+int sc_elbv2_resource_label_valid(const char *label);
+/* A group's targets by state (zone NULL: all zones; else those in zone): healthy,
+ * unhealthy and routable (new requests may go to them). Returns the registrations, -1 for
+ * an unknown group. */
+int sc_elbv2_group_counts(const struct sc_elbv2 *v2, const char *tg_arn, const char *zone,
+                          int *healthy, int *unhealthy, int *routable);
+/* RequestCountPerTarget: requests / healthy targets; with none healthy, / the routable ones
+ * (fail open); with none, the requests themselves. */
+double sc_elbv2_request_count_per_target(double requests, int healthy, int routable);
+
+/* One minute's raw counters of a target group behind the load balancer (counts as the
+ * emulated minute saw them). */
+struct sc_elbv2_tg_traffic {
+    const char *target_group_arn;
+    double requests; /* a target was chosen: its answer, or the load balancer's 502/504 */
+    double target_2xx, target_3xx, target_4xx, target_5xx;
+    double resp_time_sum_s; /* request sent -> response head, summed over resp_count */
+    double resp_count;
+};
+/* ... and of the load balancer itself. */
+struct sc_elbv2_traffic {
+    double elb_3xx, elb_4xx, elb_5xx; /* its own answers (redirects, fixed responses, errors) */
+    double elb_502, elb_503, elb_504;
+    double fixed_responses, redirects;
+    const struct sc_elbv2_tg_traffic *tgs; /* groups without traffic may be left out */
+    int ntgs;
+};
+/* Puts one minute's AWS/ApplicationELB metrics of Application Load Balancer lb_arn into cw
+ * at timestamp_ms (docs/elbv2.md 11): RequestCount (LoadBalancer; TargetGroup+LoadBalancer,
+ * zeros too), RequestCountPerTarget (TargetGroup; TargetGroup+LoadBalancer, always, every
+ * group the load balancer forwards to), TargetResponseTime when timed, the HTTPCode_* and
+ * action counts when non-zero, HealthyHostCount / UnHealthyHostCount (TargetGroup+
+ * LoadBalancer; TargetGroup+AvailabilityZone+LoadBalancer). Called by a world's data
+ * plane each metric minute. Returns the values put, -1 for an unknown or network load
+ * balancer. */
+int sc_elbv2_report_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const char *lb_arn,
+                           const struct sc_elbv2_traffic *t, int64_t timestamp_ms, int64_t now_ms);
 
 /* --- catalogue ------------------------------------------------------------------------------ */
 

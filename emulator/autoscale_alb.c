@@ -1,0 +1,426 @@
+/* emulator/autoscale_alb.c: the Application Load Balancer data plane (docs/elbv2.md 10-11).
+ * Each HTTP/HTTPS listener of an ALB is a proxy (lb.c) on its Port whose routing hook
+ * evaluates the listener's rules with libscaler's sc_elbv2_route on every request: a forward
+ * goes to a routable target of the chosen target group (one backend group of the proxy per
+ * target group, in the order the listener first forwarded to them), a redirect or a fixed
+ * response is answered by the proxy. Targets are the groups' registrations on their
+ * instance processes' ports, routable as libscaler says (healthy, or fail open; never
+ * draining). Each emulated minute the proxies' counters go to sc_elbv2_report_minute. A
+ * Network Load Balancer's TCP and TLS listeners are the engine's TCP pipe (TLS terminated)
+ * to its one target group's routable targets, taken in turn. */
+#include "emulator/autoscale_internal.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "emulator/balancer.h"
+#include "emulator/lb.h"
+#include "emulator/lb_http.h"
+#include "emulator/lb_tls.h"
+#include "scaler/elbv2.h"
+#include "scaler/world.h"
+
+struct alb {
+    struct autoscale *a;
+    struct sc_world *w;
+    char arn[SC_ELBV2_ARN_LEN];
+    char lb_arn[SC_ELBV2_ARN_LEN];
+    int port;
+    int tls;
+    int tcp; /* a Network Load Balancer's TCP/TLS listener: bytes piped, no rules */
+    struct lb_listener *l;
+    char tgs[LB_GROUPS_MAX][SC_ELBV2_ARN_LEN]; /* backend group i serves tgs[i] */
+    int ntgs;
+    uint64_t seq;              /* the weighted pick's draw: exact shares in turn */
+    uint64_t redirects, fixed; /* since the last minute */
+    char scratch[2304];        /* the current answer's Location header */
+    int seen;
+};
+
+static int tg_index(const struct alb *x, const char *arn)
+{
+    for (int i = 0; arn && i < x->ntgs; i++) {
+        if (strcmp(x->tgs[i], arn) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The request as sc_elbv2_route takes it: views into the head, no copies. */
+static void parse_request(const char *buf, const struct lb_http_msg *m,
+                          const struct sockaddr_in *peer, struct sc_elbv2_http_header *hs,
+                          struct sc_elbv2_http_request *q)
+{
+    const char *t = buf + m->target_off;
+    const char *qm = memchr(t, '?', m->target_len);
+
+    memset(q, 0, sizeof(*q));
+    q->method = buf + m->method_off;
+    q->method_len = m->method_len;
+    q->path = t;
+    q->path_len = qm ? (size_t)(qm - t) : m->target_len;
+    q->query = qm ? qm + 1 : "";
+    q->query_len = qm ? m->target_len - q->path_len - 1 : 0;
+    q->host = "";
+    for (int i = 0; i < m->nheaders; i++) {
+        hs[i].name = buf + m->headers[i].name_off;
+        hs[i].name_len = m->headers[i].name_len;
+        hs[i].value = buf + m->headers[i].value_off;
+        hs[i].value_len = m->headers[i].value_len;
+        if (hs[i].name_len == 4 && strncasecmp(hs[i].name, "host", 4) == 0) {
+            q->host = hs[i].value;
+            q->host_len = hs[i].value_len;
+        }
+    }
+    q->headers = hs;
+    q->nheaders = m->nheaders;
+    q->source.family = 4;
+    memcpy(q->source.addr, &peer->sin_addr, 4);
+}
+
+/* lb_route_fn: one request through the listener's rules (the hot path: no allocation). */
+static void on_route(void *ud, const char *buf, const struct lb_http_msg *m,
+                     const struct sockaddr_in *peer, struct lb_route *out)
+{
+    struct alb *x = ud;
+    const struct sc_elbv2_listener *li = sc_elbv2_listener_find(sc_world_elbv2(x->w), x->arn);
+    struct sc_elbv2_http_header hs[LB_HTTP_MAX_HEADERS];
+    struct sc_elbv2_http_request q;
+    struct sc_elbv2_route r;
+    long n;
+
+    out->group = -1;
+    out->status = 503;
+    if (!li)
+        return; /* deleted since the last step: the proxy goes at the next one */
+    parse_request(buf, m, peer, hs, &q);
+    switch (sc_elbv2_route(li, &q, x->seq++, &r)) {
+    case SC_ELBV2_ACTION_FORWARD:
+        out->group = tg_index(x, r.target_group_arn); /* -1: 503 */
+        return;
+    case SC_ELBV2_ACTION_REDIRECT:
+        memcpy(x->scratch, "Location: ", 10);
+        n = sc_elbv2_redirect_format(r.action, &q, li->protocol, li->port, x->scratch + 10,
+                                     sizeof(x->scratch) - 40);
+        if (n < 0) {
+            out->status = 500; /* AWS: HTTP_Redirect_Url_Limit_Exceeded_Count */
+            return;
+        }
+        snprintf(x->scratch + 10 + n, sizeof(x->scratch) - 10 - (size_t)n,
+                 "\r\nServer: awselb/2.0\r\n");
+        out->status = r.status;
+        out->ctype = "text/html";
+        out->extra = x->scratch;
+        out->body = "";
+        out->body_len = 0;
+        x->redirects++;
+        return;
+    case SC_ELBV2_ACTION_FIXED_RESPONSE:
+        out->status = r.status;
+        out->ctype =
+            r.action && r.action->fixed_content_type ? r.action->fixed_content_type : "text/plain";
+        out->extra = "Server: awselb/2.0\r\n";
+        out->body = r.action && r.action->fixed_body ? r.action->fixed_body : "";
+        out->body_len = strlen(out->body);
+        x->fixed++;
+        return;
+    }
+}
+
+static void alb_free(struct alb *x)
+{
+    lb_listener_destroy(x->l);
+    free(x);
+}
+
+/* The proxy of listener li: the running one when its settings still match, else a new one
+ * (an old one of the listener is replaced); NULL when it cannot start. */
+static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
+                              const struct sc_elbv2_listener *li)
+{
+    int tls = strcmp(li->protocol, "HTTPS") == 0 || strcmp(li->protocol, "TLS") == 0;
+    int tcp = strcmp(li->protocol, "TCP") == 0 || strcmp(li->protocol, "TLS") == 0;
+    struct lb_config cfg;
+    struct alb *x;
+    char name[96], err[256];
+    const char *lbname;
+
+    for (int i = 0; i < a->nalbs; i++) {
+        x = a->albs[i];
+        if (x->w != w || strcmp(x->arn, li->arn) != 0)
+            continue;
+        if (x->port == li->port && x->tls == tls && x->tcp == tcp)
+            return x;
+        alb_free(x);
+        a->albs[i] = a->albs[--a->nalbs];
+        break;
+    }
+    if (tls && !a->tls) {
+        a->tls = lb_tls_ctx_create(a->cfg.tls_cert, a->cfg.tls_key, err, sizeof(err));
+        if (!a->tls) {
+            if (!a->tls_failed)
+                log_error("autoscale: HTTPS/SSL listeners cannot start: %s", err);
+            a->tls_failed = 1;
+            return NULL;
+        }
+    }
+    x = cm_xcalloc(1, sizeof(*x));
+    x->a = a;
+    x->w = w;
+    snprintf(x->arn, sizeof(x->arn), "%s", li->arn);
+    snprintf(x->lb_arn, sizeof(x->lb_arn), "%s", li->load_balancer_arn);
+    x->port = li->port;
+    x->tls = tls;
+    x->tcp = tcp;
+    lbname = sc_elbv2_arn_dimension(li->load_balancer_arn);
+    snprintf(name, sizeof(name), "%s:%d", lbname ? lbname : "alb", li->port);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.name = name;
+    cfg.tls = tls ? a->tls : NULL;
+    cfg.mode = tcp ? LB_MODE_TCP : LB_MODE_HTTP;
+    cfg.port = li->port;
+    cfg.forwarded_port = li->port;
+    cfg.route = tcp ? NULL : on_route;
+    cfg.route_ud = x;
+    x->l = lb_listener_create(a->cfg.ev, &cfg, err, sizeof(err));
+    if (!x->l) {
+        cfg.port = 0; /* privileged or taken: an ephemeral port, in the status JSON and the log */
+        x->l = lb_listener_create(a->cfg.ev, &cfg, err, sizeof(err));
+    }
+    if (!x->l) {
+        log_error("autoscale: listener %s: %s", name, err);
+        free(x);
+        return NULL;
+    }
+    log_info("autoscale: load balancer %s listener %d (%s) on 127.0.0.1:%d", lbname ? lbname : "?",
+             li->port, li->protocol, lb_listener_port(x->l));
+    PUSH(a->albs, a->nalbs, a->cap_albs, x);
+    return x;
+}
+
+/* Every target group the listener's rules forward to gets a backend group (append-only,
+ * so a group's index and counters stay while the proxy lives). */
+static void collect_groups(struct alb *x, const struct sc_elbv2_listener *li)
+{
+    for (int r = 0; r < li->nrules; r++) {
+        const struct sc_elbv2_rule *rule = li->rules[r];
+
+        for (int k = 0; k < rule->nactions; k++) {
+            const struct sc_elbv2_action *act = &rule->actions[k];
+
+            if (act->type != SC_ELBV2_ACTION_FORWARD)
+                continue;
+            for (int f = 0; f < act->nforward; f++) {
+                const char *arn = act->forward[f].target_group_arn;
+
+                if (!arn || tg_index(x, arn) >= 0)
+                    continue;
+                if (x->ntgs == LB_GROUPS_MAX) {
+                    log_warn("autoscale: listener %s forwards to more than %d target groups",
+                             x->arn, LB_GROUPS_MAX);
+                    continue;
+                }
+                snprintf(x->tgs[x->ntgs++], SC_ELBV2_ARN_LEN, "%s", arn);
+            }
+        }
+    }
+}
+
+/* A backend's id: "GROUP/INSTANCE:PORT". */
+static void backend_id(char *out, size_t cap, int g, const char *id, int port)
+{
+    snprintf(out, cap, "%d/%s:%d", g, id, port);
+}
+
+/* 1 when backend bid still names a registration of its group. */
+static int backend_registered(const struct sc_elbv2 *v2, const struct alb *x, const char *bid)
+{
+    int g = atoi(bid);
+    int n = g >= 0 && g < x->ntgs ? sc_elbv2_target_count(v2, x->tgs[g]) : -1;
+    char want[BAL_ID_LEN];
+
+    for (int i = 0; i < n; i++) {
+        struct sc_elbv2_target_health t;
+
+        if (sc_elbv2_target_at(v2, x->tgs[g], i, &t) != 0)
+            continue;
+        backend_id(want, sizeof(want), g, t.id, t.port);
+        if (strcmp(want, bid) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void sync_backends(struct autoscale *a, struct alb *x)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(x->w);
+    char bid[BAL_ID_LEN];
+
+    for (int g = 0; g < x->ntgs; g++) {
+        int n = sc_elbv2_target_count(v2, x->tgs[g]);
+
+        for (int i = 0; i < n; i++) {
+            struct sc_elbv2_target_health t;
+            struct proc *p;
+            int port;
+
+            if (sc_elbv2_target_at(v2, x->tgs[g], i, &t) != 0)
+                continue;
+            p = as_proc_find(a, x->w, t.id);
+            port = as_proc_port_for(a, p, t.port);
+            backend_id(bid, sizeof(bid), g, t.id, t.port);
+            lb_backend_set_in(x->l, g, bid, port > 0 ? port : 1, t.availability_zone,
+                              t.routable && t.state != SC_ELBV2_DRAINING && port > 0);
+        }
+    }
+    for (int b = 0; b < lb_backend_count(x->l); b++) {
+        snprintf(bid, sizeof(bid), "%s", lb_backend_id_at(x->l, b));
+        if (!backend_registered(v2, x, bid)) {
+            lb_backend_remove(x->l, bid);
+            b--;
+        }
+    }
+}
+
+int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(w);
+
+    (void)now;
+    for (int i = 0; i < a->nalbs; i++)
+        a->albs[i]->seen = a->albs[i]->w != w;
+    for (int i = 0; i < sc_elbv2_listener_count(v2); i++) {
+        const struct sc_elbv2_listener *li = sc_elbv2_listener_at(v2, i);
+        const struct sc_elbv2_lb *b = sc_elbv2_lb_find(v2, li->load_balancer_arn);
+        const char *idle;
+        struct alb *x;
+
+        int alb = b && strcmp(b->type, "application") == 0;
+
+        /* ALB: HTTP and HTTPS; NLB: TCP and TLS piped (UDP and TCP_UDP stay records) */
+        if (!b ||
+            (alb && strcmp(li->protocol, "HTTP") != 0 && strcmp(li->protocol, "HTTPS") != 0) ||
+            (!alb && strcmp(li->protocol, "TCP") != 0 && strcmp(li->protocol, "TLS") != 0))
+            continue;
+        x = alb_ensure(a, w, li);
+        if (!x)
+            continue;
+        x->seen = 1;
+        idle = alb ? sc_elbv2_attr(b->attrs, b->nattrs, "idle_timeout.timeout_seconds")
+                   : sc_elbv2_attr(li->attrs, li->nattrs, "tcp.idle_timeout.seconds");
+        /* requests are real time: the idle timeout is not scaled */
+        lb_listener_set_idle_timeout(x->l, (int64_t)(idle ? atoi(idle) : alb ? 60 : 350) * 1000);
+        collect_groups(x, li);
+        sync_backends(a, x);
+    }
+    for (int i = 0; i < a->nalbs; i++) {
+        if (!a->albs[i]->seen) {
+            log_info("autoscale: application load balancer listener %s closed", a->albs[i]->arn);
+            alb_free(a->albs[i]);
+            a->albs[i--] = a->albs[--a->nalbs];
+        }
+    }
+    return 0;
+}
+
+void as_alb_report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(w);
+    double ts = a->cfg.time_scale;
+
+    for (int i = 0; i < sc_elbv2_lb_count(v2); i++) {
+        const struct sc_elbv2_lb *b = sc_elbv2_lb_at(v2, i);
+        struct sc_elbv2_tg_traffic tt[LB_GROUPS_MAX * 4];
+        struct sc_elbv2_traffic t;
+        int nlis = 0;
+
+        if (strcmp(b->type, "application") != 0)
+            continue;
+        memset(&t, 0, sizeof(t));
+        t.tgs = tt;
+        for (int k = 0; k < a->nalbs; k++) {
+            struct alb *x = a->albs[k];
+            struct lb_metrics m;
+
+            if (x->w != w || strcmp(x->lb_arn, b->arn) != 0)
+                continue;
+            nlis++;
+            lb_listener_metrics_take(x->l, &m);
+            /* counts as the emulated minute would have seen them */
+            t.elb_3xx += (double)x->redirects * ts;
+            t.elb_4xx += (double)m.elb_4xx * ts;
+            t.elb_5xx += (double)m.elb_5xx * ts;
+            t.elb_502 += (double)m.elb_502 * ts;
+            t.elb_503 += (double)m.elb_503 * ts;
+            t.elb_504 += (double)m.elb_504 * ts;
+            t.redirects += (double)x->redirects * ts;
+            t.fixed_responses += (double)x->fixed * ts;
+            x->redirects = x->fixed = 0;
+            for (int g = 0; g < x->ntgs; g++) {
+                struct lb_group_metrics gm;
+                struct sc_elbv2_tg_traffic *p = NULL;
+
+                lb_listener_group_metrics_take(x->l, g, &gm);
+                for (int j = 0; j < t.ntgs && !p; j++) {
+                    if (strcmp(tt[j].target_group_arn, x->tgs[g]) == 0)
+                        p = &tt[j];
+                }
+                if (!p) {
+                    if (t.ntgs == (int)(sizeof(tt) / sizeof(tt[0])))
+                        continue;
+                    p = &tt[t.ntgs++];
+                    memset(p, 0, sizeof(*p));
+                    p->target_group_arn = x->tgs[g];
+                }
+                p->requests += (double)gm.requests * ts;
+                p->target_2xx += (double)gm.target_2xx * ts;
+                p->target_3xx += (double)gm.target_3xx * ts;
+                p->target_4xx += (double)gm.target_4xx * ts;
+                p->target_5xx += (double)gm.target_5xx * ts;
+                p->resp_time_sum_s += gm.resp_sum_ms / 1000.0; /* latency: a real figure */
+                p->resp_count += (double)gm.resp_count;
+            }
+        }
+        if (nlis > 0)
+            sc_elbv2_report_minute(v2, sc_world_cw(w), b->arn, &t, now, now);
+    }
+}
+
+void as_alb_forget_world(struct autoscale *a, struct sc_world *w)
+{
+    for (int i = 0; i < a->nalbs; i++) {
+        if (a->albs[i]->w == w) {
+            alb_free(a->albs[i]);
+            a->albs[i--] = a->albs[--a->nalbs];
+        }
+    }
+}
+
+void as_alb_destroy_all(struct autoscale *a)
+{
+    for (int i = 0; i < a->nalbs; i++)
+        alb_free(a->albs[i]);
+    free(a->albs);
+    a->albs = NULL;
+    a->nalbs = a->cap_albs = 0;
+}
+
+void as_alb_status_json(const struct autoscale *a, struct cm_buf *b)
+{
+    for (int i = 0; i < a->nalbs; i++) {
+        const struct alb *x = a->albs[i];
+
+        cm_buf_printf(b,
+                      "%s{\"listener_arn\":\"%s\",\"load_balancer_arn\":\"%s\","
+                      "\"listener_port\":%d,\"port\":%d,\"protocol\":\"%s\",\"target_groups\":%d,"
+                      "\"backends\":%d}",
+                      i ? "," : "", x->arn, x->lb_arn, x->port, lb_listener_port(x->l),
+                      x->tcp ? (x->tls ? "TLS" : "TCP") : (x->tls ? "HTTPS" : "HTTP"), x->ntgs,
+                      lb_backend_count(x->l));
+    }
+}
