@@ -272,7 +272,7 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     char err[256];
     /* a start of an instance that was up before (StartInstances; a warm pool's warm start)
      * skips the profile's boot: it models the first boot (docs/dataplane.md, warm pools) */
-    int restart = in && sc_ec2_instance_tag(in, "scalelab:port") != NULL;
+    int restart = sc_ec2_instance_restarting(in);
     double boot_s = restart ? 0.0 : prof.boot_s;
 
     p->a = a;
