@@ -427,6 +427,10 @@ int asg_warm_draw(struct sc_asg *asg, struct asg_group *g, int units, const char
  * caller terminates it). */
 int asg_warm_return(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, const char *cause,
                     int64_t now_ms);
+/* TerminateInstanceInAutoScalingGroup of a pool instance: Warmed:Terminating (the pool
+ * refills); its activity (the one in progress when it is already leaving), or NULL. */
+struct asg_activity *asg_warm_terminate(struct sc_asg *asg, struct asg_group *g,
+                                        struct asg_inst *in, int64_t now_ms);
 void asg_warm_free(struct asg_group *g);
 struct json_t *asg_warm_save(const struct asg_group *g);
 void asg_warm_load(struct sc_load *l, const struct json_t *o, struct asg_group *g);

@@ -502,6 +502,16 @@ int asg_warm_return(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in
     return 1;
 }
 
+struct asg_activity *asg_warm_terminate(struct sc_asg *asg, struct asg_group *g,
+                                        struct asg_inst *in, int64_t now_ms)
+{
+    if (in_pool(in->info.lifecycle_state))
+        begin_terminate(asg, g, in,
+                        "an instance was taken out of the warm pool in response to a user request",
+                        now_ms);
+    return asg_act_of(g, in);
+}
+
 /* --- save / load ----------------------------------------------------------------------------- */
 
 json_t *asg_warm_save(const struct asg_group *g)

@@ -675,6 +675,28 @@ static void test_asg_warm_delete_pending_then_gone(void **state)
     assert_int_equal(sc_asg_group_instance_count(grp(x)), 1);
 }
 
+/* TerminateInstanceInAutoScalingGroup of a pool instance terminates it; the pool refills
+ * (desired unchanged, with or without decrement). */
+static void test_asg_warm_terminate_pool_instance_refills(void **state)
+{
+    struct fx *x = *state;
+    const struct sc_asg_activity_info *a = NULL;
+    char id[SC_ASG_ID_LEN];
+
+    settle(x, T0);
+    put_pool(x, 2, 1, NULL, -1);
+    settle(x, T0 + SEC);
+    snprintf(id, sizeof(id), "%s", nth_in(x, SC_ASG_WARMED_STOPPED, 0));
+    assert_int_equal(sc_asg_terminate_instance(x->asg, id, 1, T0 + 2 * SEC, &a, &x->err), SC_OK);
+    assert_non_null(a);
+    assert_non_null(strstr(a->description, id));
+    settle(x, T0 + 2 * SEC);
+    assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_GONE);
+    assert_int_equal(grp(x)->desired_capacity, 1);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
+    assert_string_not_equal(nth_in(x, SC_ASG_WARMED_STOPPED, 0), id);
+}
+
 /* Warm instances are in none of the group's metrics and not in desired or capacity. */
 static void test_asg_warm_not_in_group_metrics(void **state)
 {
@@ -746,6 +768,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_abandon_on_entering, setup, teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_delete_pending_then_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_terminate_pool_instance_refills, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_not_in_group_metrics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_save_load, setup, teardown),
     };
