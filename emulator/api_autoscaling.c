@@ -10,6 +10,7 @@
 #include "emulator/api_autoscaling_hooks.h"
 #include "scaler/alarm.h"
 #include "scaler/asg.h"
+#include "scaler/asg_warm.h"
 #include "scaler/civil.h"
 #include "scaler/world.h"
 
@@ -505,10 +506,12 @@ static json_t *group_json(const struct sc_asg_group_info *g, const char *account
                         strs_json(g->target_group_arns, g->ntarget_group_arns));
     set_str(o, "HealthCheckType", g->health_check_type);
     json_object_set_new(o, "HealthCheckGracePeriod", json_integer(g->health_check_grace_period));
-    for (int i = 0; i < sc_asg_group_instance_count(g); i++)
-        json_array_append_new(inst, instance_json(sc_asg_group_instance_at(g, i), NULL,
-                                                  g->mixed.weighted, sc_asg_health_str));
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++) /* the warm pool's: not here */
+        if (!sc_asg_lifecycle_is_warmed(sc_asg_group_instance_at(g, i)->lifecycle_state))
+            json_array_append_new(inst, instance_json(sc_asg_group_instance_at(g, i), NULL,
+                                                      g->mixed.weighted, sc_asg_health_str));
     json_object_set_new(o, "Instances", inst);
+    api_asg_warm_json(g, o); /* WarmPoolConfiguration, WarmPoolSize */
     json_object_set_new(o, "CreatedTime", json_integer(g->created_ms));
     for (int p = 0; p < SC_ASG_PROC_COUNT; p++) {
         char reason[96], iso[40];

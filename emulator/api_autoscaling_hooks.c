@@ -10,6 +10,7 @@
 #include "scaler/asg.h"
 #include "scaler/asg_protect.h"
 #include "scaler/asg_sched.h"
+#include "scaler/asg_warm.h"
 #include "scaler/world.h"
 
 static int done(struct awserr *err, const struct sc_error *se, enum sc_status st)
@@ -330,16 +331,130 @@ static int describe_scheduled_actions(struct api_ctx *ctx, json_t *in, json_t **
                     "ScheduledUpdateGroupActions", "NextToken", err);
 }
 
+/* ---- warm pools (docs/autoscaling.md 7) ------------------------------------------------ */
+
+static int put_warm_pool(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_error se = { 0 };
+    struct sc_asg_warm_req r = { 0 };
+    json_t *reuse = json_object_get(in, "InstanceReusePolicy");
+
+    *out = NULL;
+    r.auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
+    r.has_max_group_prepared_capacity =
+        api_int(in, "MaxGroupPreparedCapacity", &r.max_group_prepared_capacity);
+    r.has_min_size = api_int(in, "MinSize", &r.min_size);
+    r.pool_state = api_str(in, "PoolState");
+    if (reuse && json_object_get(reuse, "ReuseOnScaleIn")) {
+        r.has_reuse_on_scale_in = 1;
+        r.reuse_on_scale_in = api_bool(reuse, "ReuseOnScaleIn", 0);
+    } else if (reuse) {
+        r.has_reuse_on_scale_in = 1; /* an empty policy: the default, terminate */
+    }
+    return done(err, &se, sc_asg_put_warm_pool(sc_world_asg(ctx->world), &r, ctx->now_ms, &se));
+}
+
+static int delete_warm_pool(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_error se = { 0 };
+
+    *out = NULL;
+    return done(err, &se,
+                sc_asg_delete_warm_pool(sc_world_asg(ctx->world),
+                                        api_str(in, "AutoScalingGroupName"),
+                                        api_bool(in, "ForceDelete", 0), ctx->now_ms, &se));
+}
+
+static json_t *warm_config_json(const struct sc_asg_warm_info *w)
+{
+    json_t *o = json_object();
+
+    if (w->has_max_group_prepared_capacity)
+        json_object_set_new(o, "MaxGroupPreparedCapacity",
+                            json_integer(w->max_group_prepared_capacity));
+    json_object_set_new(o, "MinSize", json_integer(w->min_size));
+    json_object_set_new(o, "PoolState", json_string(sc_asg_pool_state_str(w->pool_state)));
+    if (w->pending_delete)
+        json_object_set_new(o, "Status", json_string("PendingDelete"));
+    if (w->has_reuse_on_scale_in)
+        json_object_set_new(o, "InstanceReusePolicy",
+                            json_pack("{s:b}", "ReuseOnScaleIn", w->reuse_on_scale_in));
+    return o;
+}
+
+void api_asg_warm_json(const struct sc_asg_group_info *g, json_t *o)
+{
+    const struct sc_asg_warm_info *w = sc_asg_warm_pool(g);
+
+    if (!w)
+        return;
+    json_object_set_new(o, "WarmPoolConfiguration", warm_config_json(w));
+    json_object_set_new(o, "WarmPoolSize", json_integer(sc_asg_warm_pool_size(g)));
+}
+
+/* One pool instance as the model's Instance shape. */
+static json_t *warm_instance_json(const struct sc_asg_instance_info *ii)
+{
+    json_t *io = json_pack("{s:s,s:s,s:s,s:s,s:b}", "InstanceId", ii->instance_id,
+                           "AvailabilityZone", ii->availability_zone, "LifecycleState",
+                           sc_asg_lifecycle_str(ii->lifecycle_state), "HealthStatus",
+                           sc_asg_health_str(ii->healthy), "ProtectedFromScaleIn",
+                           ii->protected_from_scale_in);
+
+    set_str(io, "InstanceType", ii->instance_type);
+    set_str(io, "LaunchConfigurationName", ii->launch_configuration_name);
+    if (ii->launch_template_id || ii->launch_template_name) {
+        json_t *lt = json_object();
+
+        set_str(lt, "LaunchTemplateId", ii->launch_template_id);
+        set_str(lt, "LaunchTemplateName", ii->launch_template_name);
+        set_str(lt, "Version", ii->launch_template_version);
+        json_object_set_new(io, "LaunchTemplate", lt);
+    }
+    return io;
+}
+
+static int describe_warm_pool(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_asg *asg = sc_world_asg(ctx->world);
+    const char *group = api_str(in, "AutoScalingGroupName");
+    const struct sc_asg_group_info *g = sc_asg_group_find(asg, group);
+    const struct sc_asg_warm_info *w;
+    struct sc_error se = { 0 };
+    json_t *items;
+
+    *out = NULL;
+    if (!g || g->status)
+        return done(err, &se, sc_asg_group_not_found(group, &se));
+    w = sc_asg_warm_pool(g);
+    items = json_array();
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++) {
+        const struct sc_asg_instance_info *ii = sc_asg_group_instance_at(g, i);
+
+        if (sc_asg_lifecycle_is_warmed(ii->lifecycle_state) &&
+            ii->lifecycle_state != SC_ASG_WARMED_TERMINATED)
+            json_array_append_new(items, warm_instance_json(ii));
+    }
+    *out = json_object();
+    if (w)
+        json_object_set_new(*out, "WarmPoolConfiguration", warm_config_json(w));
+    return api_page(items, in, "NextToken", "MaxRecords", SC_ASG_WARM_MAX_RECORDS,
+                    SC_ASG_WARM_MAX_RECORDS, *out, "Instances", "NextToken", err);
+}
+
 const struct api_handler api_autoscaling_hook_handlers[] = {
     { "BatchDeleteScheduledAction", batch_delete_scheduled_action, API_MUTATES },
     { "BatchPutScheduledUpdateGroupAction", batch_put_scheduled_update_group_action, API_MUTATES },
     { "CompleteLifecycleAction", complete_lifecycle_action, API_MUTATES },
     { "DeleteLifecycleHook", delete_lifecycle_hook, API_MUTATES },
     { "DeleteScheduledAction", delete_scheduled_action, API_MUTATES },
+    { "DeleteWarmPool", delete_warm_pool, API_MUTATES },
     { "DescribeLifecycleHooks", describe_lifecycle_hooks, 0 },
     { "DescribeScheduledActions", describe_scheduled_actions, 0 },
+    { "DescribeWarmPool", describe_warm_pool, 0 },
     { "PutLifecycleHook", put_lifecycle_hook, API_MUTATES },
     { "PutScheduledUpdateGroupAction", put_scheduled_update_group_action, API_MUTATES },
+    { "PutWarmPool", put_warm_pool, API_MUTATES },
     { "RecordLifecycleActionHeartbeat", record_lifecycle_action_heartbeat, API_MUTATES },
     { "SetInstanceProtection", set_instance_protection, API_MUTATES },
     { NULL, NULL, 0 },

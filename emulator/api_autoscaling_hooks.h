@@ -15,5 +15,8 @@ extern const struct api_handler api_autoscaling_hook_handlers[];
 /* One PutLifecycleHook request or LifecycleHookSpecification (o, borrowed) into *r; the
  * strings stay borrowed from o. */
 void api_asg_hook_req_get(json_t *o, struct sc_asg_hook_req *r);
+/* DescribeAutoScalingGroups' WarmPoolConfiguration and WarmPoolSize of g into o (nothing
+ * without a pool). */
+void api_asg_warm_json(const struct sc_asg_group_info *g, json_t *o);
 
 #endif

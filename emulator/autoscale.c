@@ -270,6 +270,10 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     struct proc *p = cm_xcalloc(1, sizeof(*p));
     const struct sc_ec2_instance *in = sc_ec2_instance_find(sc_world_ec2(w), id);
     char err[256];
+    /* a start of an instance that was up before (StartInstances; a warm pool's warm start)
+     * skips the profile's boot: it models the first boot (docs/dataplane.md, warm pools) */
+    int restart = sc_ec2_instance_restarting(in);
+    double boot_s = restart ? 0.0 : prof.boot_s;
 
     p->a = a;
     p->w = w;
@@ -278,20 +282,20 @@ static int spawn(struct autoscale *a, struct sc_world *w, const char *id, const 
     p->app = prof;
     PUSH(a->procs, a->nprocs, a->cap_procs, p);
     /* a manual clock: the process listens at once, the boot time passes on the clock */
-    p->up_at_ms = (in ? in->launch_time_ms : 0) + (int64_t)(prof.boot_s * 1000.0 + 0.5);
+    p->up_at_ms = (in ? in->launch_time_ms : 0) + (int64_t)(boot_s * 1000.0 + 0.5);
     if (inst_spawn(a->im, id, in ? in->availability_zone : NULL, json,
-                   a->cfg.clock_manual ? 0 : as_scaled_ms(a, prof.boot_s * 1000.0, 0), err,
+                   a->cfg.clock_manual ? 0 : as_scaled_ms(a, boot_s * 1000.0, 0), err,
                    sizeof(err)) < 0) {
         a->launch_tokens_ms = cm_ev_now_ms();
         log_error("autoscale: %s", err);
         p->exited = 1; /* reported lost at the next step */
     } else {
         a->launch_tokens_ms = cm_ev_now_ms();
-        log_info("autoscale: instance %s starting (boot %.0f s emulated%s)", id, prof.boot_s,
-                 a->cfg.clock_manual ? ", on the manual clock" : "");
+        log_info("autoscale: instance %s starting (boot %.0f s emulated%s%s)", id, boot_s,
+                 restart ? ", a restart" : "", a->cfg.clock_manual ? ", on the manual clock" : "");
     }
     free(json);
-    return !p->exited && (prof.boot_s == 0 || a->cfg.clock_manual);
+    return !p->exited && (boot_s == 0 || a->cfg.clock_manual);
 }
 
 static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)

@@ -175,6 +175,17 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
             snprintf(k, sizeof(k), "LifecycleHookSpecificationList.member.%d.DefaultResult", h + 1);
             aws_params_add(&c->params, k, hk->default_result);
         }
+        if (g->warm) { /* warm_pool (docs/scenarios.md): PutWarmPool once the group is made */
+            c = call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "PutWarmPool");
+            add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
+            aws_params_addf(&c->params, "MinSize", "%d", g->warm->min_size);
+            if (g->warm->has_max_group_prepared_capacity)
+                aws_params_addf(&c->params, "MaxGroupPreparedCapacity", "%d",
+                                g->warm->max_group_prepared_capacity);
+            aws_params_add(&c->params, "PoolState", g->warm->pool_state);
+            aws_params_add(&c->params, "InstanceReusePolicy.ReuseOnScaleIn",
+                           g->warm->reuse_on_scale_in ? "true" : "false");
+        }
     }
 }
 

@@ -129,6 +129,16 @@ static const char *const lifecycle_names[] = {
     [SC_ASG_DETACHED] = "Detached",
     [SC_ASG_ENTERING_STANDBY] = "EnteringStandby",
     [SC_ASG_STANDBY] = "Standby",
+    [SC_ASG_WARMED_PENDING] = "Warmed:Pending",
+    [SC_ASG_WARMED_PENDING_WAIT] = "Warmed:Pending:Wait",
+    [SC_ASG_WARMED_PENDING_PROCEED] = "Warmed:Pending:Proceed",
+    [SC_ASG_WARMED_TERMINATING] = "Warmed:Terminating",
+    [SC_ASG_WARMED_TERMINATING_WAIT] = "Warmed:Terminating:Wait",
+    [SC_ASG_WARMED_TERMINATING_PROCEED] = "Warmed:Terminating:Proceed",
+    [SC_ASG_WARMED_TERMINATED] = "Warmed:Terminated",
+    [SC_ASG_WARMED_STOPPED] = "Warmed:Stopped",
+    [SC_ASG_WARMED_RUNNING] = "Warmed:Running",
+    [SC_ASG_WARMED_HIBERNATED] = "Warmed:Hibernated",
 };
 
 const char *sc_asg_lifecycle_str(enum sc_asg_lifecycle s)
@@ -690,6 +700,7 @@ void asg_group_free(struct asg_group *g)
 
     if (!g)
         return;
+    asg_warm_free(g);
     i = &g->info;
     free(i->auto_scaling_group_name);
     free(i->auto_scaling_group_arn);

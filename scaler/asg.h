@@ -166,6 +166,10 @@ struct sc_asg_env {
     /* Time zones of scheduled actions (asg_sched.h): the offset east of UTC in seconds of
      * an IANA zone at utc_ms; 0, or -1 for a zone not known. NULL: only UTC is known. */
     int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
+    /* Warm pools (asg_warm.h): StopInstances / StartInstances of one instance. NULL: a
+     * Stopped or Hibernated pool keeps its instances running. */
+    void (*stop_instance)(void *ud, const char *instance_id, int64_t now_ms);
+    void (*start_instance)(void *ud, const char *instance_id, int64_t now_ms);
 };
 
 struct sc_asg_config {
@@ -249,6 +253,17 @@ enum sc_asg_lifecycle {
     SC_ASG_DETACHED,
     SC_ASG_ENTERING_STANDBY,
     SC_ASG_STANDBY,
+    /* the warm pool's own lifecycle (scaler/asg_warm.h; docs/autoscaling.md 7.2) */
+    SC_ASG_WARMED_PENDING,
+    SC_ASG_WARMED_PENDING_WAIT,
+    SC_ASG_WARMED_PENDING_PROCEED,
+    SC_ASG_WARMED_TERMINATING,
+    SC_ASG_WARMED_TERMINATING_WAIT,
+    SC_ASG_WARMED_TERMINATING_PROCEED,
+    SC_ASG_WARMED_TERMINATED,
+    SC_ASG_WARMED_STOPPED,
+    SC_ASG_WARMED_RUNNING,
+    SC_ASG_WARMED_HIBERNATED,
 };
 /* "Pending", "Pending:Wait", ..., "Standby". */
 const char *sc_asg_lifecycle_str(enum sc_asg_lifecycle s);

@@ -340,7 +340,11 @@ static void abandon_launch(struct sc_asg *asg, struct asg_group *g, struct asg_i
     asg_act_end(g, in, "Cancelled", now_ms);
     asg_hook_actions_drop(in);
     in->skip_terminate_hooks = 1;
-    asg_inst_set_state(asg, g, in, SC_ASG_TERMINATING);
+    /* a launch into the warm pool leaves it (docs/autoscaling.md 7.2) */
+    asg_inst_set_state(asg, g, in,
+                       in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT
+                           ? SC_ASG_WARMED_TERMINATING
+                           : SC_ASG_TERMINATING);
     asg->step_dirty = 1;
     asg->step_changes++;
 }
@@ -357,7 +361,8 @@ static void action_end(struct sc_asg *asg, struct asg_group *g, struct asg_inst 
     asg->step_changes++;
     if (!abandon)
         return;
-    if (in->info.lifecycle_state == SC_ASG_PENDING_WAIT)
+    if (in->info.lifecycle_state == SC_ASG_PENDING_WAIT ||
+        in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT)
         abandon_launch(asg, g, in, token, why, now_ms);
     else
         asg_hook_actions_drop(in); /* terminating: ABANDON ends the other actions */
@@ -371,14 +376,15 @@ static void actions_time_out(struct sc_asg *asg, struct asg_group *g, struct asg
         const struct asg_action *a = &in->actions[k];
 
         if (now_ms >= a->global_ms || now_ms >= a->timeout_ms) {
-            int launching = in->info.lifecycle_state == SC_ASG_PENDING_WAIT;
+            enum sc_asg_lifecycle was = in->info.lifecycle_state;
+            int launching = was == SC_ASG_PENDING_WAIT || was == SC_ASG_WARMED_PENDING_WAIT;
             const char *why = now_ms >= a->global_ms && a->global_ms <= a->timeout_ms
                                   ? "Global Timeout"
                                   : "Heartbeat Timeout";
 
             hook_note(asg, g, in, a, SC_HOOK_TIMEOUT, launching, a->abandon, why, now_ms);
             action_end(asg, g, in, k, a->abandon, why, now_ms);
-            if (launching && in->info.lifecycle_state != SC_ASG_PENDING_WAIT)
+            if (launching && in->info.lifecycle_state != was)
                 return; /* abandoned */
             continue;
         }
@@ -404,6 +410,21 @@ int asg_hook_launch_step(struct sc_asg *asg, struct asg_group *g, struct asg_ins
         if (in->info.lifecycle_state != SC_ASG_PENDING_WAIT || in->nactions > 0)
             return 0;
         asg_inst_set_state(asg, g, in, SC_ASG_PENDING_PROCEED);
+        return 1;
+    /* a launch into the warm pool: Warmed:Pending:Wait (docs/autoscaling.md 7.2) */
+    case SC_ASG_WARMED_PENDING:
+        if (in->skip_launch_hooks || g->deleting || actions_open(asg, g, in, 1, now_ms) == 0)
+            return 1;
+        asg_inst_set_state(asg, g, in, SC_ASG_WARMED_PENDING_WAIT);
+        asg_act_set(g, in, "MidLifecycleAction", 40);
+        asg->step_dirty = 1;
+        asg->step_changes++;
+        return 0;
+    case SC_ASG_WARMED_PENDING_WAIT:
+        actions_time_out(asg, g, in, now_ms);
+        if (in->info.lifecycle_state != SC_ASG_WARMED_PENDING_WAIT || in->nactions > 0)
+            return 0;
+        asg_inst_set_state(asg, g, in, SC_ASG_WARMED_PENDING_PROCEED);
         return 1;
     default:
         return 1;
@@ -439,7 +460,9 @@ int64_t asg_hook_next_due(const struct asg_group *g, int64_t now_ms)
 {
     int64_t due = INT64_MAX;
 
-    if (g->census.state[SC_ASG_PENDING_WAIT] + g->census.state[SC_ASG_TERMINATING_WAIT] == 0)
+    if (g->census.state[SC_ASG_PENDING_WAIT] + g->census.state[SC_ASG_TERMINATING_WAIT] +
+            g->census.state[SC_ASG_WARMED_PENDING_WAIT] ==
+        0)
         return due;
     for (int i = 0; i < g->ninst; i++)
         for (int k = 0; k < g->inst[i].nactions; k++) {
@@ -560,7 +583,9 @@ enum sc_status sc_asg_delete_lifecycle_hook(struct sc_asg *asg, const char *grou
 
         for (int k = 0; k < in->nactions; k++)
             if (strcmp(in->actions[k].hook, hook) == 0) {
-                action_end(asg, g, in, k, in->info.lifecycle_state == SC_ASG_PENDING_WAIT,
+                action_end(asg, g, in, k,
+                           in->info.lifecycle_state == SC_ASG_PENDING_WAIT ||
+                               in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT,
                            "Lifecycle Action Completed with ABANDON Result", now_ms);
                 break;
             }
@@ -622,7 +647,8 @@ int sc_asg_lifecycle_action_at(const struct sc_asg *asg, const char *group, int 
         memcpy(out->token, in->actions[i].token, sizeof(out->token));
         memcpy(out->lifecycle_hook_name, in->actions[i].hook, sizeof(out->lifecycle_hook_name));
         memcpy(out->instance_id, in->info.instance_id, sizeof(out->instance_id));
-        out->launching = in->info.lifecycle_state == SC_ASG_PENDING_WAIT;
+        out->launching = in->info.lifecycle_state == SC_ASG_PENDING_WAIT ||
+                         in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT;
         out->start_ms = in->actions[i].start_ms;
         out->timeout_ms = in->actions[i].timeout_ms;
         out->global_ms = in->actions[i].global_ms;

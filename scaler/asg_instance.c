@@ -515,6 +515,12 @@ enum sc_status sc_asg_terminate_instance(struct sc_asg *asg, const char *instanc
 
     if (!in)
         return instance_not_found(instance_id, err);
+    if (asg_is_warmed(in->info.lifecycle_state)) { /* a warm pool's (asg_warm.c) */
+        a = asg_warm_terminate(asg, g, in, now_ms);
+        if (out)
+            *out = a ? &a->info : NULL;
+        return SC_OK;
+    }
     if (!asg_counts_capacity(in->info.lifecycle_state) &&
         in->info.lifecycle_state != SC_ASG_STANDBY) {
         /* Already leaving: AWS answers with the activity in progress. */

@@ -12,6 +12,7 @@
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
 #include "scaler/asg_sched.h"
+#include "scaler/asg_warm.h"
 #include "scaler/decision.h"
 #include "scaler/str.h"
 
@@ -27,7 +28,7 @@
 /* Finished activities older than six weeks are dropped. */
 #define ASG_ACTIVITY_KEEP_MS (42LL * 86400 * 1000)
 /* One census slot per enum sc_asg_lifecycle value. */
-#define ASG_LIFECYCLE_COUNT (SC_ASG_STANDBY + 1)
+#define ASG_LIFECYCLE_COUNT (SC_ASG_WARMED_HIBERNATED + 1)
 
 enum asg_unhealthy {
     ASG_HEALTHY = 0,
@@ -87,6 +88,10 @@ struct asg_inst {
      * the group's zones_gen (+1; 0 = not known) */
     unsigned zone_gen;
     int zone_idx;
+    /* warm pools (asg_warm.c): EC2 was asked to stop it; it is on its way back into the
+     * pool (ReuseOnScaleIn: deregistered, draining) */
+    int warm_stop_sent;
+    int warm_returning;
 };
 
 struct asg_policy {
@@ -155,6 +160,7 @@ struct asg_group {
     int trim_nacts;
     int64_t trim_next_ms;
     int deleting;
+    struct asg_warm *warm; /* the warm pool (asg_warm.c), NULL when none */
 };
 
 /* Instance id -> (group, position) index, open addressing. */
@@ -430,6 +436,33 @@ int64_t asg_refresh_next_due(const struct asg_group *g, int64_t now_ms);
 void asg_refreshes_free(struct asg_group *g);
 struct json_t *asg_refreshes_save(const struct asg_group *g);
 void asg_refreshes_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
+/* asg_warm.c */
+struct asg_warm {
+    struct sc_asg_warm_info info;
+};
+static inline int asg_is_warmed(enum sc_asg_lifecycle s)
+{
+    return s >= SC_ASG_WARMED_PENDING && s <= SC_ASG_WARMED_HIBERNATED;
+}
+/* Moves g's Warmed:* instances on (EC2 runs them, hooks, the pool state, terminations),
+ * then keeps the pool at its size rule (fills it, terminates the surplus); removes a pool
+ * pending delete once empty. The step calls it after reconciling. */
+void asg_warm_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* Scale-out draws from the pool first: moves up to `units` ready pool instances into the
+ * group (Pending; a stopped one is started) with cause; returns how many. */
+int asg_warm_draw(struct sc_asg *asg, struct asg_group *g, int units, const char *cause,
+                  int64_t now_ms);
+/* Scale-in with ReuseOnScaleIn and room in the pool: returns in to the pool (1), else 0 (the
+ * caller terminates it). */
+int asg_warm_return(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, const char *cause,
+                    int64_t now_ms);
+/* TerminateInstanceInAutoScalingGroup of a pool instance: Warmed:Terminating (the pool
+ * refills); its activity (the one in progress when it is already leaving), or NULL. */
+struct asg_activity *asg_warm_terminate(struct sc_asg *asg, struct asg_group *g,
+                                        struct asg_inst *in, int64_t now_ms);
+void asg_warm_free(struct asg_group *g);
+struct json_t *asg_warm_save(const struct asg_group *g);
+void asg_warm_load(struct sc_load *l, const struct json_t *o, struct asg_group *g);
 
 /* asg_policy.c */
 void asg_policy_free(struct asg_policy *p);

@@ -120,6 +120,10 @@ static json_t *inst_save(const struct asg_inst *in)
     bad |= sc_save_take(o, "lifecycle_actions", asg_actions_save(in));
     bad |= sc_save_bool(o, "skip_launch_hooks", in->skip_launch_hooks);
     bad |= sc_save_bool(o, "skip_terminate_hooks", in->skip_terminate_hooks);
+    if (in->warm_stop_sent || in->warm_returning) { /* warm pools (asg_warm.c) */
+        bad |= sc_save_bool(o, "warm_stop_sent", in->warm_stop_sent);
+        bad |= sc_save_bool(o, "warm_returning", in->warm_returning);
+    }
     if (bad) {
         json_decref(o);
         return NULL;
@@ -339,6 +343,8 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_take(o, "lifecycle_hooks", asg_hooks_save(g));
     bad |= sc_save_take(o, "scheduled_actions", asg_scheds_save(g));
     bad |= sc_save_take(o, "instance_refreshes", asg_refreshes_save(g));
+    if (g->warm) /* absent without a pool: files stay as they were */
+        bad |= sc_save_take(o, "warm_pool", asg_warm_save(g));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -439,7 +445,7 @@ static struct asg_lc *lc_load(struct sc_load *l, const json_t *o)
 
 static int lifecycle_parse(const char *s)
 {
-    for (int k = SC_ASG_PENDING; s && k <= SC_ASG_STANDBY; k++) {
+    for (int k = SC_ASG_PENDING; s && k <= SC_ASG_WARMED_HIBERNATED; k++) {
         if (strcmp(sc_asg_lifecycle_str((enum sc_asg_lifecycle)k), s) == 0)
             return k;
     }
@@ -482,6 +488,10 @@ static void inst_load(struct sc_load *l, const json_t *o, struct asg_inst *in)
         asg_actions_load(l, sc_load_array(l, o, "lifecycle_actions"), in);
         in->skip_launch_hooks = sc_load_bool(l, o, "skip_launch_hooks");
         in->skip_terminate_hooks = sc_load_bool(l, o, "skip_terminate_hooks");
+    }
+    if (json_object_get(o, "warm_stop_sent")) { /* warm pools: absent unless set */
+        in->warm_stop_sent = sc_load_bool(l, o, "warm_stop_sent");
+        in->warm_returning = sc_load_bool(l, o, "warm_returning");
     }
 }
 
@@ -835,6 +845,8 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
         asg_scheds_load(l, sc_load_array(l, o, "scheduled_actions"), g);
     if (json_object_get(o, "instance_refreshes") && !l->failed)
         asg_refreshes_load(l, sc_load_array(l, o, "instance_refreshes"), g);
+    if (json_object_get(o, "warm_pool") && !l->failed)
+        asg_warm_load(l, json_object_get(o, "warm_pool"), g);
     return g;
 }
 

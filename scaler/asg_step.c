@@ -444,8 +444,10 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
             cause, now_ms,
             "an instance was started in response to a difference between desired and actual capacity, increasing the capacity from %d to %d",
             cap, desired);
-        /* in units: the last launch may pass desired (docs/autoscaling.md 2.3) */
-        for (int units = cap; units < desired;) {
+        /* the warm pool first (docs/autoscaling.md 7.2), then in units: the last launch
+         * may pass desired (2.3) */
+        for (int units = cap + asg_warm_draw(asg, g, desired - cap, cause, now_ms);
+             units < desired;) {
             int w = asg_launch_one(asg, g, cause, now_ms);
 
             if (w < 0)
@@ -477,7 +479,8 @@ static void reconcile(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
                     cap, desired);
             asg_cause_add(cause, now_ms, "instance %s was selected for termination",
                           v->info.instance_id);
-            asg_inst_begin_terminate(asg, g, v, cause, now_ms);
+            if (!asg_warm_return(asg, g, v, cause, now_ms)) /* ReuseOnScaleIn (7.2) */
+                asg_inst_begin_terminate(asg, g, v, cause, now_ms);
         }
         g->rebalancing = 0;
     } else if (cap == desired) {
@@ -641,6 +644,7 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
             asg_refresh_step(asg, g, now_ms);
         if (!g->deleting)
             reconcile(asg, g, now_ms);
+        asg_warm_step(asg, g, now_ms); /* the warm pool's instances and size */
         /* again only when replacement or reconciliation changed something */
         if (asg->step_changes != changes)
             advance_lifecycle(asg, g, now_ms);

@@ -663,6 +663,11 @@ const struct sc_ec2_instance *sc_ec2_instance_find(const struct sc_ec2 *ec2, con
 /* Value of tag `key` or NULL. */
 const char *sc_ec2_instance_tag(const struct sc_ec2_instance *inst, const char *key);
 
+/* 1 when a pending instance is pending because StartInstances started it again (it ran
+ * and stopped before), 0 for a new launch: the data planes skip the first-boot time then
+ * (a warm pool's warm start, docs/dataplane.md). */
+int sc_ec2_instance_restarting(const struct sc_ec2_instance *inst);
+
 /* 1 when s looks like an instance id (i- + 8 or 17 lower-case hex). */
 int sc_ec2_instance_id_valid(const char *s);
 

@@ -619,3 +619,9 @@ enum sc_status sc_ec2_describe_instance_status(const struct sc_ec2 *ec2,
 {
     return describe(ec2, req, status_filters, !include_all_instances, out, nout, err);
 }
+
+int sc_ec2_instance_restarting(const struct sc_ec2_instance *inst)
+{
+    /* a launch is pending from its launch time; a start comes after a stop, later */
+    return inst && inst->state == SC_EC2_PENDING && inst->state_changed_ms > inst->launch_time_ms;
+}

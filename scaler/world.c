@@ -133,6 +133,25 @@ static void env_terminate(void *ud, const char *id, int64_t now_ms)
     (void)sc_ec2_terminate_instances(w->ec2, &id, 1, now_ms, NULL, &err);
 }
 
+/* Warm pools (asg_warm.h): StopInstances / StartInstances of one instance. */
+static void env_stop(void *ud, const char *id, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_error err;
+
+    w->step_sig_valid = 0;
+    (void)sc_ec2_stop_instances(w->ec2, &id, 1, now_ms, NULL, &err);
+}
+
+static void env_start(void *ud, const char *id, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_error err;
+
+    w->step_sig_valid = 0;
+    (void)sc_ec2_start_instances(w->ec2, &id, 1, now_ms, NULL, &err);
+}
+
 static enum sc_asg_ec2_state env_state(void *ud, const char *id)
 {
     struct sc_world *w = ud;
@@ -599,6 +618,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .put_metric = env_put_metric,
         .health_inputs_sig = env_health_sig,
         .tz_offset = cfg->tz_offset ? env_tz_offset : NULL,
+        .stop_instance = env_stop,
+        .start_instance = env_start,
     };
     w->tz_offset = cfg->tz_offset;
     w->tz_ud = cfg->tz_ud;

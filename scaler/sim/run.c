@@ -15,6 +15,7 @@
 #include "scaler/asg_hook.h"
 #include "scaler/asg_refresh.h"
 #include "scaler/asg_sched.h"
+#include "scaler/asg_warm.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -174,7 +175,25 @@ static int setup_lcs_groups(struct eng *e)
             if (sc_asg_put_scheduled_action(e->asg, &sr, e->now_ms, &err) != SC_OK)
                 return lib_fail(e, p, &err);
         }
+        if (g->warm) { /* warm_pool: PutWarmPool (docs/autoscaling.md 7) */
+            struct sc_asg_warm_req wr = { 0 };
+            char p[SIM_PATH_MAX + 32];
+
+            wr.auto_scaling_group_name = g->name;
+            wr.has_max_group_prepared_capacity = g->warm->has_max_group_prepared_capacity;
+            wr.max_group_prepared_capacity = g->warm->max_group_prepared_capacity;
+            wr.has_min_size = 1;
+            wr.min_size = g->warm->min_size;
+            wr.pool_state = g->warm->pool_state;
+            wr.has_reuse_on_scale_in = 1;
+            wr.reuse_on_scale_in = g->warm->reuse_on_scale_in;
+            snprintf(p, sizeof(p), "%s.warm_pool", g->path);
+            if (sc_asg_put_warm_pool(e->asg, &wr, e->now_ms, &err) != SC_OK)
+                return lib_fail(e, p, &err);
+        }
         e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
+        e->groups[i].warm_app = *e->groups[i].app;
+        e->groups[i].warm_app.boot_s = 0;
         e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name) : -1;
         for (int j = 0; j < g->nload_balancers; j++)
             e->lbs[sim_scenario_lb_index(sc, g->load_balancers[j])].ngroups_behind++;

@@ -81,6 +81,10 @@ int sync_instances(struct eng *e)
             const char *gname = sc_ec2_instance_tag(in, GROUP_TAG);
             int g = gname ? sim_scenario_group_index(e->sc, gname) : -1;
             const struct sc_app *app = g >= 0 ? e->groups[g].app : &e->sc->lcs[0].app;
+
+            /* a start of a stopped instance (a warm pool's warm start) skips the boot */
+            if (g >= 0 && sc_ec2_instance_restarting(in))
+                app = &e->groups[g].warm_app;
             struct slot_state *ss;
             slot = sim_model_instance_start(e->model, in->instance_id, g, app,
                                             in->availability_zone, now_us);

@@ -755,6 +755,9 @@ void sim_scenario_destroy(struct sim_scenario *sc)
             free(g->hooks[k].handler_result);
         }
         free(g->hooks);
+        if (g->warm)
+            free(g->warm->pool_state);
+        free(g->warm);
         for (int k = 0; k < g->nscheds; k++) {
             free(g->scheds[k].name);
             free(g->scheds[k].recurrence);

@@ -102,6 +102,15 @@ struct sim_refresh {
     int has_delay, checkpoint_delay_s;
 };
 
+/* A group's warm pool (PutWarmPool at the scenario's start; docs/scenarios.md). */
+struct sim_warm {
+    int has_max_group_prepared_capacity;
+    int max_group_prepared_capacity;
+    int min_size;     /* default 0 */
+    char *pool_state; /* "Stopped" (default), "Running", "Hibernated" */
+    int reuse_on_scale_in;
+};
+
 struct sim_group {
     char path[SIM_PATH_MAX];
     char *name;
@@ -124,6 +133,7 @@ struct sim_group {
     struct sim_sched *scheds; /* scheduled_actions */
     int nscheds;
     struct sim_refresh refresh; /* instance_refresh */
+    struct sim_warm *warm;      /* warm_pool, NULL when none */
 };
 
 enum sim_policy_type {

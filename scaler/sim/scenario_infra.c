@@ -256,6 +256,33 @@ static int parse_refresh(struct ctx *c, const json_t *o, const char *path, struc
     return 0;
 }
 
+/* $.infrastructure.groups[i].warm_pool (docs/scenarios.md): the rules (sizes, the mixed
+ * policy refusal) are libscaler's, checked when the run puts it. */
+static int parse_warm(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
+{
+    static const char *const keys[] = { "min_size", "max_group_prepared_capacity", "pool_state",
+                                        "reuse_on_scale_in", NULL };
+    static const char *const states[] = { "Stopped", "Running", "Hibernated", NULL };
+    const json_t *w = json_object_get(o, "warm_pool");
+    char p[SIM_PATH_MAX];
+    int r;
+
+    if (!w)
+        return 0;
+    path_key(p, path, "warm_pool");
+    if (want_object(c, w, p) != 0 || check_keys(c, w, p, keys) != 0)
+        return -1;
+    g->warm = cm_xcalloc(1, sizeof(*g->warm));
+    if (get_int(c, w, p, "min_size", 0, 0, 0, 100000, &g->warm->min_size) < 0 ||
+        (r = get_int(c, w, p, "max_group_prepared_capacity", 0, 0, 0, 100000,
+                     &g->warm->max_group_prepared_capacity)) < 0 ||
+        get_enum(c, w, p, "pool_state", 0, "Stopped", states, &g->warm->pool_state) < 0 ||
+        get_bool(c, w, p, "reuse_on_scale_in", 0, &g->warm->reuse_on_scale_in) < 0)
+        return -1;
+    g->warm->has_max_group_prepared_capacity = r;
+    return 0;
+}
+
 int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
 {
     static const char *const keys[] = { "name",
@@ -273,6 +300,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "lifecycle_hooks",
                                         "scheduled_actions",
                                         "instance_refresh",
+                                        "warm_pool",
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
@@ -296,7 +324,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
         get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
                  &g->new_instances_protected_from_scale_in) < 0 ||
         parse_hooks(c, o, path, g) < 0 || parse_scheds(c, o, path, g) < 0 ||
-        parse_refresh(c, o, path, g) < 0)
+        parse_refresh(c, o, path, g) < 0 || parse_warm(c, o, path, g) < 0)
         return -1;
     g->has_desired = r;
     if (g->min > g->max) {

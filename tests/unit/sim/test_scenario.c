@@ -107,6 +107,15 @@ struct bad {
 };
 
 static const struct bad bad_cases[] = {
+    /* the warm pool (docs/scenarios.md groups[].warm_pool) */
+    { "\"load_balancers\":[\"lb\"]}]",
+      "\"load_balancers\":[\"lb\"],\"warm_pool\":{\"pool_state\":\"Frozen\"}}]",
+      "$.infrastructure.groups[0].warm_pool.pool_state: must be one of" },
+    { "\"load_balancers\":[\"lb\"]}]", "\"load_balancers\":[\"lb\"],\"warm_pool\":{\"size\":1}}]",
+      "$.infrastructure.groups[0].warm_pool.size: unknown key" },
+    { "\"load_balancers\":[\"lb\"]}]",
+      "\"load_balancers\":[\"lb\"],\"warm_pool\":{\"min_size\":-1}}]",
+      "$.infrastructure.groups[0].warm_pool.min_size: must be" },
     /* unknown keys, at every level */
     { "\"seed\":7", "\"seed\":7,\"sead\":1", "$.sead: unknown key" },
     { "\"boot_s\":30", "\"boot\":30",
