@@ -433,6 +433,21 @@ void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_se
             least = sc->lcs[i].app.service_mean_ms;
     if (least > 0 && SCN_MIN_REAL_SERVICE_MS * scale / least > 1)
         out->weight = ceil(SCN_MIN_REAL_SERVICE_MS * scale / least);
+    for (int i = 0; i < sc->nphases; i++) {
+        const struct sim_phase *ph = &sc->phases[i];
+        int workers = 0;
+
+        if (!ph->closed || ph->shape != SIM_SHAPE_BURSTS || ph->burst_requests <= 0)
+            continue;
+        for (int l = 0; l < sc->nlcs; l++)
+            if (sc->lcs[l].app.workers > workers)
+                workers = sc->lcs[l].app.workers;
+        if (workers > 0 && out->weight > 1 &&
+            out->weight * SCN_MIN_BURST_ROUNDS * workers > ph->burst_requests)
+            out->weight = floor((double)ph->burst_requests / (SCN_MIN_BURST_ROUNDS * workers));
+        if (out->weight < 1)
+            out->weight = 1;
+    }
     if (out->weight > 100000)
         out->weight = 100000;
 }

@@ -42,9 +42,13 @@ struct scn_service {
 /* Real ms a compressed request's service should take at least (the instance's timers have
  * ms steps and a loaded host wakes them late): the automatic weight is the least that
  * gives every launch configuration's mean service time this long. */
-#define SCN_MIN_REAL_SERVICE_MS 10.0
+#define SCN_MIN_REAL_SERVICE_MS 5.0
+/* A closed burst keeps at least this many rounds of one instance's workers (its requests
+ * after the weight), so that its last, partly busy round stays a small share of it. */
+#define SCN_MIN_BURST_ROUNDS 16
 /* Chooses for sc at time scale `scale`: mode, and batch (> 0: that weight; 0: automatic,
- * max(1, SCN_MIN_REAL_SERVICE_MS x scale / the least mean service time)). */
+ * max(1, SCN_MIN_REAL_SERVICE_MS x scale / the least mean service time), at most
+ * requests / (SCN_MIN_BURST_ROUNDS x workers) for every closed burst). */
 void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_service_mode mode,
                         double batch, struct scn_service *out);
 
