@@ -887,6 +887,8 @@ struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err
         free(a);
         return NULL;
     }
+    /* a profile with "time_scaled" serves on the emulated clock (docs/dataplane.md, Time) */
+    inst_mgr_set_time_scale(a->im, a->cfg.time_scale);
     a->hc = hc_set_create(cfg->ev, on_health, a);
     {
         const char *bf = getenv("SCALELAB_BLOCKING_CPU_FETCH");

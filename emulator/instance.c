@@ -47,6 +47,7 @@ struct inst_mgr {
     int n, cap;
     uint64_t reaped;
     int64_t term_grace_ms;
+    double time_scale; /* passed to every child (--time-scale) when not 1 */
 };
 
 static int find(const struct inst_mgr *m, const char *id)
@@ -201,6 +202,7 @@ struct inst_mgr *inst_mgr_create(struct cm_ev *ev, const char *exe, inst_event_f
     m->fn = fn;
     m->ud = ud;
     m->term_grace_ms = INST_TERM_GRACE_MS;
+    m->time_scale = 1;
     m->exe = exe ? cm_xstrdup(exe) : default_exe();
     m->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (m->sigfd < 0 || cm_ev_add_fd(ev, m->sigfd, EPOLLIN, on_sigchld, m) < 0) {
@@ -257,8 +259,8 @@ int inst_spawn(struct inst_mgr *m, const char *id, const char *zone, const char 
     posix_spawnattr_t at;
     sigset_t none, defs;
     int p[2] = { -1, -1 }, wfd = -1, rc;
-    char ppid[24], boot[24];
-    char *argv[16];
+    char ppid[24], boot[24], scale[32];
+    char *argv[24];
     int k = 0;
     pid_t pid;
     struct inst *in;
@@ -295,6 +297,11 @@ int inst_spawn(struct inst_mgr *m, const char *id, const char *zone, const char 
     if (boot_ms >= 0) {
         argv[k++] = "--boot-ms";
         argv[k++] = boot;
+    }
+    if (m->time_scale != 1) {
+        snprintf(scale, sizeof(scale), "%.17g", m->time_scale);
+        argv[k++] = "--time-scale";
+        argv[k++] = scale;
     }
     if (profile_json) {
         argv[k++] = "--profile";
@@ -369,6 +376,11 @@ int inst_kill(struct inst_mgr *m, const char *id)
 void inst_mgr_set_term_grace(struct inst_mgr *m, int64_t grace_ms)
 {
     m->term_grace_ms = grace_ms > 0 ? grace_ms : INST_TERM_GRACE_MS;
+}
+
+void inst_mgr_set_time_scale(struct inst_mgr *m, double time_scale)
+{
+    m->time_scale = time_scale > 0 ? time_scale : 1;
 }
 
 /* inst_terminate's bound passed and the child is still there: hung in a loop, stopped

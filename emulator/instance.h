@@ -50,6 +50,10 @@ void inst_mgr_destroy(struct inst_mgr *m, int64_t grace_ms); /* NULL is a no-op 
  * profile's boot_s). Returns 0, or -1 with err filled. */
 int inst_spawn(struct inst_mgr *m, const char *id, const char *zone, const char *profile_json,
                int64_t boot_ms, char *err, size_t errlen);
+/* The clock's time scale (emulated ms per real ms; <= 0: 1), given to every child started
+ * from now on as --time-scale: a profile with "time_scaled" divides its service times by
+ * it (scaler/app.h). */
+void inst_mgr_set_time_scale(struct inst_mgr *m, double time_scale);
 /* Another bound for inst_terminate (tests); <= 0 restores INST_TERM_GRACE_MS. */
 void inst_mgr_set_term_grace(struct inst_mgr *m, int64_t grace_ms);
 

@@ -73,6 +73,7 @@ struct conn {
     int keep_alive;
     int minor;
     int64_t started_ms;
+    int64_t due_ms; /* when its service time ends (the timer may fire later) */
     struct conn *qnext;
     struct conn *prev, *next; /* every conn, for the exit sweep */
 };
@@ -93,6 +94,8 @@ struct app {
     char who[128]; /* "X-Scalelab-Instance: <id> <zone>\r\n" on every reply ("" without --id) */
     char name[96]; /* the default body: "<id> <zone>\n" ("ok\n" without --id) */
     int64_t start_ms;
+    double time_scale; /* the emulator's clock: emulated ms per real ms (--time-scale) */
+    double carry_ms;   /* service time not yet given to a timer (ms rounding) */
     struct sc_app_busy busy;
     struct conn *qhead, *qtail;
     struct conn *all;
@@ -271,9 +274,17 @@ static void finish_work(struct conn *c)
 
 static int64_t on_work_done(struct cm_ev *ev, int64_t now, void *ud)
 {
+    struct conn *c = ud;
+
     (void)ev;
     (void)now;
-    finish_work(ud);
+    /* a timer that fired late (a loaded host) made the worker busy longer than its
+     * service time: the next service is that much shorter, so that busy time and
+     * throughput stay the profile's (what matters when service times are compressed to a
+     * few real ms) */
+    if (c->app->prof.time_scaled && now_ms() > c->due_ms)
+        c->app->carry_ms -= (double)(now_ms() - c->due_ms);
+    finish_work(c);
     return -1;
 }
 
@@ -291,10 +302,17 @@ static void burn_cpu_ms(double ms)
     } while (el < ms);
 }
 
+/* Real ms for emulated ms of the profile: divided by the clock's scale when the profile
+ * says its times pass on the emulated clock (time_scaled), else as they are. */
+static double real_ms(const struct app *a, double ms)
+{
+    return a->prof.time_scaled ? ms / a->time_scale : ms;
+}
+
 static void start_work(struct conn *c)
 {
     struct app *a = c->app;
-    double st = sc_app_service_time(&a->prof, &a->rng, 1.0) * a->prof.slow;
+    double st = real_ms(a, sc_app_batch_service_time(&a->prof, &a->rng, 1.0) * a->prof.slow);
     int64_t delay;
 
     c->state = C_WORKING;
@@ -306,8 +324,20 @@ static void start_work(struct conn *c)
         return;
     }
     if (a->prof.cpu_ms > 0)
-        burn_cpu_ms(a->prof.cpu_ms);
-    delay = (int64_t)(st + 0.5);
+        burn_cpu_ms(real_ms(a, a->prof.cpu_ms * a->prof.batch));
+    if (a->prof.time_scaled) {
+        /* compressed service times are a few real ms and the timer has ms steps: the
+         * rounding (and any lateness, on_work_done) is carried over, so that the
+         * instance's busy time is the sum of its service times, not of their roundings */
+        st += a->carry_ms;
+        delay = st > 0 ? (int64_t)(st + 0.5) : 0;
+        a->carry_ms = st - (double)delay;
+        if (a->carry_ms < -1000)
+            a->carry_ms = -1000; /* a host stalled for seconds: not repaid beyond a second */
+    } else {
+        delay = (int64_t)(st + 0.5);
+    }
+    c->due_ms = c->started_ms + delay;
     if (delay <= 0) {
         finish_work(c);
         return;
@@ -889,7 +919,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: emulator instance [--port N] [--port-file F] [--ready-fd N]\n"
                "         [--profile JSON] [--boot-ms MS] [--parent-pid PID] [--id ID]\n"
-               "         [--zone ZONE]\n"
+               "         [--zone ZONE] [--time-scale N]\n"
                "         [--log-level error|warn|info|debug]\n");
 }
 
@@ -904,6 +934,7 @@ int instance_main(int argc, char **argv)
         { "parent-pid", required_argument, NULL, 'q' },
         { "id", required_argument, NULL, 'i' },
         { "zone", required_argument, NULL, 'z' },
+        { "time-scale", required_argument, NULL, 't' },
         { "log-level", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -919,6 +950,7 @@ int instance_main(int argc, char **argv)
     a.lfd = -1;
     a.ready_fd = -1;
     a.ctl_fd = -1;
+    a.time_scale = 1;
     sc_app_defaults(&a.prof);
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -959,6 +991,11 @@ int instance_main(int argc, char **argv)
             break;
         case 'z':
             a.zone = optarg;
+            break;
+        case 't':
+            a.time_scale = strtod(optarg, &end);
+            if (end == optarg || *end || !(a.time_scale > 0) || a.time_scale > 1e6)
+                goto bad;
             break;
         case 'l':
             if (cm_log_level_parse(optarg, &lvl) < 0)

@@ -205,12 +205,15 @@ static void ctl_sent(struct conn_ctl *ctl)
 static void ctl_ended(struct conn_ctl *ctl, int status, int64_t lat_us)
 {
     pthread_mutex_lock(&ctl->mu);
+    atomic_fetch_add(&ctl->ended, 1);
     if (status >= 500) {
         ctl->failed++;
         ctl->status_5xx++;
     } else if (status > 0) {
         ctl->completed++;
-        cm_hist_record(&ctl->lat, lat_us);
+        cm_hist_record(&ctl->lat, ctl->lat_mult > 0 && ctl->lat_mult != 1
+                                      ? llround((double)lat_us * ctl->lat_mult)
+                                      : lat_us);
     } else {
         ctl->failed++;
     }
@@ -1317,7 +1320,10 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
     prev_t = sh.t0;
     next_live = sh.t0 + 1000000;
     while (atomic_load(&sh.finished) < started) {
-        struct timespec ts = { 0, 20 * 1000 * 1000 };
+        /* a run of a closed burst (the player's, a few real ms when service times are
+         * emulated) is waited for in 1 ms steps: its end starts the burst's gap */
+        long step_ms = cfg->ctl && cfg->max_requests > 0 ? 1 : 20;
+        struct timespec ts = { 0, step_ms * 1000 * 1000 };
         int64_t now;
 
         nanosleep(&ts, NULL);

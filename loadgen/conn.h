@@ -47,11 +47,14 @@ struct conn_ctl {
     _Atomic int clients;
     int64_t origin_us;
     pthread_mutex_t mu;
-    uint64_t sent;       /* requests begun (a ticket taken) */
-    uint64_t completed;  /* responses with status < 500 */
-    uint64_t failed;     /* connect, send, receive, protocol errors, timeouts, status >= 500 */
-    uint64_t status_5xx; /* of which responses with status >= 500 */
-    struct cm_hist lat;  /* latency of the completed ones (µs; from the due time, open model) */
+    uint64_t sent;          /* requests begun (a ticket taken) */
+    uint64_t completed;     /* responses with status < 500 */
+    uint64_t failed;        /* connect, send, receive, protocol errors, timeouts, status >= 500 */
+    uint64_t status_5xx;    /* of which responses with status >= 500 */
+    struct cm_hist lat;     /* latency of the completed ones (µs; from the due time, open model) */
+    _Atomic uint64_t ended; /* requests ended since init (never drained): a burst's end */
+    double lat_mult;        /* each latency is recorded times this (set before a run; 0: 1): the
+                               player's emulated-time latencies (docs/dataplane.md, Time) */
 };
 
 struct conn_ctl_counts {

@@ -10,10 +10,12 @@
  * edges, grid cells, end) to set the clients of closed runs and to stop the runs whose
  * phase ended. Every run reports through its phase's conn_ctl, which player_take drains.
  *
- * Gaps of closed bursts and think times are real time, as service times are: ab's loop
- * sleeps real seconds, and the share of time the burst keeps the instances busy (their
- * CPU) is then the simulator's. Every other scenario time (phase bounds, shape times,
- * open bursts' on/off, trace rows) is divided by the time scale. */
+ * Gaps of closed bursts and think times are real time when service times are (ab's loop
+ * sleeps real seconds, and the share of time the burst keeps the instances busy, their
+ * CPU, is then the simulator's), emulated time when the instances serve on the emulated
+ * clock (cfg.scaled; then each request stands for cfg.weight of the scenario's). Every
+ * other scenario time (phase bounds, shape times, open bursts' on/off, trace rows) is
+ * divided by the time scale. */
 #include "loadgen/player.h"
 
 #include <errno.h>
@@ -58,6 +60,7 @@ struct run {
     size_t req_len;
     int keepalive;
     struct conn_ctl ctl;
+    struct conn_ctl bctl[2]; /* scaled bursts: two runs overlap (one's teardown, the next) */
     pthread_t tid;
     int started;
     _Atomic int done;
@@ -109,6 +112,28 @@ static int sleep_until(struct player *p, int64_t until)
     stopped = atomic_load(&p->stop);
     pthread_mutex_unlock(&p->mu);
     return stopped ? -1 : 0;
+}
+
+/* Real requests per request of the scenario's rates and bursts: 1, or 1 / weight. */
+static double per_request(const struct player *p)
+{
+    return p->cfg.scaled ? 1.0 / p->cfg.weight : 1.0;
+}
+
+/* Real µs for scenario µs of think time or a burst's gap. */
+static int64_t pause_us(const struct player *p, double us, int weighted)
+{
+    if (!p->cfg.scaled)
+        return llround(us);
+    return llround(us * (weighted ? p->cfg.weight : 1.0) / p->cfg.time_scale);
+}
+
+/* Requests one closed burst sends. */
+static uint64_t burst_requests(const struct player *p, const struct sim_phase *ph)
+{
+    double n = (double)ph->burst_requests * per_request(p);
+
+    return n < 1 ? 1 : (uint64_t)llround(n);
 }
 
 /* ---- the phase rule, as the player uses it ---- */
@@ -192,8 +217,8 @@ static void engine_cfg(struct run *r, struct conn_cfg *cfg)
     if (cfg->threads > cfg->connections)
         cfg->threads = cfg->connections;
     cfg->timeout_us = p->timeout_us;
-    if (r->ph->closed)
-        cfg->think_us = llround(r->ph->think_ms * 1000); /* real time, as service times */
+    if (r->ph->closed) /* real time as service times, or both emulated */
+        cfg->think_us = pause_us(p, r->ph->think_ms * 1000, 1);
     cfg->recv_errors_ok = 1; /* a reset is a failed request, not the end of the run */
     cfg->nolength = 1;       /* the ELB's 503 and the instances' replies differ in length */
     cfg->ctl = &r->ctl;
@@ -207,6 +232,74 @@ static void engine_run(struct run *r, const struct conn_cfg *cfg)
         log_warn("player: %s: the load engine did not start: %s", r->ph->path, res->why);
     stats_cleanup(&res->st);
     free(res);
+}
+
+/* One closed burst's engine run in a thread of its own. */
+struct burst_job {
+    struct run *r;
+    struct conn_cfg cfg;
+    pthread_t tid;
+    int started;
+    _Atomic int done;
+};
+
+static void *burst_main(void *arg)
+{
+    struct burst_job *j = arg;
+
+    engine_run(j->r, &j->cfg);
+    atomic_store(&j->done, 1);
+    return NULL;
+}
+
+/* Closed bursts with emulated service times: a burst lasts a few real ms, as long as the
+ * engine takes to tear a run down (its histograms merged and freed, its threads joined),
+ * so that teardown would lengthen every gap. The burst ends at its last reply instead
+ * (counted on its ctl); its run tears down in its thread while the gap passes and the
+ * next burst starts on the other ctl. */
+static void play_bursts_scaled(struct run *r, const struct conn_cfg *cfg, int64_t end)
+{
+    struct player *p = r->p;
+    struct burst_job jobs[2];
+    int k = 0;
+
+    memset(jobs, 0, sizeof(jobs));
+    while (!atomic_load(&p->stop) && !atomic_load(&r->ctl.stop) && conn_now_us() < end) {
+        struct burst_job *j = &jobs[k];
+        struct conn_ctl *ctl = &r->bctl[k];
+        uint64_t base;
+        int64_t gap_end;
+
+        if (j->started)
+            pthread_join(j->tid, NULL);
+        j->started = 0;
+        atomic_store(&j->done, 0);
+        j->r = r;
+        j->cfg = *cfg;
+        j->cfg.ctl = ctl;
+        base = atomic_load(&ctl->ended);
+        if (pthread_create(&j->tid, NULL, burst_main, j) != 0)
+            burst_main(j);
+        else
+            j->started = 1;
+        while (!atomic_load(&j->done) && atomic_load(&ctl->ended) - base < cfg->max_requests) {
+            if (atomic_load(&r->ctl.stop) || sleep_until(p, conn_now_us() + 500) < 0) {
+                atomic_store(&ctl->stop, 1);
+                break;
+            }
+        }
+        gap_end = conn_now_us() + pause_us(p, (double)r->ph->gap_ms * 1000, 0);
+        if (gap_end > end)
+            gap_end = end;
+        if (sleep_until(p, gap_end) < 0)
+            break;
+        k ^= 1;
+    }
+    for (int i = 0; i < 2; i++) {
+        atomic_store(&r->bctl[i].stop, 1);
+        if (jobs[i].started)
+            pthread_join(jobs[i].tid, NULL);
+    }
 }
 
 static void play_open(struct run *r)
@@ -229,9 +322,11 @@ static void play_open(struct run *r)
                 nb = r->end_us;
             d = real_at(p, nb) - real_at(p, t);
             if (d > 0) {
+                /* scaled service: the emulated rate in real requests per real second */
+                double f = p->cfg.scaled ? p->cfg.time_scale / p->cfg.weight : 1.0;
                 s->phase[s->n].dur_us = d;
-                s->phase[s->n].r0 = r0;
-                s->phase[s->n].r1 = r1;
+                s->phase[s->n].r0 = r0 * f;
+                s->phase[s->n].r1 = r1 * f;
                 s->n++;
             }
             t = nb;
@@ -264,7 +359,11 @@ static void play_bursts(struct run *r)
     if (r->ph->value < 1)
         return; /* no clients: nothing to send */
     engine_cfg(r, &cfg);
-    cfg.max_requests = (uint64_t)r->ph->burst_requests;
+    cfg.max_requests = burst_requests(p, r->ph);
+    if (p->cfg.scaled) {
+        play_bursts_scaled(r, &cfg, end);
+        return;
+    }
     while (!atomic_load(&p->stop) && !atomic_load(&r->ctl.stop) && conn_now_us() < end) {
         int64_t gap_end;
         engine_run(r, &cfg);
@@ -403,6 +502,10 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
         snprintf(err, errlen, "time scale must be > 0");
         return NULL;
     }
+    if (cfg->scaled && !(cfg->weight >= 1 && isfinite(cfg->weight))) {
+        snprintf(err, errlen, "request weight must be >= 1");
+        return NULL;
+    }
     if (cfg->timeout_us < 0 || cfg->max_connections < 0 || cfg->threads < 0) {
         snprintf(err, errlen, "timeout, connections and threads must be >= 0");
         return NULL;
@@ -453,6 +556,11 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
         if (r->kind == RUN_OPEN)
             r->stop_us += (int64_t)ceil((double)OPEN_GRACE_US * cfg->time_scale);
         conn_ctl_init(&r->ctl);
+        conn_ctl_init(&r->bctl[0]);
+        conn_ctl_init(&r->bctl[1]);
+        /* scaled service: latencies on the emulated clock, per request of the scenario */
+        r->ctl.lat_mult = cfg->scaled ? cfg->time_scale / cfg->weight : 1.0;
+        r->bctl[0].lat_mult = r->bctl[1].lat_mult = r->ctl.lat_mult;
         p->nruns++;
         build_request(r, cfg->sc);
         if (r->kind == RUN_OPEN) {
@@ -461,11 +569,12 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
              * limits an overload (as the simulator's open model, the ELB's surge queue
              * and 503s show it);
              * beyond, requests wait for a connection and their latency says so */
-            want[i] = ceil(phase_peak(r) * (double)p->timeout_us / 1e6) + OPEN_CONNS_MIN;
+            double f = cfg->scaled ? cfg->time_scale / cfg->weight : 1.0;
+            want[i] = ceil(phase_peak(r) * f * (double)p->timeout_us / 1e6) + OPEN_CONNS_MIN;
         } else {
             double c = phase_peak(r);
-            if (r->kind == RUN_BURSTS && c > (double)ph->burst_requests)
-                c = (double)ph->burst_requests;
+            if (r->kind == RUN_BURSTS && c > (double)burst_requests(p, ph))
+                c = (double)burst_requests(p, ph);
             want[i] = c;
         }
     }
@@ -536,11 +645,20 @@ void player_take(struct player *p, struct player_period *out)
     memset(&n, 0, sizeof(n));
     cm_hist_reset(&out->lat);
     for (int i = 0; i < p->nruns; i++)
-        conn_ctl_take(&p->runs[i].ctl, &n, &out->lat);
-    out->sent = n.sent;
-    out->completed = n.completed;
-    out->failed = n.failed;
-    out->status_5xx = n.status_5xx;
+        for (int k = 0; k < 3; k++)
+            conn_ctl_take(k ? &p->runs[i].bctl[k - 1] : &p->runs[i].ctl, &n, &out->lat);
+    if (p->cfg.scaled && p->cfg.weight != 1) {
+        /* each request stands for weight of the scenario's */
+        out->sent = (uint64_t)llround((double)n.sent * p->cfg.weight);
+        out->completed = (uint64_t)llround((double)n.completed * p->cfg.weight);
+        out->failed = (uint64_t)llround((double)n.failed * p->cfg.weight);
+        out->status_5xx = (uint64_t)llround((double)n.status_5xx * p->cfg.weight);
+    } else {
+        out->sent = n.sent;
+        out->completed = n.completed;
+        out->failed = n.failed;
+        out->status_5xx = n.status_5xx;
+    }
     /* the offered load as the simulator's samples state it: at the period's last µs */
     t = p->started ? scen_now(p) - 1 : -1;
     for (int i = 0; i < p->nruns && t >= 0; i++) {
@@ -567,8 +685,11 @@ void player_stop(struct player *p)
     atomic_store(&p->stop, 1);
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->nruns; i++)
+    for (int i = 0; i < p->nruns; i++) {
         atomic_store(&p->runs[i].ctl.stop, 1);
+        atomic_store(&p->runs[i].bctl[0].stop, 1);
+        atomic_store(&p->runs[i].bctl[1].stop, 1);
+    }
     if (p->conductor_started)
         pthread_join(p->conductor, NULL);
     for (int i = 0; i < p->nruns; i++)
@@ -584,6 +705,8 @@ void player_destroy(struct player *p)
     player_stop(p);
     for (int i = 0; i < p->nruns; i++) {
         conn_ctl_cleanup(&p->runs[i].ctl);
+        conn_ctl_cleanup(&p->runs[i].bctl[0]);
+        conn_ctl_cleanup(&p->runs[i].bctl[1]);
         free(p->runs[i].req);
     }
     free(p->runs);

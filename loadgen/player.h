@@ -14,10 +14,11 @@
  * (coordinated omission corrected); closed-model phases (`clients`) keep that many
  * clients, each sending its next request when the previous reply ends (plus think time);
  * bursts of N requests with gaps play as ab does (N requests at c clients, then the gap).
- * The gap of closed bursts and the think time are real time, as ab's loop sleeps and as
- * service times are, so that the share of time clients keep instances busy is the
- * simulator's; every other scenario time (phase bounds, shape times, open bursts'
- * on/off, trace rows) is scaled.
+ * Without cfg.scaled, the gap of closed bursts and the think time are real time, as ab's
+ * loop sleeps and as service times are, so that the share of time clients keep instances
+ * busy is the simulator's; with it (the instances' service times on the emulated clock)
+ * they are emulated time like every other scenario time (phase bounds, shape times, open
+ * bursts' on/off, trace rows), which is always scaled.
  * A closed phase stops at its end (requests in flight finish); an open phase's schedule
  * ends there too. Connections: closed phases hold their clients; open phases enough for
  * their peak rate with every request taking its whole timeout (opened at the phase's
@@ -62,6 +63,17 @@ struct player_config {
     int max_connections; /* cap on open connections over all phases; 0: 4096 (both at
                             most RLIMIT_NOFILE less 128) */
     int threads;         /* load threads, >= 1; 0: 1 */
+    /* Emulated-time service (docs/dataplane.md, Time): the instances serve on the emulated
+     * clock (their profile's "time_scaled") and each request stands for `weight` requests
+     * of the scenario (the profile's "batch"). Then think times and closed bursts' gaps
+     * are emulated time too (divided by time_scale; think times times weight), a closed
+     * burst of N requests sends max(1, round(N / weight)) at min(clients, that)
+     * connections, open rates are sent at rate x time_scale / weight real requests per
+     * second, latencies are recorded x time_scale / weight (emulated time, per request of
+     * the scenario) and the counts player_take() returns are x weight. 0: real-time
+     * service, as described above. */
+    int scaled;
+    double weight; /* >= 1 when scaled */
 };
 
 /* What the load did since the previous player_take() (or player_start()). */

@@ -2,6 +2,7 @@
 #include "loadgen/scenario.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,17 @@ static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service s
  * every key reaches the instance), base64 as CreateLaunchConfiguration's UserData is sent.
  * CPUUtilization is the profile's busy-worker model in both worlds; cpu_ms (real CPU
  * burnt per request) stays the scenario's, 0 unless it says otherwise. */
-static char *user_data(const struct sc_app *app)
+static char *user_data(const struct sc_app *app_in, const struct scn_service *svc)
 {
     char json[SC_APP_FORMAT_LEN];
-    int n = sc_app_format(app, json, sizeof(json));
+    struct sc_app app = *app_in;
+    int n;
+
+    if (svc && svc->scaled) {
+        app.time_scaled = 1;
+        app.batch = svc->weight;
+    }
+    n = sc_app_format(&app, json, sizeof(json));
 
     assert(n > 0); /* SC_APP_FORMAT_LEN holds every profile */
     return cm_base64_encode(json, (size_t)n);
@@ -108,13 +116,14 @@ static void plan_lbs(struct scn_plan *plan, const struct sim_scenario *sc, const
     }
 }
 
-static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
+                        const struct scn_service *svc)
 {
     for (int i = 0; i < sc->nlcs; i++) {
         const struct sim_launch_config *lc = &sc->lcs[i];
         struct scn_call *c =
             call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "CreateLaunchConfiguration");
-        char *ud = user_data(&lc->app);
+        char *ud = user_data(&lc->app, svc);
 
         add_name(&c->params, "LaunchConfigurationName", prefix, lc->name);
         aws_params_add(&c->params, "ImageId", lc->image_id);
@@ -401,11 +410,54 @@ static void plan_teardown(struct scn_plan *plan, const struct sim_scenario *sc, 
     }
 }
 
-void scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
+void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_service_mode mode,
+                        double batch, struct scn_service *out)
+{
+    double least = 0;
+    int closed = 0;
+
+    out->scaled = 0;
+    out->weight = 1;
+    for (int i = 0; i < sc->nphases; i++)
+        closed |= sc->phases[i].closed;
+    if (mode == SCN_SERVICE_REAL || (mode == SCN_SERVICE_AUTO && !(scale > 1 && closed)))
+        return;
+    out->scaled = 1;
+    if (batch > 0) {
+        out->weight = batch;
+        return;
+    }
+    for (int i = 0; i < sc->nlcs; i++)
+        if (sc->lcs[i].app.service_mean_ms > 0 &&
+            (least == 0 || sc->lcs[i].app.service_mean_ms < least))
+            least = sc->lcs[i].app.service_mean_ms;
+    if (least > 0 && SCN_MIN_REAL_SERVICE_MS * scale / least > 1)
+        out->weight = ceil(SCN_MIN_REAL_SERVICE_MS * scale / least);
+    for (int i = 0; i < sc->nphases; i++) {
+        const struct sim_phase *ph = &sc->phases[i];
+        int workers = 0;
+
+        if (!ph->closed || ph->shape != SIM_SHAPE_BURSTS || ph->burst_requests <= 0)
+            continue;
+        for (int l = 0; l < sc->nlcs; l++)
+            if (sc->lcs[l].app.workers > workers)
+                workers = sc->lcs[l].app.workers;
+        if (workers > 0 && out->weight > 1 &&
+            out->weight * SCN_MIN_BURST_ROUNDS * workers > ph->burst_requests)
+            out->weight = floor((double)ph->burst_requests / (SCN_MIN_BURST_ROUNDS * workers));
+        if (out->weight < 1)
+            out->weight = 1;
+    }
+    if (out->weight > 100000)
+        out->weight = 100000;
+}
+
+void scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
+                    const struct scn_service *svc)
 {
     memset(plan, 0, sizeof(*plan));
     plan_lbs(plan, sc, prefix);
-    plan_groups(plan, sc, prefix);
+    plan_groups(plan, sc, prefix, svc);
     plan_policies(plan, sc, prefix);
     plan_alarms(plan, sc, prefix);
     plan_teardown(plan, sc, prefix);
@@ -470,7 +522,7 @@ static int usage(FILE *f, int rc)
 {
     fprintf(f, "usage: loadgen scenario FILE [--endpoint URL | --aws] [--time-scale N]\n"
                "                             [--report FILE.html] [--json FILE] [--junit FILE]\n"
-               "                             [--keep]\n"
+               "                             [--keep] [--service-time emulated|real] [--batch K]\n"
                "                             [--dry-run] [--prefix NAME] [--quiet] [--lenient]\n"
                "  Plays a scenario (docs/scenarios.md) for real: creates its infrastructure\n"
                "  through the AWS API (names prefixed per run), plays its load through the load\n"
@@ -490,6 +542,14 @@ static int usage(FILE *f, int rc)
                "  --junit FILE.xml   a JUnit report: one testcase per expectation, a failed one\n"
                "                     with the line stderr prints\n"
                "  --keep             leave the infrastructure (and the emulator) running\n"
+               "  --service-time emulated|real\n"
+               "                     the instances' service times, think times and closed\n"
+               "                     bursts' gaps on the emulated clock (default when the time\n"
+               "                     scale is above 1 and a load phase is closed) or in real\n"
+               "                     time (docs/dataplane.md, Time); latencies are reported in\n"
+               "                     the same time\n"
+               "  --batch K          with emulated service times, each request stands for K of\n"
+               "                     the scenario's (default: enough for 10 ms of real service)\n"
                "  --dry-run          print the API calls (setup and teardown) and exit\n"
                "  --prefix NAME      the name prefix (default sl-<pid hex>-<time hex>)\n"
                "  --quiet            no live lines\n"
@@ -514,6 +574,7 @@ int scenario_main(int argc, char **argv)
     char err[SIM_ERR_MAX], prefix[96];
     struct sim_scenario *sc;
     struct scn_plan plan;
+    struct scn_service svc;
     int rc;
 
     memset(&o, 0, sizeof(o));
@@ -535,7 +596,8 @@ int scenario_main(int argc, char **argv)
             lenient = 1;
         } else if (strcmp(a, "--prefix") == 0 || strcmp(a, "--endpoint") == 0 ||
                    strcmp(a, "--report") == 0 || strcmp(a, "--json") == 0 ||
-                   strcmp(a, "--junit") == 0 || strcmp(a, "--time-scale") == 0) {
+                   strcmp(a, "--junit") == 0 || strcmp(a, "--time-scale") == 0 ||
+                   strcmp(a, "--service-time") == 0 || strcmp(a, "--batch") == 0) {
             const char *v;
 
             if (!has_val)
@@ -557,6 +619,19 @@ int scenario_main(int argc, char **argv)
                 o.json = v;
             } else if (strcmp(a, "--junit") == 0) {
                 o.junit = v;
+            } else if (strcmp(a, "--service-time") == 0) {
+                if (strcmp(v, "emulated") == 0)
+                    o.service_mode = SCN_SERVICE_EMULATED;
+                else if (strcmp(v, "real") == 0)
+                    o.service_mode = SCN_SERVICE_REAL;
+                else
+                    return usage_error("--service-time wants emulated or real, not ", v);
+            } else if (strcmp(a, "--batch") == 0) {
+                char *end;
+                double k = strtod(v, &end);
+                if (end == v || *end || !(k >= 1) || k > 100000)
+                    return usage_error("--batch wants a number from 1 to 100000, not ", v);
+                o.batch = k;
             } else {
                 char *end;
                 double ts = strtod(v, &end);
@@ -590,7 +665,12 @@ int scenario_main(int argc, char **argv)
     else
         snprintf(prefix, sizeof(prefix), "sl-%x-%llx", (unsigned)getpid(),
                  (unsigned long long)time(NULL) & 0xffffffull);
-    scn_plan_build(&plan, sc, prefix);
+    scn_service_choose(sc,
+                       o.time_scale > 0      ? o.time_scale
+                       : o.aws || o.endpoint ? 1
+                                             : 60,
+                       (enum scn_service_mode)o.service_mode, o.batch, &svc);
+    scn_plan_build(&plan, sc, prefix, &svc);
     printf("# setup (%d calls; {arn:P} is the PolicyARN PutScalingPolicy returns for P)\n",
            plan.nsetup);
     for (int i = 0; i < plan.nsetup; i++)

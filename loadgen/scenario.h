@@ -29,10 +29,35 @@ struct scn_plan {
     int nteardown;
 };
 
+/* How the instances' service times pass (docs/dataplane.md, Time). */
+enum scn_service_mode {
+    SCN_SERVICE_AUTO = 0, /* emulated when the time scale is above 1 and a phase is closed */
+    SCN_SERVICE_EMULATED, /* --service-time emulated */
+    SCN_SERVICE_REAL,     /* --service-time real */
+};
+struct scn_service {
+    int scaled;    /* the profiles get "time_scaled": true and "batch": weight */
+    double weight; /* requests of the scenario one real request stands for (1 unscaled) */
+};
+/* Real ms a compressed request's service should take at least (the instance's timers have
+ * ms steps and a loaded host wakes them late): the automatic weight is the least that
+ * gives every launch configuration's mean service time this long. */
+#define SCN_MIN_REAL_SERVICE_MS 5.0
+/* A closed burst keeps at least this many rounds of one instance's workers (its requests
+ * after the weight), so that its last, partly busy round stays a small share of it. */
+#define SCN_MIN_BURST_ROUNDS 16
+/* Chooses for sc at time scale `scale`: mode, and batch (> 0: that weight; 0: automatic,
+ * max(1, SCN_MIN_REAL_SERVICE_MS x scale / the least mean service time), at most
+ * requests / (SCN_MIN_BURST_ROUNDS x workers) for every closed burst). */
+void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_service_mode mode,
+                        double batch, struct scn_service *out);
+
 /* Builds the setup and teardown calls of sc, every name prefixed with prefix + "-".
  * Alarm actions naming policies carry "{arn:POLICY}" placeholders, replaced by the
- * PolicyARN of the PutScalingPolicy reply when run (printed as is by --dry-run). */
-void scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix);
+ * PolicyARN of the PutScalingPolicy reply when run (printed as is by --dry-run). svc
+ * (NULL: real-time service) sets the profiles' time_scaled and batch in the UserData. */
+void scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
+                    const struct scn_service *svc);
 void scn_plan_cleanup(struct scn_plan *plan);
 /* Prints one call as `SERVICE ACTION Name=Value ...` (the arguments of `loadgen aws`,
  * values shell-quoted when needed). */

@@ -55,8 +55,9 @@ struct run {
     int is_emulator; /* the endpoint answers /_scalelab/ */
     char base[256];  /* endpoint URL (emulator admin API) */
     double scale;
-    int64_t emu_t0;  /* emulated epoch ms at scenario time 0 */
-    int64_t mono_t0; /* monotonic ms at scenario time 0 */
+    struct scn_service svc; /* service times emulated (and the request weight) or real */
+    int64_t emu_t0;         /* emulated epoch ms at scenario time 0 */
+    int64_t mono_t0;        /* monotonic ms at scenario time 0 */
 
     struct sim_timeline *tl;
     struct sim_out live, json;

@@ -130,6 +130,8 @@ int scn_load_start(struct run *r)
     pc.ntargets = r->sc->nlbs;
     pc.time_scale = r->scale;
     pc.threads = 1;
+    pc.scaled = r->svc.scaled;
+    pc.weight = r->svc.weight;
     r->player = player_create(&pc, err, sizeof(err));
     if (!r->player) {
         scn_fail_msg("load: %s", err);

@@ -412,7 +412,9 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval)
         s.load_is_clients = pp.load_is_clients;
         s.completed = pp.completed;
         s.failed = pp.failed;
-        offered_rps = (double)pp.sent / ((double)interval / 1000.0) * r->scale;
+        /* sent per emulated second; with real-time service the rates are real ones */
+        offered_rps =
+            (double)pp.sent / ((double)interval / 1000.0) * (r->svc.scaled ? 1 : r->scale);
         if (r->period_hist.total > 0) {
             s.p50_ms = (double)cm_hist_percentile(&r->period_hist, 50) / 1000.0;
             s.p99_ms = (double)cm_hist_percentile(&r->period_hist, 99) / 1000.0;

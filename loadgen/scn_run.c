@@ -138,6 +138,19 @@ static int predict(const struct run *r, struct sim_prediction *p)
     return 0;
 }
 
+/* One line: which clock service times and latencies are on (every output says it). */
+static void print_time_basis(const struct run *r, FILE *f)
+{
+    if (r->svc.scaled)
+        fprintf(f,
+                "time: service, think and gap times on the emulated clock (x%g), each request "
+                "standing for %g of the scenario's; latencies are emulated time\n",
+                r->scale, r->svc.weight);
+    else
+        fprintf(f, "time: service and think times in real time; latencies are real time%s\n",
+                r->scale > 1 ? " (the control plane runs on the emulated clock)" : "");
+}
+
 /* ---- the run ---- */
 
 static void run_cleanup(struct run *r)
@@ -394,7 +407,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     else
         snprintf(r->prefix, sizeof(r->prefix), "sl-%x-%llx", (unsigned)getpid(),
                  (unsigned long long)time(NULL) & 0xffffffull);
-    scn_plan_build(&r->plan, sc, r->prefix);
+    scn_plan_build(&r->plan, sc, r->prefix, NULL);
     r->done = cm_xcalloc((size_t)(r->plan.nsetup + 1), sizeof(*r->done));
     r->arns = cm_xcalloc((size_t)(sc->npolicies + 1), sizeof(*r->arns));
     r->nfaults = sc->nfaults;
@@ -454,6 +467,23 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         r->is_emulator = 1;
         snprintf(r->base, sizeof(r->base), "%.200s", r->emu.url);
     }
+    /* the scale is known: service times on the emulated clock or real (docs/dataplane.md) */
+    scn_service_choose(sc, r->scale,
+                       !r->is_emulator && o->service_mode == SCN_SERVICE_AUTO
+                           ? SCN_SERVICE_REAL
+                           : (enum scn_service_mode)o->service_mode,
+                       o->batch, &r->svc);
+    if (r->svc.scaled && !r->is_emulator) {
+        scn_fail_msg("emulated service times need the emulator (its instances serve on its "
+                     "clock); %s is not one: try --service-time real",
+                     r->base[0] ? r->base : "AWS");
+        rc = 2;
+        goto out_stop;
+    }
+    if (r->svc.scaled) {
+        scn_plan_cleanup(&r->plan);
+        scn_plan_build(&r->plan, sc, r->prefix, &r->svc);
+    }
     if (client_make(r) != 0)
         goto out_stop;
     for (int i = 0; i < sc->nfaults; i++) {
@@ -474,13 +504,16 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         }
     }
     if (r->is_emulator)
-        snprintf(mode, sizeof(mode), "loadgen scenario on %s emulator at %.200s (time scale %g)",
-                 r->own_emu ? "its own" : "the", r->base, r->scale);
+        snprintf(mode, sizeof(mode),
+                 "loadgen scenario on %s emulator at %.200s (time scale %g; latencies in %s)",
+                 r->own_emu ? "its own" : "the", r->base, r->scale,
+                 r->svc.scaled ? "emulated time" : "real time");
     else if (o->aws)
         snprintf(mode, sizeof(mode), "loadgen scenario on AWS (%.60s)", sc->region);
     else
         snprintf(mode, sizeof(mode), "loadgen scenario at %.200s", r->base);
     printf("%s: %s, names prefixed %s-\n", sc->name, mode, r->prefix);
+    print_time_basis(r, stdout);
     fflush(stdout);
 
     /* scenario time 0: an emulated minute boundary (as the simulator's start), so metric
@@ -588,6 +621,7 @@ out_signals:
                  (unsigned long long)sc->seed);
         sim_out_print_summary(stdout, sc->name, how, "observed", &r->elastic, &r->obs,
                               sim_timeline_config(r->tl));
+        print_time_basis(r, stdout);
         if (have_diff) {
             printf("predicted (scaler simulate, %s mode): final InService %d, observed %d; "
                    "capacity differs by more than one instance %.1f%% of the time (bar 10%%: "
@@ -611,9 +645,12 @@ out_signals:
         if (r->jsonf) {
             int k = snprintf(extra, sizeof(extra),
                              ",\n\"runner\":{\"prefix\":\"%s\",\"time_scale\":%.17g,"
+                             "\"service_time\":\"%s\",\"latency_time\":\"%s\","
+                             "\"request_weight\":%.17g,"
                              "\"periods\":%d,\"cpu_ms_per_period\":%.4f,"
                              "\"cpu_ms_per_period_max\":%.4f}",
-                             r->prefix, r->scale, r->cpu_periods,
+                             r->prefix, r->scale, r->svc.scaled ? "emulated" : "real",
+                             r->svc.scaled ? "emulated" : "real", r->svc.weight, r->cpu_periods,
                              r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_ms_max);
             if (have_diff && k > 0 && (size_t)k < sizeof(extra))
                 snprintf(extra + k, sizeof(extra) - (size_t)k,

@@ -28,6 +28,8 @@ struct scn_opts {
     int keep;             /* leave the infrastructure (and the emulator) */
     const char *prefix;   /* name prefix; NULL: sl-<pid>-<time> */
     int quiet;            /* no live lines */
+    int service_mode;     /* enum scn_service_mode (loadgen/scenario.h) */
+    double batch;         /* --batch; 0: automatic */
 };
 
 /* Runs the scenario; returns the exit status: 0 every expectation holds, 3 one failed,

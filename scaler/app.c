@@ -31,6 +31,8 @@ void sc_app_defaults(struct sc_app *a)
     a->slow = 1;
     snprintf(a->health_path, sizeof(a->health_path), "/health");
     a->seed = 1;
+    a->time_scaled = 0;
+    a->batch = 1;
 }
 
 /* ---- parse ---- */
@@ -191,9 +193,11 @@ static int parse_service(struct sc_lint *r, struct sc_app *a, const json_t *v, c
 /* The keys of obj over the defaults already in *a: 0 or -1. */
 static int parse(struct sc_lint *r, struct sc_app *a, const json_t *obj, const char *path)
 {
-    static const char *const keys[] = { "boot_s",          "workers", "queue_limit", "service_ms",
-                                        "cpu_per_request", "cpu_ms",  "error_rate",  "slow",
-                                        "health_path",     "seed",    NULL };
+    static const char *const keys[] = {
+        "boot_s",      "workers",    "queue_limit", "service_ms",  "cpu_per_request",
+        "cpu_ms",      "error_rate", "slow",        "health_path", "seed",
+        "time_scaled", "batch",      NULL
+    };
     char p[PATH_MAX_LEN];
     json_int_t seed = 0;
     json_t *v;
@@ -242,6 +246,13 @@ static int parse(struct sc_lint *r, struct sc_app *a, const json_t *obj, const c
         return -1;
     if (rc > 0)
         a->seed = (uint64_t)seed;
+    v = member(obj, path, "time_scaled", p);
+    if (v && !json_is_boolean(v))
+        return sc_lint_fail(r, p, "must be true or false, not %s", sc_json_type_name(v));
+    if (v)
+        a->time_scaled = json_is_true(v);
+    if (get_num(r, obj, path, "batch", 1, 100000, &a->batch) < 0)
+        return -1;
     return 0;
 }
 
@@ -322,14 +333,24 @@ int sc_app_format(const struct sc_app *a, char *out, size_t cap)
         out[n++] = *s;
     }
     out[n] = '\0';
-    n += snprintf(out + n, cap - (size_t)n, "\",\"seed\":%llu}", (unsigned long long)a->seed);
-    return (size_t)n >= cap ? -1 : n;
+    n += snprintf(out + n, cap - (size_t)n, "\",\"seed\":%llu", (unsigned long long)a->seed);
+    if ((size_t)n >= cap)
+        return -1;
+    /* the run-time keys only when set: a scenario's profile formats as it always did */
+    if (a->time_scaled || a->batch != 1)
+        n += snprintf(out + n, cap - (size_t)n, ",\"time_scaled\":%s,\"batch\":%.17g",
+                      a->time_scaled ? "true" : "false", a->batch);
+    if ((size_t)n + 1 >= cap)
+        return -1;
+    out[n++] = '}';
+    out[n] = '\0';
+    return n;
 }
 
 int sc_app_sim_ignored(const struct sc_app *a, char *out, size_t cap)
 {
     struct sc_app d;
-    const char *names[5];
+    const char *names[7];
     int k = 0;
     size_t len = 0;
 
@@ -344,6 +365,10 @@ int sc_app_sim_ignored(const struct sc_app *a, char *out, size_t cap)
         names[k++] = "health_path";
     if (a->seed != d.seed)
         names[k++] = "seed";
+    if (a->time_scaled != d.time_scaled)
+        names[k++] = "time_scaled";
+    if (a->batch != d.batch)
+        names[k++] = "batch";
     if (cap)
         out[0] = '\0';
     for (int i = 0; i < k && cap; i++) {
@@ -424,6 +449,17 @@ double sc_app_service_time(const struct sc_app *a, struct sc_rng *rng, double pe
     }
     }
     return 0;
+}
+
+double sc_app_batch_service_time(const struct sc_app *a, struct sc_rng *rng, double per_ms)
+{
+    double whole = floor(a->batch), frac = a->batch - whole, t = 0;
+
+    for (double i = 0; i < whole; i++)
+        t += sc_app_service_time(a, rng, per_ms);
+    if (frac > 0)
+        t += frac * sc_app_service_time(a, rng, per_ms);
+    return t;
 }
 
 /* ---- the busy-worker CPU model ---- */

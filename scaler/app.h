@@ -18,12 +18,20 @@
  * default 0.5). A plain number N is {"dist": "fixed", "mean": N}. Requests beyond the
  * busy `workers` wait in a FIFO of `queue_limit`; more fail (503).
  *
+ * Two more keys, absent from the line above because loadgen writes them, not a scenario:
+ * "time_scaled": true (default false) makes the instance's service times (and cpu_ms)
+ * pass on the emulated clock: divided by the emulator's --time-scale; "batch": K (a number
+ * >= 1, default 1) makes each request the instance receives stand for K requests of the
+ * model, served back to back by one worker (its service time is the sum of K draws: the
+ * integer part of K draws, plus the fraction of one more). `loadgen scenario` sets both
+ * for closed loads at time scales above 1 (docs/dataplane.md, "Time").
+ *
  * Both worlds honour boot_s, workers, queue_limit, service_ms and cpu_per_request. The
- * last five keys are the emulator's alone: cpu_ms is real host CPU burnt per request (a
- * property of the host, not of the model), error_rate answers 500 at that probability,
- * slow multiplies service times, health_path is answered like /health (not queued), seed
- * seeds the instance's draws. The simulator does not model them: sc_app_sim_ignored()
- * names the ones a profile sets, and its caller says so.
+ * last five keys (and time_scaled, batch) are the emulator's alone: cpu_ms is real host CPU burnt
+ * per request (a property of the host, not of the model), error_rate answers 500 at that
+ * probability, slow multiplies service times, health_path is answered like /health (not queued),
+ * seed seeds the instance's draws. The simulator does not model them: sc_app_sim_ignored() names
+ * the ones a profile sets, and its caller says so.
  *
  * Plain data in the caller's storage; no allocation. Pure: time and randomness come in. */
 #ifndef SCALER_APP_H
@@ -45,7 +53,7 @@ enum sc_app_dist {
 
 /* health_path's storage, NUL included. */
 #define SC_APP_PATH_LEN 256
-/* Room for sc_app_format()'s output, NUL included (the longest profile needs 887). */
+/* Room for sc_app_format()'s output, NUL included (the longest profile needs 941). */
 #define SC_APP_FORMAT_LEN 1024
 
 struct sc_app {
@@ -63,6 +71,8 @@ struct sc_app {
     double slow;       /* >= 0: service-time multiplier */
     char health_path[SC_APP_PATH_LEN];
     uint64_t seed;
+    int time_scaled; /* service times (and cpu_ms) divided by the clock's time scale */
+    double batch;    /* >= 1: requests of the model one received request stands for */
 };
 
 /* The one set of defaults (the values in the comment above). */
@@ -103,6 +113,10 @@ int sc_app_sim_ignored(const struct sc_app *a, char *out, size_t cap);
  * takes no draw, exponential one, lognormal two (Box-Muller): the same profile and rng
  * state give the same time in both worlds. */
 double sc_app_service_time(const struct sc_app *a, struct sc_rng *rng, double per_ms);
+/* One received request's service time: sc_app_service_time() summed over a->batch
+ * requests (floor(batch) draws, plus frac(batch) times one more draw when batch is not
+ * whole), same unit. batch 1 is exactly sc_app_service_time(). */
+double sc_app_batch_service_time(const struct sc_app *a, struct sc_rng *rng, double per_ms);
 /* The service time's quantile p (0..1), in the same unit. */
 double sc_app_service_quantile(const struct sc_app *a, double p, double per_ms);
 

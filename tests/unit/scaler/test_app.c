@@ -273,6 +273,8 @@ static void test_app_format_fits_the_longest_profile(void **state)
     a.dist = SC_APP_DIST_LOGNORMAL;
     a.service_median_ms = a.service_sigma = a.boot_s;
     a.seed = UINT64_MAX;
+    a.time_scaled = 1;
+    a.batch = a.boot_s;
     a.health_path[0] = '/';
     memset(a.health_path + 1, '"', SC_APP_PATH_LEN - 2);
     a.health_path[SC_APP_PATH_LEN - 1] = '\0';
@@ -280,6 +282,49 @@ static void test_app_format_fits_the_longest_profile(void **state)
     assert_int_equal(sc_app_format(&a, small, sizeof(small)), -1);
     sc_app_defaults(&a);
     assert_int_equal(sc_app_format(&a, small, sizeof(small)), -1);
+}
+
+/* time_scaled and batch (what loadgen writes for service on the emulated clock) parse,
+ * format back only when set, are emulator-only, and a batch's service time is the sum of
+ * its draws: the integer part's draws plus the fraction of one more. */
+static void test_app_time_scaled_batch_sums_draws(void **state)
+{
+    struct sc_app a, b;
+    struct sc_rng r1, r2;
+    char out[SC_APP_FORMAT_LEN], err[256], names[128];
+    double sum = 0, t;
+
+    (void)state;
+    sc_app_defaults(&a);
+    assert_int_equal(a.time_scaled, 0);
+    assert_true(a.batch == 1);
+    assert_true(sc_app_format(&a, out, sizeof(out)) > 0);
+    assert_null(strstr(out, "batch"));
+    parse_ok("{\"time_scaled\": true, \"batch\": 2.5, \"service_ms\": {\"dist\": \"exponential\", "
+             "\"mean\": 10}}",
+             &a);
+    assert_int_equal(a.time_scaled, 1);
+    assert_true(a.batch == 2.5);
+    assert_true(sc_app_format(&a, out, sizeof(out)) > 0);
+    assert_non_null(strstr(out, "\"time_scaled\":true,\"batch\":2.5}"));
+    parse_ok(out, &b);
+    assert_int_equal(b.time_scaled, 1);
+    assert_true(b.batch == 2.5);
+    assert_int_equal(sc_app_sim_ignored(&a, names, sizeof(names)), 2);
+    assert_string_equal(names, "time_scaled, batch");
+    sc_rng_init(&r1, 9);
+    sc_rng_init(&r2, 9);
+    t = sc_app_batch_service_time(&a, &r1, 1.0);
+    sum += sc_app_service_time(&a, &r2, 1.0);
+    sum += sc_app_service_time(&a, &r2, 1.0);
+    sum += 0.5 * sc_app_service_time(&a, &r2, 1.0);
+    assert_true(fabs(t - sum) < 1e-9);
+    assert_int_equal(sc_app_parse_text(&a, "{\"batch\": 0.5}", err, sizeof(err)),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(err, "batch: must be >= 1");
+    assert_int_equal(sc_app_parse_text(&a, "{\"time_scaled\": 1}", err, sizeof(err)),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(err, "time_scaled: must be true or false, not a number");
 }
 
 /* The simulator is told which emulator-only keys a profile sets. */
@@ -467,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_app_format_parses_back_to_the_same),
         cmocka_unit_test(test_app_format_fits_the_longest_profile),
         cmocka_unit_test(test_app_sim_ignored_names_the_emulator_only_keys_set),
+        cmocka_unit_test(test_app_time_scaled_batch_sums_draws),
         cmocka_unit_test(test_app_service_fixed_takes_no_draw),
         cmocka_unit_test(test_app_service_exponential_mean_repeatable),
         cmocka_unit_test(test_app_service_lognormal_median),
