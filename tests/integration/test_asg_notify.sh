@@ -5,7 +5,8 @@
 # --max-instances EC2_INSTANCE_LAUNCH_ERROR, each on the event stream (jsonl) with AWS's
 # message body and POSTed to a loopback webhook receiver as SNS would; Describe's paging;
 # Delete; the validation texts; a dead webhook neither blocks the API nor logs more than one
-# warning per interval; the configuration survives --state. TAP lines; KEEP_TMP=1.
+# warning per interval; the configuration survives --state; DescribeAutoScalingGroups
+# Filters (section 10). TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -169,12 +170,29 @@ check("Describe after the errors: g1 still has its one topic",
       {c["TopicARN"] for c in asg.describe_notification_configurations(AutoScalingGroupNames=["g1"])["NotificationConfigurations"]} == {TOPIC})
 err = error_of(asg.delete_notification_configuration, AutoScalingGroupName="g1", TopicARN=TOPIC + "x")
 check("Delete of a topic not configured: ValidationError", err and err[0] == "ValidationError", err)
+
+# DescribeAutoScalingGroups Filters (docs/autoscaling.md section 10)
+asg.create_or_update_tags(Tags=[
+    {"ResourceId": "g1", "ResourceType": "auto-scaling-group", "Key": "env", "Value": "prod", "PropagateAtLaunch": False},
+    {"ResourceId": "g2", "ResourceType": "auto-scaling-group", "Key": "env", "Value": "dev", "PropagateAtLaunch": False},
+    {"ResourceId": "g2", "ResourceType": "auto-scaling-group", "Key": "team", "Value": "prod", "PropagateAtLaunch": False}])
+def names(**kw):
+    return sorted(g["AutoScalingGroupName"] for g in asg.describe_auto_scaling_groups(**kw)["AutoScalingGroups"])
+check("Filters tag:env=prod: g1 only", names(Filters=[{"Name": "tag:env", "Values": ["prod"]}]) == ["g1"])
+check("Filters values OR'd: tag:env in (prod, dev)", names(Filters=[{"Name": "tag:env", "Values": ["prod", "dev"]}]) == ["g1", "g2"])
+check("Filters tag-key=team: g2", names(Filters=[{"Name": "tag-key", "Values": ["team"]}]) == ["g2"])
+check("Filters AND'd, each on its own: tag-key=env and tag-value=prod match both",
+      names(Filters=[{"Name": "tag-key", "Values": ["env"]}, {"Name": "tag-value", "Values": ["prod"]}]) == ["g1", "g2"])
+check("Filters with AutoScalingGroupNames: both hold",
+      names(AutoScalingGroupNames=["g1"], Filters=[{"Name": "tag-key", "Values": ["team"]}]) == [])
+check("Filters are case-sensitive", names(Filters=[{"Name": "tag:env", "Values": ["Prod"]}]) == [])
+err = error_of(asg.describe_auto_scaling_groups, Filters=[{"Name": "instance-type", "Values": ["m1.small"]}])
+check("an unknown filter name: ValidationError", err and err[0] == "ValidationError" and "instance-type" in err[1], err)
 sys.exit(tap.failed)
 EOF
 
 # --- the aws CLI ---
 if need aws awscli; then
-    export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION=us-east-1
     check "aws CLI put-notification-configuration" aws --endpoint-url "$EP" autoscaling \
         put-notification-configuration --auto-scaling-group-name g2 \
         --topic-arn arn:aws:sns:us-east-1:123456789012:cli-topic \
@@ -185,6 +203,9 @@ if need aws awscli; then
         test "$out" = "autoscaling:EC2_INSTANCE_LAUNCH	autoscaling:EC2_INSTANCE_TERMINATE"
     check "aws CLI: its TEST_NOTIFICATION on the event stream" sh -c \
         "curl -s '$EP/_scalelab/events?format=jsonl' | grep -q '\"topic_arn\": *\"arn:aws:sns:us-east-1:123456789012:cli-topic\"'"
+    out=$(aws --endpoint-url "$EP" autoscaling describe-auto-scaling-groups \
+        --filters Name=tag:env,Values=prod --query 'AutoScalingGroups[].AutoScalingGroupName' --output text)
+    check "aws CLI describe-auto-scaling-groups --filters Name=tag:env,Values=prod" test "$out" = g1
     check "aws CLI delete-notification-configuration" aws --endpoint-url "$EP" autoscaling \
         delete-notification-configuration --auto-scaling-group-name g2 \
         --topic-arn arn:aws:sns:us-east-1:123456789012:cli-topic

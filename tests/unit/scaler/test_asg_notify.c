@@ -114,13 +114,12 @@ static void test_asg_notify_unknown_group_is_awss_text(void **state)
 {
     struct fx *x = *state;
 
-    assert_int_equal(sc_asg_put_notification_configuration(x->asg, "nope", TOPIC, all_types, 5, T0,
-                                                           &x->err),
-                     SC_ERR_VALIDATION);
-    assert_string_equal(x->err.message, "AutoScalingGroup name not found - null");
     assert_int_equal(
-        sc_asg_delete_notification_configuration(x->asg, "nope", TOPIC, T0, &x->err),
+        sc_asg_put_notification_configuration(x->asg, "nope", TOPIC, all_types, 5, T0, &x->err),
         SC_ERR_VALIDATION);
+    assert_string_equal(x->err.message, "AutoScalingGroup name not found - null");
+    assert_int_equal(sc_asg_delete_notification_configuration(x->asg, "nope", TOPIC, T0, &x->err),
+                     SC_ERR_VALIDATION);
     assert_string_equal(x->err.message, "AutoScalingGroup name not found - null");
     assert_int_equal(sc_asg_notification_config_count(x->asg, "nope"), -1);
 }
@@ -130,13 +129,11 @@ static void test_asg_notify_unknown_type_changes_nothing(void **state)
     struct fx *x = *state;
     const char *const bad[] = { "autoscaling:EC2_INSTANCE_LAUNCH", "autoscaling:REBOOT" };
 
-    assert_int_equal(
-        sc_asg_put_notification_configuration(x->asg, "g", TOPIC, bad, 2, T0, &x->err),
-        SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_put_notification_configuration(x->asg, "g", TOPIC, bad, 2, T0, &x->err),
+                     SC_ERR_VALIDATION);
     assert_non_null(strstr(x->err.message, "autoscaling:REBOOT"));
-    assert_int_equal(
-        sc_asg_put_notification_configuration(x->asg, "g", TOPIC, bad, 0, T0, &x->err),
-        SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_put_notification_configuration(x->asg, "g", TOPIC, bad, 0, T0, &x->err),
+                     SC_ERR_VALIDATION);
     assert_int_equal(sc_asg_notification_config_count(x->asg, "g"), 0);
     assert_int_equal(sc_asg_notification_last(x->asg), 0); /* no test notification either */
 }
@@ -145,9 +142,12 @@ static void test_asg_notify_topic_arn_must_be_an_sns_topics(void **state)
 {
     struct fx *x = *state;
     static const char *const bad[] = {
-        "arn:aws:sqs:us-east-1:123456789012:q", "arn:aws:sns:us-east-1:12345:t",
-        "arn:aws:sns:us-east-1:123456789012:",  "arn:aws:sns:us-east-1:123456789012:a b",
-        "sns-topic",                            "",
+        "arn:aws:sqs:us-east-1:123456789012:q",
+        "arn:aws:sns:us-east-1:12345:t",
+        "arn:aws:sns:us-east-1:123456789012:",
+        "arn:aws:sns:us-east-1:123456789012:a b",
+        "sns-topic",
+        "",
     };
     static const char *const good[] = {
         "arn:aws:sns:eu-west-2:123456789012:my_topic-1",
@@ -221,8 +221,7 @@ static void test_asg_notify_terminate_is_sent_when_the_instance_is_gone(void **s
     settle(x, T0 + SEC);
     put(x, TOPIC, all_types + 2, 1);
     before = sc_asg_notification_last(x->asg);
-    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 0, 0, T0 + 10 * SEC, &x->err),
-                     SC_OK);
+    assert_int_equal(sc_asg_set_desired_capacity(x->asg, "g", 0, 0, T0 + 10 * SEC, &x->err), SC_OK);
     settle(x, T0 + 10 * SEC);
     n = find(x, before, SC_ASG_NOTIFY_TERMINATE);
     assert_non_null(n);
