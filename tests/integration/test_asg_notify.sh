@@ -224,18 +224,31 @@ sys.exit(0 if ('g1', 'arn:aws:sns:us-east-1:123456789012:asg-events', 'autoscali
          and ('g2', 'arn:aws:sns:us-east-1:123456789012:asg-events', 'autoscaling:EC2_INSTANCE_TERMINATE') in
          [(x['AutoScalingGroupName'], x['TopicARN'], x['NotificationType']) for x in c] else 1)"
 
-# --- a dead webhook: the API answers at once, one warning per interval ---
-start_emu emu3 --time-scale 60 --notify-webhook "http://127.0.0.1:1/dead" || exit 1
-check "a dead webhook: 30 Puts (30 failed posts) answer within 10 s" timeout 10 python3 -c "
-import boto3
-a = boto3.client('autoscaling', endpoint_url='$EP')
-a.create_launch_configuration(LaunchConfigurationName='lc', ImageId='ami-1', InstanceType='m1.small')
-a.create_auto_scaling_group(AutoScalingGroupName='d', LaunchConfigurationName='lc', MinSize=0, MaxSize=1, AvailabilityZones=['us-east-1a'])
+# --- a dead webhook and a slow one: the API answers at once, one warning per interval ---
+PUTS='
+import boto3, sys, time
+a = boto3.client("autoscaling", endpoint_url=sys.argv[1])
+a.create_launch_configuration(LaunchConfigurationName="lc", ImageId="ami-1", InstanceType="m1.small")
+a.create_auto_scaling_group(AutoScalingGroupName="d", LaunchConfigurationName="lc", MinSize=0, MaxSize=1, AvailabilityZones=["us-east-1a"])
+worst = 0
 for i in range(30):
-    a.put_notification_configuration(AutoScalingGroupName='d', TopicARN='arn:aws:sns:us-east-1:123456789012:t', NotificationTypes=['autoscaling:TEST_NOTIFICATION'])
-"
+    t = time.monotonic()
+    a.put_notification_configuration(AutoScalingGroupName="d", TopicARN="arn:aws:sns:us-east-1:123456789012:t", NotificationTypes=["autoscaling:TEST_NOTIFICATION"])
+    worst = max(worst, time.monotonic() - t)
+print("slowest Put %.3f s" % worst)
+sys.exit(0 if worst < 2 else 1)
+'
+start_emu emu3 --time-scale 60 --notify-webhook "http://127.0.0.1:1/dead" || exit 1
+check "a dead webhook: each of 30 Puts (30 failed posts) answers within 2 s" python3 -c "$PUTS" "$EP"
 sleep 1
-check "a dead webhook: one warning (not one per post)" test "$(grep -c 'W webhook:' "$TMP/emu3.log")" -eq 1
+check "a dead webhook: one warning for the 30 failures" test "$(grep -c 'W webhook:' "$TMP/emu3.log")" -eq 1
+spawn slow python3 "$HERE/webhook_recv.py" --port-file "$TMP/slow.port" --out "$TMP/slow.jsonl" \
+    --delay-ms 30000 --max-seconds 120
+wait_port slow "$LAST" || exit 1
+start_emu emu4 --time-scale 60 --notify-webhook "http://127.0.0.1:$PORT/slow" || exit 1
+check "a slow webhook (answers after 30 s): each of 30 Puts answers within 2 s" python3 -c "$PUTS" "$EP"
+wait_for 15 grep -q 'W webhook:' "$TMP/emu4.log" || true
+check "a slow webhook: the posts time out (5 s) with one warning" test "$(grep -c 'W webhook:' "$TMP/emu4.log")" -eq 1
 
 if [ "$failed" != 0 ]; then tail -n 30 "$TMP/emu.log" | sed 's/^/# emu: /'; fi
 finish
