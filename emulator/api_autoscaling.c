@@ -8,6 +8,7 @@
 
 #include "common/xalloc.h"
 #include "emulator/api_autoscaling_hooks.h"
+#include "emulator/api_autoscaling_notify.h"
 #include "scaler/alarm.h"
 #include "scaler/asg.h"
 #include "scaler/asg_warm.h"
@@ -563,10 +564,16 @@ static int describe_auto_scaling_groups(struct api_ctx *ctx, json_t *in, json_t 
 {
     struct sc_asg *asg = sc_world_asg(ctx->world);
     const char **names;
-    int nn;
+    int nn, nf;
     json_t *items;
     size_t first, limit;
+    struct sc_asg_filter *f = api_asg_filters(in, &nf);
+    struct sc_error se = { 0 };
 
+    if (sc_asg_filters_check(f, nf, &se) != SC_OK) {
+        api_asg_filters_free(f, nf);
+        return fail(err, &se);
+    }
     items = json_array();
     names = api_strings(in, "AutoScalingGroupNames", &nn);
     /* only the page is serialized: the rest keeps its place as null (bench: 100 groups,
@@ -576,11 +583,13 @@ static int describe_auto_scaling_groups(struct api_ctx *ctx, json_t *in, json_t 
         const struct sc_asg_group_info *g = sc_asg_group_at(asg, i);
         size_t k = json_array_size(items);
 
-        if (nn == 0 || in_list(names, nn, g->auto_scaling_group_name))
+        if ((nn == 0 || in_list(names, nn, g->auto_scaling_group_name)) &&
+            sc_asg_group_matches_filters(g, f, nf))
             json_array_append_new(
                 items, k >= first && k - first < limit ? group_json(g, ctx->account) : json_null());
     }
     free(names);
+    api_asg_filters_free(f, nf);
     return page_out(items, in, 50, 100, out, "AutoScalingGroups", err);
 }
 

@@ -2,6 +2,7 @@
  * its records-only data plane, the real data plane's handle, faults and reset (see
  * emu.h). */
 #include "emulator/emu.h"
+#include "emulator/webhook.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,8 @@ struct region_state {
 
 struct emu {
     struct emu_config cfg;
-    struct cm_ev *ev; /* set by emu_start() */
+    struct cm_ev *ev;        /* set by emu_start() */
+    struct webhook *webhook; /* --notify-webhook's, made by emu_start() */
     int64_t base_epoch_ms, base_mono_ms, manual_ms;
     struct region_state regions[MAX_REGIONS];
     int nregions;
@@ -319,6 +321,8 @@ static void on_world_event(const struct sc_event *ev, void *ud)
     struct observe_ctx *c = ud;
 
     events_add_world(c->e->events, c->rs->account, c->rs->region, ev);
+    if (ev->kind == SC_EVENT_NOTIFICATION && ev->notification && c->e->webhook)
+        webhook_post(c->e->webhook, ev->notification, ev->time_ms);
 }
 
 /* The world's changes since the last step go to the event log. */
@@ -504,6 +508,8 @@ struct emu *emu_create(const struct emu_config *cfg)
 void emu_start(struct emu *e, struct cm_ev *ev)
 {
     e->ev = ev;
+    if (e->cfg.notify_webhook)
+        e->webhook = webhook_create(ev, e->cfg.notify_webhook);
     start_autoscale(e);
     e->step_timer = cm_ev_add_timer(ev, 1000, on_step_timer, e);
 }
@@ -515,6 +521,8 @@ void emu_stop(struct emu *e)
     e->step_timer = 0;
     autoscale_destroy(e->as);
     e->as = NULL;
+    webhook_destroy(e->webhook);
+    e->webhook = NULL;
 }
 
 void emu_destroy(struct emu *e)

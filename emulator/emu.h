@@ -46,6 +46,9 @@ struct emu_config {
      * bound beyond libscaler's per-world limit. main.c's default: emu_default_max_instances */
     int max_instances;
     double launch_rate; /* instance processes started per real second; 0: the default */
+    /* Auto Scaling notifications are also POSTed to this loopback URL (emulator/webhook.h)
+     * once emu_start() runs; NULL: the event log only */
+    const char *notify_webhook;
     /* the command line's --region: a world may be made for it besides AWS's regions
      * (emulator/region.h); NULL: AWS's only */
     const char *region;

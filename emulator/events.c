@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "scaler/asg_notify.h"
 #include "scaler/civil.h"
 #include "scaler/decision.h"
 #include "scaler/observe.h"
@@ -386,12 +387,41 @@ static void hook_fields(json_t *o, const struct sc_hook_note *h)
     set_str(o, "why", h->why);
 }
 
+/* A notification's members (docs/admin-api.md): what SNS would carry, the message body as
+ * the JSON object it is. */
+static void notification_fields(json_t *o, const struct sc_asg_notification *n)
+{
+    json_t *msg = json_loads(n->message, 0, NULL);
+
+    set_str(o, "notification_type", sc_asg_notify_type_str(n->type));
+    set_str(o, "topic_arn", n->topic_arn);
+    set_str(o, "subject", n->subject);
+    if (n->instance_id[0])
+        set_str(o, "instance_id", n->instance_id);
+    json_object_set_new(o, "message", msg ? msg : json_string(n->message));
+}
+
 void events_add_world(struct events *ev, const char *account, const char *region,
                       const struct sc_event *se)
 {
     char text[TEXT_MAX];
     json_t *o = json_object();
     int warn = se->kind == SC_EVENT_LAUNCH_FAILED;
+
+    if (se->kind == SC_EVENT_NOTIFICATION && se->notification) {
+        const struct sc_asg_notification *n = se->notification;
+
+        set_str(o, "account", account);
+        set_str(o, "region", region);
+        set_str(o, "group", se->group);
+        notification_fields(o, n);
+        snprintf(text, sizeof(text), "notification %s to %s: %s", sc_asg_notify_type_str(n->type),
+                 n->topic_arn, n->subject);
+        record(ev, se->time_ms, sc_event_kind_name(se->kind), o,
+               n->type == SC_ASG_NOTIFY_LAUNCH_ERROR || n->type == SC_ASG_NOTIFY_TERMINATE_ERROR,
+               text);
+        return;
+    }
 
     if ((se->kind == SC_EVENT_DECISION && se->decision) ||
         (se->kind == SC_EVENT_HOOK && se->hook)) {

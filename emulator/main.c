@@ -18,6 +18,7 @@
 #include "emulator/lb.h"
 #include "emulator/model.h"
 #include "emulator/server.h"
+#include "emulator/webhook.h"
 
 #define EMULATOR_VERSION "0.1.0"
 
@@ -58,6 +59,8 @@ static void usage(FILE *f)
                "                      gets 503 ServiceUnavailable when all are busy\n"
                "  --event-buffer SIZE each /_scalelab/events client's buffer; one that falls this\n"
                "                      far behind is dropped (default 256k, at least 4k)\n"
+               "  --notify-webhook URL  also POST each Auto Scaling notification to URL (http://\n"
+               "                      127.0.0.1 or localhost only), as SNS posts to a subscriber\n"
                "  --quiet             warnings only: no per-request or event lines\n"
                "  --help, --version\n"
                "sub-modes: emulator instance --help (an emulated instance),\n"
@@ -150,6 +153,7 @@ int main(int argc, char **argv)
         { "max-instances", required_argument, NULL, 'I' },
         { "launch-rate", required_argument, NULL, 'L' },
         { "max-connections", required_argument, NULL, 'N' },
+        { "notify-webhook", required_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -274,6 +278,14 @@ int main(int argc, char **argv)
             if (end == optarg || *end || v < 1 || v > 100000)
                 return usage_error("bad --max-connections (1 to 100000)", optarg);
             cfg.srv.max_connections = (int)v;
+            break;
+        }
+        case 'W': {
+            char why[256];
+
+            if (webhook_url_check(optarg, why, sizeof(why)) != 0)
+                return usage_error("bad --notify-webhook (an http:// loopback URL)", optarg);
+            cfg.srv.notify_webhook = optarg;
             break;
         }
         case 'h':

@@ -724,6 +724,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.max_instances = cfg->max_instances;
     ec.region = cfg->region;
     ec.launch_rate = cfg->launch_rate;
+    ec.notify_webhook = cfg->notify_webhook;
     s->emu = emu_create(&ec);
     dispatch_config_defaults(&dc);
     dc.region = cfg->region;

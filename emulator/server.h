@@ -25,17 +25,18 @@ struct srv_config {
     int clock_manual;    /* 1: time moves only through the admin API */
     int64_t start_ms;    /* manual clock start (epoch ms); 0 = the wall clock at start */
     const char *state_file;
-    int auth_sigv4;          /* 1: verify signatures */
-    const char *credentials; /* keys file for auth_sigv4 (env keys are added) */
-    size_t max_body;         /* request bodies over this answer 413 */
-    int quiet;               /* no per-request log line */
-    size_t event_buffer;     /* each event stream client's buffer; 0: EVENTS_SUB_MAX_BYTES */
-    const char *tls_cert;    /* HTTPS/SSL listeners' PEM certificate and key (both or */
-    const char *tls_key;     /* neither: NULL = self-signed, emulator/lb_tls.h) */
-    int max_metric_series;   /* per world (sc_world_config); 0 = libscaler's 100,000 */
-    int max_instances;       /* every world's together (emu_config); 0 = no such bound */
-    double launch_rate;      /* instance processes started per second; 0 = the default */
-    int max_connections;     /* API connections at once (docs/dataplane.md); 0 = 1000 */
+    int auth_sigv4;             /* 1: verify signatures */
+    const char *credentials;    /* keys file for auth_sigv4 (env keys are added) */
+    size_t max_body;            /* request bodies over this answer 413 */
+    int quiet;                  /* no per-request log line */
+    size_t event_buffer;        /* each event stream client's buffer; 0: EVENTS_SUB_MAX_BYTES */
+    const char *tls_cert;       /* HTTPS/SSL listeners' PEM certificate and key (both or */
+    const char *tls_key;        /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    int max_metric_series;      /* per world (sc_world_config); 0 = libscaler's 100,000 */
+    int max_instances;          /* every world's together (emu_config); 0 = no such bound */
+    double launch_rate;         /* instance processes started per second; 0 = the default */
+    const char *notify_webhook; /* Auto Scaling notifications POSTed here (webhook.h), or NULL */
+    int max_connections;        /* API connections at once (docs/dataplane.md); 0 = 1000 */
 };
 
 void srv_config_defaults(struct srv_config *cfg);

@@ -195,6 +195,18 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
             aws_params_add(&c->params, "InstanceReusePolicy.ReuseOnScaleIn",
                            g->warm->reuse_on_scale_in ? "true" : "false");
         }
+        /* notifications (docs/scenarios.md): PutNotificationConfiguration once the group is
+         * made; the emulator's event stream then carries them */
+        for (int k = 0; k < g->nnotifications; k++) {
+            const struct sim_notify *nf = &g->notifications[k];
+
+            c = call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING,
+                         "PutNotificationConfiguration");
+            add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
+            aws_params_add(&c->params, "TopicARN", nf->topic_arn);
+            aws_params_add_list(&c->params, "NotificationTypes", 1, (const char *const *)nf->types,
+                                nf->ntypes);
+        }
     }
 }
 

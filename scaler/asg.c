@@ -300,6 +300,7 @@ void sc_asg_destroy(struct sc_asg *asg)
     free(asg->lcs);
     free(asg->idx);
     sc_decision_log_destroy(asg->decisions);
+    asg_notify_log_free(asg);
     free(asg);
 }
 
@@ -699,6 +700,7 @@ void asg_group_free(struct asg_group *g)
     asg_hooks_free(g);
     asg_scheds_free(g);
     asg_refreshes_free(g);
+    asg_notify_free(g);
     free(g);
 }
 

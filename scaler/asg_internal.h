@@ -11,6 +11,7 @@
 
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
+#include "scaler/asg_notify.h"
 #include "scaler/asg_sched.h"
 #include "scaler/asg_warm.h"
 #include "scaler/decision.h"
@@ -46,6 +47,7 @@ SC_SORTED_DEFINE(lc_vec, struct asg_lc, info.launch_configuration_name)
 struct asg_activity {
     struct sc_asg_activity_info info;
     uint64_t seq;
+    int notified; /* its end was looked at for notifications (asg_notify.c) */
 };
 
 /* A lifecycle hook (asg_hook.c). */
@@ -163,6 +165,10 @@ struct asg_group {
     int64_t trim_next_ms;
     int deleting;
     struct asg_warm *warm; /* the warm pool (asg_warm.c), NULL when none */
+    /* notification configurations (asg_notify.c), by topic ARN */
+    struct sc_asg_notify_info *notify;
+    int nnotify;
+    unsigned notify_ver; /* acts_ver + acts_made when the activities were last looked at */
 };
 SC_SORTED_DEFINE(group_vec, struct asg_group, info.auto_scaling_group_name)
 
@@ -216,6 +222,7 @@ struct sc_asg {
     size_t idx_cap;                    /* power of two */
     size_t idx_fill;                   /* used + deleted */
     struct sc_decision_log *decisions; /* policy decisions and hook notes (decision.h) */
+    struct asg_notify_log *notices;    /* notifications made (asg_notify.c), NULL before one */
 };
 
 /* asg.c */
@@ -466,6 +473,18 @@ struct asg_activity *asg_warm_terminate(struct sc_asg *asg, struct asg_group *g,
 void asg_warm_free(struct asg_group *g);
 struct json_t *asg_warm_save(const struct asg_group *g);
 void asg_warm_load(struct sc_load *l, const struct json_t *o, struct asg_group *g);
+
+/* asg_notify.c */
+struct asg_notify_log;
+/* Makes the notifications of g's activities that ended since the last call (the step calls
+ * it for every group, after its activities moved). */
+void asg_notify_step(struct sc_asg *asg, struct asg_group *g);
+/* Marks every finished activity of g as looked at (a group loaded from a state file). */
+void asg_notify_mark_all(struct asg_group *g);
+void asg_notify_free(struct asg_group *g);
+void asg_notify_log_free(struct sc_asg *asg);
+struct json_t *asg_notify_save(const struct asg_group *g);
+void asg_notify_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
 
 /* asg_policy.c */
 void asg_policy_free(struct asg_policy *p);

@@ -345,6 +345,8 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_take(o, "instance_refreshes", asg_refreshes_save(g));
     if (g->warm) /* absent without a pool: files stay as they were */
         bad |= sc_save_take(o, "warm_pool", asg_warm_save(g));
+    if (g->nnotify) /* absent without configurations, as the warm pool */
+        bad |= sc_save_take(o, "notifications", asg_notify_save(g));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -847,6 +849,10 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
         asg_refreshes_load(l, sc_load_array(l, o, "instance_refreshes"), g);
     if (json_object_get(o, "warm_pool") && !l->failed)
         asg_warm_load(l, json_object_get(o, "warm_pool"), g);
+    if (json_object_get(o, "notifications") && !l->failed)
+        asg_notify_load(l, sc_load_array(l, o, "notifications"), g);
+    /* what ended before the save was notified then */
+    asg_notify_mark_all(g);
     return g;
 }
 

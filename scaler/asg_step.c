@@ -650,6 +650,7 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
             advance_lifecycle(asg, g, now_ms);
         cooldown_bookkeeping(g, now_ms);
         put_group_metrics(asg, g, now_ms);
+        asg_notify_step(asg, g); /* before the trim drops an ended activity */
         asg_acts_trim(g, now_ms);
         if (g->acts_ver + g->acts_dropped != acts0)
             asg->acts_version++; /* an activity finished or was dropped */

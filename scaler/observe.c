@@ -11,6 +11,7 @@
 
 #include "scaler/alarm.h"
 #include "scaler/asg.h"
+#include "scaler/asg_notify.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/decision.h"
 #include "scaler/ec2.h"
@@ -36,13 +37,14 @@ struct sc_observer {
     int nevents;
     unsigned kinds;        /* 0: all */
     uint64_t dseen, hseen; /* the decision log's seqs reported */
+    uint64_t nseen;        /* the asg's notifications reported */
     sc_event_fn fn;        /* NULL: remember only (sync) */
     void *ud;
 };
 
 static const char *const kind_names[SC_EVENT_KIND_COUNT] = {
-    "alarm",    "activity_start", "activity_end", "launch_failed", "launch",
-    "instance", "lifecycle",      "health",       "decision",      "hook",
+    "alarm",     "activity_start", "activity_end", "launch_failed", "launch",       "instance",
+    "lifecycle", "health",         "decision",     "hook",          "notification",
 };
 
 const char *sc_event_kind_name(enum sc_event_kind k)
@@ -397,6 +399,29 @@ static void observe_hooks(struct sc_observer *o, struct sc_world *w)
     o->hseen = last;
 }
 
+static void observe_notifications(struct sc_observer *o, struct sc_world *w)
+{
+    const struct sc_asg *asg = sc_world_asg(w);
+    uint64_t last = sc_asg_notification_last(asg);
+
+    for (uint64_t q = o->nseen + 1; q <= last; q++) {
+        const struct sc_asg_notification *n = sc_asg_notification_get(asg, q);
+
+        if (!n)
+            continue;
+        struct sc_event ev = { .kind = SC_EVENT_NOTIFICATION,
+                               .time_ms = n->time_ms,
+                               .group = n->group,
+                               .instance_id = n->instance_id,
+                               .to = sc_asg_notify_type_str(n->type),
+                               .text = n->message,
+                               .notification = n };
+
+        report(o, &ev);
+    }
+    o->nseen = last;
+}
+
 void sc_observer_set_kinds(struct sc_observer *o, unsigned mask)
 {
     o->kinds = mask;
@@ -434,6 +459,8 @@ static int observe(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc
         observe_health(o, w, now_ms);
     if (wants_any(o, acts))
         observe_activities(o, w, 1);
+    if (wants_any(o, BIT(SC_EVENT_NOTIFICATION)))
+        observe_notifications(o, w);
     if (o->cur.n > 1)
         qsort(o->cur.e, (size_t)o->cur.n, sizeof(*o->cur.e), entry_cmp);
     t = o->prev;

@@ -26,6 +26,7 @@
 struct sc_world;
 struct sc_decision;
 struct sc_hook_note;
+struct sc_asg_notification;
 
 enum sc_event_kind {
     SC_EVENT_ALARM = 0,      /* alarm, from, to, text = StateReason */
@@ -41,11 +42,13 @@ enum sc_event_kind {
                                 to = "changed"/"unchanged", status = the reason's name */
     SC_EVENT_HOOK,           /* a lifecycle action: group, instance_id, hook, to = "waiting",
                                 "heartbeat", "completed", "timeout", status = the result */
+    SC_EVENT_NOTIFICATION,   /* a notification (scaler/asg_notify.h): group, instance_id ("" when
+                                none), to = its type, text = the message body */
     SC_EVENT_KIND_COUNT
 };
 
 /* "alarm", "activity_start", "activity_end", "launch_failed", "launch", "instance",
- * "lifecycle", "health", "decision", "hook". */
+ * "lifecycle", "health", "decision", "hook", "notification". */
 const char *sc_event_kind_name(enum sc_event_kind k);
 
 struct sc_event {
@@ -66,6 +69,7 @@ struct sc_event {
     const char *status_message;         /* an activity's StatusMessage; NULL when none */
     const struct sc_decision *decision; /* SC_EVENT_DECISION: the whole record */
     const struct sc_hook_note *hook;    /* SC_EVENT_HOOK: the whole note */
+    const struct sc_asg_notification *notification; /* SC_EVENT_NOTIFICATION: the whole one */
 };
 
 typedef void (*sc_event_fn)(const struct sc_event *ev, void *ud);
@@ -86,7 +90,7 @@ void sc_observer_set_kinds(struct sc_observer *o, unsigned mask);
 void sc_observer_sync(struct sc_observer *o, struct sc_world *w, int64_t now_ms);
 /* Reports, through fn, every difference since the last call (order: alarms, policy
  * decisions, activity starts, launches and EC2 states, lifecycle states, lifecycle-hook
- * notes, health, activity ends), then
+ * notes, health, activity ends, notifications), then
  * remembers the records. Returns how many events it reported. */
 int sc_observer_step(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc_event_fn fn,
                      void *ud);

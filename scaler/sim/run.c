@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
+#include "scaler/asg_notify.h"
 #include "scaler/asg_refresh.h"
 #include "scaler/asg_sched.h"
 #include "scaler/asg_warm.h"
@@ -174,6 +175,17 @@ static int setup_lcs_groups(struct eng *e)
             snprintf(p, sizeof(p), "%s.scheduled_actions[%d]", g->path, k);
             if (sc_asg_put_scheduled_action(e->asg, &sr, e->now_ms, &err) != SC_OK)
                 return lib_fail(e, p, &err);
+        }
+        for (int k = 0; k < g->nnotifications; k++) { /* docs/autoscaling.md 9 */
+            const struct sim_notify *nf = &g->notifications[k];
+            char p[SIM_PATH_MAX + 32];
+
+            snprintf(p, sizeof(p), "%s.notifications[%d]", g->path, k);
+            if (sc_asg_put_notification_configuration(e->asg, g->name, nf->topic_arn,
+                                                      (const char *const *)nf->types, nf->ntypes,
+                                                      e->now_ms, &err) != SC_OK)
+                return lib_fail(e, p, &err);
+            e->has_notifications = 1;
         }
         if (g->warm) { /* warm_pool: PutWarmPool (docs/autoscaling.md 7) */
             struct sc_asg_warm_req wr = { 0 };
@@ -694,7 +706,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     }
     if (cfg->on_timeline)
         cfg->on_timeline(e.tl, cfg->ud);
-    if (cfg->explain) {
+    /* --explain's decisions and hook notes; a group's notifications (docs/scenarios.md) */
+    if (cfg->explain || e.has_notifications) {
         e.obs = sc_observer_create();
         if (!e.obs) {
             snprintf(err, SIM_ERR_MAX, "out of memory");
@@ -702,7 +715,9 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             eng_cleanup(&e);
             return 1;
         }
-        sc_observer_set_kinds(e.obs, (1u << SC_EVENT_DECISION) | (1u << SC_EVENT_HOOK));
+        sc_observer_set_kinds(
+            e.obs, (cfg->explain ? (1u << SC_EVENT_DECISION) | (1u << SC_EVENT_HOOK) : 0) |
+                       (e.has_notifications ? 1u << SC_EVENT_NOTIFICATION : 0));
     }
 
     next_sample = e.start_ms + e.sample_ms;

@@ -113,13 +113,14 @@ struct eng {
     uint64_t epoch, sig_epoch, sig_value;
     /* world_signature()'s EC2 part as of sc_ec2_generation() == sig_ec2_gen (0: none) */
     uint64_t sig_ec2_gen, sig_ec2_value;
-    uint64_t sync_sig;    /* world_signature() after the last sync_instances() */
-    int sync_force;       /* the model changed (a boot ended, a fault): sync even if equal */
-    int need_hist;        /* a p99 expectation reads each sample's histogram */
-    uint64_t streak_ver;  /* counts changes of any slot's hc_ok_streak */
-    uint64_t acts_seen;   /* sc_asg_activity_version() + 1 at the last push_activities */
-    int has_handlers;     /* some lifecycle hook has a handler (hook_handlers) */
-    int64_t hook_next_ms; /* the next instant a handler completes an action */
+    uint64_t sync_sig;     /* world_signature() after the last sync_instances() */
+    int sync_force;        /* the model changed (a boot ended, a fault): sync even if equal */
+    int need_hist;         /* a p99 expectation reads each sample's histogram */
+    uint64_t streak_ver;   /* counts changes of any slot's hc_ok_streak */
+    uint64_t acts_seen;    /* sc_asg_activity_version() + 1 at the last push_activities */
+    int has_handlers;      /* some lifecycle hook has a handler (hook_handlers) */
+    int has_notifications; /* some group has notifications (their timeline events) */
+    int64_t hook_next_ms;  /* the next instant a handler completes an action */
     struct sim_latency_entry *ents; /* scratch: a sample's latencies, sorted */
     int cap_ents;
     char err[SIM_ERR_MAX];

@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
+#include "scaler/asg_notify.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/decision.h"
 #include "scaler/ec2.h"
@@ -569,6 +570,16 @@ static void on_world_event(const struct sc_event *ev, void *ud)
         se.cause = sc_hook_note_kind_name(h->kind);
         se.status = h->result;
         se.hook = h;
+    } else if (ev->kind == SC_EVENT_NOTIFICATION && ev->notification) {
+        const struct sc_asg_notification *n = ev->notification;
+
+        se.kind = SIM_EVENT_NOTIFICATION;
+        se.name = sc_asg_notify_type_str(n->type);
+        se.cause = n->subject;
+        se.status = n->topic_arn;
+        se.description = n->message;
+        sim_timeline_push_event(e->tl, &se);
+        return;
     } else {
         return;
     }

@@ -755,6 +755,11 @@ void sim_scenario_destroy(struct sim_scenario *sc)
             free(g->hooks[k].handler_result);
         }
         free(g->hooks);
+        for (int k = 0; k < g->nnotifications; k++) {
+            free(g->notifications[k].topic_arn);
+            free_str_array(g->notifications[k].types, g->notifications[k].ntypes);
+        }
+        free(g->notifications);
         if (g->warm)
             free(g->warm->pool_state);
         free(g->warm);

@@ -102,6 +102,14 @@ struct sim_refresh {
     int has_delay, checkpoint_delay_s;
 };
 
+/* One notifications member: PutNotificationConfiguration at the scenario's start
+ * (docs/scenarios.md). */
+struct sim_notify {
+    char *topic_arn;
+    char **types; /* as given; libscaler checks them when the run puts them */
+    int ntypes;
+};
+
 /* A group's warm pool (PutWarmPool at the scenario's start; docs/scenarios.md). */
 struct sim_warm {
     int has_max_group_prepared_capacity;
@@ -132,8 +140,10 @@ struct sim_group {
     int nhooks;
     struct sim_sched *scheds; /* scheduled_actions */
     int nscheds;
-    struct sim_refresh refresh; /* instance_refresh */
-    struct sim_warm *warm;      /* warm_pool, NULL when none */
+    struct sim_refresh refresh;       /* instance_refresh */
+    struct sim_warm *warm;            /* warm_pool, NULL when none */
+    struct sim_notify *notifications; /* notifications */
+    int nnotifications;
 };
 
 enum sim_policy_type {

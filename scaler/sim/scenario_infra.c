@@ -161,6 +161,35 @@ static int parse_hooks(struct ctx *c, const json_t *o, const char *path, struct 
     return 0;
 }
 
+/* $.infrastructure.groups[i].notifications (docs/scenarios.md): the rules (an SNS topic ARN,
+ * the five types) are libscaler's, checked when the run puts them. */
+static int parse_notifications(struct ctx *c, const json_t *o, const char *path,
+                               struct sim_group *g)
+{
+    static const char *const keys[] = { "topic_arn", "types", NULL };
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    json_t *arr;
+    size_t n;
+    int r;
+
+    r = get_obj_array(c, o, path, "notifications", &arr, &n, p);
+    if (r <= 0)
+        return r;
+    g->notifications = cm_xcalloc(n + 1, sizeof(*g->notifications));
+    for (size_t i = 0; i < n; i++) {
+        struct sim_notify *k = &g->notifications[i];
+        const json_t *no = json_array_get(arr, i);
+
+        path_idx(pi, p, i);
+        g->nnotifications++;
+        if (check_keys(c, no, pi, keys) != 0 ||
+            get_str(c, no, pi, "topic_arn", 1, NULL, &k->topic_arn) < 0 ||
+            get_str_array(c, no, pi, "types", 1, &k->types, &k->ntypes) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* $.infrastructure.groups[i].scheduled_actions (docs/scenarios.md): the rules (a size, a
  * time or a recurrence that parses) are libscaler's, checked when the run puts them. */
 static int parse_scheds(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
@@ -301,6 +330,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "scheduled_actions",
                                         "instance_refresh",
                                         "warm_pool",
+                                        "notifications",
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
@@ -324,7 +354,8 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
         get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
                  &g->new_instances_protected_from_scale_in) < 0 ||
         parse_hooks(c, o, path, g) < 0 || parse_scheds(c, o, path, g) < 0 ||
-        parse_refresh(c, o, path, g) < 0 || parse_warm(c, o, path, g) < 0)
+        parse_refresh(c, o, path, g) < 0 || parse_warm(c, o, path, g) < 0 ||
+        parse_notifications(c, o, path, g) < 0)
         return -1;
     g->has_desired = r;
     if (g->min > g->max) {

@@ -82,17 +82,21 @@ struct sim_sample {
 };
 
 enum sim_event_kind {
-    SIM_EVENT_ACTIVITY = 0, /* an Auto Scaling activity (launch, terminate) */
-    SIM_EVENT_ALARM = 1,    /* an alarm changed state: cause = "OK -> ALARM", description =
-                               the StateReason */
-    SIM_EVENT_FAULT = 2,    /* a scenario fault acted: cause = "kill", "hang", "slow",
-                               "az-outage", description says on what */
-    SIM_EVENT_DECISION = 3, /* a policy evaluation (docs/decisions.md, `--explain`): name =
-                               the policy, cause = the arithmetic, status = "changed" or the
-                               reason, description = the human line; decision = the record */
-    SIM_EVENT_HOOK = 4,     /* a lifecycle action (`--explain`): name = the hook, cause =
-                               "waiting", "heartbeat", "completed" or "timeout", status = the
-                               result, description = the human line; hook = the note */
+    SIM_EVENT_ACTIVITY = 0,     /* an Auto Scaling activity (launch, terminate) */
+    SIM_EVENT_ALARM = 1,        /* an alarm changed state: cause = "OK -> ALARM", description =
+                                   the StateReason */
+    SIM_EVENT_FAULT = 2,        /* a scenario fault acted: cause = "kill", "hang", "slow",
+                                   "az-outage", description says on what */
+    SIM_EVENT_DECISION = 3,     /* a policy evaluation (docs/decisions.md, `--explain`): name =
+                                   the policy, cause = the arithmetic, status = "changed" or the
+                                   reason, description = the human line; decision = the record */
+    SIM_EVENT_HOOK = 4,         /* a lifecycle action (`--explain`): name = the hook, cause =
+                                   "waiting", "heartbeat", "completed" or "timeout", status = the
+                                   result, description = the human line; hook = the note */
+    SIM_EVENT_NOTIFICATION = 5, /* what Auto Scaling would publish to a group's topic (the
+                                   group's notifications key): name = the type, cause = the
+                                   subject, status = the topic ARN, description = the
+                                   message body (docs/autoscaling.md 9) */
 };
 
 /* One event. For activities: group, cause (AWS's Cause text), description (AWS's

@@ -41,7 +41,7 @@ check "aws CLI: CloudWatch validation error text" bash -c "
     ! aws --endpoint-url $EP cloudwatch set-alarm-state --alarm-name a --state-value INVALID --state-reason r 2>\"$TMP/err\"
     grep -q \"(ValidationError).*1 validation error detected: Value 'INVALID' at 'stateValue' failed to satisfy constraint: Member must satisfy enum value set\" \"$TMP/err\""
 check "aws CLI: operation not served yet answers NotImplemented (501), not a fake" bash -c "
-    ! aws --endpoint-url $EP autoscaling describe-notification-configurations 2>\"$TMP/err\"; grep -q NotImplemented \"$TMP/err\""
+    ! aws --endpoint-url $EP cloudwatch describe-anomaly-detectors 2>\"$TMP/err\"; grep -q NotImplemented \"$TMP/err\""
 
 # --- boto3, and the JavaScript SDK over JSON 1.0 and CBOR ---
 check "boto3: autoscaling over query" python3 "$HERE/emu_client.py" "$EP" boto3-autoscaling
