@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/buf.h"
 #include "common/log.h"
@@ -23,6 +24,7 @@
 #include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/elbv2.h"
+#include "scaler/lb_sticky.h"
 #include "scaler/world.h"
 
 struct alb {
@@ -39,6 +41,8 @@ struct alb {
     uint64_t seq;              /* the weighted pick's draw: exact shares in turn */
     uint64_t redirects, fixed; /* since the last minute */
     char scratch[2304];        /* the current answer's Location header */
+    char tgck[256];            /* the current forward's AWSALBTG cookies */
+    uint64_t secret;           /* seals AWSALBTG cookies */
     int seen;
 };
 
@@ -83,6 +87,41 @@ static void parse_request(const char *buf, const struct lb_http_msg *m,
     memcpy(q->source.addr, &peer->sin_addr, 4);
 }
 
+/* Target group stickiness of a weighted forward (docs/elbv2.md 10.1): the group the
+ * request's AWSALBTG cookie names when the forward still sends to it (weight > 0) and the
+ * cookie has not expired, else the group picked by weight; the response gets the cookies
+ * binding the client to it. */
+static const char *group_sticky(struct alb *x, const struct sc_elbv2_action *a,
+                                const struct sc_elbv2_http_request *q, const char *picked,
+                                const char **set_cookie)
+{
+    const char *chosen = picked, *v;
+    size_t vn;
+    uint64_t key;
+    int64_t exp;
+    int64_t now_s = (int64_t)time(NULL);
+
+    for (int i = 0; i < q->nheaders; i++) {
+        const struct sc_elbv2_http_header *h = &q->headers[i];
+
+        if (h->name_len != 6 || strncasecmp(h->name, "cookie", 6) != 0 ||
+            !sc_sticky_cookie_find(h->value, h->value_len, "AWSALBTG", &v, &vn) ||
+            sc_sticky_decode(x->secret, v, vn, &key, &exp) != 0)
+            continue;
+        for (int k = 0; k < a->nforward; k++) {
+            if (a->forward[k].weight > 0 && sc_sticky_key(a->forward[k].target_group_arn) == key &&
+                sc_sticky_keep(1, exp, now_s, 1))
+                chosen = a->forward[k].target_group_arn;
+        }
+    }
+    if (chosen &&
+        sc_sticky_set_group_cookie(x->secret, sc_sticky_key(chosen),
+                                   a->stickiness_duration_s > 0 ? a->stickiness_duration_s : 3600,
+                                   now_s, x->tgck, sizeof(x->tgck)) > 0)
+        *set_cookie = x->tgck;
+    return chosen;
+}
+
 /* lb_route_fn: one request through the listener's rules (the hot path: no allocation). */
 static void on_route(void *ud, const char *buf, const struct lb_http_msg *m,
                      const struct sockaddr_in *peer, struct lb_route *out)
@@ -101,6 +140,9 @@ static void on_route(void *ud, const char *buf, const struct lb_http_msg *m,
     parse_request(buf, m, peer, hs, &q);
     switch (sc_elbv2_route(li, &q, x->seq++, &r)) {
     case SC_ELBV2_ACTION_FORWARD:
+        if (r.action && r.action->stickiness_enabled && r.action->nforward > 1)
+            r.target_group_arn =
+                group_sticky(x, r.action, &q, r.target_group_arn, &out->set_cookie);
         out->group = tg_index(x, r.target_group_arn); /* -1: 503 */
         return;
     case SC_ELBV2_ACTION_REDIRECT:
@@ -177,6 +219,7 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
     x->port = li->port;
     x->tls = tls;
     x->tcp = tcp;
+    x->secret = ((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 11) ^ (uint64_t)time(NULL);
     lbname = sc_elbv2_arn_dimension(li->load_balancer_arn);
     snprintf(name, sizeof(name), "%s:%d", lbname ? lbname : "alb", li->port);
     memset(&cfg, 0, sizeof(cfg));
@@ -256,13 +299,17 @@ static int backend_registered(const struct sc_elbv2 *v2, const struct alb *x, co
     return 0;
 }
 
-static void sync_backends(struct autoscale *a, struct alb *x)
+static void sync_backends(struct autoscale *a, struct alb *x, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(x->w);
     char bid[BAL_ID_LEN];
 
     for (int g = 0; g < x->ntgs; g++) {
         int n = sc_elbv2_target_count(v2, x->tgs[g]);
+        struct sc_elbv2_balancing bal;
+
+        if (sc_elbv2_tg_balancing(v2, x->tgs[g], &bal) == 0)
+            lb_listener_set_group(x->l, g, (int)bal.algorithm, &bal.sticky);
 
         for (int i = 0; i < n; i++) {
             struct sc_elbv2_target_health t;
@@ -276,6 +323,10 @@ static void sync_backends(struct autoscale *a, struct alb *x)
             backend_id(bid, sizeof(bid), g, t.id, t.port);
             lb_backend_set_in(x->l, g, bid, port > 0 ? port : 1, t.availability_zone,
                               t.routable && t.state != SC_ELBV2_DRAINING && port > 0);
+            /* slow start: the share grows with the emulated clock */
+            lb_backend_set_weight(
+                x->l, bid,
+                sc_elbv2_slow_start_share(now, t.slow_start_since_ms, bal.slow_start_ms));
         }
     }
     for (int b = 0; b < lb_backend_count(x->l); b++) {
@@ -291,7 +342,6 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(w);
 
-    (void)now;
     for (int i = 0; i < a->nalbs; i++)
         a->albs[i]->seen = a->albs[i]->w != w;
     for (int i = 0; i < sc_elbv2_listener_count(v2); i++) {
@@ -316,7 +366,7 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
         /* requests are real time: the idle timeout is not scaled */
         lb_listener_set_idle_timeout(x->l, (int64_t)(idle ? atoi(idle) : alb ? 60 : 350) * 1000);
         collect_groups(x, li);
-        sync_backends(a, x);
+        sync_backends(a, x, now);
     }
     for (int i = 0; i < a->nalbs; i++) {
         if (!a->albs[i]->seen) {

@@ -74,6 +74,8 @@ struct cconn {
     size_t in_off, in_len; /* in_off: TCP mode only */
     size_t out_off, out_len;
     struct lb_http_msg msg;
+    size_t tgck_len; /* the route's set_cookie lines for the current response */
+    char tgck[256];
     char in[CIN_CAP];
     char out[COUT_CAP];
 };
@@ -132,6 +134,10 @@ struct lb_listener {
     lb_route_fn route; /* ELBv2 listeners; NULL: classic */
     void *route_ud;
     struct lb_group_metrics gm[LB_GROUPS_MAX];
+    int alg[LB_GROUPS_MAX];                     /* enum sc_elbv2_algorithm per group */
+    struct sc_sticky sticky[LB_GROUPS_MAX + 1]; /* [0]: classic (group -1), [g + 1] */
+    uint64_t secret;                            /* seals stickiness cookies */
+    uint64_t rng;
 };
 
 static inline int64_t lb_now_ms(void)
@@ -193,6 +199,10 @@ int lb_out_append(struct cconn *c, const char *p, size_t n);
 void lb_assign_node(struct cconn *c);
 /* The zone c's node routes to, or NULL for any. */
 const char *lb_node_zone(const struct cconn *c);
+
+/* The backend for c's current request (its group's algorithm; classic: least
+ * outstanding requests); NULL, *at_cap as bal_pick_*. */
+struct bal_backend *lb_pick(struct cconn *c, int *at_cap);
 
 /* lb_tcp.c */
 /* Moves bytes both ways as far as the sockets allow. May close c. */

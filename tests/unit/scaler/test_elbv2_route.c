@@ -555,6 +555,146 @@ static void test_elbv2_metrics_report_minute_dimensions_and_criteria(void **stat
     sc_cw_destroy(cw);
 }
 
+static void set_attr(struct fx *f, const char *tg, const char *k, const char *v)
+{
+    struct sc_elbv2_kv kv = { k, v };
+
+    assert_int_equal(sc_elbv2_modify_attributes(f->v2, tg, &kv, 1, T0, &f->err), SC_OK);
+}
+
+static int64_t slow_since(struct fx *f, const char *tg, int i)
+{
+    struct sc_elbv2_target_health t;
+
+    assert_int_equal(sc_elbv2_target_at(f->v2, tg, i, &t), 0);
+    return t.slow_start_since_ms;
+}
+
+/* docs/elbv2.md 10.3: the attributes become the data plane's balancing. */
+static void test_elbv2_balance_attributes_read(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elbv2_balancing b;
+
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, f->web, &b), 0);
+    assert_int_equal(b.algorithm, SC_ELBV2_ROUND_ROBIN);
+    assert_int_equal(b.sticky.type, SC_STICKY_NONE);
+    set_attr(f, f->web, "stickiness.enabled", "true");
+    set_attr(f, f->web, "stickiness.lb_cookie.duration_seconds", "120");
+    set_attr(f, f->web, "slow_start.duration_seconds", "30");
+    set_attr(f, f->web, "load_balancing.algorithm.type", "weighted_random");
+    set_attr(f, f->web, "load_balancing.algorithm.anomaly_mitigation", "on");
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, f->web, &b), 0);
+    assert_int_equal(b.algorithm, SC_ELBV2_WEIGHTED_RANDOM);
+    assert_int_equal(b.anomaly_mitigation, 1);
+    assert_int_equal(b.slow_start_ms, 30000);
+    assert_int_equal(b.sticky.type, SC_STICKY_LB_COOKIE);
+    assert_int_equal(b.sticky.duration_s, 120);
+    set_attr(f, f->web, "stickiness.type", "app_cookie");
+    set_attr(f, f->web, "stickiness.app_cookie.cookie_name", "SESS");
+    set_attr(f, f->web, "load_balancing.algorithm.type", "least_outstanding_requests");
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, f->web, &b), 0);
+    assert_int_equal(b.sticky.type, SC_STICKY_APP_COOKIE);
+    assert_string_equal(b.sticky.app_cookie, "SESS");
+    assert_int_equal(b.slow_start_ms, 0); /* not with least outstanding requests */
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, "arn:nope", &b), -1);
+}
+
+/* docs/elbv2.md 10.2: the share rises linearly from 0 to 1 over the duration. */
+static void test_elbv2_balance_slow_start_share_linear(void **state)
+{
+    (void)state;
+    assert_true(sc_elbv2_slow_start_share(1000, 1000, 30000) == 0.0);
+    assert_true(sc_elbv2_slow_start_share(16000, 1000, 30000) == 0.5);
+    assert_true(sc_elbv2_slow_start_share(31000, 1000, 30000) == 1.0);
+    assert_true(sc_elbv2_slow_start_share(5000, -1, 30000) == 1.0);
+    assert_true(sc_elbv2_slow_start_share(5000, 1000, 0) == 1.0);
+}
+
+/* docs/elbv2.md 10.2: a target entering healthy enters slow start only when another healthy
+ * target is not in slow start; an unhealthy one leaves it; least outstanding requests has
+ * none. */
+static void test_elbv2_balance_slow_start_entered_beside_a_full_target(void **state)
+{
+    struct fx *f = *state;
+    const char *a, *b;
+
+    set_attr(f, f->web, "slow_start.duration_seconds", "30");
+    a = mk_target(f, f->web, 1);
+    assert_int_equal(slow_since(f, f->web, 0), -1); /* the only healthy target */
+    b = mk_target(f, f->web, 1);
+    assert_true(slow_since(f, f->web, 1) >= T0);
+    for (int k = 0; k < 3; k++)
+        sc_elbv2_health_result(f->v2, f->web, b, 80, SC_ELBV2_HC_FAILED, 0, T0 + 10 + k);
+    assert_int_equal(slow_since(f, f->web, 1), -1);
+    (void)a;
+    set_attr(f, f->api, "slow_start.duration_seconds", "30");
+    set_attr(f, f->api, "load_balancing.algorithm.type", "least_outstanding_requests");
+    mk_target(f, f->api, 1);
+    mk_target(f, f->api, 1);
+    assert_int_equal(slow_since(f, f->api, 1), -1);
+}
+
+static void pick_n(enum sc_elbv2_algorithm alg, struct sc_elbv2_pick_cand *c, int n, int rounds,
+                   int *counts)
+{
+    uint64_t z = 7;
+
+    for (int r = 0; r < rounds; r++) {
+        z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+        counts[sc_elbv2_pick(alg, c, n, z)]++;
+    }
+}
+
+/* docs/elbv2.md 10.3: round_robin in turn, each target by its weight. */
+static void test_elbv2_balance_round_robin_in_turn_by_weight(void **state)
+{
+    double cr[3] = { 0 };
+    struct sc_elbv2_pick_cand c[3] = { { 0, 1, &cr[0] }, { 0, 1, &cr[1] }, { 0, 0.25, &cr[2] } };
+    int counts[3] = { 0 }, seq[4];
+
+    (void)state;
+    pick_n(SC_ELBV2_ROUND_ROBIN, c, 3, 900, counts);
+    assert_int_equal(counts[0], 400);
+    assert_int_equal(counts[1], 400);
+    assert_int_equal(counts[2], 100);
+    c[2].weight = 1;
+    for (int i = 0; i < 3; i++)
+        cr[i] = 0;
+    for (int i = 0; i < 4; i++)
+        seq[i] = sc_elbv2_pick(SC_ELBV2_ROUND_ROBIN, c, 3, 0);
+    assert_true(seq[0] != seq[1] && seq[1] != seq[2] && seq[0] != seq[2] && seq[3] == seq[0]);
+}
+
+/* docs/elbv2.md 10.3: least_outstanding_requests takes the fewest in flight. */
+static void test_elbv2_balance_least_outstanding_takes_fewest(void **state)
+{
+    double cr[3] = { 0 };
+    struct sc_elbv2_pick_cand c[3] = { { 5, 1, &cr[0] }, { 2, 1, &cr[1] }, { 9, 1, &cr[2] } };
+
+    (void)state;
+    assert_int_equal(sc_elbv2_pick(SC_ELBV2_LEAST_OUTSTANDING, c, 3, 0), 1);
+    c[0].outstanding = 1;
+    assert_int_equal(sc_elbv2_pick(SC_ELBV2_LEAST_OUTSTANDING, c, 3, 0), 0);
+}
+
+/* docs/elbv2.md 10.3: weighted_random draws by weight. */
+static void test_elbv2_balance_weighted_random_by_weight(void **state)
+{
+    double cr[2] = { 0 };
+    struct sc_elbv2_pick_cand c[2] = { { 0, 1, &cr[0] }, { 0, 0.5, &cr[1] } };
+    int counts[2] = { 0 };
+
+    (void)state;
+    pick_n(SC_ELBV2_WEIGHTED_RANDOM, c, 2, 3000, counts);
+    assert_in_range(counts[0], 1850, 2150);
+    assert_in_range(counts[1], 850, 1150);
+    c[1].weight = 0;
+    counts[0] = counts[1] = 0;
+    pick_n(SC_ELBV2_WEIGHTED_RANDOM, c, 2, 100, counts);
+    assert_int_equal(counts[1], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -576,6 +716,12 @@ int main(void)
         T(test_elbv2_metrics_dimension_is_the_arns_final_portion),
         T(test_elbv2_metrics_request_count_per_target_by_healthy_targets),
         T(test_elbv2_metrics_report_minute_dimensions_and_criteria),
+        T(test_elbv2_balance_attributes_read),
+        T(test_elbv2_balance_slow_start_share_linear),
+        T(test_elbv2_balance_slow_start_entered_beside_a_full_target),
+        T(test_elbv2_balance_round_robin_in_turn_by_weight),
+        T(test_elbv2_balance_least_outstanding_takes_fewest),
+        T(test_elbv2_balance_weighted_random_by_weight),
 #undef T
     };
 
