@@ -38,11 +38,13 @@ struct alb {
     struct lb_listener *l;
     char tgs[LB_GROUPS_MAX][SC_ELBV2_ARN_LEN]; /* backend group i serves tgs[i] */
     int ntgs;
-    uint64_t seq;              /* the weighted pick's draw: exact shares in turn */
-    uint64_t redirects, fixed; /* since the last minute */
-    char scratch[2304];        /* the current answer's Location header */
-    char tgck[256];            /* the current forward's AWSALBTG cookies */
-    uint64_t secret;           /* seals AWSALBTG cookies */
+    uint64_t seq;                 /* the weighted pick's draw: exact shares in turn */
+    uint64_t redirects, fixed;    /* since the last minute */
+    char scratch[2304];           /* the current answer's Location header */
+    char tgck[512];               /* the current forward's AWSALBTG cookies */
+    uint64_t secret;              /* seals AWSALBTG cookies */
+    char zones[LB_ZONES_MAX][32]; /* the load balancer's zones: the proxy's nodes */
+    int nzones;
     int seen;
 };
 
@@ -338,6 +340,25 @@ static void sync_backends(struct autoscale *a, struct alb *x, int64_t now)
     }
 }
 
+/* One node per zone of the load balancer, cross-zone (an ALB routes across zones): the
+ * node a client's connection lands on names its requests' AvailabilityZone. */
+static void zones_sync(struct alb *x, const struct sc_elbv2_lb *b)
+{
+    const char *zv[LB_ZONES_MAX];
+    int n = b->nzones < LB_ZONES_MAX ? b->nzones : LB_ZONES_MAX, same = n == x->nzones;
+
+    for (int z = 0; z < n; z++) {
+        same = same && strcmp(x->zones[z], b->zones[z]) == 0;
+        zv[z] = b->zones[z];
+    }
+    if (same)
+        return;
+    for (int z = 0; z < n; z++)
+        snprintf(x->zones[z], sizeof(x->zones[z]), "%s", b->zones[z]);
+    x->nzones = n;
+    lb_listener_set_zones(x->l, zv, n, 1);
+}
+
 int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(w);
@@ -365,6 +386,7 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
                    : sc_elbv2_attr(li->attrs, li->nattrs, "tcp.idle_timeout.seconds");
         /* requests are real time: the idle timeout is not scaled */
         lb_listener_set_idle_timeout(x->l, (int64_t)(idle ? atoi(idle) : alb ? 60 : 350) * 1000);
+        zones_sync(x, b);
         collect_groups(x, li);
         sync_backends(a, x, now);
     }
@@ -378,67 +400,138 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
     return 0;
 }
 
-void as_alb_report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
+/* The entry of (tg, zone) in tt, added when new; NULL when tt is full. */
+static struct sc_elbv2_tg_traffic *traffic_of(struct sc_elbv2_tg_traffic *tt, int *n, int cap,
+                                              const char *tg, const char *zone)
+{
+    for (int j = 0; j < *n; j++) {
+        if (strcmp(tt[j].target_group_arn, tg) == 0 &&
+            (tt[j].zone == zone || (tt[j].zone && zone && strcmp(tt[j].zone, zone) == 0)))
+            return &tt[j];
+    }
+    if (*n == cap)
+        return NULL;
+    memset(&tt[*n], 0, sizeof(tt[*n]));
+    tt[*n].target_group_arn = tg;
+    tt[*n].zone = zone;
+    return &tt[(*n)++];
+}
+
+static void add_group(struct sc_elbv2_tg_traffic *p, const struct lb_group_metrics *gm, double ts)
+{
+    if (!p)
+        return;
+    p->requests += (double)gm->requests * ts;
+    p->target_2xx += (double)gm->target_2xx * ts;
+    p->target_3xx += (double)gm->target_3xx * ts;
+    p->target_4xx += (double)gm->target_4xx * ts;
+    p->target_5xx += (double)gm->target_5xx * ts;
+    p->resp_time_sum_s += gm->resp_sum_ms / 1000.0; /* latency: a real figure */
+    p->resp_count += (double)gm->resp_count;
+    p->conn_errors += (double)gm->conn_errors * ts;
+}
+
+static void report_alb(struct autoscale *a, struct sc_world *w, const struct sc_elbv2_lb *b,
+                       struct sc_elbv2_tg_traffic *tt, int cap, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(w);
     double ts = a->cfg.time_scale;
+    struct sc_elbv2_traffic t;
+    int nlis = 0;
+
+    memset(&t, 0, sizeof(t));
+    t.tgs = tt;
+    for (int k = 0; k < a->nalbs; k++) {
+        struct alb *x = a->albs[k];
+        struct lb_metrics m;
+
+        if (x->w != w || strcmp(x->lb_arn, b->arn) != 0)
+            continue;
+        nlis++;
+        lb_listener_metrics_take(x->l, &m);
+        /* counts as the emulated minute would have seen them */
+        t.elb_3xx += (double)x->redirects * ts;
+        t.elb_4xx += (double)m.elb_4xx * ts;
+        t.elb_5xx += (double)m.elb_5xx * ts;
+        t.elb_502 += (double)m.elb_502 * ts;
+        t.elb_503 += (double)m.elb_503 * ts;
+        t.elb_504 += (double)m.elb_504 * ts;
+        t.redirects += (double)x->redirects * ts;
+        t.fixed_responses += (double)x->fixed * ts;
+        /* concurrency is a level, not a count: not scaled */
+        t.active_conns += (double)m.conns_open + (double)m.conns_closed;
+        t.new_conns += (double)(m.client_conns + m.backend_conns) * ts;
+        t.processed_bytes += (double)m.client_bytes * ts;
+        x->redirects = x->fixed = 0;
+        for (int g = 0; g < x->ntgs; g++) {
+            struct lb_group_metrics gm;
+
+            lb_listener_group_metrics_take(x->l, g, &gm);
+            add_group(traffic_of(tt, &t.ntgs, cap, x->tgs[g], NULL), &gm, ts);
+            for (int z = 0; z < x->nzones; z++) {
+                lb_listener_group_zone_metrics_take(x->l, g, z, &gm);
+                if (gm.requests > 0)
+                    add_group(traffic_of(tt, &t.ntgs, cap, x->tgs[g], x->zones[z]), &gm, ts);
+            }
+        }
+    }
+    if (nlis > 0)
+        sc_elbv2_report_minute(v2, sc_world_cw(w), b->arn, &t, now, now);
+}
+
+static void report_nlb(struct autoscale *a, struct sc_world *w, const struct sc_elbv2_lb *b,
+                       int64_t now)
+{
+    double ts = a->cfg.time_scale;
+    struct sc_elbv2_nlb_traffic t;
+    int nlis = 0;
+
+    memset(&t, 0, sizeof(t));
+    for (int k = 0; k < a->nalbs; k++) {
+        struct alb *x = a->albs[k];
+        struct lb_metrics m;
+        double active, fresh, bytes;
+
+        if (x->w != w || strcmp(x->lb_arn, b->arn) != 0 || !x->tcp)
+            continue;
+        nlis++;
+        lb_listener_metrics_take(x->l, &m);
+        /* a flow: one client connection; open at some time in the minute */
+        active = (double)lb_listener_client_conns(x->l) + (double)m.client_closed;
+        fresh = (double)m.client_conns * ts;
+        bytes = (double)m.client_bytes * ts;
+        if (x->tls) {
+            t.active_flows_tls += active;
+            t.new_flows_tls += fresh;
+            t.bytes_tls += bytes;
+        } else {
+            t.active_flows_tcp += active;
+            t.new_flows_tcp += fresh;
+            t.bytes_tcp += bytes;
+        }
+        t.client_resets += (double)m.client_resets * ts;
+        t.target_resets += (double)m.backend_resets * ts;
+        t.elb_resets += (double)m.own_resets * ts;
+    }
+    if (nlis > 0)
+        sc_elbv2_report_nlb_minute(sc_world_elbv2(w), sc_world_cw(w), b->arn, &t, now, now);
+}
+
+void as_alb_report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(w);
+    int cap = LB_GROUPS_MAX * 4 * (1 + LB_ZONES_MAX);
+    struct sc_elbv2_tg_traffic *tt = cm_xcalloc((size_t)cap, sizeof(*tt));
 
     for (int i = 0; i < sc_elbv2_lb_count(v2); i++) {
         const struct sc_elbv2_lb *b = sc_elbv2_lb_at(v2, i);
-        struct sc_elbv2_tg_traffic tt[LB_GROUPS_MAX * 4];
-        struct sc_elbv2_traffic t;
-        int nlis = 0;
 
-        if (strcmp(b->type, "application") != 0)
-            continue;
-        memset(&t, 0, sizeof(t));
-        t.tgs = tt;
-        for (int k = 0; k < a->nalbs; k++) {
-            struct alb *x = a->albs[k];
-            struct lb_metrics m;
-
-            if (x->w != w || strcmp(x->lb_arn, b->arn) != 0)
-                continue;
-            nlis++;
-            lb_listener_metrics_take(x->l, &m);
-            /* counts as the emulated minute would have seen them */
-            t.elb_3xx += (double)x->redirects * ts;
-            t.elb_4xx += (double)m.elb_4xx * ts;
-            t.elb_5xx += (double)m.elb_5xx * ts;
-            t.elb_502 += (double)m.elb_502 * ts;
-            t.elb_503 += (double)m.elb_503 * ts;
-            t.elb_504 += (double)m.elb_504 * ts;
-            t.redirects += (double)x->redirects * ts;
-            t.fixed_responses += (double)x->fixed * ts;
-            x->redirects = x->fixed = 0;
-            for (int g = 0; g < x->ntgs; g++) {
-                struct lb_group_metrics gm;
-                struct sc_elbv2_tg_traffic *p = NULL;
-
-                lb_listener_group_metrics_take(x->l, g, &gm);
-                for (int j = 0; j < t.ntgs && !p; j++) {
-                    if (strcmp(tt[j].target_group_arn, x->tgs[g]) == 0)
-                        p = &tt[j];
-                }
-                if (!p) {
-                    if (t.ntgs == (int)(sizeof(tt) / sizeof(tt[0])))
-                        continue;
-                    p = &tt[t.ntgs++];
-                    memset(p, 0, sizeof(*p));
-                    p->target_group_arn = x->tgs[g];
-                }
-                p->requests += (double)gm.requests * ts;
-                p->target_2xx += (double)gm.target_2xx * ts;
-                p->target_3xx += (double)gm.target_3xx * ts;
-                p->target_4xx += (double)gm.target_4xx * ts;
-                p->target_5xx += (double)gm.target_5xx * ts;
-                p->resp_time_sum_s += gm.resp_sum_ms / 1000.0; /* latency: a real figure */
-                p->resp_count += (double)gm.resp_count;
-            }
-        }
-        if (nlis > 0)
-            sc_elbv2_report_minute(v2, sc_world_cw(w), b->arn, &t, now, now);
+        if (strcmp(b->type, "application") == 0)
+            report_alb(a, w, b, tt, cap, now);
+        else if (strcmp(b->type, "network") == 0)
+            report_nlb(a, w, b, now);
     }
+    free(tt);
 }
 
 void as_alb_forget_world(struct autoscale *a, struct sc_world *w)

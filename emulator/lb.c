@@ -130,8 +130,11 @@ static void own_response(struct cconn *c, int status, int consume, int close)
         c->close_after = 1;
     if (c->l->route) {
         /* a target was chosen and failed: the request counts for its group */
-        if (c->group >= 0 && (status == 502 || status == 504))
+        if (c->group >= 0 && (status == 502 || status == 504)) {
             c->l->gm[c->group].requests++;
+            if (c->node >= 0)
+                c->l->gmz[c->group][c->node].requests++;
+        }
         body = alb_page(status);
         send_own(c, status, "text/html", "Server: awselb/2.0\r\n", body, strlen(body));
         return;
@@ -174,8 +177,14 @@ void lb_assign_node(struct cconn *c)
     struct lb_listener *l = c->l;
 
     c->node = -1;
-    if (l->nzones == 0 || l->cross_zone)
+    if (l->nzones == 0)
         return;
+    if (l->cross_zone) {
+        /* any node routes anywhere; the node's zone still names the request's
+         * AvailabilityZone in the metrics */
+        c->node = (int)(l->node_rr++ % (unsigned)l->nzones);
+        return;
+    }
     for (int k = 0; k < l->nzones; k++) {
         int z = (int)((l->node_rr + (unsigned)k) % (unsigned)l->nzones);
 
@@ -721,10 +730,12 @@ ok : {
     l->m.latency_count++;
     if (lat > l->m.latency_max_ms)
         l->m.latency_max_ms = lat;
-    if (c->group >= 0) {
-        struct lb_group_metrics *g = &l->gm[c->group];
+    for (int k = 0; c->group >= 0 && k < 2; k++) {
+        struct lb_group_metrics *g = k == 0 ? &l->gm[c->group] : &l->gmz[c->group][c->node];
         int st = b->msg.status;
 
+        if (k == 1 && c->node < 0)
+            break;
         g->requests++;
         g->resp_sum_ms += lat;
         g->resp_count++;
@@ -1208,6 +1219,16 @@ void lb_listener_group_metrics_take(struct lb_listener *l, int group, struct lb_
         return;
     *out = l->gm[group];
     memset(&l->gm[group], 0, sizeof(l->gm[group]));
+}
+
+void lb_listener_group_zone_metrics_take(struct lb_listener *l, int group, int zone,
+                                         struct lb_group_metrics *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (group < 0 || group >= LB_GROUPS_MAX || zone < 0 || zone >= LB_ZONES_MAX)
+        return;
+    *out = l->gmz[group][zone];
+    memset(&l->gmz[group][zone], 0, sizeof(l->gmz[group][zone]));
 }
 
 int lb_listener_surge_len(const struct lb_listener *l)

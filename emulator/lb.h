@@ -104,6 +104,7 @@ struct lb_metrics {
     uint64_t client_conns;        /* accepted connections */
     uint64_t backend_conns;       /* connections opened to backends */
     uint64_t conns_closed;        /* client and backend connections closed */
+    uint64_t client_closed;       /* client connections closed */
     int conns_open;               /* client and backend connections open now */
     uint64_t client_bytes;        /* bytes from and to clients (after TLS) */
     uint64_t client_resets, backend_resets, own_resets; /* TCP listeners: RSTs seen, sent */
@@ -158,6 +159,10 @@ const char *lb_backend_id_at(const struct lb_listener *l, int i);
 void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out);
 /* The same for one backend group (zeros out of range). */
 void lb_listener_group_metrics_take(struct lb_listener *l, int group, struct lb_group_metrics *out);
+/* The same for the requests of one group taken by the node of zone (the index into the
+ * zones of lb_listener_set_zones), the AvailabilityZone of ELBv2's request metrics. */
+void lb_listener_group_zone_metrics_take(struct lb_listener *l, int group, int zone,
+                                         struct lb_group_metrics *out);
 /* Current surge queue length and connections (for status pages and tests). */
 int lb_listener_surge_len(const struct lb_listener *l);
 int lb_listener_client_conns(const struct lb_listener *l);

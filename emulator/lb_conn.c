@@ -406,6 +406,7 @@ void lb_client_close(struct cconn *c)
         close(c->fd);
         l->m.conns_open--;
         l->m.conns_closed++;
+        l->m.client_closed++;
     }
     if (c->prev)
         c->prev->next = c->next;

@@ -600,17 +600,23 @@ double sc_elbv2_request_count_per_target(double requests, int healthy, int routa
  * emulated minute saw them). */
 struct sc_elbv2_tg_traffic {
     const char *target_group_arn;
-    double requests; /* a target was chosen: its answer, or the load balancer's 502/504 */
+    const char *zone; /* NULL: every zone's requests; else those the node of this zone took */
+    double requests;  /* a target was chosen: its answer, or the load balancer's 502/504 */
     double target_2xx, target_3xx, target_4xx, target_5xx;
     double resp_time_sum_s; /* request sent -> response head, summed over resp_count */
     double resp_count;
+    double conn_errors; /* connections to its targets that failed (zone NULL only) */
 };
 /* ... and of the load balancer itself. */
 struct sc_elbv2_traffic {
     double elb_3xx, elb_4xx, elb_5xx; /* its own answers (redirects, fixed responses, errors) */
     double elb_502, elb_503, elb_504;
     double fixed_responses, redirects;
-    const struct sc_elbv2_tg_traffic *tgs; /* groups without traffic may be left out */
+    double active_conns;    /* client and target connections open at some time in the minute */
+    double new_conns;       /* client and target connections opened */
+    double processed_bytes; /* bytes from and to clients */
+    const struct sc_elbv2_tg_traffic *tgs; /* groups without traffic may be left out; a
+                                            * group's per-zone entries beside its NULL one */
     int ntgs;
 };
 /* Puts one minute's AWS/ApplicationELB metrics of Application Load Balancer lb_arn into cw
@@ -623,6 +629,23 @@ struct sc_elbv2_traffic {
  * balancer. */
 int sc_elbv2_report_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const char *lb_arn,
                            const struct sc_elbv2_traffic *t, int64_t timestamp_ms, int64_t now_ms);
+
+/* One minute of a Network Load Balancer's TCP and TLS listeners. */
+struct sc_elbv2_nlb_traffic {
+    double active_flows_tcp, active_flows_tls; /* flows open at some time in the minute */
+    double new_flows_tcp, new_flows_tls;
+    double bytes_tcp, bytes_tls; /* payload both ways (TLS: after decryption) */
+    double client_resets, elb_resets, target_resets;
+};
+/* Puts one minute's AWS/NetworkELB metrics of Network Load Balancer lb_arn (docs/elbv2.md
+ * 11.1): ActiveFlowCount, NewFlowCount, ProcessedBytes (LoadBalancer; always), their _TCP
+ * and _TLS parts and TCP_Client/ELB/Target_Reset_Count when non-zero, HealthyHostCount
+ * and UnHealthyHostCount (TargetGroup+LoadBalancer; TargetGroup+AvailabilityZone+
+ * LoadBalancer) of each group it forwards to. Returns the values put, -1 for an unknown or
+ * application load balancer. */
+int sc_elbv2_report_nlb_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const char *lb_arn,
+                               const struct sc_elbv2_nlb_traffic *t, int64_t timestamp_ms,
+                               int64_t now_ms);
 
 /* --- catalogue ------------------------------------------------------------------------------ */
 
