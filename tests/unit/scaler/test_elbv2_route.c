@@ -394,6 +394,7 @@ struct put {
 struct puts {
     struct put p[96];
     int n;
+    const char *ns; /* the namespace expected; NULL: AWS/ApplicationELB */
 };
 
 static void on_put(const struct sc_put_metric_data_req *req, int64_t now_ms, void *ud)
@@ -401,7 +402,10 @@ static void on_put(const struct sc_put_metric_data_req *req, int64_t now_ms, voi
     struct puts *ps = ud;
 
     (void)now_ms;
-    assert_string_equal(req->namespace, "AWS/ApplicationELB");
+    if (!ps->ns)
+        assert_string_equal(req->namespace, "AWS/ApplicationELB");
+    else
+        assert_string_equal(req->namespace, ps->ns);
     for (int i = 0; i < req->n_metric_data && ps->n < 96; i++) {
         const struct sc_metric_datum *d = &req->metric_data[i];
         struct put *p = &ps->p[ps->n++];
@@ -552,6 +556,92 @@ static void test_elbv2_metrics_report_minute_dimensions_and_criteria(void **stat
     p = put_of(&ps, "RequestCountPerTarget", 1, tgdim);
     assert_true(p && p->value == 0);
     assert_null(put_of(&ps, "HTTPCode_Target_2XX_Count", 2, tgdim));
+    sc_cw_destroy(cw);
+}
+
+/* docs/elbv2.md 11: the connection metrics (LoadBalancer; TargetConnectionErrorCount also
+ * TargetGroup+LoadBalancer) when non-zero, and the request metrics by the node's zone. */
+static void test_elbv2_metrics_connections_and_availability_zone(void **state)
+{
+    struct fx *f = *state;
+    struct puts ps;
+    struct sc_cw *cw = sc_cw_create(NULL);
+    struct sc_elbv2_tg_traffic tt[2] = { { 0 } };
+    struct sc_elbv2_traffic t = { 0 };
+    const struct put *p;
+    char tgdim[128];
+
+    memset(&ps, 0, sizeof(ps));
+    sc_cw_set_put_observer(cw, on_put, &ps);
+    mk_target(f, f->web, 1);
+    tt[0].target_group_arn = tt[1].target_group_arn = f->web;
+    tt[0].requests = 10;
+    tt[0].conn_errors = 2;
+    tt[1].zone = "us-east-1b";
+    tt[1].requests = 4;
+    tt[1].target_2xx = 4;
+    t.tgs = tt;
+    t.ntgs = 2;
+    t.active_conns = 5;
+    t.new_conns = 7;
+    t.processed_bytes = 1234;
+    assert_true(sc_elbv2_report_minute(f->v2, cw, f->lb, &t, T0, T0) > 0);
+    assert_true(put_of(&ps, "ActiveConnectionCount", 1, "LoadBalancer=app/web/")->value == 5);
+    assert_true(put_of(&ps, "NewConnectionCount", 1, "LoadBalancer=")->value == 7);
+    assert_true(put_of(&ps, "ProcessedBytes", 1, "LoadBalancer=")->value == 1234);
+    assert_true(put_of(&ps, "TargetConnectionErrorCount", 1, "LoadBalancer=")->value == 2);
+    snprintf(tgdim, sizeof(tgdim), "TargetGroup=%s", sc_elbv2_arn_dimension(f->web));
+    assert_true(put_of(&ps, "TargetConnectionErrorCount", 2, tgdim)->value == 2);
+    /* zone entries do not add to the totals */
+    assert_true(put_of(&ps, "RequestCount", 1, "LoadBalancer=")->value == 10);
+    p = put_of(&ps, "RequestCount", 2, "AvailabilityZone=us-east-1b");
+    assert_true(p && p->value == 4 && strncmp(p->dims[1], "LoadBalancer=app/web/", 21) == 0);
+    assert_null(put_of(&ps, "RequestCount", 2, "AvailabilityZone=us-east-1a"));
+    p = put_of(&ps, "RequestCount", 3, tgdim);
+    assert_true(p && p->value == 4 && strcmp(p->dims[1], "AvailabilityZone=us-east-1b") == 0);
+    memset(&ps, 0, sizeof(ps));
+    memset(&t, 0, sizeof(t));
+    sc_elbv2_report_minute(f->v2, cw, f->lb, &t, T0 + 60000, T0 + 60000);
+    assert_null(put_of(&ps, "ActiveConnectionCount", 1, "LoadBalancer="));
+    assert_null(put_of(&ps, "ProcessedBytes", 1, "LoadBalancer="));
+    sc_cw_destroy(cw);
+}
+
+/* docs/elbv2.md 11.1: AWS/NetworkELB for a network load balancer only. */
+static void test_elbv2_metrics_network_load_balancer_core(void **state)
+{
+    struct fx *f = *state;
+    struct puts ps;
+    struct sc_cw *cw = sc_cw_create(NULL);
+    struct sc_elbv2_nlb_traffic t = { 0 };
+    const struct sc_elbv2_lb *b;
+    const char *subnets[1];
+    struct sc_elbv2_lb_req lr = { .name = "net", .type = "network", .nsubnets = 1 };
+
+    memset(&ps, 0, sizeof(ps));
+    ps.ns = "AWS/NetworkELB";
+    sc_cw_set_put_observer(cw, on_put, &ps);
+    subnets[0] = sc_ec2_default_subnet(f->ec2, "us-east-1a")->subnet_id;
+    lr.subnets = subnets;
+    assert_int_equal(sc_elbv2_create_load_balancer(f->v2, &lr, T0, &b, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_report_nlb_minute(f->v2, cw, f->lb, &t, T0, T0), -1);
+    t.active_flows_tcp = 3;
+    t.new_flows_tcp = 2;
+    t.bytes_tcp = 500;
+    t.elb_resets = 1;
+    assert_true(sc_elbv2_report_nlb_minute(f->v2, cw, b->arn, &t, T0, T0) > 0);
+    assert_true(put_of(&ps, "ActiveFlowCount", 1, "LoadBalancer=net/net/")->value == 3);
+    assert_true(put_of(&ps, "ActiveFlowCount_TCP", 1, "LoadBalancer=")->value == 3);
+    assert_null(put_of(&ps, "ActiveFlowCount_TLS", 1, "LoadBalancer="));
+    assert_true(put_of(&ps, "NewFlowCount", 1, "LoadBalancer=")->value == 2);
+    assert_true(put_of(&ps, "ProcessedBytes_TCP", 1, "LoadBalancer=")->value == 500);
+    assert_true(put_of(&ps, "TCP_ELB_Reset_Count", 1, "LoadBalancer=")->value == 1);
+    assert_null(put_of(&ps, "TCP_Client_Reset_Count", 1, "LoadBalancer="));
+    memset(&ps, 0, sizeof(ps));
+    ps.ns = "AWS/NetworkELB";
+    memset(&t, 0, sizeof(t));
+    sc_elbv2_report_nlb_minute(f->v2, cw, b->arn, &t, T0 + 60000, T0 + 60000);
+    assert_true(put_of(&ps, "ActiveFlowCount", 1, "LoadBalancer=")->value == 0); /* always */
     sc_cw_destroy(cw);
 }
 
@@ -716,6 +806,8 @@ int main(void)
         T(test_elbv2_metrics_dimension_is_the_arns_final_portion),
         T(test_elbv2_metrics_request_count_per_target_by_healthy_targets),
         T(test_elbv2_metrics_report_minute_dimensions_and_criteria),
+        T(test_elbv2_metrics_connections_and_availability_zone),
+        T(test_elbv2_metrics_network_load_balancer_core),
         T(test_elbv2_balance_attributes_read),
         T(test_elbv2_balance_slow_start_share_linear),
         T(test_elbv2_balance_slow_start_entered_beside_a_full_target),
