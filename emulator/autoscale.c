@@ -554,8 +554,14 @@ static int sync_lb(struct autoscale *a, struct sc_world *w, const char *name, in
 
         lb = sc_elb_lb_find(elb, name); /* (no mutation happened; keep the view fresh) */
         if (x) {
+            struct sc_sticky st;
+
             x->seen = 1;
             mine[nmine++] = x;
+            /* LB- and app-cookie stickiness policies set on the listener */
+            if (x->mode == LB_MODE_HTTP &&
+                sc_elb_listener_stickiness(elb, name, x->lb_port, &st) == 0)
+                lb_listener_set_group(x->l, -1, 0, &st);
         }
     }
     /* one node per enabled zone that is not down (az_outage): a node in a zone that is

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/buf.h"
 #include "common/log.h"
@@ -23,6 +24,7 @@
 #include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/elbv2.h"
+#include "scaler/lb_sticky.h"
 #include "scaler/world.h"
 
 struct alb {
@@ -36,9 +38,13 @@ struct alb {
     struct lb_listener *l;
     char tgs[LB_GROUPS_MAX][SC_ELBV2_ARN_LEN]; /* backend group i serves tgs[i] */
     int ntgs;
-    uint64_t seq;              /* the weighted pick's draw: exact shares in turn */
-    uint64_t redirects, fixed; /* since the last minute */
-    char scratch[2304];        /* the current answer's Location header */
+    uint64_t seq;                 /* the weighted pick's draw: exact shares in turn */
+    uint64_t redirects, fixed;    /* since the last minute */
+    char scratch[2304];           /* the current answer's Location header */
+    char tgck[512];               /* the current forward's AWSALBTG cookies */
+    uint64_t secret;              /* seals AWSALBTG cookies */
+    char zones[LB_ZONES_MAX][32]; /* the load balancer's zones: the proxy's nodes */
+    int nzones;
     int seen;
 };
 
@@ -83,6 +89,41 @@ static void parse_request(const char *buf, const struct lb_http_msg *m,
     memcpy(q->source.addr, &peer->sin_addr, 4);
 }
 
+/* Target group stickiness of a weighted forward (docs/elbv2.md 10.1): the group the
+ * request's AWSALBTG cookie names when the forward still sends to it (weight > 0) and the
+ * cookie has not expired, else the group picked by weight; the response gets the cookies
+ * binding the client to it. */
+static const char *group_sticky(struct alb *x, const struct sc_elbv2_action *a,
+                                const struct sc_elbv2_http_request *q, const char *picked,
+                                const char **set_cookie)
+{
+    const char *chosen = picked, *v;
+    size_t vn;
+    uint64_t key;
+    int64_t exp;
+    int64_t now_s = (int64_t)time(NULL);
+
+    for (int i = 0; i < q->nheaders; i++) {
+        const struct sc_elbv2_http_header *h = &q->headers[i];
+
+        if (h->name_len != 6 || strncasecmp(h->name, "cookie", 6) != 0 ||
+            !sc_sticky_cookie_find(h->value, h->value_len, "AWSALBTG", &v, &vn) ||
+            sc_sticky_decode(x->secret, v, vn, &key, &exp) != 0)
+            continue;
+        for (int k = 0; k < a->nforward; k++) {
+            if (a->forward[k].weight > 0 && sc_sticky_key(a->forward[k].target_group_arn) == key &&
+                sc_sticky_keep(1, exp, now_s, 1))
+                chosen = a->forward[k].target_group_arn;
+        }
+    }
+    if (chosen &&
+        sc_sticky_set_group_cookie(x->secret, sc_sticky_key(chosen),
+                                   a->stickiness_duration_s > 0 ? a->stickiness_duration_s : 3600,
+                                   now_s, x->tgck, sizeof(x->tgck)) > 0)
+        *set_cookie = x->tgck;
+    return chosen;
+}
+
 /* lb_route_fn: one request through the listener's rules (the hot path: no allocation). */
 static void on_route(void *ud, const char *buf, const struct lb_http_msg *m,
                      const struct sockaddr_in *peer, struct lb_route *out)
@@ -101,6 +142,9 @@ static void on_route(void *ud, const char *buf, const struct lb_http_msg *m,
     parse_request(buf, m, peer, hs, &q);
     switch (sc_elbv2_route(li, &q, x->seq++, &r)) {
     case SC_ELBV2_ACTION_FORWARD:
+        if (r.action && r.action->stickiness_enabled && r.action->nforward > 1)
+            r.target_group_arn =
+                group_sticky(x, r.action, &q, r.target_group_arn, &out->set_cookie);
         out->group = tg_index(x, r.target_group_arn); /* -1: 503 */
         return;
     case SC_ELBV2_ACTION_REDIRECT:
@@ -177,6 +221,7 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
     x->port = li->port;
     x->tls = tls;
     x->tcp = tcp;
+    x->secret = ((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 11) ^ (uint64_t)time(NULL);
     lbname = sc_elbv2_arn_dimension(li->load_balancer_arn);
     snprintf(name, sizeof(name), "%s:%d", lbname ? lbname : "alb", li->port);
     memset(&cfg, 0, sizeof(cfg));
@@ -256,13 +301,17 @@ static int backend_registered(const struct sc_elbv2 *v2, const struct alb *x, co
     return 0;
 }
 
-static void sync_backends(struct autoscale *a, struct alb *x)
+static void sync_backends(struct autoscale *a, struct alb *x, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(x->w);
     char bid[BAL_ID_LEN];
 
     for (int g = 0; g < x->ntgs; g++) {
         int n = sc_elbv2_target_count(v2, x->tgs[g]);
+        struct sc_elbv2_balancing bal;
+
+        if (sc_elbv2_tg_balancing(v2, x->tgs[g], &bal) == 0)
+            lb_listener_set_group(x->l, g, (int)bal.algorithm, &bal.sticky);
 
         for (int i = 0; i < n; i++) {
             struct sc_elbv2_target_health t;
@@ -276,6 +325,10 @@ static void sync_backends(struct autoscale *a, struct alb *x)
             backend_id(bid, sizeof(bid), g, t.id, t.port);
             lb_backend_set_in(x->l, g, bid, port > 0 ? port : 1, t.availability_zone,
                               t.routable && t.state != SC_ELBV2_DRAINING && port > 0);
+            /* slow start: the share grows with the emulated clock */
+            lb_backend_set_weight(
+                x->l, bid,
+                sc_elbv2_slow_start_share(now, t.slow_start_since_ms, bal.slow_start_ms));
         }
     }
     for (int b = 0; b < lb_backend_count(x->l); b++) {
@@ -287,11 +340,29 @@ static void sync_backends(struct autoscale *a, struct alb *x)
     }
 }
 
+/* One node per zone of the load balancer, cross-zone (an ALB routes across zones): the
+ * node a client's connection lands on names its requests' AvailabilityZone. */
+static void zones_sync(struct alb *x, const struct sc_elbv2_lb *b)
+{
+    const char *zv[LB_ZONES_MAX];
+    int n = b->nzones < LB_ZONES_MAX ? b->nzones : LB_ZONES_MAX, same = n == x->nzones;
+
+    for (int z = 0; z < n; z++) {
+        same = same && strcmp(x->zones[z], b->zones[z]) == 0;
+        zv[z] = b->zones[z];
+    }
+    if (same)
+        return;
+    for (int z = 0; z < n; z++)
+        snprintf(x->zones[z], sizeof(x->zones[z]), "%s", b->zones[z]);
+    x->nzones = n;
+    lb_listener_set_zones(x->l, zv, n, 1);
+}
+
 int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(w);
 
-    (void)now;
     for (int i = 0; i < a->nalbs; i++)
         a->albs[i]->seen = a->albs[i]->w != w;
     for (int i = 0; i < sc_elbv2_listener_count(v2); i++) {
@@ -315,8 +386,9 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
                    : sc_elbv2_attr(li->attrs, li->nattrs, "tcp.idle_timeout.seconds");
         /* requests are real time: the idle timeout is not scaled */
         lb_listener_set_idle_timeout(x->l, (int64_t)(idle ? atoi(idle) : alb ? 60 : 350) * 1000);
+        zones_sync(x, b);
         collect_groups(x, li);
-        sync_backends(a, x);
+        sync_backends(a, x, now);
     }
     for (int i = 0; i < a->nalbs; i++) {
         if (!a->albs[i]->seen) {
@@ -328,67 +400,138 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
     return 0;
 }
 
-void as_alb_report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
+/* The entry of (tg, zone) in tt, added when new; NULL when tt is full. */
+static struct sc_elbv2_tg_traffic *traffic_of(struct sc_elbv2_tg_traffic *tt, int *n, int cap,
+                                              const char *tg, const char *zone)
+{
+    for (int j = 0; j < *n; j++) {
+        if (strcmp(tt[j].target_group_arn, tg) == 0 &&
+            (tt[j].zone == zone || (tt[j].zone && zone && strcmp(tt[j].zone, zone) == 0)))
+            return &tt[j];
+    }
+    if (*n == cap)
+        return NULL;
+    memset(&tt[*n], 0, sizeof(tt[*n]));
+    tt[*n].target_group_arn = tg;
+    tt[*n].zone = zone;
+    return &tt[(*n)++];
+}
+
+static void add_group(struct sc_elbv2_tg_traffic *p, const struct lb_group_metrics *gm, double ts)
+{
+    if (!p)
+        return;
+    p->requests += (double)gm->requests * ts;
+    p->target_2xx += (double)gm->target_2xx * ts;
+    p->target_3xx += (double)gm->target_3xx * ts;
+    p->target_4xx += (double)gm->target_4xx * ts;
+    p->target_5xx += (double)gm->target_5xx * ts;
+    p->resp_time_sum_s += gm->resp_sum_ms / 1000.0; /* latency: a real figure */
+    p->resp_count += (double)gm->resp_count;
+    p->conn_errors += (double)gm->conn_errors * ts;
+}
+
+static void report_alb(struct autoscale *a, struct sc_world *w, const struct sc_elbv2_lb *b,
+                       struct sc_elbv2_tg_traffic *tt, int cap, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(w);
     double ts = a->cfg.time_scale;
+    struct sc_elbv2_traffic t;
+    int nlis = 0;
+
+    memset(&t, 0, sizeof(t));
+    t.tgs = tt;
+    for (int k = 0; k < a->nalbs; k++) {
+        struct alb *x = a->albs[k];
+        struct lb_metrics m;
+
+        if (x->w != w || strcmp(x->lb_arn, b->arn) != 0)
+            continue;
+        nlis++;
+        lb_listener_metrics_take(x->l, &m);
+        /* counts as the emulated minute would have seen them */
+        t.elb_3xx += (double)x->redirects * ts;
+        t.elb_4xx += (double)m.elb_4xx * ts;
+        t.elb_5xx += (double)m.elb_5xx * ts;
+        t.elb_502 += (double)m.elb_502 * ts;
+        t.elb_503 += (double)m.elb_503 * ts;
+        t.elb_504 += (double)m.elb_504 * ts;
+        t.redirects += (double)x->redirects * ts;
+        t.fixed_responses += (double)x->fixed * ts;
+        /* concurrency is a level, not a count: not scaled */
+        t.active_conns += (double)m.conns_open + (double)m.conns_closed;
+        t.new_conns += (double)(m.client_conns + m.backend_conns) * ts;
+        t.processed_bytes += (double)m.client_bytes * ts;
+        x->redirects = x->fixed = 0;
+        for (int g = 0; g < x->ntgs; g++) {
+            struct lb_group_metrics gm;
+
+            lb_listener_group_metrics_take(x->l, g, &gm);
+            add_group(traffic_of(tt, &t.ntgs, cap, x->tgs[g], NULL), &gm, ts);
+            for (int z = 0; z < x->nzones; z++) {
+                lb_listener_group_zone_metrics_take(x->l, g, z, &gm);
+                if (gm.requests > 0)
+                    add_group(traffic_of(tt, &t.ntgs, cap, x->tgs[g], x->zones[z]), &gm, ts);
+            }
+        }
+    }
+    if (nlis > 0)
+        sc_elbv2_report_minute(v2, sc_world_cw(w), b->arn, &t, now, now);
+}
+
+static void report_nlb(struct autoscale *a, struct sc_world *w, const struct sc_elbv2_lb *b,
+                       int64_t now)
+{
+    double ts = a->cfg.time_scale;
+    struct sc_elbv2_nlb_traffic t;
+    int nlis = 0;
+
+    memset(&t, 0, sizeof(t));
+    for (int k = 0; k < a->nalbs; k++) {
+        struct alb *x = a->albs[k];
+        struct lb_metrics m;
+        double active, fresh, bytes;
+
+        if (x->w != w || strcmp(x->lb_arn, b->arn) != 0 || !x->tcp)
+            continue;
+        nlis++;
+        lb_listener_metrics_take(x->l, &m);
+        /* a flow: one client connection; open at some time in the minute */
+        active = (double)lb_listener_client_conns(x->l) + (double)m.client_closed;
+        fresh = (double)m.client_conns * ts;
+        bytes = (double)m.client_bytes * ts;
+        if (x->tls) {
+            t.active_flows_tls += active;
+            t.new_flows_tls += fresh;
+            t.bytes_tls += bytes;
+        } else {
+            t.active_flows_tcp += active;
+            t.new_flows_tcp += fresh;
+            t.bytes_tcp += bytes;
+        }
+        t.client_resets += (double)m.client_resets * ts;
+        t.target_resets += (double)m.backend_resets * ts;
+        t.elb_resets += (double)m.own_resets * ts;
+    }
+    if (nlis > 0)
+        sc_elbv2_report_nlb_minute(sc_world_elbv2(w), sc_world_cw(w), b->arn, &t, now, now);
+}
+
+void as_alb_report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(w);
+    int cap = LB_GROUPS_MAX * 4 * (1 + LB_ZONES_MAX);
+    struct sc_elbv2_tg_traffic *tt = cm_xcalloc((size_t)cap, sizeof(*tt));
 
     for (int i = 0; i < sc_elbv2_lb_count(v2); i++) {
         const struct sc_elbv2_lb *b = sc_elbv2_lb_at(v2, i);
-        struct sc_elbv2_tg_traffic tt[LB_GROUPS_MAX * 4];
-        struct sc_elbv2_traffic t;
-        int nlis = 0;
 
-        if (strcmp(b->type, "application") != 0)
-            continue;
-        memset(&t, 0, sizeof(t));
-        t.tgs = tt;
-        for (int k = 0; k < a->nalbs; k++) {
-            struct alb *x = a->albs[k];
-            struct lb_metrics m;
-
-            if (x->w != w || strcmp(x->lb_arn, b->arn) != 0)
-                continue;
-            nlis++;
-            lb_listener_metrics_take(x->l, &m);
-            /* counts as the emulated minute would have seen them */
-            t.elb_3xx += (double)x->redirects * ts;
-            t.elb_4xx += (double)m.elb_4xx * ts;
-            t.elb_5xx += (double)m.elb_5xx * ts;
-            t.elb_502 += (double)m.elb_502 * ts;
-            t.elb_503 += (double)m.elb_503 * ts;
-            t.elb_504 += (double)m.elb_504 * ts;
-            t.redirects += (double)x->redirects * ts;
-            t.fixed_responses += (double)x->fixed * ts;
-            x->redirects = x->fixed = 0;
-            for (int g = 0; g < x->ntgs; g++) {
-                struct lb_group_metrics gm;
-                struct sc_elbv2_tg_traffic *p = NULL;
-
-                lb_listener_group_metrics_take(x->l, g, &gm);
-                for (int j = 0; j < t.ntgs && !p; j++) {
-                    if (strcmp(tt[j].target_group_arn, x->tgs[g]) == 0)
-                        p = &tt[j];
-                }
-                if (!p) {
-                    if (t.ntgs == (int)(sizeof(tt) / sizeof(tt[0])))
-                        continue;
-                    p = &tt[t.ntgs++];
-                    memset(p, 0, sizeof(*p));
-                    p->target_group_arn = x->tgs[g];
-                }
-                p->requests += (double)gm.requests * ts;
-                p->target_2xx += (double)gm.target_2xx * ts;
-                p->target_3xx += (double)gm.target_3xx * ts;
-                p->target_4xx += (double)gm.target_4xx * ts;
-                p->target_5xx += (double)gm.target_5xx * ts;
-                p->resp_time_sum_s += gm.resp_sum_ms / 1000.0; /* latency: a real figure */
-                p->resp_count += (double)gm.resp_count;
-            }
-        }
-        if (nlis > 0)
-            sc_elbv2_report_minute(v2, sc_world_cw(w), b->arn, &t, now, now);
+        if (strcmp(b->type, "application") == 0)
+            report_alb(a, w, b, tt, cap, now);
+        else if (strcmp(b->type, "network") == 0)
+            report_nlb(a, w, b, now);
     }
+    free(tt);
 }
 
 void as_alb_forget_world(struct autoscale *a, struct sc_world *w)

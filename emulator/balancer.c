@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "scaler/elbv2.h"
+#include "scaler/lb_sticky.h"
 
 void bal_init(struct bal_set *s)
 {
@@ -43,6 +45,8 @@ struct bal_backend *bal_add(struct bal_set *s, const char *id, const struct sock
         snprintf(b->id, sizeof(b->id), "%s", id);
         b->refs = 1;
         b->group = -1;
+        b->key = sc_sticky_key(id);
+        b->weight = 1.0;
         s->v[s->n++] = b;
     }
     b->addr = *addr;
@@ -148,4 +152,47 @@ int bal_routable_count(const struct bal_set *s, const char *zone)
     for (int i = 0; i < s->n; i++)
         n += eligible(s->v[i], zone, -1);
     return n;
+}
+
+struct bal_backend *bal_pick_in(struct bal_set *s, const char *zone, int group, int algorithm,
+                                int max_conns, uint64_t draw, int *at_cap)
+{
+    struct sc_elbv2_pick_cand cand[BAL_PICK_MAX];
+    struct bal_backend *who[BAL_PICK_MAX];
+    int n = 0, seen = 0, k;
+
+    if (at_cap)
+        *at_cap = 0;
+    for (int i = 0; i < s->n && n < BAL_PICK_MAX; i++) {
+        struct bal_backend *b = s->v[(s->rr + (unsigned)i) % (unsigned)s->n];
+
+        if (!eligible(b, zone, group))
+            continue;
+        seen = 1;
+        if (max_conns > 0 && b->conns >= max_conns && b->nidle == 0)
+            continue;
+        cand[n].outstanding = b->outstanding;
+        cand[n].weight = b->weight;
+        cand[n].credit = &b->credit;
+        who[n++] = b;
+    }
+    if (n == 0) {
+        if (seen && at_cap)
+            *at_cap = 1;
+        return NULL;
+    }
+    k = sc_elbv2_pick((enum sc_elbv2_algorithm)algorithm, cand, n, draw);
+    if (algorithm == SC_ELBV2_LEAST_OUTSTANDING)
+        s->rr++; /* ties in turn */
+    who[k]->picks++;
+    return who[k];
+}
+
+struct bal_backend *bal_find_key(const struct bal_set *s, int group, uint64_t key)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (s->v[i]->key == key && s->v[i]->group == group)
+            return s->v[i];
+    }
+    return NULL;
 }

@@ -36,6 +36,9 @@ struct bal_backend {
     void *idle;      /* the proxy's idle keep-alive connections (lb_conn.c) */
     int nidle;
     uint64_t picks;
+    uint64_t key;  /* sc_sticky_key(id): what a stickiness cookie names */
+    double weight; /* its share (slow start, docs/elbv2.md 10.2): 0..1, 1 when new */
+    double credit; /* round robin's state (sc_elbv2_pick) */
 };
 
 struct bal_set {
@@ -69,6 +72,16 @@ struct bal_backend *bal_pick_least_outstanding_in(struct bal_set *s, const char 
 /* Next routable backend in turn, same filters. */
 struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, int max_conns,
                                          int *at_cap);
+/* ELBv2 target groups: a routable backend of group (>= 0) in zone (NULL: any) with conns <
+ * max_conns, chosen by algorithm (enum sc_elbv2_algorithm) with libscaler's
+ * sc_elbv2_pick over their weights and loads (draw: a uniform 64-bit value). The first
+ * BAL_PICK_MAX eligible backends in rotation order are considered. NULL and *at_cap as
+ * above. */
+#define BAL_PICK_MAX 256
+struct bal_backend *bal_pick_in(struct bal_set *s, const char *zone, int group, int algorithm,
+                                int max_conns, uint64_t draw, int *at_cap);
+/* The backend of group whose key is key, or NULL. */
+struct bal_backend *bal_find_key(const struct bal_set *s, int group, uint64_t key);
 /* Number of routable backends in zone (NULL: any). */
 int bal_routable_count(const struct bal_set *s, const char *zone);
 

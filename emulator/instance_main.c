@@ -198,7 +198,9 @@ static int flush_out(struct conn *c)
     return 0;
 }
 
-static void respond(struct conn *c, int status, const char *ctype, const char *body, size_t blen)
+/* The reply with extra header lines (each ending in CRLF; NULL: the instance's own). */
+static void respond_extra(struct conn *c, int status, const char *ctype, const char *extra,
+                          const char *body, size_t blen)
 {
     ssize_t n;
 
@@ -207,8 +209,10 @@ static void respond(struct conn *c, int status, const char *ctype, const char *b
         return;
     }
     n = lb_http_format_response(c->out, sizeof(c->out), status, ctype,
-                                c->app->who[0] ? c->app->who : NULL, body, blen, !c->keep_alive,
-                                c->minor);
+                                extra            ? extra
+                                : c->app->who[0] ? c->app->who
+                                                 : NULL,
+                                body, blen, !c->keep_alive, c->minor);
     if (n < 0) {
         c->keep_alive = 0;
         n = lb_http_format_response(c->out, sizeof(c->out), 500, NULL, NULL, "", 0, 1, c->minor);
@@ -220,6 +224,11 @@ static void respond(struct conn *c, int status, const char *ctype, const char *b
     c->state = C_WRITING;
     if (flush_out(c) == 0 && c->state == C_READING)
         process(c);
+}
+
+static void respond(struct conn *c, int status, const char *ctype, const char *body, size_t blen)
+{
+    respond_extra(c, status, ctype, NULL, body, blen);
 }
 
 static void start_work(struct conn *c);
@@ -570,6 +579,20 @@ static void dispatch(struct conn *c)
     }
     if (path_is(c, "/_instance/fault")) {
         serve_fault(c);
+        return;
+    }
+    if (c->msg.target_len > 18 &&
+        memcmp(c->in + c->msg.target_off, "/_instance/cookie/", 18) == 0) {
+        /* sets the application cookie NAME (tests of app-cookie stickiness) */
+        const char *nm = c->in + c->msg.target_off + 18;
+        size_t nl = 0;
+        char extra[512];
+
+        while (18 + nl < c->msg.target_len && nl < 64 && nm[nl] != '?' && nm[nl] != '/')
+            nl++;
+        snprintf(extra, sizeof(extra), "%sSet-Cookie: %.*s=%s; Path=/\r\n", a->who, (int)nl, nm,
+                 a->id ? a->id : "x");
+        respond_extra(c, 200, NULL, extra, a->name, strlen(a->name));
         return;
     }
     if (path_is(c, "/_instance/echo")) {

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -21,6 +23,8 @@
 #include "emulator/balancer.h"
 #include "emulator/lb_http.h"
 #include "emulator/lb_internal.h"
+#include "scaler/elbv2.h"
+#include "scaler/lb_sticky.h"
 
 #define RETRIES 2
 
@@ -126,8 +130,11 @@ static void own_response(struct cconn *c, int status, int consume, int close)
         c->close_after = 1;
     if (c->l->route) {
         /* a target was chosen and failed: the request counts for its group */
-        if (c->group >= 0 && (status == 502 || status == 504))
+        if (c->group >= 0 && (status == 502 || status == 504)) {
             c->l->gm[c->group].requests++;
+            if (c->node >= 0)
+                c->l->gmz[c->group][c->node].requests++;
+        }
         body = alb_page(status);
         send_own(c, status, "text/html", "Server: awselb/2.0\r\n", body, strlen(body));
         return;
@@ -170,8 +177,14 @@ void lb_assign_node(struct cconn *c)
     struct lb_listener *l = c->l;
 
     c->node = -1;
-    if (l->nzones == 0 || l->cross_zone)
+    if (l->nzones == 0)
         return;
+    if (l->cross_zone) {
+        /* any node routes anywhere; the node's zone still names the request's
+         * AvailabilityZone in the metrics */
+        c->node = (int)(l->node_rr++ % (unsigned)l->nzones);
+        return;
+    }
     for (int k = 0; k < l->nzones; k++) {
         int z = (int)((l->node_rr + (unsigned)k) % (unsigned)l->nzones);
 
@@ -228,6 +241,8 @@ static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, 
 
     if (!b) {
         l->m.backend_conn_errors++;
+        if (be->group >= 0)
+            l->gm[be->group].conn_errors++;
         return -1;
     }
     b->c = c;
@@ -257,6 +272,105 @@ static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, 
     return 0;
 }
 
+static uint64_t next_draw(struct lb_listener *l)
+{
+    uint64_t z = (l->rng += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+struct bal_backend *lb_pick(struct cconn *c, int *at_cap)
+{
+    struct lb_listener *l = c->l;
+
+    if (c->group < 0)
+        return bal_pick_least_outstanding_in(&l->set, lb_node_zone(c), -1, l->max_conns, at_cap);
+    return bal_pick_in(&l->set, lb_node_zone(c), c->group, l->alg[c->group], l->max_conns,
+                       next_draw(l), at_cap);
+}
+
+static const struct sc_sticky *sticky_of(const struct cconn *c)
+{
+    return &c->l->sticky[c->group + 1];
+}
+
+/* 1 when the request carries cookie name (any Cookie header); *v / *vn its value. */
+static int request_cookie(const struct cconn *c, const char *name, const char **v, size_t *vn)
+{
+    for (int i = 0; i < c->msg.nheaders; i++) {
+        const struct lb_http_header *h = &c->msg.headers[i];
+
+        if (h->name_len == 6 && strncasecmp(c->in + h->name_off, "cookie", 6) == 0 &&
+            sc_sticky_cookie_find(c->in + h->value_off, h->value_len, name, v, vn))
+            return 1;
+    }
+    return 0;
+}
+
+/* The backend the request's stickiness cookie names when it may still serve it (the
+ * target is routable in the client's zone, the cookie unexpired; app-cookie stickiness
+ * also needs the application's cookie), else NULL: the algorithm picks, and the response
+ * binds the client anew (docs/elbv2.md 10.1). */
+static struct bal_backend *sticky_backend(struct cconn *c)
+{
+    const struct sc_sticky *st = sticky_of(c);
+    struct lb_listener *l = c->l;
+    struct bal_backend *be;
+    const char *v, *av;
+    size_t vn, an;
+    uint64_t key;
+    int64_t exp = 0;
+    int ok;
+    const char *zone = lb_node_zone(c);
+
+    if (st->type == SC_STICKY_NONE || !request_cookie(c, sc_sticky_cookie_name(st), &v, &vn))
+        return NULL;
+    if (st->type == SC_STICKY_APP_COOKIE && !request_cookie(c, st->app_cookie, &av, &an))
+        return NULL;
+    ok = sc_sticky_decode(l->secret, v, vn, &key, &exp) == 0;
+    be = ok ? bal_find_key(&l->set, c->group, key) : NULL;
+    if (!sc_sticky_keep(ok, exp, (int64_t)time(NULL),
+                        be && be->routable && (!zone || strcmp(be->zone, zone) == 0)))
+        return NULL;
+    if (l->max_conns > 0 && be->conns >= l->max_conns && be->nidle == 0)
+        return NULL;
+    be->picks++;
+    return be;
+}
+
+/* 1 when the response head sets cookie name. */
+static int response_sets(const struct bconn *b, const char *name)
+{
+    for (int i = 0; i < b->msg.nheaders; i++) {
+        const struct lb_http_header *h = &b->msg.headers[i];
+
+        if (h->name_len == 10 && strncasecmp(b->in + h->name_off, "set-cookie", 10) == 0 &&
+            sc_sticky_sets_cookie(b->in + h->value_off, h->value_len, name))
+            return 1;
+    }
+    return 0;
+}
+
+/* The stickiness Set-Cookie lines of this response into out; their length (0: none). */
+static size_t sticky_lines(const struct cconn *c, const struct bconn *b, char *out, size_t cap)
+{
+    const struct sc_sticky *st = sticky_of(c);
+    size_t o = 0;
+    long n;
+
+    if (c->tgck_len > 0 && c->tgck_len < cap) {
+        memcpy(out, c->tgck, c->tgck_len);
+        o = c->tgck_len;
+    }
+    if (st->type == SC_STICKY_NONE ||
+        (st->type == SC_STICKY_APP_COOKIE && !response_sets(b, st->app_cookie)))
+        return o;
+    n = sc_sticky_set_cookie(st, c->l->secret, b->be->key, (int64_t)time(NULL), out + o, cap - o);
+    return n > 0 ? o + (size_t)n : o;
+}
+
 /* Picks a backend for the parsed request in c->msg and hands it over; 503 or the surge
  * queue when none can take it. */
 static void start_request(struct cconn *c)
@@ -266,8 +380,9 @@ static void start_request(struct cconn *c)
     int at_cap = 0;
 
     c->group = -1;
+    c->tgck_len = 0;
     if (l->route) {
-        struct lb_route r = { -1, 503, NULL, NULL, NULL, 0 };
+        struct lb_route r = { -1, 503, NULL, NULL, NULL, 0, NULL };
 
         l->route(l->route_ud, c->in, &c->msg, &c->peer, &r);
         if ((r.group < 0 || r.group >= LB_GROUPS_MAX) && !r.body && !r.extra) {
@@ -282,11 +397,21 @@ static void start_request(struct cconn *c)
             return;
         }
         c->group = r.group;
+        if (r.set_cookie) {
+            size_t n = strlen(r.set_cookie);
+
+            if (n < sizeof(c->tgck)) {
+                memcpy(c->tgck, r.set_cookie, n);
+                c->tgck_len = n;
+            }
+        }
     }
     if (c->node < 0 ||
         (l->nzones && !l->cross_zone && bal_routable_count(&l->set, l->zones[c->node]) == 0))
         lb_assign_node(c);
-    be = bal_pick_least_outstanding_in(&l->set, lb_node_zone(c), c->group, l->max_conns, &at_cap);
+    be = sticky_backend(c);
+    if (!be)
+        be = lb_pick(c, &at_cap);
     if (!be) {
         if (at_cap) {
             if (l->qlen >= l->surge_max) {
@@ -324,8 +449,7 @@ void lb_run_surge_queue(struct lb_listener *l)
         struct bal_backend *be;
         int at_cap = 0;
 
-        be = bal_pick_least_outstanding_in(&l->set, lb_node_zone(c), c->group, l->max_conns,
-                                           &at_cap);
+        be = lb_pick(c, &at_cap);
         if (!be && at_cap)
             return;
         l->qhead = c->qnext;
@@ -437,8 +561,11 @@ static void backend_failed(struct bconn *b, int connect_error)
     struct lb_listener *l = b->l;
     struct bal_backend *be = b->be;
 
-    if (connect_error)
+    if (connect_error) {
         l->m.backend_conn_errors++;
+        if (be->group >= 0)
+            l->gm[be->group].conn_errors++;
+    }
     if (!c) {
         lb_bconn_free(b);
         return;
@@ -459,7 +586,7 @@ static void backend_failed(struct bconn *b, int connect_error)
         lb_abort_backend(c); /* frees b */
         if (!reused)
             be->routable = 0; /* not this one again right now */
-        alt = bal_pick_least_outstanding_in(&l->set, lb_node_zone(c), c->group, l->max_conns, NULL);
+        alt = lb_pick(c, NULL);
         be->routable = was_routable;
         if (!alt && reused && be->routable)
             alt = be;
@@ -603,10 +730,12 @@ ok : {
     l->m.latency_count++;
     if (lat > l->m.latency_max_ms)
         l->m.latency_max_ms = lat;
-    if (c->group >= 0) {
-        struct lb_group_metrics *g = &l->gm[c->group];
+    for (int k = 0; c->group >= 0 && k < 2; k++) {
+        struct lb_group_metrics *g = k == 0 ? &l->gm[c->group] : &l->gmz[c->group][c->node];
         int st = b->msg.status;
 
+        if (k == 1 && c->node < 0)
+            break;
         g->requests++;
         g->resp_sum_ms += lat;
         g->resp_count++;
@@ -635,6 +764,17 @@ ok : {
         return;
     }
     c->out_len += (size_t)n;
+    if (c->tgck_len > 0 || sticky_of(c)->type != SC_STICKY_NONE) {
+        char ck[768];
+        size_t k = sticky_lines(c, b, ck, sizeof(ck));
+
+        /* the lines go before the head's final CRLF */
+        if (k > 0 && c->out_len + k <= COUT_CAP && c->out_len >= 2) {
+            memcpy(c->out + c->out_len - 2, ck, k);
+            memcpy(c->out + c->out_len - 2 + k, "\r\n", 2);
+            c->out_len += k;
+        }
+    }
     b->state = BS_BODY;
     rest = b->in_len - b->msg.head_len;
     response_body(b, b->in + b->msg.head_len, rest);
@@ -828,6 +968,7 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         }
         if (cm_ev_add_fd(ev, cfd, c->events, lb_on_client, c) < 0) {
             c->fd = -1;
+            l->m.conns_open--;
             close(cfd);
             lb_client_close(c);
             continue;
@@ -885,6 +1026,9 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
     l->surge_max = cfg->surge_max > 0 ? cfg->surge_max : 1024;
     l->route = cfg->route;
     l->route_ud = cfg->route_ud;
+    if (getrandom(&l->secret, sizeof(l->secret), 0) != (ssize_t)sizeof(l->secret))
+        l->secret = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    l->rng = l->secret ^ 0x2545f4914f6cdd1dULL;
     bal_init(&l->set);
     l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (l->fd < 0)
@@ -979,6 +1123,32 @@ void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int 
         c->node = -1; /* reassigned at the next request */
 }
 
+void lb_listener_set_group(struct lb_listener *l, int group, int algorithm,
+                           const struct sc_sticky *sticky)
+{
+    if (group < -1 || group >= LB_GROUPS_MAX)
+        return;
+    if (group >= 0)
+        l->alg[group] = algorithm;
+    if (sticky)
+        l->sticky[group + 1] = *sticky;
+    else
+        memset(&l->sticky[group + 1], 0, sizeof(l->sticky[group + 1]));
+}
+
+void lb_backend_set_weight(struct lb_listener *l, const char *id, double weight)
+{
+    struct bal_backend *be = bal_find(&l->set, id);
+
+    if (be)
+        be->weight = weight < 0 ? 0 : weight > 1 ? 1 : weight;
+}
+
+void lb_listener_set_secret(struct lb_listener *l, uint64_t secret)
+{
+    l->secret = secret;
+}
+
 void lb_backend_set(struct lb_listener *l, const char *id, int port, const char *zone, int routable)
 {
     lb_backend_set_in(l, -1, id, port, zone, routable);
@@ -1034,9 +1204,12 @@ const char *lb_backend_id_at(const struct lb_listener *l, int i)
 
 void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out)
 {
+    int open = l->m.conns_open;
+
     *out = l->m;
     memset(&l->m, 0, sizeof(l->m));
     l->m.surge_queue_max = l->qlen;
+    l->m.conns_open = open;
 }
 
 void lb_listener_group_metrics_take(struct lb_listener *l, int group, struct lb_group_metrics *out)
@@ -1046,6 +1219,16 @@ void lb_listener_group_metrics_take(struct lb_listener *l, int group, struct lb_
         return;
     *out = l->gm[group];
     memset(&l->gm[group], 0, sizeof(l->gm[group]));
+}
+
+void lb_listener_group_zone_metrics_take(struct lb_listener *l, int group, int zone,
+                                         struct lb_group_metrics *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (group < 0 || group >= LB_GROUPS_MAX || zone < 0 || zone >= LB_ZONES_MAX)
+        return;
+    *out = l->gmz[group][zone];
+    memset(&l->gmz[group][zone], 0, sizeof(l->gmz[group][zone]));
 }
 
 int lb_listener_surge_len(const struct lb_listener *l)

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "common/ev.h"
+#include "scaler/lb_sticky.h"
 
 enum lb_mode {
     LB_MODE_HTTP,
@@ -51,6 +52,9 @@ struct lb_route {
     const char *extra;
     const char *body;
     size_t body_len;
+    /* a forward: header lines (each ending in CRLF, or NULL) the target's response gets
+     * (target group stickiness's AWSALBTG cookies); copied */
+    const char *set_cookie;
 };
 /* Called once per parsed request on the hot path (buf holds the head, m its parse, peer is
  * the client's address): decides and returns at once; the strings it puts in *out live
@@ -82,6 +86,7 @@ struct lb_group_metrics {
     uint64_t target_2xx, target_3xx, target_4xx, target_5xx;
     double resp_sum_ms; /* request sent -> response head, over resp_count responses */
     uint64_t resp_count;
+    uint64_t conn_errors; /* connections to its backends that failed */
 };
 
 /* Per-listener figures since the last lb_listener_metrics_take(): the AWS/ELB metrics. */
@@ -97,6 +102,12 @@ struct lb_metrics {
     uint64_t spillover;           /* SpilloverCount */
     uint64_t backend_conn_errors; /* BackendConnectionErrors */
     uint64_t client_conns;        /* accepted connections */
+    uint64_t backend_conns;       /* connections opened to backends */
+    uint64_t conns_closed;        /* client and backend connections closed */
+    uint64_t client_closed;       /* client connections closed */
+    int conns_open;               /* client and backend connections open now */
+    uint64_t client_bytes;        /* bytes from and to clients (after TLS) */
+    uint64_t client_resets, backend_resets, own_resets; /* TCP listeners: RSTs seen, sent */
 };
 
 struct lb_listener;
@@ -114,6 +125,18 @@ enum lb_mode lb_listener_mode(const struct lb_listener *l);
 void lb_listener_set_idle_timeout(struct lb_listener *l, int64_t idle_timeout_ms);
 /* Enabled zones (copied) and cross-zone; n 0 = zones ignored (one node, every backend). */
 void lb_listener_set_zones(struct lb_listener *l, const char *const *zones, int n, int cross_zone);
+
+/* How a backend group spreads requests and keeps clients (ELBv2 target groups; group -1:
+ * a classic listener, whose algorithm stays least outstanding requests): algorithm is an
+ * enum sc_elbv2_algorithm; sticky (copied) binds clients by cookie (docs/elbv2.md 10.1,
+ * docs/elb-classic.md 4.1). */
+void lb_listener_set_group(struct lb_listener *l, int group, int algorithm,
+                           const struct sc_sticky *sticky);
+/* A backend's share (slow start, docs/elbv2.md 10.2): 0..1. */
+void lb_backend_set_weight(struct lb_listener *l, const char *id, double weight);
+/* The key of the secret the listener's stickiness cookies are sealed with (random at
+ * create; tests set it). */
+void lb_listener_set_secret(struct lb_listener *l, uint64_t secret);
 
 /* Adds or updates a backend (id copied): address 127.0.0.1:port, zone (NULL = ""),
  * routable (new requests may go to it). A backend that stops being routable keeps its
@@ -136,6 +159,10 @@ const char *lb_backend_id_at(const struct lb_listener *l, int i);
 void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out);
 /* The same for one backend group (zeros out of range). */
 void lb_listener_group_metrics_take(struct lb_listener *l, int group, struct lb_group_metrics *out);
+/* The same for the requests of one group taken by the node of zone (the index into the
+ * zones of lb_listener_set_zones), the AvailabilityZone of ELBv2's request metrics. */
+void lb_listener_group_zone_metrics_take(struct lb_listener *l, int group, int zone,
+                                         struct lb_group_metrics *out);
 /* Current surge queue length and connections (for status pages and tests). */
 int lb_listener_surge_len(const struct lb_listener *l);
 int lb_listener_client_conns(const struct lb_listener *l);

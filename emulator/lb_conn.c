@@ -115,20 +115,29 @@ static ssize_t tls_result(struct cconn *c, int r, uint32_t *want)
     return -1;
 }
 
+static ssize_t counted(struct cconn *c, ssize_t r)
+{
+    if (r > 0)
+        c->l->m.client_bytes += (uint64_t)r;
+    return r;
+}
+
 ssize_t lb_c_recv(struct cconn *c, void *buf, size_t n)
 {
     if (!c->ssl)
-        return recv(c->fd, buf, n, 0);
-    return tls_result(c, SSL_read(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_rd_want);
+        return counted(c, recv(c->fd, buf, n, 0));
+    return counted(
+        c, tls_result(c, SSL_read(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_rd_want));
 }
 
 ssize_t lb_c_send(struct cconn *c, const void *buf, size_t n)
 {
     if (!c->ssl)
-        return send(c->fd, buf, n, MSG_NOSIGNAL);
+        return counted(c, send(c->fd, buf, n, MSG_NOSIGNAL));
     if (n == 0)
         return 0;
-    return tls_result(c, SSL_write(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_wr_want);
+    return counted(
+        c, tls_result(c, SSL_write(c->ssl, buf, n > 1 << 30 ? 1 << 30 : (int)n), &c->ssl_wr_want));
 }
 
 /* writev's contract over lb_c_send: the bytes taken from iov in order. */
@@ -137,7 +146,7 @@ static ssize_t c_writev(struct cconn *c, const struct iovec *iov, int k)
     ssize_t total = 0;
 
     if (!c->ssl)
-        return writev(c->fd, iov, k);
+        return counted(c, writev(c->fd, iov, k));
     for (int i = 0; i < k; i++) {
         ssize_t w = lb_c_send(c, iov[i].iov_base, iov[i].iov_len);
 
@@ -212,6 +221,8 @@ void lb_bconn_free(struct bconn *b)
     if (b->fd >= 0) {
         cm_ev_del_fd(l->ev, b->fd);
         close(b->fd);
+        l->m.conns_open--;
+        l->m.conns_closed++;
     }
     b->be->conns--;
     bal_unref(b->be);
@@ -251,6 +262,8 @@ struct bconn *lb_bconn_connect(struct lb_listener *l, struct bal_backend *be)
     b->be = be;
     bal_ref(be);
     be->conns++;
+    l->m.backend_conns++;
+    l->m.conns_open++;
     b->fd = fd;
     b->events = EPOLLOUT;
     b->state = BS_CONNECTING;
@@ -261,6 +274,7 @@ struct bconn *lb_bconn_connect(struct lb_listener *l, struct bal_backend *be)
     b->req_off = b->req_len = b->in_off = b->in_len = 0;
     if (cm_ev_add_fd(l->ev, fd, EPOLLOUT, lb_on_backend, b) < 0) {
         b->fd = -1;
+        l->m.conns_open--;
         close(fd);
         lb_bconn_free(b);
         return NULL;
@@ -316,6 +330,8 @@ struct cconn *lb_cconn_new(struct lb_listener *l, int fd)
     }
     c->l = l;
     c->fd = fd;
+    c->tgck_len = 0;
+    l->m.conns_open++;
     c->ssl = NULL;
     c->ssl_rd_want = c->ssl_wr_want = 0;
     c->ssl_kick = 0;
@@ -388,6 +404,9 @@ void lb_client_close(struct cconn *c)
     if (c->fd >= 0) {
         cm_ev_del_fd(l->ev, c->fd);
         close(c->fd);
+        l->m.conns_open--;
+        l->m.conns_closed++;
+        l->m.client_closed++;
     }
     if (c->prev)
         c->prev->next = c->next;

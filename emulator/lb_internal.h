@@ -74,6 +74,8 @@ struct cconn {
     size_t in_off, in_len; /* in_off: TCP mode only */
     size_t out_off, out_len;
     struct lb_http_msg msg;
+    size_t tgck_len; /* the route's set_cookie lines for the current response */
+    char tgck[512];
     char in[CIN_CAP];
     char out[COUT_CAP];
 };
@@ -132,6 +134,11 @@ struct lb_listener {
     lb_route_fn route; /* ELBv2 listeners; NULL: classic */
     void *route_ud;
     struct lb_group_metrics gm[LB_GROUPS_MAX];
+    struct lb_group_metrics gmz[LB_GROUPS_MAX][LB_ZONES_MAX]; /* by the client's node zone */
+    int alg[LB_GROUPS_MAX];                     /* enum sc_elbv2_algorithm per group */
+    struct sc_sticky sticky[LB_GROUPS_MAX + 1]; /* [0]: classic (group -1), [g + 1] */
+    uint64_t secret;                            /* seals stickiness cookies */
+    uint64_t rng;
 };
 
 static inline int64_t lb_now_ms(void)
@@ -194,6 +201,10 @@ void lb_assign_node(struct cconn *c);
 /* The zone c's node routes to, or NULL for any. */
 const char *lb_node_zone(const struct cconn *c);
 
+/* The backend for c's current request (its group's algorithm; classic: least
+ * outstanding requests); NULL, *at_cap as bal_pick_*. */
+struct bal_backend *lb_pick(struct cconn *c, int *at_cap);
+
 /* lb_tcp.c */
 /* Moves bytes both ways as far as the sockets allow. May close c. */
 void lb_tcp_pump(struct cconn *c);
@@ -202,5 +213,7 @@ void lb_tcp_client(struct cconn *c, uint32_t events);
 void lb_tcp_backend(struct bconn *b, uint32_t events);
 /* Connects a new client to a backend taken in turn; closes it when none can be had. */
 void lb_tcp_start(struct cconn *c);
+/* The load balancer resets the flow (RST both ways; no target, the idle timeout). */
+void lb_tcp_reset(struct cconn *c);
 
 #endif

@@ -17,6 +17,39 @@ static void tcp_close_both(struct cconn *c)
     lb_client_close(c); /* closes c->b too */
 }
 
+/* The next close of fd sends a TCP RST. */
+static void rst_on_close(int fd)
+{
+    struct linger lg = { 1, 0 };
+
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* A reset from one side reaches the other (NetworkELB: TCP_Client_Reset_Count /
+ * TCP_Target_Reset_Count); closes both. */
+static void tcp_reset_both(struct cconn *c, int from_client)
+{
+    if (from_client) {
+        c->l->m.client_resets++;
+        if (c->b)
+            rst_on_close(c->b->fd);
+    } else {
+        c->l->m.backend_resets++;
+        rst_on_close(c->fd);
+    }
+    tcp_close_both(c);
+}
+
+void lb_tcp_reset(struct cconn *c)
+{
+    c->l->m.own_resets++; /* TCP_ELB_Reset_Count */
+    rst_on_close(c->fd);
+    if (c->b)
+        rst_on_close(c->b->fd);
+    tcp_close_both(c);
+}
+
 /* Moves bytes both ways as far as the sockets allow. */
 void lb_tcp_pump(struct cconn *c)
 {
@@ -75,7 +108,10 @@ void lb_tcp_client(struct cconn *c, uint32_t events)
         ssize_t n = lb_c_recv(c, c->in, CIN_CAP);
 
         if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            tcp_close_both(c);
+            if (errno == ECONNRESET)
+                tcp_reset_both(c, 1);
+            else
+                tcp_close_both(c);
             return;
         }
         if (n == 0)
@@ -103,7 +139,10 @@ void lb_tcp_backend(struct bconn *b, uint32_t events)
         ssize_t n = recv(b->fd, b->in, BIN_CAP, 0);
 
         if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            tcp_close_both(c);
+            if (errno == ECONNRESET)
+                tcp_reset_both(c, 0);
+            else
+                tcp_close_both(c);
             return;
         }
         if (n == 0)
@@ -139,5 +178,5 @@ void lb_tcp_start(struct cconn *c)
         lb_client_events(c);
         return;
     }
-    lb_client_close(c);
+    lb_tcp_reset(c); /* no target can take it: the load balancer resets the client */
 }

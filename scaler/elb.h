@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "scaler/ec2.h"
+#include "scaler/lb_sticky.h"
 #include "scaler/status.h"
 
 #define SC_ELB_MAX_LOAD_BALANCERS 20 /* per region (TooManyLoadBalancers) */
@@ -563,6 +564,12 @@ enum sc_status sc_elb_set_backend_policies(struct sc_elb *elb, const char *name,
  * -1 for an unknown load balancer or index. */
 int sc_elb_listener_policy_names(const struct sc_elb *elb, const char *name, int port,
                                  const char *const **names);
+/* The stickiness the listener of port honours (docs/elb-classic.md 4.1): an
+ * LBCookieStickinessPolicyType policy set on it (AWSELB, CookieExpirationPeriod; none or 0:
+ * a browser-session cookie) or an AppCookieStickinessPolicyType one (AWSELB following the
+ * application's CookieName); type NONE otherwise. -1 for an unknown load balancer. */
+int sc_elb_listener_stickiness(const struct sc_elb *elb, const char *name, int port,
+                               struct sc_sticky *out);
 int sc_elb_backend_count(const struct sc_elb *elb, const char *name);
 int sc_elb_backend_at(const struct sc_elb *elb, const char *name, int i, int *instance_port,
                       const char *const **names, int *n);

@@ -852,3 +852,38 @@ int sc_elb_backend_at(const struct sc_elb *elb, const char *name, int i, int *in
     *n = b->bpols[i].n;
     return 0;
 }
+
+int sc_elb_listener_stickiness(const struct sc_elb *elb, const char *name, int port,
+                               struct sc_sticky *out)
+{
+    const struct lb *b = elb_lb_find(elb, name);
+    int at;
+
+    memset(out, 0, sizeof(*out));
+    if (!b)
+        return -1;
+    at = port_index(b->lpols, b->nlpols, port);
+    for (int i = 0; at >= 0 && i < b->lpols[at].n; i++) {
+        const struct policy *p = policy_find(b, b->lpols[at].names[i]);
+
+        if (!p)
+            continue;
+        for (int k = 0; k < p->nattrs; k++) {
+            const char *v = p->attrs[k].value ? p->attrs[k].value : "";
+
+            if (strcmp(p->type->name, "LBCookieStickinessPolicyType") == 0 &&
+                strcmp(p->attrs[k].name, "CookieExpirationPeriod") == 0)
+                out->duration_s = atoll(v);
+            if (strcmp(p->type->name, "AppCookieStickinessPolicyType") == 0 &&
+                strcmp(p->attrs[k].name, "CookieName") == 0)
+                snprintf(out->app_cookie, sizeof(out->app_cookie), "%s", v);
+        }
+        if (strcmp(p->type->name, "LBCookieStickinessPolicyType") == 0)
+            out->type = SC_STICKY_LB_COOKIE;
+        else if (strcmp(p->type->name, "AppCookieStickinessPolicyType") == 0 && out->app_cookie[0])
+            out->type = SC_STICKY_APP_COOKIE;
+        if (out->type != SC_STICKY_NONE)
+            return 0;
+    }
+    return 0;
+}

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "scaler/ec2.h"
+#include "scaler/lb_sticky.h"
 #include "scaler/status.h"
 
 struct sc_cw;
@@ -488,6 +489,7 @@ struct sc_elbv2_target_health {
     int checked;  /* the caller should health-check it */
     int routable; /* new requests may go to it (healthy, or fail-open) */
     int64_t drain_deadline_ms;
+    int64_t slow_start_since_ms; /* in slow start since then (docs/elbv2.md 10.2); -1: not */
 };
 
 /* DescribeTargetHealth: every registration (registration order), or the targets asked
@@ -538,6 +540,45 @@ enum sc_elbv2_membership sc_elbv2_instance_membership(const struct sc_elbv2 *v2,
 /* 1 when id is registered or draining anywhere. */
 int sc_elbv2_registered_anywhere(const struct sc_elbv2 *v2, const char *id);
 
+/* --- balancing within a target group (elbv2_balance.c; docs/elbv2.md 10.1-10.3) -------------- */
+
+enum sc_elbv2_algorithm {
+    SC_ELBV2_ROUND_ROBIN = 0,
+    SC_ELBV2_LEAST_OUTSTANDING, /* least_outstanding_requests */
+    SC_ELBV2_WEIGHTED_RANDOM,
+};
+
+/* What a target group's attributes ask of the data plane. */
+struct sc_elbv2_balancing {
+    enum sc_elbv2_algorithm algorithm;
+    int anomaly_mitigation;  /* weighted_random's: stored, not modelled (docs/elbv2.md 10.3) */
+    int64_t slow_start_ms;   /* 0: off; never with least_outstanding_requests */
+    struct sc_sticky sticky; /* stickiness.* (HTTP/HTTPS groups) */
+};
+/* The balancing of group tg_arn from its attributes; 0, or -1 for an unknown group. */
+int sc_elbv2_tg_balancing(const struct sc_elbv2 *v2, const char *tg_arn,
+                          struct sc_elbv2_balancing *out);
+
+/* Slow start: a target in slow start since since_ms gets this share of a full target's
+ * requests, rising linearly from 0 to 1 over duration_ms; 1 when since_ms < 0 (not in slow
+ * start) or duration_ms <= 0. */
+double sc_elbv2_slow_start_share(int64_t now_ms, int64_t since_ms, int64_t duration_ms);
+
+/* One routable target as the pick sees it. credit is the caller's per-target state for
+ * round robin (starts 0, kept between picks). */
+struct sc_elbv2_pick_cand {
+    int outstanding; /* requests in flight */
+    double weight;   /* its slow start share (1: full) */
+    double *credit;
+};
+/* The target for one request among n candidates (n >= 1) by the group's algorithm:
+ * round_robin in turn, each target as often as its weight (smooth weighted round robin:
+ * a target in slow start gets its share); least_outstanding_requests the fewest in flight
+ * (ties: the first; the caller rotates the order); weighted_random a draw weighted by the
+ * weights (draw: any uniform 64-bit value). Returns the index. Allocation-free. */
+int sc_elbv2_pick(enum sc_elbv2_algorithm alg, const struct sc_elbv2_pick_cand *c, int n,
+                  uint64_t draw);
+
 /* --- AWS/ApplicationELB metrics (elbv2_metrics.c; docs/elbv2.md 11) -------------------------- */
 
 /* The metric dimension value of a load balancer ARN ("app/NAME/ID", "net/NAME/ID") or a
@@ -559,17 +600,23 @@ double sc_elbv2_request_count_per_target(double requests, int healthy, int routa
  * emulated minute saw them). */
 struct sc_elbv2_tg_traffic {
     const char *target_group_arn;
-    double requests; /* a target was chosen: its answer, or the load balancer's 502/504 */
+    const char *zone; /* NULL: every zone's requests; else those the node of this zone took */
+    double requests;  /* a target was chosen: its answer, or the load balancer's 502/504 */
     double target_2xx, target_3xx, target_4xx, target_5xx;
     double resp_time_sum_s; /* request sent -> response head, summed over resp_count */
     double resp_count;
+    double conn_errors; /* connections to its targets that failed (zone NULL only) */
 };
 /* ... and of the load balancer itself. */
 struct sc_elbv2_traffic {
     double elb_3xx, elb_4xx, elb_5xx; /* its own answers (redirects, fixed responses, errors) */
     double elb_502, elb_503, elb_504;
     double fixed_responses, redirects;
-    const struct sc_elbv2_tg_traffic *tgs; /* groups without traffic may be left out */
+    double active_conns;    /* client and target connections open at some time in the minute */
+    double new_conns;       /* client and target connections opened */
+    double processed_bytes; /* bytes from and to clients */
+    const struct sc_elbv2_tg_traffic *tgs; /* groups without traffic may be left out; a
+                                            * group's per-zone entries beside its NULL one */
     int ntgs;
 };
 /* Puts one minute's AWS/ApplicationELB metrics of Application Load Balancer lb_arn into cw
@@ -582,6 +629,23 @@ struct sc_elbv2_traffic {
  * balancer. */
 int sc_elbv2_report_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const char *lb_arn,
                            const struct sc_elbv2_traffic *t, int64_t timestamp_ms, int64_t now_ms);
+
+/* One minute of a Network Load Balancer's TCP and TLS listeners. */
+struct sc_elbv2_nlb_traffic {
+    double active_flows_tcp, active_flows_tls; /* flows open at some time in the minute */
+    double new_flows_tcp, new_flows_tls;
+    double bytes_tcp, bytes_tls; /* payload both ways (TLS: after decryption) */
+    double client_resets, elb_resets, target_resets;
+};
+/* Puts one minute's AWS/NetworkELB metrics of Network Load Balancer lb_arn (docs/elbv2.md
+ * 11.1): ActiveFlowCount, NewFlowCount, ProcessedBytes (LoadBalancer; always), their _TCP
+ * and _TLS parts and TCP_Client/ELB/Target_Reset_Count when non-zero, HealthyHostCount
+ * and UnHealthyHostCount (TargetGroup+LoadBalancer; TargetGroup+AvailabilityZone+
+ * LoadBalancer) of each group it forwards to. Returns the values put, -1 for an unknown or
+ * application load balancer. */
+int sc_elbv2_report_nlb_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const char *lb_arn,
+                               const struct sc_elbv2_nlb_traffic *t, int64_t timestamp_ms,
+                               int64_t now_ms);
 
 /* --- catalogue ------------------------------------------------------------------------------ */
 

@@ -51,6 +51,8 @@ struct target {
     struct sc_elbv2_health h;
     int draining;
     int64_t drain_deadline_ms;
+    int slow_start; /* entered slow start at slow_start_ms (docs/elbv2.md 10.2) */
+    int64_t slow_start_ms;
 };
 
 struct tgrec {

@@ -55,6 +55,7 @@ int sc_elbv2_resource_label_valid(const char *label)
 
 struct report {
     struct sc_cw *cw;
+    const char *ns;
     int64_t ts, now;
     int n;
 };
@@ -62,7 +63,7 @@ struct report {
 static void put(struct report *r, const char *metric, const char *unit,
                 const struct sc_dimension *d, int nd, double v)
 {
-    if (sc_cw_put_value(r->cw, NS, metric, d, nd, unit, v, r->ts, r->now) == SC_OK)
+    if (sc_cw_put_value(r->cw, r->ns, metric, d, nd, unit, v, r->ts, r->now) == SC_OK)
         r->n++;
 }
 
@@ -74,6 +75,18 @@ static void put_nonzero(struct report *r, const char *metric, const struct sc_di
 }
 
 /* The target-side figures one dimension set gets (a group's, or the load balancer's sum). */
+static void add_traffic(struct sc_elbv2_tg_traffic *sum, const struct sc_elbv2_tg_traffic *t)
+{
+    sum->requests += t->requests;
+    sum->target_2xx += t->target_2xx;
+    sum->target_3xx += t->target_3xx;
+    sum->target_4xx += t->target_4xx;
+    sum->target_5xx += t->target_5xx;
+    sum->resp_time_sum_s += t->resp_time_sum_s;
+    sum->resp_count += t->resp_count;
+    sum->conn_errors += t->conn_errors;
+}
+
 static void put_target_side(struct report *r, const struct sc_dimension *d, int nd,
                             const struct sc_elbv2_tg_traffic *t)
 {
@@ -132,10 +145,10 @@ double sc_elbv2_request_count_per_target(double requests, int healthy, int routa
 int sc_elbv2_report_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const char *lb_arn,
                            const struct sc_elbv2_traffic *t, int64_t timestamp_ms, int64_t now_ms)
 {
-    struct report r = { cw, timestamp_ms, now_ms, 0 };
+    struct report r = { cw, NS, timestamp_ms, now_ms, 0 };
     const struct sc_elbv2_lb *b = sc_elbv2_lb_find(v2, lb_arn);
     struct sc_elbv2_tg_traffic sum;
-    struct sc_dimension lb[1], tg[1], tglb[2], tgazlb[3];
+    struct sc_dimension lb[1], tg[1], tglb[2], tgazlb[3], azlb[2];
     static const struct sc_elbv2_tg_traffic none;
 
     if (!b || strcmp(b->type, "application") != 0)
@@ -144,15 +157,34 @@ int sc_elbv2_report_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const ch
     lb[0].name = "LoadBalancer";
     lb[0].value = sc_elbv2_arn_dimension(b->arn);
     for (int i = 0; i < t->ntgs; i++) {
-        sum.requests += t->tgs[i].requests;
-        sum.target_2xx += t->tgs[i].target_2xx;
-        sum.target_3xx += t->tgs[i].target_3xx;
-        sum.target_4xx += t->tgs[i].target_4xx;
-        sum.target_5xx += t->tgs[i].target_5xx;
-        sum.resp_time_sum_s += t->tgs[i].resp_time_sum_s;
-        sum.resp_count += t->tgs[i].resp_count;
+        if (!t->tgs[i].zone)
+            add_traffic(&sum, &t->tgs[i]);
     }
     put_target_side(&r, lb, 1, &sum);
+    /* the requests each zone's node took: AvailabilityZone+LoadBalancer (zones with any) */
+    for (int z = 0; z < b->nzones; z++) {
+        struct sc_elbv2_tg_traffic zs;
+        int any = 0;
+
+        memset(&zs, 0, sizeof(zs));
+        for (int i = 0; i < t->ntgs; i++) {
+            if (t->tgs[i].zone && strcmp(t->tgs[i].zone, b->zones[z]) == 0) {
+                add_traffic(&zs, &t->tgs[i]);
+                any = 1;
+            }
+        }
+        if (!any)
+            continue;
+        azlb[0].name = "AvailabilityZone";
+        azlb[0].value = b->zones[z];
+        azlb[1] = lb[0];
+        put_target_side(&r, azlb, 2, &zs);
+    }
+    put_nonzero(&r, "ActiveConnectionCount", lb, 1, t->active_conns);
+    put_nonzero(&r, "NewConnectionCount", lb, 1, t->new_conns);
+    if (t->processed_bytes != 0)
+        put(&r, "ProcessedBytes", "Bytes", lb, 1, t->processed_bytes);
+    put_nonzero(&r, "TargetConnectionErrorCount", lb, 1, sum.conn_errors);
     put_nonzero(&r, "HTTPCode_ELB_3XX_Count", lb, 1, t->elb_3xx);
     put_nonzero(&r, "HTTPCode_ELB_4XX_Count", lb, 1, t->elb_4xx);
     put_nonzero(&r, "HTTPCode_ELB_5XX_Count", lb, 1, t->elb_5xx);
@@ -168,15 +200,25 @@ int sc_elbv2_report_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const ch
 
         if (!forwards_from(grp, lb_arn))
             continue;
-        for (int i = 0; i < t->ntgs; i++) {
-            if (t->tgs[i].target_group_arn && strcmp(t->tgs[i].target_group_arn, grp->arn) == 0)
-                tt = &t->tgs[i];
-        }
         tg[0].name = "TargetGroup";
         tg[0].value = sc_elbv2_arn_dimension(grp->arn);
+        for (int i = 0; i < t->ntgs; i++) {
+            if (!t->tgs[i].target_group_arn || strcmp(t->tgs[i].target_group_arn, grp->arn) != 0)
+                continue;
+            if (!t->tgs[i].zone) {
+                tt = &t->tgs[i];
+                continue;
+            }
+            tgazlb[0] = tg[0];
+            tgazlb[1].name = "AvailabilityZone";
+            tgazlb[1].value = t->tgs[i].zone;
+            tgazlb[2] = lb[0];
+            put_target_side(&r, tgazlb, 3, &t->tgs[i]);
+        }
         tglb[0] = tg[0];
         tglb[1] = lb[0];
         put_target_side(&r, tglb, 2, tt);
+        put_nonzero(&r, "TargetConnectionErrorCount", tglb, 2, tt->conn_errors);
         sc_elbv2_group_counts(v2, grp->arn, NULL, &healthy, &unhealthy, &routable);
         put(&r, "RequestCountPerTarget", "Count", tg, 1,
             sc_elbv2_request_count_per_target(tt->requests, healthy, routable));
@@ -194,5 +236,65 @@ int sc_elbv2_report_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const ch
             put(&r, "UnHealthyHostCount", "Count", tgazlb, 3, unhealthy);
         }
     }
+    return r.n;
+}
+
+/* HealthyHostCount / UnHealthyHostCount of each group lb forwards to. */
+static void put_host_counts(struct report *r, const struct sc_elbv2 *v2,
+                            const struct sc_elbv2_lb *b, const struct sc_dimension *lb)
+{
+    struct sc_dimension tglb[2], tgazlb[3];
+
+    for (int g = 0; g < sc_elbv2_tg_count(v2); g++) {
+        const struct sc_elbv2_tg *grp = sc_elbv2_tg_at(v2, g);
+        int healthy, unhealthy;
+
+        if (!forwards_from(grp, b->arn))
+            continue;
+        tglb[0].name = "TargetGroup";
+        tglb[0].value = sc_elbv2_arn_dimension(grp->arn);
+        tglb[1] = lb[0];
+        sc_elbv2_group_counts(v2, grp->arn, NULL, &healthy, &unhealthy, NULL);
+        put(r, "HealthyHostCount", "Count", tglb, 2, healthy);
+        put(r, "UnHealthyHostCount", "Count", tglb, 2, unhealthy);
+        for (int z = 0; z < b->nzones; z++) {
+            sc_elbv2_group_counts(v2, grp->arn, b->zones[z], &healthy, &unhealthy, NULL);
+            tgazlb[0] = tglb[0];
+            tgazlb[1].name = "AvailabilityZone";
+            tgazlb[1].value = b->zones[z];
+            tgazlb[2] = lb[0];
+            put(r, "HealthyHostCount", "Count", tgazlb, 3, healthy);
+            put(r, "UnHealthyHostCount", "Count", tgazlb, 3, unhealthy);
+        }
+    }
+}
+
+int sc_elbv2_report_nlb_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, const char *lb_arn,
+                               const struct sc_elbv2_nlb_traffic *t, int64_t timestamp_ms,
+                               int64_t now_ms)
+{
+    struct report r = { cw, "AWS/NetworkELB", timestamp_ms, now_ms, 0 };
+    const struct sc_elbv2_lb *b = sc_elbv2_lb_find(v2, lb_arn);
+    struct sc_dimension lb[1];
+
+    if (!b || strcmp(b->type, "network") != 0)
+        return -1;
+    lb[0].name = "LoadBalancer";
+    lb[0].value = sc_elbv2_arn_dimension(b->arn);
+    put(&r, "ActiveFlowCount", "Count", lb, 1, t->active_flows_tcp + t->active_flows_tls);
+    put_nonzero(&r, "ActiveFlowCount_TCP", lb, 1, t->active_flows_tcp);
+    put_nonzero(&r, "ActiveFlowCount_TLS", lb, 1, t->active_flows_tls);
+    put(&r, "NewFlowCount", "Count", lb, 1, t->new_flows_tcp + t->new_flows_tls);
+    put_nonzero(&r, "NewFlowCount_TCP", lb, 1, t->new_flows_tcp);
+    put_nonzero(&r, "NewFlowCount_TLS", lb, 1, t->new_flows_tls);
+    put(&r, "ProcessedBytes", "Bytes", lb, 1, t->bytes_tcp + t->bytes_tls);
+    if (t->bytes_tcp != 0)
+        put(&r, "ProcessedBytes_TCP", "Bytes", lb, 1, t->bytes_tcp);
+    if (t->bytes_tls != 0)
+        put(&r, "ProcessedBytes_TLS", "Bytes", lb, 1, t->bytes_tls);
+    put_nonzero(&r, "TCP_Client_Reset_Count", lb, 1, t->client_resets);
+    put_nonzero(&r, "TCP_ELB_Reset_Count", lb, 1, t->elb_resets);
+    put_nonzero(&r, "TCP_Target_Reset_Count", lb, 1, t->target_resets);
+    put_host_counts(&r, v2, b, lb);
     return r.n;
 }

@@ -644,6 +644,7 @@ static void fill_health(const struct sc_elbv2 *v2, const struct tgrec *g, const 
     o->port = x->port;
     o->availability_zone = x->zone[0] ? x->zone : NULL;
     o->drain_deadline_ms = x->drain_deadline_ms;
+    o->slow_start_since_ms = x->slow_start ? x->slow_start_ms : -1;
     snprintf(o->health_check_port, sizeof(o->health_check_port), "%s",
              strcmp(g->v.hc.port, "traffic-port") == 0 ? "" : g->v.hc.port);
     if (!o->health_check_port[0])
@@ -747,6 +748,7 @@ enum sc_status sc_elbv2_describe_target_health(const struct sc_elbv2 *v2, const 
             continue;
         }
         memset(o, 0, sizeof(*o));
+        o->slow_start_since_ms = -1;
         o->id = t[i].id;
         o->port = port;
         o->state = SC_ELBV2_UNUSED;
@@ -780,16 +782,48 @@ int sc_elbv2_target_at(const struct sc_elbv2 *v2, const char *tg_arn, int i,
     return 0;
 }
 
+/* A target that just became healthy enters slow start when the group has a slow start
+ * duration, its algorithm is not least_outstanding_requests, and another healthy target
+ * is not in slow start (docs/elbv2.md 10.2). */
+static void slow_start_enter(const struct sc_elbv2 *v2, const struct tgrec *g, struct target *x,
+                             int64_t now_ms)
+{
+    struct sc_elbv2_balancing bal;
+
+    x->slow_start = 0;
+    if (sc_elbv2_tg_balancing(v2, g->v.arn, &bal) != 0 || bal.slow_start_ms <= 0)
+        return;
+    for (int k = 0; k < g->ntargets; k++) {
+        const struct target *o = &g->targets[k];
+
+        if (o == x || !o->h.in_service || o->draining)
+            continue;
+        if (!o->slow_start || now_ms >= o->slow_start_ms + bal.slow_start_ms) {
+            x->slow_start = 1;
+            x->slow_start_ms = now_ms;
+            return;
+        }
+    }
+}
+
 int sc_elbv2_health_result(struct sc_elbv2 *v2, const char *tg_arn, const char *id, int port,
                            enum sc_elbv2_hc_result r, int code, int64_t now_ms)
 {
     struct tgrec *g = v2_tg(v2, tg_arn);
     struct target *x = g ? target_find(g, id, port, NULL) : NULL;
 
+    int before, after;
+
     if (!x || (x->draining && now_ms >= x->drain_deadline_ms))
         return -1;
-    return sc_elbv2_health_step(&x->h, r, code, g->v.hc.healthy_threshold,
-                                g->v.hc.unhealthy_threshold);
+    before = x->h.in_service;
+    after = sc_elbv2_health_step(&x->h, r, code, g->v.hc.healthy_threshold,
+                                 g->v.hc.unhealthy_threshold);
+    if (!after)
+        x->slow_start = 0; /* an unhealthy target leaves slow start */
+    else if (!before)
+        slow_start_enter(v2, g, x, now_ms);
+    return after;
 }
 
 int sc_elbv2_route_set(const struct sc_elbv2 *v2, const char *tg_arn, const char **ids, int *ports,

@@ -394,6 +394,7 @@ struct put {
 struct puts {
     struct put p[96];
     int n;
+    const char *ns; /* the namespace expected; NULL: AWS/ApplicationELB */
 };
 
 static void on_put(const struct sc_put_metric_data_req *req, int64_t now_ms, void *ud)
@@ -401,7 +402,10 @@ static void on_put(const struct sc_put_metric_data_req *req, int64_t now_ms, voi
     struct puts *ps = ud;
 
     (void)now_ms;
-    assert_string_equal(req->namespace, "AWS/ApplicationELB");
+    if (!ps->ns)
+        assert_string_equal(req->namespace, "AWS/ApplicationELB");
+    else
+        assert_string_equal(req->namespace, ps->ns);
     for (int i = 0; i < req->n_metric_data && ps->n < 96; i++) {
         const struct sc_metric_datum *d = &req->metric_data[i];
         struct put *p = &ps->p[ps->n++];
@@ -555,6 +559,232 @@ static void test_elbv2_metrics_report_minute_dimensions_and_criteria(void **stat
     sc_cw_destroy(cw);
 }
 
+/* docs/elbv2.md 11: the connection metrics (LoadBalancer; TargetConnectionErrorCount also
+ * TargetGroup+LoadBalancer) when non-zero, and the request metrics by the node's zone. */
+static void test_elbv2_metrics_connections_and_availability_zone(void **state)
+{
+    struct fx *f = *state;
+    struct puts ps;
+    struct sc_cw *cw = sc_cw_create(NULL);
+    struct sc_elbv2_tg_traffic tt[2] = { { 0 } };
+    struct sc_elbv2_traffic t = { 0 };
+    const struct put *p;
+    char tgdim[128];
+
+    memset(&ps, 0, sizeof(ps));
+    sc_cw_set_put_observer(cw, on_put, &ps);
+    mk_target(f, f->web, 1);
+    tt[0].target_group_arn = tt[1].target_group_arn = f->web;
+    tt[0].requests = 10;
+    tt[0].conn_errors = 2;
+    tt[1].zone = "us-east-1b";
+    tt[1].requests = 4;
+    tt[1].target_2xx = 4;
+    t.tgs = tt;
+    t.ntgs = 2;
+    t.active_conns = 5;
+    t.new_conns = 7;
+    t.processed_bytes = 1234;
+    assert_true(sc_elbv2_report_minute(f->v2, cw, f->lb, &t, T0, T0) > 0);
+    assert_true(put_of(&ps, "ActiveConnectionCount", 1, "LoadBalancer=app/web/")->value == 5);
+    assert_true(put_of(&ps, "NewConnectionCount", 1, "LoadBalancer=")->value == 7);
+    assert_true(put_of(&ps, "ProcessedBytes", 1, "LoadBalancer=")->value == 1234);
+    assert_true(put_of(&ps, "TargetConnectionErrorCount", 1, "LoadBalancer=")->value == 2);
+    snprintf(tgdim, sizeof(tgdim), "TargetGroup=%s", sc_elbv2_arn_dimension(f->web));
+    assert_true(put_of(&ps, "TargetConnectionErrorCount", 2, tgdim)->value == 2);
+    /* zone entries do not add to the totals */
+    assert_true(put_of(&ps, "RequestCount", 1, "LoadBalancer=")->value == 10);
+    p = put_of(&ps, "RequestCount", 2, "AvailabilityZone=us-east-1b");
+    assert_true(p && p->value == 4 && strncmp(p->dims[1], "LoadBalancer=app/web/", 21) == 0);
+    assert_null(put_of(&ps, "RequestCount", 2, "AvailabilityZone=us-east-1a"));
+    p = put_of(&ps, "RequestCount", 3, tgdim);
+    assert_true(p && p->value == 4 && strcmp(p->dims[1], "AvailabilityZone=us-east-1b") == 0);
+    memset(&ps, 0, sizeof(ps));
+    memset(&t, 0, sizeof(t));
+    sc_elbv2_report_minute(f->v2, cw, f->lb, &t, T0 + 60000, T0 + 60000);
+    assert_null(put_of(&ps, "ActiveConnectionCount", 1, "LoadBalancer="));
+    assert_null(put_of(&ps, "ProcessedBytes", 1, "LoadBalancer="));
+    sc_cw_destroy(cw);
+}
+
+/* docs/elbv2.md 11.1: AWS/NetworkELB for a network load balancer only. */
+static void test_elbv2_metrics_network_load_balancer_core(void **state)
+{
+    struct fx *f = *state;
+    struct puts ps;
+    struct sc_cw *cw = sc_cw_create(NULL);
+    struct sc_elbv2_nlb_traffic t = { 0 };
+    const struct sc_elbv2_lb *b;
+    const char *subnets[1];
+    struct sc_elbv2_lb_req lr = { .name = "net", .type = "network", .nsubnets = 1 };
+
+    memset(&ps, 0, sizeof(ps));
+    ps.ns = "AWS/NetworkELB";
+    sc_cw_set_put_observer(cw, on_put, &ps);
+    subnets[0] = sc_ec2_default_subnet(f->ec2, "us-east-1a")->subnet_id;
+    lr.subnets = subnets;
+    assert_int_equal(sc_elbv2_create_load_balancer(f->v2, &lr, T0, &b, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_report_nlb_minute(f->v2, cw, f->lb, &t, T0, T0), -1);
+    t.active_flows_tcp = 3;
+    t.new_flows_tcp = 2;
+    t.bytes_tcp = 500;
+    t.elb_resets = 1;
+    assert_true(sc_elbv2_report_nlb_minute(f->v2, cw, b->arn, &t, T0, T0) > 0);
+    assert_true(put_of(&ps, "ActiveFlowCount", 1, "LoadBalancer=net/net/")->value == 3);
+    assert_true(put_of(&ps, "ActiveFlowCount_TCP", 1, "LoadBalancer=")->value == 3);
+    assert_null(put_of(&ps, "ActiveFlowCount_TLS", 1, "LoadBalancer="));
+    assert_true(put_of(&ps, "NewFlowCount", 1, "LoadBalancer=")->value == 2);
+    assert_true(put_of(&ps, "ProcessedBytes_TCP", 1, "LoadBalancer=")->value == 500);
+    assert_true(put_of(&ps, "TCP_ELB_Reset_Count", 1, "LoadBalancer=")->value == 1);
+    assert_null(put_of(&ps, "TCP_Client_Reset_Count", 1, "LoadBalancer="));
+    memset(&ps, 0, sizeof(ps));
+    ps.ns = "AWS/NetworkELB";
+    memset(&t, 0, sizeof(t));
+    sc_elbv2_report_nlb_minute(f->v2, cw, b->arn, &t, T0 + 60000, T0 + 60000);
+    assert_true(put_of(&ps, "ActiveFlowCount", 1, "LoadBalancer=")->value == 0); /* always */
+    sc_cw_destroy(cw);
+}
+
+static void set_attr(struct fx *f, const char *tg, const char *k, const char *v)
+{
+    struct sc_elbv2_kv kv = { k, v };
+
+    assert_int_equal(sc_elbv2_modify_attributes(f->v2, tg, &kv, 1, T0, &f->err), SC_OK);
+}
+
+static int64_t slow_since(struct fx *f, const char *tg, int i)
+{
+    struct sc_elbv2_target_health t;
+
+    assert_int_equal(sc_elbv2_target_at(f->v2, tg, i, &t), 0);
+    return t.slow_start_since_ms;
+}
+
+/* docs/elbv2.md 10.3: the attributes become the data plane's balancing. */
+static void test_elbv2_balance_attributes_read(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elbv2_balancing b;
+
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, f->web, &b), 0);
+    assert_int_equal(b.algorithm, SC_ELBV2_ROUND_ROBIN);
+    assert_int_equal(b.sticky.type, SC_STICKY_NONE);
+    set_attr(f, f->web, "stickiness.enabled", "true");
+    set_attr(f, f->web, "stickiness.lb_cookie.duration_seconds", "120");
+    set_attr(f, f->web, "slow_start.duration_seconds", "30");
+    set_attr(f, f->web, "load_balancing.algorithm.type", "weighted_random");
+    set_attr(f, f->web, "load_balancing.algorithm.anomaly_mitigation", "on");
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, f->web, &b), 0);
+    assert_int_equal(b.algorithm, SC_ELBV2_WEIGHTED_RANDOM);
+    assert_int_equal(b.anomaly_mitigation, 1);
+    assert_int_equal(b.slow_start_ms, 30000);
+    assert_int_equal(b.sticky.type, SC_STICKY_LB_COOKIE);
+    assert_int_equal(b.sticky.duration_s, 120);
+    set_attr(f, f->web, "stickiness.type", "app_cookie");
+    set_attr(f, f->web, "stickiness.app_cookie.cookie_name", "SESS");
+    set_attr(f, f->web, "load_balancing.algorithm.type", "least_outstanding_requests");
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, f->web, &b), 0);
+    assert_int_equal(b.sticky.type, SC_STICKY_APP_COOKIE);
+    assert_string_equal(b.sticky.app_cookie, "SESS");
+    assert_int_equal(b.slow_start_ms, 0); /* not with least outstanding requests */
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, "arn:nope", &b), -1);
+}
+
+/* docs/elbv2.md 10.2: the share rises linearly from 0 to 1 over the duration. */
+static void test_elbv2_balance_slow_start_share_linear(void **state)
+{
+    (void)state;
+    assert_true(sc_elbv2_slow_start_share(1000, 1000, 30000) == 0.0);
+    assert_true(sc_elbv2_slow_start_share(16000, 1000, 30000) == 0.5);
+    assert_true(sc_elbv2_slow_start_share(31000, 1000, 30000) == 1.0);
+    assert_true(sc_elbv2_slow_start_share(5000, -1, 30000) == 1.0);
+    assert_true(sc_elbv2_slow_start_share(5000, 1000, 0) == 1.0);
+}
+
+/* docs/elbv2.md 10.2: a target entering healthy enters slow start only when another healthy
+ * target is not in slow start; an unhealthy one leaves it; least outstanding requests has
+ * none. */
+static void test_elbv2_balance_slow_start_entered_beside_a_full_target(void **state)
+{
+    struct fx *f = *state;
+    const char *a, *b;
+
+    set_attr(f, f->web, "slow_start.duration_seconds", "30");
+    a = mk_target(f, f->web, 1);
+    assert_int_equal(slow_since(f, f->web, 0), -1); /* the only healthy target */
+    b = mk_target(f, f->web, 1);
+    assert_true(slow_since(f, f->web, 1) >= T0);
+    for (int k = 0; k < 3; k++)
+        sc_elbv2_health_result(f->v2, f->web, b, 80, SC_ELBV2_HC_FAILED, 0, T0 + 10 + k);
+    assert_int_equal(slow_since(f, f->web, 1), -1);
+    (void)a;
+    set_attr(f, f->api, "slow_start.duration_seconds", "30");
+    set_attr(f, f->api, "load_balancing.algorithm.type", "least_outstanding_requests");
+    mk_target(f, f->api, 1);
+    mk_target(f, f->api, 1);
+    assert_int_equal(slow_since(f, f->api, 1), -1);
+}
+
+static void pick_n(enum sc_elbv2_algorithm alg, struct sc_elbv2_pick_cand *c, int n, int rounds,
+                   int *counts)
+{
+    uint64_t z = 7;
+
+    for (int r = 0; r < rounds; r++) {
+        z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+        counts[sc_elbv2_pick(alg, c, n, z)]++;
+    }
+}
+
+/* docs/elbv2.md 10.3: round_robin in turn, each target by its weight. */
+static void test_elbv2_balance_round_robin_in_turn_by_weight(void **state)
+{
+    double cr[3] = { 0 };
+    struct sc_elbv2_pick_cand c[3] = { { 0, 1, &cr[0] }, { 0, 1, &cr[1] }, { 0, 0.25, &cr[2] } };
+    int counts[3] = { 0 }, seq[4];
+
+    (void)state;
+    pick_n(SC_ELBV2_ROUND_ROBIN, c, 3, 900, counts);
+    assert_int_equal(counts[0], 400);
+    assert_int_equal(counts[1], 400);
+    assert_int_equal(counts[2], 100);
+    c[2].weight = 1;
+    for (int i = 0; i < 3; i++)
+        cr[i] = 0;
+    for (int i = 0; i < 4; i++)
+        seq[i] = sc_elbv2_pick(SC_ELBV2_ROUND_ROBIN, c, 3, 0);
+    assert_true(seq[0] != seq[1] && seq[1] != seq[2] && seq[0] != seq[2] && seq[3] == seq[0]);
+}
+
+/* docs/elbv2.md 10.3: least_outstanding_requests takes the fewest in flight. */
+static void test_elbv2_balance_least_outstanding_takes_fewest(void **state)
+{
+    double cr[3] = { 0 };
+    struct sc_elbv2_pick_cand c[3] = { { 5, 1, &cr[0] }, { 2, 1, &cr[1] }, { 9, 1, &cr[2] } };
+
+    (void)state;
+    assert_int_equal(sc_elbv2_pick(SC_ELBV2_LEAST_OUTSTANDING, c, 3, 0), 1);
+    c[0].outstanding = 1;
+    assert_int_equal(sc_elbv2_pick(SC_ELBV2_LEAST_OUTSTANDING, c, 3, 0), 0);
+}
+
+/* docs/elbv2.md 10.3: weighted_random draws by weight. */
+static void test_elbv2_balance_weighted_random_by_weight(void **state)
+{
+    double cr[2] = { 0 };
+    struct sc_elbv2_pick_cand c[2] = { { 0, 1, &cr[0] }, { 0, 0.5, &cr[1] } };
+    int counts[2] = { 0 };
+
+    (void)state;
+    pick_n(SC_ELBV2_WEIGHTED_RANDOM, c, 2, 3000, counts);
+    assert_in_range(counts[0], 1850, 2150);
+    assert_in_range(counts[1], 850, 1150);
+    c[1].weight = 0;
+    counts[0] = counts[1] = 0;
+    pick_n(SC_ELBV2_WEIGHTED_RANDOM, c, 2, 100, counts);
+    assert_int_equal(counts[1], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -576,6 +806,14 @@ int main(void)
         T(test_elbv2_metrics_dimension_is_the_arns_final_portion),
         T(test_elbv2_metrics_request_count_per_target_by_healthy_targets),
         T(test_elbv2_metrics_report_minute_dimensions_and_criteria),
+        T(test_elbv2_metrics_connections_and_availability_zone),
+        T(test_elbv2_metrics_network_load_balancer_core),
+        T(test_elbv2_balance_attributes_read),
+        T(test_elbv2_balance_slow_start_share_linear),
+        T(test_elbv2_balance_slow_start_entered_beside_a_full_target),
+        T(test_elbv2_balance_round_robin_in_turn_by_weight),
+        T(test_elbv2_balance_least_outstanding_takes_fewest),
+        T(test_elbv2_balance_weighted_random_by_weight),
 #undef T
     };
 
