@@ -414,21 +414,8 @@ static void start_request(struct cconn *c)
         be = lb_pick(c, &at_cap);
     if (!be) {
         if (at_cap) {
-            if (l->qlen >= l->surge_max) {
-                l->m.spillover++;
-                own_response(c, 503, 1, 0);
-                return;
-            }
-            c->state = CS_QUEUED;
-            c->qnext = NULL;
-            if (l->qtail)
-                l->qtail->qnext = c;
-            else
-                l->qhead = c;
-            l->qtail = c;
-            l->qlen++;
-            if (l->qlen > l->m.surge_queue_max)
-                l->m.surge_queue_max = l->qlen;
+            if (lb_surge_push(c) < 0)
+                own_response(c, 503, 1, 0); /* SpilloverCount */
             return;
         }
         own_response(c, 503, 1, 0);
@@ -444,6 +431,10 @@ static void start_request(struct cconn *c)
 
 void lb_run_surge_queue(struct lb_listener *l)
 {
+    if (l->mode == LB_MODE_TCP) {
+        lb_tcp_run_surge_queue(l);
+        return;
+    }
     while (l->qhead) {
         struct cconn *c = l->qhead;
         struct bal_backend *be;
@@ -922,13 +913,13 @@ void lb_on_client(struct cm_ev *ev, int fd, uint32_t events, void *ud)
          * path takes EPOLLOUT as "flush", so with nothing to flush it must read instead */
         if ((events & EPOLLOUT) && c->ssl_rd_want == EPOLLOUT) {
             events |= EPOLLIN;
-            if (c->state != CS_TCP && c->out_len == c->out_off)
+            if (c->l->mode != LB_MODE_TCP && c->out_len == c->out_off)
                 events &= ~(uint32_t)EPOLLOUT;
         }
-        if ((events & EPOLLIN) && c->ssl_wr_want == EPOLLIN && c->state != CS_TCP)
+        if ((events & EPOLLIN) && c->ssl_wr_want == EPOLLIN && c->l->mode != LB_MODE_TCP)
             events |= EPOLLOUT;
     }
-    if (c->state == CS_TCP)
+    if (c->l->mode == LB_MODE_TCP) /* piping, or queued (its bytes wait in c->in) */
         lb_tcp_client(c, events);
     else
         http_client(c, events);
@@ -981,19 +972,23 @@ static void on_accept(struct cm_ev *ev, int fd, uint32_t events, void *ud)
     }
 }
 
-/* Idle timeout: requests without progress get 504; idle connections close. */
+/* Idle timeout: requests without progress get 504; idle connections close, pooled
+ * back-end connections too (AWS: the idle timeout "applies to its connections", front-end
+ * and back-end). */
 static int64_t on_sweep(struct cm_ev *ev, int64_t now, void *ud)
 {
     struct lb_listener *l = ud;
     struct cconn *c;
 
     (void)ev;
+    for (int i = 0; i < l->set.n; i++)
+        lb_close_idle_since(l->set.v[i], now, l->idle_ms);
 again:
     for (c = l->all; c; c = c->next) {
         if (now - c->last_ms < l->idle_ms)
             continue;
-        if ((c->state == CS_PROXY || c->state == CS_QUEUED) && !c->resp_started &&
-            c->out_len == c->out_off) {
+        if ((c->state == CS_PROXY || c->state == CS_QUEUED) && l->mode != LB_MODE_TCP &&
+            !c->resp_started && c->out_len == c->out_off) {
             if (c->state == CS_QUEUED)
                 lb_surge_remove(c);
             lb_abort_backend(c);
@@ -1239,4 +1234,13 @@ int lb_listener_surge_len(const struct lb_listener *l)
 int lb_listener_client_conns(const struct lb_listener *l)
 {
     return l->nclients;
+}
+
+int lb_listener_idle_backend_conns(const struct lb_listener *l)
+{
+    int n = 0;
+
+    for (int i = 0; i < l->set.n; i++)
+        n += l->set.v[i]->nidle;
+    return n;
 }

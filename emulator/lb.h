@@ -5,7 +5,10 @@
  * HTTP listeners parse each request (lb_http), add X-Forwarded-For/-Proto/-Port, answer
  * Expect: 100-continue themselves, and send it to the backend with the fewest outstanding
  * requests over a pooled keep-alive connection; the response goes back unchanged but for
- * the hop-by-hop headers. TCP listeners pipe bytes both ways to backends taken in turn.
+ * the hop-by-hop headers; a pooled connection idle for the idle timeout closes. TCP
+ * listeners pipe bytes both ways to backends taken in turn; a connection that finds every
+ * routable backend at `backend_max_conns` waits in the surge queue (closed when it is full:
+ * SpilloverCount; closed after the idle timeout in it).
  * The proxy's own answers (spec 6.5): 503 when no backend is routable or the surge queue
  * (1,024) is full (SpilloverCount), 504 when a request sees no progress for the idle
  * timeout, 502 when the backend's response is unparsable or the backend fails before
@@ -166,6 +169,8 @@ void lb_listener_group_zone_metrics_take(struct lb_listener *l, int group, int z
 /* Current surge queue length and connections (for status pages and tests). */
 int lb_listener_surge_len(const struct lb_listener *l);
 int lb_listener_client_conns(const struct lb_listener *l);
+/* Pooled keep-alive connections to backends (closed after the idle timeout). */
+int lb_listener_idle_backend_conns(const struct lb_listener *l);
 
 /* `emulator proxy --listen [HOST:]PORT --backend HOST:PORT ... [options]`: a standalone
  * least-outstanding-requests HTTP proxy (or --tcp round robin) with optional active

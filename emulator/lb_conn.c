@@ -35,7 +35,7 @@ void lb_client_events(struct cconn *c)
 {
     uint32_t e = 0;
 
-    if (c->state == CS_TCP) {
+    if (c->l->mode == LB_MODE_TCP) { /* piping, or waiting in the surge queue */
         if (c->in_len == 0 && !c->eof)
             e |= EPOLLIN;
         if (c->b && c->b->in_len > c->b->in_off)
@@ -315,6 +315,27 @@ void lb_close_idle(struct bal_backend *be)
         lb_bconn_free(be->idle);
 }
 
+int lb_close_idle_since(struct bal_backend *be, int64_t now_ms, int64_t idle_ms)
+{
+    struct bconn **pp = (struct bconn **)&be->idle;
+    int n = 0;
+
+    while (*pp) {
+        struct bconn *b = *pp;
+
+        if (now_ms - b->idle_since < idle_ms) {
+            pp = &b->inext;
+            continue;
+        }
+        *pp = b->inext; /* out of the pool here: lb_bconn_free would search for it */
+        be->nidle--;
+        b->state = BS_SEND;
+        lb_bconn_free(b);
+        n++;
+    }
+    return n;
+}
+
 /* --- client side --------------------------------------------------------------------------- */
 
 struct cconn *lb_cconn_new(struct lb_listener *l, int fd)
@@ -374,6 +395,27 @@ void lb_surge_remove(struct cconn *c)
             return;
         }
     }
+}
+
+int lb_surge_push(struct cconn *c)
+{
+    struct lb_listener *l = c->l;
+
+    if (l->qlen >= l->surge_max) {
+        l->m.spillover++;
+        return -1;
+    }
+    c->state = CS_QUEUED;
+    c->qnext = NULL;
+    if (l->qtail)
+        l->qtail->qnext = c;
+    else
+        l->qhead = c;
+    l->qtail = c;
+    l->qlen++;
+    if (l->qlen > l->m.surge_queue_max)
+        l->m.surge_queue_max = l->qlen;
+    return 0;
 }
 
 /* Detaches and closes the backend connection of an unfinished request. */

@@ -29,7 +29,7 @@
 
 enum cstate {
     CS_HEAD,   /* waiting for a request head (idle keep-alive or partial) */
-    CS_QUEUED, /* in the surge queue */
+    CS_QUEUED, /* in the surge queue (HTTP: a parsed request; TCP: a connection) */
     CS_PROXY,  /* a backend connection serves the request */
     CS_TCP,    /* TCP listener: piping */
 };
@@ -126,6 +126,7 @@ struct lb_listener {
     int nclients;
     struct cconn *qhead, *qtail;
     int qlen;
+    int surge_running; /* lb_tcp_run_surge_queue is on the stack (closing re-enters it) */
     struct cconn *cfree;
     int ncfree;
     struct bconn *bfree;
@@ -173,9 +174,15 @@ struct bconn *lb_bconn_connect(struct lb_listener *l, struct bal_backend *be);
 struct bconn *lb_bconn_get_or_connect(struct lb_listener *l, struct bal_backend *be);
 void lb_bconn_to_idle(struct bconn *b); /* into be's keep-alive pool */
 void lb_close_idle(struct bal_backend *be);
+/* Closes be's pooled connections idle for idle_ms or more at now_ms (the load balancer's
+ * idle timeout applies to back-end connections too); returns how many. */
+int lb_close_idle_since(struct bal_backend *be, int64_t now_ms, int64_t idle_ms);
 /* A client connection on fd (from the free list or new), linked into l->all. */
 struct cconn *lb_cconn_new(struct lb_listener *l, int fd);
 void lb_surge_remove(struct cconn *c); /* out of the surge queue */
+/* Appends c to the surge queue (state CS_QUEUED; the peak counts for SurgeQueueLength);
+ * -1 when it is full (counted in SpilloverCount: the caller answers 503 or closes). */
+int lb_surge_push(struct cconn *c);
 /* Detaches and closes the backend connection of an unfinished request. */
 void lb_abort_backend(struct cconn *c);
 /* Closes c (and its backend connection); queued requests may start. */
@@ -211,9 +218,13 @@ void lb_tcp_pump(struct cconn *c);
 /* The client's and the backend's socket events on a TCP listener. May close both. */
 void lb_tcp_client(struct cconn *c, uint32_t events);
 void lb_tcp_backend(struct bconn *b, uint32_t events);
-/* Connects a new client to a backend taken in turn; closes it when none can be had. */
+/* Connects a new client to a backend taken in turn; when every routable backend is at
+ * the per-backend limit the connection waits in the surge queue (closed when that is full:
+ * SpilloverCount); closed when no backend can be had. May close c. */
 void lb_tcp_start(struct cconn *c);
 /* The load balancer resets the flow (RST both ways; no target, the idle timeout). */
 void lb_tcp_reset(struct cconn *c);
+/* Connects queued TCP clients while backends have room (lb_run_surge_queue's TCP half). */
+void lb_tcp_run_surge_queue(struct lb_listener *l);
 
 #endif

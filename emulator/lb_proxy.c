@@ -153,7 +153,8 @@ static void write_metrics(struct proxy *p)
             "\"HTTPCode_ELB_4XX\":%llu,\"HTTPCode_ELB_5XX\":%llu,\"ELB_502\":%llu,"
             "\"ELB_503\":%llu,\"ELB_504\":%llu,\"SurgeQueueLength\":%d,\"SpilloverCount\":%llu,"
             "\"BackendConnectionErrors\":%llu,\"HealthCheckConnectionErrors\":%llu,"
-            "\"ClientConnections\":%llu,\"OpenClientConnections\":%d,\"Healthy\":[",
+            "\"ClientConnections\":%llu,\"OpenClientConnections\":%d,"
+            "\"IdleBackendConnections\":%d,\"SurgeQueueNow\":%d,\"Healthy\":[",
             (unsigned long long)p->total.requests,
             p->total.latency_count ? p->total.latency_sum_ms / (double)p->total.latency_count : 0.0,
             p->total.latency_max_ms, (unsigned long long)p->total.backend_2xx,
@@ -163,7 +164,8 @@ static void write_metrics(struct proxy *p)
             (unsigned long long)p->total.elb_503, (unsigned long long)p->total.elb_504,
             p->total.surge_queue_max, (unsigned long long)p->total.spillover,
             (unsigned long long)p->total.backend_conn_errors, (unsigned long long)p->hc_conn_errors,
-            (unsigned long long)p->total.client_conns, lb_listener_client_conns(p->l));
+            (unsigned long long)p->total.client_conns, lb_listener_client_conns(p->l),
+            lb_listener_idle_backend_conns(p->l), lb_listener_surge_len(p->l));
     for (int i = 0; i < p->nb; i++)
         fprintf(f, "%s%d", i ? "," : "", p->b[i].healthy);
     fprintf(f, "],\"Backends\":[");

@@ -1,5 +1,6 @@
 /* emulator/lb_tcp.c: TCP and SSL listeners (see lb.h): a client connection piped both
- * ways to a backend taken in turn. */
+ * ways to a backend taken in turn, or waiting in the surge queue while every backend has
+ * its limit of connections. */
 #include "emulator/lb.h"
 
 #include <errno.h>
@@ -156,17 +157,18 @@ void lb_tcp_backend(struct bconn *b, uint32_t events)
     lb_tcp_pump(c);
 }
 
-void lb_tcp_start(struct cconn *c)
+/* Connects c to a backend taken in turn: 0, or -1 when none can be had (*at_cap set when
+ * every routable backend has max_conns connections). */
+static int tcp_connect(struct cconn *c, int *at_cap)
 {
     struct lb_listener *l = c->l;
     struct bal_backend *be;
     struct bconn *b;
 
-    lb_assign_node(c);
     for (int attempt = 0; attempt < 2; attempt++) {
-        be = bal_pick_round_robin(&l->set, lb_node_zone(c), l->max_conns, NULL);
+        be = bal_pick_round_robin(&l->set, lb_node_zone(c), l->max_conns, at_cap);
         if (!be)
-            break;
+            return -1;
         b = lb_bconn_connect(l, be);
         if (!b) {
             l->m.backend_conn_errors++;
@@ -174,9 +176,60 @@ void lb_tcp_start(struct cconn *c)
         }
         b->c = c;
         c->b = b;
+        c->state = CS_TCP;
         be->outstanding++;
+        lb_client_events(c);
+        return 0;
+    }
+    *at_cap = 0;
+    return -1;
+}
+
+void lb_tcp_start(struct cconn *c)
+{
+    int at_cap = 0;
+
+    lb_assign_node(c);
+    if (tcp_connect(c, &at_cap) == 0)
+        return;
+    /* AWS's surge queue holds connections (TCP listener) pending routing, up to 1,024;
+     * past it the load balancer closes the connection (SpilloverCount) */
+    if (at_cap && lb_surge_push(c) == 0) {
         lb_client_events(c);
         return;
     }
     lb_tcp_reset(c); /* no target can take it: the load balancer resets the client */
+}
+
+void lb_tcp_run_surge_queue(struct lb_listener *l)
+{
+    if (l->surge_running)
+        return; /* a close below re-enters: the loop here goes on */
+    l->surge_running = 1;
+    while (l->qhead) {
+        struct cconn *c = l->qhead;
+        int at_cap = 0;
+
+        l->qhead = c->qnext;
+        if (!l->qhead)
+            l->qtail = NULL;
+        l->qlen--;
+        c->qnext = NULL;
+        c->state = CS_TCP;
+        if (tcp_connect(c, &at_cap) == 0) {
+            c->last_ms = lb_now_ms();
+            continue;
+        }
+        if (at_cap) { /* back at the head, in its turn */
+            c->state = CS_QUEUED;
+            c->qnext = l->qhead;
+            l->qhead = c;
+            if (!l->qtail)
+                l->qtail = c;
+            l->qlen++;
+            break;
+        }
+        lb_client_close(c);
+    }
+    l->surge_running = 0;
 }

@@ -1,7 +1,8 @@
 """tests/soak/soak.py: the driver of `make soak` (tests/soak/soak.sh starts the emulator
 and this script; docs/soak.md states the probes and the bounds). Every phase is bounded
 in count and time; the sampler follows the emulator across kill -9 restarts."""
-import argparse, http.client, json, os, random, resource, signal, socket, subprocess, sys
+import argparse, http.client, json, multiprocessing, os, random, resource, signal, socket
+import subprocess, sys
 import threading, time
 import boto3
 from botocore.config import Config
@@ -17,6 +18,7 @@ ap.add_argument("--fuzz-rc", type=int, default=0)
 ap.add_argument("emu_args", nargs="*")
 a = ap.parse_args()
 T0 = time.time()
+LOAD0 = os.getloadavg()[0]  # the machine's 1-minute load average at the start, and at the end
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
 TICK = os.sysconf("SC_CLK_TCK")
@@ -44,11 +46,11 @@ def proc_figures(pid):
         return None
 
 
-def probe_ms():
+def probe_port_ms(port):
     """One DescribeAutoScalingGroups on a new connection: ms, or None if it failed."""
-    t0 = time.time()
+    t0 = time.perf_counter()
     try:
-        c = http.client.HTTPConnection("127.0.0.1", state["port"], timeout=5)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         c.request("POST", "/", "Action=DescribeAutoScalingGroups&Version=2011-01-01",
                   {"Content-Type": "application/x-www-form-urlencoded"})
         r = c.getresponse()
@@ -58,7 +60,28 @@ def probe_ms():
             return None
     except OSError:
         return None
-    return (time.time() - t0) * 1000
+    return (time.perf_counter() - t0) * 1000
+
+
+def prober(conn):
+    """The probe's own process: the load this script drives (boto3 building 1,000-datum
+    requests, 1,010 sockets) holds the interpreter's lock for tens of ms at a time, and a
+    probe timed in a thread beside it counted those waits as the API's answer time."""
+    while True:
+        port = conn.recv()
+        if port is None:
+            return
+        conn.send(probe_port_ms(port))
+
+
+probe_conn, probe_child = multiprocessing.Pipe()
+probe_proc = multiprocessing.Process(target=prober, args=(probe_child,), daemon=True)
+probe_proc.start()
+
+
+def probe_ms():
+    probe_conn.send(state["port"])
+    return probe_conn.recv()
 
 
 def sampler():
@@ -324,6 +347,8 @@ phase("cool down")
 time.sleep(4)
 state["stop"] = True
 th.join(5)
+probe_conn.send(None)
+probe_proc.join(5)
 
 rss_max = max(s[1] for s in samples) / 1024
 fds_max = max(s[2] for s in samples)
@@ -355,9 +380,10 @@ if a.fuzz_rc:
 print("soak: %s %.0fs rss_max=%.0fMB fds_max=%d cpu=%.0f%% api_p50=%.1fms api_p99=%.1fms "
       "api_max=%.0fms probes=%d failed=%d fd_exhaustion_cpu=%.0f%% fd_answer=%.1fs "
       "capacity10000=%.2fs instances=%d stopped_gone=%.1fs limit_exceeded=%d kill9_rounds=%d "
-      "crashes=%d lost=%d%s"
+      "crashes=%d lost=%d load=%.1f..%.1f%s"
       % ("PASS" if not problems else "FAIL", wall, rss_max, fds_max, cpu_s / wall * 100,
          lat[len(lat) // 2] if lat else 0, p99, lat[-1] if lat else 0, len(lat), failed_probes,
-         fd_cpu, fd_answer, cap_s, kids, stop_s, limited, rounds, crashes, lost,
+         fd_cpu, fd_answer, cap_s, kids, stop_s, limited, rounds, crashes, lost, LOAD0,
+         os.getloadavg()[0],
          " [failed: %s]" % "; ".join(problems) if problems else ""))
 sys.exit(1 if problems else 0)
