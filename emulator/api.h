@@ -22,6 +22,9 @@ struct api_ctx {
     const char *region;
     const char *request_id;
     int64_t now_ms; /* emulated epoch ms (the scaled or manual clock) */
+    /* what the emulator takes for S3: object (bucket, key) is the file s3_dir/bucket/key
+     * (--s3-dir; NULL: no object exists); ELBv2 trust stores read their bundles there */
+    const char *s3_dir;
 };
 
 /* in is borrowed; on success *out is a new reference (NULL means an empty result).

@@ -747,8 +747,116 @@ static int set_backend_policies(struct api_ctx *ctx, json_t *in, json_t **out, s
     return set_policies(ctx, in, out, err, 1);
 }
 
+/* --- the load balancer in its VPC (docs/elb-classic.md 6) --------------------------------------
+ */
+
+static int apply_security_groups(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+    const char *name = api_str(in, "LoadBalancerName");
+    const char **groups;
+    int n, rc = 0;
+
+    groups = api_strings(in, "SecurityGroups", &n);
+    if (sc_elb_apply_security_groups(elb, name, groups, n, ctx->now_ms, &se) != SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        const struct sc_elb_lb *lb = sc_elb_lb_find(elb, name);
+
+        *out = json_pack("{s:o}", "SecurityGroups",
+                         lb ? cstrs_json(lb->security_groups, lb->nsecurity_groups) : json_array());
+    }
+    free(groups);
+    return rc;
+}
+
+static int subnets_op(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int attach)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+    const char *name = api_str(in, "LoadBalancerName");
+    const char **subnets;
+    int n, rc = 0;
+    enum sc_status st;
+
+    subnets = api_strings(in, "Subnets", &n);
+    if (attach)
+        st = sc_elb_attach_subnets(elb, name, subnets, n, ctx->now_ms, &se);
+    else
+        st = sc_elb_detach_subnets(elb, name, subnets, n, ctx->now_ms, &se);
+    if (st != SC_OK) {
+        rc = fail(err, &se);
+    } else {
+        const struct sc_elb_lb *lb = sc_elb_lb_find(elb, name);
+
+        *out = json_pack("{s:o}", "Subnets",
+                         lb ? cstrs_json(lb->subnets, lb->nsubnets) : json_array());
+    }
+    free(subnets);
+    return rc;
+}
+
+static int attach_subnets(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return subnets_op(ctx, in, out, err, 1);
+}
+
+static int detach_subnets(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+{
+    return subnets_op(ctx, in, out, err, 0);
+}
+
+static int set_listener_certificate(struct api_ctx *ctx, json_t *in, json_t **out,
+                                    struct awserr *err)
+{
+    struct sc_elb *elb = sc_world_elb(ctx->world);
+    struct sc_error se = { 0 };
+    int port = 0;
+
+    *out = NULL;
+    if (!api_int(in, "LoadBalancerPort", &port))
+        return awserr_set(err, 400, "ValidationError",
+                          "1 validation error detected: Value null at 'loadBalancerPort' failed "
+                          "to satisfy constraint: Member must not be null");
+    if (sc_elb_set_listener_certificate(elb, api_str(in, "LoadBalancerName"), port,
+                                        api_str(in, "SSLCertificateId"), ctx->now_ms, &se) != SC_OK)
+        return fail(err, &se);
+    return 0;
+}
+
+static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out,
+                                   struct awserr *err)
+{
+    json_t *a = json_array();
+    int size = 0;
+
+    (void)ctx;
+    if (api_int(in, "PageSize", &size) && (size < 1 || size > 400)) {
+        json_decref(a);
+        return awserr_set(err, 400, "ValidationError",
+                          "1 validation error detected: Value '%d' at 'pageSize' failed to "
+                          "satisfy constraint: Member must have value between 1 and 400",
+                          size);
+    }
+    for (int i = 0; i < sc_elb_limit_count(); i++) {
+        const struct sc_elb_limit *l = sc_elb_limit_at(i);
+
+        json_array_append_new(a, json_pack("{s:s,s:s}", "Name", l->name, "Max", l->max));
+    }
+    *out = json_object();
+    if (api_page(a, in, "Marker", "PageSize", 400, 400, *out, "Limits", "NextMarker", err) != 0) {
+        json_decref(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 const struct api_handler api_elb_handlers[] = {
     { "AddTags", add_tags, API_MUTATES },
+    { "ApplySecurityGroupsToLoadBalancer", apply_security_groups, API_MUTATES },
+    { "AttachLoadBalancerToSubnets", attach_subnets, API_MUTATES },
     { "ConfigureHealthCheck", configure_health_check, API_MUTATES },
     { "CreateAppCookieStickinessPolicy", create_app_cookie_policy, API_MUTATES },
     { "CreateLBCookieStickinessPolicy", create_lb_cookie_policy, API_MUTATES },
@@ -759,17 +867,20 @@ const struct api_handler api_elb_handlers[] = {
     { "DeleteLoadBalancerListeners", delete_listeners, API_MUTATES },
     { "DeleteLoadBalancerPolicy", delete_policy, API_MUTATES },
     { "DeregisterInstancesFromLoadBalancer", deregister_instances, API_MUTATES },
+    { "DescribeAccountLimits", describe_account_limits, API_WORLDLESS },
     { "DescribeInstanceHealth", describe_instance_health, 0 },
     { "DescribeLoadBalancerAttributes", describe_attributes, 0 },
     { "DescribeLoadBalancerPolicies", describe_policies, 0 },
     { "DescribeLoadBalancerPolicyTypes", describe_policy_types, API_WORLDLESS },
     { "DescribeLoadBalancers", describe_load_balancers, 0 },
     { "DescribeTags", describe_tags, 0 },
+    { "DetachLoadBalancerFromSubnets", detach_subnets, API_MUTATES },
     { "DisableAvailabilityZonesForLoadBalancer", disable_zones, API_MUTATES },
     { "EnableAvailabilityZonesForLoadBalancer", enable_zones, API_MUTATES },
     { "ModifyLoadBalancerAttributes", modify_attributes, API_MUTATES },
     { "RegisterInstancesWithLoadBalancer", register_instances, API_MUTATES },
     { "RemoveTags", remove_tags, API_MUTATES },
+    { "SetLoadBalancerListenerSSLCertificate", set_listener_certificate, API_MUTATES },
     { "SetLoadBalancerPoliciesForBackendServer", set_backend_policies, API_MUTATES },
     { "SetLoadBalancerPoliciesOfListener", set_listener_policies, API_MUTATES },
     { NULL, NULL, 0 },

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "emulator/api_elbv2_trust.h"
 #include "scaler/elbv2.h"
 #include "scaler/world.h"
 
@@ -115,6 +116,9 @@ static json_t *lb_json(const struct sc_elbv2_lb *b)
     json_object_set_new(o, "State", json_pack("{s:s}", "Code", b->state));
     set_str(o, "Type", b->type);
     json_object_set_new(o, "AvailabilityZones", zones);
+    if (b->ipv4_ipam_pool_id)
+        json_object_set_new(o, "IpamPools",
+                            json_pack("{s:s}", "Ipv4IpamPoolId", b->ipv4_ipam_pool_id));
     if (strcmp(b->type, "application") == 0 || b->nsecurity_groups > 0)
         json_object_set_new(o, "SecurityGroups",
                             strs_json(b->security_groups, b->nsecurity_groups));
@@ -321,17 +325,6 @@ static int set_ip_address_type(struct api_ctx *ctx, json_t *in, json_t **out, st
                                      api_str(in, "IpAddressType"), ctx->now_ms, &se) != SC_OK)
         return fail(err, &se);
     *out = json_pack("{s:s}", "IpAddressType", api_str(in, "IpAddressType"));
-    return 0;
-}
-
-/* No capacity reservation is ever made (ModifyCapacityReservation is not served): the load
- * balancer's reservation state is empty (docs/elbv2.md 3). */
-static int describe_capacity_reservation(struct api_ctx *ctx, json_t *in, json_t **out,
-                                         struct awserr *err)
-{
-    if (!sc_elbv2_lb_find(v2_of(ctx), api_str(in, "LoadBalancerArn")))
-        return awserr_set(err, 400, "LoadBalancerNotFound", "One or more load balancers not found");
-    *out = json_pack("{s:[]}", "CapacityReservationState");
     return 0;
 }
 
@@ -761,6 +754,8 @@ static json_t *listener_json(const struct sc_elbv2_listener *l)
     json_object_set_new(o, "DefaultActions", actions_json(l->default_actions, l->ndefault_actions));
     if (l->alpn_policy)
         json_object_set_new(o, "AlpnPolicy", json_pack("[s]", l->alpn_policy));
+    if (l->mutual_auth)
+        json_object_set_new(o, "MutualAuthentication", api_elbv2_mutual_auth_json(l->mutual_auth));
     return o;
 }
 
@@ -791,6 +786,7 @@ static int listener_req(json_t *in, struct sc_elbv2_listener_req *r, struct sc_e
 
 static int create_listener(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
+    struct sc_elbv2_mutual_auth mt;
     struct sc_elbv2_listener_req r = { 0 };
     struct sc_elbv2_action a[SC_ELBV2_MAX_ACTIONS];
     const struct sc_elbv2_listener *l;
@@ -798,6 +794,7 @@ static int create_listener(struct api_ctx *ctx, json_t *in, json_t **out, struct
     int rc = 0;
 
     r.load_balancer_arn = api_str(in, "LoadBalancerArn");
+    r.mutual_auth = api_elbv2_mutual_auth_get(in, &mt);
     if (listener_req(in, &r, a, err) != 0) {
         rc = -1;
     } else {
@@ -814,12 +811,14 @@ static int create_listener(struct api_ctx *ctx, json_t *in, json_t **out, struct
 
 static int modify_listener(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
+    struct sc_elbv2_mutual_auth mt;
     struct sc_elbv2_listener_req r = { 0 };
     struct sc_elbv2_action a[SC_ELBV2_MAX_ACTIONS];
     const struct sc_elbv2_listener *l;
     struct sc_error se = { 0 };
     int rc = 0;
 
+    r.mutual_auth = api_elbv2_mutual_auth_get(in, &mt);
     if (listener_req(in, &r, a, err) != 0)
         rc = -1;
     else if (sc_elbv2_modify_listener(v2_of(ctx), api_str(in, "ListenerArn"), &r, ctx->now_ms, &l,
@@ -1178,17 +1177,22 @@ static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out
 const struct api_handler api_elbv2_handlers[] = {
     { "AddListenerCertificates", add_listener_certificates, API_MUTATES },
     { "AddTags", add_tags, API_MUTATES },
+    { "AddTrustStoreRevocations", api_elbv2_add_trust_store_revocations, API_MUTATES },
     { "CreateListener", create_listener, API_MUTATES },
     { "CreateLoadBalancer", create_load_balancer, API_MUTATES },
     { "CreateRule", create_rule, API_MUTATES },
     { "CreateTargetGroup", create_target_group, API_MUTATES },
+    { "CreateTrustStore", api_elbv2_create_trust_store, API_MUTATES },
     { "DeleteListener", delete_listener, API_MUTATES },
     { "DeleteLoadBalancer", delete_load_balancer, API_MUTATES },
     { "DeleteRule", delete_rule, API_MUTATES },
+    { "DeleteSharedTrustStoreAssociation", api_elbv2_delete_shared_trust_store_association,
+      API_MUTATES },
     { "DeleteTargetGroup", delete_target_group, API_MUTATES },
+    { "DeleteTrustStore", api_elbv2_delete_trust_store, API_MUTATES },
     { "DeregisterTargets", deregister_targets, API_MUTATES },
     { "DescribeAccountLimits", describe_account_limits, API_WORLDLESS },
-    { "DescribeCapacityReservation", describe_capacity_reservation, 0 },
+    { "DescribeCapacityReservation", api_elbv2_describe_capacity_reservation, 0 },
     { "DescribeListenerAttributes", describe_listener_attributes, 0 },
     { "DescribeListenerCertificates", describe_listener_certificates, 0 },
     { "DescribeListeners", describe_listeners, 0 },
@@ -1200,15 +1204,25 @@ const struct api_handler api_elbv2_handlers[] = {
     { "DescribeTargetGroupAttributes", describe_tg_attributes, 0 },
     { "DescribeTargetGroups", describe_target_groups, 0 },
     { "DescribeTargetHealth", describe_target_health, 0 },
+    { "DescribeTrustStoreAssociations", api_elbv2_describe_trust_store_associations, 0 },
+    { "DescribeTrustStoreRevocations", api_elbv2_describe_trust_store_revocations, 0 },
+    { "DescribeTrustStores", api_elbv2_describe_trust_stores, 0 },
+    { "GetResourcePolicy", api_elbv2_get_resource_policy, 0 },
+    { "GetTrustStoreCaCertificatesBundle", api_elbv2_get_trust_store_ca_certificates_bundle, 0 },
+    { "GetTrustStoreRevocationContent", api_elbv2_get_trust_store_revocation_content, 0 },
+    { "ModifyCapacityReservation", api_elbv2_modify_capacity_reservation, API_MUTATES },
+    { "ModifyIpPools", api_elbv2_modify_ip_pools, API_MUTATES },
     { "ModifyListener", modify_listener, API_MUTATES },
     { "ModifyListenerAttributes", modify_listener_attributes, API_MUTATES },
     { "ModifyLoadBalancerAttributes", modify_lb_attributes, API_MUTATES },
     { "ModifyRule", modify_rule, API_MUTATES },
     { "ModifyTargetGroup", modify_target_group, API_MUTATES },
     { "ModifyTargetGroupAttributes", modify_tg_attributes, API_MUTATES },
+    { "ModifyTrustStore", api_elbv2_modify_trust_store, API_MUTATES },
     { "RegisterTargets", register_targets, API_MUTATES },
     { "RemoveListenerCertificates", remove_listener_certificates, API_MUTATES },
     { "RemoveTags", remove_tags, API_MUTATES },
+    { "RemoveTrustStoreRevocations", api_elbv2_remove_trust_store_revocations, API_MUTATES },
     { "SetIpAddressType", set_ip_address_type, API_MUTATES },
     { "SetRulePriorities", set_rule_priorities, API_MUTATES },
     { "SetSecurityGroups", set_security_groups, API_MUTATES },

@@ -437,9 +437,10 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
     }
     {
         const struct api_handler *h = api_find(r.svc->name, r.op->name);
-        struct api_ctx ctx = { NULL, d->cfg.account,
-                               scoped && scope.region[0] ? scope.region : d->cfg.region, rid,
-                               emu_now_ms(d->emu) };
+        struct api_ctx ctx = {
+            NULL, d->cfg.account,     scoped && scope.region[0] ? scope.region : d->cfg.region,
+            rid,  emu_now_ms(d->emu), d->cfg.s3_dir
+        };
 
         if (!h) {
             awserr_set(&err, 501, "NotImplemented", "scalelab does not implement %s %s yet",

@@ -26,6 +26,7 @@ struct dispatch_config {
     const char *account;     /* "123456789012" */
     int auth_sigv4;          /* 1: verify signatures */
     const char *credentials; /* keys file for auth_sigv4 (env keys are added) */
+    const char *s3_dir;      /* S3 objects ELBv2 reads: DIR/bucket/key (NULL: none) */
     size_t max_body;         /* inflated bodies over this answer 413 */
     int quiet;               /* no per-request log line */
 };

@@ -47,6 +47,8 @@ static void usage(FILE *f)
                "  --tls-cert PEM      certificate of HTTPS/SSL listeners (with --tls-key;\n"
                "                      default: a self-signed one made at start)\n"
                "  --tls-key PEM       its private key\n"
+               "  --s3-dir DIR        what S3 objects ELBv2 trust stores read: bucket B, key K\n"
+               "                      is DIR/B/K (docs/elbv2.md 14; default: none exist)\n"
                "  --max-metric-series N  CloudWatch metric series per account and region\n"
                "                      (default 100000; PutMetricData past it: LimitExceeded)\n"
                "  --max-instances N   instances of all accounts and regions together (default:\n"
@@ -148,6 +150,7 @@ int main(int argc, char **argv)
         { "quiet", no_argument, NULL, 'q' },
         { "event-buffer", required_argument, NULL, 'E' },
         { "tls-cert", required_argument, NULL, 'X' },
+        { "s3-dir", required_argument, NULL, 'S' + 256 },
         { "tls-key", required_argument, NULL, 'K' },
         { "max-metric-series", required_argument, NULL, 'M' },
         { "max-instances", required_argument, NULL, 'I' },
@@ -244,6 +247,9 @@ int main(int argc, char **argv)
             break;
         case 'X':
             cfg.srv.tls_cert = optarg;
+            break;
+        case 'S' + 256:
+            cfg.srv.s3_dir = optarg;
             break;
         case 'K':
             cfg.srv.tls_key = optarg;

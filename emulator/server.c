@@ -731,6 +731,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     dc.account = cfg->account;
     dc.auth_sigv4 = cfg->auth_sigv4;
     dc.credentials = cfg->credentials;
+    dc.s3_dir = cfg->s3_dir;
     dc.max_body = s->cfg.max_body;
     dc.quiet = cfg->quiet;
     s->dispatch = dispatch_create(&dc, s->emu, err, errlen);

@@ -379,7 +379,7 @@ static int same_config(const struct lb *b, const struct norm_listener *norm, int
     return 1;
 }
 
-static int set_zones(struct lb *b, const struct placement *p)
+int elb_set_zones(struct lb *b, const struct placement *p)
 {
     char **z = calloc((size_t)(p->n ? p->n : 1), sizeof(*z));
     char **s = calloc((size_t)(p->n ? p->n : 1), sizeof(*s));
@@ -497,7 +497,7 @@ enum sc_status sc_elb_create_load_balancer(struct sc_elb *elb, const struct sc_e
     b->scheme = sc_strdup(scheme);
     b->hc_target = sc_strdup("TCP:80");
     if (!b->dns || !b->scheme || !b->hc_target || elb_add_listeners(b, norm, req->nlisteners) < 0 ||
-        set_zones(b, &p) < 0)
+        elb_set_zones(b, &p) < 0)
         goto oom;
     if (req->nsecurity_groups <= 0) {
         /* none given: the default_elb group or the VPC's default group (check_groups) */
@@ -816,7 +816,7 @@ enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const c
         if (!in_list(p.zone, p.n, zones[i]))
             elb_placement_add(&p, s->availability_zone, s->subnet_id);
     }
-    if (set_zones(b, &p) < 0)
+    if (elb_set_zones(b, &p) < 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     st = elb_interfaces_sync(elb, b, 0, now_ms, err);
     if (st != SC_OK) {
@@ -869,7 +869,7 @@ enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const 
             in_list(zones, nzones, in->availability_zone))
             elb_drain_start(b, r, DRAIN_ZONE, now_ms);
     }
-    if (set_zones(b, &p) < 0)
+    if (elb_set_zones(b, &p) < 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     elb_lb_sync(b);
     return elb_interfaces_sync(elb, b, 0, now_ms, err);

@@ -258,6 +258,42 @@ enum sc_status sc_elb_enable_zones(struct sc_elb *elb, const char *name, const c
 enum sc_status sc_elb_disable_zones(struct sc_elb *elb, const char *name, const char *const *zones,
                                     int nzones, int64_t now_ms, struct sc_error *err);
 
+/* --- the load balancer in its VPC (elb_vpc.c, docs/elb-classic.md 6) -------------------------- */
+
+/* ApplySecurityGroupsToLoadBalancer: the groups replace the load balancer's (duplicates
+ * once); each must exist (InvalidSecurityGroup) and be in its VPC
+ * (InvalidConfigurationRequest); at most 5. SourceSecurityGroup becomes the first group's
+ * name; the network interfaces take the new groups. */
+enum sc_status sc_elb_apply_security_groups(struct sc_elb *elb, const char *name,
+                                            const char *const *groups, int ngroups, int64_t now_ms,
+                                            struct sc_error *err);
+/* AttachLoadBalancerToSubnets: every subnet must exist (SubnetNotFound), be in the load
+ * balancer's VPC (InvalidSubnet) and not share a zone with another attached subnet
+ * (InvalidConfigurationRequest); its zone becomes enabled (routes, health, interfaces). */
+enum sc_status sc_elb_attach_subnets(struct sc_elb *elb, const char *name,
+                                     const char *const *subnets, int nsubnets, int64_t now_ms,
+                                     struct sc_error *err);
+/* DetachLoadBalancerFromSubnets: the subnets' zones are disabled as by
+ * sc_elb_disable_zones (their instances go OutOfService); subnets not attached are
+ * ignored; detaching every subnet: InvalidConfigurationRequest. */
+enum sc_status sc_elb_detach_subnets(struct sc_elb *elb, const char *name,
+                                     const char *const *subnets, int nsubnets, int64_t now_ms,
+                                     struct sc_error *err);
+/* SetLoadBalancerListenerSSLCertificate: the HTTPS/SSL listener on port takes the
+ * certificate (ListenerNotFound, InvalidConfigurationRequest for an HTTP/TCP listener,
+ * CertificateNotFound for an id that is not an IAM/ACM certificate ARN). */
+enum sc_status sc_elb_set_listener_certificate(struct sc_elb *elb, const char *name, int port,
+                                               const char *certificate_id, int64_t now_ms,
+                                               struct sc_error *err);
+
+/* DescribeAccountLimits (AWS's order and defaults). */
+struct sc_elb_limit {
+    const char *name;
+    const char *max;
+};
+int sc_elb_limit_count(void);
+const struct sc_elb_limit *sc_elb_limit_at(int i); /* NULL out of range */
+
 /* --- tags ------------------------------------------------------------------------------------- */
 
 /* AddTags to several load balancers (overwrites same keys): TooManyTags beyond 10,

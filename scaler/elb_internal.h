@@ -123,6 +123,8 @@ struct reg *elb_lb_reg_find(const struct lb *b, const char *id, int *index);
 /* The registration of instance id with load balancer `name`, or NULL; *b is the load
  * balancer (NULL when there is none of that name). */
 struct reg *elb_reg_find(const struct sc_elb *elb, const char *name, const char *id, struct lb **b);
+/* Replaces b's zones and subnets by p's (sorted pairs). 0 or -1 (OOM, b unchanged). */
+int elb_set_zones(struct lb *b, const struct placement *p);
 /* Refreshes the view's pointers and the registered-instance list (no allocation). */
 void elb_lb_sync(struct lb *b);
 const char *elb_hosted_zone_id(const char *region);
@@ -139,6 +141,10 @@ enum sc_status elb_check_listeners(const char *lbname, const struct lb *b,
 int elb_add_listeners(struct lb *b, const struct norm_listener *norm, int n);
 /* AWS's answer to a required member left out. */
 enum sc_status elb_null_member(const char *member, struct sc_error *err);
+/* 1 when id has the shape of an IAM server certificate or ACM certificate ARN
+ * (docs/elb-classic.md 6); the emulator has no IAM or ACM to ask. */
+int elb_certificate_valid(const char *id);
+enum sc_status elb_certificate_not_found(struct sc_error *err);
 enum sc_status elb_too_many_tags(struct sc_error *err);
 enum sc_status elb_check_tags(const struct sc_elb_tag *tags, int n, struct sc_error *err);
 /* Count of distinct keys after adding `tags` to b's. */

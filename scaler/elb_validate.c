@@ -100,17 +100,13 @@ static enum sc_status check_listener(const struct sc_elb_listener *l, struct nor
         n->instance_protocol = fam == 1 ? "HTTP" : "TCP";
     }
     /* missing: AWS's ValidationError (seen: `ValidationError: Secure Listeners need to specify
-     * a SSLCertificateId`, status 400); an ARN that names no certificate would be
-     * CertificateNotFound, but there is no IAM/ACM here: any id is accepted */
+     * a SSLCertificateId`, status 400); an id that names no certificate: CertificateNotFound
+     * (docs/elb-classic.md 6: the shape of an IAM or ACM certificate ARN) */
     if (tls && !l->ssl_certificate_id)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Secure Listeners need to specify a SSLCertificateId");
-    if (tls && !*l->ssl_certificate_id)
-        return sc_fail(err, SC_ERR_CERTIFICATE_NOT_FOUND,
-                       "The specified ARN does not refer to a valid SSL certificate in AWS "
-                       "Identity and Access Management (IAM) or AWS Certificate Manager (ACM). "
-                       "Note that if you recently uploaded the certificate, it may take a few "
-                       "minutes for the certificate to become available.");
+    if (tls && !elb_certificate_valid(l->ssl_certificate_id))
+        return elb_certificate_not_found(err);
     n->protocol = proto_upper(l->protocol);
     n->lb_port = l->load_balancer_port;
     n->instance_port = l->instance_port;
@@ -198,6 +194,52 @@ fail:
 }
 
 /* AWS's answer to a required member left out. */
+/* digits only, n of them */
+static int all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    }
+    return 1;
+}
+
+int elb_certificate_valid(const char *id)
+{
+    static const char iam[] = "arn:aws:iam::", acm[] = "arn:aws:acm:";
+    const char *p;
+
+    if (!id)
+        return 0;
+    if (strncmp(id, iam, sizeof(iam) - 1) == 0) {
+        p = id + sizeof(iam) - 1;
+        if (strlen(p) < 12 || !all_digits(p, 12) ||
+            strncmp(p + 12, ":server-certificate/", 20) != 0)
+            return 0;
+        return p[32] != '\0' && p[strlen(p) - 1] != '/';
+    }
+    if (strncmp(id, acm, sizeof(acm) - 1) == 0) {
+        const char *region = id + sizeof(acm) - 1, *colon = strchr(region, ':');
+
+        if (!colon || colon == region)
+            return 0;
+        p = colon + 1;
+        if (strlen(p) < 12 || !all_digits(p, 12) || strncmp(p + 12, ":certificate/", 13) != 0)
+            return 0;
+        return p[25] != '\0' && strchr(p + 25, '/') == NULL;
+    }
+    return 0;
+}
+
+enum sc_status elb_certificate_not_found(struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_CERTIFICATE_NOT_FOUND,
+                   "The specified ARN does not refer to a valid SSL certificate in AWS Identity "
+                   "and Access Management (IAM) or AWS Certificate Manager (ACM). Note that if "
+                   "you recently uploaded the certificate, it may take a few minutes for the "
+                   "certificate to become available.");
+}
+
 enum sc_status elb_null_member(const char *member, struct sc_error *err)
 {
     return sc_fail(err, SC_ERR_VALIDATION,

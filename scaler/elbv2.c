@@ -268,6 +268,7 @@ void v2_lb_free(struct lbrec *b)
     sa_free(&b->a);
     kv_free(&b->attrs);
     kv_free(&b->tags);
+    free(b->ipam_pool);
     free(b);
 }
 
@@ -310,6 +311,7 @@ void sc_elbv2_destroy(struct sc_elbv2 *v2)
     free(v2->tgs);
     free(v2->lis);
     free(v2->rules);
+    v2_trust_free_all(v2);
     free(v2);
 }
 
@@ -397,7 +399,11 @@ static struct kvlist *tag_list(const struct sc_elbv2 *v2, const char *arn, struc
     r = v2_rule(v2, arn);
     if (r)
         return &r->tags;
-    if (arn && strstr(arn, ":targetgroup/"))
+    if (v2_trust_tags(v2, arn))
+        return v2_trust_tags(v2, arn);
+    if (arn && strstr(arn, ":truststore/"))
+        sc_fail(err, SC_ERR_TRUST_STORE_NOT_FOUND, "The specified trust store does not exist.");
+    else if (arn && strstr(arn, ":targetgroup/"))
         v2_not_found_tg(err);
     else if (arn && strstr(arn, ":listener-rule/"))
         v2_not_found_rule(err);

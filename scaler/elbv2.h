@@ -148,6 +148,7 @@ struct sc_elbv2_lb {
     int nsecurity_groups;
     const struct sc_elbv2_kv *attrs;
     int nattrs;
+    const char *ipv4_ipam_pool_id; /* ModifyIpPools (scaler/elbv2_trust.h); NULL: none */
 };
 
 struct sc_elbv2_health_check {
@@ -186,6 +187,15 @@ struct sc_elbv2_rule {
     int nactions;
 };
 
+/* A listener's MutualAuthentication (docs/elbv2.md 14; scaler/elbv2_trust.h). */
+struct sc_elbv2_mutual_auth {
+    const char *mode;            /* "off" | "passthrough" | "verify" */
+    const char *trust_store_arn; /* verify only */
+    int ignore_client_certificate_expiry;
+    const char *advertise_trust_store_ca_names; /* "on" | "off"; NULL: not given */
+    const char *trust_store_association_status; /* view only: "active" with a trust store */
+};
+
 struct sc_elbv2_listener {
     const char *arn;
     const char *load_balancer_arn;
@@ -202,6 +212,9 @@ struct sc_elbv2_listener {
     int nrules;
     const struct sc_elbv2_kv *attrs;
     int nattrs;
+    /* HTTPS listeners of an Application Load Balancer: always set (mode "off" unless
+     * given); NULL otherwise */
+    const struct sc_elbv2_mutual_auth *mutual_auth;
 };
 
 /* --- load balancers --------------------------------------------------------------------------- */
@@ -323,7 +336,8 @@ struct sc_elbv2_listener_req {
     const char *const *certificates;
     int ncertificates;
     const char *alpn_policy;
-    const struct sc_elbv2_action *actions; /* modify: NULL = unchanged */
+    const struct sc_elbv2_mutual_auth *mutual_auth; /* NULL: unchanged (modify) / off */
+    const struct sc_elbv2_action *actions;          /* modify: NULL = unchanged */
     int nactions;
     const struct sc_elbv2_kv *tags;
     int ntags;

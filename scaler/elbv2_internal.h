@@ -41,6 +41,12 @@ struct lbrec {
     const char *sgv[V2_MAX_SGS];
     char id[17];
     struct kvlist attrs, tags;
+    /* capacity reservation and IPAM pool (elbv2_trust.c) */
+    int cap_units;           /* 0: none */
+    int64_t cap_modified_ms; /* 0: never */
+    int cap_decreases;       /* in the UTC day of cap_decrease_day */
+    int64_t cap_decrease_day;
+    char *ipam_pool;
 };
 
 struct target {
@@ -85,7 +91,12 @@ struct lisrec {
     const struct sc_elbv2_rule **order;
     int caporder;
     struct kvlist attrs, tags;
+    /* MutualAuthentication (elbv2_trust.c); mtls.mode NULL when the listener takes none */
+    struct sc_elbv2_mutual_auth mtls;
+    char mtls_mode[16], mtls_adv[4], mtls_ts[SC_ELBV2_ARN_LEN];
 };
+
+struct tsrec; /* a trust store (elbv2_trust.c) */
 
 struct sc_elbv2 {
     char account[32];
@@ -102,6 +113,8 @@ struct sc_elbv2 {
     int nlis, caplis;
     struct rulerec **rules;
     int nrules, caprules;
+    struct tsrec **tss; /* trust stores, creation order */
+    int ntss, captss;
 };
 
 /* --- elbv2.c ---------------------------------------------------------------------------------- */
@@ -135,6 +148,17 @@ enum sc_status v2_not_found_lb(struct sc_error *err);
 enum sc_status v2_not_found_tg(struct sc_error *err);
 enum sc_status v2_not_found_listener(struct sc_error *err);
 enum sc_status v2_not_found_rule(struct sc_error *err);
+
+/* --- elbv2_trust.c ---------------------------------------------------------------------------- */
+
+void v2_trust_free_all(struct sc_elbv2 *v2);
+/* The tags of trust store arn, or NULL (AddTags, RemoveTags, DescribeTags). */
+struct kvlist *v2_trust_tags(const struct sc_elbv2 *v2, const char *arn);
+/* Sets listener l's MutualAuthentication after sc_elbv2_check_mutual_auth passed: r NULL
+ * keeps it (or makes "off" for a new HTTPS listener); a listener that is not HTTPS on an
+ * ALB takes none. */
+void v2_set_mutual_auth(struct lisrec *l, const struct lbrec *b, const char *protocol,
+                        const struct sc_elbv2_mutual_auth *r);
 
 /* --- elbv2_rule.c ----------------------------------------------------------------------------- */
 

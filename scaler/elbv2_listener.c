@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scaler/elbv2_internal.h"
+#include "scaler/elbv2_trust.h"
 
 /* --- listeners -------------------------------------------------------------------------------- */
 
@@ -157,6 +158,9 @@ enum sc_status sc_elbv2_create_listener(struct sc_elbv2 *v2, const struct sc_elb
     st = v2_check_tags(r->tags, r->ntags, err);
     if (st != SC_OK)
         return st;
+    st = sc_elbv2_check_mutual_auth(v2, b->v.arn, NULL, r->protocol, r->mutual_auth, err);
+    if (st != SC_OK)
+        return st;
     for (int i = 0; i < v2->nlis; i++)
         count += strcmp(v2->lis[i]->v.load_balancer_arn, b->v.arn) == 0;
     if (count >= SC_ELBV2_MAX_LISTENERS)
@@ -182,6 +186,7 @@ enum sc_status sc_elbv2_create_listener(struct sc_elbv2 *v2, const struct sc_elb
         goto oom;
     l->v.attrs = l->attrs.v;
     l->v.nattrs = l->attrs.n;
+    v2_set_mutual_auth(l, b, r->protocol, r->mutual_auth);
     v2->lis[v2->nlis++] = l;
     v2->rules[v2->nrules++] = l->def;
     v2_sync(v2);
@@ -223,10 +228,15 @@ enum sc_status sc_elbv2_modify_listener(struct sc_elbv2 *v2, const char *arn,
         if (st != SC_OK)
             return st;
     }
+    st = sc_elbv2_check_mutual_auth(v2, b->v.arn, l->v.arn, protocol, r->mutual_auth, err);
+    if (st != SC_OK)
+        return st;
     if (set_listener_policy(l, protocol, r) != 0 ||
         (r->actions && set_rule_actions(l->def, r->actions, r->nactions) != 0))
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     l->v.port = port;
+    /* l->v.protocol, not protocol: that may point into the arena the update freed */
+    v2_set_mutual_auth(l, b, l->v.protocol, r->mutual_auth);
     v2_sync(v2);
     if (out)
         *out = &l->v;

@@ -101,6 +101,24 @@ enum sc_status {
     SC_ERR_IRREVERSIBLE_INSTANCE_REFRESH,     /* IrreversibleInstanceRefresh 400 */
     /* CloudWatch dashboards (docs/cloudwatch.md) */
     SC_ERR_INVALID_PARAMETER_INPUT, /* InvalidParameterInput 400 (DashboardInvalidInputError) */
+    /* ELBv2 trust stores and capacity reservations (docs/elbv2.md 14-15) */
+    SC_ERR_TRUST_STORE_NOT_FOUND,                   /* TrustStoreNotFound 400 */
+    SC_ERR_TRUST_STORE_NOT_READY,                   /* TrustStoreNotReady 400 */
+    SC_ERR_TRUST_STORE_IN_USE,                      /* TrustStoreInUse 400 */
+    SC_ERR_DUPLICATE_TRUST_STORE_NAME,              /* DuplicateTrustStoreName 400 */
+    SC_ERR_TOO_MANY_TRUST_STORES,                   /* TooManyTrustStores 400 */
+    SC_ERR_INVALID_CA_CERTIFICATES_BUNDLE,          /* InvalidCaCertificatesBundle 400 */
+    SC_ERR_CA_CERTIFICATES_BUNDLE_NOT_FOUND,        /* CaCertificatesBundleNotFound 400 */
+    SC_ERR_INVALID_REVOCATION_CONTENT,              /* InvalidRevocationContent 400 */
+    SC_ERR_REVOCATION_CONTENT_NOT_FOUND,            /* RevocationContentNotFound 400 */
+    SC_ERR_TOO_MANY_TRUST_STORE_REVOCATION_ENTRIES, /* TooManyTrustStoreRevocationEntries 400 */
+    SC_ERR_REVOCATION_ID_NOT_FOUND,                 /* RevocationIdNotFound 400 */
+    SC_ERR_TRUST_STORE_ASSOCIATION_NOT_FOUND,       /* AssociationNotFound 400 */
+    SC_ERR_DELETE_ASSOCIATION_SAME_ACCOUNT,         /* DeleteAssociationSameAccount 400 */
+    SC_ERR_V2_RESOURCE_NOT_FOUND,                   /* ResourceNotFound 400 (ELBv2) */
+    SC_ERR_CAPACITY_UNITS_LIMIT_EXCEEDED,           /* CapacityUnitsLimitExceeded 400 */
+    SC_ERR_CAPACITY_RESERVATION_PENDING,            /* CapacityReservationPending 400 */
+    SC_ERR_CAPACITY_DECREASE_LIMIT_EXCEEDED,        /* CapacityDecreaseRequestLimitExceeded 400 */
     SC_STATUS_COUNT
 };
 

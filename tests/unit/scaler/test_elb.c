@@ -211,7 +211,8 @@ static void test_elb_listener_validation(void **state)
         { { "HTTPS", 443, "HTTP", 80, NULL }, SC_ERR_VALIDATION },
         { { "SSL", 443, "TCP", 80, "" }, SC_ERR_CERTIFICATE_NOT_FOUND },
         { { "HTTPS", 443, "HTTP", 80, "arn:aws:iam::123456789012:server-certificate/x" }, SC_OK },
-        { { "SSL", 443, "TCP", 9443, "arn:c" }, SC_OK },
+        { { "SSL", 443, "TCP", 9443, "arn:c" }, SC_ERR_CERTIFICATE_NOT_FOUND },
+        { { "SSL", 443, "TCP", 9443, "arn:aws:acm:us-east-1:123456789012:certificate/c" }, SC_OK },
         { { "tcp", 1, NULL, 65535, NULL }, SC_OK },
         { { "http", 8080, "https", 8443, NULL }, SC_OK },
     };
@@ -235,9 +236,9 @@ static void test_elb_listener_validation(void **state)
                      SC_ERR_VALIDATION);
     assert_string_equal(f->err.message, "Secure Listeners need to specify a SSLCertificateId");
     /* normalized: upper case, instance protocol defaulted to the family */
-    assert_string_equal(sc_elb_lb_find(f->elb, "lb13")->listeners[0].protocol, "TCP");
-    assert_string_equal(sc_elb_lb_find(f->elb, "lb13")->listeners[0].instance_protocol, "TCP");
-    assert_string_equal(sc_elb_lb_find(f->elb, "lb14")->listeners[0].instance_protocol, "HTTPS");
+    assert_string_equal(sc_elb_lb_find(f->elb, "lb14")->listeners[0].protocol, "TCP");
+    assert_string_equal(sc_elb_lb_find(f->elb, "lb14")->listeners[0].instance_protocol, "TCP");
+    assert_string_equal(sc_elb_lb_find(f->elb, "lb15")->listeners[0].instance_protocol, "HTTPS");
 }
 
 static void test_elb_create_needs_listeners(void **state)
@@ -1622,7 +1623,8 @@ static void test_elb_policy_delete_refuses_enabled_and_unknown(void **state)
 static void test_elb_policy_https_listener_gets_default_policy(void **state)
 {
     struct fx *f = *state;
-    const struct sc_elb_listener https = { "HTTPS", 443, "HTTP", 8080, "arn:aws:iam::1:cert/x" };
+    const struct sc_elb_listener https = { "HTTPS", 443, "HTTP", 8080,
+                                           "arn:aws:iam::123456789012:server-certificate/x" };
     const char *const *names;
     const int ports[] = { 443 };
 
