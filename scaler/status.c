@@ -94,6 +94,7 @@ static const struct {
     [SC_ERR_ACTIVE_INSTANCE_REFRESH_NOT_FOUND] = { "ActiveInstanceRefreshNotFound", 400, 1 },
     [SC_ERR_IRREVERSIBLE_INSTANCE_REFRESH] = { "IrreversibleInstanceRefresh", 400, 1 },
     [SC_ERR_INVALID_PARAMETER_INPUT] = { "InvalidParameterInput", 400, 1 },
+    [SC_ERR_LIMIT_EXCEEDED_EXCEPTION] = { "LimitExceededException", 400, 1 },
 };
 
 const char *sc_status_code(enum sc_status s)

@@ -101,6 +101,8 @@ enum sc_status {
     SC_ERR_IRREVERSIBLE_INSTANCE_REFRESH,     /* IrreversibleInstanceRefresh 400 */
     /* CloudWatch dashboards (docs/cloudwatch.md) */
     SC_ERR_INVALID_PARAMETER_INPUT, /* InvalidParameterInput 400 (DashboardInvalidInputError) */
+    /* CloudWatch anomaly detectors (docs/cloudwatch.md) */
+    SC_ERR_LIMIT_EXCEEDED_EXCEPTION, /* LimitExceededException 400 */
     SC_STATUS_COUNT
 };
 
