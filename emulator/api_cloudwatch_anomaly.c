@@ -87,8 +87,7 @@ static void req_free(struct sc_anomaly_req *r, struct sc_anomaly_range *ex)
     free(ex);
 }
 
-static int put_or_delete(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,
-                         int del)
+static int put_or_delete(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err, int del)
 {
     struct sc_anomaly_detectors *d = sc_cw_anomaly(sc_world_cw(ctx->world));
     struct sc_anomaly_range *ex;
@@ -103,12 +102,13 @@ static int put_or_delete(struct api_ctx *ctx, json_t *in, json_t **out, struct a
     return s == SC_OK ? 0 : awserr_from_sc(err, &se);
 }
 
-int cw_put_anomaly_detector(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+static int put_anomaly_detector(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
 {
     return put_or_delete(ctx, in, out, err, 0);
 }
 
-int cw_delete_anomaly_detector(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err)
+static int delete_anomaly_detector(struct api_ctx *ctx, json_t *in, json_t **out,
+                                   struct awserr *err)
 {
     return put_or_delete(ctx, in, out, err, 1);
 }
@@ -128,10 +128,9 @@ static int detector_visit(const struct sc_anomaly_view *v, void *ud)
         json_object_set_new(o, "Dimensions", dims_json(m->dimensions, m->n_dimensions));
         json_object_set_new(o, "Stat", json_string(m->stat));
         json_object_set_new(o, "SingleMetricAnomalyDetector",
-                            json_pack("{s:s,s:s,s:o,s:s}", "Namespace", m->namespace,
-                                      "MetricName", m->metric_name, "Dimensions",
-                                      dims_json(m->dimensions, m->n_dimensions), "Stat",
-                                      m->stat));
+                            json_pack("{s:s,s:s,s:o,s:s}", "Namespace", m->namespace, "MetricName",
+                                      m->metric_name, "Dimensions",
+                                      dims_json(m->dimensions, m->n_dimensions), "Stat", m->stat));
     }
     for (int i = 0; i < v->n_excluded; i++)
         json_array_append_new(ex, json_pack("{s:I,s:I}", "StartTime",
@@ -149,8 +148,8 @@ static int detector_visit(const struct sc_anomaly_view *v, void *ud)
     return 0;
 }
 
-int cw_describe_anomaly_detectors(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err)
+static int describe_anomaly_detectors(struct api_ctx *ctx, json_t *in, json_t **out,
+                                      struct awserr *err)
 {
     struct sc_cw *cw = sc_world_cw(ctx->world);
     struct sc_anomaly_describe_req r;
@@ -165,8 +164,8 @@ int cw_describe_anomaly_detectors(struct api_ctx *ctx, json_t *in, json_t **out,
     r.dimensions = dims_get(in, "Dimensions", &r.n_dimensions);
     r.types = api_strings(in, "AnomalyDetectorTypes", &r.n_types);
     items = json_array();
-    if (sc_anomaly_describe(sc_cw_anomaly(cw), &r, sc_cw_metrics(cw), ctx->now_ms,
-                            detector_visit, items, &se) != SC_OK) {
+    if (sc_anomaly_describe(sc_cw_anomaly(cw), &r, sc_cw_metrics(cw), ctx->now_ms, detector_visit,
+                            items, &se) != SC_OK) {
         json_decref(items);
         rc = awserr_from_sc(err, &se);
     } else {
@@ -178,3 +177,10 @@ int cw_describe_anomaly_detectors(struct api_ctx *ctx, json_t *in, json_t **out,
     free((void *)r.types);
     return rc;
 }
+
+const struct api_handler api_cloudwatch_anomaly_handlers[] = {
+    { "DeleteAnomalyDetector", delete_anomaly_detector, API_MUTATES },
+    { "DescribeAnomalyDetectors", describe_anomaly_detectors, 0 },
+    { "PutAnomalyDetector", put_anomaly_detector, API_MUTATES },
+    { NULL, NULL, 0 },
+};

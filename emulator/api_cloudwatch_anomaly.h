@@ -5,9 +5,8 @@
 
 #include "emulator/api.h"
 
-int cw_put_anomaly_detector(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err);
-int cw_describe_anomaly_detectors(struct api_ctx *ctx, json_t *in, json_t **out,
-                                  struct awserr *err);
-int cw_delete_anomaly_detector(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err);
+/* DeleteAnomalyDetector, DescribeAnomalyDetectors, PutAnomalyDetector; ended by
+ * { NULL, NULL, 0 }. api_find looks here after api_cloudwatch_handlers. */
+extern const struct api_handler api_cloudwatch_anomaly_handlers[];
 
 #endif
