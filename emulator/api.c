@@ -9,6 +9,7 @@
 #include "emulator/api_autoscaling_hooks.h"
 #include "emulator/api_autoscaling_notify.h"
 #include "emulator/api_autoscaling_refresh.h"
+#include "emulator/api_cloudwatch_anomaly.h"
 #include "scaler/alarm.h"
 
 static const struct api_handler *find_in(const struct api_handler *t, const char *op)
@@ -35,8 +36,11 @@ const struct api_handler *api_find(const char *service, const char *op)
         return find_in(api_elb_handlers, op);
     if (strcmp(service, "elbv2") == 0)
         return find_in(api_elbv2_handlers, op);
-    if (strcmp(service, "cloudwatch") == 0)
-        return find_in(api_cloudwatch_handlers, op);
+    if (strcmp(service, "cloudwatch") == 0) {
+        const struct api_handler *h = find_in(api_cloudwatch_handlers, op);
+
+        return h ? h : find_in(api_cloudwatch_anomaly_handlers, op);
+    }
     if (strcmp(service, "ec2") == 0)
         return find_in(api_ec2_handlers, op);
     return NULL;

@@ -426,7 +426,10 @@ static int alarm_visit(const struct sc_alarm_view *a, void *ud)
     json_object_set_new(o, "EvaluationPeriods", json_integer(a->evaluation_periods));
     if (a->has_datapoints_to_alarm)
         json_object_set_new(o, "DatapointsToAlarm", json_integer(a->datapoints_to_alarm));
-    json_object_set_new(o, "Threshold", json_real(a->threshold));
+    if (a->threshold_metric_id)
+        set_str(o, "ThresholdMetricId", a->threshold_metric_id);
+    else
+        json_object_set_new(o, "Threshold", json_real(a->threshold));
     set_str(o, "ComparisonOperator", a->comparison_operator);
     set_str(o, "TreatMissingData", a->treat_missing_data);
     set_str(o, "EvaluateLowSampleCountPercentile", a->evaluate_low_sample_count_percentile);

@@ -11,10 +11,13 @@
 #include "scaler/alarm_internal.h"
 #include "scaler/civil.h"
 
-const char *const alarm_op_names[4] = { "GreaterThanOrEqualToThreshold", "GreaterThanThreshold",
-                                        "LessThanThreshold", "LessThanOrEqualToThreshold" };
-static const char *const anomaly_ops[] = { "LessThanLowerOrGreaterThanUpperThreshold",
-                                           "LessThanLowerThreshold", "GreaterThanUpperThreshold" };
+const char *const alarm_op_names[7] = { "GreaterThanOrEqualToThreshold",
+                                        "GreaterThanThreshold",
+                                        "LessThanThreshold",
+                                        "LessThanOrEqualToThreshold",
+                                        "LessThanLowerOrGreaterThanUpperThreshold",
+                                        "LessThanLowerThreshold",
+                                        "GreaterThanUpperThreshold" };
 const char *const alarm_tmd_names[4] = { "missing", "ignore", "breaching", "notBreaching" };
 const char *const alarm_state_names[3] = { "OK", "ALARM", "INSUFFICIENT_DATA" };
 const char *const alarm_hist_names[3] = { "ConfigurationUpdate", "StateUpdate", "Action" };
@@ -132,6 +135,7 @@ void alarm_free(struct alarm *al)
     free(al->extended_statistic);
     free(al->unit);
     free(al->elscp);
+    free(al->tmid);
     alarm_math_free(al);
     for (int i = 0; i < al->ntags; i++) {
         free(al->tags[i].key);
@@ -173,11 +177,14 @@ struct sc_alarms *sc_alarms_create(const struct sc_alarms_config *cfg)
     a->slot_val = calloc(MAX_SLOTS, sizeof(*a->slot_val));
     a->slot_cnt = calloc(MAX_SLOTS, sizeof(*a->slot_cnt));
     a->slot_has = calloc(MAX_SLOTS, 1);
+    a->slot_lo = calloc(MAX_SLOTS, sizeof(*a->slot_lo));
+    a->slot_hi = calloc(MAX_SLOTS, sizeof(*a->slot_hi));
     a->eval_slots = calloc(MAX_SLOTS, sizeof(*a->eval_slots));
     a->scratch = malloc(SCRATCH_LEN);
     a->scratch2 = malloc(SCRATCH_LEN);
     if (!a->region || !a->account || !a->arena || !a->hd || !a->slot_val || !a->slot_cnt ||
-        !a->slot_has || !a->eval_slots || !a->scratch || !a->scratch2) {
+        !a->slot_has || !a->slot_lo || !a->slot_hi || !a->eval_slots || !a->scratch ||
+        !a->scratch2) {
         sc_alarms_destroy(a);
         return NULL;
     }
@@ -202,6 +209,8 @@ void sc_alarms_destroy(struct sc_alarms *a)
     free(a->slot_val);
     free(a->slot_cnt);
     free(a->slot_has);
+    free(a->slot_lo);
+    free(a->slot_hi);
     free(a->eval_slots);
     free(a->scratch);
     free(a->scratch2);
@@ -253,6 +262,7 @@ void alarm_view_sync(struct alarm *al)
     v->has_datapoints_to_alarm = al->has_m;
     v->datapoints_to_alarm = al->m;
     v->threshold = al->threshold;
+    v->threshold_metric_id = al->tmid;
     v->comparison_operator = alarm_op_names[al->op];
     v->treat_missing_data = al->has_tmd ? alarm_tmd_names[al->tmd] : NULL;
     v->evaluate_low_sample_count_percentile = al->elscp;
@@ -477,18 +487,9 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
         return sc_fail(err, SC_ERR_VALIDATION,
                        "1 validation error detected: Value at 'alarmDescription' failed to satisfy "
                        "constraint: Member must have length less than or equal to 1024");
-    if (r->comparison_operator) {
-        for (int i = 0; i < 3; i++)
-            if (strcmp(r->comparison_operator, anomaly_ops[i]) == 0)
-                return sc_fail(err, SC_ERR_VALIDATION,
-                               "ComparisonOperator %s is not supported by scalelab: anomaly "
-                               "detection bands are not implemented.",
-                               r->comparison_operator);
-    }
-    if (r->threshold_metric_id)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "ThresholdMetricId is not supported by scalelab: anomaly detection bands "
-                       "are not implemented.");
+    s = alarm_band_validate(r, err);
+    if (s != SC_OK)
+        return s;
     if (r->has_metrics)
         s = alarm_math_validate(r, &period, err);
     else
@@ -511,7 +512,7 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
                        "Metrics cannot be checked across more than a day (EvaluationPeriods * "
                        "Period must be <= 86400).");
-    if (!r->has_threshold)
+    if (!r->has_threshold && !r->threshold_metric_id)
         return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter Threshold is required.");
     if (!isfinite(r->threshold)) {
         char num[40];
@@ -523,7 +524,7 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
         return sc_fail(err, SC_ERR_MISSING_PARAMETER,
                        "The parameter ComparisonOperator is required.");
     *op = (enum op) - 1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 7; i++)
         if (strcmp(r->comparison_operator, alarm_op_names[i]) == 0)
             *op = (enum op)i;
     if ((int)*op < 0)
@@ -623,6 +624,13 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
 
         alarm_math_validate(r, &period, &e); /* validated: gives the period */
         bad |= alarm_math_build(al, r) != 0;
+        if (r->threshold_metric_id) {
+            al->tmid = sc_strdup(r->threshold_metric_id);
+            bad |= !al->tmid;
+            for (int i = 0; i < r->n_metrics; i++)
+                if (strcmp(r->metrics[i].id, r->threshold_metric_id) == 0)
+                    al->band_q = i;
+        }
         al->stat = *st;
         al->period = period;
         goto common;
@@ -658,7 +666,7 @@ common:
         bad |= !al->unit;
     }
     al->unit_e = unit;
-    al->threshold = r->threshold;
+    al->threshold = r->threshold_metric_id ? 0 : r->threshold;
     al->op = op;
     al->tmd = tmd;
     al->has_tmd = r->treat_missing_data != NULL;

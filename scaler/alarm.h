@@ -112,7 +112,7 @@ struct sc_put_metric_alarm_req {
     int has_metrics; /* Metrics given (then MetricName ... Unit must be absent) */
     const struct sc_alarm_query *metrics;
     int n_metrics;
-    const char *threshold_metric_id; /* anomaly bands: not supported here */
+    const char *threshold_metric_id; /* the Id of the ANOMALY_DETECTION_BAND query (Metrics) */
 };
 
 /* An alarm as DescribeAlarms shows it. Unset optional members are NULL / has_x = 0
@@ -145,8 +145,9 @@ struct sc_alarm_view {
     const char *unit; /* NULL when unset */
     int evaluation_periods;
     int has_datapoints_to_alarm;
-    int datapoints_to_alarm; /* effective M (= N when unset) */
-    double threshold;
+    int datapoints_to_alarm;         /* effective M (= N when unset) */
+    double threshold;                /* 0 for an anomaly detection alarm */
+    const char *threshold_metric_id; /* NULL unless an anomaly detection alarm */
     const char *comparison_operator;
     const char *treat_missing_data;                   /* NULL when unset ("missing" applies) */
     const char *evaluate_low_sample_count_percentile; /* NULL when unset */
@@ -281,6 +282,9 @@ void sc_alarms_evaluate(struct sc_alarms *a, const struct sc_metric_store *store
                         sc_alarm_action_fn fn, void *ud);
 /* Runs the actions SetAlarmState left pending. Returns how many ran. */
 int sc_alarms_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_fn fn, void *ud);
+/* The anomaly detectors whose training the alarms' bands use (borrowed; NULL = none). */
+struct sc_anomaly_detectors;
+void sc_alarms_set_anomaly(struct sc_alarms *a, const struct sc_anomaly_detectors *d);
 /* 1 when some alarm has Period < 60 (ticks every 10 s), else 0. */
 int sc_alarms_has_hires(const struct sc_alarms *a);
 /* 1 when SetAlarmState left actions to run. */

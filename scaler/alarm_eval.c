@@ -250,8 +250,9 @@ static int breaches(const struct alarm *al, double v)
         return v < al->threshold;
     case OP_LE:
         return v <= al->threshold;
+    default: /* the band operators: alarm_band_breaches */
+        return 0;
     }
-    return 0;
 }
 
 static const char *plural(int n, const char *one, const char *many)
@@ -309,8 +310,11 @@ static void reason_data(struct sb *b, const struct sc_alarms *a, const struct al
         first = 0;
         sb_num(b, a->slot_val[k]);
     }
-    sb_raw(b, "],\"threshold\":");
-    sb_num(b, al->threshold);
+    sb_raw(b, "]");
+    if (!OP_IS_BAND(al->op)) {
+        sb_raw(b, ",\"threshold\":");
+        sb_num(b, al->threshold);
+    }
     sb_raw(b, ",\"evaluatedDatapoints\":[");
     for (int i = 0; i < n_eval; i++) {
         int k = eval_slots[i];
@@ -418,7 +422,7 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
             continue;
         if (kreal < al->n) {
             eval_slots[n_eval++] = k;
-            if (breaches(al, a->slot_val[k])) {
+            if (OP_IS_BAND(al->op) ? alarm_band_breaches(a, al, k) : breaches(al, a->slot_val[k])) {
                 breach_real++;
                 oldest_breach = k;
             } else {
@@ -489,7 +493,15 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
     } else {
         int to_alarm = ns == SC_ALARM_ALARM;
         int x = to_alarm ? breach_real : nonbreach_real;
-        if (al->n == 1 && n_eval == 1) {
+        if (OP_IS_BAND(al->op)) {
+            int need = to_alarm ? al->m : al->n - al->m + 1;
+            sb_printf(&b, "Thresholds Crossed: %d out of the last %d datapoints ", x, n_eval);
+            list_points(&b, a, al, tick_ms, eval_slots, n_eval);
+            alarm_band_reason(&b, a, al, eval_slots, n_eval, to_alarm, x);
+            sb_printf(&b, " (minimum %d %s for %s transition).", need,
+                      plural(need, "datapoint", "datapoints"),
+                      to_alarm ? "OK -> ALARM" : "ALARM -> OK");
+        } else if (al->n == 1 && n_eval == 1) {
             sb_raw(&b, "Threshold Crossed: 1 datapoint ");
             list_points(&b, a, al, tick_ms, eval_slots, n_eval);
             sb_printf(&b, " was %s%s the threshold (", to_alarm ? "" : "not ", op_words[al->op]);

@@ -14,6 +14,7 @@
 #include "scaler/alarm.h"
 #include "scaler/alarm_composite.h"
 #include "scaler/alarm_mute.h"
+#include "scaler/anomaly.h"
 #include "scaler/math.h"
 #include "scaler/str.h"
 #include "scaler/vec.h"
@@ -21,12 +22,13 @@
 #define MAX_SLOTS   (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
 #define SCRATCH_LEN (64 * 1024)
 
-enum op { OP_GE, OP_GT, OP_LT, OP_LE };
+enum op { OP_GE, OP_GT, OP_LT, OP_LE, OP_BAND_OUT, OP_BAND_LOW, OP_BAND_HIGH };
+#define OP_IS_BAND(op) ((op) >= OP_BAND_OUT)
 enum tmd { TMD_MISSING, TMD_IGNORE, TMD_BREACHING, TMD_NOT_BREACHING };
 enum hist_type { H_CONFIG, H_STATE, H_ACTION };
 
 /* Indexed by enum op, enum tmd, enum sc_alarm_state and enum hist_type. */
-extern const char *const alarm_op_names[4];
+extern const char *const alarm_op_names[7];
 extern const char *const alarm_tmd_names[4];
 extern const char *const alarm_state_names[3];
 extern const char *const alarm_hist_names[3];
@@ -81,6 +83,9 @@ struct alarm {
     struct sc_alarm_query *mq;
     int nmq;
     struct sc_math_program *prog;
+    /* an anomaly detection alarm: ThresholdMetricId and the index of its band query */
+    char *tmid;
+    int band_q;
     int pending;
     struct tag *tags;
     int ntags;
@@ -147,6 +152,8 @@ struct sc_alarms {
     int64_t keep_ms;
     /* evaluation scratch */
     double *slot_val, *slot_cnt;
+    double *slot_lo, *slot_hi; /* the band of each slot (anomaly detection alarms) */
+    const struct sc_anomaly_detectors *det;
     char *slot_has;
     int *eval_slots;
     char *scratch, *scratch2;
@@ -272,6 +279,21 @@ json_t *alarm_math_save(const struct alarm *al);
 int alarm_math_load(const json_t *arr, struct sc_alarm_query *q,
                     struct sc_dimension (*dims)[SC_METRIC_MAX_DIMENSIONS], int *n, char *msg,
                     size_t msglen);
+
+/* --- defined in alarm_band.c (anomaly detection alarms, docs/cloudwatch.md) ----------------- */
+
+/* The band operators' rules of PutMetricAlarm (ThresholdMetricId, Auto Scaling actions). */
+enum sc_status alarm_band_validate(const struct sc_put_metric_alarm_req *r, struct sc_error *err);
+/* Fills the slots of an anomaly detection alarm: value, and the band (slot_lo/slot_hi) at
+ * the same slot; a slot with no band counts as missing. */
+void alarm_band_slots(struct sc_alarms *a, struct alarm *al, const struct sc_metric_store *store,
+                      int64_t tick_ms, int r);
+/* 1 when slot k breaches the band under al's operator. */
+int alarm_band_breaches(const struct sc_alarms *a, const struct alarm *al, int k);
+/* The StateReason's comparison of a band alarm: " was less than the lower thresholds [..] or
+ * greater than the upper thresholds [..]" of the listed slots. */
+void alarm_band_reason(struct sb *b, const struct sc_alarms *a, const struct alarm *al,
+                       const int *slots, int n, int to_alarm, int x);
 
 /* --- defined in alarm_composite.c --------------------------------------------------------------
  */

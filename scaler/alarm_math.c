@@ -62,7 +62,7 @@ enum sc_status alarm_math_validate(const struct sc_put_metric_alarm_req *r, int 
     struct sc_math_query mq[SC_ALARM_MAX_QUERIES];
     struct sc_math_program *prog = NULL;
     struct sc_math_error me;
-    int nstat = 0, nexpr = 0, nret = 0, ret = -1, p = 0;
+    int nstat = 0, nexpr = 0, nret = 0, ret = -1, p = 0, band = -1;
     enum sc_status st;
 
     for (int i = 0; i < 7; i++)
@@ -76,11 +76,17 @@ enum sc_status alarm_math_validate(const struct sc_put_metric_alarm_req *r, int 
         return invalid(err);
     for (int i = 0; i < r->n_metrics; i++) {
         const struct sc_alarm_query *q = &r->metrics[i];
+        if (r->threshold_metric_id && q->id && strcmp(q->id, r->threshold_metric_id) == 0) {
+            band = i; /* the band is the threshold, not the data the alarm watches */
+            continue;
+        }
         if (!q->has_return_data || q->return_data) {
             nret++;
             ret = i;
         }
     }
+    if (r->threshold_metric_id && band < 0)
+        return invalid(err);
     if (nret != 1)
         return sc_fail(err, SC_ERR_VALIDATION,
                        "Exactly one element of the metrics list should return data.");
@@ -115,6 +121,9 @@ enum sc_status alarm_math_validate(const struct sc_put_metric_alarm_req *r, int 
         p = q->stat_period;
     }
     if (nstat > 10 || nexpr > 10)
+        return invalid(err);
+    if (band >= 0 && (!r->metrics[band].expression ||
+                      !strstr(r->metrics[band].expression, "ANOMALY_DETECTION_BAND")))
         return invalid(err);
     to_math(r->metrics, r->n_metrics, mq);
     st = sc_math_program_create(mq, r->n_metrics, 1, &prog, &me);
@@ -241,6 +250,10 @@ void alarm_math_slots(struct sc_alarms *a, struct alarm *al, const struct sc_met
 
     for (int k = 1; k <= r; k++)
         a->slot_has[k] = 0;
+    if (al->tmid) {
+        alarm_band_slots(a, al, store, tick_ms, r);
+        return;
+    }
     if (sc_math_program_run(al->prog, store, start, tick_ms, tick_ms, &me) != SC_OK ||
         sc_math_program_result_count(al->prog) != 1)
         return; /* no series: every slot missing */

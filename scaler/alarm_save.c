@@ -69,6 +69,8 @@ static json_t *alarm_save(const struct alarm *al)
     if (al->unit)
         json_object_set_new(o, "unit", json_string(al->unit));
     json_object_set_new(o, "threshold", json_real(al->threshold));
+    if (al->tmid)
+        json_object_set_new(o, "threshold_metric_id", json_string(al->tmid));
     json_object_set_new(o, "comparison_operator", json_string(alarm_op_names[al->op]));
     if (al->has_tmd)
         json_object_set_new(o, "treat_missing_data", json_string(alarm_tmd_names[al->tmd]));
@@ -314,7 +316,8 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
     r.dimensions = dims;
     r.has_period = !r.has_metrics;
     r.has_evaluation_periods = 1;
-    r.has_threshold = 1;
+    r.threshold_metric_id = sc_load_cstr_opt(l, o, "threshold_metric_id");
+    r.has_threshold = !r.threshold_metric_id;
     r.threshold = threshold;
     r.comparison_operator = cmp;
     s = alarm_validate_put(&r, &st, &op, &tmd, &unit, l->err);
@@ -453,6 +456,7 @@ enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_er
         goto out;
     }
     t->tz_offset = a->tz_offset;
+    t->det = a->det;
     t->tz_ud = a->tz_ud;
     if (mutes_load(t, json_object_get(j, "mute_rules"), err) < 0) {
         s = SC_ERR_VALIDATION;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/anomaly.h"
 #include "scaler/math.h"
 
 #define MINUTE_MS      60000LL
@@ -16,6 +17,7 @@ struct sc_cw {
     struct sc_metric_store *store;
     struct sc_alarms *alarms;
     struct sc_dashboards *dashboards;
+    struct sc_anomaly_detectors *anomaly;
     sc_alarm_action_fn fn;
     void *ud;
     int started;
@@ -77,13 +79,16 @@ struct sc_cw *sc_cw_create(const struct sc_cw_config *cfg)
     cw->store = sc_metric_store_create(&c.metrics);
     cw->alarms = sc_alarms_create(&ac);
     cw->dashboards = sc_dashboards_create(ac.account, ac.region);
+    cw->anomaly = sc_anomaly_detectors_create(ac.account);
     cw->gmd_ts = calloc(GMD_MAX, sizeof(*cw->gmd_ts));
     cw->gmd_val = calloc(GMD_MAX, sizeof(*cw->gmd_val));
     cw->start_ms = c.start_ms;
-    if (!cw->store || !cw->alarms || !cw->dashboards || !cw->gmd_ts || !cw->gmd_val) {
+    if (!cw->store || !cw->alarms || !cw->dashboards || !cw->anomaly || !cw->gmd_ts ||
+        !cw->gmd_val) {
         sc_cw_destroy(cw);
         return NULL;
     }
+    sc_alarms_set_anomaly(cw->alarms, cw->anomaly);
     if (c.start_ms) {
         cw->started = 1;
         cw->next_tick_ms = ceil_to(c.start_ms, MINUTE_MS);
@@ -98,6 +103,7 @@ void sc_cw_destroy(struct sc_cw *cw)
     sc_metric_store_destroy(cw->store);
     sc_alarms_destroy(cw->alarms);
     sc_dashboards_destroy(cw->dashboards);
+    sc_anomaly_detectors_destroy(cw->anomaly);
     free(cw->gmd_ts);
     free(cw->gmd_val);
     free(cw);
@@ -425,8 +431,10 @@ static enum sc_status get_metric_data_math(struct sc_cw *cw,
         mq[i].unit = q->unit;
     }
     st = sc_math_program_create(mq, req->n_queries, 0, &prog, &me);
-    if (st == SC_OK)
+    if (st == SC_OK) {
+        sc_math_program_set_anomaly(prog, cw->anomaly);
         st = sc_math_program_run(prog, cw->store, start, end, now_ms, &me);
+    }
     if (st != SC_OK) {
         free(mq);
         sc_math_program_destroy(prog);
@@ -702,6 +710,11 @@ enum sc_status sc_cw_describe_composite_alarms(struct sc_cw *cw,
     return sc_alarms_describe_composites(cw->alarms, req, fn, ud, err);
 }
 
+struct sc_anomaly_detectors *sc_cw_anomaly(struct sc_cw *cw)
+{
+    return cw->anomaly;
+}
+
 struct sc_dashboards *sc_cw_dashboards(struct sc_cw *cw)
 {
     return cw->dashboards;
@@ -800,14 +813,19 @@ static void notify_put(struct sc_cw *cw, const struct sc_put_metric_data_req *re
 json_t *sc_cw_save(const struct sc_cw *cw)
 {
     json_t *root = json_object(), *alarms = sc_alarms_save(cw->alarms);
-    json_t *dash = sc_dashboards_save(cw->dashboards);
+    json_t *dash = sc_dashboards_save(cw->dashboards), *ad = sc_anomaly_save(cw->anomaly);
 
-    if (!root || !alarms || !dash) {
+    if (!root || !alarms || !dash || !ad) {
         json_decref(root);
         json_decref(alarms);
         json_decref(dash);
+        json_decref(ad);
         return NULL;
     }
+    if (json_array_size(ad) > 0)
+        json_object_set_new(root, "anomaly_detectors", ad);
+    else
+        json_decref(ad);
     if (json_array_size(dash) > 0)
         json_object_set_new(root, "dashboards", dash);
     else
@@ -825,6 +843,8 @@ enum sc_status sc_cw_load(struct sc_cw *cw, const json_t *j, struct sc_error *er
     const json_t *started = json_object_get(j, "started");
     const json_t *start = json_object_get(j, "start_ms");
     const json_t *tick = json_object_get(j, "next_tick_ms");
+    const json_t *ad = json_object_get(j, "anomaly_detectors");
+    json_t *empty = NULL;
     enum sc_status s;
 
     if (!json_is_object(j) || json_integer_value(json_object_get(j, "version")) != 1)
@@ -843,10 +863,29 @@ enum sc_status sc_cw_load(struct sc_cw *cw, const json_t *j, struct sc_error *er
         if (s != SC_OK)
             return s;
     }
+    if (!ad)
+        ad = empty = json_array();
+    {
+        struct sc_anomaly_detectors *t = sc_anomaly_detectors_create(NULL);
+        if (!t || !ad) {
+            sc_anomaly_detectors_destroy(t);
+            json_decref(empty);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        s = sc_anomaly_load(t, ad, err);
+        sc_anomaly_detectors_destroy(t);
+        if (s != SC_OK) {
+            json_decref(empty);
+            return s;
+        }
+    }
     s = sc_alarms_load(cw->alarms, json_object_get(j, "alarms"), err);
     if (s != SC_OK)
         return s;
     s = sc_dashboards_load(cw->dashboards, json_object_get(j, "dashboards"), err);
+    if (s == SC_OK)
+        s = sc_anomaly_load(cw->anomaly, ad, err);
+    json_decref(empty);
     if (s != SC_OK)
         return s;
     cw->started = json_is_true(started);

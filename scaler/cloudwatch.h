@@ -201,6 +201,9 @@ enum sc_status sc_cw_describe_composite_alarms(struct sc_cw *cw,
                                                const struct sc_describe_alarms_req *req,
                                                sc_composite_visit_fn fn, void *ud,
                                                struct sc_error *err);
+/* The anomaly detectors (scaler/anomaly.h) of this account+region: GetMetricData's and the
+ * alarms' ANOMALY_DETECTION_BAND train as they say (borrowed, lives as long as cw). */
+struct sc_anomaly_detectors *sc_cw_anomaly(struct sc_cw *cw);
 /* The dashboards of this account+region (borrowed, lives as long as cw). */
 struct sc_dashboards *sc_cw_dashboards(struct sc_cw *cw);
 

@@ -13,17 +13,45 @@
 #include "scaler/str.h"
 
 /* The functions the evaluator knows, and those AWS has that it does not serve. */
-static const char *const known_fns[] = { "ABS",   "AVG",          "CEIL",        "DATAPOINT_COUNT",
-                                         "DATE",  "DAY",          "DIFF",        "DIFF_TIME",
-                                         "EPOCH", "FILL",         "FIRST",       "FLOOR",
-                                         "HOUR",  "IF",           "LAST",        "LOG",
-                                         "LOG10", "MAX",          "METRICS",     "METRIC_COUNT",
-                                         "MIN",   "MINUTE",       "MONTH",       "PERIOD",
-                                         "RATE",  "REMOVE_EMPTY", "RUNNING_SUM", "SEARCH",
-                                         "SLICE", "SORT",         "SQRT",        "STDDEV",
-                                         "SUM",   "TIME_SERIES",  "YEAR",        NULL };
-static const char *const unserved_fns[] = { "ANOMALY_DETECTION_BAND", "INSIGHT_RULE_METRIC",
-                                            "SERVICE_QUOTA", "LAMBDA", NULL };
+static const char *const known_fns[] = { "ANOMALY_DETECTION_BAND",
+                                         "ABS",
+                                         "AVG",
+                                         "CEIL",
+                                         "DATAPOINT_COUNT",
+                                         "DATE",
+                                         "DAY",
+                                         "DIFF",
+                                         "DIFF_TIME",
+                                         "EPOCH",
+                                         "FILL",
+                                         "FIRST",
+                                         "FLOOR",
+                                         "HOUR",
+                                         "IF",
+                                         "LAST",
+                                         "LOG",
+                                         "LOG10",
+                                         "MAX",
+                                         "METRICS",
+                                         "METRIC_COUNT",
+                                         "MIN",
+                                         "MINUTE",
+                                         "MONTH",
+                                         "PERIOD",
+                                         "RATE",
+                                         "REMOVE_EMPTY",
+                                         "RUNNING_SUM",
+                                         "SEARCH",
+                                         "SLICE",
+                                         "SORT",
+                                         "SQRT",
+                                         "STDDEV",
+                                         "SUM",
+                                         "TIME_SERIES",
+                                         "YEAR",
+                                         NULL };
+static const char *const unserved_fns[] = { "INSIGHT_RULE_METRIC", "SERVICE_QUOTA", "LAMBDA",
+                                            NULL };
 
 static int in_list(const char *const *l, const char *s)
 {

@@ -20,9 +20,10 @@
 #include "scaler/metric.h"
 #include "scaler/status.h"
 
-#define SC_MATH_MAX_LEN   2048 /* model MetricExpression: at most 2,048 characters */
-#define SC_MATH_MAX_DEPTH 64
-#define SC_MATH_ERR_LEN   256
+#define SC_MATH_MAX_LEN        2048 /* model MetricExpression: at most 2,048 characters */
+#define SC_MATH_MAX_DEPTH      64
+#define SC_MATH_ERR_LEN        256
+#define SC_MATH_BAND_DEFAULT_K 2.0 /* ANOMALY_DETECTION_BAND's default number of spreads */
 
 /* --- series and values -------------------------------------------------------------- */
 
@@ -84,6 +85,11 @@ struct sc_math_env {
     /* SEARCH(query, stat, period_s): an ARRAY. Returns 0, or -1 with msg set. */
     int (*search)(void *ud, const char *query, const char *stat, int period_s,
                   struct sc_math_value *out, char *msg, size_t len);
+    /* ANOMALY_DETECTION_BAND(s, k): an ARRAY of two series, the band's lower and upper edges
+     * (scaler/anomaly.h) over the grid; arg_id is the Id the argument names (NULL when it is
+     * an expression). NULL = the function is not available here. */
+    int (*band)(void *ud, const struct sc_math_series *s, const char *arg_id, double k,
+                struct sc_math_value *out, char *msg, size_t len);
     void *ud;
     int dropped; /* set by eval: points dropped for a non-finite result */
 };
@@ -150,6 +156,10 @@ enum sc_status sc_math_program_run(struct sc_math_program *p, const struct sc_me
                                    int64_t start_ms, int64_t end_ms, int64_t now_ms,
                                    struct sc_math_error *err);
 int sc_math_program_result_count(const struct sc_math_program *p);
+/* The detectors ANOMALY_DETECTION_BAND takes its training from (excluded ranges, zone,
+ * periodic spikes); NULL (the default) = untrained defaults. Borrowed while p lives. */
+struct sc_anomaly_detectors;
+void sc_math_program_set_anomaly(struct sc_math_program *p, const struct sc_anomaly_detectors *d);
 const struct sc_math_result *sc_math_program_result(const struct sc_math_program *p, int i);
 /* The grid period of query i (its own, or that of the MetricStat queries it uses, or 60). */
 int sc_math_program_period(const struct sc_math_program *p, int i);

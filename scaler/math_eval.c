@@ -731,6 +731,35 @@ static int call(struct ev *x, const struct math_node *n, struct sc_math_value *o
         return x->env->search(x->env->ud, n->args[0]->str, n->args[1]->str,
                               period ? period : grid_period(x, NULL), out, x->msg, x->len);
     }
+    if (strcmp(f, "ANOMALY_DETECTION_BAND") == 0) {
+        double k = SC_MATH_BAND_DEFAULT_K;
+        if (need(x, n, 1, 2) || eval(x, n->args[0], &a[0]))
+            goto out;
+        if (n->nargs == 2 && eval(x, n->args[1], &a[1]))
+            goto out;
+        if (a[0].type != SC_MATH_TS) {
+            efail(x, "Unsupported operand type(s) for ANOMALY_DETECTION_BAND: '[%s%s]'",
+                  a[0].type == SC_MATH_ARRAY ? "Array[TimeSeries]" : "Scalar",
+                  n->nargs == 2 ? ", Scalar" : "");
+            goto out;
+        }
+        if (n->nargs == 2) {
+            if (a[1].type != SC_MATH_SCALAR || !a[1].has_scalar || !(a[1].scalar > 0)) {
+                efail(x, "Invalid arguments for %s", f);
+                goto out;
+            }
+            k = a[1].scalar;
+        }
+        if (!x->env->band) {
+            efail(x, "The function %s is not supported here", f);
+            goto out;
+        }
+        na = 2;
+        rc = x->env->band(x->env->ud, &a[0].list[0],
+                          n->args[0]->kind == MN_ID ? n->args[0]->str : NULL, k, out, x->msg,
+                          x->len);
+        goto out;
+    }
     if (strcmp(f, "SORT") == 0) {
         if (need(x, n, 3, 4) || eval(x, n->args[0], &a[0]) ||
             (n->nargs == 4 && eval(x, n->args[3], &a[1])))

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "scaler/anomaly.h"
 #include "scaler/str.h"
 
 #define SEARCH_MAX_SERIES 500
@@ -38,6 +39,10 @@ struct sc_math_program {
     const struct sc_metric_store *store;
     int64_t start_ms, end_ms, now_ms;
     int run_failed;
+    /* ANOMALY_DETECTION_BAND: the detectors, and the history every run fetches before its
+     * start (band_ext_ms, a multiple of every query's period; 0 without a band) */
+    const struct sc_anomaly_detectors *det;
+    int64_t band_ext_ms, real_start_ms;
 };
 
 static int find_id(const struct sc_math_program *p, const char *id)
@@ -178,6 +183,42 @@ static int copy_query(struct qstate *s, const struct sc_math_query *q)
     return 0;
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A program with ANOMALY_DETECTION_BAND fetches the training window before each run's start:
+ * 14 days rounded up to a multiple of every period, so the grids stay aligned. */
+static void band_history(struct sc_math_program *p)
+{
+    int64_t l = 1;
+    int uses = 0;
+
+    for (int i = 0; i < p->n; i++)
+        if (p->q[i].expr && sc_math_expr_calls(p->q[i].expr, "ANOMALY_DETECTION_BAND"))
+            uses = 1;
+    if (!uses)
+        return;
+    for (int i = 0; i < p->n; i++) {
+        int64_t ps = p->q[i].period_s > 0 ? p->q[i].period_s : 60;
+        if (l <= SC_ANOMALY_TRAIN_MS / 1000)
+            l = l / gcd64(l, ps) * ps;
+    }
+    l *= 1000;
+    p->band_ext_ms = (SC_ANOMALY_TRAIN_MS + l - 1) / l * l;
+}
+
+void sc_math_program_set_anomaly(struct sc_math_program *p, const struct sc_anomaly_detectors *d)
+{
+    p->det = d;
+}
+
 enum sc_status sc_math_program_create(const struct sc_math_query *q, int n, int no_search,
                                       struct sc_math_program **out, struct sc_math_error *err)
 {
@@ -235,6 +276,7 @@ enum sc_status sc_math_program_create(const struct sc_math_query *q, int n, int 
         int d = period_of(p, i, 0);
         p->q[i].period_s = d > 0 ? d : minp > 0 ? minp : 60;
     }
+    band_history(p);
     *out = p;
     return SC_OK;
 invalid:
@@ -417,6 +459,70 @@ out:
     return rc;
 }
 
+static int env_band(void *ud, const struct sc_math_series *s, const char *arg_id, double k,
+                    struct sc_math_value *out, char *msg, size_t len)
+{
+    struct sc_math_program *p = ud;
+    struct sc_anomaly_train tr;
+    struct sc_metric_key key = { s->namespace, s->metric_name, s->dims, s->ndims };
+    int64_t pms = (int64_t)(s->period_s > 0 ? s->period_s : 60) * 1000;
+    int64_t from = p->band_ext_ms ? p->real_start_ms : p->start_ms;
+    int a = arg_id ? find_id(p, arg_id) : -1;
+    struct sc_math_series tmp = *s;
+
+    sc_anomaly_train_for(p->det, s->metric_name ? &key : NULL, s->stat,
+                         a >= 0 ? p->q[a].expression : NULL, from, &tr);
+    memset(out, 0, sizeof(*out));
+    out->type = SC_MATH_ARRAY;
+    out->list = calloc(2, sizeof(*out->list));
+    if (!out->list)
+        goto oom;
+    out->n = 2;
+    tmp.n = tmp.cap = 0;
+    tmp.ts = NULL;
+    tmp.v = NULL;
+    tmp.label = NULL;
+    for (int e = 0; e < 2; e++)
+        if (sc_math_series_copy(&out->list[e], &tmp) ||
+            !(out->list[e].label = sc_strdup(e ? "Upper" : "Lower")))
+            goto oom;
+    /* the grid of the run from its real start (from - start is a multiple of the period) */
+    for (int64_t t = p->start_ms + (from - p->start_ms + pms - 1) / pms * pms; t < p->end_ms;
+         t += pms) {
+        struct sc_anomaly_band b;
+        int r = sc_anomaly_band_at(s->ts, s->v, s->n, t, k, &tr, &b);
+        if (r < 0)
+            goto oom;
+        if (r == 0 || !isfinite(b.lower) || !isfinite(b.upper))
+            continue;
+        if (sc_math_series_push(&out->list[0], t, b.lower) ||
+            sc_math_series_push(&out->list[1], t, b.upper))
+            goto oom;
+    }
+    return 0;
+oom:
+    snprintf(msg, len, "out of memory");
+    return -1;
+}
+
+/* Drops the points a band program fetched before the run's start. */
+static void trim_history(struct sc_math_program *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        for (int k = 0; p->q[i].done && k < p->q[i].val.n; k++) {
+            struct sc_math_series *s = &p->q[i].val.list[k];
+            int j = 0;
+            while (j < s->n && s->ts[j] < p->real_start_ms)
+                j++;
+            if (j == 0)
+                continue;
+            memmove(s->ts, s->ts + j, (size_t)(s->n - j) * sizeof(*s->ts));
+            memmove(s->v, s->v + j, (size_t)(s->n - j) * sizeof(*s->v));
+            s->n -= j;
+        }
+    }
+}
+
 static int eval_query(struct sc_math_program *p, int i, char *msg, size_t len)
 {
     struct qstate *s = &p->q[i];
@@ -452,6 +558,7 @@ static int eval_query(struct sc_math_program *p, int i, char *msg, size_t len)
     env.lookup = env_lookup;
     env.metrics = env_metrics;
     env.search = env_search;
+    env.band = env_band;
     env.ud = p;
     if (sc_math_eval(s->expr, &env, &s->val, msg, len))
         return -1;
@@ -498,9 +605,23 @@ enum sc_status sc_math_program_run(struct sc_math_program *p, const struct sc_me
 
     clear_run(p);
     p->store = store;
-    p->start_ms = start_ms;
+    p->real_start_ms = start_ms;
+    p->start_ms = start_ms - p->band_ext_ms;
     p->end_ms = end_ms;
     p->now_ms = now_ms;
+    /* every returned query first: a band reads its input's history, trimmed only after */
+    for (int i = 0; p->band_ext_ms && i < p->n; i++) {
+        char msg[SC_MATH_ERR_LEN - 64];
+        if (!p->q[i].return_data)
+            continue;
+        if (eval_query(p, i, msg, sizeof(msg))) {
+            err->query = i;
+            snprintf(err->msg, sizeof(err->msg), "Error in expression %s: %s", p->q[i].id, msg);
+            return strcmp(msg, "out of memory") == 0 ? SC_ERR_INTERNAL : SC_ERR_VALIDATION;
+        }
+    }
+    if (p->band_ext_ms)
+        trim_history(p);
     for (int i = 0; i < p->n; i++) {
         struct qstate *s = &p->q[i];
         char msg[SC_MATH_ERR_LEN - 64];
@@ -527,6 +648,11 @@ enum sc_status sc_math_program_run(struct sc_math_program *p, const struct sc_me
                     sc_math_label_format(s->label, def, ser, label, sizeof(label));
                 else
                     snprintf(label, sizeof(label), "%s", def);
+            } else if (!s->label && ser->label && s->expr &&
+                       (strcmp(ser->label, "Lower") == 0 || strcmp(ser->label, "Upper") == 0) &&
+                       sc_math_expr_calls(s->expr, "ANOMALY_DETECTION_BAND")) {
+                /* a band without a Label: "<Id> Lower", "<Id> Upper" */
+                snprintf(label, sizeof(label), "%s %s", s->id, ser->label);
             } else {
                 snprintf(def, sizeof(def), "%s", ser->label ? ser->label : s->id);
                 if (s->label && *s->label) {

@@ -119,6 +119,8 @@ enum sc_status {
     SC_ERR_CAPACITY_UNITS_LIMIT_EXCEEDED,           /* CapacityUnitsLimitExceeded 400 */
     SC_ERR_CAPACITY_RESERVATION_PENDING,            /* CapacityReservationPending 400 */
     SC_ERR_CAPACITY_DECREASE_LIMIT_EXCEEDED,        /* CapacityDecreaseRequestLimitExceeded 400 */
+    /* CloudWatch anomaly detectors (docs/cloudwatch.md) */
+    SC_ERR_LIMIT_EXCEEDED_EXCEPTION, /* LimitExceededException 400 */
     SC_STATUS_COUNT
 };
 

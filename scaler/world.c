@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/anomaly.h"
 #include "scaler/asg.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
@@ -592,6 +593,8 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     sc_cw_set_action_handler(w->cw, on_alarm_action, w);
     if (cfg->tz_offset) /* alarm mute rules read their Timezone as scheduled actions do */
         sc_alarms_set_tz(sc_cw_alarms(w->cw), env_tz_offset, w);
+    if (cfg->tz_offset) /* anomaly detectors' MetricTimezone */
+        sc_anomaly_detectors_set_tz(sc_cw_anomaly(w->cw), env_tz_offset, w);
 
     memset(&ac, 0, sizeof(ac));
     ac.account_id = w->account;

@@ -310,19 +310,27 @@ static int setup_alarms(struct eng *e)
         req.ok_actions = ok_actions;
         req.n_ok_actions =
             a->nok_actions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nok_actions : SC_ALARM_MAX_ACTIONS + 1;
-        req.metric_name = a->metric;
-        req.namespace = a->namespace_;
-        req.statistic = a->statistic;
-        req.extended_statistic = a->extended_statistic;
-        req.dimensions = dims;
-        req.n_dimensions = nd;
-        req.has_period = 1;
-        req.period = a->period_s;
+        if (a->nmetrics) { /* metric math or an anomaly band: the queries name the metrics */
+            req.has_metrics = 1;
+            req.metrics = a->metrics;
+            req.n_metrics = a->nmetrics;
+            req.threshold_metric_id = a->threshold_metric_id;
+        } else {
+            req.metric_name = a->metric;
+            req.namespace = a->namespace_;
+            req.statistic = a->statistic;
+            req.extended_statistic = a->extended_statistic;
+            req.dimensions = dims;
+            req.n_dimensions = nd;
+            req.has_period = 1;
+            req.period = a->period_s;
+            req.threshold_metric_id = a->threshold_metric_id;
+        }
         req.has_evaluation_periods = 1;
         req.evaluation_periods = a->evaluation_periods;
         req.has_datapoints_to_alarm = a->has_datapoints_to_alarm;
         req.datapoints_to_alarm = a->datapoints_to_alarm;
-        req.has_threshold = 1;
+        req.has_threshold = !a->threshold_metric_id;
         req.threshold = a->threshold;
         req.comparison_operator = a->comparison;
         req.treat_missing_data = a->treat_missing_data;
@@ -565,7 +573,8 @@ static void make_timeline(struct eng *e)
         ai[i].metric = v && v->metric_name ? v->metric_name : "";
         /* an alarm on Metrics: the returned query's expression (or its metric's name) */
         for (int k = 0; v && k < v->n_metrics; k++)
-            if (!v->metrics[k].has_return_data || v->metrics[k].return_data)
+            if ((!v->metrics[k].has_return_data || v->metrics[k].return_data) &&
+                !(v->threshold_metric_id && strcmp(v->metrics[k].id, v->threshold_metric_id) == 0))
                 ai[i].metric = v->metrics[k].expression ? v->metrics[k].expression
                                                         : v->metrics[k].metric.metric_name;
         ai[i].comparison = v ? v->comparison_operator : "";

@@ -801,6 +801,8 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         free(a->treat_missing_data);
         free_str_array(a->actions, a->nactions);
         free_str_array(a->ok_actions, a->nok_actions);
+        sc_alarm_queries_free(a->metrics, a->nmetrics);
+        free(a->threshold_metric_id);
     }
     free(sc->alarms);
     for (int i = 0; i < sc->nphases; i++) {

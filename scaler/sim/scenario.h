@@ -210,6 +210,12 @@ struct sim_alarm {
     char **ok_actions;
     int nok_actions;
     int actions_enabled; /* default 1 */
+    /* "metrics": PutMetricAlarm's Metrics (metric math, an anomaly band), owned; then the
+     * metric members above are not sent. "threshold_metric_id": the band's id (no
+     * threshold then). */
+    struct sc_alarm_query *metrics;
+    int nmetrics;
+    char *threshold_metric_id;
 };
 
 /* ---- load ---- */

@@ -499,8 +499,26 @@ fail:
 /* target.metrics: [{id, expression | metric {namespace, name, dimensions, stat, unit,
  * period}, label, return_data, period}], CustomizedMetricSpecification.Metrics in the
  * scenario's words; the rules are libscaler's (PutScalingPolicy answers them). */
+static int parse_queries(struct ctx *c, const json_t *obj, const char *path,
+                         struct sc_alarm_query **out, int *nout);
+
 static int parse_tt_metrics(struct ctx *c, const json_t *target, const char *path,
                             struct sim_policy *pl)
+{
+    char p[SIM_PATH_MAX];
+
+    if (!json_object_get(target, "metrics"))
+        return 0;
+    if (json_object_get(target, "predefined_metric") || json_object_get(target, "resource_label")) {
+        path_key(p, path, "metrics");
+        return fail(c, p, "not with predefined_metric or resource_label");
+    }
+    return parse_queries(c, target, path, &pl->metrics, &pl->nmetrics);
+}
+
+/* obj.metrics: the query list of a policy's target or an alarm (owned into *out). */
+static int parse_queries(struct ctx *c, const json_t *obj, const char *path,
+                         struct sc_alarm_query **out, int *nout)
 {
     static const char *const q_keys[] = { "id",          "expression", "metric", "label",
                                           "return_data", "period",     NULL };
@@ -510,25 +528,19 @@ static int parse_tt_metrics(struct ctx *c, const json_t *target, const char *pat
     json_t *arr;
     size_t n;
 
-    if (!json_object_get(target, "metrics"))
-        return 0;
-    if (json_object_get(target, "predefined_metric") || json_object_get(target, "resource_label")) {
-        path_key(p, path, "metrics");
-        return fail(c, p, "not with predefined_metric or resource_label");
-    }
-    if (get_obj_array(c, target, path, "metrics", &arr, &n, p) < 0)
+    if (get_obj_array(c, obj, path, "metrics", &arr, &n, p) < 0)
         return -1;
     if (n == 0 || n > SC_ALARM_MAX_QUERIES)
         return fail(c, p, "needs 1 to %d queries", SC_ALARM_MAX_QUERIES);
-    pl->metrics = cm_xcalloc(n, sizeof(*pl->metrics));
+    *out = cm_xcalloc(n, sizeof(**out));
     for (size_t i = 0; i < n; i++) {
-        struct sc_alarm_query *q = &pl->metrics[i];
+        struct sc_alarm_query *q = &(*out)[i];
         json_t *o = json_array_get(arr, i), *m, *dv;
         char pi[SIM_PATH_MAX], pm[SIM_PATH_MAX];
         char *id = NULL, *e = NULL, *l = NULL;
         int rd = 1;
 
-        pl->nmetrics++;
+        (*nout)++;
         path_idx(pi, p, i);
         if (check_keys(c, o, pi, q_keys) != 0 || get_str(c, o, pi, "id", 1, NULL, &id) < 0 ||
             get_str(c, o, pi, "expression", 0, NULL, &e) < 0 ||
@@ -614,12 +626,12 @@ static const char *comparison_name(const char *s)
 
 int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_alarm *a)
 {
-    static const char *const keys[] = { "name",       "namespace",          "metric",
-                                        "dimensions", "statistic",          "extended_statistic",
-                                        "period",     "evaluation_periods", "datapoints_to_alarm",
-                                        "comparison", "threshold",          "treat_missing_data",
-                                        "actions",    "ok_actions",         "actions_enabled",
-                                        NULL };
+    static const char *const keys[] = { "name",       "namespace",           "metric",
+                                        "dimensions", "statistic",           "extended_statistic",
+                                        "period",     "evaluation_periods",  "datapoints_to_alarm",
+                                        "comparison", "threshold",           "treat_missing_data",
+                                        "actions",    "ok_actions",          "actions_enabled",
+                                        "metrics",    "threshold_metric_id", NULL };
     static const char *const stats[] = {
         "SampleCount", "Average", "Sum", "Minimum", "Maximum", NULL
     };
@@ -631,6 +643,16 @@ int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_ala
     int r;
 
     path_join(a->path, path, "");
+    if (json_object_get(o, "metrics")) {
+        static const char *const metric_keys[] = {
+            "namespace", "metric", "dimensions", "statistic", "extended_statistic", "period", NULL
+        };
+        for (int i = 0; metric_keys[i]; i++)
+            if (json_object_get(o, metric_keys[i])) {
+                path_key(p, path, metric_keys[i]);
+                return fail(c, p, "not with \"metrics\" (the queries name the metrics)");
+            }
+    }
     if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &a->name) < 0 ||
         get_str(c, o, path, "namespace", 0, "AWS/EC2", &a->namespace_) < 0 ||
         get_str(c, o, path, "metric", 0, "CPUUtilization", &a->metric) < 0 ||
@@ -662,7 +684,11 @@ int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_ala
     }
     free(cmp);
     a->comparison = cm_xstrdup(name);
-    if (get_num(c, o, path, "threshold", 1, 0, -1e300, 1e300, &a->threshold) < 0 ||
+    if (get_str(c, o, path, "threshold_metric_id", 0, NULL, &a->threshold_metric_id) < 0 ||
+        (json_object_get(o, "metrics") &&
+         parse_queries(c, o, path, &a->metrics, &a->nmetrics) < 0) ||
+        get_num(c, o, path, "threshold", !a->threshold_metric_id, 0, -1e300, 1e300, &a->threshold) <
+            0 ||
         get_enum(c, o, path, "treat_missing_data", 0, NULL, tmd, &a->treat_missing_data) < 0 ||
         get_str_array(c, o, path, "actions", 0, &a->actions, &a->nactions) < 0 ||
         get_str_array(c, o, path, "ok_actions", 0, &a->ok_actions, &a->nok_actions) < 0 ||

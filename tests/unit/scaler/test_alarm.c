@@ -647,9 +647,7 @@ static void test_alarm_put_validation_errors(void **state)
           "<= 86400)." },
         { "anomaly op",
           base_req("a", 60, 1, 0, "LessThanLowerOrGreaterThanUpperThreshold", 1, NULL),
-          SC_ERR_VALIDATION,
-          "ComparisonOperator LessThanLowerOrGreaterThanUpperThreshold is not supported by "
-          "scalelab: anomaly detection bands are not implemented." },
+          SC_ERR_VALIDATION, "ComparisonOperators for ranges require ThresholdMetricId to be set" },
         { "bad op", base_req("a", 60, 1, 0, "Bigger", 1, NULL), SC_ERR_VALIDATION, NULL },
         { "bad tmd", base_req("a", 60, 1, 0, "GreaterThanThreshold", 1, "sometimes"),
           SC_ERR_VALIDATION, NULL },

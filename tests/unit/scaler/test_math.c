@@ -449,9 +449,9 @@ static void test_math_error_parse_positions(void **state)
     expect_error("m1 + * m2", "Error in expression e1: Syntax error at position 6");
     expect_error("(m1", "Error in expression e1: Syntax error at position 4");
     expect_error("FOO(m1)", "Error in expression e1: Unknown function FOO at position 1");
-    expect_error("m1 + ANOMALY_DETECTION_BAND(m1)",
-                 "Error in expression e1: The function ANOMALY_DETECTION_BAND is not supported "
-                 "by scalelab at position 6");
+    expect_error("INSIGHT_RULE_METRIC(m1)",
+                 "Error in expression e1: The function INSIGHT_RULE_METRIC is not supported "
+                 "by scalelab at position 1");
     expect_error("METRICS('x", "Error in expression e1: Unterminated string at position 9");
     expect_error("", "Error in expression e1: Empty expression at position 1");
 }
