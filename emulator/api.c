@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 #include "emulator/api_autoscaling_hooks.h"
 #include "emulator/api_autoscaling_refresh.h"
+#include "emulator/api_cloudwatch_ext.h"
 #include "scaler/alarm.h"
 
 static const struct api_handler *find_in(const struct api_handler *t, const char *op)
@@ -32,8 +33,18 @@ const struct api_handler *api_find(const char *service, const char *op)
         return find_in(api_elb_handlers, op);
     if (strcmp(service, "elbv2") == 0)
         return find_in(api_elbv2_handlers, op);
-    if (strcmp(service, "cloudwatch") == 0)
-        return find_in(api_cloudwatch_handlers, op);
+    if (strcmp(service, "cloudwatch") == 0) {
+        const struct api_handler *const tables[] = { api_cloudwatch_handlers,
+                                                     api_cloudwatch_widget_handlers,
+                                                     api_cloudwatch_stream_handlers,
+                                                     api_cloudwatch_insight_handlers };
+        for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+            const struct api_handler *h = find_in(tables[i], op);
+            if (h)
+                return h;
+        }
+        return NULL;
+    }
     if (strcmp(service, "ec2") == 0)
         return find_in(api_ec2_handlers, op);
     return NULL;
