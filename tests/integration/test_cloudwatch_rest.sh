@@ -126,6 +126,118 @@ body = urllib.request.urlopen(req).read()
 i = body.find(b"MetricWidgetImage") + len(b"MetricWidgetImage")
 tap.check("CBOR: MetricWidgetImage is a byte string holding a PNG",
           body[i] in (0x59, 0x5a) and b"\x89PNG" in body[i:i + 8], body[:40])
+
+# --- metric streams (query) -----------------------------------------------------------------
+FH = "arn:aws:firehose:us-east-1:123456789012:deliverystream/ds"
+ROLE = "arn:aws:iam::123456789012:role/metric-stream"
+arn = cw.put_metric_stream(Name="s1", FirehoseArn=FH, RoleArn=ROLE, OutputFormat="json",
+                           IncludeFilters=[{"Namespace": "AWS/EC2"}],
+                           StatisticsConfigurations=[{"IncludeMetrics": [{"Namespace": "AWS/EC2", "MetricName": "CPUUtilization"}],
+                                                      "AdditionalStatistics": ["p99", "tm90"]}])["Arn"]
+tap.check("PutMetricStream answers the stream's ARN", arn == "arn:aws:cloudwatch:us-east-1:123456789012:metric-stream/s1", arn)
+g = cw.get_metric_stream(Name="s1")
+tap.check("a new stream is running, with its filters, format, statistics and dates",
+          g["State"] == "running" and g["IncludeFilters"] == [{"Namespace": "AWS/EC2"}] and g["OutputFormat"] == "json"
+          and g["StatisticsConfigurations"][0]["AdditionalStatistics"] == ["p99", "tm90"]
+          and g["CreationDate"] == g["LastUpdateDate"] and g.get("IncludeLinkedAccountsMetrics", False) is False, g)
+cw.stop_metric_streams(Names=["s1"])
+cw.put_metric_stream(Name="s1", FirehoseArn=FH, RoleArn=ROLE, OutputFormat="opentelemetry1.0")
+g = cw.get_metric_stream(Name="s1")
+tap.check("an update keeps the state (stopped) and replaces the filters", g["State"] == "stopped" and "IncludeFilters" not in g
+          and g["OutputFormat"] == "opentelemetry1.0", g)
+cw.start_metric_streams(Names=["s1"])
+tap.check("StartMetricStreams runs it again", cw.get_metric_stream(Name="s1")["State"] == "running")
+cw.put_metric_stream(Name="a0", FirehoseArn=FH, RoleArn=ROLE, OutputFormat="json")
+e = cw.list_metric_streams()["Entries"]
+tap.check("ListMetricStreams: entries in name order with their state", [(x["Name"], x["State"]) for x in e] == [("a0", "running"), ("s1", "running")], e)
+for kw, code, msg in [
+        (dict(Name="bad name"), "InvalidParameterValue", "The value for parameter Name contains invalid characters."),
+        (dict(Name="x", FirehoseArn="arn:aws:s3:::bucket"), "InvalidParameterValue", "Invalid FirehoseArn: arn:aws:s3:::bucket"),
+        (dict(Name="x", RoleArn="arn:aws:iam::999999999999:role/r"), "InvalidParameterValue",
+         "The RoleArn arn:aws:iam::999999999999:role/r must be in the same account as the metric stream."),
+        (dict(Name="x", IncludeFilters=[{"Namespace": "A"}], ExcludeFilters=[{"Namespace": "B"}]), "InvalidParameterCombination",
+         "You cannot include both IncludeFilters and ExcludeFilters in the same operation."),
+        (dict(Name="x", OutputFormat="opentelemetry0.7", StatisticsConfigurations=[{"IncludeMetrics": [{"Namespace": "A", "MetricName": "B"}], "AdditionalStatistics": ["tm90"]}]),
+         "InvalidParameterValue", "Invalid statistic tm90 for output format opentelemetry0.7.")]:
+    args = dict(dict(FirehoseArn=FH, RoleArn=ROLE, OutputFormat="json"), **kw)
+    e = error_of(lambda: cw.put_metric_stream(**args))
+    tap.check(f"PutMetricStream refuses {kw}: {code}", e == (code, msg), e)
+tap.check("nothing stored on those errors", len(cw.list_metric_streams()["Entries"]) == 2)
+e = error_of(lambda: cw.start_metric_streams(Names=["s1", "nope"]))
+tap.check("StartMetricStreams is all or nothing", e == ("InvalidParameterValue", "The metric streams [nope] do not exist."), e)
+e = error_of(lambda: cw.get_metric_stream(Name="nope"))
+tap.check("GetMetricStream of a missing stream: ResourceNotFoundException", e and e[0] == "ResourceNotFoundException", e)
+cw.delete_metric_stream(Name="a0")
+cw.delete_metric_stream(Name="a0")
+tap.check("DeleteMetricStream deletes, twice is fine", [x["Name"] for x in cw.list_metric_streams()["Entries"]] == ["s1"])
+
+# --- Contributor Insights rules (query) ---------------------------------------------------------
+RULE = json.dumps({"Schema": {"Name": "CloudWatchLogRule", "Version": 1}, "LogGroupNames": ["/aws/lambda/api"],
+                   "LogFormat": "JSON", "Contribution": {"Keys": ["$.ip"], "Filters": []}, "AggregateOn": "Count"})
+cw.put_insight_rule(RuleName="top-ip", RuleDefinition=RULE, Tags=[{"Key": "k", "Value": "v"}])
+cw.put_insight_rule(RuleName="off", RuleDefinition=RULE, RuleState="DISABLED")
+r = cw.describe_insight_rules()["InsightRules"]
+tap.check("DescribeInsightRules: both rules, name order, states, AWS's schema, the definition as put",
+          [(x["Name"], x["State"]) for x in r] == [("off", "DISABLED"), ("top-ip", "ENABLED")]
+          and r[1]["Schema"] == '{"Name": "CloudWatchLogRule", "Version": 1}' and r[1]["Definition"] == RULE, r)
+f = cw.enable_insight_rules(RuleNames=["off", "ghost"])["Failures"]
+tap.check("EnableInsightRules enables the known rule and reports the missing one",
+          cw.describe_insight_rules()["InsightRules"][0]["State"] == "ENABLED"
+          and [(x["FailureResource"], x["ExceptionType"]) for x in f] == [("ghost", "ResourceNotFoundException")], f)
+cw.disable_insight_rules(RuleNames=["top-ip"])
+tap.check("DisableInsightRules disables", cw.describe_insight_rules()["InsightRules"][1]["State"] == "DISABLED")
+for d, msg in [("{", "RuleDefinition must be a valid JSON object."),
+               (RULE.replace("CloudWatchLogRule", "Other"), 'The Schema must be {"Name": "CloudWatchLogRule", "Version": 1}.'),
+               (RULE.replace('"Count"', '"Sum"'), "ValueOf is required when AggregateOn is Sum."),
+               (RULE.replace('"JSON"', '"XML"'), "LogFormat must be JSON or CLF.")]:
+    e = error_of(lambda: cw.put_insight_rule(RuleName="bad", RuleDefinition=d))
+    tap.check(f"PutInsightRule refuses: {msg}", e == ("InvalidParameterValue", msg), e)
+rep = cw.get_insight_rule_report(RuleName="top-ip", StartTime=now - datetime.timedelta(hours=1), EndTime=now, Period=60,
+                                 Metrics=["UniqueContributors", "Sum"])
+tap.check("GetInsightRuleReport of a rule without log data: its keys, count, no contributors",
+          rep["KeyLabels"] == ["$.ip"] and rep["AggregationStatistic"] == "count" and rep["Contributors"] == []
+          and rep["MetricDatapoints"] == [] and rep["ApproximateUniqueCount"] == 0, rep)
+e = error_of(lambda: cw.get_insight_rule_report(RuleName="ghost", StartTime=now - datetime.timedelta(hours=1), EndTime=now, Period=60))
+tap.check("GetInsightRuleReport of a missing rule: ResourceNotFoundException", e and e[0] == "ResourceNotFoundException", e)
+f = cw.put_managed_insight_rules(ManagedRules=[{"TemplateName": "t1", "ResourceARN": "arn:aws:ec2:us-east-1:123456789012:instance/i-1"}])["Failures"]
+tap.check("PutManagedInsightRules: no template serves this emulator's resources (a failure each)", len(f) == 1, f)
+tap.check("ListManagedInsightRules: none", cw.list_managed_insight_rules(ResourceARN="arn:aws:ec2:us-east-1:123456789012:instance/i-1").get("ManagedRules", []) == [])
+f = cw.delete_insight_rules(RuleNames=["off", "top-ip"])["Failures"]
+tap.check("DeleteInsightRules deletes both", f == [] and cw.describe_insight_rules().get("InsightRules", []) == [])
+cw.put_insight_rule(RuleName="kept", RuleDefinition=RULE)
+cw.put_metric_alarm(AlarmName="hi", Namespace="App", MetricName="Lat", Statistic="Average", Period=60,
+                    EvaluationPeriods=1, Threshold=100, ComparisonOperator="GreaterThanThreshold")
+
+# --- operations newer than Debian's botocore: raw JSON 1.0 and RPC v2 CBOR -----------------------
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+
+def json10(op, body):
+    r = AWSRequest(method="POST", url=ep + "/", data=json.dumps(body),
+                   headers={"X-Amz-Target": "GraniteServiceVersion20100801." + op,
+                            "Content-Type": "application/x-amz-json-1.0", "x-amzn-query-mode": "true"})
+    SigV4Auth(Credentials("AKIDEXAMPLE", "secret"), "monitoring", "us-east-1").add_auth(r)
+    try:
+        with urllib.request.urlopen(urllib.request.Request(r.url, data=r.body if isinstance(r.body, bytes) else r.body.encode(), headers=dict(r.headers))) as resp:
+            return resp.status, json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+tap.check("JSON 1.0: GetOTelEnrichment is Stopped at first", json10("GetOTelEnrichment", {}) == (200, {"Status": "Stopped"}))
+json10("StartOTelEnrichment", {})
+tap.check("StartOTelEnrichment: Running", json10("GetOTelEnrichment", {}) == (200, {"Status": "Running"}))
+st, body = json10("DescribeAlarmContributors", {"AlarmName": "hi"})
+tap.check("DescribeAlarmContributors of a single-series alarm: an empty list", (st, body) == (200, {"AlarmContributors": []}), (st, body))
+st, body = json10("DescribeAlarmContributors", {"AlarmName": "ghost"})
+tap.check("DescribeAlarmContributors of a missing alarm: ResourceNotFoundException 404",
+          st == 404 and body.get("__type", "").endswith("ResourceNotFoundException"), (st, body))
+req = urllib.request.Request(ep + "/service/GraniteServiceVersion20100801/operation/GetOTelEnrichment", data=b"\xa0",
+                             headers={"smithy-protocol": "rpc-v2-cbor", "Content-Type": "application/cbor",
+                                      "Accept": "application/cbor", "x-amzn-query-mode": "true"})
+tap.check("CBOR: GetOTelEnrichment answers {Status: Running}", urllib.request.urlopen(req).read() == b"\xa1\x66Status\x67Running")
 sys.exit(tap.failed)
 PY
 
@@ -136,6 +248,46 @@ else
     notok "aws CLI (JSON 1.0): get-metric-widget-image returns a PNG ($r)"
 fi
 
+r=$("${AWS[@]}" list-metric-streams 2>&1) || true
+if printf '%s' "$r" | python3 -c 'import sys,json; e=json.load(sys.stdin)["Entries"]; sys.exit(0 if [x["Name"] for x in e]==["s1"] else 1)'; then
+    ok "aws CLI (JSON 1.0): list-metric-streams"
+else
+    notok "aws CLI (JSON 1.0): list-metric-streams ($r)"
+fi
+check "aws CLI: a rule definition without keys answers InvalidParameterValue" \
+    sh -c '"$@" put-insight-rule --rule-name x --rule-definition "{\"Schema\":{\"Name\":\"CloudWatchLogRule\",\"Version\":1},\"LogGroupNames\":[\"g\"],\"LogFormat\":\"JSON\",\"Contribution\":{\"Keys\":[]},\"AggregateOn\":\"Count\"}" 2>&1 | grep -q "InvalidParameterValue.*Contribution.Keys must have 1 to 4 keys"' _ "${AWS[@]}"
+
 kill -TERM -- "-$EMU_PID" 2>/dev/null || true
 wait "$EMU_PID" 2>/dev/null || true
+
+# streams, rules and the OTel status survive a restart with --state
+start_emu st1 --clock manual --state "$TMP/state.json" || {
+    notok "emulator starts with --state"
+    finish
+}
+PID=$LAST
+python3 - "$EP" <<'PY' || failed=1
+import sys, boto3
+cw = boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="us-east-1")
+cw.put_metric_stream(Name="keep", FirehoseArn="arn:aws:firehose:us-east-1:123456789012:deliverystream/d",
+                     RoleArn="arn:aws:iam::123456789012:role/r", OutputFormat="json")
+cw.stop_metric_streams(Names=["keep"])
+cw.put_insight_rule(RuleName="r", RuleState="DISABLED", RuleDefinition='{"Schema":{"Name":"CloudWatchLogRule","Version":1},"LogGroupNames":["g"],"LogFormat":"JSON","Contribution":{"Keys":["$.a"]},"AggregateOn":"Count"}')
+PY
+kill -KILL -- "-$PID" 2>/dev/null || true
+wait "$PID" 2>/dev/null || true
+start_emu st2 --clock manual --state "$TMP/state.json" || {
+    notok "emulator restarts from --state"
+    finish
+}
+PID=$LAST
+check "after kill -9: the stopped stream and the disabled rule are back" python3 - "$EP" <<'PY'
+import sys, boto3
+cw = boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="us-east-1")
+s = cw.get_metric_stream(Name="keep")
+r = cw.describe_insight_rules()["InsightRules"]
+sys.exit(0 if s["State"] == "stopped" and [(x["Name"], x["State"]) for x in r] == [("r", "DISABLED")] else 1)
+PY
+kill -TERM -- "-$PID" 2>/dev/null || true
+wait "$PID" 2>/dev/null || true
 finish
