@@ -10,6 +10,13 @@ PKGS     := libmicrohttpd jansson libcurl openssl libxml-2.0 libcbor zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+# GetMetricWidgetImage's PNG: the chart common/svg draws, rasterized by librsvg (Debian's
+# librsvg2, on cairo and glib). A list of its own so only the file that calls it
+# (emulator/widget_png.c) sees glib's headers and only the programs that hold it (the
+# emulator, the unit tests) link it: loadgen and scaler stay free of glib.
+IMAGE_PKGS   := librsvg-2.0
+IMAGE_CFLAGS := $(shell pkg-config --cflags $(IMAGE_PKGS) 2>/dev/null)
+IMAGE_LIBS   := $(shell pkg-config --libs $(IMAGE_PKGS) 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wpointer-arith -Wundef -Wvla
@@ -74,6 +81,8 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)$(CC) $(CFLAGS) -c -o $@ $<
 
+$(BUILD)/obj/emulator/widget_png.o: CFLAGS += $(IMAGE_CFLAGS)
+
 # The console page is assembled into the emulator (.incbin: emulator/console.c).
 $(BUILD)/obj/emulator/console.o: emulator/console.html
 
@@ -86,12 +95,14 @@ endif
 ifneq ($(wildcard emulator/main.c),)
 BINS += $(BUILD)/bin/emulator
 $(BUILD)/bin/emulator: $(call obj,emulator/main.c) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
+$(BUILD)/bin/emulator: LDLIBS += $(IMAGE_LIBS)
 endif
 ifneq ($(wildcard emulator/instance/main.c),)
 # The emulated instance alone, linked --as-needed so each of hundreds of children maps
 # only libc, libm and jansson (emulator/instance.c runs it when present).
 BINS += $(BUILD)/bin/emulator-instance
 $(BUILD)/bin/emulator-instance: LDFLAGS += -Wl,--as-needed
+$(BUILD)/bin/emulator-instance: LDLIBS += $(IMAGE_LIBS)
 $(BUILD)/bin/emulator-instance: $(call obj,emulator/instance/main.c) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
 endif
 ifneq ($(wildcard loadgen/main.c),)
@@ -115,7 +126,7 @@ ALL_LIBS := $(LIBLOADGEN) $(LIBSIM) $(LIBEMU) $(LIBSCALER) $(LIBCOMMON)
 
 $(BUILD)/tests/%: tests/unit/%.c $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(CMOCKA_LIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) $(IMAGE_LIBS) $(CMOCKA_LIBS)
 
 # --- targets -------------------------------------------------------------------
 .PHONY: all deps test test-run demo-run demo-seed unit integration asan bench demo fuzz golden soak models models-check format format-check fresh-check install clean

@@ -443,7 +443,7 @@ int cm_svg_ticks(double lo, double hi, int max_ticks, enum cm_svg_scale scale, d
     if (max_ticks < 2)
         max_ticks = 2;
     st = span / (max_ticks - 1);
-    st = scale == CM_SVG_TIME ? time_step(st) : nice_step(st);
+    st = scale == CM_SVG_NUMBER ? nice_step(st) : time_step(st);
     f = ceil(lo / st - 1e-9) * st;
     n = (int)floor((hi - f) / st + 1e-9) + 1;
     if (n < 0)
@@ -519,13 +519,37 @@ static void format_time(double v, double step, char *out, size_t outlen)
         snprintf(out + used, outlen - used, "%.*fs", dec, a);
 }
 
+static void format_clock(double v, double step, char *out, size_t outlen)
+{
+    int64_t t = (int64_t)floor(v + 0.5), day = t >= 0 ? t / 86400 : (t - 86399) / 86400;
+    int64_t sod = t - day * 86400;
+
+    if (step >= 86400) {
+        /* civil date of day (days since 1970-01-01), Howard Hinnant's algorithm */
+        int64_t z = day + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+        int64_t doe = z - era * 146097;
+        int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+        int d = (int)(doy - (153 * mp + 2) / 5 + 1), m = (int)(mp < 10 ? mp + 3 : mp - 9);
+
+        snprintf(out, outlen, "%02d-%02d", m, d);
+    } else if (step < 60) {
+        snprintf(out, outlen, "%02d:%02d:%02d", (int)(sod / 3600), (int)(sod / 60 % 60),
+                 (int)(sod % 60));
+    } else {
+        snprintf(out, outlen, "%02d:%02d", (int)(sod / 3600), (int)(sod / 60 % 60));
+    }
+}
+
 void cm_svg_format_tick(double v, double step, enum cm_svg_scale scale, char *out, size_t outlen)
 {
     if (!isfinite(v)) {
         snprintf(out, outlen, "?");
         return;
     }
-    if (scale == CM_SVG_TIME)
+    if (scale == CM_SVG_CLOCK)
+        format_clock(v, step, out, outlen);
+    else if (scale == CM_SVG_TIME)
         format_time(v, step, out, outlen);
     else
         format_number(v, step, out, outlen);
@@ -1141,6 +1165,189 @@ int cm_svg_render(const struct cm_svg *c, struct cm_buf *o)
                         "fill=\"none\" stroke=\"#888\"/>\n",
                         L.px0, L.py0, L.px1 - L.px0, L.py1 - L.py0);
     rc |= render_markers(c, &L, o);
+    rc |= cm_buf_puts(o, "</svg>\n");
+    return rc ? -1 : 0;
+}
+
+/* --- value charts ---------------------------------------------------------------- */
+
+static int values_numbers(const struct cm_svg_value *v, size_t n, double x0, double y0, double w,
+                          double h, struct cm_buf *o)
+{
+    double cell = w / (double)(n ? n : 1);
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        double cx = x0 + cell * ((double)i + 0.5);
+        char num[48];
+
+        if (isfinite(v[i].value) && v[i].value == floor(v[i].value) && fabs(v[i].value) < 1e15)
+            snprintf(num, sizeof(num), "%.0f", v[i].value);
+        else if (isfinite(v[i].value))
+            snprintf(num, sizeof(num), "%.4g", v[i].value);
+        else
+            snprintf(num, sizeof(num), "-");
+        rc |= cm_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", cx,
+                            y0 + h * 0.35);
+        rc |= cm_svg_escape(o, v[i].name);
+        rc |=
+            cm_buf_printf(o,
+                          "</text>\n<text class=\"value\" x=\"%.1f\" y=\"%.1f\" "
+                          "text-anchor=\"middle\" font-size=\"28\" fill=\"%s\">",
+                          cx, y0 + h * 0.35 + 36, v[i].color ? v[i].color : cm_svg_palette((int)i));
+        rc |= cm_svg_escape(o, num);
+        rc |= cm_buf_puts(o, "</text>\n");
+    }
+    return rc;
+}
+
+static int values_legend(const struct cm_svg_value *v, size_t n, double x, double y,
+                         struct cm_buf *o)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *col = v[i].color ? v[i].color : cm_svg_palette((int)i);
+
+        rc |= cm_buf_printf(o,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                            "<text x=\"%.1f\" y=\"%.1f\">",
+                            x, y + (double)i * LEGEND_ROW_PX - 9, col, x + 14,
+                            y + (double)i * LEGEND_ROW_PX);
+        rc |= cm_svg_escape(o, v[i].name);
+        rc |= cm_buf_puts(o, "</text>\n");
+    }
+    return rc;
+}
+
+static int values_pie(const struct cm_svg_value *v, size_t n, double x0, double y0, double w,
+                      double h, struct cm_buf *o)
+{
+    double total = 0, r = fmin(w * 0.6, h) / 2 - 4, cx = x0 + r + 8, cy = y0 + h / 2, a = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i].value) && v[i].value > 0)
+            total += v[i].value;
+    if (r < 4)
+        r = 4;
+    for (size_t i = 0; i < n && total > 0; i++) {
+        const char *col = v[i].color ? v[i].color : cm_svg_palette((int)i);
+        double share, b;
+
+        if (!isfinite(v[i].value) || v[i].value <= 0)
+            continue;
+        share = v[i].value / total;
+        if (share >= 1 - 1e-9) {
+            rc |= cm_buf_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>\n", cx,
+                                cy, r, col);
+            break;
+        }
+        b = a + share * 2 * M_PI;
+        rc |= cm_buf_printf(o,
+                            "<path d=\"M%.1f,%.1fL%.1f,%.1fA%.1f,%.1f 0 %d 1 %.1f,%.1fZ\" "
+                            "fill=\"%s\" stroke=\"#ffffff\"/>\n",
+                            cx, cy, cx + r * sin(a), cy - r * cos(a), r, r, share > 0.5 ? 1 : 0,
+                            cx + r * sin(b), cy - r * cos(b), col);
+        a = b;
+    }
+    rc |= values_legend(v, n, cx + r + 24, y0 + 16, o);
+    return rc;
+}
+
+static int values_bars(const struct cm_svg_opts *opts, const struct cm_svg_value *v, size_t n,
+                       double x0, double y0, double w, double h, struct cm_buf *o)
+{
+    double lo = 0, hi = -INFINITY, st = 0, f = 0, slot, bw;
+    int rc = 0, nt;
+
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i].value)) {
+            lo = fmin(lo, v[i].value);
+            hi = fmax(hi, v[i].value);
+        }
+    if (opts->y.fixed && opts->y.min < opts->y.max) {
+        lo = opts->y.min;
+        hi = opts->y.max;
+    }
+    if (!(hi > lo))
+        hi = lo + 1;
+    nt = cm_svg_ticks(lo, hi, (int)(h / 36) > 2 ? (int)(h / 36) : 2, CM_SVG_NUMBER, &st, &f);
+    if (nt > 0 && !opts->y.fixed) {
+        lo = floor(lo / st + 1e-9) * st;
+        hi = ceil(hi / st - 1e-9) * st;
+        nt = cm_svg_ticks(lo, hi, (int)(h / 36) > 2 ? (int)(h / 36) : 2, CM_SVG_NUMBER, &st, &f);
+    }
+    for (int k = 0; k < nt; k++) {
+        double t = f + st * k, y = y0 + h - (t - lo) / (hi - lo) * h;
+        char lab[48];
+
+        cm_svg_format_tick(t, st, CM_SVG_NUMBER, lab, sizeof(lab));
+        rc |= cm_buf_printf(
+            o,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+            x0, y, x0 + w, y, x0 - 4, y + 4, lab);
+    }
+    slot = w / (double)(n ? n : 1);
+    bw = slot * 0.6;
+    for (size_t i = 0; i < n; i++) {
+        double top, base = y0 + h - (0 - lo) / (hi - lo) * h,
+                    bx = x0 + slot * (double)i + (slot - bw) / 2;
+
+        if (!isfinite(v[i].value))
+            continue;
+        top = y0 + h - (v[i].value - lo) / (hi - lo) * h;
+        rc |= cm_buf_printf(o,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                            "fill=\"%s\"><title>",
+                            bx, fmin(top, base), bw, fabs(base - top),
+                            v[i].color ? v[i].color : cm_svg_palette((int)i));
+        rc |= cm_svg_escape(o, v[i].name);
+        rc |= cm_buf_puts(o, "</title></rect>\n");
+    }
+    rc |= values_legend(v, n, x0, y0 + h + 20, o);
+    return rc;
+}
+
+int cm_svg_values_render(const struct cm_svg_opts *opts, enum cm_svg_values_kind kind,
+                         const struct cm_svg_value *v, size_t n, struct cm_buf *o)
+{
+    int w = opts->width_px > 0 ? opts->width_px : 900,
+        h = opts->height_px > 0 ? opts->height_px : 320;
+    const char *id = opts->id ? opts->id : "chart";
+    double top = opts->title ? 30 : 10, left = kind == CM_SVG_BARS ? 56 : 12;
+    double legend = kind == CM_SVG_BARS ? (double)n * LEGEND_ROW_PX + 24 : 0;
+    double ph = (double)h - top - 10 - legend;
+    int rc = 0;
+
+    if (ph < 20)
+        ph = 20;
+    if (opts->standalone)
+        rc |= cm_buf_puts(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    rc |= cm_buf_puts(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"cm-svg\" id=\"");
+    rc |= cm_svg_escape(o, id);
+    rc |= cm_buf_printf(o,
+                        "\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                        "font-family=\"sans-serif\" font-size=\"%d\" role=\"img\">\n",
+                        w, h, w, h, FONT_PX);
+    rc |= cm_buf_printf(o, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
+    if (opts->title) {
+        rc |= cm_buf_puts(o, "<title>");
+        rc |= cm_svg_escape(o, opts->title);
+        rc |= cm_buf_printf(o,
+                            "</title>\n<text class=\"chart-title\" x=\"%.1f\" y=\"18\" "
+                            "text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">",
+                            w / 2.0);
+        rc |= cm_svg_escape(o, opts->title);
+        rc |= cm_buf_puts(o, "</text>\n");
+    }
+    if (kind == CM_SVG_NUMBERS)
+        rc |= values_numbers(v, n, left, top, (double)w - left - 12, ph, o);
+    else if (kind == CM_SVG_PIE)
+        rc |= values_pie(v, n, left, top, (double)w - left - 12, ph, o);
+    else
+        rc |= values_bars(opts, v, n, left, top, (double)w - left - 12, ph, o);
     rc |= cm_buf_puts(o, "</svg>\n");
     return rc ? -1 : 0;
 }

@@ -30,6 +30,9 @@ enum cm_svg_scale {
     CM_SVG_NUMBER = 0, /* plain numbers: 0, 2.5, 10k, 1.5M */
     CM_SVG_TIME = 1,   /* values are seconds: ticks on 1/2/5/10/15/30 s, minutes, hours,
                           days, labelled "0", "30s", "5m", "1h30m", "2d" */
+    CM_SVG_CLOCK = 2,  /* values are epoch seconds: ticks as CM_SVG_TIME's, labelled with the
+                          UTC time of day "14:05" ("14:05:30" below a minute, "06-01" for
+                          steps of a day or more) */
 };
 
 struct cm_svg_axis {
@@ -115,6 +118,24 @@ void cm_svg_marker(struct cm_svg *c, const char *legend, const char *color, enum
 /* Appends the chart as one <svg> element (with prolog when standalone). Returns 0, or
  * -1 when the buffer's cap is hit (the buffer then holds a partial chart). */
 int cm_svg_render(const struct cm_svg *c, struct cm_buf *out);
+
+/* A value chart: one value per named item (CloudWatch's singleValue, bar and pie views),
+ * drawn in the same frame, fonts and palette as the line charts. */
+enum cm_svg_values_kind {
+    CM_SVG_NUMBERS = 0, /* each value as a large number under its name */
+    CM_SVG_BARS = 1,    /* vertical bars from 0 on a numeric axis */
+    CM_SVG_PIE = 2,     /* a pie of the positive values, with a legend */
+};
+struct cm_svg_value {
+    const char *name;  /* may be NULL */
+    const char *color; /* NULL: cm_svg_palette(index) */
+    double value;      /* NAN: shown as "-" (no data), left out of bars and pie */
+};
+/* Appends the chart of n values as one <svg> element; opts as for cm_svg_create (title,
+ * size, standalone, id; opts->y's label, fixed range and include_zero for bars). Returns
+ * 0, or -1 when the buffer's cap is hit. */
+int cm_svg_values_render(const struct cm_svg_opts *opts, enum cm_svg_values_kind kind,
+                         const struct cm_svg_value *v, size_t n, struct cm_buf *out);
 
 /* Helpers, public for tests and for callers that write their own markup. */
 

@@ -2,8 +2,10 @@
 #include "emulator/acbor.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "emulator/awsjson.h"
 
 struct dec {
@@ -498,6 +500,21 @@ static void put_value(struct cm_buf *b, const struct model_service *svc, uint32_
     case MODEL_FLOAT:
         acbor_put_double(b, json_number_value(v));
         return;
+    case MODEL_BLOB: {
+        /* the IR holds a blob as base64 text (as JSON 1.0 and query carry it); CBOR
+         * carries the bytes (GetMetricWidgetImage's MetricWidgetImage) */
+        size_t n = 0;
+        char *raw = json_is_string(v) ? cm_base64_decode(json_string_value(v), &n) : NULL;
+
+        if (!raw) {
+            acbor_put_json(b, v);
+            return;
+        }
+        acbor_put_head(b, 2, n);
+        cm_buf_append(b, raw, n);
+        free(raw);
+        return;
+    }
     default:
         acbor_put_json(b, v);
         return;

@@ -10,6 +10,7 @@
 #include "emulator/api_autoscaling_notify.h"
 #include "emulator/api_autoscaling_refresh.h"
 #include "emulator/api_cloudwatch_anomaly.h"
+#include "emulator/api_cloudwatch_ext.h"
 #include "scaler/alarm.h"
 
 static const struct api_handler *find_in(const struct api_handler *t, const char *op)
@@ -37,9 +38,17 @@ const struct api_handler *api_find(const char *service, const char *op)
     if (strcmp(service, "elbv2") == 0)
         return find_in(api_elbv2_handlers, op);
     if (strcmp(service, "cloudwatch") == 0) {
-        const struct api_handler *h = find_in(api_cloudwatch_handlers, op);
-
-        return h ? h : find_in(api_cloudwatch_anomaly_handlers, op);
+        const struct api_handler *const tables[] = { api_cloudwatch_handlers,
+                                                     api_cloudwatch_widget_handlers,
+                                                     api_cloudwatch_stream_handlers,
+                                                     api_cloudwatch_insight_handlers,
+                                                     api_cloudwatch_anomaly_handlers };
+        for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+            const struct api_handler *h = find_in(tables[i], op);
+            if (h)
+                return h;
+        }
+        return NULL;
     }
     if (strcmp(service, "ec2") == 0)
         return find_in(api_ec2_handlers, op);

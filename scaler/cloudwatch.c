@@ -18,6 +18,8 @@ struct sc_cw {
     struct sc_alarms *alarms;
     struct sc_dashboards *dashboards;
     struct sc_anomaly_detectors *anomaly;
+    struct sc_metric_streams *streams;
+    struct sc_insights *insights;
     sc_alarm_action_fn fn;
     void *ud;
     int started;
@@ -80,11 +82,13 @@ struct sc_cw *sc_cw_create(const struct sc_cw_config *cfg)
     cw->alarms = sc_alarms_create(&ac);
     cw->dashboards = sc_dashboards_create(ac.account, ac.region);
     cw->anomaly = sc_anomaly_detectors_create(ac.account);
+    cw->streams = sc_metric_streams_create(ac.account, ac.region);
+    cw->insights = sc_insights_create();
     cw->gmd_ts = calloc(GMD_MAX, sizeof(*cw->gmd_ts));
     cw->gmd_val = calloc(GMD_MAX, sizeof(*cw->gmd_val));
     cw->start_ms = c.start_ms;
-    if (!cw->store || !cw->alarms || !cw->dashboards || !cw->anomaly || !cw->gmd_ts ||
-        !cw->gmd_val) {
+    if (!cw->store || !cw->alarms || !cw->dashboards || !cw->anomaly || !cw->streams ||
+        !cw->insights || !cw->gmd_ts || !cw->gmd_val) {
         sc_cw_destroy(cw);
         return NULL;
     }
@@ -104,6 +108,8 @@ void sc_cw_destroy(struct sc_cw *cw)
     sc_alarms_destroy(cw->alarms);
     sc_dashboards_destroy(cw->dashboards);
     sc_anomaly_detectors_destroy(cw->anomaly);
+    sc_metric_streams_destroy(cw->streams);
+    sc_insights_destroy(cw->insights);
     free(cw->gmd_ts);
     free(cw->gmd_val);
     free(cw);
@@ -720,6 +726,16 @@ struct sc_dashboards *sc_cw_dashboards(struct sc_cw *cw)
     return cw->dashboards;
 }
 
+struct sc_metric_streams *sc_cw_metric_streams(struct sc_cw *cw)
+{
+    return cw->streams;
+}
+
+struct sc_insights *sc_cw_insights(struct sc_cw *cw)
+{
+    return cw->insights;
+}
+
 enum sc_status sc_cw_describe_alarms_for_metric(struct sc_cw *cw,
                                                 const struct sc_describe_alarms_for_metric_req *req,
                                                 sc_alarm_visit_fn fn, void *ud,
@@ -830,6 +846,10 @@ json_t *sc_cw_save(const struct sc_cw *cw)
         json_object_set_new(root, "dashboards", dash);
     else
         json_decref(dash);
+    if (sc_metric_streams_count(cw->streams) > 0 || sc_metric_streams_otel(cw->streams))
+        json_object_set_new(root, "metric_streams", sc_metric_streams_save(cw->streams));
+    if (sc_insights_count(cw->insights) > 0)
+        json_object_set_new(root, "insight_rules", sc_insights_save(cw->insights));
     json_object_set_new(root, "version", json_integer(1));
     json_object_set_new(root, "started", json_boolean(cw->started));
     json_object_set_new(root, "start_ms", json_integer(cw->start_ms));
@@ -879,9 +899,35 @@ enum sc_status sc_cw_load(struct sc_cw *cw, const json_t *j, struct sc_error *er
             return s;
         }
     }
+    {
+        struct sc_metric_streams *ms = sc_metric_streams_create(NULL, NULL);
+        struct sc_insights *ins = sc_insights_create();
+        if (!ms || !ins) {
+            sc_metric_streams_destroy(ms);
+            sc_insights_destroy(ins);
+            json_decref(empty);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        s = sc_metric_streams_load(ms, json_object_get(j, "metric_streams"), err);
+        if (s == SC_OK)
+            s = sc_insights_load(ins, json_object_get(j, "insight_rules"), err);
+        sc_metric_streams_destroy(ms);
+        sc_insights_destroy(ins);
+        if (s != SC_OK) {
+            json_decref(empty);
+            return s;
+        }
+    }
     s = sc_alarms_load(cw->alarms, json_object_get(j, "alarms"), err);
-    if (s != SC_OK)
+    if (s != SC_OK) {
+        json_decref(empty);
         return s;
+    }
+    if (sc_metric_streams_load(cw->streams, json_object_get(j, "metric_streams"), err) != SC_OK ||
+        sc_insights_load(cw->insights, json_object_get(j, "insight_rules"), err) != SC_OK) {
+        json_decref(empty);
+        return SC_ERR_INTERNAL; /* checked above: only OOM */
+    }
     s = sc_dashboards_load(cw->dashboards, json_object_get(j, "dashboards"), err);
     if (s == SC_OK)
         s = sc_anomaly_load(cw->anomaly, ad, err);

@@ -23,7 +23,9 @@
 #include "scaler/alarm_composite.h"
 #include "scaler/alarm_mute.h"
 #include "scaler/dashboard.h"
+#include "scaler/insight.h"
 #include "scaler/metric.h"
+#include "scaler/metric_stream.h"
 #include "scaler/status.h"
 
 struct sc_cw_config {
@@ -206,6 +208,10 @@ enum sc_status sc_cw_describe_composite_alarms(struct sc_cw *cw,
 struct sc_anomaly_detectors *sc_cw_anomaly(struct sc_cw *cw);
 /* The dashboards of this account+region (borrowed, lives as long as cw). */
 struct sc_dashboards *sc_cw_dashboards(struct sc_cw *cw);
+/* The metric streams and OTel status (scaler/metric_stream.h) and the Contributor Insights
+ * rules (scaler/insight.h) of this account+region; borrowed, live as long as cw. */
+struct sc_metric_streams *sc_cw_metric_streams(struct sc_cw *cw);
+struct sc_insights *sc_cw_insights(struct sc_cw *cw);
 
 /* Reads for the world and target tracking. */
 const struct sc_alarm_view *sc_cw_alarm_find(const struct sc_cw *cw, const char *name);

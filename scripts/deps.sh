@@ -33,6 +33,8 @@ need_pc cmocka libcmocka-dev
 need_pc libxml-2.0 libxml2-dev
 need_pc libcbor libcbor-dev
 need_pc zlib zlib1g-dev
+# GetMetricWidgetImage rasterizes its SVG chart to PNG with librsvg (on cairo).
+need_pc librsvg-2.0 librsvg2-dev
 need_cmd python3 python3
 # (The AWS service models the build needs are carried in emulator/models/: no botocore.)
 if [ "$want_test" = 1 ]; then

@@ -27,8 +27,8 @@ for t in "${targets[@]}"; do
     bin="$BUILD/fuzz/fuzz_$t"
     echo "fuzz: building $bin"
     if [ "$t" = dispatch ]; then
-        "$CC" "${FLAGS[@]}" $(pkg-config --cflags openssl zlib) -o "$bin" "tests/fuzz/fuzz_$t.c" \
-            "${DISPATCH_SRC[@]}" $(pkg-config --libs jansson openssl zlib) -lpthread -lm
+        "$CC" "${FLAGS[@]}" $(pkg-config --cflags openssl zlib librsvg-2.0) -o "$bin" "tests/fuzz/fuzz_$t.c" \
+            "${DISPATCH_SRC[@]}" $(pkg-config --libs jansson openssl zlib librsvg-2.0) -lpthread -lm
     else
         "$CC" "${FLAGS[@]}" -o "$bin" "tests/fuzz/fuzz_$t.c" "${SRC[@]}" $(pkg-config --libs jansson) -lm
     fi

@@ -372,6 +372,49 @@ static void test_svg_autobench_sweep(void **state)
     cm_svg_destroy(c);
 }
 
+/* CM_SVG_CLOCK: epoch seconds labelled with the UTC time of day (GetMetricWidgetImage). */
+static void test_svg_format_ticks_clock(void **state)
+{
+    char out[32];
+    double step, first;
+
+    (void)state;
+    cm_svg_format_tick(1767225600 + 5 * 3600 + 5 * 60, 300, CM_SVG_CLOCK, out, sizeof(out));
+    assert_string_equal(out, "05:05");
+    cm_svg_format_tick(1767225600 + 30, 10, CM_SVG_CLOCK, out, sizeof(out));
+    assert_string_equal(out, "00:00:30");
+    cm_svg_format_tick(1767225600 + 86400 * 31, 86400, CM_SVG_CLOCK, out, sizeof(out));
+    assert_string_equal(out, "02-01");
+    /* three hours: ticks on a clock step (30 min), the first at a round time */
+    assert_true(cm_svg_ticks(1767225600 + 100, 1767225600 + 10900, 8, CM_SVG_CLOCK, &step, &first) >
+                0);
+    assert_true(step == 1800 && first == 1767225600 + 1800);
+}
+
+/* The value charts: numbers, bars and a pie, well-formed, one element per value. */
+static void test_svg_values_charts(void **state)
+{
+    const struct cm_svg_value v[] = { { "a", NULL, 39 },
+                                      { "b", "#0000ff", 11 },
+                                      { "c", NULL, NAN } };
+    struct cm_svg_opts o = { .title = "T", .width_px = 400, .height_px = 200 };
+    struct cm_buf b;
+
+    (void)state;
+    cm_buf_init(&b, 1 << 20);
+    assert_int_equal(cm_svg_values_render(&o, CM_SVG_NUMBERS, v, 3, &b), 0);
+    assert_non_null(strstr(b.data, ">39<"));
+    assert_non_null(strstr(b.data, ">-<")); /* no data */
+    cm_buf_reset(&b);
+    assert_int_equal(cm_svg_values_render(&o, CM_SVG_BARS, v, 3, &b), 0);
+    assert_non_null(strstr(b.data, "fill=\"#0000ff\"><title>b</title>"));
+    cm_buf_reset(&b);
+    assert_int_equal(cm_svg_values_render(&o, CM_SVG_PIE, v, 3, &b), 0);
+    assert_non_null(strstr(b.data, "<path d=\"M"));
+    assert_non_null(strstr(b.data, "</svg>"));
+    cm_buf_cleanup(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +423,8 @@ int main(void)
         cmocka_unit_test(test_svg_ticks_numbers),
         cmocka_unit_test(test_svg_ticks_time),
         cmocka_unit_test(test_svg_format_ticks),
+        cmocka_unit_test(test_svg_format_ticks_clock),
+        cmocka_unit_test(test_svg_values_charts),
         cmocka_unit_test(test_svg_render_well_formed),
         cmocka_unit_test(test_svg_render_deterministic),
         cmocka_unit_test(test_svg_long_series_bounded),

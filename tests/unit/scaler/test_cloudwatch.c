@@ -609,6 +609,62 @@ static void test_cloudwatch_action_handler_may_change_alarms(void **state)
     sc_cw_destroy(cw);
 }
 
+/* Evaluation cadence [D AlarmThatSendsEmail]: an alarm with a period of a minute or more
+ * is evaluated every minute, over a window that slides by one minute (its slots end at the
+ * tick, not at period boundaries): a 5-minute alarm sees a point of minute 7 at the tick of
+ * minute 8, not at minute 10. */
+static void test_cloudwatch_cadence_window_slides_by_one_minute(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    struct sc_put_metric_alarm_req a = alarm_req("five", 300, 50, NULL, 0);
+
+    (void)state;
+    assert_int_equal(sc_cw_put_metric_alarm(cw, &a, T0, NULL), SC_OK);
+    for (int m = 0; m <= 7; m++)
+        sc_cw_step(cw, T0 + m * MIN);
+    assert_true(sc_cw_alarm_find(cw, "five")->state != SC_ALARM_ALARM);
+    put(cw, NULL, 80, T0 + 7 * MIN, T0 + 7 * MIN + 10000);
+    assert_true(sc_cw_next_due_ms(cw, T0 + 7 * MIN + 10000) == T0 + 8 * MIN);
+    sc_cw_step(cw, T0 + 8 * MIN);
+    assert_int_equal(sc_cw_alarm_find(cw, "five")->state, SC_ALARM_ALARM);
+    assert_true(sc_cw_alarm_find(cw, "five")->state_updated_timestamp_ms == T0 + 8 * MIN);
+    sc_cw_destroy(cw);
+}
+
+/* High resolution [D "High-resolution alarms"]: with a 10-second period the alarms are
+ * evaluated every 10 s; standard-period alarms still only at minute ticks. */
+static void test_cloudwatch_cadence_high_resolution_every_10s(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    struct sc_put_metric_alarm_req hi = alarm_req("ten", 10, 50, NULL, 0);
+    struct sc_put_metric_alarm_req lo = alarm_req("minute", 60, 50, NULL, 0);
+    struct sc_metric_datum d = { .metric_name = "M",
+                                 .has_value = 1,
+                                 .value = 80,
+                                 .has_timestamp = 1,
+                                 .timestamp_ms = T0 + 12000,
+                                 .storage_resolution = 1 };
+    struct sc_put_metric_data_req r = { "App", &d, 1, 0 };
+    int64_t lo_changed;
+
+    (void)state;
+    assert_int_equal(sc_cw_put_metric_alarm(cw, &hi, T0, NULL), SC_OK);
+    assert_int_equal(sc_cw_put_metric_alarm(cw, &lo, T0, NULL), SC_OK);
+    sc_cw_step(cw, T0);
+    assert_true(sc_cw_next_due_ms(cw, T0) == T0 + 10000);
+    sc_cw_step(cw, T0 + 10000);
+    lo_changed = sc_cw_alarm_find(cw, "minute")->state_updated_timestamp_ms;
+    assert_int_equal(sc_cw_put_metric_data(cw, &r, T0 + 15000, NULL), SC_OK);
+    assert_true(sc_cw_next_due_ms(cw, T0 + 15000) == T0 + 20000);
+    sc_cw_step(cw, T0 + 20000); /* slot [10 s, 20 s) holds the point */
+    assert_int_equal(sc_cw_alarm_find(cw, "ten")->state, SC_ALARM_ALARM);
+    assert_true(sc_cw_alarm_find(cw, "ten")->state_updated_timestamp_ms == T0 + 20000);
+    assert_true(sc_cw_alarm_find(cw, "minute")->state_updated_timestamp_ms == lo_changed);
+    sc_cw_step(cw, T0 + MIN); /* the minute alarm's next evaluation */
+    assert_int_equal(sc_cw_alarm_find(cw, "minute")->state, SC_ALARM_ALARM);
+    sc_cw_destroy(cw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -625,6 +681,8 @@ int main(void)
         cmocka_unit_test(test_cloudwatch_step_evaluates_every_minute),
         cmocka_unit_test(test_cloudwatch_next_due_pending_set_alarm_state),
         cmocka_unit_test(test_cloudwatch_tags_by_arn),
+        cmocka_unit_test(test_cloudwatch_cadence_window_slides_by_one_minute),
+        cmocka_unit_test(test_cloudwatch_cadence_high_resolution_every_10s),
         cmocka_unit_test(test_cloudwatch_put_value_internal_namespace),
         cmocka_unit_test(test_cloudwatch_action_handler_may_change_alarms),
     };
