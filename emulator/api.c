@@ -38,11 +38,10 @@ const struct api_handler *api_find(const char *service, const char *op)
     if (strcmp(service, "elbv2") == 0)
         return find_in(api_elbv2_handlers, op);
     if (strcmp(service, "cloudwatch") == 0) {
-        const struct api_handler *const tables[] = { api_cloudwatch_handlers,
-                                                     api_cloudwatch_widget_handlers,
-                                                     api_cloudwatch_stream_handlers,
-                                                     api_cloudwatch_insight_handlers,
-                                                     api_cloudwatch_anomaly_handlers };
+        const struct api_handler *const tables[] = {
+            api_cloudwatch_handlers, api_cloudwatch_widget_handlers, api_cloudwatch_stream_handlers,
+            api_cloudwatch_insight_handlers, api_cloudwatch_anomaly_handlers
+        };
         for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
             const struct api_handler *h = find_in(tables[i], op);
             if (h)
