@@ -7,6 +7,7 @@
 
 #include "common/xalloc.h"
 #include "emulator/api_autoscaling_hooks.h"
+#include "emulator/api_autoscaling_predict.h"
 #include "emulator/api_autoscaling_refresh.h"
 #include "scaler/alarm.h"
 
@@ -26,7 +27,9 @@ const struct api_handler *api_find(const char *service, const char *op)
 
         if (!h)
             h = find_in(api_autoscaling_hook_handlers, op);
-        return h ? h : find_in(api_autoscaling_refresh_handlers, op);
+        if (!h)
+            h = find_in(api_autoscaling_refresh_handlers, op);
+        return h ? h : find_in(api_autoscaling_predict_handlers, op);
     }
     if (strcmp(service, "elb") == 0)
         return find_in(api_elb_handlers, op);
