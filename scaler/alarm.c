@@ -210,31 +210,13 @@ void sc_alarms_destroy(struct sc_alarms *a)
 
 /* --- lookup ---------------------------------------------------------------------------------- */
 
-/* Index of name, or -(insertion point)-1. */
-int alarm_find_idx(const struct sc_alarms *a, const char *name)
-{
-    int lo = 0, hi = a->n - 1;
-
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        int c = strcmp(a->list[mid]->name, name);
-        if (c == 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -lo - 1;
-}
-
 struct alarm *alarm_find(const struct sc_alarms *a, const char *name)
 {
     int i;
 
     if (!name)
         return NULL;
-    i = alarm_find_idx(a, name);
+    i = alarm_vec_find(a->list, a->n, name);
     return i >= 0 ? a->list[i] : NULL;
 }
 
@@ -724,7 +706,7 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
     if (!al)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     al->config_updated_ms = now_ms;
-    idx = alarm_find_idx(a, req->alarm_name);
+    idx = alarm_vec_find(a->list, a->n, req->alarm_name);
     if (idx >= 0) {
         /* full overwrite of the configuration; state and tags stay */
         old = a->list[idx];
@@ -750,16 +732,6 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
         a->list[idx] = al;
         alarm_free(old);
     } else {
-        if (a->n == a->cap) {
-            int nc = a->cap ? a->cap * 2 : 64;
-            struct alarm **l = realloc(a->list, (size_t)nc * sizeof(*l));
-            if (!l) {
-                alarm_free(al);
-                return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-            }
-            a->list = l;
-            a->cap = nc;
-        }
         if (req->n_tags > 0) {
             al->tags = calloc((size_t)req->n_tags, sizeof(*al->tags));
             if (!al->tags) {
@@ -780,10 +752,10 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
         snprintf(al->reason, sizeof(al->reason), "Unchecked: Initial alarm creation");
         al->state_updated_ms = now_ms;
         al->state_transitioned_ms = now_ms;
-        idx = -idx - 1;
-        memmove(&a->list[idx + 1], &a->list[idx], (size_t)(a->n - idx) * sizeof(a->list[0]));
-        a->list[idx] = al;
-        a->n++;
+        if (alarm_vec_insert(&a->list, &a->n, &a->cap, -idx - 1, al) < 0) {
+            alarm_free(al);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
         sb_init(&b, a->scratch, SCRATCH_LEN);
         sb_raw(&b, "{\"type\":\"Create\",\"version\":\"1.0\",\"createdAlarm\":");
         alarm_json(&b, al);
@@ -821,7 +793,7 @@ enum sc_status sc_alarms_delete(struct sc_alarms *a, const char *const *names, i
     if (s != SC_OK)
         return s;
     for (int i = 0; i < n; i++) {
-        int idx = alarm_find_idx(a, names[i]);
+        int idx = alarm_vec_find(a->list, a->n, names[i]);
         struct alarm *al;
         if (idx < 0) {
             composite_delete(a, names[i], now_ms);
@@ -834,9 +806,7 @@ enum sc_status sc_alarms_delete(struct sc_alarms *a, const char *const *names, i
         sb_raw(&b, "}");
         snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", al->name);
         alarm_hist_add(a, now_ms, H_CONFIG, al->name, summary, a->scratch);
-        memmove(&a->list[idx], &a->list[idx + 1], (size_t)(a->n - idx - 1) * sizeof(a->list[0]));
-        a->n--;
-        alarm_free(al);
+        alarm_free(alarm_vec_remove(a->list, &a->n, idx));
     }
     return SC_OK;
 }

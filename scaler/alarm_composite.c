@@ -342,18 +342,7 @@ static const char *const held_names[3] = { "WaitPeriod", "ExtensionPeriod", "Ala
 
 static int comp_idx(const struct sc_alarms *a, const char *name)
 {
-    int lo = 0, hi = a->ncomp - 1;
-
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2, c = strcmp(a->comps[mid]->name, name);
-        if (c == 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -lo - 1;
+    return comp_vec_find(a->comps, a->ncomp, name);
 }
 
 struct composite *composite_find(const struct sc_alarms *a, const char *name)
@@ -1010,20 +999,7 @@ static int tags_copy(struct composite *c, const struct sc_tag *tags, int n)
 /* Inserts c in name order. Returns 0 or -1 (OOM). */
 static int insert(struct sc_alarms *a, struct composite *c)
 {
-    int idx = -comp_idx(a, c->name) - 1;
-
-    if (a->ncomp == a->ccap) {
-        int nc = a->ccap ? a->ccap * 2 : 16;
-        struct composite **l = realloc(a->comps, (size_t)nc * sizeof(*l));
-        if (!l)
-            return -1;
-        a->comps = l;
-        a->ccap = nc;
-    }
-    memmove(&a->comps[idx + 1], &a->comps[idx], (size_t)(a->ncomp - idx) * sizeof(*a->comps));
-    a->comps[idx] = c;
-    a->ncomp++;
-    return 0;
+    return comp_vec_insert(&a->comps, &a->ncomp, &a->ccap, -comp_idx(a, c->name) - 1, c);
 }
 
 enum sc_status sc_alarms_put_composite(struct sc_alarms *a,
@@ -1167,9 +1143,7 @@ int composite_delete(struct sc_alarms *a, const char *name, int64_t now_ms)
     sb_raw(&b, "}");
     snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", c->name);
     alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->name, summary, a->scratch);
-    memmove(&a->comps[idx], &a->comps[idx + 1], (size_t)(a->ncomp - idx - 1) * sizeof(*a->comps));
-    a->ncomp--;
-    composite_free(c);
+    composite_free(comp_vec_remove(a->comps, &a->ncomp, idx));
     return 1;
 }
 

@@ -16,6 +16,7 @@
 #include "scaler/alarm_mute.h"
 #include "scaler/math.h"
 #include "scaler/str.h"
+#include "scaler/vec.h"
 
 #define MAX_SLOTS   (86400 / 10 + 2) /* R = N+2 with Period 10 and N = 8640 */
 #define SCRATCH_LEN (64 * 1024)
@@ -86,6 +87,7 @@ struct alarm {
     uint64_t state_gen; /* a->gen at its last state change */
     struct sc_alarm_view view;
 };
+SC_SORTED_DEFINE(alarm_vec, struct alarm, name)
 
 struct hdesc {
     int64_t ts;
@@ -124,6 +126,7 @@ struct composite {
     struct sc_alarm_view aview; /* what an action handler sees */
     char sup_reason[64];
 };
+SC_SORTED_DEFINE(comp_vec, struct composite, name)
 
 struct sc_alarms {
     char *region, *account;
@@ -238,8 +241,6 @@ enum sc_status alarm_validate_actions(const char *const *acts, int n, const char
 /* The tags of the alarm or composite whose ARN is arn, or NULL. */
 struct tag **alarm_tags_by_arn(const struct sc_alarms *a, const char *arn, int **ntags);
 void alarm_free(struct alarm *al);
-/* Index of name, or -(insertion point)-1. */
-int alarm_find_idx(const struct sc_alarms *a, const char *name);
 struct alarm *alarm_find(const struct sc_alarms *a, const char *name);
 void alarm_view_sync(struct alarm *al);
 enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struct sc_stat *st,

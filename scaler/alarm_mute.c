@@ -10,6 +10,7 @@
 #include "scaler/alarm_internal.h"
 #include "scaler/asg_sched.h"
 #include "scaler/civil.h"
+#include "scaler/vec.h"
 
 #define MIN_DURATION_MS 60000LL
 #define MAX_DURATION_MS (15LL * 86400 * 1000)
@@ -27,6 +28,7 @@ struct mute {
     int ntags;
     struct sc_alarm_mute_rule_view view;
 };
+SC_SORTED_DEFINE(mute_vec, struct mute, name)
 
 void sc_alarms_set_tz(struct sc_alarms *a,
                       int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s),
@@ -69,18 +71,7 @@ void mutes_free(struct sc_alarms *a)
 
 static int mute_idx(const struct sc_alarms *a, const char *name)
 {
-    int lo = 0, hi = a->nmute - 1;
-
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2, c = strcmp(a->mutes[mid]->name, name);
-        if (c == 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -lo - 1;
+    return mute_vec_find(a->mutes, a->nmute, name);
 }
 
 int sc_alarms_mute_rule_count(const struct sc_alarms *a)
@@ -384,19 +375,7 @@ static int store(struct sc_alarms *a, struct mute *m)
         a->mutes[idx] = m;
         return 0;
     }
-    idx = -idx - 1;
-    if (a->nmute == a->mcap) {
-        int nc = a->mcap ? a->mcap * 2 : 8;
-        struct mute **l = realloc(a->mutes, (size_t)nc * sizeof(*l));
-        if (!l)
-            return -1;
-        a->mutes = l;
-        a->mcap = nc;
-    }
-    memmove(&a->mutes[idx + 1], &a->mutes[idx], (size_t)(a->nmute - idx) * sizeof(*a->mutes));
-    a->mutes[idx] = m;
-    a->nmute++;
-    return 0;
+    return mute_vec_insert(&a->mutes, &a->nmute, &a->mcap, -idx - 1, m);
 }
 
 enum sc_status sc_alarms_put_mute_rule(struct sc_alarms *a,
@@ -477,9 +456,7 @@ enum sc_status sc_alarms_delete_mute_rule(struct sc_alarms *a, const char *name,
     idx = mute_idx(a, name);
     if (idx < 0)
         return SC_OK;
-    mute_free(a->mutes[idx]);
-    memmove(&a->mutes[idx], &a->mutes[idx + 1], (size_t)(a->nmute - idx - 1) * sizeof(*a->mutes));
-    a->nmute--;
+    mute_free(mute_vec_remove(a->mutes, &a->nmute, idx));
     return SC_OK;
 }
 

@@ -370,26 +370,16 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
             }
         }
     }
-    idx = alarm_find_idx(t, al->name);
+    idx = alarm_vec_find(t->list, t->n, al->name);
     if (idx >= 0) {
         alarm_free(al);
         sc_load_fail(l, "name: duplicate alarm");
         return SC_ERR_VALIDATION;
     }
-    if (t->n == t->cap) {
-        int nc = t->cap ? t->cap * 2 : 64;
-        struct alarm **nl = realloc(t->list, (size_t)nc * sizeof(*nl));
-        if (!nl) {
-            alarm_free(al);
-            return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
-        }
-        t->list = nl;
-        t->cap = nc;
+    if (alarm_vec_insert(&t->list, &t->n, &t->cap, -idx - 1, al) < 0) {
+        alarm_free(al);
+        return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
     }
-    idx = -idx - 1;
-    memmove(&t->list[idx + 1], &t->list[idx], (size_t)(t->n - idx) * sizeof(t->list[0]));
-    t->list[idx] = al;
-    t->n++;
     alarm_view_sync(al);
     return SC_OK;
 }

@@ -311,27 +311,14 @@ const struct sc_decision_log *sc_asg_decisions(const struct sc_asg *asg)
 /* --- launch configurations ---------------------------------------------------------------------
  */
 
+/* The index of name, or -1 with *pos (when given) its insertion point. */
 static int lc_index(const struct sc_asg *asg, const char *name, int *pos)
 {
-    int lo = 0, hi = asg->nlcs;
+    int i = lc_vec_find(asg->lcs, asg->nlcs, name);
 
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        int c = strcmp(asg->lcs[mid]->info.launch_configuration_name, name);
-
-        if (c == 0) {
-            if (pos)
-                *pos = mid;
-            return mid;
-        }
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     if (pos)
-        *pos = lo;
-    return -1;
+        *pos = i >= 0 ? i : -i - 1;
+    return i >= 0 ? i : -1;
 }
 
 enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
@@ -340,7 +327,6 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
 {
     struct asg_lc *lc = NULL;
     struct sc_asg_lc_info *i;
-    struct asg_lc **grown;
     char uuid[SC_RNG_UUID_LEN];
     enum sc_status st;
     int pos;
@@ -399,13 +385,8 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
         !i->instance_type || (req->key_name && !i->key_name) || (req->user_data && !i->user_data) ||
         (req->iam_instance_profile && !i->iam_instance_profile))
         goto oom;
-    grown = realloc(asg->lcs, (size_t)(asg->nlcs + 1) * sizeof(*grown));
-    if (!grown)
+    if (lc_vec_insert(&asg->lcs, &asg->nlcs, &asg->lcs_cap, pos, lc) < 0)
         goto oom;
-    asg->lcs = grown;
-    memmove(&asg->lcs[pos + 1], &asg->lcs[pos], (size_t)(asg->nlcs - pos) * sizeof(*grown));
-    asg->lcs[pos] = lc;
-    asg->nlcs++;
     return SC_OK;
 
 oom:
@@ -432,10 +413,7 @@ enum sc_status sc_asg_delete_launch_configuration(struct sc_asg *asg, const char
                 "Cannot delete launch configuration %s because it is attached to AutoScalingGroup %s",
                 name, gi->auto_scaling_group_name);
     }
-    asg_lc_free(asg->lcs[idx]);
-    memmove(&asg->lcs[idx], &asg->lcs[idx + 1],
-            (size_t)(asg->nlcs - idx - 1) * sizeof(asg->lcs[0]));
-    asg->nlcs--;
+    asg_lc_free(lc_vec_remove(asg->lcs, &asg->nlcs, idx));
     return SC_OK;
 }
 
@@ -463,25 +441,11 @@ const struct sc_asg_lc_info *sc_asg_lc_find(const struct sc_asg *asg, const char
 
 int asg_group_index(const struct sc_asg *asg, const char *name, int *pos)
 {
-    int lo = 0, hi = asg->ngroups;
+    int i = group_vec_find(asg->groups, asg->ngroups, name);
 
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        int c = strcmp(asg->groups[mid]->info.auto_scaling_group_name, name);
-
-        if (c == 0) {
-            if (pos)
-                *pos = mid;
-            return mid;
-        }
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     if (pos)
-        *pos = lo;
-    return -1;
+        *pos = i >= 0 ? i : -i - 1;
+    return i >= 0 ? i : -1;
 }
 
 struct asg_group *asg_group_find(const struct sc_asg *asg, const char *name)
@@ -1028,7 +992,7 @@ static enum sc_status check_unsupported(const struct sc_asg_group_req *r, struct
 enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group_req *r,
                                    int64_t now_ms, struct sc_error *err)
 {
-    struct asg_group *g = NULL, **grown;
+    struct asg_group *g = NULL;
     struct sc_asg_group_info *i;
     char uuid[SC_RNG_UUID_LEN];
     struct asg_lt_ids ids;
@@ -1176,14 +1140,8 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     g->next_metrics_ms = INT64_MAX;
     asg_set_desired(g, desired, now_ms, "a user request created an AutoScalingGroup");
 
-    grown = realloc(asg->groups, (size_t)(asg->ngroups + 1) * sizeof(*grown));
-    if (!grown)
+    if (group_vec_insert(&asg->groups, &asg->ngroups, &asg->groups_cap, pos, g) < 0)
         goto oom;
-    asg->groups = grown;
-    memmove(&asg->groups[pos + 1], &asg->groups[pos],
-            (size_t)(asg->ngroups - pos) * sizeof(*grown));
-    asg->groups[pos] = g;
-    asg->ngroups++;
     asg_inputs_changed(asg);
     return SC_OK;
 
@@ -1302,11 +1260,8 @@ static void group_remove(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
     asg_deleted_acts_take(asg, g, now_ms);
     for (int k = 0; k < g->ninst; k++)
         asg_idx_del(asg, g->inst[k].info.instance_id);
-    if (idx >= 0) {
-        memmove(&asg->groups[idx], &asg->groups[idx + 1],
-                (size_t)(asg->ngroups - idx - 1) * sizeof(asg->groups[0]));
-        asg->ngroups--;
-    }
+    if (idx >= 0)
+        group_vec_remove(asg->groups, &asg->ngroups, idx);
     asg_group_free(g);
     asg_inputs_changed(asg);
 }

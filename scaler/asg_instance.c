@@ -765,11 +765,12 @@ enum sc_status sc_asg_detach_instances(struct sc_asg *asg, const char *group,
     return SC_OK;
 }
 
-enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const char *const *ids,
-                                    int nids, int should_decrement, int64_t now_ms,
-                                    struct sc_error *err)
+/* The checks both standby moves make: g (group's) exists, ids are well formed, each is a
+ * member of g in lifecycle state want (named want_name in the error); *units their weight. */
+static enum sc_status standby_members(struct sc_asg *asg, struct asg_group *g, const char *group,
+                                      const char *const *ids, int nids, enum sc_asg_lifecycle want,
+                                      const char *want_name, int *units, struct sc_error *err)
 {
-    struct asg_group *g = asg_group_find(asg, group);
     enum sc_status st;
 
     if (!g || g->deleting)
@@ -777,17 +778,30 @@ enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const
     st = check_ids(ids, nids, err);
     if (st != SC_OK)
         return st;
-    int units = 0;
-
     for (int i = 0; i < nids; i++) {
         struct asg_inst *in = member(asg, g, ids[i], err);
 
         if (!in)
             return err ? err->status : SC_ERR_VALIDATION;
-        if (in->info.lifecycle_state != SC_ASG_IN_SERVICE)
-            return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in InService.", ids[i]);
-        units += in->info.weight;
+        if (in->info.lifecycle_state != want)
+            return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in %s.", ids[i],
+                           want_name);
+        *units += in->info.weight;
     }
+    return SC_OK;
+}
+
+enum sc_status sc_asg_enter_standby(struct sc_asg *asg, const char *group, const char *const *ids,
+                                    int nids, int should_decrement, int64_t now_ms,
+                                    struct sc_error *err)
+{
+    struct asg_group *g = asg_group_find(asg, group);
+    int units = 0;
+    enum sc_status st =
+        standby_members(asg, g, group, ids, nids, SC_ASG_IN_SERVICE, "InService", &units, err);
+
+    if (st != SC_OK)
+        return st;
     if (should_decrement && g->info.desired_capacity - units < g->info.min_size)
         return sc_fail(
             err, SC_ERR_VALIDATION,
@@ -825,24 +839,12 @@ enum sc_status sc_asg_exit_standby(struct sc_asg *asg, const char *group, const 
                                    int nids, int64_t now_ms, struct sc_error *err)
 {
     struct asg_group *g = asg_group_find(asg, group);
-    enum sc_status st;
+    int units = 0;
+    enum sc_status st =
+        standby_members(asg, g, group, ids, nids, SC_ASG_STANDBY, "Standby", &units, err);
 
-    if (!g || g->deleting)
-        return sc_asg_group_not_found(group, err);
-    st = check_ids(ids, nids, err);
     if (st != SC_OK)
         return st;
-    int units = 0;
-
-    for (int i = 0; i < nids; i++) {
-        struct asg_inst *in = member(asg, g, ids[i], err);
-
-        if (!in)
-            return err ? err->status : SC_ERR_VALIDATION;
-        if (in->info.lifecycle_state != SC_ASG_STANDBY)
-            return sc_fail(err, SC_ERR_VALIDATION, "The instance %s is not in Standby.", ids[i]);
-        units += in->info.weight;
-    }
     if (g->info.desired_capacity + units > g->info.max_size)
         return sc_fail(
             err, SC_ERR_VALIDATION,

@@ -15,6 +15,7 @@
 #include "scaler/asg_warm.h"
 #include "scaler/decision.h"
 #include "scaler/str.h"
+#include "scaler/vec.h"
 
 #define ASG_TIME_LEN  64
 #define ASG_CAUSE_LEN 1024
@@ -40,6 +41,7 @@ enum asg_unhealthy {
 struct asg_lc {
     struct sc_asg_lc_info info;
 };
+SC_SORTED_DEFINE(lc_vec, struct asg_lc, info.launch_configuration_name)
 
 struct asg_activity {
     struct sc_asg_activity_info info;
@@ -162,6 +164,7 @@ struct asg_group {
     int deleting;
     struct asg_warm *warm; /* the warm pool (asg_warm.c), NULL when none */
 };
+SC_SORTED_DEFINE(group_vec, struct asg_group, info.auto_scaling_group_name)
 
 /* Instance id -> (group, position) index, open addressing. */
 struct asg_idx_slot {
@@ -200,15 +203,15 @@ struct sc_asg {
     uint64_t acts_version; /* sc_asg_activity_version() */
     int64_t last_now_ms;
     uint64_t seq;
-    struct asg_group **groups; /* by name */
-    int ngroups;
+    struct asg_group **groups; /* by name (vec.h) */
+    int ngroups, groups_cap;
     /* Deleted groups' activities (sc_asg_deleted_activity_*), AWS order, each marked
      * group_deleted; none expires before del_trim_next_ms (asg_deleted_acts_trim). */
     struct asg_activity **del_acts;
     int ndel_acts;
     int64_t del_trim_next_ms;
-    struct asg_lc **lcs; /* by name */
-    int nlcs;
+    struct asg_lc **lcs; /* by name (vec.h) */
+    int nlcs, lcs_cap;
     struct asg_idx_slot *idx;
     size_t idx_cap;                    /* power of two */
     size_t idx_fill;                   /* used + deleted */

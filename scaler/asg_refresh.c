@@ -259,6 +259,15 @@ static void refresh_fail(struct sc_asg *asg, struct asg_group *g, struct asg_ref
 
 /* --- the start --------------------------------------------------------------------------- */
 
+/* v's member equal to s (AWS's enums are case-sensitive), or NULL. */
+static const char *enum_pick(const char *const *v, int n, const char *s)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(s, v[k]) == 0)
+            return v[k];
+    return NULL;
+}
+
 static enum sc_status prefs_fill(const struct sc_asg_group_info *gi,
                                  const struct sc_asg_refresh_req *q, struct sc_asg_refresh_prefs *p,
                                  struct sc_error *err)
@@ -317,14 +326,9 @@ static enum sc_status prefs_fill(const struct sc_asg_group_info *gi,
     p->scale_in_protected_instances = "Wait";
     if (q->scale_in_protected_instances) {
         static const char *const v[] = { "Refresh", "Ignore", "Wait" };
-        int ok = 0;
 
-        for (int k = 0; k < 3; k++)
-            if (strcmp(q->scale_in_protected_instances, v[k]) == 0) {
-                p->scale_in_protected_instances = v[k];
-                ok = 1;
-            }
-        if (!ok)
+        p->scale_in_protected_instances = enum_pick(v, 3, q->scale_in_protected_instances);
+        if (!p->scale_in_protected_instances)
             return sc_fail(
                 err, SC_ERR_VALIDATION,
                 "1 validation error detected: Value '%s' at 'preferences.scaleInProtectedInstances' failed to satisfy constraint: Member must satisfy enum value set: [Refresh, Ignore, Wait]",
@@ -333,14 +337,9 @@ static enum sc_status prefs_fill(const struct sc_asg_group_info *gi,
     p->standby_instances = "Wait";
     if (q->standby_instances) {
         static const char *const v[] = { "Terminate", "Ignore", "Wait" };
-        int ok = 0;
 
-        for (int k = 0; k < 3; k++)
-            if (strcmp(q->standby_instances, v[k]) == 0) {
-                p->standby_instances = v[k];
-                ok = 1;
-            }
-        if (!ok)
+        p->standby_instances = enum_pick(v, 3, q->standby_instances);
+        if (!p->standby_instances)
             return sc_fail(
                 err, SC_ERR_VALIDATION,
                 "1 validation error detected: Value '%s' at 'preferences.standbyInstances' failed to satisfy constraint: Member must satisfy enum value set: [Terminate, Ignore, Wait]",

@@ -931,9 +931,9 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
         goto fail;
     /* commit: nothing can fail below except the instance index (OOM), undone whole */
     asg->lcs = lcs;
-    asg->nlcs = nlcs;
+    asg->nlcs = asg->lcs_cap = nlcs;
     asg->groups = groups;
-    asg->ngroups = ngroups;
+    asg->ngroups = asg->groups_cap = ngroups;
     asg->del_acts = dels;
     asg->ndel_acts = ndels;
     asg_deleted_acts_sort(asg);
@@ -959,9 +959,9 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
 
 undo:
     asg->lcs = NULL;
-    asg->nlcs = 0;
+    asg->nlcs = asg->lcs_cap = 0;
     asg->groups = NULL;
-    asg->ngroups = 0;
+    asg->ngroups = asg->groups_cap = 0;
     asg->del_acts = NULL;
     asg->ndel_acts = 0;
     free(asg->idx);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scaler/str.h"
+#include "scaler/vec.h"
 
 #define MAX_WIDGETS 500
 #define MAX_NAME    255
@@ -17,6 +18,7 @@ struct dash {
     int64_t modified_ms;
     struct sc_dashboard_view view;
 };
+SC_SORTED_DEFINE(dash_vec, struct dash, name)
 
 struct sc_dashboards {
     char *account, *region;
@@ -207,18 +209,7 @@ int sc_dashboards_count(const struct sc_dashboards *d)
 
 static int find_idx(const struct sc_dashboards *d, const char *name)
 {
-    int lo = 0, hi = d->n - 1;
-
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2, c = strcmp(d->list[mid]->name, name);
-        if (c == 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -lo - 1;
+    return dash_vec_find(d->list, d->n, name);
 }
 
 static void view_sync(struct dash *x)
@@ -271,19 +262,7 @@ static int store(struct sc_dashboards *d, struct dash *x)
         d->list[idx] = x;
         return 0;
     }
-    idx = -idx - 1;
-    if (d->n == d->cap) {
-        int nc = d->cap ? d->cap * 2 : 16;
-        struct dash **l = realloc(d->list, (size_t)nc * sizeof(*l));
-        if (!l)
-            return -1;
-        d->list = l;
-        d->cap = nc;
-    }
-    memmove(&d->list[idx + 1], &d->list[idx], (size_t)(d->n - idx) * sizeof(*d->list));
-    d->list[idx] = x;
-    d->n++;
-    return 0;
+    return dash_vec_insert(&d->list, &d->n, &d->cap, -idx - 1, x);
 }
 
 static int valid_name(const char *s)
@@ -404,9 +383,7 @@ enum sc_status sc_dashboards_delete(struct sc_dashboards *d, const char *const *
         int idx = find_idx(d, names[i]);
         if (idx < 0)
             continue; /* named twice */
-        dash_free(d->list[idx]);
-        memmove(&d->list[idx], &d->list[idx + 1], (size_t)(d->n - idx - 1) * sizeof(*d->list));
-        d->n--;
+        dash_free(dash_vec_remove(d->list, &d->n, idx));
     }
     return SC_OK;
 }

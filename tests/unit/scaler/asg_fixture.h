@@ -1,7 +1,9 @@
 /* tests/unit/scaler/asg_fixture.h: the fake EC2 and load balancer the sc_asg rule tests share
- * (test_asg_hook.c, test_asg_protect.c, test_asg_mixed.c): instances that boot when the test
- * says so (settle), terminations that pass through shutting-down, one load balancer "lb"
- * whose registrations the test can read, and the group's step with its self check. Static
+ * (test_asg_hook.c, test_asg_protect.c, test_asg_mixed.c, test_asg_refresh.c,
+ * test_asg_warm.c): instances that boot when the test says so (settle), terminations that
+ * pass through shutting-down, stops and starts (warm pools), launches that fail on demand,
+ * one load balancer "lb" whose registrations and health the test can set and read, the
+ * group metrics last published, and the group's step with its self check. Static
  * inline, one copy per test binary (the Makefile builds each tests/unit/<folder>/test_*.c
  * alone). Include after <cmocka.h>; a test may define FX_MAXI first. */
 #ifndef TESTS_UNIT_SCALER_ASG_FIXTURE_H
@@ -27,9 +29,12 @@ struct fake_inst {
     char zone[SC_ASG_ID_LEN];
     char type[SC_ASG_ID_LEN];
     char lt[SC_ASG_ID_LEN]; /* the template id or name launched from */
+    char version[8];        /* the launch template version launched, "-" for none */
     enum sc_asg_ec2_state state;
     int registered; /* with "lb" */
     int ever_registered;
+    int lb_out; /* "lb"'s health check fails it */
+    int stops, starts;
 };
 
 struct fake {
@@ -38,6 +43,9 @@ struct fake {
     int ninst;
     int drain;             /* deregistration leaves the instance draining until cleared */
     const char *fail_type; /* launches of this type fail (no capacity; test_asg_mixed) */
+    int fail_launches;     /* every launch fails (no capacity) */
+    int runs;              /* run_instance calls that launched */
+    double metric[16];     /* the last value of each group metric, by sc_asg_metric_str index */
 };
 
 struct fx {
@@ -45,6 +53,7 @@ struct fx {
     struct sc_rng rng;
     struct sc_asg *asg;
     struct sc_error err;
+    int64_t now; /* for tests that keep their clock here */
 };
 
 static inline struct fake_inst *finst(struct fake *f, const char *id)
@@ -62,6 +71,9 @@ static inline enum sc_status fake_launch(struct fake *f, const struct sc_asg_lau
 {
     struct fake_inst *in;
 
+    if (f->fail_launches)
+        return sc_fail(err, SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY,
+                       "We currently do not have sufficient capacity");
     if (f->ninst == FX_MAXI)
         return sc_fail(err, SC_ERR_INTERNAL, "fake full");
     in = &f->inst[f->ninst++];
@@ -73,7 +85,10 @@ static inline enum sc_status fake_launch(struct fake *f, const struct sc_asg_lau
              s->launch_template_id     ? s->launch_template_id
              : s->launch_template_name ? s->launch_template_name
                                        : "");
+    snprintf(in->version, sizeof(in->version), "%s",
+             s->launch_template_version ? s->launch_template_version : "-");
     in->state = SC_ASG_EC2_PENDING;
+    f->runs++;
     snprintf(id, SC_ASG_ID_LEN, "%s", in->id);
     return SC_OK;
 }
@@ -92,6 +107,28 @@ static inline void f_term(void *ud, const char *id, int64_t now)
     (void)now;
     if (in && in->state != SC_ASG_EC2_GONE)
         in->state = SC_ASG_EC2_SHUTTING_DOWN;
+}
+
+static inline void f_stop(void *ud, const char *id, int64_t now)
+{
+    struct fake_inst *in = finst(ud, id);
+
+    (void)now;
+    if (in) {
+        in->state = SC_ASG_EC2_STOPPED; /* stopping and stopped read the same */
+        in->stops++;
+    }
+}
+
+static inline void f_start(void *ud, const char *id, int64_t now)
+{
+    struct fake_inst *in = finst(ud, id);
+
+    (void)now;
+    if (in && in->state == SC_ASG_EC2_STOPPED) {
+        in->state = SC_ASG_EC2_PENDING;
+        in->starts++;
+    }
 }
 
 static inline enum sc_asg_ec2_state f_state(void *ud, const char *id)
@@ -142,11 +179,27 @@ static inline enum sc_asg_lb_state f_lb_state(void *ud, const char *lb, const ch
     if (!in)
         return SC_ASG_LB_NOT_REGISTERED;
     if (in->registered)
-        return SC_ASG_LB_IN_SERVICE;
+        return in->lb_out ? SC_ASG_LB_OUT_OF_SERVICE : SC_ASG_LB_IN_SERVICE;
     return f->drain ? SC_ASG_LB_DRAINING : SC_ASG_LB_NOT_REGISTERED;
 }
 
-/* The fake's callbacks; a test sets more fields before fx_init. */
+static inline void f_put_metric(void *ud, const char *ns, const char *name, const char *dn,
+                                const char *dv, double v, const char *unit, int64_t now)
+{
+    struct fake *f = ud;
+
+    (void)ns;
+    (void)dn;
+    (void)dv;
+    (void)unit;
+    (void)now;
+    for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
+        if (strcmp(sc_asg_metric_str(m), name) == 0)
+            f->metric[m] = v;
+}
+
+/* The fake's callbacks; a test sets more fields (launch_template_resolve) before
+ * fx_asg_with. */
 static inline struct sc_asg_env fx_env(struct fx *x)
 {
     return (struct sc_asg_env){
@@ -159,6 +212,9 @@ static inline struct sc_asg_env fx_env(struct fx *x)
         .lb_register = f_lb_reg,
         .lb_deregister = f_lb_dereg,
         .lb_instance_state = f_lb_state,
+        .put_metric = f_put_metric,
+        .stop_instance = f_stop,
+        .start_instance = f_start,
     };
 }
 

@@ -1173,6 +1173,34 @@ static void test_asg_standby_enter_exit(void **state)
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 2);
 }
 
+/* Each move names the state the instance is not in, and an unknown group is AWS's text. */
+static void test_asg_standby_refuses_wrong_state(void **state)
+{
+    struct fx *x = *state;
+    const char *ids[1];
+    char id[SC_ASG_ID_LEN], want[128];
+
+    assert_int_equal(make_group(x, "g", 0, 3, 2), SC_OK);
+    settle(x, T0);
+    snprintf(id, sizeof(id), "%s", inst_id(x, "g", 0));
+    ids[0] = id;
+    assert_int_equal(sc_asg_exit_standby(x->asg, "g", ids, 1, T0 + MIN, &x->err),
+                     SC_ERR_VALIDATION);
+    snprintf(want, sizeof(want), "The instance %s is not in Standby.", id);
+    assert_string_equal(x->err.message, want);
+    assert_int_equal(sc_asg_enter_standby(x->asg, "g", ids, 1, 0, T0 + MIN, &x->err), SC_OK);
+    settle(x, T0 + MIN);
+    assert_int_equal(sc_asg_enter_standby(x->asg, "g", ids, 1, 0, T0 + MIN, &x->err),
+                     SC_ERR_VALIDATION);
+    snprintf(want, sizeof(want), "The instance %s is not in InService.", id);
+    assert_string_equal(x->err.message, want);
+    assert_int_equal(sc_asg_enter_standby(x->asg, "nope", ids, 1, 0, T0 + MIN, &x->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(x->err.message,
+                        "AutoScalingGroup name not found - AutoScalingGroup: nope not found");
+    assert_int_equal(count_state(x, "g", SC_ASG_STANDBY), 1);
+}
+
 static void test_asg_attach_and_detach_instances(void **state)
 {
     struct fx *x = *state;
@@ -2317,6 +2345,7 @@ int main(void)
         T(test_asg_suspended_launch_no_replacement),
         T(test_asg_suspended_terminate_no_scale_in),
         T(test_asg_standby_enter_exit),
+        T(test_asg_standby_refuses_wrong_state),
         T(test_asg_attach_and_detach_instances),
         T(test_asg_tags_propagate_at_launch),
         T(test_asg_metrics_collection_each_minute),

@@ -18,114 +18,11 @@
 #include "scaler/asg_internal.h"
 #include "scaler/asg_protect.h"
 
-#define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC  1000LL
-#define MAXI 64
+#define FX_MAXI 64
+#include "asg_fixture.h"
 
-/* --- the fake EC2 and load balancer -------------------------------------------------------- */
-
-struct fake_inst {
-    char id[SC_ASG_ID_LEN];
-    enum sc_asg_ec2_state state;
-    int registered;
-    int lb_out; /* the load balancer's health check fails it */
-    char version[8];
-};
-
-struct fake {
-    struct sc_rng rng;
-    struct fake_inst inst[MAXI];
-    int ninst;
-    int fail_launches; /* run_instance fails */
-};
-
-static struct fake_inst *finst(struct fake *f, const char *id)
-{
-    for (int i = 0; i < f->ninst; i++)
-        if (strcmp(f->inst[i].id, id) == 0)
-            return &f->inst[i];
-    return NULL;
-}
-
-static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
-                            char id[SC_ASG_ID_LEN], struct sc_error *err)
-{
-    struct fake *f = ud;
-    struct fake_inst *in;
-
-    (void)now;
-    if (f->fail_launches)
-        return sc_fail(err, SC_ERR_INSUFFICIENT_INSTANCE_CAPACITY,
-                       "We currently do not have sufficient capacity");
-    if (f->ninst == MAXI)
-        return sc_fail(err, SC_ERR_INTERNAL, "fake full");
-    in = &f->inst[f->ninst++];
-    memset(in, 0, sizeof(*in));
-    sc_rng_instance_id(&f->rng, in->id);
-    in->state = SC_ASG_EC2_PENDING;
-    snprintf(in->version, sizeof(in->version), "%s",
-             s->launch_template_version ? s->launch_template_version : "-");
-    snprintf(id, SC_ASG_ID_LEN, "%s", in->id);
-    return SC_OK;
-}
-
-static void f_term(void *ud, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)now;
-    if (in && in->state != SC_ASG_EC2_GONE)
-        in->state = SC_ASG_EC2_SHUTTING_DOWN;
-}
-
-static enum sc_asg_ec2_state f_state(void *ud, const char *id)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    return in ? in->state : SC_ASG_EC2_GONE;
-}
-
-static int f_zone_valid(void *ud, const char *zone)
-{
-    (void)ud;
-    return strcmp(zone, "us-east-1a") == 0;
-}
-
-static int f_lb_exists(void *ud, const char *lb)
-{
-    (void)ud;
-    return strcmp(lb, "lb") == 0;
-}
-
-static void f_lb_reg(void *ud, const char *lb, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    (void)now;
-    if (in)
-        in->registered = 1;
-}
-
-static void f_lb_dereg(void *ud, const char *lb, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    (void)now;
-    if (in)
-        in->registered = 0;
-}
-
-static enum sc_asg_lb_state f_lb_state(void *ud, const char *lb, const char *id)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    if (!in || !in->registered)
-        return SC_ASG_LB_NOT_REGISTERED;
-    return in->lb_out ? SC_ASG_LB_OUT_OF_SERVICE : SC_ASG_LB_IN_SERVICE;
-}
+/* --- the fake EC2 and load balancer (asg_fixture.h) and a launch template "web" (lt-0aaa,
+ * versions 1 and 2) ---------------------------------------------------------------------- */
 
 static enum sc_status f_lt_resolve(void *ud, const char *id, const char *name, const char *version,
                                    struct sc_asg_lt_resolved *out, struct sc_error *err)
@@ -147,54 +44,16 @@ static enum sc_status f_lt_resolve(void *ud, const char *id, const char *name, c
     return SC_OK;
 }
 
-struct fx {
-    struct fake f;
-    struct sc_rng rng;
-    struct sc_asg *asg;
-    struct sc_error err;
-    int64_t now;
-};
-
-static struct sc_asg *fx_asg(struct fx *x)
+static struct sc_asg *refresh_asg(struct fx *x)
 {
-    struct sc_asg_config cfg = { 0 };
+    struct sc_asg_env env = fx_env(x);
 
-    cfg.rng = &x->rng;
-    cfg.env = (struct sc_asg_env){
-        .ud = &x->f,
-        .run_instance = f_run,
-        .terminate_instance = f_term,
-        .instance_state = f_state,
-        .zone_valid = f_zone_valid,
-        .launch_template_resolve = f_lt_resolve,
-        .lb_exists = f_lb_exists,
-        .lb_register = f_lb_reg,
-        .lb_deregister = f_lb_dereg,
-        .lb_instance_state = f_lb_state,
-    };
-    return sc_asg_create(&cfg);
+    env.launch_template_resolve = f_lt_resolve;
+    return fx_asg_with(x, env);
 }
 
 static const char *const zones[] = { "us-east-1a" };
 static const char *const lbs[] = { "lb" };
-
-/* step, data plane (pending boots, shutting-down goes), step; then the caches recounted */
-static void settle(struct fx *x)
-{
-    char why[256];
-
-    sc_asg_step(x->asg, x->now);
-    for (int i = 0; i < x->f.ninst; i++) {
-        if (x->f.inst[i].state == SC_ASG_EC2_PENDING)
-            x->f.inst[i].state = SC_ASG_EC2_RUNNING;
-        else if (x->f.inst[i].state == SC_ASG_EC2_SHUTTING_DOWN)
-            x->f.inst[i].state = SC_ASG_EC2_GONE;
-    }
-    sc_asg_step(x->asg, x->now + 1);
-    sc_asg_step(x->asg, x->now + 2);
-    if (asg_self_check(x->asg, why, sizeof(why)) != 0)
-        fail_msg("self check: %s", why);
-}
 
 /* A group "g" of desired instances on lt-0aaa version 1 behind "lb", all InService. */
 static void make_group(struct fx *x, int desired, const char *hc)
@@ -215,32 +74,21 @@ static void make_group(struct fx *x, int desired, const char *hc)
                                   .health_check_type = hc };
 
     assert_int_equal(sc_asg_create_group(x->asg, &r, x->now, &x->err), SC_OK);
-    settle(x);
+    settle(x, x->now);
     x->now += 10 * SEC;
 }
 
 static int setup(void **state)
 {
-    struct fx *x = calloc(1, sizeof(*x));
+    struct fx *x = fx_alloc();
 
     if (!x)
         return -1;
-    sc_rng_init(&x->rng, 1);
-    sc_rng_init(&x->f.rng, 2);
     x->now = T0;
-    x->asg = fx_asg(x);
+    x->asg = refresh_asg(x);
     if (!x->asg)
         return -1;
     *state = x;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fx *x = *state;
-
-    sc_asg_destroy(x->asg);
-    free(x);
     return 0;
 }
 
@@ -317,7 +165,7 @@ static int run_until_done(struct fx *x, int max, int *low_out)
 
     for (; ticks < max && sc_asg_refresh_status_active(newest(x)->status); ticks++) {
         x->now += 10 * SEC;
-        settle(x);
+        settle(x, x->now);
         if (healthy_in_service(x) < low)
             low = healthy_in_service(x);
     }
@@ -403,11 +251,11 @@ static void test_asg_refresh_max_healthy_launches_first(void **state)
         assert_int_equal(pending, 2);
         assert_int_equal(in_service, 4);
     }
-    settle(x); /* the extra two stay (scale-in leaves them), then two old ones go */
+    settle(x, x->now); /* the extra two stay (scale-in leaves them), then two old ones go */
     assert_true(sc_asg_group_capacity(grp(x)) <= 6);
     assert_true(run_until_done(x, 100, &low) < 100);
     assert_true(low >= 4);
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "2"), 4);
     assert_int_equal(sc_asg_group_capacity(grp(x)), 4);
 }
@@ -420,17 +268,17 @@ static void test_asg_refresh_instance_warmup(void **state)
     make_group(x, 2, "EC2");
     start(x, &q);
     x->now += 1;
-    settle(x); /* one terminated, its replacement InService */
+    settle(x, x->now); /* one terminated, its replacement InService */
     assert_int_equal(on_version(x, "2"), 1);
     /* inside the warm-up: the second old one waits, progress not counted */
     x->now += 60 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "1"), 1);
     assert_int_equal(newest(x)->percentage_complete, 0);
     assert_int_equal(newest(x)->instances_to_update, 2);
     assert_non_null(strstr(newest(x)->status_reason, "warm up"));
     x->now += 61 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "1"), 0);
     assert_int_equal(newest(x)->percentage_complete, 50);
 }
@@ -452,14 +300,14 @@ static void test_asg_refresh_elb_health_counts(void **state)
     for (int i = 0; i < x->f.ninst; i++)
         if (strcmp(x->f.inst[i].version, "2") == 0)
             x->f.inst[i].lb_out = 1;
-    settle(x);
+    settle(x, x->now);
     x->now += 10 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "1"), 1);
     for (int i = 0; i < x->f.ninst; i++)
         x->f.inst[i].lb_out = 0;
     x->now += 10 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "1"), 0);
 }
 
@@ -480,7 +328,7 @@ static void test_asg_refresh_skip_matching(void **state)
         memcpy(keep[i], sc_asg_group_instance_at(grp(x), i)->instance_id, SC_ASG_ID_LEN);
     /* two more on version 2 */
     assert_int_equal(sc_asg_update_group(x->asg, &up, x->now, &x->err), SC_OK);
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "2"), 2);
     /* a refresh to version 1 skipping matching ones replaces only the version-2 pair */
     q.launch_template_version = "1";
@@ -534,16 +382,16 @@ static void test_asg_refresh_checkpoint_pause(void **state)
     /* one at a time (floor 3 of 4): after the first, 25% is reached */
     for (int i = 0; i < 10 && newest(x)->percentage_complete < 25; i++) {
         x->now += 10 * SEC;
-        settle(x);
+        settle(x, x->now);
     }
     assert_int_equal(newest(x)->percentage_complete, 25);
     x->now += 10 * SEC;
-    settle(x);
+    settle(x, x->now);
     t_reached = x->now;
     assert_string_equal(newest(x)->status_reason, "Waiting for checkpoint delay: 25% reached.");
     while (x->now < t_reached + 590 * SEC) {
         x->now += 10 * SEC;
-        settle(x);
+        settle(x, x->now);
         assert_int_equal(on_version(x, "2"), 1);
     }
     assert_true(sc_asg_next_due_ms(x->asg, x->now) <= t_reached + 600 * SEC + 2);
@@ -594,7 +442,7 @@ static void test_asg_refresh_cancel(void **state)
     make_group(x, 4, "EC2");
     start(x, &q);
     x->now += 1;
-    settle(x); /* two replaced, warming */
+    settle(x, x->now); /* two replaced, warming */
     assert_int_equal(on_version(x, "2"), 2);
     assert_int_equal(sc_asg_cancel_instance_refresh(x->asg, "g", 1, x->now, &id, &x->err), SC_OK);
     assert_string_equal(id, newest(x)->instance_refresh_id);
@@ -604,7 +452,7 @@ static void test_asg_refresh_cancel(void **state)
     assert_int_equal(sc_asg_cancel_instance_refresh(x->asg, "g", 1, x->now, NULL, &x->err),
                      SC_ERR_ACTIVE_INSTANCE_REFRESH_NOT_FOUND);
     x->now += 301 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(newest(x)->status, SC_ASG_REFRESH_CANCELLED);
     /* replaced ones stay replaced, the rest stays */
     assert_int_equal(on_version(x, "2"), 2);
@@ -628,7 +476,7 @@ static void test_asg_refresh_rollback(void **state)
     make_group(x, 4, "EC2");
     start(x, &q);
     x->now += 1;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "2"), 2);
     assert_int_equal(sc_asg_rollback_instance_refresh(x->asg, "g", x->now, NULL, &x->err), SC_OK);
     r = newest(x);
@@ -654,9 +502,9 @@ static void test_asg_refresh_auto_rollback_on_failure(void **state)
     x->f.fail_launches = 1;
     start(x, &q);
     x->now += 1;
-    settle(x); /* the replacement's launch fails */
+    settle(x, x->now); /* the replacement's launch fails */
     x->now += 10 * SEC;
-    settle(x);
+    settle(x, x->now);
     /* nothing was launched with version 2: the rollback has nothing to replace */
     assert_true(newest(x)->status == SC_ASG_REFRESH_ROLLBACK_IN_PROGRESS ||
                 newest(x)->status == SC_ASG_REFRESH_ROLLBACK_SUCCESSFUL);
@@ -669,7 +517,7 @@ static void test_asg_refresh_auto_rollback_on_failure(void **state)
     assert_true(run_until_done(x, 100, NULL) < 100);
     assert_int_equal(newest(x)->status, SC_ASG_REFRESH_ROLLBACK_SUCCESSFUL);
     x->now += 70 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(on_version(x, "1"), 2);
 }
 
@@ -682,9 +530,9 @@ static void test_asg_refresh_failure_without_rollback(void **state)
     x->f.fail_launches = 1;
     start(x, &q);
     x->now += 1;
-    settle(x);
+    settle(x, x->now);
     x->now += 10 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(newest(x)->status, SC_ASG_REFRESH_FAILED);
     assert_string_equal(newest(x)->status_reason,
                         "Instance refresh failed: an instance launch failed.");
@@ -704,12 +552,12 @@ static void test_asg_refresh_protected_wait_fails(void **state)
                      SC_OK);
     start(x, &q);
     x->now += 1;
-    settle(x);
+    settle(x, x->now);
     assert_string_equal(newest(x)->status_reason,
                         "Waiting for instances protected from scale in to be unprotected.");
     assert_int_equal(on_version(x, "1"), 2);
     x->now += 3600 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(newest(x)->status, SC_ASG_REFRESH_FAILED);
 }
 
@@ -745,7 +593,7 @@ static void test_asg_refresh_suspended_process_holds(void **state)
     start(x, &q);
     for (int i = 0; i < 5; i++) {
         x->now += 10 * SEC;
-        settle(x);
+        settle(x, x->now);
     }
     assert_int_equal(newest(x)->status, SC_ASG_REFRESH_PENDING);
     assert_int_equal(on_version(x, "1"), 2);
@@ -765,11 +613,11 @@ static void test_asg_refresh_bake_time(void **state)
     start(x, &q);
     for (int i = 0; i < 10 && newest(x)->status != SC_ASG_REFRESH_BAKING; i++) {
         x->now += 10 * SEC;
-        settle(x);
+        settle(x, x->now);
     }
     assert_int_equal(newest(x)->status, SC_ASG_REFRESH_BAKING);
     x->now += 300 * SEC;
-    settle(x);
+    settle(x, x->now);
     assert_int_equal(newest(x)->status, SC_ASG_REFRESH_SUCCESSFUL);
 }
 
@@ -893,20 +741,19 @@ static void test_asg_refresh_save_load(void **state)
 {
     struct fx *x = *state;
     struct sc_asg_refresh_req q = to_v2(50, 300);
-    struct fx *y = calloc(1, sizeof(*y));
+    struct fx *y = fx_alloc();
     json_t *saved, *again;
     char *a, *b;
 
     make_group(x, 4, "EC2");
     start(x, &q);
     x->now += 1;
-    settle(x);
+    settle(x, x->now);
     saved = sc_asg_save(x->asg);
     assert_non_null(saved);
     assert_non_null(y);
-    sc_rng_init(&y->rng, 1);
     y->f = x->f;
-    y->asg = fx_asg(y);
+    y->asg = refresh_asg(y);
     assert_int_equal(sc_asg_load(y->asg, saved, &y->err), SC_OK);
     again = sc_asg_save(y->asg);
     a = json_dumps(saved, JSON_SORT_KEYS);
@@ -930,30 +777,34 @@ static void test_asg_refresh_save_load(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_asg_refresh_min_healthy_batches, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_min_100_one_at_a_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_min_healthy_batches, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_min_100_one_at_a_time, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_refresh_max_healthy_launches_first, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_instance_warmup, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_elb_health_counts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_skip_matching, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_instance_warmup, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_elb_health_counts, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_skip_matching, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_refresh_skip_matching_nothing_to_do, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_checkpoint_pause, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_partial_checkpoint_ends, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_already_in_progress, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_cancel, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_rollback, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_auto_rollback_on_failure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_failure_without_rollback, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_protected_wait_fails, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_checkpoint_pause, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_partial_checkpoint_ends, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_already_in_progress, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_cancel, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_rollback, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_auto_rollback_on_failure, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_failure_without_rollback, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_protected_wait_fails, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_refresh_protected_refresh_and_ignore, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_suspended_process_holds, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_bake_time, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_defaults, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_refresh_save_load, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_suspended_process_holds, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_bake_time, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_defaults, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_errors, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_refresh_save_load, setup, fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,132 +18,9 @@
 #include "scaler/asg_hook.h"
 #include "scaler/asg_internal.h"
 
-#define T0   1767225600000LL /* 2026-01-01T00:00:00Z */
-#define SEC  1000LL
-#define MAXI 32
+#include "asg_fixture.h"
 
-/* --- the fake EC2 and load balancer -------------------------------------------------------- */
-
-struct fake_inst {
-    char id[SC_ASG_ID_LEN];
-    enum sc_asg_ec2_state state;
-    int registered; /* with "lb" */
-    int ever_registered;
-    int stops, starts;
-};
-
-struct fake {
-    struct sc_rng rng;
-    struct fake_inst inst[MAXI];
-    int ninst;
-    int runs;          /* run_instance calls (cold launches and launches into the pool) */
-    double metric[16]; /* the last value of each group metric, by sc_asg_metric_str index */
-};
-
-static struct fake_inst *finst(struct fake *f, const char *id)
-{
-    for (int i = 0; i < f->ninst; i++)
-        if (strcmp(f->inst[i].id, id) == 0)
-            return &f->inst[i];
-    return NULL;
-}
-
-static enum sc_status f_run(void *ud, const struct sc_asg_launch_spec *s, int64_t now,
-                            char id[SC_ASG_ID_LEN], struct sc_error *err)
-{
-    struct fake *f = ud;
-    struct fake_inst *in;
-
-    (void)s;
-    (void)now;
-    if (f->ninst == MAXI)
-        return sc_fail(err, SC_ERR_INTERNAL, "fake full");
-    in = &f->inst[f->ninst++];
-    memset(in, 0, sizeof(*in));
-    sc_rng_instance_id(&f->rng, in->id);
-    in->state = SC_ASG_EC2_PENDING;
-    f->runs++;
-    snprintf(id, SC_ASG_ID_LEN, "%s", in->id);
-    return SC_OK;
-}
-
-static void f_term(void *ud, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)now;
-    if (in && in->state != SC_ASG_EC2_GONE)
-        in->state = SC_ASG_EC2_SHUTTING_DOWN;
-}
-
-static void f_stop(void *ud, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)now;
-    if (in) {
-        in->state = SC_ASG_EC2_STOPPED; /* stopping and stopped read the same */
-        in->stops++;
-    }
-}
-
-static void f_start(void *ud, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)now;
-    if (in && in->state == SC_ASG_EC2_STOPPED) {
-        in->state = SC_ASG_EC2_PENDING;
-        in->starts++;
-    }
-}
-
-static enum sc_asg_ec2_state f_state(void *ud, const char *id)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    return in ? in->state : SC_ASG_EC2_GONE;
-}
-
-static int f_zone_valid(void *ud, const char *zone)
-{
-    (void)ud;
-    return strcmp(zone, "us-east-1a") == 0;
-}
-
-static int f_lb_exists(void *ud, const char *lb)
-{
-    (void)ud;
-    return strcmp(lb, "lb") == 0;
-}
-
-static void f_lb_reg(void *ud, const char *lb, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    (void)now;
-    if (in)
-        in->registered = in->ever_registered = 1;
-}
-
-static void f_lb_dereg(void *ud, const char *lb, const char *id, int64_t now)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    (void)now;
-    if (in)
-        in->registered = 0;
-}
-
-static enum sc_asg_lb_state f_lb_state(void *ud, const char *lb, const char *id)
-{
-    struct fake_inst *in = finst(ud, id);
-
-    (void)lb;
-    return in && in->registered ? SC_ASG_LB_IN_SERVICE : SC_ASG_LB_NOT_REGISTERED;
-}
+/* --- the fake EC2 and load balancer (asg_fixture.h) and a launch template "web" --------- */
 
 static enum sc_status f_lt_resolve(void *ud, const char *id, const char *name, const char *version,
                                    struct sc_asg_lt_resolved *out, struct sc_error *err)
@@ -161,49 +38,12 @@ static enum sc_status f_lt_resolve(void *ud, const char *id, const char *name, c
     return SC_OK;
 }
 
-static void f_put_metric(void *ud, const char *ns, const char *name, const char *dn, const char *dv,
-                         double v, const char *unit, int64_t now)
+static struct sc_asg *warm_asg(struct fx *x)
 {
-    struct fake *f = ud;
+    struct sc_asg_env env = fx_env(x);
 
-    (void)ns;
-    (void)dn;
-    (void)dv;
-    (void)unit;
-    (void)now;
-    for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
-        if (strcmp(sc_asg_metric_str(m), name) == 0)
-            f->metric[m] = v;
-}
-
-struct fx {
-    struct fake f;
-    struct sc_rng rng;
-    struct sc_asg *asg;
-    struct sc_error err;
-};
-
-static struct sc_asg *fx_asg(struct fx *x)
-{
-    struct sc_asg_config cfg = { 0 };
-
-    cfg.rng = &x->rng;
-    cfg.env = (struct sc_asg_env){
-        .ud = &x->f,
-        .run_instance = f_run,
-        .terminate_instance = f_term,
-        .instance_state = f_state,
-        .zone_valid = f_zone_valid,
-        .launch_template_resolve = f_lt_resolve,
-        .lb_exists = f_lb_exists,
-        .lb_register = f_lb_reg,
-        .lb_deregister = f_lb_dereg,
-        .lb_instance_state = f_lb_state,
-        .put_metric = f_put_metric,
-        .stop_instance = f_stop,
-        .start_instance = f_start,
-    };
-    return sc_asg_create(&cfg);
+    env.launch_template_resolve = f_lt_resolve;
+    return fx_asg_with(x, env);
 }
 
 static const char *const zones[] = { "us-east-1a" };
@@ -211,7 +51,7 @@ static const char *const lbs[] = { "lb" };
 
 static int setup(void **state)
 {
-    struct fx *x = calloc(1, sizeof(*x));
+    struct fx *x = fx_alloc();
     struct sc_asg_lc_req lc = { .launch_configuration_name = "lc",
                                 .image_id = "ami-1",
                                 .instance_type = "t3.micro" };
@@ -230,9 +70,7 @@ static int setup(void **state)
 
     if (!x)
         return -1;
-    sc_rng_init(&x->rng, 1);
-    sc_rng_init(&x->f.rng, 2);
-    x->asg = fx_asg(x);
+    x->asg = warm_asg(x);
     if (!x->asg || sc_asg_create_launch_configuration(x->asg, &lc, T0, &x->err) != SC_OK ||
         sc_asg_create_group(x->asg, &g, T0, &x->err) != SC_OK)
         return -1;
@@ -240,18 +78,9 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    struct fx *x = *state;
-
-    sc_asg_destroy(x->asg);
-    free(x);
-    return 0;
-}
-
 /* steps with the data plane between them (pending boots, shutting-down goes); then the
  * caches recounted */
-static void settle(struct fx *x, int64_t now)
+static void settle_warm(struct fx *x, int64_t now)
 {
     char why[256];
 
@@ -338,9 +167,9 @@ static void test_asg_warm_pool_fills_stopped(void **state)
 {
     struct fx *x = *state;
 
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, -2, -1, NULL, -1); /* defaults: MaxSize 5 - desired 1 = 4 */
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 1);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 4);
     assert_int_equal(sc_asg_warm_pool_size(grp(x)), 4);
@@ -364,9 +193,9 @@ static void test_asg_warm_pool_running_not_registered(void **state)
 {
     struct fx *x = *state;
 
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, 3, -1, "Running", -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_RUNNING), 2);
     for (int k = 0; k < 2; k++) {
         struct fake_inst *fi = finst(&x->f, nth_in(x, SC_ASG_WARMED_RUNNING, k));
@@ -385,9 +214,9 @@ static void test_asg_warm_scale_out_draws_from_pool(void **state)
     char pooled[2][SC_ASG_ID_LEN];
     int runs;
 
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, 2, 2, NULL, -1); /* absolute: 2 */
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
     snprintf(pooled[0], sizeof(pooled[0]), "%s", nth_in(x, SC_ASG_WARMED_STOPPED, 0));
     snprintf(pooled[1], sizeof(pooled[1]), "%s", nth_in(x, SC_ASG_WARMED_STOPPED, 1));
@@ -398,7 +227,7 @@ static void test_asg_warm_scale_out_draws_from_pool(void **state)
     assert_int_equal(count_in(x, SC_ASG_PENDING), 1);
     assert_string_equal(nth_in(x, SC_ASG_PENDING, 0), pooled[0]);
     assert_int_equal(finst(&x->f, pooled[0])->starts, 1);
-    settle(x, T0 + 11 * SEC);
+    settle_warm(x, T0 + 11 * SEC);
     assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 2);
     assert_true(finst(&x->f, pooled[0])->registered);
     assert_int_equal(sc_asg_group_capacity(grp(x)), 2);
@@ -422,16 +251,16 @@ static void test_asg_warm_cold_start_when_depleted(void **state)
     struct fx *x = *state;
     int runs;
 
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, 1, 1, NULL, -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
     runs = x->f.runs;
     set_desired(x, 4, T0 + 10 * SEC);
     sc_asg_step(x->asg, T0 + 10 * SEC);
     /* one from the pool, two cold, one into the pool (MinSize 1) */
     assert_int_equal(x->f.runs, runs + 3);
-    settle(x, T0 + 11 * SEC);
+    settle_warm(x, T0 + 11 * SEC);
     assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 4);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
 }
@@ -444,12 +273,12 @@ static void test_asg_warm_reuse_on_scale_in(void **state)
     char victim[SC_ASG_ID_LEN];
 
     set_desired(x, 2, T0);
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, -2, 0, NULL, 1); /* MaxSize 5 - 2 = 3 */
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 3);
     set_desired(x, 1, T0 + 10 * SEC);
-    settle(x, T0 + 10 * SEC);
+    settle_warm(x, T0 + 10 * SEC);
     assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 1);
     /* the pool's target became 4: the victim filled it */
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 4);
@@ -473,12 +302,12 @@ static void test_asg_warm_no_reuse_terminates(void **state)
     struct fx *x = *state;
 
     set_desired(x, 2, T0);
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, 2, 0, NULL, -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 0); /* 2 - 2 */
     set_desired(x, 1, T0 + 10 * SEC);
-    settle(x, T0 + 10 * SEC);
+    settle_warm(x, T0 + 10 * SEC);
     assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 1);
     /* the pool's target is 1 now: a fresh launch, the victim is gone */
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
@@ -584,27 +413,27 @@ static void test_asg_warm_hooks_on_entering_and_leaving(void **state)
                                  .default_result = "CONTINUE" };
     const char *id;
 
-    settle(x, T0);
+    settle_warm(x, T0);
     assert_int_equal(sc_asg_put_lifecycle_hook(x->asg, &h, T0, &x->err), SC_OK);
     put_pool(x, 2, 1, NULL, -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_WAIT), 1);
     id = nth_in(x, SC_ASG_WARMED_PENDING_WAIT, 0);
     assert_int_equal(finst(&x->f, id)->stops, 0); /* not stopped before the hook completes */
     assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "boot", NULL, id, "CONTINUE",
                                                       T0 + 5 * SEC, &x->err),
                      SC_OK);
-    settle(x, T0 + 5 * SEC);
+    settle_warm(x, T0 + 5 * SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
     set_desired(x, 2, T0 + 10 * SEC);
-    settle(x, T0 + 10 * SEC);
+    settle_warm(x, T0 + 10 * SEC);
     assert_int_equal(count_in(x, SC_ASG_PENDING_WAIT), 1);
     assert_string_equal(nth_in(x, SC_ASG_PENDING_WAIT, 0), id);
     assert_false(finst(&x->f, id)->registered);
     assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "boot", NULL, id, "CONTINUE",
                                                       T0 + 12 * SEC, &x->err),
                      SC_OK);
-    settle(x, T0 + 12 * SEC);
+    settle_warm(x, T0 + 12 * SEC);
     assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 2);
     assert_true(finst(&x->f, id)->registered);
 }
@@ -618,15 +447,15 @@ static void test_asg_warm_abandon_on_entering(void **state)
                                  .lifecycle_transition = "autoscaling:EC2_INSTANCE_LAUNCHING" };
     char id[SC_ASG_ID_LEN];
 
-    settle(x, T0);
+    settle_warm(x, T0);
     assert_int_equal(sc_asg_put_lifecycle_hook(x->asg, &h, T0, &x->err), SC_OK);
     put_pool(x, 2, 1, NULL, -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     snprintf(id, sizeof(id), "%s", nth_in(x, SC_ASG_WARMED_PENDING_WAIT, 0));
     assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "boot", NULL, id, "ABANDON",
                                                       T0 + 5 * SEC, &x->err),
                      SC_OK);
-    settle(x, T0 + 5 * SEC);
+    settle_warm(x, T0 + 5 * SEC);
     assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_GONE);
     assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_WAIT), 1); /* the replacement */
     assert_string_not_equal(nth_in(x, SC_ASG_WARMED_PENDING_WAIT, 0), id);
@@ -638,9 +467,9 @@ static void test_asg_warm_delete_pending_then_gone(void **state)
 {
     struct fx *x = *state;
 
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, 3, -1, NULL, -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
     assert_int_equal(sc_asg_delete_warm_pool(x->asg, "g", 0, T0 + 2 * SEC, &x->err), SC_OK);
     assert_true(sc_asg_warm_pool(grp(x))->pending_delete);
@@ -653,7 +482,7 @@ static void test_asg_warm_delete_pending_then_gone(void **state)
         assert_string_equal(x->err.message,
                             "The warm pool of Auto Scaling group g is pending delete.");
     }
-    settle(x, T0 + 3 * SEC);
+    settle_warm(x, T0 + 3 * SEC);
     assert_null(sc_asg_warm_pool(grp(x)));
     assert_int_equal(sc_asg_warm_pool_size(grp(x)), 0);
     assert_int_equal(sc_asg_group_instance_count(grp(x)), 1);
@@ -662,7 +491,7 @@ static void test_asg_warm_delete_pending_then_gone(void **state)
     assert_string_equal(x->err.message, "No warm pool found for Auto Scaling group g.");
     /* force */
     put_pool(x, 3, -1, NULL, -1);
-    settle(x, T0 + 5 * SEC);
+    settle_warm(x, T0 + 5 * SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
     assert_int_equal(sc_asg_delete_warm_pool(x->asg, "g", 1, T0 + 6 * SEC, &x->err), SC_OK);
     assert_null(sc_asg_warm_pool(grp(x)));
@@ -671,7 +500,7 @@ static void test_asg_warm_delete_pending_then_gone(void **state)
         if (x->f.inst[i].state != SC_ASG_EC2_RUNNING)
             assert_true(x->f.inst[i].state == SC_ASG_EC2_SHUTTING_DOWN ||
                         x->f.inst[i].state == SC_ASG_EC2_GONE);
-    settle(x, T0 + 7 * SEC);
+    settle_warm(x, T0 + 7 * SEC);
     assert_int_equal(sc_asg_group_instance_count(grp(x)), 1);
 }
 
@@ -683,14 +512,14 @@ static void test_asg_warm_terminate_pool_instance_refills(void **state)
     const struct sc_asg_activity_info *a = NULL;
     char id[SC_ASG_ID_LEN];
 
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, 2, 1, NULL, -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     snprintf(id, sizeof(id), "%s", nth_in(x, SC_ASG_WARMED_STOPPED, 0));
     assert_int_equal(sc_asg_terminate_instance(x->asg, id, 1, T0 + 2 * SEC, &a, &x->err), SC_OK);
     assert_non_null(a);
     assert_non_null(strstr(a->description, id));
-    settle(x, T0 + 2 * SEC);
+    settle_warm(x, T0 + 2 * SEC);
     assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_GONE);
     assert_int_equal(grp(x)->desired_capacity, 1);
     assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
@@ -704,9 +533,9 @@ static void test_asg_warm_not_in_group_metrics(void **state)
 
     assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", NULL, 0, "1Minute", T0, &x->err),
                      SC_OK);
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, -2, -1, "Running", -1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_RUNNING), 4);
     sc_asg_step(x->asg, T0 + 61 * SEC);
     assert_int_equal((int)x->f.metric[2], 1); /* GroupDesiredCapacity */
@@ -721,18 +550,17 @@ static void test_asg_warm_not_in_group_metrics(void **state)
 static void test_asg_warm_save_load(void **state)
 {
     struct fx *x = *state;
-    struct fx *y = calloc(1, sizeof(*y));
+    struct fx *y = fx_alloc();
     json_t *doc;
 
     assert_non_null(y);
-    settle(x, T0);
+    settle_warm(x, T0);
     put_pool(x, 3, 1, "Hibernated", 1);
-    settle(x, T0 + SEC);
+    settle_warm(x, T0 + SEC);
     assert_int_equal(count_in(x, SC_ASG_WARMED_HIBERNATED), 2);
     doc = sc_asg_save(x->asg);
     assert_non_null(doc);
-    sc_rng_init(&y->rng, 1);
-    y->asg = fx_asg(y);
+    y->asg = warm_asg(y);
     assert_int_equal(sc_asg_load(y->asg, doc, &y->err), SC_OK);
     {
         const struct sc_asg_group_info *g = sc_asg_group_find(y->asg, "g");
@@ -756,22 +584,26 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_asg_warm_pool_size_rule),
-        cmocka_unit_test_setup_teardown(test_asg_warm_pool_fills_stopped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_pool_running_not_registered, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_scale_out_draws_from_pool, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_cold_start_when_depleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_reuse_on_scale_in, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_no_reuse_terminates, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_refused_with_mixed_policy, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_bad_input_changes_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_pool_fills_stopped, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_pool_running_not_registered, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_scale_out_draws_from_pool, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_cold_start_when_depleted, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_reuse_on_scale_in, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_no_reuse_terminates, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_refused_with_mixed_policy, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_bad_input_changes_nothing, setup,
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_hooks_on_entering_and_leaving, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_abandon_on_entering, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_delete_pending_then_gone, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_abandon_on_entering, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_delete_pending_then_gone, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_terminate_pool_instance_refills, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_not_in_group_metrics, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_asg_warm_save_load, setup, teardown),
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_not_in_group_metrics, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_save_load, setup, fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
