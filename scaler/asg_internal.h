@@ -432,6 +432,10 @@ void asg_predict_update(struct sc_asg *asg, const struct asg_group *g,
                         struct sc_asg_predictive_info *p, int64_t now_ms);
 /* g's predictive policies at now: forecasts due, ForecastAndScale instants passed. */
 void asg_predict_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* The least a dynamic policy may lower g to at now (want: what it asks): MinSize, or the
+ * capacity a ForecastAndScale policy scaled to for the hour now is in when that is more
+ * (docs/autoscaling.md 9.4); want itself when it is no scale-in. */
+int asg_predict_min(const struct asg_group *g, int64_t now_ms, int64_t want);
 /* g's next forecast or scaling instant, INT64_MAX when none. */
 int64_t asg_predict_next_due(const struct asg_group *g);
 /* The configuration and forecast as the state file keeps them (NULL on OOM), and back. */

@@ -714,8 +714,8 @@ static enum sc_status exec_simple(struct asg_group *g, struct asg_policy *p, con
                                   i->scaling_adjustment, i->min_adjustment_magnitude);
     sc_decision_arith_adjust(d, "", i->adjustment_type, g->info.desired_capacity,
                              i->scaling_adjustment, i->min_adjustment_magnitude, want);
-    want =
-        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
+    want = sc_decision_bounds(d, g->info.desired_capacity, asg_predict_min(g, now_ms, want),
+                              g->info.max_size, want);
     if (asg_in_cooldown(g, now_ms) && (x->by == BY_ALARM || x->honor_cooldown)) {
         if (g->cooldown_pending_s >= 0) {
             sc_decision_unchanged(d, SC_DECISION_ACTIVITY_IN_PROGRESS);
@@ -749,8 +749,8 @@ static enum sc_status apply_warmup_rules(struct asg_group *g, struct asg_policy 
     int warming = asg_group_warming(g, now_ms);
 
     d->warming = warming;
-    want =
-        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
+    want = sc_decision_bounds(d, g->info.desired_capacity, asg_predict_min(g, now_ms, want),
+                              g->info.max_size, want);
     d->direction = out ? 1 : -1;
     if (out) {
         if (want <= desired) {

@@ -477,6 +477,36 @@ void asg_predict_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
     }
 }
 
+int asg_predict_min(const struct asg_group *g, int64_t now_ms, int64_t want)
+{
+    int floor = g->info.min_size;
+
+    if (want >= g->info.desired_capacity)
+        return floor;
+    for (int k = 0; k < g->npol; k++) {
+        const struct asg_policy *pol = g->pol[k];
+        const struct sc_asg_predictive_info *p = pol->info.predictive;
+        int64_t b, hour, i;
+        int desired, max;
+
+        if (!p || !p->forecast_and_scale || !p->has_forecast || !pol->info.enabled)
+            continue;
+        /* the hour whose instant (hour - buffer) was the last at or before now */
+        b = (int64_t)sc_predict_buffer_s(p) * 1000;
+        hour = floor_to(now_ms + b, SC_PREDICT_HOUR_MS);
+        if (hour < p->start_ms)
+            continue;
+        i = (hour - p->start_ms) / SC_PREDICT_HOUR_MS;
+        if (i >= SC_PREDICT_FORECAST_HOURS)
+            continue;
+        sc_predict_scale_target(p->capacity[i], g->info.min_size, g->info.max_size,
+                                p->increase_max_capacity, p->max_capacity_buffer, &desired, &max);
+        if (desired > floor)
+            floor = desired;
+    }
+    return floor;
+}
+
 int64_t asg_predict_next_due(const struct asg_group *g)
 {
     int64_t due = INT64_MAX;

@@ -201,6 +201,8 @@ static const char *event_type(enum sim_event_kind k)
         return "decision";
     case SIM_EVENT_HOOK:
         return "hook";
+    case SIM_EVENT_FORECAST:
+        return "forecast";
     default:
         return "fault";
     }
@@ -316,6 +318,9 @@ void sim_out_on_event(const struct sim_event *e, void *ud)
         fprintf(o->f, "  ^ %s decision %s\n", t, e->description);
     else if (e->kind == SIM_EVENT_HOOK)
         fprintf(o->f, "  ^ %s hook %s\n", t, e->description);
+    else if (e->kind == SIM_EVENT_FORECAST)
+        fprintf(o->f, "  ^ %s forecast %s %s: %s\n", t, e->group ? e->group : "",
+                e->name ? e->name : "", e->description);
     else
         fprintf(o->f, "  ^ %s fault %s %s%s%s\n", t, e->cause, e->group ? e->group : "",
                 e->group ? ": " : "", e->description);

@@ -93,6 +93,10 @@ enum sim_event_kind {
     SIM_EVENT_HOOK = 4,     /* a lifecycle action (`--explain`): name = the hook, cause =
                                "waiting", "heartbeat", "completed" or "timeout", status = the
                                result, description = the human line; hook = the note */
+    SIM_EVENT_FORECAST = 5, /* a predictive scaling policy made a forecast
+                               (docs/autoscaling.md 9.3): name = the policy, status = its
+                               Mode, cause = when and from which hour, description = the
+                               capacity of each forecast hour */
 };
 
 /* One event. For activities: group, cause (AWS's Cause text), description (AWS's

@@ -305,6 +305,39 @@ static void test_asg_predict_never_scales_in(void **state)
     assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 5);
 }
 
+static void test_asg_predict_hour_capacity_floors_dynamic_scale_in(void **state)
+{
+    struct fx *x = *state;
+    struct preq p;
+    struct sc_step_adjustment down = { .has_upper = 1, .upper = 0, .scaling_adjustment = -3 };
+    struct sc_asg_policy_req step = { .auto_scaling_group_name = "g",
+                                      .policy_name = "down",
+                                      .policy_type = "StepScaling",
+                                      .adjustment_type = "ChangeInCapacity",
+                                      .step_adjustments = &down,
+                                      .nstep_adjustments = 1 };
+    struct sc_asg_exec_req e = { .auto_scaling_group_name = "g",
+                                 .policy_name = "down",
+                                 .has_metric_value = 1,
+                                 .metric_value = 0,
+                                 .has_breach_threshold = 1,
+                                 .breach_threshold = 10 };
+
+    preq_init(&p, "ForecastAndScale");
+    assert_int_equal(put(x, &p, T0), SC_OK);
+    assert_int_equal(sc_asg_put_scaling_policy(x->asg, &step, T0, NULL, &x->err), SC_OK);
+    settle(x, T0);
+    settle(x, T0 + 9 * HR - 300 * SEC);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 4);
+    /* within the 09:00 hour a scale-in stops at its forecast capacity */
+    sc_asg_execute_policy(x->asg, &e, T0 + 9 * HR + 30 * 60 * SEC, &x->err);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 4);
+    /* in the 17:00 hour (forecast 1) it goes down */
+    settle(x, T0 + 17 * HR);
+    sc_asg_execute_policy(x->asg, &e, T0 + 17 * HR + 60 * SEC, &x->err);
+    assert_int_equal(sc_asg_group_find(x->asg, "g")->desired_capacity, 1);
+}
+
 static void test_asg_predict_forecast_only_does_not_scale(void **state)
 {
     struct fx *x = *state;
@@ -659,6 +692,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_asg_predict_forecast_and_scale_raises_before_the_hour,
                                         setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_predict_never_scales_in, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_predict_hour_capacity_floors_dynamic_scale_in,
+                                        setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_predict_forecast_only_does_not_scale, setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_predict_forecast_and_scale_honors_max, setup,
