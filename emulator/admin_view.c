@@ -12,6 +12,7 @@
 #include "emulator/events.h"
 #include "scaler/alarm.h"
 #include "scaler/asg.h"
+#include "scaler/asg_warm.h"
 #include "scaler/civil.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
@@ -140,6 +141,19 @@ static json_t *activities_json(const struct sc_asg *asg, const char *group)
     return arr;
 }
 
+/* The group's warm pool as the console draws it (DescribeWarmPool's figures), or null. */
+static json_t *warm_json(const struct sc_asg_group_info *gi)
+{
+    const struct sc_asg_warm_info *w = sc_asg_warm_pool(gi);
+
+    if (!w)
+        return json_null();
+    return json_pack("{s:s,s:i,s:i,s:i,s:b}", "pool_state", sc_asg_pool_state_str(w->pool_state),
+                     "min_size", w->min_size, "max_group_prepared_capacity",
+                     w->has_max_group_prepared_capacity ? w->max_group_prepared_capacity : -1,
+                     "size", sc_asg_warm_pool_size(gi), "pending_delete", w->pending_delete);
+}
+
 static json_t *groups_json(struct sc_world *w, json_t *dp, json_t *lbs)
 {
     struct sc_asg *asg = sc_world_asg(w);
@@ -175,11 +189,12 @@ static json_t *groups_json(struct sc_world *w, json_t *dp, json_t *lbs)
             json_array_append_new(ins, o);
         }
         json_array_append_new(
-            arr, json_pack("{s:s,s:i,s:i,s:i,s:s,s:o,s:o,s:o}", "name", gi->auto_scaling_group_name,
-                           "min", gi->min_size, "desired", gi->desired_capacity, "max",
-                           gi->max_size, "health_check_type", gi->health_check_type,
-                           "load_balancers", names, "instances", ins, "activities",
-                           activities_json(asg, gi->auto_scaling_group_name)));
+            arr, json_pack("{s:s,s:i,s:i,s:i,s:s,s:o,s:o,s:o,s:o}", "name",
+                           gi->auto_scaling_group_name, "min", gi->min_size, "desired",
+                           gi->desired_capacity, "max", gi->max_size, "health_check_type",
+                           gi->health_check_type, "load_balancers", names, "instances", ins,
+                           "activities", activities_json(asg, gi->auto_scaling_group_name),
+                           "warm_pool", warm_json(gi)));
     }
     return arr;
 }
@@ -202,6 +217,41 @@ static int visit_alarm(const struct sc_alarm_view *a, void *ud)
     return 0;
 }
 
+/* o[key] is the string s. */
+static int member_is(json_t *o, const char *key, const char *s)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+
+    return v && strcmp(v, s) == 0;
+}
+
+/* The world's zones with their state ("impaired" while an az_outage holds it) and, when
+ * the outage has an end, its until_ms from the data plane's zones_down. */
+static json_t *zones_json(struct sc_world *w, const char *account, json_t *dp)
+{
+    const struct sc_ec2 *ec2 = sc_world_ec2(w);
+    json_t *arr = json_array();
+
+    for (int i = 0; i < sc_ec2_zone_count(ec2); i++) {
+        const struct sc_ec2_zone *z = sc_ec2_zone_at(ec2, i);
+        json_t *o =
+            json_pack("{s:s,s:s,s:s}", "name", z->zone_name, "id", z->zone_id, "state", z->state);
+        size_t k;
+        json_t *d;
+
+        json_array_foreach(json_object_get(dp, "zones_down"), k, d)
+        {
+            json_t *until = json_object_get(d, "until_ms");
+
+            if (json_is_integer(until) && json_integer_value(until) > 0 &&
+                member_is(d, "zone", z->zone_name) && member_is(d, "account", account))
+                json_object_set(o, "until_ms", until);
+        }
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 json_t *admin_view_overview(struct emu *e)
 {
     json_t *dp = dataplane_json(e);
@@ -216,9 +266,10 @@ json_t *admin_view_overview(struct emu *e)
 
         memset(&req, 0, sizeof(req));
         sc_cw_describe_alarms(sc_world_cw(w), &req, visit_alarm, alarms, NULL);
-        json_array_append_new(worlds, json_pack("{s:s,s:s,s:o,s:o,s:o}", "account", account,
-                                                "region", region, "groups", groups_json(w, dp, lbs),
-                                                "load_balancers", lbs, "alarms", alarms));
+        json_array_append_new(
+            worlds, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "account", account, "region", region,
+                              "zones", zones_json(w, account, dp), "groups",
+                              groups_json(w, dp, lbs), "load_balancers", lbs, "alarms", alarms));
     }
     json_decref(dp);
     return json_pack("{s:o,s:b,s:I}", "worlds", worlds, "data_plane", emu_autoscale(e) != NULL,

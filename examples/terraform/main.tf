@@ -6,7 +6,9 @@
 #     the action of a CloudWatch alarm;
 #   - "mixed": a group with a mixed instances policy (two weighted instance types of the
 #     launch template, capacity rebalancing) and a target-tracking policy;
-#   - "lt": a group on the launch template by name and version.
+#   - "lt": a group on the launch template by name and version, with a warm pool of
+#     stopped instances and a launch lifecycle hook;
+#   - a scheduled action that raises web's desired capacity on weekday mornings.
 
 variable "lt_desired" {
   description = "Desired capacity of the \"lt\" group (no policies: Terraform owns it)"
@@ -214,4 +216,37 @@ resource "aws_autoscaling_group" "lt" {
     name    = aws_launch_template.app.name
     version = "$Default"
   }
+
+  # instances booted ahead and kept stopped: a scale-out starts one instead of booting
+  # (docs/autoscaling.md section 7)
+  warm_pool {
+    pool_state                  = "Stopped"
+    min_size                    = 1
+    max_group_prepared_capacity = 2
+    instance_reuse_policy {
+      reuse_on_scale_in = true
+    }
+  }
+}
+
+# each new lt instance waits in Pending:Wait until a handler completes the action or the
+# heartbeat runs out (60 s: one second at --time-scale 60), then CONTINUE puts it in service
+resource "aws_autoscaling_lifecycle_hook" "lt_launch" {
+  name                   = "lt-launch"
+  autoscaling_group_name = aws_autoscaling_group.lt.name
+  lifecycle_transition   = "autoscaling:EC2_INSTANCE_LAUNCHING"
+  heartbeat_timeout      = 60
+  default_result         = "CONTINUE"
+}
+
+# web's policies own its desired capacity; this raises it before the working day, and the
+# policies take it from there
+resource "aws_autoscaling_schedule" "web_morning" {
+  scheduled_action_name  = "web-morning"
+  autoscaling_group_name = aws_autoscaling_group.web.name
+  recurrence             = "0 8 * * MON-FRI"
+  time_zone              = "Etc/UTC"
+  min_size               = -1
+  max_size               = -1
+  desired_capacity       = 3
 }

@@ -3,7 +3,8 @@
 # driven by playwright-core from npm (tests/integration/browser/, no browser download),
 # against the emulator at --time-scale 60 with a group behind a load balancer: the page at /
 # renders the group's name, its instance ids and InService; a scale-out, a kill -9 clicked
-# on the page and its replacement, the fail-health-checks button, large type; then against
+# on the page and its replacement, the fail-health-checks button, large type, a zone outage
+# and its recovery from the zone buttons; then against
 # --clock manual: an instance stays Pending while the clock stands and boots when the
 # page's +1 min button moves it; the advance and play/pause buttons move the clock. Each step's
 # screenshot is checked: a PNG of the viewport's size, not blank (many colours, the
@@ -62,8 +63,8 @@ check_job "the console in Chromium: the manual clock's buttons" \
 cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'
 
 # the screenshots: each a 1280x900 PNG, not blank, with the names in the text beside it
-check "screenshots: six of the lesson's steps and one of the manual clock" bash -c "
-    [ \$(ls '$SHOTS'/scaled/*.png | wc -l) -eq 6 ] && [ \$(ls '$SHOTS'/manual/*.png | wc -l) -eq 1 ]"
+check "screenshots: seven of the lesson's steps and one of the manual clock" bash -c "
+    [ \$(ls '$SHOTS'/scaled/*.png | wc -l) -eq 7 ] && [ \$(ls '$SHOTS'/manual/*.png | wc -l) -eq 1 ]"
 python3 - "$SHOTS" <<'EOF' || failed=1
 import glob, os, re, struct, sys, zlib
 import tap

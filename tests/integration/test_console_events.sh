@@ -135,6 +135,26 @@ new = [i for i in (cur or []) if i not in ids]
 check("events: the replacement's launch and InService",
       new and any(e["type"] == "launch" and e["instance_id"] == new[0] for e in ev2) and
       any(e["type"] == "lifecycle" and e["instance_id"] == new[0] and e["to"] == "InService" for e in ev2))
+
+def overview():
+    with urllib.request.urlopen(f"{ep}/_scalelab/overview", timeout=5) as r:
+        return json.load(r)
+
+# what the console draws: the world's zones and a group's warm pool
+w = overview()["worlds"][0]
+check("overview: the world's zones with their state", [(z["name"], z["state"]) for z in w["zones"]][:2] ==
+      [("us-east-1a", "available"), ("us-east-1b", "available")], w["zones"])
+check("overview: no warm pool is null", [g["warm_pool"] for g in w["groups"]] == [None])
+asg.put_warm_pool(AutoScalingGroupName="web", MinSize=1, MaxGroupPreparedCapacity=3)
+def warmed():
+    g = overview()["worlds"][0]["groups"][0]
+    st = sorted(i["lifecycle_state"] for i in g["instances"] if i["lifecycle_state"].startswith("Warmed:"))
+    return g if st == ["Warmed:Stopped"] else None
+g = wait(warmed, 20)
+check("overview: the warm pool's figures and its instance in Warmed:Stopped",
+      g and g["warm_pool"] == {"pool_state": "Stopped", "min_size": 1, "max_group_prepared_capacity": 3,
+                               "size": 1, "pending_delete": False}, g and g["warm_pool"])
+asg.delete_warm_pool(AutoScalingGroupName="web", ForceDelete=True)
 with open(os.path.join(tmp, "last_seq"), "w") as f:
     f.write(str(events()[-1]["seq"]))
 sys.exit(tap.failed)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # examples/terraform/ as a user runs it (docs/terraform.md), against `emulator --time-scale
 # 60`: terraform init from the offline mirror, apply (timed), the stack checked with boto3
-# (instances InService behind the ELB, the policies' Alarms, CapacityRebalance), `terraform
+# (instances InService behind the ELB, the policies' Alarms, CapacityRebalance, lt's warm pool
+# and launch hook, web's scheduled action), `terraform
 # plan -detailed-exitcode` straight after exits 0, an apply changing a desired capacity and
 # an alarm threshold (through the provider's capacity waiter), kill -9 of an instance
 # through the admin fault API heals, `terraform import` of a group made with the aws CLI
@@ -75,6 +76,25 @@ check("web-simple-in lists web-low-cpu in its Alarms",
 check("mixed-cpu-50 lists its two target-tracking alarms",
       [a["AlarmName"].split("-")[2] for a in pol["mixed-cpu-50"]["Alarms"]] == ["AlarmHigh", "AlarmLow"],
       [a["AlarmName"] for a in pol["mixed-cpu-50"]["Alarms"]])
+wp = asg.describe_warm_pool(AutoScalingGroupName="lt")
+conf = wp.get("WarmPoolConfiguration", {})
+check("lt: the warm pool as written (Stopped, min 1, max prepared 2, reuse on scale-in)",
+      (conf.get("PoolState"), conf.get("MinSize"), conf.get("MaxGroupPreparedCapacity"),
+       conf.get("InstanceReusePolicy")) == ("Stopped", 1, 2, {"ReuseOnScaleIn": True}), conf)
+check("lt: its warm instances are Warmed:Stopped, none counted in the group",
+      wp["Instances"] and all(i["LifecycleState"] == "Warmed:Stopped" for i in wp["Instances"]) and
+      not any(i["LifecycleState"].startswith("Warmed:") for i in groups["lt"]["Instances"]),
+      [i["LifecycleState"] for i in wp["Instances"]])
+hooks = asg.describe_lifecycle_hooks(AutoScalingGroupName="lt")["LifecycleHooks"]
+check("lt: the launch hook (60 s heartbeat, CONTINUE, global timeout 100 x heartbeat)",
+      [(h["LifecycleHookName"], h["LifecycleTransition"], h["HeartbeatTimeout"], h["DefaultResult"],
+        h["GlobalTimeout"]) for h in hooks] ==
+      [("lt-launch", "autoscaling:EC2_INSTANCE_LAUNCHING", 60, "CONTINUE", 6000)], hooks)
+sa = asg.describe_scheduled_actions(AutoScalingGroupName="web")["ScheduledUpdateGroupActions"]
+check("web-morning: desired 3 at 08:00 UTC on weekdays, min and max left alone",
+      [(a["ScheduledActionName"], a.get("Recurrence"), a.get("TimeZone"), a.get("DesiredCapacity"),
+        "MinSize" in a, "MaxSize" in a) for a in sa] ==
+      [("web-morning", "0 8 * * MON-FRI", "Etc/UTC", 3, False, False)], sa)
 sys.exit(tap.failed)
 EOF
 

@@ -158,6 +158,29 @@ try {
                                            getComputedStyle(document.body).fontSize === "24px");
     check("large type: the l key makes the type 24 px", large);
     await shot("large-type");
+
+    // step 6: a zone outage from the page, and the recovery
+    const ov = await (await fetch(ep + "/_scalelab/overview")).json();
+    const zones = ov.worlds[0].zones.map((z) => z.name);
+    const zone = zones[zones.length - 1];
+    await page.click(`button[data-zone="${zone}"][data-zone-fault="az_outage"]`);
+    await page.waitForSelector("dialog#confirm[open]", { timeout: 5000 });
+    check("zone outage asks for confirmation, naming the zone",
+          (await page.textContent("#confirm-text")).includes(`availability zone ${zone} down`));
+    await page.click("#confirm-ok");
+    const impaired = await until("the zone impaired on the page", async () =>
+      (await page.$$(`[data-zone-state="impaired"] button[data-zone="${zone}"][data-zone-fault="az_recover"]`)).length === 1, 10000);
+    const ov2 = await (await fetch(ep + "/_scalelab/overview")).json();
+    check("zone outage: the page shows the zone impaired, as the overview says",
+          impaired && ov2.worlds[0].zones.find((z) => z.name === zone).state === "impaired", zones);
+    check("zone outage: the feed has the fault, naming the zone", await until("fault in the feed", async () =>
+      (await page.$$eval('#feed [data-type="fault"]', (els, z) => els.filter((e) => e.textContent.includes(z)).length, zone)) >= 1, 5000));
+    await shot("zone-outage");
+    await page.click(`button[data-zone="${zone}"][data-zone-fault="az_recover"]`);
+    await page.waitForSelector("dialog#confirm[open]", { timeout: 5000 });
+    await page.click("#confirm-ok");
+    check("zone recover: the zone is available again", await until("available", async () =>
+      (await page.$$(`[data-zone-state="available"] button[data-zone="${zone}"]`)).length === 1, 10000));
   }
   check("no page errors", errors.length === 0, errors.slice(0, 3).join("; "));
   check("nothing fetched but the emulator's own URLs", external.length === 0, external.slice(0, 3).join(" "));
