@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 #include "emulator/api_autoscaling_hooks.h"
 #include "emulator/api_autoscaling_notify.h"
+#include "emulator/api_autoscaling_predict.h"
 #include "emulator/api_autoscaling_refresh.h"
 #include "emulator/api_cloudwatch_anomaly.h"
 #include "emulator/api_cloudwatch_ext.h"
@@ -31,7 +32,9 @@ const struct api_handler *api_find(const char *service, const char *op)
             h = find_in(api_autoscaling_hook_handlers, op);
         if (!h)
             h = find_in(api_autoscaling_refresh_handlers, op);
-        return h ? h : find_in(api_autoscaling_notify_handlers, op);
+        if (!h)
+            h = find_in(api_autoscaling_notify_handlers, op);
+        return h ? h : find_in(api_autoscaling_predict_handlers, op);
     }
     if (strcmp(service, "elb") == 0)
         return find_in(api_elb_handlers, op);

@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "emulator/api_autoscaling_hooks.h"
 #include "emulator/api_autoscaling_notify.h"
+#include "emulator/api_autoscaling_predict.h"
 #include "scaler/alarm.h"
 #include "scaler/asg.h"
 #include "scaler/asg_warm.h"
@@ -1180,6 +1181,8 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
     const struct sc_asg_policy_info *p = NULL;
     json_t *steps = json_object_get(in, "StepAdjustments");
     json_t *tt = json_object_get(in, "TargetTrackingConfiguration");
+    json_t *pc = json_object_get(in, "PredictiveScalingConfiguration");
+    struct api_predictive pred = { 0 };
     struct sc_step_adjustment *sa = NULL;
     struct sc_asg_kv *dims = NULL;
     size_t i;
@@ -1254,12 +1257,17 @@ static int put_scaling_policy(struct api_ctx *ctx, json_t *in, json_t **out, str
         rq.has_enabled = 1;
         rq.enabled = api_bool(in, "Enabled", 1);
     }
+    if (pc) {
+        api_predictive_read(pc, &pred);
+        rq.predictive = &pred.cfg;
+    }
     if (sc_asg_put_scaling_policy(asg, &rq, ctx->now_ms, &p, &se) != SC_OK)
         rc = fail(err, &se);
     else
         *out = json_pack("{s:s,s:o}", "PolicyARN", p->policy_arn, "Alarms", alarms_json(p));
     free(sa);
     free(dims);
+    api_predictive_cleanup(&pred);
     api_alarm_queries_free((struct sc_alarm_query *)rq.target_tracking.metrics,
                            rq.target_tracking.nmetrics);
     return rc;
@@ -1353,6 +1361,9 @@ static json_t *policy_json(struct sc_world *w, const struct sc_asg_policy_info *
         }
         json_object_set_new(o, "TargetTrackingConfiguration", tt);
     }
+    if (p->predictive)
+        json_object_set_new(o, "PredictiveScalingConfiguration",
+                            api_predictive_json(p->predictive));
     json_object_set_new(o, "Alarms", related_alarms_json(w, p));
     return o;
 }

@@ -170,6 +170,12 @@ struct sc_asg_env {
      * Stopped or Hibernated pool keeps its instances running. */
     void (*stop_instance)(void *ud, const char *instance_id, int64_t now_ms);
     void (*start_instance)(void *ud, const char *instance_id, int64_t now_ms);
+    /* Predictive scaling (asg_predict.h): the load metric's history, n hours from from_ms
+     * (hour-aligned) into out[0..n): each hour the mean of the metric's per-minute stat
+     * (unit NULL: any) over the minutes of the hour with data, NAN for an hour without
+     * any. NULL: no history (predictive policies make no forecast). */
+    void (*load_history)(void *ud, const struct sc_metric_key *metric, const char *stat,
+                         const char *unit, int64_t from_ms, int n, double *out, int64_t now_ms);
 };
 
 struct sc_asg_config {
@@ -687,6 +693,7 @@ enum sc_asg_policy_type {
     SC_ASG_SIMPLE_SCALING = 0,
     SC_ASG_STEP_SCALING,
     SC_ASG_TARGET_TRACKING_SCALING,
+    SC_ASG_PREDICTIVE_SCALING, /* scaler/asg_predict.h */
 };
 const char *sc_asg_policy_type_str(enum sc_asg_policy_type t);
 
@@ -731,7 +738,11 @@ struct sc_asg_policy_req {
     struct sc_asg_tt_req target_tracking;
     int has_enabled;
     int enabled;
+    /* PredictiveScalingConfiguration (asg_predict.h), NULL when not sent */
+    const struct sc_asg_predictive_req *predictive;
 };
+
+struct sc_asg_predictive_info;
 
 struct sc_asg_policy_info {
     char *auto_scaling_group_name;
@@ -770,6 +781,8 @@ struct sc_asg_policy_info {
     char *alarm_names[2]; /* target tracking: High, Low (NULL when none) */
     char *alarm_arns[2];
     int enabled;
+    /* PredictiveScaling: its configuration and forecast (owned), NULL for other types */
+    struct sc_asg_predictive_info *predictive;
 };
 
 /* PutScalingPolicy: creates or replaces (same ARN) the group's policy. Target tracking

@@ -425,6 +425,30 @@ void asg_hooks_load(struct sc_load *l, const struct json_t *a, struct asg_group 
 struct json_t *asg_actions_save(const struct asg_inst *in);
 void asg_actions_load(struct sc_load *l, const struct json_t *a, struct asg_inst *in);
 
+/* asg_predict.c */
+struct sc_asg_predictive_req;
+struct sc_asg_predictive_info;
+/* An owned copy of a checked configuration (no forecast yet), NULL on OOM. */
+struct sc_asg_predictive_info *asg_predictive_dup(const struct sc_asg_predictive_req *r);
+void asg_predictive_free(struct sc_asg_predictive_info *p); /* NULL is a no-op */
+/* A new policy's first forecast and scaling instant. */
+void asg_predict_init(struct sc_asg *asg, const struct asg_group *g,
+                      struct sc_asg_predictive_info *p, int64_t now_ms);
+/* Makes p's forecast from the history before now (env.load_history). */
+void asg_predict_update(struct sc_asg *asg, const struct asg_group *g,
+                        struct sc_asg_predictive_info *p, int64_t now_ms);
+/* g's predictive policies at now: forecasts due, ForecastAndScale instants passed. */
+void asg_predict_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* The least a dynamic policy may lower g to at now (want: what it asks): MinSize, or the
+ * capacity a ForecastAndScale policy scaled to for the hour now is in when that is more
+ * (docs/autoscaling.md 12.4); want itself when it is no scale-in. */
+int asg_predict_min(const struct asg_group *g, int64_t now_ms, int64_t want);
+/* g's next forecast or scaling instant, INT64_MAX when none. */
+int64_t asg_predict_next_due(const struct asg_group *g);
+/* The configuration and forecast as the state file keeps them (NULL on OOM), and back. */
+struct json_t *asg_predictive_save(const struct sc_asg_predictive_info *p);
+struct sc_asg_predictive_info *asg_predictive_load(struct sc_load *l, const struct json_t *o);
+
 /* asg_sched.c */
 /* Runs g's scheduled actions due at now_ms (the step calls it before reconciling). */
 void asg_sched_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);

@@ -8,6 +8,7 @@
 
 #include "scaler/alarm.h"
 #include "scaler/asg_internal.h"
+#include "scaler/asg_predict.h"
 #include "scaler/elbv2.h"
 
 #define NOT_OVERRIDE                                                                               \
@@ -17,11 +18,12 @@ static const char *const policy_type_names[] = {
     [SC_ASG_SIMPLE_SCALING] = "SimpleScaling",
     [SC_ASG_STEP_SCALING] = "StepScaling",
     [SC_ASG_TARGET_TRACKING_SCALING] = "TargetTrackingScaling",
+    [SC_ASG_PREDICTIVE_SCALING] = "PredictiveScaling",
 };
 
 const char *sc_asg_policy_type_str(enum sc_asg_policy_type t)
 {
-    if ((unsigned)t > SC_ASG_TARGET_TRACKING_SCALING)
+    if ((unsigned)t > SC_ASG_PREDICTIVE_SCALING)
         return "";
     return policy_type_names[t];
 }
@@ -54,6 +56,7 @@ void asg_policy_free(struct asg_policy *p)
         free(i->alarm_names[k]);
         free(i->alarm_arns[k]);
     }
+    asg_predictive_free(i->predictive);
     free(p);
 }
 
@@ -173,9 +176,10 @@ static enum sc_status parse_type(const char *s, enum sc_asg_policy_type *t, stru
         *t = SC_ASG_TARGET_TRACKING_SCALING;
         return SC_OK;
     }
-    if (strcmp(s, "PredictiveScaling") == 0)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "PredictiveScaling policies are not supported by scalelab.");
+    if (strcmp(s, "PredictiveScaling") == 0) {
+        *t = SC_ASG_PREDICTIVE_SCALING;
+        return SC_OK;
+    }
     return sc_fail(
         err, SC_ERR_VALIDATION,
         "1 validation error detected: Value '%s' at 'policyType' failed to satisfy constraint: Member must satisfy enum value set: [SimpleScaling, StepScaling, TargetTrackingScaling, PredictiveScaling]",
@@ -191,6 +195,23 @@ static enum sc_status validate(const struct sc_asg_policy_req *r, enum sc_asg_po
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "1 validation error detected: Value at 'policyName' failed to satisfy constraint: Member must have length between 1 and 255");
+    if (t == SC_ASG_PREDICTIVE_SCALING) {
+        if (!r->predictive)
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "PredictiveScalingConfiguration is required for policy type PredictiveScaling.");
+        if (r->adjustment_type || r->has_scaling_adjustment || r->nstep_adjustments > 0 ||
+            r->has_min_adjustment_magnitude || r->has_cooldown || r->metric_aggregation_type ||
+            r->has_estimated_instance_warmup || r->has_target_tracking)
+            return sc_fail(
+                err, SC_ERR_VALIDATION,
+                "AdjustmentType, ScalingAdjustment, StepAdjustments, MinAdjustmentMagnitude, Cooldown, MetricAggregationType, EstimatedInstanceWarmup and TargetTrackingConfiguration are not supported for policy type PredictiveScaling.");
+        return sc_asg_predictive_validate(r->predictive, err);
+    }
+    if (r->predictive)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "PredictiveScalingConfiguration is only supported for policy type PredictiveScaling.");
     if (t == SC_ASG_TARGET_TRACKING_SCALING) {
         const struct sc_asg_tt_req *tt = &r->target_tracking;
 
@@ -510,7 +531,12 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
     i->enabled = r->has_enabled ? !!r->enabled : 1;
     i->has_estimated_instance_warmup = r->has_estimated_instance_warmup;
     i->estimated_instance_warmup = r->estimated_instance_warmup;
-    if (t != SC_ASG_TARGET_TRACKING_SCALING) {
+    if (t == SC_ASG_PREDICTIVE_SCALING) {
+        i->predictive = asg_predictive_dup(r->predictive);
+        if (!i->predictive)
+            goto oom;
+        asg_predict_init(asg, g, i->predictive, now_ms);
+    } else if (t != SC_ASG_TARGET_TRACKING_SCALING) {
         i->has_adjustment_type = 1;
         i->adjustment_type = adj;
         i->has_min_adjustment_magnitude = r->has_min_adjustment_magnitude;
@@ -531,7 +557,7 @@ enum sc_status sc_asg_put_scaling_policy(struct sc_asg *asg, const struct sc_asg
         memcpy(i->step_adjustments, r->step_adjustments,
                (size_t)r->nstep_adjustments * sizeof(*i->step_adjustments));
         i->nstep_adjustments = r->nstep_adjustments;
-    } else {
+    } else if (t == SC_ASG_TARGET_TRACKING_SCALING) {
         if (set_tt_metric(p, &r->target_tracking) != 0)
             goto oom;
         if (old) {
@@ -688,8 +714,8 @@ static enum sc_status exec_simple(struct asg_group *g, struct asg_policy *p, con
                                   i->scaling_adjustment, i->min_adjustment_magnitude);
     sc_decision_arith_adjust(d, "", i->adjustment_type, g->info.desired_capacity,
                              i->scaling_adjustment, i->min_adjustment_magnitude, want);
-    want =
-        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
+    want = sc_decision_bounds(d, g->info.desired_capacity, asg_predict_min(g, now_ms, want),
+                              g->info.max_size, want);
     if (asg_in_cooldown(g, now_ms) && (x->by == BY_ALARM || x->honor_cooldown)) {
         if (g->cooldown_pending_s >= 0) {
             sc_decision_unchanged(d, SC_DECISION_ACTIVITY_IN_PROGRESS);
@@ -723,8 +749,8 @@ static enum sc_status apply_warmup_rules(struct asg_group *g, struct asg_policy 
     int warming = asg_group_warming(g, now_ms);
 
     d->warming = warming;
-    want =
-        sc_decision_bounds(d, g->info.desired_capacity, g->info.min_size, g->info.max_size, want);
+    want = sc_decision_bounds(d, g->info.desired_capacity, asg_predict_min(g, now_ms, want),
+                              g->info.max_size, want);
     d->direction = out ? 1 : -1;
     if (out) {
         if (want <= desired) {
@@ -891,9 +917,9 @@ enum sc_status sc_asg_execute_policy(struct sc_asg *asg, const struct sc_asg_exe
         st = exec_step(g, p, &x, now_ms, err);
         break;
     default:
-        return sc_fail(
-            err, SC_ERR_VALIDATION,
-            "ExecutePolicy is not supported for policies of type TargetTrackingScaling.");
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "ExecutePolicy is not supported for policies of type %s.",
+                       sc_asg_policy_type_str(p->info.policy_type));
     }
     sc_decision_log_add(asg->decisions, &d);
     return st;
@@ -937,6 +963,8 @@ enum sc_status sc_asg_alarm_action(struct sc_asg *asg, const char *policy_arn,
             break;
         case SC_ASG_TARGET_TRACKING_SCALING:
             st = exec_tt(asg, g, p, &x, now_ms, err);
+            break;
+        case SC_ASG_PREDICTIVE_SCALING: /* no alarms of its own; nothing to run */
             break;
         }
     }

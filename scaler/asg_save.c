@@ -217,6 +217,8 @@ static json_t *policy_save(const struct asg_policy *p)
     bad |= sc_save_strv(o, "alarm_names", i->alarm_names, 2);
     bad |= sc_save_strv(o, "alarm_arns", i->alarm_arns, 2);
     bad |= sc_save_bool(o, "enabled", i->enabled);
+    if (i->predictive)
+        bad |= sc_save_take(o, "predictive", asg_predictive_save(i->predictive));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -532,7 +534,7 @@ static struct asg_activity *act_load(struct sc_load *l, const json_t *o)
 
 static int policy_type_parse(const char *s)
 {
-    for (int k = SC_ASG_SIMPLE_SCALING; s && k <= SC_ASG_TARGET_TRACKING_SCALING; k++) {
+    for (int k = SC_ASG_SIMPLE_SCALING; s && k <= SC_ASG_PREDICTIVE_SCALING; k++) {
         if (strcmp(sc_asg_policy_type_str((enum sc_asg_policy_type)k), s) == 0)
             return k;
     }
@@ -635,6 +637,10 @@ static struct asg_policy *policy_load(struct sc_load *l, const json_t *o, struct
         if (i->step_adjustments)
             i->nstep_adjustments = (int)ns;
     }
+    if (json_object_get(o, "predictive"))
+        i->predictive = asg_predictive_load(l, sc_load_object(l, o, "predictive"));
+    if (!l->failed && i->policy_type == SC_ASG_PREDICTIVE_SCALING && !i->predictive)
+        sc_load_fail(l, "a PredictiveScaling policy needs its predictive configuration");
     if (!l->failed && (!i->auto_scaling_group_name || !i->policy_name || !i->policy_arn))
         sc_load_fail(l, "a policy needs its group, name and ARN");
     return p;

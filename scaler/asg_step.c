@@ -640,6 +640,8 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
         replace_unhealthy(asg, g, now_ms);
         if (g->nscheds)
             asg_sched_step(asg, g, now_ms);
+        if (g->npol)
+            asg_predict_step(asg, g, now_ms);
         if (g->nrefreshes)
             asg_refresh_step(asg, g, now_ms);
         if (!g->deleting)
@@ -704,7 +706,10 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
             int64_t h = asg_hook_next_due(g, now_ms); /* a lifecycle action times out */
             int64_t s = asg_sched_next_due(g);        /* a scheduled action runs */
             int64_t r = g->nrefreshes ? asg_refresh_next_due(g, now_ms) : INT64_MAX;
+            int64_t p = g->npol ? asg_predict_next_due(g) : INT64_MAX;
 
+            if (p < due)
+                due = p > now_ms ? p : now_ms + 1;
             if (h < due)
                 due = h;
             if (r < due)

@@ -9,6 +9,7 @@
 
 #include "scaler/anomaly.h"
 #include "scaler/asg.h"
+#include "scaler/asg_predict.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -495,6 +496,64 @@ static const char *on_alarm_action(const char *arn, const struct sc_alarm_view *
     return NULL;
 }
 
+/* Predictive scaling's history (sc_asg_env.load_history): per-minute statistics, a day per
+ * GetMetricStatistics call (its 1,440-datapoint limit), each hour the mean of its minutes. */
+struct hourly {
+    int64_t from_ms;
+    int n;
+    double *sum;
+    int *cnt;
+};
+
+static int hourly_visit(const struct sc_datapoint *dp, void *ud)
+{
+    struct hourly *h = ud;
+    int64_t i = (dp->timestamp_ms - h->from_ms) / 3600000;
+
+    if (i >= 0 && i < h->n && (dp->has[0] || dp->ext_has[0])) {
+        h->sum[i] += dp->has[0] ? dp->value[0] : dp->ext_value[0];
+        h->cnt[i]++;
+    }
+    return 0;
+}
+
+static void env_load_history(void *ud, const struct sc_metric_key *m, const char *stat,
+                             const char *unit, int64_t from_ms, int n, double *out, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    double sum[SC_PREDICT_HISTORY_HOURS] = { 0 };
+    int cnt[SC_PREDICT_HISTORY_HOURS] = { 0 };
+    struct hourly h = { from_ms, n < SC_PREDICT_HISTORY_HOURS ? n : SC_PREDICT_HISTORY_HOURS, sum,
+                        cnt };
+    int pct = stat && stat[0] == 'p';
+
+    for (int64_t day = 0; day * 24 < h.n; day++) {
+        struct sc_get_metric_statistics_req q = { 0 };
+        int64_t a = from_ms + day * 24 * 3600000;
+        int64_t b = a + 24 * 3600000;
+        struct sc_error err = { 0 };
+
+        if (b > from_ms + (int64_t)h.n * 3600000)
+            b = from_ms + (int64_t)h.n * 3600000;
+        q.namespace = m->namespace;
+        q.metric_name = m->metric_name;
+        q.dimensions = m->dimensions;
+        q.n_dimensions = m->n_dimensions;
+        q.has_start_time = q.has_end_time = q.has_period = 1;
+        q.start_time_ms = a;
+        q.end_time_ms = b;
+        q.period = 60;
+        q.statistics = pct ? NULL : &stat;
+        q.n_statistics = pct ? 0 : 1;
+        q.extended_statistics = pct ? &stat : NULL;
+        q.n_extended_statistics = pct ? 1 : 0;
+        q.unit = unit;
+        (void)sc_cw_get_metric_statistics(w->cw, &q, now_ms, hourly_visit, &h, &err);
+    }
+    for (int i = 0; i < h.n; i++)
+        out[i] = cnt[i] ? sum[i] / cnt[i] : NAN;
+}
+
 /* --- create / destroy ------------------------------------------------------------------------- */
 
 static int env_tz_offset(void *ud, const char *zone, int64_t utc_ms, int *offset_s)
@@ -623,6 +682,7 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .tz_offset = cfg->tz_offset ? env_tz_offset : NULL,
         .stop_instance = env_stop,
         .start_instance = env_start,
+        .load_history = env_load_history,
     };
     w->tz_offset = cfg->tz_offset;
     w->tz_ud = cfg->tz_ud;

@@ -203,6 +203,8 @@ static const char *event_type(enum sim_event_kind k)
         return "hook";
     case SIM_EVENT_NOTIFICATION:
         return "notification";
+    case SIM_EVENT_FORECAST:
+        return "forecast";
     default:
         return "fault";
     }
@@ -321,6 +323,9 @@ void sim_out_on_event(const struct sim_event *e, void *ud)
     else if (e->kind == SIM_EVENT_NOTIFICATION)
         fprintf(o->f, "  ^ %s notification %s to %s: %s\n", t, e->name ? e->name : "", e->status,
                 e->cause);
+    else if (e->kind == SIM_EVENT_FORECAST)
+        fprintf(o->f, "  ^ %s forecast %s %s: %s\n", t, e->group ? e->group : "",
+                e->name ? e->name : "", e->description);
     else
         fprintf(o->f, "  ^ %s fault %s %s%s%s\n", t, e->cause, e->group ? e->group : "",
                 e->group ? ": " : "", e->description);

@@ -257,7 +257,8 @@ static void add_event_markers(const struct page *p, struct cm_svg *c, int g)
         enum cm_svg_shape shape;
 
         if (e->kind == SIM_EVENT_ALARM || e->kind == SIM_EVENT_HOOK ||
-            e->kind == SIM_EVENT_NOTIFICATION || !event_in_group(p, e, g))
+            e->kind == SIM_EVENT_NOTIFICATION || e->kind == SIM_EVENT_FORECAST ||
+            !event_in_group(p, e, g))
             continue;
         if (e->kind == SIM_EVENT_DECISION) {
             /* --explain: mark where a policy ran and capacity stayed (the activity
@@ -760,8 +761,8 @@ static void section_summary(struct page *p)
 static void section_events(struct page *p)
 {
     int ne = sim_timeline_event_count(p->in->tl);
-    static const char *const kinds[] = { "activity", "alarm", "fault",
-                                         "decision", "hook",  "notification" };
+    static const char *const kinds[] = { "activity", "alarm",        "fault",   "decision",
+                                         "hook",     "notification", "forecast" };
 
     puts_(p, "<h2 id=\"events\">Activities, alarms and faults</h2>\n");
     if (ne == 0) {
@@ -779,7 +780,7 @@ static void section_events(struct page *p)
 
         rel_time(p, e->t_ms, rel, sizeof(rel));
         printf_(p, "<tr><td>+%s</td><td>%s</td><td>", rel,
-                (unsigned)e->kind < 6 ? kinds[e->kind] : "?");
+                (unsigned)e->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[e->kind] : "?");
         esc(p, e->name ? e->name : (e->group ? e->group : ""));
         puts_(p, "</td><td>");
         esc(p, e->status);

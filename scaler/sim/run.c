@@ -14,6 +14,7 @@
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
 #include "scaler/asg_notify.h"
+#include "scaler/asg_predict.h"
 #include "scaler/asg_refresh.h"
 #include "scaler/asg_sched.h"
 #include "scaler/asg_warm.h"
@@ -226,9 +227,29 @@ static int setup_policies(struct eng *e)
 
         req.auto_scaling_group_name = p->group;
         req.policy_name = p->name;
-        req.policy_type = p->type == SIM_POLICY_SIMPLE ? "SimpleScaling"
-                          : p->type == SIM_POLICY_STEP ? "StepScaling"
-                                                       : "TargetTrackingScaling";
+        struct sc_predict_spec_req spec = { 0 };
+        struct sc_asg_predictive_req pred = { 0 };
+
+        req.policy_type = p->type == SIM_POLICY_SIMPLE   ? "SimpleScaling"
+                          : p->type == SIM_POLICY_STEP   ? "StepScaling"
+                          : p->type == SIM_POLICY_TARGET ? "TargetTrackingScaling"
+                                                         : "PredictiveScaling";
+        if (p->type == SIM_POLICY_PREDICTIVE) {
+            spec.has_target_value = 1;
+            spec.target_value = p->target_value;
+            spec.slot[SC_PREDICT_PAIR].set = 1;
+            spec.slot[SC_PREDICT_PAIR].predefined_metric_type = p->predefined_metric;
+            spec.slot[SC_PREDICT_PAIR].resource_label = p->resource_label;
+            pred.specs = &spec;
+            pred.nspecs = 1;
+            pred.mode = p->mode;
+            pred.has_scheduling_buffer_time = p->has_buffer_s;
+            pred.scheduling_buffer_time = p->buffer_s;
+            pred.max_capacity_breach_behavior = p->breach;
+            pred.has_max_capacity_buffer = p->has_max_buffer;
+            pred.max_capacity_buffer = p->max_buffer_pct;
+            req.predictive = &pred;
+        }
         req.adjustment_type = p->adjustment_type;
         if (p->type == SIM_POLICY_SIMPLE) {
             req.has_scaling_adjustment = 1;
@@ -422,6 +443,21 @@ static void plan_metrics(struct eng *e, struct sim_run_result *res)
                 plan_metric(e, res, v->alarm_name, q->metric.namespace, q->metric.metric_name,
                             q->metric.dimensions, q->metric.n_dimensions);
         }
+    }
+    /* a predictive policy's load metric (docs/autoscaling.md 12.3) */
+    for (int i = 0; i < e->sc->npolicies; i++) {
+        const struct sim_policy *pl = &e->sc->policies[i];
+        int g = sim_scenario_group_index(e->sc, pl->group);
+
+        if (pl->type != SIM_POLICY_PREDICTIVE || g < 0)
+            continue;
+        if (strcmp(pl->predefined_metric, "ASGCPUUtilization") == 0)
+            e->groups[g].cpu_metric = 1;
+        else
+            warn(res,
+                 "policy %s forecasts from %s, which the simulator does not produce; it will "
+                 "make no forecast",
+                 pl->name, pl->predefined_metric);
     }
 }
 
@@ -753,6 +789,7 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             push_activities(&e);
             push_alarm_changes(&e);
             push_decisions(&e);
+            push_forecasts(&e);
             need_step = 0;
         }
         if (e.now_ms >= next_sample) {

@@ -93,6 +93,7 @@ struct eng {
     int64_t start_ms, end_ms, now_ms;
     int64_t sample_ms;
     char *policy_arns[256];
+    int64_t forecast_seen[256]; /* a predictive policy's last forecast pushed (update time) */
 
     struct lb_state *lbs;
     struct group_track *groups;
@@ -152,6 +153,8 @@ enum sim_alarm_state to_sim_state(enum sc_alarm_state s);
 void push_alarm_changes(struct eng *e);
 /* With --explain: the decisions and lifecycle-hook notes since the last call. */
 void push_decisions(struct eng *e);
+/* Each predictive policy's forecast made since the last call, as a forecast event. */
+void push_forecasts(struct eng *e);
 
 /* run_sample.c: the minute [now - 60 s, now) ended: put what alarms read. */
 void metrics_minute(struct eng *e);

@@ -12,6 +12,8 @@
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
 #include "scaler/asg_notify.h"
+#include "scaler/asg_predict.h"
+#include "scaler/civil.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/decision.h"
 #include "scaler/ec2.h"
@@ -490,6 +492,40 @@ void push_activities(struct eng *e)
         }
         snprintf(e->groups[g].newest_done, sizeof(e->groups[g].newest_done), "%s",
                  sc_asg_activity_at(e->asg, name, first_done)->activity_id);
+    }
+}
+
+void push_forecasts(struct eng *e)
+{
+    for (int i = 0; i < e->sc->npolicies && i < 256; i++) {
+        const struct sim_policy *pl = &e->sc->policies[i];
+        const struct sc_asg_policy_info *pi;
+        const struct sc_asg_predictive_info *p;
+        char cause[96], made[32], from[32], desc[SIM_EVENT_TEXT_MAX];
+        struct sim_event ev = { 0 };
+        size_t k = 0;
+
+        if (pl->type != SIM_POLICY_PREDICTIVE)
+            continue;
+        pi = sc_asg_policy_find(e->asg, pl->group, pl->name);
+        p = pi ? pi->predictive : NULL;
+        if (!p || !p->has_forecast || p->update_ms == e->forecast_seen[i])
+            continue;
+        e->forecast_seen[i] = p->update_ms;
+        sc_civil_format_iso(p->update_ms, made, sizeof(made));
+        sc_civil_format_iso(p->start_ms, from, sizeof(from));
+        snprintf(cause, sizeof(cause), "made at %s for the 48 hours from %s", made, from);
+        k = (size_t)snprintf(desc, sizeof(desc), "capacity by hour:");
+        for (int h = 0; h < SC_PREDICT_FORECAST_HOURS && k < sizeof(desc); h++)
+            k += (size_t)snprintf(desc + k, sizeof(desc) - k, " %g", p->capacity[h]);
+        ev.kind = SIM_EVENT_FORECAST;
+        ev.t_ms = ev.end_ms = p->update_ms;
+        ev.group = pl->group;
+        ev.name = pl->name;
+        ev.cause = cause;
+        ev.description = desc;
+        ev.status = sc_predict_mode_str(p->forecast_and_scale);
+        sim_timeline_push_event(e->tl, &ev);
     }
 }
 

@@ -480,6 +480,8 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
                      dym(buf, sizeof(buf), NEAR(policies, npolicies, name)));
             else if (sc->policies[k].type == SIM_POLICY_TARGET)
                 fail(c, pi, "policy \"%s\" is target tracking: it makes its own alarms", name);
+            else if (sc->policies[k].type == SIM_POLICY_PREDICTIVE)
+                fail(c, pi, "policy \"%s\" is predictive: alarms do not run it", name);
         }
     }
     for (int i = 0; i < sc->nphases; i++) {
@@ -782,6 +784,8 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         free(pl->metric_aggregation_type);
         free(pl->predefined_metric);
         free(pl->resource_label);
+        free(pl->mode);
+        free(pl->breach);
         sc_alarm_queries_free(pl->metrics, pl->nmetrics);
     }
     free(sc->policies);

@@ -150,6 +150,7 @@ enum sim_policy_type {
     SIM_POLICY_SIMPLE = 0,
     SIM_POLICY_STEP = 1,
     SIM_POLICY_TARGET = 2,
+    SIM_POLICY_PREDICTIVE = 3, /* PredictiveScaling (docs/autoscaling.md 12) */
 };
 
 struct sim_step {
@@ -181,8 +182,17 @@ struct sim_policy {
      * predefined_metric is NULL */
     struct sc_alarm_query *metrics;
     int nmetrics;
-    double target_value;
+    double target_value; /* target tracking's and predictive's */
     int disable_scale_in;
+    /* predictive: the metric pair (predefined_metric: ASGCPUUtilization, ...; with
+     * resource_label for ALBRequestCount), Mode, SchedulingBufferTime,
+     * MaxCapacityBreachBehavior and MaxCapacityBuffer as the "predictive" key gives them */
+    char *mode;
+    int has_buffer_s;
+    int buffer_s;
+    char *breach;
+    int has_max_buffer;
+    int max_buffer_pct;
 };
 
 struct sim_dimension {

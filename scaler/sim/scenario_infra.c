@@ -372,6 +372,60 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
 static int parse_tt_metrics(struct ctx *c, const json_t *target, const char *path,
                             struct sim_policy *pl);
 
+/* type PredictiveScaling: "predictive": {metric, resource_label, target, mode,
+ * scheduling_buffer_time, max_capacity_breach_behavior, max_capacity_buffer}, the
+ * PredictiveScalingConfiguration with a metric pair; the rules are libscaler's. */
+static int parse_predictive(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl)
+{
+    static const char *const keys[] = { "metric",
+                                        "resource_label",
+                                        "target",
+                                        "mode",
+                                        "scheduling_buffer_time",
+                                        "max_capacity_breach_behavior",
+                                        "max_capacity_buffer",
+                                        NULL };
+    static const char *const pairs[] = { "ASGCPUUtilization", "ASGNetworkIn", "ASGNetworkOut",
+                                         "ALBRequestCount", NULL };
+    static const char *const modes[] = { "ForecastOnly", "ForecastAndScale", NULL };
+    static const char *const breach[] = { "HonorMaxCapacity", "IncreaseMaxCapacity", NULL };
+    static const char *const bad[] = { "adjustment",
+                                       "adjustment_type",
+                                       "cooldown",
+                                       "steps",
+                                       "min_adjustment_magnitude",
+                                       "metric_aggregation_type",
+                                       "estimated_instance_warmup",
+                                       "target",
+                                       NULL };
+    char p[SIM_PATH_MAX];
+    json_t *v;
+    int r;
+
+    for (const char *const *b = bad; *b; b++)
+        if (json_object_get(o, *b)) {
+            path_key(p, path, *b);
+            return fail(c, p, "not for type PredictiveScaling");
+        }
+    if (lookup(c, o, path, "predictive", 1, &v, p) <= 0)
+        return -1;
+    if (want_object(c, v, p) != 0 || check_keys(c, v, p, keys) != 0 ||
+        get_enum(c, v, p, "metric", 0, "ASGCPUUtilization", pairs, &pl->predefined_metric) < 0 ||
+        get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0 ||
+        get_num(c, v, p, "target", 1, 0, 0, 1e12, &pl->target_value) < 0 ||
+        get_enum(c, v, p, "mode", 0, "ForecastOnly", modes, &pl->mode) < 0 ||
+        get_enum(c, v, p, "max_capacity_breach_behavior", 0, "HonorMaxCapacity", breach,
+                 &pl->breach) < 0)
+        return -1;
+    if ((r = get_int(c, v, p, "scheduling_buffer_time", 0, 0, 0, 3600, &pl->buffer_s)) < 0)
+        return -1;
+    pl->has_buffer_s = r;
+    if ((r = get_int(c, v, p, "max_capacity_buffer", 0, 0, 0, 100, &pl->max_buffer_pct)) < 0)
+        return -1;
+    pl->has_max_buffer = r;
+    return 0;
+}
+
 int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl)
 {
     static const char *const keys[] = { "name",
@@ -385,9 +439,10 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
                                         "metric_aggregation_type",
                                         "estimated_instance_warmup",
                                         "target",
+                                        "predictive",
                                         NULL };
     static const char *const types[] = { "SimpleScaling", "StepScaling", "TargetTrackingScaling",
-                                         NULL };
+                                         "PredictiveScaling", NULL };
     static const char *const adj[] = { "ChangeInCapacity", "ExactCapacity",
                                        "PercentChangeInCapacity", NULL };
     static const char *const agg[] = { "Average", "Minimum", "Maximum", NULL };
@@ -408,11 +463,18 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
         get_str(c, o, path, "group", 1, NULL, &pl->group) < 0 ||
         get_enum(c, o, path, "type", 0, "SimpleScaling", types, &type) < 0)
         goto fail;
-    pl->type = strcmp(type, "SimpleScaling") == 0 ? SIM_POLICY_SIMPLE
-               : strcmp(type, "StepScaling") == 0 ? SIM_POLICY_STEP
-                                                  : SIM_POLICY_TARGET;
+    pl->type = strcmp(type, "SimpleScaling") == 0           ? SIM_POLICY_SIMPLE
+               : strcmp(type, "StepScaling") == 0           ? SIM_POLICY_STEP
+               : strcmp(type, "TargetTrackingScaling") == 0 ? SIM_POLICY_TARGET
+                                                            : SIM_POLICY_PREDICTIVE;
     free(type);
     type = NULL;
+    if (pl->type == SIM_POLICY_PREDICTIVE)
+        return parse_predictive(c, o, path, pl);
+    if (json_object_get(o, "predictive")) {
+        path_key(p, path, "predictive");
+        return fail(c, p, "only for type PredictiveScaling");
+    }
     if ((r = get_int(c, o, path, "estimated_instance_warmup", 0, 0, 0, 100000000,
                      &pl->estimated_instance_warmup_s)) < 0)
         return -1;

@@ -97,6 +97,10 @@ enum sim_event_kind {
                                    group's notifications key): name = the type, cause = the
                                    subject, status = the topic ARN, description = the
                                    message body (docs/autoscaling.md 9) */
+    SIM_EVENT_FORECAST = 6,     /* a predictive scaling policy made a forecast
+                                   (docs/autoscaling.md 12.3): name = the policy, status = its
+                                   Mode, cause = when and from which hour, description = the
+                                   capacity of each forecast hour */
 };
 
 /* One event. For activities: group, cause (AWS's Cause text), description (AWS's
