@@ -491,7 +491,9 @@ static void test_dispatch_unknown_action(void **state)
     assert_int_equal(rs->status, 400);
     assert_body_has(rs, "Could not determine the service of action DescribeAlarms");
     /* in the model, without a handler */
-    rs = query(f, NULL, "Action=DescribeAnomalyDetectors&Version=2010-08-01");
+    rs = query(
+        f, NULL,
+        "Action=LaunchInstances&Version=2011-01-01&AutoScalingGroupName=g&RequestedCapacity=1&ClientToken=t");
     assert_int_equal(rs->status, 501);
     assert_body_has(rs, "<Code>NotImplemented</Code>");
 }
