@@ -76,7 +76,12 @@ check("web-simple-in lists web-low-cpu in its Alarms",
 check("mixed-cpu-50 lists its two target-tracking alarms",
       [a["AlarmName"].split("-")[2] for a in pol["mixed-cpu-50"]["Alarms"]] == ["AlarmHigh", "AlarmLow"],
       [a["AlarmName"] for a in pol["mixed-cpu-50"]["Alarms"]])
-wp = asg.describe_warm_pool(AutoScalingGroupName="lt")
+import time
+for _ in range(60):  # a warm instance boots (Warmed:Pending) before it is stopped
+    wp = asg.describe_warm_pool(AutoScalingGroupName="lt")
+    if wp["Instances"] and all(i["LifecycleState"] == "Warmed:Stopped" for i in wp["Instances"]):
+        break
+    time.sleep(0.5)
 conf = wp.get("WarmPoolConfiguration", {})
 check("lt: the warm pool as written (Stopped, min 1, max prepared 2, reuse on scale-in)",
       (conf.get("PoolState"), conf.get("MinSize"), conf.get("MaxGroupPreparedCapacity"),
