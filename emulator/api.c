@@ -168,9 +168,9 @@ bad:
 
 /* ---- metric queries (CloudWatch Metrics, Auto Scaling CustomizedMetricSpecification) ---- */
 
-static struct sc_dimension *query_dims(json_t *m, int *n)
+struct sc_dimension *api_dims(json_t *in, const char *member, int *n)
 {
-    json_t *a = json_object_get(m, "Dimensions");
+    json_t *a = json_object_get(in, member);
     struct sc_dimension *d;
     size_t i;
     json_t *e;
@@ -185,7 +185,7 @@ static struct sc_dimension *query_dims(json_t *m, int *n)
     return d;
 }
 
-static json_t *query_dims_json(const struct sc_dimension *d, int n)
+json_t *api_dims_json(const struct sc_dimension *d, int n)
 {
     json_t *a = json_array();
 
@@ -224,7 +224,7 @@ struct sc_alarm_query *api_alarm_queries(json_t *a, int *n)
             q[i].has_metric_stat = 1;
             q[i].metric.namespace = api_str(m, "Namespace");
             q[i].metric.metric_name = api_str(m, "MetricName");
-            q[i].metric.dimensions = query_dims(m, &q[i].metric.n_dimensions);
+            q[i].metric.dimensions = api_dims(m, "Dimensions", &q[i].metric.n_dimensions);
             q[i].has_stat_period = api_int(ms, "Period", &q[i].stat_period);
             q[i].stat = api_str(ms, "Stat");
             q[i].unit = api_str(ms, "Unit");
@@ -251,8 +251,8 @@ json_t *api_alarm_queries_json(const struct sc_alarm_query *q, int n)
             json_t *ms =
                 json_pack("{s:{s:s,s:s,s:o},s:i,s:s}", "Metric", "Namespace", q[i].metric.namespace,
                           "MetricName", q[i].metric.metric_name, "Dimensions",
-                          query_dims_json(q[i].metric.dimensions, q[i].metric.n_dimensions),
-                          "Period", q[i].stat_period, "Stat", q[i].stat);
+                          api_dims_json(q[i].metric.dimensions, q[i].metric.n_dimensions), "Period",
+                          q[i].stat_period, "Stat", q[i].stat);
             set_opt(ms, "Unit", q[i].unit);
             json_object_set_new(o, "MetricStat", ms);
         }

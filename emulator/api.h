@@ -66,6 +66,14 @@ int api_int(json_t *in, const char *member, int *v);
 /* Boolean member (def when absent). */
 int api_bool(json_t *in, const char *member, int def);
 
+/* [{Name, Value}] of member as dimensions (borrowed strings, *n of them); free() the
+ * array. */
+struct sc_dimension;
+struct sc_dimension *api_dims(json_t *in, const char *member, int *n);
+/* Dimensions as CloudWatch shows them ([{Name, Value}], a missing value as ""). New
+ * reference. */
+json_t *api_dims_json(const struct sc_dimension *d, int n);
+
 /* A MetricDataQuery list (PutMetricAlarm Metrics, CustomizedMetricSpecification.Metrics) as
  * alarm queries with strings borrowed from a; free with api_alarm_queries_free. */
 struct sc_alarm_query;

@@ -32,24 +32,6 @@ static json_t *cstrs_json(const char *const *v, int n)
     return a;
 }
 
-/* [{Name, Value}] of member into dimensions (borrowed strings); free() the array. */
-static struct sc_dimension *dims_get(json_t *in, const char *member, int *n)
-{
-    json_t *a = json_object_get(in, member);
-    struct sc_dimension *d;
-    size_t i;
-    json_t *e;
-
-    *n = (int)json_array_size(a);
-    d = cm_xcalloc((size_t)*n + 1, sizeof(*d));
-    json_array_foreach(a, i, e)
-    {
-        d[i].name = api_str(e, "Name");
-        d[i].value = api_str(e, "Value");
-    }
-    return d;
-}
-
 /* [{Key, Value}] of Tags (PutMetricAlarm, TagResource) as tags (borrowed strings); free()
  * the array. */
 static struct sc_tag *tags_get(json_t *in, int *n)
@@ -67,16 +49,6 @@ static struct sc_tag *tags_get(json_t *in, int *n)
         t[i].value = api_str(e, "Value");
     }
     return t;
-}
-
-static json_t *dims_json(const struct sc_dimension *d, int n)
-{
-    json_t *a = json_array();
-
-    for (int i = 0; i < n; i++)
-        json_array_append_new(
-            a, json_pack("{s:s,s:s}", "Name", d[i].name, "Value", d[i].value ? d[i].value : ""));
-    return a;
 }
 
 static int64_t ts_get(json_t *in, const char *member, int *has)
@@ -139,7 +111,7 @@ static int put_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
         json_t *sv = json_object_get(e, "StatisticValues");
 
         d[i].metric_name = api_str(e, "MetricName");
-        d[i].dimensions = dims_get(e, "Dimensions", &d[i].n_dimensions);
+        d[i].dimensions = api_dims(e, "Dimensions", &d[i].n_dimensions);
         d[i].timestamp_ms = ts_get(e, "Timestamp", &d[i].has_timestamp);
         d[i].has_value = num_present(json_object_get(e, "Value"));
         d[i].value = num_value(json_object_get(e, "Value"));
@@ -214,7 +186,7 @@ static int get_metric_statistics(struct api_ctx *ctx, json_t *in, json_t **out, 
     memset(&rq, 0, sizeof(rq));
     rq.namespace = api_str(in, "Namespace");
     rq.metric_name = api_str(in, "MetricName");
-    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.dimensions = api_dims(in, "Dimensions", &rq.n_dimensions);
     rq.start_time_ms = ts_get(in, "StartTime", &rq.has_start_time);
     rq.end_time_ms = ts_get(in, "EndTime", &rq.has_end_time);
     rq.has_period = api_int(in, "Period", &rq.period);
@@ -284,7 +256,7 @@ static int get_metric_data(struct api_ctx *ctx, json_t *in, json_t **out, struct
             q[i].has_metric_stat = 1;
             q[i].metric.namespace = api_str(m, "Namespace");
             q[i].metric.metric_name = api_str(m, "MetricName");
-            q[i].metric.dimensions = dims_get(m, "Dimensions", &q[i].metric.n_dimensions);
+            q[i].metric.dimensions = api_dims(m, "Dimensions", &q[i].metric.n_dimensions);
             api_int(ms, "Period", &q[i].period);
             q[i].stat = api_str(ms, "Stat");
             q[i].unit = api_str(ms, "Unit");
@@ -314,7 +286,7 @@ static int lm_visit(const struct sc_metric_view *m, void *ud)
 {
     json_array_append_new(ud, json_pack("{s:s,s:s,s:o}", "Namespace", m->namespace, "MetricName",
                                         m->metric_name, "Dimensions",
-                                        dims_json(m->dimensions, m->n_dimensions)));
+                                        api_dims_json(m->dimensions, m->n_dimensions)));
     return 0;
 }
 
@@ -329,7 +301,7 @@ static int list_metrics(struct api_ctx *ctx, json_t *in, json_t **out, struct aw
     memset(&rq, 0, sizeof(rq));
     rq.namespace = api_str(in, "Namespace");
     rq.metric_name = api_str(in, "MetricName");
-    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.dimensions = api_dims(in, "Dimensions", &rq.n_dimensions);
     rq.recently_active = api_str(in, "RecentlyActive");
     items = json_array();
     if (sc_cw_list_metrics(cw, &rq, ctx->now_ms, lm_visit, items, &se) != SC_OK) {
@@ -366,7 +338,7 @@ static int put_metric_alarm(struct api_ctx *ctx, json_t *in, json_t **out, struc
     rq.namespace = api_str(in, "Namespace");
     rq.statistic = api_str(in, "Statistic");
     rq.extended_statistic = api_str(in, "ExtendedStatistic");
-    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.dimensions = api_dims(in, "Dimensions", &rq.n_dimensions);
     rq.has_period = api_int(in, "Period", &rq.period);
     rq.unit = api_str(in, "Unit");
     rq.has_evaluation_periods = api_int(in, "EvaluationPeriods", &rq.evaluation_periods);
@@ -419,7 +391,7 @@ static int alarm_visit(const struct sc_alarm_view *a, void *ud)
     if (a->n_metrics) {
         json_object_set_new(o, "Metrics", api_alarm_queries_json(a->metrics, a->n_metrics));
     } else {
-        json_object_set_new(o, "Dimensions", dims_json(a->dimensions, a->n_dimensions));
+        json_object_set_new(o, "Dimensions", api_dims_json(a->dimensions, a->n_dimensions));
         json_object_set_new(o, "Period", json_integer(a->period));
     }
     set_str(o, "Unit", a->unit);
@@ -737,7 +709,7 @@ static int describe_alarms_for_metric(struct api_ctx *ctx, json_t *in, json_t **
     rq.namespace = api_str(in, "Namespace");
     rq.statistic = api_str(in, "Statistic");
     rq.extended_statistic = api_str(in, "ExtendedStatistic");
-    rq.dimensions = dims_get(in, "Dimensions", &rq.n_dimensions);
+    rq.dimensions = api_dims(in, "Dimensions", &rq.n_dimensions);
     rq.has_period = api_int(in, "Period", &rq.period);
     rq.unit = api_str(in, "Unit");
     items = json_array();

@@ -11,40 +11,13 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/world.h"
 
-/* [{Name, Value}] of member (borrowed strings); free() the array. */
-static struct sc_dimension *dims_get(json_t *in, const char *member, int *n)
-{
-    json_t *a = json_object_get(in, member);
-    struct sc_dimension *d;
-    size_t i;
-    json_t *e;
-
-    *n = (int)json_array_size(a);
-    d = cm_xcalloc((size_t)*n + 1, sizeof(*d));
-    json_array_foreach(a, i, e)
-    {
-        d[i].name = api_str(e, "Name");
-        d[i].value = api_str(e, "Value");
-    }
-    return d;
-}
-
-static json_t *dims_json(const struct sc_dimension *d, int n)
-{
-    json_t *a = json_array();
-
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:s,s:s}", "Name", d[i].name, "Value", d[i].value));
-    return a;
-}
-
 static void metric_get(json_t *in, struct sc_anomaly_metric *m)
 {
     m->account_id = api_str(in, "AccountId");
     m->namespace = api_str(in, "Namespace");
     m->metric_name = api_str(in, "MetricName");
     m->stat = api_str(in, "Stat");
-    m->dimensions = dims_get(in, "Dimensions", &m->n_dimensions);
+    m->dimensions = api_dims(in, "Dimensions", &m->n_dimensions);
 }
 
 /* The request's detector (both operations) and, for Put, its configuration. */
@@ -125,12 +98,13 @@ static int detector_visit(const struct sc_anomaly_view *v, void *ud)
         const struct sc_anomaly_metric *m = &v->metric;
         json_object_set_new(o, "Namespace", json_string(m->namespace));
         json_object_set_new(o, "MetricName", json_string(m->metric_name));
-        json_object_set_new(o, "Dimensions", dims_json(m->dimensions, m->n_dimensions));
+        json_object_set_new(o, "Dimensions", api_dims_json(m->dimensions, m->n_dimensions));
         json_object_set_new(o, "Stat", json_string(m->stat));
         json_object_set_new(o, "SingleMetricAnomalyDetector",
                             json_pack("{s:s,s:s,s:o,s:s}", "Namespace", m->namespace, "MetricName",
                                       m->metric_name, "Dimensions",
-                                      dims_json(m->dimensions, m->n_dimensions), "Stat", m->stat));
+                                      api_dims_json(m->dimensions, m->n_dimensions), "Stat",
+                                      m->stat));
     }
     for (int i = 0; i < v->n_excluded; i++)
         json_array_append_new(ex, json_pack("{s:I,s:I}", "StartTime",
@@ -161,7 +135,7 @@ static int describe_anomaly_detectors(struct api_ctx *ctx, json_t *in, json_t **
     memset(&r, 0, sizeof(r));
     r.namespace = api_str(in, "Namespace");
     r.metric_name = api_str(in, "MetricName");
-    r.dimensions = dims_get(in, "Dimensions", &r.n_dimensions);
+    r.dimensions = api_dims(in, "Dimensions", &r.n_dimensions);
     r.types = api_strings(in, "AnomalyDetectorTypes", &r.n_types);
     items = json_array();
     if (sc_anomaly_describe(sc_cw_anomaly(cw), &r, sc_cw_metrics(cw), ctx->now_ms, detector_visit,

@@ -74,9 +74,8 @@ static struct sc_elbv2_kv *kv_get(json_t *in, const char *member, int *n)
     return kv;
 }
 
-/* Pages rows already turned into items (Marker / NextMarker, PageSize 1..400). */
-static int page_out(json_t *items, json_t *in, const char *list_key, json_t **out,
-                    struct awserr *err)
+int api_elbv2_page_out(json_t *items, json_t *in, const char *list_key, json_t **out,
+                       struct awserr *err)
 {
     int size = 0;
 
@@ -197,7 +196,7 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
 
         for (int i = 0; i < nout; i++)
             json_array_append_new(a, lb_json(rows[i]));
-        rc = page_out(a, in, "LoadBalancers", out, err);
+        rc = api_elbv2_page_out(a, in, "LoadBalancers", out, err);
     }
     free(rows);
     free(arns);
@@ -444,7 +443,7 @@ static int describe_target_groups(struct api_ctx *ctx, json_t *in, json_t **out,
 
         for (int i = 0; i < nout; i++)
             json_array_append_new(a, tg_json(rows[i]));
-        rc = page_out(a, in, "TargetGroups", out, err);
+        rc = api_elbv2_page_out(a, in, "TargetGroups", out, err);
     }
     free(rows);
     free(arns);
@@ -858,7 +857,7 @@ static int describe_listeners(struct api_ctx *ctx, json_t *in, json_t **out, str
 
         for (int i = 0; i < nout; i++)
             json_array_append_new(a, listener_json(rows[i]));
-        rc = page_out(a, in, "Listeners", out, err);
+        rc = api_elbv2_page_out(a, in, "Listeners", out, err);
     }
     free(rows);
     free(arns);
@@ -912,7 +911,7 @@ static int describe_listener_certificates(struct api_ctx *ctx, json_t *in, json_
     for (int i = 0; i < l->ncertificates; i++)
         json_array_append_new(
             a, json_pack("{s:s,s:b}", "CertificateArn", l->certificates[i], "IsDefault", i == 0));
-    return page_out(a, in, "Certificates", out, err);
+    return api_elbv2_page_out(a, in, "Certificates", out, err);
 }
 
 /* --- rules ------------------------------------------------------------------------------------ */
@@ -1015,7 +1014,7 @@ static int describe_rules(struct api_ctx *ctx, json_t *in, json_t **out, struct 
 
         for (int i = 0; i < nout; i++)
             json_array_append_new(a, rule_json(rows[i]));
-        rc = page_out(a, in, "Rules", out, err);
+        rc = api_elbv2_page_out(a, in, "Rules", out, err);
     }
     free(rows);
     free(arns);
@@ -1157,7 +1156,7 @@ static int describe_ssl_policies(struct api_ctx *ctx, json_t *in, json_t **out, 
                       strs_json(p->load_balancer_types, p->nload_balancer_types)));
     }
     free(names);
-    return page_out(a, in, "SslPolicies", out, err);
+    return api_elbv2_page_out(a, in, "SslPolicies", out, err);
 }
 
 static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out,
@@ -1171,7 +1170,7 @@ static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out
 
         json_array_append_new(a, json_pack("{s:s,s:s}", "Name", l->key, "Max", l->value));
     }
-    return page_out(a, in, "Limits", out, err);
+    return api_elbv2_page_out(a, in, "Limits", out, err);
 }
 
 const struct api_handler api_elbv2_handlers[] = {

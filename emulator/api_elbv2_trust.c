@@ -11,8 +11,6 @@
 #include "scaler/elbv2_trust.h"
 #include "scaler/world.h"
 
-#define PAGE_MAX 400
-
 static struct sc_elbv2 *v2_of(struct api_ctx *ctx)
 {
     return sc_world_elbv2(ctx->world);
@@ -23,28 +21,6 @@ static const char *opt_str(json_t *in, const char *member)
     const char *v = api_str(in, member);
 
     return v && *v ? v : NULL;
-}
-
-static int page_out(json_t *items, json_t *in, const char *list_key, json_t **out,
-                    struct awserr *err)
-{
-    int size = 0;
-
-    if (api_int(in, "PageSize", &size) && (size < 1 || size > PAGE_MAX)) {
-        json_decref(items);
-        return awserr_set(err, 400, "ValidationError",
-                          "1 validation error detected: Value '%d' at 'pageSize' failed to "
-                          "satisfy constraint: Member must have value between 1 and 400",
-                          size);
-    }
-    *out = json_object();
-    if (api_page(items, in, "Marker", "PageSize", PAGE_MAX, PAGE_MAX, *out, list_key, "NextMarker",
-                 err) != 0) {
-        json_decref(*out);
-        *out = NULL;
-        return -1;
-    }
-    return 0;
 }
 
 const struct sc_elbv2_mutual_auth *api_elbv2_mutual_auth_get(json_t *in,
@@ -176,7 +152,7 @@ int api_elbv2_describe_trust_stores(struct api_ctx *ctx, json_t *in, json_t **ou
     } else {
         for (int i = 0; i < n; i++)
             json_array_append_new(a, ts_json(ts[i]));
-        rc = page_out(a, in, "TrustStores", out, err);
+        rc = api_elbv2_page_out(a, in, "TrustStores", out, err);
     }
     free(ts);
     free(arns);
@@ -285,7 +261,7 @@ int api_elbv2_describe_trust_store_revocations(struct api_ctx *ctx, json_t *in, 
 
         for (int i = 0; i < nout; i++)
             json_array_append_new(a, rev_json(revs[i]));
-        rc = page_out(a, in, "TrustStoreRevocations", out, err);
+        rc = api_elbv2_page_out(a, in, "TrustStoreRevocations", out, err);
     }
     free(ids);
     return rc;
@@ -328,7 +304,7 @@ int api_elbv2_describe_trust_store_associations(struct api_ctx *ctx, json_t *in,
 
         for (int i = 0; i < n; i++)
             json_array_append_new(a, json_pack("{s:s}", "ResourceArn", arns[i]));
-        rc = page_out(a, in, "TrustStoreAssociations", out, err);
+        rc = api_elbv2_page_out(a, in, "TrustStoreAssociations", out, err);
     }
     free(arns);
     return rc;

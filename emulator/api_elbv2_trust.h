@@ -9,6 +9,11 @@
 #include "emulator/api.h"
 #include "scaler/elbv2.h"
 
+/* Pages rows already turned into items (Marker / NextMarker, PageSize 1..400; api_elbv2.c),
+ * for every ELBv2 Describe. Returns 0 or -1. */
+int api_elbv2_page_out(json_t *items, json_t *in, const char *list_key, json_t **out,
+                       struct awserr *err);
+
 /* The request's MutualAuthentication into *m (strings borrowed from in), or NULL when the
  * request has none. */
 const struct sc_elbv2_mutual_auth *api_elbv2_mutual_auth_get(json_t *in,
