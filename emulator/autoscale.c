@@ -1,6 +1,7 @@
 /* emulator/autoscale.c: see autoscale.h. */
 #include "emulator/autoscale_internal.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -123,6 +124,19 @@ static void proc_drop(struct autoscale *a, struct proc *p)
 
 /* The real port serving instance_port on p: made on first use (a listening socket handed
  * to the instance). 0 while the instance is not listening or the hand-over failed. */
+int as_target_port(struct autoscale *a, const struct sc_world *w, const char *target_type,
+                   const char *id, int port)
+{
+    struct in_addr ip;
+
+    if (target_type && strcmp(target_type, "ip") == 0)
+        return inet_pton(AF_INET, id, &ip) == 1 && (ntohl(ip.s_addr) >> 24) == 127 && port > 0 &&
+                       port < 65536
+                   ? port
+                   : 0;
+    return as_proc_port_for(a, as_proc_find(a, w, id), port);
+}
+
 int as_proc_port_for(struct autoscale *a, struct proc *p, int instance_port)
 {
     char err[256];
@@ -700,14 +714,12 @@ static void sync_tgs(struct autoscale *a, struct sc_world *w)
         chk.timeout_ms = as_scaled_ms(a, tg->hc.timeout_s * 1000.0, 5);
         for (int i = 0; i < sc_elbv2_target_count(v2, tg->arn); i++) {
             struct sc_elbv2_target_health t;
-            struct proc *p;
             struct hcref *r;
             int port;
 
             if (sc_elbv2_target_at(v2, tg->arn, i, &t) != 0 || !t.checked)
                 continue;
-            p = as_proc_find(a, w, t.id);
-            port = as_proc_port_for(a, p, atoi(t.health_check_port));
+            port = as_target_port(a, w, tg->target_type, t.id, atoi(t.health_check_port));
             if (port <= 0)
                 continue;
             r = hcref_ensure_tg(a, w, tg->arn, t.id, t.port);

@@ -308,6 +308,8 @@ static void sync_backends(struct autoscale *a, struct alb *x, int64_t now)
 
     for (int g = 0; g < x->ntgs; g++) {
         int n = sc_elbv2_target_count(v2, x->tgs[g]);
+        const struct sc_elbv2_tg *tg = sc_elbv2_tg_find(v2, x->tgs[g]);
+        const char *tgtype = tg ? tg->target_type : "instance";
         struct sc_elbv2_balancing bal;
 
         if (sc_elbv2_tg_balancing(v2, x->tgs[g], &bal) == 0)
@@ -315,13 +317,11 @@ static void sync_backends(struct autoscale *a, struct alb *x, int64_t now)
 
         for (int i = 0; i < n; i++) {
             struct sc_elbv2_target_health t;
-            struct proc *p;
             int port;
 
             if (sc_elbv2_target_at(v2, x->tgs[g], i, &t) != 0)
                 continue;
-            p = as_proc_find(a, x->w, t.id);
-            port = as_proc_port_for(a, p, t.port);
+            port = as_target_port(a, x->w, tgtype, t.id, t.port);
             backend_id(bid, sizeof(bid), g, t.id, t.port);
             lb_backend_set_in(x->l, g, bid, port > 0 ? port : 1, t.availability_zone,
                               t.routable && t.state != SC_ELBV2_DRAINING && port > 0);

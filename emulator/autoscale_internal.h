@@ -156,6 +156,11 @@ struct lbstat *as_lbstat_ensure(struct autoscale *a, struct sc_world *w, const c
 struct proc *as_proc_find(const struct autoscale *a, const struct sc_world *w, const char *id);
 /* The real port serving instance_port on p (made on first use); 0 while not listening. */
 int as_proc_port_for(struct autoscale *a, struct proc *p, int instance_port);
+/* The loopback port an ELBv2 target (id, port) of a group of target_type ("instance" |
+ * "ip") is reached on: an instance's process port for that port; an ip target in
+ * 127.0.0.0/8 is 127.0.0.1:port itself (docs/elbv2.md 10); 0 when unreachable. */
+int as_target_port(struct autoscale *a, const struct sc_world *w, const char *target_type,
+                   const char *id, int port);
 
 /* autoscale_alb.c: each ELBv2 HTTP/HTTPS listener of an Application Load Balancer as a
  * proxy whose routing hook is libscaler's sc_elbv2_route (docs/elbv2.md 10). */
