@@ -19,4 +19,31 @@ struct ssl_ctx_st *lb_tls_ctx_create(const char *cert_file, const char *key_file
                                      size_t errlen);
 void lb_tls_ctx_free(struct ssl_ctx_st *ctx); /* NULL is a no-op */
 
+/* One listener's context: its server certificate and its mutual TLS (docs/elbv2.md 14.1). */
+struct lb_tls_opts {
+    const char *cert_file, *key_file; /* PEM, both or neither (--tls-cert / --tls-key) */
+    /* neither file: a self-signed certificate for localhost whose subject's OU is this
+     * label (the listener's certificate id: the certificate served changes with it), or
+     * plain "scalelab" when NULL */
+    const char *label;
+    int mtls;           /* enum sc_mtls_mode (scaler/elbv2_mtls.h) */
+    const char *ca_pem; /* verify: the trust store's CA bundle (PEM) */
+    size_t ca_len;
+    const char *const *crl_files; /* verify: its revocation lists (PEM files) */
+    int ncrl;
+    int ignore_expiry;      /* IgnoreClientCertificateExpiry */
+    int advertise_ca_names; /* AdvertiseTrustStoreCaNames on */
+};
+struct ssl_ctx_st *lb_tls_ctx_create_opts(const struct lb_tls_opts *o, char *err, size_t errlen);
+
+struct ssl_st; /* OpenSSL's SSL */
+/* The enum sc_mtls_mode of the context an SSL session was made from (0: off). */
+int lb_tls_mtls_mode(const struct ssl_st *ssl);
+/* After a handshake: the X-Amzn-Mtls-Clientcert* header lines the session's mode gives the
+ * target, into out (NUL-terminated); 0 when none, -1 when they do not fit in cap. */
+long lb_tls_client_headers(struct ssl_st *ssl, char *out, size_t cap);
+/* After a failed handshake on a verify-mode context: the connection log's tls_verify_status
+ * ("Failed:ClientCertUntrusted", ...); "-" on other contexts. */
+const char *lb_tls_verify_status(const struct ssl_st *ssl);
+
 #endif

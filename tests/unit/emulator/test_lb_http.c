@@ -244,7 +244,7 @@ static void test_lb_http_forward_request(void **state)
     static const char in2[] = "GET / HTTP/1.1\r\nUpgrade: h2c\r\nTE: trailers\r\n\r\n";
     static const char want2[] = "GET / HTTP/1.1\r\nX-Forwarded-For: 127.0.0.1\r\n"
                                 "X-Forwarded-Proto: http\r\nX-Forwarded-Port: 8080\r\n\r\n";
-    struct lb_http_forward fwd = { "127.0.0.1", "http", 80, 1 };
+    struct lb_http_forward fwd = { "127.0.0.1", "http", 80, 1, NULL, NULL };
     struct lb_http_msg m;
     char out[1024];
     ssize_t n;
