@@ -68,6 +68,10 @@ struct listener {
     enum lb_mode mode;
     int tls; /* HTTPS or SSL: TLS terminated at the proxy */
     struct lb_listener *l;
+    /* HTTPS/SSL: the context serving the listener's SSLCertificateId (cert), remade when
+     * SetLoadBalancerListenerSSLCertificate changes it (docs/elb-classic.md 6) */
+    struct ssl_ctx_st *ctx;
+    char cert[512];
     int seen;
 };
 
@@ -127,12 +131,11 @@ struct autoscale {
     long minute_timer;
     double launch_tokens; /* the launch-rate bucket (autoscale_config.launch_rate) */
     int64_t launch_tokens_ms;
-    long launch_timer;      /* steps again when the bucket has a token for a waiting launch */
-    struct ssl_ctx_st *tls; /* HTTPS/SSL listeners' context, made on first use */
-    int tls_failed;         /* logged once */
-    int blocking_fetch;     /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
-    int fetching;           /* status GETs in flight */
-    int fetch_rr;           /* where the next queued one is looked for */
+    long launch_timer;  /* steps again when the bucket has a token for a waiting launch */
+    int tls_failed;     /* logged once */
+    int blocking_fetch; /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
+    int fetching;       /* status GETs in flight */
+    int fetch_rr;       /* where the next queued one is looked for */
     uint64_t key_seq;
     struct tcopy tc[MAX_TARGETS]; /* sync_lb()'s copy of one load balancer's targets */
 };

@@ -1,11 +1,12 @@
 /* emulator/lb_tls.h: the server-side TLS context of HTTPS and SSL listeners (OpenSSL 3).
  *
  * Classic ELB terminates TLS at the load balancer with the certificate its listener names
- * (SSLCertificateId); the emulator has no IAM or ACM, so every HTTPS/SSL listener presents
- * one certificate: a self-signed one made at start (EC P-256, CN and SAN localhost plus
- * IP 127.0.0.1, valid 365 days; clients use curl -k or loadgen's default), or the PEM
- * files given with --tls-cert/--tls-key. TLS 1.2 and 1.3. The proxy (lb.c, lb_conn.c) does the
- * handshakes and the record I/O, non-blocking. */
+ * (SSLCertificateId); the emulator has no IAM or ACM, so a listener presents a self-signed
+ * certificate made for its id (EC P-256, CN and SAN localhost plus IP 127.0.0.1, OU the
+ * id's label, valid 365 days; clients use curl -k or loadgen's default), or the PEM files
+ * given with --tls-cert/--tls-key. ALB HTTPS listeners' contexts also carry their mutual
+ * TLS (lb_tls_ctx_create_opts, docs/elbv2.md 14.1). TLS 1.2 and 1.3. The proxy (lb.c, lb_conn.c)
+ * does the handshakes and the record I/O, non-blocking. */
 #ifndef EMULATOR_LB_TLS_H
 #define EMULATOR_LB_TLS_H
 

@@ -269,10 +269,15 @@ static void test_lb_http_forward_request_mtls_headers(void **state)
 {
     static const char in[] = "GET / HTTP/1.1\r\nx-amzn-mtls-clientcert-subject: CN=forged\r\n"
                              "X-Amzn-Mtls-Clientcert: x\r\nX-Amzn-Trace-Id: t\r\n\r\n";
-    static const char want[] = "GET / HTTP/1.1\r\nX-Amzn-Trace-Id: t\r\n"
-                               "X-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
-                               "X-Forwarded-Port: 443\r\nX-Amzn-Mtls-Clientcert-Subject: CN=c\r\n\r\n";
-    struct lb_http_forward fwd = { "127.0.0.1", "https", 443, 0, "X-Amzn-Mtls-Clientcert",
+    static const char want[] =
+        "GET / HTTP/1.1\r\nX-Amzn-Trace-Id: t\r\n"
+        "X-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
+        "X-Forwarded-Port: 443\r\nX-Amzn-Mtls-Clientcert-Subject: CN=c\r\n\r\n";
+    struct lb_http_forward fwd = { "127.0.0.1",
+                                   "https",
+                                   443,
+                                   0,
+                                   "X-Amzn-Mtls-Clientcert",
                                    "X-Amzn-Mtls-Clientcert-Subject: CN=c\r\n" };
     struct lb_http_msg m;
     char out[1024];
