@@ -1,6 +1,7 @@
 /* emulator/autoscale.c: see autoscale.h. */
 #include "emulator/autoscale_internal.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -123,6 +124,19 @@ static void proc_drop(struct autoscale *a, struct proc *p)
 
 /* The real port serving instance_port on p: made on first use (a listening socket handed
  * to the instance). 0 while the instance is not listening or the hand-over failed. */
+int as_target_port(struct autoscale *a, const struct sc_world *w, const char *target_type,
+                   const char *id, int port)
+{
+    struct in_addr ip;
+
+    if (target_type && strcmp(target_type, "ip") == 0)
+        return inet_pton(AF_INET, id, &ip) == 1 && (ntohl(ip.s_addr) >> 24) == 127 && port > 0 &&
+                       port < 65536
+                   ? port
+                   : 0;
+    return as_proc_port_for(a, as_proc_find(a, w, id), port);
+}
+
 int as_proc_port_for(struct autoscale *a, struct proc *p, int instance_port)
 {
     char err[256];
@@ -418,6 +432,46 @@ struct lbstat *as_lbstat_ensure(struct autoscale *a, struct sc_world *w, const c
     return s;
 }
 
+static void listener_free(struct listener *x)
+{
+    lb_listener_destroy(x->l);
+    lb_tls_ctx_free(x->ctx); /* after the listener that borrows it */
+    free(x);
+}
+
+/* The TLS context of a classic HTTPS/SSL listener: its SSLCertificateId's certificate (the
+ * emulator's --tls-cert for every id, else a self-signed one naming the id's last part in
+ * its OU), remade for new connections when the id changes; -1 when there is none. */
+static int listener_tls_sync(struct autoscale *a, struct listener *x, const char *cert)
+{
+    struct lb_tls_opts o = { 0 };
+    struct ssl_ctx_st *ctx;
+    char err[256];
+
+    cert = cert ? cert : "";
+    if (x->ctx && strcmp(x->cert, cert) == 0)
+        return 0;
+    o.cert_file = a->cfg.tls_cert;
+    o.key_file = a->cfg.tls_key;
+    o.label = strrchr(cert, '/') ? strrchr(cert, '/') + 1 : cert;
+    ctx = lb_tls_ctx_create_opts(&o, err, sizeof(err));
+    if (!ctx) {
+        if (!a->tls_failed)
+            log_error("autoscale: HTTPS/SSL listeners cannot start: %s", err);
+        a->tls_failed = 1;
+        return x->ctx ? 0 : -1;
+    }
+    snprintf(x->cert, sizeof(x->cert), "%s", cert);
+    if (x->l) {
+        lb_listener_set_tls(x->l, ctx, 0);
+        log_info("autoscale: load balancer %s listener %d serves certificate %s", x->lb, x->lb_port,
+                 cert);
+    }
+    lb_tls_ctx_free(x->ctx); /* sessions still open hold their own reference */
+    x->ctx = ctx;
+    return 0;
+}
+
 /* The proxy of listener li of (w, lb): the running one when its settings still match, else
  * a new one (an old one on the same port is replaced); NULL when it cannot start. */
 static struct listener *listener_ensure(struct autoscale *a, struct sc_world *w, const char *lb,
@@ -435,12 +489,14 @@ static struct listener *listener_ensure(struct autoscale *a, struct sc_world *w,
         x = a->ls[i];
         if (x->w != w || strcmp(x->lb, lb) != 0 || x->lb_port != li->load_balancer_port)
             continue;
-        if (x->mode == mode && x->tls == tls && x->instance_port == li->instance_port)
+        if (x->mode == mode && x->tls == tls && x->instance_port == li->instance_port) {
+            if (tls)
+                listener_tls_sync(a, x, li->ssl_certificate_id);
             return x;
+        }
         /* same port, other settings: rebuild */
-        lb_listener_destroy(x->l);
         a->ls[i] = a->ls[--a->nls];
-        free(x);
+        listener_free(x);
         break;
     }
     x = cm_xcalloc(1, sizeof(*x));
@@ -450,20 +506,12 @@ static struct listener *listener_ensure(struct autoscale *a, struct sc_world *w,
     x->instance_port = li->instance_port;
     x->mode = mode;
     x->tls = tls;
-    if (tls && !a->tls) {
-        a->tls = lb_tls_ctx_create(a->cfg.tls_cert, a->cfg.tls_key, err, sizeof(err));
-        if (!a->tls) {
-            if (!a->tls_failed)
-                log_error("autoscale: HTTPS/SSL listeners cannot start: %s", err);
-            a->tls_failed = 1;
-            free(x);
-            return NULL;
-        }
-        log_info("autoscale: TLS for HTTPS/SSL listeners: %s",
-                 a->cfg.tls_cert ? a->cfg.tls_cert : "a self-signed certificate for localhost");
+    if (tls && listener_tls_sync(a, x, li->ssl_certificate_id) < 0) {
+        free(x);
+        return NULL;
     }
     memset(&cfg, 0, sizeof(cfg));
-    cfg.tls = tls ? a->tls : NULL;
+    cfg.tls = x->ctx;
     snprintf(name, sizeof(name), "%s:%d", lb, li->load_balancer_port);
     cfg.name = name;
     cfg.mode = mode;
@@ -477,7 +525,7 @@ static struct listener *listener_ensure(struct autoscale *a, struct sc_world *w,
     }
     if (!x->l) {
         log_error("autoscale: listener %s: %s", name, err);
-        free(x);
+        listener_free(x);
         return NULL;
     }
     log_info("autoscale: load balancer %s listener %d (%s) on 127.0.0.1:%d", lb,
@@ -700,14 +748,12 @@ static void sync_tgs(struct autoscale *a, struct sc_world *w)
         chk.timeout_ms = as_scaled_ms(a, tg->hc.timeout_s * 1000.0, 5);
         for (int i = 0; i < sc_elbv2_target_count(v2, tg->arn); i++) {
             struct sc_elbv2_target_health t;
-            struct proc *p;
             struct hcref *r;
             int port;
 
             if (sc_elbv2_target_at(v2, tg->arn, i, &t) != 0 || !t.checked)
                 continue;
-            p = as_proc_find(a, w, t.id);
-            port = as_proc_port_for(a, p, atoi(t.health_check_port));
+            port = as_target_port(a, w, tg->target_type, t.id, atoi(t.health_check_port));
             if (port <= 0)
                 continue;
             r = hcref_ensure_tg(a, w, tg->arn, t.id, t.port);
@@ -744,8 +790,7 @@ static int sync_lbs(struct autoscale *a, struct sc_world *w, int64_t now)
         if (!a->ls[i]->seen) {
             log_info("autoscale: load balancer %s listener %d closed", a->ls[i]->lb,
                      a->ls[i]->lb_port);
-            lb_listener_destroy(a->ls[i]->l);
-            free(a->ls[i]);
+            listener_free(a->ls[i]);
             a->ls[i--] = a->ls[--a->nls];
         }
     }
@@ -921,12 +966,9 @@ void autoscale_destroy(struct autoscale *a)
     free(a->out);
     inst_mgr_destroy(a->im, 2000);
     hc_set_destroy(a->hc);
-    for (int i = 0; i < a->nls; i++) {
-        lb_listener_destroy(a->ls[i]->l);
-        free(a->ls[i]);
-    }
+    for (int i = 0; i < a->nls; i++)
+        listener_free(a->ls[i]);
     as_alb_destroy_all(a);
-    lb_tls_ctx_free(a->tls); /* after the listeners that borrow it */
     for (int i = 0; i < a->nprocs; i++)
         proc_free(a->procs[i]);
     for (int i = 0; i < a->nhr; i++)
@@ -971,8 +1013,7 @@ void autoscale_forget_world(struct autoscale *a, struct sc_world *w)
     }
     for (int i = 0; i < a->nls; i++) {
         if (a->ls[i]->w == w) {
-            lb_listener_destroy(a->ls[i]->l);
-            free(a->ls[i]);
+            listener_free(a->ls[i]);
             a->ls[i--] = a->ls[--a->nls];
         }
     }

@@ -24,6 +24,8 @@
 #include "emulator/lb_http.h"
 #include "emulator/lb_tls.h"
 #include "scaler/elbv2.h"
+#include "scaler/elbv2_mtls.h"
+#include "scaler/elbv2_trust.h"
 #include "scaler/lb_sticky.h"
 #include "scaler/world.h"
 
@@ -36,6 +38,9 @@ struct alb {
     int tls;
     int tcp; /* a Network Load Balancer's TCP/TLS listener: bytes piped, no rules */
     struct lb_listener *l;
+    struct ssl_ctx_st *ctx; /* HTTPS/TLS: this listener's context (certificate, mTLS) */
+    uint64_t ctx_key;       /* what it was made from (tls_key) */
+    int ctx_failed;         /* the last rebuild failed (logged once) */
     char tgs[LB_GROUPS_MAX][SC_ELBV2_ARN_LEN]; /* backend group i serves tgs[i] */
     int ntgs;
     uint64_t seq;                 /* the weighted pick's draw: exact shares in turn */
@@ -179,7 +184,98 @@ static void on_route(void *ud, const char *buf, const struct lb_http_msg *m,
 static void alb_free(struct alb *x)
 {
     lb_listener_destroy(x->l);
+    lb_tls_ctx_free(x->ctx); /* after the listener that borrows it */
     free(x);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static uint64_t fnv_s(uint64_t h, const char *s)
+{
+    return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* What a TLS listener's context is made from (docs/elbv2.md 14.1): its default certificate,
+ * its MutualAuthentication and, in verify mode, the trust store's bundle and revocation
+ * lists; o filled (views into the records, crl paths into crls). Returns its hash. */
+static uint64_t tls_inputs(const struct autoscale *a, const struct sc_elbv2 *v2,
+                           const struct sc_elbv2_listener *li, struct lb_tls_opts *o,
+                           const char **crls)
+{
+    const struct sc_elbv2_mutual_auth *ma = li->mutual_auth;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const char *cert = li->ncertificates > 0 ? li->certificates[0] : NULL;
+
+    memset(o, 0, sizeof(*o));
+    o->cert_file = a->cfg.tls_cert;
+    o->key_file = a->cfg.tls_key;
+    o->label = cert ? (strrchr(cert, '/') ? strrchr(cert, '/') + 1 : cert) : NULL;
+    o->mtls = (int)sc_elbv2_mtls_mode(li);
+    h = fnv_s(h, cert);
+    h = fnv(h, &o->mtls, sizeof(o->mtls));
+    if (o->mtls == SC_MTLS_VERIFY && ma && ma->trust_store_arn) {
+        const struct sc_elbv2_revocation *revs[SC_ELBV2_MAX_REVOCATIONS];
+        struct sc_error err;
+        int nrev = 0;
+
+        o->ca_pem = sc_elbv2_trust_store_bundle(v2, ma->trust_store_arn, &o->ca_len);
+        o->ignore_expiry = ma->ignore_client_certificate_expiry;
+        o->advertise_ca_names = ma->advertise_trust_store_ca_names &&
+                                strcmp(ma->advertise_trust_store_ca_names, "on") == 0;
+        if (sc_elbv2_describe_revocations(v2, ma->trust_store_arn, NULL, 0, revs, &nrev, &err) !=
+            SC_OK)
+            nrev = 0;
+        for (int i = 0; i < nrev; i++) {
+            const char *loc = revs[i]->location ? revs[i]->location : "";
+
+            crls[o->ncrl++] = strncmp(loc, "file://", 7) == 0 ? loc + 7 : loc;
+            h = fnv(h, &revs[i]->revocation_id, sizeof(revs[i]->revocation_id));
+            h = fnv_s(h, loc);
+        }
+        o->crl_files = crls;
+        h = fnv_s(h, ma->trust_store_arn);
+        h = fnv(h, o->ca_pem ? o->ca_pem : "", o->ca_pem ? o->ca_len : 0);
+        h = fnv(h, &o->ignore_expiry, sizeof(o->ignore_expiry));
+        h = fnv(h, &o->advertise_ca_names, sizeof(o->advertise_ca_names));
+    }
+    return h;
+}
+
+/* Makes x's TLS context match li (a new one for new connections when its inputs changed);
+ * -1 when there is none to serve with. */
+static int tls_sync(struct autoscale *a, struct alb *x, const struct sc_elbv2_listener *li)
+{
+    const char *crls[SC_ELBV2_MAX_REVOCATIONS];
+    struct lb_tls_opts o;
+    uint64_t key = tls_inputs(a, sc_world_elbv2(x->w), li, &o, crls);
+    struct ssl_ctx_st *ctx;
+    char err[256];
+
+    if (x->ctx && key == x->ctx_key)
+        return 0;
+    if (!x->ctx && x->ctx_failed && key == x->ctx_key)
+        return -1;
+    x->ctx_key = key;
+    ctx = lb_tls_ctx_create_opts(&o, err, sizeof(err));
+    if (!ctx) {
+        if (!x->ctx_failed)
+            log_error("autoscale: listener %s: cannot make its TLS context: %s", li->arn, err);
+        x->ctx_failed = 1;
+        return x->ctx ? 0 : -1;
+    }
+    x->ctx_failed = 0;
+    if (x->l)
+        lb_listener_set_tls(x->l, ctx, o.mtls);
+    lb_tls_ctx_free(x->ctx); /* sessions still open hold their own reference */
+    x->ctx = ctx;
+    return 0;
 }
 
 /* The proxy of listener li: the running one when its settings still match, else a new one
@@ -204,15 +300,6 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
         a->albs[i] = a->albs[--a->nalbs];
         break;
     }
-    if (tls && !a->tls) {
-        a->tls = lb_tls_ctx_create(a->cfg.tls_cert, a->cfg.tls_key, err, sizeof(err));
-        if (!a->tls) {
-            if (!a->tls_failed)
-                log_error("autoscale: HTTPS/SSL listeners cannot start: %s", err);
-            a->tls_failed = 1;
-            return NULL;
-        }
-    }
     x = cm_xcalloc(1, sizeof(*x));
     x->a = a;
     x->w = w;
@@ -221,12 +308,17 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
     x->port = li->port;
     x->tls = tls;
     x->tcp = tcp;
+    if (tls && tls_sync(a, x, li) < 0) {
+        free(x);
+        return NULL;
+    }
     x->secret = ((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 11) ^ (uint64_t)time(NULL);
     lbname = sc_elbv2_arn_dimension(li->load_balancer_arn);
     snprintf(name, sizeof(name), "%s:%d", lbname ? lbname : "alb", li->port);
     memset(&cfg, 0, sizeof(cfg));
     cfg.name = name;
-    cfg.tls = tls ? a->tls : NULL;
+    cfg.tls = x->ctx;
+    cfg.mtls = tls ? (int)sc_elbv2_mtls_mode(li) : 0;
     cfg.mode = tcp ? LB_MODE_TCP : LB_MODE_HTTP;
     cfg.port = li->port;
     cfg.forwarded_port = li->port;
@@ -239,6 +331,7 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
     }
     if (!x->l) {
         log_error("autoscale: listener %s: %s", name, err);
+        lb_tls_ctx_free(x->ctx);
         free(x);
         return NULL;
     }
@@ -308,6 +401,8 @@ static void sync_backends(struct autoscale *a, struct alb *x, int64_t now)
 
     for (int g = 0; g < x->ntgs; g++) {
         int n = sc_elbv2_target_count(v2, x->tgs[g]);
+        const struct sc_elbv2_tg *tg = sc_elbv2_tg_find(v2, x->tgs[g]);
+        const char *tgtype = tg ? tg->target_type : "instance";
         struct sc_elbv2_balancing bal;
 
         if (sc_elbv2_tg_balancing(v2, x->tgs[g], &bal) == 0)
@@ -315,13 +410,11 @@ static void sync_backends(struct autoscale *a, struct alb *x, int64_t now)
 
         for (int i = 0; i < n; i++) {
             struct sc_elbv2_target_health t;
-            struct proc *p;
             int port;
 
             if (sc_elbv2_target_at(v2, x->tgs[g], i, &t) != 0)
                 continue;
-            p = as_proc_find(a, x->w, t.id);
-            port = as_proc_port_for(a, p, t.port);
+            port = as_target_port(a, x->w, tgtype, t.id, t.port);
             backend_id(bid, sizeof(bid), g, t.id, t.port);
             lb_backend_set_in(x->l, g, bid, port > 0 ? port : 1, t.availability_zone,
                               t.routable && t.state != SC_ELBV2_DRAINING && port > 0);
@@ -382,6 +475,8 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
         if (!x)
             continue;
         x->seen = 1;
+        if (x->tls)
+            tls_sync(a, x, li);
         idle = alb ? sc_elbv2_attr(b->attrs, b->nattrs, "idle_timeout.timeout_seconds")
                    : sc_elbv2_attr(li->attrs, li->nattrs, "tcp.idle_timeout.seconds");
         /* requests are real time: the idle timeout is not scaled */

@@ -68,6 +68,10 @@ struct listener {
     enum lb_mode mode;
     int tls; /* HTTPS or SSL: TLS terminated at the proxy */
     struct lb_listener *l;
+    /* HTTPS/SSL: the context serving the listener's SSLCertificateId (cert), remade when
+     * SetLoadBalancerListenerSSLCertificate changes it (docs/elb-classic.md 6) */
+    struct ssl_ctx_st *ctx;
+    char cert[512];
     int seen;
 };
 
@@ -127,12 +131,11 @@ struct autoscale {
     long minute_timer;
     double launch_tokens; /* the launch-rate bucket (autoscale_config.launch_rate) */
     int64_t launch_tokens_ms;
-    long launch_timer;      /* steps again when the bucket has a token for a waiting launch */
-    struct ssl_ctx_st *tls; /* HTTPS/SSL listeners' context, made on first use */
-    int tls_failed;         /* logged once */
-    int blocking_fetch;     /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
-    int fetching;           /* status GETs in flight */
-    int fetch_rr;           /* where the next queued one is looked for */
+    long launch_timer;  /* steps again when the bucket has a token for a waiting launch */
+    int tls_failed;     /* logged once */
+    int blocking_fetch; /* SCALELAB_BLOCKING_CPU_FETCH=1: the old collector (bench) */
+    int fetching;       /* status GETs in flight */
+    int fetch_rr;       /* where the next queued one is looked for */
     uint64_t key_seq;
     struct tcopy tc[MAX_TARGETS]; /* sync_lb()'s copy of one load balancer's targets */
 };
@@ -156,6 +159,11 @@ struct lbstat *as_lbstat_ensure(struct autoscale *a, struct sc_world *w, const c
 struct proc *as_proc_find(const struct autoscale *a, const struct sc_world *w, const char *id);
 /* The real port serving instance_port on p (made on first use); 0 while not listening. */
 int as_proc_port_for(struct autoscale *a, struct proc *p, int instance_port);
+/* The loopback port an ELBv2 target (id, port) of a group of target_type ("instance" |
+ * "ip") is reached on: an instance's process port for that port; an ip target in
+ * 127.0.0.0/8 is 127.0.0.1:port itself (docs/elbv2.md 10); 0 when unreachable. */
+int as_target_port(struct autoscale *a, const struct sc_world *w, const char *target_type,
+                   const char *id, int port);
 
 /* autoscale_alb.c: each ELBv2 HTTP/HTTPS listener of an Application Load Balancer as a
  * proxy whose routing hook is libscaler's sc_elbv2_route (docs/elbv2.md 10). */

@@ -23,7 +23,9 @@
 #include "emulator/balancer.h"
 #include "emulator/lb_http.h"
 #include "emulator/lb_internal.h"
+#include "emulator/lb_tls.h"
 #include "scaler/elbv2.h"
+#include "scaler/elbv2_mtls.h"
 #include "scaler/lb_sticky.h"
 
 #define RETRIES 2
@@ -232,6 +234,27 @@ static void move_body(struct cconn *c, struct bconn *b)
 
 static void backend_send(struct bconn *b);
 
+/* The client certificate headers of c's TLS session (docs/elbv2.md 14.1): made once per
+ * connection, after the handshake; NULL when there are none. */
+static const char *mtls_headers(struct cconn *c)
+{
+    if (!c->mtls_done) {
+        char *h = cm_xmalloc(MTLS_HDR_MAX);
+        long n = lb_tls_client_headers(c->ssl, h, MTLS_HDR_MAX);
+
+        c->mtls_done = 1;
+        if (n > 0) {
+            c->mtls_hdr = h;
+        } else {
+            if (n < 0)
+                log_warn("%s: the client certificate headers exceed %d bytes: left out", c->l->name,
+                         MTLS_HDR_MAX);
+            free(h);
+        }
+    }
+    return c->mtls_hdr;
+}
+
 /* Gives the request to backend be: a pooled or new connection, the head rewritten. */
 static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, size_t reqlen)
 {
@@ -252,9 +275,16 @@ static int attach(struct cconn *c, struct bal_backend *be, const char *reqcopy, 
         memcpy(b->req, reqcopy, reqlen);
         b->req_len = reqlen;
     } else {
-        struct lb_http_forward fwd = { ip, l->tls ? "https" : "http", l->fwd_port,
-                                       c->msg.expect_continue };
-        ssize_t n = lb_http_forward_request(c->in, &c->msg, &fwd, b->req, BREQ_CAP);
+        struct lb_http_forward fwd = { ip,          c->ssl ? "https" : "http",
+                                       l->fwd_port, c->msg.expect_continue,
+                                       NULL,        NULL };
+        ssize_t n;
+
+        if (c->ssl && lb_tls_mtls_mode(c->ssl)) {
+            fwd.drop_prefix = SC_ELBV2_MTLS_HEADER_PREFIX;
+            fwd.extra = mtls_headers(c);
+        }
+        n = lb_http_forward_request(c->in, &c->msg, &fwd, b->req, BREQ_CAP);
 
         if (n < 0)
             return -1; /* cannot happen: BREQ_CAP covers the largest head */
@@ -1014,6 +1044,7 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
     l = cm_xcalloc(1, sizeof(*l));
     l->ev = ev;
     l->tls = cfg->tls;
+    l->mtls = cfg->mtls;
     l->name = cm_xstrdup(cfg->name ? cfg->name : "proxy");
     l->mode = cfg->mode;
     l->idle_ms = cfg->idle_timeout_ms > 0 ? cfg->idle_timeout_ms : 60000;
@@ -1098,6 +1129,12 @@ int lb_listener_port(const struct lb_listener *l)
 enum lb_mode lb_listener_mode(const struct lb_listener *l)
 {
     return l->mode;
+}
+
+void lb_listener_set_tls(struct lb_listener *l, struct ssl_ctx_st *tls, int mtls)
+{
+    l->tls = tls;
+    l->mtls = mtls;
 }
 
 void lb_listener_set_idle_timeout(struct lb_listener *l, int64_t idle_timeout_ms)

@@ -71,6 +71,10 @@ struct lb_config {
      * TLS with (borrowed; outlives the listener); backends get plain HTTP or bytes. NULL:
      * plain HTTP/TCP. */
     struct ssl_ctx_st *tls;
+    /* the context's mutual TLS (enum sc_mtls_mode, lb_tls_ctx_create_opts): 0 off; else
+     * each request to a backend carries the client certificate headers the session gives
+     * (lb_tls_client_headers) and a client's own X-Amzn-Mtls-Clientcert* are dropped */
+    int mtls;
     int port; /* 127.0.0.1 port to listen on; 0 = any */
     enum lb_mode mode;
     int forwarded_port;      /* X-Forwarded-Port (the LoadBalancerPort); 0 = port */
@@ -123,6 +127,10 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
 void lb_listener_destroy(struct lb_listener *l);
 int lb_listener_port(const struct lb_listener *l); /* the bound port */
 enum lb_mode lb_listener_mode(const struct lb_listener *l);
+
+/* A new TLS context (and its mutual TLS mode) for connections accepted from now on
+ * (borrowed, as lb_config.tls; open connections keep theirs: OpenSSL counts references). */
+void lb_listener_set_tls(struct lb_listener *l, struct ssl_ctx_st *tls, int mtls);
 
 /* Settings that change at run time (ModifyLoadBalancerAttributes, zones). */
 void lb_listener_set_idle_timeout(struct lb_listener *l, int64_t idle_timeout_ms);

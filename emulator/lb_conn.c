@@ -14,10 +14,15 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <arpa/inet.h>
+
 #include "common/ev.h"
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "emulator/balancer.h"
 #include "emulator/lb_internal.h"
+#include "emulator/lb_tls.h"
+#include "scaler/elbv2_mtls.h"
 
 /* --- small helpers --------------------------------------------------------------------- */
 
@@ -109,6 +114,13 @@ static ssize_t tls_result(struct cconn *c, int r, uint32_t *want)
         return -1;
     }
     ERR_clear_error();
+    if (e == SSL_ERROR_SSL && c->l->mtls == SC_MTLS_VERIFY && !SSL_is_init_finished(c->ssl)) {
+        char ip[INET_ADDRSTRLEN] = "?";
+
+        inet_ntop(AF_INET, &c->peer.sin_addr, ip, sizeof(ip));
+        log_info("connection log: %s %s:%d %s", c->l->name, ip, ntohs(c->peer.sin_port),
+                 lb_tls_verify_status(c->ssl));
+    }
     if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && r == 0))
         return 0; /* close_notify, or EOF without one */
     errno = ECONNRESET;
@@ -352,6 +364,8 @@ struct cconn *lb_cconn_new(struct lb_listener *l, int fd)
     c->l = l;
     c->fd = fd;
     c->tgck_len = 0;
+    c->mtls_hdr = NULL;
+    c->mtls_done = 0;
     l->m.conns_open++;
     c->ssl = NULL;
     c->ssl_rd_want = c->ssl_wr_want = 0;
@@ -443,6 +457,8 @@ void lb_client_close(struct cconn *c)
         SSL_free(c->ssl);
         c->ssl = NULL;
     }
+    free(c->mtls_hdr);
+    c->mtls_hdr = NULL;
     if (c->fd >= 0) {
         cm_ev_del_fd(l->ev, c->fd);
         close(c->fd);

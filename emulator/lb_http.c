@@ -474,7 +474,9 @@ ssize_t lb_http_forward_request(const char *buf, const struct lb_http_msg *m,
     for (int i = 0; i < m->nheaders; i++) {
         const struct lb_http_header *h = &m->headers[i];
 
-        if (hop_by_hop(buf, m, i, fwd->drop_expect))
+        if (hop_by_hop(buf, m, i, fwd->drop_expect) ||
+            (fwd->drop_prefix && h->name_len >= strlen(fwd->drop_prefix) &&
+             strncasecmp(buf + h->name_off, fwd->drop_prefix, strlen(fwd->drop_prefix)) == 0))
             continue;
         put(&o, buf + h->name_off, h->name_len);
         puts_(&o, ": ");
@@ -491,7 +493,10 @@ ssize_t lb_http_forward_request(const char *buf, const struct lb_http_msg *m,
     puts_(&o, fwd->proto ? fwd->proto : "http");
     puts_(&o, "\r\nX-Forwarded-Port: ");
     put_int(&o, fwd->port);
-    puts_(&o, "\r\n\r\n");
+    puts_(&o, "\r\n");
+    if (fwd->extra)
+        puts_(&o, fwd->extra);
+    puts_(&o, "\r\n");
     return o.over ? -1 : (ssize_t)o.len;
 }
 

@@ -89,10 +89,12 @@ ssize_t lb_http_chunked_scan(struct lb_http_chunked *c, const char *p, size_t le
 
 /* What a proxy adds to a forwarded request. */
 struct lb_http_forward {
-    const char *client_ip; /* appended to X-Forwarded-For */
-    const char *proto;     /* X-Forwarded-Proto: "http" */
-    int port;              /* X-Forwarded-Port: the listener's port */
-    int drop_expect;       /* the proxy answered Expect: 100-continue itself */
+    const char *client_ip;   /* appended to X-Forwarded-For */
+    const char *proto;       /* X-Forwarded-Proto: "http" */
+    int port;                /* X-Forwarded-Port: the listener's port */
+    int drop_expect;         /* the proxy answered Expect: 100-continue itself */
+    const char *drop_prefix; /* drop the client's headers whose name starts with it (any case) */
+    const char *extra;       /* header lines (each ending in CRLF) appended, or NULL */
 };
 /* Writes the request head to forward to a backend into out[0..cap): the request line as
  * HTTP/1.1, the headers minus hop-by-hop ones (Connection, Keep-Alive, Proxy-Connection,

@@ -21,11 +21,12 @@
 #include "emulator/lb.h"
 #include "emulator/lb_http.h"
 
-#define CIN_CAP  16384
-#define COUT_CAP (LB_HTTP_MAX_HEAD + 1024 + 16384)
-#define BIN_CAP  16384
-#define BREQ_CAP (LB_HTTP_MAX_HEAD + 1024 + CIN_CAP)
-#define FREE_MAX 256 /* connections kept on a free list */
+#define CIN_CAP      16384
+#define COUT_CAP     (LB_HTTP_MAX_HEAD + 1024 + 16384)
+#define BIN_CAP      16384
+#define MTLS_HDR_MAX 8192 /* the X-Amzn-Mtls-Clientcert* lines of one connection */
+#define BREQ_CAP     (LB_HTTP_MAX_HEAD + 1024 + CIN_CAP + MTLS_HDR_MAX)
+#define FREE_MAX     256 /* connections kept on a free list */
 
 enum cstate {
     CS_HEAD,   /* waiting for a request head (idle keep-alive or partial) */
@@ -74,6 +75,8 @@ struct cconn {
     size_t in_off, in_len; /* in_off: TCP mode only */
     size_t out_off, out_len;
     struct lb_http_msg msg;
+    char *mtls_hdr;  /* mTLS listeners: the certificate headers, made after the handshake */
+    int mtls_done;   /* mtls_hdr made (or none to make) */
     size_t tgck_len; /* the route's set_cookie lines for the current response */
     char tgck[512];
     char in[CIN_CAP];
@@ -106,6 +109,7 @@ struct bconn {
 struct lb_listener {
     struct cm_ev *ev;
     SSL_CTX *tls; /* borrowed; NULL: plain */
+    int mtls;     /* enum sc_mtls_mode of tls */
     long tls_kick_timer;
     char *name;
     int fd;

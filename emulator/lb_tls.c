@@ -1,16 +1,23 @@
 /* emulator/lb_tls.c: see lb_tls.h. */
 #include "emulator/lb_tls.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+
+#include "scaler/elbv2_mtls.h"
 
 static void fail_msg(char *err, size_t errlen, const char *what)
 {
@@ -40,7 +47,7 @@ static int add_ext(X509 *x, int nid, const char *value)
 }
 
 /* A self-signed certificate for localhost with a new EC P-256 key, into ctx. */
-static int self_signed(SSL_CTX *ctx, char *err, size_t errlen)
+static int self_signed(SSL_CTX *ctx, const char *label, char *err, size_t errlen)
 {
     EVP_PKEY *key = EVP_EC_gen("P-256");
     X509 *x = NULL;
@@ -70,6 +77,9 @@ static int self_signed(SSL_CTX *ctx, char *err, size_t errlen)
     name = X509_get_subject_name(x);
     if (!X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, (const unsigned char *)"scalelab", -1,
                                     -1, 0) ||
+        (label && label[0] &&
+         !X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_UTF8, (const unsigned char *)label,
+                                     (int)(strlen(label) > 64 ? 64 : strlen(label)), -1, 0)) ||
         !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"localhost",
                                     -1, -1, 0) ||
         !X509_set_issuer_name(x, name))
@@ -123,7 +133,7 @@ struct ssl_ctx_st *lb_tls_ctx_create(const char *cert_file, const char *key_file
             fail_msg(err, errlen, "cannot load the TLS key (or it does not match)");
             goto fail;
         }
-    } else if (self_signed(ctx, err, errlen) < 0) {
+    } else if (self_signed(ctx, NULL, err, errlen) < 0) {
         goto fail;
     }
     return ctx;
@@ -136,4 +146,269 @@ fail:
 void lb_tls_ctx_free(struct ssl_ctx_st *ctx)
 {
     SSL_CTX_free(ctx);
+}
+
+/* --- one listener's context: certificate and mutual TLS (docs/elbv2.md 14.1) ------------- */
+
+struct mtls_cfg {
+    int mode;
+    int ignore_expiry;
+};
+
+static int ctx_idx = -1, ssl_idx = -1;
+
+static void free_cfg(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+    (void)parent, (void)ad, (void)idx, (void)argl, (void)argp;
+    free(ptr);
+}
+
+static void ex_indexes(void)
+{
+    if (ctx_idx < 0)
+        ctx_idx = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_cfg);
+    if (ssl_idx < 0)
+        ssl_idx = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
+static const struct mtls_cfg *cfg_of(const SSL *ssl)
+{
+    return ctx_idx < 0 ? NULL : SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_idx);
+}
+
+/* The first refusal of a session's verification: enum sc_mtls_check + 1 (0: none). */
+static void note_check(SSL *ssl, enum sc_mtls_check c)
+{
+    if (!SSL_get_ex_data(ssl, ssl_idx))
+        SSL_set_ex_data(ssl, ssl_idx, (void *)(intptr_t)(c + 1));
+}
+
+/* OpenSSL's verdict on one certificate of the chain, turned into AWS's (libscaler decides). */
+static int verify_cb(int ok, X509_STORE_CTX *xs)
+{
+    SSL *ssl = X509_STORE_CTX_get_ex_data(xs, SSL_get_ex_data_X509_STORE_CTX_idx());
+    const struct mtls_cfg *cfg = ssl ? cfg_of(ssl) : NULL;
+    enum sc_mtls_check c = SC_MTLS_OK;
+
+    if (!cfg || cfg->mode != SC_MTLS_VERIFY)
+        return 1; /* passthrough: "without verifying it" */
+    if (ok) {
+        X509 *x = X509_STORE_CTX_get_current_cert(xs);
+
+        if (X509_STORE_CTX_get_error_depth(xs) == 0 && x && X509_get_version(x) == 0)
+            c = SC_MTLS_TYPE_UNSUPPORTED;
+    } else {
+        switch (X509_STORE_CTX_get_error(xs)) {
+        case X509_V_ERR_UNABLE_TO_GET_CRL:
+            return 1; /* an issuer without a revocation list in the store: not checked */
+        case X509_V_ERR_CERT_HAS_EXPIRED:
+            c = SC_MTLS_EXPIRED;
+            break;
+        case X509_V_ERR_CERT_NOT_YET_VALID:
+            c = SC_MTLS_NOT_YET_VALID;
+            break;
+        case X509_V_ERR_CERT_REVOKED:
+            c = SC_MTLS_REVOKED;
+            break;
+        default:
+            c = SC_MTLS_UNTRUSTED;
+        }
+    }
+    if (sc_elbv2_mtls_admit(SC_MTLS_VERIFY, c, cfg->ignore_expiry, NULL))
+        return 1;
+    note_check(ssl, c);
+    return 0;
+}
+
+static int load_trust(SSL_CTX *ctx, const struct lb_tls_opts *o, char *err, size_t errlen)
+{
+    X509_STORE *st = SSL_CTX_get_cert_store(ctx);
+    STACK_OF(X509_NAME) *names = o->advertise_ca_names ? sk_X509_NAME_new_null() : NULL;
+    BIO *bio = BIO_new_mem_buf(o->ca_pem ? o->ca_pem : "", o->ca_pem ? (int)o->ca_len : 0);
+    X509 *x;
+    int n = 0;
+
+    while (bio && (x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+        X509_STORE_add_cert(st, x);
+        if (names) {
+            X509_NAME *nm = X509_NAME_dup(X509_get_subject_name(x));
+
+            if (nm)
+                sk_X509_NAME_push(names, nm);
+        }
+        X509_free(x);
+        n++;
+    }
+    BIO_free(bio);
+    ERR_clear_error();
+    if (names)
+        SSL_CTX_set_client_CA_list(ctx, names); /* takes names */
+    for (int i = 0; i < o->ncrl; i++) {
+        FILE *f = fopen(o->crl_files[i], "r");
+        X509_CRL *crl = f ? PEM_read_X509_CRL(f, NULL, NULL, NULL) : NULL;
+
+        if (f)
+            fclose(f);
+        if (!crl) {
+            snprintf(err, errlen, "cannot read the revocation list %s", o->crl_files[i]);
+            ERR_clear_error();
+            return -1;
+        }
+        X509_STORE_add_crl(st, crl);
+        X509_CRL_free(crl);
+    }
+    if (o->ncrl > 0)
+        X509_STORE_set_flags(st, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+    if (n == 0) {
+        snprintf(err, errlen, "the trust store's bundle holds no certificate");
+        return -1;
+    }
+    return 0;
+}
+
+struct ssl_ctx_st *lb_tls_ctx_create_opts(const struct lb_tls_opts *o, char *err, size_t errlen)
+{
+    SSL_CTX *ctx;
+    struct mtls_cfg *cfg;
+    static const unsigned char sid[] = "scalelab";
+
+    if (o->cert_file || o->key_file) {
+        ctx = lb_tls_ctx_create(o->cert_file, o->key_file, err, errlen);
+    } else {
+        ctx = SSL_CTX_new(TLS_server_method());
+        if (ctx) {
+            SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+            SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+                                      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                      SSL_MODE_RELEASE_BUFFERS);
+            SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+            if (self_signed(ctx, o->label, err, errlen) < 0) {
+                SSL_CTX_free(ctx);
+                ctx = NULL;
+            }
+        } else {
+            fail_msg(err, errlen, "cannot make a TLS context");
+        }
+    }
+    if (!ctx)
+        return NULL;
+    ex_indexes();
+    cfg = calloc(1, sizeof(*cfg));
+    if (!cfg || SSL_CTX_set_ex_data(ctx, ctx_idx, cfg) != 1) {
+        free(cfg);
+        SSL_CTX_free(ctx);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    cfg->mode = o->mtls;
+    cfg->ignore_expiry = o->ignore_expiry;
+    /* resumed sessions keep their peer's certificate (a verify context needs an id) */
+    SSL_CTX_set_session_id_context(ctx, sid, sizeof(sid) - 1);
+    if (o->mtls == SC_MTLS_VERIFY) {
+        if (load_trust(ctx, o, err, errlen) < 0) {
+            SSL_CTX_free(ctx);
+            return NULL;
+        }
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, verify_cb);
+    } else if (o->mtls == SC_MTLS_PASSTHROUGH) {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, verify_cb);
+    }
+    return ctx;
+}
+
+int lb_tls_mtls_mode(const struct ssl_st *ssl)
+{
+    const struct mtls_cfg *cfg = ssl ? cfg_of(ssl) : NULL;
+
+    return cfg ? cfg->mode : SC_MTLS_OFF;
+}
+
+const char *lb_tls_verify_status(const struct ssl_st *ssl)
+{
+    const char *why = "-";
+    intptr_t c;
+
+    if (lb_tls_mtls_mode(ssl) != SC_MTLS_VERIFY)
+        return why;
+    c = (intptr_t)SSL_get_ex_data(ssl, ssl_idx);
+    if (c == 0)
+        c = SSL_get0_peer_certificate(ssl) ? SC_MTLS_UNTRUSTED + 1 : SC_MTLS_NO_CERT + 1;
+    sc_elbv2_mtls_admit(SC_MTLS_VERIFY, (enum sc_mtls_check)(c - 1), 0, &why);
+    return why;
+}
+
+/* Appends x's PEM to bio. */
+static void pem_of(BIO *bio, X509 *x)
+{
+    if (x)
+        PEM_write_bio_X509(bio, x);
+}
+
+static int64_t asn1_unix(const ASN1_TIME *t)
+{
+    struct tm tm;
+
+    if (!t || ASN1_TIME_to_tm(t, &tm) != 1)
+        return 0;
+    return (int64_t)timegm(&tm);
+}
+
+long lb_tls_client_headers(struct ssl_st *ssl, char *out, size_t cap)
+{
+    int mode = lb_tls_mtls_mode(ssl);
+    X509 *leaf = mode == SC_MTLS_OFF ? NULL : SSL_get0_peer_certificate(ssl);
+    struct sc_mtls_client cl = { 0 };
+    BIO *chain = NULL, *one = NULL, *is = NULL, *su = NULL;
+    char serial[2 * 20 + 1] = "", *p;
+    long n, len;
+    static const char hex[] = "0123456789ABCDEF";
+
+    if (cap)
+        out[0] = '\0';
+    if (!leaf)
+        return 0;
+    if (mode == SC_MTLS_PASSTHROUGH) {
+        STACK_OF(X509) *sk = SSL_get_peer_cert_chain(ssl); /* server side: without the leaf */
+
+        chain = BIO_new(BIO_s_mem());
+        pem_of(chain, leaf);
+        for (int i = 0; sk && i < sk_X509_num(sk); i++)
+            pem_of(chain, sk_X509_value(sk, i));
+        len = BIO_get_mem_data(chain, &p);
+        cl.chain_pem = p;
+        cl.chain_len = len > 0 ? (size_t)len : 0;
+    } else {
+        const ASN1_INTEGER *sn = X509_get0_serialNumber(leaf);
+        int k = 0;
+
+        for (int i = 0; sn && i < sn->length && i < 20; i++) {
+            serial[k++] = hex[sn->data[i] >> 4];
+            serial[k++] = hex[sn->data[i] & 15];
+        }
+        serial[k] = '\0';
+        one = BIO_new(BIO_s_mem());
+        pem_of(one, leaf);
+        len = BIO_get_mem_data(one, &p);
+        cl.leaf_pem = p;
+        cl.leaf_len = len > 0 ? (size_t)len : 0;
+        is = BIO_new(BIO_s_mem());
+        su = BIO_new(BIO_s_mem());
+        X509_NAME_print_ex(is, X509_get_issuer_name(leaf), 0, XN_FLAG_RFC2253);
+        X509_NAME_print_ex(su, X509_get_subject_name(leaf), 0, XN_FLAG_RFC2253);
+        BIO_write(is, "", 1);
+        BIO_write(su, "", 1);
+        BIO_get_mem_data(is, &p);
+        cl.issuer = p;
+        BIO_get_mem_data(su, &p);
+        cl.subject = p;
+        cl.serial_hex = serial;
+        cl.not_before_s = asn1_unix(X509_get0_notBefore(leaf));
+        cl.not_after_s = asn1_unix(X509_get0_notAfter(leaf));
+    }
+    n = sc_elbv2_mtls_headers((enum sc_mtls_mode)mode, &cl, out, cap);
+    BIO_free(chain);
+    BIO_free(one);
+    BIO_free(is);
+    BIO_free(su);
+    return n;
 }

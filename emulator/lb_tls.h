@@ -1,11 +1,12 @@
 /* emulator/lb_tls.h: the server-side TLS context of HTTPS and SSL listeners (OpenSSL 3).
  *
  * Classic ELB terminates TLS at the load balancer with the certificate its listener names
- * (SSLCertificateId); the emulator has no IAM or ACM, so every HTTPS/SSL listener presents
- * one certificate: a self-signed one made at start (EC P-256, CN and SAN localhost plus
- * IP 127.0.0.1, valid 365 days; clients use curl -k or loadgen's default), or the PEM
- * files given with --tls-cert/--tls-key. TLS 1.2 and 1.3. The proxy (lb.c, lb_conn.c) does the
- * handshakes and the record I/O, non-blocking. */
+ * (SSLCertificateId); the emulator has no IAM or ACM, so a listener presents a self-signed
+ * certificate made for its id (EC P-256, CN and SAN localhost plus IP 127.0.0.1, OU the
+ * id's label, valid 365 days; clients use curl -k or loadgen's default), or the PEM files
+ * given with --tls-cert/--tls-key. ALB HTTPS listeners' contexts also carry their mutual
+ * TLS (lb_tls_ctx_create_opts, docs/elbv2.md 14.1). TLS 1.2 and 1.3. The proxy (lb.c, lb_conn.c)
+ * does the handshakes and the record I/O, non-blocking. */
 #ifndef EMULATOR_LB_TLS_H
 #define EMULATOR_LB_TLS_H
 
@@ -18,5 +19,32 @@ struct ssl_ctx_st; /* OpenSSL's SSL_CTX */
 struct ssl_ctx_st *lb_tls_ctx_create(const char *cert_file, const char *key_file, char *err,
                                      size_t errlen);
 void lb_tls_ctx_free(struct ssl_ctx_st *ctx); /* NULL is a no-op */
+
+/* One listener's context: its server certificate and its mutual TLS (docs/elbv2.md 14.1). */
+struct lb_tls_opts {
+    const char *cert_file, *key_file; /* PEM, both or neither (--tls-cert / --tls-key) */
+    /* neither file: a self-signed certificate for localhost whose subject's OU is this
+     * label (the listener's certificate id: the certificate served changes with it), or
+     * plain "scalelab" when NULL */
+    const char *label;
+    int mtls;           /* enum sc_mtls_mode (scaler/elbv2_mtls.h) */
+    const char *ca_pem; /* verify: the trust store's CA bundle (PEM) */
+    size_t ca_len;
+    const char *const *crl_files; /* verify: its revocation lists (PEM files) */
+    int ncrl;
+    int ignore_expiry;      /* IgnoreClientCertificateExpiry */
+    int advertise_ca_names; /* AdvertiseTrustStoreCaNames on */
+};
+struct ssl_ctx_st *lb_tls_ctx_create_opts(const struct lb_tls_opts *o, char *err, size_t errlen);
+
+struct ssl_st; /* OpenSSL's SSL */
+/* The enum sc_mtls_mode of the context an SSL session was made from (0: off). */
+int lb_tls_mtls_mode(const struct ssl_st *ssl);
+/* After a handshake: the X-Amzn-Mtls-Clientcert* header lines the session's mode gives the
+ * target, into out (NUL-terminated); 0 when none, -1 when they do not fit in cap. */
+long lb_tls_client_headers(struct ssl_st *ssl, char *out, size_t cap);
+/* After a failed handshake on a verify-mode context: the connection log's tls_verify_status
+ * ("Failed:ClientCertUntrusted", ...); "-" on other contexts. */
+const char *lb_tls_verify_status(const struct ssl_st *ssl);
 
 #endif

@@ -2,8 +2,8 @@
 # Classic ELB after creation (docs/elb-classic.md 6) through boto3 and the aws CLI:
 # ApplySecurityGroupsToLoadBalancer replaces the groups and SourceSecurityGroup,
 # Attach/DetachLoadBalancerToSubnets change the zones DescribeLoadBalancers reports,
-# SetLoadBalancerListenerSSLCertificate replaces the HTTPS listener's certificate with
-# AWS's errors for the rest, DescribeAccountLimits gives AWS's three limits. TAP lines;
+# SetLoadBalancerListenerSSLCertificate replaces the HTTPS listener's certificate (the one
+# openssl s_client reads from the listener changes with it) with AWS's errors for the rest, DescribeAccountLimits gives AWS's three limits. TAP lines;
 # KEEP_TMP=1.
 set -euo pipefail
 
@@ -12,10 +12,10 @@ set -euo pipefail
 start_emu emu --quiet
 
 python3 - "$EP" <<'EOF' || failed=1
-import sys
+import json, subprocess, sys, urllib.request
 import boto3, botocore.exceptions
 import tap
-from tap import check
+from tap import check, wait
 
 ep = sys.argv[1]
 elb = boto3.client("elb", endpoint_url=ep)
@@ -74,8 +74,24 @@ check("DetachLoadBalancerFromSubnets: two left, that zone disabled",
 check("detaching every subnet: InvalidConfigurationRequest",
       code(elb.detach_load_balancer_from_subnets, LoadBalancerName="web", Subnets=r["Subnets"]) == "InvalidConfigurationRequest")
 
+def served():
+    """The subject of the certificate the HTTPS listener serves (openssl s_client)."""
+    d = json.load(urllib.request.urlopen(ep + "/_scalelab/dataplane", timeout=5))
+    port = next((x["port"] for x in d.get("listeners", []) if x.get("load_balancer") == "web"
+                 and x.get("load_balancer_port") == 443), None)
+    if not port:
+        return ""
+    pem = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{port}"], input="",
+                         capture_output=True, text=True, timeout=10).stdout
+    return subprocess.run(["openssl", "x509", "-noout", "-subject", "-nameopt", "RFC2253"], input=pem,
+                          capture_output=True, text=True).stdout.strip()
+
+check("the HTTPS listener serves a certificate for its SSLCertificateId (OU the id's name)",
+      wait(lambda: "OU=a," in served(), 10), served())
 new = "arn:aws:acm:us-east-1:123456789012:certificate/12345678-aaaa-bbbb-cccc-123456789012"
 elb.set_load_balancer_listener_ssl_certificate(LoadBalancerName="web", LoadBalancerPort=443, SSLCertificateId=new)
+check("SetLoadBalancerListenerSSLCertificate: the listener now serves the new certificate",
+      wait(lambda: "OU=12345678-aaaa-bbbb-cccc-123456789012" in served(), 10), served())
 ls = {l["Listener"]["LoadBalancerPort"]: l["Listener"] for l in desc()["ListenerDescriptions"]}
 check("SetLoadBalancerListenerSSLCertificate: the HTTPS listener has the new certificate",
       ls[443]["SSLCertificateId"] == new, ls[443])

@@ -244,7 +244,7 @@ static void test_lb_http_forward_request(void **state)
     static const char in2[] = "GET / HTTP/1.1\r\nUpgrade: h2c\r\nTE: trailers\r\n\r\n";
     static const char want2[] = "GET / HTTP/1.1\r\nX-Forwarded-For: 127.0.0.1\r\n"
                                 "X-Forwarded-Proto: http\r\nX-Forwarded-Port: 8080\r\n\r\n";
-    struct lb_http_forward fwd = { "127.0.0.1", "http", 80, 1 };
+    struct lb_http_forward fwd = { "127.0.0.1", "http", 80, 1, NULL, NULL };
     struct lb_http_msg m;
     char out[1024];
     ssize_t n;
@@ -261,6 +261,33 @@ static void test_lb_http_forward_request(void **state)
     n = lb_http_forward_request(in2, &m, &fwd, out, sizeof(out));
     assert_int_equal(n, strlen(want2));
     assert_memory_equal(out, want2, (size_t)n);
+}
+
+/* mTLS listeners (docs/elbv2.md 14.1): the client's X-Amzn-Mtls-Clientcert* dropped, the
+ * load balancer's lines appended */
+static void test_lb_http_forward_request_mtls_headers(void **state)
+{
+    static const char in[] = "GET / HTTP/1.1\r\nx-amzn-mtls-clientcert-subject: CN=forged\r\n"
+                             "X-Amzn-Mtls-Clientcert: x\r\nX-Amzn-Trace-Id: t\r\n\r\n";
+    static const char want[] =
+        "GET / HTTP/1.1\r\nX-Amzn-Trace-Id: t\r\n"
+        "X-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Proto: https\r\n"
+        "X-Forwarded-Port: 443\r\nX-Amzn-Mtls-Clientcert-Subject: CN=c\r\n\r\n";
+    struct lb_http_forward fwd = { "127.0.0.1",
+                                   "https",
+                                   443,
+                                   0,
+                                   "X-Amzn-Mtls-Clientcert",
+                                   "X-Amzn-Mtls-Clientcert-Subject: CN=c\r\n" };
+    struct lb_http_msg m;
+    char out[1024];
+    ssize_t n;
+
+    (void)state;
+    assert_int_equal(lb_http_parse_request(in, strlen(in), &m), LB_HTTP_OK);
+    n = lb_http_forward_request(in, &m, &fwd, out, sizeof(out));
+    assert_int_equal(n, strlen(want));
+    assert_memory_equal(out, want, (size_t)n);
 }
 
 static void test_lb_http_forward_response(void **state)
@@ -311,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_lb_http_response_heads),
         cmocka_unit_test(test_lb_http_chunked),
         cmocka_unit_test(test_lb_http_forward_request),
+        cmocka_unit_test(test_lb_http_forward_request_mtls_headers),
         cmocka_unit_test(test_lb_http_forward_response),
         cmocka_unit_test(test_lb_http_format_response),
     };
