@@ -421,7 +421,7 @@ static json_t *walk_struct(struct ctx *c, const struct model_shape *sh, json_t *
             json_t *t = walk(c, m->shape, v, depth + 1);
 
             if (t) {
-                json_object_set_new(out, m->name, t);
+                json_object_set_new_nocheck(out, m->name, t); /* a model name: ASCII */
                 nset++;
             }
         }

@@ -24,6 +24,7 @@ struct query_pair {
 struct query_form {
     struct query_pair *pairs;
     size_t n;
+    char *text; /* one block holding every pair's key and value */
 };
 
 /* Splits an application/x-www-form-urlencoded string (`a=1&b=%20`, '+' is a space).

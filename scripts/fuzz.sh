@@ -17,7 +17,7 @@ python3 scripts/gen-models.py "$BUILD/gen/model_tables.c"
 FLAGS=(-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=all -I. $(pkg-config --cflags jansson))
 SRC=(emulator/query.c emulator/model.c emulator/model_check.c emulator/model_pattern.c emulator/model_ucat.c emulator/awserr.c
-     emulator/awsjson.c emulator/acbor.c emulator/xml.c scaler/status.c scaler/civil.c common/buf.c common/xalloc.c common/log.c
+     emulator/awsjson.c emulator/acbor.c emulator/xml.c scaler/status.c scaler/civil.c common/base64.c common/buf.c common/xalloc.c common/log.c
      "$BUILD/gen/model_tables.c")
 # dispatch links every library source but the programs' main.c and the libmicrohttpd glue
 DISPATCH_SRC=($(ls common/*.c scaler/*.c emulator/*.c | grep -v -e '^emulator/main\.c$' -e '^emulator/server\.c$')

@@ -147,6 +147,41 @@ static const struct qcase cases[] = {
       "&Signature=s&SignatureMethod=HmacSHA256&SignatureVersion=2&Timestamp=t&Action=x&Version=y",
       "{}", NULL, NULL },
     { EC2, "DescribeAvailabilityZones", "X-Amz-Date=d&Expires=e", "{}", NULL, NULL },
+    /* the tree's rules (query.c): the first of repeated parameters wins */
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=a&AutoScalingGroupName=b",
+      "{\"AutoScalingGroupName\":\"a\"}", NULL, NULL },
+    /* list elements in numeric order whatever order they come in (`10` after `9`) */
+    { ASG, "DescribeAutoScalingGroups",
+      "AutoScalingGroupNames.member.10=j&AutoScalingGroupNames.member.9=i"
+      "&AutoScalingGroupNames.member.100=k&AutoScalingGroupNames.member.1=a",
+      "{\"AutoScalingGroupNames\":[\"a\",\"i\",\"j\",\"k\"]}", NULL, NULL },
+    /* of several unknown parameters the first sent is named */
+    { ASG, "DescribeAutoScalingGroups", "Zeta=1&Alpha=2&Mid.x=3", NULL, "UnknownParameter",
+      "The parameter Zeta is not recognized" },
+    { ASG, "DescribeAutoScalingGroups",
+      "AutoScalingGroupNames.member.2.z=1&AutoScalingGroupNames.member.1=a&Bogus=1", NULL,
+      "UnknownParameter", "The parameter Bogus is not recognized" },
+    { ASG, "DescribeAutoScalingGroups",
+      "AutoScalingGroupNames.member.2.z=1&AutoScalingGroupNames.member.1.y=a", NULL,
+      "UnknownParameter", "The parameter AutoScalingGroupNames.member.1.y is not recognized" },
+    /* an empty segment names nothing: after the value it is ignored (the Jansson tree read
+     * freed memory here), before it the value is an object */
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName=g&AutoScalingGroupName..x=2",
+      "{\"AutoScalingGroupName\":\"g\"}", NULL, NULL },
+    { ASG, "DeleteAutoScalingGroup", "AutoScalingGroupName.=x&AutoScalingGroupName=g", NULL,
+      "ValidationError", "Member must be a string" },
+    { ASG, "DescribeAutoScalingGroups", "=1&.x=2", "{}", NULL, NULL },
+    /* a map's entries by their key, a repeated key taking the last value */
+    { CW, "PutMetricData",
+      "Namespace=N&EntityMetricData.member.1.Entity.KeyAttributes.entry.2.key=b"
+      "&EntityMetricData.member.1.Entity.KeyAttributes.entry.2.value=2"
+      "&EntityMetricData.member.1.Entity.KeyAttributes.entry.1.key=a"
+      "&EntityMetricData.member.1.Entity.KeyAttributes.entry.1.value=1"
+      "&EntityMetricData.member.1.Entity.KeyAttributes.entry.3.key=b"
+      "&EntityMetricData.member.1.Entity.KeyAttributes.entry.3.value=3",
+      "{\"EntityMetricData\":[{\"Entity\":{\"KeyAttributes\":{\"a\":\"1\",\"b\":\"3\"}}}],"
+      "\"Namespace\":\"N\"}",
+      NULL, NULL },
 };
 
 static void test_query_table(void **state)
