@@ -109,6 +109,7 @@ struct conn_req {
     struct MHD_Connection *conn;
     struct dispatch_response held;
     int holding;
+    int read_barrier; /* a read held behind the changes it shows, not a change of its own */
     uint64_t ticket;
     enum state_ticket_status result;
     struct conn_req *next_waiting;
@@ -396,8 +397,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         /* the commit covering the change failed: the change is in memory (and written by
          * a later commit) but is not acknowledged; 500 in the request's own protocol */
         if (r->result != STATE_DURABLE)
-            dispatch_response_fail(&r->held, "scalelab could not save its state file (see the "
-                                             "emulator's log); the change is not acknowledged");
+            dispatch_response_fail(
+                &r->held, r->read_barrier ? "scalelab could not save its state file (see the "
+                                            "emulator's log); this reply would show a change "
+                                            "that is not durable"
+                                          : "scalelab could not save its state file (see the "
+                                            "emulator's log); the change is not acknowledged");
         return queue_reply(s, c, &r->held);
     }
     if (*upload_size) {
@@ -438,9 +443,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     rq.client = client_address(c, client, sizeof(client));
     dispatch_handle(s->dispatch, &rq, &rs);
     free(path);
-    if (s->st && rs.state_kind && rs.status < 300) {
-        /* the change is acknowledged only once it is on disk: hold the reply */
-        r->ticket = state_change(s->st, rs.state_kind);
+    if (s->st && ((rs.state_kind && rs.status < 300) ||
+                  (!rs.stream && state_ticket(s->st, state_last_ticket(s->st)) == STATE_PENDING))) {
+        /* the change is acknowledged only once it is on disk: hold the reply; any other
+         * reply may show changes still waiting for their commit: held behind them */
+        r->read_barrier = !(rs.state_kind && rs.status < 300);
+        r->ticket = r->read_barrier ? state_last_ticket(s->st) : state_change(s->st, rs.state_kind);
         r->held = rs;
         r->holding = 1;
         r->conn = c;
