@@ -23,6 +23,7 @@
 #include "emulator/emu.h"
 #include "emulator/model.h"
 #include "emulator/query.h"
+#include "emulator/ratelimit.h"
 #include "emulator/state.h"
 #include "emulator/xml.h"
 #include "scaler/world.h"
@@ -37,6 +38,8 @@ struct dispatch {
     struct auth_keys *keys;
     uint64_t rid[2];
     uint64_t requests;
+    struct ratelimit *by_client, *by_account; /* NULL: that limit is off */
+    int64_t untracked_logged_ms;
 };
 
 void dispatch_config_defaults(struct dispatch_config *cfg)
@@ -45,6 +48,62 @@ void dispatch_config_defaults(struct dispatch_config *cfg)
     cfg->region = "us-east-1";
     cfg->account = "123456789012";
     cfg->max_body = DISPATCH_DEFAULT_MAX_BODY;
+    cfg->client_rate = DISPATCH_DEFAULT_CLIENT_RATE;
+    cfg->account_rate = DISPATCH_DEFAULT_ACCOUNT_RATE;
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* AWS's throttling answer in the request's service (docs/dataplane.md "Request rate"). */
+static void throttled(struct awserr *err, const struct model_service *svc)
+{
+    if (svc == &model_ec2)
+        awserr_set(err, 503, "RequestLimitExceeded", "Request limit exceeded.");
+    else
+        awserr_set(err, 400, "Throttling", "Rate exceeded");
+    err->sender = 1;
+}
+
+/* 0 when rq's client has a token (taken), -1 with err set when it is throttled. */
+static int take_client(struct dispatch *d, const struct dispatch_request *rq,
+                       const struct model_service *svc, struct awserr *err)
+{
+    int64_t now = mono_ms();
+    uint64_t untracked = ratelimit_untracked(d->by_client);
+
+    if (!rq->client || ratelimit_take(d->by_client, rq->client, now))
+        goto ok;
+    throttled(err, svc);
+    return -1;
+ok:
+    if (ratelimit_untracked(d->by_client) != untracked && now - d->untracked_logged_ms >= 1000) {
+        d->untracked_logged_ms = now;
+        log_warn("api: rate limit: %d client addresses tracked, %s not limited", RL_MAX_KEYS,
+                 rq->client);
+    }
+    return 0;
+}
+
+/* The account and Region's token, after the client's (given back when refused here). */
+static int take_account(struct dispatch *d, const struct dispatch_request *rq, const char *account,
+                        const char *region, const struct model_service *svc, struct awserr *err)
+{
+    char key[RL_KEY_LEN];
+
+    if (!rq->client)
+        return 0;
+    snprintf(key, sizeof(key), "%s/%s", account, region);
+    if (ratelimit_take(d->by_account, key, mono_ms()))
+        return 0;
+    ratelimit_give_back(d->by_client, rq->client);
+    throttled(err, svc);
+    return -1;
 }
 
 static int64_t wall_ms(void)
@@ -406,6 +465,8 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
     }
     if (route(rq, &scope, scoped, &r, &err) < 0)
         goto fail;
+    if (take_client(d, rq, r.svc, &err) < 0)
+        goto fail;
     if (d->cfg.auth_sigv4) {
         /* the signature covers the body as sent (compressed) */
         struct auth_request ar = { rq_wire->method,   rq_wire->path,  rq_wire->query,
@@ -415,6 +476,9 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
         if (auth_verify(d->keys, &ar, wall_ms(), &err) < 0)
             goto fail;
     }
+    if (take_account(d, rq, d->cfg.account,
+                     scoped && scope.region[0] ? scope.region : d->cfg.region, r.svc, &err) < 0)
+        goto fail;
     switch (r.proto) {
     case PROTO_QUERY:
     case PROTO_EC2:
@@ -523,6 +587,15 @@ struct dispatch *dispatch_create(const struct dispatch_config *cfg, struct emu *
     }
     if (!d->rid[0] && !d->rid[1])
         d->rid[1] = 1;
+    if (cfg->client_rate > 0)
+        d->by_client = ratelimit_create(cfg->client_rate, cfg->client_burst);
+    if (cfg->account_rate > 0)
+        d->by_account = ratelimit_create(cfg->account_rate, cfg->account_burst);
+    if ((cfg->client_rate > 0 && !d->by_client) || (cfg->account_rate > 0 && !d->by_account)) {
+        snprintf(err, errlen, "out of memory");
+        dispatch_destroy(d);
+        return NULL;
+    }
     if (cfg->auth_sigv4) {
         d->keys = auth_keys_load(cfg->credentials, err, errlen);
         if (!d->keys) {
@@ -538,5 +611,7 @@ void dispatch_destroy(struct dispatch *d)
     if (!d)
         return;
     auth_keys_destroy(d->keys);
+    ratelimit_destroy(d->by_client);
+    ratelimit_destroy(d->by_account);
     free(d);
 }

@@ -20,6 +20,9 @@ struct events;
 
 #define DISPATCH_DEFAULT_MAX_BODY     (2 * 1024 * 1024)
 #define DISPATCH_MAX_RESPONSE_HEADERS 8
+/* the request rate limits' defaults: generous, above what the one loop serves */
+#define DISPATCH_DEFAULT_CLIENT_RATE  5000
+#define DISPATCH_DEFAULT_ACCOUNT_RATE 10000
 
 struct dispatch_config {
     const char *region;      /* default region: "us-east-1" */
@@ -29,6 +32,10 @@ struct dispatch_config {
     const char *s3_dir;      /* S3 objects ELBv2 reads: DIR/bucket/key (NULL: none) */
     size_t max_body;         /* inflated bodies over this answer 413 */
     int quiet;               /* no per-request log line */
+    /* request rate limits (emulator/ratelimit.h, docs/dataplane.md): tokens a second and
+     * burst per client address and per account and Region; rate 0 = off */
+    double client_rate, client_burst;
+    double account_rate, account_burst;
 };
 
 void dispatch_config_defaults(struct dispatch_config *cfg);
@@ -41,9 +48,10 @@ struct dispatch_request {
     int nhdrs;
     const char *body;
     size_t body_len;
-    int too_large;  /* the body passed max_body and was dropped */
-    int overloaded; /* the body was dropped: the server's budget of held upload bytes was
-                     * spent (503 ServiceUnavailable) */
+    int too_large;      /* the body passed max_body and was dropped */
+    int overloaded;     /* the body was dropped: the server's budget of held upload bytes was
+                         * spent (503 ServiceUnavailable) */
+    const char *client; /* the peer's address; NULL (in-process callers): not rate limited */
 };
 
 struct dispatch_response {

@@ -189,6 +189,7 @@ static void world_config(struct emu *e, const char *account, const char *region,
     wc->seed = seed_of(account, region);
     wc->start_ms = emu_now_ms(e);
     wc->max_metric_series = e->cfg.max_metric_series;
+    wc->max_vcpus = e->cfg.max_vcpus;
     wc->tz_offset = cm_tz_offset; /* scheduled actions' TimeZone from Debian's tzdata */
     if (e->cfg.max_instances > 0) {
         wc->host_room = host_room;

@@ -41,6 +41,7 @@ struct emu_config {
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */
     size_t event_buffer;      /* each event stream client's buffer; 0: the default */
     int max_metric_series;    /* per world (sc_world_config); 0 = libscaler's 100,000 */
+    int max_vcpus;            /* per world: running On-Demand vCPUs (sc_world_config); 0 = none */
     /* Instances (neither shutting-down nor terminated) of every world together; a launch
      * past it fails with InsufficientInstanceCapacity (sc_world_config.host_room). 0: no
      * bound beyond libscaler's per-world limit. main.c's default: emu_default_max_instances */

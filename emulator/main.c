@@ -17,6 +17,7 @@
 #include "emulator/instance_main.h"
 #include "emulator/lb.h"
 #include "emulator/model.h"
+#include "emulator/ratelimit.h"
 #include "emulator/server.h"
 #include "emulator/webhook.h"
 
@@ -56,9 +57,16 @@ static void usage(FILE *f)
                "                      CPU, at most 2000; launches past it fail with\n"
                "                      InsufficientInstanceCapacity)\n"
                "  --launch-rate N     instance processes started per second (default 50)\n"
+               "  --max-vcpus N       running On-Demand vCPUs per account and Region (default\n"
+               "                      0: no limit); launches past it fail with VcpuLimitExceeded\n"
                "  --max-connections N API connections at once (default 1000); a new one past\n"
                "                      it closes the longest-waiting idle or slow one, or\n"
                "                      gets 503 ServiceUnavailable when all are busy\n"
+               "  --rate-limit RATE[:BURST]  AWS requests a second per client address\n"
+               "                      (default 5000, burst twice RATE; 0 = off); past it\n"
+               "                      Throttling / RequestLimitExceeded (docs/dataplane.md)\n"
+               "  --account-rate-limit RATE[:BURST]  the same per account and Region\n"
+               "                      (default 10000; 0 = off)\n"
                "  --event-buffer SIZE each /_scalelab/events client's buffer; one that falls this\n"
                "                      far behind is dropped (default 256k, at least 4k)\n"
                "  --notify-webhook URL  also POST each Auto Scaling notification to URL (http://\n"
@@ -156,6 +164,9 @@ int main(int argc, char **argv)
         { "max-instances", required_argument, NULL, 'I' },
         { "launch-rate", required_argument, NULL, 'L' },
         { "max-connections", required_argument, NULL, 'N' },
+        { "rate-limit", required_argument, NULL, 'R' + 256 },
+        { "max-vcpus", required_argument, NULL, 'C' + 256 },
+        { "account-rate-limit", required_argument, NULL, 'A' + 256 },
         { "notify-webhook", required_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -286,6 +297,26 @@ int main(int argc, char **argv)
             cfg.srv.max_connections = (int)v;
             break;
         }
+        case 'C' + 256: {
+            long v = strtol(optarg, &end, 10);
+
+            if (end == optarg || *end || v < 0 || v > 10000000)
+                return usage_error("bad --max-vcpus (0 to 10000000, 0 = no limit)", optarg);
+            cfg.srv.max_vcpus = (int)v;
+            break;
+        }
+        case 'R' + 256:
+            if (ratelimit_parse(optarg, &cfg.srv.client_rate, &cfg.srv.client_burst) < 0)
+                return usage_error("bad --rate-limit (RATE or RATE:BURST, RATE 0 to 1000000, "
+                                   "0 = off)",
+                                   optarg);
+            break;
+        case 'A' + 256:
+            if (ratelimit_parse(optarg, &cfg.srv.account_rate, &cfg.srv.account_burst) < 0)
+                return usage_error("bad --account-rate-limit (RATE or RATE:BURST, RATE 0 to "
+                                   "1000000, 0 = off)",
+                                   optarg);
+            break;
         case 'W': {
             char why[256];
 

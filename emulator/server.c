@@ -88,6 +88,8 @@ void srv_config_defaults(struct srv_config *cfg)
     cfg->time_scale = 1.0;
     cfg->max_body = SRV_DEFAULT_MAX_BODY;
     cfg->max_connections = SRV_DEFAULT_MAX_CONNECTIONS;
+    cfg->client_rate = DISPATCH_DEFAULT_CLIENT_RATE;
+    cfg->account_rate = DISPATCH_DEFAULT_ACCOUNT_RATE;
 }
 
 int srv_port(const struct srv *s)
@@ -107,6 +109,7 @@ struct conn_req {
     struct MHD_Connection *conn;
     struct dispatch_response held;
     int holding;
+    int read_barrier; /* a read held behind the changes it shows, not a change of its own */
     uint64_t ticket;
     enum state_ticket_status result;
     struct conn_req *next_waiting;
@@ -352,6 +355,22 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
 static enum MHD_Result queue_reply(struct srv *s, struct MHD_Connection *c,
                                    struct dispatch_response *rsp);
 
+/* The peer's address as text (the rate limit's key), or NULL when it has none. */
+static const char *client_address(struct MHD_Connection *c, char *out, size_t n)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+    if (sa && sa->sa_family == AF_INET &&
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)n))
+        return out;
+    if (sa && sa->sa_family == AF_INET6 &&
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)n))
+        return out;
+    return NULL;
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_size, void **req_cls)
@@ -361,7 +380,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     struct hdr_collect hc;
     struct dispatch_request rq;
     struct dispatch_response rs;
-    char *path, *q;
+    char *path, *q, client[INET6_ADDRSTRLEN];
 
     (void)url;
     (void)version;
@@ -378,8 +397,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         /* the commit covering the change failed: the change is in memory (and written by
          * a later commit) but is not acknowledged; 500 in the request's own protocol */
         if (r->result != STATE_DURABLE)
-            dispatch_response_fail(&r->held, "scalelab could not save its state file (see the "
-                                             "emulator's log); the change is not acknowledged");
+            dispatch_response_fail(
+                &r->held, r->read_barrier ? "scalelab could not save its state file (see the "
+                                            "emulator's log); this reply would show a change "
+                                            "that is not durable"
+                                          : "scalelab could not save its state file (see the "
+                                            "emulator's log); the change is not acknowledged");
         return queue_reply(s, c, &r->held);
     }
     if (*upload_size) {
@@ -417,11 +440,15 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     rq.body_len = r->body.len;
     rq.too_large = r->too_large;
     rq.overloaded = r->overloaded;
+    rq.client = client_address(c, client, sizeof(client));
     dispatch_handle(s->dispatch, &rq, &rs);
     free(path);
-    if (s->st && rs.state_kind && rs.status < 300) {
-        /* the change is acknowledged only once it is on disk: hold the reply */
-        r->ticket = state_change(s->st, rs.state_kind);
+    if (s->st && ((rs.state_kind && rs.status < 300) ||
+                  (!rs.stream && state_ticket(s->st, state_last_ticket(s->st)) == STATE_PENDING))) {
+        /* the change is acknowledged only once it is on disk: hold the reply; any other
+         * reply may show changes still waiting for their commit: held behind them */
+        r->read_barrier = !(rs.state_kind && rs.status < 300);
+        r->ticket = r->read_barrier ? state_last_ticket(s->st) : state_change(s->st, rs.state_kind);
         r->held = rs;
         r->holding = 1;
         r->conn = c;
@@ -721,6 +748,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.tls_key = cfg->tls_key;
     ec.event_buffer = cfg->event_buffer;
     ec.max_metric_series = cfg->max_metric_series;
+    ec.max_vcpus = cfg->max_vcpus;
     ec.max_instances = cfg->max_instances;
     ec.region = cfg->region;
     ec.launch_rate = cfg->launch_rate;
@@ -734,6 +762,10 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     dc.s3_dir = cfg->s3_dir;
     dc.max_body = s->cfg.max_body;
     dc.quiet = cfg->quiet;
+    dc.client_rate = cfg->client_rate;
+    dc.client_burst = cfg->client_burst;
+    dc.account_rate = cfg->account_rate;
+    dc.account_burst = cfg->account_burst;
     s->dispatch = dispatch_create(&dc, s->emu, err, errlen);
     if (!s->dispatch)
         goto fail;

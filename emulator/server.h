@@ -34,10 +34,15 @@ struct srv_config {
     const char *tls_cert;       /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;        /* neither: NULL = self-signed, emulator/lb_tls.h) */
     int max_metric_series;      /* per world (sc_world_config); 0 = libscaler's 100,000 */
+    int max_vcpus;              /* per account and Region (sc_world_config); 0 = no limit */
     int max_instances;          /* every world's together (emu_config); 0 = no such bound */
     double launch_rate;         /* instance processes started per second; 0 = the default */
     const char *notify_webhook; /* Auto Scaling notifications POSTed here (webhook.h), or NULL */
     int max_connections;        /* API connections at once (docs/dataplane.md); 0 = 1000 */
+    /* AWS requests a second and burst per client address and per account and Region
+     * (emulator/ratelimit.h); rate 0 = off, burst 0 = twice the rate */
+    double client_rate, client_burst;
+    double account_rate, account_burst;
 };
 
 void srv_config_defaults(struct srv_config *cfg);

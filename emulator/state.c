@@ -300,8 +300,15 @@ void state_touch(struct state *st)
     st->touched = 1;
 }
 
+uint64_t state_last_ticket(const struct state *st)
+{
+    return st->issued;
+}
+
 enum state_ticket_status state_ticket(const struct state *st, uint64_t ticket)
 {
+    if (ticket == 0)
+        return STATE_DURABLE; /* state_last_ticket before any change: nothing to wait for */
     if (ticket > st->done)
         return STATE_PENDING;
     if (ticket >= st->failed_lo && ticket <= st->failed_hi)

@@ -14,7 +14,9 @@
  *   1. a request handler changes the worlds and succeeds (dispatch.c marks the reply with
  *      the operation's kind); server.c calls
  *      state_change(st, kind) and gets a ticket; the reply is held (MHD suspended) until
- *      state_ticket(st, ticket) is no longer STATE_PENDING. Reads never wait.
+ *      state_ticket(st, ticket) is no longer STATE_PENDING. A read (any other reply but an
+ *      event stream) served while changes wait is held until those changes are durable
+ *      too (state_last_ticket): no reply shows a change a crash could still lose.
  *   2. once per loop iteration (before the loop sleeps) server.c calls state_commit():
  *      when a ticket waits and no write is in flight, it calls every writer's sync() (the
  *      journal's fdatasync, on the loop thread), then, when a waiting change needs the
@@ -111,6 +113,10 @@ void state_reset_writers(struct state *st);
 uint64_t state_change(struct state *st, unsigned kind);
 /* The worlds changed on their own (clock); written within STATE_IDLE_WRITE_MS. */
 void state_touch(struct state *st);
+/* The last ticket issued (0: none): a read served now shows the changes of every ticket up
+ * to it, so server.c holds the read's reply until this ticket is no longer STATE_PENDING
+ * (docs/state.md "Reads and durability"). */
+uint64_t state_last_ticket(const struct state *st);
 /* Where ticket stands. */
 enum state_ticket_status state_ticket(const struct state *st, uint64_t ticket);
 /* 1 when a ticket waits (the loop must not sleep before state_commit). */

@@ -284,6 +284,39 @@ int sc_alarms_count(const struct sc_alarms *a)
     return a->n;
 }
 
+uint64_t sc_alarms_change_seq(const struct sc_alarms *a)
+{
+    return a->change_seq;
+}
+
+uint64_t sc_alarms_delete_count(const struct sc_alarms *a)
+{
+    return a->delete_count;
+}
+
+void sc_alarms_visit_changed(const struct sc_alarms *a, uint64_t since, sc_alarm_visit_fn afn,
+                             sc_composite_visit_fn cfn, void *ud)
+{
+    if (since >= a->change_seq)
+        return;
+    for (int i = 0; afn && i < a->n; i++)
+        if (a->list[i]->change_seq > since && afn(&a->list[i]->view, ud))
+            break;
+    for (int i = 0; cfn && i < a->ncomp; i++)
+        if (a->comps[i]->change_seq > since && cfn(&a->comps[i]->view, ud))
+            break;
+}
+
+const char *sc_alarms_name_at(const struct sc_alarms *a, int i)
+{
+    return i >= 0 && i < a->n ? a->list[i]->name : NULL;
+}
+
+const char *sc_alarms_composite_name_at(const struct sc_alarms *a, int i)
+{
+    return i >= 0 && i < a->ncomp ? a->comps[i]->name : NULL;
+}
+
 int sc_alarms_with_action(const struct sc_alarms *a, const char *arn,
                           const struct sc_alarm_view **out, int max)
 {
@@ -738,6 +771,7 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
         sb_raw(&b, "}");
         snprintf(summary, sizeof(summary), "Alarm \"%s\" updated", al->name);
         a->list[idx] = al;
+        al->change_seq = ++a->change_seq;
         alarm_free(old);
     } else {
         if (req->n_tags > 0) {
@@ -764,6 +798,7 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
             alarm_free(al);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
+        al->change_seq = ++a->change_seq;
         sb_init(&b, a->scratch, SCRATCH_LEN);
         sb_raw(&b, "{\"type\":\"Create\",\"version\":\"1.0\",\"createdAlarm\":");
         alarm_json(&b, al);
@@ -815,6 +850,7 @@ enum sc_status sc_alarms_delete(struct sc_alarms *a, const char *const *names, i
         snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", al->name);
         alarm_hist_add(a, now_ms, H_CONFIG, al->name, summary, a->scratch);
         alarm_free(alarm_vec_remove(a->list, &a->n, idx));
+        a->delete_count++;
     }
     return SC_OK;
 }

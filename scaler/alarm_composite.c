@@ -226,6 +226,7 @@ static void set_state(struct sc_alarms *a, struct composite *c, enum sc_alarm_st
     c->state_updated_ms = now_ms;
     c->state_transitioned_ms = now_ms;
     c->state_gen = ++a->gen;
+    c->change_seq = ++a->change_seq;
     alarm_hist_add_kind(a, now_ms, H_STATE, 1, c->name, summary, a->scratch2);
     view_sync(c);
 }
@@ -744,6 +745,7 @@ enum sc_status sc_alarms_put_composite(struct sc_alarms *a,
         sb_raw(&b, "}");
         snprintf(summary, sizeof(summary), "Alarm \"%s\" updated", c->name);
         a->comps[idx] = c;
+        c->change_seq = ++a->change_seq;
         composite_free(old);
     } else {
         if (tags_copy(c, req->tags, req->n_tags) < 0 || insert(a, c) < 0) {
@@ -755,6 +757,7 @@ enum sc_status sc_alarms_put_composite(struct sc_alarms *a,
         c->state_updated_ms = now_ms;
         c->state_transitioned_ms = now_ms;
         c->state_gen = ++a->gen;
+        c->change_seq = ++a->change_seq;
         sb_raw(&b, "{\"type\":\"Create\",\"version\":\"1.0\",\"createdAlarm\":");
         config_json(&b, c);
         sb_raw(&b, "}");
@@ -825,6 +828,7 @@ int composite_delete(struct sc_alarms *a, const char *name, int64_t now_ms)
     snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", c->name);
     alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->name, summary, a->scratch);
     composite_free(comp_vec_remove(a->comps, &a->ncomp, idx));
+    a->delete_count++;
     return 1;
 }
 

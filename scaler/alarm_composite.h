@@ -114,6 +114,22 @@ const struct sc_composite_view *sc_alarms_composite_find(const struct sc_alarms 
                                                          const char *name);
 int sc_alarms_composite_count(const struct sc_alarms *a);
 
+/* Change counting for an observer (scaler/observe.h), which then looks only at what a
+ * call touched. Each alarm or composite alarm created, overwritten by a Put, loaded from a
+ * state file or changing state takes the registry's next change number; each deletion
+ * (and each load) adds one to the deletion count. */
+uint64_t sc_alarms_change_seq(const struct sc_alarms *a);
+uint64_t sc_alarms_delete_count(const struct sc_alarms *a);
+/* Visits the alarms whose change number is above since, in name order, then the
+ * composite alarms likewise. A visitor's nonzero return stops that list. Looks at one
+ * number per alarm; nothing at all when since is the current change number. */
+void sc_alarms_visit_changed(const struct sc_alarms *a, uint64_t since, sc_alarm_visit_fn afn,
+                             sc_composite_visit_fn cfn, void *ud);
+/* The name of alarm i (0 <= i < sc_alarms_count) and of composite alarm i, in name order;
+ * NULL out of range. Borrowed until the next mutating call. */
+const char *sc_alarms_name_at(const struct sc_alarms *a, int i);
+const char *sc_alarms_composite_name_at(const struct sc_alarms *a, int i);
+
 /* Re-evaluates every composite against its children's states now and moves the
  * suppression of held actions on (the suppressor's state, the wait and extension
  * deadlines). Actions run through fn (NULL: left pending for sc_alarms_run_pending).

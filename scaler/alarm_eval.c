@@ -94,6 +94,7 @@ static void change_state(struct sc_alarms *a, struct alarm *al, enum sc_alarm_st
     al->state_updated_ms = now_ms;
     al->state_transitioned_ms = now_ms;
     al->state_gen = ++a->gen;
+    al->change_seq = ++a->change_seq;
     alarm_hist_add(a, now_ms, H_STATE, al->name, summary, a->scratch2);
     alarm_view_sync(al);
 }

@@ -89,7 +89,8 @@ struct alarm {
     int pending;
     struct tag *tags;
     int ntags;
-    uint64_t state_gen; /* a->gen at its last state change */
+    uint64_t state_gen;  /* a->gen at its last state change */
+    uint64_t change_seq; /* a->change_seq when created, replaced or changing state */
     struct sc_alarm_view view;
 };
 SC_SORTED_DEFINE(alarm_vec, struct alarm, name)
@@ -122,6 +123,7 @@ struct composite {
     char reason_data[SC_ALARM_REASON_DATA_MAX];
     int64_t state_updated_ms, state_transitioned_ms;
     uint64_t state_gen, seen_gen; /* its own last change; the children's it last evaluated */
+    uint64_t change_seq;          /* as struct alarm's */
     int held;                     /* ALARM actions held: 0, or enum held_by + 1 */
     int64_t held_until_ms;
     int pending;
@@ -144,6 +146,9 @@ struct sc_alarms {
     int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s);
     void *tz_ud;
     uint64_t gen; /* counts state changes: struct alarm's and struct composite's state_gen */
+    /* for observers (sc_alarms_visit_changed): counts creations, replacements and state
+     * changes of alarms and composite alarms; deletions are counted apart */
+    uint64_t change_seq, delete_count;
     /* history: descriptors in a ring over a byte arena */
     char *arena;
     size_t arena_cap, head;

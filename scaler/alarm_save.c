@@ -466,6 +466,13 @@ enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_er
     swap = *a;
     *a = *t;
     *t = swap;
+    /* everything loaded is new to an observer, and what was there before is gone */
+    a->change_seq = t->change_seq;
+    a->delete_count = t->delete_count + 1;
+    for (int k = 0; k < a->n; k++)
+        a->list[k]->change_seq = ++a->change_seq;
+    for (int k = 0; k < a->ncomp; k++)
+        a->comps[k]->change_seq = ++a->change_seq;
 out:
     sc_alarms_destroy(t);
     return s;

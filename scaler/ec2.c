@@ -286,6 +286,7 @@ struct sc_ec2 *sc_ec2_create(const struct sc_ec2_config *cfg)
         ec2->retention_ms = cfg->terminated_retention_ms;
         ec2->status_init_ms = cfg->status_init_ms;
         ec2->max_instances = cfg->max_instances;
+        ec2->max_vcpus = cfg->max_vcpus > 0 ? cfg->max_vcpus : 0;
         ec2->strict_images = cfg->strict_images;
         ec2->host_room = cfg->host_room;
         ec2->host_ud = cfg->host_ud;

@@ -98,6 +98,12 @@ struct sc_ec2_config {
      * is full), one that can gets at most that many. NULL: no such bound. */
     int (*host_room)(void *ud);
     void *host_ud;
+    /* The account's running On-Demand vCPU limit in this Region (AWS's quota "Running
+     * On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances", the bucket of every type
+     * in the catalogue): a RunInstances whose MinCount instances would take the vCPUs of
+     * the pending and running instances past it fails with VcpuLimitExceeded (AWS's
+     * text), one whose MaxCount would gets as many as fit. 0: no limit. */
+    int max_vcpus;
 };
 
 struct sc_ec2;
@@ -164,6 +170,8 @@ struct sc_ec2_instance_type {
     double on_demand_usd_per_hour; /* Linux, us-east-1 (the lowest-price strategy's order) */
 };
 int sc_ec2_instance_type_count(void);
+/* The vCPUs of ec2's pending and running instances (what the vCPU limit counts). */
+int sc_ec2_running_vcpus(const struct sc_ec2 *ec2);
 const struct sc_ec2_instance_type *sc_ec2_instance_type_at(int i); /* sorted by name */
 const struct sc_ec2_instance_type *sc_ec2_instance_type_find(const char *name);
 /* DescribeInstanceTypes: InstanceTypes (unknown -> InvalidInstanceType

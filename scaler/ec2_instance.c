@@ -214,6 +214,22 @@ int sc_ec2_live_count(const struct sc_ec2 *ec2)
     return n;
 }
 
+int sc_ec2_running_vcpus(const struct sc_ec2 *ec2)
+{
+    int n = 0;
+
+    for (int i = 0; i < ec2->ninsts; i++) {
+        const struct inst *in = ec2->insts[i];
+        const struct sc_ec2_instance_type *t;
+
+        if (in->v.state != SC_EC2_PENDING && in->v.state != SC_EC2_RUNNING)
+            continue;
+        t = sc_ec2_instance_type_find(in->instance_type);
+        n += t ? t->vcpus : 1;
+    }
+    return n;
+}
+
 /* Placement: the subnet and zone a request lands in. */
 static enum sc_status place(struct sc_ec2 *ec2, const struct sc_ec2_run_req *req, const char *type,
                             struct subnet **out, struct sc_error *err)
@@ -335,6 +351,21 @@ enum sc_status sc_ec2_run_instances(struct sc_ec2 *ec2, const struct sc_ec2_run_
                        "http://aws.amazon.com/contact-us/ec2-request to request an adjustment "
                        "to this limit.",
                        req->min_count, ec2->max_instances);
+    if (ec2->max_vcpus) {
+        int per = sc_ec2_instance_type_find(type)->vcpus;
+        int fit = (ec2->max_vcpus - sc_ec2_running_vcpus(ec2)) / (per > 0 ? per : 1);
+
+        if (fit < req->min_count)
+            return sc_fail(err, SC_ERR_VCPU_LIMIT_EXCEEDED,
+                           "You have requested more vCPU capacity than your current vCPU limit "
+                           "of %d allows for the instance bucket that the specified instance "
+                           "type belongs to. Please visit "
+                           "http://aws.amazon.com/contact-us/ec2-request to request an "
+                           "adjustment to this limit.",
+                           ec2->max_vcpus);
+        if (fit < avail)
+            avail = fit;
+    }
     if (ec2->host_room) {
         int room = ec2->host_room(ec2->host_ud);
 

@@ -155,6 +155,7 @@ struct sc_ec2 {
     int64_t retention_ms;
     int64_t status_init_ms;
     int max_instances;
+    int max_vcpus; /* sc_ec2_config.max_vcpus; 0: none */
     int strict_images;
     int (*host_room)(void *ud);
     void *host_ud;

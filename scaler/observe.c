@@ -1,8 +1,16 @@
 /* scaler/observe.c: see observe.h. What the observer remembers is one sorted table of
- * (key, value): a key per thing (an alarm, an activity, an instance's EC2 state, its
- * lifecycle in a group, a load balancer's view of it) and its last state. Each step builds
- * the table anew, looks every key up in the previous one, reports the differences, then
- * keeps the new table. */
+ * (key, value): a key per thing (an activity, an instance's EC2 state, its lifecycle in a
+ * group, a load balancer's view of it) and its last state. Each step builds the table
+ * anew, looks every key up in the previous one, reports the differences, then keeps the
+ * new table.
+ *
+ * Alarms are remembered apart and incrementally, since a world may hold 10,000 of them and
+ * a step follows every request: a sorted array of (name, state) that a step updates only
+ * for the alarms the registry's change numbers say were created, overwritten or changed
+ * state since the last step (sc_alarms_visit_changed), and sweeps of deleted names only
+ * when the registry's deletion count moved. A registry seen for the first time, one whose
+ * numbers went back (a load), and a step after an allocation failure look at every alarm,
+ * as the whole-table rebuild did. */
 #include "scaler/observe.h"
 
 #include <stdio.h>
@@ -30,8 +38,19 @@ struct table {
     int n, cap;
 };
 
+/* an alarm or composite alarm (one name space) and the state it was last seen in */
+struct seen_alarm {
+    char *name;
+    int state;
+};
+
 struct sc_observer {
     struct table prev, cur;
+    struct seen_alarm *al; /* sorted by name */
+    int nal, cap_al;
+    const struct sc_alarms *alarms; /* the registry al describes; NULL: look at every alarm */
+    uint64_t aseq, adel;            /* its change number and deletion count then */
+    int alarm_oom;                  /* an alarm could not be remembered: look at every one */
     struct sc_elb_instance_health *health; /* scratch for DescribeInstanceHealth */
     int cap_health;
     int nevents;
@@ -63,6 +82,9 @@ void sc_observer_destroy(struct sc_observer *o)
         return;
     free(o->prev.e);
     free(o->cur.e);
+    for (int i = 0; i < o->nal; i++)
+        free(o->al[i].name);
+    free(o->al);
     free(o->health);
     free(o);
 }
@@ -123,59 +145,120 @@ static void report(struct sc_observer *o, const struct sc_event *ev)
 
 /* ---- alarms --------------------------------------------------------------------------- */
 
+/* The index of name in o->al, or -(insertion point) - 1. */
+static int seen_find(const struct sc_observer *o, const char *name)
+{
+    int lo = 0, hi = o->nal - 1;
+
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(o->al[mid].name, name);
+
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -lo - 1;
+}
+
+/* Reports name's transition from what was seen to state, then remembers state. */
+static void seen_alarm(struct sc_observer *o, const char *name, int state, int64_t time_ms,
+                       const char *to, const char *reason)
+{
+    int at = seen_find(o, name);
+
+    /* a new alarm starts INSUFFICIENT_DATA: its first transition is the story */
+    if (at >= 0) {
+        int was = o->al[at].state;
+
+        if (was != state) {
+            struct sc_event ev = { .kind = SC_EVENT_ALARM,
+                                   .time_ms = time_ms,
+                                   .alarm = name,
+                                   .from = sc_alarm_state_name((enum sc_alarm_state)was),
+                                   .to = to,
+                                   .text = reason };
+
+            report(o, &ev);
+        }
+        o->al[at].state = state;
+        return;
+    }
+    at = -at - 1;
+    if (o->nal == o->cap_al) {
+        int cap = o->cap_al ? o->cap_al * 2 : 64;
+        struct seen_alarm *v = realloc(o->al, (size_t)cap * sizeof(*v));
+
+        if (!v) {
+            o->alarm_oom = 1;
+            return;
+        }
+        o->al = v;
+        o->cap_al = cap;
+    }
+    char *copy = malloc(strlen(name) + 1);
+
+    if (!copy) {
+        o->alarm_oom = 1;
+        return;
+    }
+    strcpy(copy, name);
+    memmove(&o->al[at + 1], &o->al[at], (size_t)(o->nal - at) * sizeof(*o->al));
+    o->al[at] = (struct seen_alarm){ copy, state };
+    o->nal++;
+}
+
 static int visit_alarm(const struct sc_alarm_view *a, void *ud)
 {
-    struct sc_observer *o = ud;
-    char key[KEY_LEN];
-    int was;
-
-    snprintf(key, sizeof(key), "A%s", a->alarm_name);
-    was = prev_value(o, key);
-    /* a new alarm starts INSUFFICIENT_DATA: its first transition is the story */
-    if (was >= 0 && was != (int)a->state) {
-        struct sc_event ev = { .kind = SC_EVENT_ALARM,
-                               .time_ms = a->state_updated_timestamp_ms,
-                               .alarm = a->alarm_name,
-                               .from = sc_alarm_state_name((enum sc_alarm_state)was),
-                               .to = a->state_value,
-                               .text = a->state_reason };
-
-        report(o, &ev);
-    }
-    remember(o, key, (int)a->state);
+    seen_alarm(ud, a->alarm_name, (int)a->state, a->state_updated_timestamp_ms, a->state_value,
+               a->state_reason);
     return 0;
 }
 
-/* Composite alarms share the alarms' name space, so they share the "A" keys too. */
+/* Composite alarms share the alarms' name space, so they share the table too. */
 static int visit_composite(const struct sc_composite_view *c, void *ud)
 {
-    struct sc_observer *o = ud;
-    char key[KEY_LEN];
-    int was;
-
-    snprintf(key, sizeof(key), "A%s", c->alarm_name);
-    was = prev_value(o, key);
-    if (was >= 0 && was != (int)c->state) {
-        struct sc_event ev = { .kind = SC_EVENT_ALARM,
-                               .time_ms = c->state_updated_timestamp_ms,
-                               .alarm = c->alarm_name,
-                               .from = sc_alarm_state_name((enum sc_alarm_state)was),
-                               .to = c->state_value,
-                               .text = c->state_reason };
-
-        report(o, &ev);
-    }
-    remember(o, key, (int)c->state);
+    seen_alarm(ud, c->alarm_name, (int)c->state, c->state_updated_timestamp_ms, c->state_value,
+               c->state_reason);
     return 0;
+}
+
+/* Forgets the names neither of a's sorted lists holds any more (one merge walk). */
+static void sweep_alarms(struct sc_observer *o, const struct sc_alarms *a)
+{
+    int i = 0, j = 0, keep = 0;
+    const char *an = sc_alarms_name_at(a, 0), *cn = sc_alarms_composite_name_at(a, 0);
+
+    for (int k = 0; k < o->nal; k++) {
+        const char *name = o->al[k].name;
+
+        while (an && strcmp(an, name) < 0)
+            an = sc_alarms_name_at(a, ++i);
+        while (cn && strcmp(cn, name) < 0)
+            cn = sc_alarms_composite_name_at(a, ++j);
+        if ((an && strcmp(an, name) == 0) || (cn && strcmp(cn, name) == 0))
+            o->al[keep++] = o->al[k];
+        else
+            free(o->al[k].name);
+    }
+    o->nal = keep;
 }
 
 static void observe_alarms(struct sc_observer *o, struct sc_world *w)
 {
-    struct sc_describe_alarms_req req;
+    const struct sc_alarms *a = sc_cw_alarms(sc_world_cw(w));
+    uint64_t seq = sc_alarms_change_seq(a), del = sc_alarms_delete_count(a);
+    int all = a != o->alarms || seq < o->aseq || del < o->adel || o->alarm_oom;
 
-    memset(&req, 0, sizeof(req));
-    sc_cw_describe_alarms(sc_world_cw(w), &req, visit_alarm, o, NULL);
-    sc_cw_describe_composite_alarms(sc_world_cw(w), &req, visit_composite, o, NULL);
+    o->alarm_oom = 0;
+    sc_alarms_visit_changed(a, all ? 0 : o->aseq, visit_alarm, visit_composite, o);
+    if (all || del != o->adel)
+        sweep_alarms(o, a);
+    o->alarms = a;
+    o->aseq = seq;
+    o->adel = del;
 }
 
 /* ---- activities ----------------------------------------------------------------------- */
@@ -425,6 +508,7 @@ static void observe_notifications(struct sc_observer *o, struct sc_world *w)
 void sc_observer_set_kinds(struct sc_observer *o, unsigned mask)
 {
     o->kinds = mask;
+    o->alarms = NULL; /* alarms not looked at meanwhile: look at every one next time */
 }
 
 #define BIT(k) (1u << (k))
@@ -473,6 +557,7 @@ static int observe(struct sc_observer *o, struct sc_world *w, int64_t now_ms, sc
 
 void sc_observer_sync(struct sc_observer *o, struct sc_world *w, int64_t now_ms)
 {
+    o->alarms = NULL; /* a loaded or reset world: look at every alarm */
     observe(o, w, now_ms, NULL, NULL);
 }
 

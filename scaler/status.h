@@ -121,6 +121,8 @@ enum sc_status {
     SC_ERR_CAPACITY_DECREASE_LIMIT_EXCEEDED,        /* CapacityDecreaseRequestLimitExceeded 400 */
     /* CloudWatch anomaly detectors (docs/cloudwatch.md) */
     SC_ERR_LIMIT_EXCEEDED_EXCEPTION, /* LimitExceededException 400 */
+    /* EC2's vCPU quota (docs/dataplane.md "Launching: rate and bound") */
+    SC_ERR_VCPU_LIMIT_EXCEEDED, /* VcpuLimitExceeded 400 */
     SC_STATUS_COUNT
 };
 

@@ -614,6 +614,7 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     ec.rand_ud = &w->rng;
     ec.host_room = cfg->host_room;
     ec.host_ud = cfg->host_ud;
+    ec.max_vcpus = cfg->max_vcpus;
     w->ec2 = sc_ec2_create(&ec);
     if (!w->ec2)
         goto fail;

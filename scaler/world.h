@@ -71,6 +71,9 @@ struct sc_world_config {
      * --max-instances): sc_ec2_config.host_room. NULL: no host bound (the simulator). */
     int (*host_room)(void *ud);
     void *host_ud;
+    /* The account's running On-Demand vCPU limit in this Region: sc_ec2_config.max_vcpus
+     * (VcpuLimitExceeded past it; a group's launch fails with that text). 0: none. */
+    int max_vcpus;
 };
 
 /* Fills cfg with the defaults above (zero seed, zero start). */

@@ -159,6 +159,39 @@ static void test_state_group_commit(void **unused)
     fixture_done(&f);
 }
 
+/* A read is held behind the last ticket issued (docs/state.md "Reads and durability"): it
+ * stays pending until the commit covering every change before it is done, whether or
+ * not a write was already in flight; with nothing waiting it is not pending at all. */
+static void test_state_read_waits_for_last_ticket(void **unused)
+{
+    struct fixture f;
+    struct state *st;
+    char err[256];
+    uint64_t read;
+
+    (void)unused;
+    fixture_init(&f);
+    st = state_create(f.path, snap, &f, err, sizeof(err));
+    assert_non_null(st);
+    assert_int_equal(state_last_ticket(st), 0);
+    assert_int_equal(state_ticket(st, state_last_ticket(st)), STATE_DURABLE); /* not held */
+    state_change(st, STATE_SNAPSHOT);
+    assert_int_equal(state_commit(st, 0), 1);
+    state_change(st, STATE_SNAPSHOT); /* after the write began: the next commit's */
+    read = state_last_ticket(st);
+    assert_int_equal(read, 2);
+    assert_int_equal(state_ticket(st, read), STATE_PENDING);
+    state_drain(st);
+    if (state_ticket(st, read) == STATE_PENDING) {
+        assert_int_equal(state_commit(st, 0), 1);
+        state_drain(st);
+    }
+    assert_int_equal(state_ticket(st, read), STATE_DURABLE);
+    assert_int_equal(state_ticket(st, state_last_ticket(st)), STATE_DURABLE);
+    state_destroy(st);
+    fixture_done(&f);
+}
+
 static void test_state_touch_skips_clocks(void **unused)
 {
     struct fixture f;
@@ -259,8 +292,11 @@ static void test_state_create_bad_dir(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_state_read_errors),        cmocka_unit_test(test_state_group_commit),
-        cmocka_unit_test(test_state_touch_skips_clocks), cmocka_unit_test(test_state_writer_sync),
+        cmocka_unit_test(test_state_read_errors),
+        cmocka_unit_test(test_state_group_commit),
+        cmocka_unit_test(test_state_read_waits_for_last_ticket),
+        cmocka_unit_test(test_state_touch_skips_clocks),
+        cmocka_unit_test(test_state_writer_sync),
         cmocka_unit_test(test_state_create_bad_dir),
     };
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/alarm_composite.h"
 #include "scaler/asg.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
@@ -293,6 +294,131 @@ static void test_observe_sync_is_silent(void **state)
     sc_world_destroy(w);
 }
 
+static void put_alarm(struct sc_world *w, const char *name)
+{
+    struct sc_error err = { 0 };
+    struct sc_put_metric_alarm_req ar = { .alarm_name = name,
+                                          .metric_name = "CPUUtilization",
+                                          .namespace = "AWS/EC2",
+                                          .statistic = "Average",
+                                          .has_period = 1,
+                                          .period = 60,
+                                          .has_evaluation_periods = 1,
+                                          .evaluation_periods = 1,
+                                          .has_threshold = 1,
+                                          .threshold = 80,
+                                          .comparison_operator = "GreaterThanThreshold" };
+
+    assert_int_equal(sc_cw_put_metric_alarm(sc_world_cw(w), &ar, T0, &err), SC_OK);
+}
+
+static void set_state(struct sc_world *w, const char *name, const char *state)
+{
+    struct sc_error err = { 0 };
+    struct sc_set_alarm_state_req r = { .alarm_name = name,
+                                        .state_value = state,
+                                        .state_reason = "test" };
+
+    assert_int_equal(sc_cw_set_alarm_state(sc_world_cw(w), &r, T0, &err), SC_OK);
+}
+
+static int count_visit(const struct sc_alarm_view *a, void *ud)
+{
+    (void)a;
+    ++*(int *)ud;
+    return 0;
+}
+
+/* The registry numbers each creation and state change: visiting what changed since a
+ * number visits only those alarms, and nothing when nothing changed. */
+static void test_observe_alarm_registry_visits_only_changed(void **state)
+{
+    struct sc_world *w = new_world(2);
+    struct sc_alarms *a = sc_cw_alarms(sc_world_cw(w));
+    char name[32];
+    uint64_t seq;
+    int n = 0;
+
+    (void)state;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "a-%04d", i);
+        put_alarm(w, name);
+    }
+    seq = sc_alarms_change_seq(a);
+    sc_alarms_visit_changed(a, seq, count_visit, NULL, &n);
+    assert_int_equal(n, 0);
+    set_state(w, "a-0500", "ALARM");
+    put_alarm(w, "b-new");
+    sc_alarms_visit_changed(a, seq, count_visit, NULL, &n);
+    assert_int_equal(n, 2);
+    n = 0;
+    sc_alarms_visit_changed(a, 0, count_visit, NULL, &n);
+    assert_int_equal(n, 1001);
+    sc_world_destroy(w);
+}
+
+/* The observer's alarm memory is incremental: among 1,000 alarms a step after one
+ * SetAlarmState reports exactly that transition, and the next step nothing. */
+static void test_observe_alarms_incremental(void **state)
+{
+    struct sc_world *w = new_world(2);
+    struct sc_observer *o = sc_observer_create();
+    static struct seen s;
+    char name[32];
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "a-%04d", i);
+        put_alarm(w, name);
+    }
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 0);
+    set_state(w, "a-0500", "ALARM");
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 1);
+    assert_int_equal(count(&s, "alarm|a-0500|INSUFFICIENT_DATA|ALARM|test", NULL), 1);
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 0);
+    set_state(w, "a-0500", "OK");
+    set_state(w, "a-0001", "OK");
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 2);
+    assert_string_equal(s.line[1], "alarm|a-0001|INSUFFICIENT_DATA|OK|test|");
+    assert_string_equal(s.line[2], "alarm|a-0500|ALARM|OK|test|");
+    sc_observer_destroy(o);
+    sc_world_destroy(w);
+}
+
+/* A deleted alarm is forgotten: created again under its name it starts anew
+ * (INSUFFICIENT_DATA, silent) and its next transition is from there. Deleted and created
+ * again between two steps, it is the one alarm whose state went back, as before. */
+static void test_observe_deleted_alarm_forgotten(void **state)
+{
+    struct sc_world *w = new_world(2);
+    struct sc_observer *o = sc_observer_create();
+    struct sc_error err = { 0 };
+    const char *names[] = { "x" };
+    static struct seen s;
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    put_alarm(w, "w");
+    put_alarm(w, "x");
+    set_state(w, "x", "ALARM");
+    sc_observer_step(o, w, T0, NULL, NULL);
+    assert_int_equal(sc_cw_delete_alarms(sc_world_cw(w), names, 1, T0, &err), SC_OK);
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 0);
+    put_alarm(w, "x");
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 0);
+    set_state(w, "x", "ALARM");
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 1);
+    assert_string_equal(s.line[0], "alarm|x|INSUFFICIENT_DATA|ALARM|test|");
+    assert_int_equal(sc_cw_delete_alarms(sc_world_cw(w), names, 1, T0, &err), SC_OK);
+    put_alarm(w, "x");
+    assert_int_equal(sc_observer_step(o, w, T0, on_event, &s), 1);
+    assert_string_equal(s.line[1], "alarm|x|ALARM|INSUFFICIENT_DATA|Unchecked: Initial alarm "
+                                   "creation|");
+    sc_observer_destroy(o);
+    sc_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +428,9 @@ int main(void)
         cmocka_unit_test(test_observe_failed_launch_is_its_own_kind),
         cmocka_unit_test(test_observe_health_and_termination_cause),
         cmocka_unit_test(test_observe_sync_is_silent),
+        cmocka_unit_test(test_observe_alarm_registry_visits_only_changed),
+        cmocka_unit_test(test_observe_alarms_incremental),
+        cmocka_unit_test(test_observe_deleted_alarm_forgotten),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
