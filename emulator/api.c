@@ -7,6 +7,7 @@
 
 #include "common/xalloc.h"
 #include "emulator/api_autoscaling_hooks.h"
+#include "emulator/api_autoscaling_internal.h"
 #include "emulator/api_autoscaling_notify.h"
 #include "emulator/api_autoscaling_predict.h"
 #include "emulator/api_autoscaling_refresh.h"
@@ -23,18 +24,28 @@ static const struct api_handler *find_in(const struct api_handler *t, const char
     return NULL;
 }
 
+/* The first of n tables (searched in order) that serves op. */
+static const struct api_handler *find_in_tables(const struct api_handler *const *tables, size_t n,
+                                                const char *op)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct api_handler *h = find_in(tables[i], op);
+        if (h)
+            return h;
+    }
+    return NULL;
+}
+
 const struct api_handler *api_find(const char *service, const char *op)
 {
     if (strcmp(service, "autoscaling") == 0) {
-        const struct api_handler *h = find_in(api_autoscaling_handlers, op);
-
-        if (!h)
-            h = find_in(api_autoscaling_hook_handlers, op);
-        if (!h)
-            h = find_in(api_autoscaling_refresh_handlers, op);
-        if (!h)
-            h = find_in(api_autoscaling_notify_handlers, op);
-        return h ? h : find_in(api_autoscaling_predict_handlers, op);
+        const struct api_handler *const tables[] = {
+            api_autoscaling_handlers,        api_autoscaling_instance_handlers,
+            api_autoscaling_attach_handlers, api_autoscaling_policy_handlers,
+            api_autoscaling_hook_handlers,   api_autoscaling_refresh_handlers,
+            api_autoscaling_notify_handlers, api_autoscaling_predict_handlers
+        };
+        return find_in_tables(tables, sizeof(tables) / sizeof(tables[0]), op);
     }
     if (strcmp(service, "elb") == 0)
         return find_in(api_elb_handlers, op);
@@ -45,12 +56,7 @@ const struct api_handler *api_find(const char *service, const char *op)
             api_cloudwatch_handlers, api_cloudwatch_widget_handlers, api_cloudwatch_stream_handlers,
             api_cloudwatch_insight_handlers, api_cloudwatch_anomaly_handlers
         };
-        for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-            const struct api_handler *h = find_in(tables[i], op);
-            if (h)
-                return h;
-        }
-        return NULL;
+        return find_in_tables(tables, sizeof(tables) / sizeof(tables[0]), op);
     }
     if (strcmp(service, "ec2") == 0)
         return find_in(api_ec2_handlers, op);

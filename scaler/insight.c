@@ -8,6 +8,7 @@
 
 #include "scaler/alarm.h"
 #include "scaler/alarm_composite.h"
+#include "scaler/json.h"
 
 #define OWN_SCHEMA "{\"Name\": \"CloudWatchLogRule\", \"Version\": 1}"
 
@@ -139,26 +140,18 @@ enum sc_status sc_insights_put(struct sc_insights *s, const json_t *req, struct 
     return SC_OK;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 json_t *sc_insights_describe(const struct sc_insights *s)
 {
-    size_t n = json_object_size(s->rules), i = 0;
-    const char **names = calloc(n + 1, sizeof(*names));
-    json_t *arr = json_array(), *v;
-    const char *k;
+    size_t n = 0;
+    const char **names = sc_json_keys_sorted(s->rules, &n);
+    json_t *arr = json_array();
 
     if (!names || !arr) {
         free(names);
         json_decref(arr);
         return NULL;
     }
-    json_object_foreach(s->rules, k, v) names[i++] = k;
-    qsort(names, n, sizeof(*names), cmp_str);
-    for (i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         json_t *o = json_deep_copy(json_object_get(s->rules, names[i]));
         json_object_del(o, "Tags");
         json_object_del(o, "TemplateName");

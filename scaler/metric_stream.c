@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scaler/json.h"
 #include "scaler/metric.h"
 #include "scaler/str.h"
 
@@ -281,28 +282,20 @@ json_t *sc_metric_streams_by_arn(struct sc_metric_streams *s, const char *arn)
     return NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 json_t *sc_metric_streams_list(const struct sc_metric_streams *s)
 {
     static const char *const entry[] = { "Arn",         "CreationDate", "LastUpdateDate", "Name",
                                          "FirehoseArn", "State",        "OutputFormat" };
-    size_t n = json_object_size(s->streams), i = 0;
-    const char **names = calloc(n + 1, sizeof(*names));
-    json_t *arr = json_array(), *v;
-    const char *k;
+    size_t n = 0;
+    const char **names = sc_json_keys_sorted(s->streams, &n);
+    json_t *arr = json_array();
 
     if (!names || !arr) {
         free(names);
         json_decref(arr);
         return NULL;
     }
-    json_object_foreach(s->streams, k, v) names[i++] = k;
-    qsort(names, n, sizeof(*names), cmp_str);
-    for (i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         json_t *src = json_object_get(s->streams, names[i]), *o = json_object();
         for (size_t m = 0; o && m < sizeof(entry) / sizeof(entry[0]); m++)
             copy_member(o, src, entry[m]);
