@@ -332,7 +332,7 @@ static void group_req_get(json_t *in, struct group_req *g)
     rq->placement_group = api_str(in, "PlacementGroup");
     rq->context = api_str(in, "Context");
     rq->service_linked_role_arn = api_str(in, "ServiceLinkedRoleARN");
-    rq->has_max_instance_lifetime = json_object_get(in, "MaxInstanceLifetime") != NULL;
+    rq->has_max_instance_lifetime = api_int(in, "MaxInstanceLifetime", &rq->max_instance_lifetime);
     if (json_is_boolean(json_object_get(in, "CapacityRebalance"))) {
         rq->has_capacity_rebalance = 1;
         rq->capacity_rebalance = api_bool(in, "CapacityRebalance", 0);
@@ -535,6 +535,8 @@ static json_t *group_json(const struct sc_asg_group_info *g, const char *account
     json_object_set_new(o, "NewInstancesProtectedFromScaleIn",
                         json_boolean(g->new_instances_protected_from_scale_in));
     json_object_set_new(o, "CapacityRebalance", json_boolean(g->capacity_rebalance));
+    if (g->has_max_instance_lifetime)
+        json_object_set_new(o, "MaxInstanceLifetime", json_integer(g->max_instance_lifetime));
     if (g->has_default_instance_warmup)
         json_object_set_new(o, "DefaultInstanceWarmup", json_integer(g->default_instance_warmup));
     api_asg_set_str(o, "DesiredCapacityType", g->desired_capacity_type);

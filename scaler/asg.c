@@ -981,13 +981,16 @@ static int set_kept(struct sc_asg_group_info *i, const struct sc_asg_group_req *
                : 0;
 }
 
-/* The members scalelab cannot act on as AWS does: an error before anything changes. */
+/* MaxInstanceLifetime's range and the members scalelab cannot act on as AWS does: an error
+ * before anything changes. */
 static enum sc_status check_unsupported(const struct sc_asg_group_req *r, struct sc_error *err)
 {
-    if (r->has_max_instance_lifetime)
-        return sc_fail(
-            err, SC_ERR_VALIDATION,
-            "MaxInstanceLifetime is not supported by scalelab: instances are not replaced by age.");
+    if (r->has_max_instance_lifetime) {
+        enum sc_status st = sc_asg_lifetime_check(r->max_instance_lifetime, err);
+
+        if (st != SC_OK)
+            return st;
+    }
     return check_desired_capacity_type(r->desired_capacity_type, err);
 }
 
@@ -1137,6 +1140,8 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     i->new_instances_protected_from_scale_in =
         r->has_new_instances_protected_from_scale_in && r->new_instances_protected_from_scale_in;
     i->capacity_rebalance = r->has_capacity_rebalance && r->capacity_rebalance;
+    i->has_max_instance_lifetime = r->has_max_instance_lifetime;
+    i->max_instance_lifetime = r->has_max_instance_lifetime ? r->max_instance_lifetime : 0;
     i->created_ms = now_ms;
     g->cooldown_pending_s = -1;
     g->next_metrics_ms = INT64_MAX;
@@ -1243,6 +1248,10 @@ enum sc_status sc_asg_update_group(struct sc_asg *asg, const struct sc_asg_group
         i->new_instances_protected_from_scale_in = !!r->new_instances_protected_from_scale_in;
     if (r->has_capacity_rebalance)
         i->capacity_rebalance = !!r->capacity_rebalance;
+    if (r->has_max_instance_lifetime) {
+        i->has_max_instance_lifetime = 1;
+        i->max_instance_lifetime = r->max_instance_lifetime;
+    }
     i->min_size = min;
     i->max_size = max;
     asg_set_desired(

@@ -400,6 +400,9 @@ struct sc_asg_group_info {
     char *placement_group;
     char *context;
     char *service_linked_role_arn;
+    /* MaxInstanceLifetime (docs/autoscaling.md 13): seconds, 0 = none; described once set */
+    int has_max_instance_lifetime;
+    int max_instance_lifetime;
     int64_t created_ms;
     unsigned suspended;                      /* bit (1u << enum sc_asg_process) */
     int64_t suspended_ms[SC_ASG_PROC_COUNT]; /* SuspensionReason "User suspended at <t>" */
@@ -481,10 +484,15 @@ struct sc_asg_group_req {
     const char *placement_group;
     const char *context;
     const char *service_linked_role_arn;
-    /* MaxInstanceLifetime was sent: ValidationError, scalelab does not replace instances by
-     * age (docs/autoscaling.md 3) */
+    /* MaxInstanceLifetime: 0 or >= 86400 (docs/autoscaling.md 13) */
     int has_max_instance_lifetime;
+    int max_instance_lifetime;
 };
+
+/* MaxInstanceLifetime's rule (docs/autoscaling.md 13.1): 0 (none) or at least
+ * SC_ASG_MIN_INSTANCE_LIFETIME seconds; ValidationError otherwise. */
+#define SC_ASG_MIN_INSTANCE_LIFETIME 86400
+enum sc_status sc_asg_lifetime_check(int seconds, struct sc_error *err);
 
 /* CreateAutoScalingGroup (spec 3.1, 3.8). Errors: AlreadyExists (`AutoScalingGroup by
  * this name already exists - A group with the name <n> already exists`, or `...

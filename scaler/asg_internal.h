@@ -470,6 +470,13 @@ int64_t asg_refresh_next_due(const struct asg_group *g, int64_t now_ms);
 void asg_refreshes_free(struct asg_group *g);
 struct json_t *asg_refreshes_save(const struct asg_group *g);
 void asg_refreshes_load(struct sc_load *l, const struct json_t *a, struct asg_group *g);
+/* asg_lifetime.c */
+/* Replaces g's instances past MaxInstanceLifetime (docs/autoscaling.md 13.2): terminates up
+ * to a batch of them once g is settled; the launches follow in reconcile. */
+void asg_lifetime_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* When the next of g's instances comes due, or INT64_MAX. */
+int64_t asg_lifetime_next_due(const struct sc_asg *asg, const struct asg_group *g, int64_t now_ms);
+
 /* asg_warm.c */
 struct asg_warm {
     struct sc_asg_warm_info info;

@@ -310,6 +310,8 @@ static json_t *group_save(const struct asg_group *g)
     bad |= sc_save_bool(o, "new_instances_protected_from_scale_in",
                         i->new_instances_protected_from_scale_in);
     bad |= sc_save_bool(o, "capacity_rebalance", i->capacity_rebalance);
+    if (i->has_max_instance_lifetime)
+        bad |= sc_save_int(o, "max_instance_lifetime", i->max_instance_lifetime);
     bad |= sc_save_int(o, "created_ms", i->created_ms);
     bad |= sc_save_int(o, "suspended", i->suspended);
     a = json_array();
@@ -757,6 +759,11 @@ static struct asg_group *group_load(struct sc_load *l, const json_t *o)
     /* absent in files written before it was kept */
     i->capacity_rebalance =
         json_object_get(o, "capacity_rebalance") ? sc_load_bool(l, o, "capacity_rebalance") : 0;
+    /* absent when never set */
+    if (json_object_get(o, "max_instance_lifetime")) {
+        i->has_max_instance_lifetime = 1;
+        i->max_instance_lifetime = (int)sc_load_int(l, o, "max_instance_lifetime");
+    }
     i->created_ms = sc_load_int(l, o, "created_ms");
     i->suspended = (unsigned)sc_load_int(l, o, "suspended");
     a = sc_load_array(l, o, "suspended_ms");

@@ -645,6 +645,8 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
             asg_predict_step(asg, g, now_ms);
         if (g->nrefreshes)
             asg_refresh_step(asg, g, now_ms);
+        if (g->info.max_instance_lifetime > 0)
+            asg_lifetime_step(asg, g, now_ms);
         if (!g->deleting)
             reconcile(asg, g, now_ms);
         asg_warm_step(asg, g, now_ms); /* the warm pool's instances and size */
@@ -708,6 +710,8 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
             int64_t s = asg_sched_next_due(g);        /* a scheduled action runs */
             int64_t r = g->nrefreshes ? asg_refresh_next_due(g, now_ms) : INT64_MAX;
             int64_t p = g->npol ? asg_predict_next_due(g) : INT64_MAX;
+            int64_t m = g->info.max_instance_lifetime > 0 ? asg_lifetime_next_due(asg, g, now_ms)
+                                                          : INT64_MAX;
 
             if (p < due)
                 due = p > now_ms ? p : now_ms + 1;
@@ -715,6 +719,8 @@ int64_t sc_asg_next_due_ms(const struct sc_asg *asg, int64_t now_ms)
                 due = h;
             if (r < due)
                 due = r;
+            if (m < due)
+                due = m; /* an instance reaches MaxInstanceLifetime */
             if (s < due)
                 due = s > now_ms ? s : now_ms + 1;
         }

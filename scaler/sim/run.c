@@ -135,6 +135,8 @@ static int setup_lcs_groups(struct eng *e)
         req.ntermination_policies = g->ntermination_policies;
         req.has_new_instances_protected_from_scale_in = 1;
         req.new_instances_protected_from_scale_in = g->new_instances_protected_from_scale_in;
+        req.has_max_instance_lifetime = g->has_max_instance_lifetime;
+        req.max_instance_lifetime = g->max_instance_lifetime_s;
         {
             struct sc_asg_hook_req hooks[SC_ASG_MAX_HOOKS];
             int nh = g->nhooks < SC_ASG_MAX_HOOKS ? g->nhooks : SC_ASG_MAX_HOOKS;

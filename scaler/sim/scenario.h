@@ -136,6 +136,8 @@ struct sim_group {
     char **termination_policies;
     int ntermination_policies;
     int new_instances_protected_from_scale_in; /* default false */
+    int has_max_instance_lifetime;             /* max_instance_lifetime given */
+    int max_instance_lifetime_s;               /* MaxInstanceLifetime (0 or >= 86400) */
     struct sim_hook *hooks;                    /* lifecycle_hooks */
     int nhooks;
     struct sim_sched *scheds; /* scheduled_actions */

@@ -350,6 +350,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "instance_refresh",
                                         "warm_pool",
                                         "notifications",
+                                        "max_instance_lifetime",
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
@@ -375,6 +376,8 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                          &g->ntermination_policies) < 0;
     bad |= get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
                     &g->new_instances_protected_from_scale_in) < 0;
+    bad |= (g->has_max_instance_lifetime = get_int(c, o, path, "max_instance_lifetime", 0, 0, 0,
+                                                   2000000000, &g->max_instance_lifetime_s)) < 0;
     bad |= parse_hooks(c, o, path, g) < 0;
     bad |= parse_scheds(c, o, path, g) < 0;
     bad |= parse_refresh(c, o, path, g) < 0;

@@ -2259,9 +2259,9 @@ static void test_asg_capacity_rebalance_kept_as_sent(void **state)
 }
 
 /* PlacementGroup, Context and ServiceLinkedRoleARN are kept as sent (an update without
- * them keeps them), through a save and load; MaxInstanceLifetime is refused with nothing
- * changed. A launch configuration's other members are kept as sent. */
-static void test_asg_kept_members_and_max_instance_lifetime_refused(void **state)
+ * them keeps them), through a save and load; a MaxInstanceLifetime below a day is refused
+ * with nothing changed. A launch configuration's other members are kept as sent. */
+static void test_asg_kept_members_and_short_max_instance_lifetime_refused(void **state)
 {
     struct fx *x = *state;
     struct sc_asg_group_req up = { .auto_scaling_group_name = "g",
@@ -2270,6 +2270,7 @@ static void test_asg_kept_members_and_max_instance_lifetime_refused(void **state
                                    .service_linked_role_arn = "arn:aws:iam::123456789012:role/r" };
     struct sc_asg_group_req life = { .auto_scaling_group_name = "g",
                                      .has_max_instance_lifetime = 1,
+                                     .max_instance_lifetime = 3600,
                                      .has_max_size = 1,
                                      .max_size = 7 };
     struct sc_asg_lc_req lr = { .launch_configuration_name = "lc2",
@@ -2283,11 +2284,10 @@ static void test_asg_kept_members_and_max_instance_lifetime_refused(void **state
     assert_int_equal(make_group(x, "g", 0, 4, 0), SC_OK);
     assert_int_equal(sc_asg_update_group(x->asg, &up, T0, &x->err), SC_OK);
     assert_int_equal(sc_asg_update_group(x->asg, &life, T0, &x->err), SC_ERR_VALIDATION);
-    assert_string_equal(
-        x->err.message,
-        "MaxInstanceLifetime is not supported by scalelab: instances are not replaced by age.");
+    assert_string_equal(x->err.message, "MaxInstanceLifetime must be 0 or at least 86400 seconds.");
     g = sc_asg_group_find(x->asg, "g");
     assert_int_equal(g->max_size, 4);
+    assert_false(g->has_max_instance_lifetime);
     lr.other = other;
     assert_int_equal(sc_asg_create_launch_configuration(x->asg, &lr, T0, &x->err), SC_OK);
     json_decref(other); /* copied */
@@ -2367,7 +2367,7 @@ int main(void)
         T(test_asg_deleted_group_activities_bounded),
         T(test_asg_deleted_group_activities_survive_save_load),
         T(test_asg_capacity_rebalance_kept_as_sent),
-        T(test_asg_kept_members_and_max_instance_lifetime_refused),
+        T(test_asg_kept_members_and_short_max_instance_lifetime_refused),
         T(test_asg_suspended_alarm_notification_runs_nothing),
         T(test_asg_launch_failure_activity),
         T(test_asg_launch_failure_in_a_zone_goes_to_another),
