@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "emulator/balancer.h"
 #include "emulator/events.h"
 #include "emulator/health.h"
 #include "emulator/instance.h"
@@ -1043,6 +1044,43 @@ struct sc_world *autoscale_world_at(const struct autoscale *a, int i)
     return i >= 0 && i < a->nworlds ? a->worlds[i] : NULL;
 }
 
+void as_traffic_json(struct cm_buf *b, const struct lb_listener *l,
+                     const char (*tgs)[SC_ELBV2_ARN_LEN], int ntgs)
+{
+    struct lb_backend_traffic t;
+
+    cm_buf_puts(b, "\"targets\":[");
+    for (int i = 0; lb_backend_traffic_at(l, i, &t) == 0; i++) {
+        char id[BAL_ID_LEN];
+        int port = 0;
+
+        snprintf(id, sizeof(id), "%s", t.id);
+        if (tgs) {
+            /* an ALB backend is "<group>/<instance>:<port>" (autoscale_alb.c) */
+            const char *slash = strchr(t.id, '/');
+            char *colon;
+
+            snprintf(id, sizeof(id), "%s", slash ? slash + 1 : t.id);
+            colon = strrchr(id, ':');
+            if (colon) {
+                port = atoi(colon + 1);
+                *colon = '\0';
+            }
+        }
+        cm_buf_printf(b, "%s{\"id\":\"%s\",", i ? "," : "", id);
+        if (tgs)
+            cm_buf_printf(b, "\"target_group_arn\":\"%s\",\"port\":%d,",
+                          t.group >= 0 && t.group < ntgs ? tgs[t.group] : "", port);
+        cm_buf_printf(b,
+                      "\"routable\":%s,\"outstanding\":%d,\"responses\":%llu,\"errors_5xx\":%llu,"
+                      "\"latency_mean_ms\":%.3f,\"request_rate\":%.3f,\"latency_ms\":%.3f}",
+                      t.routable ? "true" : "false", t.outstanding, (unsigned long long)t.responses,
+                      (unsigned long long)t.errors_5xx, t.latency_mean_ms, t.rate_per_s,
+                      t.rate_latency_ms);
+    }
+    cm_buf_puts(b, "]");
+}
+
 char *autoscale_status_json(const struct autoscale *a)
 {
     struct cm_buf b;
@@ -1068,11 +1106,13 @@ char *autoscale_status_json(const struct autoscale *a)
 
         cm_buf_printf(&b,
                       "%s{\"load_balancer\":\"%s\",\"load_balancer_port\":%d,\"port\":%d,"
-                      "\"protocol\":\"%s\",\"backends\":%d}",
+                      "\"protocol\":\"%s\",\"backends\":%d,",
                       i ? "," : "", x->lb, x->lb_port, lb_listener_port(x->l),
                       x->mode == LB_MODE_TCP ? (x->tls ? "SSL" : "TCP")
                                              : (x->tls ? "HTTPS" : "HTTP"),
                       lb_backend_count(x->l));
+        as_traffic_json(&b, x->l, NULL, 0);
+        cm_buf_puts(&b, "}");
     }
     cm_buf_puts(&b, "],\"alb_listeners\":[");
     as_alb_status_json(a, &b);

@@ -169,6 +169,13 @@ void as_alb_destroy_all(struct autoscale *a);
 /* Appends the listeners as JSON objects joined by commas. */
 void as_alb_status_json(const struct autoscale *a, struct cm_buf *b);
 
+/* Appends "targets":[...] for listener l's backends: id (the instance), routable,
+ * outstanding, responses, errors_5xx, latency_mean_ms, request_rate (a second, the last 10
+ * whole real seconds) and latency_ms (their mean); with tgs (an ALB listener's groups) also
+ * target_group_arn and port. */
+void as_traffic_json(struct cm_buf *b, const struct lb_listener *l,
+                     const char (*tgs)[SC_ELBV2_ARN_LEN], int ntgs);
+
 /* autoscale_metrics.c */
 /* Ends p's status GET (no report) and takes it off the queue. */
 void as_fetch_end(struct proc *p);
