@@ -47,7 +47,7 @@ struct bal_backend *bal_add(struct bal_set *s, const char *id, const struct sock
         b->group = -1;
         b->key = sc_sticky_key(id);
         b->weight = 1.0;
-        for (int k = 0; k < BAL_WINDOW_S; k++)
+        for (int k = 0; k < BAL_BUCKETS; k++)
             b->traffic.sec[k] = -1;
         s->v[s->n++] = b;
     }
@@ -208,9 +208,9 @@ static int64_t second_of(int64_t ms)
 
 static int bucket_of(int64_t sec)
 {
-    int64_t i = sec % BAL_WINDOW_S;
+    int64_t i = sec % BAL_BUCKETS;
 
-    return (int)(i < 0 ? i + BAL_WINDOW_S : i);
+    return (int)(i < 0 ? i + BAL_BUCKETS : i);
 }
 
 void bal_traffic_count(struct bal_traffic *t, int64_t now_ms, int status, double latency_ms)
@@ -236,7 +236,7 @@ void bal_traffic_rate(const struct bal_traffic *t, int64_t now_ms, struct bal_ra
     double lat = 0;
 
     memset(out, 0, sizeof(*out));
-    for (int i = 0; i < BAL_WINDOW_S; i++) {
+    for (int i = 0; i < BAL_BUCKETS; i++) {
         if (t->sec[i] >= sec - BAL_WINDOW_S && t->sec[i] < sec) {
             out->window += t->n[i];
             lat += t->lat_ms[i];

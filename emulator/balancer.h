@@ -28,13 +28,14 @@
  * latency over the last BAL_WINDOW_S whole seconds cost BAL_WINDOW_S additions and
  * counting one response costs a few stores (the proxy's hot path). */
 #define BAL_WINDOW_S 10
+#define BAL_BUCKETS  (BAL_WINDOW_S + 1) /* the window and the current second */
 struct bal_traffic {
     uint64_t responses;  /* since the backend was added */
     uint64_t errors_5xx; /* of those, 5xx from the backend */
     double latency_sum_ms;
-    int64_t sec[BAL_WINDOW_S]; /* the real second bucket i counts (ms / 1000), -1: none */
-    uint32_t n[BAL_WINDOW_S];
-    double lat_ms[BAL_WINDOW_S];
+    int64_t sec[BAL_BUCKETS]; /* the real second bucket i counts (ms / 1000), -1: none */
+    uint32_t n[BAL_BUCKETS];
+    double lat_ms[BAL_BUCKETS];
 };
 
 /* What bal_traffic_rate reads over the window. */
