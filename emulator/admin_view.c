@@ -1,6 +1,7 @@
 /* emulator/admin_view.c: see admin_view.h. */
 #include "emulator/admin_view.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,12 @@
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
+#include "scaler/elbv2.h"
 #include "scaler/world.h"
 
 #define RECENT_ACTIVITIES 8
+
+static int member_is(json_t *o, const char *key, const char *s);
 
 /* The data plane's document (autoscale_status_json), or NULL without one. */
 static json_t *dataplane_json(struct emu *e)
@@ -66,6 +70,50 @@ static int listener_port(json_t *dp, const char *lb, int lb_port)
 
 /* ---- overview ---------------------------------------------------------------------------- */
 
+/* The data plane's traffic for target id (and, for an ELBv2 target group, tg and port)
+ * summed over listeners (classic: those of load balancer lb): request_rate, latency_ms
+ * (the window's mean, weighted by the listeners' rates), responses, errors_5xx; set on o.
+ * Nothing is set without a data plane. */
+static void traffic_into(json_t *o, json_t *dp, const char *which, const char *lb, const char *tg,
+                         const char *id, int port)
+{
+    double rate = 0, lat_w = 0;
+    json_int_t responses = 0, errors = 0;
+    int found = 0;
+    size_t i, k;
+    json_t *l, *t;
+
+    if (!dp)
+        return;
+    json_array_foreach(json_object_get(dp, which), i, l)
+    {
+        if (lb && !member_is(l, "load_balancer", lb))
+            continue;
+        json_array_foreach(json_object_get(l, "targets"), k, t)
+        {
+            double r;
+
+            if (!member_is(t, "id", id) ||
+                (tg && (!member_is(t, "target_group_arn", tg) ||
+                        json_integer_value(json_object_get(t, "port")) != port)))
+                continue;
+            found = 1;
+            r = json_number_value(json_object_get(t, "request_rate"));
+            rate += r;
+            lat_w += r * json_number_value(json_object_get(t, "latency_ms"));
+            responses += json_integer_value(json_object_get(t, "responses"));
+            errors += json_integer_value(json_object_get(t, "errors_5xx"));
+        }
+    }
+    if (!found)
+        return;
+    json_object_set_new(o, "request_rate", json_real(round(rate * 1000.0) / 1000.0));
+    json_object_set_new(o, "latency_ms",
+                        json_real(rate > 0 ? round(lat_w / rate * 1000.0) / 1000.0 : 0.0));
+    json_object_set_new(o, "responses", json_integer(responses));
+    json_object_set_new(o, "errors_5xx", json_integer(errors));
+}
+
 static json_t *load_balancers_json(struct sc_world *w, json_t *dp)
 {
     struct sc_elb *elb = sc_world_elb(w);
@@ -91,15 +139,56 @@ static json_t *load_balancers_json(struct sc_world *w, json_t *dp)
                                                      NULL) != SC_OK)
                 nout = 0;
         }
-        for (int k = 0; h && k < nout; k++)
-            json_array_append_new(hs,
-                                  json_pack("{s:s,s:s,s:s,s:s}", "instance_id", h[k].instance_id,
-                                            "state", h[k].state_name, "reason_code",
-                                            h[k].reason_code, "description", h[k].description));
+        for (int k = 0; h && k < nout; k++) {
+            json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "instance_id", h[k].instance_id, "state",
+                                  h[k].state_name, "reason_code", h[k].reason_code, "description",
+                                  h[k].description);
+
+            traffic_into(o, dp, "listeners", lb->load_balancer_name, NULL, h[k].instance_id, 0);
+            json_array_append_new(hs, o);
+        }
         free(h);
         json_array_append_new(arr, json_pack("{s:s,s:s,s:o,s:o}", "name", lb->load_balancer_name,
                                              "dns_name", lb->dns_name, "listeners", ls, "instances",
                                              hs));
+    }
+    return arr;
+}
+
+/* ELBv2 target groups: each with its load balancers' names, health check, and targets
+ * (DescribeTargetHealth's state, reason and description) with their traffic. */
+static json_t *target_groups_json(struct sc_world *w, json_t *dp)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(w);
+    json_t *arr = json_array();
+
+    for (int g = 0; g < sc_elbv2_tg_count(v2); g++) {
+        const struct sc_elbv2_tg *tg = sc_elbv2_tg_at(v2, g);
+        int n = sc_elbv2_target_count(v2, tg->arn), nout = 0;
+        struct sc_elbv2_target_health *h = n > 0 ? calloc((size_t)n, sizeof(*h)) : NULL;
+        json_t *lbs = json_array(), *ts = json_array();
+
+        for (int k = 0; k < tg->nload_balancer_arns; k++) {
+            const struct sc_elbv2_lb *lb = sc_elbv2_lb_find(v2, tg->load_balancer_arns[k]);
+
+            if (lb)
+                json_array_append_new(lbs, json_string(lb->name));
+        }
+        if (h && sc_elbv2_describe_target_health(v2, tg->arn, NULL, 0, h, &nout, NULL) != SC_OK)
+            nout = 0;
+        for (int k = 0; h && k < nout && k < n; k++) {
+            const char *st = sc_elbv2_target_state_name(h[k].state);
+            json_t *o = json_pack("{s:s,s:i,s:s,s:s?,s:s,s:s?}", "id", h[k].id, "port", h[k].port,
+                                  "state", st ? st : "unknown", "reason", h[k].reason,
+                                  "description", h[k].description, "zone", h[k].availability_zone);
+
+            traffic_into(o, dp, "alb_listeners", NULL, tg->arn, h[k].id, h[k].port);
+            json_array_append_new(ts, o);
+        }
+        free(h);
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s?,s:i,s:o,s:o}", "name", tg->name, "arn",
+                                             tg->arn, "protocol", tg->protocol, "port", tg->port,
+                                             "load_balancers", lbs, "targets", ts));
     }
     return arr;
 }
@@ -267,9 +356,10 @@ json_t *admin_view_overview(struct emu *e)
         memset(&req, 0, sizeof(req));
         sc_cw_describe_alarms(sc_world_cw(w), &req, visit_alarm, alarms, NULL);
         json_array_append_new(
-            worlds, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "account", account, "region", region,
+            worlds, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o}", "account", account, "region", region,
                               "zones", zones_json(w, account, dp), "groups",
-                              groups_json(w, dp, lbs), "load_balancers", lbs, "alarms", alarms));
+                              groups_json(w, dp, lbs), "load_balancers", lbs, "target_groups",
+                              target_groups_json(w, dp), "alarms", alarms));
     }
     json_decref(dp);
     return json_pack("{s:o,s:b,s:I}", "worlds", worlds, "data_plane", emu_autoscale(e) != NULL,

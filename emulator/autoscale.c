@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "emulator/balancer.h"
 #include "emulator/events.h"
 #include "emulator/health.h"
 #include "emulator/instance.h"
@@ -946,7 +947,10 @@ struct autoscale *autoscale_create(const struct autoscale_config *cfg, char *err
 
         a->blocking_fetch = bf && strcmp(bf, "1") == 0;
     }
-    a->minute_timer = cm_ev_add_timer(cfg->ev, as_scaled_ms(a, 60000.0, 50), as_on_minute, a);
+    /* on the manual clock the minute and the health checks follow that clock
+     * (autoscale_step); on the real one they are timers */
+    if (!a->cfg.clock_manual)
+        a->minute_timer = cm_ev_add_timer(cfg->ev, as_scaled_ms(a, 60000.0, 50), as_on_minute, a);
     return a;
 }
 
@@ -960,7 +964,8 @@ void autoscale_destroy(struct autoscale *a)
         cm_ev_del_timer(a->cfg.ev, a->launch_timer);
     if (a->outage_timer)
         cm_ev_del_timer(a->cfg.ev, a->outage_timer);
-    cm_ev_del_timer(a->cfg.ev, a->minute_timer);
+    if (a->minute_timer)
+        cm_ev_del_timer(a->cfg.ev, a->minute_timer);
     for (int i = 0; i < a->nout; i++)
         free(a->out[i]);
     free(a->out);
@@ -991,9 +996,18 @@ int autoscale_step(struct autoscale *a, struct sc_world *w, int64_t now_ms)
         known = a->worlds[i] == w;
     if (!known)
         PUSH(a->worlds, a->nworlds, a->cap_worlds, w);
+    if (a->cfg.clock_manual) {
+        /* the manual clock drives the health checks and the metrics minute: what is due
+         * up to now runs now (checks whose targets this step adds run below) */
+        hc_set_manual(a->hc, now_ms);
+        hc_set_advance(a->hc, now_ms);
+        as_manual_minutes(a, now_ms);
+    }
     changed = outages_expire(a, w, now_ms);
     changed |= sync_instances(a, w, now_ms);
     changed |= sync_lbs(a, w, now_ms);
+    if (a->cfg.clock_manual)
+        hc_set_advance(a->hc, now_ms);
     return changed;
 }
 
@@ -1084,6 +1098,43 @@ struct sc_world *autoscale_world_at(const struct autoscale *a, int i)
     return i >= 0 && i < a->nworlds ? a->worlds[i] : NULL;
 }
 
+void as_traffic_json(struct cm_buf *b, const struct lb_listener *l,
+                     const char (*tgs)[SC_ELBV2_ARN_LEN], int ntgs)
+{
+    struct lb_backend_traffic t;
+
+    cm_buf_puts(b, "\"targets\":[");
+    for (int i = 0; lb_backend_traffic_at(l, i, &t) == 0; i++) {
+        char id[BAL_ID_LEN];
+        int port = 0;
+
+        snprintf(id, sizeof(id), "%s", t.id);
+        if (tgs) {
+            /* an ALB backend is "<group>/<instance>:<port>" (autoscale_alb.c) */
+            const char *slash = strchr(t.id, '/');
+            char *colon;
+
+            snprintf(id, sizeof(id), "%s", slash ? slash + 1 : t.id);
+            colon = strrchr(id, ':');
+            if (colon) {
+                port = atoi(colon + 1);
+                *colon = '\0';
+            }
+        }
+        cm_buf_printf(b, "%s{\"id\":\"%s\",", i ? "," : "", id);
+        if (tgs)
+            cm_buf_printf(b, "\"target_group_arn\":\"%s\",\"port\":%d,",
+                          t.group >= 0 && t.group < ntgs ? tgs[t.group] : "", port);
+        cm_buf_printf(b,
+                      "\"routable\":%s,\"outstanding\":%d,\"responses\":%llu,\"errors_5xx\":%llu,"
+                      "\"latency_mean_ms\":%.3f,\"request_rate\":%.3f,\"latency_ms\":%.3f}",
+                      t.routable ? "true" : "false", t.outstanding, (unsigned long long)t.responses,
+                      (unsigned long long)t.errors_5xx, t.latency_mean_ms, t.rate_per_s,
+                      t.rate_latency_ms);
+    }
+    cm_buf_puts(b, "]");
+}
+
 char *autoscale_status_json(const struct autoscale *a)
 {
     struct cm_buf b;
@@ -1109,11 +1160,13 @@ char *autoscale_status_json(const struct autoscale *a)
 
         cm_buf_printf(&b,
                       "%s{\"load_balancer\":\"%s\",\"load_balancer_port\":%d,\"port\":%d,"
-                      "\"protocol\":\"%s\",\"backends\":%d}",
+                      "\"protocol\":\"%s\",\"backends\":%d,",
                       i ? "," : "", x->lb, x->lb_port, lb_listener_port(x->l),
                       x->mode == LB_MODE_TCP ? (x->tls ? "SSL" : "TCP")
                                              : (x->tls ? "HTTPS" : "HTTP"),
                       lb_backend_count(x->l));
+        as_traffic_json(&b, x->l, NULL, 0);
+        cm_buf_puts(&b, "}");
     }
     cm_buf_puts(&b, "],\"alb_listeners\":[");
     as_alb_status_json(a, &b);

@@ -656,9 +656,11 @@ void as_alb_status_json(const struct autoscale *a, struct cm_buf *b)
         cm_buf_printf(b,
                       "%s{\"listener_arn\":\"%s\",\"load_balancer_arn\":\"%s\","
                       "\"listener_port\":%d,\"port\":%d,\"protocol\":\"%s\",\"target_groups\":%d,"
-                      "\"backends\":%d}",
+                      "\"backends\":%d,",
                       i ? "," : "", x->arn, x->lb_arn, x->port, lb_listener_port(x->l),
                       x->tcp ? (x->tls ? "TLS" : "TCP") : (x->tls ? "HTTPS" : "HTTP"), x->ntgs,
                       lb_backend_count(x->l));
+        as_traffic_json(b, x->l, x->tgs, x->ntgs);
+        cm_buf_puts(b, "}");
     }
 }

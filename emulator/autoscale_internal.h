@@ -33,6 +33,7 @@ struct fetch {
     int sent;
     long timer;
     int64_t now; /* the emulated minute it reports for */
+    int minutes; /* and the minutes before it (manual clock: one advance over several) */
     size_t len;
     char buf[2048];
 };
@@ -128,8 +129,9 @@ struct autoscale {
     struct sc_world **worlds;
     int nworlds, cap_worlds;
     long kick_timer;
-    long minute_timer;
-    double launch_tokens; /* the launch-rate bucket (autoscale_config.launch_rate) */
+    long minute_timer;      /* real clock: the metrics minute */
+    int64_t minute_next_ms; /* manual clock: the emulated end of the next metrics minute */
+    double launch_tokens;   /* the launch-rate bucket (autoscale_config.launch_rate) */
     int64_t launch_tokens_ms;
     long launch_timer;  /* steps again when the bucket has a token for a waiting launch */
     int tls_failed;     /* logged once */
@@ -177,9 +179,23 @@ void as_alb_destroy_all(struct autoscale *a);
 /* Appends the listeners as JSON objects joined by commas. */
 void as_alb_status_json(const struct autoscale *a, struct cm_buf *b);
 
+/* Appends "targets":[...] for listener l's backends: id (the instance), routable,
+ * outstanding, responses, errors_5xx, latency_mean_ms, request_rate (a second, the last 10
+ * whole real seconds) and latency_ms (their mean); with tgs (an ALB listener's groups) also
+ * target_group_arn and port. */
+void as_traffic_json(struct cm_buf *b, const struct lb_listener *l,
+                     const char (*tgs)[SC_ELBV2_ARN_LEN], int ntgs);
+
 /* autoscale_metrics.c */
 /* Ends p's status GET (no report) and takes it off the queue. */
 void as_fetch_end(struct proc *p);
+/* The manual clock's metrics minute (issue 17 part 5): when now passes the end of one or
+ * more emulated minutes (60 s after the first step, then every 60 s of that clock), every
+ * world's minute is reported at the last one's end: each instance's modelled CPU (since the
+ * previous reading) for each of those minutes (at most AS_CATCH_UP_MINUTES), the load
+ * balancers' traffic counted since the last report in that last minute. */
+#define AS_CATCH_UP_MINUTES 15
+void as_manual_minutes(struct autoscale *a, int64_t now);
 /* The minute timer: reports every world's minute, then steps. */
 int64_t as_on_minute(struct cm_ev *ev, int64_t now_real, void *ud);
 

@@ -97,6 +97,9 @@ static void fetch_done(struct proc *p)
     if (p->have_last && up > p->last_up_ms) {
         double pct = sc_app_cpu_pct(&p->app, busy - p->last_busy_ms, up - p->last_up_ms);
 
+        /* oldest first: the minutes one manual advance passed, then the last */
+        for (int m = p->f.minutes > 1 ? p->f.minutes - 1 : 0; m > 0; m--)
+            sc_world_report_instance_cpu(p->w, p->id, pct, p->f.now - (int64_t)m * 60000);
         sc_world_report_instance_cpu(p->w, p->id, pct, p->f.now);
     }
     p->have_last = 1;
@@ -202,12 +205,13 @@ static void fetch_next(struct autoscale *a)
 }
 
 /* Queues the GET for the emulated minute `now`; one still queued or in flight is left. */
-static void fetch_start(struct proc *p, int64_t now)
+static void fetch_start(struct proc *p, int64_t now, int minutes)
 {
     if (p->f.fd >= 0 || p->f.queued)
         return;
     p->f.queued = 1;
     p->f.now = now;
+    p->f.minutes = minutes;
 }
 
 /* The old way, kept only so bench/bench_instances.sh can compare both in one run
@@ -228,6 +232,7 @@ static void fetch_blocking(struct proc *p, int64_t now)
     sa.sin_port = htons((uint16_t)p->port);
     p->f.len = 0;
     p->f.now = now;
+    p->f.minutes = 1;
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
         send(fd, status_req, sizeof(status_req) - 1, MSG_NOSIGNAL) ==
             (ssize_t)(sizeof(status_req) - 1)) {
@@ -245,7 +250,7 @@ static void fetch_blocking(struct proc *p, int64_t now)
     close(fd);
 }
 
-static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
+static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now, int minutes)
 {
     struct sc_elb *elb = sc_world_elb(w);
     double ts = a->cfg.time_scale;
@@ -258,7 +263,7 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now)
         if (a->blocking_fetch)
             fetch_blocking(p, now);
         else
-            fetch_start(p, now);
+            fetch_start(p, now, minutes);
     }
     fetch_next(a);
     for (int i = 0; i < sc_elb_lb_count(elb); i++) {
@@ -317,7 +322,28 @@ int64_t as_on_minute(struct cm_ev *ev, int64_t now_real, void *ud)
     (void)ev;
     (void)now_real;
     for (int i = 0; i < a->nworlds; i++)
-        report_minute(a, a->worlds[i], now);
+        report_minute(a, a->worlds[i], now, 1);
     as_kick(a);
     return as_scaled_ms(a, 60000.0, 50);
+}
+
+void as_manual_minutes(struct autoscale *a, int64_t now)
+{
+    int64_t last = 0;
+    int k = 0;
+
+    if (a->minute_next_ms == 0) {
+        a->minute_next_ms = now + 60000;
+        return;
+    }
+    while (now >= a->minute_next_ms) {
+        last = a->minute_next_ms;
+        a->minute_next_ms += 60000;
+        k++;
+    }
+    if (k == 0)
+        return;
+    for (int i = 0; i < a->nworlds; i++)
+        report_minute(a, a->worlds[i], last, k > AS_CATCH_UP_MINUTES ? AS_CATCH_UP_MINUTES : k);
+    as_kick(a);
 }

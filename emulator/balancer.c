@@ -47,6 +47,8 @@ struct bal_backend *bal_add(struct bal_set *s, const char *id, const struct sock
         b->group = -1;
         b->key = sc_sticky_key(id);
         b->weight = 1.0;
+        for (int k = 0; k < BAL_BUCKETS; k++)
+            b->traffic.sec[k] = -1;
         s->v[s->n++] = b;
     }
     b->addr = *addr;
@@ -195,4 +197,51 @@ struct bal_backend *bal_find_key(const struct bal_set *s, int group, uint64_t ke
             return s->v[i];
     }
     return NULL;
+}
+
+/* Floor division of a real ms time into seconds (the monotonic clock is >= 0 but a test
+ * may start anywhere). */
+static int64_t second_of(int64_t ms)
+{
+    return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+}
+
+static int bucket_of(int64_t sec)
+{
+    int64_t i = sec % BAL_BUCKETS;
+
+    return (int)(i < 0 ? i + BAL_BUCKETS : i);
+}
+
+void bal_traffic_count(struct bal_traffic *t, int64_t now_ms, int status, double latency_ms)
+{
+    int64_t sec = second_of(now_ms);
+    int i = bucket_of(sec);
+
+    if (t->sec[i] != sec) {
+        t->sec[i] = sec;
+        t->n[i] = 0;
+        t->lat_ms[i] = 0;
+    }
+    t->n[i]++;
+    t->lat_ms[i] += latency_ms;
+    t->responses++;
+    t->errors_5xx += status >= 500;
+    t->latency_sum_ms += latency_ms;
+}
+
+void bal_traffic_rate(const struct bal_traffic *t, int64_t now_ms, struct bal_rate *out)
+{
+    int64_t sec = second_of(now_ms);
+    double lat = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < BAL_BUCKETS; i++) {
+        if (t->sec[i] >= sec - BAL_WINDOW_S && t->sec[i] < sec) {
+            out->window += t->n[i];
+            lat += t->lat_ms[i];
+        }
+    }
+    out->per_s = (double)out->window / BAL_WINDOW_S;
+    out->latency_ms = out->window ? lat / (double)out->window : 0.0;
 }

@@ -23,6 +23,28 @@
 #define BAL_ID_LEN   64
 #define BAL_ZONE_LEN 32
 
+/* The console's per-target traffic (docs/admin-api.md, overview): the responses a backend
+ * gave, as totals and in one-second buckets of the real clock, so a rate and a mean
+ * latency over the last BAL_WINDOW_S whole seconds cost BAL_WINDOW_S additions and
+ * counting one response costs a few stores (the proxy's hot path). */
+#define BAL_WINDOW_S 10
+#define BAL_BUCKETS  (BAL_WINDOW_S + 1) /* the window and the current second */
+struct bal_traffic {
+    uint64_t responses;  /* since the backend was added */
+    uint64_t errors_5xx; /* of those, 5xx from the backend */
+    double latency_sum_ms;
+    int64_t sec[BAL_BUCKETS]; /* the real second bucket i counts (ms / 1000), -1: none */
+    uint32_t n[BAL_BUCKETS];
+    double lat_ms[BAL_BUCKETS];
+};
+
+/* What bal_traffic_rate reads over the window. */
+struct bal_rate {
+    double per_s;      /* responses a second over the last BAL_WINDOW_S whole seconds */
+    double latency_ms; /* their mean latency; 0 without one */
+    uint64_t window;   /* responses in the window */
+};
+
 struct bal_backend {
     char id[BAL_ID_LEN];
     char zone[BAL_ZONE_LEN]; /* "" when unknown */
@@ -39,6 +61,7 @@ struct bal_backend {
     uint64_t key;  /* sc_sticky_key(id): what a stickiness cookie names */
     double weight; /* its share (slow start, docs/elbv2.md 10.2): 0..1, 1 when new */
     double credit; /* round robin's state (sc_elbv2_pick) */
+    struct bal_traffic traffic;
 };
 
 struct bal_set {
@@ -82,6 +105,13 @@ struct bal_backend *bal_pick_in(struct bal_set *s, const char *zone, int group, 
                                 int max_conns, uint64_t draw, int *at_cap);
 /* The backend of group whose key is key, or NULL. */
 struct bal_backend *bal_find_key(const struct bal_set *s, int group, uint64_t key);
+/* Counts one response of the backend at real time now_ms: its status and latency (request
+ * sent -> response head). */
+void bal_traffic_count(struct bal_traffic *t, int64_t now_ms, int status, double latency_ms);
+/* The rate and mean latency over the BAL_WINDOW_S whole seconds before now_ms's second
+ * (the current, partial second is not counted: a steady load reads steady). */
+void bal_traffic_rate(const struct bal_traffic *t, int64_t now_ms, struct bal_rate *out);
+
 /* Number of routable backends in zone (NULL: any). */
 int bal_routable_count(const struct bal_set *s, const char *zone);
 

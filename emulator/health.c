@@ -21,7 +21,9 @@ struct target {
     struct hc_check chk;
     char *path;
     int64_t interval_ms;
-    long timer;
+    long timer;     /* real clock: the interval timer (0 on the emulated clock) */
+    int64_t due_ms; /* emulated clock: when the next check is due */
+    int repeat;     /* emulated clock: the intervals the check in flight stands for */
     /* the check in flight */
     int fd;
     long timeout_timer;
@@ -38,7 +40,11 @@ struct hc_set {
     struct target **v;
     int n, cap;
     uint64_t checks, passed;
+    int manual;     /* on the emulated clock (hc_set_manual) */
+    int64_t now_ms; /* its time at the last hc_set_advance */
 };
+
+static void probe_fail_now(struct target *t);
 
 static void probe_end(struct target *t, int ok, int connect_failed)
 {
@@ -55,6 +61,16 @@ static void probe_end(struct target *t, int ok, int connect_failed)
     }
     s->checks++;
     s->passed += ok != 0;
+    if (s->manual && t->repeat > 1) {
+        /* one probe for each interval the clock passed: the report may remove the target */
+        char key[128];
+        int n = t->repeat;
+
+        snprintf(key, sizeof(key), "%s", t->key);
+        for (int k = 0; k < n; k++)
+            s->fn(s->ud, key, ok, connect_failed);
+        return;
+    }
     s->fn(s->ud, t->key, ok, connect_failed);
 }
 
@@ -138,8 +154,7 @@ static void probe_start(struct target *t)
 
     fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        s->checks++;
-        s->fn(s->ud, t->key, 0, 1);
+        probe_fail_now(t);
         return;
     }
     memset(&sa, 0, sizeof(sa));
@@ -148,8 +163,7 @@ static void probe_start(struct target *t)
     sa.sin_port = htons((uint16_t)t->chk.port);
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS) {
         close(fd);
-        s->checks++;
-        s->fn(s->ud, t->key, 0, 1);
+        probe_fail_now(t);
         return;
     }
     t->fd = fd;
@@ -168,12 +182,29 @@ static void probe_start(struct target *t)
     }
     if (cm_ev_add_fd(s->ev, fd, EPOLLOUT, on_probe, t) < 0) {
         close(fd);
-        t->fd = -1;
-        s->checks++;
-        s->fn(s->ud, t->key, 0, 1);
+        probe_fail_now(t);
         return;
     }
     t->timeout_timer = cm_ev_add_timer(s->ev, t->chk.timeout_ms, on_timeout, t);
+}
+
+/* The probe fails at once (no socket): reported like probe_end. */
+static void probe_fail_now(struct target *t)
+{
+    struct hc_set *s = t->set;
+
+    t->fd = -1;
+    s->checks++;
+    if (s->manual && t->repeat > 1) {
+        char key[128];
+        int n = t->repeat;
+
+        snprintf(key, sizeof(key), "%s", t->key);
+        for (int k = 0; k < n; k++)
+            s->fn(s->ud, key, 0, 1);
+        return;
+    }
+    s->fn(s->ud, t->key, 0, 1);
 }
 
 static int64_t on_interval(struct cm_ev *ev, int64_t now, void *ud)
@@ -208,7 +239,8 @@ static void target_free(struct target *t)
     }
     if (t->timeout_timer > 0)
         cm_ev_del_timer(s->ev, t->timeout_timer);
-    cm_ev_del_timer(s->ev, t->timer);
+    if (t->timer > 0)
+        cm_ev_del_timer(s->ev, t->timer);
     free(t->key);
     free(t->path);
     free(t);
@@ -249,8 +281,12 @@ void hc_target_set(struct hc_set *s, const char *key, const struct hc_check *chk
         t->chk.path = t->path;
         if (t->interval_ms != interval_ms) {
             t->interval_ms = interval_ms;
-            cm_ev_del_timer(s->ev, t->timer);
-            t->timer = cm_ev_add_timer(s->ev, first_delay_ms, on_interval, t);
+            if (s->manual) {
+                t->due_ms = s->now_ms + first_delay_ms;
+            } else {
+                cm_ev_del_timer(s->ev, t->timer);
+                t->timer = cm_ev_add_timer(s->ev, first_delay_ms, on_interval, t);
+            }
         }
         return;
     }
@@ -266,7 +302,10 @@ void hc_target_set(struct hc_set *s, const char *key, const struct hc_check *chk
     t->chk.path = t->path;
     t->interval_ms = interval_ms;
     t->fd = -1;
-    t->timer = cm_ev_add_timer(s->ev, first_delay_ms, on_interval, t);
+    if (s->manual)
+        t->due_ms = s->now_ms + first_delay_ms;
+    else
+        t->timer = cm_ev_add_timer(s->ev, first_delay_ms, on_interval, t);
     s->v[s->n++] = t;
 }
 
@@ -296,4 +335,47 @@ void hc_set_counts(const struct hc_set *s, uint64_t *checks, uint64_t *passed)
         *checks = s->checks;
     if (passed)
         *passed = s->passed;
+}
+
+void hc_set_manual(struct hc_set *s, int64_t now_ms)
+{
+    if (s->manual)
+        return;
+    s->manual = 1;
+    s->now_ms = now_ms;
+    for (int i = 0; i < s->n; i++) {
+        struct target *t = s->v[i];
+
+        cm_ev_del_timer(s->ev, t->timer);
+        t->timer = 0;
+        t->due_ms = now_ms;
+    }
+}
+
+int hc_set_advance(struct hc_set *s, int64_t now_ms)
+{
+    int started = 0;
+
+    if (!s->manual)
+        return 0;
+    if (now_ms > s->now_ms)
+        s->now_ms = now_ms;
+    /* a report may remove targets or add them: walk by key-stable index, and recheck */
+    for (int i = 0; i < s->n; i++) {
+        struct target *t = s->v[i];
+        int64_t behind;
+
+        if (t->due_ms > s->now_ms)
+            continue;
+        behind = (s->now_ms - t->due_ms) / t->interval_ms + 1;
+        t->due_ms += behind * t->interval_ms;
+        if (t->fd >= 0)
+            continue; /* still in flight (Timeout >= Interval): skip, as the real clock does */
+        t->repeat = behind > HC_CATCH_UP_MAX ? HC_CATCH_UP_MAX : (int)behind;
+        started++;
+        probe_start(t); /* may report at once (and change the set) */
+        if (i < s->n && s->v[i] != t)
+            i--; /* the target went: another took its slot */
+    }
+    return started;
 }

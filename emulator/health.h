@@ -42,6 +42,18 @@ void hc_target_remove(struct hc_set *s, const char *key);
 int hc_target_count(const struct hc_set *s);
 /* The i-th target's key (borrowed) or NULL: for sweeps that remove stale targets. */
 const char *hc_target_key_at(const struct hc_set *s, int i);
+/* The emulated clock (the emulator's --clock manual, issue 17 part 5): from now on checks
+ * run only when hc_set_advance moves the set's clock past their due time, never on the wall
+ * clock; each target's first check is due first_delay_ms after the clock at hc_target_set,
+ * then every interval_ms of that clock. A check's timeout stays real (the probe is a real
+ * connection). One advance over n intervals runs one probe whose result counts for each of
+ * them, at most HC_CATCH_UP_MAX (the largest health-check threshold AWS takes is 10): an
+ * instance is taken to be as it is now through the time the clock jumped. */
+#define HC_CATCH_UP_MAX 10
+void hc_set_manual(struct hc_set *s, int64_t now_ms);
+/* Moves the emulated clock to now_ms (never back) and starts the checks due; returns how
+ * many started. A no-op on the real clock. */
+int hc_set_advance(struct hc_set *s, int64_t now_ms);
 /* Checks run and results by outcome, since creation (status pages, tests). */
 void hc_set_counts(const struct hc_set *s, uint64_t *checks, uint64_t *passed);
 

@@ -751,6 +751,7 @@ ok : {
     l->m.latency_count++;
     if (lat > l->m.latency_max_ms)
         l->m.latency_max_ms = lat;
+    bal_traffic_count(&b->be->traffic, lb_now_ms(), b->msg.status, lat);
     for (int k = 0; c->group >= 0 && k < 2; k++) {
         struct lb_group_metrics *g = k == 0 ? &l->gm[c->group] : &l->gmz[c->group][c->node];
         int st = b->msg.status;
@@ -1232,6 +1233,28 @@ int lb_backend_count(const struct lb_listener *l)
 const char *lb_backend_id_at(const struct lb_listener *l, int i)
 {
     return i >= 0 && i < l->set.n ? l->set.v[i]->id : NULL;
+}
+
+int lb_backend_traffic_at(const struct lb_listener *l, int i, struct lb_backend_traffic *out)
+{
+    const struct bal_backend *be;
+    struct bal_rate r;
+
+    if (i < 0 || i >= l->set.n)
+        return -1;
+    be = l->set.v[i];
+    bal_traffic_rate(&be->traffic, lb_now_ms(), &r);
+    out->id = be->id;
+    out->group = be->group;
+    out->routable = be->routable;
+    out->outstanding = be->outstanding;
+    out->responses = be->traffic.responses;
+    out->errors_5xx = be->traffic.errors_5xx;
+    out->latency_mean_ms =
+        be->traffic.responses ? be->traffic.latency_sum_ms / (double)be->traffic.responses : 0;
+    out->rate_per_s = r.per_s;
+    out->rate_latency_ms = r.latency_ms;
+    return 0;
 }
 
 void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out)

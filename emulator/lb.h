@@ -165,6 +165,19 @@ int lb_backend_outstanding(const struct lb_listener *l, const char *id);
 int lb_backend_count(const struct lb_listener *l);
 /* The i-th backend's id (borrowed), or NULL. */
 const char *lb_backend_id_at(const struct lb_listener *l, int i);
+/* The i-th backend's traffic for the console (emulator/balancer.h's window over the real
+ * clock): HTTP listeners count each response of the backend; TCP listeners count none. */
+struct lb_backend_traffic {
+    const char *id; /* borrowed */
+    int group;      /* -1: classic */
+    int routable, outstanding;
+    uint64_t responses, errors_5xx; /* since it was added */
+    double latency_mean_ms;         /* over those */
+    double rate_per_s;              /* responses a second over the last 10 whole seconds */
+    double rate_latency_ms;         /* their mean latency */
+};
+/* 0, or -1 past the end. */
+int lb_backend_traffic_at(const struct lb_listener *l, int i, struct lb_backend_traffic *out);
 
 /* Copies the figures into *out and starts a new interval. */
 void lb_listener_metrics_take(struct lb_listener *l, struct lb_metrics *out);

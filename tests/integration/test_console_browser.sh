@@ -63,8 +63,8 @@ check_job "the console in Chromium: the manual clock's buttons" \
 cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'
 
 # the screenshots: each a 1280x900 PNG, not blank, with the names in the text beside it
-check "screenshots: seven of the lesson's steps and one of the manual clock" bash -c "
-    [ \$(ls '$SHOTS'/scaled/*.png | wc -l) -eq 7 ] && [ \$(ls '$SHOTS'/manual/*.png | wc -l) -eq 1 ]"
+check "screenshots: eight of the lesson's steps and one of the manual clock" bash -c "
+    [ \$(ls '$SHOTS'/scaled/*.png | wc -l) -eq 8 ] && [ \$(ls '$SHOTS'/manual/*.png | wc -l) -eq 1 ]"
 python3 - "$SHOTS" <<'EOF' || failed=1
 import glob, os, re, struct, sys, zlib
 import tap

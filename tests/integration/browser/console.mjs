@@ -109,6 +109,31 @@ try {
       (await page.$$('#feed [data-type="launch"]')).length >= 1, 5000));
     await shot("group");
 
+    // step 1b: a short bounded load through the load balancer: the page shows each
+    // instance's request rate and latency (the proxy's own per-target counters)
+    const lbPort = (await overview()).worlds[0].load_balancers[0].listeners[0].port;
+    const t0 = Date.now();
+    let served = 0;
+    while (Date.now() - t0 < 3000 && served < 300) {
+      const r = await fetch(`http://127.0.0.1:${lbPort}/`).catch(() => null);
+      if (r) { await r.text(); served += r.ok ? 1 : 0; }
+    }
+    const rated = await until("a request rate on the page", async () => {
+      const v = await page.$$eval(`[data-lb="front"] [data-lb-instance="${ids[0]}"] [data-rate]`,
+                                  (els) => els.map((e) => [Number(e.dataset.rate), e.textContent.trim()]));
+      return v.length === 1 && v[0][0] > 0 ? v[0] : null;
+    }, 12000);
+    check("traffic: the load balancer's row shows the instance's request rate (req/s)",
+          rated && /\/s/.test(rated[1]), `${served} requests sent, ${rated}`);
+    const lat = await page.$$eval(`[data-lb="front"] [data-lb-instance="${ids[0]}"] [data-latency]`,
+                                  (els) => els.map((e) => [Number(e.dataset.latency), e.textContent.trim()]));
+    check("traffic: and its mean latency in ms", lat.length === 1 && lat[0][0] > 0 && / ms$/.test(lat[0][1]), lat);
+    const ov1 = await overview();
+    const row = ov1.worlds[0].load_balancers[0].instances.find((h) => h.instance_id === ids[0]);
+    check("traffic: the overview counted the responses the load balancer served",
+          row && row.responses >= served && served > 0, `${row && row.responses} vs ${served}`);
+    await shot("traffic");
+
     // step 2: scale out
     await aws({ Action: "SetDesiredCapacity", AutoScalingGroupName: "web", DesiredCapacity: "2" });
     const two = await until("2 InService on the page", async () => {

@@ -184,6 +184,49 @@ static void test_balancer_remove_keeps_referenced(void **state)
     assert_int_equal(s.n, 0);
 }
 
+/* The console's per-target rate: responses a second over the 10 whole seconds before the
+ * current one, their mean latency; older buckets are reused, the partial second waits. */
+static void test_balancer_traffic_window(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *a;
+    struct bal_rate r;
+
+    (void)state;
+    bal_init(&s);
+    a = add(&s, "a", 1, "z1");
+    bal_traffic_rate(&a->traffic, 50000, &r);
+    assert_int_equal(r.window, 0);
+    assert_true(r.per_s == 0.0 && r.latency_ms == 0.0);
+    /* 5 a second for seconds 40..49, latency 10 ms, then 3 in the current second 50 */
+    for (int sec = 40; sec < 50; sec++) {
+        for (int k = 0; k < 5; k++)
+            bal_traffic_count(&a->traffic, sec * 1000 + k * 100, 200, 10.0);
+    }
+    for (int k = 0; k < 3; k++)
+        bal_traffic_count(&a->traffic, 50000 + k, 503, 40.0);
+    bal_traffic_rate(&a->traffic, 50500, &r);
+    assert_int_equal(r.window, 50);
+    assert_true(r.per_s == 5.0);
+    assert_true(r.latency_ms == 10.0);
+    assert_int_equal(a->traffic.responses, 53);
+    assert_int_equal(a->traffic.errors_5xx, 3);
+    /* a second later the current second (50) is in and second 40 is out */
+    bal_traffic_rate(&a->traffic, 51000, &r);
+    assert_int_equal(r.window, 48);
+    assert_true(r.latency_ms > 11.87 && r.latency_ms < 11.88); /* (45 x 10 + 3 x 40) / 48 */
+    /* idle for longer than the window: nothing left in it, the totals stay */
+    bal_traffic_rate(&a->traffic, 70000, &r);
+    assert_int_equal(r.window, 0);
+    /* a bucket 10 s later is reused for its new second */
+    bal_traffic_count(&a->traffic, 60000, 200, 1.0);
+    bal_traffic_rate(&a->traffic, 61000, &r);
+    assert_int_equal(r.window, 1);
+    assert_true(r.latency_ms == 1.0);
+    assert_int_equal(a->traffic.responses, 54);
+    bal_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_balancer_zones),
         cmocka_unit_test(test_balancer_connection_cap),
         cmocka_unit_test(test_balancer_remove_keeps_referenced),
+        cmocka_unit_test(test_balancer_traffic_window),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
