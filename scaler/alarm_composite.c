@@ -1,7 +1,7 @@
 /* scaler/alarm_composite.c: composite alarms (see alarm_composite.h, docs/cloudwatch.md
- * "Composite alarms"): the AlarmRule parser into a small tree, its evaluation, Put, the
- * describes, the state changes when a child changes, actions and their suppression, and
- * the composites' part of the state file. */
+ * "Composite alarms"): Put, the describes, the state changes when a child changes (the
+ * rule itself is scaler/alarm_rule.c), actions and their suppression, and the composites'
+ * part of the state file. */
 #include "scaler/alarm_composite.h"
 
 #include <stdint.h>
@@ -14,326 +14,7 @@
 #include "scaler/save.h"
 
 #define AS_PREFIX   "arn:aws:autoscaling:"
-#define MAX_DEPTH   256
-#define MAX_NODES   (SC_ALARM_RULE_MAX / 2 + 8)
 #define REASON_DATA SC_ALARM_REASON_DATA_MAX
-
-/* --- the rule ------------------------------------------------------------------------------- */
-
-enum rn_kind { RN_TRUE, RN_FALSE, RN_FN, RN_NOT, RN_AND, RN_OR };
-
-struct rnode {
-    enum rn_kind kind;
-    enum sc_alarm_state want; /* RN_FN: the state ALARM()/OK()/INSUFFICIENT_DATA() asks */
-    int ref;                  /* RN_FN: index into refs */
-    int l, r;                 /* RN_NOT: l; RN_AND, RN_OR: l and r */
-};
-
-struct sc_alarm_rule {
-    struct rnode *node;
-    int nnode, root;
-    char **ref;
-    int nref;
-};
-
-struct parser {
-    const char *s;
-    size_t pos;
-    struct sc_alarm_rule *r;
-    int depth;
-    struct sc_error *err;
-    int failed;
-};
-
-static int perr(struct parser *p, const char *what)
-{
-    if (!p->failed)
-        sc_fail(p->err, SC_ERR_VALIDATION, "Invalid alarm rule: %s at position %zu", what,
-                p->pos + 1);
-    p->failed = 1;
-    return -1;
-}
-
-static void skip_ws(struct parser *p)
-{
-    while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' ||
-           p->s[p->pos] == '\r')
-        p->pos++;
-}
-
-static int ident_char(char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* 1 when the keyword kw starts at the current position (not as a prefix of a longer word). */
-static int at_kw(struct parser *p, const char *kw)
-{
-    size_t n = strlen(kw);
-
-    return strncmp(p->s + p->pos, kw, n) == 0 && !ident_char(p->s[p->pos + n]);
-}
-
-static int new_node(struct parser *p, enum rn_kind k, int l, int r)
-{
-    struct rnode *n;
-
-    if (p->r->nnode >= MAX_NODES)
-        return perr(p, "too many terms");
-    n = &p->r->node[p->r->nnode];
-    memset(n, 0, sizeof(*n));
-    n->kind = k;
-    n->l = l;
-    n->r = r;
-    return p->r->nnode++;
-}
-
-static int parse_or(struct parser *p);
-
-/* FN "(" ref ")" after the function name. */
-static int parse_fn(struct parser *p, enum sc_alarm_state want)
-{
-    size_t start, end;
-    char *name, **refs;
-    int idx;
-
-    skip_ws(p);
-    if (p->s[p->pos] != '(')
-        return perr(p, "expected (");
-    p->pos++;
-    skip_ws(p);
-    if (p->s[p->pos] == '"') {
-        start = ++p->pos;
-        while (p->s[p->pos] && p->s[p->pos] != '"')
-            p->pos++;
-        if (p->s[p->pos] != '"')
-            return perr(p, "unterminated alarm name");
-        end = p->pos++;
-        skip_ws(p);
-        if (p->s[p->pos] != ')')
-            return perr(p, "expected )");
-    } else {
-        start = p->pos;
-        while (p->s[p->pos] && p->s[p->pos] != ')')
-            p->pos++;
-        if (p->s[p->pos] != ')')
-            return perr(p, "expected )");
-        end = p->pos;
-        while (end > start && (p->s[end - 1] == ' ' || p->s[end - 1] == '\t'))
-            end--;
-    }
-    if (end == start)
-        return perr(p, "empty alarm name");
-    p->pos++; /* ')' */
-    name = malloc(end - start + 1);
-    refs = realloc(p->r->ref, (size_t)(p->r->nref + 1) * sizeof(*refs));
-    if (!name || !refs) {
-        free(name);
-        if (refs)
-            p->r->ref = refs;
-        return perr(p, "out of memory");
-    }
-    p->r->ref = refs;
-    memcpy(name, p->s + start, end - start);
-    name[end - start] = 0;
-    p->r->ref[p->r->nref] = name;
-    idx = new_node(p, RN_FN, -1, -1);
-    if (idx < 0) {
-        free(name);
-        return -1;
-    }
-    p->r->node[idx].want = want;
-    p->r->node[idx].ref = p->r->nref++;
-    return idx;
-}
-
-static int parse_primary(struct parser *p)
-{
-    int n;
-
-    skip_ws(p);
-    if (p->s[p->pos] == '(') {
-        if (++p->depth > MAX_DEPTH)
-            return perr(p, "nesting deeper than 256 levels");
-        p->pos++;
-        n = parse_or(p);
-        if (n < 0)
-            return -1;
-        skip_ws(p);
-        if (p->s[p->pos] != ')')
-            return perr(p, "expected )");
-        p->pos++;
-        p->depth--;
-        return n;
-    }
-    if (at_kw(p, "TRUE")) {
-        p->pos += 4;
-        return new_node(p, RN_TRUE, -1, -1);
-    }
-    if (at_kw(p, "FALSE")) {
-        p->pos += 5;
-        return new_node(p, RN_FALSE, -1, -1);
-    }
-    if (at_kw(p, "ALARM")) {
-        p->pos += 5;
-        return parse_fn(p, SC_ALARM_ALARM);
-    }
-    if (at_kw(p, "OK")) {
-        p->pos += 2;
-        return parse_fn(p, SC_ALARM_OK);
-    }
-    if (at_kw(p, "INSUFFICIENT_DATA")) {
-        p->pos += 17;
-        return parse_fn(p, SC_ALARM_INSUFFICIENT_DATA);
-    }
-    if (!p->s[p->pos])
-        return perr(p, "unexpected end");
-    return perr(p, "expected ALARM, OK, INSUFFICIENT_DATA, TRUE, FALSE, NOT or (");
-}
-
-static int parse_not(struct parser *p)
-{
-    int n;
-
-    skip_ws(p);
-    if (!at_kw(p, "NOT"))
-        return parse_primary(p);
-    p->pos += 3;
-    if (++p->depth > MAX_DEPTH)
-        return perr(p, "nesting deeper than 256 levels");
-    n = parse_not(p);
-    p->depth--;
-    return n < 0 ? -1 : new_node(p, RN_NOT, n, -1);
-}
-
-static int parse_and(struct parser *p)
-{
-    int l = parse_not(p);
-
-    while (l >= 0) {
-        int r;
-        skip_ws(p);
-        if (!at_kw(p, "AND"))
-            break;
-        p->pos += 3;
-        r = parse_not(p);
-        if (r < 0)
-            return -1;
-        l = new_node(p, RN_AND, l, r);
-    }
-    return l;
-}
-
-static int parse_or(struct parser *p)
-{
-    int l = parse_and(p);
-
-    while (l >= 0) {
-        int r;
-        skip_ws(p);
-        if (!at_kw(p, "OR"))
-            break;
-        p->pos += 2;
-        r = parse_and(p);
-        if (r < 0)
-            return -1;
-        l = new_node(p, RN_OR, l, r);
-    }
-    return l;
-}
-
-void sc_alarm_rule_destroy(struct sc_alarm_rule *r)
-{
-    if (!r)
-        return;
-    for (int i = 0; i < r->nref; i++)
-        free(r->ref[i]);
-    free(r->ref);
-    free(r->node);
-    free(r);
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-enum sc_status sc_alarm_rule_parse(const char *text, struct sc_alarm_rule **out,
-                                   struct sc_error *err)
-{
-    struct parser p = { 0 };
-    size_t len;
-
-    *out = NULL;
-    if (!text || !*text)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmRule is required.");
-    len = strlen(text);
-    if (len > SC_ALARM_RULE_MAX)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'alarmRule' failed to satisfy "
-                       "constraint: Member must have length less than or equal to 10240");
-    if (is_blank(text[0]) || is_blank(text[len - 1]))
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "AlarmRule must not contain leading or trailing whitespace or be null");
-    p.s = text;
-    p.err = err;
-    p.r = calloc(1, sizeof(*p.r));
-    if (!p.r)
-        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-    p.r->node = calloc(MAX_NODES, sizeof(*p.r->node));
-    if (!p.r->node) {
-        sc_alarm_rule_destroy(p.r);
-        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-    }
-    p.r->root = parse_or(&p);
-    if (p.r->root >= 0) {
-        skip_ws(&p);
-        if (p.s[p.pos])
-            perr(&p, "expected AND or OR");
-    }
-    if (p.failed || p.r->root < 0) {
-        sc_alarm_rule_destroy(p.r);
-        return err ? err->status : SC_ERR_VALIDATION;
-    }
-    *out = p.r;
-    return SC_OK;
-}
-
-int sc_alarm_rule_nrefs(const struct sc_alarm_rule *r)
-{
-    return r->nref;
-}
-
-const char *sc_alarm_rule_ref(const struct sc_alarm_rule *r, int i)
-{
-    return i >= 0 && i < r->nref ? r->ref[i] : NULL;
-}
-
-static int eval_node(const struct sc_alarm_rule *r, int i, const enum sc_alarm_state *st)
-{
-    const struct rnode *n = &r->node[i];
-
-    switch (n->kind) {
-    case RN_TRUE:
-        return 1;
-    case RN_FALSE:
-        return 0;
-    case RN_FN:
-        return st[n->ref] == n->want;
-    case RN_NOT:
-        return !eval_node(r, n->l, st);
-    case RN_AND:
-        return eval_node(r, n->l, st) && eval_node(r, n->r, st);
-    case RN_OR:
-        return eval_node(r, n->l, st) || eval_node(r, n->r, st);
-    }
-    return 0;
-}
-
-int sc_alarm_rule_eval(const struct sc_alarm_rule *r, const enum sc_alarm_state *states)
-{
-    return eval_node(r, r->root, states);
-}
 
 /* --- the store ------------------------------------------------------------------------------ */
 
@@ -885,16 +566,16 @@ static enum sc_status validate(const struct sc_alarms *a,
     if (s != SC_OK)
         return s;
     sb_init(&mb, missing, sizeof(missing));
-    for (int i = 0; i < rule->nref; i++) {
-        const char *name = resolve(a, rule->ref[i]);
+    for (int i = 0; i < sc_alarm_rule_nrefs(rule); i++) {
+        const char *name = resolve(a, sc_alarm_rule_ref(rule, i));
         int dup = 0;
         for (int j = 0; j < i && !dup; j++)
-            dup = strcmp(rule->ref[i], rule->ref[j]) == 0;
+            dup = strcmp(sc_alarm_rule_ref(rule, i), sc_alarm_rule_ref(rule, j)) == 0;
         if (dup)
             continue;
         ndistinct++;
         if (!name) {
-            sb_printf(&mb, "%s%s", nmissing++ ? ", " : "", rule->ref[i]);
+            sb_printf(&mb, "%s%s", nmissing++ ? ", " : "", sc_alarm_rule_ref(rule, i));
             continue;
         }
         if (strcmp(name, r->alarm_name) == 0)
@@ -964,12 +645,12 @@ static struct composite *build(const struct sc_alarms *a,
         c->wait_s = r->wait_period_s;
         c->ext_s = r->extension_period_s;
     }
-    c->nchild = rule->nref;
-    c->child = calloc((size_t)rule->nref + 1, sizeof(*c->child));
-    c->child_state = calloc((size_t)rule->nref + 1, sizeof(*c->child_state));
+    c->nchild = sc_alarm_rule_nrefs(rule);
+    c->child = calloc((size_t)sc_alarm_rule_nrefs(rule) + 1, sizeof(*c->child));
+    c->child_state = calloc((size_t)sc_alarm_rule_nrefs(rule) + 1, sizeof(*c->child_state));
     bad |= !c->child || !c->child_state;
-    for (int i = 0; !bad && i < rule->nref; i++) {
-        c->child[i] = sc_strdup(resolve(a, rule->ref[i]));
+    for (int i = 0; !bad && i < sc_alarm_rule_nrefs(rule); i++) {
+        c->child[i] = sc_strdup(resolve(a, sc_alarm_rule_ref(rule, i)));
         bad |= !c->child[i];
     }
     if (bad || !c->name || !c->arn || !c->rule_text) {
@@ -1339,8 +1020,9 @@ static int load_one(struct sc_alarms *t, const json_t *o, struct sc_load *l)
     }
     if (!l->failed && sc_alarm_rule_parse(c->rule_text, &c->rule, &perr_) != SC_OK)
         sc_load_fail(l, "rule: %s", perr_.message);
-    if (!l->failed && c->rule->nref != c->nchild)
-        sc_load_fail(l, "children: %d names for a rule of %d references", c->nchild, c->rule->nref);
+    if (!l->failed && sc_alarm_rule_nrefs(c->rule) != c->nchild)
+        sc_load_fail(l, "children: %d names for a rule of %d references", c->nchild,
+                     sc_alarm_rule_nrefs(c->rule));
     if (!l->failed) {
         c->child_state = calloc((size_t)c->nchild + 1, sizeof(*c->child_state));
         if (!c->child_state)

@@ -299,8 +299,10 @@ static char *single_key(const char *ns, const char *name, const struct sc_dimens
     json_t *j = json_array(), *ds = json_array();
     char *out;
 
-    memcpy(s, dims, (size_t)nd * sizeof(*s));
-    qsort(s, (size_t)nd, sizeof(*s), cmp_dim);
+    if (nd > 0) { /* memcpy and qsort take no NULL, even for 0 bytes */
+        memcpy(s, dims, (size_t)nd * sizeof(*s));
+        qsort(s, (size_t)nd, sizeof(*s), cmp_dim);
+    }
     for (int i = 0; i < nd; i++)
         json_array_append_new(ds, json_pack("[ss]", s[i].name, s[i].value));
     json_array_append_new(j, json_string(ns));

@@ -52,9 +52,10 @@ enum sc_asg_ec2_state {
     SC_ASG_EC2_PENDING = 0,
     SC_ASG_EC2_RUNNING,
     SC_ASG_EC2_IMPAIRED, /* running, status checks impaired */
-    SC_ASG_EC2_STOPPED,  /* stopping / stopped */
+    SC_ASG_EC2_STOPPED,
     SC_ASG_EC2_SHUTTING_DOWN,
-    SC_ASG_EC2_GONE, /* terminated / unknown */
+    SC_ASG_EC2_GONE,     /* terminated / unknown */
+    SC_ASG_EC2_STOPPING, /* a warm instance is Warmed:Stopped only once EC2 says stopped */
 };
 
 /* An instance as a load balancer sees it. */

@@ -253,7 +253,8 @@ static void health_sweep(struct sc_asg *asg, struct asg_group *g, int64_t now_ms
         if (in->unhealthy || !asg_counts_capacity(s))
             continue;
         es = asg_ec2_state(asg, in);
-        if (es == SC_ASG_EC2_STOPPED || es == SC_ASG_EC2_SHUTTING_DOWN || es == SC_ASG_EC2_GONE) {
+        if (es == SC_ASG_EC2_STOPPED || es == SC_ASG_EC2_STOPPING ||
+            es == SC_ASG_EC2_SHUTTING_DOWN || es == SC_ASG_EC2_GONE) {
             asg_inst_set_unhealthy(asg, g, in, ASG_UNHEALTHY_EC2);
             in->info.healthy = 0;
             *changed = 1;

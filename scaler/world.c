@@ -172,6 +172,7 @@ static enum sc_asg_ec2_state env_state(void *ud, const char *id)
     case SC_EC2_SHUTTING_DOWN:
         return SC_ASG_EC2_SHUTTING_DOWN;
     case SC_EC2_STOPPING:
+        return SC_ASG_EC2_STOPPING;
     case SC_EC2_STOPPED:
         return SC_ASG_EC2_STOPPED;
     case SC_EC2_TERMINATED:

@@ -61,6 +61,8 @@ if [ "$want_test" = 1 ]; then
     need_cmd pgrep procps
     need_cmd ps procps
     need_cmd script bsdutils
+    # ss (test_lb_surge_idle counts a backend's established connections); not in minbase.
+    need_cmd ss iproute2
     # Ansible with the amazon.aws collection (test_elb_classic's elb_classic_lb play).
     need_cmd ansible-playbook ansible
 fi

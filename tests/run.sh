@@ -24,6 +24,9 @@ cd "$root" || exit 1
 . tests/procs.sh
 export BUILD SCALELAB_ROOT="$root"
 export CMOCKA_MESSAGE_OUTPUT=TAP
+if [ "${ASAN:-0}" = 1 ]; then
+    export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+fi
 logs="$BUILD/test-logs"
 mkdir -p "$logs"
 

@@ -197,6 +197,13 @@ static void control_update(struct sim_model *m);
 int sim_model_instance_start(struct sim_model *m, const char *id, int group,
                              const struct sc_app *app, const char *zone, int64_t now_us)
 {
+    return sim_model_instance_start_boot(m, id, group, app, zone, now_us, app->boot_s);
+}
+
+int sim_model_instance_start_boot(struct sim_model *m, const char *id, int group,
+                                  const struct sc_app *app, const char *zone, int64_t now_us,
+                                  double boot_s)
+{
     int slot = -1;
     struct inst *in;
     int gen = 0;
@@ -227,7 +234,8 @@ int sim_model_instance_start(struct sim_model *m, const char *id, int group,
     in->group = group;
     in->app = app;
     in->app_idx = app_index(m, app);
-    in->boot_end_us = now_us + (int64_t)llround(app->boot_s * 1e6);
+    assert(in->app_idx >= 0); /* a copy of a scenario's app has no cache entry */
+    in->boot_end_us = now_us + (int64_t)llround(boot_s * 1e6);
     in->up = in->boot_end_us <= now_us;
     in->slow = 1;
     in->mu = app->workers / (m->apps[in->app_idx].mean_us / 1e6);

@@ -70,6 +70,11 @@ enum sim_mode sim_model_mode(const struct sim_model *m);
  * are copied; app borrowed (the scenario's). Returns its slot (>= 0). */
 int sim_model_instance_start(struct sim_model *m, const char *id, int group,
                              const struct sc_app *app, const char *zone, int64_t now_us);
+/* The same with its own boot time: a warm pool's warm start boots for 0 s
+ * (docs/dataplane.md). app must be one of the scenario's, whose service the model caches. */
+int sim_model_instance_start_boot(struct sim_model *m, const char *id, int group,
+                                  const struct sc_app *app, const char *zone, int64_t now_us,
+                                  double boot_s);
 /* The slot of a live instance, or -1. */
 int sim_model_instance_find(const struct sim_model *m, const char *id);
 /* 1 when booted and serving (EC2 running), 0 while booting. */

@@ -205,8 +205,6 @@ static int setup_lcs_groups(struct eng *e)
                 return lib_fail(e, p, &err);
         }
         e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
-        e->groups[i].warm_app = *e->groups[i].app;
-        e->groups[i].warm_app.boot_s = 0;
         e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name) : -1;
         for (int j = 0; j < g->nload_balancers; j++)
             e->lbs[sim_scenario_lb_index(sc, g->load_balancers[j])].ngroups_behind++;

@@ -65,9 +65,8 @@ struct group_track {
     char newest_done[SC_RNG_UUID_LEN]; /* the newest finished activity already pushed */
     int cpu_metric;                    /* some alarm reads this group's CPUUtilization */
     const struct sc_app *app;
-    struct sc_app warm_app; /* app without its boot: a warm start (docs/dataplane.md) */
-    int lb;                 /* first load balancer, or -1 */
-    int refresh_started;    /* its instance_refresh was started */
+    int lb;              /* first load balancer, or -1 */
+    int refresh_started; /* its instance_refresh was started */
 };
 
 struct fault_track {

@@ -86,11 +86,10 @@ int sync_instances(struct eng *e)
             const struct sc_app *app = g >= 0 ? e->groups[g].app : &e->sc->lcs[0].app;
 
             /* a start of a stopped instance (a warm pool's warm start) skips the boot */
-            if (g >= 0 && sc_ec2_instance_restarting(in))
-                app = &e->groups[g].warm_app;
+            double boot_s = g >= 0 && sc_ec2_instance_restarting(in) ? 0 : app->boot_s;
             struct slot_state *ss;
-            slot = sim_model_instance_start(e->model, in->instance_id, g, app,
-                                            in->availability_zone, now_us);
+            slot = sim_model_instance_start_boot(e->model, in->instance_id, g, app,
+                                                 in->availability_zone, now_us, boot_s);
             ss = slot_of(e, slot);
             memset(ss, 0, sizeof(*ss));
             snprintf(ss->id, sizeof(ss->id), "%s", in->instance_id);

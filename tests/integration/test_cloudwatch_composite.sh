@@ -132,6 +132,29 @@ clock(60)
 tap.check("a composite of composites follows: both and top ALARM",
           comp(cb, "both")["StateValue"] == "ALARM" and comp(cb, "top")["StateValue"] == "ALARM")
 
+# --- AT_LEAST(M, STATE, (list)): a count or a percentage of the listed alarms -------------
+for n in ("az1", "az2", "az3"):
+    metric_alarm(cw, n, "ignore")
+    cw.set_alarm_state(AlarmName=n, StateValue="OK", StateReason="test")
+cw.put_composite_alarm(AlarmName="azs", AlarmRule="AT_LEAST(2, ALARM, (az1, az2, az3))")
+cw.put_composite_alarm(AlarmName="azs-pct", AlarmRule='AT_LEAST(60%, NOT OK, ("az1", "az2", "az3"))')
+cw.set_alarm_state(AlarmName="az1", StateValue="ALARM", StateReason="test")
+tap.check("AT_LEAST(2, ALARM, ...): one of three in ALARM: OK",
+          comp(cw, "azs")["StateValue"] == "OK" and comp(cw, "azs-pct")["StateValue"] == "OK")
+cw.set_alarm_state(AlarmName="az3", StateValue="ALARM", StateReason="test")
+c = comp(cw, "azs")
+tap.check("... two of three: ALARM, and 60% NOT OK too, the reason names az3",
+          c["StateValue"] == "ALARM" and comp(cw, "azs-pct")["StateValue"] == "ALARM" and ":alarm:az3 transitioned to ALARM" in c["StateReason"],
+          c["StateReason"])
+tap.check("ChildrenOfAlarmName lists AT_LEAST's alarms",
+          [a["AlarmName"] for a in cw.describe_alarms(ChildrenOfAlarmName="azs")["MetricAlarms"]] == ["az1", "az2", "az3"])
+e = error_of(lambda: cw.put_composite_alarm(AlarmName="x", AlarmRule="AT_LEAST(4, ALARM, (az1, az2, az3))"))
+tap.check("AT_LEAST with M above the list's length: ValidationError naming it",
+          e and e[0] == "ValidationError" and "AT_LEAST count is more than the alarms listed" in e[1], e)
+cw.delete_alarms(AlarmNames=["azs"])
+cw.delete_alarms(AlarmNames=["azs-pct"])
+cw.delete_alarms(AlarmNames=["az1", "az2", "az3"])
+
 # --- rule errors and deletion rules (query) ---------------------------------------------
 q = client("query")
 e = error_of(lambda: q.put_composite_alarm(AlarmName="x", AlarmRule="ALARM(cpu) OR ALARM(gone)"))

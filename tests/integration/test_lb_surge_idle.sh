@@ -12,6 +12,7 @@
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
+need ss iproute2 || finish
 
 cat >"$TMP/echo.py" <<'EOF'
 # A TCP echo backend on 127.0.0.1 (port 0, written to argv[1]).

@@ -42,6 +42,7 @@ struct fake {
     struct fake_inst inst[FX_MAXI];
     int ninst;
     int drain;             /* deregistration leaves the instance draining until cleared */
+    int slow_stop;         /* stops stay stopping until the test moves them to stopped */
     const char *fail_type; /* launches of this type fail (no capacity; test_asg_mixed) */
     int fail_launches;     /* every launch fails (no capacity) */
     int runs;              /* run_instance calls that launched */
@@ -115,7 +116,7 @@ static inline void f_stop(void *ud, const char *id, int64_t now)
 
     (void)now;
     if (in) {
-        in->state = SC_ASG_EC2_STOPPED; /* stopping and stopped read the same */
+        in->state = ((struct fake *)ud)->slow_stop ? SC_ASG_EC2_STOPPING : SC_ASG_EC2_STOPPED;
         in->stops++;
     }
 }

@@ -173,11 +173,73 @@ static void test_alarm_composite_rule_refs_as_written(void **state)
     sc_alarm_rule_destroy(r);
 }
 
+/* AT_LEAST(M, STATE, (list)) is true when at least M of the listed alarms are in STATE (the
+ * user guide's "at least 2 out of the 4 web server CPU alarms"). */
+static void test_alarm_rule_at_least_counts_alarms_in_state(void **state)
+{
+    const enum sc_alarm_state A = SC_ALARM_ALARM, O = SC_ALARM_OK, I = SC_ALARM_INSUFFICIENT_DATA;
+    (void)state;
+    assert_int_equal(eval3("AT_LEAST(2, ALARM, (a, b, c))", A, A, O), 1);
+    assert_int_equal(eval3("AT_LEAST(2, ALARM, (a, b, c))", A, O, I), 0);
+    assert_int_equal(eval3("AT_LEAST(1, OK, (\"a\", \"b\"))", A, O, O), 1);
+    assert_int_equal(eval3("AT_LEAST(2, INSUFFICIENT_DATA, (a, b))", I, A, O), 0);
+    /* combined with the operators, as the guide's AZ example */
+    assert_int_equal(eval3("AT_LEAST(2, ALARM, (a, b)) AND NOT ALARM(c)", A, A, O), 1);
+    assert_int_equal(eval3("AT_LEAST(2, ALARM, (a, b)) AND NOT ALARM(c)", A, A, A), 0);
+}
+
+/* M as a percentage: at least M% of the list (50% of 4 is 2; 60% of 3 needs 2). */
+static void test_alarm_rule_at_least_percentage(void **state)
+{
+    const enum sc_alarm_state A = SC_ALARM_ALARM, O = SC_ALARM_OK;
+    (void)state;
+    assert_int_equal(eval3("AT_LEAST(50%, OK, (a, b))", O, A, A), 1);
+    assert_int_equal(eval3("AT_LEAST(60%, ALARM, (a, b, c))", A, O, O), 0);
+    assert_int_equal(eval3("AT_LEAST(60%, ALARM, (a, b, c))", A, A, O), 1);
+    assert_int_equal(eval3("AT_LEAST(\"100%\", ALARM, (a, b))", A, A, O), 1);
+}
+
+/* STATE_CONDITION NOT ALARM / NOT OK / NOT INSUFFICIENT_DATA counts the others. */
+static void test_alarm_rule_at_least_not_state(void **state)
+{
+    const enum sc_alarm_state A = SC_ALARM_ALARM, O = SC_ALARM_OK, I = SC_ALARM_INSUFFICIENT_DATA;
+    (void)state;
+    assert_int_equal(eval3("AT_LEAST(2, NOT OK, (a, b, c))", A, I, O), 1);
+    assert_int_equal(eval3("AT_LEAST(2, NOT OK, (a, b, c))", A, O, O), 0);
+    assert_int_equal(eval3("AT_LEAST(100%, NOT INSUFFICIENT_DATA, (a, b))", A, O, I), 1);
+}
+
+/* Malformed AT_LEAST: each a ValidationError naming the problem, nothing returned. */
+static void test_alarm_rule_at_least_errors(void **state)
+{
+    static const char *const bad[] = {
+        "AT_LEAST(0, ALARM, (a))",      "AT_LEAST(101%, ALARM, (a))", "AT_LEAST(2, ALARM, (a))",
+        "AT_LEAST(x, ALARM, (a))",      "AT_LEAST(1, ALARMS, (a))",   "AT_LEAST(1 ALARM, (a))",
+        "AT_LEAST(1, ALARM, a)",        "AT_LEAST(1, ALARM, (a, ))",  "AT_LEAST(1, ALARM, (a)",
+        "AT_LEAST(1, NOT NOT OK, (a))", "AT_LEAST(\"1, OK, (a))",
+    };
+    struct sc_alarm_rule *r = NULL;
+    struct sc_error err;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        memset(&err, 0, sizeof(err));
+        assert_int_equal(sc_alarm_rule_parse(bad[i], &r, &err), SC_ERR_VALIDATION);
+        assert_null(r);
+        assert_non_null(strstr(err.message, "Invalid alarm rule: "));
+    }
+    memset(&err, 0, sizeof(err));
+    sc_alarm_rule_parse("AT_LEAST(3, ALARM, (a, b))", &r, &err);
+    assert_string_equal(err.message,
+                        "Invalid alarm rule: AT_LEAST count is more than the alarms listed at "
+                        "position 26");
+}
+
 static void test_alarm_composite_rule_parse_errors(void **state)
 {
     static const char *const bad[] = {
         "ALARM(a) AND", "ALARM a",    "ALARM()", "alarm(a)",  "ALARM(a) XOR ALARM(b)",
-        "(ALARM(a)",    "ALARM(\"a)", "NOT",     "ALARMS(a)", "AT_LEAST(2, ALARM, (a, b))",
+        "(ALARM(a)",    "ALARM(\"a)", "NOT",     "ALARMS(a)", "AT_LEAST(3, ALARM, (a, b))",
         "ALARM(a))",    "TRUEX",
     };
     struct sc_alarm_rule *r = NULL;
@@ -601,6 +663,10 @@ int main(void)
         cmocka_unit_test(test_alarm_composite_rule_parse_precedence),
         cmocka_unit_test(test_alarm_composite_rule_refs_as_written),
         cmocka_unit_test(test_alarm_composite_rule_parse_errors),
+        cmocka_unit_test(test_alarm_rule_at_least_counts_alarms_in_state),
+        cmocka_unit_test(test_alarm_rule_at_least_percentage),
+        cmocka_unit_test(test_alarm_rule_at_least_not_state),
+        cmocka_unit_test(test_alarm_rule_at_least_errors),
         cmocka_unit_test(test_alarm_composite_follows_children),
         cmocka_unit_test(test_alarm_composite_of_composites),
         cmocka_unit_test(test_alarm_composite_refuses_self_reference),

@@ -1295,7 +1295,7 @@ static void test_asg_attach_load_balancers_registers_in_service(void **state)
 static void test_asg_attach_quota_checked_before_any_change(void **state)
 {
     struct fx *x = *state;
-    char names[SC_ASG_MAX_LOAD_BALANCERS + 1][8];
+    char names[SC_ASG_MAX_LOAD_BALANCERS + 1][16];
     const char *p[SC_ASG_MAX_LOAD_BALANCERS + 1];
 
     for (int i = 0; i <= SC_ASG_MAX_LOAD_BALANCERS; i++) {

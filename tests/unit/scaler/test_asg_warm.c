@@ -188,6 +188,26 @@ static void test_asg_warm_pool_fills_stopped(void **state)
     assert_string_equal(sc_asg_activity_at(x->asg, "g", 0)->status_code, "Successful");
 }
 
+/* An instance is Warmed:Stopped only once EC2 has stopped it: while EC2 says stopping it is
+ * still on its way (Warmed:Pending:Proceed), not counted in the pool's settled states. */
+static void test_asg_warm_stopped_waits_for_ec2_stopped(void **state)
+{
+    struct fx *x = *state;
+
+    settle_warm(x, T0);
+    x->f.slow_stop = 1;
+    put_pool(x, 3, -1, NULL, -1); /* MaxGroupPreparedCapacity 3 - desired 1 */
+    settle_warm(x, T0 + SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 0);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_PROCEED), 2);
+    for (int i = 0; i < x->f.ninst; i++)
+        if (x->f.inst[i].state == SC_ASG_EC2_STOPPING)
+            x->f.inst[i].state = SC_ASG_EC2_STOPPED;
+    settle_warm(x, T0 + 2 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
+    assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 1);
+}
+
 /* PoolState Running keeps them running, still out of the load balancer. */
 static void test_asg_warm_pool_running_not_registered(void **state)
 {
@@ -585,6 +605,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_asg_warm_pool_size_rule),
         cmocka_unit_test_setup_teardown(test_asg_warm_pool_fills_stopped, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_stopped_waits_for_ec2_stopped, setup,
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_pool_running_not_registered, setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_scale_out_draws_from_pool, setup,

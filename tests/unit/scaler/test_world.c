@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "scaler/asg.h"
+#include "scaler/asg_warm.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
@@ -128,6 +129,50 @@ static void test_world_group_launches_through_ec2(void **state)
     assert_string_equal(in->launch_configuration_name, "lc");
     run(w, T0 + 10 * SEC, T0 + 40 * SEC, -1, 20 * SEC);
     assert_int_equal(in_service(w, "web"), 2);
+    sc_world_destroy(w);
+}
+
+/* A warm-pool instance is Warmed:Stopped only once EC2 reports it stopped: while the data
+ * plane has not finished stopping it (EC2 stopping) the group still shows it on its way. */
+static int warm_in(struct sc_world *w, const char *group, enum sc_asg_lifecycle s)
+{
+    const struct sc_asg_group_info *g = sc_asg_group_find(sc_world_asg(w), group);
+    int n = 0;
+
+    for (int i = 0; i < sc_asg_group_instance_count(g); i++)
+        n += sc_asg_group_instance_at(g, i)->lifecycle_state == s;
+    return n;
+}
+
+static void test_world_warm_stopped_only_when_ec2_stopped(void **state)
+{
+    struct sc_world *w = new_world(1);
+    struct sc_error err = { 0 };
+    struct sc_ec2 *ec2 = sc_world_ec2(w);
+    struct sc_asg_warm_req r = { .auto_scaling_group_name = "web",
+                                 .has_max_group_prepared_capacity = 1,
+                                 .max_group_prepared_capacity = 2 };
+    int64_t t = T0;
+
+    (void)state;
+    make_group(w, "web", 0, 4, 0);
+    assert_int_equal(sc_asg_put_warm_pool(sc_world_asg(w), &r, T0, &err), SC_OK);
+    /* boot the pool's instances, but leave stopping ones stopping */
+    for (int k = 0; k < 20; k++, t += 10 * SEC) {
+        for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
+            const struct sc_ec2_instance *in = sc_ec2_instance_at(ec2, i);
+
+            if (in->state == SC_EC2_PENDING)
+                sc_ec2_instance_running(ec2, in->instance_id, t);
+        }
+        sc_world_step(w, t);
+    }
+    assert_int_equal(sc_ec2_instance_count(ec2), 2);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(sc_ec2_instance_at(ec2, i)->state, SC_EC2_STOPPING);
+    assert_int_equal(warm_in(w, "web", SC_ASG_WARMED_STOPPED), 0);
+    run(w, t, t + 30 * SEC, -1, 0);
+    assert_int_equal(warm_in(w, "web", SC_ASG_WARMED_STOPPED), 2);
     sc_world_destroy(w);
 }
 
@@ -495,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_world_create_defaults),
         cmocka_unit_test(test_world_host_room_fails_launch_activities),
         cmocka_unit_test(test_world_group_launches_through_ec2),
+        cmocka_unit_test(test_world_warm_stopped_only_when_ec2_stopped),
         cmocka_unit_test(test_world_alarm_ten_minutes_cooldown_300),
         cmocka_unit_test(test_world_lost_instance_replaced),
         cmocka_unit_test(test_world_delete_refused_then_forced),
