@@ -205,6 +205,7 @@ static void ctl_sent(struct conn_ctl *ctl)
 static void ctl_ended(struct conn_ctl *ctl, int status, int64_t lat_us)
 {
     pthread_mutex_lock(&ctl->mu);
+    atomic_store(&ctl->last_end_us, conn_now_us());
     atomic_fetch_add(&ctl->ended, 1);
     if (status >= 500) {
         ctl->failed++;
@@ -586,6 +587,11 @@ static void do_write(struct worker *w, struct conn *c)
     }
     c->t_endwrite = w->now;
     c->state = CS_READING;
+    if (w->ctl && atomic_load(&w->ctl->first_write_us) == 0) {
+        int64_t none = 0;
+
+        atomic_compare_exchange_strong(&w->ctl->first_write_us, &none, w->now);
+    }
     w->st.bytes_sent += cfg->req_len;
     w->st.body_sent += cfg->body_len;
 }

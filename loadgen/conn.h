@@ -53,8 +53,13 @@ struct conn_ctl {
     uint64_t status_5xx;    /* of which responses with status >= 500 */
     struct cm_hist lat;     /* latency of the completed ones (µs; from the due time, open model) */
     _Atomic uint64_t ended; /* requests ended since init (never drained): a burst's end */
-    double lat_mult;        /* each latency is recorded times this (set before a run; 0: 1): the
-                               player's emulated-time latencies (docs/dataplane.md, Time) */
+    /* conn_now_us() of the first request written in full since the controller last set
+     * it to 0, and of the last request's end (0: none yet): a closed burst's real start and
+     * end, so that the player can keep its gaps on the emulated clock (player.c) */
+    _Atomic int64_t first_write_us;
+    _Atomic int64_t last_end_us;
+    double lat_mult; /* each latency is recorded times this (set before a run; 0: 1): the
+                        player's emulated-time latencies (docs/dataplane.md, Time) */
 };
 
 struct conn_ctl_counts {

@@ -60,7 +60,8 @@ struct run {
     size_t req_len;
     int keepalive;
     struct conn_ctl ctl;
-    struct conn_ctl bctl[2]; /* scaled bursts: two runs overlap (one's teardown, the next) */
+    struct conn_ctl bctl[2];  /* scaled bursts: two runs overlap (one's teardown, the next) */
+    struct player_bursts bst; /* scaled bursts: how the gaps were kept (its thread only) */
     pthread_t tid;
     int started;
     _Atomic int done;
@@ -256,19 +257,30 @@ static void *burst_main(void *arg)
  * engine takes to tear a run down (its histograms merged and freed, its threads joined),
  * so that teardown would lengthen every gap. The burst ends at its last reply instead
  * (counted on its ctl); its run tears down in its thread while the gap passes and the
- * next burst starts on the other ctl. */
+ * next burst starts on the other ctl.
+ *
+ * The gap is kept from the last reply (the ctl's last_end_us, not when this thread sees
+ * it) to the next burst's first request written (first_write_us): an engine's start (a
+ * thread, its connections: 1-20 real ms on a loaded host, 0.6-12 emulated s at x600) is
+ * idle time of the instances the simulator does not have, so each burst starts that
+ * much early, by a running estimate (the mean of the last starts, EWMA 1/4). */
 static void play_bursts_scaled(struct run *r, const struct conn_cfg *cfg, int64_t end)
 {
     struct player *p = r->p;
+    struct player_bursts *b = &r->bst;
     struct burst_job jobs[2];
+    int64_t gap_us = pause_us(p, (double)r->ph->gap_ms * 1000, 0);
+    int64_t prev_end = 0;
+    double start_est = 0;
     int k = 0;
 
     memset(jobs, 0, sizeof(jobs));
+    b->gap_ms = (double)gap_us / 1000.0;
     while (!atomic_load(&p->stop) && !atomic_load(&r->ctl.stop) && conn_now_us() < end) {
         struct burst_job *j = &jobs[k];
         struct conn_ctl *ctl = &r->bctl[k];
         uint64_t base;
-        int64_t gap_end;
+        int64_t gap_end, go, first, last;
 
         if (j->started)
             pthread_join(j->tid, NULL);
@@ -278,6 +290,9 @@ static void play_bursts_scaled(struct run *r, const struct conn_cfg *cfg, int64_
         j->cfg = *cfg;
         j->cfg.ctl = ctl;
         base = atomic_load(&ctl->ended);
+        atomic_store(&ctl->first_write_us, 0);
+        atomic_store(&ctl->last_end_us, 0);
+        go = conn_now_us();
         if (pthread_create(&j->tid, NULL, burst_main, j) != 0)
             burst_main(j);
         else
@@ -288,7 +303,31 @@ static void play_bursts_scaled(struct run *r, const struct conn_cfg *cfg, int64_
                 break;
             }
         }
-        gap_end = conn_now_us() + pause_us(p, (double)r->ph->gap_ms * 1000, 0);
+        first = atomic_load(&ctl->first_write_us);
+        last = atomic_load(&ctl->last_end_us);
+        if (last <= 0)
+            last = conn_now_us();
+        b->bursts++;
+        if (first > 0) {
+            double st = (double)(first - go);
+
+            start_est = b->bursts == 1 ? st : start_est + (st - start_est) / 4;
+            b->start_sum_ms += st / 1000.0;
+            if (st / 1000.0 > b->start_max_ms)
+                b->start_max_ms = st / 1000.0;
+            if (last > first)
+                b->busy_sum_ms += (double)(last - first) / 1000.0;
+            if (prev_end > 0) {
+                double g = (double)(first - prev_end);
+
+                b->gaps++;
+                b->gap_sum_ms += g / 1000.0;
+                if (g > (double)gap_us)
+                    b->excess_sum_ms += (g - (double)gap_us) / 1000.0;
+            }
+        }
+        prev_end = last;
+        gap_end = last + gap_us - llround(start_est);
         if (gap_end > end)
             gap_end = end;
         if (sleep_until(p, gap_end) < 0)
@@ -675,6 +714,26 @@ void player_take(struct player *p, struct player_period *out)
     }
     out->load_is_clients = nopen == 0 && nclosed > 0;
     out->load = nopen ? open : closed;
+}
+
+void player_bursts(const struct player *p, struct player_bursts *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; p && i < p->nruns; i++) {
+        const struct player_bursts *b = &p->runs[i].bst;
+
+        if (!b->bursts)
+            continue;
+        out->bursts += b->bursts;
+        out->gaps += b->gaps;
+        out->gap_ms = b->gap_ms;
+        out->gap_sum_ms += b->gap_sum_ms;
+        out->start_sum_ms += b->start_sum_ms;
+        if (b->start_max_ms > out->start_max_ms)
+            out->start_max_ms = b->start_max_ms;
+        out->excess_sum_ms += b->excess_sum_ms;
+        out->busy_sum_ms += b->busy_sum_ms;
+    }
 }
 
 void player_stop(struct player *p)

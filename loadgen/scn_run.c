@@ -641,7 +641,8 @@ out_signals:
     if (rc == 0) {
         struct sim_elastic_diff d;
         int have_diff = 0;
-        char how[256], extra[512];
+        char how[256], extra[1024];
+        struct player_bursts bst;
         int failed;
 
         sim_checker_finish(r->checker, r->obs.end_ms);
@@ -667,6 +668,18 @@ out_signals:
                "excluded\n",
                r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_periods,
                r->cpu_ms_max);
+        player_bursts(r->player, &bst);
+        if (bst.bursts > 0)
+            printf("runner: %llu closed bursts on the emulated clock; gap from a burst's last "
+                   "reply to the next's first request %.2f real ms mean (asked %.2f), %.1f %% "
+                   "of the bursts' time idle beyond it; engine start %.2f ms mean, %.2f max "
+                   "(taken from the gap)\n",
+                   (unsigned long long)bst.bursts, bst.gaps ? bst.gap_sum_ms / bst.gaps : 0.0,
+                   bst.gap_ms,
+                   bst.busy_sum_ms + bst.gap_sum_ms > 0
+                       ? 100.0 * bst.excess_sum_ms / (bst.busy_sum_ms + bst.gap_sum_ms)
+                       : 0.0,
+                   bst.start_sum_ms / (double)bst.bursts, bst.start_max_ms);
         sim_out_print_expectations(stdout, r->checker);
         if (failed)
             sim_out_print_failures(stderr, PROG, o->file, r->checker);
@@ -676,15 +689,22 @@ out_signals:
             rc = 1;
         }
         if (r->jsonf) {
-            int k = snprintf(extra, sizeof(extra),
-                             ",\n\"runner\":{\"prefix\":\"%s\",\"time_scale\":%.17g,"
-                             "\"service_time\":\"%s\",\"latency_time\":\"%s\","
-                             "\"request_weight\":%.17g,"
-                             "\"periods\":%d,\"cpu_ms_per_period\":%.4f,"
-                             "\"cpu_ms_per_period_max\":%.4f}",
-                             r->prefix, r->scale, r->svc.scaled ? "emulated" : "real",
-                             r->svc.scaled ? "emulated" : "real", r->svc.weight, r->cpu_periods,
-                             r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_ms_max);
+            int k = snprintf(
+                extra, sizeof(extra),
+                ",\n\"runner\":{\"prefix\":\"%s\",\"time_scale\":%.17g,"
+                "\"service_time\":\"%s\",\"latency_time\":\"%s\","
+                "\"request_weight\":%.17g,"
+                "\"periods\":%d,\"cpu_ms_per_period\":%.4f,"
+                "\"cpu_ms_per_period_max\":%.4f,"
+                "\"bursts\":{\"count\":%llu,\"gap_asked_ms\":%.4f,"
+                "\"gap_mean_ms\":%.4f,\"excess_ms\":%.4f,\"busy_ms\":%.4f,"
+                "\"start_mean_ms\":%.4f,\"start_max_ms\":%.4f}}",
+                r->prefix, r->scale, r->svc.scaled ? "emulated" : "real",
+                r->svc.scaled ? "emulated" : "real", r->svc.weight, r->cpu_periods,
+                r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_ms_max,
+                (unsigned long long)bst.bursts, bst.gap_ms,
+                bst.gaps ? bst.gap_sum_ms / bst.gaps : 0.0, bst.excess_sum_ms, bst.busy_sum_ms,
+                bst.bursts ? bst.start_sum_ms / (double)bst.bursts : 0.0, bst.start_max_ms);
             if (have_diff && k > 0 && (size_t)k < sizeof(extra))
                 snprintf(extra + k, sizeof(extra) - (size_t)k,
                          ",\n\"predicted\":{\"mode\":\"%s\",\"final_in_service\":%d,"

@@ -996,7 +996,7 @@ struct tag **alarm_tags_by_arn(const struct sc_alarms *a, const char *arn, int *
             *ntags = &a->comps[i]->ntags;
             return &a->comps[i]->tags;
         }
-    return NULL;
+    return mute_tags_by_arn(a, arn, ntags);
 }
 
 static enum sc_status arn_not_found(const char *arn, struct sc_error *err)

@@ -321,6 +321,8 @@ int composites_load(struct sc_alarms *t, const json_t *arr, struct sc_error *err
 /* --- defined in alarm_mute.c ------------------------------------------------------------------ */
 
 void mutes_free(struct sc_alarms *a);
+/* The tags of the mute rule whose ARN is arn (TagResource), or NULL. */
+struct tag **mute_tags_by_arn(const struct sc_alarms *a, const char *arn, int **ntags);
 /* The rules in the state file's form; NULL on OOM. */
 json_t *mutes_save(const struct sc_alarms *a);
 /* Reads mutes_save's list into t (empty); 0 or -1 with err set. */

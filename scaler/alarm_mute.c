@@ -30,6 +30,16 @@ struct mute {
 };
 SC_SORTED_DEFINE(mute_vec, struct mute, name)
 
+struct tag **mute_tags_by_arn(const struct sc_alarms *a, const char *arn, int **ntags)
+{
+    for (int i = 0; arn && i < a->nmute; i++)
+        if (strcmp(a->mutes[i]->arn, arn) == 0) {
+            *ntags = &a->mutes[i]->ntags;
+            return &a->mutes[i]->tags;
+        }
+    return NULL;
+}
+
 void sc_alarms_set_tz(struct sc_alarms *a,
                       int (*tz_offset)(void *ud, const char *zone, int64_t utc_ms, int *offset_s),
                       void *ud)

@@ -201,30 +201,29 @@ static int parse(struct sc_lint *r, struct sc_app *a, const json_t *obj, const c
     char p[PATH_MAX_LEN];
     json_int_t seed = 0;
     json_t *v;
-    int rc;
+    int rc, bad = 0;
 
     if (!json_is_object(obj))
         return sc_lint_fail(r, path, "must be an object, not %s",
                             obj ? sc_json_type_name(obj) : "nothing");
     sc_lint_check_keys(r, obj, path, keys);
-    if (get_num(r, obj, path, "boot_s", 0, 86400, &a->boot_s) < 0 ||
-        get_int32(r, obj, path, "workers", 1, 100000, &a->workers) < 0)
-        return -1;
+    /* every value is read before giving up, so that each wrong one is reported */
+    bad |= get_num(r, obj, path, "boot_s", 0, 86400, &a->boot_s) < 0;
+    bad |= get_int32(r, obj, path, "workers", 1, 100000, &a->workers) < 0;
     rc = get_num(r, obj, path, "cpu_per_request", 0, 1, &a->cpu_per_request);
-    if (rc < 0)
-        return -1;
+    bad |= rc < 0;
     if (rc > 0 && a->cpu_per_request <= 0) {
         path_key(p, path, "cpu_per_request");
-        return sc_lint_fail(r, p, "must be > 0");
+        bad |= sc_lint_fail(r, p, "must be > 0") < 0;
     }
-    if (get_int32(r, obj, path, "queue_limit", 0, 100000000, &a->queue_limit) < 0)
-        return -1;
+    bad |= get_int32(r, obj, path, "queue_limit", 0, 100000000, &a->queue_limit) < 0;
     v = member(obj, path, "service_ms", p);
-    if (v && parse_service(r, a, v, p) < 0)
-        return -1;
-    if (get_num(r, obj, path, "cpu_ms", 0, 60000, &a->cpu_ms) < 0 ||
-        get_num(r, obj, path, "error_rate", 0, 1, &a->error_rate) < 0 ||
-        get_num(r, obj, path, "slow", 0, 1000, &a->slow) < 0)
+    if (v)
+        bad |= parse_service(r, a, v, p) < 0;
+    bad |= get_num(r, obj, path, "cpu_ms", 0, 60000, &a->cpu_ms) < 0;
+    bad |= get_num(r, obj, path, "error_rate", 0, 1, &a->error_rate) < 0;
+    bad |= get_num(r, obj, path, "slow", 0, 1000, &a->slow) < 0;
+    if (bad)
         return -1;
     v = member(obj, path, "health_path", p);
     if (v) {

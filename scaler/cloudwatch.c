@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scaler/anomaly.h"
+#include "scaler/json_tags.h"
 #include "scaler/math.h"
 
 #define MINUTE_MS      60000LL
@@ -30,6 +31,7 @@ struct sc_cw {
     char msg[512];
     sc_cw_put_fn put_fn;
     void *put_ud;
+    char arn_prefix[96]; /* "arn:aws:cloudwatch:<region>:<account>:" */
 };
 
 static void notify_put(struct sc_cw *cw, const struct sc_put_metric_data_req *req, int64_t now_ms);
@@ -84,6 +86,8 @@ struct sc_cw *sc_cw_create(const struct sc_cw_config *cfg)
     cw->anomaly = sc_anomaly_detectors_create(ac.account);
     cw->streams = sc_metric_streams_create(ac.account, ac.region);
     cw->insights = sc_insights_create();
+    snprintf(cw->arn_prefix, sizeof(cw->arn_prefix), "arn:aws:cloudwatch:%s:%s:", ac.region,
+             ac.account);
     cw->gmd_ts = calloc(GMD_MAX, sizeof(*cw->gmd_ts));
     cw->gmd_val = calloc(GMD_MAX, sizeof(*cw->gmd_val));
     cw->start_ms = c.start_ms;
@@ -776,22 +780,51 @@ enum sc_status sc_cw_disable_alarm_actions(struct sc_cw *cw, const char *const *
     return sc_alarms_enable_actions(cw->alarms, names, n, 0, now_ms, err);
 }
 
+/* The JSON-kept record a metric stream's or a Contributor Insights rule's ARN names
+ * (arn:aws:cloudwatch:<region>:<account>:metric-stream/<name>, ...:insight-rule/<name>), or
+ * NULL: then the ARN is an alarm's (or names nothing), which scaler/alarm.c answers. */
+static json_t *tagged_record(struct sc_cw *cw, const char *arn)
+{
+    size_t n = strlen(cw->arn_prefix);
+
+    if (!arn || strncmp(arn, cw->arn_prefix, n) != 0)
+        return NULL;
+    if (strncmp(arn + n, "metric-stream/", 14) == 0)
+        return sc_metric_streams_by_arn(cw->streams, arn);
+    if (strncmp(arn + n, "insight-rule/", 13) == 0)
+        return sc_insights_rule(cw->insights, arn + n + 13);
+    return NULL;
+}
+
 enum sc_status sc_cw_tag_resource(struct sc_cw *cw, const char *resource_arn,
                                   const struct sc_tag *tags, int n, struct sc_error *err)
 {
-    return sc_alarms_tag(cw->alarms, resource_arn, tags, n, err);
+    json_t *rec = tagged_record(cw, resource_arn);
+
+    return rec ? sc_json_tags_add(rec, tags, n, err)
+               : sc_alarms_tag(cw->alarms, resource_arn, tags, n, err);
 }
 
 enum sc_status sc_cw_untag_resource(struct sc_cw *cw, const char *resource_arn,
                                     const char *const *keys, int n, struct sc_error *err)
 {
-    return sc_alarms_untag(cw->alarms, resource_arn, keys, n, err);
+    json_t *rec = tagged_record(cw, resource_arn);
+
+    if (!rec)
+        return sc_alarms_untag(cw->alarms, resource_arn, keys, n, err);
+    sc_json_tags_remove(rec, keys, n);
+    return SC_OK;
 }
 
 enum sc_status sc_cw_list_tags_for_resource(struct sc_cw *cw, const char *resource_arn,
                                             sc_tag_visit_fn fn, void *ud, struct sc_error *err)
 {
-    return sc_alarms_list_tags(cw->alarms, resource_arn, fn, ud, err);
+    json_t *rec = tagged_record(cw, resource_arn);
+
+    if (!rec)
+        return sc_alarms_list_tags(cw->alarms, resource_arn, fn, ud, err);
+    sc_json_tags_visit(rec, fn, ud);
+    return SC_OK;
 }
 
 const struct sc_alarm_view *sc_cw_alarm_find(const struct sc_cw *cw, const char *name)

@@ -285,6 +285,11 @@ enum sc_status sc_insights_report(const struct sc_insights *s, const json_t *req
     return *out ? SC_OK : sc_fail(err, SC_ERR_INTERNAL, "out of memory");
 }
 
+json_t *sc_insights_rule(struct sc_insights *s, const char *name)
+{
+    return name ? json_object_get(s->rules, name) : NULL;
+}
+
 int sc_insights_count(const struct sc_insights *s)
 {
     return (int)json_object_size(s->rules);

@@ -48,6 +48,8 @@ json_t *sc_insights_list_managed(const struct sc_insights *s, const char *resour
 enum sc_status sc_insights_report(const struct sc_insights *s, const json_t *req, json_t **out,
                                   struct sc_error *err);
 int sc_insights_count(const struct sc_insights *s);
+/* The rule named name, as kept (its "Tags" beside; borrowed, for TagResource), or NULL. */
+json_t *sc_insights_rule(struct sc_insights *s, const char *name);
 
 /* DescribeAlarmContributors: ResourceNotFoundException when no metric or composite alarm
  * is named name; otherwise SC_OK (no alarm here has contributors: see the docs). */

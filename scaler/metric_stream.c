@@ -266,6 +266,21 @@ enum sc_status sc_metric_streams_get(const struct sc_metric_streams *s, const ch
     return *out ? SC_OK : sc_fail(err, SC_ERR_INTERNAL, "out of memory");
 }
 
+json_t *sc_metric_streams_by_arn(struct sc_metric_streams *s, const char *arn)
+{
+    const char *name;
+    json_t *o;
+
+    json_object_foreach(s->streams, name, o)
+    {
+        const char *a = json_string_value(json_object_get(o, "Arn"));
+
+        if (arn && a && strcmp(a, arn) == 0)
+            return o;
+    }
+    return NULL;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);

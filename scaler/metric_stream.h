@@ -38,6 +38,9 @@ enum sc_status sc_metric_streams_set_state(struct sc_metric_streams *s, const ch
                                            int n, int running, int64_t now_ms,
                                            struct sc_error *err);
 int sc_metric_streams_count(const struct sc_metric_streams *s);
+/* The stream whose Arn is arn, as kept (its "Tags" beside; borrowed, for TagResource), or
+ * NULL. */
+json_t *sc_metric_streams_by_arn(struct sc_metric_streams *s, const char *arn);
 
 /* The filter rule: 1 when the stream named name (running or not) selects metric_name in
  * namespace (IncludeFilters: only those; ExcludeFilters: all but those; neither: all; a

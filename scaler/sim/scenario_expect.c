@@ -61,9 +61,15 @@ int parse_expect(struct ctx *c, const json_t *o, const char *path, struct sim_ex
     int64_t at_ms = 0, by_ms = 0;
 
     path_join(e->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 0, NULL, &e->label) < 0 ||
-        get_str(c, o, path, "group", 0, NULL, &e->group) < 0)
-        return -1;
+    {
+        int bad = 0;
+
+        bad |= check_keys(c, o, path, keys) != 0;
+        bad |= get_str(c, o, path, "name", 0, NULL, &e->label) < 0;
+        bad |= get_str(c, o, path, "group", 0, NULL, &e->group) < 0;
+        if (bad)
+            return -1;
+    }
     for (int i = 0; checks[i]; i++) {
         if (json_object_get(o, checks[i])) {
             found++;

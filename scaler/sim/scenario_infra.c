@@ -29,52 +29,58 @@ int parse_lb(struct ctx *c, const json_t *o, const char *path, struct sim_lb *lb
     json_t *arr, *v;
     size_t n;
     int64_t dr;
+    int bad = 0;
 
     path_join(lb->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &lb->name) < 0 ||
-        get_str_array(c, o, path, "zones", 0, &lb->zones, &lb->nzones) < 0 ||
-        get_bool(c, o, path, "cross_zone", 1, &lb->cross_zone) < 0)
-        return -1;
-    if (get_obj_array(c, o, path, "listeners", &arr, &n, p) < 0)
-        return -1;
-    if (n == 0)
-        return fail(c, path, "needs at least one listener in \"listeners\"");
-    lb->listeners = cm_xcalloc(n, sizeof(*lb->listeners));
+    bad |= check_keys(c, o, path, keys) != 0;
+    bad |= get_str(c, o, path, "name", 1, NULL, &lb->name) < 0;
+    bad |= get_str_array(c, o, path, "zones", 0, &lb->zones, &lb->nzones) < 0;
+    bad |= get_bool(c, o, path, "cross_zone", 1, &lb->cross_zone) < 0;
+    if (get_obj_array(c, o, path, "listeners", &arr, &n, p) < 0) {
+        bad = 1;
+        n = 0;
+    } else if (n == 0) {
+        bad |= fail(c, path, "needs at least one listener in \"listeners\"") < 0;
+    }
+    lb->listeners = cm_xcalloc(n + 1, sizeof(*lb->listeners));
     for (size_t i = 0; i < n; i++) {
         struct sim_listener *l = &lb->listeners[lb->nlisteners++];
         json_t *lo = json_array_get(arr, i);
         path_idx(pi, p, i);
-        if (check_keys(c, lo, pi, l_keys) != 0 ||
-            get_int(c, lo, pi, "lb_port", 1, 0, 1, 65535, &l->lb_port) < 0 ||
-            get_int(c, lo, pi, "instance_port", 1, 0, 1, 65535, &l->instance_port) < 0 ||
-            get_enum(c, lo, pi, "protocol", 0, "HTTP", protos, &l->protocol) < 0 ||
-            get_enum(c, lo, pi, "instance_protocol", 0, NULL, protos, &l->instance_protocol) < 0)
-            return -1;
+        bad |= check_keys(c, lo, pi, l_keys) != 0;
+        bad |= get_int(c, lo, pi, "lb_port", 1, 0, 1, 65535, &l->lb_port) < 0;
+        bad |= get_int(c, lo, pi, "instance_port", 1, 0, 1, 65535, &l->instance_port) < 0;
+        bad |= get_enum(c, lo, pi, "protocol", 0, "HTTP", protos, &l->protocol) < 0;
+        bad |= get_enum(c, lo, pi, "instance_protocol", 0, NULL, protos, &l->instance_protocol) < 0;
     }
     if (lookup(c, o, path, "health_check", 0, &v, p) > 0) {
         struct sim_health_check *hc = &lb->health_check;
-        if (want_object(c, v, p) != 0 || check_keys(c, v, p, hc_keys) != 0 ||
-            get_str(c, v, p, "target", 1, NULL, &hc->target) < 0 ||
-            get_int(c, v, p, "interval", 0, 30, 1, 100000, &hc->interval_s) < 0 ||
-            get_int(c, v, p, "timeout", 0, 5, 1, 100000, &hc->timeout_s) < 0 ||
-            get_int(c, v, p, "unhealthy_threshold", 0, 2, 1, 1000, &hc->unhealthy_threshold) < 0 ||
-            get_int(c, v, p, "healthy_threshold", 0, 10, 1, 1000, &hc->healthy_threshold) < 0)
-            return -1;
-        lb->has_health_check = 1;
+        int hbad = want_object(c, v, p) != 0;
+
+        if (!hbad) {
+            hbad |= check_keys(c, v, p, hc_keys) != 0;
+            hbad |= get_str(c, v, p, "target", 1, NULL, &hc->target) < 0;
+            hbad |= get_int(c, v, p, "interval", 0, 30, 1, 100000, &hc->interval_s) < 0;
+            hbad |= get_int(c, v, p, "timeout", 0, 5, 1, 100000, &hc->timeout_s) < 0;
+            hbad |= get_int(c, v, p, "unhealthy_threshold", 0, 2, 1, 1000,
+                            &hc->unhealthy_threshold) < 0;
+            hbad |=
+                get_int(c, v, p, "healthy_threshold", 0, 10, 1, 1000, &hc->healthy_threshold) < 0;
+        }
+        bad |= hbad;
+        lb->has_health_check = !hbad;
     }
     lb->draining = 0;
     lb->draining_timeout_s = 300;
-    if (lookup(c, o, path, "connection_draining", 0, &v, p) > 0) {
-        if (json_is_false(v)) {
-            lb->draining = 0;
+    if (lookup(c, o, path, "connection_draining", 0, &v, p) > 0 && !json_is_false(v)) {
+        if (parse_duration_value(c, v, p, &dr) != 0) {
+            bad = 1;
         } else {
-            if (parse_duration_value(c, v, p, &dr) != 0)
-                return -1;
             lb->draining = 1;
             lb->draining_timeout_s = (int)(dr / 1000);
         }
     }
-    return 0;
+    return bad ? -1 : 0;
 }
 
 /* The launch configuration's app: the one profile (scaler/app.h), and the simulator's own
@@ -99,14 +105,17 @@ int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim_launch
     char p[SIM_PATH_MAX];
     json_t *v;
 
+    int bad = 0;
+
     path_join(lc->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &lc->name) < 0 ||
-        get_str(c, o, path, "image_id", 0, "ami-0c02fb55956c7d316", &lc->image_id) < 0 ||
-        get_str(c, o, path, "instance_type", 0, "t3.micro", &lc->instance_type) < 0)
-        return -1;
+    bad |= check_keys(c, o, path, keys) != 0;
+    bad |= get_str(c, o, path, "name", 1, NULL, &lc->name) < 0;
+    bad |= get_str(c, o, path, "image_id", 0, "ami-0c02fb55956c7d316", &lc->image_id) < 0;
+    bad |= get_str(c, o, path, "instance_type", 0, "t3.micro", &lc->instance_type) < 0;
     if (lookup(c, o, path, "app", 1, &v, p) <= 0)
         return -1;
-    return parse_app(c, v, p, &lc->app);
+    bad |= parse_app(c, v, p, &lc->app) < 0;
+    return bad ? -1 : 0;
 }
 
 /* $.infrastructure.groups[i].lifecycle_hooks (docs/scenarios.md). */
@@ -120,7 +129,7 @@ static int parse_hooks(struct ctx *c, const json_t *o, const char *path, struct 
     char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], ph[SIM_PATH_MAX];
     json_t *arr, *h;
     size_t n;
-    int r;
+    int r, bad = 0;
 
     r = get_obj_array(c, o, path, "lifecycle_hooks", &arr, &n, p);
     if (r <= 0)
@@ -130,28 +139,35 @@ static int parse_hooks(struct ctx *c, const json_t *o, const char *path, struct 
         struct sim_hook *k = &g->hooks[i];
         const json_t *ho = json_array_get(arr, i);
         char *t = NULL;
+        int kbad = 0;
 
         path_idx(pi, p, i);
         g->nhooks++;
-        if (check_keys(c, ho, pi, keys) != 0 || get_str(c, ho, pi, "name", 1, NULL, &k->name) < 0 ||
-            get_enum(c, ho, pi, "transition", 1, NULL, trans, &t) < 0 ||
-            get_int(c, ho, pi, "heartbeat_timeout", 0, 3600, 30, 7200, &k->heartbeat_s) < 0 ||
-            get_enum(c, ho, pi, "default_result", 0, "ABANDON", results, &k->default_result) < 0) {
-            free(t);
-            return -1;
-        }
-        k->launching = strcmp(t, "launching") == 0;
+        kbad |= check_keys(c, ho, pi, keys) != 0;
+        kbad |= get_str(c, ho, pi, "name", 1, NULL, &k->name) < 0;
+        kbad |= get_enum(c, ho, pi, "transition", 1, NULL, trans, &t) < 0;
+        kbad |= get_int(c, ho, pi, "heartbeat_timeout", 0, 3600, 30, 7200, &k->heartbeat_s) < 0;
+        kbad |=
+            get_enum(c, ho, pi, "default_result", 0, "ABANDON", results, &k->default_result) < 0;
+        k->launching = t && strcmp(t, "launching") == 0;
         free(t);
         h = json_object_get(ho, "handler");
-        if (!h)
-            continue;
-        path_key(ph, pi, "handler");
-        if (want_object(c, h, ph) != 0 || check_keys(c, h, ph, hkeys) != 0 ||
-            get_dur(c, h, ph, "after", 1, 0, &k->handler_after_ms) < 0 ||
-            get_enum(c, h, ph, "result", 0, "CONTINUE", results, &k->handler_result) < 0)
-            return -1;
-        k->has_handler = 1;
+        if (h) {
+            path_key(ph, pi, "handler");
+            if (want_object(c, h, ph) != 0) {
+                kbad = 1;
+            } else {
+                kbad |= check_keys(c, h, ph, hkeys) != 0;
+                kbad |= get_dur(c, h, ph, "after", 1, 0, &k->handler_after_ms) < 0;
+                kbad |=
+                    get_enum(c, h, ph, "result", 0, "CONTINUE", results, &k->handler_result) < 0;
+                k->has_handler = 1;
+            }
+        }
+        bad |= kbad;
     }
+    if (bad)
+        return -1;
     for (int i = 1; i < g->nhooks; i++)
         for (int j = 0; j < i; j++)
             if (strcmp(g->hooks[i].name, g->hooks[j].name) == 0) {
@@ -170,7 +186,7 @@ static int parse_notifications(struct ctx *c, const json_t *o, const char *path,
     char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
     json_t *arr;
     size_t n;
-    int r;
+    int r, bad = 0;
 
     r = get_obj_array(c, o, path, "notifications", &arr, &n, p);
     if (r <= 0)
@@ -182,12 +198,11 @@ static int parse_notifications(struct ctx *c, const json_t *o, const char *path,
 
         path_idx(pi, p, i);
         g->nnotifications++;
-        if (check_keys(c, no, pi, keys) != 0 ||
-            get_str(c, no, pi, "topic_arn", 1, NULL, &k->topic_arn) < 0 ||
-            get_str_array(c, no, pi, "types", 1, &k->types, &k->ntypes) < 0)
-            return -1;
+        bad |= check_keys(c, no, pi, keys) != 0;
+        bad |= get_str(c, no, pi, "topic_arn", 1, NULL, &k->topic_arn) < 0;
+        bad |= get_str_array(c, no, pi, "types", 1, &k->types, &k->ntypes) < 0;
     }
-    return 0;
+    return bad ? -1 : 0;
 }
 
 /* $.infrastructure.groups[i].scheduled_actions (docs/scenarios.md): the rules (a size, a
@@ -199,7 +214,7 @@ static int parse_scheds(struct ctx *c, const json_t *o, const char *path, struct
     char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
     json_t *arr;
     size_t n;
-    int r;
+    int r, bad = 0;
 
     r = get_obj_array(c, o, path, "scheduled_actions", &arr, &n, p);
     if (r <= 0)
@@ -212,22 +227,24 @@ static int parse_scheds(struct ctx *c, const json_t *o, const char *path, struct
 
         path_idx(pi, p, i);
         g->nscheds++;
-        if (check_keys(c, so, pi, keys) != 0 || get_str(c, so, pi, "name", 1, NULL, &s->name) < 0 ||
-            (ra = get_dur(c, so, pi, "at", 0, 0, &s->at_ms)) < 0 ||
-            (ru = get_dur(c, so, pi, "until", 0, 0, &s->until_ms)) < 0 ||
-            get_str(c, so, pi, "recurrence", 0, NULL, &s->recurrence) < 0 ||
-            get_str(c, so, pi, "time_zone", 0, NULL, &s->time_zone) < 0 ||
-            (rmin = get_int(c, so, pi, "min", 0, 0, 0, 100000, &s->min)) < 0 ||
-            (rmax = get_int(c, so, pi, "max", 0, 0, 0, 100000, &s->max)) < 0 ||
-            (rd = get_int(c, so, pi, "desired", 0, 0, 0, 100000, &s->desired)) < 0)
-            return -1;
+        bad |= check_keys(c, so, pi, keys) != 0;
+        bad |= get_str(c, so, pi, "name", 1, NULL, &s->name) < 0;
+        bad |= (ra = get_dur(c, so, pi, "at", 0, 0, &s->at_ms)) < 0;
+        bad |= (ru = get_dur(c, so, pi, "until", 0, 0, &s->until_ms)) < 0;
+        bad |= get_str(c, so, pi, "recurrence", 0, NULL, &s->recurrence) < 0;
+        bad |= get_str(c, so, pi, "time_zone", 0, NULL, &s->time_zone) < 0;
+        bad |= (rmin = get_int(c, so, pi, "min", 0, 0, 0, 100000, &s->min)) < 0;
+        bad |= (rmax = get_int(c, so, pi, "max", 0, 0, 0, 100000, &s->max)) < 0;
+        bad |= (rd = get_int(c, so, pi, "desired", 0, 0, 0, 100000, &s->desired)) < 0;
+        if (bad)
+            continue;
         s->has_at = ra;
         s->has_until = ru;
         s->has_min = rmin;
         s->has_max = rmax;
         s->has_desired = rd;
     }
-    return 0;
+    return bad ? -1 : 0;
 }
 
 /* $.infrastructure.groups[i].instance_refresh (docs/scenarios.md): the preferences' rules
@@ -246,21 +263,22 @@ static int parse_refresh(struct ctx *c, const json_t *o, const char *path, struc
     const json_t *ro = json_object_get(o, "instance_refresh"), *cp;
     char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], pk[SIM_PATH_MAX];
     int64_t warm_ms = 0, delay_ms = 0;
-    int rw, rd;
+    int rw, rd, bad = 0;
 
     if (!ro)
         return 0;
     path_key(p, path, "instance_refresh");
-    if (want_object(c, ro, p) != 0 || check_keys(c, ro, p, keys) != 0 ||
-        get_dur(c, ro, p, "at", 1, 0, &r->at_ms) < 0 ||
-        get_str(c, ro, p, "launch_configuration", 0, NULL, &r->launch_configuration) < 0 ||
-        (r->has_min = get_int(c, ro, p, "min_healthy_percentage", 0, 90, 0, 100,
-                              &r->min_healthy_percentage)) < 0 ||
-        (r->has_max = get_int(c, ro, p, "max_healthy_percentage", 0, 100, 100, 200,
-                              &r->max_healthy_percentage)) < 0 ||
-        (rw = get_dur(c, ro, p, "instance_warmup", 0, 0, &warm_ms)) < 0 ||
-        (rd = get_dur(c, ro, p, "checkpoint_delay", 0, 0, &delay_ms)) < 0)
+    if (want_object(c, ro, p) != 0)
         return -1;
+    bad |= check_keys(c, ro, p, keys) != 0;
+    bad |= get_dur(c, ro, p, "at", 1, 0, &r->at_ms) < 0;
+    bad |= get_str(c, ro, p, "launch_configuration", 0, NULL, &r->launch_configuration) < 0;
+    bad |= (r->has_min = get_int(c, ro, p, "min_healthy_percentage", 0, 90, 0, 100,
+                                 &r->min_healthy_percentage)) < 0;
+    bad |= (r->has_max = get_int(c, ro, p, "max_healthy_percentage", 0, 100, 100, 200,
+                                 &r->max_healthy_percentage)) < 0;
+    bad |= (rw = get_dur(c, ro, p, "instance_warmup", 0, 0, &warm_ms)) < 0;
+    bad |= (rd = get_dur(c, ro, p, "checkpoint_delay", 0, 0, &delay_ms)) < 0;
     r->has = 1;
     r->has_warmup = rw;
     r->instance_warmup_s = (int)(warm_ms / 1000);
@@ -277,12 +295,13 @@ static int parse_refresh(struct ctx *c, const json_t *o, const char *path, struc
 
             if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100) {
                 path_idx(pk, pi, k);
-                return fail(c, pk, "must be an integer in 1..100");
+                bad |= fail(c, pk, "must be an integer in 1..100") < 0;
+                continue;
             }
             r->checkpoints[r->ncheckpoints++] = (int)json_integer_value(v);
         }
     }
-    return 0;
+    return bad ? -1 : 0;
 }
 
 /* $.infrastructure.groups[i].warm_pool (docs/scenarios.md): the rules (sizes, the mixed
@@ -294,22 +313,22 @@ static int parse_warm(struct ctx *c, const json_t *o, const char *path, struct s
     static const char *const states[] = { "Stopped", "Running", "Hibernated", NULL };
     const json_t *w = json_object_get(o, "warm_pool");
     char p[SIM_PATH_MAX];
-    int r;
+    int r, bad = 0;
 
     if (!w)
         return 0;
     path_key(p, path, "warm_pool");
-    if (want_object(c, w, p) != 0 || check_keys(c, w, p, keys) != 0)
+    if (want_object(c, w, p) != 0)
         return -1;
+    bad |= check_keys(c, w, p, keys) != 0;
     g->warm = cm_xcalloc(1, sizeof(*g->warm));
-    if (get_int(c, w, p, "min_size", 0, 0, 0, 100000, &g->warm->min_size) < 0 ||
-        (r = get_int(c, w, p, "max_group_prepared_capacity", 0, 0, 0, 100000,
-                     &g->warm->max_group_prepared_capacity)) < 0 ||
-        get_enum(c, w, p, "pool_state", 0, "Stopped", states, &g->warm->pool_state) < 0 ||
-        get_bool(c, w, p, "reuse_on_scale_in", 0, &g->warm->reuse_on_scale_in) < 0)
-        return -1;
-    g->warm->has_max_group_prepared_capacity = r;
-    return 0;
+    bad |= get_int(c, w, p, "min_size", 0, 0, 0, 100000, &g->warm->min_size) < 0;
+    bad |= (r = get_int(c, w, p, "max_group_prepared_capacity", 0, 0, 0, 100000,
+                        &g->warm->max_group_prepared_capacity)) < 0;
+    bad |= get_enum(c, w, p, "pool_state", 0, "Stopped", states, &g->warm->pool_state) < 0;
+    bad |= get_bool(c, w, p, "reuse_on_scale_in", 0, &g->warm->reuse_on_scale_in) < 0;
+    g->warm->has_max_group_prepared_capacity = r > 0;
+    return bad ? -1 : 0;
 }
 
 int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
@@ -334,30 +353,36 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
-    int r;
+
+    int r, rmin, rmax, bad = 0;
 
     path_join(g->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &g->name) < 0 ||
-        get_str(c, o, path, "launch_configuration", 1, NULL, &g->launch_configuration) < 0 ||
-        get_int(c, o, path, "min", 1, 0, 0, 100000, &g->min) < 0 ||
-        get_int(c, o, path, "max", 1, 0, 0, 100000, &g->max) < 0 ||
-        (r = get_int(c, o, path, "desired", 0, 0, 0, 100000, &g->desired)) < 0 ||
-        get_str_array(c, o, path, "zones", 0, &g->zones, &g->nzones) < 0 ||
-        get_str_array(c, o, path, "load_balancers", 0, &g->load_balancers, &g->nload_balancers) <
-            0 ||
-        get_int(c, o, path, "default_cooldown", 0, 300, 0, 100000000, &g->default_cooldown_s) < 0 ||
-        get_enum(c, o, path, "health_check_type", 0, "EC2", hct, &g->health_check_type) < 0 ||
-        get_int(c, o, path, "health_check_grace_period", 0, 300, 0, 100000000,
-                &g->health_check_grace_period_s) < 0 ||
-        get_str_array(c, o, path, "termination_policies", 0, &g->termination_policies,
-                      &g->ntermination_policies) < 0 ||
-        get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
-                 &g->new_instances_protected_from_scale_in) < 0 ||
-        parse_hooks(c, o, path, g) < 0 || parse_scheds(c, o, path, g) < 0 ||
-        parse_refresh(c, o, path, g) < 0 || parse_warm(c, o, path, g) < 0 ||
-        parse_notifications(c, o, path, g) < 0)
+    bad |= check_keys(c, o, path, keys) != 0;
+    bad |= get_str(c, o, path, "name", 1, NULL, &g->name) < 0;
+    bad |= get_str(c, o, path, "launch_configuration", 1, NULL, &g->launch_configuration) < 0;
+    bad |= (rmin = get_int(c, o, path, "min", 1, 0, 0, 100000, &g->min)) < 0;
+    bad |= (rmax = get_int(c, o, path, "max", 1, 0, 0, 100000, &g->max)) < 0;
+    bad |= (r = get_int(c, o, path, "desired", 0, 0, 0, 100000, &g->desired)) < 0;
+    bad |= get_str_array(c, o, path, "zones", 0, &g->zones, &g->nzones) < 0;
+    bad |=
+        get_str_array(c, o, path, "load_balancers", 0, &g->load_balancers, &g->nload_balancers) < 0;
+    bad |=
+        get_int(c, o, path, "default_cooldown", 0, 300, 0, 100000000, &g->default_cooldown_s) < 0;
+    bad |= get_enum(c, o, path, "health_check_type", 0, "EC2", hct, &g->health_check_type) < 0;
+    bad |= get_int(c, o, path, "health_check_grace_period", 0, 300, 0, 100000000,
+                   &g->health_check_grace_period_s) < 0;
+    bad |= get_str_array(c, o, path, "termination_policies", 0, &g->termination_policies,
+                         &g->ntermination_policies) < 0;
+    bad |= get_bool(c, o, path, "new_instances_protected_from_scale_in", 0,
+                    &g->new_instances_protected_from_scale_in) < 0;
+    bad |= parse_hooks(c, o, path, g) < 0;
+    bad |= parse_scheds(c, o, path, g) < 0;
+    bad |= parse_refresh(c, o, path, g) < 0;
+    bad |= parse_warm(c, o, path, g) < 0;
+    bad |= parse_notifications(c, o, path, g) < 0;
+    g->has_desired = r > 0;
+    if (rmin < 0 || rmax < 0)
         return -1;
-    g->has_desired = r;
     if (g->min > g->max) {
         path_key(p, path, "min");
         return fail(c, p, "must be <= max (%d), is %d", g->max, g->min);
@@ -366,7 +391,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
         path_key(p, path, "desired");
         return fail(c, p, "must be within min..max (%d..%d), is %d", g->min, g->max, g->desired);
     }
-    return 0;
+    return bad ? -1 : 0;
 }
 
 static int parse_tt_metrics(struct ctx *c, const json_t *target, const char *path,
@@ -400,30 +425,27 @@ static int parse_predictive(struct ctx *c, const json_t *o, const char *path, st
                                        NULL };
     char p[SIM_PATH_MAX];
     json_t *v;
-    int r;
+    int r, wrong = 0;
 
     for (const char *const *b = bad; *b; b++)
         if (json_object_get(o, *b)) {
             path_key(p, path, *b);
-            return fail(c, p, "not for type PredictiveScaling");
+            wrong |= fail(c, p, "not for type PredictiveScaling") < 0;
         }
-    if (lookup(c, o, path, "predictive", 1, &v, p) <= 0)
+    if (lookup(c, o, path, "predictive", 1, &v, p) <= 0 || want_object(c, v, p) != 0)
         return -1;
-    if (want_object(c, v, p) != 0 || check_keys(c, v, p, keys) != 0 ||
-        get_enum(c, v, p, "metric", 0, "ASGCPUUtilization", pairs, &pl->predefined_metric) < 0 ||
-        get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0 ||
-        get_num(c, v, p, "target", 1, 0, 0, 1e12, &pl->target_value) < 0 ||
-        get_enum(c, v, p, "mode", 0, "ForecastOnly", modes, &pl->mode) < 0 ||
-        get_enum(c, v, p, "max_capacity_breach_behavior", 0, "HonorMaxCapacity", breach,
-                 &pl->breach) < 0)
-        return -1;
-    if ((r = get_int(c, v, p, "scheduling_buffer_time", 0, 0, 0, 3600, &pl->buffer_s)) < 0)
-        return -1;
-    pl->has_buffer_s = r;
-    if ((r = get_int(c, v, p, "max_capacity_buffer", 0, 0, 0, 100, &pl->max_buffer_pct)) < 0)
-        return -1;
-    pl->has_max_buffer = r;
-    return 0;
+    wrong |= check_keys(c, v, p, keys) != 0;
+    wrong |= get_enum(c, v, p, "metric", 0, "ASGCPUUtilization", pairs, &pl->predefined_metric) < 0;
+    wrong |= get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0;
+    wrong |= get_num(c, v, p, "target", 1, 0, 0, 1e12, &pl->target_value) < 0;
+    wrong |= get_enum(c, v, p, "mode", 0, "ForecastOnly", modes, &pl->mode) < 0;
+    wrong |= get_enum(c, v, p, "max_capacity_breach_behavior", 0, "HonorMaxCapacity", breach,
+                      &pl->breach) < 0;
+    wrong |= (r = get_int(c, v, p, "scheduling_buffer_time", 0, 0, 0, 3600, &pl->buffer_s)) < 0;
+    pl->has_buffer_s = r > 0;
+    wrong |= (r = get_int(c, v, p, "max_capacity_buffer", 0, 0, 0, 100, &pl->max_buffer_pct)) < 0;
+    pl->has_max_buffer = r > 0;
+    return wrong ? -1 : 0;
 }
 
 int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl)
@@ -456,13 +478,14 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
     char *type = NULL;
     json_t *arr, *v;
     size_t n;
-    int r;
+    int r, bad = 0;
 
     path_join(pl->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &pl->name) < 0 ||
-        get_str(c, o, path, "group", 1, NULL, &pl->group) < 0 ||
-        get_enum(c, o, path, "type", 0, "SimpleScaling", types, &type) < 0)
-        goto fail;
+    bad |= check_keys(c, o, path, keys) != 0;
+    bad |= get_str(c, o, path, "name", 1, NULL, &pl->name) < 0;
+    bad |= get_str(c, o, path, "group", 1, NULL, &pl->group) < 0;
+    if (get_enum(c, o, path, "type", 0, "SimpleScaling", types, &type) < 0)
+        goto fail; /* the rest depends on the type */
     pl->type = strcmp(type, "SimpleScaling") == 0           ? SIM_POLICY_SIMPLE
                : strcmp(type, "StepScaling") == 0           ? SIM_POLICY_STEP
                : strcmp(type, "TargetTrackingScaling") == 0 ? SIM_POLICY_TARGET
@@ -470,43 +493,43 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
     free(type);
     type = NULL;
     if (pl->type == SIM_POLICY_PREDICTIVE)
-        return parse_predictive(c, o, path, pl);
+        return (parse_predictive(c, o, path, pl) < 0) | bad ? -1 : 0;
     if (json_object_get(o, "predictive")) {
         path_key(p, path, "predictive");
-        return fail(c, p, "only for type PredictiveScaling");
+        bad |= fail(c, p, "only for type PredictiveScaling") < 0;
     }
-    if ((r = get_int(c, o, path, "estimated_instance_warmup", 0, 0, 0, 100000000,
-                     &pl->estimated_instance_warmup_s)) < 0)
-        return -1;
-    pl->has_warmup = r;
+    bad |= (r = get_int(c, o, path, "estimated_instance_warmup", 0, 0, 0, 100000000,
+                        &pl->estimated_instance_warmup_s)) < 0;
+    pl->has_warmup = r > 0;
 
     if (pl->type != SIM_POLICY_TARGET) {
-        if (get_enum(c, o, path, "adjustment_type", 1, NULL, adj, &pl->adjustment_type) < 0 ||
-            (r = get_int(c, o, path, "min_adjustment_magnitude", 0, 0, 1, 100000,
-                         &pl->min_adjustment_magnitude)) < 0)
-            return -1;
-        pl->has_min_adjustment_magnitude = r;
+        bad |= get_enum(c, o, path, "adjustment_type", 1, NULL, adj, &pl->adjustment_type) < 0;
+        bad |= (r = get_int(c, o, path, "min_adjustment_magnitude", 0, 0, 1, 100000,
+                            &pl->min_adjustment_magnitude)) < 0;
+        pl->has_min_adjustment_magnitude = r > 0;
         if (json_object_get(o, "target")) {
             path_key(p, path, "target");
-            return fail(c, p, "only for type TargetTrackingScaling");
+            bad |= fail(c, p, "only for type TargetTrackingScaling") < 0;
         }
     }
     if (pl->type == SIM_POLICY_SIMPLE) {
-        if (get_int(c, o, path, "adjustment", 1, 0, -100000, 100000, &pl->adjustment) < 0 ||
-            (r = get_int(c, o, path, "cooldown", 0, 0, 0, 100000000, &pl->cooldown_s)) < 0)
-            return -1;
-        pl->has_cooldown = r;
+        bad |= get_int(c, o, path, "adjustment", 1, 0, -100000, 100000, &pl->adjustment) < 0;
+        bad |= (r = get_int(c, o, path, "cooldown", 0, 0, 0, 100000000, &pl->cooldown_s)) < 0;
+        pl->has_cooldown = r > 0;
         if (json_object_get(o, "steps")) {
             path_key(p, path, "steps");
-            return fail(c, p, "only for type StepScaling");
+            bad |= fail(c, p, "only for type StepScaling") < 0;
         }
     } else if (pl->type == SIM_POLICY_STEP) {
-        if (get_enum(c, o, path, "metric_aggregation_type", 0, "Average", agg,
-                     &pl->metric_aggregation_type) < 0)
-            return -1;
-        if (json_object_get(o, "adjustment") || json_object_get(o, "cooldown")) {
-            path_key(p, path, json_object_get(o, "adjustment") ? "adjustment" : "cooldown");
-            return fail(c, p, "only for type SimpleScaling (StepScaling uses \"steps\")");
+        bad |= get_enum(c, o, path, "metric_aggregation_type", 0, "Average", agg,
+                        &pl->metric_aggregation_type) < 0;
+        for (int k = 0; k < 2; k++) {
+            const char *key = k ? "cooldown" : "adjustment";
+
+            if (json_object_get(o, key)) {
+                path_key(p, path, key);
+                bad |= fail(c, p, "only for type SimpleScaling (StepScaling uses \"steps\")") < 0;
+            }
         }
         if (lookup(c, o, path, "steps", 1, &v, p) <= 0 ||
             get_obj_array(c, o, path, "steps", &arr, &n, p) < 0)
@@ -517,42 +540,45 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
         for (size_t i = 0; i < n; i++) {
             struct sim_step *s = &pl->steps[pl->nsteps++];
             json_t *so = json_array_get(arr, i);
+            int sbad = 0;
+
             path_idx(pi, p, i);
-            if (check_keys(c, so, pi, step_keys) != 0 ||
-                (s->has_lower = get_num(c, so, pi, "lower", 0, 0, -1e300, 1e300, &s->lower)) < 0 ||
-                (s->has_upper = get_num(c, so, pi, "upper", 0, 0, -1e300, 1e300, &s->upper)) < 0 ||
-                get_int(c, so, pi, "adjustment", 1, 0, -100000, 100000, &s->adjustment) < 0)
-                return -1;
-            if (s->has_lower && s->has_upper && s->lower >= s->upper) {
+            sbad |= check_keys(c, so, pi, step_keys) != 0;
+            sbad |=
+                (s->has_lower = get_num(c, so, pi, "lower", 0, 0, -1e300, 1e300, &s->lower)) < 0;
+            sbad |=
+                (s->has_upper = get_num(c, so, pi, "upper", 0, 0, -1e300, 1e300, &s->upper)) < 0;
+            sbad |= get_int(c, so, pi, "adjustment", 1, 0, -100000, 100000, &s->adjustment) < 0;
+            if (s->has_lower > 0 && s->has_upper > 0 && s->lower >= s->upper) {
                 char pk[SIM_PATH_MAX];
                 path_key(pk, pi, "lower");
-                return fail(c, pk, "must be < upper (%g), is %g", s->upper, s->lower);
+                sbad |= fail(c, pk, "must be < upper (%g), is %g", s->upper, s->lower) < 0;
             }
+            bad |= sbad;
         }
     } else {
-        static const char *const bad[] = {
+        static const char *const not_tt[] = {
             "adjustment", "adjustment_type",          "cooldown",
             "steps",      "min_adjustment_magnitude", "metric_aggregation_type",
             NULL
         };
-        for (const char *const *b = bad; *b; b++)
+        for (const char *const *b = not_tt; *b; b++)
             if (json_object_get(o, *b)) {
                 path_key(p, path, *b);
-                return fail(c, p, "not for type TargetTrackingScaling");
+                bad |= fail(c, p, "not for type TargetTrackingScaling") < 0;
             }
-        if (lookup(c, o, path, "target", 1, &v, p) <= 0)
+        if (lookup(c, o, path, "target", 1, &v, p) <= 0 || want_object(c, v, p) != 0)
             return -1;
-        if (want_object(c, v, p) != 0 || check_keys(c, v, p, tt_keys) != 0 ||
-            parse_tt_metrics(c, v, p, pl) < 0 ||
-            get_enum(c, v, p, "predefined_metric", 0,
-                     pl->nmetrics ? NULL : "ASGAverageCPUUtilization", predef,
-                     &pl->predefined_metric) < 0 ||
-            get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0 ||
-            get_num(c, v, p, "value", 1, 0, 0, 1e12, &pl->target_value) < 0 ||
-            get_bool(c, v, p, "disable_scale_in", 0, &pl->disable_scale_in) < 0)
-            return -1;
+        bad |= check_keys(c, v, p, tt_keys) != 0;
+        bad |= parse_tt_metrics(c, v, p, pl) < 0;
+        bad |= get_enum(c, v, p, "predefined_metric", 0,
+                        pl->nmetrics ? NULL : "ASGAverageCPUUtilization", predef,
+                        &pl->predefined_metric) < 0;
+        bad |= get_str(c, v, p, "resource_label", 0, NULL, &pl->resource_label) < 0;
+        bad |= get_num(c, v, p, "value", 1, 0, 0, 1e12, &pl->target_value) < 0;
+        bad |= get_bool(c, v, p, "disable_scale_in", 0, &pl->disable_scale_in) < 0;
     }
-    return 0;
+    return bad ? -1 : 0;
 fail:
     free(type);
     return -1;
@@ -589,6 +615,7 @@ static int parse_queries(struct ctx *c, const json_t *obj, const char *path,
     char p[SIM_PATH_MAX];
     json_t *arr;
     size_t n;
+    int bad = 0;
 
     if (get_obj_array(c, obj, path, "metrics", &arr, &n, p) < 0)
         return -1;
@@ -600,20 +627,17 @@ static int parse_queries(struct ctx *c, const json_t *obj, const char *path,
         json_t *o = json_array_get(arr, i), *m, *dv;
         char pi[SIM_PATH_MAX], pm[SIM_PATH_MAX];
         char *id = NULL, *e = NULL, *l = NULL;
-        int rd = 1;
+        int rd = 1, qbad = 0;
 
         (*nout)++;
         path_idx(pi, p, i);
-        if (check_keys(c, o, pi, q_keys) != 0 || get_str(c, o, pi, "id", 1, NULL, &id) < 0 ||
-            get_str(c, o, pi, "expression", 0, NULL, &e) < 0 ||
-            get_str(c, o, pi, "label", 0, NULL, &l) < 0 ||
-            get_bool(c, o, pi, "return_data", 1, &rd) < 0 ||
-            get_int(c, o, pi, "period", 0, 0, 1, 86400, &q->period) < 0) {
-            free(id);
-            free(e);
-            free(l);
-            return -1;
-        }
+        qbad |= check_keys(c, o, pi, q_keys) != 0;
+        qbad |= get_str(c, o, pi, "id", 1, NULL, &id) < 0;
+        qbad |= get_str(c, o, pi, "expression", 0, NULL, &e) < 0;
+        qbad |= get_str(c, o, pi, "label", 0, NULL, &l) < 0;
+        qbad |= get_bool(c, o, pi, "return_data", 1, &rd) < 0;
+        qbad |= get_int(c, o, pi, "period", 0, 0, 1, 86400, &q->period) < 0;
+        bad |= qbad;
         q->id = id;
         q->expression = e;
         q->label = l;
@@ -621,16 +645,19 @@ static int parse_queries(struct ctx *c, const json_t *obj, const char *path,
         q->return_data = rd;
         if (lookup(c, o, pi, "metric", 0, &m, pm) <= 0)
             continue;
-        if (want_object(c, m, pm) != 0 || check_keys(c, m, pm, m_keys) != 0)
-            return -1;
+        if (want_object(c, m, pm) != 0) {
+            bad = 1;
+            continue;
+        }
+        bad |= check_keys(c, m, pm, m_keys) != 0;
         {
             char *ns = NULL, *name = NULL, *stat = NULL, *unit = NULL;
-            int period = 0, r;
-            r = get_str(c, m, pm, "namespace", 1, NULL, &ns) < 0 ||
-                get_str(c, m, pm, "name", 1, NULL, &name) < 0 ||
-                get_str(c, m, pm, "stat", 1, NULL, &stat) < 0 ||
-                get_str(c, m, pm, "unit", 0, NULL, &unit) < 0 ||
-                get_int(c, m, pm, "period", 0, 60, 1, 86400, &period) < 0;
+            int period = 0, r = 0;
+            r |= get_str(c, m, pm, "namespace", 1, NULL, &ns) < 0;
+            r |= get_str(c, m, pm, "name", 1, NULL, &name) < 0;
+            r |= get_str(c, m, pm, "stat", 1, NULL, &stat) < 0;
+            r |= get_str(c, m, pm, "unit", 0, NULL, &unit) < 0;
+            r |= get_int(c, m, pm, "period", 0, 60, 1, 86400, &period) < 0;
             q->has_metric_stat = 1;
             q->metric.namespace = ns;
             q->metric.metric_name = name;
@@ -638,30 +665,33 @@ static int parse_queries(struct ctx *c, const json_t *obj, const char *path,
             q->unit = unit;
             q->has_stat_period = 1;
             q->stat_period = period;
-            if (r)
-                return -1;
+            bad |= r;
         }
         if (lookup(c, m, pm, "dimensions", 0, &dv, pi) > 0) {
             struct sc_dimension *d;
             const char *key;
             json_t *val;
-            if (want_object(c, dv, pi) != 0)
-                return -1;
+            if (want_object(c, dv, pi) != 0) {
+                bad = 1;
+                continue;
+            }
             d = cm_xcalloc(json_object_size(dv) + 1, sizeof(*d));
             q->metric.dimensions = d;
             json_object_foreach(dv, key, val)
             {
                 char pk[SIM_PATH_MAX];
                 path_key(pk, pi, key);
-                if (!json_is_string(val))
-                    return fail(c, pk, "must be a string, not %s", sc_json_type_name(val));
+                if (!json_is_string(val)) {
+                    bad |= fail(c, pk, "must be a string, not %s", sc_json_type_name(val)) < 0;
+                    continue;
+                }
                 d[q->metric.n_dimensions].name = cm_xstrdup(key);
                 d[q->metric.n_dimensions].value = cm_xstrdup(json_string_value(val));
                 q->metric.n_dimensions++;
             }
         }
     }
-    return 0;
+    return bad ? -1 : 0;
 }
 
 static const char *comparison_name(const char *s)
@@ -702,7 +732,7 @@ int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_ala
     char *cmp = NULL;
     const char *name;
     json_t *v;
-    int r;
+    int r, re, bad = 0;
 
     path_join(a->path, path, "");
     if (json_object_get(o, "metrics")) {
@@ -712,50 +742,52 @@ int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_ala
         for (int i = 0; metric_keys[i]; i++)
             if (json_object_get(o, metric_keys[i])) {
                 path_key(p, path, metric_keys[i]);
-                return fail(c, p, "not with \"metrics\" (the queries name the metrics)");
+                bad |= fail(c, p, "not with \"metrics\" (the queries name the metrics)") < 0;
             }
     }
-    if (check_keys(c, o, path, keys) != 0 || get_str(c, o, path, "name", 1, NULL, &a->name) < 0 ||
-        get_str(c, o, path, "namespace", 0, "AWS/EC2", &a->namespace_) < 0 ||
-        get_str(c, o, path, "metric", 0, "CPUUtilization", &a->metric) < 0 ||
-        get_enum(c, o, path, "statistic", 0, NULL, stats, &a->statistic) < 0 ||
-        get_str(c, o, path, "extended_statistic", 0, NULL, &a->extended_statistic) < 0 ||
-        get_int(c, o, path, "period", 0, 300, 1, 86400 * 7, &a->period_s) < 0 ||
-        get_int(c, o, path, "evaluation_periods", 0, 1, 1, 100000, &a->evaluation_periods) < 0 ||
-        (r = get_int(c, o, path, "datapoints_to_alarm", 0, 0, 1, 100000, &a->datapoints_to_alarm)) <
-            0)
-        return -1;
-    a->has_datapoints_to_alarm = r;
+    bad |= check_keys(c, o, path, keys) != 0;
+    bad |= get_str(c, o, path, "name", 1, NULL, &a->name) < 0;
+    bad |= get_str(c, o, path, "namespace", 0, "AWS/EC2", &a->namespace_) < 0;
+    bad |= get_str(c, o, path, "metric", 0, "CPUUtilization", &a->metric) < 0;
+    bad |= get_enum(c, o, path, "statistic", 0, NULL, stats, &a->statistic) < 0;
+    bad |= get_str(c, o, path, "extended_statistic", 0, NULL, &a->extended_statistic) < 0;
+    bad |= get_int(c, o, path, "period", 0, 300, 1, 86400 * 7, &a->period_s) < 0;
+    bad |= (re = get_int(c, o, path, "evaluation_periods", 0, 1, 1, 100000,
+                         &a->evaluation_periods)) < 0;
+    bad |= (r = get_int(c, o, path, "datapoints_to_alarm", 0, 0, 1, 100000,
+                        &a->datapoints_to_alarm)) < 0;
+    a->has_datapoints_to_alarm = r > 0;
     if (a->statistic && a->extended_statistic)
-        return fail(c, path, "give \"statistic\" or \"extended_statistic\", not both");
+        bad |= fail(c, path, "give \"statistic\" or \"extended_statistic\", not both") < 0;
     if (!a->statistic && !a->extended_statistic)
         a->statistic = cm_xstrdup("Average");
-    if (a->has_datapoints_to_alarm && a->datapoints_to_alarm > a->evaluation_periods) {
+    if (re >= 0 && a->has_datapoints_to_alarm && a->datapoints_to_alarm > a->evaluation_periods) {
         path_key(p, path, "datapoints_to_alarm");
-        return fail(c, p, "must be <= evaluation_periods (%d), is %d", a->evaluation_periods,
-                    a->datapoints_to_alarm);
+        bad |= fail(c, p, "must be <= evaluation_periods (%d), is %d", a->evaluation_periods,
+                    a->datapoints_to_alarm) < 0;
     }
-    if (get_str(c, o, path, "comparison", 1, NULL, &cmp) < 0)
-        return -1;
-    name = comparison_name(cmp);
-    if (!name) {
-        path_key(p, path, "comparison");
-        fail(c, p, "must be >, >=, <, <= or an AWS ComparisonOperator, not \"%s\"", cmp);
+    if (get_str(c, o, path, "comparison", 1, NULL, &cmp) < 0) {
+        bad = 1;
+    } else {
+        name = comparison_name(cmp);
+        if (!name) {
+            path_key(p, path, "comparison");
+            bad |= fail(c, p, "must be >, >=, <, <= or an AWS ComparisonOperator, not \"%s\"",
+                        cmp) < 0;
+        } else {
+            a->comparison = cm_xstrdup(name);
+        }
         free(cmp);
-        return -1;
     }
-    free(cmp);
-    a->comparison = cm_xstrdup(name);
-    if (get_str(c, o, path, "threshold_metric_id", 0, NULL, &a->threshold_metric_id) < 0 ||
-        (json_object_get(o, "metrics") &&
-         parse_queries(c, o, path, &a->metrics, &a->nmetrics) < 0) ||
-        get_num(c, o, path, "threshold", !a->threshold_metric_id, 0, -1e300, 1e300, &a->threshold) <
-            0 ||
-        get_enum(c, o, path, "treat_missing_data", 0, NULL, tmd, &a->treat_missing_data) < 0 ||
-        get_str_array(c, o, path, "actions", 0, &a->actions, &a->nactions) < 0 ||
-        get_str_array(c, o, path, "ok_actions", 0, &a->ok_actions, &a->nok_actions) < 0 ||
-        get_bool(c, o, path, "actions_enabled", 1, &a->actions_enabled) < 0)
-        return -1;
+    bad |= get_str(c, o, path, "threshold_metric_id", 0, NULL, &a->threshold_metric_id) < 0;
+    if (json_object_get(o, "metrics"))
+        bad |= parse_queries(c, o, path, &a->metrics, &a->nmetrics) < 0;
+    bad |= get_num(c, o, path, "threshold", !a->threshold_metric_id, 0, -1e300, 1e300,
+                   &a->threshold) < 0;
+    bad |= get_enum(c, o, path, "treat_missing_data", 0, NULL, tmd, &a->treat_missing_data) < 0;
+    bad |= get_str_array(c, o, path, "actions", 0, &a->actions, &a->nactions) < 0;
+    bad |= get_str_array(c, o, path, "ok_actions", 0, &a->ok_actions, &a->nok_actions) < 0;
+    bad |= get_bool(c, o, path, "actions_enabled", 1, &a->actions_enabled) < 0;
     if (lookup(c, o, path, "dimensions", 0, &v, p) > 0) {
         const char *key;
         json_t *dv;
@@ -766,12 +798,14 @@ int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_ala
         {
             char pk[SIM_PATH_MAX];
             path_key(pk, p, key);
-            if (!json_is_string(dv))
-                return fail(c, pk, "must be a string, not %s", sc_json_type_name(dv));
+            if (!json_is_string(dv)) {
+                bad |= fail(c, pk, "must be a string, not %s", sc_json_type_name(dv)) < 0;
+                continue;
+            }
             a->dimensions[a->ndimensions].name = cm_xstrdup(key);
             a->dimensions[a->ndimensions].value = cm_xstrdup(json_string_value(dv));
             a->ndimensions++;
         }
     }
-    return 0;
+    return bad ? -1 : 0;
 }

@@ -84,10 +84,9 @@ bad:
     return fail(c, path, "%s:%d: expected time,rate with rate >= 0", full, lineno);
 }
 
-static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph)
+static int shape_values(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph,
+                        const char *const *keys)
 {
-    static const char *const keys[] = { "type",    "to",       "at", "for", "amplitude", "period",
-                                        "peak_at", "requests", "on", "gap", NULL };
     static const char *const types[] = { "constant", "ramp",   "step", "spike",
                                          "diurnal",  "bursts", NULL };
     static const char *const allowed[][6] = {
@@ -102,8 +101,7 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
     int r, t = 0;
     double req;
 
-    if (want_object(c, o, path) != 0 || check_keys(c, o, path, keys) != 0 ||
-        get_enum(c, o, path, "type", 1, NULL, types, &type) < 0)
+    if (get_enum(c, o, path, "type", 1, NULL, types, &type) < 0)
         return -1;
     for (int i = 0; types[i]; i++)
         if (strcmp(types[i], type) == 0)
@@ -177,6 +175,19 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
     return 0;
 }
 
+/* An unknown key is reported beside the values' errors, not instead of them. */
+static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph)
+{
+    static const char *const keys[] = { "type",    "to",       "at", "for", "amplitude", "period",
+                                        "peak_at", "requests", "on", "gap", NULL };
+    int unknown;
+
+    if (want_object(c, o, path) != 0)
+        return -1;
+    unknown = check_keys(c, o, path, keys) != 0;
+    return (shape_values(c, o, path, ph, keys) != 0) | unknown ? -1 : 0;
+}
+
 int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph,
                 int64_t duration_ms)
 {
@@ -189,8 +200,12 @@ int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_pha
     int64_t for_ms;
 
     path_join(ph->path, path, "");
-    if (check_keys(c, o, path, keys) != 0 || get_dur(c, o, path, "at", 0, 0, &ph->at_ms) < 0)
-        return -1;
+    {
+        int unknown = check_keys(c, o, path, keys) != 0;
+
+        if ((get_dur(c, o, path, "at", 0, 0, &ph->at_ms) < 0) | unknown)
+            return -1;
+    }
     hu = get_dur(c, o, path, "until", 0, duration_ms, &ph->until_ms);
     if (hu < 0)
         return -1;

@@ -170,6 +170,17 @@ tap.check("GetMetricStream of a missing stream: ResourceNotFoundException", e an
 cw.delete_metric_stream(Name="a0")
 cw.delete_metric_stream(Name="a0")
 tap.check("DeleteMetricStream deletes, twice is fine", [x["Name"] for x in cw.list_metric_streams()["Entries"]] == ["s1"])
+cw.tag_resource(ResourceARN=arn, Tags=[{"Key": "team", "Value": "a"}, {"Key": "env", "Value": "lab"}])
+cw.tag_resource(ResourceARN=arn, Tags=[{"Key": "team", "Value": "b"}])
+t = cw.list_tags_for_resource(ResourceARN=arn)["Tags"]
+tap.check("TagResource on a metric stream's ARN: added, an existing key replaced",
+          t == [{"Key": "team", "Value": "b"}, {"Key": "env", "Value": "lab"}], t)
+cw.untag_resource(ResourceARN=arn, TagKeys=["team", "nope"])
+tap.check("UntagResource on it removes the key (an unknown key is ignored)",
+          cw.list_tags_for_resource(ResourceARN=arn)["Tags"] == [{"Key": "env", "Value": "lab"}])
+tap.check("GetMetricStream does not show the tags", "Tags" not in cw.get_metric_stream(Name="s1"))
+e = error_of(lambda: cw.list_tags_for_resource(ResourceARN=arn.replace("/s1", "/ghost")))
+tap.check("ListTagsForResource of a missing stream: ResourceNotFoundException", e and e[0] == "ResourceNotFoundException", e)
 
 # --- Contributor Insights rules (query) ---------------------------------------------------------
 RULE = json.dumps({"Schema": {"Name": "CloudWatchLogRule", "Version": 1}, "LogGroupNames": ["/aws/lambda/api"],
@@ -202,6 +213,16 @@ tap.check("GetInsightRuleReport of a missing rule: ResourceNotFoundException", e
 f = cw.put_managed_insight_rules(ManagedRules=[{"TemplateName": "t1", "ResourceARN": "arn:aws:ec2:us-east-1:123456789012:instance/i-1"}])["Failures"]
 tap.check("PutManagedInsightRules: no template serves this emulator's resources (a failure each)", len(f) == 1, f)
 tap.check("ListManagedInsightRules: none", cw.list_managed_insight_rules(ResourceARN="arn:aws:ec2:us-east-1:123456789012:instance/i-1").get("ManagedRules", []) == [])
+RARN = "arn:aws:cloudwatch:us-east-1:123456789012:insight-rule/top-ip"
+tap.check("ListTagsForResource on a Contributor Insights rule's ARN: the tags it was put with",
+          cw.list_tags_for_resource(ResourceARN=RARN)["Tags"] == [{"Key": "k", "Value": "v"}])
+cw.tag_resource(ResourceARN=RARN, Tags=[{"Key": "k2", "Value": "v2"}])
+cw.untag_resource(ResourceARN=RARN, TagKeys=["k"])
+tap.check("TagResource and UntagResource on it", cw.list_tags_for_resource(ResourceARN=RARN)["Tags"] == [{"Key": "k2", "Value": "v2"}])
+cw.put_insight_rule(RuleName="top-ip", RuleDefinition=RULE)
+tap.check("a PutInsightRule update keeps them", cw.list_tags_for_resource(ResourceARN=RARN)["Tags"] == [{"Key": "k2", "Value": "v2"}])
+e = error_of(lambda: cw.tag_resource(ResourceARN="arn:aws:cloudwatch:eu-west-1:123456789012:insight-rule/top-ip", Tags=[{"Key": "a", "Value": "b"}]))
+tap.check("TagResource on another region's rule ARN: ResourceNotFoundException", e and e[0] == "ResourceNotFoundException", e)
 f = cw.delete_insight_rules(RuleNames=["off", "top-ip"])["Failures"]
 tap.check("DeleteInsightRules deletes both", f == [] and cw.describe_insight_rules().get("InsightRules", []) == [])
 cw.put_insight_rule(RuleName="kept", RuleDefinition=RULE)
@@ -272,6 +293,7 @@ cw = boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="us-east-1
 cw.put_metric_stream(Name="keep", FirehoseArn="arn:aws:firehose:us-east-1:123456789012:deliverystream/d",
                      RoleArn="arn:aws:iam::123456789012:role/r", OutputFormat="json")
 cw.stop_metric_streams(Names=["keep"])
+cw.tag_resource(ResourceARN="arn:aws:cloudwatch:us-east-1:123456789012:metric-stream/keep", Tags=[{"Key": "t", "Value": "1"}])
 cw.put_insight_rule(RuleName="r", RuleState="DISABLED", RuleDefinition='{"Schema":{"Name":"CloudWatchLogRule","Version":1},"LogGroupNames":["g"],"LogFormat":"JSON","Contribution":{"Keys":["$.a"]},"AggregateOn":"Count"}')
 PY
 kill -KILL -- "-$PID" 2>/dev/null || true
@@ -281,12 +303,14 @@ start_emu st2 --clock manual --state "$TMP/state.json" || {
     finish
 }
 PID=$LAST
-check "after kill -9: the stopped stream and the disabled rule are back" python3 - "$EP" <<'PY'
+check "after kill -9: the stopped stream (with its tag) and the disabled rule are back" python3 - "$EP" <<'PY'
 import sys, boto3
 cw = boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="us-east-1")
 s = cw.get_metric_stream(Name="keep")
 r = cw.describe_insight_rules()["InsightRules"]
-sys.exit(0 if s["State"] == "stopped" and [(x["Name"], x["State"]) for x in r] == [("r", "DISABLED")] else 1)
+t = cw.list_tags_for_resource(ResourceARN="arn:aws:cloudwatch:us-east-1:123456789012:metric-stream/keep")["Tags"]
+sys.exit(0 if s["State"] == "stopped" and [(x["Name"], x["State"]) for x in r] == [("r", "DISABLED")]
+         and t == [{"Key": "t", "Value": "1"}] else 1)
 PY
 kill -TERM -- "-$PID" 2>/dev/null || true
 wait "$PID" 2>/dev/null || true

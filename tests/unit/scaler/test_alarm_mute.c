@@ -94,6 +94,32 @@ static const char *status(struct sc_cw *cw, int64_t now)
     return v->status;
 }
 
+/* TagResource / UntagResource / ListTagsForResource reach a mute rule by its ARN. */
+static int count_tag(const char *k, const char *v, void *ud)
+{
+    (void)v;
+    *(int *)ud += strcmp(k, "team") == 0 ? 10 : 1;
+    return 0;
+}
+
+static void test_alarm_mute_rule_tags_by_arn(void **state)
+{
+    struct sc_cw *cw = cw_new();
+    const struct sc_alarm_mute_rule_view *v;
+    struct sc_tag t[] = { { "team", "a" }, { "env", "lab" } };
+    const char *keys[] = { "env" };
+    int n = 0;
+
+    (void)state;
+    assert_int_equal(put_rule(cw, "at(2026-01-01T00:05)", "PT10M", T0, NULL), SC_OK);
+    assert_int_equal(sc_alarms_get_mute_rule(sc_cw_alarms(cw), "quiet", T0, &v, NULL), SC_OK);
+    assert_int_equal(sc_cw_tag_resource(cw, v->arn, t, 2, NULL), SC_OK);
+    assert_int_equal(sc_cw_untag_resource(cw, v->arn, keys, 1, NULL), SC_OK);
+    assert_int_equal(sc_cw_list_tags_for_resource(cw, v->arn, count_tag, &n, NULL), SC_OK);
+    assert_int_equal(n, 10);
+    sc_cw_destroy(cw);
+}
+
 static void test_alarm_mute_rule_mutes_actions_while_active(void **state)
 {
     struct sc_cw *cw = cw_new();
@@ -221,6 +247,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alarm_mute_rule_mutes_actions_while_active),
+        cmocka_unit_test(test_alarm_mute_rule_tags_by_arn),
         cmocka_unit_test(test_alarm_mute_rule_recurring_status),
         cmocka_unit_test(test_alarm_mute_rule_refuses_bad_input),
         cmocka_unit_test(test_alarm_mute_rule_state_file_round_trip),

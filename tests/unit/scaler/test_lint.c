@@ -160,6 +160,58 @@ static void test_lint_reports_every_error(void **state)
     }
 }
 
+/* Within one object every wrong value is reported, not only the first, beside its
+ * unknown keys: a group, an alarm, a listener, a policy and the application profile each
+ * with several. */
+static void test_lint_reports_every_wrong_value_of_an_object(void **state)
+{
+    static const char *const pairs[] = {
+        "\"lb_port\":80,\"instance_port\":8080",
+        "\"lb_port\":0,\"instance_port\":\"x\",\"protocol\":\"FTP\"",
+        "\"workers\":2",
+        "\"workers\":0,\"slow\":-1,\"error_rate\":2",
+        "\"min\":1,\"max\":4",
+        "\"min\":\"1\",\"max\":-4,\"health_check_type\":\"ELX\",\"default_cooldwn\":1",
+        "\"adjustment_type\":\"ChangeInCapacity\",\"adjustment\":1",
+        "\"adjustment_type\":\"Change\",\"adjustment\":\"1\",\"cooldown\":-1",
+        "\"comparison\":\">\",\"threshold\":80",
+        "\"comparison\":\"~\",\"threshold\":\"80\",\"period\":0",
+        NULL
+    };
+    char err[SIM_ERR_MAX];
+    char *text = edit(pairs);
+    struct sim_scenario *sc = sim_scenario_parse(text, "scenario.json", err);
+
+    (void)state;
+    assert_null(sc);
+    want_line(err, "$.infrastructure.load_balancers[0].listeners[0].lb_port: must be >= 1");
+    want_line(err, "$.infrastructure.load_balancers[0].listeners[0].instance_port: must be an "
+                   "integer, not a string");
+    want_line(err, "$.infrastructure.load_balancers[0].listeners[0].protocol: must be one of "
+                   "HTTP, HTTPS, TCP, SSL, not \"FTP\"");
+    want_line(err, "$.infrastructure.launch_configurations[0].app.workers: must be >= 1");
+    want_line(err, "$.infrastructure.launch_configurations[0].app.error_rate: must be <= 1");
+    want_line(err, "$.infrastructure.launch_configurations[0].app.slow: must be >= 0");
+    want_line(err, "$.infrastructure.groups[0].default_cooldwn: unknown key (did you mean "
+                   "\"default_cooldown\"?)");
+    want_line(err, "$.infrastructure.groups[0].min: must be an integer, not a string");
+    want_line(err, "$.infrastructure.groups[0].max: must be >= 0");
+    want_line(err, "$.infrastructure.groups[0].health_check_type: must be one of EC2, ELB, not "
+                   "\"ELX\"");
+    want_line(err, "$.infrastructure.policies[0].adjustment_type: must be one of "
+                   "ChangeInCapacity, ExactCapacity, PercentChangeInCapacity, not \"Change\"");
+    want_line(err, "$.infrastructure.policies[0].adjustment: must be an integer, not a string");
+    want_line(err, "$.infrastructure.policies[0].cooldown: must be >= 0");
+    want_line(err, "$.infrastructure.alarms[1].period: must be >= 1");
+    want_line(err, "$.infrastructure.alarms[1].comparison: must be >, >=, <, <= or an AWS "
+                   "ComparisonOperator, not \"~\"");
+    want_line(err, "$.infrastructure.alarms[1].threshold: must be a number, not a string");
+    assert_int_equal(count_lines(err), 16);
+    /* the object's order: its keys as the reader takes them */
+    assert_true(strstr(err, "groups[0].min") < strstr(err, "groups[0].max"));
+    free(text);
+}
+
 /* An unknown key names the allowed key it is a typo of (edit distance, swaps count 1); a
  * key close to none gets no guess. */
 static void test_lint_did_you_mean_unknown_key(void **state)
@@ -272,6 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lint_base_is_valid),
         cmocka_unit_test(test_lint_reports_every_error),
+        cmocka_unit_test(test_lint_reports_every_wrong_value_of_an_object),
         cmocka_unit_test(test_lint_did_you_mean_unknown_key),
         cmocka_unit_test(test_lint_dimension_names_no_group),
         cmocka_unit_test(test_lint_lenient_warns),
