@@ -499,7 +499,7 @@ struct emu *emu_create(const struct emu_config *cfg)
     e->cfg = *cfg;
     if (e->cfg.time_scale <= 0)
         e->cfg.time_scale = 1.0;
-    e->base_epoch_ms = cfg->start_ms ? cfg->start_ms : wall_ms();
+    e->base_epoch_ms = wall_ms();
     e->base_mono_ms = cm_ev_now_ms();
     e->manual_ms = cfg->start_ms ? cfg->start_ms : e->base_epoch_ms;
     e->events = events_create(0, cfg->event_buffer);

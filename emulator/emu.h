@@ -35,7 +35,7 @@ struct state;
 struct emu_config {
     double time_scale;        /* emulated ms per real ms; 1 = real time */
     int clock_manual;         /* 1: time moves only through emu_clock_advance() */
-    int64_t start_ms;         /* the clock at start (epoch ms; --clock-start); 0 = the wall clock */
+    int64_t start_ms;         /* manual clock start (epoch ms); 0 = the wall clock at start */
     const char *tls_cert;     /* HTTPS/SSL listeners' PEM certificate and key (both or */
     const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */

@@ -20,7 +20,6 @@
 #include "emulator/ratelimit.h"
 #include "emulator/server.h"
 #include "emulator/webhook.h"
-#include "scaler/civil.h"
 
 #define EMULATOR_VERSION "0.1.0"
 
@@ -41,8 +40,6 @@ static void usage(FILE *f)
                "  --account ID        account id in ARNs (default 123456789012)\n"
                "  --time-scale N      emulated seconds per real second (default 1)\n"
                "  --clock real|manual manual: time moves only via POST /_scalelab/clock\n"
-               "  --clock-start TIME  the emulated clock's time at start (ISO 8601, e.g.\n"
-               "                      2026-01-01T00:00:00Z; default: the wall clock)\n"
                "  --state FILE        keep the state in FILE: loaded at start, every acknowledged\n"
                "                      change written before its reply (see docs/state.md)\n"
                "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
@@ -154,7 +151,6 @@ int main(int argc, char **argv)
         { "account", required_argument, NULL, 'a' },
         { "time-scale", required_argument, NULL, 't' },
         { "clock", required_argument, NULL, 'c' },
-        { "clock-start", required_argument, NULL, 'Y' },
         { "state", required_argument, NULL, 's' },
         { "auth", required_argument, NULL, 'A' },
         { "credentials", required_argument, NULL, 'C' },
@@ -240,14 +236,6 @@ int main(int argc, char **argv)
             else
                 return usage_error("--clock must be real or manual", optarg);
             break;
-        case 'Y': {
-            int64_t ms;
-
-            if (sc_civil_parse_iso(optarg, &ms) != 0 || ms <= 0)
-                return usage_error("bad --clock-start (an ISO 8601 time after 1970)", optarg);
-            cfg.srv.start_ms = ms;
-            break;
-        }
         case 's':
             cfg.srv.state_file = optarg;
             break;

@@ -23,7 +23,7 @@ struct srv_config {
     const char *account; /* "123456789012" */
     double time_scale;   /* emulated ms per real ms; 1 = real time */
     int clock_manual;    /* 1: time moves only through the admin API */
-    int64_t start_ms;    /* the clock at start (epoch ms; --clock-start); 0 = the wall clock */
+    int64_t start_ms;    /* manual clock start (epoch ms); 0 = the wall clock at start */
     const char *state_file;
     int auth_sigv4;             /* 1: verify signatures */
     const char *credentials;    /* keys file for auth_sigv4 (env keys are added) */

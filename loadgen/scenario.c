@@ -195,31 +195,6 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
             aws_params_add(&c->params, "InstanceReusePolicy.ReuseOnScaleIn",
                            g->warm->reuse_on_scale_in ? "true" : "false");
         }
-        /* scheduled_actions (docs/scenarios.md): PutScheduledUpdateGroupAction once the group
-         * is made; "{at:MS}" is the scenario's time MS as an ISO 8601 instant, filled in
-         * when the run's clock is known (scn_setup) */
-        for (int k = 0; k < g->nscheds; k++) {
-            const struct sim_sched *sa = &g->scheds[k];
-
-            c = call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING,
-                         "PutScheduledUpdateGroupAction");
-            add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
-            aws_params_add(&c->params, "ScheduledActionName", sa->name);
-            if (sa->has_at)
-                aws_params_addf(&c->params, "StartTime", "{at:%lld}", (long long)sa->at_ms);
-            if (sa->has_until)
-                aws_params_addf(&c->params, "EndTime", "{at:%lld}", (long long)sa->until_ms);
-            if (sa->recurrence)
-                aws_params_add(&c->params, "Recurrence", sa->recurrence);
-            if (sa->time_zone)
-                aws_params_add(&c->params, "TimeZone", sa->time_zone);
-            if (sa->has_min)
-                aws_params_addf(&c->params, "MinSize", "%d", sa->min);
-            if (sa->has_max)
-                aws_params_addf(&c->params, "MaxSize", "%d", sa->max);
-            if (sa->has_desired)
-                aws_params_addf(&c->params, "DesiredCapacity", "%d", sa->desired);
-        }
         /* notifications (docs/scenarios.md): PutNotificationConfiguration once the group is
          * made; the emulator's event stream then carries them */
         for (int k = 0; k < g->nnotifications; k++) {

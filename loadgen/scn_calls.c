@@ -50,9 +50,8 @@ int scn_aws_call(struct run *r, enum aws_service svc, const char *action,
 
 static const char *call_name(const struct scn_call *c)
 {
-    static const char *const keys[] = { "LoadBalancerName",    "LaunchConfigurationName",
-                                        "AlarmName",           "PolicyName",
-                                        "ScheduledActionName", "AutoScalingGroupName" };
+    static const char *const keys[] = { "LoadBalancerName", "LaunchConfigurationName", "AlarmName",
+                                        "PolicyName", "AutoScalingGroupName" };
 
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
         const char *v = param_get(&c->params, keys[k]);
@@ -74,10 +73,7 @@ int scn_setup(struct run *r)
 
         aws_params_init(&p);
         for (int k = 0; k < c->params.n; k++) {
-            char at[4096];
-
-            if (scn_at_substitute(c->params.v[k].value, r->emu_t0, at, sizeof(at)) < 0 ||
-                scn_arn_substitute(at, arn_lookup, r, val, sizeof(val)) != 0) {
+            if (scn_arn_substitute(c->params.v[k].value, arn_lookup, r, val, sizeof(val)) != 0) {
                 scn_fail_msg("setup: %s %s: %s", c->action, call_name(c), val);
                 aws_params_cleanup(&p);
                 return -1;

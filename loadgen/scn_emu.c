@@ -17,8 +17,6 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "scaler/civil.h"
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -161,10 +159,10 @@ static int read_port(const char *path)
     return port;
 }
 
-int scn_emu_start(struct scn_emu *e, const char *bin, double scale, int64_t clock_start_ms,
-                  int die_with_parent, char *err, size_t errlen)
+int scn_emu_start(struct scn_emu *e, const char *bin, double scale, int die_with_parent, char *err,
+                  size_t errlen)
 {
-    char portf[300], scale_s[64], start_s[64];
+    char portf[300], scale_s[64];
     const char *tmp = getenv("TMPDIR");
     int port = 0, status;
 
@@ -179,8 +177,6 @@ int scn_emu_start(struct scn_emu *e, const char *bin, double scale, int64_t cloc
     snprintf(portf, sizeof(portf), "%s/port", e->dir);
     snprintf(e->log, sizeof(e->log), "%s/emulator.log", e->dir);
     snprintf(scale_s, sizeof(scale_s), "%.17g", scale);
-    if (clock_start_ms > 0)
-        sc_civil_format_iso_ms(clock_start_ms, start_s, sizeof(start_s));
     fflush(NULL);
     e->pid = fork();
     if (e->pid < 0) {
@@ -200,12 +196,8 @@ int scn_emu_start(struct scn_emu *e, const char *bin, double scale, int64_t cloc
         }
         if (fd >= 0)
             dup2(fd, 2);
-        if (clock_start_ms > 0)
-            execl(bin, bin, "--port", "0", "--port-file", portf, "--time-scale", scale_s,
-                  "--clock-start", start_s, "--quiet", (char *)NULL);
-        else
-            execl(bin, bin, "--port", "0", "--port-file", portf, "--time-scale", scale_s, "--quiet",
-                  (char *)NULL);
+        execl(bin, bin, "--port", "0", "--port-file", portf, "--time-scale", scale_s, "--quiet",
+              (char *)NULL);
         _exit(127);
     }
     setpgid(e->pid, e->pid);

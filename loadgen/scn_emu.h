@@ -8,7 +8,6 @@
 #define LOADGEN_SCN_EMU_H
 
 #include <stddef.h>
-#include <stdint.h>
 #include <sys/types.h>
 
 #include "common/buf.h"
@@ -24,15 +23,13 @@ struct scn_emu {
  * folder (/proc/self/exe). Returns 0, or -1 with err. */
 int scn_emu_find(char *out, size_t n, char *err, size_t errlen);
 
-/* Starts `bin --port 0 --port-file DIR/port --time-scale scale [--clock-start T] --quiet`
- * (T: clock_start_ms as ISO 8601 when > 0, else the emulator's clock starts at the wall
- * clock) in its own
+/* Starts `bin --port 0 --port-file DIR/port --time-scale scale --quiet` in its own
  * process group (so a terminal's Ctrl-C reaches only loadgen, which tears down first),
  * stderr to DIR/emulator.log; with die_with_parent it gets SIGTERM if loadgen dies.
  * Waits up to 10 s for the port file and GET /_scalelab/health, failing at once if the
  * process exits. Returns 0, or -1 with err (the process is then stopped). */
-int scn_emu_start(struct scn_emu *e, const char *bin, double scale, int64_t clock_start_ms,
-                  int die_with_parent, char *err, size_t errlen);
+int scn_emu_start(struct scn_emu *e, const char *bin, double scale, int die_with_parent, char *err,
+                  size_t errlen);
 /* SIGTERM, wait up to 5 s, then SIGKILL; reaps it; removes the folder unless keep_dir.
  * No-op when none runs. */
 void scn_emu_stop(struct scn_emu *e, int keep_dir);

@@ -42,17 +42,6 @@ struct alarm_track {
     enum sim_alarm_state state;
 };
 
-/* A lifecycle action a hook's handler completes at `due` (scn_asg.c). */
-struct scn_completion {
-    int group; /* the scenario's group */
-    char hook[256];
-    char token[64]; /* "" : by instance id */
-    char instance[SCN_ID_MAX];
-    char result[16]; /* CONTINUE or ABANDON */
-    int64_t due;     /* scenario time, ms from 0 */
-    int done;
-};
-
 struct run {
     const struct scn_opts *o;
     const struct sim_scenario *sc;
@@ -85,11 +74,6 @@ struct run {
     int nopen, capopen;
     struct fault_track *faults;
     int nfaults;
-    struct scn_completion *pend; /* the handlers' completions, scn_asg.c */
-    int npend, cappend;
-    uint64_t ev_since;      /* the emulator's event log read up to this seq */
-    int64_t hook_poll_next; /* scenario time of the next look for open actions */
-    int *refresh_started;   /* per group: its instance_refresh was started */
 
     int elb_in_service, elb_total; /* last poll, all load balancers */
     struct sim_run_result obs;     /* observed totals, filled as we go */
@@ -146,16 +130,6 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval);
 int scn_emu_has_az_outage(const struct run *r, const char *zone);
 /* Acts on the faults due by scenario time t; returns the next due time (or INT64_MAX). */
 int64_t scn_faults_step(struct run *r, int64_t t);
-
-/* scn_asg.c */
-/* 1 when a group of sc has a lifecycle hook with a handler (the runner plays them). */
-int scn_asg_has_handlers(const struct sim_scenario *sc);
-int scn_asg_group_has_handlers(const struct sim_group *g);
-/* 1 when a scheduled action of sc has a recurrence (its times of day follow the clock). */
-int scn_asg_has_recurrence(const struct sim_scenario *sc);
-/* Starts the instance refreshes due by scenario time t and completes the lifecycle
- * actions whose handler is due; returns the next due time (or INT64_MAX). */
-int64_t scn_asg_step(struct run *r, int64_t t);
 
 /* scn_load.c */
 /* Finds the load balancers' addresses and starts the player (none without phases);

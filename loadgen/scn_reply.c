@@ -1,7 +1,6 @@
 /* loadgen/scn_reply.c: see scn_reply.h. */
 #include "loadgen/scn_reply.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,26 +10,6 @@
 #include "scaler/civil.h"
 
 /* ---- placeholders ---- */
-
-int scn_at_substitute(const char *value, int64_t t0_ms, char *out, size_t n)
-{
-    size_t len = strlen(value);
-    char *end;
-    long long ms;
-
-    if (len < 6 || strncmp(value, "{at:", 4) != 0 || value[len - 1] != '}') {
-        if (len >= n)
-            return -1;
-        memcpy(out, value, len + 1);
-        return 0;
-    }
-    errno = 0;
-    ms = strtoll(value + 4, &end, 10);
-    if (errno || end != value + len - 1 || n < 32)
-        return -1;
-    sc_civil_format_iso(t0_ms + ms, out, n);
-    return 1;
-}
 
 int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n)
 {

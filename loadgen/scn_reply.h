@@ -26,12 +26,6 @@ typedef const char *(*scn_arn_lookup_fn)(const char *policy, void *ud);
  * or the result does not fit. */
 int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n);
 
-/* A value that is exactly "{at:MS}" (MS a whole number of ms, a scenario time) becomes
- * the ISO 8601 instant t0_ms + MS ("2026-01-01T02:00:00Z"), the StartTime/EndTime of a
- * scheduled action once the run's clock is known; any other value is copied. Returns 1
- * when replaced, 0 when copied, -1 when it does not fit or MS is not a number. */
-int scn_at_substitute(const char *value, int64_t t0_ms, char *out, size_t n);
-
 /* ---- DescribeAutoScalingGroups ---- */
 
 #define SCN_MAX_INSTANCES 256

@@ -24,7 +24,6 @@
 #include "loadgen/scn_reply.h"
 #include "loadgen/stats.h"
 #include "scaler/app.h"
-#include "scaler/civil.h"
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
 #include "scaler/sim/output.h"
@@ -177,8 +176,6 @@ static void run_cleanup(struct run *r)
     free(r->seen);
     free(r->open_acts);
     free(r->faults);
-    free(r->pend);
-    free(r->refresh_started);
     free(r->obs_t);
     free(r->obs_cap);
     cm_hist_cleanup(&r->run_hist);
@@ -393,7 +390,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     struct sigaction sa, old_int, old_term;
     char err[1024];
     int rc = 1, setup_ok = 0, failed_teardown = 0;
-    int64_t emu_now, mono_now, next_sample, next_fault, next_asg, t_end, clock_start = 0;
+    int64_t emu_now, mono_now, next_sample, next_fault, t_end;
     struct sim_prediction pred = { 0 };
     char mode[400];
 
@@ -417,7 +414,6 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     r->faults = cm_xcalloc((size_t)(sc->nfaults + 1), sizeof(*r->faults));
     for (int i = 0; i < sc->nfaults; i++)
         r->faults[i].f = &sc->faults[i];
-    r->refresh_started = cm_xcalloc((size_t)(sc->ngroups + 1), sizeof(*r->refresh_started));
     cm_hist_init(&r->run_hist, STATS_HIST_MAX_US, 3);
     cm_hist_init(&r->period_hist, STATS_HIST_MAX_US, 3);
     r->checker = sim_checker_create(sc, sc->start_ms);
@@ -463,15 +459,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
             scn_fail_msg("%s", err);
             goto out_signals;
         }
-        /* a recurrence reads the clock's time of day: the emulator's clock starts before
-         * the scenario's start by what it needs to come up (3 real seconds, at least an
-         * emulated minute), so that scenario time 0 can be the scenario's `start` */
-        if (scn_asg_has_recurrence(sc)) {
-            int64_t lead = (int64_t)(3000.0 * r->scale);
-
-            clock_start = sc->start_ms - (lead > 60000 ? lead : 60000);
-        }
-        if (scn_emu_start(&r->emu, bin, r->scale, clock_start, !o->keep, err, sizeof(err)) != 0) {
+        if (scn_emu_start(&r->emu, bin, r->scale, !o->keep, err, sizeof(err)) != 0) {
             scn_fail_msg("cannot start the emulator: %s", err);
             goto out_signals;
         }
@@ -537,28 +525,12 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
             goto out_stop;
         }
         boundary = (emu_now / 60000 + 1) * 60000;
-        if (clock_start && emu_now < sc->start_ms)
-            boundary = sc->start_ms;
-        if (boundary != sc->start_ms && scn_asg_has_recurrence(sc)) {
-            char at[64], want[64];
-
-            sc_civil_format_iso(boundary, at, sizeof(at));
-            sc_civil_format_iso(sc->start_ms, want, sizeof(want));
-            fprintf(stderr,
-                    PROG ": warning: the scenario's clock starts at the emulator's %s, not at "
-                         "its start %s: scheduled recurrences run at other scenario times than "
-                         "in the simulator\n",
-                    at, want);
-        }
         r->emu_t0 = boundary;
         r->mono_t0 = mono_now + (int64_t)((double)(boundary - emu_now) / r->scale);
         sleep_until(r->mono_t0);
     } else {
         r->emu_t0 = wall_ms();
         r->mono_t0 = scn_mono_ms();
-        if (scn_asg_has_recurrence(sc))
-            fprintf(stderr, PROG ": warning: scheduled recurrences run on the endpoint's wall "
-                                 "clock, not from the scenario's start as in the simulator\n");
     }
     if (scn_setup(r) != 0) {
         if (scn_g_stop)
@@ -576,11 +548,8 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     t_end = sc->duration_ms;
     next_sample = sc->sample_ms < t_end ? sc->sample_ms : t_end;
     next_fault = scn_faults_step(r, 0);
-    next_asg = scn_asg_step(r, 0);
     for (;;) {
         int64_t due = next_sample < next_fault ? next_sample : next_fault;
-        if (next_asg < due)
-            due = next_asg;
         int64_t t_wall = r->mono_t0 + (int64_t)((double)due / r->scale);
 
         sleep_until(t_wall);
@@ -588,8 +557,6 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
             break;
         if (next_fault <= due)
             next_fault = scn_faults_step(r, due);
-        if (next_asg <= due)
-            next_asg = scn_asg_step(r, due);
         if (next_sample <= due) {
             double c0 = thread_cpu_ms(), c1;
             int64_t prev = next_sample - sc->sample_ms < 0 ? 0 : next_sample - sc->sample_ms;

@@ -57,25 +57,6 @@ static void test_scn_reply_arn_substitute(void **state)
     assert_int_equal(scn_arn_substitute("{arn:up}", lookup, NULL, out, 10), -1);
 }
 
-/* A scheduled action's StartTime/EndTime: the scenario's time on the run's clock. */
-static void test_scn_reply_at_substitute(void **state)
-{
-    char out[64];
-    const int64_t t0 = 1767225600000LL; /* 2026-01-01T00:00:00Z */
-
-    (void)state;
-    assert_int_equal(scn_at_substitute("{at:7200000}", t0, out, sizeof(out)), 1);
-    assert_string_equal(out, "2026-01-01T02:00:00Z");
-    assert_int_equal(scn_at_substitute("{at:0}", t0, out, sizeof(out)), 1);
-    assert_string_equal(out, "2026-01-01T00:00:00Z");
-    assert_int_equal(scn_at_substitute("0 8 * * 1-5", t0, out, sizeof(out)), 0);
-    assert_string_equal(out, "0 8 * * 1-5");
-    assert_int_equal(scn_at_substitute("x{at:5}", t0, out, sizeof(out)), 0);
-    assert_string_equal(out, "x{at:5}");
-    assert_int_equal(scn_at_substitute("{at:5x}", t0, out, sizeof(out)), -1);
-    assert_int_equal(scn_at_substitute("{at:5}", t0, out, 8), -1);
-}
-
 static const char groups_xml[] =
     "<DescribeAutoScalingGroupsResponse xmlns=\"http://autoscaling.amazonaws.com/doc/2011-01-01/\">"
     "<DescribeAutoScalingGroupsResult><AutoScalingGroups>"
@@ -283,7 +264,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reply_arn_substitute),
-        cmocka_unit_test(test_scn_reply_at_substitute),
         cmocka_unit_test(test_scn_reply_group),
         cmocka_unit_test(test_scn_reply_metric),
         cmocka_unit_test(test_scn_reply_alarms),
