@@ -69,6 +69,7 @@ fi
 if [ "$want_bench" = 1 ]; then
     need_cmd wrk wrk
     need_cmd nginx nginx-light
+    need_cmd haproxy haproxy
     need_cmd hey hey
     need_file /usr/bin/time time
     need_cmd taskset util-linux
