@@ -496,7 +496,7 @@ static const struct attr_def lb_attrs[] = {
     { "routing.http.desync_mitigation_mode", "defensive", NULL, A_ENUM, 0, 0,
       "|monitor|defensive|strictest|" },
     { "routing.http.preserve_host_header.enabled", "false", NULL, A_BOOL, 0, 0, NULL },
-    { "routing.http.x_amz_tls_version_and_cipher_suite.enabled", "false", NULL, A_BOOL, 0, 0,
+    { "routing.http.x_amzn_tls_version_and_cipher_suite.enabled", "false", NULL, A_BOOL, 0, 0,
       NULL },
     { "routing.http.xff_client_port.enabled", "false", NULL, A_BOOL, 0, 0, NULL },
     { "routing.http.xff_header_processing.mode", "append", NULL, A_ENUM, 0, 0,

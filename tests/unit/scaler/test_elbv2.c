@@ -234,6 +234,23 @@ static void test_elbv2_attribute_checks_all_or_nothing(void **state)
     assert_string_equal(sc_elbv2_attr(out, n, "idle_timeout.timeout_seconds"), "120");
 }
 
+/* AWS's key names, as the Terraform provider sends them at create (x_amzn, not x_amz). */
+static void test_elbv2_attribute_keys_as_aws_names_them(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elbv2_kv tls = { "routing.http.x_amzn_tls_version_and_cipher_suite.enabled", "true" };
+    const struct sc_elbv2_kv *out;
+    int n;
+
+    mk_alb(f, "web");
+    assert_int_equal(sc_elbv2_describe_attributes(f->v2, f->lb, &out, &n, &f->err), SC_OK);
+    assert_string_equal(sc_elbv2_attr(out, n, tls.key), "false");
+    assert_int_equal(sc_elbv2_modify_attributes(f->v2, f->lb, &tls, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_describe_attributes(f->v2, f->lb, &out, &n, &f->err), SC_OK);
+    assert_string_equal(sc_elbv2_attr(out, n, tls.key), "true");
+    assert_null(sc_elbv2_attr(out, n, "routing.http.x_amz_tls_version_and_cipher_suite.enabled"));
+}
+
 /* --- target groups -------------------------------------------------------------------------- */
 
 static void test_elbv2_target_group_health_check_defaults_by_protocol(void **state)
@@ -939,6 +956,7 @@ int main(void)
         T(test_elbv2_duplicate_load_balancer_name_other_settings),
         T(test_elbv2_deletion_protection_refuses_delete),
         T(test_elbv2_attribute_checks_all_or_nothing),
+        T(test_elbv2_attribute_keys_as_aws_names_them),
         T(test_elbv2_target_group_health_check_defaults_by_protocol),
         T(test_elbv2_health_check_ranges_and_timeout_below_interval),
         T(test_elbv2_duplicate_target_group_name),
