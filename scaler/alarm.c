@@ -614,12 +614,7 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
                                    "InsufficientDataActions", err);
     if (s != SC_OK)
         return s;
-    for (int i = 0; i < r->n_tags; i++)
-        if (!r->tags[i].key || !*r->tags[i].key || !r->tags[i].value)
-            return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                           "The parameter Tags.member.%d.%s is required.", i + 1,
-                           r->tags[i].key && *r->tags[i].key ? "Value" : "Key");
-    return SC_OK;
+    return sc_tags_check(r->tags, r->n_tags, err);
 }
 
 /* Builds the configuration part of a new alarm from a validated request. */
@@ -1035,6 +1030,16 @@ struct tag **alarm_tags_by_arn(const struct sc_alarms *a, const char *arn, int *
     return mute_tags_by_arn(a, arn, ntags);
 }
 
+enum sc_status sc_tags_check(const struct sc_tag *tags, int n, struct sc_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (!tags[i].key || !*tags[i].key || !tags[i].value)
+            return sc_fail(err, SC_ERR_MISSING_PARAMETER,
+                           "The parameter Tags.member.%d.%s is required.", i + 1,
+                           tags[i].key && *tags[i].key ? "Value" : "Key");
+    return SC_OK;
+}
+
 static enum sc_status arn_not_found(const char *arn, struct sc_error *err)
 {
     if (!arn || !*arn)
@@ -1053,11 +1058,8 @@ enum sc_status sc_alarms_tag(struct sc_alarms *a, const char *arn, const struct 
 
     if (!tp)
         return arn_not_found(arn, err);
-    for (int i = 0; i < n; i++)
-        if (!tags[i].key || !*tags[i].key || !tags[i].value)
-            return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                           "The parameter Tags.member.%d.%s is required.", i + 1,
-                           tags[i].key && *tags[i].key ? "Value" : "Key");
+    if (sc_tags_check(tags, n, err) != SC_OK)
+        return SC_ERR_MISSING_PARAMETER;
     for (int i = 0; i < n; i++) {
         int j;
         char *v = sc_strdup(tags[i].value);

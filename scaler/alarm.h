@@ -219,6 +219,9 @@ typedef const char *(*sc_alarm_action_fn)(const char *action_arn, const struct s
 typedef int (*sc_alarm_visit_fn)(const struct sc_alarm_view *alarm, void *ud);
 typedef int (*sc_alarm_history_visit_fn)(const struct sc_alarm_history_view *item, void *ud);
 typedef int (*sc_tag_visit_fn)(const char *key, const char *value, void *ud);
+/* Every tag has a key and a value: else MissingParameter naming the first that lacks one
+ * (Tags.member.N.Key / .Value), as CloudWatch answers PutMetricAlarm and TagResource. */
+enum sc_status sc_tags_check(const struct sc_tag *tags, int n, struct sc_error *err);
 
 struct sc_alarms_config {
     const char *region;      /* for ARNs, default "us-east-1" */

@@ -25,11 +25,8 @@ enum sc_status sc_json_tags_add(json_t *rec, const struct sc_tag *tags, int n, s
 {
     json_t *list = json_object_get(rec, "Tags");
 
-    for (int i = 0; i < n; i++)
-        if (!tags[i].key || !*tags[i].key || !tags[i].value)
-            return sc_fail(err, SC_ERR_MISSING_PARAMETER,
-                           "The parameter Tags.member.%d.%s is required.", i + 1,
-                           tags[i].key && *tags[i].key ? "Value" : "Key");
+    if (sc_tags_check(tags, n, err) != SC_OK)
+        return SC_ERR_MISSING_PARAMETER;
     if (!json_is_array(list)) {
         list = json_array();
         if (!list || json_object_set_new(rec, "Tags", list))
