@@ -759,10 +759,11 @@ json_t *composites_save(const struct sc_alarms *a)
     for (int i = 0; list && i < a->ncomp; i++) {
         const struct composite *c = a->comps[i];
         json_t *o = json_object();
-        int r = !o || alarm_base_save_identity(o, &c->b) < 0;
+        /* name and rule lead, as they always did (setting name again keeps its place) */
+        int r = !o || sc_save_str(o, "name", c->b.name) < 0 ||
+                sc_save_str(o, "rule", c->rule_text) < 0 || alarm_base_save_identity(o, &c->b) < 0;
 
-        r = r || json_object_set_new(o, "rule", json_string(c->rule_text)) < 0 ||
-            alarm_base_save_state(o, &c->b) < 0 ||
+        r = r || alarm_base_save_state(o, &c->b) < 0 ||
             json_object_set_new(o, "held", json_integer(c->held)) < 0 ||
             json_object_set_new(o, "held_until_ms", json_integer(c->held_until_ms)) < 0 ||
             alarm_base_save_tags(o, &c->b) < 0 ||
