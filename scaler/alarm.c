@@ -111,18 +111,117 @@ const char *sc_alarm_partition(const char *region)
     return "aws";
 }
 
+/* --- the base both kinds share ------------------------------------------------------------- */
+
+int alarm_base_init(struct alarm_base *b, const struct sc_alarms *a, const char *name,
+                    const char *description, int actions_enabled, const char *const *const acts[3],
+                    const int nacts[3])
+{
+    char arn[1024];
+    int bad = 0;
+
+    snprintf(arn, sizeof(arn), "arn:%s:cloudwatch:%s:%s:alarm:%s", sc_alarm_partition(a->region),
+             a->region, a->account, name);
+    b->name = sc_strdup(name);
+    b->arn = sc_strdup(arn);
+    bad |= !b->name || !b->arn;
+    bad |= sc_strdup_opt(&b->description, description);
+    b->actions_enabled = actions_enabled;
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < nacts[s]; i++) {
+            b->actions[s][i] = sc_strdup(acts[s][i]);
+            bad |= !b->actions[s][i];
+            b->nactions[s]++;
+        }
+    return bad ? -1 : 0;
+}
+
+void alarm_base_cleanup(struct alarm_base *b)
+{
+    free(b->name);
+    free(b->arn);
+    free(b->description);
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < b->nactions[s]; i++)
+            free(b->actions[s][i]);
+    tags_free(b->tags, b->ntags);
+}
+
+void alarm_base_keep_state(struct alarm_base *b, struct alarm_base *old)
+{
+    b->state = old->state;
+    memcpy(b->reason, old->reason, sizeof(b->reason));
+    memcpy(b->reason_data, old->reason_data, sizeof(b->reason_data));
+    b->state_updated_ms = old->state_updated_ms;
+    b->state_transitioned_ms = old->state_transitioned_ms;
+    b->tags = old->tags;
+    b->ntags = old->ntags;
+    old->tags = NULL;
+    old->ntags = 0;
+}
+
+void alarm_base_initial_state(struct alarm_base *b, int64_t now_ms)
+{
+    b->state = SC_ALARM_INSUFFICIENT_DATA;
+    snprintf(b->reason, sizeof(b->reason), "Unchecked: Initial alarm creation");
+    b->state_updated_ms = now_ms;
+    b->state_transitioned_ms = now_ms;
+}
+
+void alarm_base_view(const struct alarm_base *b, struct sc_alarm_view_base *v)
+{
+    v->alarm_name = b->name;
+    v->alarm_arn = b->arn;
+    v->alarm_description = b->description;
+    v->alarm_configuration_updated_timestamp_ms = b->config_updated_ms;
+    v->actions_enabled = b->actions_enabled;
+    v->ok_actions = (const char *const *)b->actions[SC_ALARM_OK];
+    v->n_ok_actions = b->nactions[SC_ALARM_OK];
+    v->alarm_actions = (const char *const *)b->actions[SC_ALARM_ALARM];
+    v->n_alarm_actions = b->nactions[SC_ALARM_ALARM];
+    v->insufficient_data_actions = (const char *const *)b->actions[SC_ALARM_INSUFFICIENT_DATA];
+    v->n_insufficient_data_actions = b->nactions[SC_ALARM_INSUFFICIENT_DATA];
+    v->state = b->state;
+    v->state_value = alarm_state_names[b->state];
+    v->state_reason = b->reason;
+    v->state_reason_data = b->reason_data[0] ? b->reason_data : NULL;
+    v->state_updated_timestamp_ms = b->state_updated_ms;
+    v->state_transitioned_timestamp_ms = b->state_transitioned_ms;
+}
+
+int tags_copy(struct tag **t, int *nt, const struct sc_tag *src, int n)
+{
+    if (n <= 0)
+        return 0;
+    *t = calloc((size_t)n, sizeof(**t));
+    if (!*t)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        (*t)[i].key = sc_strdup(src[i].key);
+        (*t)[i].value = sc_strdup(src[i].value);
+        (*nt)++;
+        if (!(*t)[i].key || !(*t)[i].value)
+            return -1;
+    }
+    return 0;
+}
+
+void tags_free(struct tag *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(t[i].key);
+        free(t[i].value);
+    }
+    free(t);
+}
+
 /* --- create / destroy ---------------------------------------------------------------------- */
 
 void alarm_free(struct alarm *al)
 {
     if (!al)
         return;
-    free(al->name);
-    free(al->arn);
-    free(al->description);
-    for (int s = 0; s < 3; s++)
-        for (int i = 0; i < al->nactions[s]; i++)
-            free(al->actions[s][i]);
+    alarm_base_cleanup(&al->b);
     free(al->metric_name);
     free(al->ns);
     free(al->w);
@@ -137,11 +236,6 @@ void alarm_free(struct alarm *al)
     free(al->elscp);
     free(al->tmid);
     alarm_math_free(al);
-    for (int i = 0; i < al->ntags; i++) {
-        free(al->tags[i].key);
-        free(al->tags[i].value);
-    }
-    free(al->tags);
     free(al);
 }
 
@@ -233,23 +327,7 @@ void alarm_view_sync(struct alarm *al)
 {
     struct sc_alarm_view *v = &al->view;
 
-    v->alarm_name = al->name;
-    v->alarm_arn = al->arn;
-    v->alarm_description = al->description;
-    v->alarm_configuration_updated_timestamp_ms = al->config_updated_ms;
-    v->actions_enabled = al->actions_enabled;
-    v->ok_actions = (const char *const *)al->actions[SC_ALARM_OK];
-    v->n_ok_actions = al->nactions[SC_ALARM_OK];
-    v->alarm_actions = (const char *const *)al->actions[SC_ALARM_ALARM];
-    v->n_alarm_actions = al->nactions[SC_ALARM_ALARM];
-    v->insufficient_data_actions = (const char *const *)al->actions[SC_ALARM_INSUFFICIENT_DATA];
-    v->n_insufficient_data_actions = al->nactions[SC_ALARM_INSUFFICIENT_DATA];
-    v->state = al->state;
-    v->state_value = alarm_state_names[al->state];
-    v->state_reason = al->reason;
-    v->state_reason_data = al->reason_data[0] ? al->reason_data : NULL;
-    v->state_updated_timestamp_ms = al->state_updated_ms;
-    v->state_transitioned_timestamp_ms = al->state_transitioned_ms;
+    alarm_base_view(&al->b, &v->base);
     v->metric_name = al->metric_name;
     v->namespace = al->ns;
     v->statistic = al->statistic;
@@ -300,21 +378,21 @@ void sc_alarms_visit_changed(const struct sc_alarms *a, uint64_t since, sc_alarm
     if (since >= a->change_seq)
         return;
     for (int i = 0; afn && i < a->n; i++)
-        if (a->list[i]->change_seq > since && afn(&a->list[i]->view, ud))
+        if (a->list[i]->b.change_seq > since && afn(&a->list[i]->view, ud))
             break;
     for (int i = 0; cfn && i < a->ncomp; i++)
-        if (a->comps[i]->change_seq > since && cfn(&a->comps[i]->view, ud))
+        if (a->comps[i]->b.change_seq > since && cfn(&a->comps[i]->view, ud))
             break;
 }
 
 const char *sc_alarms_name_at(const struct sc_alarms *a, int i)
 {
-    return i >= 0 && i < a->n ? a->list[i]->name : NULL;
+    return i >= 0 && i < a->n ? a->list[i]->b.name : NULL;
 }
 
 const char *sc_alarms_composite_name_at(const struct sc_alarms *a, int i)
 {
-    return i >= 0 && i < a->ncomp ? a->comps[i]->name : NULL;
+    return i >= 0 && i < a->ncomp ? a->comps[i]->b.name : NULL;
 }
 
 int sc_alarms_with_action(const struct sc_alarms *a, const char *arn,
@@ -327,8 +405,8 @@ int sc_alarms_with_action(const struct sc_alarms *a, const char *arn,
         int hit = 0;
 
         for (int s = 0; s < 3 && !hit; s++)
-            for (int k = 0; k < al->nactions[s] && !hit; k++)
-                hit = strcmp(al->actions[s][k], arn) == 0;
+            for (int k = 0; k < al->b.nactions[s] && !hit; k++)
+                hit = strcmp(al->b.actions[s][k], arn) == 0;
         if (!hit)
             continue;
         if (n < max)
@@ -349,7 +427,7 @@ int sc_alarms_has_hires(const struct sc_alarms *a)
 int sc_alarms_has_pending(const struct sc_alarms *a)
 {
     for (int i = 0; i < a->n; i++)
-        if (a->list[i]->pending)
+        if (a->list[i]->b.pending)
             return 1;
     return composite_has_pending(a);
 }
@@ -362,12 +440,12 @@ static void alarm_json(struct sb *b, const struct alarm *al)
     char date[40];
 
     sb_raw(b, "{\"alarmName\":");
-    sb_jstr(b, al->name);
+    sb_jstr(b, al->b.name);
     sb_raw(b, ",\"alarmArn\":");
-    sb_jstr(b, al->arn);
-    if (al->description) {
+    sb_jstr(b, al->b.arn);
+    if (al->b.description) {
         sb_raw(b, ",\"alarmDescription\":");
-        sb_jstr(b, al->description);
+        sb_jstr(b, al->b.description);
     }
     sb_raw(b, ",\"namespace\":");
     sb_jstr(b, al->ns);
@@ -404,19 +482,19 @@ static void alarm_json(struct sb *b, const struct alarm *al)
         sb_raw(b, ",\"unit\":");
         sb_jstr(b, al->unit);
     }
-    sb_printf(b, ",\"actionsEnabled\":%s", al->actions_enabled ? "true" : "false");
+    sb_printf(b, ",\"actionsEnabled\":%s", al->b.actions_enabled ? "true" : "false");
     for (int s = 0; s < 3; s++) {
         sb_printf(b, ",\"%s\":[", keys[s]);
-        for (int i = 0; i < al->nactions[s]; i++) {
+        for (int i = 0; i < al->b.nactions[s]; i++) {
             if (i)
                 sb_raw(b, ",");
-            sb_jstr(b, al->actions[s][i]);
+            sb_jstr(b, al->b.actions[s][i]);
         }
         sb_raw(b, "]");
     }
     sb_raw(b, ",\"stateValue\":");
-    sb_jstr(b, alarm_state_names[al->state]);
-    sc_civil_format_iso_ms_offset(al->config_updated_ms, date, sizeof(date));
+    sb_jstr(b, alarm_state_names[al->b.state]);
+    sc_civil_format_iso_ms_offset(al->b.config_updated_ms, date, sizeof(date));
     sb_raw(b, ",\"alarmConfigurationUpdatedTimestamp\":");
     sb_jstr(b, date);
     sb_raw(b, "}");
@@ -429,17 +507,37 @@ static int valid_period(int p)
     return p == 10 || p == 20 || p == 30 || (p > 0 && p % 60 == 0);
 }
 
-enum sc_status alarm_validate_actions(const char *const *acts, int n, const char *param,
+enum sc_status alarm_validate_actions(const char *const *const acts[3], const int nacts[3],
                                       struct sc_error *err)
 {
-    if (n > SC_ALARM_MAX_ACTIONS)
-        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "The collection %s must not have a size greater than 5.", param);
-    for (int i = 0; i < n; i++) {
-        if (!acts[i] || strncmp(acts[i], "arn:", 4) != 0 || strlen(acts[i]) > 1024)
-            return sc_fail(err, SC_ERR_VALIDATION, "Invalid arn syntax: %s",
-                           acts[i] ? acts[i] : "");
+    static const char *const params[3] = { "OKActions", "AlarmActions", "InsufficientDataActions" };
+
+    for (int s = 0; s < 3; s++) {
+        if (nacts[s] > SC_ALARM_MAX_ACTIONS)
+            return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
+                           "The collection %s must not have a size greater than 5.", params[s]);
+        for (int i = 0; i < nacts[s]; i++) {
+            const char *act = acts[s][i];
+            if (!act || strncmp(act, "arn:", 4) != 0 || strlen(act) > 1024)
+                return sc_fail(err, SC_ERR_VALIDATION, "Invalid arn syntax: %s", act ? act : "");
+        }
     }
+    return SC_OK;
+}
+
+enum sc_status alarm_validate_name(const char *name, const char *description, struct sc_error *err)
+{
+    if (!name || !*name)
+        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmName is required.");
+    if (strlen(name) > 255)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value '%s' at 'alarmName' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 255",
+                       name);
+    if (description && strlen(description) > 1024)
+        return sc_fail(err, SC_ERR_VALIDATION,
+                       "1 validation error detected: Value at 'alarmDescription' failed to satisfy "
+                       "constraint: Member must have length less than or equal to 1024");
     return SC_OK;
 }
 
@@ -505,21 +603,16 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
                                   enum op *op, enum tmd *tmd, enum sc_unit *unit,
                                   struct sc_error *err)
 {
+    const char *const *const acts[3] = { r->ok_actions, r->alarm_actions,
+                                         r->insufficient_data_actions };
+    const int nacts[3] = { r->n_ok_actions, r->n_alarm_actions, r->n_insufficient_data_actions };
     enum sc_status s;
     int period = r->period;
 
     memset(st, 0, sizeof(*st));
-    if (!r->alarm_name || !*r->alarm_name)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmName is required.");
-    if (strlen(r->alarm_name) > 255)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value '%s' at 'alarmName' failed to satisfy "
-                       "constraint: Member must have length less than or equal to 255",
-                       r->alarm_name);
-    if (r->alarm_description && strlen(r->alarm_description) > 1024)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'alarmDescription' failed to satisfy "
-                       "constraint: Member must have length less than or equal to 1024");
+    s = alarm_validate_name(r->alarm_name, r->alarm_description, err);
+    if (s != SC_OK)
+        return s;
     s = alarm_band_validate(r, err);
     if (s != SC_OK)
         return s;
@@ -606,12 +699,7 @@ enum sc_status alarm_validate_put(const struct sc_put_metric_alarm_req *r, struc
                        "Bits/Second, Kilobits/Second, Megabits/Second, Gigabits/Second, "
                        "Terabits/Second, Count/Second, None]",
                        r->unit);
-    s = alarm_validate_actions(r->ok_actions, r->n_ok_actions, "OKActions", err);
-    if (s == SC_OK)
-        s = alarm_validate_actions(r->alarm_actions, r->n_alarm_actions, "AlarmActions", err);
-    if (s == SC_OK)
-        s = alarm_validate_actions(r->insufficient_data_actions, r->n_insufficient_data_actions,
-                                   "InsufficientDataActions", err);
+    s = alarm_validate_actions(acts, nacts, err);
     if (s != SC_OK)
         return s;
     return sc_tags_check(r->tags, r->n_tags, err);
@@ -622,30 +710,15 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
                           const struct sc_stat *st, enum op op, enum tmd tmd, enum sc_unit unit)
 {
     struct alarm *al = calloc(1, sizeof(*al));
-    const char *const *lists[3] = { r->ok_actions, r->alarm_actions, r->insufficient_data_actions };
+    const char *const *const lists[3] = { r->ok_actions, r->alarm_actions,
+                                          r->insufficient_data_actions };
     const int ns[3] = { r->n_ok_actions, r->n_alarm_actions, r->n_insufficient_data_actions };
-    char arn[1024];
     int bad = 0;
 
     if (!al)
         return NULL;
-    snprintf(arn, sizeof(arn), "arn:%s:cloudwatch:%s:%s:alarm:%s", sc_alarm_partition(a->region),
-             a->region, a->account, r->alarm_name);
-    al->name = sc_strdup(r->alarm_name);
-    al->arn = sc_strdup(arn);
-    bad |= !al->name || !al->arn;
-    if (r->alarm_description) {
-        al->description = sc_strdup(r->alarm_description);
-        bad |= !al->description;
-    }
-    al->actions_enabled = r->has_actions_enabled ? r->actions_enabled != 0 : 1;
-    for (int s = 0; s < 3; s++) {
-        for (int i = 0; i < ns[s]; i++) {
-            al->actions[s][i] = sc_strdup(lists[s][i]);
-            bad |= !al->actions[s][i];
-            al->nactions[s]++;
-        }
-    }
+    bad |= alarm_base_init(&al->b, a, r->alarm_name, r->alarm_description,
+                           r->has_actions_enabled ? r->actions_enabled != 0 : 1, lists, ns) < 0;
     if (r->has_metrics) {
         struct sc_error e;
         int period = 60;
@@ -741,67 +814,41 @@ enum sc_status sc_alarms_put(struct sc_alarms *a, const struct sc_put_metric_ala
     al = alarm_build(a, req, &st, op, tmd, unit);
     if (!al)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-    al->config_updated_ms = now_ms;
+    al->b.config_updated_ms = now_ms;
     idx = alarm_vec_find(a->list, a->n, req->alarm_name);
     if (idx >= 0) {
         /* full overwrite of the configuration; state and tags stay */
         old = a->list[idx];
-        al->state = old->state;
-        memcpy(al->reason, old->reason, sizeof(al->reason));
-        memcpy(al->reason_data, old->reason_data, sizeof(al->reason_data));
-        al->state_updated_ms = old->state_updated_ms;
-        al->state_transitioned_ms = old->state_transitioned_ms;
+        alarm_base_keep_state(&al->b, &old->b);
         memcpy(al->recent, old->recent, sizeof(al->recent));
         al->nrecent = old->nrecent;
         al->last_eval_ms = old->last_eval_ms;
-        al->tags = old->tags;
-        al->ntags = old->ntags;
-        old->tags = NULL;
-        old->ntags = 0;
         sb_init(&b, a->scratch, SCRATCH_LEN);
         sb_raw(&b, "{\"type\":\"Update\",\"version\":\"1.0\",\"originalUpdatedAlarm\":");
         alarm_json(&b, old);
         sb_raw(&b, ",\"updatedAlarm\":");
         alarm_json(&b, al);
         sb_raw(&b, "}");
-        snprintf(summary, sizeof(summary), "Alarm \"%s\" updated", al->name);
+        snprintf(summary, sizeof(summary), "Alarm \"%s\" updated", al->b.name);
         a->list[idx] = al;
-        al->change_seq = ++a->change_seq;
+        al->b.change_seq = ++a->change_seq;
         alarm_free(old);
     } else {
-        if (req->n_tags > 0) {
-            al->tags = calloc((size_t)req->n_tags, sizeof(*al->tags));
-            if (!al->tags) {
-                alarm_free(al);
-                return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-            }
-            for (int i = 0; i < req->n_tags; i++) {
-                al->tags[i].key = sc_strdup(req->tags[i].key);
-                al->tags[i].value = sc_strdup(req->tags[i].value);
-                al->ntags++;
-                if (!al->tags[i].key || !al->tags[i].value) {
-                    alarm_free(al);
-                    return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-                }
-            }
-        }
-        al->state = SC_ALARM_INSUFFICIENT_DATA;
-        snprintf(al->reason, sizeof(al->reason), "Unchecked: Initial alarm creation");
-        al->state_updated_ms = now_ms;
-        al->state_transitioned_ms = now_ms;
-        if (alarm_vec_insert(&a->list, &a->n, &a->cap, -idx - 1, al) < 0) {
+        alarm_base_initial_state(&al->b, now_ms);
+        if (tags_copy(&al->b.tags, &al->b.ntags, req->tags, req->n_tags) < 0 ||
+            alarm_vec_insert(&a->list, &a->n, &a->cap, -idx - 1, al) < 0) {
             alarm_free(al);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
-        al->change_seq = ++a->change_seq;
+        al->b.change_seq = ++a->change_seq;
         sb_init(&b, a->scratch, SCRATCH_LEN);
         sb_raw(&b, "{\"type\":\"Create\",\"version\":\"1.0\",\"createdAlarm\":");
         alarm_json(&b, al);
         sb_raw(&b, "}");
-        snprintf(summary, sizeof(summary), "Alarm \"%s\" created", al->name);
+        snprintf(summary, sizeof(summary), "Alarm \"%s\" created", al->b.name);
     }
     alarm_view_sync(al);
-    alarm_hist_add(a, now_ms, H_CONFIG, al->name, summary, a->scratch);
+    alarm_hist_add(a, now_ms, H_CONFIG, al->b.name, summary, a->scratch);
     return SC_OK;
 }
 
@@ -842,8 +889,8 @@ enum sc_status sc_alarms_delete(struct sc_alarms *a, const char *const *names, i
         sb_raw(&b, "{\"type\":\"Delete\",\"version\":\"1.0\",\"deletedAlarm\":");
         alarm_json(&b, al);
         sb_raw(&b, "}");
-        snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", al->name);
-        alarm_hist_add(a, now_ms, H_CONFIG, al->name, summary, a->scratch);
+        snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", al->b.name);
+        alarm_hist_add(a, now_ms, H_CONFIG, al->b.name, summary, a->scratch);
         alarm_free(alarm_vec_remove(a->list, &a->n, idx));
         a->delete_count++;
     }
@@ -851,17 +898,6 @@ enum sc_status sc_alarms_delete(struct sc_alarms *a, const char *const *names, i
 }
 
 /* --- describes -------------------------------------------------------------------------------- */
-
-static int has_action_prefix(const struct alarm *al, const char *prefix)
-{
-    size_t l = strlen(prefix);
-
-    for (int s = 0; s < 3; s++)
-        for (int i = 0; i < al->nactions[s]; i++)
-            if (strncmp(al->actions[s][i], prefix, l) == 0)
-                return 1;
-    return 0;
-}
 
 enum sc_status alarm_state_value_error(const char *v, struct sc_error *err)
 {
@@ -871,40 +907,61 @@ enum sc_status alarm_state_value_error(const char *v, struct sc_error *err)
                    v);
 }
 
-enum sc_status sc_alarms_describe(const struct sc_alarms *a,
-                                  const struct sc_describe_alarms_req *req, sc_alarm_visit_fn fn,
-                                  void *ud, struct sc_error *err)
+static int has_action_prefix(const struct alarm_base *b, const char *prefix)
 {
-    enum sc_alarm_state sv = SC_ALARM_OK;
-    size_t plen = req->alarm_name_prefix ? strlen(req->alarm_name_prefix) : 0;
+    size_t l = strlen(prefix);
 
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < b->nactions[s]; i++)
+            if (strncmp(b->actions[s][i], prefix, l) == 0)
+                return 1;
+    return 0;
+}
+
+enum sc_status alarm_describe_check(const struct sc_describe_alarms_req *req,
+                                    enum sc_alarm_state *sv, struct sc_error *err)
+{
+    *sv = SC_ALARM_OK;
     if (req->n_alarm_names > SC_ALARM_MAX_NAMES)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
                        "The collection AlarmNames must not have a size greater than 100.");
     if (req->n_alarm_names > 0 && req->alarm_name_prefix)
         return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
                        "AlarmNamePrefix and AlarmNames.member are mutually exclusive");
-    if (req->state_value && sc_alarm_state_parse(req->state_value, &sv) < 0)
+    if (req->state_value && sc_alarm_state_parse(req->state_value, sv) < 0)
         return alarm_state_value_error(req->state_value, err);
-    for (int i = 0; i < a->n; i++) {
-        struct alarm *al = a->list[i];
-        if (req->n_alarm_names > 0) {
-            int hit = 0;
-            for (int j = 0; j < req->n_alarm_names && !hit; j++)
-                hit = req->alarm_names[j] && strcmp(req->alarm_names[j], al->name) == 0;
-            if (!hit)
-                continue;
-        }
-        if (req->alarm_name_prefix && strncmp(al->name, req->alarm_name_prefix, plen) != 0)
-            continue;
-        if (req->state_value && al->state != sv)
-            continue;
-        if (req->action_prefix && !has_action_prefix(al, req->action_prefix))
-            continue;
-        if (fn(&al->view, ud))
-            break;
-    }
     return SC_OK;
+}
+
+int alarm_describe_match(const struct alarm_base *b, const struct sc_describe_alarms_req *req,
+                         enum sc_alarm_state sv)
+{
+    if (req->n_alarm_names > 0) {
+        int hit = 0;
+        for (int j = 0; j < req->n_alarm_names && !hit; j++)
+            hit = req->alarm_names[j] && strcmp(req->alarm_names[j], b->name) == 0;
+        if (!hit)
+            return 0;
+    }
+    if (req->alarm_name_prefix &&
+        strncmp(b->name, req->alarm_name_prefix, strlen(req->alarm_name_prefix)) != 0)
+        return 0;
+    if (req->state_value && b->state != sv)
+        return 0;
+    return !req->action_prefix || has_action_prefix(b, req->action_prefix);
+}
+
+enum sc_status sc_alarms_describe(const struct sc_alarms *a,
+                                  const struct sc_describe_alarms_req *req, sc_alarm_visit_fn fn,
+                                  void *ud, struct sc_error *err)
+{
+    enum sc_alarm_state sv;
+    enum sc_status s = alarm_describe_check(req, &sv, err);
+
+    for (int i = 0; s == SC_OK && i < a->n; i++)
+        if (alarm_describe_match(&a->list[i]->b, req, sv) && fn(&a->list[i]->view, ud))
+            break;
+    return s;
 }
 
 static int same_dims(const struct alarm *al, const struct sc_dimension *d, int n)
@@ -1017,16 +1074,13 @@ enum sc_status sc_alarms_describe_history(const struct sc_alarms *a,
 
 struct tag **alarm_tags_by_arn(const struct sc_alarms *a, const char *arn, int **ntags)
 {
-    for (int i = 0; arn && i < a->n; i++)
-        if (strcmp(a->list[i]->arn, arn) == 0) {
-            *ntags = &a->list[i]->ntags;
-            return &a->list[i]->tags;
+    for (int i = 0; arn && i < a->n + a->ncomp; i++) {
+        struct alarm_base *b = i < a->n ? &a->list[i]->b : &a->comps[i - a->n]->b;
+        if (strcmp(b->arn, arn) == 0) {
+            *ntags = &b->ntags;
+            return &b->tags;
         }
-    for (int i = 0; arn && i < a->ncomp; i++)
-        if (strcmp(a->comps[i]->arn, arn) == 0) {
-            *ntags = &a->comps[i]->ntags;
-            return &a->comps[i]->tags;
-        }
+    }
     return mute_tags_by_arn(a, arn, ntags);
 }
 

@@ -115,26 +115,40 @@ struct sc_put_metric_alarm_req {
     const char *threshold_metric_id; /* the Id of the ANOMALY_DETECTION_BAND query (Metrics) */
 };
 
+/* The members a metric alarm's view and a composite alarm's view (alarm_composite.h) share:
+ * both views begin with them, readable by name (v->alarm_name) or as v->base. */
+#define SC_ALARM_VIEW_BASE_MEMBERS                                                                 \
+    const char *alarm_name;                                                                        \
+    const char *alarm_arn;                                                                         \
+    const char *alarm_description; /* NULL when unset */                                           \
+    int64_t alarm_configuration_updated_timestamp_ms;                                              \
+    int actions_enabled;                                                                           \
+    const char *const *ok_actions;                                                                 \
+    int n_ok_actions;                                                                              \
+    const char *const *alarm_actions;                                                              \
+    int n_alarm_actions;                                                                           \
+    const char *const *insufficient_data_actions;                                                  \
+    int n_insufficient_data_actions;                                                               \
+    enum sc_alarm_state state;                                                                     \
+    const char *state_value; /* sc_alarm_state_name(state) */                                      \
+    const char *state_reason;                                                                      \
+    const char *state_reason_data; /* NULL when none */                                            \
+    int64_t state_updated_timestamp_ms;                                                            \
+    int64_t state_transitioned_timestamp_ms;
+
+struct sc_alarm_view_base {
+    SC_ALARM_VIEW_BASE_MEMBERS
+};
+
 /* An alarm as DescribeAlarms shows it. Unset optional members are NULL / has_x = 0
  * (Describe omits unset TreatMissingData, DatapointsToAlarm, Unit). */
 struct sc_alarm_view {
-    const char *alarm_name;
-    const char *alarm_arn;
-    const char *alarm_description; /* NULL when unset */
-    int64_t alarm_configuration_updated_timestamp_ms;
-    int actions_enabled;
-    const char *const *ok_actions;
-    int n_ok_actions;
-    const char *const *alarm_actions;
-    int n_alarm_actions;
-    const char *const *insufficient_data_actions;
-    int n_insufficient_data_actions;
-    enum sc_alarm_state state;
-    const char *state_value; /* sc_alarm_state_name(state) */
-    const char *state_reason;
-    const char *state_reason_data; /* NULL when none */
-    int64_t state_updated_timestamp_ms;
-    int64_t state_transitioned_timestamp_ms;
+    union {
+        struct sc_alarm_view_base base;
+        struct {
+            SC_ALARM_VIEW_BASE_MEMBERS
+        };
+    };
     const char *metric_name; /* NULL for an alarm on Metrics */
     const char *namespace;
     const char *statistic;                 /* NULL when extended_statistic is set */

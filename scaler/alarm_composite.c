@@ -36,25 +36,15 @@ void composite_free(struct composite *c)
 {
     if (!c)
         return;
-    free(c->name);
-    free(c->arn);
-    free(c->description);
+    alarm_base_cleanup(&c->b);
     free(c->rule_text);
     sc_alarm_rule_destroy(c->rule);
     for (int i = 0; i < c->nchild; i++)
         free(c->child[i]);
     free(c->child);
     free(c->child_state);
-    for (int s = 0; s < 3; s++)
-        for (int i = 0; i < c->nactions[s]; i++)
-            free(c->actions[s][i]);
     free(c->suppressor);
     free(c->suppressor_name);
-    for (int i = 0; i < c->ntags; i++) {
-        free(c->tags[i].key);
-        free(c->tags[i].value);
-    }
-    free(c->tags);
     free(c);
 }
 
@@ -63,24 +53,8 @@ static void view_sync(struct composite *c)
     struct sc_composite_view *v = &c->view;
     struct sc_alarm_view *av = &c->aview;
 
-    v->alarm_name = c->name;
-    v->alarm_arn = c->arn;
-    v->alarm_description = c->description;
+    alarm_base_view(&c->b, &v->base);
     v->alarm_rule = c->rule_text;
-    v->alarm_configuration_updated_timestamp_ms = c->config_updated_ms;
-    v->actions_enabled = c->actions_enabled;
-    v->ok_actions = (const char *const *)c->actions[SC_ALARM_OK];
-    v->n_ok_actions = c->nactions[SC_ALARM_OK];
-    v->alarm_actions = (const char *const *)c->actions[SC_ALARM_ALARM];
-    v->n_alarm_actions = c->nactions[SC_ALARM_ALARM];
-    v->insufficient_data_actions = (const char *const *)c->actions[SC_ALARM_INSUFFICIENT_DATA];
-    v->n_insufficient_data_actions = c->nactions[SC_ALARM_INSUFFICIENT_DATA];
-    v->state = c->state;
-    v->state_value = alarm_state_names[c->state];
-    v->state_reason = c->reason;
-    v->state_reason_data = c->reason_data[0] ? c->reason_data : NULL;
-    v->state_updated_timestamp_ms = c->state_updated_ms;
-    v->state_transitioned_timestamp_ms = c->state_transitioned_ms;
     v->actions_suppressor = c->suppressor;
     v->actions_suppressor_wait_period = c->wait_s;
     v->actions_suppressor_extension_period = c->ext_s;
@@ -93,16 +67,16 @@ static void view_sync(struct composite *c)
         v->actions_suppressed_reason = c->sup_reason;
     }
     memset(av, 0, sizeof(*av));
-    av->alarm_name = c->name;
-    av->alarm_arn = c->arn;
-    av->alarm_description = c->description;
-    av->actions_enabled = c->actions_enabled;
-    av->state = c->state;
+    av->alarm_name = c->b.name;
+    av->alarm_arn = c->b.arn;
+    av->alarm_description = c->b.description;
+    av->actions_enabled = c->b.actions_enabled;
+    av->state = c->b.state;
     av->state_value = v->state_value;
-    av->state_reason = c->reason;
+    av->state_reason = c->b.reason;
     av->state_reason_data = v->state_reason_data;
-    av->state_updated_timestamp_ms = c->state_updated_ms;
-    av->state_transitioned_timestamp_ms = c->state_transitioned_ms;
+    av->state_updated_timestamp_ms = c->b.state_updated_ms;
+    av->state_transitioned_timestamp_ms = c->b.state_transitioned_ms;
 }
 
 const struct sc_composite_view *sc_alarms_composite_find(const struct sc_alarms *a,
@@ -131,13 +105,14 @@ static int member_get(const struct sc_alarms *a, const char *name, struct member
     const struct composite *c;
 
     if (al) {
-        *m = (struct member){ al->name, al->arn, al->state, al->state_transitioned_ms,
-                              al->state_gen };
+        *m = (struct member){ al->b.name, al->b.arn, al->b.state, al->b.state_transitioned_ms,
+                              al->b.state_gen };
         return 0;
     }
     c = composite_find(a, name);
     if (c) {
-        *m = (struct member){ c->name, c->arn, c->state, c->state_transitioned_ms, c->state_gen };
+        *m = (struct member){ c->b.name, c->b.arn, c->b.state, c->b.state_transitioned_ms,
+                              c->b.state_gen };
         return 0;
     }
     return -1;
@@ -153,11 +128,11 @@ static const char *resolve(const struct sc_alarms *a, const char *ref)
     if (strncmp(ref, "arn:", 4) != 0)
         return NULL;
     for (int i = 0; i < a->n; i++)
-        if (strcmp(a->list[i]->arn, ref) == 0)
-            return a->list[i]->name;
+        if (strcmp(a->list[i]->b.arn, ref) == 0)
+            return a->list[i]->b.name;
     for (int i = 0; i < a->ncomp; i++)
-        if (strcmp(a->comps[i]->arn, ref) == 0)
-            return a->comps[i]->name;
+        if (strcmp(a->comps[i]->b.arn, ref) == 0)
+            return a->comps[i]->b.name;
     return NULL;
 }
 
@@ -193,63 +168,12 @@ static void trigger_json(struct sb *b, const struct member *m)
     sb_raw(b, "}}");
 }
 
-/* The StateUpdate item and the new state (as alarm_eval.c's change_state, for composites). */
+/* A composite's state change (alarm_base_change_state) with its view. */
 static void set_state(struct sc_alarms *a, struct composite *c, enum sc_alarm_state ns,
                       const char *reason, const char *data, int64_t now_ms)
 {
-    struct sb b;
-    char summary[128];
-
-    sb_init(&b, a->scratch2, SCRATCH_LEN);
-    sb_raw(&b, "{\"version\":\"1.0\",\"oldState\":{\"stateValue\":");
-    sb_jstr(&b, alarm_state_names[c->state]);
-    sb_raw(&b, ",\"stateReason\":");
-    sb_jstr(&b, c->reason);
-    if (c->reason_data[0]) {
-        sb_raw(&b, ",\"stateReasonData\":");
-        sb_raw(&b, c->reason_data);
-    }
-    sb_raw(&b, "},\"newState\":{\"stateValue\":");
-    sb_jstr(&b, alarm_state_names[ns]);
-    sb_raw(&b, ",\"stateReason\":");
-    sb_jstr(&b, reason);
-    if (data && data[0]) {
-        sb_raw(&b, ",\"stateReasonData\":");
-        sb_raw(&b, data);
-    }
-    sb_raw(&b, "}}");
-    snprintf(summary, sizeof(summary), "Alarm updated from %s to %s", alarm_state_names[c->state],
-             alarm_state_names[ns]);
-    c->state = ns;
-    snprintf(c->reason, sizeof(c->reason), "%s", reason);
-    snprintf(c->reason_data, sizeof(c->reason_data), "%s", data ? data : "");
-    c->state_updated_ms = now_ms;
-    c->state_transitioned_ms = now_ms;
-    c->state_gen = ++a->gen;
-    c->change_seq = ++a->change_seq;
-    alarm_hist_add_kind(a, now_ms, H_STATE, 1, c->name, summary, a->scratch2);
+    alarm_base_change_state(a, &c->b, ns, reason, data, now_ms);
     view_sync(c);
-}
-
-static void log_action(struct sc_alarms *a, const char *name, const char *arn, int64_t updated,
-                       const char *fail, int64_t now_ms)
-{
-    char summary[1400];
-    struct sb b;
-
-    sb_init(&b, a->scratch2, SCRATCH_LEN);
-    sb_printf(&b, "{\"actionState\":\"%s\",\"stateUpdateTimestamp\":%lld,\"notificationResource\":",
-              fail ? "Failed" : "Succeeded", (long long)updated);
-    sb_jstr(&b, arn);
-    if (fail) {
-        sb_raw(&b, ",\"error\":");
-        sb_jstr(&b, fail);
-        snprintf(summary, sizeof(summary), "%.1300s", fail);
-    } else {
-        snprintf(summary, sizeof(summary), "Successfully executed action %.1024s", arn);
-    }
-    sb_raw(&b, "}");
-    alarm_hist_add_kind(a, now_ms, H_ACTION, 1, name, summary, a->scratch2);
 }
 
 /* Runs the actions of c's current state now. Names and ARNs are copied first: a handler may
@@ -261,11 +185,11 @@ static void run_actions(struct sc_alarms *a, struct composite *c, int64_t now_ms
     char name[256], arns[SC_ALARM_MAX_ACTIONS][1025], fail[1200];
     int n = 0;
 
-    if (!c->actions_enabled || sc_alarms_is_muted(a, c->name, now_ms))
+    if (!c->b.actions_enabled || sc_alarms_is_muted(a, c->b.name, now_ms))
         return;
-    snprintf(name, sizeof(name), "%s", c->name);
-    for (int i = 0; i < c->nactions[c->state]; i++)
-        snprintf(arns[n++], sizeof(arns[0]), "%s", c->actions[c->state][i]);
+    snprintf(name, sizeof(name), "%s", c->b.name);
+    for (int i = 0; i < c->b.nactions[c->b.state]; i++)
+        snprintf(arns[n++], sizeof(arns[0]), "%s", c->b.actions[c->b.state][i]);
     for (int i = 0; i < n; i++) {
         struct composite *cur = composite_find(a, name);
         const char *f;
@@ -273,7 +197,7 @@ static void run_actions(struct sc_alarms *a, struct composite *c, int64_t now_ms
 
         if (!cur)
             return;
-        updated = cur->state_updated_ms;
+        updated = cur->b.state_updated_ms;
         if (strncmp(arns[i], AS_PREFIX, strlen(AS_PREFIX)) == 0) {
             snprintf(fail, sizeof(fail),
                      "Failed to execute action %.1024s: composite alarms can't trigger Auto "
@@ -287,7 +211,7 @@ static void run_actions(struct sc_alarms *a, struct composite *c, int64_t now_ms
                 f = fail;
             }
         }
-        log_action(a, name, arns[i], updated, f, now_ms);
+        alarm_log_action(a, 1, name, arns[i], updated, f, now_ms);
     }
 }
 
@@ -297,8 +221,8 @@ static void after_transition(struct sc_alarms *a, struct composite *c, int64_t n
                              sc_alarm_action_fn fn, void *ud, int defer)
 {
     c->held = 0;
-    if (c->state == SC_ALARM_ALARM && c->suppressor_name && c->actions_enabled &&
-        c->nactions[SC_ALARM_ALARM] > 0) {
+    if (c->b.state == SC_ALARM_ALARM && c->suppressor_name && c->b.actions_enabled &&
+        c->b.nactions[SC_ALARM_ALARM] > 0) {
         struct member s;
         if (member_get(a, c->suppressor_name, &s) == 0 && s.state == SC_ALARM_ALARM) {
             c->held = HELD_ALARM + 1;
@@ -312,7 +236,7 @@ static void after_transition(struct sc_alarms *a, struct composite *c, int64_t n
     }
     view_sync(c);
     if (defer)
-        c->pending = 1;
+        c->b.pending = 1;
     else
         run_actions(a, c, now_ms, fn, ud);
 }
@@ -354,12 +278,12 @@ static int evaluate(struct sc_alarms *a, struct composite *c, const char *how, i
         return 0;
     c->seen_gen = g;
     ns = sc_alarm_rule_eval(c->rule, c->child_state) ? SC_ALARM_ALARM : SC_ALARM_OK;
-    if (ns == c->state)
+    if (ns == c->b.state)
         return 0;
     sb_init(&b, data, sizeof(data));
     sb_raw(&b, "{\"triggeringAlarms\":[");
     if (how) {
-        snprintf(reason, sizeof(reason), "%s was %s and its alarm rule evaluates to %s", c->arn,
+        snprintf(reason, sizeof(reason), "%s was %s and its alarm rule evaluates to %s", c->b.arn,
                  how, alarm_state_names[ns]);
         for (int i = 0, first = 1; i < c->nchild; i++) {
             struct member m;
@@ -394,7 +318,7 @@ static void suppression_step(struct sc_alarms *a, struct composite *c, int64_t n
 
     if (!c->held)
         return;
-    if (c->state != SC_ALARM_ALARM || !c->suppressor_name) {
+    if (c->b.state != SC_ALARM_ALARM || !c->suppressor_name) {
         c->held = 0;
         view_sync(c);
         return;
@@ -417,7 +341,7 @@ static void suppression_step(struct sc_alarms *a, struct composite *c, int64_t n
         c->held = 0;
         view_sync(c);
         if (defer)
-            c->pending = 1;
+            c->b.pending = 1;
         else
             run_actions(a, c, now_ms, fn, ud);
         return;
@@ -463,9 +387,9 @@ int composite_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_f
 
     for (int i = 0; i < a->ncomp; i++) {
         struct composite *c = a->comps[i];
-        if (!c->pending)
+        if (!c->b.pending)
             continue;
-        c->pending = 0;
+        c->b.pending = 0;
         run_actions(a, c, now_ms, fn, ud);
         ran++;
     }
@@ -475,7 +399,7 @@ int composite_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_f
 int composite_has_pending(const struct sc_alarms *a)
 {
     for (int i = 0; i < a->ncomp; i++)
-        if (a->comps[i]->pending)
+        if (a->comps[i]->b.pending)
             return 1;
     return 0;
 }
@@ -488,10 +412,8 @@ enum sc_status composite_set_state(struct sc_alarms *a, const char *name, enum s
 
     if (!c)
         return sc_fail(err, SC_ERR_RESOURCE_NOT_FOUND, "%s", "");
-    if (c->state == st) {
-        snprintf(c->reason, sizeof(c->reason), "%s", reason);
-        snprintf(c->reason_data, sizeof(c->reason_data), "%s", reason_data ? reason_data : "");
-        c->state_updated_ms = now_ms;
+    if (c->b.state == st) {
+        alarm_base_set_reason(&c->b, reason, reason_data, now_ms);
         view_sync(c);
         return SC_OK;
     }
@@ -506,7 +428,7 @@ int composite_set_actions_enabled(struct sc_alarms *a, const char *name, int ena
 
     if (!c)
         return 0;
-    c->actions_enabled = enable != 0;
+    c->b.actions_enabled = enable != 0;
     view_sync(c);
     return 1;
 }
@@ -519,24 +441,24 @@ static void config_json(struct sb *b, const struct composite *c)
     char date[SC_CIVIL_TIME_LEN];
 
     sb_raw(b, "{\"alarmName\":");
-    sb_jstr(b, c->name);
+    sb_jstr(b, c->b.name);
     sb_raw(b, ",\"alarmArn\":");
-    sb_jstr(b, c->arn);
+    sb_jstr(b, c->b.arn);
     sb_raw(b, ",\"alarmRule\":");
     sb_jstr(b, c->rule_text);
-    if (c->description) {
+    if (c->b.description) {
         sb_raw(b, ",\"alarmDescription\":");
-        sb_jstr(b, c->description);
+        sb_jstr(b, c->b.description);
     }
-    sc_civil_format_iso_ms_offset(c->config_updated_ms, date, sizeof(date));
+    sc_civil_format_iso_ms_offset(c->b.config_updated_ms, date, sizeof(date));
     sb_printf(b, ",\"alarmConfigurationUpdatedTimestamp\":\"%s\",\"actionsEnabled\":%s", date,
-              c->actions_enabled ? "true" : "false");
+              c->b.actions_enabled ? "true" : "false");
     for (int s = 0; s < 3; s++) {
         sb_printf(b, ",\"%s\":[", keys[s]);
-        for (int i = 0; i < c->nactions[s]; i++) {
+        for (int i = 0; i < c->b.nactions[s]; i++) {
             if (i)
                 sb_raw(b, ",");
-            sb_jstr(b, c->actions[s][i]);
+            sb_jstr(b, c->b.actions[s][i]);
         }
         sb_raw(b, "]");
     }
@@ -556,14 +478,12 @@ static enum sc_status validate(const struct sc_alarms *a,
     char missing[1024];
     struct sb mb;
     int nmissing = 0, ndistinct = 0;
+    const char *const *const acts[3] = { r->ok_actions, r->alarm_actions,
+                                         r->insufficient_data_actions };
+    const int nacts[3] = { r->n_ok_actions, r->n_alarm_actions, r->n_insufficient_data_actions };
     enum sc_status s;
 
-    s = alarm_validate_actions(r->ok_actions, r->n_ok_actions, "OKActions", err);
-    if (s == SC_OK)
-        s = alarm_validate_actions(r->alarm_actions, r->n_alarm_actions, "AlarmActions", err);
-    if (s == SC_OK)
-        s = alarm_validate_actions(r->insufficient_data_actions, r->n_insufficient_data_actions,
-                                   "InsufficientDataActions", err);
+    s = alarm_validate_actions(acts, nacts, err);
     if (s != SC_OK)
         return s;
     sb_init(&mb, missing, sizeof(missing));
@@ -618,27 +538,18 @@ static struct composite *build(const struct sc_alarms *a,
                                struct sc_alarm_rule *rule)
 {
     struct composite *c = calloc(1, sizeof(*c));
-    const char *const *acts[3] = { r->ok_actions, r->alarm_actions, r->insufficient_data_actions };
+    const char *const *const acts[3] = { r->ok_actions, r->alarm_actions,
+                                         r->insufficient_data_actions };
     const int nacts[3] = { r->n_ok_actions, r->n_alarm_actions, r->n_insufficient_data_actions };
-    char arn[600];
     int bad = 0;
 
     if (!c)
         return NULL;
     c->rule = rule;
-    snprintf(arn, sizeof(arn), "arn:%s:cloudwatch:%s:%s:alarm:%s", sc_alarm_partition(a->region),
-             a->region, a->account, r->alarm_name);
-    c->name = sc_strdup(r->alarm_name);
-    c->arn = sc_strdup(arn);
+    c->b.composite = 1;
+    bad |= alarm_base_init(&c->b, a, r->alarm_name, r->alarm_description,
+                           r->has_actions_enabled ? r->actions_enabled != 0 : 1, acts, nacts) < 0;
     c->rule_text = sc_strdup(r->alarm_rule);
-    bad |= sc_strdup_opt(&c->description, r->alarm_description);
-    c->actions_enabled = r->has_actions_enabled ? r->actions_enabled != 0 : 1;
-    for (int s = 0; s < 3; s++)
-        for (int i = 0; i < nacts[s]; i++) {
-            c->actions[s][i] = sc_strdup(acts[s][i]);
-            bad |= !c->actions[s][i];
-            c->nactions[s]++;
-        }
     if (r->actions_suppressor) {
         c->suppressor = sc_strdup(r->actions_suppressor);
         c->suppressor_name = sc_strdup(resolve(a, r->actions_suppressor));
@@ -654,34 +565,17 @@ static struct composite *build(const struct sc_alarms *a,
         c->child[i] = sc_strdup(resolve(a, sc_alarm_rule_ref(rule, i)));
         bad |= !c->child[i];
     }
-    if (bad || !c->name || !c->arn || !c->rule_text) {
+    if (bad || !c->rule_text) {
         composite_free(c);
         return NULL;
     }
     return c;
 }
 
-static int tags_copy(struct composite *c, const struct sc_tag *tags, int n)
-{
-    if (n <= 0)
-        return 0;
-    c->tags = calloc((size_t)n, sizeof(*c->tags));
-    if (!c->tags)
-        return -1;
-    for (int i = 0; i < n; i++) {
-        c->tags[i].key = sc_strdup(tags[i].key);
-        c->tags[i].value = sc_strdup(tags[i].value);
-        c->ntags++;
-        if (!c->tags[i].key || !c->tags[i].value)
-            return -1;
-    }
-    return 0;
-}
-
 /* Inserts c in name order. Returns 0 or -1 (OOM). */
 static int insert(struct sc_alarms *a, struct composite *c)
 {
-    return comp_vec_insert(&a->comps, &a->ncomp, &a->ccap, -comp_idx(a, c->name) - 1, c);
+    return comp_vec_insert(&a->comps, &a->ncomp, &a->ccap, -comp_idx(a, c->b.name) - 1, c);
 }
 
 enum sc_status sc_alarms_put_composite(struct sc_alarms *a,
@@ -695,17 +589,9 @@ enum sc_status sc_alarms_put_composite(struct sc_alarms *a,
     struct sb b;
     int idx;
 
-    if (!req->alarm_name || !*req->alarm_name)
-        return sc_fail(err, SC_ERR_MISSING_PARAMETER, "The parameter AlarmName is required.");
-    if (strlen(req->alarm_name) > 255)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value '%s' at 'alarmName' failed to satisfy "
-                       "constraint: Member must have length less than or equal to 255",
-                       req->alarm_name);
-    if (req->alarm_description && strlen(req->alarm_description) > 1024)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'alarmDescription' failed to satisfy "
-                       "constraint: Member must have length less than or equal to 1024");
+    s = alarm_validate_name(req->alarm_name, req->alarm_description, err);
+    if (s != SC_OK)
+        return s;
     if (alarm_find(a, req->alarm_name))
         return sc_fail(err, SC_ERR_VALIDATION,
                        "An alarm with the name %s already exists as a metric alarm.",
@@ -723,48 +609,37 @@ enum sc_status sc_alarms_put_composite(struct sc_alarms *a,
         sc_alarm_rule_destroy(rule);
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     }
-    c->config_updated_ms = now_ms;
+    c->b.config_updated_ms = now_ms;
     idx = comp_idx(a, req->alarm_name);
     sb_init(&b, a->scratch, SCRATCH_LEN);
     if (idx >= 0) {
         old = a->comps[idx];
-        c->state = old->state;
-        memcpy(c->reason, old->reason, sizeof(c->reason));
-        memcpy(c->reason_data, old->reason_data, sizeof(c->reason_data));
-        c->state_updated_ms = old->state_updated_ms;
-        c->state_transitioned_ms = old->state_transitioned_ms;
-        c->state_gen = old->state_gen;
-        c->tags = old->tags;
-        c->ntags = old->ntags;
-        old->tags = NULL;
-        old->ntags = 0;
+        alarm_base_keep_state(&c->b, &old->b);
+        c->b.state_gen = old->b.state_gen;
         sb_raw(&b, "{\"type\":\"Update\",\"version\":\"1.0\",\"originalUpdatedAlarm\":");
         config_json(&b, old);
         sb_raw(&b, ",\"updatedAlarm\":");
         config_json(&b, c);
         sb_raw(&b, "}");
-        snprintf(summary, sizeof(summary), "Alarm \"%s\" updated", c->name);
+        snprintf(summary, sizeof(summary), "Alarm \"%s\" updated", c->b.name);
         a->comps[idx] = c;
-        c->change_seq = ++a->change_seq;
+        c->b.change_seq = ++a->change_seq;
         composite_free(old);
     } else {
-        if (tags_copy(c, req->tags, req->n_tags) < 0 || insert(a, c) < 0) {
+        if (tags_copy(&c->b.tags, &c->b.ntags, req->tags, req->n_tags) < 0 || insert(a, c) < 0) {
             composite_free(c);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
-        c->state = SC_ALARM_INSUFFICIENT_DATA;
-        snprintf(c->reason, sizeof(c->reason), "Unchecked: Initial alarm creation");
-        c->state_updated_ms = now_ms;
-        c->state_transitioned_ms = now_ms;
-        c->state_gen = ++a->gen;
-        c->change_seq = ++a->change_seq;
+        alarm_base_initial_state(&c->b, now_ms);
+        c->b.state_gen = ++a->gen;
+        c->b.change_seq = ++a->change_seq;
         sb_raw(&b, "{\"type\":\"Create\",\"version\":\"1.0\",\"createdAlarm\":");
         config_json(&b, c);
         sb_raw(&b, "}");
-        snprintf(summary, sizeof(summary), "Alarm \"%s\" created", c->name);
+        snprintf(summary, sizeof(summary), "Alarm \"%s\" created", c->b.name);
     }
     view_sync(c);
-    alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->name, summary, a->scratch);
+    alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->b.name, summary, a->scratch);
     evaluate(a, c, idx >= 0 ? "updated" : "created", now_ms, NULL, NULL, 1);
     step(a, now_ms, NULL, NULL, 1); /* its parents, and suppressions that name it */
     return SC_OK;
@@ -798,7 +673,7 @@ enum sc_status composite_check_delete(const struct sc_alarms *a, const char *con
         for (int k = 0; k < a->ncomp; k++) {
             const struct composite *c = a->comps[k];
             int uses = c->suppressor_name && strcmp(c->suppressor_name, names[i]) == 0;
-            if (named(names, n, c->name))
+            if (named(names, n, c->b.name))
                 continue; /* deleted in the same call */
             for (int j = 0; j < c->nchild && !uses; j++)
                 uses = strcmp(c->child[j], names[i]) == 0;
@@ -825,8 +700,8 @@ int composite_delete(struct sc_alarms *a, const char *name, int64_t now_ms)
     sb_raw(&b, "{\"type\":\"Delete\",\"version\":\"1.0\",\"deletedAlarm\":");
     config_json(&b, c);
     sb_raw(&b, "}");
-    snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", c->name);
-    alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->name, summary, a->scratch);
+    snprintf(summary, sizeof(summary), "Alarm \"%s\" deleted", c->b.name);
+    alarm_hist_add_kind(a, now_ms, H_CONFIG, 1, c->b.name, summary, a->scratch);
     composite_free(comp_vec_remove(a->comps, &a->ncomp, idx));
     a->delete_count++;
     return 1;
@@ -834,47 +709,18 @@ int composite_delete(struct sc_alarms *a, const char *name, int64_t now_ms)
 
 /* --- describes ------------------------------------------------------------------------------- */
 
-static int has_action_prefix(const struct composite *c, const char *prefix)
-{
-    size_t l = strlen(prefix);
-
-    for (int s = 0; s < 3; s++)
-        for (int i = 0; i < c->nactions[s]; i++)
-            if (strncmp(c->actions[s][i], prefix, l) == 0)
-                return 1;
-    return 0;
-}
-
 enum sc_status sc_alarms_describe_composites(const struct sc_alarms *a,
                                              const struct sc_describe_alarms_req *req,
                                              sc_composite_visit_fn fn, void *ud,
                                              struct sc_error *err)
 {
-    enum sc_alarm_state sv = SC_ALARM_OK;
-    size_t plen = req->alarm_name_prefix ? strlen(req->alarm_name_prefix) : 0;
+    enum sc_alarm_state sv;
+    enum sc_status s = alarm_describe_check(req, &sv, err);
 
-    if (req->n_alarm_names > SC_ALARM_MAX_NAMES)
-        return sc_fail(err, SC_ERR_INVALID_PARAMETER_VALUE,
-                       "The collection AlarmNames must not have a size greater than 100.");
-    if (req->n_alarm_names > 0 && req->alarm_name_prefix)
-        return sc_fail(err, SC_ERR_INVALID_PARAMETER_COMBINATION,
-                       "AlarmNamePrefix and AlarmNames.member are mutually exclusive");
-    if (req->state_value && sc_alarm_state_parse(req->state_value, &sv) < 0)
-        return alarm_state_value_error(req->state_value, err);
-    for (int i = 0; i < a->ncomp; i++) {
-        const struct composite *c = a->comps[i];
-        if (req->n_alarm_names > 0 && !named(req->alarm_names, req->n_alarm_names, c->name))
-            continue;
-        if (req->alarm_name_prefix && strncmp(c->name, req->alarm_name_prefix, plen) != 0)
-            continue;
-        if (req->state_value && c->state != sv)
-            continue;
-        if (req->action_prefix && !has_action_prefix(c, req->action_prefix))
-            continue;
-        if (fn(&c->view, ud))
+    for (int i = 0; s == SC_OK && i < a->ncomp; i++)
+        if (alarm_describe_match(&a->comps[i]->b, req, sv) && fn(&a->comps[i]->view, ud))
             break;
-    }
-    return SC_OK;
+    return s;
 }
 
 void sc_alarms_children_of(const struct sc_alarms *a, const char *name, sc_alarm_visit_fn mfn,
@@ -885,11 +731,11 @@ void sc_alarms_children_of(const struct sc_alarms *a, const char *name, sc_alarm
     if (!c)
         return;
     for (int i = 0; i < a->n; i++)
-        if (named((const char *const *)c->child, c->nchild, a->list[i]->name) &&
+        if (named((const char *const *)c->child, c->nchild, a->list[i]->b.name) &&
             mfn(&a->list[i]->view, ud))
             return;
     for (int i = 0; i < a->ncomp; i++)
-        if (named((const char *const *)c->child, c->nchild, a->comps[i]->name) &&
+        if (named((const char *const *)c->child, c->nchild, a->comps[i]->b.name) &&
             cfn(&a->comps[i]->view, ud))
             return;
 }
@@ -906,54 +752,32 @@ void sc_alarms_parents_of(const struct sc_alarms *a, const char *name, sc_compos
 
 /* --- the state file --------------------------------------------------------------------------- */
 
-static json_t *strv_json(char *const *v, int n)
-{
-    json_t *arr = json_array();
-
-    for (int i = 0; arr && i < n; i++)
-        json_array_append_new(arr, json_string(v[i]));
-    return arr;
-}
-
 json_t *composites_save(const struct sc_alarms *a)
 {
     json_t *list = json_array();
 
     for (int i = 0; list && i < a->ncomp; i++) {
         const struct composite *c = a->comps[i];
-        json_t *tags = json_array();
-        json_t *o = json_pack(
-            "{ss ss so* ss sb so so so sI si ss ss sI sI si sI sb}", "name", c->name, "rule",
-            c->rule_text, "description", c->description ? json_string(c->description) : NULL, "arn",
-            c->arn, "actions_enabled", c->actions_enabled, "ok_actions",
-            strv_json(c->actions[SC_ALARM_OK], c->nactions[SC_ALARM_OK]), "alarm_actions",
-            strv_json(c->actions[SC_ALARM_ALARM], c->nactions[SC_ALARM_ALARM]),
-            "insufficient_data_actions",
-            strv_json(c->actions[SC_ALARM_INSUFFICIENT_DATA],
-                      c->nactions[SC_ALARM_INSUFFICIENT_DATA]),
-            "config_updated_ms", (json_int_t)c->config_updated_ms, "state", (int)c->state, "reason",
-            c->reason, "reason_data", c->reason_data, "state_updated_ms",
-            (json_int_t)c->state_updated_ms, "state_transitioned_ms",
-            (json_int_t)c->state_transitioned_ms, "held", c->held, "held_until_ms",
-            (json_int_t)c->held_until_ms, "pending", c->pending);
-        if (!o || !tags) {
-            json_decref(o);
-            json_decref(tags);
+        json_t *o = json_object();
+        /* name and rule lead, as they always did (setting name again keeps its place) */
+        int r = !o || sc_save_str(o, "name", c->b.name) < 0 ||
+                sc_save_str(o, "rule", c->rule_text) < 0 || alarm_base_save_identity(o, &c->b) < 0;
+
+        r = r || alarm_base_save_state(o, &c->b) < 0 ||
+            json_object_set_new(o, "held", json_integer(c->held)) < 0 ||
+            json_object_set_new(o, "held_until_ms", json_integer(c->held_until_ms)) < 0 ||
+            alarm_base_save_tags(o, &c->b) < 0 ||
+            sc_save_strv(o, "children", c->child, c->nchild) < 0;
+        if (!r && c->suppressor)
+            r = sc_save_str(o, "suppressor", c->suppressor) < 0 ||
+                sc_save_str(o, "suppressor_name", c->suppressor_name) < 0 ||
+                sc_save_int(o, "wait_s", c->wait_s) < 0 || sc_save_int(o, "ext_s", c->ext_s) < 0;
+        if (r || json_array_append_new(list, o) < 0) {
+            if (r)
+                json_decref(o);
             json_decref(list);
             return NULL;
         }
-        for (int k = 0; k < c->ntags; k++)
-            json_array_append_new(
-                tags, json_pack("{ssss}", "key", c->tags[k].key, "value", c->tags[k].value));
-        json_object_set_new(o, "tags", tags);
-        json_object_set_new(o, "children", strv_json(c->child, c->nchild));
-        if (c->suppressor) {
-            json_object_set_new(o, "suppressor", json_string(c->suppressor));
-            json_object_set_new(o, "suppressor_name", json_string(c->suppressor_name));
-            json_object_set_new(o, "wait_s", json_integer(c->wait_s));
-            json_object_set_new(o, "ext_s", json_integer(c->ext_s));
-        }
-        json_array_append_new(list, o);
     }
     return list;
 }
@@ -971,8 +795,8 @@ static int load_actions(struct sc_load *l, const json_t *o, const char *key, str
         return sc_load_fail(l, "%s: more than 5 actions", key);
     }
     for (int i = 0; i < n; i++)
-        c->actions[s][i] = v[i];
-    c->nactions[s] = n;
+        c->b.actions[s][i] = v[i];
+    c->b.nactions[s] = n;
     free(v);
     return 0;
 }
@@ -981,46 +805,28 @@ static int load_one(struct sc_alarms *t, const json_t *o, struct sc_load *l)
 {
     struct composite *c = calloc(1, sizeof(*c));
     struct sc_error perr_ = { 0 };
-    const json_t *tags, *e;
-    size_t i;
-    int n = 0;
 
     if (!c)
         return sc_load_fail(l, "out of memory");
-    c->name = sc_load_str(l, o, "name");
+    c->b.composite = 1;
+    c->b.name = sc_load_str(l, o, "name");
     c->rule_text = sc_load_str(l, o, "rule");
-    c->arn = sc_load_str(l, o, "arn");
+    c->b.arn = sc_load_str(l, o, "arn");
     if (json_is_string(json_object_get(o, "description")))
-        c->description = sc_load_str(l, o, "description");
-    c->actions_enabled = sc_load_bool(l, o, "actions_enabled");
+        c->b.description = sc_load_str(l, o, "description");
+    c->b.actions_enabled = sc_load_bool(l, o, "actions_enabled");
     load_actions(l, o, "ok_actions", c, SC_ALARM_OK);
     load_actions(l, o, "alarm_actions", c, SC_ALARM_ALARM);
     load_actions(l, o, "insufficient_data_actions", c, SC_ALARM_INSUFFICIENT_DATA);
-    c->config_updated_ms = sc_load_int(l, o, "config_updated_ms");
-    c->state = (enum sc_alarm_state)sc_load_int_range(l, o, "state", 0, 2);
-    sc_load_buf(l, o, "reason", c->reason, sizeof(c->reason));
-    sc_load_buf(l, o, "reason_data", c->reason_data, sizeof(c->reason_data));
-    c->state_updated_ms = sc_load_int(l, o, "state_updated_ms");
-    c->state_transitioned_ms = sc_load_int(l, o, "state_transitioned_ms");
+    alarm_base_load_state(l, o, &c->b);
     c->held = sc_load_int_range(l, o, "held", 0, 3);
     c->held_until_ms = sc_load_int(l, o, "held_until_ms");
-    c->pending = sc_load_bool(l, o, "pending");
     c->child = sc_load_strv(l, o, "children", &c->nchild);
     if (json_object_get(o, "suppressor")) {
         c->suppressor = sc_load_str(l, o, "suppressor");
         c->suppressor_name = sc_load_str(l, o, "suppressor_name");
         c->wait_s = sc_load_int_range(l, o, "wait_s", 0, INT32_MAX);
         c->ext_s = sc_load_int_range(l, o, "ext_s", 0, INT32_MAX);
-    }
-    tags = sc_load_array(l, o, "tags");
-    if (!l->failed && tags) {
-        c->tags = calloc(json_array_size(tags) + 1, sizeof(*c->tags));
-        json_array_foreach(tags, i, e)
-        {
-            c->tags[n].key = sc_load_str(l, e, "key");
-            c->tags[n].value = sc_load_str(l, e, "value");
-            c->ntags = ++n;
-        }
     }
     if (!l->failed && sc_alarm_rule_parse(c->rule_text, &c->rule, &perr_) != SC_OK)
         sc_load_fail(l, "rule: %s", perr_.message);
@@ -1032,8 +838,8 @@ static int load_one(struct sc_alarms *t, const json_t *o, struct sc_load *l)
         if (!c->child_state)
             sc_load_fail(l, "out of memory");
     }
-    if (!l->failed && (composite_find(t, c->name) || alarm_find(t, c->name)))
-        sc_load_fail(l, "name: %s is there twice", c->name);
+    if (!l->failed && (composite_find(t, c->b.name) || alarm_find(t, c->b.name)))
+        sc_load_fail(l, "name: %s is there twice", c->b.name);
     if (!l->failed && insert(t, c) < 0)
         sc_load_fail(l, "out of memory");
     if (l->failed) {

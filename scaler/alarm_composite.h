@@ -61,24 +61,13 @@ struct sc_put_composite_alarm_req {
 
 /* A composite alarm as DescribeAlarms shows it. */
 struct sc_composite_view {
-    const char *alarm_name;
-    const char *alarm_arn;
-    const char *alarm_description; /* NULL when unset */
+    union {
+        struct sc_alarm_view_base base;
+        struct {
+            SC_ALARM_VIEW_BASE_MEMBERS
+        };
+    };
     const char *alarm_rule;
-    int64_t alarm_configuration_updated_timestamp_ms;
-    int actions_enabled;
-    const char *const *ok_actions;
-    int n_ok_actions;
-    const char *const *alarm_actions;
-    int n_alarm_actions;
-    const char *const *insufficient_data_actions;
-    int n_insufficient_data_actions;
-    enum sc_alarm_state state;
-    const char *state_value;
-    const char *state_reason;
-    const char *state_reason_data; /* NULL when none */
-    int64_t state_updated_timestamp_ms;
-    int64_t state_transitioned_timestamp_ms;
     const char *actions_suppressor; /* as put, NULL when none */
     int actions_suppressor_wait_period;
     int actions_suppressor_extension_period;

@@ -55,47 +55,60 @@ static int json_object_like(const char *s)
 
 /* --- state changes ---------------------------------------------------------------------------- */
 
-/* Sets a new state with reason texts, logging the StateUpdate item. */
+/* stateReasonData in a StateUpdate item: a composite's as is, a metric alarm's quoted
+ * unless it is a JSON object. */
+static void reason_data_json(struct sb *b, const char *data, int composite)
+{
+    sb_raw(b, ",\"stateReasonData\":");
+    if (composite || json_object_like(data))
+        sb_raw(b, data);
+    else
+        sb_jstr(b, data);
+}
+
+void alarm_base_change_state(struct sc_alarms *a, struct alarm_base *b, enum sc_alarm_state ns,
+                             const char *reason, const char *reason_data, int64_t now_ms)
+{
+    struct sb sb;
+    char summary[128];
+
+    sb_init(&sb, a->scratch2, SCRATCH_LEN);
+    sb_raw(&sb, "{\"version\":\"1.0\",\"oldState\":{\"stateValue\":");
+    sb_jstr(&sb, alarm_state_names[b->state]);
+    sb_raw(&sb, ",\"stateReason\":");
+    sb_jstr(&sb, b->reason);
+    if (b->reason_data[0])
+        reason_data_json(&sb, b->reason_data, b->composite);
+    sb_raw(&sb, "},\"newState\":{\"stateValue\":");
+    sb_jstr(&sb, alarm_state_names[ns]);
+    sb_raw(&sb, ",\"stateReason\":");
+    sb_jstr(&sb, reason);
+    if (reason_data && reason_data[0])
+        reason_data_json(&sb, reason_data, b->composite);
+    sb_raw(&sb, "}}");
+    snprintf(summary, sizeof(summary), "Alarm updated from %s to %s", alarm_state_names[b->state],
+             alarm_state_names[ns]);
+    b->state = ns;
+    alarm_base_set_reason(b, reason, reason_data, now_ms);
+    b->state_transitioned_ms = now_ms;
+    b->state_gen = ++a->gen;
+    b->change_seq = ++a->change_seq;
+    alarm_hist_add_kind(a, now_ms, H_STATE, b->composite, b->name, summary, a->scratch2);
+}
+
+void alarm_base_set_reason(struct alarm_base *b, const char *reason, const char *reason_data,
+                           int64_t now_ms)
+{
+    snprintf(b->reason, sizeof(b->reason), "%s", reason);
+    snprintf(b->reason_data, sizeof(b->reason_data), "%s", reason_data ? reason_data : "");
+    b->state_updated_ms = now_ms;
+}
+
+/* A metric alarm's state change (alarm_base_change_state) with its view. */
 static void change_state(struct sc_alarms *a, struct alarm *al, enum sc_alarm_state ns,
                          const char *reason, const char *reason_data, int64_t now_ms)
 {
-    struct sb b;
-    char summary[128];
-
-    sb_init(&b, a->scratch2, SCRATCH_LEN);
-    sb_raw(&b, "{\"version\":\"1.0\",\"oldState\":{\"stateValue\":");
-    sb_jstr(&b, alarm_state_names[al->state]);
-    sb_raw(&b, ",\"stateReason\":");
-    sb_jstr(&b, al->reason);
-    if (al->reason_data[0]) {
-        sb_raw(&b, ",\"stateReasonData\":");
-        if (json_object_like(al->reason_data))
-            sb_raw(&b, al->reason_data);
-        else
-            sb_jstr(&b, al->reason_data);
-    }
-    sb_raw(&b, "},\"newState\":{\"stateValue\":");
-    sb_jstr(&b, alarm_state_names[ns]);
-    sb_raw(&b, ",\"stateReason\":");
-    sb_jstr(&b, reason);
-    if (reason_data && reason_data[0]) {
-        sb_raw(&b, ",\"stateReasonData\":");
-        if (json_object_like(reason_data))
-            sb_raw(&b, reason_data);
-        else
-            sb_jstr(&b, reason_data);
-    }
-    sb_raw(&b, "}}");
-    snprintf(summary, sizeof(summary), "Alarm updated from %s to %s", alarm_state_names[al->state],
-             alarm_state_names[ns]);
-    al->state = ns;
-    snprintf(al->reason, sizeof(al->reason), "%s", reason);
-    snprintf(al->reason_data, sizeof(al->reason_data), "%s", reason_data ? reason_data : "");
-    al->state_updated_ms = now_ms;
-    al->state_transitioned_ms = now_ms;
-    al->state_gen = ++a->gen;
-    al->change_seq = ++a->change_seq;
-    alarm_hist_add(a, now_ms, H_STATE, al->name, summary, a->scratch2);
+    alarm_base_change_state(a, &al->b, ns, reason, reason_data, now_ms);
     alarm_view_sync(al);
 }
 
@@ -132,16 +145,13 @@ enum sc_status sc_alarms_set_state(struct sc_alarms *a, const struct sc_set_alar
             sc_alarms_composites_step(a, now_ms, NULL, NULL);
         return s;
     }
-    if (al->state == st) {
-        snprintf(al->reason, sizeof(al->reason), "%s", req->state_reason);
-        snprintf(al->reason_data, sizeof(al->reason_data), "%s",
-                 req->state_reason_data ? req->state_reason_data : "");
-        al->state_updated_ms = now_ms;
+    if (al->b.state == st) {
+        alarm_base_set_reason(&al->b, req->state_reason, req->state_reason_data, now_ms);
         alarm_view_sync(al);
         return SC_OK;
     }
     change_state(a, al, st, req->state_reason, req->state_reason_data, now_ms);
-    al->pending = 1;
+    al->b.pending = 1;
     sc_alarms_composites_step(a, now_ms, NULL, NULL); /* its parents' actions wait too */
     return SC_OK;
 }
@@ -157,7 +167,7 @@ enum sc_status sc_alarms_enable_actions(struct sc_alarms *a, const char *const *
     for (int i = 0; i < n; i++) {
         struct alarm *al = alarm_find(a, names[i]);
         if (al) {
-            al->actions_enabled = enable != 0;
+            al->b.actions_enabled = enable != 0;
             alarm_view_sync(al);
         } else {
             composite_set_actions_enabled(a, names[i], enable);
@@ -176,16 +186,23 @@ static void run_action(struct sc_alarms *a, const char *name, const char *arn, i
     struct alarm *al = alarm_find(a, name);
     const char *fail;
     int64_t updated;
-    char summary[1400];
-    struct sb b;
 
     if (!al)
         return;
-    updated = al->state_updated_ms;
+    updated = al->b.state_updated_ms;
     fail = fn ? fn(arn, &al->view, now_ms, ud) : "no action handler";
+    alarm_log_action(a, 0, name, arn, updated, fail, now_ms);
+}
+
+void alarm_log_action(struct sc_alarms *a, int composite, const char *name, const char *arn,
+                      int64_t updated_ms, const char *fail, int64_t now_ms)
+{
+    char summary[1400];
+    struct sb b;
+
     sb_init(&b, a->scratch2, SCRATCH_LEN);
     sb_printf(&b, "{\"actionState\":\"%s\",\"stateUpdateTimestamp\":%lld,\"notificationResource\":",
-              fail ? "Failed" : "Succeeded", (long long)updated);
+              fail ? "Failed" : "Succeeded", (long long)updated_ms);
     sb_jstr(&b, arn);
     if (fail) {
         sb_raw(&b, ",\"error\":");
@@ -195,7 +212,7 @@ static void run_action(struct sc_alarms *a, const char *name, const char *arn, i
         snprintf(summary, sizeof(summary), "Successfully executed action %.1024s", arn);
     }
     sb_raw(&b, "}");
-    alarm_hist_add(a, now_ms, H_ACTION, name, summary, a->scratch2);
+    alarm_hist_add_kind(a, now_ms, H_ACTION, composite, name, summary, a->scratch2);
 }
 
 /* Runs the actions of the alarm's current state: all of them, or only Auto Scaling ones.
@@ -206,13 +223,13 @@ static int run_actions(struct sc_alarms *a, struct alarm *al, int only_as, int64
     char name[256], arns[SC_ALARM_MAX_ACTIONS][1025];
     int n = 0, ran = 0;
 
-    if (!al->actions_enabled || al->nactions[al->state] == 0)
+    if (!al->b.actions_enabled || al->b.nactions[al->b.state] == 0)
         return 0;
-    if (sc_alarms_is_muted(a, al->name, now_ms))
+    if (sc_alarms_is_muted(a, al->b.name, now_ms))
         return 0; /* an ACTIVE mute rule names it: the actions are muted */
-    snprintf(name, sizeof(name), "%s", al->name);
-    for (int i = 0; i < al->nactions[al->state]; i++) {
-        const char *arn = al->actions[al->state][i];
+    snprintf(name, sizeof(name), "%s", al->b.name);
+    for (int i = 0; i < al->b.nactions[al->b.state]; i++) {
+        const char *arn = al->b.actions[al->b.state][i];
         if (only_as && strncmp(arn, AS_PREFIX, strlen(AS_PREFIX)) != 0)
             continue;
         snprintf(arns[n++], sizeof(arns[0]), "%s", arn);
@@ -230,9 +247,9 @@ int sc_alarms_run_pending(struct sc_alarms *a, int64_t now_ms, sc_alarm_action_f
 
     for (int i = 0; i < a->n; i++) {
         struct alarm *al = a->list[i];
-        if (!al->pending)
+        if (!al->b.pending)
             continue;
-        al->pending = 0;
+        al->b.pending = 0;
         ran += run_actions(a, al, 0, now_ms, fn, ud);
     }
     return ran + composite_run_pending(a, now_ms, fn, ud);
@@ -343,7 +360,7 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
     int r = al->n + 2, kreal = 0, breach_real = 0, nonbreach_real = 0, oldest_breach = 0;
     int *eval_slots = a->eval_slots;
     int n_eval = 0, breach = 0, filled = 0;
-    enum sc_alarm_state ns = al->state;
+    enum sc_alarm_state ns = al->b.state;
     double pct = al->stat.pct;
     char reason[SC_ALARM_REASON_MAX], rdata[SC_ALARM_REASON_DATA_MAX];
     struct sb b;
@@ -464,7 +481,7 @@ static void evaluate_one(struct sc_alarms *a, struct alarm *al, const struct sc_
         else
             decided = 0;
     }
-    if (!decided || ns == al->state) {
+    if (!decided || ns == al->b.state) {
         alarm_view_sync(al);
         if (minute_tick)
             run_actions(a, al, 1, tick_ms, fn, ud);

@@ -43,11 +43,28 @@ struct wslot {
     char has, settled;
 };
 
-struct alarm {
+/* What a metric alarm and a composite alarm share: the first member of struct alarm and of
+ * struct composite. */
+struct alarm_base {
     char *name, *arn, *description;
+    int composite; /* 1 in a struct composite (AlarmType CompositeAlarm) */
     int actions_enabled;
     char *actions[3][SC_ALARM_MAX_ACTIONS]; /* indexed by enum sc_alarm_state */
     int nactions[3];
+    int64_t config_updated_ms;
+    enum sc_alarm_state state;
+    char reason[SC_ALARM_REASON_MAX];
+    char reason_data[SC_ALARM_REASON_DATA_MAX];
+    int64_t state_updated_ms, state_transitioned_ms;
+    uint64_t state_gen;  /* a->gen at its last state change */
+    uint64_t change_seq; /* a->change_seq when created, replaced or changing state */
+    int pending;         /* actions of its current state to run (sc_alarms_run_pending) */
+    struct tag *tags;
+    int ntags;
+};
+
+struct alarm {
+    struct alarm_base b;
     char *metric_name, *ns;
     struct sc_dimension *dims;
     int ndims;
@@ -61,11 +78,6 @@ struct alarm {
     enum tmd tmd;
     int has_tmd;
     char *elscp;
-    int64_t config_updated_ms;
-    enum sc_alarm_state state;
-    char reason[SC_ALARM_REASON_MAX];
-    char reason_data[SC_ALARM_REASON_DATA_MAX];
-    int64_t state_updated_ms, state_transitioned_ms;
     double recent[SC_ALARM_MAX_RECENT];
     int nrecent;
     int64_t last_eval_ms;
@@ -86,14 +98,9 @@ struct alarm {
     /* an anomaly detection alarm: ThresholdMetricId and the index of its band query */
     char *tmid;
     int band_q;
-    int pending;
-    struct tag *tags;
-    int ntags;
-    uint64_t state_gen;  /* a->gen at its last state change */
-    uint64_t change_seq; /* a->change_seq when created, replaced or changing state */
     struct sc_alarm_view view;
 };
-SC_SORTED_DEFINE(alarm_vec, struct alarm, name)
+SC_SORTED_DEFINE(alarm_vec, struct alarm, b.name)
 
 struct hdesc {
     int64_t ts;
@@ -103,37 +110,27 @@ struct hdesc {
 };
 
 struct mute;
+struct sc_load;
 
 /* A composite alarm (alarm_composite.c). */
 struct composite {
-    char *name, *arn, *description, *rule_text;
+    struct alarm_base b;
+    char *rule_text;
     struct sc_alarm_rule *rule;
     char **child; /* per rule reference: the alarm's name */
     int nchild;
     enum sc_alarm_state *child_state; /* evaluation scratch, nchild */
-    int actions_enabled;
-    char *actions[3][SC_ALARM_MAX_ACTIONS]; /* indexed by enum sc_alarm_state */
-    int nactions[3];
-    char *suppressor;      /* as put, NULL = none */
-    char *suppressor_name; /* the alarm it names */
+    char *suppressor;                 /* as put, NULL = none */
+    char *suppressor_name;            /* the alarm it names */
     int wait_s, ext_s;
-    int64_t config_updated_ms;
-    enum sc_alarm_state state;
-    char reason[SC_ALARM_REASON_MAX];
-    char reason_data[SC_ALARM_REASON_DATA_MAX];
-    int64_t state_updated_ms, state_transitioned_ms;
-    uint64_t state_gen, seen_gen; /* its own last change; the children's it last evaluated */
-    uint64_t change_seq;          /* as struct alarm's */
-    int held;                     /* ALARM actions held: 0, or enum held_by + 1 */
+    uint64_t seen_gen; /* the children's generation it last evaluated */
+    int held;          /* ALARM actions held: 0, or enum held_by + 1 */
     int64_t held_until_ms;
-    int pending;
-    struct tag *tags;
-    int ntags;
     struct sc_composite_view view;
     struct sc_alarm_view aview; /* what an action handler sees */
     char sup_reason[64];
 };
-SC_SORTED_DEFINE(comp_vec, struct composite, name)
+SC_SORTED_DEFINE(comp_vec, struct composite, b.name)
 
 struct sc_alarms {
     char *region, *account;
@@ -242,14 +239,36 @@ static inline void sb_jstr(struct sb *b, const char *s)
 
 /* --- defined in alarm.c ----------------------------------------------------------------------- */
 
+/* The base's common part (name, ARN, description, actions, tags) freed; b itself is not. */
+void alarm_base_cleanup(struct alarm_base *b);
+/* A new alarm's identity in b (zeroed): name, its ARN in a's region and account,
+ * description (NULL: none), ActionsEnabled and the nacts[s] actions of each state. Returns
+ * 0, or -1 on OOM (what was copied stays in b for alarm_base_cleanup). */
+int alarm_base_init(struct alarm_base *b, const struct sc_alarms *a, const char *name,
+                    const char *description, int actions_enabled, const char *const *const acts[3],
+                    const int nacts[3]);
+/* A Put that replaces old with b: state, reasons, their timestamps and the tags move over
+ * (old's tags are then empty). */
+void alarm_base_keep_state(struct alarm_base *b, struct alarm_base *old);
+/* A new alarm's first state: INSUFFICIENT_DATA, "Unchecked: Initial alarm creation". */
+void alarm_base_initial_state(struct alarm_base *b, int64_t now_ms);
+/* Fills the view members both kinds share from b. */
+void alarm_base_view(const struct alarm_base *b, struct sc_alarm_view_base *v);
+/* The tags of a Put (create): copies n tags into *t, *nt (empty). 0, or -1 on OOM (what
+ * was copied stays for tags_free). */
+int tags_copy(struct tag **t, int *nt, const struct sc_tag *src, int n);
+void tags_free(struct tag *t, int n);
+
 void alarm_hist_add(struct sc_alarms *a, int64_t ts, enum hist_type type, const char *name,
                     const char *summary, const char *data);
 /* The same, for an item of a composite alarm when composite is 1. */
 void alarm_hist_add_kind(struct sc_alarms *a, int64_t ts, enum hist_type type, int composite,
                          const char *name, const char *summary, const char *data);
 /* "Invalid arn syntax" and the 5-action cap of PutMetricAlarm and PutCompositeAlarm. */
-enum sc_status alarm_validate_actions(const char *const *acts, int n, const char *param,
+enum sc_status alarm_validate_actions(const char *const *const acts[3], const int nacts[3],
                                       struct sc_error *err);
+/* AlarmName (required, <= 255) and AlarmDescription (<= 1024) of both Puts. */
+enum sc_status alarm_validate_name(const char *name, const char *description, struct sc_error *err);
 /* The tags of the alarm or composite whose ARN is arn, or NULL. */
 struct tag **alarm_tags_by_arn(const struct sc_alarms *a, const char *arn, int **ntags);
 void alarm_free(struct alarm *al);
@@ -263,6 +282,44 @@ struct alarm *alarm_build(const struct sc_alarms *a, const struct sc_put_metric_
                           const struct sc_stat *st, enum op op, enum tmd tmd, enum sc_unit unit);
 enum sc_status alarm_check_names(const char *const *names, int n, struct sc_error *err);
 enum sc_status alarm_state_value_error(const char *v, struct sc_error *err);
+/* DescribeAlarms' request rules (AlarmNames <= 100, not with AlarmNamePrefix, StateValue);
+ * *sv is the StateValue asked for. */
+enum sc_status alarm_describe_check(const struct sc_describe_alarms_req *req,
+                                    enum sc_alarm_state *sv, struct sc_error *err);
+/* 1 when b passes req's filters (names, prefix, state sv, action prefix). */
+int alarm_describe_match(const struct alarm_base *b, const struct sc_describe_alarms_req *req,
+                         enum sc_alarm_state sv);
+
+/* --- defined in alarm_eval.c ------------------------------------------------------------------ */
+
+/* Moves b to state ns with its reason texts (a transition: both timestamps, a new
+ * generation and change_seq) and logs the StateUpdate history item. The item's
+ * stateReasonData is the text as is for a composite; a metric alarm's is quoted unless it is
+ * a JSON object. The caller syncs its view. */
+void alarm_base_change_state(struct sc_alarms *a, struct alarm_base *b, enum sc_alarm_state ns,
+                             const char *reason, const char *reason_data, int64_t now_ms);
+/* Logs the Action history item of one action (fail: NULL, or its error text) of the alarm
+ * or, when composite, composite alarm named name. */
+void alarm_log_action(struct sc_alarms *a, int composite, const char *name, const char *arn,
+                      int64_t updated_ms, const char *fail, int64_t now_ms);
+/* SetAlarmState to the state b is in: new reason texts and StateUpdatedTimestamp only. */
+void alarm_base_set_reason(struct alarm_base *b, const char *reason, const char *reason_data,
+                           int64_t now_ms);
+
+/* --- defined in alarm_save.c ------------------------------------------------------------------ */
+
+/* The state file's form of b, set into o in three parts (each kind puts its own members
+ * between them): the identity (name, description, a composite's arn, actions_enabled and
+ * the actions), the state (config_updated_ms, state, reason, reason_data and their
+ * timestamps), and pending with the tags. A metric alarm's state is its name and its tags
+ * [key, value] pairs; a composite's state is its number and its tags {"key", "value"}
+ * objects. Each returns 0, or -1 on OOM. */
+int alarm_base_save_identity(json_t *o, const struct alarm_base *b);
+int alarm_base_save_state(json_t *o, const struct alarm_base *b);
+int alarm_base_save_tags(json_t *o, const struct alarm_base *b);
+/* Reads what alarm_base_save_state and alarm_base_save_tags wrote (either kind's form)
+ * into b; 0, or -1 with l failed. */
+int alarm_base_load_state(struct sc_load *l, const json_t *o, struct alarm_base *b);
 
 /* --- defined in alarm_math.c (alarms on Metrics, docs/metric-math.md 6) ---------------------- */
 

@@ -62,11 +62,7 @@ static void mute_free(struct mute *m)
     for (int i = 0; i < m->ntargets; i++)
         free(m->targets[i]);
     free(m->targets);
-    for (int i = 0; i < m->ntags; i++) {
-        free(m->tags[i].key);
-        free(m->tags[i].value);
-    }
-    free(m->tags);
+    tags_free(m->tags, m->ntags);
     free(m);
 }
 

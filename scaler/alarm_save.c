@@ -20,35 +20,69 @@ static json_t *str_list_json(char *const *v, int n)
     return a;
 }
 
+int alarm_base_save_identity(json_t *o, const struct alarm_base *b)
+{
+    int r = json_object_set_new(o, "name", json_string(b->name));
+
+    if (b->description)
+        r |= json_object_set_new(o, "description", json_string(b->description));
+    if (b->composite)
+        r |= json_object_set_new(o, "arn", json_string(b->arn));
+    r |= json_object_set_new(o, "actions_enabled", json_boolean(b->actions_enabled));
+    r |= json_object_set_new(o, "ok_actions",
+                             str_list_json(b->actions[SC_ALARM_OK], b->nactions[SC_ALARM_OK]));
+    r |= json_object_set_new(
+        o, "alarm_actions", str_list_json(b->actions[SC_ALARM_ALARM], b->nactions[SC_ALARM_ALARM]));
+    r |= json_object_set_new(o, "insufficient_data_actions",
+                             str_list_json(b->actions[SC_ALARM_INSUFFICIENT_DATA],
+                                           b->nactions[SC_ALARM_INSUFFICIENT_DATA]));
+    return r ? -1 : 0;
+}
+
+int alarm_base_save_state(json_t *o, const struct alarm_base *b)
+{
+    int r = json_object_set_new(o, "config_updated_ms", json_integer(b->config_updated_ms));
+
+    r |= json_object_set_new(o, "state",
+                             b->composite ? json_integer((json_int_t)b->state)
+                                          : json_string(alarm_state_names[b->state]));
+    r |= json_object_set_new(o, "reason", json_string(b->reason));
+    r |= json_object_set_new(o, "reason_data", json_string(b->reason_data));
+    r |= json_object_set_new(o, "state_updated_ms", json_integer(b->state_updated_ms));
+    r |= json_object_set_new(o, "state_transitioned_ms", json_integer(b->state_transitioned_ms));
+    return r ? -1 : 0;
+}
+
+int alarm_base_save_tags(json_t *o, const struct alarm_base *b)
+{
+    json_t *tags = json_array();
+    int r = json_object_set_new(o, "pending", json_boolean(b->pending));
+
+    for (int i = 0; tags && i < b->ntags; i++)
+        r |= json_array_append_new(
+            tags, b->composite
+                      ? json_pack("{ssss}", "key", b->tags[i].key, "value", b->tags[i].value)
+                      : json_pack("[ss]", b->tags[i].key, b->tags[i].value));
+    r |= json_object_set_new(o, "tags", tags);
+    return r ? -1 : 0;
+}
+
 static json_t *alarm_save(const struct alarm *al)
 {
-    json_t *o = json_object(), *dims = json_array(), *recent = json_array(), *tags = json_array();
+    json_t *o = json_object(), *dims = json_array(), *recent = json_array();
 
-    if (!o || !dims || !recent || !tags) {
+    if (!o || !dims || !recent || alarm_base_save_identity(o, &al->b) < 0) {
         json_decref(o);
         json_decref(dims);
         json_decref(recent);
-        json_decref(tags);
         return NULL;
     }
-    json_object_set_new(o, "name", json_string(al->name));
-    if (al->description)
-        json_object_set_new(o, "description", json_string(al->description));
-    json_object_set_new(o, "actions_enabled", json_boolean(al->actions_enabled));
-    json_object_set_new(o, "ok_actions",
-                        str_list_json(al->actions[SC_ALARM_OK], al->nactions[SC_ALARM_OK]));
-    json_object_set_new(o, "alarm_actions",
-                        str_list_json(al->actions[SC_ALARM_ALARM], al->nactions[SC_ALARM_ALARM]));
-    json_object_set_new(o, "insufficient_data_actions",
-                        str_list_json(al->actions[SC_ALARM_INSUFFICIENT_DATA],
-                                      al->nactions[SC_ALARM_INSUFFICIENT_DATA]));
     if (al->nmq) {
         json_t *m = alarm_math_save(al);
         if (!m || json_object_set_new(o, "metrics", m) < 0) {
             json_decref(o);
             json_decref(dims);
             json_decref(recent);
-            json_decref(tags);
             return NULL;
         }
     } else {
@@ -76,20 +110,14 @@ static json_t *alarm_save(const struct alarm *al)
         json_object_set_new(o, "treat_missing_data", json_string(alarm_tmd_names[al->tmd]));
     if (al->elscp)
         json_object_set_new(o, "evaluate_low_sample_count_percentile", json_string(al->elscp));
-    json_object_set_new(o, "config_updated_ms", json_integer(al->config_updated_ms));
-    json_object_set_new(o, "state", json_string(alarm_state_names[al->state]));
-    json_object_set_new(o, "reason", json_string(al->reason));
-    json_object_set_new(o, "reason_data", json_string(al->reason_data));
-    json_object_set_new(o, "state_updated_ms", json_integer(al->state_updated_ms));
-    json_object_set_new(o, "state_transitioned_ms", json_integer(al->state_transitioned_ms));
     for (int i = 0; i < al->nrecent; i++)
         json_array_append_new(recent, json_real(al->recent[i]));
-    json_object_set_new(o, "recent", recent);
-    json_object_set_new(o, "last_eval_ms", json_integer(al->last_eval_ms));
-    json_object_set_new(o, "pending", json_boolean(al->pending));
-    for (int i = 0; i < al->ntags; i++)
-        json_array_append_new(tags, json_pack("[ss]", al->tags[i].key, al->tags[i].value));
-    json_object_set_new(o, "tags", tags);
+    if (alarm_base_save_state(o, &al->b) < 0 || json_object_set_new(o, "recent", recent) < 0 ||
+        json_object_set_new(o, "last_eval_ms", json_integer(al->last_eval_ms)) < 0 ||
+        alarm_base_save_tags(o, &al->b) < 0) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -237,7 +265,46 @@ static void load_pairs(struct sc_load *l, const json_t *o, const char *key,
     }
 }
 
-#define LOAD_MAX_TAGS 50
+int alarm_base_load_state(struct sc_load *l, const json_t *o, struct alarm_base *b)
+{
+    const json_t *st = json_object_get(o, "state"), *tags, *e;
+    size_t i;
+
+    b->config_updated_ms = sc_load_int(l, o, "config_updated_ms");
+    if (json_is_string(st)) {
+        if (sc_alarm_state_parse(json_string_value(st), &b->state) < 0)
+            sc_load_fail(l, "state: not an alarm state");
+    } else {
+        b->state = (enum sc_alarm_state)sc_load_int_range(l, o, "state", 0, 2);
+    }
+    sc_load_buf(l, o, "reason", b->reason, sizeof(b->reason));
+    sc_load_buf(l, o, "reason_data", b->reason_data, sizeof(b->reason_data));
+    b->state_updated_ms = sc_load_int(l, o, "state_updated_ms");
+    b->state_transitioned_ms = sc_load_int(l, o, "state_transitioned_ms");
+    b->pending = need_bool(l, o, "pending");
+    tags = json_object_get(o, "tags");
+    if (l->failed || !tags)
+        return l->failed ? -1 : 0;
+    if (!json_is_array(tags))
+        return sc_load_fail(l, "tags: expected a list");
+    b->tags = calloc(json_array_size(tags) + 1, sizeof(*b->tags));
+    if (!b->tags)
+        return sc_load_fail(l, "out of memory");
+    json_array_foreach(tags, i, e)
+    {
+        const json_t *k = json_is_array(e) ? json_array_get(e, 0) : json_object_get(e, "key");
+        const json_t *v = json_is_array(e) ? json_array_get(e, 1) : json_object_get(e, "value");
+        if (!json_is_string(k) || !json_is_string(v) ||
+            (json_is_array(e) && json_array_size(e) != 2))
+            return sc_load_fail(l, "tags: expected [key, value] pairs or {key, value} objects");
+        b->tags[i].key = sc_strdup(json_string_value(k));
+        b->tags[i].value = sc_strdup(json_string_value(v));
+        b->ntags++;
+        if (!b->tags[i].key || !b->tags[i].value)
+            return sc_load_fail(l, "out of memory");
+    }
+    return 0;
+}
 
 /* Builds one alarm from its saved form into t (a fresh store); l->where names it. */
 static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc_load *l)
@@ -245,19 +312,18 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
     struct sc_put_metric_alarm_req r;
     const char *acts[3][SC_ALARM_MAX_ACTIONS];
     struct sc_dimension dims[SC_METRIC_MAX_DIMENSIONS];
-    struct sc_dimension tagv[LOAD_MAX_TAGS];
     struct sc_alarm_query mq[SC_ALARM_MAX_QUERIES];
     struct sc_dimension mdims[SC_ALARM_MAX_QUERIES][SC_METRIC_MAX_DIMENSIONS];
-    const char *cmp, *state, *reason, *reason_data;
+    const char *cmp;
     struct sc_stat st;
     enum op op;
     enum tmd tmd;
     enum sc_unit unit;
     enum sc_status s;
     struct alarm *al = NULL;
-    int ntags = 0, idx, pending;
+    int idx;
     const json_t *recent;
-    int64_t cu, su, stt, le;
+    int64_t le;
     double threshold;
 
     if (!json_is_object(o))
@@ -295,15 +361,7 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
     r.treat_missing_data = sc_load_cstr_opt(l, o, "treat_missing_data");
     r.evaluate_low_sample_count_percentile =
         sc_load_cstr_opt(l, o, "evaluate_low_sample_count_percentile");
-    load_pairs(l, o, "tags", tagv, LOAD_MAX_TAGS, &ntags);
-    cu = sc_load_int(l, o, "config_updated_ms");
-    state = need_str(l, o, "state");
-    reason = need_str(l, o, "reason");
-    reason_data = need_str(l, o, "reason_data");
-    su = sc_load_int(l, o, "state_updated_ms");
-    stt = sc_load_int(l, o, "state_transitioned_ms");
     le = sc_load_int(l, o, "last_eval_ms");
-    pending = need_bool(l, o, "pending");
     if (!json_object_get(o, "threshold"))
         sc_load_fail(l, "threshold: expected a number");
     threshold = sc_load_real(l, o, "threshold");
@@ -326,23 +384,11 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
     al = alarm_build(t, &r, &st, op, tmd, unit);
     if (!al)
         return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
-    if (sc_alarm_state_parse(state, &al->state) < 0) {
+    if (alarm_base_load_state(l, o, &al->b) < 0) {
         alarm_free(al);
-        sc_load_fail(l, "state: not an alarm state");
         return SC_ERR_VALIDATION;
     }
-    if (strlen(reason) >= sizeof(al->reason) || strlen(reason_data) >= sizeof(al->reason_data)) {
-        alarm_free(al);
-        sc_load_fail(l, "reason: too long");
-        return SC_ERR_VALIDATION;
-    }
-    memcpy(al->reason, reason, strlen(reason) + 1);
-    memcpy(al->reason_data, reason_data, strlen(reason_data) + 1);
-    al->config_updated_ms = cu;
-    al->state_updated_ms = su;
-    al->state_transitioned_ms = stt;
     al->last_eval_ms = le;
-    al->pending = pending;
     recent = json_object_get(o, "recent");
     if (!json_is_array(recent) || json_array_size(recent) > SC_ALARM_MAX_RECENT) {
         alarm_free(al);
@@ -357,23 +403,7 @@ static enum sc_status alarm_load(struct sc_alarms *t, const json_t *o, struct sc
         }
         al->recent[al->nrecent++] = json_number_value(json_array_get(recent, i));
     }
-    if (ntags > 0) {
-        al->tags = calloc((size_t)ntags, sizeof(*al->tags));
-        if (!al->tags) {
-            alarm_free(al);
-            return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
-        }
-        for (int i = 0; i < ntags; i++) {
-            al->tags[i].key = sc_strdup(tagv[i].name);
-            al->tags[i].value = sc_strdup(tagv[i].value);
-            al->ntags++;
-            if (!al->tags[i].key || !al->tags[i].value) {
-                alarm_free(al);
-                return sc_fail(l->err, SC_ERR_INTERNAL, "out of memory");
-            }
-        }
-    }
-    idx = alarm_vec_find(t->list, t->n, al->name);
+    idx = alarm_vec_find(t->list, t->n, al->b.name);
     if (idx >= 0) {
         alarm_free(al);
         sc_load_fail(l, "name: duplicate alarm");
@@ -470,9 +500,9 @@ enum sc_status sc_alarms_load(struct sc_alarms *a, const json_t *j, struct sc_er
     a->change_seq = t->change_seq;
     a->delete_count = t->delete_count + 1;
     for (int k = 0; k < a->n; k++)
-        a->list[k]->change_seq = ++a->change_seq;
+        a->list[k]->b.change_seq = ++a->change_seq;
     for (int k = 0; k < a->ncomp; k++)
-        a->comps[k]->change_seq = ++a->change_seq;
+        a->comps[k]->b.change_seq = ++a->change_seq;
 out:
     sc_alarms_destroy(t);
     return s;

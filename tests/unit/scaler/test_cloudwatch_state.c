@@ -195,6 +195,53 @@ static void test_cloudwatch_state_history_and_tags_survive(void **state)
     sc_cw_destroy(cw2);
 }
 
+/* The base both alarm kinds share (alarm_base in alarm_internal.h) keeps each kind's state
+ * file form: a metric alarm's state by name and tags as [key, value] pairs, a composite's
+ * state by number and tags as {"key", "value"} objects; either form loads back, and a
+ * reloaded store saves the same document. */
+static void test_cloudwatch_state_alarm_base_keeps_each_form(void **state)
+{
+    struct sc_cw *cw = busy_cw(&(int){ 0 }), *back = cw_new();
+    struct sc_tag tags[] = { { "team", "red" } };
+    struct sc_put_composite_alarm_req c;
+    const json_t *al = NULL, *co;
+    json_t *j, *j2, *arr;
+    size_t i;
+
+    (void)state;
+    memset(&c, 0, sizeof(c));
+    c.alarm_name = "both";
+    c.alarm_rule = "ALARM(high) AND ALARM(tail)";
+    c.tags = tags;
+    c.n_tags = 1;
+    assert_int_equal(sc_cw_put_composite_alarm(cw, &c, T0 + 7 * MIN, NULL), SC_OK);
+    j = sc_cw_save(cw);
+    assert_non_null(j);
+    arr = json_object_get(json_object_get(j, "alarms"), "alarms");
+    for (i = 0; i < json_array_size(arr); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(arr, i), "name")), "tail") == 0)
+            al = json_array_get(arr, i);
+    assert_non_null(al);
+    assert_true(json_is_string(json_object_get(al, "state")));
+    assert_true(json_is_array(json_array_get(json_object_get(al, "tags"), 0)));
+    assert_null(json_object_get(al, "arn"));
+    co = json_array_get(json_object_get(json_object_get(j, "alarms"), "composites"), 0);
+    assert_non_null(co);
+    assert_true(json_is_integer(json_object_get(co, "state")));
+    assert_string_equal(
+        json_string_value(json_object_get(json_array_get(json_object_get(co, "tags"), 0), "key")),
+        "team");
+    assert_string_equal(json_string_value(json_object_get(co, "arn")),
+                        "arn:aws:cloudwatch:us-east-1:123456789012:alarm:both");
+    assert_int_equal(sc_cw_load(back, j, NULL), SC_OK);
+    j2 = sc_cw_save(back);
+    assert_true(json_equal(j, j2));
+    json_decref(j);
+    json_decref(j2);
+    sc_cw_destroy(cw);
+    sc_cw_destroy(back);
+}
+
 /* Corrupt input: each mutation fails with a message and leaves the target untouched. */
 static void test_cloudwatch_state_corrupt_input_changes_nothing(void **state)
 {
@@ -322,6 +369,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cloudwatch_state_round_trip),
         cmocka_unit_test(test_cloudwatch_state_history_and_tags_survive),
+        cmocka_unit_test(test_cloudwatch_state_alarm_base_keeps_each_form),
         cmocka_unit_test(test_cloudwatch_state_corrupt_input_changes_nothing),
         cmocka_unit_test(test_cloudwatch_state_put_observer_sees_stored_puts),
     };
