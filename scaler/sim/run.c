@@ -329,9 +329,12 @@ static int setup_alarms(struct eng *e)
         int nd =
             a->ndimensions < SC_METRIC_MAX_DIMENSIONS ? a->ndimensions : SC_METRIC_MAX_DIMENSIONS;
 
+        char dimbuf[SC_METRIC_MAX_DIMENSIONS][SC_ELBV2_ARN_LEN];
+
         for (int j = 0; j < nd; j++) {
             dims[j].name = a->dimensions[j].name;
-            dims[j].value = a->dimensions[j].value;
+            dims[j].value = alb_dimension(e, a->dimensions[j].name, a->dimensions[j].value,
+                                          dimbuf[j], sizeof(dimbuf[j]));
         }
         for (int j = 0; j < a->nactions && j <= SC_ALARM_MAX_ACTIONS; j++)
             actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->actions[j])];

@@ -272,6 +272,25 @@ const char *alb_label(struct eng *e, const char *label, char *buf, size_t cap)
     return buf;
 }
 
+const char *alb_dimension(struct eng *e, const char *name, const char *value, char *buf, size_t cap)
+{
+    int i;
+
+    if (!name || !value)
+        return value;
+    if (strcmp(name, "LoadBalancer") == 0 && strncmp(value, "app/", 4) == 0 &&
+        (i = sim_scenario_alb_index(e->sc, value + 4)) >= 0 && e->alb_arns[i][0]) {
+        snprintf(buf, cap, "%s", sc_elbv2_arn_dimension(e->alb_arns[i]));
+        return buf;
+    }
+    if (strcmp(name, "TargetGroup") == 0 && strncmp(value, "targetgroup/", 12) == 0 &&
+        (i = sim_scenario_tg_index(e->sc, value + 12)) >= 0 && e->tgs[i].arn[0]) {
+        snprintf(buf, cap, "%s", sc_elbv2_arn_dimension(e->tgs[i].arn));
+        return buf;
+    }
+    return value;
+}
+
 /* ---- routing plan ---- */
 
 /* The request kind as the listener sees it; ip/hdrs are the caller's storage. */

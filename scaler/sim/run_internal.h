@@ -203,6 +203,10 @@ int alb_setup(struct eng *e);
 int alb_plan(struct eng *e);
 const char *alb_label(struct eng *e, const char *label, char *buf, size_t cap);
 const char *alb_tg_arn(struct eng *e, const char *name);
+/* An alarm's dimension: LoadBalancer "app/LB" and TargetGroup "targetgroup/TG" (names of
+ * the scenario) get the ids made here; any other value is returned as given. */
+const char *alb_dimension(struct eng *e, const char *name, const char *value, char *buf,
+                          size_t cap);
 /* Route sets of the target groups from their routable targets. */
 void alb_sync_routes(struct eng *e);
 /* Target group tg's health checks when due; returns 1 when it reported a result. */

@@ -167,6 +167,14 @@ static void test_run_alb_label_gets_the_ids(void **state)
         "app/x/0123456789abcdef/targetgroup/y/0123456789abcdef");
     assert_string_equal(alb_label(&f.e, "app/nope/targetgroup/api-tg", buf, sizeof(buf)),
                         "app/nope/targetgroup/api-tg");
+    /* alarm dimensions written with names */
+    l = alb_dimension(&f.e, "TargetGroup", "targetgroup/web-tg", buf, sizeof(buf));
+    assert_string_equal(l, sc_elbv2_arn_dimension(f.e.tgs[1].arn));
+    l = alb_dimension(&f.e, "LoadBalancer", "app/front", buf, sizeof(buf));
+    assert_string_equal(l, sc_elbv2_arn_dimension(f.e.alb_arns[0]));
+    assert_int_equal(strncmp(l, "app/front/", 10), 0);
+    assert_string_equal(alb_dimension(&f.e, "AutoScalingGroupName", "app/front", buf, sizeof(buf)),
+                        "app/front");
     destroy(&f);
 }
 
