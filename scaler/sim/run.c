@@ -427,22 +427,21 @@ static void plan_metric(struct eng *e, struct sim_run_result *res, const char *a
             known = 1;
         }
     } else if (strcmp(ns, "AWS/ApplicationELB") == 0 && e->sc->nalbs > 0) {
-        /* sc_elbv2_report_minute puts these every minute (docs/scenarios.md) */
-        static const char *const made[] = { "RequestCount",
-                                            "RequestCountPerTarget",
-                                            "TargetResponseTime",
-                                            "HTTPCode_Target_2XX_Count",
-                                            "HTTPCode_ELB_3XX_Count",
-                                            "HTTPCode_ELB_4XX_Count",
-                                            "HTTPCode_ELB_5XX_Count",
-                                            "HTTPCode_ELB_503_Count",
-                                            "HTTP_Fixed_Response_Count",
-                                            "HTTP_Redirect_Count",
-                                            "HealthyHostCount",
-                                            "UnHealthyHostCount",
+        /* sc_elbv2_report_minute puts them every minute, but the model has no figures for
+         * connections, bytes, the targets' own 3xx-5xx or the 502/504 the proxy makes */
+        static const char *const none[] = { "ActiveConnectionCount",
+                                            "NewConnectionCount",
+                                            "ProcessedBytes",
+                                            "TargetConnectionErrorCount",
+                                            "HTTPCode_Target_3XX_Count",
+                                            "HTTPCode_Target_4XX_Count",
+                                            "HTTPCode_Target_5XX_Count",
+                                            "HTTPCode_ELB_502_Count",
+                                            "HTTPCode_ELB_504_Count",
                                             NULL };
-        for (int k = 0; made[k]; k++)
-            known |= strcmp(name, made[k]) == 0;
+        known = sc_elbv2_metric_known(name);
+        for (int k = 0; none[k]; k++)
+            known &= strcmp(name, none[k]) != 0;
     } else if (strcmp(ns, "AWS/ELB") == 0 && ndims == 1 &&
                strcmp(dims[0].name, "LoadBalancerName") == 0) {
         int lb = sim_scenario_lb_index(e->sc, dims[0].value);
