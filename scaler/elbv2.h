@@ -610,6 +610,10 @@ int sc_elbv2_group_counts(const struct sc_elbv2 *v2, const char *tg_arn, const c
  * (fail open); with none, the requests themselves. */
 double sc_elbv2_request_count_per_target(double requests, int healthy, int routable);
 
+/* 1 when name is one of the AWS/ApplicationELB metrics sc_elbv2_report_minute puts
+ * (docs/elbv2.md 11; case-sensitive, as CloudWatch's names), else 0 (NULL too). */
+int sc_elbv2_metric_known(const char *name);
+
 /* One minute's raw counters of a target group behind the load balancer (counts as the
  * emulated minute saw them). */
 struct sc_elbv2_tg_traffic {

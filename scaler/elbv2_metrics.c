@@ -60,6 +60,39 @@ struct report {
     int n;
 };
 
+int sc_elbv2_metric_known(const char *name)
+{
+    static const char *const names[] = {
+        "RequestCount",
+        "TargetResponseTime",
+        "HTTPCode_Target_2XX_Count",
+        "HTTPCode_Target_3XX_Count",
+        "HTTPCode_Target_4XX_Count",
+        "HTTPCode_Target_5XX_Count",
+        "ActiveConnectionCount",
+        "NewConnectionCount",
+        "ProcessedBytes",
+        "TargetConnectionErrorCount",
+        "HTTPCode_ELB_3XX_Count",
+        "HTTPCode_ELB_4XX_Count",
+        "HTTPCode_ELB_5XX_Count",
+        "HTTPCode_ELB_502_Count",
+        "HTTPCode_ELB_503_Count",
+        "HTTPCode_ELB_504_Count",
+        "HTTP_Fixed_Response_Count",
+        "HTTP_Redirect_Count",
+        "RequestCountPerTarget",
+        "HealthyHostCount",
+        "UnHealthyHostCount",
+        NULL,
+    };
+
+    for (int i = 0; name && names[i]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static void put(struct report *r, const char *metric, const char *unit,
                 const struct sc_dimension *d, int nd, double v)
 {

@@ -62,9 +62,9 @@ double phase_value(const struct sim_model *m, const struct src *s, int64_t t_us)
             pm->cell = cell;
             pm->v = sim_phase_value_at(s->ph, m->sc->duration_ms, t_us - m->start_us, m->grid_us);
         }
-        return pm->v;
+        return pm->v * s->share;
     }
-    return sim_phase_value_at(s->ph, m->sc->duration_ms, t_us - m->start_us, m->grid_us);
+    return sim_phase_value_at(s->ph, m->sc->duration_ms, t_us - m->start_us, m->grid_us) * s->share;
 }
 
 /* The next time after t at which phase_value may change (piecewise-constant grid of
@@ -96,6 +96,13 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
 
     if (!sc || (cfg->mode != SIM_MODE_DES && cfg->mode != SIM_MODE_FLUID))
         return NULL;
+    if (cfg->nextra_routes < 0 || cfg->nsplits < 0)
+        return NULL;
+    for (int i = 0; i < cfg->nsplits; i++)
+        if (cfg->splits[i].phase < 0 || cfg->splits[i].phase >= sc->nphases ||
+            cfg->splits[i].route < sc->nlbs ||
+            cfg->splits[i].route >= sc->nlbs + cfg->nextra_routes)
+            return NULL;
     m = cm_xcalloc(1, sizeof(*m));
     m->mode = cfg->mode;
     m->sc = sc;
@@ -106,9 +113,11 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
     m->tick_us = cfg->tick_us > 0 ? cfg->tick_us : 1000000;
     m->grid_us = m->mode == SIM_MODE_DES ? 1000000 : 10000000;
     sim_queue_init(&m->q, cfg->start_us);
-    m->nlbs = sc->nlbs;
-    m->routes = cm_xcalloc((size_t)sc->nlbs + 1, sizeof(*m->routes));
-    m->lbc = cm_xcalloc((size_t)sc->nlbs + 1, sizeof(*m->lbc));
+    m->nlbs = sc->nlbs + cfg->nextra_routes;
+    m->routes = cm_xcalloc((size_t)m->nlbs + 1, sizeof(*m->routes));
+    m->lbc = cm_xcalloc((size_t)m->nlbs + 1, sizeof(*m->lbc));
+    for (int i = 0; i < cfg->nextra_routes; i++)
+        m->routes[sc->nlbs + i].answer_status = cfg->answer_status ? cfg->answer_status[i] : 0;
     for (int i = 0; i < sc->nlbs; i++) {
         const char *proto = sc->lbs[i].nlisteners ? sc->lbs[i].listeners[0].protocol : "HTTP";
         m->routes[i].round_robin = strcmp(proto, "TCP") == 0 || strcmp(proto, "SSL") == 0;
@@ -127,11 +136,18 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
             ac->q_us[k] =
                 sc_app_service_quantile(ac->app, (level_edges[k] + level_edges[k + 1]) / 2, 1000.0);
     }
-    m->srcs = cm_xcalloc((size_t)sc->nphases + 1, sizeof(*m->srcs));
-    for (int i = 0; i < sc->nphases; i++) {
-        struct src *s = &m->srcs[m->nsrcs++];
+    m->srcs = cm_xcalloc((size_t)sc->nphases + (size_t)cfg->nsplits + 1, sizeof(*m->srcs));
+    for (int k = 0; k < sc->nphases + cfg->nsplits; k++) {
+        /* a phase of a classic load balancer is one source; an ALB's, one per split */
+        int i = k < sc->nphases ? k : cfg->splits[k - sc->nphases].phase;
+        struct src *s;
+        if (k < sc->nphases && sim_scenario_lb_index(sc, sc->phases[i].target) < 0)
+            continue;
+        s = &m->srcs[m->nsrcs++];
         s->ph = &sc->phases[i];
-        s->lb = sim_scenario_lb_index(sc, s->ph->target);
+        s->share = k < sc->nphases ? 1.0 : cfg->splits[k - sc->nphases].share;
+        s->lb = k < sc->nphases ? sim_scenario_lb_index(sc, s->ph->target)
+                                : cfg->splits[k - sc->nphases].route;
         s->at_us = cfg->start_us + s->ph->at_ms * 1000;
         s->until_us = cfg->start_us + s->ph->until_ms * 1000;
         if (s->until_us > cfg->start_us + sc->duration_ms * 1000)
@@ -140,14 +156,14 @@ struct sim_model *sim_model_create(const struct sim_model_config *cfg)
         if (s->ph->ntrace == 0 &&
             (s->ph->shape == SIM_SHAPE_RAMP || s->ph->shape == SIM_SHAPE_DIURNAL)) {
             s->memo = cm_xcalloc(PHASE_MEMO_CELLS, sizeof(*s->memo));
-            for (int k = 0; k < PHASE_MEMO_CELLS; k++)
-                s->memo[k].cell = -1;
+            for (int j = 0; j < PHASE_MEMO_CELLS; j++)
+                s->memo[j].cell = -1;
         }
         if (m->mode == SIM_MODE_DES) {
             struct sim_event_rec ev = { 0 };
             ev.t_us = s->at_us;
             ev.kind = s->ph->closed ? EV_RESPAWN : EV_OPEN;
-            ev.a = i;
+            ev.a = m->nsrcs - 1;
             ev.b = 0;
             if (s->at_us < s->until_us)
                 sim_queue_push(&m->q, &ev);

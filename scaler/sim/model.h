@@ -51,12 +51,28 @@
 
 struct sim_model;
 
+/* An Application Load Balancer's routing of a phase (the engine's plan, scaler/sim/run_alb.c):
+ * share (0..1] of phase's requests go to route `route`. The routes after the classic load
+ * balancers' (index >= sc->nlbs) are the target groups' (set with sim_model_set_routes) and
+ * the load balancer's own answers (answer_status: fixed responses and redirects, ended at
+ * once without an instance: failed when the status is 5xx, else completed, in neither case
+ * in the latency histogram). A phase with splits is not routed by its target's name. */
+struct sim_model_split {
+    int phase;
+    int route;
+    double share;
+};
+
 struct sim_model_config {
     enum sim_mode mode;
     const struct sim_scenario *sc; /* borrowed; phases, load balancers, apps */
     int64_t start_us;              /* virtual epoch us of the run start */
     uint64_t seed;
-    int64_t tick_us; /* fluid step; 0: 1 s */
+    int64_t tick_us;                      /* fluid step; 0: 1 s */
+    int nextra_routes;                    /* routes after the classic load balancers' */
+    const int *answer_status;             /* per extra route: 0 a target group's, else the answer */
+    const struct sim_model_split *splits; /* borrowed during sim_model_create */
+    int nsplits;
 };
 
 /* Returns NULL on bad config. Aborts on OOM. */

@@ -106,6 +106,14 @@ static void send_request(struct sim_model *m, int si, int64_t t_us)
     struct inst *in;
 
     m->lbc[s->lb].arrived += 1;
+    if (m->routes[s->lb].answer_status) {
+        /* the ALB answers itself (fixed response, redirect): no instance, no latency */
+        if (m->routes[s->lb].answer_status >= 500)
+            m->lbc[s->lb].failed += 1;
+        else
+            m->lbc[s->lb].completed += 1;
+        return;
+    }
     slot = pick_instance(m, s->lb);
     if (slot < 0) {
         fail_at(m, si, t_us + SIM_FAIL_FAST_US);

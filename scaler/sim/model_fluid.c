@@ -304,6 +304,19 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         double closed_wait_us = 0, s_mean_us = 0;
         int fill;
 
+        if (r->answer_status) { /* the ALB's own answers (sim_model_split) */
+            for (int si = 0; si < m->nsrcs; si++) {
+                struct src *s = &m->srcs[si];
+                if (s->lb == lb && !s->ph->closed && t_us >= s->at_us && t_us < s->until_us)
+                    open_rate += phase_value(m, s, t_us + dt_us / 2);
+            }
+            m->lbc[lb].arrived += open_rate * dt;
+            if (r->answer_status >= 500)
+                m->lbc[lb].failed += open_rate * dt;
+            else
+                m->lbc[lb].completed += open_rate * dt;
+            continue;
+        }
         if (r->agg_valid) {
             mu_nom = r->agg_mu_nom;
             mu_ok = r->agg_mu_ok;

@@ -72,6 +72,7 @@ struct route {
     int n, cap;
     int rr;
     int round_robin;
+    int answer_status; /* an ALB's own answer (sim_model_split): no instances */
     /* cross-zone off: zone[i] of slots[i]; nz zones (0 when not zoned); per zone the
      * next pick (DES) and, in fluid mode, each entry's share w[i] of the route's open
      * load and bad_w the share that meets dead or hung instances (with agg_valid) */
@@ -107,6 +108,7 @@ struct phase_memo {
 struct src {
     const struct sim_phase *ph;
     int lb;
+    double share; /* of the phase's value (1: all of it; an ALB's split otherwise) */
     int64_t at_us, until_us;
     /* closed DES */
     int active;

@@ -86,6 +86,9 @@ static int setup_lbs(struct eng *e)
     return 0;
 }
 
+/* A group's target groups passed on (AWS takes 50 per call; more are an error there). */
+#define SIM_MAX_GROUP_TGS 64
+
 static int setup_lcs_groups(struct eng *e)
 {
     const struct sim_scenario *sc = e->sc;
@@ -106,6 +109,7 @@ static int setup_lcs_groups(struct eng *e)
         struct sc_error err = { 0 };
         const struct sim_lb *lb0 =
             g->nload_balancers ? &sc->lbs[sim_scenario_lb_index(sc, g->load_balancers[0])] : NULL;
+        const char *tg_arns[SIM_MAX_GROUP_TGS];
 
         req.auto_scaling_group_name = g->name;
         req.launch_configuration_name = g->launch_configuration;
@@ -131,6 +135,11 @@ static int setup_lcs_groups(struct eng *e)
         req.health_check_grace_period = g->health_check_grace_period_s;
         req.load_balancer_names = (const char *const *)g->load_balancers;
         req.nload_balancer_names = g->nload_balancers;
+        for (int j = 0; j < g->ntarget_groups && j < SIM_MAX_GROUP_TGS; j++)
+            tg_arns[j] = alb_tg_arn(e, g->target_groups[j]);
+        req.target_group_arns = tg_arns;
+        req.ntarget_group_arns =
+            g->ntarget_groups < SIM_MAX_GROUP_TGS ? g->ntarget_groups : SIM_MAX_GROUP_TGS;
         req.termination_policies = (const char *const *)g->termination_policies;
         req.ntermination_policies = g->ntermination_policies;
         req.has_new_instances_protected_from_scale_in = 1;
@@ -207,7 +216,10 @@ static int setup_lcs_groups(struct eng *e)
                 return lib_fail(e, p, &err);
         }
         e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
-        e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name) : -1;
+        e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name)
+                          : g->ntarget_groups
+                              ? sc->nlbs + sim_scenario_tg_index(sc, g->target_groups[0])
+                              : -1;
         for (int j = 0; j < g->nload_balancers; j++)
             e->lbs[sim_scenario_lb_index(sc, g->load_balancers[j])].ngroups_behind++;
     }
@@ -224,6 +236,7 @@ static int setup_policies(struct eng *e)
         struct sc_step_adjustment steps[SC_POLICY_MAX_STEPS];
         const struct sc_asg_policy_info *info = NULL;
         struct sc_error err = { 0 };
+        char label[2 * SC_ELBV2_ARN_LEN];
 
         req.auto_scaling_group_name = p->group;
         req.policy_name = p->name;
@@ -239,7 +252,8 @@ static int setup_policies(struct eng *e)
             spec.target_value = p->target_value;
             spec.slot[SC_PREDICT_PAIR].set = 1;
             spec.slot[SC_PREDICT_PAIR].predefined_metric_type = p->predefined_metric;
-            spec.slot[SC_PREDICT_PAIR].resource_label = p->resource_label;
+            spec.slot[SC_PREDICT_PAIR].resource_label =
+                alb_label(e, p->resource_label, label, sizeof(label));
             pred.specs = &spec;
             pred.nspecs = 1;
             pred.mode = p->mode;
@@ -277,7 +291,8 @@ static int setup_policies(struct eng *e)
         if (p->type == SIM_POLICY_TARGET) {
             req.has_target_tracking = 1;
             req.target_tracking.predefined_metric_type = p->predefined_metric;
-            req.target_tracking.resource_label = p->resource_label;
+            req.target_tracking.resource_label =
+                alb_label(e, p->resource_label, label, sizeof(label));
             req.target_tracking.has_metrics = p->nmetrics > 0;
             req.target_tracking.metrics = p->metrics;
             req.target_tracking.nmetrics = p->nmetrics;
@@ -314,9 +329,12 @@ static int setup_alarms(struct eng *e)
         int nd =
             a->ndimensions < SC_METRIC_MAX_DIMENSIONS ? a->ndimensions : SC_METRIC_MAX_DIMENSIONS;
 
+        char dimbuf[SC_METRIC_MAX_DIMENSIONS][SC_ELBV2_ARN_LEN];
+
         for (int j = 0; j < nd; j++) {
             dims[j].name = a->dimensions[j].name;
-            dims[j].value = a->dimensions[j].value;
+            dims[j].value = alb_dimension(e, a->dimensions[j].name, a->dimensions[j].value,
+                                          dimbuf[j], sizeof(dimbuf[j]));
         }
         for (int j = 0; j < a->nactions && j <= SC_ALARM_MAX_ACTIONS; j++)
             actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->actions[j])];
@@ -408,6 +426,22 @@ static void plan_metric(struct eng *e, struct sim_run_result *res, const char *a
             e->cpu_instance_metric = 1;
             known = 1;
         }
+    } else if (strcmp(ns, "AWS/ApplicationELB") == 0 && e->sc->nalbs > 0) {
+        /* sc_elbv2_report_minute puts them every minute, but the model has no figures for
+         * connections, bytes, the targets' own 3xx-5xx or the 502/504 the proxy makes */
+        static const char *const none[] = { "ActiveConnectionCount",
+                                            "NewConnectionCount",
+                                            "ProcessedBytes",
+                                            "TargetConnectionErrorCount",
+                                            "HTTPCode_Target_3XX_Count",
+                                            "HTTPCode_Target_4XX_Count",
+                                            "HTTPCode_Target_5XX_Count",
+                                            "HTTPCode_ELB_502_Count",
+                                            "HTTPCode_ELB_504_Count",
+                                            NULL };
+        known = sc_elbv2_metric_known(name);
+        for (int k = 0; none[k]; k++)
+            known &= strcmp(name, none[k]) != 0;
     } else if (strcmp(ns, "AWS/ELB") == 0 && ndims == 1 &&
                strcmp(dims[0].name, "LoadBalancerName") == 0) {
         int lb = sim_scenario_lb_index(e->sc, dims[0].value);
@@ -642,6 +676,7 @@ static void eng_cleanup(struct eng *e)
         free(e->lbs[i].zones);
     }
     free(e->lbs);
+    alb_cleanup(e);
     free(e->groups);
     free(e->alarms);
     free(e->faults);
@@ -708,11 +743,15 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
 
     rc = setup_lbs(&e);
     if (!rc)
+        rc = alb_setup(&e);
+    if (!rc)
         rc = setup_lcs_groups(&e);
     if (!rc)
         rc = setup_policies(&e);
     if (!rc)
         rc = setup_alarms(&e);
+    if (!rc)
+        rc = alb_plan(&e);
     if (!rc && e.nalarms > SIM_TIMELINE_MAX_ALARMS) {
         snprintf(e.err, sizeof(e.err), "$.infrastructure.alarms: at most %d alarms",
                  SIM_TIMELINE_MAX_ALARMS);
@@ -741,6 +780,10 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     mc.start_us = us(e.start_ms);
     mc.seed = cfg->seed;
     mc.tick_us = cfg->tick_us;
+    mc.nextra_routes = sc->ntgs + e.nanswers;
+    mc.answer_status = e.answer_status;
+    mc.splits = e.splits;
+    mc.nsplits = e.nsplits;
     e.model = sim_model_create(&mc);
     make_timeline(&e);
     if (!e.model || !e.tl) {
@@ -819,6 +862,9 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
         for (int lb = 0; lb < sc->nlbs; lb++)
             if (e.lbs[lb].hc_next_ms < t)
                 t = e.lbs[lb].hc_next_ms;
+        for (int tg = 0; tg < sc->ntgs; tg++)
+            if (e.tgs[tg].hc_next_ms < t)
+                t = e.tgs[tg].hc_next_ms;
         for (int i = 0; i < sc->nfaults; i++) {
             struct fault_track *ft = &e.faults[i];
             int64_t fs = e.start_ms + ft->f->at_ms;
@@ -882,6 +928,13 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
                 e.lbs[lb].hc_next_ms += e.lbs[lb].hc_interval_ms;
             }
         }
+        for (int tg = 0; tg < sc->ntgs; tg++) {
+            if (e.tgs[tg].hc_next_ms <= e.now_ms) {
+                if (alb_health_checks(&e, tg))
+                    reported = 1;
+                e.tgs[tg].hc_next_ms += e.tgs[tg].hc_interval_ms;
+            }
+        }
         if (reported || e.now_ms >= world_due || (e.has_handlers && e.now_ms >= e.hook_next_ms))
             need_step = 1;
         if (reported)
@@ -895,6 +948,13 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     for (int lb = 0; lb < sc->nlbs; lb++) {
         struct sim_lb_counters c;
         sim_model_lb_counters(e.model, lb, &c);
+        res->arrived += c.arrived;
+        res->completed += c.completed;
+        res->failed += c.failed;
+    }
+    for (int r = sc->nlbs; r < sc->nlbs + sc->ntgs + e.nanswers; r++) {
+        struct sim_lb_counters c;
+        sim_model_lb_counters(e.model, r, &c);
         res->arrived += c.arrived;
         res->completed += c.completed;
         res->failed += c.failed;

@@ -7,11 +7,13 @@
 #ifndef SCALER_SIM_RUN_INTERNAL_H
 #define SCALER_SIM_RUN_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/hist.h"
 #include "scaler/alarm.h"
 #include "scaler/elb.h"
+#include "scaler/elbv2.h"
 #include "scaler/observe.h"
 #include "scaler/rng.h"
 #include "scaler/sim/expect.h"
@@ -56,6 +58,34 @@ struct lb_state {
     int cap;
 };
 
+/* A target group of the scenario (run_alb.c): its model route is sc->nlbs + its index. */
+struct tg_state {
+    char arn[SC_ELBV2_ARN_LEN];
+    int alb;            /* the ALB whose metrics count its traffic (the first forwarding), -1 */
+    int64_t hc_next_ms; /* INT64_MAX: no checks (nothing registered yet is fine) */
+    int64_t hc_interval_ms;
+    int http;
+    int port_ok; /* the check's port is the traffic port (the one the app serves) */
+    int ngroups_behind;
+    struct sim_lb_counters min_snap, smp_snap;
+    const char **ids; /* route set scratch */
+    int *ports, *slots, *last;
+    int cap, nlast;
+};
+
+/* One kind of answer an ALB gives itself (a model route after the target groups'). */
+enum answer_kind {
+    ANSWER_FIXED = 0, /* a fixed-response action */
+    ANSWER_REDIRECT,  /* a redirect action */
+    ANSWER_NO_TARGET, /* a forward whose weights are all 0: the load balancer's 503 */
+};
+struct answer_route {
+    int alb;
+    int status;
+    enum answer_kind kind;
+    struct sim_lb_counters min_snap, smp_snap;
+};
+
 struct alarm_track {
     char name[256];
     enum sc_alarm_state last;
@@ -95,6 +125,14 @@ struct eng {
     int64_t forecast_seen[256]; /* a predictive policy's last forecast pushed (update time) */
 
     struct lb_state *lbs;
+    struct sc_elbv2 *elbv2;
+    struct tg_state *tgs;               /* per sc->tgs */
+    char (*alb_arns)[SC_ELBV2_ARN_LEN]; /* per sc->albs */
+    struct answer_route *answers;       /* routes sc->nlbs + sc->ntgs + i */
+    int nanswers;
+    struct sim_model_split *splits;
+    int nsplits;
+    int *answer_status; /* per route after the classic load balancers' (the model's) */
     struct group_track *groups;
     struct alarm_track *alarms;
     int nalarms;
@@ -154,6 +192,33 @@ void push_alarm_changes(struct eng *e);
 void push_decisions(struct eng *e);
 /* Each predictive policy's forecast made since the last call, as a forecast event. */
 void push_forecasts(struct eng *e);
+
+/* run_alb.c: Application Load Balancers (docs/scenarios.md). alb_setup() makes the target
+ * groups, load balancers, listeners and rules through libscaler (before the groups, which
+ * name the target groups); alb_plan() routes each phase's request mix with sc_elbv2_route
+ * into e->splits (before the model). Both return 0 or 2 with e->err set. alb_label()
+ * expands a resource label "app/LB/targetgroup/TG" (names only) to AWS's form with the
+ * ids made here; any other label is returned as given. */
+int alb_setup(struct eng *e);
+int alb_plan(struct eng *e);
+const char *alb_label(struct eng *e, const char *label, char *buf, size_t cap);
+const char *alb_tg_arn(struct eng *e, const char *name);
+/* An alarm's dimension: LoadBalancer "app/LB" and TargetGroup "targetgroup/TG" (names of
+ * the scenario) get the ids made here; any other value is returned as given. */
+const char *alb_dimension(struct eng *e, const char *name, const char *value, char *buf,
+                          size_t cap);
+/* Route sets of the target groups from their routable targets. */
+void alb_sync_routes(struct eng *e);
+/* Target group tg's health checks when due; returns 1 when it reported a result. */
+int alb_health_checks(struct eng *e, int tg);
+/* The minute ended: every ALB's AWS/ApplicationELB metrics (sc_elbv2_report_minute). */
+void alb_metrics_minute(struct eng *e);
+/* The counters of every ALB route (target groups' and answers') added to *c since *snap
+ * (the sample's snapshot, per route), then snapshots taken. */
+void alb_sample_counters(struct eng *e, double *done, double *fail, double *arrived);
+/* The share of route's load one group behind it takes (1 / groups behind it). */
+double route_group_share(const struct eng *e, int route);
+void alb_cleanup(struct eng *e);
 
 /* run_sample.c: the minute [now - 60 s, now) ended: put what alarms read. */
 void metrics_minute(struct eng *e);

@@ -172,6 +172,11 @@ void sync_routes(struct eng *e)
 {
     uint64_t sig = world_signature(e);
 
+    /* target groups: registrations, draining and health change the route sets without
+     * a mark here, so they are read every time (unchanged ones cost no model change) */
+    if (e->sc->ntgs)
+        alb_sync_routes(e);
+
     if (!e->routes_dirty && sig == e->world_sig)
         return;
     e->world_sig = sig;

@@ -144,6 +144,8 @@ void metrics_minute(struct eng *e)
             sc_elb_report_minute(e->elb, e->cw, e->sc->lbs[lb].name, &t, ls->metrics, ts,
                                  e->now_ms);
     }
+    if (e->sc->nalbs)
+        alb_metrics_minute(e);
 }
 
 /* ---- samples ---- */
@@ -262,6 +264,8 @@ void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker
         arrived += c.arrived - ls->smp_snap.arrived;
         ls->smp_snap = c;
     }
+    if (e->sc->ntgs + e->nanswers)
+        alb_sample_counters(e, &done, &fail, &arrived);
     const struct sim_slot_cpu *tab;
     int nslots = cpu_table(e, &tab), cur_g = -1;
     double cur_busy = 0, cur_cap = 0;
@@ -307,10 +311,7 @@ void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker
         o->demand =
             e->groups[g].lb >= 0
                 ? sim_model_demand(e->model, e->groups[g].lb, e->groups[g].app, basis.cpu_pct,
-                                   1.0 / (e->lbs[e->groups[g].lb].ngroups_behind
-                                              ? e->lbs[e->groups[g].lb].ngroups_behind
-                                              : 1),
-                                   t0, t1)
+                                   route_group_share(e, e->groups[g].lb), t0, t1)
                 : 0;
     }
     for (int i = 0; i < e->nalarms; i++)

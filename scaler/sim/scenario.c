@@ -317,6 +317,8 @@ _Static_assert(offsetof(struct sim_launch_config, name) == SIM_PATH_MAX, "path t
 _Static_assert(offsetof(struct sim_group, name) == SIM_PATH_MAX, "path then name");
 _Static_assert(offsetof(struct sim_policy, name) == SIM_PATH_MAX, "path then name");
 _Static_assert(offsetof(struct sim_alarm, name) == SIM_PATH_MAX, "path then name");
+_Static_assert(offsetof(struct sim_tg, name) == SIM_PATH_MAX, "path then name");
+_Static_assert(offsetof(struct sim_alb, name) == SIM_PATH_MAX, "path then name");
 
 /* The name (of n objects stride bytes apart from base, each a path then a name) closest
  * to word, for a "did you mean"; NULL when none is close. */
@@ -424,6 +426,77 @@ static void check_dimensions(struct ctx *c, const struct sim_scenario *sc)
     }
 }
 
+/* A forward's target groups must exist. */
+static void check_action_refs(struct ctx *c, const struct sim_scenario *sc, const char *path,
+                              const struct sim_alb_action *a)
+{
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], pk[SIM_PATH_MAX], buf[SIM_PATH_MAX + 32];
+
+    path_key(p, path, "forward");
+    for (int i = 0; i < a->nforward; i++) {
+        const char *t = a->forward[i].target_group;
+        if (!t || sim_scenario_tg_index(sc, t) >= 0)
+            continue;
+        if (a->weighted) {
+            path_idx(pi, p, (size_t)i);
+            path_key(pk, pi, "target_group");
+        } else {
+            path_join(pk, p, "");
+        }
+        fail(c, pk, "no target group named \"%s\"%s", t, dym(buf, sizeof(buf), NEAR(tgs, ntgs, t)));
+    }
+}
+
+/* ALB names are load balancer names too (a phase's target): one namespace; forwards name
+ * target groups of the scenario. */
+static void check_alb_refs(struct ctx *c, const struct sim_scenario *sc)
+{
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+
+    for (int i = 0; i < sc->nalbs; i++) {
+        const struct sim_alb *b = &sc->albs[i];
+        if (b->name && sim_scenario_lb_index(sc, b->name) >= 0) {
+            path_key(p, b->path, "name");
+            fail(c, p, "\"%s\" is also a classic load balancer's name", b->name);
+        }
+        for (int j = 0; j < b->nlisteners; j++) {
+            const struct sim_alb_listener *l = &b->listeners[j];
+            path_key(p, l->path, "default_action");
+            check_action_refs(c, sc, p, &l->default_action);
+            for (int k = 0; k < l->nrules; k++) {
+                path_key(pi, l->rules[k].path, "action");
+                check_action_refs(c, sc, pi, &l->rules[k].action);
+            }
+        }
+    }
+}
+
+/* A phase's "requests" and "listener_port" are for an ALB; the port must be a listener's. */
+static void check_phase_alb(struct ctx *c, const struct sim_scenario *sc,
+                            const struct sim_phase *ph)
+{
+    char p[SIM_PATH_MAX];
+    int b = ph->target ? sim_scenario_alb_index(sc, ph->target) : -1, found = 0;
+
+    if (b < 0) {
+        if (ph->target && sim_scenario_lb_index(sc, ph->target) >= 0 &&
+            (ph->requests || ph->listener_port)) {
+            path_key(p, ph->path, ph->requests ? "requests" : "listener_port");
+            fail(c, p, "only for a phase aimed at an ALB (\"%s\" is a classic load balancer)",
+                 ph->target);
+        }
+        return;
+    }
+    if (!ph->listener_port)
+        return;
+    for (int j = 0; j < sc->albs[b].nlisteners; j++)
+        found |= sc->albs[b].listeners[j].port == ph->listener_port;
+    if (!found) {
+        path_key(p, ph->path, "listener_port");
+        fail(c, p, "ALB \"%s\" has no listener on port %d", ph->target, ph->listener_port);
+    }
+}
+
 /* Every reference error is reported; an object whose own reading failed may have a NULL
  * name or reference, which is skipped here (it is already an error). */
 static void check_refs(struct ctx *c, struct sim_scenario *sc)
@@ -432,6 +505,9 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
 
     /* each struct starts with path[SIM_PATH_MAX] then char *name */
     check_unique(c, "load balancer", sc->nlbs, sizeof(*sc->lbs), (const char *)sc->lbs);
+    check_unique(c, "target group", sc->ntgs, sizeof(*sc->tgs), (const char *)sc->tgs);
+    check_unique(c, "ALB", sc->nalbs, sizeof(*sc->albs), (const char *)sc->albs);
+    check_alb_refs(c, sc);
     check_unique(c, "launch configuration", sc->nlcs, sizeof(*sc->lcs), (const char *)sc->lcs);
     check_unique(c, "group", sc->ngroups, sizeof(*sc->groups), (const char *)sc->groups);
     check_unique(c, "policy", sc->npolicies, sizeof(*sc->policies), (const char *)sc->policies);
@@ -449,6 +525,14 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
             path_key(p, pi, "launch_configuration");
             fail(c, p, "no launch configuration named \"%s\"%s", g->refresh.launch_configuration,
                  dym(buf, sizeof(buf), NEAR(lcs, nlcs, g->refresh.launch_configuration)));
+        }
+        for (int j = 0; j < g->ntarget_groups; j++) {
+            if (sim_scenario_tg_index(sc, g->target_groups[j]) < 0) {
+                path_key(p, g->path, "target_groups");
+                path_idx(pi, p, (size_t)j);
+                fail(c, pi, "no target group named \"%s\"%s", g->target_groups[j],
+                     dym(buf, sizeof(buf), NEAR(tgs, ntgs, g->target_groups[j])));
+            }
         }
         for (int j = 0; j < g->nload_balancers; j++) {
             if (sim_scenario_lb_index(sc, g->load_balancers[j]) < 0) {
@@ -487,19 +571,24 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
     for (int i = 0; i < sc->nphases; i++) {
         struct sim_phase *ph = &sc->phases[i];
         if (!ph->target) {
-            if (sc->nlbs != 1) {
+            if (sc->nlbs + sc->nalbs != 1) {
                 path_key(p, ph->path, "target");
                 fail(c, p,
-                     sc->nlbs ? "missing: which load balancer gets the load?"
-                              : "missing: the scenario has no load balancer");
-            } else if (sc->lbs[0].name) {
+                     sc->nlbs + sc->nalbs ? "missing: which load balancer gets the load?"
+                                          : "missing: the scenario has no load balancer");
+            } else if (sc->nlbs && sc->lbs[0].name) {
                 ph->target = cm_xstrdup(sc->lbs[0].name);
+            } else if (sc->nalbs && sc->albs[0].name) {
+                ph->target = cm_xstrdup(sc->albs[0].name);
             }
-        } else if (sim_scenario_lb_index(sc, ph->target) < 0) {
+        } else if (sim_scenario_lb_index(sc, ph->target) < 0 &&
+                   sim_scenario_alb_index(sc, ph->target) < 0) {
+            const char *near = NEAR(lbs, nlbs, ph->target);
             path_key(p, ph->path, "target");
             fail(c, p, "no load balancer named \"%s\"%s", ph->target,
-                 dym(buf, sizeof(buf), NEAR(lbs, nlbs, ph->target)));
+                 dym(buf, sizeof(buf), near ? near : NEAR(albs, nalbs, ph->target)));
         }
+        check_phase_alb(c, sc, ph);
     }
     for (int i = 0; i < sc->nfaults; i++) {
         struct sim_fault *f = &sc->faults[i];
@@ -582,7 +671,8 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
                                         "faults",
                                         "expect",
                                         NULL };
-    static const char *const infra_keys[] = { "load_balancers", "launch_configurations",
+    static const char *const infra_keys[] = { "load_balancers", "target_groups",
+                                              "albs",           "launch_configurations",
                                               "groups",         "policies",
                                               "alarms",         NULL };
     struct sc_lint lint;
@@ -647,6 +737,10 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
         check_keys(&c, infra, "$.infrastructure", infra_keys);
         PARSE_EACH(infra, "$.infrastructure", "load_balancers", lbs, nlbs,
                    parse_lb(&c, o_, pi, &sc->lbs[i]));
+        PARSE_EACH(infra, "$.infrastructure", "target_groups", tgs, ntgs,
+                   parse_tg(&c, o_, pi, &sc->tgs[i]));
+        PARSE_EACH(infra, "$.infrastructure", "albs", albs, nalbs,
+                   parse_alb(&c, o_, pi, &sc->albs[i]));
         PARSE_EACH(infra, "$.infrastructure", "launch_configurations", lcs, nlcs,
                    parse_lc(&c, o_, pi, &sc->lcs[i]));
         PARSE_EACH(infra, "$.infrastructure", "groups", groups, ngroups,
@@ -737,6 +831,7 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         free(lb->health_check.target);
     }
     free(sc->lbs);
+    free_albs(sc);
     for (int i = 0; i < sc->nlcs; i++) {
         free(sc->lcs[i].name);
         free(sc->lcs[i].image_id);
@@ -749,6 +844,7 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         free(g->launch_configuration);
         free_str_array(g->zones, g->nzones);
         free_str_array(g->load_balancers, g->nload_balancers);
+        free_str_array(g->target_groups, g->ntarget_groups);
         free(g->health_check_type);
         free_str_array(g->termination_policies, g->ntermination_policies);
         for (int k = 0; k < g->nhooks; k++) {
@@ -852,6 +948,16 @@ int sim_scenario_group_index(const struct sim_scenario *sc, const char *name)
 int sim_scenario_lb_index(const struct sim_scenario *sc, const char *name)
 {
     FIND(lbs, nlbs);
+}
+
+int sim_scenario_tg_index(const struct sim_scenario *sc, const char *name)
+{
+    FIND(tgs, ntgs);
+}
+
+int sim_scenario_alb_index(const struct sim_scenario *sc, const char *name)
+{
+    FIND(albs, nalbs);
 }
 
 int sim_scenario_lc_index(const struct sim_scenario *sc, const char *name)

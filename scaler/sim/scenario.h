@@ -55,6 +55,91 @@ struct sim_lb {
     int draining_timeout_s;
 };
 
+/* ---- Application Load Balancers (docs/scenarios.md, "Application Load Balancers") ---- */
+
+/* A target group (CreateTargetGroup, then ModifyTargetGroupAttributes). */
+struct sim_tg {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char *protocol; /* HTTP (default), HTTPS */
+    int port;       /* default 80 */
+    /* health_check: members not given are NULL / has_* 0 (AWS's defaults) */
+    char *hc_protocol, *hc_port, *hc_path, *hc_matcher;
+    int has_interval, interval_s, has_timeout, timeout_s;
+    int has_healthy, healthy_threshold, has_unhealthy, unhealthy_threshold;
+    int has_deregistration_delay, deregistration_delay_s;
+    int has_slow_start, slow_start_s;
+    char *algorithm; /* round_robin, least_outstanding_requests, weighted_random; NULL */
+};
+
+enum sim_alb_action_kind {
+    SIM_ALB_FORWARD = 0,
+    SIM_ALB_FIXED_RESPONSE,
+    SIM_ALB_REDIRECT,
+};
+
+struct sim_alb_forward {
+    char *target_group;
+    int weight; /* default 1 */
+};
+
+struct sim_alb_action {
+    enum sim_alb_action_kind kind;
+    struct sim_alb_forward *forward;
+    int nforward;
+    int weighted; /* given as a list (ForwardConfig), else TargetGroupArn */
+    char *status; /* fixed_response: "404"; redirect: "HTTP_301" / "HTTP_302" */
+    char *content_type /* fixed_response */, *body;
+    char *r_protocol, *r_port, *r_host, *r_path, *r_query; /* redirect; NULL: #{...} */
+};
+
+/* One condition: field is scaler/elbv2.h's enum sc_elbv2_field. */
+struct sim_alb_condition {
+    int field;
+    char *header_name; /* http_header */
+    char **values;
+    char **query_keys; /* query_string: parallel to values, NULL entries: any key */
+    int nvalues;
+};
+
+struct sim_alb_rule {
+    char path[SIM_PATH_MAX];
+    int priority;
+    struct sim_alb_condition *conditions;
+    int nconditions;
+    struct sim_alb_action action;
+};
+
+struct sim_alb_listener {
+    char path[SIM_PATH_MAX];
+    int port;       /* default 80 */
+    char *protocol; /* HTTP (default) */
+    struct sim_alb_action default_action;
+    struct sim_alb_rule *rules;
+    int nrules;
+};
+
+struct sim_alb {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char **zones; /* NULL: the scenario's (an ALB needs two or more) */
+    int nzones;
+    struct sim_alb_listener *listeners;
+    int nlisteners;
+};
+
+/* One kind of request of a load phase aimed at an ALB (its `requests` mix). */
+struct sim_request {
+    double weight;    /* default 1 */
+    char *method;     /* default GET */
+    char *path;       /* default / */
+    char *query;      /* default "" */
+    char *host;       /* default: the load balancer's DNS name */
+    char **header_kv; /* "Name", "value" pairs */
+    int nheaders;     /* pairs */
+    char *source_ip;  /* default 198.51.100.10 */
+};
+
 struct sim_launch_config {
     char path[SIM_PATH_MAX];
     char *name;
@@ -130,6 +215,8 @@ struct sim_group {
     int nzones;
     char **load_balancers;
     int nload_balancers;
+    char **target_groups; /* ELBv2 target groups (TargetGroupARNs) */
+    int ntarget_groups;
     int default_cooldown_s;          /* default 300 */
     char *health_check_type;         /* "EC2" (default) or "ELB" */
     int health_check_grace_period_s; /* default 300 */
@@ -243,11 +330,14 @@ enum sim_shape {
 
 struct sim_phase {
     char path[SIM_PATH_MAX];
-    int64_t at_ms, until_ms; /* [at, until) relative to the run start */
-    char *target;            /* load balancer name */
-    int closed;              /* 1: clients (closed model), 0: rate (open model) */
-    double value;            /* req/s or clients */
-    double think_ms;         /* closed: mean think time between a reply and the next request */
+    int64_t at_ms, until_ms;      /* [at, until) relative to the run start */
+    char *target;                 /* load balancer name (classic or ALB) */
+    int listener_port;            /* ALB: the listener the requests go to; 0: its first */
+    struct sim_request *requests; /* ALB: the mix; NULL: one GET / */
+    int nrequests;
+    int closed;      /* 1: clients (closed model), 0: rate (open model) */
+    double value;    /* req/s or clients */
+    double think_ms; /* closed: mean think time between a reply and the next request */
     enum sim_shape shape;
     double to;              /* ramp, step, spike */
     int64_t shape_at_ms;    /* step, spike: relative to the phase start */
@@ -334,6 +424,10 @@ struct sim_scenario {
 
     struct sim_lb *lbs;
     int nlbs;
+    struct sim_tg *tgs;
+    int ntgs;
+    struct sim_alb *albs;
+    int nalbs;
     struct sim_launch_config *lcs;
     int nlcs;
     struct sim_group *groups;
@@ -389,5 +483,7 @@ int sim_scenario_group_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_lb_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_lc_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name);
+int sim_scenario_tg_index(const struct sim_scenario *sc, const char *name);
+int sim_scenario_alb_index(const struct sim_scenario *sc, const char *name);
 
 #endif

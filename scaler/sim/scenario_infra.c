@@ -340,6 +340,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "desired",
                                         "zones",
                                         "load_balancers",
+                                        "target_groups",
                                         "default_cooldown",
                                         "health_check_type",
                                         "health_check_grace_period",
@@ -367,6 +368,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
     bad |= get_str_array(c, o, path, "zones", 0, &g->zones, &g->nzones) < 0;
     bad |=
         get_str_array(c, o, path, "load_balancers", 0, &g->load_balancers, &g->nload_balancers) < 0;
+    bad |= get_str_array(c, o, path, "target_groups", 0, &g->target_groups, &g->ntarget_groups) < 0;
     bad |=
         get_int(c, o, path, "default_cooldown", 0, 300, 0, 100000000, &g->default_cooldown_s) < 0;
     bad |= get_enum(c, o, path, "health_check_type", 0, "EC2", hct, &g->health_check_type) < 0;

@@ -61,6 +61,13 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
 int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl);
 int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_alarm *a);
 
+/* scenario_alb.c: $.infrastructure.target_groups and .albs, a phase's "requests" and
+ * "listener_port"; free_albs() frees what they read (and the phases' requests). */
+int parse_tg(struct ctx *c, const json_t *o, const char *path, struct sim_tg *tg);
+int parse_alb(struct ctx *c, const json_t *o, const char *path, struct sim_alb *b);
+int parse_requests(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph);
+void free_albs(struct sim_scenario *sc);
+
 /* scenario_load.c: $.load's phases and $.faults' entries. */
 int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph,
                 int64_t duration_ms);

@@ -191,8 +191,9 @@ static int parse_shape(struct ctx *c, const json_t *o, const char *path, struct 
 int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_phase *ph,
                 int64_t duration_ms)
 {
-    static const char *const keys[] = { "at",      "until", "for",   "target", "rate",
-                                        "clients", "think", "trace", "shape",  NULL };
+    static const char *const keys[] = { "at",    "until",    "for",           "target",
+                                        "rate",  "clients",  "think",         "trace",
+                                        "shape", "requests", "listener_port", NULL };
     char p[SIM_PATH_MAX];
     char *trace = NULL;
     json_t *v;
@@ -211,6 +212,8 @@ int parse_phase(struct ctx *c, const json_t *o, const char *path, struct sim_pha
         return -1;
     hf = get_dur(c, o, path, "for", 0, 0, &for_ms);
     if (hf < 0 || get_str(c, o, path, "target", 0, NULL, &ph->target) < 0)
+        return -1;
+    if (parse_requests(c, o, path, ph) < 0)
         return -1;
     hr = get_num(c, o, path, "rate", 0, 0, 0, 1e9, &ph->value);
     if (hr < 0)

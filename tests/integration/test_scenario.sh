@@ -9,6 +9,12 @@ set -euo pipefail
 
 for f in "$ROOT"/scenarios/*.json; do
     n=$(basename "$f" .json)
+    if grep -q '"albs"' "$f"; then
+        check "dry-run $n: ALBs are refused with exit 2 and the path (scaler simulate only)" bash -c "
+            '$LG' scenario '$f' --dry-run 2>'$TMP/$n.err'; [ \$? = 2 ] &&
+            grep -qF '$f: \$.infrastructure.albs: Application Load Balancers' '$TMP/$n.err'"
+        continue
+    fi
     check "dry-run $n: setup and teardown printed, names prefixed" bash -c "
         '$LG' scenario '$f' --dry-run --prefix sl-t >'$TMP/$n.plan'
         grep -q '^# setup' '$TMP/$n.plan' && grep -q '^# teardown' '$TMP/$n.plan'

@@ -454,6 +454,20 @@ static const char *mk_target(struct fx *f, const char *tg, int healthy)
     return id;
 }
 
+static void test_elbv2_metric_known(void **state)
+{
+    (void)state;
+    assert_true(sc_elbv2_metric_known("RequestCountPerTarget"));
+    assert_true(sc_elbv2_metric_known("HealthyHostCount"));
+    assert_true(sc_elbv2_metric_known("HTTP_Redirect_Count"));
+    assert_true(sc_elbv2_metric_known("ActiveConnectionCount"));
+    assert_false(sc_elbv2_metric_known("requestcount"));
+    assert_false(sc_elbv2_metric_known("ActiveFlowCount")); /* AWS/NetworkELB's */
+    assert_false(sc_elbv2_metric_known("Latency"));         /* AWS/ELB's */
+    assert_false(sc_elbv2_metric_known(""));
+    assert_false(sc_elbv2_metric_known(NULL));
+}
+
 static void test_elbv2_metrics_resource_label_form(void **state)
 {
     (void)state;
@@ -803,6 +817,7 @@ int main(void)
         T(test_elbv2_route_redirect_default_port_and_empty_query),
         T(test_elbv2_route_fixed_response),
         T(test_elbv2_metrics_resource_label_form),
+        T(test_elbv2_metric_known),
         T(test_elbv2_metrics_dimension_is_the_arns_final_portion),
         T(test_elbv2_metrics_request_count_per_target_by_healthy_targets),
         T(test_elbv2_metrics_report_minute_dimensions_and_criteria),
