@@ -11,9 +11,11 @@
 
 #include "common/base64.h"
 #include "common/buf.h"
+#include "common/tz.h"
 #include "common/xalloc.h"
 #include "loadgen/scn_run.h"
 #include "scaler/app.h"
+#include "scaler/asg_sched.h"
 
 static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service svc,
                                  const char *action)
@@ -62,9 +64,37 @@ static void add_zones(struct aws_params *p, char **zones, int n)
 
 static const char *policy_type(enum sim_policy_type t)
 {
-    return t == SIM_POLICY_STEP     ? "StepScaling"
-           : t == SIM_POLICY_TARGET ? "TargetTrackingScaling"
-                                    : "SimpleScaling";
+    return t == SIM_POLICY_STEP         ? "StepScaling"
+           : t == SIM_POLICY_TARGET     ? "TargetTrackingScaling"
+           : t == SIM_POLICY_PREDICTIVE ? "PredictiveScaling"
+                                        : "SimpleScaling";
+}
+
+/* predictive: PredictiveScalingConfiguration with one metric pair (the "predictive" key). */
+static void plan_predictive(struct aws_params *p, const struct sim_policy *po)
+{
+    static const char spec[] = "PredictiveScalingConfiguration.MetricSpecifications.member.1.";
+
+    char k[160];
+
+    snprintf(k, sizeof(k), "%sTargetValue", spec);
+    aws_params_addf(p, k, "%.17g", po->target_value);
+    snprintf(k, sizeof(k), "%sPredefinedMetricPairSpecification.PredefinedMetricType", spec);
+    aws_params_add(p, k, po->predefined_metric);
+    if (po->resource_label) {
+        snprintf(k, sizeof(k), "%sPredefinedMetricPairSpecification.ResourceLabel", spec);
+        aws_params_add(p, k, po->resource_label);
+    }
+    if (po->mode)
+        aws_params_add(p, "PredictiveScalingConfiguration.Mode", po->mode);
+    if (po->has_buffer_s)
+        aws_params_addf(p, "PredictiveScalingConfiguration.SchedulingBufferTime", "%d",
+                        po->buffer_s);
+    if (po->breach)
+        aws_params_add(p, "PredictiveScalingConfiguration.MaxCapacityBreachBehavior", po->breach);
+    if (po->has_max_buffer)
+        aws_params_addf(p, "PredictiveScalingConfiguration.MaxCapacityBuffer", "%d",
+                        po->max_buffer_pct);
 }
 
 static void plan_lbs(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
@@ -116,8 +146,114 @@ static void plan_lbs(struct scn_plan *plan, const struct sim_scenario *sc, const
     }
 }
 
-static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
-                        const struct scn_service *svc)
+/* One PutScheduledUpdateGroupAction of a scheduled action's runs: StartTime "{at:MS}"
+ * (the emulated time MS after the scenario's start), EndTime too for a one-time action that
+ * has one, the sizes as given. */
+static void sched_call(struct scn_plan *plan, const struct sim_group *g, const struct sim_sched *s,
+                       const char *name, int64_t at_ms, const char *prefix)
+{
+    struct scn_call *c =
+        call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "PutScheduledUpdateGroupAction");
+
+    add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
+    aws_params_add(&c->params, "ScheduledActionName", name);
+    aws_params_addf(&c->params, "StartTime", "{at:%lld}", (long long)at_ms);
+    if (s->has_until && !s->recurrence)
+        aws_params_addf(&c->params, "EndTime", "{at:%lld}", (long long)s->until_ms);
+    if (s->has_min)
+        aws_params_addf(&c->params, "MinSize", "%d", s->min);
+    if (s->has_max)
+        aws_params_addf(&c->params, "MaxSize", "%d", s->max);
+    if (s->has_desired)
+        aws_params_addf(&c->params, "DesiredCapacity", "%d", s->desired);
+}
+
+/* scheduled_actions (docs/loadgen.md, Auto Scaling): a one-time action at its time; a
+ * recurrence read in its TimeZone on the scenario's clock (as the simulator reads it) and
+ * played as one-time actions at its runs within the scenario, named NAME-1, NAME-2, ...,
+ * since the endpoint's clock is not the scenario's: the runs fall at the same scenario
+ * times in both worlds. At most SC_ASG_MAX_SCHEDULED_ACTIONS per group. */
+static int plan_scheds(struct scn_plan *plan, const struct sim_scenario *sc,
+                       const struct sim_group *g, const char *prefix, char *err, size_t n)
+{
+    int count = 0;
+
+    for (int k = 0; k < g->nscheds; k++) {
+        const struct sim_sched *s = &g->scheds[k];
+        int64_t end = sc->duration_ms, t;
+        int runs = 0;
+        char name[300];
+
+        if (!s->recurrence) {
+            if (++count > SC_ASG_MAX_SCHEDULED_ACTIONS)
+                goto too_many;
+            sched_call(plan, g, s, s->name, s->at_ms, prefix);
+            continue;
+        }
+        if (s->has_until && s->until_ms < end)
+            end = s->until_ms;
+        if (s->has_at) {
+            t = s->at_ms; /* StartTime is the first run (libscaler's asg_sched) */
+        } else {
+            t = sc_asg_recurrence_next(s->recurrence, sc->start_ms, cm_tz_offset, NULL,
+                                       s->time_zone);
+            t = t < 0 ? -1 : t - sc->start_ms;
+        }
+        while (t >= 0 && t <= end) {
+            if (++count > SC_ASG_MAX_SCHEDULED_ACTIONS)
+                goto too_many;
+            snprintf(name, sizeof(name), "%s-%d", s->name, ++runs);
+            sched_call(plan, g, s, name, t, prefix);
+            t = sc_asg_recurrence_next(s->recurrence, sc->start_ms + t, cm_tz_offset, NULL,
+                                       s->time_zone);
+            t = t < 0 ? -1 : t - sc->start_ms;
+        }
+    }
+    return 0;
+too_many:
+    snprintf(err, n,
+             "%s.scheduled_actions: more than %d runs within the scenario (each is a one-time "
+             "action on the endpoint, at most %d per group)",
+             g->path, SC_ASG_MAX_SCHEDULED_ACTIONS, SC_ASG_MAX_SCHEDULED_ACTIONS);
+    return -1;
+}
+
+/* instance_refresh at its time: UpdateAutoScalingGroup to its launch configuration (when it
+ * names one), then StartInstanceRefresh with its preferences, as the simulator does. */
+static void plan_refresh(struct scn_plan *plan, const struct sim_group *g, const char *prefix)
+{
+    const struct sim_refresh *r = &g->refresh;
+    struct scn_call *c;
+
+    if (r->launch_configuration) {
+        c = call_add(&plan->timed, &plan->ntimed, AWS_AUTOSCALING, "UpdateAutoScalingGroup");
+        c->at_ms = r->at_ms;
+        add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
+        add_name(&c->params, "LaunchConfigurationName", prefix, r->launch_configuration);
+    }
+    c = call_add(&plan->timed, &plan->ntimed, AWS_AUTOSCALING, "StartInstanceRefresh");
+    c->at_ms = r->at_ms;
+    add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
+    if (r->has_min)
+        aws_params_addf(&c->params, "Preferences.MinHealthyPercentage", "%d",
+                        r->min_healthy_percentage);
+    if (r->has_max)
+        aws_params_addf(&c->params, "Preferences.MaxHealthyPercentage", "%d",
+                        r->max_healthy_percentage);
+    if (r->has_warmup)
+        aws_params_addf(&c->params, "Preferences.InstanceWarmup", "%d", r->instance_warmup_s);
+    for (int k = 0; k < r->ncheckpoints; k++) {
+        char key[64];
+
+        snprintf(key, sizeof(key), "Preferences.CheckpointPercentages.member.%d", k + 1);
+        aws_params_addf(&c->params, key, "%d", r->checkpoints[k]);
+    }
+    if (r->has_delay)
+        aws_params_addf(&c->params, "Preferences.CheckpointDelay", "%d", r->checkpoint_delay_s);
+}
+
+static int plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
+                       const struct scn_service *svc, char *err, size_t n)
 {
     for (int i = 0; i < sc->nlcs; i++) {
         const struct sim_launch_config *lc = &sc->lcs[i];
@@ -166,6 +302,8 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
                             (const char *const *)g->termination_policies, g->ntermination_policies);
         if (g->new_instances_protected_from_scale_in)
             aws_params_add(&c->params, "NewInstancesProtectedFromScaleIn", "true");
+        if (g->has_max_instance_lifetime)
+            aws_params_addf(&c->params, "MaxInstanceLifetime", "%d", g->max_instance_lifetime_s);
         for (int h = 0; h < g->nhooks; h++) {
             const struct sim_hook *hk = &g->hooks[h];
             char k[96];
@@ -207,7 +345,12 @@ static void plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, co
             aws_params_add_list(&c->params, "NotificationTypes", 1, (const char *const *)nf->types,
                                 nf->ntypes);
         }
+        if (plan_scheds(plan, sc, g, prefix, err, n) != 0)
+            return -1;
+        if (g->refresh.has)
+            plan_refresh(plan, g, prefix);
     }
+    return 0;
 }
 
 /* A dimension value naming one of the scenario's own resources follows its prefix. */
@@ -322,6 +465,8 @@ static void plan_policies(struct scn_plan *plan, const struct sim_scenario *sc, 
         }
         if (po->type != SIM_POLICY_SIMPLE && po->has_warmup)
             aws_params_addf(p, "EstimatedInstanceWarmup", "%d", po->estimated_instance_warmup_s);
+        if (po->type == SIM_POLICY_PREDICTIVE)
+            plan_predictive(p, po);
         if (po->type == SIM_POLICY_TARGET && po->nmetrics > 0) {
             plan_target_metrics(p, po, prefix);
         } else if (po->type == SIM_POLICY_TARGET) {
@@ -464,15 +609,28 @@ void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_se
         out->weight = 100000;
 }
 
-void scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
-                    const struct scn_service *svc)
+int scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
+                   const struct scn_service *svc, char *err, size_t n)
 {
     memset(plan, 0, sizeof(*plan));
     plan_lbs(plan, sc, prefix);
-    plan_groups(plan, sc, prefix, svc);
+    if (plan_groups(plan, sc, prefix, svc, err, n) != 0) {
+        scn_plan_cleanup(plan);
+        return -1;
+    }
     plan_policies(plan, sc, prefix);
     plan_alarms(plan, sc, prefix);
     plan_teardown(plan, sc, prefix);
+    /* in time order, the plan's order within a time (an insertion sort: stable) */
+    for (int i = 1; i < plan->ntimed; i++) {
+        struct scn_call c = plan->timed[i];
+        int j = i;
+
+        for (; j > 0 && plan->timed[j - 1].at_ms > c.at_ms; j--)
+            plan->timed[j] = plan->timed[j - 1];
+        plan->timed[j] = c;
+    }
+    return 0;
 }
 
 static void calls_free(struct scn_call *v, int n)
@@ -488,6 +646,7 @@ static void calls_free(struct scn_call *v, int n)
 void scn_plan_cleanup(struct scn_plan *plan)
 {
     calls_free(plan->setup, plan->nsetup);
+    calls_free(plan->timed, plan->ntimed);
     calls_free(plan->teardown, plan->nteardown);
     memset(plan, 0, sizeof(*plan));
 }
@@ -691,11 +850,22 @@ int scenario_main(int argc, char **argv)
                        : o.aws || o.endpoint ? 1
                                              : 60,
                        (enum scn_service_mode)o.service_mode, o.batch, &svc);
-    scn_plan_build(&plan, sc, prefix, &svc);
-    printf("# setup (%d calls; {arn:P} is the PolicyARN PutScalingPolicy returns for P)\n",
+    if (scn_plan_build(&plan, sc, prefix, &svc, err, sizeof(err)) != 0) {
+        fprintf(stderr, "loadgen scenario: %s: %s\n", o.file, err);
+        sim_scenario_destroy(sc);
+        return 2;
+    }
+    printf("# setup (%d calls; {arn:P} is the PolicyARN PutScalingPolicy returns for P, {at:MS} "
+           "the endpoint's time MS ms after the scenario's start)\n",
            plan.nsetup);
     for (int i = 0; i < plan.nsetup; i++)
         scn_call_print(stdout, &plan.setup[i]);
+    if (plan.ntimed)
+        printf("# timed (%d calls, each made at the scenario second @S before it)\n", plan.ntimed);
+    for (int i = 0; i < plan.ntimed; i++) {
+        printf("@%lld ", (long long)(plan.timed[i].at_ms / 1000));
+        scn_call_print(stdout, &plan.timed[i]);
+    }
     printf("# teardown (%d calls; also on failure and Ctrl-C)\n", plan.nteardown);
     for (int i = 0; i < plan.nteardown; i++)
         scn_call_print(stdout, &plan.teardown[i]);

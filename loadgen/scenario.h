@@ -8,6 +8,8 @@
 #ifndef LOADGEN_SCENARIO_H
 #define LOADGEN_SCENARIO_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "loadgen/awsapi.h"
@@ -20,11 +22,16 @@ struct scn_call {
     /* PutScalingPolicy: the scenario's policy name, whose PolicyARN later alarm actions
      * name; "" otherwise */
     char *policy;
+    int64_t at_ms; /* a timed call: its scenario time (0 for setup and teardown calls) */
 };
 
 struct scn_plan {
     struct scn_call *setup;
     int nsetup;
+    /* calls made during the run at their scenario times, in time order (an instance
+     * refresh: UpdateAutoScalingGroup to its launch configuration, StartInstanceRefresh) */
+    struct scn_call *timed;
+    int ntimed;
     struct scn_call *teardown;
     int nteardown;
 };
@@ -52,12 +59,15 @@ struct scn_service {
 void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_service_mode mode,
                         double batch, struct scn_service *out);
 
-/* Builds the setup and teardown calls of sc, every name prefixed with prefix + "-".
+/* Builds the setup, timed and teardown calls of sc, every name prefixed with prefix + "-".
  * Alarm actions naming policies carry "{arn:POLICY}" placeholders, replaced by the
- * PolicyARN of the PutScalingPolicy reply when run (printed as is by --dry-run). svc
- * (NULL: real-time service) sets the profiles' time_scaled and batch in the UserData. */
-void scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
-                    const struct scn_service *svc);
+ * PolicyARN of the PutScalingPolicy reply when run; scheduled actions' times carry
+ * "{at:MS}", the emulated time MS ms after the scenario's start as ISO 8601 (both printed
+ * as is by --dry-run). A recurrence becomes its runs within the scenario (docs/loadgen.md,
+ * Auto Scaling). svc (NULL: real-time service) sets the profiles' time_scaled and batch in
+ * the UserData. Returns 0, or -1 with err (n bytes) naming the problem. */
+int scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
+                   const struct scn_service *svc, char *err, size_t n);
 void scn_plan_cleanup(struct scn_plan *plan);
 /* Prints one call as `SERVICE ACTION Name=Value ...` (the arguments of `loadgen aws`,
  * values shell-quoted when needed). */

@@ -78,6 +78,7 @@ int scn_setup(struct run *r)
                 aws_params_cleanup(&p);
                 return -1;
             }
+            scn_at_substitute(c->params.v[k].value, r->emu_t0, val, sizeof(val));
             aws_params_add(&p, c->params.v[k].name, val);
         }
         rc = scn_aws_call(r, c->svc, c->action, &p, &doc, &err);

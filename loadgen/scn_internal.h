@@ -34,6 +34,17 @@ struct fault_track {
     char ids[64][SCN_ID_MAX];
 };
 
+/* A lifecycle action seen waiting (scn_asg.c): an instance of group gi in Pending:Wait
+ * (launching) or Terminating:Wait, since the poll at scenario time seen_ms. */
+struct hook_wait {
+    int gi;
+    int launching;
+    char id[SCN_ID_MAX];
+    int64_t seen_ms;
+    uint32_t done; /* the group's hooks (bit k: hooks[k]) whose handler has answered */
+    int present;   /* listed waiting by the last poll */
+};
+
 struct alarm_track {
     char *aws_name;
     char *name; /* as shown: the scenario's name, or the AWS name without the prefix */
@@ -74,6 +85,10 @@ struct run {
     int nopen, capopen;
     struct fault_track *faults;
     int nfaults;
+    int ntimed_done;         /* the plan's timed calls made (scn_asg.c) */
+    struct hook_wait *waits; /* lifecycle actions waiting for a scenario handler */
+    int nwaits, capwaits;
+    int64_t hooks_next_poll; /* scenario time of the next hook poll */
 
     int elb_in_service, elb_total; /* last poll, all load balancers */
     struct sim_run_result obs;     /* observed totals, filled as we go */
@@ -130,6 +145,18 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval);
 int scn_emu_has_az_outage(const struct run *r, const char *zone);
 /* Acts on the faults due by scenario time t; returns the next due time (or INT64_MAX). */
 int64_t scn_faults_step(struct run *r, int64_t t);
+
+/* scn_asg.c */
+/* Makes the plan's timed calls due by scenario time t (an instance refresh) and plays the
+ * scenario's lifecycle-hook handlers: every SCN_HOOK_POLL_REAL_MS real (at least
+ * SCN_HOOK_POLL_MIN_MS of scenario time) the groups with handlers are polled for instances
+ * in Pending:Wait and Terminating:Wait, and each handler's CompleteLifecycleAction is
+ * made its `after` past the poll that first saw the instance waiting. Returns the next
+ * due time (or INT64_MAX). Refusals are reported on stderr; the run goes on, as the
+ * simulator's. */
+#define SCN_HOOK_POLL_REAL_MS 100
+#define SCN_HOOK_POLL_MIN_MS  5000
+int64_t scn_asg_step(struct run *r, int64_t t);
 
 /* scn_load.c */
 /* Finds the load balancers' addresses and starts the player (none without phases);

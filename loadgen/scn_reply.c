@@ -70,6 +70,20 @@ int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, ch
     return 0;
 }
 
+int scn_at_substitute(const char *value, int64_t t0_ms, char *out, size_t n)
+{
+    char *end;
+    long long ms;
+
+    if (strncmp(value, "{at:", 4) != 0)
+        return 0;
+    ms = strtoll(value + 4, &end, 10);
+    if (end == value + 4 || strcmp(end, "}") != 0)
+        return 0;
+    sc_civil_format_iso(t0_ms + ms, out, n);
+    return 1;
+}
+
 /* ---- XML helpers: direct children only ---- */
 
 static int is_elem(const xmlNode *n, const char *name)

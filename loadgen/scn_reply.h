@@ -26,6 +26,10 @@ typedef const char *(*scn_arn_lookup_fn)(const char *policy, void *ud);
  * or the result does not fit. */
 int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n);
 
+/* A value that is "{at:MS}" as the ISO 8601 time (seconds, UTC) t0_ms + MS into out (n
+ * bytes): 1; any other value: 0 and out untouched. */
+int scn_at_substitute(const char *value, int64_t t0_ms, char *out, size_t n);
+
 /* ---- DescribeAutoScalingGroups ---- */
 
 #define SCN_MAX_INSTANCES 256

@@ -176,6 +176,7 @@ static void run_cleanup(struct run *r)
     free(r->seen);
     free(r->open_acts);
     free(r->faults);
+    free(r->waits);
     free(r->obs_t);
     free(r->obs_cap);
     cm_hist_cleanup(&r->run_hist);
@@ -390,7 +391,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     struct sigaction sa, old_int, old_term;
     char err[1024];
     int rc = 1, setup_ok = 0, failed_teardown = 0;
-    int64_t emu_now, mono_now, next_sample, next_fault, t_end;
+    int64_t emu_now, mono_now, next_sample, next_fault, next_asg, t_end;
     struct sim_prediction pred = { 0 };
     char mode[400];
 
@@ -407,7 +408,10 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     else
         snprintf(r->prefix, sizeof(r->prefix), "sl-%x-%llx", (unsigned)getpid(),
                  (unsigned long long)time(NULL) & 0xffffffull);
-    scn_plan_build(&r->plan, sc, r->prefix, NULL);
+    if (scn_plan_build(&r->plan, sc, r->prefix, NULL, err, sizeof(err)) != 0) {
+        scn_fail_msg("%s: %s", o->file, err);
+        return 2;
+    }
     r->done = cm_xcalloc((size_t)(r->plan.nsetup + 1), sizeof(*r->done));
     r->arns = cm_xcalloc((size_t)(sc->npolicies + 1), sizeof(*r->arns));
     r->nfaults = sc->nfaults;
@@ -482,7 +486,11 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     }
     if (r->svc.scaled) {
         scn_plan_cleanup(&r->plan);
-        scn_plan_build(&r->plan, sc, r->prefix, &r->svc);
+        if (scn_plan_build(&r->plan, sc, r->prefix, &r->svc, err, sizeof(err)) != 0) {
+            scn_fail_msg("%s: %s", o->file, err); /* the first build took it: not reached */
+            rc = 2;
+            goto out_stop;
+        }
     }
     if (client_make(r) != 0)
         goto out_stop;
@@ -544,19 +552,25 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     if (scn_load_start(r) != 0)
         goto out_teardown;
 
-    /* the loop: a sample each period, faults at their times */
+    /* the loop: a sample each period, faults, timed calls and hook handlers at their times */
     t_end = sc->duration_ms;
     next_sample = sc->sample_ms < t_end ? sc->sample_ms : t_end;
     next_fault = scn_faults_step(r, 0);
+    next_asg = scn_asg_step(r, 0);
     for (;;) {
         int64_t due = next_sample < next_fault ? next_sample : next_fault;
-        int64_t t_wall = r->mono_t0 + (int64_t)((double)due / r->scale);
+        int64_t t_wall;
 
+        if (next_asg < due)
+            due = next_asg;
+        t_wall = r->mono_t0 + (int64_t)((double)due / r->scale);
         sleep_until(t_wall);
         if (scn_g_stop)
             break;
         if (next_fault <= due)
             next_fault = scn_faults_step(r, due);
+        if (next_asg <= due)
+            next_asg = scn_asg_step(r, due);
         if (next_sample <= due) {
             double c0 = thread_cpu_ms(), c1;
             int64_t prev = next_sample - sc->sample_ms < 0 ? 0 : next_sample - sc->sample_ms;

@@ -169,6 +169,15 @@ static const char *const metric_names[SC_ASG_METRIC_COUNT + 1] = {
     "GroupStandbyInstances",
     "GroupTerminatingInstances",
     "GroupTotalInstances",
+    /* the warm pool metrics (docs/autoscaling.md 7.3), in the user guide's order */
+    "WarmPoolMinSize",
+    "WarmPoolDesiredCapacity",
+    "WarmPoolPendingCapacity",
+    "WarmPoolTerminatingCapacity",
+    "WarmPoolWarmedCapacity",
+    "WarmPoolTotalCapacity",
+    "GroupAndWarmPoolDesiredCapacity",
+    "GroupAndWarmPoolTotalCapacity",
     NULL,
 };
 

@@ -290,9 +290,14 @@ enum sc_asg_process {
 };
 const char *sc_asg_process_str(enum sc_asg_process p); /* "Launch", ... */
 
-/* Group metrics (EnableMetricsCollection), as bits of sc_asg_group_info.metrics_enabled. */
-#define SC_ASG_METRIC_COUNT 8
-const char *sc_asg_metric_str(int i); /* "GroupMinSize", ... "GroupTotalInstances" */
+/* Group metrics (EnableMetricsCollection), as bits of sc_asg_group_info.metrics_enabled:
+ * the eight Group* metrics every group publishes, then the eight warm pool metrics only a
+ * group with a warm pool publishes (docs/autoscaling.md 7.3). */
+#define SC_ASG_METRIC_COUNT       16
+#define SC_ASG_METRIC_GROUP_COUNT 8
+/* "GroupMinSize", ... "GroupTotalInstances", "WarmPoolMinSize", ...
+ * "GroupAndWarmPoolTotalCapacity" */
+const char *sc_asg_metric_str(int i);
 
 struct sc_asg_tag_req {
     const char *resource_id;   /* the group name */

@@ -489,6 +489,11 @@ static inline int asg_is_warmed(enum sc_asg_lifecycle s)
  * then keeps the pool at its size rule (fills it, terminates the surplus); removes a pool
  * pending delete once empty. The step calls it after reconciling. */
 void asg_warm_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
+/* The warm pool metrics' values (docs/autoscaling.md 7.3), v[k] for sc_asg_metric_str(
+ * SC_ASG_METRIC_GROUP_COUNT + k), given GroupDesiredCapacity and GroupTotalInstances; 0 and
+ * v untouched when g has no warm pool (it publishes none of them). */
+int asg_warm_metrics(const struct asg_group *g, double group_desired, double group_total,
+                     double v[SC_ASG_METRIC_COUNT - SC_ASG_METRIC_GROUP_COUNT]);
 /* Scale-out draws from the pool first: moves up to `units` ready pool instances into the
  * group (Pending; a stopped one is started) with cause; returns how many. */
 int asg_warm_draw(struct sc_asg *asg, struct asg_group *g, int units, const char *cause,

@@ -507,6 +507,7 @@ static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t n
 {
     double v[SC_ASG_METRIC_COUNT] = { 0 };
     int64_t minute = now_ms - (now_ms % 60000 + 60000) % 60000;
+    int n = SC_ASG_METRIC_GROUP_COUNT;
 
     if (!g->info.metrics_enabled || !asg->env.put_metric) {
         g->next_metrics_ms = INT64_MAX;
@@ -522,7 +523,9 @@ static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t n
     v[5] = g->census.state[SC_ASG_STANDBY] + g->census.state[SC_ASG_ENTERING_STANDBY];
     v[6] = asg_census_terminating(&g->census);
     v[7] = v[3] + v[4] + v[6];
-    for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
+    if (asg_warm_metrics(g, v[2], v[7], v + SC_ASG_METRIC_GROUP_COUNT))
+        n = SC_ASG_METRIC_COUNT; /* a group without a warm pool publishes no WarmPool* one */
+    for (int m = 0; m < n; m++)
         if ((g->info.metrics_enabled >> m) & 1u)
             asg->env.put_metric(asg->env.ud, "AWS/AutoScaling", sc_asg_metric_str(m),
                                 "AutoScalingGroupName", g->info.auto_scaling_group_name, v[m],

@@ -107,6 +107,32 @@ int sc_asg_warm_pool_target(const struct sc_asg_group_info *gi)
         gi->desired_capacity, w->min_size);
 }
 
+int asg_warm_metrics(const struct asg_group *g, double group_desired, double group_total,
+                     double v[SC_ASG_METRIC_COUNT - SC_ASG_METRIC_GROUP_COUNT])
+{
+    const struct asg_census *c = &g->census;
+    double pending, terminating, warmed, total;
+
+    if (!g->warm)
+        return 0;
+    pending = c->state[SC_ASG_WARMED_PENDING] + c->state[SC_ASG_WARMED_PENDING_WAIT] +
+              c->state[SC_ASG_WARMED_PENDING_PROCEED];
+    terminating = c->state[SC_ASG_WARMED_TERMINATING] + c->state[SC_ASG_WARMED_TERMINATING_WAIT] +
+                  c->state[SC_ASG_WARMED_TERMINATING_PROCEED];
+    warmed = c->state[SC_ASG_WARMED_STOPPED] + c->state[SC_ASG_WARMED_RUNNING] +
+             c->state[SC_ASG_WARMED_HIBERNATED];
+    total = sc_asg_warm_pool_size(&g->info);
+    v[0] = g->warm->info.min_size;            /* WarmPoolMinSize */
+    v[1] = sc_asg_warm_pool_target(&g->info); /* WarmPoolDesiredCapacity */
+    v[2] = pending;                           /* WarmPoolPendingCapacity */
+    v[3] = terminating;                       /* WarmPoolTerminatingCapacity */
+    v[4] = warmed;                            /* WarmPoolWarmedCapacity */
+    v[5] = total;                             /* WarmPoolTotalCapacity */
+    v[6] = group_desired + v[1];              /* GroupAndWarmPoolDesiredCapacity */
+    v[7] = group_total + total;               /* GroupAndWarmPoolTotalCapacity */
+    return 1;
+}
+
 /* --- PutWarmPool / DeleteWarmPool ------------------------------------------------------------ */
 
 static int requests_spot(const struct sc_asg *asg, const struct asg_group *g)

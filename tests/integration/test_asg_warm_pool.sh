@@ -166,6 +166,38 @@ if phase == "before-restart":
           victim and (ec2_state(victim), lb_instances()))
     check("WarmPoolSize 3 (MaxSize 4 - desired 1)", wait(lambda: group().get("WarmPoolSize") == 3, 10),
           group().get("WarmPoolSize"))
+
+    # --- the warm pool group metrics (docs/autoscaling.md 7.3) ------------------------------
+    cw = boto3.client("cloudwatch", endpoint_url=ep)
+    asg.enable_metrics_collection(AutoScalingGroupName="g1", Granularity="1Minute")
+    em = sorted(m["Metric"] for m in group()["EnabledMetrics"])
+    check("EnableMetricsCollection without Metrics enables the warm pool metrics too",
+          "WarmPoolWarmedCapacity" in em and "GroupAndWarmPoolTotalCapacity" in em and len(em) == 16, em)
+    types = [m["Metric"] for m in asg.describe_metric_collection_types()["Metrics"]]
+    check("DescribeMetricCollectionTypes lists them after the Group* ones",
+          types[8:] == ["WarmPoolMinSize", "WarmPoolDesiredCapacity", "WarmPoolPendingCapacity",
+                        "WarmPoolTerminatingCapacity", "WarmPoolWarmedCapacity", "WarmPoolTotalCapacity",
+                        "GroupAndWarmPoolDesiredCapacity", "GroupAndWarmPoolTotalCapacity"], types)
+
+    def latest(name, group_name="g1"):
+        now = time.time()  # the emulated clock runs ahead of it: a window into the future
+        pts = cw.get_metric_statistics(
+            Namespace="AWS/AutoScaling", MetricName=name, Period=60, Statistics=["Maximum"],
+            Dimensions=[{"Name": "AutoScalingGroupName", "Value": group_name}],
+            StartTime=now - 3600, EndTime=now + 20 * 3600)["Datapoints"]  # 1,440 points at most
+        return max(pts, key=lambda d: d["Timestamp"])["Maximum"] if pts else None
+
+    asg.enable_metrics_collection(AutoScalingGroupName="cold", Granularity="1Minute")
+    # MaxSize 4, desired 1, MinSize 2: the pool keeps 3, all Warmed:Stopped
+    got = wait(lambda: (lambda v: v if v[0] == 3 else None)(
+        [latest(n) for n in ("WarmPoolWarmedCapacity", "WarmPoolDesiredCapacity", "WarmPoolMinSize",
+                             "WarmPoolPendingCapacity", "WarmPoolTotalCapacity",
+                             "GroupAndWarmPoolDesiredCapacity", "GroupAndWarmPoolTotalCapacity")]), 10)
+    check("AWS/AutoScaling publishes them each minute: warmed 3, desired 3, MinSize 2, pending 0, "
+          "total 3, group+pool desired 4 and total 4", got == [3, 3, 2, 0, 3, 4, 4], got)
+    check("... and none for a group without a pool (its GroupDesiredCapacity is there)",
+          wait(lambda: latest("GroupDesiredCapacity", "cold") is not None, 5) and
+          latest("WarmPoolTotalCapacity", "cold") is None, latest("WarmPoolTotalCapacity", "cold"))
     json.dump({"pool": sorted(pool()), "in_service": in_service()}, open(scratch, "w"))
 
 elif phase == "after-restart":

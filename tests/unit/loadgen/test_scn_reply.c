@@ -57,6 +57,25 @@ static void test_scn_reply_arn_substitute(void **state)
     assert_int_equal(scn_arn_substitute("{arn:up}", lookup, NULL, out, 10), -1);
 }
 
+static void test_scn_reply_at_substitute(void **state)
+{
+    char out[64] = "untouched";
+
+    (void)state;
+    /* 2026-01-01T00:00:00Z + 2 h */
+    assert_int_equal(scn_at_substitute("{at:7200000}", 1767225600000LL, out, sizeof(out)), 1);
+    assert_string_equal(out, "2026-01-01T02:00:00Z");
+    assert_int_equal(scn_at_substitute("{at:0}", 1767225600000LL, out, sizeof(out)), 1);
+    assert_string_equal(out, "2026-01-01T00:00:00Z");
+    /* anything else is left to the caller */
+    strcpy(out, "untouched");
+    assert_int_equal(scn_at_substitute("{at:}", 0, out, sizeof(out)), 0);
+    assert_int_equal(scn_at_substitute("{at:12", 0, out, sizeof(out)), 0);
+    assert_int_equal(scn_at_substitute("{at:12}x", 0, out, sizeof(out)), 0);
+    assert_int_equal(scn_at_substitute("2026-01-01T00:00:00Z", 0, out, sizeof(out)), 0);
+    assert_string_equal(out, "untouched");
+}
+
 static const char groups_xml[] =
     "<DescribeAutoScalingGroupsResponse xmlns=\"http://autoscaling.amazonaws.com/doc/2011-01-01/\">"
     "<DescribeAutoScalingGroupsResult><AutoScalingGroups>"
@@ -264,6 +283,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reply_arn_substitute),
+        cmocka_unit_test(test_scn_reply_at_substitute),
         cmocka_unit_test(test_scn_reply_group),
         cmocka_unit_test(test_scn_reply_metric),
         cmocka_unit_test(test_scn_reply_alarms),

@@ -47,6 +47,7 @@ struct fake {
     int fail_launches;     /* every launch fails (no capacity) */
     int runs;              /* run_instance calls that launched */
     double metric[16];     /* the last value of each group metric, by sc_asg_metric_str index */
+    int metric_puts;       /* group metric datapoints put */
 };
 
 struct fx {
@@ -194,6 +195,7 @@ static inline void f_put_metric(void *ud, const char *ns, const char *name, cons
     (void)dv;
     (void)unit;
     (void)now;
+    f->metric_puts++;
     for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
         if (strcmp(sc_asg_metric_str(m), name) == 0)
             f->metric[m] = v;

@@ -566,6 +566,73 @@ static void test_asg_warm_not_in_group_metrics(void **state)
         sc_asg_instance_warmed(x->asg, nth_in(x, SC_ASG_WARMED_RUNNING, 0), T0 + 61 * SEC));
 }
 
+/* The warm pool group metrics (docs/autoscaling.md 7.3): published each minute with the
+ * Group* ones for a group with a pool, from the pool's states and its size rule; accepted
+ * by name; none for a group without a pool. */
+static void test_asg_warm_pool_group_metrics(void **state)
+{
+    struct fx *x = *state;
+    static const char *const one[] = { "WarmPoolWarmedCapacity" };
+    static const char *const bad[] = { "WarmPoolSize" };
+    int puts;
+
+    assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", bad, 1, "1Minute", T0, &x->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(x->err.message, "Invalid metric name: WarmPoolSize");
+    assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", NULL, 0, "1Minute", T0, &x->err),
+                     SC_OK);
+    settle_warm(x, T0);
+    /* no pool yet: the eight Group* metrics only */
+    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_GROUP_COUNT);
+    assert_string_equal(sc_asg_metric_str(SC_ASG_METRIC_GROUP_COUNT), "WarmPoolMinSize");
+    assert_string_equal(sc_asg_metric_str(SC_ASG_METRIC_COUNT - 1),
+                        "GroupAndWarmPoolTotalCapacity");
+    /* max 5, desired 1, MinSize 3: the pool keeps max(5 - 1, 3) = 4, stopped */
+    put_pool(x, -2, 3, NULL, -1);
+    settle_warm(x, T0 + SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 4);
+    puts = x->f.metric_puts;
+    sc_asg_step(x->asg, T0 + 61 * SEC);
+    assert_int_equal(x->f.metric_puts, puts + SC_ASG_METRIC_COUNT);
+    assert_int_equal((int)x->f.metric[8], 3);  /* WarmPoolMinSize */
+    assert_int_equal((int)x->f.metric[9], 4);  /* WarmPoolDesiredCapacity */
+    assert_int_equal((int)x->f.metric[10], 0); /* WarmPoolPendingCapacity */
+    assert_int_equal((int)x->f.metric[11], 0); /* WarmPoolTerminatingCapacity */
+    assert_int_equal((int)x->f.metric[12], 4); /* WarmPoolWarmedCapacity */
+    assert_int_equal((int)x->f.metric[13], 4); /* WarmPoolTotalCapacity */
+    assert_int_equal((int)x->f.metric[14], 5); /* GroupAndWarmPoolDesiredCapacity */
+    assert_int_equal((int)x->f.metric[15], 5); /* GroupAndWarmPoolTotalCapacity */
+    /* desired 3 draws two (Pending in the group); the pool keeps max(5 - 3, 3) = 3: one
+     * refill launches, Warmed:Pending until EC2 runs it */
+    set_desired(x, 3, T0 + 62 * SEC);
+    sc_asg_step(x->asg, T0 + 62 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING), 1);
+    sc_asg_step(x->asg, T0 + 121 * SEC);
+    assert_int_equal((int)x->f.metric[4], 2);  /* GroupPendingInstances */
+    assert_int_equal((int)x->f.metric[9], 3);  /* WarmPoolDesiredCapacity */
+    assert_int_equal((int)x->f.metric[10], 1); /* WarmPoolPendingCapacity */
+    assert_int_equal((int)x->f.metric[12], 2); /* WarmPoolWarmedCapacity */
+    assert_int_equal((int)x->f.metric[13], 3); /* WarmPoolTotalCapacity */
+    assert_int_equal((int)x->f.metric[14], 6); /* GroupAndWarmPoolDesiredCapacity */
+    assert_int_equal((int)x->f.metric[15], 6); /* GroupAndWarmPoolTotalCapacity: 3 + 3 */
+    /* a smaller pool: the surplus is Warmed:Terminating until EC2 ends it */
+    settle_warm(x, T0 + 122 * SEC);
+    put_pool(x, 3, 0, NULL, -1);
+    sc_asg_step(x->asg, T0 + 123 * SEC);
+    assert_true(count_in(x, SC_ASG_WARMED_TERMINATING) > 0);
+    sc_asg_step(x->asg, T0 + 181 * SEC);
+    assert_int_equal((int)x->f.metric[9], 0); /* max(3 - 3, 0) */
+    assert_int_equal((int)x->f.metric[11], count_in(x, SC_ASG_WARMED_TERMINATING));
+    /* one metric by name: only it */
+    assert_int_equal(sc_asg_disable_metrics_collection(x->asg, "g", NULL, 0, T0, &x->err), SC_OK);
+    assert_int_equal(
+        sc_asg_enable_metrics_collection(x->asg, "g", one, 1, "1Minute", T0 + 181 * SEC, &x->err),
+        SC_OK);
+    puts = x->f.metric_puts;
+    sc_asg_step(x->asg, T0 + 241 * SEC);
+    assert_int_equal(x->f.metric_puts, puts + 1);
+}
+
 /* The pool and its instances' states survive save and load (the emulator's --state). */
 static void test_asg_warm_save_load(void **state)
 {
@@ -625,6 +692,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_asg_warm_terminate_pool_instance_refills, setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_not_in_group_metrics, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_pool_group_metrics, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_save_load, setup, fx_teardown),
     };
 

@@ -1,0 +1,206 @@
+/* loadgen/scn_asg.c: the scenario's Auto Scaling story played over time on the endpoint:
+ * the plan's timed calls (an instance refresh at its time) and the lifecycle-hook
+ * handlers (CompleteLifecycleAction after each handler's delay), as the simulator plays
+ * them (scaler/sim/run.c, run_plane.c); see scn_internal.h. */
+#include "loadgen/scn_run.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+
+#include "common/xalloc.h"
+#include "loadgen/awsapi.h"
+#include "loadgen/scenario.h"
+#include "loadgen/scn_internal.h"
+#include "loadgen/scn_reply.h"
+
+static const char *param_get(const struct aws_params *p, const char *name)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->v[i].name, name) == 0)
+            return p->v[i].value;
+    return "";
+}
+
+/* ---- timed calls ---- */
+
+/* A refusal is reported and skips the rest of the group's calls at that time (no refresh
+ * after a refused switch of launch configuration), as the simulator warns and goes on. */
+static void timed_calls(struct run *r, int64_t t)
+{
+    int64_t failed_at = -1;
+    const char *failed_group = "";
+
+    while (r->ntimed_done < r->plan.ntimed && r->plan.timed[r->ntimed_done].at_ms <= t) {
+        const struct scn_call *c = &r->plan.timed[r->ntimed_done++];
+        const char *group = param_get(&c->params, "AutoScalingGroupName");
+        struct aws_error err;
+
+        if (c->at_ms == failed_at && strcmp(group, failed_group) == 0)
+            continue;
+        if (scn_aws_call(r, c->svc, c->action, &c->params, NULL, &err) != 0) {
+            scn_fail_msg("%s %s at %llds refused: %s: %s", c->action, group,
+                         (long long)(c->at_ms / 1000), err.code[0] ? err.code : "error",
+                         err.message);
+            failed_at = c->at_ms;
+            failed_group = group;
+        }
+    }
+}
+
+/* ---- lifecycle-hook handlers ---- */
+
+static int group_has_handlers(const struct sim_group *g)
+{
+    for (int k = 0; k < g->nhooks && k < 32; k++)
+        if (g->hooks[k].has_handler)
+            return 1;
+    return 0;
+}
+
+static struct hook_wait *wait_find(struct run *r, int gi, const char *id, int launching)
+{
+    for (int i = 0; i < r->nwaits; i++)
+        if (r->waits[i].gi == gi && r->waits[i].launching == launching &&
+            strcmp(r->waits[i].id, id) == 0)
+            return &r->waits[i];
+    return NULL;
+}
+
+/* The group's instances waiting now: new ones seen at t, the ones no longer waiting
+ * dropped. -1 when the poll failed (reported; the waits stay as they were). */
+static int hooks_poll_group(struct run *r, int gi, int64_t t)
+{
+    static struct scn_group_state st; /* large; the controlling thread only (scn_internal.h) */
+    struct aws_params p;
+    struct aws_error err;
+    xmlDoc *doc = NULL;
+    char name[256];
+
+    snprintf(name, sizeof(name), "%s-%s", r->prefix, r->sc->groups[gi].name);
+    aws_params_init(&p);
+    aws_params_add(&p, "AutoScalingGroupNames.member.1", name);
+    if (scn_aws_call(r, AWS_AUTOSCALING, "DescribeAutoScalingGroups", &p, &doc, &err) != 0) {
+        scn_fail_msg("lifecycle hooks: DescribeAutoScalingGroups %s: %s: %s", name, err.code,
+                     err.message);
+        aws_params_cleanup(&p);
+        return -1;
+    }
+    aws_params_cleanup(&p);
+    scn_reply_group(doc, name, &st);
+    xmlFreeDoc(doc);
+    for (int i = 0; i < r->nwaits; i++)
+        if (r->waits[i].gi == gi)
+            r->waits[i].present = 0;
+    for (int k = 0; k < st.ninstances && k < SCN_MAX_INSTANCES; k++) {
+        const char *lc = st.inst[k].lifecycle;
+        int launching = strcmp(lc, "Pending:Wait") == 0;
+        struct hook_wait *w;
+
+        if (!launching && strcmp(lc, "Terminating:Wait") != 0)
+            continue;
+        w = wait_find(r, gi, st.inst[k].id, launching);
+        if (!w) {
+            if (r->nwaits == r->capwaits) {
+                r->capwaits = r->capwaits ? 2 * r->capwaits : 16;
+                r->waits = cm_xrealloc(r->waits, (size_t)r->capwaits * sizeof(*r->waits));
+            }
+            w = &r->waits[r->nwaits++];
+            memset(w, 0, sizeof(*w));
+            w->gi = gi;
+            w->launching = launching;
+            snprintf(w->id, sizeof(w->id), "%s", st.inst[k].id);
+            w->seen_ms = t;
+        }
+        w->present = 1;
+    }
+    for (int i = 0; i < r->nwaits;) {
+        if (r->waits[i].gi == gi && !r->waits[i].present)
+            r->waits[i] = r->waits[--r->nwaits];
+        else
+            i++;
+    }
+    return 0;
+}
+
+static int complete(struct run *r, const struct hook_wait *w, const struct sim_hook *h)
+{
+    struct aws_params p;
+    struct aws_error err;
+    int rc;
+
+    aws_params_init(&p);
+    aws_params_addf(&p, "AutoScalingGroupName", "%s-%s", r->prefix, r->sc->groups[w->gi].name);
+    aws_params_add(&p, "LifecycleHookName", h->name);
+    aws_params_add(&p, "InstanceId", w->id);
+    aws_params_add(&p, "LifecycleActionResult", h->handler_result);
+    rc = scn_aws_call(r, AWS_AUTOSCALING, "CompleteLifecycleAction", &p, NULL, &err);
+    if (rc != 0) /* e.g. the timeout answered it first, or the instance is gone */
+        scn_fail_msg("lifecycle hook %s: CompleteLifecycleAction %s %s refused: %s: %s", h->name,
+                     w->id, h->handler_result, err.code[0] ? err.code : "error", err.message);
+    aws_params_cleanup(&p);
+    return rc;
+}
+
+/* Answers the handlers due by t; returns the earliest one still to come (or INT64_MAX). */
+static int64_t hooks_answer(struct run *r, int64_t t)
+{
+    int64_t next = INT64_MAX;
+
+    for (int i = 0; i < r->nwaits; i++) {
+        struct hook_wait *w = &r->waits[i];
+        const struct sim_group *g = &r->sc->groups[w->gi];
+
+        for (int k = 0; k < g->nhooks && k < 32; k++) {
+            const struct sim_hook *h = &g->hooks[k];
+            int64_t due = w->seen_ms + h->handler_after_ms;
+
+            if (!h->has_handler || h->launching != w->launching || (w->done & (1u << k)))
+                continue;
+            if (due > t) {
+                if (due < next)
+                    next = due;
+                continue;
+            }
+            w->done |= 1u << k;
+            complete(r, w, h);
+        }
+    }
+    return next;
+}
+
+int64_t scn_asg_step(struct run *r, int64_t t)
+{
+    int64_t next = INT64_MAX, answer, every;
+    int any = 0;
+
+    timed_calls(r, t);
+    if (r->ntimed_done < r->plan.ntimed)
+        next = r->plan.timed[r->ntimed_done].at_ms;
+    for (int gi = 0; gi < r->sc->ngroups; gi++)
+        any |= group_has_handlers(&r->sc->groups[gi]);
+    if (!any)
+        return next;
+    if (t >= r->hooks_next_poll) {
+        int64_t now = (int64_t)((double)(scn_mono_ms() - r->mono_t0) * r->scale);
+
+        every = (int64_t)(SCN_HOOK_POLL_REAL_MS * r->scale);
+        if (every < SCN_HOOK_POLL_MIN_MS)
+            every = SCN_HOOK_POLL_MIN_MS;
+        /* seen when the poll is made (a loaded host wakes the loop late) */
+        if (now < t)
+            now = t;
+        for (int gi = 0; gi < r->sc->ngroups; gi++)
+            if (group_has_handlers(&r->sc->groups[gi]))
+                hooks_poll_group(r, gi, now);
+        r->hooks_next_poll = t + every;
+    }
+    answer = hooks_answer(r, t);
+    if (answer < next)
+        next = answer;
+    if (r->hooks_next_poll < next)
+        next = r->hooks_next_poll;
+    return next;
+}
