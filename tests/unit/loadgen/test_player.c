@@ -38,6 +38,7 @@ struct srv {
     pthread_t tid;
     _Atomic int stop;
     _Atomic uint64_t requests;
+    _Atomic uint64_t accepts; /* connections accepted */
     _Atomic int64_t first_us; /* conn_now_us() of the first request, 0 before */
     _Atomic int64_t last_us;  /* of the latest request */
 };
@@ -96,6 +97,8 @@ static void *srv_main(void *arg)
             continue;
         if (pfd[0].revents & POLLIN) {
             int fd = accept(s->lfd, NULL, NULL);
+            if (fd >= 0)
+                atomic_fetch_add(&s->accepts, 1);
             if (fd >= 0 && n < SRV_MAX) {
                 cls[n].fd = fd;
                 cls[n].len = 0;
@@ -352,6 +355,48 @@ static void test_player_closed_bursts_send_n_per_burst(void **state)
     teardown(&f);
 }
 
+/* Closed bursts on the emulated clock (the persistent burst engine, loadgen/burst.c): the
+ * connections open once for the phase and carry every burst; each burst sends its
+ * requests; the gaps are counted. Before the engine, each burst was a run of its own that
+ * connected again (accepts = bursts x connections). */
+static void test_player_scaled_bursts_keep_their_connections(void **state)
+{
+    struct fixture f;
+    struct player *p;
+    struct player_bursts b;
+    struct totals t;
+    char err[256];
+
+    (void)state;
+    /* x100: 60 emulated s are 0.6 real s; bursts of 20 at 4 clients, 1 s (10 real ms)
+     * gaps: dozens of bursts on 4 connections */
+    setup(&f, "2m",
+          "[{\"at\":\"0s\",\"until\":\"60s\",\"target\":\"lb\",\"clients\":4,"
+          "\"shape\":{\"type\":\"bursts\",\"requests\":20,\"gap\":\"1s\"}}]",
+          NULL, 100);
+    f.cfg.scaled = 1;
+    f.cfg.weight = 1;
+    p = player_create(&f.cfg, err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(player_start(p, err, sizeof(err)), 0);
+    run_to_end(p, &t, 50, 30);
+    player_bursts(p, &b);
+    assert_true(b.bursts >= 5);
+    assert_int_equal(b.connections, 4);
+    assert_int_equal(b.connects, 4);
+    assert_int_equal(atomic_load(&f.srv.accepts), 4);
+    /* every burst but one the phase's end may cut sends its 20 */
+    assert_true(t.sent >= (b.bursts - 1) * 20 + 1);
+    assert_true(t.sent <= b.bursts * 20);
+    assert_int_equal(t.completed, t.sent);
+    assert_int_equal(t.failed, 0);
+    assert_int_equal(atomic_load(&f.srv.requests), t.sent);
+    assert_int_equal(b.gaps, b.bursts - 1);
+    assert_float_equal(b.gap_ms, 10.0, 1e-9);
+    player_destroy(p);
+    teardown(&f);
+}
+
 static void test_player_closed_takes_add_up_and_report_clients(void **state)
 {
     struct fixture f;
@@ -509,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_player_open_constant_sends_the_integral),
         cmocka_unit_test(test_player_time_scale_compresses_phase_times),
         cmocka_unit_test(test_player_closed_bursts_send_n_per_burst),
+        cmocka_unit_test(test_player_scaled_bursts_keep_their_connections),
         cmocka_unit_test(test_player_closed_takes_add_up_and_report_clients),
         cmocka_unit_test(test_player_think_time_paces_closed_clients),
         cmocka_unit_test(test_player_5xx_are_failures),
