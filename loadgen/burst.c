@@ -78,6 +78,7 @@ enum bc_state {
     BC_WRITING,
     BC_READING,
     BC_THINK,
+    BC_CLOSING, /* the reply said the server closes: waiting for its FIN */
 };
 
 struct bconn {
@@ -289,6 +290,20 @@ static void on_reply(struct engine *e, struct bconn *c, int eof, int leftover)
     int keep = e->cfg->keepalive && c->r.keep_alive && !eof && !leftover;
 
     end_ticket(e, c, c->r.status > 0 ? c->r.status : 1);
+    if (!keep && !eof && !leftover && !c->r.keep_alive) {
+        /* the server closes: its FIN first, so that the TIME_WAIT stays on its side (as ab
+         * and the load engine do; a TCP listener's connection per request would otherwise
+         * leave one here per request) */
+        ssize_t n = read(c->fd, e->rbuf, sizeof(e->rbuf));
+
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            c->state = BC_CLOSING;
+            c->deadline = e->now + e->cfg->timeout_us;
+            return;
+        }
+        reopen_at(c, e->now); /* its FIN (or anything else) is already here */
+        return;
+    }
     if (!keep) {
         reopen_at(c, e->now);
         return;
@@ -353,6 +368,10 @@ static void on_event(struct engine *e, struct bconn *c, uint32_t ev)
     case BC_READING:
         if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
             do_read(e, c);
+        return;
+    case BC_CLOSING:
+        if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+            reopen_at(c, e->now);
         return;
     case BC_IDLE:
     case BC_THINK:
@@ -426,6 +445,8 @@ static void tick(struct engine *e)
             connect_failed(e, c);
         else if ((c->state == BC_WRITING || c->state == BC_READING) && c->deadline <= e->now)
             request_failed(e, c, 0);
+        else if (c->state == BC_CLOSING && c->deadline <= e->now)
+            reopen_at(c, e->now);
     }
 }
 

@@ -175,9 +175,10 @@ struct fixture {
     struct player_config cfg;
 };
 
-/* A scenario with one load balancer "lb" and the given load array (JSON). */
-static void setup(struct fixture *f, const char *duration, const char *load, const char *path,
-                  double time_scale)
+/* A scenario with one load balancer "lb" (its listener's protocol proto) and the given load
+ * array (JSON). */
+static void setup_proto(struct fixture *f, const char *duration, const char *load, const char *path,
+                        double time_scale, const char *proto)
 {
     char text[4096], err[SIM_ERR_MAX];
     struct sockaddr_in *a = (struct sockaddr_in *)&f->tg.addr;
@@ -187,12 +188,12 @@ static void setup(struct fixture *f, const char *duration, const char *load, con
     snprintf(text, sizeof(text),
              "{\"name\":\"t\",\"duration\":\"%s\",\"infrastructure\":{"
              "\"load_balancers\":[{\"name\":\"lb\",\"listeners\":[{\"lb_port\":80,"
-             "\"instance_port\":8080,\"protocol\":\"HTTP\"}]}],"
+             "\"instance_port\":8080,\"protocol\":\"%s\"}]}],"
              "\"launch_configurations\":[{\"name\":\"lc\",\"app\":{\"service_ms\":"
              "{\"dist\":\"fixed\",\"mean\":10}}}],"
              "\"groups\":[{\"name\":\"g\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":2,"
              "\"load_balancers\":[\"lb\"]}]},\"load\":%s}",
-             duration, load);
+             duration, proto, load);
     f->sc = sim_scenario_parse(text, "t.json", err);
     if (!f->sc)
         fail_msg("scenario: %s", err);
@@ -209,6 +210,12 @@ static void setup(struct fixture *f, const char *duration, const char *load, con
     f->cfg.ntargets = 1;
     f->cfg.time_scale = time_scale;
     f->cfg.timeout_us = 5000000;
+}
+
+static void setup(struct fixture *f, const char *duration, const char *load, const char *path,
+                  double time_scale)
+{
+    setup_proto(f, duration, load, path, time_scale, "HTTP");
 }
 
 static void teardown(struct fixture *f)
@@ -397,6 +404,45 @@ static void test_player_scaled_bursts_keep_their_connections(void **state)
     teardown(&f);
 }
 
+/* Through a TCP listener a request says Connection: close and the server closes after its
+ * reply: the engine waits for the FIN, opens the connection again and goes on; every
+ * request counts once. */
+static void test_player_scaled_bursts_through_a_tcp_listener(void **state)
+{
+    struct fixture f;
+    struct player *p;
+    struct player_bursts b;
+    struct totals t;
+    char err[256];
+
+    (void)state;
+    setup_proto(&f, "2m",
+                "[{\"at\":\"0s\",\"until\":\"30s\",\"target\":\"lb\",\"clients\":4,"
+                "\"shape\":{\"type\":\"bursts\",\"requests\":20,\"gap\":\"1s\"}}]",
+                NULL, 100, "TCP");
+    f.cfg.scaled = 1;
+    f.cfg.weight = 1;
+    p = player_create(&f.cfg, err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(player_start(p, err, sizeof(err)), 0);
+    run_to_end(p, &t, 50, 30);
+    player_bursts(p, &b);
+    assert_true(b.bursts >= 2);
+    assert_true(t.sent >= (b.bursts - 1) * 20 + 1);
+    assert_int_equal(t.completed, t.sent);
+    assert_int_equal(t.failed, 0);
+    assert_int_equal(atomic_load(&f.srv.requests), t.sent);
+    /* a connection per request, plus the ones open for the next burst */
+    assert_true(b.connects >= t.sent);
+    assert_true(b.connects <= t.sent + 4);
+    /* the server saw every connection a request went on (the last ones, opened for a
+     * burst that never came, perhaps not yet) */
+    assert_true(atomic_load(&f.srv.accepts) >= t.sent);
+    assert_true(atomic_load(&f.srv.accepts) <= b.connects);
+    player_destroy(p);
+    teardown(&f);
+}
+
 static void test_player_closed_takes_add_up_and_report_clients(void **state)
 {
     struct fixture f;
@@ -555,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_player_time_scale_compresses_phase_times),
         cmocka_unit_test(test_player_closed_bursts_send_n_per_burst),
         cmocka_unit_test(test_player_scaled_bursts_keep_their_connections),
+        cmocka_unit_test(test_player_scaled_bursts_through_a_tcp_listener),
         cmocka_unit_test(test_player_closed_takes_add_up_and_report_clients),
         cmocka_unit_test(test_player_think_time_paces_closed_clients),
         cmocka_unit_test(test_player_5xx_are_failures),
