@@ -567,6 +567,16 @@ static void widen(double *lo, double *hi, double v)
         *hi = v;
 }
 
+/* A tick's label on axis ax: its own labeller's, else the scale's. */
+static void axis_tick_label(const struct cm_svg_axis *ax, double v, double step, char *out,
+                            size_t outlen)
+{
+    if (ax->tick_label && isfinite(v))
+        ax->tick_label(v, out, outlen);
+    else
+        cm_svg_format_tick(v, step, ax->scale, out, outlen);
+}
+
 /* Resolves axis a (0 x, 1 y, 2 y2) from the data; ticks sized to span_px. */
 static void resolve_axis(const struct cm_svg *c, int a, double span_px, struct layout *L)
 {
@@ -838,20 +848,20 @@ static int render_grid_and_ticks(const struct cm_svg *c, const struct layout *L,
     rc |= cm_buf_puts(o, "</g>\n<g class=\"ticks\" fill=\"#333\">");
     for (int i = 0; i < L->nticks[0]; i++) {
         double v = L->first[0] + i * L->step[0];
-        cm_svg_format_tick(v, L->step[0], c->axis[0].scale, label, sizeof(label));
+        axis_tick_label(&c->axis[0], v, L->step[0], label, sizeof(label));
         rc |= cm_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
                             map_x(L, v), L->py1 + 14, label);
     }
     for (int i = 0; i < L->nticks[1]; i++) {
         double v = L->first[1] + i * L->step[1];
-        cm_svg_format_tick(v, L->step[1], c->axis[1].scale, label, sizeof(label));
+        axis_tick_label(&c->axis[1], v, L->step[1], label, sizeof(label));
         rc |= cm_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
                             L->px0 - 5, map_y(L, CM_SVG_Y1, v) + 4, label);
     }
     if (L->has_y2) {
         for (int i = 0; i < L->nticks[2]; i++) {
             double v = L->first[2] + i * L->step[2];
-            cm_svg_format_tick(v, L->step[2], c->axis[2].scale, label, sizeof(label));
+            axis_tick_label(&c->axis[2], v, L->step[2], label, sizeof(label));
             rc |= cm_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">%s</text>",
                                 L->px1 + 5, map_y(L, CM_SVG_Y2, v) + 4, label);
         }

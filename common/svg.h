@@ -46,6 +46,10 @@ struct cm_svg_axis {
     int fixed;
     double min, max;
     int include_zero;
+    /* Labels the ticks (value, out, outlen) instead of the scale's format (the steps stay
+     * the scale's): a caller's one format for its values, e.g. the simulator's elapsed
+     * time "1d05:33:00". NULL: the scale's. */
+    void (*tick_label)(double v, char *out, size_t outlen);
 };
 
 struct cm_svg_opts {

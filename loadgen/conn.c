@@ -194,19 +194,16 @@ void conn_ctl_take(struct conn_ctl *ctl, struct conn_ctl_counts *add, struct cm_
     pthread_mutex_unlock(&ctl->mu);
 }
 
-/* The ctl's figures, as requests begin and end. */
-static void ctl_sent(struct conn_ctl *ctl)
+void conn_ctl_sent(struct conn_ctl *ctl)
 {
     pthread_mutex_lock(&ctl->mu);
     ctl->sent++;
     pthread_mutex_unlock(&ctl->mu);
 }
 
-static void ctl_ended(struct conn_ctl *ctl, int status, int64_t lat_us)
+void conn_ctl_ended(struct conn_ctl *ctl, int status, int64_t lat_us)
 {
     pthread_mutex_lock(&ctl->mu);
-    atomic_store(&ctl->last_end_us, conn_now_us());
-    atomic_fetch_add(&ctl->ended, 1);
     if (status >= 500) {
         ctl->failed++;
         ctl->status_5xx++;
@@ -255,7 +252,7 @@ static int claim(struct worker *w)
         return 0;
     }
     if (w->ctl)
-        ctl_sent(w->ctl);
+        conn_ctl_sent(w->ctl);
     w->st.sent++;
     return 1;
 }
@@ -434,7 +431,7 @@ static void fail(struct worker *w, struct conn *c, enum fail_kind kind, int err)
     /* a closed-model connection always holds a request's ticket; an open-model one only
      * while a request is out */
     if (w->ctl && (!w->open_model || c->has_request))
-        ctl_ended(w->ctl, 0, 0);
+        conn_ctl_ended(w->ctl, 0, 0);
     switch (kind) {
     case F_CONNECT:
         w->st.err_connect++;
@@ -587,11 +584,6 @@ static void do_write(struct worker *w, struct conn *c)
     }
     c->t_endwrite = w->now;
     c->state = CS_READING;
-    if (w->ctl && atomic_load(&w->ctl->first_write_us) == 0) {
-        int64_t none = 0;
-
-        atomic_compare_exchange_strong(&w->ctl->first_write_us, &none, w->now);
-    }
     w->st.bytes_sent += cfg->req_len;
     w->st.body_sent += cfg->body_len;
 }
@@ -738,7 +730,7 @@ static void on_response(struct worker *w, struct conn *c, int eof, int leftover)
     }
     cm_hist_record(&w->st.lat, lat < 0 ? 0 : lat);
     if (w->ctl)
-        ctl_ended(w->ctl, r->status > 0 ? r->status : 1, lat < 0 ? 0 : lat);
+        conn_ctl_ended(w->ctl, r->status > 0 ? r->status : 1, lat < 0 ? 0 : lat);
     if (w->open_model)
         cm_hist_record(&w->st.lat_uncorr, now - c->t_sent);
     w->st.body_read += r->body_bytes;
@@ -1326,8 +1318,8 @@ int conn_run(const struct conn_cfg *cfg, struct conn_result *res)
     prev_t = sh.t0;
     next_live = sh.t0 + 1000000;
     while (atomic_load(&sh.finished) < started) {
-        /* a run of a closed burst (the player's, a few real ms when service times are
-         * emulated) is waited for in 1 ms steps: its end starts the burst's gap */
+        /* a run of a closed burst (the player's, real-time service) is waited for in
+         * 1 ms steps: its end starts the burst's gap */
         long step_ms = cfg->ctl && cfg->max_requests > 0 ? 1 : 20;
         struct timespec ts = { 0, step_ms * 1000 * 1000 };
         int64_t now;

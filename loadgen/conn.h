@@ -47,19 +47,13 @@ struct conn_ctl {
     _Atomic int clients;
     int64_t origin_us;
     pthread_mutex_t mu;
-    uint64_t sent;          /* requests begun (a ticket taken) */
-    uint64_t completed;     /* responses with status < 500 */
-    uint64_t failed;        /* connect, send, receive, protocol errors, timeouts, status >= 500 */
-    uint64_t status_5xx;    /* of which responses with status >= 500 */
-    struct cm_hist lat;     /* latency of the completed ones (µs; from the due time, open model) */
-    _Atomic uint64_t ended; /* requests ended since init (never drained): a burst's end */
-    /* conn_now_us() of the first request written in full since the controller last set
-     * it to 0, and of the last request's end (0: none yet): a closed burst's real start and
-     * end, so that the player can keep its gaps on the emulated clock (player.c) */
-    _Atomic int64_t first_write_us;
-    _Atomic int64_t last_end_us;
-    double lat_mult; /* each latency is recorded times this (set before a run; 0: 1): the
-                        player's emulated-time latencies (docs/dataplane.md, Time) */
+    uint64_t sent;       /* requests begun (a ticket taken) */
+    uint64_t completed;  /* responses with status < 500 */
+    uint64_t failed;     /* connect, send, receive, protocol errors, timeouts, status >= 500 */
+    uint64_t status_5xx; /* of which responses with status >= 500 */
+    struct cm_hist lat;  /* latency of the completed ones (µs; from the due time, open model) */
+    double lat_mult;     /* each latency is recorded times this (set before a run; 0: 1): the
+                            player's emulated-time latencies (docs/dataplane.md, Time) */
 };
 
 struct conn_ctl_counts {
@@ -72,6 +66,11 @@ void conn_ctl_cleanup(struct conn_ctl *ctl);
 /* Adds the figures since the previous take into *add and lat_add (same layout as
  * ctl->lat; may be NULL), and empties them. Safe while a run is going. */
 void conn_ctl_take(struct conn_ctl *ctl, struct conn_ctl_counts *add, struct cm_hist *lat_add);
+/* Counts a request begun, and one ended (status > 0: a response with that status; 0: a
+ * failure; lat_us: its latency, recorded x lat_mult when it completed): for an engine
+ * of another shape that reports through a ctl (loadgen/burst.c). */
+void conn_ctl_sent(struct conn_ctl *ctl);
+void conn_ctl_ended(struct conn_ctl *ctl, int status, int64_t lat_us);
 
 struct conn_cfg {
     struct sockaddr_storage addr;

@@ -6,9 +6,11 @@
  * chunk's schedule anchored at its real start so that chunks keep the timeline); a closed
  * phase as one run whose sending connections follow the phase's clients; closed bursts
  * as one run per burst (max_requests N at min(clients, N) connections, as `ab -n N -c C`)
- * followed by the gap. A conductor thread wakes at the phases' breaks (start, shape
- * edges, grid cells, end) to set the clients of closed runs and to stop the runs whose
- * phase ended. Every run reports through its phase's conn_ctl, which player_take drains.
+ * followed by the gap, or, on the emulated clock, by the persistent burst engine
+ * (loadgen/burst.c: its connections open for the whole phase). A conductor thread wakes at the
+ * phases' breaks (start, shape edges, grid cells, end) to set the clients of closed runs and to
+ * stop the runs whose phase ended. Every run reports through its phase's conn_ctl, which
+ * player_take drains.
  *
  * Gaps of closed bursts and think times are real time when service times are (ab's loop
  * sleeps real seconds, and the share of time the burst keeps the instances busy, their
@@ -30,6 +32,7 @@
 
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "loadgen/burst.h"
 #include "loadgen/conn.h"
 #include "loadgen/sched.h"
 #include "scaler/sim/load.h"
@@ -60,7 +63,6 @@ struct run {
     size_t req_len;
     int keepalive;
     struct conn_ctl ctl;
-    struct conn_ctl bctl[2];  /* scaled bursts: two runs overlap (one's teardown, the next) */
     struct player_bursts bst; /* scaled bursts: how the gaps were kept (its thread only) */
     pthread_t tid;
     int started;
@@ -235,110 +237,33 @@ static void engine_run(struct run *r, const struct conn_cfg *cfg)
     free(res);
 }
 
-/* One closed burst's engine run in a thread of its own. */
-struct burst_job {
-    struct run *r;
-    struct conn_cfg cfg;
-    pthread_t tid;
-    int started;
-    _Atomic int done;
-};
-
-static void *burst_main(void *arg)
-{
-    struct burst_job *j = arg;
-
-    engine_run(j->r, &j->cfg);
-    atomic_store(&j->done, 1);
-    return NULL;
-}
-
-/* Closed bursts with emulated service times: a burst lasts a few real ms, as long as the
- * engine takes to tear a run down (its histograms merged and freed, its threads joined),
- * so that teardown would lengthen every gap. The burst ends at its last reply instead
- * (counted on its ctl); its run tears down in its thread while the gap passes and the
- * next burst starts on the other ctl.
- *
- * The gap is kept from the last reply (the ctl's last_end_us, not when this thread sees
- * it) to the next burst's first request written (first_write_us): an engine's start (a
- * thread, its connections: 1-20 real ms on a loaded host, 0.6-12 emulated s at x600) is
- * idle time of the instances the simulator does not have, so each burst starts that
- * much early, by a running estimate (the mean of the last starts, EWMA 1/4). */
-static void play_bursts_scaled(struct run *r, const struct conn_cfg *cfg, int64_t end)
+/* Closed bursts with emulated service times: a burst lasts a few real ms, shorter than
+ * an engine run's start (a thread, its connections: 10-470 real ms measured on a loaded
+ * host, minutes of emulated time at x600) and teardown. The persistent engine
+ * (loadgen/burst.c) keeps its connections open from the phase's start to its end and
+ * releases each burst's requests to them, in this thread. */
+static void play_bursts_scaled(struct run *r, int64_t end)
 {
     struct player *p = r->p;
-    struct player_bursts *b = &r->bst;
-    struct burst_job jobs[2];
-    int64_t gap_us = pause_us(p, (double)r->ph->gap_ms * 1000, 0);
-    int64_t prev_end = 0;
-    double start_est = 0;
-    int k = 0;
+    struct burst_cfg bc;
+    char err[256];
 
-    memset(jobs, 0, sizeof(jobs));
-    b->gap_ms = (double)gap_us / 1000.0;
-    while (!atomic_load(&p->stop) && !atomic_load(&r->ctl.stop) && conn_now_us() < end) {
-        struct burst_job *j = &jobs[k];
-        struct conn_ctl *ctl = &r->bctl[k];
-        uint64_t base;
-        int64_t gap_end, go, first, last;
-
-        if (j->started)
-            pthread_join(j->tid, NULL);
-        j->started = 0;
-        atomic_store(&j->done, 0);
-        j->r = r;
-        j->cfg = *cfg;
-        j->cfg.ctl = ctl;
-        base = atomic_load(&ctl->ended);
-        atomic_store(&ctl->first_write_us, 0);
-        atomic_store(&ctl->last_end_us, 0);
-        go = conn_now_us();
-        if (pthread_create(&j->tid, NULL, burst_main, j) != 0)
-            burst_main(j);
-        else
-            j->started = 1;
-        while (!atomic_load(&j->done) && atomic_load(&ctl->ended) - base < cfg->max_requests) {
-            if (atomic_load(&r->ctl.stop) || sleep_until(p, conn_now_us() + 500) < 0) {
-                atomic_store(&ctl->stop, 1);
-                break;
-            }
-        }
-        first = atomic_load(&ctl->first_write_us);
-        last = atomic_load(&ctl->last_end_us);
-        if (last <= 0)
-            last = conn_now_us();
-        b->bursts++;
-        if (first > 0) {
-            double st = (double)(first - go);
-
-            start_est = b->bursts == 1 ? st : start_est + (st - start_est) / 4;
-            b->start_sum_ms += st / 1000.0;
-            if (st / 1000.0 > b->start_max_ms)
-                b->start_max_ms = st / 1000.0;
-            if (last > first)
-                b->busy_sum_ms += (double)(last - first) / 1000.0;
-            if (prev_end > 0) {
-                double g = (double)(first - prev_end);
-
-                b->gaps++;
-                b->gap_sum_ms += g / 1000.0;
-                if (g > (double)gap_us)
-                    b->excess_sum_ms += (g - (double)gap_us) / 1000.0;
-            }
-        }
-        prev_end = last;
-        gap_end = last + gap_us - llround(start_est);
-        if (gap_end > end)
-            gap_end = end;
-        if (sleep_until(p, gap_end) < 0)
-            break;
-        k ^= 1;
-    }
-    for (int i = 0; i < 2; i++) {
-        atomic_store(&r->bctl[i].stop, 1);
-        if (jobs[i].started)
-            pthread_join(jobs[i].tid, NULL);
-    }
+    memset(&bc, 0, sizeof(bc));
+    memcpy(&bc.addr, &r->tg->addr, sizeof(bc.addr));
+    bc.addrlen = r->tg->addrlen;
+    bc.req = r->req;
+    bc.req_len = r->req_len;
+    bc.keepalive = r->keepalive;
+    bc.connections = r->conns;
+    bc.requests = burst_requests(p, r->ph);
+    bc.gap_us = pause_us(p, (double)r->ph->gap_ms * 1000, 0);
+    bc.think_us = pause_us(p, r->ph->think_ms * 1000, 1);
+    bc.timeout_us = p->timeout_us;
+    bc.start_us = real_at(p, r->at_us);
+    bc.end_us = end;
+    bc.ctl = &r->ctl;
+    if (burst_run(&bc, &r->bst, err, sizeof(err)) < 0)
+        log_warn("player: %s: %s", r->ph->path, err);
 }
 
 static void play_open(struct run *r)
@@ -397,12 +322,12 @@ static void play_bursts(struct run *r)
 
     if (r->ph->value < 1)
         return; /* no clients: nothing to send */
-    engine_cfg(r, &cfg);
-    cfg.max_requests = burst_requests(p, r->ph);
     if (p->cfg.scaled) {
-        play_bursts_scaled(r, &cfg, end);
+        play_bursts_scaled(r, end);
         return;
     }
+    engine_cfg(r, &cfg);
+    cfg.max_requests = burst_requests(p, r->ph);
     while (!atomic_load(&p->stop) && !atomic_load(&r->ctl.stop) && conn_now_us() < end) {
         int64_t gap_end;
         engine_run(r, &cfg);
@@ -595,11 +520,8 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
         if (r->kind == RUN_OPEN)
             r->stop_us += (int64_t)ceil((double)OPEN_GRACE_US * cfg->time_scale);
         conn_ctl_init(&r->ctl);
-        conn_ctl_init(&r->bctl[0]);
-        conn_ctl_init(&r->bctl[1]);
         /* scaled service: latencies on the emulated clock, per request of the scenario */
         r->ctl.lat_mult = cfg->scaled ? cfg->time_scale / cfg->weight : 1.0;
-        r->bctl[0].lat_mult = r->bctl[1].lat_mult = r->ctl.lat_mult;
         p->nruns++;
         build_request(r, cfg->sc);
         if (r->kind == RUN_OPEN) {
@@ -684,8 +606,7 @@ void player_take(struct player *p, struct player_period *out)
     memset(&n, 0, sizeof(n));
     cm_hist_reset(&out->lat);
     for (int i = 0; i < p->nruns; i++)
-        for (int k = 0; k < 3; k++)
-            conn_ctl_take(k ? &p->runs[i].bctl[k - 1] : &p->runs[i].ctl, &n, &out->lat);
+        conn_ctl_take(&p->runs[i].ctl, &n, &out->lat);
     if (p->cfg.scaled && p->cfg.weight != 1) {
         /* each request stands for weight of the scenario's */
         out->sent = (uint64_t)llround((double)n.sent * p->cfg.weight);
@@ -733,6 +654,8 @@ void player_bursts(const struct player *p, struct player_bursts *out)
             out->start_max_ms = b->start_max_ms;
         out->excess_sum_ms += b->excess_sum_ms;
         out->busy_sum_ms += b->busy_sum_ms;
+        out->connects += b->connects;
+        out->connections += b->connections;
     }
 }
 
@@ -744,11 +667,8 @@ void player_stop(struct player *p)
     atomic_store(&p->stop, 1);
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->nruns; i++) {
+    for (int i = 0; i < p->nruns; i++)
         atomic_store(&p->runs[i].ctl.stop, 1);
-        atomic_store(&p->runs[i].bctl[0].stop, 1);
-        atomic_store(&p->runs[i].bctl[1].stop, 1);
-    }
     if (p->conductor_started)
         pthread_join(p->conductor, NULL);
     for (int i = 0; i < p->nruns; i++)
@@ -764,8 +684,6 @@ void player_destroy(struct player *p)
     player_stop(p);
     for (int i = 0; i < p->nruns; i++) {
         conn_ctl_cleanup(&p->runs[i].ctl);
-        conn_ctl_cleanup(&p->runs[i].bctl[0]);
-        conn_ctl_cleanup(&p->runs[i].bctl[1]);
         free(p->runs[i].req);
     }
     free(p->runs);

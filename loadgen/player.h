@@ -106,21 +106,23 @@ int player_running(const struct player *p);
  * with what happened since the previous take. */
 void player_take(struct player *p, struct player_period *out);
 
-/* Closed bursts on the emulated clock (scaled): how the gaps were kept. A burst's engine
- * takes real time to start (a thread, its connections) during which the instances are
- * idle; at x600 each real ms is 0.6 emulated s. The player starts each burst that much
- * (its running estimate) before the gap's end, so the instances see the scenario's gap
- * from a burst's last reply to the next burst's first request; what it could not take
- * back (a start longer than the whole gap, a late wake-up) is `excess`. Real ms. */
+/* Closed bursts on the emulated clock (scaled): how the gaps were kept. They are played by
+ * the persistent burst engine (loadgen/burst.h): its connections stay open across bursts,
+ * so a burst's start is only the engine's wake-up at its release (at x600 each real ms is
+ * 0.6 emulated s); each release comes that much early (a running estimate), so the
+ * instances see the scenario's gap from a burst's last reply to the next burst's first
+ * request; what it could not take back (a late wake-up) is `excess`. Real ms. */
 struct player_bursts {
     uint64_t bursts;     /* bursts played (scaled closed phases only) */
     uint64_t gaps;       /* gaps measured (between two bursts of one phase) */
     double gap_ms;       /* the gap the scenario asks for, in real ms (the last phase's) */
     double gap_sum_ms;   /* measured: last reply of a burst to the first request of the next */
-    double start_sum_ms; /* engine start (thread, connections) to its first request */
+    double start_sum_ms; /* planned release to the burst's first request written */
     double start_max_ms;
     double excess_sum_ms; /* sum over gaps of max(0, measured - asked) */
     double busy_sum_ms;   /* sum of bursts' first request to last reply */
+    uint64_t connects;    /* connections opened (each phase's first ones included) */
+    int connections;      /* the engines' connections (their sum over phases) */
 };
 void player_bursts(const struct player *p, struct player_bursts *out);
 /* Stops sending at once, waits for in-flight requests (those still out when the

@@ -653,14 +653,16 @@ out_signals:
         if (bst.bursts > 0)
             printf("runner: %llu closed bursts on the emulated clock; gap from a burst's last "
                    "reply to the next's first request %.2f real ms mean (asked %.2f), %.1f %% "
-                   "of the bursts' time idle beyond it; engine start %.2f ms mean, %.2f max "
-                   "(taken from the gap)\n",
+                   "of the bursts' time idle beyond it; start (release to first request) "
+                   "%.2f ms mean, %.2f max (taken from the gap); %llu connects for %d "
+                   "connections kept open across bursts\n",
                    (unsigned long long)bst.bursts, bst.gaps ? bst.gap_sum_ms / bst.gaps : 0.0,
                    bst.gap_ms,
                    bst.busy_sum_ms + bst.gap_sum_ms > 0
                        ? 100.0 * bst.excess_sum_ms / (bst.busy_sum_ms + bst.gap_sum_ms)
                        : 0.0,
-                   bst.start_sum_ms / (double)bst.bursts, bst.start_max_ms);
+                   bst.start_sum_ms / (double)bst.bursts, bst.start_max_ms,
+                   (unsigned long long)bst.connects, bst.connections);
         sim_out_print_expectations(stdout, r->checker);
         if (failed)
             sim_out_print_failures(stderr, PROG, o->file, r->checker);
@@ -670,22 +672,24 @@ out_signals:
             rc = 1;
         }
         if (r->jsonf) {
-            int k = snprintf(
-                extra, sizeof(extra),
-                ",\n\"runner\":{\"prefix\":\"%s\",\"time_scale\":%.17g,"
-                "\"service_time\":\"%s\",\"latency_time\":\"%s\","
-                "\"request_weight\":%.17g,"
-                "\"periods\":%d,\"cpu_ms_per_period\":%.4f,"
-                "\"cpu_ms_per_period_max\":%.4f,"
-                "\"bursts\":{\"count\":%llu,\"gap_asked_ms\":%.4f,"
-                "\"gap_mean_ms\":%.4f,\"excess_ms\":%.4f,\"busy_ms\":%.4f,"
-                "\"start_mean_ms\":%.4f,\"start_max_ms\":%.4f}}",
-                r->prefix, r->scale, r->svc.scaled ? "emulated" : "real",
-                r->svc.scaled ? "emulated" : "real", r->svc.weight, r->cpu_periods,
-                r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_ms_max,
-                (unsigned long long)bst.bursts, bst.gap_ms,
-                bst.gaps ? bst.gap_sum_ms / bst.gaps : 0.0, bst.excess_sum_ms, bst.busy_sum_ms,
-                bst.bursts ? bst.start_sum_ms / (double)bst.bursts : 0.0, bst.start_max_ms);
+            int k =
+                snprintf(extra, sizeof(extra),
+                         ",\n\"runner\":{\"prefix\":\"%s\",\"time_scale\":%.17g,"
+                         "\"service_time\":\"%s\",\"latency_time\":\"%s\","
+                         "\"request_weight\":%.17g,"
+                         "\"periods\":%d,\"cpu_ms_per_period\":%.4f,"
+                         "\"cpu_ms_per_period_max\":%.4f,"
+                         "\"bursts\":{\"count\":%llu,\"gap_asked_ms\":%.4f,"
+                         "\"gap_mean_ms\":%.4f,\"excess_ms\":%.4f,\"busy_ms\":%.4f,"
+                         "\"start_mean_ms\":%.4f,\"start_max_ms\":%.4f,"
+                         "\"connects\":%llu,\"connections\":%d}}",
+                         r->prefix, r->scale, r->svc.scaled ? "emulated" : "real",
+                         r->svc.scaled ? "emulated" : "real", r->svc.weight, r->cpu_periods,
+                         r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_ms_max,
+                         (unsigned long long)bst.bursts, bst.gap_ms,
+                         bst.gaps ? bst.gap_sum_ms / bst.gaps : 0.0, bst.excess_sum_ms,
+                         bst.busy_sum_ms, bst.bursts ? bst.start_sum_ms / (double)bst.bursts : 0.0,
+                         bst.start_max_ms, (unsigned long long)bst.connects, bst.connections);
             if (have_diff && k > 0 && (size_t)k < sizeof(extra))
                 snprintf(extra + k, sizeof(extra) - (size_t)k,
                          ",\n\"predicted\":{\"mode\":\"%s\",\"final_in_service\":%d,"

@@ -292,9 +292,17 @@ static void add_event_markers(const struct page *p, struct cm_svg *c, int g)
     cm_buf_cleanup(&tip);
 }
 
+/* The time axis' ticks in the one elapsed-time format (sim_elapsed_format), not the
+ * plot's own "1d6h". */
+static void elapsed_tick(double v, char *out, size_t len)
+{
+    sim_elapsed_format(v > 0 ? llround(v * 1000.0) : 0, out, len);
+}
+
 static void time_axis(const struct page *p, struct cm_svg_opts *o)
 {
     o->x.scale = CM_SVG_TIME;
+    o->x.tick_label = elapsed_tick;
     o->x.label = "time since start";
     o->x.fixed = 1;
     o->x.min = 0;

@@ -38,6 +38,7 @@ struct srv {
     pthread_t tid;
     _Atomic int stop;
     _Atomic uint64_t requests;
+    _Atomic uint64_t accepts; /* connections accepted */
     _Atomic int64_t first_us; /* conn_now_us() of the first request, 0 before */
     _Atomic int64_t last_us;  /* of the latest request */
 };
@@ -96,6 +97,8 @@ static void *srv_main(void *arg)
             continue;
         if (pfd[0].revents & POLLIN) {
             int fd = accept(s->lfd, NULL, NULL);
+            if (fd >= 0)
+                atomic_fetch_add(&s->accepts, 1);
             if (fd >= 0 && n < SRV_MAX) {
                 cls[n].fd = fd;
                 cls[n].len = 0;
@@ -172,9 +175,10 @@ struct fixture {
     struct player_config cfg;
 };
 
-/* A scenario with one load balancer "lb" and the given load array (JSON). */
-static void setup(struct fixture *f, const char *duration, const char *load, const char *path,
-                  double time_scale)
+/* A scenario with one load balancer "lb" (its listener's protocol proto) and the given load
+ * array (JSON). */
+static void setup_proto(struct fixture *f, const char *duration, const char *load, const char *path,
+                        double time_scale, const char *proto)
 {
     char text[4096], err[SIM_ERR_MAX];
     struct sockaddr_in *a = (struct sockaddr_in *)&f->tg.addr;
@@ -184,12 +188,12 @@ static void setup(struct fixture *f, const char *duration, const char *load, con
     snprintf(text, sizeof(text),
              "{\"name\":\"t\",\"duration\":\"%s\",\"infrastructure\":{"
              "\"load_balancers\":[{\"name\":\"lb\",\"listeners\":[{\"lb_port\":80,"
-             "\"instance_port\":8080,\"protocol\":\"HTTP\"}]}],"
+             "\"instance_port\":8080,\"protocol\":\"%s\"}]}],"
              "\"launch_configurations\":[{\"name\":\"lc\",\"app\":{\"service_ms\":"
              "{\"dist\":\"fixed\",\"mean\":10}}}],"
              "\"groups\":[{\"name\":\"g\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":2,"
              "\"load_balancers\":[\"lb\"]}]},\"load\":%s}",
-             duration, load);
+             duration, proto, load);
     f->sc = sim_scenario_parse(text, "t.json", err);
     if (!f->sc)
         fail_msg("scenario: %s", err);
@@ -206,6 +210,12 @@ static void setup(struct fixture *f, const char *duration, const char *load, con
     f->cfg.ntargets = 1;
     f->cfg.time_scale = time_scale;
     f->cfg.timeout_us = 5000000;
+}
+
+static void setup(struct fixture *f, const char *duration, const char *load, const char *path,
+                  double time_scale)
+{
+    setup_proto(f, duration, load, path, time_scale, "HTTP");
 }
 
 static void teardown(struct fixture *f)
@@ -348,6 +358,87 @@ static void test_player_closed_bursts_send_n_per_burst(void **state)
     assert_int_equal(t.sent, 80);
     assert_int_equal(t.completed, 80);
     assert_int_equal(atomic_load(&f.srv.requests), 80);
+    player_destroy(p);
+    teardown(&f);
+}
+
+/* Closed bursts on the emulated clock (the persistent burst engine, loadgen/burst.c): the
+ * connections open once for the phase and carry every burst; each burst sends its
+ * requests; the gaps are counted. Before the engine, each burst was a run of its own that
+ * connected again (accepts = bursts x connections). */
+static void test_player_scaled_bursts_keep_their_connections(void **state)
+{
+    struct fixture f;
+    struct player *p;
+    struct player_bursts b;
+    struct totals t;
+    char err[256];
+
+    (void)state;
+    /* x100: 60 emulated s are 0.6 real s; bursts of 20 at 4 clients, 1 s (10 real ms)
+     * gaps: dozens of bursts on 4 connections */
+    setup(&f, "2m",
+          "[{\"at\":\"0s\",\"until\":\"60s\",\"target\":\"lb\",\"clients\":4,"
+          "\"shape\":{\"type\":\"bursts\",\"requests\":20,\"gap\":\"1s\"}}]",
+          NULL, 100);
+    f.cfg.scaled = 1;
+    f.cfg.weight = 1;
+    p = player_create(&f.cfg, err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(player_start(p, err, sizeof(err)), 0);
+    run_to_end(p, &t, 50, 30);
+    player_bursts(p, &b);
+    assert_true(b.bursts >= 5);
+    assert_int_equal(b.connections, 4);
+    assert_int_equal(b.connects, 4);
+    assert_int_equal(atomic_load(&f.srv.accepts), 4);
+    /* every burst but one the phase's end may cut sends its 20 */
+    assert_true(t.sent >= (b.bursts - 1) * 20 + 1);
+    assert_true(t.sent <= b.bursts * 20);
+    assert_int_equal(t.completed, t.sent);
+    assert_int_equal(t.failed, 0);
+    assert_int_equal(atomic_load(&f.srv.requests), t.sent);
+    assert_int_equal(b.gaps, b.bursts - 1);
+    assert_float_equal(b.gap_ms, 10.0, 1e-9);
+    player_destroy(p);
+    teardown(&f);
+}
+
+/* Through a TCP listener a request says Connection: close and the server closes after its
+ * reply: the engine waits for the FIN, opens the connection again and goes on; every
+ * request counts once. */
+static void test_player_scaled_bursts_through_a_tcp_listener(void **state)
+{
+    struct fixture f;
+    struct player *p;
+    struct player_bursts b;
+    struct totals t;
+    char err[256];
+
+    (void)state;
+    setup_proto(&f, "2m",
+                "[{\"at\":\"0s\",\"until\":\"30s\",\"target\":\"lb\",\"clients\":4,"
+                "\"shape\":{\"type\":\"bursts\",\"requests\":20,\"gap\":\"1s\"}}]",
+                NULL, 100, "TCP");
+    f.cfg.scaled = 1;
+    f.cfg.weight = 1;
+    p = player_create(&f.cfg, err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(player_start(p, err, sizeof(err)), 0);
+    run_to_end(p, &t, 50, 30);
+    player_bursts(p, &b);
+    assert_true(b.bursts >= 2);
+    assert_true(t.sent >= (b.bursts - 1) * 20 + 1);
+    assert_int_equal(t.completed, t.sent);
+    assert_int_equal(t.failed, 0);
+    assert_int_equal(atomic_load(&f.srv.requests), t.sent);
+    /* a connection per request, plus the ones open for the next burst */
+    assert_true(b.connects >= t.sent);
+    assert_true(b.connects <= t.sent + 4);
+    /* the server saw every connection a request went on (the last ones, opened for a
+     * burst that never came, perhaps not yet) */
+    assert_true(atomic_load(&f.srv.accepts) >= t.sent);
+    assert_true(atomic_load(&f.srv.accepts) <= b.connects);
     player_destroy(p);
     teardown(&f);
 }
@@ -509,6 +600,8 @@ int main(void)
         cmocka_unit_test(test_player_open_constant_sends_the_integral),
         cmocka_unit_test(test_player_time_scale_compresses_phase_times),
         cmocka_unit_test(test_player_closed_bursts_send_n_per_burst),
+        cmocka_unit_test(test_player_scaled_bursts_keep_their_connections),
+        cmocka_unit_test(test_player_scaled_bursts_through_a_tcp_listener),
         cmocka_unit_test(test_player_closed_takes_add_up_and_report_clients),
         cmocka_unit_test(test_player_think_time_paces_closed_clients),
         cmocka_unit_test(test_player_5xx_are_failures),

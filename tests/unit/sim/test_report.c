@@ -390,6 +390,26 @@ static void test_report_downsampled(void **state)
     sim_timeline_destroy(fx.tl);
 }
 
+/* Issue 12 part 10: the plots' time axis writes its ticks as every output writes elapsed
+ * times (sim_elapsed_format: "01:00:00", "1d05:33:00"), not the plot's own "1h". */
+static void test_report_time_axis_in_the_elapsed_format(void **state)
+{
+    struct fixture fx;
+    struct sim_report_input in;
+    char *page;
+
+    (void)state;
+    build(&fx, 0, "time axis");
+    base_input(&fx, &in);
+    page = render(&in);
+    assert_true(count(page, "text-anchor=\"middle\">01:00:00</text>") >= 1);
+    assert_true(count(page, "text-anchor=\"middle\">02:00:00</text>") >= 1);
+    assert_int_equal(count(page, "text-anchor=\"middle\">1h</text>"), 0);
+    assert_int_equal(count(page, "text-anchor=\"middle\">2h</text>"), 0);
+    free(page);
+    sim_timeline_destroy(fx.tl);
+}
+
 /* Two groups, no alarms, no events, no expectations; then no group at all. */
 static void test_report_edges(void **state)
 {
@@ -493,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_report_predicted_vs_observed),
         cmocka_unit_test(test_report_shows_the_callers_figure),
         cmocka_unit_test(test_report_downsampled),
+        cmocka_unit_test(test_report_time_axis_in_the_elapsed_format),
         cmocka_unit_test(test_report_edges),
         cmocka_unit_test(test_report_write_file),
     };
