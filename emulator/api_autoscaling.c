@@ -233,6 +233,7 @@ struct group_req {
     struct sc_asg_tag_req *tags;
     struct sc_asg_mixed_req mixed;
     struct sc_asg_override_req *overrides;
+    struct sc_asg_traffic_source *sources;
 };
 
 void api_asg_tag_reqs_get(json_t *tags, struct sc_asg_tag_req *t)
@@ -300,6 +301,7 @@ static void group_req_get(json_t *in, struct group_req *g)
     json_t *lt = json_object_get(in, "LaunchTemplate");
     json_t *mip = json_object_get(in, "MixedInstancesPolicy");
     json_t *tags = json_object_get(in, "Tags");
+    json_t *srcs = json_object_get(in, "TrafficSources");
 
     memset(g, 0, sizeof(*g));
     rq->auto_scaling_group_name = api_str(in, "AutoScalingGroupName");
@@ -343,6 +345,19 @@ static void group_req_get(json_t *in, struct group_req *g)
         rq->tags = g->tags;
         rq->ntags = (int)json_array_size(tags);
     }
+    if (json_array_size(srcs)) {
+        size_t k;
+        json_t *e;
+
+        g->sources = cm_xcalloc(json_array_size(srcs), sizeof(*g->sources));
+        json_array_foreach(srcs, k, e)
+        {
+            g->sources[k].identifier = api_str(e, "Identifier");
+            g->sources[k].type = api_str(e, "Type");
+        }
+        rq->traffic_sources = g->sources;
+        rq->ntraffic_sources = (int)json_array_size(srcs);
+    }
 }
 
 static void group_req_free(struct group_req *g)
@@ -353,6 +368,7 @@ static void group_req_free(struct group_req *g)
     free((void *)g->rq.termination_policies);
     free(g->tags);
     free(g->overrides);
+    free(g->sources);
 }
 
 static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out, struct awserr *err,

@@ -535,7 +535,7 @@ static struct listener *listener_ensure(struct autoscale *a, struct sc_world *w,
     return x;
 }
 
-static void on_health(void *ud, const char *key, int ok, int connect_failed)
+static void on_health(void *ud, const char *key, const struct hc_result *res)
 {
     struct autoscale *a = ud;
     struct hcref *r = NULL;
@@ -547,17 +547,28 @@ static void on_health(void *ud, const char *key, int ok, int connect_failed)
     if (!r)
         return;
     if (r->tg[0]) {
-        /* the checker tells a failed connection from the rest (no 200 in time) only: both
-         * are Target.FailedHealthChecks (docs/elbv2.md 7) */
-        sc_elbv2_health_result(sc_world_elbv2(r->w), r->tg, r->id, r->tg_port,
-                               ok ? SC_ELBV2_HC_OK : SC_ELBV2_HC_FAILED, 0,
+        /* what the probe saw, judged by the group's matcher and load balancer type into
+         * AWS's reason codes (docs/elbv2.md 7) */
+        struct sc_elbv2 *v2 = sc_world_elbv2(r->w);
+        const struct sc_elbv2_tg *tg = sc_elbv2_tg_find(v2, r->tg);
+        static const enum sc_elbv2_probe probes[] = {
+            [HC_PROBE_ANSWERED] = SC_ELBV2_PROBE_ANSWERED,
+            [HC_PROBE_TIMEOUT] = SC_ELBV2_PROBE_TIMEOUT,
+            [HC_PROBE_CONN_ERROR] = SC_ELBV2_PROBE_CONN_ERROR,
+            [HC_PROBE_MALFORMED] = SC_ELBV2_PROBE_MALFORMED,
+        };
+
+        if (!tg)
+            return;
+        sc_elbv2_health_result(v2, r->tg, r->id, r->tg_port,
+                               sc_elbv2_hc_judge(tg, probes[res->probe], res->status), res->status,
                                a->cfg.now_ms(a->cfg.ud));
         as_kick(a);
         return;
     }
-    if (connect_failed)
+    if (res->connect_failed)
         as_lbstat_ensure(a, r->w, r->lb)->hc_conn_errors++;
-    sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, ok, a->cfg.now_ms(a->cfg.ud));
+    sc_elb_health_result(sc_world_elb(r->w), r->lb, r->id, res->ok, a->cfg.now_ms(a->cfg.ud));
     as_kick(a);
 }
 

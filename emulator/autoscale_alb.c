@@ -452,6 +452,54 @@ static void zones_sync(struct alb *x, const struct sc_elbv2_lb *b)
     lb_listener_set_zones(x->l, zv, n, 1);
 }
 
+/* Draining targets with no request in flight and no connection open on any proxy that
+ * forwards to their group end their deregistration now (docs/elbv2.md 7); a target no
+ * proxy of ours serves waits its delay (nothing sees its connections). Returns 1 when one
+ * went. */
+static int drain_idle(struct autoscale *a, struct sc_world *w)
+{
+    struct sc_elbv2 *v2 = sc_world_elbv2(w);
+    char bid[BAL_ID_LEN];
+    int changed = 0;
+
+    for (int g = 0; g < sc_elbv2_tg_count(v2); g++) {
+        const char *tg = sc_elbv2_tg_at(v2, g)->arn;
+
+        for (int i = 0; i < sc_elbv2_target_count(v2, tg); i++) {
+            struct sc_elbv2_target_health t;
+            int seen = 0, busy = 0;
+
+            if (sc_elbv2_target_at(v2, tg, i, &t) != 0 || t.state != SC_ELBV2_DRAINING)
+                continue;
+            for (int k = 0; k < a->nalbs && !busy; k++) {
+                const struct alb *x = a->albs[k];
+                int gi = x->w == w ? tg_index(x, tg) : -1;
+                int o;
+
+                if (gi < 0)
+                    continue;
+                backend_id(bid, sizeof(bid), gi, t.id, t.port);
+                o = lb_backend_outstanding(x->l, bid);
+                seen |= o >= 0;
+                busy |= o > 0;
+            }
+            if (seen && !busy) {
+                char id[64];
+                int port = t.port;
+
+                snprintf(id, sizeof(id), "%s", t.id);
+                if (sc_elbv2_drain_idle(v2, tg, id, port) == 1) {
+                    log_info("autoscale: target %s:%d of %s drained (nothing in flight)", id, port,
+                             tg);
+                    changed = 1;
+                    i--; /* the next registration took its place */
+                }
+            }
+        }
+    }
+    return changed;
+}
+
 int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
 {
     struct sc_elbv2 *v2 = sc_world_elbv2(w);
@@ -492,7 +540,7 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
             a->albs[i--] = a->albs[--a->nalbs];
         }
     }
-    return 0;
+    return drain_idle(a, w);
 }
 
 /* The entry of (tg, zone) in tt, added when new; NULL when tt is full. */

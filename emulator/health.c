@@ -46,9 +46,10 @@ struct hc_set {
 
 static void probe_fail_now(struct target *t);
 
-static void probe_end(struct target *t, int ok, int connect_failed)
+static void probe_end(struct target *t, enum hc_probe probe, int status, int connect_failed)
 {
     struct hc_set *s = t->set;
+    struct hc_result res;
 
     if (t->fd >= 0) {
         cm_ev_del_fd(s->ev, t->fd);
@@ -59,8 +60,12 @@ static void probe_end(struct target *t, int ok, int connect_failed)
         cm_ev_del_timer(s->ev, t->timeout_timer);
         t->timeout_timer = 0;
     }
+    res.probe = probe;
+    res.status = status;
+    res.connect_failed = connect_failed;
+    res.ok = probe == HC_PROBE_ANSWERED && (t->chk.proto == HC_TCP || status == 200);
     s->checks++;
-    s->passed += ok != 0;
+    s->passed += res.ok != 0;
     if (s->manual && t->repeat > 1) {
         /* one probe for each interval the clock passed: the report may remove the target */
         char key[128];
@@ -68,10 +73,10 @@ static void probe_end(struct target *t, int ok, int connect_failed)
 
         snprintf(key, sizeof(key), "%s", t->key);
         for (int k = 0; k < n; k++)
-            s->fn(s->ud, key, ok, connect_failed);
+            s->fn(s->ud, key, &res);
         return;
     }
-    s->fn(s->ud, t->key, ok, connect_failed);
+    s->fn(s->ud, t->key, &res);
 }
 
 static void on_probe(struct cm_ev *ev, int fd, uint32_t events, void *ud)
@@ -86,12 +91,12 @@ static void on_probe(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         socklen_t len = sizeof(err);
 
         if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
-            probe_end(t, 0, 1);
+            probe_end(t, err == ETIMEDOUT ? HC_PROBE_TIMEOUT : HC_PROBE_CONN_ERROR, 0, 1);
             return;
         }
         t->connected = 1;
         if (t->chk.proto == HC_TCP) {
-            probe_end(t, 1, 0);
+            probe_end(t, HC_PROBE_ANSWERED, 0, 0);
             return;
         }
     }
@@ -100,7 +105,7 @@ static void on_probe(struct cm_ev *ev, int fd, uint32_t events, void *ud)
         if (n < 0 && errno == EAGAIN)
             return;
         if (n <= 0) {
-            probe_end(t, 0, 0);
+            probe_end(t, HC_PROBE_MALFORMED, 0, 0);
             return;
         }
         t->sent += (size_t)n;
@@ -114,14 +119,14 @@ static void on_probe(struct cm_ev *ev, int fd, uint32_t events, void *ud)
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
-        probe_end(t, 0, 0);
+        probe_end(t, HC_PROBE_MALFORMED, 0, 0);
         return;
     }
     t->in_len += (size_t)n;
     /* the status line decides; a long head is fine once the first line is in */
     switch (lb_http_parse_response(t->in, t->in_len, &m)) {
     case LB_HTTP_OK:
-        probe_end(t, m.status == 200, 0);
+        probe_end(t, HC_PROBE_ANSWERED, m.status, 0);
         return;
     case LB_HTTP_PARTIAL:
         if (t->in_len < sizeof(t->in) - 1)
@@ -130,9 +135,15 @@ static void on_probe(struct cm_ev *ev, int fd, uint32_t events, void *ud)
     default:
         break;
     }
-    probe_end(
-        t, t->in_len >= 12 && memcmp(t->in + 8, " 200", 4) == 0 && memcmp(t->in, "HTTP/1.", 7) == 0,
-        0);
+    /* judged on the status line alone: "HTTP/1.x NNN" */
+    if (t->in_len >= 12 && memcmp(t->in, "HTTP/1.", 7) == 0 && t->in[8] == ' ' && t->in[9] >= '1' &&
+        t->in[9] <= '5' && t->in[10] >= '0' && t->in[10] <= '9' && t->in[11] >= '0' &&
+        t->in[11] <= '9') {
+        probe_end(t, HC_PROBE_ANSWERED,
+                  (t->in[9] - '0') * 100 + (t->in[10] - '0') * 10 + (t->in[11] - '0'), 0);
+        return;
+    }
+    probe_end(t, HC_PROBE_MALFORMED, 0, 0);
 }
 
 static int64_t on_timeout(struct cm_ev *ev, int64_t now, void *ud)
@@ -142,7 +153,7 @@ static int64_t on_timeout(struct cm_ev *ev, int64_t now, void *ud)
     (void)ev;
     (void)now;
     t->timeout_timer = 0;
-    probe_end(t, 0, !t->connected);
+    probe_end(t, HC_PROBE_TIMEOUT, 0, !t->connected);
     return -1;
 }
 
@@ -191,20 +202,9 @@ static void probe_start(struct target *t)
 /* The probe fails at once (no socket): reported like probe_end. */
 static void probe_fail_now(struct target *t)
 {
-    struct hc_set *s = t->set;
-
     t->fd = -1;
-    s->checks++;
-    if (s->manual && t->repeat > 1) {
-        char key[128];
-        int n = t->repeat;
-
-        snprintf(key, sizeof(key), "%s", t->key);
-        for (int k = 0; k < n; k++)
-            s->fn(s->ud, key, 0, 1);
-        return;
-    }
-    s->fn(s->ud, t->key, 0, 1);
+    t->timeout_timer = 0;
+    probe_end(t, HC_PROBE_CONN_ERROR, 0, 1);
 }
 
 static int64_t on_interval(struct cm_ev *ev, int64_t now, void *ud)

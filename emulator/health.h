@@ -1,7 +1,8 @@
 /* emulator/health.h: active health checks as classic ELB runs them (spec 6.2): every
  * Interval, a TCP connect (pass on connect) or an HTTP GET <path> (pass only on 200), each
- * within Timeout, against 127.0.0.1:<port>. Results go to a callback; the thresholds are
- * the caller's rule (libscaler's sc_elb_health_result in the emulator).
+ * within Timeout, against 127.0.0.1:<port>. Results go to a callback with what the probe
+ * saw (timeout, connection error, status code); the thresholds and ELBv2's matcher are the
+ * caller's rule (libscaler's sc_elb_health_result, sc_elbv2_hc_judge in the emulator).
  *
  * Runs on the caller's common/ev loop, non-blocking. A target is named by a key (copied),
  * e.g. "<lb>/<instance-id>". */
@@ -24,9 +25,26 @@ struct hc_check {
     int64_t timeout_ms;
 };
 
-/* One result: ok 1/0; connect_failed 1 when the TCP connection itself failed (refused,
- * reset or timed out before connecting; counts in BackendConnectionErrors). */
-typedef void (*hc_report_fn)(void *ud, const char *key, int ok, int connect_failed);
+/* What a probe saw, for callers whose rule tells failures apart (ELBv2's reason codes,
+ * libscaler's sc_elbv2_hc_judge). */
+enum hc_probe {
+    HC_PROBE_ANSWERED = 0, /* TCP: connected; HTTP: a status line (status) */
+    HC_PROBE_TIMEOUT,      /* not connected, or no status line, within the timeout */
+    HC_PROBE_CONN_ERROR,   /* refused or reset while connecting (or no socket) */
+    HC_PROBE_MALFORMED,    /* closed or failed before a status line, or an unreadable one */
+};
+
+/* One result. ok: classic ELB's rule (TCP: connected; HTTP: status 200); connect_failed 1
+ * when the TCP connection itself failed (refused, reset or timed out before connecting;
+ * counts in BackendConnectionErrors); probe and status (the HTTP status, 0 when none) say
+ * what was seen. */
+struct hc_result {
+    int ok;
+    int connect_failed;
+    enum hc_probe probe;
+    int status;
+};
+typedef void (*hc_report_fn)(void *ud, const char *key, const struct hc_result *r);
 
 struct hc_set;
 

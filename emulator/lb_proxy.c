@@ -182,8 +182,10 @@ static void write_metrics(struct proxy *p)
         rename(tmp, p->metrics_file);
 }
 
-static void on_health(void *ud, const char *key, int ok, int connect_failed)
+static void on_health(void *ud, const char *key, const struct hc_result *res)
 {
+    int ok = res->ok, connect_failed = res->connect_failed;
+
     struct proxy *p = ud;
     struct backend *b = NULL;
 

@@ -1072,6 +1072,9 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
     st = asg_check_target_groups(asg, r->target_group_arns, r->ntarget_group_arns, err);
     if (st != SC_OK)
         return st;
+    st = asg_traffic_check_create(asg, r, err);
+    if (st != SC_OK)
+        return st;
     if (r->nload_balancer_names > SC_ASG_MAX_LOAD_BALANCERS)
         return sc_fail(
             err, SC_ERR_LIMIT_EXCEEDED,
@@ -1130,6 +1133,8 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
             goto oom;
         i->ntarget_group_arns = r->ntarget_group_arns;
     }
+    if (asg_traffic_add_create(asg, g, r, &(struct sc_error){ 0 }) != SC_OK)
+        goto oom; /* (checked above: only memory can fail here) */
     if (r->ntermination_policies > 0) {
         i->termination_policies = asg_dup_strv(r->termination_policies, r->ntermination_policies);
         if (!i->termination_policies)

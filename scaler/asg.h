@@ -449,6 +449,7 @@ struct sc_asg_mixed_req {
 };
 
 /* Create and Update take the same request; Update leaves absent fields unchanged. */
+struct sc_asg_traffic_source;
 struct sc_asg_group_req {
     const char *auto_scaling_group_name;
     const char *launch_configuration_name;
@@ -478,6 +479,9 @@ struct sc_asg_group_req {
     int nload_balancer_names;
     const char *const *target_group_arns; /* Create only */
     int ntarget_group_arns;
+    /* Create only: each added to the load balancers or target groups (asg_traffic.c) */
+    const struct sc_asg_traffic_source *traffic_sources;
+    int ntraffic_sources;
     const char *const *termination_policies;
     int ntermination_policies;
     const struct sc_asg_tag_req *tags; /* Create only */
@@ -665,8 +669,9 @@ enum sc_status sc_asg_detach_target_groups(struct sc_asg *asg, const char *group
  * when one of the group's instances is healthy in it. */
 const char *sc_asg_target_group_state(const struct sc_asg *asg, const struct sc_asg_group_info *g,
                                       int i);
-/* AttachTrafficSources / DetachTrafficSources: type "elbv2" (a target group ARN) or "elb"
- * (a classic load balancer name); others ValidationError. */
+/* AttachTrafficSources / DetachTrafficSources, and CreateAutoScalingGroup's TrafficSources:
+ * type "elbv2" (a target group ARN) or "elb" (a classic load balancer name); others
+ * ValidationError. */
 struct sc_asg_traffic_source {
     const char *identifier;
     const char *type; /* NULL: elbv2 for a target group ARN, elb for a name */

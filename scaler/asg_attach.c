@@ -76,13 +76,21 @@ void asg_detach_names(struct sc_asg *asg, struct asg_group *g, char **list, int 
 const char *asg_attached_state(const struct sc_asg *asg, const struct asg_group *g,
                                const char *name)
 {
+    int adding = 0;
+
     if (!asg->env.lb_instance_state)
         return "Added";
-    for (int k = 0; k < g->ninst; k++)
-        if (asg->env.lb_instance_state(asg->env.ud, name, g->inst[k].info.instance_id) ==
-            SC_ASG_LB_IN_SERVICE)
+    for (int k = 0; k < g->ninst; k++) {
+        enum sc_asg_lb_state s =
+            asg->env.lb_instance_state(asg->env.ud, name, g->inst[k].info.instance_id);
+
+        if (s == SC_ASG_LB_IN_SERVICE)
             return "InService";
-    return "Added";
+        /* an InService instance whose registration is still in progress */
+        adding |=
+            s == SC_ASG_LB_NOT_REGISTERED && g->inst[k].info.lifecycle_state == SC_ASG_IN_SERVICE;
+    }
+    return adding ? "Adding" : "Added";
 }
 
 enum sc_status sc_asg_attach_load_balancers(struct sc_asg *asg, const char *group,

@@ -333,6 +333,13 @@ const char *asg_lb_at(const struct sc_asg_group_info *gi, int k);
  * AddToLoadBalancer is suspended); removing them, each deregistering every instance; and
  * an attached one's state as Describe*'s report it (InService once an instance is). */
 int asg_attach_fresh(char *const *list, int n, const char *const *names, int nnames);
+/* CreateAutoScalingGroup's TrafficSources: checked with the request's LoadBalancerNames and
+ * TargetGroupARNs before the group exists (asg_traffic_check_create), then added to the new
+ * group's lists (asg_traffic_add_create; nothing to register yet). */
+enum sc_status asg_traffic_check_create(struct sc_asg *asg, const struct sc_asg_group_req *r,
+                                        struct sc_error *err);
+enum sc_status asg_traffic_add_create(struct sc_asg *asg, struct asg_group *g,
+                                      const struct sc_asg_group_req *r, struct sc_error *err);
 enum sc_status asg_attach_names(struct sc_asg *asg, struct asg_group *g, char ***list, int *n,
                                 const char *const *names, int nnames, int64_t now_ms,
                                 struct sc_error *err);

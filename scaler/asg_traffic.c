@@ -119,6 +119,71 @@ static enum sc_status split_sources(const struct sc_asg_traffic_source *t, int n
     return SC_OK;
 }
 
+static enum sc_status too_many_sources(struct sc_error *err)
+{
+    return sc_fail(err, SC_ERR_VALIDATION,
+                   "1 validation error detected: Value at 'trafficSources' failed to "
+                   "satisfy constraint: Member must have length less than or equal to 10");
+}
+
+enum sc_status asg_traffic_check_create(struct sc_asg *asg, const struct sc_asg_group_req *r,
+                                        struct sc_error *err)
+{
+    const char *names[10], *arns[10];
+    enum sc_status st;
+    int nn, na;
+
+    if (r->ntraffic_sources > 10)
+        return too_many_sources(err);
+    st = split_sources(r->traffic_sources, r->ntraffic_sources, names, &nn, arns, &na, err);
+    if (st != SC_OK)
+        return st;
+    st = asg_check_target_groups(asg, arns, na, err);
+    for (int i = 0; st == SC_OK && i < nn; i++) {
+        if (!asg->env.lb_exists || !asg->env.lb_exists(asg->env.ud, names[i]))
+            st = sc_fail(err, SC_ERR_VALIDATION,
+                         "Provided Load Balancers may not be valid. Please ensure they exist "
+                         "and try again.");
+    }
+    if (st != SC_OK)
+        return st;
+    /* the quotas count the request's LoadBalancerNames / TargetGroupARNs with the sources */
+    if (r->nload_balancer_names + asg_attach_fresh((char *const *)r->load_balancer_names,
+                                                   r->nload_balancer_names, names, nn) >
+        SC_ASG_MAX_LOAD_BALANCERS)
+        return sc_fail(
+            err, SC_ERR_LIMIT_EXCEEDED,
+            "You have reached your quota of %d Classic Load Balancers per Auto Scaling group.",
+            SC_ASG_MAX_LOAD_BALANCERS);
+    if (r->ntarget_group_arns +
+            asg_attach_fresh((char *const *)r->target_group_arns, r->ntarget_group_arns, arns, na) >
+        SC_ASG_MAX_LOAD_BALANCERS)
+        return sc_fail(err, SC_ERR_LIMIT_EXCEEDED,
+                       "You have reached your quota of %d target groups per Auto Scaling group.",
+                       SC_ASG_MAX_LOAD_BALANCERS);
+    return SC_OK;
+}
+
+enum sc_status asg_traffic_add_create(struct sc_asg *asg, struct asg_group *g,
+                                      const struct sc_asg_group_req *r, struct sc_error *err)
+{
+    const char *names[10], *arns[10];
+    struct sc_asg_group_info *gi = &g->info;
+    enum sc_status st;
+    int nn, na;
+
+    if (r->ntraffic_sources > 10)
+        return too_many_sources(err);
+    st = split_sources(r->traffic_sources, r->ntraffic_sources, names, &nn, arns, &na, err);
+    if (st == SC_OK)
+        st = asg_attach_names(asg, g, &gi->load_balancer_names, &gi->nload_balancer_names, names,
+                              nn, 0, err);
+    if (st == SC_OK)
+        st = asg_attach_names(asg, g, &gi->target_group_arns, &gi->ntarget_group_arns, arns, na, 0,
+                              err);
+    return st;
+}
+
 static enum sc_status traffic(struct sc_asg *asg, const char *group,
                               const struct sc_asg_traffic_source *t, int n, int64_t now_ms,
                               int attach, struct sc_error *err)
@@ -128,9 +193,7 @@ static enum sc_status traffic(struct sc_asg *asg, const char *group,
     int nn, na;
 
     if (n > 10)
-        return sc_fail(err, SC_ERR_VALIDATION,
-                       "1 validation error detected: Value at 'trafficSources' failed to "
-                       "satisfy constraint: Member must have length less than or equal to 10");
+        return too_many_sources(err);
     st = split_sources(t, n, names, &nn, arns, &na, err);
     if (st != SC_OK)
         return st;

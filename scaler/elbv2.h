@@ -491,6 +491,24 @@ enum sc_elbv2_hc_result {
     SC_ELBV2_HC_CODE_MISMATCH, /* an HTTP status the matcher does not take */
 };
 
+/* What one health-check probe saw: the checker's facts, judged by sc_elbv2_hc_judge. */
+enum sc_elbv2_probe {
+    SC_ELBV2_PROBE_ANSWERED = 0, /* TCP check: connected; HTTP check: a status line */
+    SC_ELBV2_PROBE_TIMEOUT,      /* no connection or no status line within the timeout */
+    SC_ELBV2_PROBE_CONN_ERROR,   /* refused or reset while connecting */
+    SC_ELBV2_PROBE_MALFORMED,    /* closed before a status line, or an unreadable one */
+};
+/* 1 when the health check's matcher ("200", "200,202", "200-299"; NULL: "200") takes HTTP
+ * status code. */
+int sc_elbv2_matcher_takes(const char *matcher, int code);
+/* The result one probe of a target of group tg counts as (docs/elbv2.md 7): a pass when the
+ * TCP check connected or the HTTP check's status is taken by the matcher; for a group of an
+ * Application Load Balancer (HTTP/HTTPS) a timeout is SC_ELBV2_HC_TIMEOUT and a status not
+ * taken SC_ELBV2_HC_CODE_MISMATCH, for a Network Load Balancer's groups both are
+ * SC_ELBV2_HC_FAILED, as connection errors and malformed replies are for every group. */
+enum sc_elbv2_hc_result sc_elbv2_hc_judge(const struct sc_elbv2_tg *tg, enum sc_elbv2_probe p,
+                                          int status);
+
 /* One target as DescribeTargetHealth shows it and the checker needs it. */
 struct sc_elbv2_target_health {
     const char *id;
@@ -536,6 +554,12 @@ int sc_elbv2_health_step(struct sc_elbv2_health *h, enum sc_elbv2_hc_result r, i
  * -1 unknown group or target. */
 int sc_elbv2_health_result(struct sc_elbv2 *v2, const char *tg_arn, const char *id, int port,
                            enum sc_elbv2_hc_result r, int code, int64_t now_ms);
+/* The data plane saw no request in flight and no connection open to target (id, port) of
+ * group tg_arn on any proxy forwarding to the group: a draining target's deregistration
+ * completes now (docs/elbv2.md 7, "immediately completes the deregistration process").
+ * Returns 1 when a draining target went, 0 when the target is not draining, -1 for an
+ * unknown group or target. */
+int sc_elbv2_drain_idle(struct sc_elbv2 *v2, const char *tg_arn, const char *id, int port);
 /* The targets a forward to this group may pick: healthy ones, or (none healthy) every
  * registered one not draining (fail open). Writes up to cap (ids borrowed, ports), returns
  * how many there are, -1 for an unknown group. */

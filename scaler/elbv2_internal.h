@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "scaler/elbv2.h"
+#include "scaler/elbv2_trust.h"
 #include "scaler/rng.h"
 
 #define V2_MAX_ZONES 16
@@ -96,7 +97,27 @@ struct lisrec {
     char mtls_mode[16], mtls_adv[4], mtls_ts[SC_ELBV2_ARN_LEN];
 };
 
-struct tsrec; /* a trust store (elbv2_trust.c) */
+/* A trust store (elbv2_trust.c; saved by elbv2_save.c) and its revocation lists. */
+struct revrec {
+    struct sc_elbv2_revocation v;
+    char *location;
+    unsigned long issuer;
+};
+struct tsrec {
+    struct sc_elbv2_trust_store v;
+    char *name, *arn, *location;
+    char *pem;
+    size_t pem_len;
+    unsigned long *subjects; /* the CAs' subject hashes */
+    int nsubjects;
+    struct revrec *revs; /* SC_ELBV2_MAX_REVOCATIONS */
+    int nrevs;
+    long long next_revocation_id;
+    struct kvlist tags;
+};
+/* Frees t (NULL is a no-op); refreshes its view (after a change or a load). */
+void v2_ts_free(struct tsrec *t);
+void v2_ts_view(struct tsrec *t);
 
 struct sc_elbv2 {
     char account[32];

@@ -1,6 +1,8 @@
 /* scaler/elbv2_save.c: the ELBv2 part of the emulator's state file (sc_elbv2_save,
- * sc_elbv2_load; see elbv2.h): load balancers, target groups with their targets and health
- * bookkeeping, listeners and their rules, attributes and tags. */
+ * sc_elbv2_load; see elbv2.h): load balancers (with their capacity reservation and IPAM
+ * pool), target groups with their targets and health bookkeeping, listeners (with their
+ * MutualAuthentication) and their rules, trust stores with their CA bundles and revocation
+ * lists, attributes and tags. */
 #include "scaler/elbv2.h"
 
 #include <stdlib.h>
@@ -86,7 +88,22 @@ static json_t *rule_save(const struct rulerec *r)
                      actions_save(r->v.actions, r->v.nactions), "tags", kv_save(&r->tags));
 }
 
+static json_t *lb_save_base(const struct lbrec *b);
+
 static json_t *lb_save(const struct lbrec *b)
+{
+    json_t *o = lb_save_base(b);
+
+    if (o && (b->cap_units || b->cap_modified_ms || b->cap_decreases))
+        json_object_set_new(o, "capacity",
+                            json_pack("[i,I,i,I]", b->cap_units, (json_int_t)b->cap_modified_ms,
+                                      b->cap_decreases, (json_int_t)b->cap_decrease_day));
+    if (o && b->ipam_pool)
+        json_object_set_new(o, "ipam_pool", json_string(b->ipam_pool));
+    return o;
+}
+
+static json_t *lb_save_base(const struct lbrec *b)
 {
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:o}", "arn",
                      b->v.arn, "id", b->id, "name", b->v.name, "type", b->v.type, "scheme",
@@ -125,7 +142,42 @@ static json_t *tg_save(const struct tgrec *g)
                      kv_save(&g->attrs), "tags", kv_save(&g->tags), "targets", ts);
 }
 
+static json_t *lis_save_base(const struct lisrec *l);
+
 static json_t *lis_save(const struct lisrec *l)
+{
+    json_t *o = lis_save_base(l);
+    const struct sc_elbv2_mutual_auth *m = l->v.mutual_auth;
+
+    if (o && m)
+        json_object_set_new(o, "mtls",
+                            json_pack("{s:s,s:s?,s:s?,s:b}", "mode", m->mode, "trust_store",
+                                      m->trust_store_arn, "advertise",
+                                      m->advertise_trust_store_ca_names, "ignore_expiry",
+                                      m->ignore_client_certificate_expiry));
+    return o;
+}
+
+static json_t *ts_save(const struct tsrec *t)
+{
+    json_t *subj = json_array(), *revs = json_array();
+
+    for (int i = 0; subj && i < t->nsubjects; i++)
+        json_array_append_new(subj, json_integer((json_int_t)t->subjects[i]));
+    for (int i = 0; revs && i < t->nrevs; i++)
+        json_array_append_new(revs, json_pack("{s:I,s:I,s:s,s:I}", "id",
+                                              (json_int_t)t->revs[i].v.revocation_id, "entries",
+                                              (json_int_t)t->revs[i].v.number_of_revoked_entries,
+                                              "location", t->revs[i].location, "issuer",
+                                              (json_int_t)t->revs[i].issuer));
+    return json_pack("{s:s,s:s,s:s,s:s%,s:o,s:o,s:I,s:o}", "name", t->name, "arn", t->arn,
+                     "location", t->location ? t->location : "", "pem", t->pem ? t->pem : "",
+                     t->pem ? t->pem_len : (size_t)0, "subjects", subj, "revocations", revs,
+                     "next_revocation_id", (json_int_t)t->next_revocation_id, "tags",
+                     kv_save(&t->tags));
+}
+
+static json_t *lis_save_base(const struct lisrec *l)
 {
     return json_pack("{s:s,s:s,s:s,s:i,s:s?,s:s?,s:o,s:o,s:o}", "arn", l->v.arn, "lb",
                      l->v.load_balancer_arn, "protocol", l->v.protocol, "port", l->v.port,
@@ -148,6 +200,13 @@ json_t *sc_elbv2_save(const struct sc_elbv2 *v2)
         bad |= json_array_append_new(json_object_get(o, "listeners"), lis_save(v2->lis[i]));
     for (int i = 0; !bad && i < v2->nrules; i++)
         bad |= json_array_append_new(json_object_get(o, "rules"), rule_save(v2->rules[i]));
+    if (!bad && v2->ntss > 0) {
+        json_t *a = json_array();
+
+        bad |= json_object_set_new(o, "trust_stores", a);
+        for (int i = 0; !bad && i < v2->ntss; i++)
+            bad |= json_array_append_new(a, ts_save(v2->tss[i]));
+    }
     if (bad) {
         json_decref(o);
         return NULL;
@@ -220,6 +279,20 @@ static int lb_load(struct sc_elbv2 *v2, const json_t *x)
     b->v.ip_address_type = sa_keep(&b->a, str_of(x, "ip_type"));
     b->v.state = "active";
     b->v.created_ms = json_integer_value(json_object_get(x, "created_ms"));
+    if (json_array_size(json_object_get(x, "capacity")) == 4) {
+        const json_t *c = json_object_get(x, "capacity");
+
+        b->cap_units = (int)json_integer_value(json_array_get(c, 0));
+        b->cap_modified_ms = json_integer_value(json_array_get(c, 1));
+        b->cap_decreases = (int)json_integer_value(json_array_get(c, 2));
+        b->cap_decrease_day = json_integer_value(json_array_get(c, 3));
+    }
+    if (str_of(x, "ipam_pool")) {
+        b->ipam_pool = sc_strdup(str_of(x, "ipam_pool"));
+        if (!b->ipam_pool)
+            goto fail;
+        b->v.ipv4_ipam_pool_id = b->ipam_pool;
+    }
     nz = strs_load(&b->a, json_object_get(x, "zones"), b->zonev, V2_MAX_ZONES);
     ns = strs_load(&b->a, json_object_get(x, "subnets"), b->subnetv, V2_MAX_ZONES);
     ng = strs_load(&b->a, json_object_get(x, "groups"), b->sgv, V2_MAX_SGS);
@@ -311,6 +384,8 @@ fail:
 static int lis_load(struct sc_elbv2 *v2, const json_t *x)
 {
     struct lisrec *l = calloc(1, sizeof(*l));
+    const json_t *m = json_object_get(x, "mtls");
+    const struct lbrec *b;
     int nc;
 
     if (!l || v2_grow(&v2->lis, v2->nlis, &v2->caplis, sizeof(*v2->lis)) != 0)
@@ -330,6 +405,22 @@ static int lis_load(struct sc_elbv2 *v2, const json_t *x)
     l->v.ncertificates = nc;
     l->v.attrs = l->attrs.v;
     l->v.nattrs = l->attrs.n;
+    b = v2_lb(v2, l->v.load_balancer_arn);
+    if (!b)
+        goto fail;
+    if (json_is_object(m)) {
+        struct sc_elbv2_mutual_auth r = { 0 };
+
+        r.mode = str_of(m, "mode");
+        r.trust_store_arn = str_of(m, "trust_store");
+        r.advertise_trust_store_ca_names = str_of(m, "advertise");
+        r.ignore_client_certificate_expiry = json_is_true(json_object_get(m, "ignore_expiry"));
+        if (!r.mode || (strcmp(r.mode, "verify") == 0 && !r.trust_store_arn))
+            goto fail;
+        v2_set_mutual_auth(l, b, l->v.protocol, &r);
+    } else {
+        v2_set_mutual_auth(l, b, l->v.protocol, NULL);
+    }
     v2->lis[v2->nlis++] = l;
     return 0;
 
@@ -435,6 +526,57 @@ fail:
     return -1;
 }
 
+static int ts_load(struct sc_elbv2 *v2, const json_t *x)
+{
+    struct tsrec *t = calloc(1, sizeof(*t));
+    const json_t *subj = json_object_get(x, "subjects"), *revs = json_object_get(x, "revocations");
+    const json_t *pem = json_object_get(x, "pem"), *e;
+    size_t i;
+
+    if (!t || !json_is_array(subj) || !json_is_array(revs) || !json_is_string(pem) ||
+        json_array_size(revs) > SC_ELBV2_MAX_REVOCATIONS ||
+        json_array_size(subj) > SC_ELBV2_MAX_CA_CERTS ||
+        v2_grow(&v2->tss, v2->ntss, &v2->captss, sizeof(*v2->tss)) != 0)
+        goto fail;
+    t->name = str_of(x, "name") ? sc_strdup(str_of(x, "name")) : NULL;
+    t->arn = str_of(x, "arn") ? sc_strdup(str_of(x, "arn")) : NULL;
+    t->location = sc_strdup(str_of(x, "location") ? str_of(x, "location") : "");
+    t->pem_len = json_string_length(pem);
+    t->pem = malloc(t->pem_len + 1);
+    t->subjects = calloc(json_array_size(subj) + 1, sizeof(*t->subjects));
+    t->revs = calloc(SC_ELBV2_MAX_REVOCATIONS, sizeof(*t->revs));
+    if (!t->name || !t->arn || !t->location || !t->pem || !t->subjects || !t->revs ||
+        kv_load(&t->tags, json_object_get(x, "tags")) != 0)
+        goto fail;
+    memcpy(t->pem, json_string_value(pem), t->pem_len + 1);
+    json_array_foreach(subj, i, e) t->subjects[t->nsubjects++] =
+        (unsigned long)json_integer_value(e);
+    json_array_foreach(revs, i, e)
+    {
+        struct revrec *r = &t->revs[t->nrevs];
+
+        if (!str_of(e, "location"))
+            goto fail;
+        r->location = sc_strdup(str_of(e, "location"));
+        if (!r->location)
+            goto fail;
+        t->nrevs++;
+        r->v.revocation_id = json_integer_value(json_object_get(e, "id"));
+        r->v.number_of_revoked_entries = json_integer_value(json_object_get(e, "entries"));
+        r->issuer = (unsigned long)json_integer_value(json_object_get(e, "issuer"));
+    }
+    t->next_revocation_id = json_integer_value(json_object_get(x, "next_revocation_id"));
+    if (t->next_revocation_id < 1)
+        goto fail;
+    v2_ts_view(t);
+    v2->tss[v2->ntss++] = t;
+    return 0;
+
+fail:
+    v2_ts_free(t);
+    return -1;
+}
+
 enum sc_status sc_elbv2_load(struct sc_elbv2 *v2, const json_t *obj, struct sc_error *err)
 {
     const char *parts[] = { "load_balancers", "target_groups", "listeners", "rules" };
@@ -452,6 +594,19 @@ enum sc_status sc_elbv2_load(struct sc_elbv2 *v2, const json_t *obj, struct sc_e
         {
             if (fns[p](v2, e) != 0)
                 return sc_fail(err, SC_ERR_VALIDATION, "state: elbv2: %s[%zu]: malformed", parts[p],
+                               i);
+        }
+    }
+    if (json_object_get(obj, "trust_stores")) {
+        const json_t *a = json_object_get(obj, "trust_stores"), *e;
+        size_t i;
+
+        if (!json_is_array(a) || json_array_size(a) > SC_ELBV2_MAX_TRUST_STORES)
+            return sc_fail(err, SC_ERR_VALIDATION, "state: elbv2: trust_stores: expected an array");
+        json_array_foreach(a, i, e)
+        {
+            if (ts_load(v2, e) != 0)
+                return sc_fail(err, SC_ERR_VALIDATION, "state: elbv2: trust_stores[%zu]: malformed",
                                i);
         }
     }

@@ -104,6 +104,50 @@ static int matcher_ok(const char *m, int lo, int hi)
     return 1;
 }
 
+int sc_elbv2_matcher_takes(const char *matcher, int code)
+{
+    const char *p = matcher && *matcher ? matcher : "200";
+
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b;
+
+        if (end == p)
+            return 0;
+        b = a;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p)
+                return 0;
+        }
+        if (code >= a && code <= b)
+            return 1;
+        if (*end != ',')
+            return 0;
+        p = end + 1;
+    }
+    return 0;
+}
+
+enum sc_elbv2_hc_result sc_elbv2_hc_judge(const struct sc_elbv2_tg *tg, enum sc_elbv2_probe p,
+                                          int status)
+{
+    int alb = is_http(tg->protocol);
+    int tcp_check = tg->hc.protocol && strcmp(tg->hc.protocol, "TCP") == 0;
+
+    switch (p) {
+    case SC_ELBV2_PROBE_ANSWERED:
+        if (tcp_check || sc_elbv2_matcher_takes(tg->hc.matcher, status))
+            return SC_ELBV2_HC_OK;
+        return alb ? SC_ELBV2_HC_CODE_MISMATCH : SC_ELBV2_HC_FAILED;
+    case SC_ELBV2_PROBE_TIMEOUT:
+        return alb ? SC_ELBV2_HC_TIMEOUT : SC_ELBV2_HC_FAILED;
+    default:
+        return SC_ELBV2_HC_FAILED;
+    }
+}
+
 /* The health check a request gives, over `base` (the current one, or the protocol's
  * defaults); checks AWS's ranges. */
 static enum sc_status hc_resolve(const char *tg_protocol, const char *target_type,
@@ -824,6 +868,20 @@ int sc_elbv2_health_result(struct sc_elbv2 *v2, const char *tg_arn, const char *
     else if (!before)
         slow_start_enter(v2, g, x, now_ms);
     return after;
+}
+
+int sc_elbv2_drain_idle(struct sc_elbv2 *v2, const char *tg_arn, const char *id, int port)
+{
+    struct tgrec *g = v2_tg(v2, tg_arn);
+    int at = -1;
+    struct target *x = g ? target_find(g, id, port, &at) : NULL;
+
+    if (!x)
+        return -1;
+    if (!x->draining)
+        return 0;
+    target_remove(g, at);
+    return 1;
 }
 
 int sc_elbv2_route_set(const struct sc_elbv2 *v2, const char *tg_arn, const char **ids, int *ports,

@@ -10,26 +10,7 @@
 #include "scaler/elbv2_internal.h"
 #include "scaler/str.h"
 
-struct revrec {
-    struct sc_elbv2_revocation v;
-    char *location;
-    unsigned long issuer;
-};
-
-struct tsrec {
-    struct sc_elbv2_trust_store v;
-    char *name, *arn, *location;
-    char *pem;
-    size_t pem_len;
-    unsigned long *subjects; /* the CAs' subject hashes */
-    int nsubjects;
-    struct revrec *revs; /* SC_ELBV2_MAX_REVOCATIONS */
-    int nrevs;
-    long long next_revocation_id;
-    struct kvlist tags;
-};
-
-static void ts_free(struct tsrec *t)
+void v2_ts_free(struct tsrec *t)
 {
     if (!t)
         return;
@@ -48,7 +29,7 @@ static void ts_free(struct tsrec *t)
 void v2_trust_free_all(struct sc_elbv2 *v2)
 {
     for (int i = 0; i < v2->ntss; i++)
-        ts_free(v2->tss[i]);
+        v2_ts_free(v2->tss[i]);
     free(v2->tss);
     v2->tss = NULL;
     v2->ntss = v2->captss = 0;
@@ -140,7 +121,7 @@ static int set_bundle(struct tsrec *t, const struct sc_elbv2_bundle *b)
     return 0;
 }
 
-static void ts_view(struct tsrec *t)
+void v2_ts_view(struct tsrec *t)
 {
     long long total = 0;
 
@@ -211,10 +192,10 @@ enum sc_status sc_elbv2_create_trust_store(struct sc_elbv2 *v2, const char *name
     t->next_revocation_id = 1;
     if (!t->name || !t->arn || !t->revs || set_bundle(t, bundle) != 0 ||
         v2_tags_add(&t->tags, tags, ntags, err) != SC_OK) {
-        ts_free(t);
+        v2_ts_free(t);
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
     }
-    ts_view(t);
+    v2_ts_view(t);
     v2->tss[v2->ntss++] = t;
     if (out)
         *out = &t->v;
@@ -237,7 +218,7 @@ enum sc_status sc_elbv2_modify_trust_store(struct sc_elbv2 *v2, const char *arn,
         return st;
     if (set_bundle(t, bundle) != 0)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
-    ts_view(t);
+    v2_ts_view(t);
     if (out)
         *out = &t->v;
     return SC_OK;
@@ -266,7 +247,7 @@ enum sc_status sc_elbv2_delete_trust_store(struct sc_elbv2 *v2, const char *arn,
         if (ts_in_use(v2, arn, NULL))
             return sc_fail(err, SC_ERR_TRUST_STORE_IN_USE,
                            "Trust store '%s' is in use by one or more listeners", arn);
-        ts_free(v2->tss[i]);
+        v2_ts_free(v2->tss[i]);
         memmove(&v2->tss[i], &v2->tss[i + 1], sizeof(*v2->tss) * (size_t)(v2->ntss - i - 1));
         v2->ntss--;
         return SC_OK;
@@ -378,7 +359,7 @@ enum sc_status sc_elbv2_add_revocations(struct sc_elbv2 *v2, const char *arn,
         r->v.revocation_id = t->next_revocation_id++;
         r->v.number_of_revoked_entries = crls[i].revoked;
     }
-    ts_view(t);
+    v2_ts_view(t);
     for (int i = 0; out && i < n; i++)
         out[i] = &t->revs[t->nrevs - n + i].v;
     return SC_OK;
@@ -421,7 +402,7 @@ enum sc_status sc_elbv2_remove_revocations(struct sc_elbv2 *v2, const char *arn,
         memmove(&t->revs[k], &t->revs[k + 1], sizeof(*t->revs) * (size_t)(t->nrevs - k - 1));
         t->nrevs--;
     }
-    ts_view(t);
+    v2_ts_view(t);
     return SC_OK;
 }
 

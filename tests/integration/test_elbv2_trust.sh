@@ -262,4 +262,79 @@ if command -v aws >/dev/null 2>&1; then
     check "aws elbv2 describe-trust-stores lists only-ca" \
         sh -c "aws --endpoint-url '$EP' elbv2 describe-trust-stores --names only-ca --query 'TrustStores[0].NumberOfCaCertificates' --output text | grep -qx 1"
 fi
+
+# --- --state: trust stores, revocations, MutualAuthentication and capacity reservations
+# survive kill -9 (docs/state.md) ---
+start_emu st --quiet --clock manual --s3-dir "$S3" --state "$TMP/state.json"
+ST_PID=$LAST
+python3 - "$EP" "$TMP/before.json" <<'EOF' || failed=1
+import json, sys
+import boto3
+ep, out = sys.argv[1], sys.argv[2]
+v2 = boto3.client("elbv2", endpoint_url=ep)
+ec2 = boto3.client("ec2", endpoint_url=ep)
+vpc = ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+sub = [s["SubnetId"] for s in sorted(ec2.describe_subnets()["Subnets"], key=lambda s: s["AvailabilityZone"])[:2]]
+lba = v2.create_load_balancer(Name="keep", Subnets=sub)["LoadBalancers"][0]["LoadBalancerArn"]
+tga = v2.create_target_group(Name="keep", Protocol="HTTP", Port=80, VpcId=vpc)["TargetGroups"][0]["TargetGroupArn"]
+tsa = v2.create_trust_store(Name="keep", CaCertificatesBundleS3Bucket="certs", CaCertificatesBundleS3Key="both.pem",
+                            Tags=[{"Key": "team", "Value": "a"}])["TrustStores"][0]["TrustStoreArn"]
+v2.add_trust_store_revocations(TrustStoreArn=tsa, RevocationContents=[
+    {"S3Bucket": "certs", "S3Key": "ca.crl", "RevocationType": "CRL"}])
+la = v2.create_listener(LoadBalancerArn=lba, Protocol="HTTPS", Port=443,
+                        Certificates=[{"CertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/keep"}],
+                        MutualAuthentication={"Mode": "verify", "TrustStoreArn": tsa,
+                                              "IgnoreClientCertificateExpiry": True},
+                        DefaultActions=[{"Type": "forward", "TargetGroupArn": tga}])["Listeners"][0]["ListenerArn"]
+v2.modify_capacity_reservation(LoadBalancerArn=lba, MinimumLoadBalancerCapacity={"CapacityUnits": 100})
+cr = v2.describe_capacity_reservation(LoadBalancerArn=lba)
+cr.pop("ResponseMetadata", None)
+view = {"ts": v2.describe_trust_stores(TrustStoreArns=[tsa])["TrustStores"],
+        "tags": v2.describe_tags(ResourceArns=[tsa])["TagDescriptions"],
+        "revs": v2.describe_trust_store_revocations(TrustStoreArn=tsa)["TrustStoreRevocations"],
+        "bundle": v2.get_trust_store_ca_certificates_bundle(TrustStoreArn=tsa)["Location"],
+        "assoc": v2.describe_trust_store_associations(TrustStoreArn=tsa)["TrustStoreAssociations"],
+        "mtls": v2.describe_listeners(ListenerArns=[la])["Listeners"][0].get("MutualAuthentication"),
+        "cap": json.loads(json.dumps(cr, default=str))}
+json.dump({"arns": [lba, tsa, la], "view": view}, open(out, "w"), sort_keys=True)
+EOF
+kill -KILL "$ST_PID" 2>/dev/null || true
+wait "$ST_PID" 2>/dev/null || true
+start_emu st2 --quiet --clock manual --s3-dir "$S3" --state "$TMP/state.json"
+python3 - "$EP" "$TMP/before.json" <<'EOF' || failed=1
+import json, sys
+import boto3, botocore.exceptions
+import tap
+from tap import check
+ep = sys.argv[1]
+before = json.load(open(sys.argv[2]))
+lba, tsa, la = before["arns"]
+b = before["view"]
+v2 = boto3.client("elbv2", endpoint_url=ep)
+ts = v2.describe_trust_stores(TrustStoreArns=[tsa])["TrustStores"]
+check("after kill -9: the trust store as it was (ARN, two CAs, revoked entries, tags)",
+      ts == b["ts"] and ts[0]["NumberOfCaCertificates"] == 2 and ts[0]["TotalRevokedEntries"] >= 1 and
+      v2.describe_tags(ResourceArns=[tsa])["TagDescriptions"] == b["tags"], (ts, b["ts"]))
+check("after kill -9: its revocation list and bundle location",
+      v2.describe_trust_store_revocations(TrustStoreArn=tsa)["TrustStoreRevocations"] == b["revs"] != [] and
+      v2.get_trust_store_ca_certificates_bundle(TrustStoreArn=tsa)["Location"] == b["bundle"], b["revs"])
+m = v2.describe_listeners(ListenerArns=[la])["Listeners"][0].get("MutualAuthentication")
+check("after kill -9: the listener's MutualAuthentication (verify, the trust store, expiry ignored)",
+      m == b["mtls"] and m["Mode"] == "verify" and m["TrustStoreArn"] == tsa and
+      m.get("IgnoreClientCertificateExpiry") is True, (m, b["mtls"]))
+check("after kill -9: the store is still associated with the listener",
+      v2.describe_trust_store_associations(TrustStoreArn=tsa)["TrustStoreAssociations"] == b["assoc"] != [])
+try:
+    v2.delete_trust_store(TrustStoreArn=tsa)
+    code = ""
+except botocore.exceptions.ClientError as e:
+    code = e.response["Error"]["Code"]
+check("after kill -9: DeleteTrustStore of the store in use: TrustStoreInUse", code == "TrustStoreInUse", code)
+cr = v2.describe_capacity_reservation(LoadBalancerArn=lba)
+cr.pop("ResponseMetadata", None)
+check("after kill -9: the capacity reservation (100 units, pending, the same decreases left)",
+      json.loads(json.dumps(cr, default=str)) == b["cap"] and
+      cr["MinimumLoadBalancerCapacity"]["CapacityUnits"] == 100, (cr, b["cap"]))
+sys.exit(tap.failed)
+EOF
 finish

@@ -164,6 +164,85 @@ static void test_asg_traffic_group_instances_become_healthy_targets(void **state
     assert_string_equal(sc_asg_target_group_state(sc_world_asg(f->w), g, 0), "InService");
 }
 
+static void test_asg_traffic_state_adding_added_in_service(void **state)
+{
+    struct fx *f = *state;
+    const struct sc_asg_group_info *g;
+    struct sc_asg *asg = sc_world_asg(f->w);
+
+    mk_group(f, 0, NULL); /* EC2 health checks: an unhealthy target is not replaced */
+    g = sc_asg_group_find(asg, "g");
+    /* no instances: all (none) registered */
+    assert_string_equal(sc_asg_target_group_state(asg, g, 0), "Added");
+    assert_int_equal(sc_asg_set_desired_capacity(asg, "g", 1, 0, T0, &f->err), SC_OK);
+    /* InService and registered, no check passed yet: registration in progress */
+    for (int64_t t = T0; t <= T0 + 60 * SEC; t += SEC) {
+        struct sc_ec2 *ec2 = sc_world_ec2(f->w);
+
+        for (int i = 0; i < sc_ec2_instance_count(ec2); i++) {
+            char id[SC_EC2_ID_LEN];
+
+            snprintf(id, sizeof(id), "%s", sc_ec2_instance_at(ec2, i)->instance_id);
+            if (sc_ec2_instance_at(ec2, i)->state == SC_EC2_PENDING)
+                sc_ec2_instance_running(ec2, id, t);
+        }
+        sc_world_step(f->w, t);
+        g = sc_asg_group_find(asg, "g");
+        if (sc_asg_group_instance_count(g) == 1 &&
+            sc_asg_group_instance_at(g, 0)->lifecycle_state == SC_ASG_IN_SERVICE)
+            break;
+    }
+    g = sc_asg_group_find(asg, "g");
+    assert_int_equal(sc_asg_group_instance_at(g, 0)->lifecycle_state, SC_ASG_IN_SERVICE);
+    assert_string_equal(sc_asg_target_group_state(asg, g, 0), "Adding");
+    /* healthy in the target group: InService */
+    run(f, T0 + 61 * SEC, T0 + 120 * SEC, NULL);
+    g = sc_asg_group_find(asg, "g");
+    assert_string_equal(sc_asg_target_group_state(asg, g, 0), "InService");
+    /* unhealthy but registered: Added */
+    run(f, T0 + 130 * SEC, T0 + 150 * SEC, sc_asg_group_instance_at(g, 0)->instance_id);
+    g = sc_asg_group_find(asg, "g");
+    assert_string_equal(sc_asg_target_group_state(asg, g, 0), "Added");
+}
+
+static void test_asg_traffic_create_takes_traffic_sources(void **state)
+{
+    struct fx *f = *state;
+    struct sc_asg *asg = sc_world_asg(f->w);
+    struct sc_asg_lc_req lc = { .launch_configuration_name = "lc", .instance_type = "t3.micro" };
+    static const char *const zones[] = { "us-east-1a" };
+    struct sc_asg_traffic_source src[2] = { { .identifier = f->tg, .type = "elbv2" },
+                                            { .identifier = f->tg } };
+    struct sc_asg_traffic_source bad = { .identifier = "nope", .type = "vpc-lattice" };
+    struct sc_asg_group_req r = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 2,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1 };
+    const struct sc_asg_group_info *g;
+
+    lc.image_id = sc_ec2_image_at(0)->image_id;
+    assert_int_equal(sc_asg_create_launch_configuration(asg, &lc, T0, &f->err), SC_OK);
+    /* a bad source: nothing created */
+    r.traffic_sources = &bad;
+    r.ntraffic_sources = 1;
+    assert_int_equal(sc_asg_create_group(asg, &r, T0, &f->err), SC_ERR_VALIDATION);
+    assert_string_equal(f->err.message,
+                        "Traffic source type 'vpc-lattice' is not supported. Valid values are "
+                        "elb, elbv2.");
+    assert_null(sc_asg_group_find(asg, "g"));
+    /* the same target group twice (typed and untyped): attached once */
+    r.traffic_sources = src;
+    r.ntraffic_sources = 2;
+    assert_int_equal(sc_asg_create_group(asg, &r, T0, &f->err), SC_OK);
+    g = sc_asg_group_find(asg, "g");
+    assert_int_equal(g->ntarget_group_arns, 1);
+    assert_string_equal(g->target_group_arns[0], f->tg);
+    assert_int_equal(g->nload_balancer_names, 0);
+}
+
 static void test_asg_traffic_unknown_target_group_is_refused(void **state)
 {
     struct fx *f = *state;
@@ -228,6 +307,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_asg_traffic_group_instances_become_healthy_targets,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_traffic_state_adding_added_in_service, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_asg_traffic_create_takes_traffic_sources, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_asg_traffic_unknown_target_group_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

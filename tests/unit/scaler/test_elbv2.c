@@ -826,6 +826,77 @@ static void test_elbv2_deregistration_drains_for_the_delay(void **state)
     assert_int_equal(sc_elbv2_target_count(f->v2, f->tg), 0);
 }
 
+static void test_elbv2_drain_idle_ends_deregistration_early(void **state)
+{
+    struct fx *f = *state;
+    const char *a = mk_inst(f, "us-east-1a");
+    const char *b = mk_inst(f, "us-east-1b");
+    struct sc_elbv2_target_req t[2] = { { .id = a }, { .id = b } };
+
+    mk_alb(f, "web");
+    mk_tg(f, "t", f->tg);
+    mk_listener(f, f->tg);
+    assert_int_equal(sc_elbv2_register_targets(f->v2, f->tg, t, 2, T0, &f->err), SC_OK);
+    /* a registered target is not draining: nothing ends */
+    assert_int_equal(sc_elbv2_drain_idle(f->v2, f->tg, a, 80), 0);
+    assert_int_equal(sc_elbv2_target_count(f->v2, f->tg), 2);
+    assert_int_equal(sc_elbv2_deregister_targets(f->v2, f->tg, t, 1, T0 + 1000, &f->err), SC_OK);
+    assert_int_equal(one_health(f, f->tg, a).state, SC_ELBV2_DRAINING);
+    /* nothing in flight: gone at once, long before the 300 s delay */
+    assert_int_equal(sc_elbv2_drain_idle(f->v2, f->tg, a, 80), 1);
+    assert_string_equal(one_health(f, f->tg, a).reason, "Target.NotRegistered");
+    assert_int_equal(sc_elbv2_target_count(f->v2, f->tg), 1);
+    assert_int_equal(one_health(f, f->tg, b).state, SC_ELBV2_INITIAL);
+    assert_int_equal(sc_elbv2_drain_idle(f->v2, f->tg, a, 80), -1);
+    assert_int_equal(sc_elbv2_drain_idle(f->v2, "arn:nope", b, 80), -1);
+}
+
+static void test_elbv2_matcher_takes_codes_lists_and_ranges(void **state)
+{
+    (void)state;
+    assert_true(sc_elbv2_matcher_takes(NULL, 200));
+    assert_false(sc_elbv2_matcher_takes(NULL, 204));
+    assert_true(sc_elbv2_matcher_takes("200", 200));
+    assert_false(sc_elbv2_matcher_takes("200", 201));
+    assert_true(sc_elbv2_matcher_takes("200,202", 202));
+    assert_false(sc_elbv2_matcher_takes("200,202", 201));
+    assert_true(sc_elbv2_matcher_takes("200-299", 204));
+    assert_true(sc_elbv2_matcher_takes("200-299", 299));
+    assert_false(sc_elbv2_matcher_takes("200-299", 300));
+    assert_true(sc_elbv2_matcher_takes("200,300-399", 302));
+    assert_false(sc_elbv2_matcher_takes("200,300-399", 404));
+}
+
+static void test_elbv2_hc_judge_reasons_by_load_balancer_type(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elbv2_tg_req r = { .name = "n", .protocol = "TCP", .has_port = 1, .port = 80 };
+    const struct sc_elbv2_tg *alb, *nlb, *nlb_http;
+
+    mk_tg(f, "a", f->tg);
+    alb = sc_elbv2_tg_find(f->v2, f->tg);
+    /* ALB group, HTTP check, matcher 200 */
+    assert_int_equal(sc_elbv2_hc_judge(alb, SC_ELBV2_PROBE_ANSWERED, 200), SC_ELBV2_HC_OK);
+    assert_int_equal(sc_elbv2_hc_judge(alb, SC_ELBV2_PROBE_ANSWERED, 503),
+                     SC_ELBV2_HC_CODE_MISMATCH);
+    assert_int_equal(sc_elbv2_hc_judge(alb, SC_ELBV2_PROBE_TIMEOUT, 0), SC_ELBV2_HC_TIMEOUT);
+    assert_int_equal(sc_elbv2_hc_judge(alb, SC_ELBV2_PROBE_CONN_ERROR, 0), SC_ELBV2_HC_FAILED);
+    assert_int_equal(sc_elbv2_hc_judge(alb, SC_ELBV2_PROBE_MALFORMED, 0), SC_ELBV2_HC_FAILED);
+    /* NLB group, TCP check: connected passes; Target.Timeout is the ALB's only */
+    r.vpc_id = f->vpc;
+    assert_int_equal(sc_elbv2_create_target_group(f->v2, &r, T0, &nlb, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_hc_judge(nlb, SC_ELBV2_PROBE_ANSWERED, 0), SC_ELBV2_HC_OK);
+    assert_int_equal(sc_elbv2_hc_judge(nlb, SC_ELBV2_PROBE_TIMEOUT, 0), SC_ELBV2_HC_FAILED);
+    assert_int_equal(sc_elbv2_hc_judge(nlb, SC_ELBV2_PROBE_CONN_ERROR, 0), SC_ELBV2_HC_FAILED);
+    /* NLB group, HTTP check: a status outside the matcher is a plain failure */
+    r.name = "nh";
+    r.hc.protocol = "HTTP";
+    r.hc.matcher = "200-299";
+    assert_int_equal(sc_elbv2_create_target_group(f->v2, &r, T0, &nlb_http, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_hc_judge(nlb_http, SC_ELBV2_PROBE_ANSWERED, 204), SC_ELBV2_HC_OK);
+    assert_int_equal(sc_elbv2_hc_judge(nlb_http, SC_ELBV2_PROBE_ANSWERED, 500), SC_ELBV2_HC_FAILED);
+}
+
 static void test_elbv2_register_targets_checks(void **state)
 {
     struct fx *f = *state;
@@ -979,6 +1050,9 @@ int main(void)
         T(test_elbv2_health_step_initial_needs_healthy_threshold),
         T(test_elbv2_target_states_and_reasons),
         T(test_elbv2_deregistration_drains_for_the_delay),
+        T(test_elbv2_drain_idle_ends_deregistration_early),
+        T(test_elbv2_matcher_takes_codes_lists_and_ranges),
+        T(test_elbv2_hc_judge_reasons_by_load_balancer_type),
         T(test_elbv2_register_targets_checks),
         T(test_elbv2_route_set_healthy_else_fail_open),
         T(test_elbv2_tags_limits_and_kinds),

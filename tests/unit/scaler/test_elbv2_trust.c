@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "scaler/ec2.h"
 
@@ -372,6 +373,96 @@ static void test_elbv2_trust_ip_pools(void **state)
                      SC_ERR_LOAD_BALANCER_NOT_FOUND);
 }
 
+static void test_elbv2_trust_save_load_round_trip(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elbv2_crl crl = { 1, 1, 0xca, 3, "file:///a.crl" };
+    struct sc_elbv2_mutual_auth m = { .mode = "verify",
+                                      .advertise_trust_store_ca_names = "on",
+                                      .ignore_client_certificate_expiry = 1 };
+    struct sc_elbv2_config vc = { 0 };
+    struct sc_elbv2 *v2b;
+    struct sc_elbv2_capacity c1, c2;
+    const struct sc_elbv2_revocation *revs[SC_ELBV2_MAX_REVOCATIONS], *out[1];
+    const struct sc_elbv2_trust_store *t;
+    const struct sc_elbv2_mutual_auth *mb;
+    char verify[SC_ELBV2_ARN_LEN], pass[SC_ELBV2_ARN_LEN];
+    long long first = 1;
+    size_t len;
+    int n;
+    json_t *j, *j2;
+    char *s1, *s2;
+
+    m.trust_store_arn = f->ts;
+    assert_int_equal(sc_elbv2_add_revocations(f->v2, f->ts, &crl, 1, T0, out, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_add_revocations(f->v2, f->ts, &crl, 1, T0, out, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_remove_revocations(f->v2, f->ts, &first, 1, T0, &f->err), SC_OK);
+    assert_int_equal(https(f, 443, &m, verify), SC_OK);
+    m = (struct sc_elbv2_mutual_auth){ .mode = "passthrough" };
+    assert_int_equal(https(f, 8443, &m, pass), SC_OK);
+    assert_int_equal(sc_elbv2_modify_capacity(f->v2, f->lb, 1, 100, 0, T0, NULL, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_modify_ip_pools(f->v2, f->lb, "ipam-pool-0a1b", 0, T0, NULL, &f->err),
+                     SC_OK);
+    j = sc_elbv2_save(f->v2);
+    assert_non_null(j);
+    vc.ec2 = f->ec2;
+    vc.seed = 3;
+    v2b = sc_elbv2_create(&vc);
+    assert_int_equal(sc_elbv2_load(v2b, j, &f->err), SC_OK);
+    /* the trust store: its bundle, certificates, revocations and the next revocation id */
+    t = sc_elbv2_trust_store_find(v2b, f->ts);
+    assert_non_null(t);
+    assert_string_equal(t->name, "clients");
+    assert_int_equal(t->number_of_ca_certificates, 1);
+    assert_int_equal(t->total_revoked_entries, 3);
+    assert_string_equal(t->bundle_location, "file:///s3/b/ca.pem");
+    assert_memory_equal(sc_elbv2_trust_store_bundle(v2b, f->ts, &len), "PEM", 3);
+    assert_int_equal(len, 3);
+    assert_int_equal(sc_elbv2_describe_revocations(v2b, f->ts, NULL, 0, revs, &n, &f->err), SC_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(revs[0]->revocation_id, 2);
+    assert_string_equal(revs[0]->location, "file:///a.crl");
+    assert_int_equal(sc_elbv2_add_revocations(v2b, f->ts, &crl, 1, T0, out, &f->err), SC_OK);
+    assert_int_equal(out[0]->revocation_id, 3);
+    /* an issuer that is no CA of the store is still refused: the subjects came back */
+    crl.issuer = 0xbad;
+    assert_int_equal(sc_elbv2_add_revocations(v2b, f->ts, &crl, 1, T0, out, &f->err),
+                     SC_ERR_INVALID_REVOCATION_CONTENT);
+    /* the listeners' MutualAuthentication */
+    mb = sc_elbv2_listener_find(v2b, verify)->mutual_auth;
+    assert_string_equal(mb->mode, "verify");
+    assert_string_equal(mb->trust_store_arn, f->ts);
+    assert_string_equal(mb->advertise_trust_store_ca_names, "on");
+    assert_true(mb->ignore_client_certificate_expiry);
+    assert_string_equal(mb->trust_store_association_status, "active");
+    assert_string_equal(sc_elbv2_listener_find(v2b, pass)->mutual_auth->mode, "passthrough");
+    /* the capacity reservation (still pending, then provisioned) and the IPAM pool */
+    assert_int_equal(sc_elbv2_describe_capacity(f->v2, f->lb, T0 + 1000, &c1, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_describe_capacity(v2b, f->lb, T0 + 1000, &c2, &f->err), SC_OK);
+    assert_int_equal(c2.nzones, 2);
+    assert_string_equal(c2.zones[0].state, "pending");
+    assert_int_equal(c2.last_modified_ms, c1.last_modified_ms);
+    assert_int_equal(c2.decrease_requests_remaining, c1.decrease_requests_remaining);
+    assert_int_equal(
+        sc_elbv2_describe_capacity(v2b, f->lb, T0 + SC_ELBV2_CAPACITY_PROVISION_MS, &c2, &f->err),
+        SC_OK);
+    assert_string_equal(c2.zones[1].state, "provisioned");
+    assert_string_equal(sc_elbv2_lb_find(v2b, f->lb)->ipv4_ipam_pool_id, "ipam-pool-0a1b");
+    /* the second save is the first (after undoing the revocation added above) */
+    assert_int_equal(sc_elbv2_remove_revocations(v2b, f->ts, (long long[]){ 3 }, 1, T0, &f->err),
+                     SC_OK);
+    j2 = sc_elbv2_save(v2b);
+    s1 = json_dumps(j, JSON_SORT_KEYS);
+    s2 = json_dumps(j2, JSON_SORT_KEYS);
+    assert_non_null(strstr(s2, "\"next_revocation_id\": 4"));
+    assert_non_null(strstr(s1, "\"next_revocation_id\": 3"));
+    free(s1);
+    free(s2);
+    json_decref(j);
+    json_decref(j2);
+    sc_elbv2_destroy(v2b);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -389,6 +480,7 @@ int main(void)
         T(test_elbv2_trust_capacity_pending_then_provisioned),
         T(test_elbv2_trust_capacity_limits_and_decreases),
         T(test_elbv2_trust_ip_pools),
+        T(test_elbv2_trust_save_load_round_trip),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
