@@ -264,7 +264,9 @@ enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const 
                                     const struct sc_ec2_vpc **out, int *nout, struct sc_error *err);
 /* DescribeSubnets: SubnetIds (unknown -> InvalidSubnetID.NotFound
  * `The subnet ID 'x' does not exist`), filters subnet-id, vpc-id, availability-zone,
- * availability-zone-id, cidr-block, default-for-az, state, tag:K, tag-key. out holds
+ * availability-zone-id, cidr-block, default-for-az, state, tag:K, tag-key, and AWS's
+ * camel-case aliases availabilityZone, availabilityZoneId, cidrBlock, defaultForAz (the
+ * Terraform provider's aws_subnet data source sends these). out holds
  * sc_ec2_subnet_count(). */
 enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *const *ids, int nids,
                                        const struct sc_ec2_filter *filters, int nfilters,

@@ -410,10 +410,26 @@ enum sc_status sc_ec2_describe_vpcs(const struct sc_ec2 *ec2, const char *const 
     return st;
 }
 
+/* DescribeSubnets' filter names AWS also takes in camel case ("You can also use
+ * availabilityZone as the filter name", API reference DescribeSubnets): the dashed name of
+ * an alias, else name itself. */
+static const char *subnet_filter_name(const char *name)
+{
+    static const char *const alias[][2] = { { "availabilityZone", "availability-zone" },
+                                            { "availabilityZoneId", "availability-zone-id" },
+                                            { "cidrBlock", "cidr-block" },
+                                            { "defaultForAz", "default-for-az" } };
+
+    for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+        if (strcmp(name, alias[i][0]) == 0)
+            return alias[i][1];
+    return name;
+}
+
 static int subnet_match(const void *rec, const struct sc_ec2_filter *f)
 {
     const struct subnet *s = rec;
-    const char *name = f->name;
+    const char *name = subnet_filter_name(f->name);
 
     return ec2_values_match(f, strcmp(name, "subnet-id") == 0              ? s->id
                                : strcmp(name, "vpc-id") == 0               ? s->v.vpc_id
@@ -431,11 +447,13 @@ enum sc_status sc_ec2_describe_subnets(const struct sc_ec2 *ec2, const char *con
                                        const struct sc_ec2_subnet **out, int *nout,
                                        struct sc_error *err)
 {
-    static const char *const known[] = { "subnet-id",         "vpc-id",
-                                         "availability-zone", "availability-zone-id",
-                                         "cidr-block",        "cidr",
-                                         "default-for-az",    "state",
-                                         "owner-id",          NULL };
+    static const char *const known[] = { "subnet-id",          "vpc-id",
+                                         "availability-zone",  "availability-zone-id",
+                                         "cidr-block",         "cidr",
+                                         "default-for-az",     "state",
+                                         "owner-id",           "availabilityZone",
+                                         "availabilityZoneId", "cidrBlock",
+                                         "defaultForAz",       NULL };
     static const struct kind k = { known, 1, subnet_holds, ec2_subnet_unknown };
     enum sc_status st = ec2_describe_check(ec2, &k, ids, nids, filters, nfilters, nout, err);
 

@@ -1,14 +1,20 @@
 # examples/terraform/main.tf: an Auto Scaling setup as a user writes it, run unmodified
 # against the emulator (docs/terraform.md walks through it):
 #   - a launch configuration and a launch template;
-#   - "web": a group on the launch configuration behind a classic load balancer, with a
-#     step policy (scale out on high CPU) and a simple policy (scale in on low CPU), each
-#     the action of a CloudWatch alarm;
+#   - an Application Load Balancer in the default subnets of two zones: a target group
+#     with an HTTP health check, a listener forwarding to it and a rule answering a path
+#     itself;
+#   - "web": a group on the launch configuration behind a classic load balancer and the
+#     ALB's target group, with a step policy (scale out on high CPU) and a simple policy
+#     (scale in on low CPU), each the action of a CloudWatch alarm, a target-tracking
+#     policy on the ALB's requests per target, and a metric-math alarm on the ALB's 5xx
+#     rate;
 #   - "mixed": a group with a mixed instances policy (two weighted instance types of the
 #     launch template, capacity rebalancing) and a target-tracking policy;
 #   - "lt": a group on the launch template by name and version, with a warm pool of
 #     stopped instances and a launch lifecycle hook;
-#   - a scheduled action that raises web's desired capacity on weekday mornings.
+#   - a scheduled action that raises web's desired capacity on weekday mornings;
+#   - the groups' launch and terminate notifications to an SNS topic.
 
 variable "lt_desired" {
   description = "Desired capacity of the \"lt\" group (no policies: Terraform owns it)"
@@ -24,6 +30,15 @@ variable "high_cpu_threshold" {
 
 locals {
   zones = ["us-east-1a", "us-east-1b"]
+  # an SNS topic of the account (the emulator has no SNS: it keeps the ARN as AWS does)
+  topic_arn = "arn:aws:sns:us-east-1:123456789012:scaling-events"
+}
+
+# the default subnet of each zone, and through it the default VPC
+data "aws_subnet" "default" {
+  for_each          = toset(local.zones)
+  availability_zone = each.value
+  default_for_az    = true
 }
 
 resource "aws_launch_configuration" "web" {
@@ -69,6 +84,61 @@ resource "aws_elb" "web" {
   tags                        = { app = "demo" }
 }
 
+resource "aws_lb" "app" {
+  name               = "web-alb"
+  load_balancer_type = "application"
+  subnets            = [for z in local.zones : data.aws_subnet.default[z].id]
+  tags               = { app = "demo" }
+}
+
+resource "aws_lb_target_group" "web" {
+  name                 = "web-tg"
+  port                 = 8080
+  protocol             = "HTTP"
+  vpc_id               = data.aws_subnet.default[local.zones[0]].vpc_id
+  deregistration_delay = 30
+
+  health_check {
+    path                = "/health"
+    interval            = 10
+    timeout             = 5
+    healthy_threshold   = 2
+    unhealthy_threshold = 2
+    matcher             = "200"
+  }
+}
+
+resource "aws_lb_listener" "http" {
+  load_balancer_arn = aws_lb.app.arn
+  port              = 80
+  protocol          = "HTTP"
+
+  default_action {
+    type             = "forward"
+    target_group_arn = aws_lb_target_group.web.arn
+  }
+}
+
+# the load balancer answers /version itself
+resource "aws_lb_listener_rule" "version" {
+  listener_arn = aws_lb_listener.http.arn
+  priority     = 10
+
+  condition {
+    path_pattern {
+      values = ["/version"]
+    }
+  }
+  action {
+    type = "fixed-response"
+    fixed_response {
+      content_type = "text/plain"
+      message_body = "v1"
+      status_code  = "200"
+    }
+  }
+}
+
 resource "aws_autoscaling_group" "web" {
   name                      = "web"
   launch_configuration      = aws_launch_configuration.web.name
@@ -77,6 +147,7 @@ resource "aws_autoscaling_group" "web" {
   max_size                  = 4
   desired_capacity          = 2
   load_balancers            = [aws_elb.web.name]
+  target_group_arns         = [aws_lb_target_group.web.arn]
   health_check_type         = "ELB"
   health_check_grace_period = 60
   default_cooldown          = 120
@@ -156,6 +227,61 @@ resource "aws_cloudwatch_metric_alarm" "web_low_cpu" {
   alarm_actions       = [aws_autoscaling_policy.web_in.arn]
 }
 
+# keep about 100 requests a minute per instance behind the ALB
+resource "aws_autoscaling_policy" "web_requests" {
+  name                      = "web-alb-requests"
+  autoscaling_group_name    = aws_autoscaling_group.web.name
+  policy_type               = "TargetTrackingScaling"
+  estimated_instance_warmup = 60
+
+  target_tracking_configuration {
+    predefined_metric_specification {
+      predefined_metric_type = "ALBRequestCountPerTarget"
+      resource_label         = "${aws_lb.app.arn_suffix}/${aws_lb_target_group.web.arn_suffix}"
+    }
+    target_value = 100
+  }
+}
+
+# metric math: the share of the ALB's requests its targets answered with a 5xx
+resource "aws_cloudwatch_metric_alarm" "web_5xx" {
+  alarm_name          = "web-5xx-rate"
+  alarm_description   = "more than 5% of web's requests fail"
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 5
+  evaluation_periods  = 3
+  datapoints_to_alarm = 2
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = [local.topic_arn]
+
+  metric_query {
+    id          = "rate"
+    expression  = "100 * errors / requests"
+    label       = "5xx rate (%)"
+    return_data = true
+  }
+  metric_query {
+    id = "errors"
+    metric {
+      namespace   = "AWS/ApplicationELB"
+      metric_name = "HTTPCode_Target_5XX_Count"
+      dimensions  = { LoadBalancer = aws_lb.app.arn_suffix }
+      period      = 60
+      stat        = "Sum"
+    }
+  }
+  metric_query {
+    id = "requests"
+    metric {
+      namespace   = "AWS/ApplicationELB"
+      metric_name = "RequestCount"
+      dimensions  = { LoadBalancer = aws_lb.app.arn_suffix }
+      period      = 60
+      stat        = "Sum"
+    }
+  }
+}
+
 resource "aws_autoscaling_group" "mixed" {
   name               = "mixed"
   availability_zones = local.zones
@@ -229,13 +355,14 @@ resource "aws_autoscaling_group" "lt" {
   }
 }
 
-# each new lt instance waits in Pending:Wait until a handler completes the action or the
-# heartbeat runs out (60 s: one second at --time-scale 60), then CONTINUE puts it in service
+# each new lt instance waits in Pending:Wait until a handler completes the action
+# (CompleteLifecycleAction) or the heartbeat runs out (300 s: five seconds at --time-scale
+# 60), then CONTINUE puts it in service
 resource "aws_autoscaling_lifecycle_hook" "lt_launch" {
   name                   = "lt-launch"
   autoscaling_group_name = aws_autoscaling_group.lt.name
   lifecycle_transition   = "autoscaling:EC2_INSTANCE_LAUNCHING"
-  heartbeat_timeout      = 60
+  heartbeat_timeout      = 300
   default_result         = "CONTINUE"
 }
 
@@ -249,4 +376,16 @@ resource "aws_autoscaling_schedule" "web_morning" {
   min_size               = -1
   max_size               = -1
   desired_capacity       = 3
+}
+
+# launches, terminations and their failures in web and lt, to the topic
+resource "aws_autoscaling_notification" "events" {
+  group_names = [aws_autoscaling_group.web.name, aws_autoscaling_group.lt.name]
+  notifications = [
+    "autoscaling:EC2_INSTANCE_LAUNCH",
+    "autoscaling:EC2_INSTANCE_TERMINATE",
+    "autoscaling:EC2_INSTANCE_LAUNCH_ERROR",
+    "autoscaling:EC2_INSTANCE_TERMINATE_ERROR",
+  ]
+  topic_arn = local.topic_arn
 }

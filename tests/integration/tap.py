@@ -34,6 +34,7 @@ def check_nothing_left(ep, what):
     ec2 = boto3.client("ec2", endpoint_url=ep)
     elb = boto3.client("elb", endpoint_url=ep)
     cw = boto3.client("cloudwatch", endpoint_url=ep)
+    v2 = boto3.client("elbv2", endpoint_url=ep)
     left = {
         "groups": [g["AutoScalingGroupName"] for g in asg.describe_auto_scaling_groups()["AutoScalingGroups"]],
         "launch configurations": [c["LaunchConfigurationName"]
@@ -42,8 +43,12 @@ def check_nothing_left(ep, what):
         "launch templates": [t["LaunchTemplateName"] for t in ec2.describe_launch_templates()["LaunchTemplates"]],
         "load balancers": [b["LoadBalancerName"] for b in elb.describe_load_balancers()["LoadBalancerDescriptions"]],
         "alarms": [a["AlarmName"] for a in cw.describe_alarms()["MetricAlarms"]],
+        "ELBv2 load balancers": [b["LoadBalancerName"] for b in v2.describe_load_balancers()["LoadBalancers"]],
+        "target groups": [t["TargetGroupName"] for t in v2.describe_target_groups()["TargetGroups"]],
+        "notification configurations": asg.describe_notification_configurations()["NotificationConfigurations"],
     }
-    check(f"{what} leaves no group, launch configuration, policy, template, load balancer or alarm",
+    check(f"{what} leaves no group, launch configuration, policy, template, load balancer "
+          "(classic or ELBv2), target group, notification configuration or alarm",
           not any(left.values()), {k: v for k, v in left.items() if v})
 
     def all_gone():

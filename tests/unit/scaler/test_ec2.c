@@ -1134,6 +1134,17 @@ static void test_ec2_describe_vpcs_and_subnets_filters(void **state)
     f = (struct sc_ec2_filter){ "default-for-az", yes, 1 };
     sc_ec2_describe_subnets(ec2, NULL, 0, &f, 1, so, &n, &err);
     assert_int_equal(n, 3);
+    /* the camel-case aliases AWS takes as well */
+    f = (struct sc_ec2_filter){ "availabilityZone", zone, 1 };
+    assert_int_equal(sc_ec2_describe_subnets(ec2, NULL, 0, &f, 1, so, &n, &err), SC_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(so[0]->availability_zone, "us-east-1c");
+    f = (struct sc_ec2_filter){ "defaultForAz", yes, 1 };
+    assert_int_equal(sc_ec2_describe_subnets(ec2, NULL, 0, &f, 1, so, &n, &err), SC_OK);
+    assert_int_equal(n, 3);
+    f = (struct sc_ec2_filter){ "availabilityZone_x", zone, 1 };
+    assert_int_equal(sc_ec2_describe_subnets(ec2, NULL, 0, &f, 1, so, &n, &err),
+                     SC_ERR_INVALID_PARAMETER_VALUE);
     assert_int_equal(sc_ec2_describe_subnets(ec2, bad_subnet, 1, NULL, 0, so, &n, &err),
                      SC_ERR_SUBNET_NOT_FOUND);
     assert_string_equal(err.message, "The subnet ID 'subnet-00000000000000000' does not exist");
