@@ -7,7 +7,8 @@
 # reason). FILTER is a substring of the suite's name.
 # Each suite runs under a timeout (SUITE_TIMEOUT seconds, default 600, 1800 under ASAN=1: a
 # sanitized build runs the CPU-bound suites several times slower): a suite that has not
-# ended by then fails with its name. When a suite ends, for whatever reason, every process it
+# ended by then fails with its name. A suite whose script says `# suite-timeout: N` gets at
+# least N seconds (the Terraform example: minutes of the provider's own work, not ours). When a suite ends, for whatever reason, every process it
 # started is stopped (tests/procs.sh). A suite that exits non-zero without reporting a
 # failure counts as one failure; under ASAN=1 a sanitizer report in its output is one more.
 # Suites run one after the other; each one's name is printed as it starts, its "not ok" and
@@ -60,9 +61,17 @@ show() {
         END { printf "%d %d %d %d\n", p, f, s, shown > out }'
 }
 
+# own_timeout SCRIPT: the `# suite-timeout: N` a suite script asks for, else 0
+own_timeout() {
+    [ -f "$1" ] || { echo 0; return; }
+    sed -n 's/^# suite-timeout: *\([0-9][0-9]*\) *$/\1/p' "$1" | head -1 | grep . || echo 0
+}
+
 run_suite() {
-    local name=$1 log t0 t1 tpid rc p f s shown extra=()
+    local name=$1 log t0 t1 tpid rc p f s shown extra=() limit=$timeout_s own
     shift
+    own=$(own_timeout "${2:-}")
+    [ "$own" -gt "$limit" ] && limit=$own
     log="$logs/${name//\//_}.log"
     suite_id="run$$-${name//\//_}"
     printf '%-46s ' "$name"
@@ -70,7 +79,7 @@ run_suite() {
     # emptied before tail opens it and appended to after: a log left by an earlier run, truncated
     # under a running tail, made it skip lines ("file truncated") and miscount the suite
     : >"$log"
-    timeout -k 15 "$timeout_s" env SCALELAB_SUITE_ID="$suite_id" "$@" >>"$log" 2>&1 </dev/null &
+    timeout -k 15 "$limit" env SCALELAB_SUITE_ID="$suite_id" "$@" >>"$log" 2>&1 </dev/null &
     tpid=$!
     # in the background so that a signal to this script is handled at once
     tail -n +1 -s 0.1 -f --pid="$tpid" "$log" | show "$name" "$log.counts" &
@@ -83,7 +92,7 @@ run_suite() {
     stop_suite "$suite_id"
     suite_id=
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        extra+=("not ok - $name timed out after $timeout_s s (SUITE_TIMEOUT)")
+        extra+=("not ok - $name timed out after $limit s (SUITE_TIMEOUT or its suite-timeout)")
     elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         extra+=("not ok - $name exited with status $rc")
     fi

@@ -15,7 +15,8 @@
 # listed as comments. Skipped, with the reason, without terraform on PATH or without the
 # hashicorp/aws provider in a filesystem mirror (lib.sh
 # tf_setup finds it). Few provider runs on purpose (each is CPU heavy); still 10-17 minutes
-# on a loaded 2-core machine, past run.sh's default 600 s: SUITE_TIMEOUT=1500 there.
+# on a loaded 2-core machine, past run.sh's default 600 s, hence its own limit:
+# suite-timeout: 1800
 # TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
