@@ -176,18 +176,19 @@ static void refused_page(struct dispatch_response *rs, const char *why)
     rs->content_type = "text/html; charset=utf-8";
     dispatch_response_header(rs, "Cache-Control", "no-store");
     cm_buf_reset(&rs->body);
-    cm_buf_printf(&rs->body,
-                  "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                  "<title>scalelab console: a token is needed</title></head>\n<body "
-                  "style=\"font: 18px/1.5 system-ui, sans-serif; max-width: 46em; margin: "
-                  "3em auto\">\n<h1>scalelab console: a token is needed</h1>\n<p>%s</p>\n"
-                  "<p>This emulator runs with <code>--auth sigv4</code>: its console and admin "
-                  "API need credentials. Open the console URL it printed on its standard error "
-                  "when it started (the line <code>emulator: console: "
-                  "http://&hellip;/?token=&hellip;</code>), or start it with "
-                  "<code>--console-token TOKEN</code> and open <code>/?token=TOKEN</code>. "
-                  "Scripts sign their requests instead (docs/auth.md).</p>\n</body></html>\n",
-                  why);
+    cm_buf_printf(
+        &rs->body,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<link rel=\"icon\" href=\"data:,\"><title>scalelab console: a token is needed</title></head>\n<body "
+        "style=\"font: 18px/1.5 system-ui, sans-serif; max-width: 46em; margin: "
+        "3em auto\">\n<h1>scalelab console: a token is needed</h1>\n<p>%s</p>\n"
+        "<p>This emulator runs with <code>--auth sigv4</code>: its console and admin "
+        "API need credentials. Open the console URL it printed on its standard error "
+        "when it started (the line <code>emulator: console: "
+        "http://&hellip;/?token=&hellip;</code>), or start it with "
+        "<code>--console-token TOKEN</code> and open <code>/?token=TOKEN</code>. "
+        "Scripts sign their requests instead (docs/auth.md).</p>\n</body></html>\n",
+        why);
 }
 
 int console_token_door(const char *token, int presented, int console_request,
