@@ -10,7 +10,8 @@
 # --clock manual: an instance stays Pending while the clock stands and boots when the
 # page's +1 min button moves it; the advance and play/pause buttons move the clock; then
 # against --auth sigv4: the page without the token is refused, the console URL the emulator
-# printed at start (with its token) loads it with the group and the live stream. Each step's
+# printed at start (with its token) loads it with the group and the live stream, and a
+# short load through an ELBv2 listener shows the target group's per-target rate. Each step's
 # screenshot is checked: a PNG of the viewport's size, not blank (many colours, the
 # InService green present), the group's and the instances' names in the page text saved
 # with it. KEEP_TMP=1 keeps the screenshots ($TMP/shots). TAP lines.
@@ -83,15 +84,32 @@ check_job "the console in Chromium: the manual clock's buttons" \
 cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'
 
 # under --auth sigv4: the console URL printed at start, with its random token
-start_emu sigv4 --auth sigv4 || finish
+start_emu sigv4 --auth sigv4 --time-scale 60 || finish
 wait_for 10 grep -q 'emulator: console: http://127.0.0.1:[0-9]*/?token=' "$TMP/sigv4.log" || true
 TOKEN=$(sed -n 's|.*emulator: console: http://127.0.0.1:[0-9]*/?token=\([0-9a-f]*\) .*|\1|p' "$TMP/sigv4.log" | head -n 1)
 check "sigv4: the start line gives the console URL with a 48-hex-digit token" bash -c "[ \${#1} -eq 48 ]" _ "$TOKEN"
-aws --endpoint-url "$EP" autoscaling create-launch-configuration --launch-configuration-name lc \
-    --image-id ami-12345678 --instance-type t3.micro --user-data '{"boot_s": 1}'
-aws --endpoint-url "$EP" autoscaling create-auto-scaling-group --auto-scaling-group-name web \
-    --launch-configuration-name lc --min-size 1 --max-size 2 --availability-zones us-east-1a
-check_job "the console in Chromium under --auth sigv4: refused without the token, live with it" \
+# the group behind an ELBv2 target group (signed boto3 calls), for the per-target rate
+python3 - "$EP" <<'EOF2'
+import sys
+import boto3
+ep = sys.argv[1]
+v2 = boto3.client("elbv2", endpoint_url=ep)
+ec2 = boto3.client("ec2", endpoint_url=ep)
+asg = boto3.client("autoscaling", endpoint_url=ep)
+vpc = ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+subnets = sorted(ec2.describe_subnets()["Subnets"], key=lambda s: s["AvailabilityZone"])
+lb = v2.create_load_balancer(Name="alb", Subnets=[s["SubnetId"] for s in subnets[:2]])["LoadBalancers"][0]
+tg = v2.create_target_group(Name="tg", Protocol="HTTP", Port=8080, VpcId=vpc, HealthCheckPath="/health",
+                            HealthCheckIntervalSeconds=5, HealthCheckTimeoutSeconds=2,
+                            HealthyThresholdCount=2, UnhealthyThresholdCount=2)["TargetGroups"][0]["TargetGroupArn"]
+v2.create_listener(LoadBalancerArn=lb["LoadBalancerArn"], Protocol="HTTP", Port=8082,
+                   DefaultActions=[{"Type": "forward", "TargetGroupArn": tg}])
+asg.create_launch_configuration(LaunchConfigurationName="lc", ImageId="ami-12345678",
+                                InstanceType="t3.micro", UserData='{"boot_s": 1}')
+asg.create_auto_scaling_group(AutoScalingGroupName="web", LaunchConfigurationName="lc", MinSize=1,
+                              MaxSize=2, VPCZoneIdentifier=subnets[0]["SubnetId"], TargetGroupARNs=[tg])
+EOF2
+check_job "the console in Chromium under --auth sigv4: refused without the token, live with it, ELBv2 rate" \
     bash -c "cd '$PW' && setsid timeout -k 5 120 node --no-warnings console.mjs '$EP' '$SHOTS/sigv4' sigv4 '$TOKEN' </dev/null"
 cat "$TMP/check.out" | grep -E '^(ok|not ok) ' | sed 's/^/# /'
 check "sigv4: the token is in the emulator's log once (the start line), never in request lines" \

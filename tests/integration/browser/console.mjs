@@ -86,6 +86,31 @@ try {
           JSON.stringify(shown) === JSON.stringify(inService(g)), shown);
     check("sigv4: the event stream is live with the cookie (launch in the feed)", await until("feed", async () =>
       (await page.textContent("#conn")) === "live" && (await page.$$('#feed [data-type="launch"]')).length >= 1, 10000));
+    // the ELBv2 target group's per-target request rate and latency, under a short load
+    // through its listener (the proxy's own counters, as for the classic load balancer)
+    const dp = await (await fetch(ep + "/_scalelab/dataplane", { headers: hdrs })).json();
+    const albPort = (dp.alb_listeners || [])[0] && dp.alb_listeners[0].port;
+    const healthy = await until("the target healthy", async () => {
+      const tg = (await overview()).worlds[0].target_groups.find((t) => t.name === "tg");
+      return tg && tg.targets.length === 1 && tg.targets[0].state === "healthy" ? tg.targets[0] : null;
+    }, 30000);
+    check("ELBv2: the target group's instance is healthy behind the listener", healthy && albPort, `port ${albPort}`);
+    const t1 = Date.now();
+    let sent = 0;
+    while (Date.now() - t1 < 3000 && sent < 300) {
+      const r = await fetch(`http://127.0.0.1:${albPort}/`).catch(() => null);
+      if (r) { await r.text(); sent += r.ok ? 1 : 0; }
+    }
+    const tgRate = await until("the target group's rate on the page", async () => {
+      const v = await page.$$eval('[data-tg="tg"] [data-tg-target] [data-rate]',
+                                  (els) => els.map((e) => [Number(e.dataset.rate), e.textContent.trim()]));
+      return v.length === 1 && v[0][0] > 0 ? v[0] : null;
+    }, 12000);
+    check("ELBv2: the target group's row shows the target's request rate (req/s)", tgRate && /\/s/.test(tgRate[1]),
+          `${sent} requests sent, ${tgRate}`);
+    const tgLat = await page.$$eval('[data-tg="tg"] [data-tg-target] [data-latency]',
+                                    (els) => els.map((e) => [Number(e.dataset.latency), e.textContent.trim()]));
+    check("ELBv2: and its mean latency in ms", tgLat.length === 1 && tgLat[0][0] > 0 && / ms$/.test(tgLat[0][1]), tgLat);
     await shot("sigv4");
   } else if (mode === "manual") {
     await page.goto(ep + "/_scalelab/ui");
