@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "emulator/admin_dash.h"
 #include "emulator/admin_view.h"
 #include "emulator/autoscale.h"
 #include "emulator/console.h"
@@ -371,6 +372,44 @@ static void get_ui(struct admin_ctx *c)
     console_page(c->rs);
 }
 
+static void get_dashboards(struct admin_ctx *c)
+{
+    reply(c->rs, 200, admin_dash_list(c->e));
+}
+
+/* GET /_scalelab/dashboards/NAME/widgets/N.svg[?account=A&region=R] */
+static void get_widget_svg(struct admin_ctx *c)
+{
+    const char *p = c->rq->path + strlen("/_scalelab/dashboards/");
+    const char *slash = strchr(p, '/');
+    char name[256], index[32], account[32], region[64], err[512];
+    const char *num = slash ? slash + strlen("/widgets/") : NULL;
+    size_t nl = num ? strlen(num) : 0;
+    int status;
+
+    /* the pattern matched: NAME/widgets/N.svg */
+    if (!slash || (size_t)(slash - p) >= sizeof(name) || nl < 5 || nl - 4 >= sizeof(index)) {
+        error(c->rs, 404, "no such dashboard widget (GET /_scalelab/dashboards lists them)");
+        return;
+    }
+    snprintf(name, sizeof(name), "%.*s", (int)(slash - p), p);
+    snprintf(index, sizeof(index), "%.*s", (int)(nl - 4), num);
+    if (!query_get(c->rq->query, "account", account, sizeof(account)))
+        snprintf(account, sizeof(account), "%s", c->cfg->account);
+    if (!query_get(c->rq->query, "region", region, sizeof(region)))
+        snprintf(region, sizeof(region), "%s", c->cfg->region);
+    status =
+        admin_dash_widget_svg(c->e, account, region, name, index, &c->rs->body, err, sizeof(err));
+    if (status != 200) {
+        cm_buf_reset(&c->rs->body);
+        error(c->rs, status, err);
+        return;
+    }
+    c->rs->status = 200;
+    c->rs->content_type = "image/svg+xml";
+    dispatch_response_header(c->rs, "Cache-Control", "no-store");
+}
+
 static void get_index(struct admin_ctx *c);
 
 typedef void (*endpoint_fn)(struct admin_ctx *c);
@@ -395,6 +434,10 @@ static const struct endpoint {
     { "/_scalelab/dataplane", "GET", get_dataplane, "instance processes and listener ports" },
     { "/_scalelab/fault", "POST", post_fault, "inject a fault on an instance or a zone" },
     { "/_scalelab/events", "GET", get_events, "the event log: SSE, or ?format=jsonl" },
+    { "/_scalelab/dashboards", "GET", get_dashboards,
+      "CloudWatch dashboards of every world, widgets on the 24-column grid" },
+    { "/_scalelab/dashboards/*/widgets/*.svg", "GET", get_widget_svg,
+      "a dashboard's metric widget drawn as SVG (?account=A&region=R)" },
 };
 
 #define NENDPOINTS ((int)(sizeof(endpoints) / sizeof(endpoints[0])))
@@ -408,6 +451,30 @@ static void get_index(struct admin_ctx *c)
                               json_pack("{s:s,s:s,s:s}", "method", endpoints[i].method, "path",
                                         endpoints[i].path, "what", endpoints[i].what));
     reply(c->rs, 200, json_pack("{s:o,s:s}", "endpoints", list, "docs", "docs/admin-api.md"));
+}
+
+/* 1 when path matches pattern, where '*' stands for one or more bytes other than '/'. */
+static int path_match(const char *pattern, const char *path)
+{
+    while (*pattern) {
+        if (*pattern == '*') {
+            const char *q = path;
+
+            while (*q && *q != '/')
+                q++;
+            if (q == path)
+                return 0;
+            /* the shortest span that lets the rest match ("*.svg" in "3.svg") */
+            for (const char *t = path + 1; t <= q; t++) {
+                if (path_match(pattern + 1, t))
+                    return 1;
+            }
+            return 0;
+        }
+        if (*pattern++ != *path++)
+            return 0;
+    }
+    return *path == '\0';
 }
 
 int admin_is_console_request(const struct dispatch_request *rq)
@@ -428,7 +495,7 @@ void admin_handle(struct emu *e, const struct dispatch_config *cfg, uint64_t req
     char allow[64] = "";
 
     for (int i = 0; i < NENDPOINTS; i++) {
-        if (strcmp(endpoints[i].path, rq->path) != 0)
+        if (!path_match(endpoints[i].path, rq->path))
             continue;
         if (strcmp(endpoints[i].method, method) == 0) {
             endpoints[i].fn(&c);

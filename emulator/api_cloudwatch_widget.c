@@ -124,17 +124,44 @@ static int draw_values(const struct sc_widget *w, const struct cm_svg_opts *base
     return rc;
 }
 
+int cw_widget_svg(struct sc_cw *cw, const char *widget_json, int64_t now_ms, const char *svg_id,
+                  int *width, int *height, struct cm_buf *out, struct sc_error *err)
+{
+    struct sc_widget *w = NULL;
+    struct cm_svg_opts o;
+    enum sc_status st = sc_widget_create(cw, widget_json, now_ms, &w, err);
+    int rc;
+
+    if (st != SC_OK)
+        return -1;
+    memset(&o, 0, sizeof(o));
+    o.id = svg_id;
+    o.title = w->title;
+    o.width_px = w->width;
+    o.height_px = w->height;
+    o.standalone = 1;
+    rc = w->view == SC_WIDGET_TIME_SERIES ? draw_time_series(w, &o, out) : draw_values(w, &o, out);
+    if (width)
+        *width = w->width;
+    if (height)
+        *height = w->height;
+    sc_widget_destroy(w);
+    if (rc != 0) {
+        sc_fail(err, SC_ERR_INVALID_PARAMETER_INPUT, "The widget image is too large");
+        return -1;
+    }
+    return 0;
+}
+
 static int get_metric_widget_image(struct api_ctx *ctx, json_t *in, json_t **out,
                                    struct awserr *err)
 {
     const char *fmt = api_str(in, "OutputFormat");
-    struct sc_widget *w = NULL;
     struct sc_error se;
     struct cm_buf svg, png;
-    struct cm_svg_opts o;
     char perr[256];
     char *b64 = NULL;
-    int rc = -1;
+    int width = 0, height = 0, rc = -1;
 
     cm_buf_init(&svg, IMAGE_MAX);
     cm_buf_init(&png, IMAGE_MAX);
@@ -145,25 +172,13 @@ static int get_metric_widget_image(struct api_ctx *ctx, json_t *in, json_t **out
                    "The OutputFormat %s is not supported; use png or svg", fmt);
         goto out;
     }
-    if (sc_widget_create(sc_world_cw(ctx->world), api_str(in, "MetricWidget"), ctx->now_ms, &w,
-                         &se) != SC_OK) {
+    if (cw_widget_svg(sc_world_cw(ctx->world), api_str(in, "MetricWidget"), ctx->now_ms, "widget",
+                      &width, &height, &svg, &se) != 0) {
         rc = awserr_from_sc(err, &se);
         goto out;
     }
-    memset(&o, 0, sizeof(o));
-    o.id = "widget";
-    o.title = w->title;
-    o.width_px = w->width;
-    o.height_px = w->height;
-    o.standalone = 1;
-    if ((w->view == SC_WIDGET_TIME_SERIES ? draw_time_series(w, &o, &svg)
-                                          : draw_values(w, &o, &svg)) != 0) {
-        awserr_set(err, 400, "InvalidParameterInput", "The widget image is too large");
-        goto out;
-    }
     if (strcmp(fmt, "png") == 0) {
-        if (widget_png_render(svg.data, svg.len, w->width, w->height, &png, perr, sizeof(perr)) !=
-            0) {
+        if (widget_png_render(svg.data, svg.len, width, height, &png, perr, sizeof(perr)) != 0) {
             awserr_set(err, 500, "InternalServiceError", "%s", perr);
             goto out;
         }
@@ -175,7 +190,6 @@ static int get_metric_widget_image(struct api_ctx *ctx, json_t *in, json_t **out
     rc = 0;
 out:
     free(b64);
-    sc_widget_destroy(w);
     cm_buf_cleanup(&svg);
     cm_buf_cleanup(&png);
     return rc;

@@ -20,6 +20,7 @@
 #include "emulator/api.h"
 #include "emulator/auth.h"
 #include "emulator/awsjson.h"
+#include "emulator/console.h"
 #include "emulator/emu.h"
 #include "emulator/model.h"
 #include "emulator/query.h"
@@ -421,8 +422,20 @@ void dispatch_handle(struct dispatch *d, const struct dispatch_request *rq_wire,
             struct auth_request ar = { rq->method,   rq->path, rq->query,    rq->hdrs,
                                        rq->nhdrs,    rq->body, rq->body_len, ADMIN_SIGV4_SERVICE,
                                        d->cfg.region };
+            /* or the console's token: a cookie the page got for it, or X-Scalelab-Token */
+            int presented = console_token_presented(d->cfg.console_token, rq);
 
-            if (auth_verify(d->keys, &ar, wall_ms(), &err) < 0)
+            if (console_token_door(d->cfg.console_token, presented, admin_is_console_request(rq),
+                                   rq, rs))
+                goto log;
+            if (presented < 0 && !req_header(rq, "Authorization")) {
+                awserr_set(&err, 403, "AccessDenied",
+                           "The console token (cookie or X-Scalelab-Token) is not this "
+                           "emulator's: open the console URL it printed at start, or sign the "
+                           "request (docs/auth.md)");
+                goto fail;
+            }
+            if (presented <= 0 && auth_verify(d->keys, &ar, wall_ms(), &err) < 0)
                 goto fail;
         }
         admin_handle(d->emu, &d->cfg, d->requests, rq, rs);

@@ -29,9 +29,12 @@ struct dispatch_config {
     const char *account;     /* "123456789012" */
     int auth_sigv4;          /* 1: verify signatures */
     const char *credentials; /* keys file for auth_sigv4 (env keys are added) */
-    const char *s3_dir;      /* S3 objects ELBv2 reads: DIR/bucket/key (NULL: none) */
-    size_t max_body;         /* inflated bodies over this answer 413 */
-    int quiet;               /* no per-request log line */
+    /* with auth_sigv4: the console's token (emulator/console.h), accepted on the admin API
+     * as a cookie or X-Scalelab-Token besides a signature; NULL: signatures only */
+    const char *console_token;
+    const char *s3_dir; /* S3 objects ELBv2 reads: DIR/bucket/key (NULL: none) */
+    size_t max_body;    /* inflated bodies over this answer 413 */
+    int quiet;          /* no per-request log line */
     /* request rate limits (emulator/ratelimit.h, docs/dataplane.md): tokens a second and
      * burst per client address and per account and Region; rate 0 = off */
     double client_rate, client_burst;

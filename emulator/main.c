@@ -13,6 +13,7 @@
 #include "common/ev.h"
 #include "common/log.h"
 #include "common/units.h"
+#include "emulator/console.h"
 #include "emulator/emu.h"
 #include "emulator/instance_main.h"
 #include "emulator/lb.h"
@@ -44,6 +45,9 @@ static void usage(FILE *f)
                "                      change written before its reply (see docs/state.md)\n"
                "  --auth none|sigv4   verify SigV4 signatures (default none)\n"
                "  --credentials FILE  'AKID SECRET' lines for --auth sigv4 (env keys added)\n"
+               "  --console-token T   with --auth sigv4: the console's token (16 to 128 of\n"
+               "                      A-Z a-z 0-9 - . _ ~; default: random at start); the\n"
+               "                      console URL with it is printed once at start (docs/auth.md)\n"
                "  --port-file PATH    write the bound port to PATH once listening\n"
                "  --tls-cert PEM      certificate of HTTPS/SSL listeners (with --tls-key;\n"
                "                      default: a self-signed one made at start)\n"
@@ -154,6 +158,7 @@ int main(int argc, char **argv)
         { "state", required_argument, NULL, 's' },
         { "auth", required_argument, NULL, 'A' },
         { "credentials", required_argument, NULL, 'C' },
+        { "console-token", required_argument, NULL, 'T' + 256 },
         { "port-file", required_argument, NULL, 'P' },
         { "quiet", no_argument, NULL, 'q' },
         { "event-buffer", required_argument, NULL, 'E' },
@@ -176,6 +181,7 @@ int main(int argc, char **argv)
     struct cm_ev *ev = NULL;
     struct srv *s = NULL;
     char err[256] = "";
+    static char token[CONSOLE_TOKEN_MAX + 1];
     int c, rc = 1;
     long nofile;
     static const int sigs[] = { SIGINT, SIGTERM };
@@ -252,6 +258,11 @@ int main(int argc, char **argv)
             break;
         case 'P':
             cfg.port_file = optarg;
+            break;
+        case 'T' + 256:
+            if (console_token_check(optarg, err, sizeof(err)) < 0)
+                return usage_error(err, NULL);
+            cfg.srv.console_token = optarg;
             break;
         case 'q':
             cfg.quiet = 1;
@@ -342,10 +353,20 @@ int main(int argc, char **argv)
         return usage_error("unexpected argument", argv[optind]);
     if (cfg.srv.credentials && !cfg.srv.auth_sigv4)
         return usage_error("--credentials needs --auth sigv4", NULL);
+    if (cfg.srv.console_token && !cfg.srv.auth_sigv4)
+        return usage_error("--console-token needs --auth sigv4 (without it the console is open)",
+                           NULL);
     if (!cfg.srv.tls_cert != !cfg.srv.tls_key)
         return usage_error("--tls-cert and --tls-key go together", NULL);
 
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
+    if (cfg.srv.auth_sigv4 && !cfg.srv.console_token) {
+        if (console_token_make(token) < 0) {
+            log_error("emulator: cannot make a console token: %s", strerror(errno));
+            return 1;
+        }
+        cfg.srv.console_token = token;
+    }
     cfg.srv.quiet = cfg.quiet;
     nofile = raise_nofile();
     if (cfg.srv.max_instances == 0)
@@ -374,6 +395,21 @@ int main(int argc, char **argv)
              cfg.srv.bind, srv_port(s), cfg.srv.region, cfg.srv.account,
              cfg.srv.clock_manual ? "manual" : "real", cfg.srv.time_scale,
              cfg.srv.auth_sigv4 ? "sigv4" : "none", cfg.srv.max_instances, nofile);
+    if (cfg.srv.console_token) {
+        /* the one place the token is written: the URL to open (at warning level too, so
+         * --quiet does not hide it) */
+        const char *host = cfg.srv.bind;
+        int v6 = strchr(host, ':') != NULL;
+
+        if (strcmp(host, "0.0.0.0") == 0)
+            host = "127.0.0.1";
+        else if (strcmp(host, "::") == 0)
+            host = "::1";
+        cm_log(cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO,
+               "emulator: console: http://%s%s%s:%d/?token=%s (the admin API also takes the "
+               "header X-Scalelab-Token)",
+               v6 ? "[" : "", host, v6 ? "]" : "", srv_port(s), cfg.srv.console_token);
+    }
     if (cm_ev_run(ev) < 0) {
         log_error("emulator: event loop failed: %s", strerror(errno));
         goto out;

@@ -759,6 +759,7 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     dc.account = cfg->account;
     dc.auth_sigv4 = cfg->auth_sigv4;
     dc.credentials = cfg->credentials;
+    dc.console_token = cfg->console_token;
     dc.s3_dir = cfg->s3_dir;
     dc.max_body = s->cfg.max_body;
     dc.quiet = cfg->quiet;

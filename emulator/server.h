@@ -27,6 +27,7 @@ struct srv_config {
     const char *state_file;
     int auth_sigv4;             /* 1: verify signatures */
     const char *credentials;    /* keys file for auth_sigv4 (env keys are added) */
+    const char *console_token;  /* with auth_sigv4: the console's (dispatch.h); NULL: none */
     const char *s3_dir;         /* S3 objects ELBv2 reads: DIR/bucket/key (NULL: none) */
     size_t max_body;            /* request bodies over this answer 413 */
     int quiet;                  /* no per-request log line */

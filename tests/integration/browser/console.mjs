@@ -6,11 +6,18 @@
 // place; the fail-health-checks button takes an instance OutOfService on the load
 // balancer; large type. Each step saves a screenshot and the page's text beside it
 // (OUT/NN-step.png, .txt) for the shell test to check.
-//   node console.mjs EP OUT [manual]   (manual: the emulator runs --clock manual)
+// With a dashboard made by boto3 PutDashboard (the shell test), the last step shows it
+// rendered: its metric widget an SVG with the metric's label, its text widget as text.
+// sigv4 mode: the emulator runs --auth sigv4; without the token the page is refused, the
+// console URL with the token loads it (the token leaves the address bar) and the group and
+// the live stream show.
+//   node console.mjs EP OUT [manual|sigv4 TOKEN]   (manual: the emulator runs --clock manual)
 import { chromium } from "playwright-core";
 import { writeFileSync } from "node:fs";
 
-const [ep, out, mode] = process.argv.slice(2);
+const [ep, out, mode, token] = process.argv.slice(2);
+// under --auth sigv4 the test's own reads carry the token as the admin API's header
+const hdrs = token ? { "X-Scalelab-Token": token } : {};
 let failed = 0;
 const check = (desc, cond, detail) => {
   console.log(`${cond ? "ok" : "not ok"} - ${desc}${detail !== undefined && !cond ? ` (${detail})` : ""}`);
@@ -24,7 +31,7 @@ async function aws(params) {
   if (!r.ok) throw new Error(`${params.Action}: ${r.status} ${t}`);
   return t;
 }
-const overview = async () => (await fetch(ep + "/_scalelab/overview")).json();
+const overview = async () => (await fetch(ep + "/_scalelab/overview", { headers: hdrs })).json();
 const group = async () => (await overview()).worlds[0].groups.find((g) => g.name === "web");
 const inService = (g) => g.instances.filter((i) => i.lifecycle_state === "InService").map((i) => i.id).sort();
 
@@ -46,7 +53,8 @@ const errors = [];
 page.on("pageerror", (e) => errors.push(String(e)));
 page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
 const external = [];
-page.on("request", (r) => { if (!r.url().startsWith(ep)) external.push(r.url()); });
+// the dashboards' images show as blob: URLs of the page's own origin
+page.on("request", (r) => { if (!r.url().startsWith(ep) && !r.url().startsWith("blob:" + ep)) external.push(r.url()); });
 let n = 0;
 async function shot(step) {
   n++;
@@ -58,7 +66,53 @@ const laneIds = (lane) => page.$$eval(`[data-group="web"] [data-lane="${lane}"] 
                                       (els) => els.map((e) => e.dataset.instance).sort());
 
 try {
-  if (mode === "manual") {
+  if (mode === "sigv4") {
+    const r = await page.goto(ep + "/");
+    const refused = await page.evaluate(() => document.body.innerText);
+    check("sigv4: the page without the token is refused (403) saying how to get in",
+          r.status() === 403 && refused.includes("a token is needed") && refused.includes("?token="), r.status());
+    errors.length = 0; // Chromium logs the refused page's 403 as a console error: expected here
+    await page.goto(ep + "/?token=" + token);
+    check("sigv4: the console URL with the token lands on the page without the token in the address bar",
+          page.url() === ep + "/", page.url());
+    const cookies = await page.context().cookies();
+    const c = cookies.find((k) => k.name.startsWith("scalelab_console_"));
+    check("sigv4: the page holds an HttpOnly SameSite=Strict cookie", c && c.httpOnly && c.sameSite === "Strict",
+          JSON.stringify(cookies));
+    await page.waitForSelector('[data-group="web"] [data-lane="InService"] [data-instance]', { timeout: 20000 }).catch(() => {});
+    const g = await group();
+    const shown = await laneIds("InService");
+    check("sigv4: the page shows the group and its instance InService", g && shown.length === 1 &&
+          JSON.stringify(shown) === JSON.stringify(inService(g)), shown);
+    check("sigv4: the event stream is live with the cookie (launch in the feed)", await until("feed", async () =>
+      (await page.textContent("#conn")) === "live" && (await page.$$('#feed [data-type="launch"]')).length >= 1, 10000));
+    // the ELBv2 target group's per-target request rate and latency, under a short load
+    // through its listener (the proxy's own counters, as for the classic load balancer)
+    const dp = await (await fetch(ep + "/_scalelab/dataplane", { headers: hdrs })).json();
+    const albPort = (dp.alb_listeners || [])[0] && dp.alb_listeners[0].port;
+    const healthy = await until("the target healthy", async () => {
+      const tg = (await overview()).worlds[0].target_groups.find((t) => t.name === "tg");
+      return tg && tg.targets.length === 1 && tg.targets[0].state === "healthy" ? tg.targets[0] : null;
+    }, 30000);
+    check("ELBv2: the target group's instance is healthy behind the listener", healthy && albPort, `port ${albPort}`);
+    const t1 = Date.now();
+    let sent = 0;
+    while (Date.now() - t1 < 3000 && sent < 300) {
+      const r = await fetch(`http://127.0.0.1:${albPort}/`).catch(() => null);
+      if (r) { await r.text(); sent += r.ok ? 1 : 0; }
+    }
+    const tgRate = await until("the target group's rate on the page", async () => {
+      const v = await page.$$eval('[data-tg="tg"] [data-tg-target] [data-rate]',
+                                  (els) => els.map((e) => [Number(e.dataset.rate), e.textContent.trim()]));
+      return v.length === 1 && v[0][0] > 0 ? v[0] : null;
+    }, 12000);
+    check("ELBv2: the target group's row shows the target's request rate (req/s)", tgRate && /\/s/.test(tgRate[1]),
+          `${sent} requests sent, ${tgRate}`);
+    const tgLat = await page.$$eval('[data-tg="tg"] [data-tg-target] [data-latency]',
+                                    (els) => els.map((e) => [Number(e.dataset.latency), e.textContent.trim()]));
+    check("ELBv2: and its mean latency in ms", tgLat.length === 1 && tgLat[0][0] > 0 && / ms$/.test(tgLat[0][1]), tgLat);
+    await shot("sigv4");
+  } else if (mode === "manual") {
     await page.goto(ep + "/_scalelab/ui");
     await page.waitForSelector("#adv60:not([hidden])", { state: "visible", timeout: 10000 }).catch(() => {});
     // boot follows the manual clock: Pending until the clock passes launch + boot_s (60 s)
@@ -206,6 +260,30 @@ try {
     await page.click("#confirm-ok");
     check("zone recover: the zone is available again", await until("available", async () =>
       (await page.$$(`[data-zone-state="available"] button[data-zone="${zone}"]`)).length === 1, 10000));
+
+    // step 7: the CloudWatch dashboard (PutDashboard from boto3): its metric widget drawn
+    // as SVG with the metric's label, its text widget as text, placed on the grid
+    await page.keyboard.press("l"); // back to normal type
+    const dash = await until("the dashboard drawn", async () => {
+      const v = await page.$$eval('[data-dashboard="lab"] [data-svg] img', (els) =>
+        els.map((e) => ({ w: e.naturalWidth, src: e.getAttribute("src"), hidden: e.hidden, url: e.closest("[data-svg]").dataset.svg })));
+      return v.length === 1 && v[0].w > 0 && !v[0].hidden ? v[0] : null;
+    }, 20000);
+    check("dashboard: the metric widget is an image the page loaded", dash, JSON.stringify(dash));
+    const svg = dash ? await page.evaluate(async (u) => (await fetch(u)).text(), dash.url) : "";
+    check("dashboard: the widget's SVG carries the metric's label and the title",
+          svg.startsWith("<?xml") && svg.includes("<svg") && svg.includes("Requests through front") &&
+          svg.includes("Load balancer requests"), svg.slice(0, 200));
+    const box = await page.$eval('[data-dashboard="lab"] [data-svg]', (e) => { const r = e.getBoundingClientRect(); const g = e.parentElement.getBoundingClientRect(); return [r.width / g.width, r.left - g.left]; });
+    check("dashboard: the 16-column metric widget spans 2/3 of the 24-column grid at x 0",
+          Math.abs(box[0] - 16 / 24) < 0.03 && Math.abs(box[1]) < 3, box);
+    const txt = await page.$eval('[data-dashboard="lab"] .dw.text', (e) => e.innerHTML);
+    check("dashboard: the text widget's markdown as text (heading, bold), its HTML escaped",
+          txt.includes("<h3>Lab notes</h3>") && txt.includes("<strong>scale-out</strong>") &&
+          txt.includes("&lt;script&gt;") && !(await page.$('[data-dashboard="lab"] .dw.text script')), txt);
+    await page.$eval('[data-dashboard="lab"]', (e) => e.scrollIntoView());
+    await page.waitForTimeout(300);
+    await shot("dashboard");
   }
   check("no page errors", errors.length === 0, errors.slice(0, 3).join("; "));
   check("nothing fetched but the emulator's own URLs", external.length === 0, external.slice(0, 3).join(" "));
