@@ -28,14 +28,14 @@ struct fixture {
     int reports, ok, connect_failed, want;
 };
 
-static void on_report(void *ud, const char *key, int ok, int connect_failed)
+static void on_report(void *ud, const char *key, const struct hc_result *r)
 {
     struct fixture *f = ud;
 
     assert_string_equal(key, "lb/i-1");
     f->reports++;
-    f->ok += ok != 0;
-    f->connect_failed += connect_failed != 0;
+    f->ok += r->ok != 0;
+    f->connect_failed += r->connect_failed != 0;
     if (f->reports >= f->want)
         cm_ev_stop(f->ev);
 }
