@@ -1,5 +1,5 @@
 /* emulator/api_autoscaling_notify.h: the Auto Scaling handlers of notification
- * configurations (over scaler/asg_notify.h) and LaunchInstances, a fourth table beside
+ * configurations (over scaler/asg_notify.h), a fourth table beside
  * api_autoscaling_handlers that api_find searches last; and the Filters of
  * DescribeAutoScalingGroups as scaler/asg_filter.h takes them. */
 #ifndef EMULATOR_API_AUTOSCALING_NOTIFY_H
