@@ -89,6 +89,11 @@ struct answer_route {
 struct alarm_track {
     char name[256];
     enum sc_alarm_state last;
+    int composite; /* a composite alarm (infrastructure.composite_alarms) */
+    /* a composite's Action history items already pushed: those up to action_ms, of which
+     * action_seen at action_ms itself */
+    int64_t action_ms;
+    int action_seen;
 };
 
 struct group_track {
