@@ -692,6 +692,12 @@ static void make_timeline(struct eng *e)
                                                         : v->metrics[k].metric.metric_name;
         ai[i].comparison = v ? v->comparison_operator : "";
         ai[i].threshold = v ? v->threshold : 0;
+        ai[i].alarm_rule = NULL;
+        if (e->alarms[i].composite) {
+            const struct sc_composite_view *cv =
+                sc_alarms_composite_find(sc_cw_alarms(e->cw), e->alarms[i].name);
+            ai[i].alarm_rule = cv ? cv->alarm_rule : "";
+        }
     }
     tc.start_ms = e->start_ms;
     tc.end_ms = e->end_ms;
