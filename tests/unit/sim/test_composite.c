@@ -218,6 +218,16 @@ static void test_composite_transitions_and_no_scaling(void **state)
     assert_int_equal(c2_alarm, 1);
     assert_int_equal(failed, 1);
     assert_int_equal(launches, 1); /* the first instance only: nothing scaled */
+    {
+        /* the composites are alarms of the timeline after the metric alarms (and the
+         * target-tracking policy's two), with their rule and no metric */
+        const struct sim_timeline_config *tc = sim_timeline_config(tl);
+        assert_int_equal(tc->nalarms, 6);
+        assert_string_equal(tc->alarms[4].name, "c1");
+        assert_string_equal(tc->alarms[4].alarm_rule, "ALARM(hot) AND ALARM(warm)");
+        assert_string_equal(tc->alarms[5].alarm_rule, "ALARM(c1) AND NOT OK(warm)");
+        assert_null(tc->alarms[0].alarm_rule);
+    }
     sim_timeline_destroy(tl);
     sim_run_result_cleanup(&res);
     sim_scenario_destroy(sc);
