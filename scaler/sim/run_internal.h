@@ -94,6 +94,9 @@ struct alarm_track {
      * action_seen at action_ms itself */
     int64_t action_ms;
     int action_seen;
+    /* pushes left that read its history: set after a transition and while actions are
+     * held (the actions run at the next steps), so a quiet composite costs no scan */
+    int action_watch;
 };
 
 struct group_track {

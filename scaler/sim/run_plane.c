@@ -644,9 +644,14 @@ void push_alarm_changes(struct eng *e)
             ev.description = reason ? reason : "";
             ev.status = sc_alarm_state_name(state);
             sim_timeline_push_event(e->tl, &ev);
+            t->action_watch = 3;
         }
-        if (cv)
+        if (cv && cv->actions_suppressed_by)
+            t->action_watch = 3;
+        if (cv && t->action_watch > 0) {
             push_composite_actions(e, t);
+            t->action_watch--;
+        }
     }
 }
 
