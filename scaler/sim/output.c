@@ -352,6 +352,12 @@ void sim_out_json_head(struct sim_out *o, const char *scenario, uint64_t seed, c
     for (int a = 0; a < tc->nalarms; a++) {
         fputs(a ? ",{\"name\":" : "{\"name\":", f);
         sim_out_json_str(f, tc->alarms[a].name);
+        if (tc->alarms[a].alarm_rule) { /* a composite: its rule, no metric */
+            fputs(",\"alarm_rule\":", f);
+            sim_out_json_str(f, tc->alarms[a].alarm_rule);
+            fputc('}', f);
+            continue;
+        }
         fputs(",\"metric\":", f);
         sim_out_json_str(f, tc->alarms[a].metric);
         fputs(",\"comparison\":", f);

@@ -382,6 +382,49 @@ static int setup_alarms(struct eng *e)
     return 0;
 }
 
+/* infrastructure.composite_alarms, in the file's order (a rule may name a composite put
+ * before it), through PutCompositeAlarm's call: a rule that does not parse or names a
+ * missing alarm is libscaler's ValidationError at the composite's path. */
+static int setup_composites(struct eng *e)
+{
+    const struct sim_scenario *sc = e->sc;
+
+    for (int i = 0; i < sc->ncomposites; i++) {
+        const struct sim_composite *a = &sc->composites[i];
+        struct sc_put_composite_alarm_req req = { 0 };
+        const char *actions[SC_ALARM_MAX_ACTIONS + 1], *ok_actions[SC_ALARM_MAX_ACTIONS + 1];
+        struct sc_error err = { 0 };
+
+        for (int j = 0; j < a->nactions && j <= SC_ALARM_MAX_ACTIONS; j++)
+            actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->actions[j])];
+        for (int j = 0; j < a->nok_actions && j <= SC_ALARM_MAX_ACTIONS; j++)
+            ok_actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->ok_actions[j])];
+        req.alarm_name = a->name;
+        req.alarm_rule = a->alarm_rule;
+        req.has_actions_enabled = 1;
+        req.actions_enabled = a->actions_enabled;
+        req.alarm_actions = actions;
+        req.n_alarm_actions =
+            a->nactions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nactions : SC_ALARM_MAX_ACTIONS + 1;
+        req.ok_actions = ok_actions;
+        req.n_ok_actions =
+            a->nok_actions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nok_actions : SC_ALARM_MAX_ACTIONS + 1;
+        req.actions_suppressor = a->actions_suppressor;
+        req.has_wait_period = a->has_wait_period;
+        req.wait_period_s = a->wait_period_s;
+        req.has_extension_period = a->has_extension_period;
+        req.extension_period_s = a->extension_period_s;
+        if (sc_cw_put_composite_alarm(e->cw, &req, e->now_ms, &err) != SC_OK)
+            return lib_fail(e, a->path, &err);
+        snprintf(e->alarms[e->nalarms].name, sizeof(e->alarms[0].name), "%s", a->name);
+        e->alarms[e->nalarms].last = SC_ALARM_INSUFFICIENT_DATA;
+        e->alarms[e->nalarms].composite = 1;
+        e->alarms[e->nalarms].action_ms = INT64_MIN;
+        e->nalarms++;
+    }
+    return 0;
+}
+
 static void warn(struct sim_run_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -649,6 +692,12 @@ static void make_timeline(struct eng *e)
                                                         : v->metrics[k].metric.metric_name;
         ai[i].comparison = v ? v->comparison_operator : "";
         ai[i].threshold = v ? v->threshold : 0;
+        ai[i].alarm_rule = NULL;
+        if (e->alarms[i].composite) {
+            const struct sc_composite_view *cv =
+                sc_alarms_composite_find(sc_cw_alarms(e->cw), e->alarms[i].name);
+            ai[i].alarm_rule = cv ? cv->alarm_rule : "";
+        }
     }
     tc.start_ms = e->start_ms;
     tc.end_ms = e->end_ms;
@@ -738,7 +787,9 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
     e.ec2 = sc_world_ec2(e.w);
     e.lbs = cm_xcalloc((size_t)sc->nlbs + 1, sizeof(*e.lbs));
     e.groups = cm_xcalloc((size_t)sc->ngroups + 1, sizeof(*e.groups));
-    e.alarms = cm_xcalloc((size_t)sc->nalarms + 2 * (size_t)sc->npolicies + 1, sizeof(*e.alarms));
+    e.alarms =
+        cm_xcalloc((size_t)sc->nalarms + (size_t)sc->ncomposites + 2 * (size_t)sc->npolicies + 1,
+                   sizeof(*e.alarms));
     e.faults = cm_xcalloc((size_t)sc->nfaults + 1, sizeof(*e.faults));
 
     rc = setup_lbs(&e);
@@ -750,6 +801,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
         rc = setup_policies(&e);
     if (!rc)
         rc = setup_alarms(&e);
+    if (!rc)
+        rc = setup_composites(&e);
     if (!rc)
         rc = alb_plan(&e);
     if (!rc && e.nalarms > SIM_TIMELINE_MAX_ALARMS) {

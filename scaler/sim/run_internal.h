@@ -89,6 +89,14 @@ struct answer_route {
 struct alarm_track {
     char name[256];
     enum sc_alarm_state last;
+    int composite; /* a composite alarm (infrastructure.composite_alarms) */
+    /* a composite's Action history items already pushed: those up to action_ms, of which
+     * action_seen at action_ms itself */
+    int64_t action_ms;
+    int action_seen;
+    /* pushes left that read its history: set after a transition and while actions are
+     * held (the actions run at the next steps), so a quiet composite costs no scan */
+    int action_watch;
 };
 
 struct group_track {

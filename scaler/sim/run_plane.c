@@ -562,24 +562,96 @@ enum sim_alarm_state to_sim_state(enum sc_alarm_state s)
                                  : SIM_ALARM_INSUFFICIENT_DATA;
 }
 
+/* A composite's Action history items not yet pushed, oldest first. */
+struct action_scan {
+    struct eng *e;
+    struct alarm_track *t;
+    int at_last; /* items seen so far at t->action_ms */
+};
+
+static int push_action_item(const struct sc_alarm_history_view *h, void *ud)
+{
+    struct action_scan *s = ud;
+    struct alarm_track *t = s->t;
+    struct sim_event ev = { 0 };
+
+    if (h->timestamp_ms < t->action_ms)
+        return 0;
+    if (h->timestamp_ms == t->action_ms && s->at_last++ < t->action_seen)
+        return 0;
+    if (h->timestamp_ms > t->action_ms) {
+        t->action_ms = h->timestamp_ms;
+        t->action_seen = 0;
+        s->at_last = 1;
+    }
+    t->action_seen++;
+    /* an Auto Scaling action of a composite never runs the policy (AWS): the failed item
+     * libscaler logs is the timeline's note, so nothing scales silently */
+    ev.kind = SIM_EVENT_ALARM;
+    ev.t_ms = ev.end_ms = h->timestamp_ms;
+    ev.name = t->name;
+    ev.cause = h->history_summary ? h->history_summary : "";
+    ev.description = h->history_summary ? h->history_summary : "";
+    ev.status = "Action";
+    sim_timeline_push_event(s->e->tl, &ev);
+    return 0;
+}
+
+static void push_composite_actions(struct eng *e, struct alarm_track *t)
+{
+    struct sc_describe_alarm_history_req req = { 0 };
+    struct action_scan s = { e, t, 0 };
+    struct sc_error err = { 0 };
+
+    req.alarm_name = t->name;
+    req.history_item_type = "Action";
+    req.scan_by = "TimestampAscending";
+    if (t->action_ms != INT64_MIN) {
+        req.has_start_date = 1;
+        req.start_date_ms = t->action_ms;
+    }
+    sc_cw_describe_alarm_history(e->cw, &req, e->now_ms, push_action_item, &s, &err);
+}
+
 void push_alarm_changes(struct eng *e)
 {
     for (int i = 0; i < e->nalarms; i++) {
-        const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
+        struct alarm_track *t = &e->alarms[i];
+        const struct sc_alarm_view *v = NULL;
+        const struct sc_composite_view *cv = NULL;
+        enum sc_alarm_state state;
+        const char *reason;
         char cause[64];
         struct sim_event ev = { 0 };
-        if (!v || v->state == e->alarms[i].last)
-            continue;
-        snprintf(cause, sizeof(cause), "%s -> %s", sc_alarm_state_name(e->alarms[i].last),
-                 sc_alarm_state_name(v->state));
-        e->alarms[i].last = v->state;
-        ev.kind = SIM_EVENT_ALARM;
-        ev.t_ms = ev.end_ms = e->now_ms;
-        ev.name = e->alarms[i].name;
-        ev.cause = cause;
-        ev.description = v->state_reason ? v->state_reason : "";
-        ev.status = sc_alarm_state_name(v->state);
-        sim_timeline_push_event(e->tl, &ev);
+
+        if (t->composite) {
+            cv = sc_alarms_composite_find(sc_cw_alarms(e->cw), t->name);
+            state = cv ? cv->state : t->last;
+            reason = cv ? cv->state_reason : NULL;
+        } else {
+            v = sc_cw_alarm_find(e->cw, t->name);
+            state = v ? v->state : t->last;
+            reason = v ? v->state_reason : NULL;
+        }
+        if (state != t->last) {
+            snprintf(cause, sizeof(cause), "%s -> %s", sc_alarm_state_name(t->last),
+                     sc_alarm_state_name(state));
+            t->last = state;
+            ev.kind = SIM_EVENT_ALARM;
+            ev.t_ms = ev.end_ms = e->now_ms;
+            ev.name = t->name;
+            ev.cause = cause;
+            ev.description = reason ? reason : "";
+            ev.status = sc_alarm_state_name(state);
+            sim_timeline_push_event(e->tl, &ev);
+            t->action_watch = 3;
+        }
+        if (cv && cv->actions_suppressed_by)
+            t->action_watch = 3;
+        if (cv && t->action_watch > 0) {
+            push_composite_actions(e, t);
+            t->action_watch--;
+        }
     }
 }
 

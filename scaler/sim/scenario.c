@@ -317,6 +317,7 @@ _Static_assert(offsetof(struct sim_launch_config, name) == SIM_PATH_MAX, "path t
 _Static_assert(offsetof(struct sim_group, name) == SIM_PATH_MAX, "path then name");
 _Static_assert(offsetof(struct sim_policy, name) == SIM_PATH_MAX, "path then name");
 _Static_assert(offsetof(struct sim_alarm, name) == SIM_PATH_MAX, "path then name");
+_Static_assert(offsetof(struct sim_composite, name) == SIM_PATH_MAX, "path then name");
 _Static_assert(offsetof(struct sim_tg, name) == SIM_PATH_MAX, "path then name");
 _Static_assert(offsetof(struct sim_alb, name) == SIM_PATH_MAX, "path then name");
 
@@ -497,6 +498,28 @@ static void check_phase_alb(struct ctx *c, const struct sim_scenario *sc,
     }
 }
 
+/* An alarm's or composite's actions (at path) name policies an alarm can run. */
+static void check_actions(struct ctx *c, const struct sim_scenario *sc, const char *path,
+                          char **actions, int nactions, char **ok_actions, int nok_actions)
+{
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], buf[SIM_PATH_MAX + 32];
+
+    for (int j = 0; j < nactions + nok_actions; j++) {
+        int ok = j >= nactions;
+        const char *name = ok ? ok_actions[j - nactions] : actions[j];
+        int k = sim_scenario_policy_index(sc, name);
+        path_key(p, path, ok ? "ok_actions" : "actions");
+        path_idx(pi, p, (size_t)(ok ? j - nactions : j));
+        if (k < 0)
+            fail(c, pi, "no policy named \"%s\"%s", name,
+                 dym(buf, sizeof(buf), NEAR(policies, npolicies, name)));
+        else if (sc->policies[k].type == SIM_POLICY_TARGET)
+            fail(c, pi, "policy \"%s\" is target tracking: it makes its own alarms", name);
+        else if (sc->policies[k].type == SIM_POLICY_PREDICTIVE)
+            fail(c, pi, "policy \"%s\" is predictive: alarms do not run it", name);
+    }
+}
+
 /* Every reference error is reported; an object whose own reading failed may have a NULL
  * name or reference, which is skipped here (it is already an error). */
 static void check_refs(struct ctx *c, struct sim_scenario *sc)
@@ -551,22 +574,15 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
                  dym(buf, sizeof(buf), NEAR(groups, ngroups, pl->group)));
         }
     }
+    check_unique(c, "composite alarm", sc->ncomposites, sizeof(*sc->composites),
+                 (const char *)sc->composites);
     for (int i = 0; i < sc->nalarms; i++) {
         struct sim_alarm *a = &sc->alarms[i];
-        for (int j = 0; j < a->nactions + a->nok_actions; j++) {
-            int ok = j >= a->nactions;
-            const char *name = ok ? a->ok_actions[j - a->nactions] : a->actions[j];
-            int k = sim_scenario_policy_index(sc, name);
-            path_key(p, a->path, ok ? "ok_actions" : "actions");
-            path_idx(pi, p, (size_t)(ok ? j - a->nactions : j));
-            if (k < 0)
-                fail(c, pi, "no policy named \"%s\"%s", name,
-                     dym(buf, sizeof(buf), NEAR(policies, npolicies, name)));
-            else if (sc->policies[k].type == SIM_POLICY_TARGET)
-                fail(c, pi, "policy \"%s\" is target tracking: it makes its own alarms", name);
-            else if (sc->policies[k].type == SIM_POLICY_PREDICTIVE)
-                fail(c, pi, "policy \"%s\" is predictive: alarms do not run it", name);
-        }
+        check_actions(c, sc, a->path, a->actions, a->nactions, a->ok_actions, a->nok_actions);
+    }
+    for (int i = 0; i < sc->ncomposites; i++) {
+        struct sim_composite *a = &sc->composites[i];
+        check_actions(c, sc, a->path, a->actions, a->nactions, a->ok_actions, a->nok_actions);
     }
     for (int i = 0; i < sc->nphases; i++) {
         struct sim_phase *ph = &sc->phases[i];
@@ -671,10 +687,10 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
                                         "faults",
                                         "expect",
                                         NULL };
-    static const char *const infra_keys[] = { "load_balancers", "target_groups",
-                                              "albs",           "launch_configurations",
-                                              "groups",         "policies",
-                                              "alarms",         NULL };
+    static const char *const infra_keys[] = {
+        "load_balancers", "target_groups",    "albs", "launch_configurations", "groups", "policies",
+        "alarms",         "composite_alarms", NULL
+    };
     struct sc_lint lint;
     char warnings[SIM_ERR_MAX];
     struct ctx c = { &lint, file, (flags & SIM_SCENARIO_LENIENT) != 0 };
@@ -749,6 +765,8 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
                    parse_policy(&c, o_, pi, &sc->policies[i]));
         PARSE_EACH(infra, "$.infrastructure", "alarms", alarms, nalarms,
                    parse_alarm(&c, o_, pi, &sc->alarms[i]));
+        PARSE_EACH(infra, "$.infrastructure", "composite_alarms", composites, ncomposites,
+                   parse_composite(&c, o_, pi, &sc->composites[i]));
         if (sc->ngroups == 0 &&
             (!json_object_get(infra, "groups") || json_is_array(json_object_get(infra, "groups"))))
             fail(&c, "$.infrastructure.groups", "needs at least one group");
@@ -905,6 +923,15 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         free(a->threshold_metric_id);
     }
     free(sc->alarms);
+    for (int i = 0; i < sc->ncomposites; i++) {
+        struct sim_composite *a = &sc->composites[i];
+        free(a->name);
+        free(a->alarm_rule);
+        free_str_array(a->actions, a->nactions);
+        free_str_array(a->ok_actions, a->nok_actions);
+        free(a->actions_suppressor);
+    }
+    free(sc->composites);
     for (int i = 0; i < sc->nphases; i++) {
         free(sc->phases[i].target);
         free(sc->phases[i].trace_t_ms);

@@ -317,6 +317,25 @@ struct sim_alarm {
     char *threshold_metric_id;
 };
 
+/* infrastructure.composite_alarms[]: PutCompositeAlarm (docs/cloudwatch.md "Composite
+ * alarms"). The rule names the scenario's alarms (or composites given before it); the run
+ * puts it through libscaler, which answers a bad rule with AWS's code and text. */
+struct sim_composite {
+    char path[SIM_PATH_MAX];
+    char *name;
+    char *alarm_rule;
+    char **actions; /* policy names: AWS never runs them from a composite */
+    int nactions;
+    char **ok_actions;
+    int nok_actions;
+    int actions_enabled;      /* default 1 */
+    char *actions_suppressor; /* NULL: none */
+    int has_wait_period;
+    int wait_period_s;
+    int has_extension_period;
+    int extension_period_s;
+};
+
 /* ---- load ---- */
 
 enum sim_shape {
@@ -436,6 +455,8 @@ struct sim_scenario {
     int npolicies;
     struct sim_alarm *alarms;
     int nalarms;
+    struct sim_composite *composites;
+    int ncomposites;
     struct sim_phase *phases;
     int nphases;
     struct sim_fault *faults;

@@ -814,3 +814,36 @@ int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_ala
     }
     return bad ? -1 : 0;
 }
+
+/* infrastructure.composite_alarms[i]. The rule and the suppressor's periods are checked by
+ * libscaler when the run puts the composite (AWS's ValidationError texts); here only the
+ * shapes. */
+int parse_composite(struct ctx *c, const json_t *o, const char *path, struct sim_composite *a)
+{
+    static const char *const keys[] = { "name",
+                                        "alarm_rule",
+                                        "actions",
+                                        "ok_actions",
+                                        "actions_enabled",
+                                        "actions_suppressor",
+                                        "actions_suppressor_wait_period",
+                                        "actions_suppressor_extension_period",
+                                        NULL };
+    int r, bad = 0;
+
+    path_join(a->path, path, "");
+    bad |= check_keys(c, o, path, keys) != 0;
+    bad |= get_str(c, o, path, "name", 1, NULL, &a->name) < 0;
+    bad |= get_str(c, o, path, "alarm_rule", 1, NULL, &a->alarm_rule) < 0;
+    bad |= get_str_array(c, o, path, "actions", 0, &a->actions, &a->nactions) < 0;
+    bad |= get_str_array(c, o, path, "ok_actions", 0, &a->ok_actions, &a->nok_actions) < 0;
+    bad |= get_bool(c, o, path, "actions_enabled", 1, &a->actions_enabled) < 0;
+    bad |= get_str(c, o, path, "actions_suppressor", 0, NULL, &a->actions_suppressor) < 0;
+    bad |= (r = get_int(c, o, path, "actions_suppressor_wait_period", 0, 0, -2147483647, 2147483647,
+                        &a->wait_period_s)) < 0;
+    a->has_wait_period = r > 0;
+    bad |= (r = get_int(c, o, path, "actions_suppressor_extension_period", 0, 0, -2147483647,
+                        2147483647, &a->extension_period_s)) < 0;
+    a->has_extension_period = r > 0;
+    return bad ? -1 : 0;
+}

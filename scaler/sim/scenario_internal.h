@@ -60,6 +60,7 @@ int parse_lc(struct ctx *c, const json_t *o, const char *path, struct sim_launch
 int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_group *g);
 int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_policy *pl);
 int parse_alarm(struct ctx *c, const json_t *o, const char *path, struct sim_alarm *a);
+int parse_composite(struct ctx *c, const json_t *o, const char *path, struct sim_composite *a);
 
 /* scenario_alb.c: $.infrastructure.target_groups and .albs, a phase's "requests" and
  * "listener_port"; free_albs() frees what they read (and the phases' requests). */

@@ -122,6 +122,7 @@ struct sim_timeline *sim_timeline_create(const struct sim_timeline_config *cfg)
         tl->alarm_infos[i].metric = cm_xstrdup(a->metric ? a->metric : "");
         tl->alarm_infos[i].comparison = cm_xstrdup(a->comparison ? a->comparison : "");
         tl->alarm_infos[i].threshold = a->threshold;
+        tl->alarm_infos[i].alarm_rule = a->alarm_rule ? cm_xstrdup(a->alarm_rule) : NULL;
     }
     tl->cfg.alarms = tl->alarm_infos;
 
@@ -159,6 +160,7 @@ void sim_timeline_destroy(struct sim_timeline *tl)
         free((char *)tl->alarm_infos[i].name);
         free((char *)tl->alarm_infos[i].metric);
         free((char *)tl->alarm_infos[i].comparison);
+        free((char *)tl->alarm_infos[i].alarm_rule);
     }
     free(tl->alarm_infos);
     free((char *)tl->cfg.scenario_name);

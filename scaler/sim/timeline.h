@@ -129,6 +129,7 @@ struct sim_alarm_info {
     const char *metric;     /* e.g. "CPUUtilization" */
     const char *comparison; /* AWS ComparisonOperator, e.g. "GreaterThanThreshold" */
     double threshold;
+    const char *alarm_rule; /* a composite alarm's AlarmRule (no metric then), else NULL */
 };
 
 struct sim_timeline_config {

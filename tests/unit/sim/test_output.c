@@ -15,8 +15,8 @@
 
 static const char *const gnames[] = { "web" };
 static const struct sim_alarm_info alarms[] = {
-    { "high-cpu", "CPUUtilization", "GreaterThanThreshold", 80 },
-    { "low", "CPUUtilization", "LessThanThreshold", 40 },
+    { "high-cpu", "CPUUtilization", "GreaterThanThreshold", 80, NULL },
+    { "low", "CPUUtilization", "LessThanThreshold", 40, NULL },
 };
 
 static void cfg(struct sim_timeline_config *tc)

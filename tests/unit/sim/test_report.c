@@ -28,8 +28,8 @@
 
 static const char *const group_names[] = { "web-asg" };
 static const struct sim_alarm_info alarms[] = {
-    { "high-cpu", "CPUUtilization", "GreaterThanThreshold", 80 },
-    { "low-cpu", "CPUUtilization", "LessThanThreshold", 40 },
+    { "high-cpu", "CPUUtilization", "GreaterThanThreshold", 80, NULL },
+    { "low-cpu", "CPUUtilization", "LessThanThreshold", 40, NULL },
 };
 
 struct fixture {

@@ -33,7 +33,7 @@ static struct sim_timeline *make(int max_buckets, int max_events)
 {
     static const char *const groups[] = { "g" };
     static const struct sim_alarm_info alarms[] = { { "high", "CPUUtilization",
-                                                      "GreaterThanThreshold", 80 } };
+                                                      "GreaterThanThreshold", 80, NULL } };
     struct sim_timeline_config c = { 0 };
 
     c.start_ms = 0;
