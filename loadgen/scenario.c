@@ -836,6 +836,16 @@ int scenario_main(int argc, char **argv)
         sim_scenario_destroy(sc);
         return 2;
     }
+    if (sc->ncomposites) {
+        /* not built: the plan has no PutCompositeAlarm (its rule would need the prefixed
+         * names), and a run without them would silently differ from the prediction */
+        fprintf(stderr,
+                "loadgen scenario: %s: $.infrastructure.composite_alarms: composite alarms are "
+                "played by scaler simulate only, not yet by loadgen scenario (docs/status.md)\n",
+                o.file);
+        sim_scenario_destroy(sc);
+        return 2;
+    }
     if (!dry_run) {
         rc = scn_run(&o, sc);
         sim_scenario_destroy(sc);

@@ -15,6 +15,12 @@ for f in "$ROOT"/scenarios/*.json; do
             grep -qF '$f: \$.infrastructure.albs: Application Load Balancers' '$TMP/$n.err'"
         continue
     fi
+    if grep -q '"composite_alarms"' "$f"; then
+        check "dry-run $n: composite alarms are refused with exit 2 and the path (scaler simulate only)" bash -c "
+            '$LG' scenario '$f' --dry-run 2>'$TMP/$n.err'; [ \$? = 2 ] &&
+            grep -qF '$f: \$.infrastructure.composite_alarms: composite alarms' '$TMP/$n.err'"
+        continue
+    fi
     check "dry-run $n: setup and teardown printed, names prefixed" bash -c "
         '$LG' scenario '$f' --dry-run --prefix sl-t >'$TMP/$n.plan'
         grep -q '^# setup' '$TMP/$n.plan' && grep -q '^# teardown' '$TMP/$n.plan'
