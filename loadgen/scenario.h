@@ -63,7 +63,11 @@ void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_se
  * Alarm actions naming policies carry "{arn:POLICY}" placeholders, replaced by the
  * PolicyARN of the PutScalingPolicy reply when run; scheduled actions' times carry
  * "{at:MS}", the emulated time MS ms after the scenario's start as ISO 8601 (both printed
- * as is by --dry-run). A recurrence becomes its runs within the scenario (docs/loadgen.md,
+ * as is by --dry-run). ELBv2 calls carry "{tg:NAME}", "{alb:NAME}", "{listener:ALB:PORT}",
+ * "{rule:ALB:PORT:PRIORITY}" (the ARNs the create calls return), "{subnet:ZONE}" (the
+ * zone's default subnet), "{vpc:default}", "{lbdim:ALB}" (app/NAME/ID) and "{tgdim:TG}"
+ * (targetgroup/NAME/ID), printed as is (a run does not play ELBv2 yet: scenario_main()
+ * refuses it). A recurrence becomes its runs within the scenario (docs/loadgen.md,
  * Auto Scaling). svc (NULL: real-time service) sets the profiles' time_scaled and batch in
  * the UserData. Returns 0, or -1 with err (n bytes) naming the problem. */
 int scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,

@@ -10,8 +10,19 @@ set -euo pipefail
 for f in "$ROOT"/scenarios/*.json; do
     n=$(basename "$f" .json)
     if grep -q '"albs"' "$f"; then
-        check "dry-run $n: ALBs are refused with exit 2 and the path (scaler simulate only)" bash -c "
-            '$LG' scenario '$f' --dry-run 2>'$TMP/$n.err'; [ \$? = 2 ] &&
+        check "dry-run $n: the ELBv2 calls in the plan (target groups, ALB, listener, rules) and teardown in reverse" bash -c "set -e
+            '$LG' scenario '$f' --dry-run --prefix sl-t >'$TMP/$n.plan'
+            grep -q '^elbv2 CreateTargetGroup Name=sl-t-.*VpcId={vpc:default}' '$TMP/$n.plan'
+            grep -q '^elbv2 ModifyTargetGroupAttributes .*deregistration_delay.timeout_seconds' '$TMP/$n.plan'
+            grep -q '^elbv2 CreateLoadBalancer Name=sl-t-.* Type=application .*Subnets.member.2={subnet:' '$TMP/$n.plan'
+            grep -q '^elbv2 CreateListener .LoadBalancerArn={alb:.* DefaultActions.member.1.Type=' '$TMP/$n.plan'
+            grep -q '^elbv2 CreateRule .ListenerArn={listener:.* Priority=10 .*Field=path-pattern' '$TMP/$n.plan'
+            grep -q '^autoscaling CreateAutoScalingGroup .*TargetGroupARNs.member.1={tg:' '$TMP/$n.plan'
+            grep -q 'ResourceLabel={lbdim:front}/{tgdim:api-tg}' '$TMP/$n.plan'
+            awk '/^# teardown/{on=1; next} on && /^elbv2/{print \$2}' '$TMP/$n.plan' | uniq | tr '\n' ' ' |
+                grep -qx 'DeleteRule DeleteListener DeleteLoadBalancer DeleteTargetGroup '"
+        check "run $n: still refused with exit 2 and the path (the run does not play ELBv2 yet)" bash -c "
+            '$LG' scenario '$f' --prefix sl-t 2>'$TMP/$n.err'; [ \$? = 2 ] &&
             grep -qF '$f: \$.infrastructure.albs: Application Load Balancers' '$TMP/$n.err'"
         continue
     fi
@@ -47,6 +58,63 @@ play() {
         fi
     done < "$TMP/lines"
 }
+
+# play_elbv2 PLAN SECTION: as play, resolving the ELBv2 placeholders as the plan's header
+# describes them ({vpc:default}, {subnet:ZONE} from DescribeSubnets; {tg:T}, {alb:A},
+# {listener:A:PORT}, {rule:A:PORT:PRIO} from the create calls' replies; {lbdim:A},
+# {tgdim:T} from those ARNs).
+play_elbv2() {
+    local plan=$1 section=$2 prefix=$3
+    local line k v name arn
+    declare -A ref=() back=()
+    "$LG" aws ec2 DescribeSubnets > "$TMP/subnets"
+    ref[vpc:default]=$(sed -n 's:.*<vpcId>\(.*\)</vpcId>.*:\1:p' "$TMP/subnets" | head -n 1)
+    while read -r k v; do ref[subnet:$v]=$k; done < <(awk -F'[<>]' '
+        $2 == "item" { id = ""; az = ""; def = "" }
+        $2 == "subnetId" { id = $3 } $2 == "availabilityZone" { az = $3 }
+        $2 == "defaultForAz" { def = $3 }
+        $2 == "/item" && def == "true" { print id, az }' "$TMP/subnets")
+    if [ -f "$TMP/refs" ]; then
+        while IFS=$'\t' read -r k v; do ref[$k]=$v; done < "$TMP/refs"
+    fi
+    awk -v s="# $section" '/^# /{on=index($0, s)==1; next} on' "$plan" > "$TMP/lines"
+    while IFS= read -r line; do
+        for k in "${!ref[@]}"; do line=${line//"{$k}"/${ref[$k]}}; done
+        case "$line" in *'{'[a-z]*:*'}'*) echo "unresolved: $line"; return 1 ;; esac
+        eval "set -- $line"
+        "$LG" aws "$@" > "$TMP/reply" || { echo "failed: $line"; return 1; }
+        name=$(printf '%s\n' "$@" | sed -n "s/^Name=$prefix-//p")
+        arn=$(sed -n 's:.*<\(TargetGroupArn\|LoadBalancerArn\|ListenerArn\|RuleArn\)>\(.*\)</.*:\2:p' "$TMP/reply" | head -n 1)
+        case "$2" in
+        CreateTargetGroup) ref[tg:$name]=$arn; ref[tgdim:$name]=${arn##*:} ;;
+        CreateLoadBalancer) ref[alb:$name]=$arn; ref[lbdim:$name]=${arn#*:loadbalancer/}
+            back[$arn]=$name ;;
+        CreateListener)
+            k=$(printf '%s\n' "$@" | sed -n 's/^LoadBalancerArn=//p')
+            v=$(printf '%s\n' "$@" | sed -n 's/^Port=//p')
+            ref[listener:${back[$k]}:$v]=$arn; back[$arn]=${back[$k]}:$v ;;
+        CreateRule)
+            k=$(printf '%s\n' "$@" | sed -n 's/^ListenerArn=//p')
+            v=$(printf '%s\n' "$@" | sed -n 's/^Priority=//p')
+            ref[rule:${back[$k]}:$v]=$arn ;;
+        esac
+    done < "$TMP/lines"
+    for k in "${!ref[@]}"; do printf '%s\t%s\n' "$k" "${ref[$k]}"; done > "$TMP/refs"
+}
+
+"$LG" scenario "$ROOT/scenarios/alb-request-count.json" --dry-run --prefix sl-alb > "$TMP/alb.plan"
+check "alb-request-count: every setup call accepted by the emulator's ELBv2 (ids filled in)" bash -c "set -e
+    $(declare -f play_elbv2); TMP='$TMP' LG='$LG' play_elbv2 '$TMP/alb.plan' setup sl-alb
+    '$LG' aws elbv2 DescribeTargetGroups | grep -q '<TargetGroupName>sl-alb-api-tg<'
+    '$LG' aws elbv2 DescribeRules ListenerArn=\$(awk -F'\t' '\$1 == \"listener:front:80\" {print \$2}' '$TMP/refs') |
+        grep -c '<RuleArn>' | grep -qx 3
+    '$LG' aws autoscaling DescribePolicies | grep -q '<ResourceLabel>app/sl-alb-front/[^/]*/targetgroup/sl-alb-api-tg/'
+    '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'targetgroup/sl-alb-api-tg/'"
+check "alb-request-count: teardown leaves no rule, listener, load balancer or target group" bash -c "
+    $(declare -f play_elbv2); TMP='$TMP' LG='$LG' play_elbv2 '$TMP/alb.plan' teardown sl-alb &&
+    ! '$LG' aws elbv2 DescribeLoadBalancers | grep -q 'sl-alb-' &&
+    ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-alb-' &&
+    ! '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'sl-alb-'"
 
 for n in seed-tutorial step-scaling target-tracking target-tracking-math; do
     [ -f "$ROOT/scenarios/$n.json" ] || continue
