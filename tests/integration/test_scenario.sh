@@ -116,6 +116,24 @@ check "alb-request-count: teardown leaves no rule, listener, load balancer or ta
     ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-alb-' &&
     ! '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'sl-alb-'"
 
+"$LG" scenario "$ROOT/tests/integration/data/alb_plan_rules.json" --dry-run --prefix sl-rules \
+    > "$TMP/rules.plan"
+check "alb_plan_rules: weighted forward, redirect, fixed response and every condition accepted" bash -c "set -e
+    $(declare -f play_elbv2); rm -f '$TMP/refs'
+    TMP='$TMP' LG='$LG' play_elbv2 '$TMP/rules.plan' setup sl-rules
+    l=\$(awk -F'\t' '\$1 == \"listener:edge:80\" {print \$2}' '$TMP/refs')
+    '$LG' aws elbv2 DescribeRules ListenerArn=\$l > '$TMP/rules.xml'
+    grep -c '<RuleArn>' '$TMP/rules.xml' | grep -qx 4
+    grep -q '<Weight>3</Weight>' '$TMP/rules.xml'
+    grep -q '<HttpHeaderName>X-Canary</HttpHeaderName>' '$TMP/rules.xml'
+    grep -q '<StatusCode>HTTP_301</StatusCode>' '$TMP/rules.xml'
+    '$LG' aws cloudwatch DescribeAlarms | grep -q '<Value>app/sl-rules-edge/'
+    '$LG' aws cloudwatch DescribeAlarms | grep -q '<Value>targetgroup/sl-rules-a-tg/'"
+check "alb_plan_rules: teardown leaves no ELBv2 resource" bash -c "
+    $(declare -f play_elbv2); TMP='$TMP' LG='$LG' play_elbv2 '$TMP/rules.plan' teardown sl-rules &&
+    ! '$LG' aws elbv2 DescribeLoadBalancers | grep -q 'sl-rules-' &&
+    ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-rules-'"
+
 for n in seed-tutorial step-scaling target-tracking target-tracking-math; do
     [ -f "$ROOT/scenarios/$n.json" ] || continue
     "$LG" scenario "$ROOT/scenarios/$n.json" --dry-run --prefix "sl-$n" > "$TMP/$n.plan"
