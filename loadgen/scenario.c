@@ -29,6 +29,7 @@ static struct scn_call *call_add(struct scn_call **v, int *n, enum aws_service s
     c->svc = svc;
     c->action = cm_xstrdup(action);
     c->policy = cm_xstrdup("");
+    c->ref = cm_xstrdup("");
     aws_params_init(&c->params);
     return c;
 }
@@ -51,6 +52,14 @@ static char *user_data(const struct sc_app *app_in, const struct scn_service *sv
 
     assert(n > 0); /* SC_APP_FORMAT_LEN holds every profile */
     return cm_base64_encode(json, (size_t)n);
+}
+
+/* ref: cm_xasprintf()'d, taken */
+static void call_ref(struct scn_call *c, const char *elem, char *ref)
+{
+    free(c->ref);
+    c->ref = ref;
+    c->ref_elem = elem;
 }
 
 static void add_name(struct aws_params *p, const char *key, const char *prefix, const char *name)
@@ -260,6 +269,7 @@ static void plan_albs(struct scn_plan *plan, const struct sim_scenario *sc, cons
         struct aws_params *p = &c->params;
         int na = 0;
 
+        call_ref(c, "TargetGroupArn", cm_xasprintf("tg:%s", tg->name));
         add_name(p, "Name", prefix, tg->name);
         aws_params_add(p, "Protocol", tg->protocol ? tg->protocol : "HTTP");
         aws_params_addf(p, "Port", "%d", tg->port);
@@ -314,6 +324,7 @@ static void plan_albs(struct scn_plan *plan, const struct sim_scenario *sc, cons
         char **zones = b->nzones ? b->zones : sc->zones;
         int nz = b->nzones ? b->nzones : sc->nzones;
 
+        call_ref(c, "LoadBalancerArn", cm_xasprintf("alb:%s", b->name));
         add_name(&c->params, "Name", prefix, b->name);
         aws_params_add(&c->params, "Type", "application");
         for (int z = 0; z < nz; z++) {
@@ -326,6 +337,7 @@ static void plan_albs(struct scn_plan *plan, const struct sim_scenario *sc, cons
             const struct sim_alb_listener *li = &b->listeners[l];
 
             c = call_add(&plan->setup, &plan->nsetup, AWS_ELBV2, "CreateListener");
+            call_ref(c, "ListenerArn", cm_xasprintf("listener:%s:%d", b->name, li->port));
             aws_params_addf(&c->params, "LoadBalancerArn", "{alb:%s}", b->name);
             aws_params_add(&c->params, "Protocol", li->protocol ? li->protocol : "HTTP");
             aws_params_addf(&c->params, "Port", "%d", li->port);
@@ -334,6 +346,8 @@ static void plan_albs(struct scn_plan *plan, const struct sim_scenario *sc, cons
                 const struct sim_alb_rule *ru = &li->rules[k];
 
                 c = call_add(&plan->setup, &plan->nsetup, AWS_ELBV2, "CreateRule");
+                call_ref(c, "RuleArn",
+                         cm_xasprintf("rule:%s:%d:%d", b->name, li->port, ru->priority));
                 aws_params_addf(&c->params, "ListenerArn", "{listener:%s:%d}", b->name, li->port);
                 aws_params_addf(&c->params, "Priority", "%d", ru->priority);
                 plan_conditions(&c->params, ru);
@@ -902,6 +916,7 @@ static void calls_free(struct scn_call *v, int n)
     for (int i = 0; i < n; i++) {
         free(v[i].action);
         free(v[i].policy);
+        free(v[i].ref);
         aws_params_cleanup(&v[i].params);
     }
     free(v);
@@ -1092,14 +1107,16 @@ int scenario_main(int argc, char **argv)
         return 2;
     }
     sim_scenario_print_lines(stderr, "loadgen scenario", o.file, sc->warnings, 1);
-    if (!dry_run && (sc->nalbs || sc->ntgs)) {
-        /* the plan has the ELBv2 calls (--dry-run prints them); the run does not fill in
-         * their ARNs nor send the load to the listeners' proxies yet */
+    for (int i = 0; !dry_run && i < sc->nphases; i++) {
+        /* the ELBv2 setup and teardown are played; a phase's requests to an ALB are not */
+        if (sim_scenario_alb_index(sc, sc->phases[i].target) < 0)
+            continue;
         fprintf(stderr,
-                "loadgen scenario: %s: %s: Application Load Balancers and target groups are "
-                "played by scaler simulate only; loadgen scenario --dry-run prints their calls, "
-                "a run does not make them yet (docs/status.md)\n",
-                o.file, sc->nalbs ? "$.infrastructure.albs" : "$.infrastructure.target_groups");
+                "loadgen scenario: %s: %s: a load phase aimed at an Application Load Balancer "
+                "is played by scaler simulate only; loadgen scenario creates the ALB (and "
+                "--dry-run prints its calls) but does not send its requests yet "
+                "(docs/status.md)\n",
+                o.file, sc->phases[i].path);
         sim_scenario_destroy(sc);
         return 2;
     }

@@ -21,9 +21,9 @@ for f in "$ROOT"/scenarios/*.json; do
             grep -q 'ResourceLabel={lbdim:front}/{tgdim:api-tg}' '$TMP/$n.plan'
             awk '/^# teardown/{on=1; next} on && /^elbv2/{print \$2}' '$TMP/$n.plan' | uniq | tr '\n' ' ' |
                 grep -qx 'DeleteRule DeleteListener DeleteLoadBalancer DeleteTargetGroup '"
-        check "run $n: still refused with exit 2 and the path (the run does not play ELBv2 yet)" bash -c "
+        check "run $n: load aimed at the ALB still refused with exit 2 and the phase's path" bash -c "
             '$LG' scenario '$f' --prefix sl-t 2>'$TMP/$n.err'; [ \$? = 2 ] &&
-            grep -qF '$f: \$.infrastructure.albs: Application Load Balancers' '$TMP/$n.err'"
+            grep -qF '$f: \$.load[0]: a load phase aimed at an Application Load Balancer' '$TMP/$n.err'"
         continue
     fi
     check "dry-run $n: setup and teardown printed, names prefixed" bash -c "
@@ -148,4 +148,42 @@ for n in seed-tutorial step-scaling target-tracking target-tracking-math; do
         ! '$LG' aws cloudwatch DescribeAlarms | grep -q '<AlarmName>sl-$n-'
         ! '$LG' aws elb DescribeLoadBalancers | grep -q 'sl-$n-'"
 done
+# a run with an ALB (no load aimed at it: a run does not send requests to ALBs yet), on an
+# emulator at x120: the ELBv2 setup with the ids filled in, healthy targets, the path rule
+# and the fixed response answering on the listener's real port, and the teardown
+start_emu albemu --quiet --time-scale 120
+export AWS_ENDPOINT_URL="$EP"
+alb=$ROOT/tests/integration/data/alb_setup_run.json
+rc=0
+timeout 300 "$LG" scenario "$alb" --endpoint "$EP" --prefix sl-run --keep --quiet \
+    >"$TMP/albrun.out" 2>"$TMP/albrun.err" || rc=$?
+check "alb_setup_run --keep: exits 0 (setup accepted, expectation holds)" bash -c "
+    [ $rc = 0 ] || { cat '$TMP/albrun.err'; exit 1; }"
+check "alb_setup_run: the group's two instances are healthy targets of the target group" bash -c "set -e
+    tg=\$('$LG' aws elbv2 DescribeTargetGroups | sed -n 's:.*<TargetGroupArn>\(.*sl-run-web-tg.*\)</TargetGroupArn>.*:\1:p')
+    '$LG' aws elbv2 DescribeTargetHealth TargetGroupArn=\$tg | grep -c '<State>healthy</State>' | grep -qx 2"
+curl -s "$EP/_scalelab/dataplane" > "$TMP/dp.json"
+alb_port=$(python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1])).get("alb_listeners", []):
+    if "/app/sl-run-front/" in x["listener_arn"]:
+        print(x["port"])' "$TMP/dp.json")
+check "alb_setup_run: /web/* reaches the target group's instances (X-Scalelab-Instance), anything else the fixed 404" bash -c "set -e
+    [ -n '$alb_port' ]
+    for i in 1 2 3 4 5 6; do curl -s -D - -o /dev/null http://127.0.0.1:$alb_port/web/x; done > '$TMP/web.h'
+    [ \$(grep -c '^HTTP/1.1 200' '$TMP/web.h') = 6 ]
+    ids=\$('$LG' aws autoscaling DescribeAutoScalingGroups | grep -o '<InstanceId>[^<]*' | cut -d'>' -f2 | sort -u)
+    for i in \$(grep -i '^X-Scalelab-Instance:' '$TMP/web.h' | awk '{print \$2}' | sort -u); do
+        printf '%s\n' \$ids | grep -qx \$i; done
+    grep -qi '^X-Scalelab-Instance: i-' '$TMP/web.h'
+    [ \$(curl -s -o '$TMP/other.b' -w '%{http_code}' http://127.0.0.1:$alb_port/other) = 404 ]
+    grep -qx 'not here' '$TMP/other.b'"
+rc=0
+timeout 300 "$LG" scenario "$alb" --endpoint "$EP" --prefix sl-run2 --quiet \
+    >"$TMP/albrun2.out" 2>"$TMP/albrun2.err" || rc=$?
+check "alb_setup_run: without --keep the teardown deletes the rules, listener, ALB and target group" bash -c "
+    [ $rc = 0 ] || { cat '$TMP/albrun2.err'; exit 1; }
+    ! '$LG' aws elbv2 DescribeLoadBalancers | grep -q 'sl-run2-' &&
+    ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-run2-' &&
+    ! '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'sl-run2-'"
 finish
