@@ -27,6 +27,7 @@ static const struct {
     [AWS_ELB] = { "elasticloadbalancing", "2012-06-01", "ELASTIC_LOAD_BALANCING" },
     [AWS_CLOUDWATCH] = { "monitoring", "2010-08-01", "CLOUDWATCH" },
     [AWS_EC2] = { "ec2", "2016-11-15", "EC2" },
+    [AWS_ELBV2] = { "elasticloadbalancing", "2015-12-01", "ELASTIC_LOAD_BALANCING_V2" },
 };
 
 const char *aws_service_name(enum aws_service svc)
@@ -774,9 +775,13 @@ static int service_parse(const char *s, enum aws_service *out)
         const char *alias;
         enum aws_service svc;
     } names[] = {
-        { "autoscaling", AWS_AUTOSCALING },  { "elb", AWS_ELB },
-        { "elasticloadbalancing", AWS_ELB }, { "cloudwatch", AWS_CLOUDWATCH },
-        { "monitoring", AWS_CLOUDWATCH },    { "ec2", AWS_EC2 },
+        { "autoscaling", AWS_AUTOSCALING },
+        { "elb", AWS_ELB },
+        { "elasticloadbalancing", AWS_ELB },
+        { "cloudwatch", AWS_CLOUDWATCH },
+        { "monitoring", AWS_CLOUDWATCH },
+        { "ec2", AWS_EC2 },
+        { "elbv2", AWS_ELBV2 },
     };
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -801,13 +806,13 @@ int aws_main(int argc, char **argv)
 
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: loadgen aws SERVICE ACTION [Name=Value ...]\n"
-               "  SERVICE: autoscaling | elb | cloudwatch | ec2; credentials, region and\n"
+               "  SERVICE: autoscaling | elb | elbv2 | cloudwatch | ec2; credentials, region and\n"
                "  endpoint as the AWS CLI resolves them (AWS_ENDPOINT_URL[_<SERVICE>]).\n"
                "  Prints the reply XML; an AWS error exits 3 with CODE: message.\n");
         return 0;
     }
     if (argc < 3 || service_parse(argv[1], &svc) < 0) {
-        fprintf(stderr, "loadgen aws: need SERVICE (autoscaling|elb|cloudwatch|ec2) ACTION\n"
+        fprintf(stderr, "loadgen aws: need SERVICE (autoscaling|elb|elbv2|cloudwatch|ec2) ACTION\n"
                         "try 'loadgen aws --help'\n");
         return 2;
     }

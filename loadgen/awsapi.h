@@ -27,7 +27,8 @@ struct aws_config {
 };
 
 /* The services this client speaks. */
-enum aws_service { AWS_AUTOSCALING, AWS_ELB, AWS_CLOUDWATCH, AWS_EC2, AWS_NSERVICES };
+/* AWS_ELBV2: the same elasticloadbalancing endpoint as AWS_ELB, API version 2015-12-01 */
+enum aws_service { AWS_AUTOSCALING, AWS_ELB, AWS_CLOUDWATCH, AWS_EC2, AWS_ELBV2, AWS_NSERVICES };
 
 /* Looks up key in section of an INI text as the AWS CLI reads ~/.aws files: '#'/';'
  * comment lines, "[section]" headers (whitespace around the name ignored), "key = value"

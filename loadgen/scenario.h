@@ -23,6 +23,11 @@ struct scn_call {
      * name; "" otherwise */
     char *policy;
     int64_t at_ms; /* a timed call: its scenario time (0 for setup and teardown calls) */
+    /* an ELBv2 create call: the key its reply's ARN (element ref_elem, e.g.
+     * "TargetGroupArn") is kept under for later calls' placeholders ("tg:NAME", "alb:NAME",
+     * "listener:ALB:PORT", "rule:ALB:PORT:PRIORITY"); "" otherwise */
+    char *ref;
+    const char *ref_elem;
 };
 
 struct scn_plan {
@@ -63,7 +68,11 @@ void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_se
  * Alarm actions naming policies carry "{arn:POLICY}" placeholders, replaced by the
  * PolicyARN of the PutScalingPolicy reply when run; scheduled actions' times carry
  * "{at:MS}", the emulated time MS ms after the scenario's start as ISO 8601 (both printed
- * as is by --dry-run). A recurrence becomes its runs within the scenario (docs/loadgen.md,
+ * as is by --dry-run). ELBv2 calls carry "{tg:NAME}", "{alb:NAME}", "{listener:ALB:PORT}",
+ * "{rule:ALB:PORT:PRIORITY}" (the ARNs the create calls return), "{subnet:ZONE}" (the
+ * zone's default subnet), "{vpc:default}", "{lbdim:ALB}" (app/NAME/ID) and "{tgdim:TG}"
+ * (targetgroup/NAME/ID), printed as is by --dry-run (scn_ref_substitute() when run). A
+ * recurrence becomes its runs within the scenario (docs/loadgen.md,
  * Auto Scaling). svc (NULL: real-time service) sets the profiles' time_scaled and batch in
  * the UserData. Returns 0, or -1 with err (n bytes) naming the problem. */
 int scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,

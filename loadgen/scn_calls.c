@@ -33,6 +33,79 @@ static const char *arn_lookup(const char *policy, void *ud)
     return i >= 0 && r->arns[i] ? r->arns[i] : NULL;
 }
 
+static void ref_set(struct run *r, const char *key, const char *value)
+{
+    r->refk = cm_xrealloc(r->refk, (size_t)(r->nrefs + 1) * sizeof(*r->refk));
+    r->refv = cm_xrealloc(r->refv, (size_t)(r->nrefs + 1) * sizeof(*r->refv));
+    r->refk[r->nrefs] = cm_xstrdup(key);
+    r->refv[r->nrefs++] = cm_xstrdup(value);
+}
+
+static const char *ref_get(struct run *r, const char *key)
+{
+    for (int i = r->nrefs - 1; i >= 0; i--)
+        if (strcmp(r->refk[i], key) == 0)
+            return r->refv[i];
+    return NULL;
+}
+
+/* {lbdim:A}: the ALB ARN after "loadbalancer/"; {tgdim:T}: the target group ARN's last
+ * part (targetgroup/NAME/ID); the rest as stored. */
+static const char *ref_lookup(const char *key, void *ud)
+{
+    struct run *r = ud;
+    char k[300];
+    const char *v;
+
+    if (strncmp(key, "lbdim:", 6) == 0) {
+        snprintf(k, sizeof(k), "alb:%s", key + 6);
+        v = ref_get(r, k);
+        v = v ? strstr(v, ":loadbalancer/") : NULL;
+        return v ? v + 14 : NULL;
+    }
+    if (strncmp(key, "tgdim:", 6) == 0) {
+        snprintf(k, sizeof(k), "tg:%s", key + 6);
+        v = ref_get(r, k);
+        v = v ? strrchr(v, ':') : NULL;
+        return v ? v + 1 : NULL;
+    }
+    return ref_get(r, key);
+}
+
+/* The default VPC and each zone's default subnet (DescribeSubnets, defaultForAz), for the
+ * ELBv2 calls' {vpc:default} and {subnet:ZONE}. */
+static int subnets_find(struct run *r)
+{
+    struct aws_params p;
+    struct aws_error err;
+    xmlDoc *doc = NULL;
+    xmlNode *set, *it;
+
+    aws_params_init(&p);
+    if (scn_aws_call(r, AWS_EC2, "DescribeSubnets", &p, &doc, &err) != 0) {
+        scn_fail_msg("setup: DescribeSubnets refused: %s: %s", err.code[0] ? err.code : "error",
+                     err.message);
+        aws_params_cleanup(&p);
+        return -1;
+    }
+    aws_params_cleanup(&p);
+    set = aws_xml_find(xmlDocGetRootElement(doc), "subnetSet");
+    for (it = set ? aws_xml_find(set, "item") : NULL; it; it = aws_xml_next(it)) {
+        char id[128], az[64], vpc[128], def[16];
+
+        if (aws_xml_text(it, "defaultForAz", def, sizeof(def)) != 0 || strcmp(def, "true") != 0 ||
+            aws_xml_text(it, "subnetId", id, sizeof(id)) != 0 ||
+            aws_xml_text(it, "availabilityZone", az, sizeof(az)) != 0)
+            continue;
+        if (!ref_get(r, "vpc:default") && aws_xml_text(it, "vpcId", vpc, sizeof(vpc)) == 0)
+            ref_set(r, "vpc:default", vpc);
+        snprintf(vpc, sizeof(vpc), "subnet:%s", az);
+        ref_set(r, vpc, id);
+    }
+    xmlFreeDoc(doc);
+    return 0;
+}
+
 /* One call; on an AWS error err is filled and -1 returned. */
 int scn_aws_call(struct run *r, enum aws_service svc, const char *action,
                  const struct aws_params *p, xmlDoc **doc, struct aws_error *err)
@@ -50,8 +123,11 @@ int scn_aws_call(struct run *r, enum aws_service svc, const char *action,
 
 static const char *call_name(const struct scn_call *c)
 {
-    static const char *const keys[] = { "LoadBalancerName", "LaunchConfigurationName", "AlarmName",
-                                        "PolicyName", "AutoScalingGroupName" };
+    static const char *const keys[] = {
+        "LoadBalancerName", "LaunchConfigurationName", "AlarmName",
+        "PolicyName",       "AutoScalingGroupName",    "Name",
+        "ListenerArn",      "LoadBalancerArn",         "TargetGroupArn"
+    };
 
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
         const char *v = param_get(&c->params, keys[k]);
@@ -63,6 +139,8 @@ static const char *call_name(const struct scn_call *c)
 
 int scn_setup(struct run *r)
 {
+    if ((r->sc->nalbs || r->sc->ntgs) && subnets_find(r) != 0)
+        return -1;
     for (int i = 0; i < r->plan.nsetup && !scn_g_stop; i++) {
         const struct scn_call *c = &r->plan.setup[i];
         struct aws_params p;
@@ -78,6 +156,16 @@ int scn_setup(struct run *r)
                 aws_params_cleanup(&p);
                 return -1;
             }
+            if (c->svc == AWS_ELBV2 || strchr(val, '{')) {
+                char v2[4096];
+
+                if (scn_ref_substitute(val, ref_lookup, r, v2, sizeof(v2)) != 0) {
+                    scn_fail_msg("setup: %s %s: %s", c->action, call_name(c), v2);
+                    aws_params_cleanup(&p);
+                    return -1;
+                }
+                snprintf(val, sizeof(val), "%s", v2);
+            }
             scn_at_substitute(c->params.v[k].value, r->emu_t0, val, sizeof(val));
             aws_params_add(&p, c->params.v[k].name, val);
         }
@@ -89,6 +177,17 @@ int scn_setup(struct run *r)
             return -1;
         }
         r->done[i] = 1;
+        if (c->ref[0]) {
+            char arn[2048];
+
+            if (scn_reply_text(doc, c->ref_elem, arn, sizeof(arn)) != 0) {
+                scn_fail_msg("setup: %s %s: no %s in the reply", c->action, call_name(c),
+                             c->ref_elem);
+                xmlFreeDoc(doc);
+                return -1;
+            }
+            ref_set(r, c->ref, arn);
+        }
         if (c->policy[0]) {
             char arn[2048];
             int pi = sim_scenario_policy_index(r->sc, c->policy);
@@ -148,6 +247,10 @@ int scn_teardown(struct run *r)
           AWS_AUTOSCALING },
         { "CreateLaunchConfiguration", "DeleteLaunchConfiguration", "LaunchConfigurationName",
           AWS_AUTOSCALING },
+        { "CreateRule", "DeleteRule", "RuleArn", AWS_ELBV2 },
+        { "CreateListener", "DeleteListener", "ListenerArn", AWS_ELBV2 },
+        { "CreateLoadBalancer", "DeleteLoadBalancer", "LoadBalancerArn", AWS_ELBV2 },
+        { "CreateTargetGroup", "DeleteTargetGroup", "TargetGroupArn", AWS_ELBV2 },
         { "CreateLoadBalancer", "DeleteLoadBalancer", "LoadBalancerName", AWS_ELB },
     };
     for (size_t s = 0; s < sizeof(order) / sizeof(order[0]); s++) {
@@ -158,7 +261,7 @@ int scn_teardown(struct run *r)
             const char *name;
             int rc;
 
-            if (!r->done[i] || strcmp(c->action, order[s].create) != 0)
+            if (!r->done[i] || strcmp(c->action, order[s].create) != 0 || c->svc != order[s].svc)
                 continue;
             if (!order[s].key) {
                 if (nal > 0) {
@@ -171,7 +274,11 @@ int scn_teardown(struct run *r)
                 }
                 continue;
             }
-            name = param_get(&c->params, order[s].key);
+            /* ELBv2: the ARN the create call returned (reverse order: rules, listeners, load
+             * balancers, then target groups) */
+            name = c->svc == AWS_ELBV2 ? ref_get(r, c->ref) : param_get(&c->params, order[s].key);
+            if (!name)
+                continue;
             aws_params_init(&q);
             aws_params_add(&q, order[s].key, name);
             if (strcmp(order[s].del, "DeleteAutoScalingGroup") == 0)

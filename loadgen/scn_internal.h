@@ -60,6 +60,10 @@ struct run {
     struct scn_plan plan;
     int *done;   /* per setup call: 1 when it succeeded */
     char **arns; /* per scenario policy */
+    /* ELBv2: what the setup made, "KEY" -> value for the plan's placeholders (tg:T ->
+     * TargetGroupArn, ..., subnet:ZONE, vpc:default; loadgen/scenario.h) */
+    char **refk, **refv;
+    int nrefs;
     struct aws_client *aws;
     struct scn_emu emu;
     int own_emu;

@@ -70,6 +70,53 @@ int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, ch
     return 0;
 }
 
+int scn_ref_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n)
+{
+    static const char *const kinds[] = { "tg:",     "alb:", "listener:", "rule:",
+                                         "subnet:", "vpc:", "lbdim:",    "tgdim:" };
+    size_t len = 0;
+    const char *p = value;
+
+    if (n == 0)
+        return -1;
+    while (*p) {
+        const char *close = NULL, *v;
+        char key[300];
+        size_t k;
+        int known = 0;
+
+        if (*p == '{') {
+            for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+                known |= strncmp(p + 1, kinds[i], strlen(kinds[i])) == 0;
+            close = known ? strchr(p, '}') : NULL;
+        }
+        if (!close) {
+            if (len + 1 >= n)
+                return -1;
+            out[len++] = *p++;
+            continue;
+        }
+        k = (size_t)(close - p - 1);
+        if (k >= sizeof(key))
+            return -1;
+        memcpy(key, p + 1, k);
+        key[k] = '\0';
+        v = lookup(key, ud);
+        if (!v) {
+            snprintf(out, n, "nothing made for %s", key);
+            return -1;
+        }
+        k = strlen(v);
+        if (len + k >= n)
+            return -1;
+        memcpy(out + len, v, k);
+        len += k;
+        p = close + 1;
+    }
+    out[len] = '\0';
+    return 0;
+}
+
 int scn_at_substitute(const char *value, int64_t t0_ms, char *out, size_t n)
 {
     char *end;

@@ -25,6 +25,12 @@ typedef const char *(*scn_arn_lookup_fn)(const char *policy, void *ud);
  * Returns 0, or -1 when a name is unknown (out then names it: "no PolicyARN for NAME")
  * or the result does not fit. */
 int scn_arn_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n);
+/* Copies value into out (n bytes) with every ELBv2 placeholder of the plan ("{tg:T}",
+ * "{alb:A}", "{listener:A:PORT}", "{rule:A:PORT:PRIO}", "{subnet:ZONE}", "{vpc:default}",
+ * "{lbdim:A}", "{tgdim:T}"; loadgen/scenario.h) replaced by lookup("KIND:NAME"); any other
+ * brace (a redirect's "#{path}") is copied. Returns 0, or -1 when a key is unknown (out
+ * then names it: "nothing made for KEY") or the result does not fit. */
+int scn_ref_substitute(const char *value, scn_arn_lookup_fn lookup, void *ud, char *out, size_t n);
 
 /* A value that is "{at:MS}" as the ISO 8601 time (seconds, UTC) t0_ms + MS into out (n
  * bytes): 1; any other value: 0 and out untouched. */

@@ -172,6 +172,12 @@ static void run_cleanup(struct run *r)
     for (int i = 0; r->arns && i < r->sc->npolicies; i++)
         free(r->arns[i]);
     free(r->arns);
+    for (int i = 0; i < r->nrefs; i++) {
+        free(r->refk[i]);
+        free(r->refv[i]);
+    }
+    free(r->refk);
+    free(r->refv);
     free(r->done);
     free(r->seen);
     free(r->open_acts);

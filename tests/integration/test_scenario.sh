@@ -10,9 +10,20 @@ set -euo pipefail
 for f in "$ROOT"/scenarios/*.json; do
     n=$(basename "$f" .json)
     if grep -q '"albs"' "$f"; then
-        check "dry-run $n: ALBs are refused with exit 2 and the path (scaler simulate only)" bash -c "
-            '$LG' scenario '$f' --dry-run 2>'$TMP/$n.err'; [ \$? = 2 ] &&
-            grep -qF '$f: \$.infrastructure.albs: Application Load Balancers' '$TMP/$n.err'"
+        check "dry-run $n: the ELBv2 calls in the plan (target groups, ALB, listener, rules) and teardown in reverse" bash -c "set -e
+            '$LG' scenario '$f' --dry-run --prefix sl-t >'$TMP/$n.plan'
+            grep -q '^elbv2 CreateTargetGroup Name=sl-t-.*VpcId={vpc:default}' '$TMP/$n.plan'
+            grep -q '^elbv2 ModifyTargetGroupAttributes .*deregistration_delay.timeout_seconds' '$TMP/$n.plan'
+            grep -q '^elbv2 CreateLoadBalancer Name=sl-t-.* Type=application .*Subnets.member.2={subnet:' '$TMP/$n.plan'
+            grep -q '^elbv2 CreateListener .LoadBalancerArn={alb:.* DefaultActions.member.1.Type=' '$TMP/$n.plan'
+            grep -q '^elbv2 CreateRule .ListenerArn={listener:.* Priority=10 .*Field=path-pattern' '$TMP/$n.plan'
+            grep -q '^autoscaling CreateAutoScalingGroup .*TargetGroupARNs.member.1={tg:' '$TMP/$n.plan'
+            grep -q 'ResourceLabel={lbdim:front}/{tgdim:api-tg}' '$TMP/$n.plan'
+            awk '/^# teardown/{on=1; next} on && /^elbv2/{print \$2}' '$TMP/$n.plan' | uniq | tr '\n' ' ' |
+                grep -qx 'DeleteRule DeleteListener DeleteLoadBalancer DeleteTargetGroup '"
+        check "run $n: load aimed at the ALB still refused with exit 2 and the phase's path" bash -c "
+            '$LG' scenario '$f' --prefix sl-t 2>'$TMP/$n.err'; [ \$? = 2 ] &&
+            grep -qF '$f: \$.load[0]: a load phase aimed at an Application Load Balancer' '$TMP/$n.err'"
         continue
     fi
     if grep -q '"composite_alarms"' "$f"; then
@@ -54,6 +65,81 @@ play() {
     done < "$TMP/lines"
 }
 
+# play_elbv2 PLAN SECTION: as play, resolving the ELBv2 placeholders as the plan's header
+# describes them ({vpc:default}, {subnet:ZONE} from DescribeSubnets; {tg:T}, {alb:A},
+# {listener:A:PORT}, {rule:A:PORT:PRIO} from the create calls' replies; {lbdim:A},
+# {tgdim:T} from those ARNs).
+play_elbv2() {
+    local plan=$1 section=$2 prefix=$3
+    local line k v name arn
+    declare -A ref=() back=()
+    "$LG" aws ec2 DescribeSubnets > "$TMP/subnets"
+    ref[vpc:default]=$(sed -n 's:.*<vpcId>\(.*\)</vpcId>.*:\1:p' "$TMP/subnets" | head -n 1)
+    while read -r k v; do ref[subnet:$v]=$k; done < <(awk -F'[<>]' '
+        $2 == "item" { id = ""; az = ""; def = "" }
+        $2 == "subnetId" { id = $3 } $2 == "availabilityZone" { az = $3 }
+        $2 == "defaultForAz" { def = $3 }
+        $2 == "/item" && def == "true" { print id, az }' "$TMP/subnets")
+    if [ -f "$TMP/refs" ]; then
+        while IFS=$'\t' read -r k v; do ref[$k]=$v; done < "$TMP/refs"
+    fi
+    awk -v s="# $section" '/^# /{on=index($0, s)==1; next} on' "$plan" > "$TMP/lines"
+    while IFS= read -r line; do
+        for k in "${!ref[@]}"; do line=${line//"{$k}"/${ref[$k]}}; done
+        case "$line" in *'{'[a-z]*:*'}'*) echo "unresolved: $line"; return 1 ;; esac
+        eval "set -- $line"
+        "$LG" aws "$@" > "$TMP/reply" || { echo "failed: $line"; return 1; }
+        name=$(printf '%s\n' "$@" | sed -n "s/^Name=$prefix-//p")
+        arn=$(sed -n 's:.*<\(TargetGroupArn\|LoadBalancerArn\|ListenerArn\|RuleArn\)>\(.*\)</.*:\2:p' "$TMP/reply" | head -n 1)
+        case "$2" in
+        CreateTargetGroup) ref[tg:$name]=$arn; ref[tgdim:$name]=${arn##*:} ;;
+        CreateLoadBalancer) ref[alb:$name]=$arn; ref[lbdim:$name]=${arn#*:loadbalancer/}
+            back[$arn]=$name ;;
+        CreateListener)
+            k=$(printf '%s\n' "$@" | sed -n 's/^LoadBalancerArn=//p')
+            v=$(printf '%s\n' "$@" | sed -n 's/^Port=//p')
+            ref[listener:${back[$k]}:$v]=$arn; back[$arn]=${back[$k]}:$v ;;
+        CreateRule)
+            k=$(printf '%s\n' "$@" | sed -n 's/^ListenerArn=//p')
+            v=$(printf '%s\n' "$@" | sed -n 's/^Priority=//p')
+            ref[rule:${back[$k]}:$v]=$arn ;;
+        esac
+    done < "$TMP/lines"
+    for k in "${!ref[@]}"; do printf '%s\t%s\n' "$k" "${ref[$k]}"; done > "$TMP/refs"
+}
+
+"$LG" scenario "$ROOT/scenarios/alb-request-count.json" --dry-run --prefix sl-alb > "$TMP/alb.plan"
+check "alb-request-count: every setup call accepted by the emulator's ELBv2 (ids filled in)" bash -c "set -e
+    $(declare -f play_elbv2); TMP='$TMP' LG='$LG' play_elbv2 '$TMP/alb.plan' setup sl-alb
+    '$LG' aws elbv2 DescribeTargetGroups | grep -q '<TargetGroupName>sl-alb-api-tg<'
+    '$LG' aws elbv2 DescribeRules ListenerArn=\$(awk -F'\t' '\$1 == \"listener:front:80\" {print \$2}' '$TMP/refs') |
+        grep -c '<RuleArn>' | grep -qx 3
+    '$LG' aws autoscaling DescribePolicies | grep -q '<ResourceLabel>app/sl-alb-front/[^/]*/targetgroup/sl-alb-api-tg/'
+    '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'targetgroup/sl-alb-api-tg/'"
+check "alb-request-count: teardown leaves no rule, listener, load balancer or target group" bash -c "
+    $(declare -f play_elbv2); TMP='$TMP' LG='$LG' play_elbv2 '$TMP/alb.plan' teardown sl-alb &&
+    ! '$LG' aws elbv2 DescribeLoadBalancers | grep -q 'sl-alb-' &&
+    ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-alb-' &&
+    ! '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'sl-alb-'"
+
+"$LG" scenario "$ROOT/tests/integration/data/alb_plan_rules.json" --dry-run --prefix sl-rules \
+    > "$TMP/rules.plan"
+check "alb_plan_rules: weighted forward, redirect, fixed response and every condition accepted" bash -c "set -e
+    $(declare -f play_elbv2); rm -f '$TMP/refs'
+    TMP='$TMP' LG='$LG' play_elbv2 '$TMP/rules.plan' setup sl-rules
+    l=\$(awk -F'\t' '\$1 == \"listener:edge:80\" {print \$2}' '$TMP/refs')
+    '$LG' aws elbv2 DescribeRules ListenerArn=\$l > '$TMP/rules.xml'
+    grep -c '<RuleArn>' '$TMP/rules.xml' | grep -qx 4
+    grep -q '<Weight>3</Weight>' '$TMP/rules.xml'
+    grep -q '<HttpHeaderName>X-Canary</HttpHeaderName>' '$TMP/rules.xml'
+    grep -q '<StatusCode>HTTP_301</StatusCode>' '$TMP/rules.xml'
+    '$LG' aws cloudwatch DescribeAlarms | grep -q '<Value>app/sl-rules-edge/'
+    '$LG' aws cloudwatch DescribeAlarms | grep -q '<Value>targetgroup/sl-rules-a-tg/'"
+check "alb_plan_rules: teardown leaves no ELBv2 resource" bash -c "
+    $(declare -f play_elbv2); TMP='$TMP' LG='$LG' play_elbv2 '$TMP/rules.plan' teardown sl-rules &&
+    ! '$LG' aws elbv2 DescribeLoadBalancers | grep -q 'sl-rules-' &&
+    ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-rules-'"
+
 for n in seed-tutorial step-scaling target-tracking target-tracking-math; do
     [ -f "$ROOT/scenarios/$n.json" ] || continue
     "$LG" scenario "$ROOT/scenarios/$n.json" --dry-run --prefix "sl-$n" > "$TMP/$n.plan"
@@ -68,4 +154,42 @@ for n in seed-tutorial step-scaling target-tracking target-tracking-math; do
         ! '$LG' aws cloudwatch DescribeAlarms | grep -q '<AlarmName>sl-$n-'
         ! '$LG' aws elb DescribeLoadBalancers | grep -q 'sl-$n-'"
 done
+# a run with an ALB (no load aimed at it: a run does not send requests to ALBs yet), on an
+# emulator at x120: the ELBv2 setup with the ids filled in, healthy targets, the path rule
+# and the fixed response answering on the listener's real port, and the teardown
+start_emu albemu --quiet --time-scale 120
+export AWS_ENDPOINT_URL="$EP"
+alb=$ROOT/tests/integration/data/alb_setup_run.json
+rc=0
+timeout 300 "$LG" scenario "$alb" --endpoint "$EP" --prefix sl-run --keep --quiet \
+    >"$TMP/albrun.out" 2>"$TMP/albrun.err" || rc=$?
+check "alb_setup_run --keep: exits 0 (setup accepted, expectation holds)" bash -c "
+    [ $rc = 0 ] || { cat '$TMP/albrun.err'; exit 1; }"
+check "alb_setup_run: the group's two instances are healthy targets of the target group" bash -c "set -e
+    tg=\$('$LG' aws elbv2 DescribeTargetGroups | sed -n 's:.*<TargetGroupArn>\(.*sl-run-web-tg.*\)</TargetGroupArn>.*:\1:p')
+    '$LG' aws elbv2 DescribeTargetHealth TargetGroupArn=\$tg | grep -c '<State>healthy</State>' | grep -qx 2"
+curl -s "$EP/_scalelab/dataplane" > "$TMP/dp.json"
+alb_port=$(python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1])).get("alb_listeners", []):
+    if "/app/sl-run-front/" in x["listener_arn"]:
+        print(x["port"])' "$TMP/dp.json")
+check "alb_setup_run: /web/* reaches the target group's instances (X-Scalelab-Instance), anything else the fixed 404" bash -c "set -e
+    [ -n '$alb_port' ]
+    for i in 1 2 3 4 5 6; do curl -s -D - -o /dev/null http://127.0.0.1:$alb_port/web/x; done > '$TMP/web.h'
+    [ \$(grep -c '^HTTP/1.1 200' '$TMP/web.h') = 6 ]
+    ids=\$('$LG' aws autoscaling DescribeAutoScalingGroups | grep -o '<InstanceId>[^<]*' | cut -d'>' -f2 | sort -u)
+    for i in \$(grep -i '^X-Scalelab-Instance:' '$TMP/web.h' | awk '{print \$2}' | sort -u); do
+        printf '%s\n' \$ids | grep -qx \$i; done
+    grep -qi '^X-Scalelab-Instance: i-' '$TMP/web.h'
+    [ \$(curl -s -o '$TMP/other.b' -w '%{http_code}' http://127.0.0.1:$alb_port/other) = 404 ]
+    grep -qx 'not here' '$TMP/other.b'"
+rc=0
+timeout 300 "$LG" scenario "$alb" --endpoint "$EP" --prefix sl-run2 --quiet \
+    >"$TMP/albrun2.out" 2>"$TMP/albrun2.err" || rc=$?
+check "alb_setup_run: without --keep the teardown deletes the rules, listener, ALB and target group" bash -c "
+    [ $rc = 0 ] || { cat '$TMP/albrun2.err'; exit 1; }
+    ! '$LG' aws elbv2 DescribeLoadBalancers | grep -q 'sl-run2-' &&
+    ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-run2-' &&
+    ! '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'sl-run2-'"
 finish

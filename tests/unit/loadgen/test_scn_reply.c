@@ -31,6 +31,38 @@ static const char *lookup(const char *policy, void *ud)
     return NULL;
 }
 
+static const char *ref_lookup(const char *key, void *ud)
+{
+    (void)ud;
+    if (strcmp(key, "lbdim:front") == 0)
+        return "app/p-front/50dc6c495c0c9188";
+    if (strcmp(key, "tgdim:api") == 0)
+        return "targetgroup/p-api/73e2d6bc24d8a067";
+    if (strcmp(key, "subnet:us-east-1a") == 0)
+        return "subnet-1";
+    return NULL;
+}
+
+static void test_scn_reply_ref_substitute(void **state)
+{
+    char out[256];
+
+    (void)state;
+    assert_int_equal(
+        scn_ref_substitute("{lbdim:front}/{tgdim:api}", ref_lookup, NULL, out, sizeof(out)), 0);
+    assert_string_equal(out, "app/p-front/50dc6c495c0c9188/targetgroup/p-api/73e2d6bc24d8a067");
+    assert_int_equal(scn_ref_substitute("{subnet:us-east-1a}", ref_lookup, NULL, out, sizeof(out)),
+                     0);
+    assert_string_equal(out, "subnet-1");
+    /* a redirect's #{path} and any other brace stay */
+    assert_int_equal(scn_ref_substitute("/new/#{path}?{arn:x}", ref_lookup, NULL, out, sizeof(out)),
+                     0);
+    assert_string_equal(out, "/new/#{path}?{arn:x}");
+    assert_int_equal(scn_ref_substitute("{tg:nope}", ref_lookup, NULL, out, sizeof(out)), -1);
+    assert_string_equal(out, "nothing made for tg:nope");
+    assert_int_equal(scn_ref_substitute("{lbdim:front}", ref_lookup, NULL, out, 8), -1);
+}
+
 static void test_scn_reply_arn_substitute(void **state)
 {
     char out[512];
@@ -283,6 +315,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reply_arn_substitute),
+        cmocka_unit_test(test_scn_reply_ref_substitute),
         cmocka_unit_test(test_scn_reply_at_substitute),
         cmocka_unit_test(test_scn_reply_group),
         cmocka_unit_test(test_scn_reply_metric),
