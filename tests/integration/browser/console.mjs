@@ -264,12 +264,17 @@ try {
     // step 7: the CloudWatch dashboard (PutDashboard from boto3): its metric widget drawn
     // as SVG with the metric's label, its text widget as text, placed on the grid
     await page.keyboard.press("l"); // back to normal type
-    const dash = await until("the dashboard drawn", async () => {
+    // drawn with data: the image the page shows (a blob: URL) holds a series path of two
+    // points or more; the page redraws every 10 s, so a first image drawn before the
+    // metrics minute reported comes back with the line
+    const dash = await until("the dashboard drawn with its line", async () => {
       const v = await page.$$eval('[data-dashboard="lab"] [data-svg] img', (els) =>
         els.map((e) => ({ w: e.naturalWidth, src: e.getAttribute("src"), hidden: e.hidden, url: e.closest("[data-svg]").dataset.svg })));
-      return v.length === 1 && v[0].w > 0 && !v[0].hidden ? v[0] : null;
-    }, 20000);
-    check("dashboard: the metric widget is an image the page loaded", dash, JSON.stringify(dash));
+      if (!(v.length === 1 && v[0].w > 0 && !v[0].hidden)) return null;
+      const shown = await page.evaluate(async (u) => (await fetch(u)).text(), v[0].src);
+      return /<path class="series"[^>]*d="M[^"]*L/.test(shown) ? v[0] : null;
+    }, 30000);
+    check("dashboard: the metric widget is an image the page loaded, its series drawn", dash, JSON.stringify(dash));
     const svg = dash ? await page.evaluate(async (u) => (await fetch(u)).text(), dash.url) : "";
     check("dashboard: the widget's SVG carries the metric's label and the title",
           svg.startsWith("<?xml") && svg.includes("<svg") && svg.includes("Requests through front") &&
