@@ -316,6 +316,18 @@ static int setup_policies(struct eng *e)
     return 0;
 }
 
+/* The PolicyARNs of an alarm's or a composite's actions (policy names, checked by the
+ * reader) into out, at most SC_ALARM_MAX_ACTIONS + 1 of them (one past AWS's limit, so
+ * PutMetricAlarm / PutCompositeAlarm answer it); returns how many. */
+static int policy_arns(const struct eng *e, char *const *names, int n, const char **out)
+{
+    int k = n <= SC_ALARM_MAX_ACTIONS + 1 ? n : SC_ALARM_MAX_ACTIONS + 1;
+
+    for (int j = 0; j < k; j++)
+        out[j] = e->policy_arns[sim_scenario_policy_index(e->sc, names[j])];
+    return k;
+}
+
 static int setup_alarms(struct eng *e)
 {
     const struct sim_scenario *sc = e->sc;
@@ -336,19 +348,13 @@ static int setup_alarms(struct eng *e)
             dims[j].value = alb_dimension(e, a->dimensions[j].name, a->dimensions[j].value,
                                           dimbuf[j], sizeof(dimbuf[j]));
         }
-        for (int j = 0; j < a->nactions && j <= SC_ALARM_MAX_ACTIONS; j++)
-            actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->actions[j])];
-        for (int j = 0; j < a->nok_actions && j <= SC_ALARM_MAX_ACTIONS; j++)
-            ok_actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->ok_actions[j])];
         req.alarm_name = a->name;
         req.has_actions_enabled = 1;
         req.actions_enabled = a->actions_enabled;
         req.alarm_actions = actions;
-        req.n_alarm_actions =
-            a->nactions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nactions : SC_ALARM_MAX_ACTIONS + 1;
+        req.n_alarm_actions = policy_arns(e, a->actions, a->nactions, actions);
         req.ok_actions = ok_actions;
-        req.n_ok_actions =
-            a->nok_actions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nok_actions : SC_ALARM_MAX_ACTIONS + 1;
+        req.n_ok_actions = policy_arns(e, a->ok_actions, a->nok_actions, ok_actions);
         if (a->nmetrics) { /* metric math or an anomaly band: the queries name the metrics */
             req.has_metrics = 1;
             req.metrics = a->metrics;
@@ -395,20 +401,14 @@ static int setup_composites(struct eng *e)
         const char *actions[SC_ALARM_MAX_ACTIONS + 1], *ok_actions[SC_ALARM_MAX_ACTIONS + 1];
         struct sc_error err = { 0 };
 
-        for (int j = 0; j < a->nactions && j <= SC_ALARM_MAX_ACTIONS; j++)
-            actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->actions[j])];
-        for (int j = 0; j < a->nok_actions && j <= SC_ALARM_MAX_ACTIONS; j++)
-            ok_actions[j] = e->policy_arns[sim_scenario_policy_index(sc, a->ok_actions[j])];
         req.alarm_name = a->name;
         req.alarm_rule = a->alarm_rule;
         req.has_actions_enabled = 1;
         req.actions_enabled = a->actions_enabled;
         req.alarm_actions = actions;
-        req.n_alarm_actions =
-            a->nactions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nactions : SC_ALARM_MAX_ACTIONS + 1;
+        req.n_alarm_actions = policy_arns(e, a->actions, a->nactions, actions);
         req.ok_actions = ok_actions;
-        req.n_ok_actions =
-            a->nok_actions <= SC_ALARM_MAX_ACTIONS + 1 ? a->nok_actions : SC_ALARM_MAX_ACTIONS + 1;
+        req.n_ok_actions = policy_arns(e, a->ok_actions, a->nok_actions, ok_actions);
         req.actions_suppressor = a->actions_suppressor;
         req.has_wait_period = a->has_wait_period;
         req.wait_period_s = a->wait_period_s;
