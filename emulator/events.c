@@ -13,6 +13,7 @@
 #include "scaler/asg_notify.h"
 #include "scaler/civil.h"
 #include "scaler/decision.h"
+#include "scaler/decision_json.h"
 #include "scaler/observe.h"
 
 #define TEXT_MAX 1536 /* a log line's text; AWS's causes fit */
@@ -338,55 +339,6 @@ static void world_text(const struct sc_event *se, char *t, size_t n)
     }
 }
 
-static void set_num(json_t *o, const char *key, int has, double v)
-{
-    if (has)
-        json_object_set_new(o, key, json_real(v));
-}
-
-/* A policy decision's members (docs/decisions.md 3). */
-static void decision_fields(json_t *o, const struct sc_decision *d)
-{
-    set_str(o, "policy", d->policy);
-    set_str(o, "policy_type", d->policy_type);
-    set_str(o, "trigger", d->trigger);
-    set_str(o, "alarm", d->alarm[0] ? d->alarm : NULL);
-    set_num(o, "metric", d->has_metric, d->metric);
-    set_num(o, "threshold", d->has_threshold, d->threshold);
-    set_num(o, "target", d->has_target, d->target);
-    set_str(o, "direction", sc_decision_direction_name(d->direction));
-    json_object_set_new(o, "current", json_integer((json_int_t)d->current));
-    json_object_set_new(o, "counted", json_integer((json_int_t)d->counted));
-    json_object_set_new(o, "warming", json_integer((json_int_t)d->warming));
-    json_object_set_new(o, "computed", json_integer((json_int_t)d->computed));
-    json_object_set_new(o, "desired", json_integer((json_int_t)d->desired));
-    json_object_set_new(o, "min", json_integer((json_int_t)d->min_size));
-    json_object_set_new(o, "max", json_integer((json_int_t)d->max_size));
-    set_str(o, "arithmetic", d->arithmetic);
-    set_str(o, "result", sc_decision_result(d));
-    if (d->reason != SC_DECISION_CHANGED)
-        set_str(o, "reason", sc_decision_reason_name(d->reason));
-    set_str(o, "process", d->process);
-    if (d->reason == SC_DECISION_COOLDOWN)
-        json_object_set_new(o, "cooldown_left_s", json_integer(d->cooldown_left_s));
-    if (d->capped)
-        set_str(o, "capped", d->capped > 0 ? "max" : "min");
-}
-
-/* A lifecycle-hook note's members (docs/decisions.md 4). */
-static void hook_fields(json_t *o, const struct sc_hook_note *h)
-{
-    set_str(o, "hook", h->hook);
-    set_str(o, "instance_id", h->instance_id);
-    set_str(o, "transition", h->launching ? "launching" : "terminating");
-    set_str(o, "to", sc_hook_note_kind_name(h->kind));
-    set_str(o, "token", h->token);
-    if (h->kind == SC_HOOK_WAITING || h->kind == SC_HOOK_HEARTBEAT)
-        json_object_set_new(o, "heartbeat_timeout_s", json_integer(h->heartbeat_timeout_s));
-    set_str(o, h->kind == SC_HOOK_WAITING ? "default_result" : "result", h->result);
-    set_str(o, "why", h->why);
-}
-
 /* A notification's members (docs/admin-api.md): what SNS would carry, the message body as
  * the JSON object it is. */
 static void notification_fields(json_t *o, const struct sc_asg_notification *n)
@@ -429,10 +381,10 @@ void events_add_world(struct events *ev, const char *account, const char *region
         set_str(o, "region", region);
         set_str(o, "group", se->group);
         if (se->decision) {
-            decision_fields(o, se->decision);
+            sc_decision_to_json(o, se->decision);
             sc_decision_format(se->decision, text, sizeof(text));
         } else {
-            hook_fields(o, se->hook);
+            sc_hook_note_to_json(o, se->hook);
             sc_hook_note_format(se->hook, text, sizeof(text));
         }
         record(ev, se->time_ms, sc_event_kind_name(se->kind), o, 0, text);

@@ -60,6 +60,31 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
     return cm_buf_append(ud, p, sz * nm) == 0 ? sz * nm : 0;
 }
 
+int scn_http_auth(void *curl, struct curl_slist **hdr)
+{
+    CURL *c = curl;
+    const char *akid = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
+    const char *token = getenv("AWS_SESSION_TOKEN");
+    const char *region = getenv("AWS_REGION") ? getenv("AWS_REGION") : getenv("AWS_DEFAULT_REGION");
+    char sigv4[128], userpwd[1024];
+
+    if (!akid || !*akid || !secret || !*secret)
+        return 0;
+    /* an emulator under --auth sigv4 wants its admin API signed too (docs/auth.md); curl
+     * copies the strings */
+    snprintf(sigv4, sizeof(sigv4), "aws:amz:%s:scalelab", region && *region ? region : "us-east-1");
+    snprintf(userpwd, sizeof(userpwd), "%s:%s", akid, secret);
+    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4);
+    curl_easy_setopt(c, CURLOPT_USERPWD, userpwd);
+    if (token && *token) {
+        char h[4200];
+
+        snprintf(h, sizeof(h), "X-Amz-Security-Token: %s", token);
+        *hdr = curl_slist_append(*hdr, h);
+    }
+    return 1;
+}
+
 int scn_http(const char *url, const char *body, struct cm_buf *out, long timeout_ms, char *err,
              size_t errlen)
 {
@@ -67,10 +92,6 @@ int scn_http(const char *url, const char *body, struct cm_buf *out, long timeout
     struct curl_slist *hdr = NULL;
     CURLcode cc;
     long status = 0;
-    const char *akid = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
-    const char *token = getenv("AWS_SESSION_TOKEN");
-    const char *region = getenv("AWS_REGION") ? getenv("AWS_REGION") : getenv("AWS_DEFAULT_REGION");
-    char sigv4[128], userpwd[1024];
 
     if (!c) {
         snprintf(err, errlen, "curl_easy_init failed");
@@ -82,20 +103,7 @@ int scn_http(const char *url, const char *body, struct cm_buf *out, long timeout
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (akid && *akid && secret && *secret) {
-        /* an emulator under --auth sigv4 wants its admin API signed too (docs/auth.md) */
-        snprintf(sigv4, sizeof(sigv4), "aws:amz:%s:scalelab",
-                 region && *region ? region : "us-east-1");
-        snprintf(userpwd, sizeof(userpwd), "%s:%s", akid, secret);
-        curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4);
-        curl_easy_setopt(c, CURLOPT_USERPWD, userpwd);
-        if (token && *token) {
-            char h[4200];
-
-            snprintf(h, sizeof(h), "X-Amz-Security-Token: %s", token);
-            hdr = curl_slist_append(hdr, h);
-        }
-    }
+    scn_http_auth(c, &hdr);
     if (body)
         hdr = curl_slist_append(hdr, "Content-Type: application/json");
     if (hdr)

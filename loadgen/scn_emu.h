@@ -43,6 +43,12 @@ void scn_emu_stop(struct scn_emu *e, int keep_dir);
 int scn_http(const char *url, const char *body, struct cm_buf *out, long timeout_ms, char *err,
              size_t errlen);
 
+/* Signs the curl easy handle's request as scn_http does when the environment holds keys
+ * (CURLOPT_AWS_SIGV4 for "scalelab"; a session token's header appended to *hdr, which the
+ * caller sets and frees). Returns 1 when it signs, 0 when no keys are set. */
+struct curl_slist;
+int scn_http_auth(void *curl, struct curl_slist **hdr);
+
 /* GET base/_scalelab/clock: the emulated epoch ms and the time scale. Returns 0, or -1
  * when base does not answer it as a scalelab emulator (err says why). */
 int scn_emu_clock(const char *base, int64_t *now_ms, double *time_scale, char *err, size_t errlen);

@@ -27,6 +27,8 @@
 #include "scaler/sim/scenario.h"
 #include "scaler/sim/timeline.h"
 
+struct scn_events;
+
 struct fault_track {
     const struct sim_fault *f;
     int started, ended;
@@ -107,6 +109,12 @@ struct run {
     struct player_target *targets;
     char (*hosts)[300];
     char details[256][256]; /* report_write's expectation details (sim_out_report_expects) */
+
+    /* --explain (scn_explain.c): the emulator's event stream, NULL when not followed */
+    struct scn_events *events;
+    int explain_decisions, explain_hooks, explain_bad;
+    int explain_done;        /* scn_explain_finish() ran: the counts are final */
+    uint64_t explain_missed; /* events missed or dropped */
 };
 
 /* scn_run.c */
@@ -161,6 +169,20 @@ int64_t scn_faults_step(struct run *r, int64_t t);
 #define SCN_HOOK_POLL_REAL_MS 100
 #define SCN_HOOK_POLL_MIN_MS  5000
 int64_t scn_asg_step(struct run *r, int64_t t);
+
+/* scn_explain.c */
+/* --explain: starts following the emulator's events for the run's groups, or says once on
+ * out that the endpoint has none (AWS, an endpoint that is not a scalelab emulator).
+ * Returns 0, or -1 reported (the follower could not start). */
+int scn_explain_start(struct run *r, FILE *out);
+/* Puts the decisions and hook notes that arrived on the timeline (each at its emulated
+ * time mapped by scn_at; names without the prefix). */
+void scn_explain_drain(struct run *r);
+/* The last drain, the follower stopped, a closing line on out and the stream's problems on
+ * stderr. No-op when not following. */
+void scn_explain_finish(struct run *r, FILE *out);
+/* Stops following without a last drain (an interrupted run); safe to repeat. */
+void scn_explain_stop(struct run *r);
 
 /* scn_load.c */
 /* Finds the load balancers' addresses and starts the player (none without phases);

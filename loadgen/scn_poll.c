@@ -453,6 +453,8 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval)
         r->obs_cap[r->nobs] = gs[0].in_service;
         r->nobs++;
     }
+    /* the period's decisions before its row, as the simulator prints them */
+    scn_explain_drain(r);
     sim_timeline_push_sample(r->tl, &s);
     return 0;
 }

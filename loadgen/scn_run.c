@@ -155,6 +155,7 @@ static void print_time_basis(const struct run *r, FILE *f)
 
 static void run_cleanup(struct run *r)
 {
+    scn_explain_stop(r);
     player_destroy(r->player);
     free(r->targets);
     free(r->hosts);
@@ -528,6 +529,9 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         snprintf(mode, sizeof(mode), "loadgen scenario at %.200s", r->base);
     printf("%s: %s, names prefixed %s-\n", sc->name, mode, r->prefix);
     print_time_basis(r, stdout);
+    /* before the setup, so the first decision of a group is not missed */
+    if (scn_explain_start(r, stdout) != 0)
+        goto out_stop;
     fflush(stdout);
 
     /* scenario time 0: an emulated minute boundary (as the simulator's start), so metric
@@ -599,6 +603,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         scn_fail_msg("interrupted (signal %d): tearing down", (int)scn_g_stop);
         goto out_teardown;
     }
+    scn_explain_finish(r, stdout);
     finish_activities(r);
     r->obs.start_ms = sc->start_ms;
     r->obs.end_ms = sc->start_ms + sc->duration_ms;
@@ -612,6 +617,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
 
 out_teardown:
     scn_load_stop(r);
+    scn_explain_stop(r);
     if (o->keep && setup_ok) {
         print_keep(r);
     } else {
@@ -696,6 +702,12 @@ out_signals:
                          bst.gaps ? bst.gap_sum_ms / bst.gaps : 0.0, bst.excess_sum_ms,
                          bst.busy_sum_ms, bst.bursts ? bst.start_sum_ms / (double)bst.bursts : 0.0,
                          bst.start_max_ms, (unsigned long long)bst.connects, bst.connections);
+            if (o->explain && k > 0 && (size_t)k < sizeof(extra))
+                k += snprintf(extra + k, sizeof(extra) - (size_t)k,
+                              ",\n\"explain\":{\"source\":\"%s\",\"decisions\":%d,"
+                              "\"hooks\":%d,\"missed\":%llu}",
+                              r->is_emulator ? "emulator events" : "none", r->explain_decisions,
+                              r->explain_hooks, (unsigned long long)r->explain_missed);
             if (have_diff && k > 0 && (size_t)k < sizeof(extra))
                 snprintf(extra + k, sizeof(extra) - (size_t)k,
                          ",\n\"predicted\":{\"mode\":\"%s\",\"final_in_service\":%d,"

@@ -30,6 +30,7 @@ struct scn_opts {
     int quiet;            /* no live lines */
     int service_mode;     /* enum scn_service_mode (loadgen/scenario.h) */
     double batch;         /* --batch; 0: automatic */
+    int explain;          /* --explain: the emulator's policy decisions on the timeline */
 };
 
 /* Runs the scenario; returns the exit status: 0 every expectation holds, 3 one failed,

@@ -661,41 +661,23 @@ static void on_world_event(const struct sc_event *ev, void *ud)
     char line[SIM_EVENT_TEXT_MAX];
     struct sim_event se = { 0 };
 
-    se.t_ms = se.end_ms = ev->time_ms;
-    se.group = ev->group;
     if (ev->kind == SC_EVENT_DECISION && ev->decision) {
-        const struct sc_decision *d = ev->decision;
-
-        sc_decision_format(d, line, sizeof(line));
-        se.kind = SIM_EVENT_DECISION;
-        se.name = d->policy;
-        se.cause = d->arithmetic;
-        se.status =
-            d->reason == SC_DECISION_CHANGED ? "changed" : sc_decision_reason_name(d->reason);
-        se.decision = d;
+        sim_event_from_decision(&se, ev->decision, line, sizeof(line));
     } else if (ev->kind == SC_EVENT_HOOK && ev->hook) {
-        const struct sc_hook_note *h = ev->hook;
-
-        sc_hook_note_format(h, line, sizeof(line));
-        se.kind = SIM_EVENT_HOOK;
-        se.name = h->hook;
-        se.cause = sc_hook_note_kind_name(h->kind);
-        se.status = h->result;
-        se.hook = h;
+        sim_event_from_hook(&se, ev->hook, line, sizeof(line));
     } else if (ev->kind == SC_EVENT_NOTIFICATION && ev->notification) {
         const struct sc_asg_notification *n = ev->notification;
 
+        se.t_ms = se.end_ms = ev->time_ms;
+        se.group = ev->group;
         se.kind = SIM_EVENT_NOTIFICATION;
         se.name = sc_asg_notify_type_str(n->type);
         se.cause = n->subject;
         se.status = n->topic_arn;
         se.description = n->message;
-        sim_timeline_push_event(e->tl, &se);
-        return;
     } else {
         return;
     }
-    se.description = line;
     sim_timeline_push_event(e->tl, &se);
 }
 

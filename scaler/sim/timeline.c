@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "scaler/decision.h"
 
 struct kept_event {
     struct sim_event ev;
@@ -472,4 +473,33 @@ uint64_t sim_timeline_events_pushed(const struct sim_timeline *tl)
 const struct sim_sample *sim_timeline_last_sample(const struct sim_timeline *tl)
 {
     return tl->have_last ? &tl->last : NULL;
+}
+
+void sim_event_from_decision(struct sim_event *se, const struct sc_decision *d, char *line,
+                             size_t n)
+{
+    memset(se, 0, sizeof(*se));
+    sc_decision_format(d, line, n);
+    se->kind = SIM_EVENT_DECISION;
+    se->t_ms = se->end_ms = d->time_ms;
+    se->group = d->group;
+    se->name = d->policy;
+    se->cause = d->arithmetic;
+    se->status = d->reason == SC_DECISION_CHANGED ? "changed" : sc_decision_reason_name(d->reason);
+    se->description = line;
+    se->decision = d;
+}
+
+void sim_event_from_hook(struct sim_event *se, const struct sc_hook_note *h, char *line, size_t n)
+{
+    memset(se, 0, sizeof(*se));
+    sc_hook_note_format(h, line, n);
+    se->kind = SIM_EVENT_HOOK;
+    se->t_ms = se->end_ms = h->time_ms;
+    se->group = h->group;
+    se->name = h->hook;
+    se->cause = sc_hook_note_kind_name(h->kind);
+    se->status = h->result;
+    se->description = line;
+    se->hook = h;
 }

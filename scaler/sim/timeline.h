@@ -24,6 +24,7 @@
 #ifndef SCALER_SIM_TIMELINE_H
 #define SCALER_SIM_TIMELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct sc_decision;
@@ -209,6 +210,15 @@ void sim_timeline_push_sample(struct sim_timeline *tl, const struct sim_sample *
 void sim_timeline_push_event(struct sim_timeline *tl, const struct sim_event *e);
 
 #define SIM_EVENT_TEXT_MAX 512
+
+/* A policy decision (docs/decisions.md 3) as the timeline's SIM_EVENT_DECISION: name, cause,
+ * status, decision and the human line (sc_decision_format, written into line, n bytes) as
+ * description; t_ms = end_ms = d->time_ms and group = d->group. One mapping for both worlds:
+ * the simulator's run and `loadgen scenario --explain` reading the emulator's events. */
+void sim_event_from_decision(struct sim_event *se, const struct sc_decision *d, char *line,
+                             size_t n);
+/* A lifecycle-hook note (docs/decisions.md 4) as SIM_EVENT_HOOK, the same way. */
+void sim_event_from_hook(struct sim_event *se, const struct sc_hook_note *h, char *line, size_t n);
 
 /* Reads. */
 const struct sim_timeline_config *sim_timeline_config(const struct sim_timeline *tl);
