@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "scaler/decision.h"
+
 static int seen_samples, seen_events;
 
 static void count_sample(const struct sim_sample *s, void *ud)
@@ -157,12 +159,68 @@ static void test_timeline_rejects_bad_config(void **state)
     assert_null(sim_timeline_create(&c));
 }
 
+/* One mapping of a decision record to the timeline's event, for both worlds (the
+ * simulator's run and loadgen scenario --explain reading the emulator's events). */
+static void test_timeline_event_from_decision_and_hook(void **state)
+{
+    struct sc_decision d;
+    struct sc_hook_note h;
+    struct sim_event se;
+    char line[SIM_EVENT_TEXT_MAX], want[SIM_EVENT_TEXT_MAX];
+
+    (void)state;
+    memset(&d, 0, sizeof(d));
+    d.time_ms = 120000;
+    strcpy(d.group, "web");
+    strcpy(d.policy, "add-one");
+    d.policy_type = "SimpleScaling";
+    d.trigger = "ExecutePolicy";
+    d.current = d.counted = d.desired = 3;
+    d.computed = 4;
+    d.min_size = 1;
+    d.max_size = 3;
+    d.direction = 1;
+    d.reason = SC_DECISION_AT_MAX;
+    strcpy(d.arithmetic, "3 + 1 = 4");
+    sim_event_from_decision(&se, &d, line, sizeof(line));
+    sc_decision_format(&d, want, sizeof(want));
+    assert_int_equal(se.kind, SIM_EVENT_DECISION);
+    assert_int_equal(se.t_ms, 120000);
+    assert_int_equal(se.end_ms, 120000);
+    assert_string_equal(se.group, "web");
+    assert_string_equal(se.name, "add-one");
+    assert_string_equal(se.cause, "3 + 1 = 4");
+    assert_string_equal(se.status, "at-max");
+    assert_string_equal(se.description, want);
+    assert_ptr_equal(se.decision, &d);
+    d.reason = SC_DECISION_CHANGED;
+    sim_event_from_decision(&se, &d, line, sizeof(line));
+    assert_string_equal(se.status, "changed");
+
+    memset(&h, 0, sizeof(h));
+    h.time_ms = 60000;
+    h.kind = SC_HOOK_TIMEOUT;
+    strcpy(h.group, "web");
+    strcpy(h.hook, "drain");
+    strcpy(h.result, "ABANDON");
+    sim_event_from_hook(&se, &h, line, sizeof(line));
+    sc_hook_note_format(&h, want, sizeof(want));
+    assert_int_equal(se.kind, SIM_EVENT_HOOK);
+    assert_int_equal(se.t_ms, 60000);
+    assert_string_equal(se.name, "drain");
+    assert_string_equal(se.cause, "timeout");
+    assert_string_equal(se.status, "ABANDON");
+    assert_string_equal(se.description, want);
+    assert_ptr_equal(se.hook, &h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline_downsamples_within_budget),
         cmocka_unit_test(test_timeline_thins_events_evenly),
         cmocka_unit_test(test_timeline_rejects_bad_config),
+        cmocka_unit_test(test_timeline_event_from_decision_and_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
