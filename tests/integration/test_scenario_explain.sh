@@ -9,6 +9,7 @@
 # the run's emulated times; the --json has decision events with the simulator's members
 # (the same keys for the same kind), the names without the run's prefix; the simulator's
 # --explain --json of the same file has decisions of the same kinds; the report lists them.
+# scenarios/lifecycle-hooks.json at x600: the hook notes (waits, completed) likewise.
 # Then an emulator under --auth sigv4 as --endpoint: the stream is read signed. An endpoint
 # that is no scalelab emulator: said once, in the output. TAP lines; KEEP_TMP=1.
 set -euo pipefail
@@ -97,6 +98,30 @@ while IFS=$'\t' read -r verdict name why; do
     if [ "$verdict" = ok ]; then ok "$name"; else notok "$name"; echo "#   $why"; fi
 done <"$TMP/verdict.out"
 grep -qE '^(ok|notok)' "$TMP/verdict.out" || { notok "the --json checks ran"; sed 's/^/#   /' "$TMP/verdict.out"; }
+
+# --- lifecycle-hook notes: scenarios/lifecycle-hooks.json (2 h, x600) ------------------------
+HK="$ROOT/scenarios/lifecycle-hooks.json"
+"$SIM" simulate "$HK" --explain --json >"$TMP/hsim.json" 2>"$TMP/hsim.err" || true
+rc=0
+timeout 200 "$LG" scenario "$HK" --time-scale 600 --explain --json "$TMP/hrun.json" \
+    >"$TMP/hrun.out" 2>"$TMP/hrun.err" || rc=$?
+[ "$rc" = 0 ] && ok "lifecycle-hooks --explain at x600: exit 0" ||
+    { notok "lifecycle-hooks --explain at x600: exit 0, got $rc"; tail -n 20 "$TMP/hrun.err" | sed 's/^/#   /'; }
+check "terminal: an instance waits for the launch hook, as the simulator prints it" \
+    grep -qE '^  \^ [0-9:]+ hook group autoscleasg instance i-[0-9a-f]{17} waits for lifecycle hook warm-cache \(launching\): heartbeat timeout 600 s, default result ABANDON$' "$TMP/hrun.out"
+check "terminal: the scenario's handler completes it (CONTINUE)" \
+    grep -qE '^  \^ [0-9:]+ hook group autoscleasg instance i-[0-9a-f]{17} lifecycle hook warm-cache \(launching\) completed: CONTINUE$' "$TMP/hrun.out"
+check "--json: hook events with the simulator's members, of the simulator's kinds" \
+    python3 - "$TMP/hrun.json" "$TMP/hsim.json" <<'PY'
+import json, sys
+run, sim = (json.load(open(f)) for f in sys.argv[1:3])
+hooks = lambda d: [e for e in d["timeline"] if e.get("type") == "hook"]
+obs, pre = hooks(run), hooks(sim)
+keys = {e["cause"]: set(e) for e in pre}
+sys.exit(not (obs and {e["cause"] for e in obs} <= set(keys)
+              and all(set(e) == keys[e["cause"]] for e in obs)
+              and run["explain"]["hooks"] == len(obs)))
+PY
 
 # --- an emulator under --auth sigv4 as the endpoint: the stream is signed -------------------
 printf 'AKIDEXPLAIN secretexplain\n' >"$TMP/creds"
