@@ -41,6 +41,8 @@ check "the simulator prints the same kind of line" \
     bash -c "'$SIM' simulate '$SCN' --explain | grep -qE '^  \^ [0-9:]+ decision group g policy up \(SimpleScaling, alarm high, metric [0-9.]+, threshold 50\): 1 \+ 1 = 2; desired 1 -> 2$'"
 check "report: the decisions are rows of the events table" \
     grep -qE '<td>decision</td><td>up</td><td>changed</td><td>1 \+ 1 = 2</td>' "$TMP/run.html"
+check "report: the kept-capacity decisions are markers on the group's chart" \
+    grep -q 'policy ran, capacity unchanged' "$TMP/run.html"
 
 python3 - "$TMP/run.json" "$TMP/sim.json" "$TMP/run.out" >"$TMP/verdict.out" 2>&1 <<'PY' || true
 import json, re, sys
