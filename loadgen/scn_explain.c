@@ -126,7 +126,6 @@ void scn_explain_finish(struct run *r, FILE *out)
     scn_events_stats(r->events, &st);
     scn_events_stop(r->events);
     r->events = NULL;
-    r->explain_done = 1;
     r->explain_missed = st.missed + st.dropped;
     fprintf(out,
             "explain: %d decision(s) and %d lifecycle-hook note(s) from the emulator's event "

@@ -113,7 +113,6 @@ struct run {
     /* --explain (scn_explain.c): the emulator's event stream, NULL when not followed */
     struct scn_events *events;
     int explain_decisions, explain_hooks, explain_bad;
-    int explain_done;        /* scn_explain_finish() ran: the counts are final */
     uint64_t explain_missed; /* events missed or dropped */
 };
 
