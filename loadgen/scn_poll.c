@@ -353,6 +353,32 @@ static int poll_health(struct run *r)
         xmlFreeDoc(doc);
         aws_params_cleanup(&p);
     }
+    /* the target groups' registered targets, healthy among them (ELBv2) */
+    for (int i = 0; i < r->sc->ntgs; i++) {
+        struct aws_params p;
+        struct aws_error err;
+        xmlDoc *doc = NULL;
+        char key[300];
+        const char *arn;
+        int healthy, other;
+
+        snprintf(key, sizeof(key), "tg:%s", r->sc->tgs[i].name);
+        arn = scn_ref(r, key);
+        if (!arn)
+            continue;
+        aws_params_init(&p);
+        aws_params_add(&p, "TargetGroupArn", arn);
+        if (scn_aws_call(r, AWS_ELBV2, "DescribeTargetHealth", &p, &doc, &err) != 0) {
+            scn_fail_msg("DescribeTargetHealth: %s: %s", err.code, err.message);
+            aws_params_cleanup(&p);
+            return -1;
+        }
+        scn_reply_target_health(doc, &healthy, &other);
+        r->elb_in_service += healthy;
+        r->elb_total += healthy + other;
+        xmlFreeDoc(doc);
+        aws_params_cleanup(&p);
+    }
     return 0;
 }
 
