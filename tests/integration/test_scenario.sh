@@ -154,7 +154,7 @@ for n in seed-tutorial step-scaling target-tracking target-tracking-math; do
         ! '$LG' aws cloudwatch DescribeAlarms | grep -q '<AlarmName>sl-$n-'
         ! '$LG' aws elb DescribeLoadBalancers | grep -q 'sl-$n-'"
 done
-# a run with an ALB (no load aimed at it: a run does not send requests to ALBs yet), on an
+# a run with an ALB and no load (the load through an ALB: test_scenario_alb.sh), on an
 # emulator at x120: the ELBv2 setup with the ids filled in, healthy targets, the path rule
 # and the fixed response answering on the listener's real port, and the teardown
 start_emu albemu --quiet --time-scale 120
