@@ -33,17 +33,16 @@ static int forwards_to(const struct sim_alb *b, const char *tg)
 
 /* Sum of the metric's datapoints over the run and the largest one-minute value; 0 when
  * read (even with no datapoints: *sum 0, *max NAN), -1 reported. */
-static int metric_sum_max(struct run *r, const char *metric, const char *lbdim, const char *tgdim,
-                          double *sum, double *max)
+static int metric_window(struct run *r, const char *metric, const char *lbdim, const char *tgdim,
+                         int64_t from, int64_t to, double *sum, double *max, int *npoints)
 {
     struct aws_params p;
     struct aws_error err;
     xmlDoc *doc = NULL;
     char t0[40], t1[40];
-    int64_t from = r->emu_t0 - 60000, to = r->emu_t0 + r->sc->duration_ms + 120000;
     int64_t minutes = (to - from + 59999) / 60000;
     int64_t period = 60 * ((minutes + MAX_POINTS - 1) / MAX_POINTS);
-    int k = 1;
+    int k = 1, n;
 
     sc_civil_format_iso_ms(from, t0, sizeof(t0));
     sc_civil_format_iso_ms(to, t1, sizeof(t1));
@@ -56,11 +55,11 @@ static int metric_sum_max(struct run *r, const char *metric, const char *lbdim, 
         k++;
     }
     if (lbdim) {
-        char n[64], v[64];
-        snprintf(n, sizeof(n), "Dimensions.member.%d.Name", k);
-        snprintf(v, sizeof(v), "Dimensions.member.%d.Value", k);
-        aws_params_add(&p, n, "LoadBalancer");
-        aws_params_add(&p, v, lbdim);
+        char dn[64], dv[64];
+        snprintf(dn, sizeof(dn), "Dimensions.member.%d.Name", k);
+        snprintf(dv, sizeof(dv), "Dimensions.member.%d.Value", k);
+        aws_params_add(&p, dn, "LoadBalancer");
+        aws_params_add(&p, dv, lbdim);
     }
     aws_params_add(&p, "StartTime", t0);
     aws_params_add(&p, "EndTime", t1);
@@ -72,10 +71,69 @@ static int metric_sum_max(struct run *r, const char *metric, const char *lbdim, 
         aws_params_cleanup(&p);
         return -1;
     }
-    scn_reply_metric_sum_max(doc, sum, max);
+    n = scn_reply_metric_sum_max(doc, sum, max);
+    if (npoints)
+        *npoints = n;
     xmlFreeDoc(doc);
     aws_params_cleanup(&p);
     return 0;
+}
+
+static int metric_sum_max(struct run *r, const char *metric, const char *lbdim, const char *tgdim,
+                          double *sum, double *max)
+{
+    return metric_window(r, metric, lbdim, tgdim, r->emu_t0 - 60000,
+                         r->emu_t0 + r->sc->duration_ms + 120000, sum, max, NULL);
+}
+
+int scn_alb_poll(struct run *r, int64_t emu_end, int64_t interval)
+{
+    int64_t span = interval < 60000 ? 60000 : interval;
+
+    if (r->sc->ntgs == 0)
+        return 0;
+    if (!r->tg_rps)
+        r->tg_rps = cm_xcalloc((size_t)r->sc->ntgs, sizeof(*r->tg_rps));
+    for (int t = 0; t < r->sc->ntgs; t++) {
+        char tkey[300];
+        const char *tgdim;
+
+        r->tg_rps[t] = 0;
+        snprintf(tkey, sizeof(tkey), "tgdim:%s", r->sc->tgs[t].name);
+        tgdim = scn_ref(r, tkey);
+        for (int i = 0; tgdim && i < r->sc->nalbs; i++) {
+            char key[300];
+            const char *lbdim;
+            double sum, mx;
+            int n = 0;
+
+            if (!forwards_to(&r->sc->albs[i], r->sc->tgs[t].name))
+                continue;
+            snprintf(key, sizeof(key), "lbdim:%s", r->sc->albs[i].name);
+            lbdim = scn_ref(r, key);
+            /* the minutes reported in the period (and the one before, which the last
+             * report may still be): their mean count a minute */
+            if (!lbdim || metric_window(r, "RequestCount", lbdim, tgdim, emu_end - span - 60000,
+                                        emu_end + 1000, &sum, &mx, &n) != 0)
+                return -1;
+            if (n > 0)
+                r->tg_rps[t] += sum / n / 60.0;
+        }
+    }
+    return 0;
+}
+
+double scn_alb_group_rps(const struct run *r, int g)
+{
+    const struct sim_group *grp = &r->sc->groups[g];
+    double rps = 0;
+
+    for (int k = 0; r->tg_rps && k < grp->ntarget_groups; k++) {
+        int t = sim_scenario_tg_index(r->sc, grp->target_groups[k]);
+        if (t >= 0)
+            rps += r->tg_rps[t];
+    }
+    return rps;
 }
 
 int scn_alb_figures(struct run *r)

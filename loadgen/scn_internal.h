@@ -122,6 +122,7 @@ struct run {
     struct scn_alb_fig *albfig; /* per ALB, after the load (scn_alb.c); NULL: not read */
     struct scn_tg_fig *tgfig;
     int ntgfig;
+    double *tg_rps; /* per scenario target group: requests/s it took in the last period */
     struct player *player;
     struct player_target *targets; /* classic load balancers', then ALB listeners */
     int ntargets;
@@ -192,6 +193,13 @@ int64_t scn_asg_step(struct run *r, int64_t t);
  * the run's last minute is reported). -1 when a read was refused (reported; the figures
  * read stay). */
 int scn_alb_figures(struct run *r);
+/* Each target group's requests/s over the sample period ending at emulated epoch ms
+ * emu_end (RequestCount by TargetGroup+LoadBalancer, the mean of the minutes reported,
+ * summed over the ALBs forwarding to it), for the demand of the groups behind them; -1
+ * reported. */
+int scn_alb_poll(struct run *r, int64_t emu_end, int64_t interval);
+/* Group g's requests/s by scn_alb_poll: the sum over its target groups (0 before). */
+double scn_alb_group_rps(const struct run *r, int g);
 /* The terminal's lines ("alb NAME ...", "  target group T ..."); none without figures. */
 void scn_alb_print(const struct run *r, FILE *f);
 /* The --json member `,"albs":[...]` into out ("" without figures); -1 when it does not

@@ -159,6 +159,7 @@ static void run_cleanup(struct run *r)
     free(r->targets);
     free(r->hosts);
     free(r->albfig);
+    free(r->tg_rps);
     free(r->tgfig);
     if (r->aws)
         aws_client_destroy(r->aws);
