@@ -438,6 +438,7 @@ static void fail(struct worker *w, struct conn *c, enum fail_kind kind, int err)
      * while a request is out */
     if (w->ctl && (!w->open_model || c->has_request))
         conn_ctl_ended(w->ctl, 0, 0);
+    c->keep_kind = 0; /* its request ended: the next one takes the mix's next kind */
     switch (kind) {
     case F_CONNECT:
         w->st.err_connect++;
