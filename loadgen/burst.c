@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
+#include "loadgen/mix.h"
 #include "loadgen/resp.h"
 
 #define TICK_US    INT64_C(100000)
@@ -89,6 +90,9 @@ struct bconn {
     uint8_t ticket;  /* holds a claimed ticket */
     uint8_t retried; /* its ticket already went again once after a dropped reuse */
     size_t written;
+    const char *req; /* the ticket's request (cfg->req, or its kind of cfg->mix) */
+    size_t req_len;
+    uint8_t head;     /* that request is a HEAD */
     int64_t t_start;  /* the ticket's claim: the request's latency counts from it */
     int64_t deadline; /* of the connect or the request */
     int64_t wake;     /* thinking: when it claims its next ticket; closed: when it reconnects */
@@ -256,10 +260,8 @@ static void open_conn(struct engine *e, struct bconn *c)
 
 static void do_write(struct engine *e, struct bconn *c)
 {
-    const struct burst_cfg *cfg = e->cfg;
-
-    while (c->written < cfg->req_len) {
-        ssize_t n = write(c->fd, cfg->req + c->written, cfg->req_len - c->written);
+    while (c->written < c->req_len) {
+        ssize_t n = write(c->fd, c->req + c->written, c->req_len - c->written);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
         if (n < 0 && errno == EINTR)
@@ -277,8 +279,19 @@ static void do_write(struct engine *e, struct bconn *c)
 
 static void send_request(struct engine *e, struct bconn *c)
 {
+    /* a ticket going again after a dropped reuse keeps its kind: the mix stays exact */
+    if (!e->cfg->mix) {
+        c->req = e->cfg->req;
+        c->req_len = e->cfg->req_len;
+        c->head = 0;
+    } else if (!c->retried || !c->req) {
+        const struct req_kind *k = req_mix_next(e->cfg->mix);
+        c->req = k->req;
+        c->req_len = k->len;
+        c->head = (uint8_t)k->head;
+    }
     c->written = 0;
-    resp_begin(&c->r, 0);
+    resp_begin(&c->r, c->head);
     c->r.server_cap = 0;
     c->state = BC_WRITING;
     c->deadline = c->t_start + e->cfg->timeout_us;

@@ -48,6 +48,7 @@ struct burst_cfg {
      * them, and stop: no ticket is released after it, requests in flight end (a reply, a
      * failure, or the timeout less 0.2 s from the stop) and burst_run returns */
     struct conn_ctl *ctl;
+    struct req_mix *mix; /* NULL: every request is req; else the mix's next kind each */
 };
 
 /* The gap clock: when to release the next burst so that its first request is written

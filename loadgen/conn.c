@@ -25,6 +25,7 @@
 
 #include "common/units.h"
 #include "common/xalloc.h"
+#include "loadgen/mix.h"
 #include "loadgen/resp.h"
 #include "loadgen/sock.h"
 
@@ -64,7 +65,11 @@ struct conn {
     uint8_t in_ready;   /* listed in the worker's ready stack */
     uint8_t in_pending; /* listed in the worker's pending list */
     uint8_t has_request;
-    uint8_t thinking; /* in the worker's think heap (connected or not) */
+    uint8_t thinking;  /* in the worker's think heap (connected or not) */
+    uint8_t keep_kind; /* a request retried on a new connection: the same bytes go again */
+    uint8_t head;      /* the current request is a HEAD */
+    const char *req;   /* the current request (cfg->req, or its kind of cfg->mix) */
+    size_t req_len;
     uint32_t calls_left;
     size_t written;
     int64_t t_start;   /* closed: ab's request start; open: due time */
@@ -291,6 +296,7 @@ static void retry_on_new_conn(struct worker *w, struct conn *c)
 {
     conn_close(w, c);
     c->retry = 1;
+    c->keep_kind = 1;
     push_pending(w, c);
 }
 
@@ -432,6 +438,7 @@ static void fail(struct worker *w, struct conn *c, enum fail_kind kind, int err)
      * while a request is out */
     if (w->ctl && (!w->open_model || c->has_request))
         conn_ctl_ended(w->ctl, 0, 0);
+    c->keep_kind = 0; /* its request ended: the next one takes the mix's next kind */
     switch (kind) {
     case F_CONNECT:
         w->st.err_connect++;
@@ -565,10 +572,10 @@ static void do_write(struct worker *w, struct conn *c)
 {
     const struct conn_cfg *cfg = w->cfg;
 
-    while (c->written < cfg->req_len) {
+    while (c->written < c->req_len) {
         size_t n = 0;
         enum sock_status st =
-            w->ops->write(&c->s, cfg->req + c->written, cfg->req_len - c->written, &n);
+            w->ops->write(&c->s, c->req + c->written, c->req_len - c->written, &n);
         if (st == SOCK_RETRY)
             return;
         if (st == SOCK_ERROR) {
@@ -584,8 +591,32 @@ static void do_write(struct worker *w, struct conn *c)
     }
     c->t_endwrite = w->now;
     c->state = CS_READING;
-    w->st.bytes_sent += cfg->req_len;
+    w->st.bytes_sent += c->req_len;
     w->st.body_sent += cfg->body_len;
+}
+
+/* The bytes of c's next request: the run's one request, or the mix's next kind (a
+ * request retried on a new connection keeps its kind, so the mix's counts stay exact). */
+static void pick_request(const struct worker *w, struct conn *c)
+{
+    const struct conn_cfg *cfg = w->cfg;
+    const struct req_kind *k;
+
+    if (!cfg->mix) {
+        c->req = cfg->req;
+        c->req_len = cfg->req_len;
+        c->head = (uint8_t)cfg->head;
+        return;
+    }
+    if (c->keep_kind && c->req) {
+        c->keep_kind = 0;
+        return;
+    }
+    c->keep_kind = 0;
+    k = req_mix_next(cfg->mix);
+    c->req = k->req;
+    c->req_len = k->len;
+    c->head = (uint8_t)k->head;
 }
 
 static void send_request(struct worker *w, struct conn *c)
@@ -594,7 +625,8 @@ static void send_request(struct worker *w, struct conn *c)
     c->written = 0;
     c->has_request = 1;
     c->vlog_len = 0;
-    resp_begin(&c->r, w->cfg->head);
+    pick_request(w, c);
+    resp_begin(&c->r, c->head);
     if (!w->server[0]) {
         c->r.server = w->server;
         c->r.server_cap = sizeof(w->server);

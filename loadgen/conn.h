@@ -42,6 +42,8 @@
  *  - the figures below count every request of the run as it ends, under mu; a
  *    controller drains them with conn_ctl_take(). A ctl may serve runs one after another
  *    (not at once). */
+struct req_mix;
+
 struct conn_ctl {
     _Atomic int stop;
     _Atomic int clients;
@@ -106,6 +108,8 @@ struct conn_cfg {
     int64_t think_us;          /* closed model: mean of an exponential think time between a
                                   response and the client's next request (0: none) */
     struct conn_ctl *ctl;      /* NULL: none (the CLI); see struct conn_ctl */
+    struct req_mix *mix;       /* NULL: every request is req; else each request is the
+                                  mix's next kind (loadgen/mix.h; req, head unused) */
 };
 
 struct conn_result {

@@ -34,6 +34,7 @@
 #include "common/xalloc.h"
 #include "loadgen/burst.h"
 #include "loadgen/conn.h"
+#include "loadgen/mix.h"
 #include "loadgen/sched.h"
 #include "scaler/sim/load.h"
 
@@ -61,6 +62,8 @@ struct run {
     int conns;             /* connections its engine runs may open */
     char *req;
     size_t req_len;
+    struct req_mix mix; /* the phase's `requests` (an ALB), when has_mix */
+    int has_mix;
     int keepalive;
     struct conn_ctl ctl;
     struct player_bursts bst; /* scaled bursts: how the gaps were kept (its thread only) */
@@ -215,6 +218,7 @@ static void engine_cfg(struct run *r, struct conn_cfg *cfg)
     cfg->req = r->req;
     cfg->req_len = r->req_len;
     cfg->keepalive = r->keepalive;
+    cfg->mix = r->has_mix ? &r->mix : NULL;
     cfg->threads = p->cfg.threads > 0 ? p->cfg.threads : 1;
     cfg->connections = r->conns;
     if (cfg->threads > cfg->connections)
@@ -254,6 +258,7 @@ static void play_bursts_scaled(struct run *r, int64_t end)
     bc.req = r->req;
     bc.req_len = r->req_len;
     bc.keepalive = r->keepalive;
+    bc.mix = r->has_mix ? &r->mix : NULL;
     bc.connections = r->conns;
     bc.requests = burst_requests(p, r->ph);
     bc.gap_us = pause_us(p, (double)r->ph->gap_ms * 1000, 0);
@@ -400,15 +405,19 @@ static void *conductor_main(void *arg)
 
 /* ---- create / start / take / stop ---- */
 
-static const struct player_target *find_target(const struct player_config *cfg, const char *lb)
+/* The phase's load balancer; of an ALB, the listener on its listener_port (0: the first
+ * listed). */
+static const struct player_target *find_target(const struct player_config *cfg,
+                                               const struct sim_phase *ph)
 {
     for (int i = 0; i < cfg->ntargets; i++)
-        if (cfg->targets[i].lb && lb && strcmp(cfg->targets[i].lb, lb) == 0)
+        if (cfg->targets[i].lb && ph->target && strcmp(cfg->targets[i].lb, ph->target) == 0 &&
+            (ph->listener_port == 0 || cfg->targets[i].listener_port == ph->listener_port))
             return &cfg->targets[i];
     return NULL;
 }
 
-static void build_request(struct run *r, const struct sim_scenario *sc)
+static int build_request(struct run *r, const struct sim_scenario *sc, char *err, size_t errlen)
 {
     const char *path = r->tg->path ? r->tg->path : "/";
     int lb = sim_scenario_lb_index(sc, r->ph->target);
@@ -419,11 +428,25 @@ static void build_request(struct run *r, const struct sim_scenario *sc)
     /* a TCP listener pipes a connection to one instance: a connection per request, so
      * that requests spread as the simulator spreads them */
     r->keepalive = strcmp(proto, "TCP") != 0 && strcmp(proto, "SSL") != 0;
+    if (r->ph->nrequests > 0) {
+        char why[200];
+        /* an ALB phase's mix: its kinds in their weights' proportions, the Host the load
+         * balancer's name unless a kind names its own */
+        if (req_mix_build(&r->mix, r->ph->requests, r->ph->nrequests,
+                          r->tg->host ? r->tg->host : "localhost", r->keepalive, why,
+                          sizeof(why)) != 0) {
+            snprintf(err, errlen, "%s.requests: %s", r->ph->path, why);
+            return -1;
+        }
+        r->has_mix = 1;
+        return 0;
+    }
     r->req = cm_xasprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: loadgen-player\r\n"
                           "Accept: */*\r\n%s\r\n",
                           path, r->tg->host ? r->tg->host : "localhost",
                           r->keepalive ? "" : "Connection: close\r\n");
     r->req_len = strlen(r->req);
+    return 0;
 }
 
 /* Splits max_connections between phases that overlap in time: at any time the phases
@@ -493,7 +516,12 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
 
         r->p = p;
         r->ph = ph;
-        r->tg = find_target(cfg, ph->target);
+        r->tg = find_target(cfg, ph);
+        if (!r->tg && ph->listener_port) {
+            snprintf(err, errlen, "%s.listener_port: no address for listener %d of \"%s\"",
+                     ph->path, ph->listener_port, ph->target ? ph->target : "");
+            goto fail;
+        }
         if (!r->tg) {
             snprintf(err, errlen, "%s.target: no address for load balancer \"%s\"", ph->path,
                      ph->target ? ph->target : "");
@@ -523,7 +551,8 @@ struct player *player_create(const struct player_config *cfg, char *err, size_t 
         /* scaled service: latencies on the emulated clock, per request of the scenario */
         r->ctl.lat_mult = cfg->scaled ? cfg->time_scale / cfg->weight : 1.0;
         p->nruns++;
-        build_request(r, cfg->sc);
+        if (build_request(r, cfg->sc, err, errlen) != 0)
+            goto fail;
         if (r->kind == RUN_OPEN) {
             /* enough connections for the peak rate with every request taking its whole
              * timeout (Little's law), so that the server, not the connection count,
@@ -685,6 +714,7 @@ void player_destroy(struct player *p)
     for (int i = 0; i < p->nruns; i++) {
         conn_ctl_cleanup(&p->runs[i].ctl);
         free(p->runs[i].req);
+        req_mix_cleanup(&p->runs[i].mix);
     }
     free(p->runs);
     pthread_cond_destroy(&p->cv);

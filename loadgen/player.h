@@ -45,13 +45,18 @@
 #include "common/hist.h"
 #include "scaler/sim/scenario.h"
 
-/* Where one load balancer of the scenario listens (its first HTTP or TCP listener). */
+/* Where one load balancer of the scenario listens: a classic one's first HTTP or TCP
+ * listener; each listener of an ALB (a phase goes to the one on its listener_port, else to
+ * the ALB's first target listed). */
 struct player_target {
-    const char *lb; /* the scenario's load balancer name (sim_phase.target) */
+    const char *lb;    /* the scenario's load balancer name (sim_phase.target) */
+    int listener_port; /* ALB: the listener's Port; 0: a classic load balancer */
     struct sockaddr_storage addr;
     socklen_t addrlen;
-    const char *host; /* Host header value, e.g. "127.0.0.1:40123" */
-    const char *path; /* request path, NULL: "/" */
+    const char *host; /* Host header value, e.g. "127.0.0.1:40123"; an ALB's DNSName (and
+                         ":PORT" unless 80), which a phase's `requests` mix takes for the
+                         kinds that name no host (loadgen/mix.h) */
+    const char *path; /* request path, NULL: "/" (no mix) */
 };
 
 struct player_config {

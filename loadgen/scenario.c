@@ -1118,17 +1118,21 @@ int scenario_main(int argc, char **argv)
     }
     sim_scenario_print_lines(stderr, "loadgen scenario", o.file, sc->warnings, 1);
     for (int i = 0; !dry_run && i < sc->nphases; i++) {
-        /* the ELBv2 setup and teardown are played; a phase's requests to an ALB are not */
-        if (sim_scenario_alb_index(sc, sc->phases[i].target) < 0)
-            continue;
-        fprintf(stderr,
-                "loadgen scenario: %s: %s: a load phase aimed at an Application Load Balancer "
-                "is played by scaler simulate only; loadgen scenario creates the ALB (and "
-                "--dry-run prints its calls) but does not send its requests yet "
-                "(docs/status.md)\n",
-                o.file, sc->phases[i].path);
-        sim_scenario_destroy(sc);
-        return 2;
+        /* a source_ip condition reads the connection's address: the observed requests come
+         * from this host, not from the kinds' source_ip the simulator routes by */
+        int a = sim_scenario_alb_index(sc, sc->phases[i].target);
+        for (int l = 0; a >= 0 && l < sc->albs[a].nlisteners; l++) {
+            const struct sim_alb_listener *li = &sc->albs[a].listeners[l];
+            for (int k = 0; k < li->nrules; k++)
+                for (int c = 0; c < li->rules[k].nconditions; c++)
+                    if (li->rules[k].conditions[c].field == SC_ELBV2_SOURCE_IP)
+                        fprintf(stderr,
+                                "loadgen scenario: %s: warning: %s.conditions.source_ip: the "
+                                "requests of %s come from this host's address, not from "
+                                "their source_ip: the rule may route them otherwise than "
+                                "scaler simulate does\n",
+                                o.file, li->rules[k].path, sc->phases[i].path);
+        }
     }
     if (sc->ncomposites) {
         /* not built: the plan has no PutCompositeAlarm (its rule would need the prefixed

@@ -47,6 +47,22 @@ struct hook_wait {
     int present;   /* listed waiting by the last poll */
 };
 
+/* An ALB's figures over an observed run (scn_alb.c): AWS/ApplicationELB sums by its
+ * LoadBalancer dimension; read: CloudWatch answered. */
+struct scn_alb_fig {
+    const char *alb; /* the scenario's name */
+    int read;
+    double requests, fixed, redirects, elb_5xx;
+};
+
+/* A target group an ALB forwards to: RequestCount by TargetGroup+LoadBalancer over the run,
+ * and the largest one-minute RequestCountPerTarget (NAN: none put). */
+struct scn_tg_fig {
+    const char *alb, *tg;
+    int read;
+    double requests, per_target_max;
+};
+
 struct alarm_track {
     char *aws_name;
     char *name; /* as shown: the scenario's name, or the AWS name without the prefix */
@@ -105,8 +121,13 @@ struct run {
 
     double cpu_ms_sum, cpu_ms_max;
     int cpu_periods;
+    struct scn_alb_fig *albfig; /* per ALB, after the load (scn_alb.c); NULL: not read */
+    struct scn_tg_fig *tgfig;
+    int ntgfig;
+    double *tg_rps; /* per scenario target group: requests/s it took in the last period */
     struct player *player;
-    struct player_target *targets;
+    struct player_target *targets; /* classic load balancers', then ALB listeners */
+    int ntargets;
     char (*hosts)[300];
     char details[256][256]; /* report_write's expectation details (sim_out_report_expects) */
 
@@ -135,6 +156,9 @@ int scn_aws_call(struct run *r, enum aws_service svc, const char *action,
 int scn_setup(struct run *r);
 /* Deletes what scn_setup() made; returns the number of deletions that failed. */
 int scn_teardown(struct run *r);
+/* What the setup made for a plan placeholder's KEY (loadgen/scenario.h: "alb:A" the ALB's
+ * ARN, "tg:T", "lbdim:A" app/NAME/ID, "tgdim:T" targetgroup/NAME/ID ...), or NULL. */
+const char *scn_ref(struct run *r, const char *key);
 
 /* scn_poll.c */
 /* The alarms the timeline shows: the scenario's, then target tracking's. -1 reported. */
@@ -182,6 +206,26 @@ void scn_explain_drain(struct run *r);
 void scn_explain_finish(struct run *r, FILE *out);
 /* Stops following without a last drain (an interrupted run); safe to repeat. */
 void scn_explain_stop(struct run *r);
+
+/* scn_alb.c */
+/* Reads each ALB's figures over the run (RequestCount, fixed responses, redirects, ELB
+ * 5xx; per target group it forwards to, RequestCount and the largest RequestCountPerTarget
+ * minute) from CloudWatch, after the load and before the teardown (on the emulator, once
+ * the run's last minute is reported). -1 when a read was refused (reported; the figures
+ * read stay). */
+int scn_alb_figures(struct run *r);
+/* Each target group's requests/s over the sample period ending at emulated epoch ms
+ * emu_end (RequestCount by TargetGroup+LoadBalancer, the mean of the minutes reported,
+ * summed over the ALBs forwarding to it), for the demand of the groups behind them; -1
+ * reported. */
+int scn_alb_poll(struct run *r, int64_t emu_end, int64_t interval);
+/* Group g's requests/s by scn_alb_poll: the sum over its target groups (0 before). */
+double scn_alb_group_rps(const struct run *r, int g);
+/* The terminal's lines ("alb NAME ...", "  target group T ..."); none without figures. */
+void scn_alb_print(const struct run *r, FILE *f);
+/* The --json member `,"albs":[...]` into out ("" without figures); -1 when it does not
+ * fit. */
+int scn_alb_json(const struct run *r, char *out, size_t n);
 
 /* scn_load.c */
 /* Finds the load balancers' addresses and starts the player (none without phases);

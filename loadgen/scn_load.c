@@ -23,13 +23,105 @@
 
 /* ---- the load ---- */
 
-/* Where each load balancer listens: the emulator's listener map, or AWS's DNSName. */
+/* Resolves host:port into the target's address; -1 reported. */
+static int target_addr(struct player_target *tg, const char *name, const char *host, int port)
+{
+    struct addrinfo hints = { 0 }, *ai = NULL;
+    char ports[16];
+
+    snprintf(ports, sizeof(ports), "%d", port);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, ports, &hints, &ai) != 0 || !ai) {
+        scn_fail_msg("load balancer %s: cannot resolve %s", name, host);
+        return -1;
+    }
+    url_pick_addr(ai, &tg->addr, &tg->addrlen);
+    freeaddrinfo(ai);
+    return 0;
+}
+
+/* Where each listener of ALB b listens (targets from tg, hosts from host): on the
+ * emulator its real port in the listener map's `alb_listeners` (127.0.0.1), on AWS the
+ * load balancer's DNSName and the listener's Port. The Host the requests name is the
+ * DNSName (both worlds: the simulator routes a kind with no `host` by it). -1 reported. */
+static int alb_targets(struct run *r, const struct sim_alb *b, json_t *map,
+                       struct player_target *tg, char (*host)[300])
+{
+    char key[300], dns[256], name[256];
+    const char *arn;
+    struct aws_params p;
+    struct aws_error err;
+    xmlDoc *doc = NULL;
+
+    snprintf(key, sizeof(key), "alb:%s", b->name);
+    snprintf(name, sizeof(name), "%s-%s", r->prefix, b->name);
+    arn = scn_ref(r, key);
+    if (!arn) {
+        scn_fail_msg("load balancer %s: no LoadBalancerArn from the setup", name);
+        return -1;
+    }
+    aws_params_init(&p);
+    aws_params_add(&p, "LoadBalancerArns.member.1", arn);
+    if (scn_aws_call(r, AWS_ELBV2, "DescribeLoadBalancers", &p, &doc, &err) != 0 ||
+        scn_reply_text(doc, "DNSName", dns, sizeof(dns)) != 0) {
+        scn_fail_msg("DescribeLoadBalancers %s: no DNSName", name);
+        xmlFreeDoc(doc);
+        aws_params_cleanup(&p);
+        return -1;
+    }
+    xmlFreeDoc(doc);
+    aws_params_cleanup(&p);
+    for (int l = 0; l < b->nlisteners; l++) {
+        const struct sim_alb_listener *li = &b->listeners[l];
+        int port = 0;
+
+        tg[l].lb = b->name;
+        tg[l].listener_port = li->port;
+        if (map) {
+            size_t k;
+            json_t *it;
+
+            json_array_foreach(json_object_get(map, "alb_listeners"), k, it)
+            {
+                const char *a = json_string_value(json_object_get(it, "load_balancer_arn"));
+                if (a && strcmp(a, arn) == 0 &&
+                    json_integer_value(json_object_get(it, "listener_port")) == li->port)
+                    port = (int)json_integer_value(json_object_get(it, "port"));
+            }
+            if (port <= 0) {
+                scn_fail_msg("load balancer %s: no address for listener %d in the listener map",
+                             name, li->port);
+                return -1;
+            }
+            if (target_addr(&tg[l], name, "127.0.0.1", port) != 0)
+                return -1;
+        } else if (target_addr(&tg[l], name, dns, li->port) != 0) {
+            return -1;
+        }
+        if (li->port == 80)
+            snprintf(host[l], sizeof(host[l]), "%s", dns);
+        else
+            snprintf(host[l], sizeof(host[l]), "%s:%d", dns, li->port);
+        tg[l].host = host[l];
+        tg[l].path = "/";
+    }
+    return 0;
+}
+
+/* Where each load balancer listens: the emulator's listener map, or AWS's DNSName. The
+ * classic ones first (one target each, in the scenario's order), then each ALB's
+ * listeners. */
 static int targets_find(struct run *r)
 {
     json_t *o = NULL;
+    int ntargets = r->sc->nlbs, at;
 
-    r->targets = cm_xcalloc((size_t)r->sc->nlbs, sizeof(*r->targets));
-    r->hosts = cm_xcalloc((size_t)r->sc->nlbs, sizeof(*r->hosts));
+    for (int i = 0; i < r->sc->nalbs; i++)
+        ntargets += r->sc->albs[i].nlisteners;
+    r->ntargets = ntargets;
+    r->targets = cm_xcalloc((size_t)ntargets + 1, sizeof(*r->targets));
+    r->hosts = cm_xcalloc((size_t)ntargets + 1, sizeof(*r->hosts));
     if (r->is_emulator) {
         char url[300], herr[256];
         struct cm_buf b;
@@ -49,8 +141,6 @@ static int targets_find(struct run *r)
         struct player_target *tg = &r->targets[i];
         char name[256], host[256];
         int port = 0, lb_port = 0;
-        struct addrinfo hints = { 0 }, *ai = NULL;
-        char ports[16];
 
         for (int l = 0; l < lb->nlisteners && !lb_port; l++)
             if (strcmp(lb->listeners[l].protocol, "HTTP") == 0 ||
@@ -96,19 +186,27 @@ static int targets_find(struct run *r)
             json_decref(o);
             return -1;
         }
-        snprintf(ports, sizeof(ports), "%d", port);
-        hints.ai_family = AF_UNSPEC;
-        hints.ai_socktype = SOCK_STREAM;
-        if (getaddrinfo(host, ports, &hints, &ai) != 0 || !ai) {
-            scn_fail_msg("load balancer %s: cannot resolve %s", name, host);
+        if (target_addr(tg, name, host, port) != 0) {
             json_decref(o);
             return -1;
         }
-        url_pick_addr(ai, &tg->addr, &tg->addrlen);
-        freeaddrinfo(ai);
         snprintf(r->hosts[i], sizeof(r->hosts[i]), "%s:%d", host, port);
         tg->host = r->hosts[i];
         tg->path = "/";
+    }
+    at = r->sc->nlbs;
+    for (int i = 0; i < r->sc->nalbs; i++) {
+        const struct sim_alb *b = &r->sc->albs[i];
+        int aimed = 0;
+
+        /* only ALBs a phase aims at: the others need no address */
+        for (int k = 0; k < r->sc->nphases && !aimed; k++)
+            aimed = r->sc->phases[k].target && strcmp(r->sc->phases[k].target, b->name) == 0;
+        if (aimed && alb_targets(r, b, o, &r->targets[at], &r->hosts[at]) != 0) {
+            json_decref(o);
+            return -1;
+        }
+        at += b->nlisteners;
     }
     json_decref(o);
     return 0;
@@ -127,7 +225,7 @@ int scn_load_start(struct run *r)
         return -1;
     pc.sc = r->sc;
     pc.targets = r->targets;
-    pc.ntargets = r->sc->nlbs;
+    pc.ntargets = r->ntargets;
     pc.time_scale = r->scale;
     pc.threads = 1;
     pc.scaled = r->svc.scaled;

@@ -353,10 +353,37 @@ static int poll_health(struct run *r)
         xmlFreeDoc(doc);
         aws_params_cleanup(&p);
     }
+    /* the target groups' registered targets, healthy among them (ELBv2) */
+    for (int i = 0; i < r->sc->ntgs; i++) {
+        struct aws_params p;
+        struct aws_error err;
+        xmlDoc *doc = NULL;
+        char key[300];
+        const char *arn;
+        int healthy, other;
+
+        snprintf(key, sizeof(key), "tg:%s", r->sc->tgs[i].name);
+        arn = scn_ref(r, key);
+        if (!arn)
+            continue;
+        aws_params_init(&p);
+        aws_params_add(&p, "TargetGroupArn", arn);
+        if (scn_aws_call(r, AWS_ELBV2, "DescribeTargetHealth", &p, &doc, &err) != 0) {
+            scn_fail_msg("DescribeTargetHealth: %s: %s", err.code, err.message);
+            aws_params_cleanup(&p);
+            return -1;
+        }
+        scn_reply_target_health(doc, &healthy, &other);
+        r->elb_in_service += healthy;
+        r->elb_total += healthy + other;
+        xmlFreeDoc(doc);
+        aws_params_cleanup(&p);
+    }
     return 0;
 }
 
-/* Demand in instances from the offered arrivals (docs/loadgen.md): the smallest count
+/* Demand in instances from the offered arrivals (docs/loadgen.md; of a group behind an ALB,
+ * the requests its target groups took: scn_alb_poll): the smallest count
  * keeping the group's busy share at or below its demand basis (sim_elastic_demand_basis:
  * the simulator's). */
 static int demand_of(const struct run *r, int g, double offered_rps)
@@ -368,13 +395,19 @@ static int demand_of(const struct run *r, int g, double offered_rps)
     int behind = 0;
     struct sim_demand_basis basis;
 
+    if (grp->ntarget_groups > 0) {
+        /* behind an ALB: the requests its target groups took (the rules route the mix) */
+        offered_rps = scn_alb_group_rps(r, g);
+        behind = 1;
+    } else {
+        /* load is split over the groups sharing the classic load balancers */
+        for (int k = 0; k < r->sc->ngroups; k++)
+            if (r->sc->groups[k].nload_balancers > 0)
+                behind++;
+        if (grp->nload_balancers == 0)
+            return 0;
+    }
     if (!(offered_rps > 0))
-        return 0;
-    /* load is split over the groups sharing the load balancers */
-    for (int k = 0; k < r->sc->ngroups; k++)
-        if (r->sc->groups[k].nload_balancers > 0)
-            behind++;
-    if (grp->nload_balancers == 0)
         return 0;
     if (behind > 1)
         share = 1.0 / behind;
@@ -397,6 +430,8 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval)
     double offered_rps = 0;
 
     memset(gs, 0, sizeof(gs));
+    if (r->player && scn_alb_poll(r, emu_end, interval) != 0)
+        return -1;
     if (poll_groups(r, st) != 0 || poll_health(r) != 0 || poll_alarms(r, as) != 0 ||
         poll_activities(r) != 0)
         return -1;

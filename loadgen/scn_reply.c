@@ -343,6 +343,39 @@ void scn_reply_instance_health(xmlDoc *doc, int *in_service, int *out_of_service
     }
 }
 
+void scn_reply_target_health(xmlDoc *doc, int *healthy, int *other)
+{
+    *healthy = 0;
+    *other = 0;
+    for (xmlNode *m = first_member(doc, "TargetHealthDescriptions"); m; m = aws_xml_next(m)) {
+        char st[32];
+
+        child_text(child(m, "TargetHealth"), "State", st, sizeof(st));
+        if (strcmp(st, "healthy") == 0)
+            (*healthy)++;
+        else
+            (*other)++;
+    }
+}
+
+int scn_reply_metric_sum_max(xmlDoc *doc, double *sum, double *max)
+{
+    int n = 0;
+
+    *sum = 0;
+    *max = NAN;
+    for (xmlNode *m = first_member(doc, "Datapoints"); m; m = aws_xml_next(m)) {
+        double s = child_num(m, "Sum", NAN), x = child_num(m, "Maximum", NAN);
+
+        if (isfinite(s))
+            *sum += s;
+        if (isfinite(x) && !(x <= *max))
+            *max = x;
+        n++;
+    }
+    return n;
+}
+
 int scn_reply_text(xmlDoc *doc, const char *name, char *out, size_t n)
 {
     if (!doc) {

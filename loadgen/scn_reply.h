@@ -106,6 +106,18 @@ int scn_reply_activities(xmlDoc *doc, void (*fn)(const struct scn_activity *a, v
  * *out_of_service. */
 void scn_reply_instance_health(xmlDoc *doc, int *in_service, int *out_of_service);
 
+/* ---- DescribeTargetHealth (ELBv2) ---- */
+
+/* Counts the reply's TargetHealthDescriptions by TargetHealth.State: healthy into
+ * *healthy, the rest (initial, unhealthy, draining, unused ...) into *other. */
+void scn_reply_target_health(xmlDoc *doc, int *healthy, int *other);
+
+/* ---- GetMetricStatistics with Sum and Maximum ---- */
+
+/* Adds the datapoints' Sum into *sum (0 without any) and their largest Maximum into *max
+ * (NAN without any); returns the count of datapoints. */
+int scn_reply_metric_sum_max(xmlDoc *doc, double *sum, double *max);
+
 /* ---- PutScalingPolicy / DescribeLoadBalancers ---- */
 
 /* The text of the first element named name (PolicyARN, DNSName ...) into out; returns 0,

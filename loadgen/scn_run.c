@@ -159,6 +159,9 @@ static void run_cleanup(struct run *r)
     player_destroy(r->player);
     free(r->targets);
     free(r->hosts);
+    free(r->albfig);
+    free(r->tg_rps);
+    free(r->tgfig);
     if (r->aws)
         aws_client_destroy(r->aws);
     sim_timeline_destroy(r->tl);
@@ -605,6 +608,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
     }
     scn_explain_finish(r, stdout);
     finish_activities(r);
+    scn_alb_figures(r); /* a refused read is reported; the run's outcome stands */
     r->obs.start_ms = sc->start_ms;
     r->obs.end_ms = sc->start_ms + sc->duration_ms;
     r->obs.ngroups = sc->ngroups;
@@ -634,7 +638,7 @@ out_signals:
     if (rc == 0) {
         struct sim_elastic_diff d;
         int have_diff = 0;
-        char how[256], extra[1024];
+        char how[256], extra[4096];
         struct player_bursts bst;
         int failed;
 
@@ -657,6 +661,7 @@ out_signals:
                    d.over_tolerance_pct, d.over_tolerance_pct <= 10 ? "holds" : "missed",
                    d.differ_pct, d.max_abs);
         }
+        scn_alb_print(r, stdout);
         printf("runner: %.2f ms CPU per observed period (mean of %d, max %.2f), load threads "
                "excluded\n",
                r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_periods,
@@ -714,6 +719,11 @@ out_signals:
                          "\"over_one_instance_pct\":%.4f,\"differ_pct\":%.4f,\"max_abs\":%.0f}",
                          pred.mode, pred.final_in_service, d.over_tolerance_pct, d.differ_pct,
                          d.max_abs);
+            if (k > 0 && (size_t)k < sizeof(extra)) {
+                size_t used = strlen(extra);
+                if (scn_alb_json(r, extra + used, sizeof(extra) - used) != 0)
+                    extra[used] = '\0'; /* too many to list: left out */
+            }
             sim_out_json_tail(r->jsonf, &r->elastic, r->checker, &r->obs,
                               sim_timeline_config(r->tl), extra, rc);
         }

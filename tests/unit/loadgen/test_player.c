@@ -38,9 +38,11 @@ struct srv {
     pthread_t tid;
     _Atomic int stop;
     _Atomic uint64_t requests;
-    _Atomic uint64_t accepts; /* connections accepted */
-    _Atomic int64_t first_us; /* conn_now_us() of the first request, 0 before */
-    _Atomic int64_t last_us;  /* of the latest request */
+    _Atomic uint64_t accepts;        /* connections accepted */
+    _Atomic int64_t first_us;        /* conn_now_us() of the first request, 0 before */
+    _Atomic int64_t last_us;         /* of the latest request */
+    _Atomic uint64_t path_a, head_b; /* GET /a..., HEAD /b... (a request mix) */
+    _Atomic uint64_t tenant;         /* requests with the header X-Tenant: blue */
 };
 
 struct cl {
@@ -68,6 +70,14 @@ static void srv_answer(struct srv *s, struct cl *c)
         }
         if (strncmp(c->buf, "GET /fail", 9) == 0)
             reply = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nnope";
+        if (strncmp(c->buf, "GET /a", 6) == 0)
+            atomic_fetch_add(&s->path_a, 1);
+        if (memmem(c->buf, used, "\r\nX-Tenant: blue\r\n", 18) != NULL)
+            atomic_fetch_add(&s->tenant, 1);
+        if (strncmp(c->buf, "HEAD /b", 7) == 0) {
+            atomic_fetch_add(&s->head_b, 1);
+            reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"; /* no body: HEAD */
+        }
         if (write(c->fd, reply, strlen(reply)) < 0 || close_after) {
             close(c->fd);
             c->fd = -1;
@@ -554,6 +564,119 @@ static void test_player_missing_target_is_refused(void **state)
     teardown(&f);
 }
 
+/* A scenario with an ALB "front" (listener 80 forwarding to "tg") and the given load; the
+ * fixture's target is that listener. */
+static void setup_alb(struct fixture *f, const char *load, double time_scale)
+{
+    char text[4096], err[SIM_ERR_MAX];
+    struct sockaddr_in *a = (struct sockaddr_in *)&f->tg.addr;
+
+    memset(f, 0, sizeof(*f));
+    srv_start(&f->srv);
+    snprintf(text, sizeof(text),
+             "{\"name\":\"t\",\"duration\":\"1m\",\"zones\":[\"us-east-1a\",\"us-east-1b\"],"
+             "\"infrastructure\":{\"target_groups\":[{\"name\":\"tg\"}],"
+             "\"albs\":[{\"name\":\"front\",\"listeners\":[{\"port\":80,"
+             "\"default_action\":{\"forward\":\"tg\"}}]}],"
+             "\"launch_configurations\":[{\"name\":\"lc\",\"app\":{\"service_ms\":10}}],"
+             "\"groups\":[{\"name\":\"g\",\"launch_configuration\":\"lc\",\"min\":1,"
+             "\"max\":2,\"target_groups\":[\"tg\"]}]},\"load\":%s}",
+             load);
+    f->sc = sim_scenario_parse(text, "t.json", err);
+    if (!f->sc)
+        fail_msg("scenario: %s", err);
+    a->sin_family = AF_INET;
+    a->sin_port = htons((uint16_t)f->srv.port);
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    f->tg.addrlen = sizeof(*a);
+    f->tg.lb = "front";
+    f->tg.listener_port = 80;
+    snprintf(f->host, sizeof(f->host), "front-1.us-east-1.elb.example");
+    f->tg.host = f->host;
+    f->cfg.sc = f->sc;
+    f->cfg.targets = &f->tg;
+    f->cfg.ntargets = 1;
+    f->cfg.time_scale = time_scale;
+    f->cfg.timeout_us = 5000000;
+}
+
+#define MIX_3_1                                                                                    \
+    "\"requests\":[{\"path\":\"/a/x\",\"weight\":3,\"headers\":{\"X-Tenant\":\"blue\"}},"          \
+    "{\"method\":\"HEAD\",\"path\":\"/b\",\"weight\":1}]"
+
+/* An open phase aimed at an ALB sends its requests mix, each kind exactly its share of the
+ * requests (a multiple of the cycle here), HEAD replies read without a body. */
+static void test_player_alb_mix_open_sends_each_kind_its_share(void **state)
+{
+    struct fixture f;
+    struct player *p;
+    struct totals t;
+    char err[256];
+
+    (void)state;
+    /* 100 req/s for 20 emulated seconds at scale 10: 200 requests, 150 /a, 50 HEAD /b */
+    setup_alb(&f,
+              "[{\"at\":\"0s\",\"until\":\"20s\",\"target\":\"front\",\"rate\":100," MIX_3_1 "}]",
+              10);
+    p = player_create(&f.cfg, err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(player_start(p, err, sizeof(err)), 0);
+    run_to_end(p, &t, 50, 30);
+    assert_int_equal(t.sent, 200);
+    assert_int_equal(t.completed, 200);
+    assert_int_equal(atomic_load(&f.srv.path_a), 150);
+    assert_int_equal(atomic_load(&f.srv.head_b), 50);
+    assert_int_equal(atomic_load(&f.srv.tenant), 150); /* the kind's header, on its kind */
+    player_destroy(p);
+    teardown(&f);
+}
+
+/* Closed bursts on the emulated clock (the persistent burst engine) send the mix too. */
+static void test_player_alb_mix_scaled_bursts(void **state)
+{
+    struct fixture f;
+    struct player *p;
+    struct totals t;
+    char err[256];
+
+    (void)state;
+    /* bursts of 40 at 4 clients, 10 emulated s gaps (1 real s at x10), from 0 to 15 s:
+     * two bursts, 80 requests: 60 /a, 20 HEAD /b */
+    setup_alb(&f,
+              "[{\"at\":\"0s\",\"until\":\"15s\",\"target\":\"front\",\"clients\":4,"
+              "\"shape\":{\"type\":\"bursts\",\"requests\":40,\"gap\":\"10s\"}," MIX_3_1 "}]",
+              10);
+    f.cfg.scaled = 1;
+    f.cfg.weight = 1;
+    p = player_create(&f.cfg, err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(player_start(p, err, sizeof(err)), 0);
+    run_to_end(p, &t, 50, 30);
+    assert_int_equal(t.sent, 80);
+    assert_int_equal(t.completed, 80);
+    assert_int_equal(atomic_load(&f.srv.path_a), 60);
+    assert_int_equal(atomic_load(&f.srv.head_b), 20);
+    player_destroy(p);
+    teardown(&f);
+}
+
+/* A phase on a listener the config has no address for is refused, naming the key. */
+static void test_player_alb_unknown_listener_is_refused(void **state)
+{
+    struct fixture f;
+    char err[256];
+
+    (void)state;
+    setup_alb(&f,
+              "[{\"at\":\"0s\",\"until\":\"20s\",\"target\":\"front\",\"rate\":1,"
+              "\"listener_port\":80}]",
+              10);
+    f.tg.listener_port = 8080; /* the config's only address is another listener's */
+    assert_null(player_create(&f.cfg, err, sizeof(err)));
+    assert_string_equal(err, "$.load[0].listener_port: no address for listener 80 of \"front\"");
+    teardown(&f);
+}
+
 static void test_player_stop_ends_hung_requests_and_threads(void **state)
 {
     struct fixture f;
@@ -607,6 +730,9 @@ int main(void)
         cmocka_unit_test(test_player_5xx_are_failures),
         cmocka_unit_test(test_player_missing_target_is_refused),
         cmocka_unit_test(test_player_stop_ends_hung_requests_and_threads),
+        cmocka_unit_test(test_player_alb_mix_open_sends_each_kind_its_share),
+        cmocka_unit_test(test_player_alb_mix_scaled_bursts),
+        cmocka_unit_test(test_player_alb_unknown_listener_is_refused),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

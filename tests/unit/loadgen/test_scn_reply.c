@@ -311,6 +311,46 @@ static void test_scn_reply_health_and_text(void **state)
     xmlFreeDoc(p);
 }
 
+static void test_scn_reply_target_health_and_sum_max(void **state)
+{
+    xmlDoc *d = doc_of(
+        "<DescribeTargetHealthResponse><DescribeTargetHealthResult><TargetHealthDescriptions>"
+        "<member><Target><Id>i-1</Id></Target><TargetHealth><State>healthy</State>"
+        "</TargetHealth></member>"
+        "<member><Target><Id>i-2</Id></Target><TargetHealth><State>initial</State>"
+        "<Reason>Elb.InitialHealthChecking</Reason></TargetHealth></member>"
+        "<member><Target><Id>i-3</Id></Target><TargetHealth><State>healthy</State>"
+        "</TargetHealth></member>"
+        "<member><Target><Id>i-4</Id></Target><TargetHealth><State>draining</State>"
+        "</TargetHealth></member>"
+        "</TargetHealthDescriptions></DescribeTargetHealthResult>"
+        "</DescribeTargetHealthResponse>");
+    xmlDoc *m = doc_of("<GetMetricStatisticsResponse><GetMetricStatisticsResult><Datapoints>"
+                       "<member><Sum>120</Sum><Maximum>70</Maximum></member>"
+                       "<member><Sum>30.5</Sum><Maximum>90</Maximum></member>"
+                       "<member><Sum>0</Sum><Maximum>0</Maximum></member>"
+                       "</Datapoints><Label>RequestCount</Label></GetMetricStatisticsResult>"
+                       "</GetMetricStatisticsResponse>");
+    xmlDoc *e = doc_of("<GetMetricStatisticsResponse><GetMetricStatisticsResult><Datapoints/>"
+                       "</GetMetricStatisticsResult></GetMetricStatisticsResponse>");
+    int h = -1, o = -1;
+    double sum = -1, max = -1;
+
+    (void)state;
+    scn_reply_target_health(d, &h, &o);
+    assert_int_equal(h, 2);
+    assert_int_equal(o, 2);
+    assert_int_equal(scn_reply_metric_sum_max(m, &sum, &max), 3);
+    assert_float_equal(sum, 150.5, 1e-9);
+    assert_float_equal(max, 90, 1e-9);
+    assert_int_equal(scn_reply_metric_sum_max(e, &sum, &max), 0);
+    assert_float_equal(sum, 0, 1e-9);
+    assert_true(isnan(max));
+    xmlFreeDoc(d);
+    xmlFreeDoc(m);
+    xmlFreeDoc(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_scn_reply_alarms),
         cmocka_unit_test(test_scn_reply_activities),
         cmocka_unit_test(test_scn_reply_health_and_text),
+        cmocka_unit_test(test_scn_reply_target_health_and_sum_max),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
