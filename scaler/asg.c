@@ -178,6 +178,12 @@ static const char *const metric_names[SC_ASG_METRIC_COUNT + 1] = {
     "WarmPoolTotalCapacity",
     "GroupAndWarmPoolDesiredCapacity",
     "GroupAndWarmPoolTotalCapacity",
+    /* capacity units (weights), docs/autoscaling.md 14 */
+    "GroupInServiceCapacity",
+    "GroupPendingCapacity",
+    "GroupStandbyCapacity",
+    "GroupTerminatingCapacity",
+    "GroupTotalCapacity",
     NULL,
 };
 

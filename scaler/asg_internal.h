@@ -112,6 +112,7 @@ struct asg_census {
     int unhealthy_cap;              /* marked unhealthy and counting toward capacity */
     int unhealthy_elb_cap;          /* of those, marked from a load balancer */
     int cap_units; /* the weights of those counting toward capacity (sc_asg_group_capacity) */
+    int units[ASG_LIFECYCLE_COUNT]; /* the weights of the instances per lifecycle state */
 };
 
 struct asg_group {
@@ -361,6 +362,11 @@ int asg_zone_avoided(const struct asg_group *g, int z, int64_t now_ms);
 /* Launches one instance into the best zone (of the type the mixed instances policy picks):
  * its weight (>= 1), or -1 (the failure recorded as an activity). */
 int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms);
+/* The same into g's zone index z (LaunchInstances), with the failure's error into *why and
+ * the instance type launched (or last tried; "" when not known) into type_out (both
+ * optional). The new instance is g's last. */
+int asg_launch_in(struct sc_asg *asg, struct asg_group *g, int z, const char *cause, int64_t now_ms,
+                  struct sc_error *why, char type_out[SC_ASG_ID_LEN]);
 /* The only writer of an instance's weight once it is in g: the census follows. */
 void asg_inst_set_weight(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, int w);
 /* 1 when zone is one of g's enabled zones. */
@@ -372,6 +378,10 @@ int asg_zone_listed(const struct asg_group *g, const char *zone);
 int asg_zone_counts(struct asg_group *g, int count[ASG_TRACKED_ZONES]);
 /* The asg's own part of the sweep signature, from scratch; and its memo, brought up to
  * date with inputs_gen. */
+/* The Group*Capacity metrics (docs/autoscaling.md 14) from a census, v[k] for
+ * sc_asg_metric_str(SC_ASG_METRIC_WARM_END + k): the weights of the instances in each state,
+ * counted as the Group*Instances metrics count instances. */
+void asg_capacity_metrics(const struct asg_census *c, double v[SC_ASG_METRIC_CAPACITY_COUNT]);
 uint64_t asg_sig_own_compute(const struct sc_asg *asg, int *with_lb, int *must_sweep);
 void asg_sig_own_update(struct sc_asg *asg);
 
@@ -500,7 +510,7 @@ void asg_warm_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
  * SC_ASG_METRIC_GROUP_COUNT + k), given GroupDesiredCapacity and GroupTotalInstances; 0 and
  * v untouched when g has no warm pool (it publishes none of them). */
 int asg_warm_metrics(const struct asg_group *g, double group_desired, double group_total,
-                     double v[SC_ASG_METRIC_COUNT - SC_ASG_METRIC_GROUP_COUNT]);
+                     double v[SC_ASG_METRIC_WARM_END - SC_ASG_METRIC_GROUP_COUNT]);
 /* Scale-out draws from the pool first: moves up to `units` ready pool instances into the
  * group (Pending; a stopped one is started) with cause; returns how many. */
 int asg_warm_draw(struct sc_asg *asg, struct asg_group *g, int units, const char *cause,
