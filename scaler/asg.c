@@ -316,6 +316,7 @@ void sc_asg_destroy(struct sc_asg *asg)
     free(asg->idx);
     sc_decision_log_destroy(asg->decisions);
     asg_notify_log_free(asg);
+    asg_tokens_free(asg);
     free(asg);
 }
 

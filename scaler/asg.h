@@ -135,6 +135,9 @@ struct sc_asg_env {
     int (*subnet_zone)(void *ud, const char *subnet_id, char zone_out[SC_ASG_ID_LEN]);
     /* 1 when zone is an availability zone of the region. */
     int (*zone_valid)(void *ud, const char *zone);
+    /* The zone id ("use1-az1") of a zone into id_out; 0, or -1 unknown (LaunchInstances'
+     * AvailabilityZoneIds). NULL: no zone has an id. */
+    int (*zone_id)(void *ud, const char *zone, char id_out[SC_ASG_ID_LEN]);
     /* SC_OK when the launch template (id or name, version) resolves, with what the asg
      * describes and launches filled into *out (optional); else its error. */
     enum sc_status (*launch_template_resolve)(void *ud, const char *id, const char *name,

@@ -224,6 +224,8 @@ struct sc_asg {
     size_t idx_fill;                   /* used + deleted */
     struct sc_decision_log *decisions; /* policy decisions and hook notes (decision.h) */
     struct asg_notify_log *notices;    /* notifications made (asg_notify.c), NULL before one */
+    struct asg_token **tokens;         /* LaunchInstances client tokens, oldest first */
+    int ntokens;
 };
 
 /* asg.c */
@@ -526,6 +528,14 @@ struct asg_activity *asg_warm_terminate(struct sc_asg *asg, struct asg_group *g,
 void asg_warm_free(struct asg_group *g);
 struct json_t *asg_warm_save(const struct asg_group *g);
 void asg_warm_load(struct sc_load *l, const struct json_t *o, struct asg_group *g);
+
+/* asg_launch.c */
+struct asg_token;
+void asg_tokens_free(struct sc_asg *asg);
+/* The client tokens as the state file keeps them (NULL on OOM), and back (a missing
+ * member loads as none: a file written before LaunchInstances was served). */
+struct json_t *asg_tokens_save(const struct sc_asg *asg);
+void asg_tokens_load(struct sc_load *l, const struct json_t *obj, struct sc_asg *asg);
 
 /* asg_notify.c */
 struct asg_notify_log;
