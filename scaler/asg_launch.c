@@ -227,8 +227,7 @@ static enum sc_status pick_zone(struct sc_asg *asg, const struct asg_group *g,
     return SC_OK;
 }
 
-static enum sc_status check_group(const struct asg_group *g, const struct sc_asg_launch_req *r,
-                                  struct sc_error *err)
+static enum sc_status check_group(const struct asg_group *g, struct sc_error *err)
 {
     const struct sc_asg_group_info *gi = &g->info;
     const struct sc_asg_mixed_info *m = &gi->mixed;
@@ -246,6 +245,15 @@ static enum sc_status check_group(const struct asg_group *g, const struct sc_asg
                        "or fully Spot purchasing options only. The group %s combines On-Demand "
                        "and Spot Instances.",
                        gi->auto_scaling_group_name);
+    return SC_OK;
+}
+
+/* scalelab's choice (docs/autoscaling.md 11.3): refused, as SetDesiredCapacity refuses it */
+static enum sc_status check_max(const struct asg_group *g, const struct sc_asg_launch_req *r,
+                                struct sc_error *err)
+{
+    const struct sc_asg_group_info *gi = &g->info;
+
     if ((int64_t)gi->desired_capacity + r->requested_capacity > gi->max_size)
         return sc_fail(
             err, SC_ERR_VALIDATION,
@@ -392,9 +400,11 @@ enum sc_status sc_asg_launch_instances(struct sc_asg *asg, const struct sc_asg_l
     g = asg_group_find(asg, req->auto_scaling_group_name);
     if (!g || g->deleting)
         return sc_asg_group_not_found(req->auto_scaling_group_name, err);
-    st = check_group(g, req, err);
+    st = check_group(g, err);
     if (st == SC_OK)
         st = pick_zone(asg, g, req, &z, err);
+    if (st == SC_OK)
+        st = check_max(g, req, err);
     if (st != SC_OK)
         return st;
     t = token_new(req, now_ms);
