@@ -43,7 +43,8 @@ const struct api_handler *api_find(const char *service, const char *op)
             api_autoscaling_handlers,        api_autoscaling_instance_handlers,
             api_autoscaling_attach_handlers, api_autoscaling_policy_handlers,
             api_autoscaling_hook_handlers,   api_autoscaling_refresh_handlers,
-            api_autoscaling_notify_handlers, api_autoscaling_predict_handlers
+            api_autoscaling_notify_handlers, api_autoscaling_predict_handlers,
+            api_autoscaling_launch_handlers
         };
         return find_in_tables(tables, sizeof(tables) / sizeof(tables[0]), op);
     }

@@ -1,7 +1,8 @@
 /* emulator/api_autoscaling_internal.h: what the Auto Scaling handler files share. The
  * handlers are split by topic, each file with its own table that api_find searches after
  * api_autoscaling_handlers (api_autoscaling.c: catalogues, launch configurations, groups):
- * api_autoscaling_instances.c, api_autoscaling_attach.c, api_autoscaling_policy.c (and
+ * api_autoscaling_instances.c, api_autoscaling_attach.c, api_autoscaling_policy.c,
+ * api_autoscaling_launch.c (and
  * api_autoscaling_hooks.c, _refresh.c, _notify.c, _predict.c with their own headers). The
  * helpers are defined in api_autoscaling.c. */
 #ifndef EMULATOR_API_AUTOSCALING_INTERNAL_H
@@ -16,6 +17,7 @@
 extern const struct api_handler api_autoscaling_instance_handlers[];
 extern const struct api_handler api_autoscaling_attach_handlers[];
 extern const struct api_handler api_autoscaling_policy_handlers[];
+extern const struct api_handler api_autoscaling_launch_handlers[]; /* LaunchInstances */
 
 /* How a handler ends after its one library call (st, which filled se): 0, or the
  * library's error. */

@@ -1,7 +1,6 @@
 /* emulator/api_autoscaling_notify.c: Put/Delete/DescribeNotificationConfiguration(s) (see
  * api_autoscaling_notify.h). IR in -> one sc_asg call -> IR out; every rule and message is
- * the library's (docs/autoscaling.md section 9). LaunchInstances is not served (section 11:
- * its effect on the group's size is not documented), so it answers NotImplemented. */
+ * the library's (docs/autoscaling.md section 9). */
 #include "emulator/api_autoscaling_notify.h"
 
 #include <stdlib.h>

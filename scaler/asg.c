@@ -178,6 +178,12 @@ static const char *const metric_names[SC_ASG_METRIC_COUNT + 1] = {
     "WarmPoolTotalCapacity",
     "GroupAndWarmPoolDesiredCapacity",
     "GroupAndWarmPoolTotalCapacity",
+    /* capacity units (weights), docs/autoscaling.md 14 */
+    "GroupInServiceCapacity",
+    "GroupPendingCapacity",
+    "GroupStandbyCapacity",
+    "GroupTerminatingCapacity",
+    "GroupTotalCapacity",
     NULL,
 };
 
@@ -310,6 +316,7 @@ void sc_asg_destroy(struct sc_asg *asg)
     free(asg->idx);
     sc_decision_log_destroy(asg->decisions);
     asg_notify_log_free(asg);
+    asg_tokens_free(asg);
     free(asg);
 }
 

@@ -135,6 +135,9 @@ struct sc_asg_env {
     int (*subnet_zone)(void *ud, const char *subnet_id, char zone_out[SC_ASG_ID_LEN]);
     /* 1 when zone is an availability zone of the region. */
     int (*zone_valid)(void *ud, const char *zone);
+    /* The zone id ("use1-az1") of a zone into id_out; 0, or -1 unknown (LaunchInstances'
+     * AvailabilityZoneIds). NULL: no zone has an id. */
+    int (*zone_id)(void *ud, const char *zone, char id_out[SC_ASG_ID_LEN]);
     /* SC_OK when the launch template (id or name, version) resolves, with what the asg
      * describes and launches filled into *out (optional); else its error. */
     enum sc_status (*launch_template_resolve)(void *ud, const char *id, const char *name,
@@ -292,11 +295,17 @@ const char *sc_asg_process_str(enum sc_asg_process p); /* "Launch", ... */
 
 /* Group metrics (EnableMetricsCollection), as bits of sc_asg_group_info.metrics_enabled:
  * the eight Group* metrics every group publishes, then the eight warm pool metrics only a
- * group with a warm pool publishes (docs/autoscaling.md 7.3). */
-#define SC_ASG_METRIC_COUNT       16
-#define SC_ASG_METRIC_GROUP_COUNT 8
+ * group with a warm pool publishes (docs/autoscaling.md 7.3), then the five Group*Capacity
+ * metrics every group publishes, in capacity units (docs/autoscaling.md 14). The capacity
+ * ones come last so that a mask saved before they existed keeps its meaning. */
+#define SC_ASG_METRIC_COUNT          21
+#define SC_ASG_METRIC_GROUP_COUNT    8
+#define SC_ASG_METRIC_WARM_END       16 /* the warm pool metrics are [GROUP_COUNT, WARM_END) */
+#define SC_ASG_METRIC_CAPACITY_COUNT 5
+/* What a group without a warm pool publishes with every metric enabled. */
+#define SC_ASG_METRIC_NO_POOL_COUNT (SC_ASG_METRIC_GROUP_COUNT + SC_ASG_METRIC_CAPACITY_COUNT)
 /* "GroupMinSize", ... "GroupTotalInstances", "WarmPoolMinSize", ...
- * "GroupAndWarmPoolTotalCapacity" */
+ * "GroupAndWarmPoolTotalCapacity", "GroupInServiceCapacity", ... "GroupTotalCapacity" */
 const char *sc_asg_metric_str(int i);
 
 struct sc_asg_tag_req {

@@ -20,10 +20,10 @@ int asg_self_check(struct sc_asg *asg, char *why, size_t len)
         for (int i = 0; i < g->ninst; i++)
             asg_census_count(&c, &g->inst[i], 1);
         for (int s = 0; s < ASG_LIFECYCLE_COUNT; s++) {
-            if (c.state[s] != g->census.state[s]) {
-                snprintf(why, len, "group %s: census has %d %s, the instances %d", name,
-                         g->census.state[s], sc_asg_lifecycle_str((enum sc_asg_lifecycle)s),
-                         c.state[s]);
+            if (c.state[s] != g->census.state[s] || c.units[s] != g->census.units[s]) {
+                snprintf(why, len, "group %s: census has %d %s (%d units), the instances %d (%d)",
+                         name, g->census.state[s], sc_asg_lifecycle_str((enum sc_asg_lifecycle)s),
+                         g->census.units[s], c.state[s], c.units[s]);
                 return -1;
             }
         }

@@ -24,6 +24,7 @@ void asg_inst_cleanup(struct asg_inst *in)
 void asg_census_count(struct asg_census *c, const struct asg_inst *in, int sign)
 {
     c->state[in->info.lifecycle_state] += sign;
+    c->units[in->info.lifecycle_state] += sign * in->info.weight;
     if (asg_counts_capacity(in->info.lifecycle_state))
         c->cap_units += sign * in->info.weight;
     if (in->unhealthy && asg_counts_capacity(in->info.lifecycle_state)) {
@@ -327,6 +328,12 @@ static char *template_type(struct sc_asg *asg, const struct launch_pick *p)
 
 int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms)
 {
+    return asg_launch_in(asg, g, pick_zone(g, now_ms), cause, now_ms, NULL, NULL);
+}
+
+int asg_launch_in(struct sc_asg *asg, struct asg_group *g, int z, const char *cause, int64_t now_ms,
+                  struct sc_error *why, char type_out[SC_ASG_ID_LEN])
+{
     struct sc_asg_group_info *gi = &g->info;
     const struct sc_asg_lc_info *lc = NULL;
     struct sc_asg_launch_spec spec;
@@ -339,7 +346,7 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
     struct launch_pick pick;
     int order[SC_ASG_MAX_OVERRIDES];
     char desc[128];
-    int z = pick_zone(g, now_ms), nt = 0, nord = 0;
+    int nt = 0, nord = 0;
 
     asg->step_dirty = 1;
     asg->step_changes++;
@@ -397,9 +404,19 @@ int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, i
             st = asg->env.run_instance(asg->env.ud, &spec, now_ms, id, &err);
         }
     }
+    if (type_out) {
+        const char *t = spec.instance_type ? spec.instance_type : NULL;
+        char *tt = t ? NULL : template_type(asg, &pick);
+
+        snprintf(type_out, SC_ASG_ID_LEN, "%s", t ? t : tt ? tt : "");
+        free(tt);
+    }
     if (st != SC_OK) {
         char fdesc[SC_ERR_MESSAGE_LEN + 128];
         size_t ml = strlen(err.message);
+
+        if (why)
+            *why = err;
 
         /* one period between the reason and the rest, whether or not the reason ends in one
          * (InsufficientInstanceCapacity's text does) */

@@ -112,6 +112,7 @@ struct asg_census {
     int unhealthy_cap;              /* marked unhealthy and counting toward capacity */
     int unhealthy_elb_cap;          /* of those, marked from a load balancer */
     int cap_units; /* the weights of those counting toward capacity (sc_asg_group_capacity) */
+    int units[ASG_LIFECYCLE_COUNT]; /* the weights of the instances per lifecycle state */
 };
 
 struct asg_group {
@@ -223,6 +224,8 @@ struct sc_asg {
     size_t idx_fill;                   /* used + deleted */
     struct sc_decision_log *decisions; /* policy decisions and hook notes (decision.h) */
     struct asg_notify_log *notices;    /* notifications made (asg_notify.c), NULL before one */
+    struct asg_token **tokens;         /* LaunchInstances client tokens, oldest first */
+    int ntokens;
 };
 
 /* asg.c */
@@ -361,6 +364,11 @@ int asg_zone_avoided(const struct asg_group *g, int z, int64_t now_ms);
 /* Launches one instance into the best zone (of the type the mixed instances policy picks):
  * its weight (>= 1), or -1 (the failure recorded as an activity). */
 int asg_launch_one(struct sc_asg *asg, struct asg_group *g, const char *cause, int64_t now_ms);
+/* The same into g's zone index z (LaunchInstances), with the failure's error into *why and
+ * the instance type launched (or last tried; "" when not known) into type_out (both
+ * optional). The new instance is g's last. */
+int asg_launch_in(struct sc_asg *asg, struct asg_group *g, int z, const char *cause, int64_t now_ms,
+                  struct sc_error *why, char type_out[SC_ASG_ID_LEN]);
 /* The only writer of an instance's weight once it is in g: the census follows. */
 void asg_inst_set_weight(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, int w);
 /* 1 when zone is one of g's enabled zones. */
@@ -372,6 +380,10 @@ int asg_zone_listed(const struct asg_group *g, const char *zone);
 int asg_zone_counts(struct asg_group *g, int count[ASG_TRACKED_ZONES]);
 /* The asg's own part of the sweep signature, from scratch; and its memo, brought up to
  * date with inputs_gen. */
+/* The Group*Capacity metrics (docs/autoscaling.md 14) from a census, v[k] for
+ * sc_asg_metric_str(SC_ASG_METRIC_WARM_END + k): the weights of the instances in each state,
+ * counted as the Group*Instances metrics count instances. */
+void asg_capacity_metrics(const struct asg_census *c, double v[SC_ASG_METRIC_CAPACITY_COUNT]);
 uint64_t asg_sig_own_compute(const struct sc_asg *asg, int *with_lb, int *must_sweep);
 void asg_sig_own_update(struct sc_asg *asg);
 
@@ -500,7 +512,7 @@ void asg_warm_step(struct sc_asg *asg, struct asg_group *g, int64_t now_ms);
  * SC_ASG_METRIC_GROUP_COUNT + k), given GroupDesiredCapacity and GroupTotalInstances; 0 and
  * v untouched when g has no warm pool (it publishes none of them). */
 int asg_warm_metrics(const struct asg_group *g, double group_desired, double group_total,
-                     double v[SC_ASG_METRIC_COUNT - SC_ASG_METRIC_GROUP_COUNT]);
+                     double v[SC_ASG_METRIC_WARM_END - SC_ASG_METRIC_GROUP_COUNT]);
 /* Scale-out draws from the pool first: moves up to `units` ready pool instances into the
  * group (Pending; a stopped one is started) with cause; returns how many. */
 int asg_warm_draw(struct sc_asg *asg, struct asg_group *g, int units, const char *cause,
@@ -516,6 +528,14 @@ struct asg_activity *asg_warm_terminate(struct sc_asg *asg, struct asg_group *g,
 void asg_warm_free(struct asg_group *g);
 struct json_t *asg_warm_save(const struct asg_group *g);
 void asg_warm_load(struct sc_load *l, const struct json_t *o, struct asg_group *g);
+
+/* asg_launch.c */
+struct asg_token;
+void asg_tokens_free(struct sc_asg *asg);
+/* The client tokens as the state file keeps them (NULL on OOM), and back (a missing
+ * member loads as none: a file written before LaunchInstances was served). */
+struct json_t *asg_tokens_save(const struct sc_asg *asg);
+void asg_tokens_load(struct sc_load *l, const struct json_t *obj, struct sc_asg *asg);
 
 /* asg_notify.c */
 struct asg_notify_log;

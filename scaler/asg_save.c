@@ -381,6 +381,7 @@ json_t *sc_asg_save(const struct sc_asg *asg)
     for (int k = 0; a && k < asg->ndel_acts; k++)
         bad |= json_array_append_new(a, act_save(asg->del_acts[k]));
     bad |= sc_save_take(o, "deleted_activities", a);
+    bad |= sc_save_take(o, "launch_client_tokens", asg_tokens_save(asg));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -881,7 +882,7 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
     uint64_t seq = 0;
 
     sc_load_init(&l, "asg", err);
-    if (asg->ngroups || asg->nlcs || asg->ndel_acts)
+    if (asg->ngroups || asg->nlcs || asg->ndel_acts || asg->ntokens)
         return sc_fail(err, SC_ERR_VALIDATION, "state: asg: load into a non-empty asg");
     if (!json_is_object(obj))
         return sc_fail(err, SC_ERR_VALIDATION, "state: asg: expected an object");
@@ -940,6 +941,9 @@ enum sc_status sc_asg_load(struct sc_asg *asg, const json_t *obj, struct sc_erro
                              dels[k]->info.activity_id);
         }
     }
+    /* optional too: a file written before LaunchInstances was served has none */
+    if (!l.failed)
+        asg_tokens_load(&l, obj, asg);
     if (l.failed)
         goto fail;
     /* commit: nothing can fail below except the instance index (OOM), undone whole */
@@ -982,6 +986,7 @@ undo:
     asg->idx_cap = 0;
     asg->idx_fill = 0;
 fail:
+    asg_tokens_free(asg);
     for (int k = 0; k < nlcs; k++)
         asg_lc_free(lcs[k]);
     free(lcs);

@@ -503,11 +503,22 @@ static void cooldown_bookkeeping(struct asg_group *g, int64_t now_ms)
     }
 }
 
+void asg_capacity_metrics(const struct asg_census *c, double v[SC_ASG_METRIC_CAPACITY_COUNT])
+{
+    v[0] = c->units[SC_ASG_IN_SERVICE]; /* GroupInServiceCapacity */
+    v[1] = c->units[SC_ASG_PENDING] + c->units[SC_ASG_PENDING_WAIT] +
+           c->units[SC_ASG_PENDING_PROCEED];                             /* GroupPendingCapacity */
+    v[2] = c->units[SC_ASG_STANDBY] + c->units[SC_ASG_ENTERING_STANDBY]; /* GroupStandbyCapacity */
+    v[3] = c->units[SC_ASG_TERMINATING] + c->units[SC_ASG_TERMINATING_WAIT] +
+           c->units[SC_ASG_TERMINATING_PROCEED]; /* GroupTerminatingCapacity */
+    v[4] = v[0] + v[1] + v[3];                   /* GroupTotalCapacity */
+}
+
 static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t now_ms)
 {
     double v[SC_ASG_METRIC_COUNT] = { 0 };
     int64_t minute = now_ms - (now_ms % 60000 + 60000) % 60000;
-    int n = SC_ASG_METRIC_GROUP_COUNT;
+    int pool = 0;
 
     if (!g->info.metrics_enabled || !asg->env.put_metric) {
         g->next_metrics_ms = INT64_MAX;
@@ -524,9 +535,11 @@ static void put_group_metrics(struct sc_asg *asg, struct asg_group *g, int64_t n
     v[6] = asg_census_terminating(&g->census);
     v[7] = v[3] + v[4] + v[6];
     if (asg_warm_metrics(g, v[2], v[7], v + SC_ASG_METRIC_GROUP_COUNT))
-        n = SC_ASG_METRIC_COUNT; /* a group without a warm pool publishes no WarmPool* one */
-    for (int m = 0; m < n; m++)
-        if ((g->info.metrics_enabled >> m) & 1u)
+        pool = 1; /* a group without a warm pool publishes no WarmPool* one */
+    asg_capacity_metrics(&g->census, v + SC_ASG_METRIC_WARM_END);
+    for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
+        if ((g->info.metrics_enabled >> m) & 1u &&
+            (pool || m < SC_ASG_METRIC_GROUP_COUNT || m >= SC_ASG_METRIC_WARM_END))
             asg->env.put_metric(asg->env.ud, "AWS/AutoScaling", sc_asg_metric_str(m),
                                 "AutoScalingGroupName", g->info.auto_scaling_group_name, v[m],
                                 "None", minute);

@@ -108,7 +108,7 @@ int sc_asg_warm_pool_target(const struct sc_asg_group_info *gi)
 }
 
 int asg_warm_metrics(const struct asg_group *g, double group_desired, double group_total,
-                     double v[SC_ASG_METRIC_COUNT - SC_ASG_METRIC_GROUP_COUNT])
+                     double v[SC_ASG_METRIC_WARM_END - SC_ASG_METRIC_GROUP_COUNT])
 {
     const struct asg_census *c = &g->census;
     double pending, terminating, warmed, total;

@@ -114,6 +114,7 @@ static const struct {
     [SC_ERR_CAPACITY_DECREASE_LIMIT_EXCEEDED] = { "CapacityDecreaseRequestLimitExceeded", 400, 1 },
     [SC_ERR_LIMIT_EXCEEDED_EXCEPTION] = { "LimitExceededException", 400, 1 },
     [SC_ERR_VCPU_LIMIT_EXCEEDED] = { "VcpuLimitExceeded", 400, 1 },
+    [SC_ERR_IDEMPOTENT_PARAMETER_MISMATCH] = { "IdempotentParameterMismatch", 400, 1 },
 };
 
 const char *sc_status_code(enum sc_status s)

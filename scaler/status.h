@@ -123,6 +123,8 @@ enum sc_status {
     SC_ERR_LIMIT_EXCEEDED_EXCEPTION, /* LimitExceededException 400 */
     /* EC2's vCPU quota (docs/dataplane.md "Launching: rate and bound") */
     SC_ERR_VCPU_LIMIT_EXCEEDED, /* VcpuLimitExceeded 400 */
+    /* Auto Scaling LaunchInstances (docs/autoscaling.md 11) */
+    SC_ERR_IDEMPOTENT_PARAMETER_MISMATCH, /* IdempotentParameterMismatch 400 */
     SC_STATUS_COUNT
 };
 

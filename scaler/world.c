@@ -210,6 +210,17 @@ static int env_zone_valid(void *ud, const char *zone)
     return sc_ec2_zone_find(w->ec2, zone) != NULL;
 }
 
+static int env_zone_id(void *ud, const char *zone, char id[SC_ASG_ID_LEN])
+{
+    struct sc_world *w = ud;
+    const struct sc_ec2_zone *z = sc_ec2_zone_find(w->ec2, zone);
+
+    if (!z || !z->zone_id)
+        return -1;
+    snprintf(id, SC_ASG_ID_LEN, "%s", z->zone_id);
+    return 0;
+}
+
 static enum sc_status env_lt_resolve(void *ud, const char *id, const char *name,
                                      const char *version, struct sc_asg_lt_resolved *out,
                                      struct sc_error *err)
@@ -670,6 +681,7 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .instance_zone = env_instance_zone,
         .subnet_zone = env_subnet_zone,
         .zone_valid = env_zone_valid,
+        .zone_id = env_zone_id,
         .launch_template_resolve = env_lt_resolve,
         .on_demand_price = env_price,
         .lb_exists = env_lb_exists,

@@ -172,12 +172,15 @@ if phase == "before-restart":
     asg.enable_metrics_collection(AutoScalingGroupName="g1", Granularity="1Minute")
     em = sorted(m["Metric"] for m in group()["EnabledMetrics"])
     check("EnableMetricsCollection without Metrics enables the warm pool metrics too",
-          "WarmPoolWarmedCapacity" in em and "GroupAndWarmPoolTotalCapacity" in em and len(em) == 16, em)
+          "WarmPoolWarmedCapacity" in em and "GroupAndWarmPoolTotalCapacity" in em and len(em) == 21, em)
     types = [m["Metric"] for m in asg.describe_metric_collection_types()["Metrics"]]
     check("DescribeMetricCollectionTypes lists them after the Group* ones",
-          types[8:] == ["WarmPoolMinSize", "WarmPoolDesiredCapacity", "WarmPoolPendingCapacity",
+          types[8:16] == ["WarmPoolMinSize", "WarmPoolDesiredCapacity", "WarmPoolPendingCapacity",
                         "WarmPoolTerminatingCapacity", "WarmPoolWarmedCapacity", "WarmPoolTotalCapacity",
                         "GroupAndWarmPoolDesiredCapacity", "GroupAndWarmPoolTotalCapacity"], types)
+    check("... then the five Group*Capacity ones (docs/autoscaling.md 14)",
+          types[16:] == ["GroupInServiceCapacity", "GroupPendingCapacity", "GroupStandbyCapacity",
+                         "GroupTerminatingCapacity", "GroupTotalCapacity"], types)
 
     def latest(name, group_name="g1"):
         now = time.time()  # the emulated clock runs ahead of it: a window into the future
@@ -198,6 +201,16 @@ if phase == "before-restart":
     check("... and none for a group without a pool (its GroupDesiredCapacity is there)",
           wait(lambda: latest("GroupDesiredCapacity", "cold") is not None, 5) and
           latest("WarmPoolTotalCapacity", "cold") is None, latest("WarmPoolTotalCapacity", "cold"))
+    # without weights every instance is one capacity unit: the Group*Capacity metrics equal
+    # the Group*Instances ones, and the group's InService instance counts 1
+    caps = wait(lambda: (lambda v: v if None not in v and v[0] == 1 else None)(
+        [latest(n, "g1") for n in ("GroupInServiceCapacity", "GroupInServiceInstances",
+                                   "GroupTotalCapacity", "GroupTotalInstances",
+                                   "GroupPendingCapacity", "GroupStandbyCapacity",
+                                   "GroupTerminatingCapacity")]), 10)
+    check("Group*Capacity in units: InService 1 (as GroupInServiceInstances), Total as "
+          "GroupTotalInstances, Pending / Standby / Terminating 0",
+          caps and caps[0] == caps[1] and caps[2] == caps[3] and caps[4:] == [0, 0, 0], caps)
     json.dump({"pool": sorted(pool()), "in_service": in_service()}, open(scratch, "w"))
 
 elif phase == "after-restart":

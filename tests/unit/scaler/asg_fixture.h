@@ -46,8 +46,9 @@ struct fake {
     const char *fail_type; /* launches of this type fail (no capacity; test_asg_mixed) */
     int fail_launches;     /* every launch fails (no capacity) */
     int runs;              /* run_instance calls that launched */
-    double metric[16];     /* the last value of each group metric, by sc_asg_metric_str index */
-    int metric_puts;       /* group metric datapoints put */
+    double metric[SC_ASG_METRIC_COUNT]; /* the last value of each group metric, by sc_asg_metric_str
+                                           index */
+    int metric_puts;                    /* group metric datapoints put */
 };
 
 struct fx {

@@ -1262,17 +1262,17 @@ static void test_asg_metrics_collection_each_minute(void **state)
                      SC_ERR_VALIDATION);
     assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", NULL, 0, "1Minute", T0, &x->err),
                      SC_OK);
-    /* all metrics enabled; a group without a warm pool publishes the eight Group* ones */
+    /* all metrics enabled; a group without a warm pool publishes the Group* ones (thirteen) */
     sc_asg_step(x->asg, T0 + 1);
-    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_GROUP_COUNT);
+    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_NO_POOL_COUNT);
     sc_asg_step(x->asg, T0 + 30 * SEC);
-    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_GROUP_COUNT);
+    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_NO_POOL_COUNT);
     assert_int_equal(sc_asg_next_due_ms(x->asg, T0 + 30 * SEC) <= T0 + MIN, 1);
     sc_asg_step(x->asg, T0 + MIN);
-    assert_int_equal(x->f.metric_puts, 2 * SC_ASG_METRIC_GROUP_COUNT);
+    assert_int_equal(x->f.metric_puts, 2 * SC_ASG_METRIC_NO_POOL_COUNT);
     assert_int_equal(sc_asg_disable_metrics_collection(x->asg, "g", NULL, 0, T0, &x->err), SC_OK);
     sc_asg_step(x->asg, T0 + 2 * MIN);
-    assert_int_equal(x->f.metric_puts, 2 * SC_ASG_METRIC_GROUP_COUNT);
+    assert_int_equal(x->f.metric_puts, 2 * SC_ASG_METRIC_NO_POOL_COUNT);
 }
 
 static void test_asg_attach_load_balancers_registers_in_service(void **state)

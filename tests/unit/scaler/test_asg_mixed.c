@@ -826,6 +826,56 @@ static void test_asg_mixed_standby_moves_the_weight(void **state)
     assert_int_equal(sc_asg_group_instance_count(g), 2);
 }
 
+/* The metric's last value published (the fixture keeps them by sc_asg_metric_str index). */
+static double metric(struct fx *x, const char *name)
+{
+    for (int m = 0; m < SC_ASG_METRIC_COUNT; m++)
+        if (strcmp(sc_asg_metric_str(m), name) == 0)
+            return x->f.metric[m];
+    fail_msg("no metric %s", name);
+    return -1;
+}
+
+/* GroupInServiceCapacity, GroupPendingCapacity, GroupStandbyCapacity,
+ * GroupTerminatingCapacity and GroupTotalCapacity count the instances' weights where the
+ * Group*Instances metrics count the instances (docs/autoscaling.md 14). */
+static void test_asg_mixed_capacity_metrics_count_weights(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_mixed_req m = policy(weighted2, 2);
+    struct sc_asg_group_req r = group("g", &m, 6);
+    const struct sc_asg_group_info *g;
+    const char *id[1];
+
+    assert_int_equal(sc_asg_create_group(x->asg, &r, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", NULL, 0, "1Minute", T0, &x->err),
+                     SC_OK);
+    sc_asg_step(x->asg, T0); /* three t3.small (weight 2) launched, Pending */
+    sc_asg_step(x->asg, T0 + 60 * SEC);
+    assert_int_equal((int)metric(x, "GroupPendingInstances"), 3);
+    assert_int_equal((int)metric(x, "GroupPendingCapacity"), 6);
+    assert_int_equal((int)metric(x, "GroupInServiceCapacity"), 0);
+    assert_int_equal((int)metric(x, "GroupTotalCapacity"), 6);
+    settle(x, T0 + 61 * SEC);
+    g = find(x, "g");
+    id[0] = sc_asg_group_instance_at(g, 0)->instance_id;
+    assert_int_equal(sc_asg_enter_standby(x->asg, "g", id, 1, 1, T0 + 62 * SEC, &x->err), SC_OK);
+    settle(x, T0 + 62 * SEC);
+    id[0] = sc_asg_group_instance_at(g, 1)->instance_id;
+    assert_int_equal(sc_asg_terminate_instance(x->asg, id[0], 1, T0 + 63 * SEC, NULL, &x->err),
+                     SC_OK);
+    sc_asg_step(x->asg, T0 + 120 * SEC);
+    assert_int_equal((int)metric(x, "GroupInServiceInstances"), 1);
+    assert_int_equal((int)metric(x, "GroupInServiceCapacity"), 2);
+    assert_int_equal((int)metric(x, "GroupStandbyInstances"), 1);
+    assert_int_equal((int)metric(x, "GroupStandbyCapacity"), 2);
+    assert_int_equal((int)metric(x, "GroupTerminatingCapacity"), 2);
+    assert_int_equal((int)metric(x, "GroupPendingCapacity"), 0);
+    /* Total: InService + Pending + Terminating, as GroupTotalInstances (Standby left out) */
+    assert_int_equal((int)metric(x, "GroupTotalInstances"), 2);
+    assert_int_equal((int)metric(x, "GroupTotalCapacity"), 4);
+}
+
 static void test_asg_mixed_spot_share_launches_on_demand(void **state)
 {
     struct fx *x = *state;
@@ -962,6 +1012,7 @@ int main(void)
         T(test_asg_mixed_weights_need_every_running_type),
         T(test_asg_mixed_terminate_with_decrement_by_weight),
         T(test_asg_mixed_standby_moves_the_weight),
+        T(test_asg_mixed_capacity_metrics_count_weights),
         T(test_asg_mixed_spot_share_launches_on_demand),
         T(test_asg_mixed_saved_and_loaded),
         T(test_asg_mixed_old_state_files_load),

@@ -582,10 +582,10 @@ static void test_asg_warm_pool_group_metrics(void **state)
     assert_int_equal(sc_asg_enable_metrics_collection(x->asg, "g", NULL, 0, "1Minute", T0, &x->err),
                      SC_OK);
     settle_warm(x, T0);
-    /* no pool yet: the eight Group* metrics only */
-    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_GROUP_COUNT);
+    /* no pool yet: the Group* metrics only (the eight and the five Group*Capacity) */
+    assert_int_equal(x->f.metric_puts, SC_ASG_METRIC_NO_POOL_COUNT);
     assert_string_equal(sc_asg_metric_str(SC_ASG_METRIC_GROUP_COUNT), "WarmPoolMinSize");
-    assert_string_equal(sc_asg_metric_str(SC_ASG_METRIC_COUNT - 1),
+    assert_string_equal(sc_asg_metric_str(SC_ASG_METRIC_WARM_END - 1),
                         "GroupAndWarmPoolTotalCapacity");
     /* max 5, desired 1, MinSize 3: the pool keeps max(5 - 1, 3) = 4, stopped */
     put_pool(x, -2, 3, NULL, -1);
