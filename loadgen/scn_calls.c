@@ -72,6 +72,11 @@ static const char *ref_lookup(const char *key, void *ud)
     return ref_get(r, key);
 }
 
+const char *scn_ref(struct run *r, const char *key)
+{
+    return ref_lookup(key, r);
+}
+
 /* The default VPC and each zone's default subnet (DescribeSubnets, defaultForAz), for the
  * ELBv2 calls' {vpc:default} and {subnet:ZONE}. */
 static int subnets_find(struct run *r)
