@@ -151,6 +151,9 @@ int64_t scn_at(const struct run *r, int64_t emu_ms);
  * AWS error err is filled and -1 returned. */
 int scn_aws_call(struct run *r, enum aws_service svc, const char *action,
                  const struct aws_params *p, xmlDoc **doc, struct aws_error *err);
+/* A placeholder's value as the setup calls filled it in ("tgdim:api-tg" ->
+ * "targetgroup/sl-api-tg/0123..."); NULL when setup has not made it. */
+const char *scn_ref(struct run *r, const char *key);
 /* Makes the plan's setup calls in order, marking each one done; -1 at the first refusal
  * (reported) or a stop signal. */
 int scn_setup(struct run *r);

@@ -382,6 +382,55 @@ static int poll_health(struct run *r)
     return 0;
 }
 
+/* Demand in instances under an ALBRequestCountPerTarget basis (sim_elastic_request_demand,
+ * the simulator's rule): the requests the load balancer routed to the target group, as the
+ * endpoint publishes them (RequestCount, AWS/ApplicationELB, LoadBalancer + TargetGroup,
+ * Sum of the one-minute datapoints stamped in [to - w, to), w the period but at least a
+ * minute: a shorter period has no minute of its own). */
+static int poll_request_demand(struct run *r, const struct sim_demand_basis *b, int64_t period_ms,
+                               int64_t to, int *demand)
+{
+    struct aws_params p;
+    struct aws_error err;
+    xmlDoc *doc = NULL;
+    char t0[40], t1[40], key[160];
+    const char *lb, *tg;
+    int64_t w = period_ms < 60000 ? 60000 : period_ms;
+
+    *demand = 0;
+    snprintf(key, sizeof(key), "lbdim:%s", r->sc->albs[b->alb].name);
+    lb = scn_ref(r, key); /* "app/NAME/ID" */
+    snprintf(key, sizeof(key), "tgdim:%s", b->target_group);
+    tg = scn_ref(r, key);
+    if (!lb || !tg) {
+        scn_fail_msg("the demand basis's target group %s or its load balancer %s was not made",
+                     b->target_group, r->sc->albs[b->alb].name);
+        return -1;
+    }
+    sc_civil_format_iso_ms(to - w, t0, sizeof(t0));
+    sc_civil_format_iso_ms(to, t1, sizeof(t1));
+    aws_params_init(&p);
+    aws_params_add(&p, "Namespace", "AWS/ApplicationELB");
+    aws_params_add(&p, "MetricName", "RequestCount");
+    aws_params_add(&p, "Dimensions.member.1.Name", "LoadBalancer");
+    aws_params_add(&p, "Dimensions.member.1.Value", lb);
+    aws_params_add(&p, "Dimensions.member.2.Name", "TargetGroup");
+    aws_params_add(&p, "Dimensions.member.2.Value", tg);
+    aws_params_add(&p, "StartTime", t0);
+    aws_params_add(&p, "EndTime", t1);
+    aws_params_add(&p, "Period", "60");
+    aws_params_add(&p, "Statistics.member.1", "Sum");
+    if (scn_aws_call(r, AWS_CLOUDWATCH, "GetMetricStatistics", &p, &doc, &err) != 0) {
+        scn_fail_msg("GetMetricStatistics: %s: %s", err.code, err.message);
+        aws_params_cleanup(&p);
+        return -1;
+    }
+    *demand = sim_elastic_request_demand(b, scn_reply_metric_sum(doc, NULL), w);
+    xmlFreeDoc(doc);
+    aws_params_cleanup(&p);
+    return 0;
+}
+
 /* Demand in instances from the offered arrivals (docs/loadgen.md; of a group behind an ALB,
  * the requests its target groups took: scn_alb_poll): the smallest count
  * keeping the group's busy share at or below its demand basis (sim_elastic_demand_basis:
@@ -428,6 +477,7 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval)
     struct sim_sample s = { 0 };
     int64_t emu_end = r->emu_t0 + t;
     double offered_rps = 0;
+    struct sim_demand_basis basis;
 
     memset(gs, 0, sizeof(gs));
     if (r->player && scn_alb_poll(r, emu_end, interval) != 0)
@@ -467,7 +517,15 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval)
         gs[g].cpu_pct = NAN;
         if (poll_cpu(r, g, interval, emu_end, &gs[g].cpu_pct) != 0)
             return -1;
-        gs[g].demand = demand_of(r, g, offered_rps);
+        sim_elastic_demand_basis(r->sc, g, &basis);
+        if (basis.kind == SIM_DEMAND_REQUESTS) {
+            int d;
+            if (poll_request_demand(r, &basis, interval, emu_end, &d) != 0)
+                return -1;
+            gs[g].demand = d;
+        } else {
+            gs[g].demand = demand_of(r, g, offered_rps);
+        }
         r->obs.final_desired[g] = st[g].desired;
         r->obs.final_in_service[g] = st[g].in_service;
     }

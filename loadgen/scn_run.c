@@ -245,16 +245,11 @@ static void timeline_make(struct run *r)
     const char *gnames[SIM_TIMELINE_MAX_GROUPS];
     struct sim_alarm_info ai[SIM_TIMELINE_MAX_ALARMS];
     struct sim_demand_basis basis[SIM_TIMELINE_MAX_GROUPS];
-    const char *bsrc[SIM_TIMELINE_MAX_GROUPS];
-    double bpct[SIM_TIMELINE_MAX_GROUPS];
 
     for (int g = 0; g < r->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++)
         gnames[g] = r->sc->groups[g].name;
-    for (int g = 0; g < r->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++) {
+    for (int g = 0; g < r->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++)
         sim_elastic_demand_basis(r->sc, g, &basis[g]);
-        bpct[g] = basis[g].cpu_pct;
-        bsrc[g] = basis[g].source;
-    }
     for (int i = 0; i < r->nalarms; i++) {
         ai[i].name = r->alarms[i].name;
         ai[i].metric = r->alarms[i].metric;
@@ -268,8 +263,7 @@ static void timeline_make(struct run *r)
     tc.ngroups =
         r->sc->ngroups < SIM_TIMELINE_MAX_GROUPS ? r->sc->ngroups : SIM_TIMELINE_MAX_GROUPS;
     tc.group_names = gnames;
-    tc.group_demand_pct = bpct;
-    tc.group_demand_source = bsrc;
+    tc.group_basis = basis;
     tc.nalarms = r->nalarms;
     tc.alarms = ai;
     r->tl = sim_timeline_create(&tc);

@@ -170,25 +170,88 @@ int sim_elastic_diff(const int64_t *ta, const double *va, int na, const int64_t 
     return 0;
 }
 
+/* The target group an ALBRequestCountPerTarget resource_label names, in the scenario's
+ * short form "app/LB/targetgroup/TG" (the one the reader and both worlds' setup take);
+ * -1 when it names none of the scenario's. */
+static int label_tg(const struct sim_scenario *sc, const char *label, int *alb)
+{
+    char lb[64], tg[64];
+    int n = 0;
+
+    if (!label || sscanf(label, "app/%63[^/]/targetgroup/%63[^/]%n", lb, tg, &n) != 2 ||
+        label[n] != '\0')
+        return -1;
+    *alb = sim_scenario_alb_index(sc, lb);
+    return *alb >= 0 ? sim_scenario_tg_index(sc, tg) : -1;
+}
+
 void sim_elastic_demand_basis(const struct sim_scenario *sc, int g, struct sim_demand_basis *out)
 {
     const char *group = g >= 0 && g < sc->ngroups ? sc->groups[g].name : NULL;
 
+    memset(out, 0, sizeof(*out));
+    out->kind = SIM_DEMAND_CPU;
     out->cpu_pct = sc->demand_target_pct;
+    out->tg = out->alb = -1;
+    out->groups_sharing = 1;
     snprintf(out->source, sizeof(out->source), "%s",
              sc->has_demand_target_pct ? "demand_target_pct" : "default");
     if (sc->has_demand_target_pct || !group)
         return;
     for (int i = 0; i < sc->npolicies; i++) {
         const struct sim_policy *pl = &sc->policies[i];
+        int tg, alb = -1, n = 0;
+
         if (pl->type != SIM_POLICY_TARGET || !pl->group || strcmp(pl->group, group) != 0 ||
-            !pl->predefined_metric ||
-            strcmp(pl->predefined_metric, "ASGAverageCPUUtilization") != 0)
+            !pl->predefined_metric || !(pl->target_value > 0))
             continue;
-        if (!(pl->target_value > 0))
+        if (strcmp(pl->predefined_metric, "ASGAverageCPUUtilization") == 0) {
+            out->cpu_pct = pl->target_value < 100 ? pl->target_value : 100;
+        } else if (strcmp(pl->predefined_metric, "ALBRequestCountPerTarget") == 0 &&
+                   (tg = label_tg(sc, pl->resource_label, &alb)) >= 0) {
+            for (int k = 0; k < sc->ngroups; k++)
+                for (int j = 0; j < sc->groups[k].ntarget_groups; j++)
+                    n += strcmp(sc->groups[k].target_groups[j], sc->tgs[tg].name) == 0;
+            out->kind = SIM_DEMAND_REQUESTS;
+            out->cpu_pct = 0;
+            out->requests_per_target = pl->target_value;
+            out->tg = tg;
+            out->alb = alb;
+            out->groups_sharing = n > 0 ? n : 1;
+            snprintf(out->target_group, sizeof(out->target_group), "%s", sc->tgs[tg].name);
+        } else {
             continue;
-        out->cpu_pct = pl->target_value < 100 ? pl->target_value : 100;
+        }
         snprintf(out->source, sizeof(out->source), "target-tracking policy \"%s\"", pl->name);
         return;
     }
+}
+
+int sim_elastic_request_demand(const struct sim_demand_basis *b, double requests,
+                               int64_t interval_ms)
+{
+    double want;
+
+    if (b->kind != SIM_DEMAND_REQUESTS || !(b->requests_per_target > 0) || interval_ms <= 0 ||
+        !(requests > 0))
+        return 0;
+    /* one division of whole numbers: exact when the quotient is whole */
+    want = requests * 60000.0 /
+           (b->requests_per_target * (double)interval_ms *
+            (b->groups_sharing > 1 ? b->groups_sharing : 1));
+    if (!isfinite(want) || want >= (double)(1 << 20))
+        return 1 << 20;
+    return (int)ceil(want);
+}
+
+void sim_elastic_basis_format(const struct sim_demand_basis *b, char *buf, size_t cap)
+{
+    if (b->kind == SIM_DEMAND_REQUESTS)
+        snprintf(buf, cap,
+                 "ALBRequestCountPerTarget %g requests/target/min on target group %s%s (%s)",
+                 b->requests_per_target, b->target_group,
+                 b->groups_sharing > 1 ? ", its requests split evenly over the groups in it" : "",
+                 b->source);
+    else
+        snprintf(buf, cap, "instances to keep CPU at or below %g %% (%s)", b->cpu_pct, b->source);
 }

@@ -19,6 +19,7 @@
 #ifndef SCALER_SIM_ELASTIC_H
 #define SCALER_SIM_ELASTIC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scaler/sim/scenario.h"
@@ -90,19 +91,48 @@ struct sim_elastic_sink {
 void sim_elastic_sink_init(struct sim_elastic_sink *sink, int ngroups);
 void sim_elastic_sink_on_sample(const struct sim_sample *s, void *ud);
 
-/* The demand basis of a group: the CPU utilization (%) demand is computed at (the fewest
- * instances keeping the group's CPU at or below it), and where it comes from. In order:
- * the scenario's demand_target_pct when the file sets it; else the target value of the
- * group's first target-tracking policy on ASGAverageCPUUtilization (the policy keeps the
- * group there, so that is its demand); else 70 %. Every output prints it beside the
- * figures (docs/elasticity.md). */
+/* The demand basis of a group: what its demand in instances is counted against, and where
+ * that comes from. In order: the scenario's demand_target_pct when the file sets it (CPU);
+ * else the group's first target-tracking policy on ASGAverageCPUUtilization (CPU at its
+ * target) or on ALBRequestCountPerTarget whose resource_label names a target group of the
+ * scenario (requests at its target: the policy holds each target there, so that is what
+ * it demands); else CPU at 70 %. Target tracking on other metrics (network, metric math)
+ * gives no basis (nothing in either world counts their demand in instances) and is
+ * passed over. Every output prints it beside the figures (docs/elasticity.md). */
+enum sim_demand_kind {
+    SIM_DEMAND_CPU = 0,  /* the fewest instances keeping the group's CPU <= cpu_pct */
+    SIM_DEMAND_REQUESTS, /* ALBRequestCountPerTarget: sim_elastic_request_demand() */
+};
+
 struct sim_demand_basis {
-    double cpu_pct;
-    char source[SIM_PATH_MAX + 64]; /* "target-tracking policy \"cpu50\"", "demand_target_pct",
-                                       "default" */
+    enum sim_demand_kind kind;
+    double cpu_pct;                  /* SIM_DEMAND_CPU */
+    double requests_per_target;      /* SIM_DEMAND_REQUESTS: per target per minute (> 0) */
+    int tg;                          /* SIM_DEMAND_REQUESTS: the scenario's target group index */
+    int alb;                         /* SIM_DEMAND_REQUESTS: the resource_label's ALB index */
+    int groups_sharing;              /* SIM_DEMAND_REQUESTS: the scenario's groups in that target
+                                        group (>= 1); they split its requests evenly */
+    char target_group[SIM_PATH_MAX]; /* SIM_DEMAND_REQUESTS: its name */
+    char source[SIM_PATH_MAX + 64];  /* "target-tracking policy \"cpu50\"", "demand_target_pct",
+                                        "default" */
 };
 
 void sim_elastic_demand_basis(const struct sim_scenario *sc, int g, struct sim_demand_basis *out);
+
+/* The basis as the outputs print it: "instances to keep CPU at or below 50 % (target-tracking
+ * policy \"cpu50\")", "ALBRequestCountPerTarget 600 requests/target/min on target group
+ * api-tg (target-tracking policy \"rcpt600\")". */
+void sim_elastic_basis_format(const struct sim_demand_basis *b, char *buf, size_t cap);
+
+/* The ALBRequestCountPerTarget demand rule, one place for both worlds: the instances a
+ * group needs for an interval of interval_ms in which the load balancer routed `requests`
+ * to its target group (that target group's RequestCount, AWS/ApplicationELB, summed over
+ * the interval) is ceil(requests / groups_sharing / (requests_per_target x minutes)): the
+ * policy's metric is RequestCount / targets per minute, so T requests per target per
+ * minute wants RequestCount / T targets. 0 when no request came (or the basis is not a
+ * request basis, or interval_ms <= 0). */
+int sim_elastic_request_demand(const struct sim_demand_basis *b, double requests,
+                               int64_t interval_ms);
 
 /* How far apart two capacity timelines are (predicted vs observed): both are step
  * functions given as n points (t_ms ascending, value), each value holding until the next

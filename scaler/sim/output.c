@@ -370,6 +370,25 @@ void sim_out_json_head(struct sim_out *o, const char *scenario, uint64_t seed, c
     o->first_entry = 1;
 }
 
+/* A group's "demand_basis": a CPU basis keeps the form it always had ({"cpu_pct",
+ * "source"}); a request basis says its kind, value and unit (docs/elasticity.md). */
+static void json_basis(FILE *f, const struct sim_demand_basis *b)
+{
+    if (b->kind == SIM_DEMAND_REQUESTS) {
+        fputs(",\"demand_basis\":{\"kind\":\"ALBRequestCountPerTarget\",\"value\":", f);
+        sim_out_json_num(f, b->requests_per_target);
+        fputs(",\"unit\":\"requests/target/min\",\"target_group\":", f);
+        sim_out_json_str(f, b->target_group);
+        fprintf(f, ",\"groups_sharing\":%d", b->groups_sharing);
+    } else {
+        fputs(",\"demand_basis\":{\"cpu_pct\":", f);
+        sim_out_json_num(f, b->cpu_pct);
+    }
+    fputs(",\"source\":", f);
+    sim_out_json_str(f, b->source);
+    fputc('}', f);
+}
+
 void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
                        const struct sim_checker *checker, const struct sim_run_result *r,
                        const struct sim_timeline_config *tc, const char *extra, int exit_code)
@@ -407,13 +426,8 @@ void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
         sim_out_json_num(f, er.instability_pct);
         fputs(",\"jitter_per_h\":", f);
         sim_out_json_num(f, er.jitter_per_h);
-        if (tc->group_demand_pct) {
-            fputs(",\"demand_basis\":{\"cpu_pct\":", f);
-            sim_out_json_num(f, tc->group_demand_pct[g]);
-            fputs(",\"source\":", f);
-            sim_out_json_str(f, tc->group_demand_source[g]);
-            fputc('}', f);
-        }
+        if (tc->group_basis)
+            json_basis(f, &tc->group_basis[g]);
         fputc('}', f);
     }
     fputs("]},\n\"expectations\":[", f);
@@ -465,9 +479,11 @@ void sim_out_print_summary(FILE *f, const char *scenario, const char *how, const
                 tc->group_names[g], r->final_desired[g], r->final_in_service[g],
                 er.cost_instance_hours, er.theta_u_pct, er.theta_o_pct, er.tau_u_pct, er.tau_o_pct,
                 er.instability_pct, er.jitter_per_h, er.mean_demand, er.mean_supply);
-        if (tc->group_demand_pct)
-            fprintf(f, "  demand basis: instances to keep CPU at or below %g %% (%s)\n",
-                    tc->group_demand_pct[g], tc->group_demand_source[g]);
+        if (tc->group_basis) {
+            char basis[2 * SIM_PATH_MAX + 160];
+            sim_elastic_basis_format(&tc->group_basis[g], basis, sizeof(basis));
+            fprintf(f, "  demand basis: %s\n", basis);
+        }
     }
 }
 

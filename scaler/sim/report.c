@@ -525,7 +525,7 @@ static void table_elasticity(struct page *p)
         "mean demand / mean supply (instances)",
         "cost (instance-hours billed)",
         "InService instance-hours",
-        "demand basis (CPU % demand is counted at)",
+        "demand basis (what demand is counted against)",
     };
     int ng = p->cfg->ngroups;
     struct sim_elastic_result *r = cm_xcalloc(ng > 0 ? (size_t)ng : 1, sizeof(*r));
@@ -583,10 +583,12 @@ static void table_elasticity(struct page *p)
                 printf_(p, "<td>%.2f</td>", x->supply_instance_hours);
                 break;
             default:
-                if (p->cfg->group_demand_pct) {
-                    printf_(p, "<td>%g %% (", p->cfg->group_demand_pct[g]);
-                    esc(p, p->cfg->group_demand_source[g]);
-                    puts_(p, ")</td>");
+                if (p->cfg->group_basis) {
+                    char basis[2 * SIM_PATH_MAX + 160];
+                    sim_elastic_basis_format(&p->cfg->group_basis[g], basis, sizeof(basis));
+                    puts_(p, "<td>");
+                    esc(p, basis);
+                    puts_(p, "</td>");
                 } else {
                     puts_(p, "<td>n/a</td>");
                 }
@@ -597,8 +599,9 @@ static void table_elasticity(struct page *p)
     }
     puts_(p, "</table>\n<p class=\"note\">Definitions: SPEC Research Group elasticity metrics "
              "(Herbst et al., ICAC 2013; TOMPECS 2018); demand = instances needed to keep "
-             "the group's CPU at or below its demand basis (the row above: the scenario's "
-             "demand_target_pct, else its target-tracking policy's CPU target, else 70 %), "
+             "the group at its demand basis (the row above: the scenario's "
+             "demand_target_pct, else its target-tracking policy's CPU or "
+             "ALBRequestCountPerTarget target, else CPU at 70 %), "
              "supply = InService; see docs/elasticity.md.</p>\n");
     free(r);
 }

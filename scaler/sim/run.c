@@ -670,16 +670,11 @@ static void make_timeline(struct eng *e)
     const char *gnames[SIM_TIMELINE_MAX_GROUPS];
     struct sim_alarm_info ai[SIM_TIMELINE_MAX_ALARMS];
     struct sim_demand_basis basis[SIM_TIMELINE_MAX_GROUPS];
-    const char *bsrc[SIM_TIMELINE_MAX_GROUPS];
-    double bpct[SIM_TIMELINE_MAX_GROUPS];
 
     for (int g = 0; g < e->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++)
         gnames[g] = e->sc->groups[g].name;
-    for (int g = 0; g < e->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++) {
+    for (int g = 0; g < e->sc->ngroups && g < SIM_TIMELINE_MAX_GROUPS; g++)
         sim_elastic_demand_basis(e->sc, g, &basis[g]);
-        bpct[g] = basis[g].cpu_pct;
-        bsrc[g] = basis[g].source;
-    }
     for (int i = 0; i < e->nalarms; i++) {
         const struct sc_alarm_view *v = sc_cw_alarm_find(e->cw, e->alarms[i].name);
         ai[i].name = e->alarms[i].name;
@@ -705,8 +700,7 @@ static void make_timeline(struct eng *e)
     tc.scenario_name = e->sc->name;
     tc.ngroups = e->sc->ngroups;
     tc.group_names = gnames;
-    tc.group_demand_pct = bpct;
-    tc.group_demand_source = bsrc;
+    tc.group_basis = basis;
     tc.nalarms = e->nalarms;
     tc.alarms = ai;
     e->tl = sim_timeline_create(&tc);

@@ -599,6 +599,8 @@ void alb_sample_counters(struct eng *e, double *done, double *fail, double *arri
         *done += c.completed - snap->completed;
         *fail += c.failed - snap->failed;
         *arrived += c.arrived - snap->arrived;
+        if (i < e->sc->ntgs)
+            e->tgs[i].smp_requests = whole(c.completed - snap->completed + c.failed - snap->failed);
         *snap = c;
     }
 }

@@ -68,6 +68,9 @@ struct tg_state {
     int port_ok; /* the check's port is the traffic port (the one the app serves) */
     int ngroups_behind;
     struct sim_lb_counters min_snap, smp_snap;
+    /* the last sample interval's RequestCount: completed + failed, as the minute's
+     * metric counts them (alb_metrics_minute), for the request demand basis */
+    double smp_requests;
     const char **ids; /* route set scratch */
     int *ports, *slots, *last;
     int cap, nlast;

@@ -308,11 +308,15 @@ void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker
             sc_asg_group_lifecycle_counts(gi, &o->pending, &o->in_service, &o->terminating);
         }
         o->cpu_pct = gcap[g] > 0 ? 100.0 * gbusy[g] / gcap[g] : NAN;
-        o->demand =
-            e->groups[g].lb >= 0
-                ? sim_model_demand(e->model, e->groups[g].lb, e->groups[g].app, basis.cpu_pct,
-                                   route_group_share(e, e->groups[g].lb), t0, t1)
-                : 0;
+        if (basis.kind == SIM_DEMAND_REQUESTS)
+            o->demand =
+                sim_elastic_request_demand(&basis, e->tgs[basis.tg].smp_requests, interval_ms);
+        else
+            o->demand =
+                e->groups[g].lb >= 0
+                    ? sim_model_demand(e->model, e->groups[g].lb, e->groups[g].app, basis.cpu_pct,
+                                       route_group_share(e, e->groups[g].lb), t0, t1)
+                    : 0;
     }
     for (int i = 0; i < e->nalarms; i++)
         as[i] = to_sim_state(e->alarms[i].last);

@@ -180,12 +180,17 @@ int get_enum(struct ctx *c, const json_t *obj, const char *path, const char *key
     path_key(p, path, key);
     {
         char list[256] = "";
+        const char *near = sc_lint_suggest(*out, words);
         for (const char *const *w = words; *w; w++) {
             if (list[0])
                 strncat(list, ", ", sizeof(list) - strlen(list) - 1);
             strncat(list, *w, sizeof(list) - strlen(list) - 1);
         }
-        fail(c, p, "must be one of %s, not \"%s\"", list, *out);
+        /* a typo names the word it is one of, as an unknown key does */
+        if (near)
+            fail(c, p, "must be one of %s, not \"%s\" (did you mean \"%s\"?)", list, *out, near);
+        else
+            fail(c, p, "must be one of %s, not \"%s\"", list, *out);
     }
     free(*out);
     *out = NULL;

@@ -386,8 +386,17 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
     bad |= parse_warm(c, o, path, g) < 0;
     bad |= parse_notifications(c, o, path, g) < 0;
     g->has_desired = r > 0;
-    if (rmin < 0 || rmax < 0)
+    if (rmin < 0 || rmax < 0) {
+        /* what the good one of the two still bounds */
+        if (g->has_desired && rmin >= 0 && g->desired < g->min) {
+            path_key(p, path, "desired");
+            fail(c, p, "must be >= min (%d), is %d", g->min, g->desired);
+        } else if (g->has_desired && rmax >= 0 && g->desired > g->max) {
+            path_key(p, path, "desired");
+            fail(c, p, "must be <= max (%d), is %d", g->max, g->desired);
+        }
         return -1;
+    }
     if (g->min > g->max) {
         path_key(p, path, "min");
         return fail(c, p, "must be <= max (%d), is %d", g->max, g->min);
@@ -489,8 +498,12 @@ int parse_policy(struct ctx *c, const json_t *o, const char *path, struct sim_po
     bad |= check_keys(c, o, path, keys) != 0;
     bad |= get_str(c, o, path, "name", 1, NULL, &pl->name) < 0;
     bad |= get_str(c, o, path, "group", 1, NULL, &pl->group) < 0;
-    if (get_enum(c, o, path, "type", 0, "SimpleScaling", types, &type) < 0)
-        goto fail; /* the rest depends on the type */
+    if (get_enum(c, o, path, "type", 0, "SimpleScaling", types, &type) < 0) {
+        /* the rest depends on the type, but for what every type takes */
+        get_int(c, o, path, "estimated_instance_warmup", 0, 0, 0, 100000000,
+                &pl->estimated_instance_warmup_s);
+        goto fail;
+    }
     pl->type = strcmp(type, "SimpleScaling") == 0           ? SIM_POLICY_SIMPLE
                : strcmp(type, "StepScaling") == 0           ? SIM_POLICY_STEP
                : strcmp(type, "TargetTrackingScaling") == 0 ? SIM_POLICY_TARGET

@@ -8,6 +8,7 @@
 
 #include "common/xalloc.h"
 #include "scaler/decision.h"
+#include "scaler/sim/elastic.h"
 
 struct kept_event {
     struct sim_event ev;
@@ -27,8 +28,7 @@ struct sink {
 struct sim_timeline {
     struct sim_timeline_config cfg; /* strings and arrays owned copies */
     char **group_names;
-    char **group_demand_source;
-    double *group_demand_pct;
+    struct sim_demand_basis *group_basis;
     struct sim_alarm_info *alarm_infos;
 
     struct sink sinks[SIM_TIMELINE_MAX_SINKS];
@@ -102,20 +102,12 @@ struct sim_timeline *sim_timeline_create(const struct sim_timeline_config *cfg)
     for (size_t i = 0; i < ng; i++)
         tl->group_names[i] = cm_xstrdup(cfg->group_names[i]);
     tl->cfg.group_names = (const char *const *)tl->group_names;
-    if (cfg->group_demand_pct && cfg->group_demand_source) {
-        tl->group_demand_pct = cm_xcalloc(ng + 1, sizeof(double));
-        tl->group_demand_source = cm_xcalloc(ng + 1, sizeof(char *));
-        for (size_t i = 0; i < ng; i++) {
-            tl->group_demand_pct[i] = cfg->group_demand_pct[i];
-            tl->group_demand_source[i] =
-                cm_xstrdup(cfg->group_demand_source[i] ? cfg->group_demand_source[i] : "");
-        }
-        tl->cfg.group_demand_pct = tl->group_demand_pct;
-        tl->cfg.group_demand_source = (const char *const *)tl->group_demand_source;
-    } else {
-        tl->cfg.group_demand_pct = NULL;
-        tl->cfg.group_demand_source = NULL;
+    tl->group_basis = NULL;
+    if (cfg->group_basis) {
+        tl->group_basis = cm_xcalloc(ng + 1, sizeof(*tl->group_basis));
+        memcpy(tl->group_basis, cfg->group_basis, ng * sizeof(*tl->group_basis));
     }
+    tl->cfg.group_basis = tl->group_basis;
     tl->alarm_infos = cm_xcalloc(na + 1, sizeof(*tl->alarm_infos));
     for (size_t i = 0; i < na; i++) {
         const struct sim_alarm_info *a = &cfg->alarms[i];
@@ -153,10 +145,7 @@ void sim_timeline_destroy(struct sim_timeline *tl)
     for (int i = 0; i < tl->cfg.ngroups; i++)
         free(tl->group_names[i]);
     free(tl->group_names);
-    for (int i = 0; tl->group_demand_source && i < tl->cfg.ngroups; i++)
-        free(tl->group_demand_source[i]);
-    free(tl->group_demand_source);
-    free(tl->group_demand_pct);
+    free(tl->group_basis);
     for (int i = 0; i < tl->cfg.nalarms; i++) {
         free((char *)tl->alarm_infos[i].name);
         free((char *)tl->alarm_infos[i].metric);

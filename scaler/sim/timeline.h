@@ -29,6 +29,7 @@
 
 struct sc_decision;
 struct sc_hook_note;
+struct sim_demand_basis; /* scaler/sim/elastic.h */
 
 /* An alarm's state in a sample (mirrors CloudWatch's three states). */
 enum sim_alarm_state {
@@ -140,10 +141,9 @@ struct sim_timeline_config {
     const char *scenario_name; /* copied; may be NULL */
     int ngroups;               /* 0..SIM_TIMELINE_MAX_GROUPS */
     const char *const *group_names;
-    /* per group, or NULL: the demand basis (sim_elastic_demand_basis), the CPU % demand
-     * is computed at and where it comes from, printed beside the elasticity figures */
-    const double *group_demand_pct;
-    const char *const *group_demand_source;
+    /* per group, or NULL: the demand basis (sim_elastic_demand_basis, copied), printed
+     * beside the elasticity figures */
+    const struct sim_demand_basis *group_basis;
     int nalarms; /* 0..SIM_TIMELINE_MAX_ALARMS */
     const struct sim_alarm_info *alarms;
     int max_buckets; /* kept copy size; 0: SIM_TIMELINE_DEFAULT_BUCKETS (>= 2 otherwise) */

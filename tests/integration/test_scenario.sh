@@ -194,4 +194,39 @@ check "alb_setup_run: without --keep the teardown deletes the rules, listener, A
     ! '$LG' aws elbv2 DescribeLoadBalancers | grep -q 'sl-run2-' &&
     ! '$LG' aws elbv2 DescribeTargetGroups | grep -q 'sl-run2-' &&
     ! '$LG' aws autoscaling DescribeAutoScalingGroups | grep -q 'sl-run2-'"
+# the request demand basis in the observed world: a group tracking ALBRequestCountPerTarget
+# (1 request per target per minute) counts its demand from the target group's RequestCount
+# the emulator publishes; requests sent to the ALB's listener during the run make it
+basis=$ROOT/tests/integration/data/alb_request_basis.json
+timeout 300 "$LG" scenario "$basis" --endpoint "$EP" --prefix sl-rb --json "$TMP/rb.json" --quiet \
+    >"$TMP/rb.out" 2>"$TMP/rb.err" &
+rb_pid=$!
+rb_port=""
+for i in $(seq 1 600); do # bounded: the listener appears within the run's setup
+    rb_port=$(curl -s "$EP/_scalelab/dataplane" | python3 -c '
+import json, sys
+for x in json.load(sys.stdin).get("alb_listeners", []):
+    if "/app/sl-rb-front/" in x["listener_arn"]:
+        print(x["port"])' 2>/dev/null || true)
+    [ -n "$rb_port" ] && break
+    sleep 0.05
+done
+rb_sent=0
+while [ -n "$rb_port" ] && kill -0 "$rb_pid" 2>/dev/null && [ "$rb_sent" -lt 5000 ]; do
+    curl -s -o /dev/null --max-time 5 "http://127.0.0.1:$rb_port/x" && rb_sent=$((rb_sent + 1))
+done
+rc=0
+wait "$rb_pid" || rc=$?
+check "alb_request_basis: runs (exit 0) and requests reached the ALB ($rb_sent)" bash -c "
+    [ $rc = 0 ] || { cat '$TMP/rb.err'; exit 1; }; [ $rb_sent -gt 0 ]"
+check "alb_request_basis: the terminal and --json state the ALBRequestCountPerTarget basis" bash -c "set -e
+    grep -qxF '  demand basis: ALBRequestCountPerTarget 1 requests/target/min on target group web-tg (target-tracking policy \"tt-req\")' '$TMP/rb.out'
+    grep -qF '\"demand_basis\":{\"kind\":\"ALBRequestCountPerTarget\",\"value\":1,\"unit\":\"requests/target/min\",\"target_group\":\"web-tg\",\"groups_sharing\":1,' '$TMP/rb.json'"
+check "alb_request_basis: demand counted from the target group's RequestCount (> 0 with the requests; the CPU basis gave 0 without load on a load balancer)" bash -c "
+    python3 - '$TMP/rb.json' <<'PY'
+import json, sys
+d = [json.loads(l.rstrip().rstrip(','))['groups'][0]['demand']
+     for l in open(sys.argv[1]) if '\"type\":\"sample\"' in l]
+assert d and max(d) > 0, d
+PY"
 finish

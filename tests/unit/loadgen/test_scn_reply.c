@@ -191,6 +191,31 @@ static void test_scn_reply_metric(void **state)
     xmlFreeDoc(e);
 }
 
+/* A count over minutes (RequestCount's Sum, the request demand basis's input). */
+static void test_scn_reply_metric_sum(void **state)
+{
+    xmlDoc *d =
+        doc_of("<GetMetricStatisticsResponse><GetMetricStatisticsResult><Label>RequestCount</Label>"
+               "<Datapoints>"
+               "<member><Timestamp>2026-01-01T00:00:00Z</Timestamp><Sum>1200</Sum>"
+               "<Unit>Count</Unit></member>"
+               "<member><Timestamp>2026-01-01T00:01:00Z</Timestamp><Sum>601</Sum>"
+               "<Unit>Count</Unit></member>"
+               "<member><Timestamp>2026-01-01T00:02:00Z</Timestamp><Average>7</Average></member>"
+               "</Datapoints></GetMetricStatisticsResult></GetMetricStatisticsResponse>");
+    xmlDoc *e = doc_of("<GetMetricStatisticsResponse><GetMetricStatisticsResult><Datapoints/>"
+                       "</GetMetricStatisticsResult></GetMetricStatisticsResponse>");
+    int n = -1;
+
+    (void)state;
+    assert_true(scn_reply_metric_sum(d, &n) == 1801.0);
+    assert_int_equal(n, 2);
+    assert_true(scn_reply_metric_sum(e, &n) == 0.0);
+    assert_int_equal(n, 0);
+    xmlFreeDoc(d);
+    xmlFreeDoc(e);
+}
+
 static const char alarms_xml[] =
     "<DescribeAlarmsResponse><DescribeAlarmsResult><MetricAlarms>"
     "<member><AlarmName>p-high</AlarmName><StateValue>ALARM</StateValue>"
@@ -359,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_scn_reply_at_substitute),
         cmocka_unit_test(test_scn_reply_group),
         cmocka_unit_test(test_scn_reply_metric),
+        cmocka_unit_test(test_scn_reply_metric_sum),
         cmocka_unit_test(test_scn_reply_alarms),
         cmocka_unit_test(test_scn_reply_activities),
         cmocka_unit_test(test_scn_reply_health_and_text),

@@ -197,7 +197,7 @@ static void test_lint_reports_every_wrong_value_of_an_object(void **state)
     want_line(err, "$.infrastructure.groups[0].min: must be an integer, not a string");
     want_line(err, "$.infrastructure.groups[0].max: must be >= 0");
     want_line(err, "$.infrastructure.groups[0].health_check_type: must be one of EC2, ELB, not "
-                   "\"ELX\"");
+                   "\"ELX\" (did you mean \"ELB\"?)");
     want_line(err, "$.infrastructure.policies[0].adjustment_type: must be one of "
                    "ChangeInCapacity, ExactCapacity, PercentChangeInCapacity, not \"Change\"");
     want_line(err, "$.infrastructure.policies[0].adjustment: must be an integer, not a string");
@@ -209,6 +209,43 @@ static void test_lint_reports_every_wrong_value_of_an_object(void **state)
     assert_int_equal(count_lines(err), 16);
     /* the object's order: its keys as the reader takes them */
     assert_true(strstr(err, "groups[0].min") < strstr(err, "groups[0].max"));
+    free(text);
+}
+
+/* A wrong value does not hide the checks that do not need it: with max wrong, desired is
+ * still checked against min (and with min wrong, against max); with a policy's type
+ * wrong (named with the type it is a typo of), the keys every type takes are still
+ * checked. */
+static void test_lint_checks_what_a_wrong_value_leaves(void **state)
+{
+    static const char *const pairs[] = {
+        "\"min\":1,\"max\":4", "\"min\":3,\"max\":\"4\",\"desired\":2",
+        "\"type\":\"TargetTrackingScaling\",",
+        "\"type\":\"TargetTrackingScalng\",\"estimated_instance_warmup\":-1,", NULL
+    };
+    static const char *const pairs2[] = { "\"min\":1,\"max\":4",
+                                          "\"min\":\"1\",\"max\":4,\"desired\":5", NULL };
+    char err[SIM_ERR_MAX];
+    char *text = edit(pairs);
+    struct sim_scenario *sc = sim_scenario_parse(text, "scenario.json", err);
+
+    (void)state;
+    assert_null(sc);
+    want_line(err, "$.infrastructure.groups[0].max: must be an integer, not a string");
+    want_line(err, "$.infrastructure.groups[0].desired: must be >= min (3), is 2");
+    want_line(err, "$.infrastructure.policies[1].type: must be one of SimpleScaling, "
+                   "StepScaling, TargetTrackingScaling, PredictiveScaling, not "
+                   "\"TargetTrackingScalng\" (did you mean \"TargetTrackingScaling\"?)");
+    want_line(err, "$.infrastructure.policies[1].estimated_instance_warmup: must be >= 0");
+    assert_int_equal(count_lines(err), 4);
+    free(text);
+
+    text = edit(pairs2);
+    sc = sim_scenario_parse(text, "scenario.json", err);
+    assert_null(sc);
+    want_line(err, "$.infrastructure.groups[0].min: must be an integer, not a string");
+    want_line(err, "$.infrastructure.groups[0].desired: must be <= max (4), is 5");
+    assert_int_equal(count_lines(err), 2);
     free(text);
 }
 
@@ -325,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_lint_base_is_valid),
         cmocka_unit_test(test_lint_reports_every_error),
         cmocka_unit_test(test_lint_reports_every_wrong_value_of_an_object),
+        cmocka_unit_test(test_lint_checks_what_a_wrong_value_leaves),
         cmocka_unit_test(test_lint_did_you_mean_unknown_key),
         cmocka_unit_test(test_lint_dimension_names_no_group),
         cmocka_unit_test(test_lint_lenient_warns),

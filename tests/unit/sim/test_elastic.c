@@ -262,6 +262,95 @@ static void test_elastic_demand_basis_is_the_policy_target(void **state)
     sim_scenario_destroy(sc);
 }
 
+/* ALBRequestCountPerTarget at T requests per target per minute: a group's demand for an
+ * interval is ceil(the target group's requests / groups in it / (T x minutes)). */
+static void test_elastic_request_demand_is_requests_over_the_target(void **state)
+{
+    struct sim_demand_basis b = { 0 };
+
+    (void)state;
+    b.kind = SIM_DEMAND_REQUESTS;
+    b.requests_per_target = 600;
+    b.groups_sharing = 1;
+    /* 5 minutes: 3,000 requests a target */
+    assert_int_equal(sim_elastic_request_demand(&b, 9000, 300000), 3);
+    assert_int_equal(sim_elastic_request_demand(&b, 9001, 300000), 4);
+    assert_int_equal(sim_elastic_request_demand(&b, 1, 300000), 1);
+    assert_int_equal(sim_elastic_request_demand(&b, 0, 300000), 0);
+    /* one minute, and half a minute (the rate per minute counts) */
+    assert_int_equal(sim_elastic_request_demand(&b, 1800, 60000), 3);
+    assert_int_equal(sim_elastic_request_demand(&b, 900, 30000), 3);
+    assert_int_equal(sim_elastic_request_demand(&b, 901, 30000), 4);
+    /* two groups in the target group split its requests */
+    b.groups_sharing = 2;
+    assert_int_equal(sim_elastic_request_demand(&b, 9000, 300000), 2);
+    /* no interval, a bad count, or a CPU basis: none */
+    assert_int_equal(sim_elastic_request_demand(&b, 9000, 0), 0);
+    assert_int_equal(sim_elastic_request_demand(&b, NAN, 60000), 0);
+    b.kind = SIM_DEMAND_CPU;
+    assert_int_equal(sim_elastic_request_demand(&b, 9000, 300000), 0);
+}
+
+/* A group whose first target-tracking policy with a basis is on ALBRequestCountPerTarget
+ * is judged on requests (the network one before it has none); demand_target_pct still
+ * wins. */
+static void test_elastic_demand_basis_is_the_request_count_target(void **state)
+{
+    static const char *const head =
+        "{\"duration\":\"1h\",%s\"infrastructure\":{"
+        "\"target_groups\":[{\"name\":\"api-tg\"}],"
+        "\"albs\":[{\"name\":\"front\",\"listeners\":[{\"port\":80,"
+        "\"default_action\":{\"forward\":\"api-tg\"}}]}],"
+        "\"launch_configurations\":[{\"name\":\"lc\",\"app\":{}}],"
+        "\"groups\":[{\"name\":\"a\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":4,"
+        "\"target_groups\":[\"api-tg\"]},"
+        "{\"name\":\"b\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":4,"
+        "\"target_groups\":[\"api-tg\"]}],"
+        "\"policies\":[{\"name\":\"net\",\"group\":\"a\",\"type\":\"TargetTrackingScaling\","
+        "\"target\":{\"predefined_metric\":\"ASGAverageNetworkIn\",\"value\":1000}},"
+        "{\"name\":\"req\",\"group\":\"a\",\"type\":\"TargetTrackingScaling\","
+        "\"target\":{\"predefined_metric\":\"ALBRequestCountPerTarget\","
+        "\"resource_label\":\"app/front/targetgroup/api-tg\",\"value\":1000}},"
+        "{\"name\":\"cpu40\",\"group\":\"a\",\"type\":\"TargetTrackingScaling\","
+        "\"target\":{\"value\":40}}]}}";
+    char text[4096], err[SIM_ERR_MAX], line[512];
+    struct sim_scenario *sc;
+    struct sim_demand_basis b;
+
+    (void)state;
+    snprintf(text, sizeof(text), head, "");
+    sc = sim_scenario_parse(text, "t.json", err);
+    if (!sc)
+        fail_msg("%s", err);
+    sim_elastic_demand_basis(sc, 0, &b); /* the request policy: the first usable one */
+    assert_int_equal(b.kind, SIM_DEMAND_REQUESTS);
+    NEAR(b.requests_per_target, 1000);
+    assert_int_equal(b.tg, 0);
+    assert_int_equal(b.alb, 0);
+    assert_int_equal(b.groups_sharing, 2);
+    assert_string_equal(b.target_group, "api-tg");
+    assert_string_equal(b.source, "target-tracking policy \"req\"");
+    sim_elastic_basis_format(&b, line, sizeof(line));
+    assert_string_equal(line, "ALBRequestCountPerTarget 1000 requests/target/min on target "
+                              "group api-tg, its requests split evenly over the groups in it "
+                              "(target-tracking policy \"req\")");
+    sim_elastic_demand_basis(sc, 1, &b); /* b has no policy: CPU at 70 % */
+    assert_int_equal(b.kind, SIM_DEMAND_CPU);
+    NEAR(b.cpu_pct, 70);
+    sim_elastic_basis_format(&b, line, sizeof(line));
+    assert_string_equal(line, "instances to keep CPU at or below 70 % (default)");
+    sim_scenario_destroy(sc);
+
+    snprintf(text, sizeof(text), head, "\"demand_target_pct\":60,");
+    sc = sim_scenario_parse(text, "t.json", err);
+    if (!sc)
+        fail_msg("%s", err);
+    sim_elastic_demand_basis(sc, 0, &b); /* the file's own choice wins */
+    assert_int_equal(b.kind, SIM_DEMAND_CPU);
+    NEAR(b.cpu_pct, 60);
+    sim_scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +362,8 @@ int main(void)
         cmocka_unit_test(test_elastic_sink_per_group),
         cmocka_unit_test(test_elastic_diff_step_series),
         cmocka_unit_test(test_elastic_demand_basis_is_the_policy_target),
+        cmocka_unit_test(test_elastic_request_demand_is_requests_over_the_target),
+        cmocka_unit_test(test_elastic_demand_basis_is_the_request_count_target),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
