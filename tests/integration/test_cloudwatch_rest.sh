@@ -155,6 +155,28 @@ tap.check("alarm annotation alone: the alarm's metric, its threshold line and la
 _, _, rows = png_pixels(cw.get_metric_widget_image(MetricWidget=json.dumps(wa))["MetricWidgetImage"])
 reds = sum(1 for r in rows for c in r if c[0] > 200 and c[1] < 120 and c[2] < 120)
 tap.check("png: the alarm's threshold line is drawn in red", reds > 50, reds)
+# the console draws an alarm widget (each alarm's state and graph), periodOverride and variables
+body = {"widgets": [
+    {"type": "alarm", "x": 0, "y": 0, "width": 12, "height": 6,
+     "properties": {"title": "alarms", "alarms": [arn, arn.replace("lat-a-high", "ghost")]}},
+    {"type": "metric", "x": 12, "y": 0, "width": 12, "height": 6,
+     "properties": {"metrics": [["App", "Lat", "H", "zzz", {"label": "by var"}]], "region": "us-east-1", "start": "-PT1H"}}],
+    "periodOverride": "auto",
+    "variables": [{"type": "property", "property": "H", "inputType": "select", "id": "h", "label": "host",
+                   "defaultValue": "a", "values": [{"value": "a"}, {"value": "b"}]}]}
+cw.put_dashboard(DashboardName="ops", DashboardBody=json.dumps(body))
+dl = [d for d in json.load(urllib.request.urlopen(ep + "/_scalelab/dashboards"))["dashboards"] if d["name"] == "ops"][0]
+aw = dl["widgets"][0]
+tap.check("console: an alarm widget lists each alarm with its state (a missing one null) and a graph URL",
+          [(a["name"], a["state"] is not None, "svg" in a) for a in aw.get("alarms", [])]
+          == [("lat-a-high", True, True), ("ghost", False, False)], aw)
+asvg = urllib.request.urlopen(ep + aw["alarms"][0]["svg"]).read().decode()
+tap.check("console: the alarm's graph holds its metric and threshold",
+          '<path class="series"' in asvg and ">Lat &gt; 25 for 2 datapoints within 2 minutes<" in asvg, asvg[-500:])
+msvg = urllib.request.urlopen(ep + dl["widgets"][1]["svg"]).read().decode()
+pts = re.search(r'<path class="series"[^>]* d="([^"]*)"', msvg)
+tap.check("console: the host variable's default (H=a) replaces the widget's dimension value; auto period: a point a minute",
+          pts is not None and pts.group(1).count("L") >= 25, pts and pts.group(1)[:80])
 e = error_of(lambda: cw.get_metric_widget_image(MetricWidget=json.dumps({"annotations": {"alarms": [arn + "x"]}})))
 tap.check("an unknown alarm ARN answers InvalidParameterInput", e == ("InvalidParameterInput", f"The alarm {arn}x does not exist"), e)
 for bad, code, msg in [
