@@ -54,6 +54,23 @@ static void axis_from(const struct sc_widget_axis *a, struct cm_svg_axis *out)
     out->max = a->max;
 }
 
+/* showUnits: the unit the series on one axis share, as the axis' title when it has no
+ * label; NULL when they share none. */
+static const char *axis_unit(const struct sc_widget *w, int right)
+{
+    const char *unit = NULL;
+
+    for (int k = 0; k < w->n_series; k++) {
+        const struct sc_widget_series *s = &w->series[k];
+        if (s->right != right)
+            continue;
+        if (!s->unit || (unit && strcmp(unit, s->unit) != 0))
+            return NULL;
+        unit = s->unit;
+    }
+    return unit;
+}
+
 static enum cm_svg_legend_pos legend_pos(enum sc_widget_legend l)
 {
     return l == SC_WIDGET_LEGEND_RIGHT    ? CM_SVG_LEGEND_RIGHT
@@ -81,6 +98,10 @@ static int draw_time_series(const struct sc_widget *w, const struct cm_svg_opts 
     o.x.max = (double)w->end_ms / 1000.0 + tz;
     axis_from(&w->left, &o.y);
     axis_from(&w->right, &o.y2);
+    if (!o.y.label && w->left.show_units)
+        o.y.label = axis_unit(w, 0);
+    if (!o.y2.label && w->right.show_units)
+        o.y2.label = axis_unit(w, 1);
     c = cm_svg_create(&o);
     for (int k = 0; k < w->n_series; k++) {
         const struct sc_widget_series *s = &w->series[k];

@@ -13,6 +13,7 @@
 #include "scaler/alarm.h"
 #include "scaler/civil.h"
 #include "scaler/cloudwatch.h"
+#include "scaler/metric.h"
 #include "scaler/str.h"
 
 #define MAX_STRS 64 /* namespace, name and up to 30 dimension pairs, with room */
@@ -603,12 +604,24 @@ static enum sc_status alarm_threshold(const struct sc_alarm_view *v, struct sc_w
 }
 
 struct collect {
+    struct sc_cw *cw;
     struct sc_widget *w;
     const struct entry *entries;
     char (*ids)[32];
     int n;
     int oom;
 };
+
+/* The unit of a metric entry's metric: its one unit other than None, else NULL. */
+static const char *entry_unit(struct sc_cw *cw, const struct entry *e)
+{
+    struct sc_metric_key k = { e->strs[0], e->strs[1], e->dims, (e->nstrs - 2) / 2 };
+    const struct sc_metric *m = sc_metric_store_find(sc_cw_metrics(cw), &k);
+
+    if (!m || sc_metric_unit_count(m) != 1 || sc_metric_unit_at(m, 0) == SC_UNIT_NONE)
+        return NULL;
+    return sc_unit_name(sc_metric_unit_at(m, 0));
+}
 
 static int collect_visit(const struct sc_metric_data_result *r, void *ud)
 {
@@ -623,6 +636,7 @@ static int collect_visit(const struct sc_metric_data_result *r, void *ud)
     s->label = sc_strdup(r->label ? r->label : r->id);
     s->color = sc_strdup(e ? e->color : NULL);
     s->right = e ? e->right : 0;
+    s->unit = e && !e->expression ? entry_unit(c->cw, e) : NULL;
     s->n = r->n_values;
     s->ts_ms = malloc(sizeof(*s->ts_ms) * (size_t)(r->n_values + 1));
     s->values = malloc(sizeof(*s->values) * (size_t)(r->n_values + 1));
@@ -644,7 +658,7 @@ static enum sc_status fetch(struct sc_cw *cw, struct sc_widget *w, struct entry 
     struct sc_metric_data_query *q = calloc((size_t)n, sizeof(*q));
     char(*ids)[32] = calloc((size_t)n, sizeof(*ids));
     struct sc_get_metric_data_req req = { 0 };
-    struct collect c = { w, entries, ids, n, 0 };
+    struct collect c = { cw, w, entries, ids, n, 0 };
     int period = w->period_s, nm = 0, ne = 0;
     enum sc_status s;
 

@@ -37,6 +37,9 @@ struct sc_widget_series {
     char *label;
     char *color; /* "#rrggbb" as given, or NULL (the palette's) */
     int right;   /* 1: on the right y-axis */
+    /* the metric's unit ("Percent", static) when it has one unit other than None; NULL for
+     * an expression, no unit or several */
+    const char *unit;
     int n;
     int64_t *ts_ms; /* ascending */
     double *values;

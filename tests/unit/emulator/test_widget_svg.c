@@ -332,6 +332,42 @@ static void test_widget_svg_alarm_annotation(void **state)
     sc_cw_destroy(cw);
 }
 
+/* showUnits (default true): the unit the axis' series share titles the axis when it has no
+ * label; false, a label, mixed units or an expression leave no unit. */
+static void test_widget_svg_show_units(void **state)
+{
+    struct sc_cw *cw = cw_with_data();
+    char *on, *off, *labelled, *mixed;
+
+    (void)state;
+    for (int i = 0; i < 10; i++) {
+        struct sc_metric_datum d = { .metric_name = "Time",
+                                     .unit = "Milliseconds",
+                                     .has_value = 1,
+                                     .value = i,
+                                     .has_timestamp = 1,
+                                     .timestamp_ms = NOW - (10 - i) * MIN };
+        struct sc_put_metric_data_req r = { "App", &d, 1, 0 };
+        assert_int_equal(sc_cw_put_metric_data(cw, &r, NOW, NULL), SC_OK);
+    }
+    on = draw(cw, "{\"metrics\":[[\"App\",\"Time\"]]}");
+    off = draw(cw, "{\"metrics\":[[\"App\",\"Time\"]],\"yAxis\":{\"left\":{\"showUnits\":false}}}");
+    labelled =
+        draw(cw, "{\"metrics\":[[\"App\",\"Time\"]],\"yAxis\":{\"left\":{\"label\":\"lag\"}}}");
+    mixed = draw(cw, "{\"metrics\":[[\"App\",\"Time\"],[\"App\",\"Lat\",\"H\",\"a\"]]}");
+    assert_non_null(strstr(on, "class=\"axis-label\""));
+    assert_non_null(strstr(on, ">Milliseconds</text>"));
+    assert_null(strstr(off, "Milliseconds"));
+    assert_null(strstr(labelled, "Milliseconds"));
+    assert_non_null(strstr(labelled, ">lag</text>"));
+    assert_null(strstr(mixed, "Milliseconds"));
+    free(on);
+    free(off);
+    free(labelled);
+    free(mixed);
+    sc_cw_destroy(cw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_widget_svg_partial_y_range),
         cmocka_unit_test(test_widget_svg_timezone_labels),
         cmocka_unit_test(test_widget_svg_alarm_annotation),
+        cmocka_unit_test(test_widget_svg_show_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
