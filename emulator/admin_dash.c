@@ -219,7 +219,8 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
                           const char *index, const char *alarm, struct cm_buf *out, char *err,
                           size_t errlen)
 {
-    const char *alarm_arn = NULL;
+    const char *alarm_arn = NULL, *wregion;
+    struct sc_world *src, *scratch = NULL;
     struct sc_world *w = emu_world_find(e, account, region);
     const struct sc_dashboard_view *d = NULL;
     struct sc_error se;
@@ -240,6 +241,7 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
                  account, region);
         return 404;
     }
+    src = w;
     body = json_loads(d->body, 0, NULL);
     wd = json_array_get(json_object_get(body, "widgets"), n);
     if (!json_is_object(wd)) {
@@ -275,13 +277,28 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
         goto out;
     }
     mw = metric_widget(body, wd, alarm_arn, emu_now_ms(e));
+    wregion = alarm_arn ? NULL : json_string_value(json_object_get(mw, "region"));
+    if (wregion && strcmp(wregion, region) != 0) {
+        /* [D] a widget's `region` is where its metrics come from: that world, or an empty
+         * one when the region has no world yet */
+        src = emu_world_find(e, account, wregion);
+        if (!src)
+            src = scratch = emu_world_scratch(e, account, wregion);
+        if (!src) {
+            snprintf(err, errlen, "widget %lu of %.255s: region %.40s is not served here", n, name,
+                     wregion);
+            status = 400;
+            goto out;
+        }
+    }
     mws = json_dumps(mw, JSON_COMPACT);
     snprintf(id, sizeof(id), "w%lu", n);
-    if (cw_widget_svg(sc_world_cw(w), mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
+    if (cw_widget_svg(sc_world_cw(src), mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
         snprintf(err, errlen, "%s: %s", sc_status_code(se.status), se.message);
         status = 400;
     }
 out:
+    sc_world_destroy(scratch);
     free(mws);
     json_decref(mw);
     json_decref(body);

@@ -160,10 +160,16 @@ body = {"widgets": [
     {"type": "alarm", "x": 0, "y": 0, "width": 12, "height": 6,
      "properties": {"title": "alarms", "alarms": [arn, arn.replace("lat-a-high", "ghost")]}},
     {"type": "metric", "x": 12, "y": 0, "width": 12, "height": 6,
-     "properties": {"metrics": [["App", "Lat", "H", "zzz", {"label": "by var"}]], "region": "us-east-1", "start": "-PT1H"}}],
+     "properties": {"metrics": [["App", "Lat", "H", "zzz", {"label": "by var"}]], "region": "us-east-1", "start": "-PT1H"}},
+    {"type": "metric", "properties": {"metrics": [["Eu", "Only"]], "region": "eu-west-1", "start": "-PT1H"}},
+    {"type": "metric", "properties": {"metrics": [["Eu", "Only"]], "start": "-PT1H"}}],
     "periodOverride": "auto",
     "variables": [{"type": "property", "property": "H", "inputType": "select", "id": "h", "label": "host",
                    "defaultValue": "a", "values": [{"value": "a"}, {"value": "b"}]}]}
+eu = boto3.client("cloudwatch", endpoint_url=ep, region_name="eu-west-1")
+for i in range(5):
+    eu.put_metric_data(Namespace="Eu", MetricData=[{"MetricName": "Only", "Value": i,
+                                                    "Timestamp": now - datetime.timedelta(minutes=10 - i)}])
 cw.put_dashboard(DashboardName="ops", DashboardBody=json.dumps(body))
 dl = [d for d in json.load(urllib.request.urlopen(ep + "/_scalelab/dashboards"))["dashboards"] if d["name"] == "ops"][0]
 aw = dl["widgets"][0]
@@ -177,6 +183,10 @@ msvg = urllib.request.urlopen(ep + dl["widgets"][1]["svg"]).read().decode()
 pts = re.search(r'<path class="series"[^>]* d="([^"]*)"', msvg)
 tap.check("console: the host variable's default (H=a) replaces the widget's dimension value; auto period: a point a minute",
           pts is not None and pts.group(1).count("L") >= 25, pts and pts.group(1)[:80])
+series_of = lambda url: re.search(r'<path class="series"[^>]* d="([^"]*)"', urllib.request.urlopen(ep + url).read().decode()).group(1)
+tap.check("console: a widget's region draws that region's metrics (eu-west-1's), the dashboard's own region has none",
+          series_of(dl["widgets"][2]["svg"]).count("L") >= 3 and series_of(dl["widgets"][3]["svg"]) == "M0 0",
+          (series_of(dl["widgets"][2]["svg"])[:60], series_of(dl["widgets"][3]["svg"])[:60]))
 e = error_of(lambda: cw.get_metric_widget_image(MetricWidget=json.dumps({"annotations": {"alarms": [arn + "x"]}})))
 tap.check("an unknown alarm ARN answers InvalidParameterInput", e == ("InvalidParameterInput", f"The alarm {arn}x does not exist"), e)
 for bad, code, msg in [
