@@ -82,6 +82,7 @@ struct cm_svg {
     int width, height;
     int standalone;
     int reserve_y2;
+    enum cm_svg_legend_pos legend_pos;
     struct cm_svg_axis axis[3]; /* x, y, y2; labels owned */
     struct vec series, xbands, ybands, hlines, markers, legend;
 };
@@ -94,7 +95,8 @@ struct layout {
     int nticks[3];
     int has_y2;
     int has_rail;
-    double legend_y; /* baseline of the first legend row */
+    double legend_y; /* top of the first legend row */
+    double legend_x; /* left of the legend column (CM_SVG_LEGEND_RIGHT) */
 };
 
 static const char *const palette[] = {
@@ -142,6 +144,7 @@ struct cm_svg *cm_svg_create(const struct cm_svg_opts *opts)
     c->height = opts && opts->height_px > 0 ? opts->height_px : 320;
     c->standalone = opts ? opts->standalone : 0;
     c->reserve_y2 = opts ? opts->reserve_y2 : 0;
+    c->legend_pos = opts ? opts->legend : CM_SVG_LEGEND_TOP;
     if (opts) {
         c->axis[0] = opts->x;
         c->axis[1] = opts->y;
@@ -642,18 +645,36 @@ static void resolve_axis(const struct cm_svg *c, int a, double span_px, struct l
                 hi += d;
             }
         }
+        if (ax->fix_min && isfinite(ax->min))
+            lo = ax->min;
+        if (ax->fix_max && isfinite(ax->max))
+            hi = ax->max;
+        if (!(lo < hi)) {
+            /* The pin passed the data: the free end goes a tenth beyond it (1 at 0). */
+            double d = fabs(ax->fix_min ? lo : hi) * 0.1;
+            if (d == 0)
+                d = 1;
+            if (ax->fix_min)
+                hi = lo + d;
+            else
+                lo = hi - d;
+        }
         if (ax->scale == CM_SVG_NUMBER) {
             double st, f;
             /* A little headroom, so a y series' peak does not ride on the frame; the
              * padding never crosses zero. */
             if (a != 0) {
                 double pad = (hi - lo) * 0.03;
-                hi = hi <= 0 ? fmin(0, hi + pad) : hi + pad;
-                lo = lo >= 0 ? fmax(0, lo - pad) : lo - pad;
+                if (!ax->fix_max)
+                    hi = hi <= 0 ? fmin(0, hi + pad) : hi + pad;
+                if (!ax->fix_min)
+                    lo = lo >= 0 ? fmax(0, lo - pad) : lo - pad;
             }
             if (cm_svg_ticks(lo, hi, max_ticks, ax->scale, &st, &f) > 0) {
-                lo = floor(lo / st + 1e-9) * st;
-                hi = ceil(hi / st - 1e-9) * st;
+                if (!ax->fix_min)
+                    lo = floor(lo / st + 1e-9) * st;
+                if (!ax->fix_max)
+                    hi = ceil(hi / st - 1e-9) * st;
             }
         }
     }
@@ -715,20 +736,35 @@ static void compute_layout(const struct cm_svg *c, struct layout *L)
     if (!c->axis[0].label)
         mb = 26;
     mt = c->title ? 30 : 10;
-    /* Legend rows flow left to right under the title. */
     L->legend_y = mt + 2;
-    x = ml;
-    y = 0;
-    for (size_t i = 0; i < c->legend.n; i++) {
-        double w = legend_item_px(VEC_AT(c->legend, struct legend_item, i));
-        if (x + w > c->width - mr && x > ml) {
-            x = ml;
-            y += LEGEND_ROW_PX;
+    if (c->legend.n && c->legend_pos == CM_SVG_LEGEND_RIGHT) {
+        /* One entry a row in a column right of the plot (and of the right axis' ticks),
+         * as wide as the widest entry, at most 40 % of the chart. */
+        double w = 0;
+        for (size_t i = 0; i < c->legend.n; i++)
+            w = fmax(w, legend_item_px(VEC_AT(c->legend, struct legend_item, i)));
+        w = fmin(w, c->width * 0.4);
+        L->legend_x = c->width - w;
+        mr += w;
+    } else if (c->legend.n && c->legend_pos != CM_SVG_LEGEND_NONE) {
+        /* Legend rows flow left to right under the title (or under the x axis). */
+        x = ml;
+        y = 0;
+        for (size_t i = 0; i < c->legend.n; i++) {
+            double w = legend_item_px(VEC_AT(c->legend, struct legend_item, i));
+            if (x + w > c->width - mr && x > ml) {
+                x = ml;
+                y += LEGEND_ROW_PX;
+            }
+            x += w;
         }
-        x += w;
+        if (c->legend_pos == CM_SVG_LEGEND_BOTTOM) {
+            mb += y + LEGEND_ROW_PX + 4;
+            L->legend_y = c->height - (y + LEGEND_ROW_PX + 4);
+        } else {
+            mt += y + LEGEND_ROW_PX + 4;
+        }
     }
-    if (c->legend.n)
-        mt += y + LEGEND_ROW_PX + 4;
     if (L->has_rail)
         mt += 2 * RAIL_PX; /* a strip above the plot, so markers never hide the data */
     L->px0 = ml;
@@ -775,17 +811,21 @@ static int shape_close(struct cm_buf *o, enum cm_svg_shape shape)
 
 static int render_legend(const struct cm_svg *c, const struct layout *L, struct cm_buf *o)
 {
-    double x = L->px0, y = L->legend_y;
+    int column = c->legend_pos == CM_SVG_LEGEND_RIGHT;
+    double x = column ? L->legend_x : L->px0, y = L->legend_y;
     int rc = 0;
 
-    if (!c->legend.n)
+    if (!c->legend.n || c->legend_pos == CM_SVG_LEGEND_NONE)
         return 0;
     rc |= cm_buf_puts(o, "<g class=\"legend\">");
     for (size_t i = 0; i < c->legend.n && rc == 0; i++) {
         const struct legend_item *it = VEC_AT(c->legend, struct legend_item, i);
         double w = legend_item_px(it), cy = y + 6;
 
-        if (x + w > L->px1 && x > L->px0) {
+        if (column && i > 0) {
+            y += LEGEND_ROW_PX;
+            cy = y + 6;
+        } else if (!column && x + w > L->px1 && x > L->px0) {
             x = L->px0;
             y += LEGEND_ROW_PX;
             cy = y + 6;
@@ -823,7 +863,8 @@ static int render_legend(const struct cm_svg *c, const struct layout *L, struct 
         rc |= cm_buf_printf(o, "<text x=\"%.1f\" y=\"%.1f\">", x + 26, cy + 4);
         rc |= cm_svg_escape(o, it->name);
         rc |= cm_buf_puts(o, "</text>");
-        x += w;
+        if (!column)
+            x += w;
     }
     rc |= cm_buf_puts(o, "</g>\n");
     return rc;
@@ -1022,8 +1063,9 @@ static int render_plot(const struct cm_svg *c, const struct layout *L, struct cm
     rc |= cm_buf_puts(o, "-clip)\">\n");
     for (size_t i = 0; i < c->xbands.n; i++) {
         const struct xband *b = VEC_AT(c->xbands, struct xband, i);
-        double x0 = clampc(map_x(L, b->x0)), x1 = clampc(map_x(L, b->x1));
-        if (!isfinite(b->x0) || !isfinite(b->x1))
+        double x0 = isinf(b->x0) ? L->px0 : clampc(map_x(L, b->x0));
+        double x1 = isinf(b->x1) ? L->px1 : clampc(map_x(L, b->x1));
+        if (isnan(b->x0) || isnan(b->x1))
             continue;
         rc |= cm_buf_printf(o,
                             "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -1040,8 +1082,9 @@ static int render_plot(const struct cm_svg *c, const struct layout *L, struct cm
     }
     for (size_t i = 0; i < c->ybands.n; i++) {
         const struct yband *b = VEC_AT(c->ybands, struct yband, i);
-        double y0 = clampc(map_y(L, b->axis, b->y1)), y1 = clampc(map_y(L, b->axis, b->y0));
-        if (!isfinite(b->y0) || !isfinite(b->y1))
+        double y0 = isinf(b->y1) ? L->py0 : clampc(map_y(L, b->axis, b->y1));
+        double y1 = isinf(b->y0) ? L->py1 : clampc(map_y(L, b->axis, b->y0));
+        if (isnan(b->y0) || isnan(b->y1))
             continue;
         rc |= cm_buf_printf(o,
                             "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "

@@ -46,10 +46,23 @@ struct cm_svg_axis {
     int fixed;
     double min, max;
     int include_zero;
+    /* Half-fixed ranges (CloudWatch's yAxis with only min or only max): when fixed is 0,
+     * fix_min pins the low end at min and fix_max the high end at max; the other end still
+     * covers the data (and is widened to a whole tick step). A pinned end the data cross is
+     * kept: what lies beyond it is clipped. */
+    int fix_min, fix_max;
     /* Labels the ticks (value, out, outlen) instead of the scale's format (the steps stay
      * the scale's): a caller's one format for its values, e.g. the simulator's elapsed
      * time "1d05:33:00". NULL: the scale's. */
     void (*tick_label)(double v, char *out, size_t outlen);
+};
+
+/* Where the legend goes. */
+enum cm_svg_legend_pos {
+    CM_SVG_LEGEND_TOP = 0, /* rows under the title, above the plot (the report's) */
+    CM_SVG_LEGEND_BOTTOM,  /* rows under the x axis */
+    CM_SVG_LEGEND_RIGHT,   /* one entry a row, in a column right of the plot */
+    CM_SVG_LEGEND_NONE,    /* no legend and no room kept for it */
 };
 
 struct cm_svg_opts {
@@ -60,6 +73,7 @@ struct cm_svg_opts {
     int standalone;    /* 1: emit an XML prolog (for a .svg file) */
     int reserve_y2;    /* 1: keep the right axis' margin even when nothing uses it, so
                           charts stacked on a page share their x pixels */
+    enum cm_svg_legend_pos legend; /* CM_SVG_LEGEND_TOP unless set */
     struct cm_svg_axis x;
     struct cm_svg_axis y;  /* left */
     struct cm_svg_axis y2; /* right; drawn only when something is placed on it */
@@ -94,7 +108,9 @@ int cm_svg_series(struct cm_svg *c, const char *name, const char *color, enum cm
                   int style, const double *x, const double *y, size_t n);
 
 /* A filled vertical span [x0, x1] over the whole plot height (alarm state spans). Spans
- * sharing a name share one legend entry. opacity in (0, 1]. */
+ * sharing a name share one legend entry. opacity in (0, 1]. An infinite end (-INFINITY,
+ * INFINITY) reaches the plot's edge and leaves the range alone (an annotation's fill
+ * before or after a time); a NAN end draws nothing. cm_svg_yband alike. */
 void cm_svg_xband(struct cm_svg *c, const char *name, const char *color, double opacity, double x0,
                   double x1);
 /* A filled horizontal band [y0, y1] on an axis, across the whole plot width. */

@@ -377,12 +377,12 @@ static void get_dashboards(struct admin_ctx *c)
     reply(c->rs, 200, admin_dash_list(c->e));
 }
 
-/* GET /_scalelab/dashboards/NAME/widgets/N.svg[?account=A&region=R] */
+/* GET /_scalelab/dashboards/NAME/widgets/N.svg[?account=A&region=R][&alarm=K] */
 static void get_widget_svg(struct admin_ctx *c)
 {
     const char *p = c->rq->path + strlen("/_scalelab/dashboards/");
     const char *slash = strchr(p, '/');
-    char name[256], index[32], account[32], region[64], err[512];
+    char name[256], index[32], account[32], region[64], alarm[16], err[512];
     const char *num = slash ? slash + strlen("/widgets/") : NULL;
     size_t nl = num ? strlen(num) : 0;
     int status;
@@ -398,8 +398,10 @@ static void get_widget_svg(struct admin_ctx *c)
         snprintf(account, sizeof(account), "%s", c->cfg->account);
     if (!query_get(c->rq->query, "region", region, sizeof(region)))
         snprintf(region, sizeof(region), "%s", c->cfg->region);
-    status =
-        admin_dash_widget_svg(c->e, account, region, name, index, &c->rs->body, err, sizeof(err));
+    if (!query_get(c->rq->query, "alarm", alarm, sizeof(alarm)))
+        alarm[0] = '\0';
+    status = admin_dash_widget_svg(c->e, account, region, name, index, alarm[0] ? alarm : NULL,
+                                   &c->rs->body, err, sizeof(err));
     if (status != 200) {
         cm_buf_reset(&c->rs->body);
         error(c->rs, status, err);

@@ -10,13 +10,17 @@
 
 #include "emulator/api_cloudwatch_ext.h"
 #include "emulator/emu.h"
+#include "scaler/alarm.h"
+#include "scaler/alarm_composite.h"
 #include "scaler/civil.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/dashboard.h"
+#include "scaler/dashboard_view.h"
 #include "scaler/world.h"
 
 #define GRID_DEFAULT  6 /* [D] a widget's width and height default to 6 grid units */
 #define WIDGET_PX_MAX 2000
+#define ALARMS_MAX    100 /* [D] an alarm widget lists up to 100 alarms */
 
 /* A whole number member of o, or def when absent or not an integer. */
 static json_int_t int_member(const json_t *o, const char *key, json_int_t def)
@@ -41,9 +45,67 @@ static json_t *string_or_null(const json_t *o, const char *key)
     return s ? json_string(s) : json_null();
 }
 
+/* The alarm named by arn in cw, or NULL (a composite alarm's state comes through cs). */
+static const struct sc_alarm_view *alarm_by_arn(struct sc_cw *cw, const char *arn)
+{
+    const char *name = arn ? strstr(arn, ":alarm:") : NULL;
+    const struct sc_alarm_view *v = name ? sc_cw_alarm_find(cw, name + strlen(":alarm:")) : NULL;
+
+    return v && strcmp(v->alarm_arn, arn) == 0 ? v : NULL;
+}
+
+struct composite_find {
+    const char *arn;
+    const char *state;
+};
+
+static int composite_visit(const struct sc_composite_view *v, void *ud)
+{
+    struct composite_find *f = ud;
+
+    if (strcmp(v->alarm_arn, f->arn) == 0)
+        f->state = v->state_value;
+    return 0;
+}
+
+/* An alarm widget's alarms [D: properties.alarms, ARNs]: each one's name, state and, for a
+ * metric alarm, the URL of its graph; a missing alarm has state null. */
+static json_t *alarm_list(struct sc_cw *cw, const json_t *props, const char *url_base)
+{
+    json_t *arr = json_array(), *a;
+    size_t k;
+
+    json_array_foreach(json_object_get(props, "alarms"), k, a)
+    {
+        const char *arn = json_string_value(a);
+        const struct sc_alarm_view *v = alarm_by_arn(cw, arn);
+        const char *name = arn ? strstr(arn, ":alarm:") : NULL;
+        json_t *o;
+
+        if (k >= ALARMS_MAX)
+            break;
+        o = json_pack("{s:s?,s:s?}", "arn", arn, "name", name ? name + strlen(":alarm:") : arn);
+        if (v) {
+            char url[600];
+            snprintf(url, sizeof(url), "%s&alarm=%zu", url_base, k);
+            json_object_set_new(o, "state", json_string(v->state_value));
+            json_object_set_new(o, "svg", json_string(url));
+        } else {
+            struct composite_find f = { arn ? arn : "", NULL };
+            struct sc_describe_alarms_req req = { 0 };
+
+            if (arn && name)
+                sc_cw_describe_composite_alarms(cw, &req, composite_visit, &f, NULL);
+            json_object_set_new(o, "state", f.state ? json_string(f.state) : json_null());
+        }
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 /* One widget of a dashboard as the console draws it. */
-static json_t *widget_json(const json_t *wd, size_t i, const char *account, const char *region,
-                           const char *name)
+static json_t *widget_json(struct sc_cw *cw, const json_t *wd, size_t i, const char *account,
+                           const char *region, const char *name)
 {
     const json_t *props = json_object_get(wd, "properties");
     const char *type = json_string_value(json_object_get(wd, "type"));
@@ -66,6 +128,12 @@ static json_t *widget_json(const json_t *wd, size_t i, const char *account, cons
                  name, i, account, region);
         json_object_set_new(o, "view", string_or_null(props, "view"));
         json_object_set_new(o, "svg", json_string(url));
+    } else if (type && strcmp(type, "alarm") == 0) {
+        char url[512];
+
+        snprintf(url, sizeof(url), "/_scalelab/dashboards/%s/widgets/%zu.svg?account=%s&region=%s",
+                 name, i, account, region);
+        json_object_set_new(o, "alarms", alarm_list(cw, props, url));
     }
     return o;
 }
@@ -73,6 +141,7 @@ static json_t *widget_json(const json_t *wd, size_t i, const char *account, cons
 struct list_ctx {
     json_t *arr;
     const char *account, *region;
+    struct sc_cw *cw;
 };
 
 static int list_one(const struct sc_dashboard_view *d, void *ud)
@@ -87,7 +156,8 @@ static int list_one(const struct sc_dashboard_view *d, void *ud)
     json_array_foreach(json_object_get(body, "widgets"), i, wd)
     {
         if (json_is_object(wd))
-            json_array_append_new(widgets, widget_json(wd, i, c->account, c->region, d->name));
+            json_array_append_new(widgets,
+                                  widget_json(c->cw, wd, i, c->account, c->region, d->name));
     }
     sc_civil_format_iso_ms(d->last_modified_ms, iso, sizeof(iso));
     json_array_append_new(
@@ -102,23 +172,34 @@ static int list_one(const struct sc_dashboard_view *d, void *ud)
 
 json_t *admin_dash_list(struct emu *e)
 {
-    struct list_ctx c = { json_array(), NULL, NULL };
+    struct list_ctx c = { json_array(), NULL, NULL, NULL };
 
     for (int i = 0; i < emu_world_count(e); i++) {
         struct sc_world *w = emu_world_at(e, i, &c.account, &c.region);
 
+        c.cw = sc_world_cw(w);
         sc_dashboards_list(sc_cw_dashboards(sc_world_cw(w)), NULL, list_one, &c, NULL);
     }
     return json_pack("{s:o,s:i,s:i}", "dashboards", c.arr, "col_px", ADMIN_DASH_COL_PX, "row_px",
                      ADMIN_DASH_ROW_PX);
 }
 
-/* The MetricWidget of dashboard widget wd: its properties, its size in pixels, and the
- * dashboard's start and end where the widget gives none. New reference. */
-static json_t *metric_widget(const json_t *body, const json_t *wd)
+/* The MetricWidget of dashboard widget wd: its properties as the dashboard presents them
+ * (variables, periodOverride), its size in pixels, and the dashboard's start and end where
+ * the widget gives none; with alarm_arn, the graph of that alarm instead. New reference. */
+static json_t *metric_widget(const json_t *body, const json_t *wd, const char *alarm_arn,
+                             int64_t now_ms)
 {
     const json_t *props = json_object_get(wd, "properties");
-    json_t *mw = json_is_object(props) ? json_deep_copy(props) : json_object();
+    json_t *mw;
+
+    if (alarm_arn) {
+        mw = json_pack("{s:{s:[s]}}", "annotations", "alarms", alarm_arn);
+        sc_dashboard_present(body, mw, now_ms);
+    } else {
+        mw = json_is_object(props) ? json_deep_copy(props) : json_object();
+        sc_dashboard_present(body, mw, now_ms);
+    }
     json_int_t w = int_member(wd, "width", GRID_DEFAULT) * ADMIN_DASH_COL_PX;
     json_int_t h = int_member(wd, "height", GRID_DEFAULT) * ADMIN_DASH_ROW_PX;
 
@@ -135,8 +216,11 @@ static json_t *metric_widget(const json_t *body, const json_t *wd)
 }
 
 int admin_dash_widget_svg(struct emu *e, const char *account, const char *region, const char *name,
-                          const char *index, struct cm_buf *out, char *err, size_t errlen)
+                          const char *index, const char *alarm, struct cm_buf *out, char *err,
+                          size_t errlen)
 {
+    const char *alarm_arn = NULL, *wregion;
+    struct sc_world *src, *scratch = NULL;
     struct sc_world *w = emu_world_find(e, account, region);
     const struct sc_dashboard_view *d = NULL;
     struct sc_error se;
@@ -157,6 +241,7 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
                  account, region);
         return 404;
     }
+    src = w;
     body = json_loads(d->body, 0, NULL);
     wd = json_array_get(json_object_get(body, "widgets"), n);
     if (!json_is_object(wd)) {
@@ -167,21 +252,53 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
         goto out;
     }
     type = json_string_value(json_object_get(wd, "type"));
-    if (!type || strcmp(type, "metric") != 0) {
+    if (alarm && type && strcmp(type, "alarm") == 0) {
+        const json_t *arns = json_object_get(json_object_get(wd, "properties"), "alarms");
+        char *aend = NULL;
+        unsigned long k;
+
+        errno = 0;
+        k = strtoul(alarm, &aend, 10);
+        alarm_arn = *alarm && *alarm != '-' && !errno && aend && !*aend
+                        ? json_string_value(json_array_get(arns, k))
+                        : NULL;
+        if (!alarm_arn) {
+            snprintf(err, errlen, "alarm widget %lu of %.255s has %zu alarms, not '%.20s'", n, name,
+                     json_array_size(arns), alarm);
+            status = 404;
+            goto out;
+        }
+    } else if (!type || strcmp(type, "metric") != 0) {
         snprintf(err, errlen,
-                 "widget %lu of %.255s is a %.40s widget: only metric widgets are drawn", n, name,
-                 type ? type : "typeless");
+                 "widget %lu of %.255s is a %.40s widget: only metric widgets (and each alarm of "
+                 "an alarm widget, with alarm=K) are drawn",
+                 n, name, type ? type : "typeless");
         status = 400;
         goto out;
     }
-    mw = metric_widget(body, wd);
+    mw = metric_widget(body, wd, alarm_arn, emu_now_ms(e));
+    wregion = alarm_arn ? NULL : json_string_value(json_object_get(mw, "region"));
+    if (wregion && strcmp(wregion, region) != 0) {
+        /* [D] a widget's `region` is where its metrics come from: that world, or an empty
+         * one when the region has no world yet */
+        src = emu_world_find(e, account, wregion);
+        if (!src)
+            src = scratch = emu_world_scratch(e, account, wregion);
+        if (!src) {
+            snprintf(err, errlen, "widget %lu of %.255s: region %.40s is not served here", n, name,
+                     wregion);
+            status = 400;
+            goto out;
+        }
+    }
     mws = json_dumps(mw, JSON_COMPACT);
     snprintf(id, sizeof(id), "w%lu", n);
-    if (cw_widget_svg(sc_world_cw(w), mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
+    if (cw_widget_svg(sc_world_cw(src), mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
         snprintf(err, errlen, "%s: %s", sc_status_code(se.status), se.message);
         status = 400;
     }
 out:
+    sc_world_destroy(scratch);
     free(mws);
     json_decref(mw);
     json_decref(body);

@@ -22,11 +22,14 @@ struct json_t;
  * (docs/admin-api.md gives the members). */
 struct json_t *admin_dash_list(struct emu *e);
 
-/* Draws widget index of dashboard name in account+region's world as SVG into out.
- * Returns 200, or an HTTP status (404 no such world, dashboard or widget; 400 not a
- * metric widget, or the widget's error as GetMetricWidgetImage answers it) with err
- * naming the problem. */
+/* Draws widget index of dashboard name in account+region's world as SVG into out: a
+ * metric widget as the dashboard presents it (scaler/dashboard_view.h: variables,
+ * periodOverride), or with alarm (an index into an alarm widget's properties.alarms; NULL
+ * otherwise) the graph of that alarm. Returns 200, or an HTTP status (404 no such world,
+ * dashboard, widget or alarm; 400 neither a metric widget nor an alarm of an alarm widget,
+ * or the widget's error as GetMetricWidgetImage answers it) with err naming the problem. */
 int admin_dash_widget_svg(struct emu *e, const char *account, const char *region, const char *name,
-                          const char *index, struct cm_buf *out, char *err, size_t errlen);
+                          const char *index, const char *alarm, struct cm_buf *out, char *err,
+                          size_t errlen);
 
 #endif

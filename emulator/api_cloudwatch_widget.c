@@ -36,6 +36,8 @@ static double stacked_at(const struct sc_widget *w, int k, int64_t t)
     return sum;
 }
 
+/* yAxis.left/right: both ends given fix the range; one end pins that end and the other
+ * covers the data [D: "min ... max" each optional]. */
 static void axis_from(const struct sc_widget_axis *a, struct cm_svg_axis *out)
 {
     out->label = a->label;
@@ -44,26 +46,62 @@ static void axis_from(const struct sc_widget_axis *a, struct cm_svg_axis *out)
         out->fixed = 1;
         out->min = a->min;
         out->max = a->max;
-    } else if (a->has_min && a->min == 0) {
-        out->include_zero = 1;
+        return;
     }
+    out->fix_min = a->has_min;
+    out->min = a->min;
+    out->fix_max = a->has_max && !(a->has_min && a->min >= a->max);
+    out->max = a->max;
 }
+
+/* showUnits: the unit the series on one axis share, as the axis' title when it has no
+ * label; NULL when they share none. */
+static const char *axis_unit(const struct sc_widget *w, int right)
+{
+    const char *unit = NULL;
+
+    for (int k = 0; k < w->n_series; k++) {
+        const struct sc_widget_series *s = &w->series[k];
+        if (s->right != right)
+            continue;
+        if (!s->unit || (unit && strcmp(unit, s->unit) != 0))
+            return NULL;
+        unit = s->unit;
+    }
+    return unit;
+}
+
+static enum cm_svg_legend_pos legend_pos(enum sc_widget_legend l)
+{
+    return l == SC_WIDGET_LEGEND_RIGHT    ? CM_SVG_LEGEND_RIGHT
+           : l == SC_WIDGET_LEGEND_HIDDEN ? CM_SVG_LEGEND_NONE
+                                          : CM_SVG_LEGEND_BOTTOM;
+}
+
+#define FILL_OPACITY 0.15 /* an annotation's fill, under the series */
 
 static int draw_time_series(const struct sc_widget *w, const struct cm_svg_opts *base,
                             struct cm_buf *out)
 {
     struct cm_svg_opts o = *base;
     struct cm_svg *c;
-    int style = w->legend == SC_WIDGET_LEGEND_HIDDEN ? CM_SVG_NOLEGEND : CM_SVG_LINE;
     double span_s = (double)(w->end_ms - w->start_ms) / 1000.0;
+    /* `timezone`: every time is drawn shifted by the offset, so the clock axis' ticks fall
+     * on the zone's round hours and read as its wall time. */
+    double tz = (double)w->tz_offset_s;
     int rc;
 
+    o.legend = legend_pos(w->legend);
     o.x.scale = CM_SVG_CLOCK;
     o.x.fixed = 1;
-    o.x.min = (double)w->start_ms / 1000.0;
-    o.x.max = (double)w->end_ms / 1000.0;
+    o.x.min = (double)w->start_ms / 1000.0 + tz;
+    o.x.max = (double)w->end_ms / 1000.0 + tz;
     axis_from(&w->left, &o.y);
     axis_from(&w->right, &o.y2);
+    if (!o.y.label && w->left.show_units)
+        o.y.label = axis_unit(w, 0);
+    if (!o.y2.label && w->right.show_units)
+        o.y2.label = axis_unit(w, 1);
     c = cm_svg_create(&o);
     for (int k = 0; k < w->n_series; k++) {
         const struct sc_widget_series *s = &w->series[k];
@@ -71,29 +109,36 @@ static int draw_time_series(const struct sc_widget *w, const struct cm_svg_opts 
         double *y = cm_xcalloc((size_t)s->n + 1, sizeof(*y));
 
         for (int j = 0; j < s->n; j++) {
-            x[j] = (double)s->ts_ms[j] / 1000.0;
+            x[j] = (double)s->ts_ms[j] / 1000.0 + tz;
             y[j] = s->values[j] + (w->stacked ? stacked_at(w, k, s->ts_ms[j]) : 0);
         }
         cm_svg_series(c, s->label, s->color, s->right ? CM_SVG_Y2 : CM_SVG_Y1,
-                      style | (s->n == 1 ? CM_SVG_POINTS : 0), x, y, (size_t)s->n);
+                      s->n == 1 ? CM_SVG_POINTS : CM_SVG_LINE, x, y, (size_t)s->n);
         free(x);
         free(y);
     }
     for (int k = 0; k < w->n_hlines; k++) {
         const struct sc_widget_hline *h = &w->hlines[k];
         const char *col = h->color ? h->color : "#d62728";
+        enum cm_svg_yaxis ax = h->right ? CM_SVG_Y2 : CM_SVG_Y1;
 
-        if (h->band)
-            cm_svg_yband(c, h->label, col, 0.2, h->right ? CM_SVG_Y2 : CM_SVG_Y1, fmin(h->y, h->y2),
-                         fmax(h->y, h->y2));
-        else
-            cm_svg_hline(c, h->label, col, h->right ? CM_SVG_Y2 : CM_SVG_Y1, h->y);
+        if (h->band) {
+            /* [D] a band: two values, the space between them filled */
+            cm_svg_yband(c, h->label, col, 0.2, ax, fmin(h->y, h->y2), fmax(h->y, h->y2));
+            continue;
+        }
+        if (h->fill) /* [D] fill "above" / "below": the line's side, to the plot's edge */
+            cm_svg_yband(c, NULL, col, FILL_OPACITY, ax, h->y, h->fill == 1 ? INFINITY : -INFINITY);
+        cm_svg_hline(c, h->label, col, ax, h->y);
     }
     for (int k = 0; k < w->n_vlines; k++) {
         const struct sc_widget_vline *v = &w->vlines[k];
         const char *col = v->color ? v->color : "#9467bd";
-        double x0 = (double)v->t_ms / 1000.0, x1 = v->band ? (double)v->t2_ms / 1000.0 : x0;
+        double x0 = (double)v->t_ms / 1000.0 + tz;
+        double x1 = v->band ? (double)v->t2_ms / 1000.0 + tz : x0;
 
+        if (!v->band && v->fill) /* [D] fill "before" / "after": to the plot's edge */
+            cm_svg_xband(c, NULL, col, FILL_OPACITY, x0, v->fill == 1 ? -INFINITY : INFINITY);
         if (!v->band) /* a line: one pixel's width of the plot */
             x1 = x0 + span_s / (w->width > 0 ? w->width : 600);
         cm_svg_xband(c, v->label, col, v->band ? 0.2 : 0.9, fmin(x0, x1), fmax(x0, x1));

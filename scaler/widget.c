@@ -10,8 +10,10 @@
 
 #include <jansson.h>
 
+#include "scaler/alarm.h"
 #include "scaler/civil.h"
 #include "scaler/cloudwatch.h"
+#include "scaler/metric.h"
 #include "scaler/str.h"
 
 #define MAX_STRS 64 /* namespace, name and up to 30 dimension pairs, with room */
@@ -107,6 +109,52 @@ int sc_widget_parse_time(const char *s, int64_t now_ms, int64_t *out_ms)
     return 0;
 }
 
+int sc_widget_parse_timezone(const char *s, int *out_s)
+{
+    int hh, mm;
+
+    if (!s)
+        return -1;
+    if (strcmp(s, "LOCAL") == 0) {
+        *out_s = 0;
+        return 0;
+    }
+    if ((s[0] != '+' && s[0] != '-') || strlen(s) != 5 || strspn(s + 1, "0123456789") != 4)
+        return -1;
+    hh = (s[1] - '0') * 10 + (s[2] - '0');
+    mm = (s[3] - '0') * 10 + (s[4] - '0');
+    if (hh > 23 || mm > 59)
+        return -1;
+    *out_s = (s[0] == '-' ? -1 : 1) * (hh * 3600 + mm * 60);
+    return 0;
+}
+
+void sc_widget_alarm_label(const char *metric, const char *comparison, double threshold,
+                           int datapoints, int evaluation_periods, int period_s, char *out,
+                           size_t outlen)
+{
+    static const struct {
+        const char *op, *sym;
+    } ops[] = {
+        { "GreaterThanOrEqualToThreshold", ">=" },
+        { "GreaterThanThreshold", ">" },
+        { "LessThanThreshold", "<" },
+        { "LessThanOrEqualToThreshold", "<=" },
+    };
+    const char *sym = comparison ? comparison : "?";
+    long span = (long)evaluation_periods * period_s;
+
+    for (size_t i = 0; comparison && i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strcmp(comparison, ops[i].op) == 0)
+            sym = ops[i].sym;
+    if (span % 60 == 0)
+        snprintf(out, outlen, "%s %s %.15g for %d datapoints within %ld minutes",
+                 metric ? metric : "m1", sym, threshold, datapoints, span / 60);
+    else
+        snprintf(out, outlen, "%s %s %.15g for %d datapoints within %ld seconds",
+                 metric ? metric : "m1", sym, threshold, datapoints, span);
+}
+
 void sc_widget_destroy(struct sc_widget *w)
 {
     if (!w)
@@ -130,6 +178,8 @@ void sc_widget_destroy(struct sc_widget *w)
     free(w->hlines);
     free(w->vlines);
     free(w->title);
+    free(w->alarm_arn);
+    free(w->alarm_name);
     free(w->left.label);
     free(w->right.label);
     free(w);
@@ -297,7 +347,7 @@ static enum sc_status read_annotations(const json_t *ann, struct sc_widget *w, i
         return bad(err, "%s: Should be array", "/annotations/horizontal");
     if (vt && !json_is_array(vt))
         return bad(err, "%s: Should be array", "/annotations/vertical");
-    w->hlines = calloc(json_array_size(h) + 1, sizeof(*w->hlines));
+    w->hlines = calloc(json_array_size(h) + 2, sizeof(*w->hlines)); /* + an alarm's */
     w->vlines = calloc(json_array_size(vt) + 1, sizeof(*w->vlines));
     if (!w->hlines || !w->vlines)
         return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
@@ -413,6 +463,9 @@ static enum sc_status read_top(const json_t *root, struct sc_widget *w, int64_t 
         return bad(err, "%s: Should be an ISO 8601 time or duration", "/end");
     if (w->start_ms >= w->end_ms)
         return bad(err, "%s", "The start time must be before the end time");
+    v = json_object_get(root, "timezone");
+    if (v && sc_widget_parse_timezone(json_string_value(v), &w->tz_offset_s) != 0)
+        return bad(err, "%s: Should be LOCAL or a UTC offset +HHMM / -HHMM", "/timezone");
     v = json_object_get(root, "legend");
     if (v) {
         const char *pos = json_string_value(json_object_get(v, "position"));
@@ -440,13 +493,135 @@ static enum sc_status read_top(const json_t *root, struct sc_widget *w, int64_t 
     return read_annotations(v, w, now_ms, err);
 }
 
+/* `annotations.alarms`: at most one metric alarm, by ARN [D]. *out is NULL when none. */
+static enum sc_status read_alarm(struct sc_cw *cw, const json_t *root,
+                                 const struct sc_alarm_view **out, struct sc_error *err)
+{
+    const json_t *ann = json_object_get(root, "annotations");
+    const json_t *a = json_is_object(ann) ? json_object_get(ann, "alarms") : NULL;
+    const struct sc_alarm_view *v;
+    const char *arn, *name;
+
+    *out = NULL;
+    if (!a)
+        return SC_OK;
+    if (!json_is_array(a))
+        return bad(err, "%s: Should be array", "/annotations/alarms");
+    if (json_array_size(a) > 1)
+        return bad(err, "%s: Should NOT have more than 1 items", "/annotations/alarms");
+    if (json_array_size(a) == 0)
+        return SC_OK;
+    arn = json_string_value(json_array_get(a, 0));
+    if (!arn)
+        return bad(err, "%s: Should be string", "/annotations/alarms/0");
+    name = strstr(arn, ":alarm:");
+    v = name ? sc_cw_alarm_find(cw, name + strlen(":alarm:")) : NULL;
+    if (!v || strcmp(v->alarm_arn, arn) != 0)
+        return bad(err, "The alarm %.*s does not exist", 256, arn);
+    *out = v;
+    return SC_OK;
+}
+
+/* The alarm's metric (or its Metrics queries) as widget entries: what the alarm
+ * evaluates, with its period and statistic. Returns the entry count. */
+static int alarm_entries(const struct sc_alarm_view *v, struct entry *entries)
+{
+    if (v->n_metrics == 0) {
+        struct entry *e = &entries[0];
+
+        memset(e, 0, sizeof(*e));
+        e->visible = 1;
+        e->strs[0] = v->namespace;
+        e->strs[1] = v->metric_name;
+        e->nstrs = 2;
+        for (int k = 0; k < v->n_dimensions && e->nstrs + 2 <= MAX_STRS; k++) {
+            e->dims[k] = v->dimensions[k];
+            e->strs[e->nstrs++] = v->dimensions[k].name;
+            e->strs[e->nstrs++] = v->dimensions[k].value;
+        }
+        e->stat = v->statistic ? v->statistic : v->extended_statistic;
+        e->period = v->period;
+        return 1;
+    }
+    for (int i = 0; i < v->n_metrics; i++) {
+        const struct sc_alarm_query *q = &v->metrics[i];
+        struct entry *e = &entries[i];
+
+        memset(e, 0, sizeof(*e));
+        e->id = q->id;
+        e->label = q->label;
+        e->visible = q->has_return_data ? q->return_data : 1;
+        e->expression = q->expression;
+        e->period = q->expression ? q->period : q->stat_period;
+        if (!q->expression) {
+            e->strs[0] = q->metric.namespace;
+            e->strs[1] = q->metric.metric_name;
+            e->nstrs = 2;
+            for (int k = 0; k < q->metric.n_dimensions && e->nstrs + 2 <= MAX_STRS; k++) {
+                e->dims[k] = q->metric.dimensions[k];
+                e->strs[e->nstrs++] = q->metric.dimensions[k].name;
+                e->strs[e->nstrs++] = q->metric.dimensions[k].value;
+            }
+            e->stat = q->stat;
+        }
+    }
+    return v->n_metrics;
+}
+
+/* The alarm's threshold as a horizontal annotation with the alarm's side filled (an
+ * anomaly detection alarm has no fixed threshold: its band is one of its queries). */
+static enum sc_status alarm_threshold(const struct sc_alarm_view *v, struct sc_widget *w,
+                                      struct sc_error *err)
+{
+    struct sc_widget_hline *l = &w->hlines[w->n_hlines];
+    const char *metric = v->metric_name;
+    int period = v->period;
+    char label[256];
+
+    w->alarm_arn = sc_strdup(v->alarm_arn);
+    w->alarm_name = sc_strdup(v->alarm_name);
+    w->alarm_state = sc_alarm_state_name(v->state);
+    if (!w->alarm_arn || !w->alarm_name)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    if (v->threshold_metric_id)
+        return SC_OK;
+    for (int i = 0; !metric && i < v->n_metrics; i++)
+        if (!v->metrics[i].has_return_data || v->metrics[i].return_data)
+            metric = v->metrics[i].label ? v->metrics[i].label : v->metrics[i].id;
+    for (int i = 0; period <= 0 && i < v->n_metrics; i++) /* an alarm on Metrics */
+        period = v->metrics[i].expression ? v->metrics[i].period : v->metrics[i].stat_period;
+    sc_widget_alarm_label(metric, v->comparison_operator, v->threshold, v->datapoints_to_alarm,
+                          v->evaluation_periods, period, label, sizeof(label));
+    l->y = v->threshold;
+    l->alarm = 1;
+    l->fill = strncmp(v->comparison_operator, "Greater", 7) == 0 ? 1 : 2;
+    l->label = sc_strdup(label);
+    l->color = sc_strdup("#d62728");
+    w->n_hlines++;
+    if (!l->label || !l->color)
+        return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+    return SC_OK;
+}
+
 struct collect {
+    struct sc_cw *cw;
     struct sc_widget *w;
     const struct entry *entries;
     char (*ids)[32];
     int n;
     int oom;
 };
+
+/* The unit of a metric entry's metric: its one unit other than None, else NULL. */
+static const char *entry_unit(struct sc_cw *cw, const struct entry *e)
+{
+    struct sc_metric_key k = { e->strs[0], e->strs[1], e->dims, (e->nstrs - 2) / 2 };
+    const struct sc_metric *m = sc_metric_store_find(sc_cw_metrics(cw), &k);
+
+    if (!m || sc_metric_unit_count(m) != 1 || sc_metric_unit_at(m, 0) == SC_UNIT_NONE)
+        return NULL;
+    return sc_unit_name(sc_metric_unit_at(m, 0));
+}
 
 static int collect_visit(const struct sc_metric_data_result *r, void *ud)
 {
@@ -461,6 +636,7 @@ static int collect_visit(const struct sc_metric_data_result *r, void *ud)
     s->label = sc_strdup(r->label ? r->label : r->id);
     s->color = sc_strdup(e ? e->color : NULL);
     s->right = e ? e->right : 0;
+    s->unit = e && !e->expression ? entry_unit(c->cw, e) : NULL;
     s->n = r->n_values;
     s->ts_ms = malloc(sizeof(*s->ts_ms) * (size_t)(r->n_values + 1));
     s->values = malloc(sizeof(*s->values) * (size_t)(r->n_values + 1));
@@ -482,7 +658,7 @@ static enum sc_status fetch(struct sc_cw *cw, struct sc_widget *w, struct entry 
     struct sc_metric_data_query *q = calloc((size_t)n, sizeof(*q));
     char(*ids)[32] = calloc((size_t)n, sizeof(*ids));
     struct sc_get_metric_data_req req = { 0 };
-    struct collect c = { w, entries, ids, n, 0 };
+    struct collect c = { cw, w, entries, ids, n, 0 };
     int period = w->period_s, nm = 0, ne = 0;
     enum sc_status s;
 
@@ -545,6 +721,7 @@ enum sc_status sc_widget_create(struct sc_cw *cw, const char *widget_json, int64
     json_t *root = widget_json ? json_loads(widget_json, 0, NULL) : NULL;
     struct sc_widget *w = calloc(1, sizeof(*w));
     struct entry *entries = NULL;
+    const struct sc_alarm_view *alarm = NULL;
     const json_t *metrics;
     const char *stat;
     enum sc_status s;
@@ -560,15 +737,20 @@ enum sc_status sc_widget_create(struct sc_cw *cw, const char *widget_json, int64
         goto out;
     }
     metrics = json_object_get(root, "metrics");
-    if (!metrics) {
+    s = read_alarm(cw, root, &alarm, err);
+    if (s != SC_OK)
+        goto out;
+    if (!metrics && !alarm) {
         s = bad(err, "%s", "Should have required property 'metrics'");
         goto out;
     }
-    if (!json_is_array(metrics)) {
+    if (metrics && !json_is_array(metrics)) {
         s = bad(err, "%s: Should be array", "/metrics");
         goto out;
     }
-    n = (int)json_array_size(metrics);
+    /* [D] "An alarm annotation is required only when metrics is not specified": the
+     * graph of one alarm draws what the alarm evaluates. */
+    n = metrics ? (int)json_array_size(metrics) : alarm->n_metrics ? alarm->n_metrics : 1;
     if (n < 1) {
         s = bad(err, "%s: Should NOT have fewer than 1 items", "/metrics");
         goto out;
@@ -578,6 +760,8 @@ enum sc_status sc_widget_create(struct sc_cw *cw, const char *widget_json, int64
         goto out;
     }
     s = read_top(root, w, now_ms, err);
+    if (s == SC_OK && alarm)
+        s = alarm_threshold(alarm, w, err);
     if (s != SC_OK)
         goto out;
     stat = json_string_value(json_object_get(root, "stat"));
@@ -586,7 +770,11 @@ enum sc_status sc_widget_create(struct sc_cw *cw, const char *widget_json, int64
         s = sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         goto out;
     }
-    {
+    if (!metrics) {
+        n = alarm_entries(alarm, entries);
+        if (!json_object_get(root, "period"))
+            w->period_s = alarm->period > 0 ? alarm->period : w->period_s;
+    } else {
         const struct entry *prev = NULL;
         for (int i = 0; i < n; i++) {
             s = read_entry(json_array_get(metrics, (size_t)i), i, prev, &entries[i], err);

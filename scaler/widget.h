@@ -9,6 +9,7 @@
 #ifndef SCALER_WIDGET_H
 #define SCALER_WIDGET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scaler/status.h"
@@ -36,17 +37,22 @@ struct sc_widget_series {
     char *label;
     char *color; /* "#rrggbb" as given, or NULL (the palette's) */
     int right;   /* 1: on the right y-axis */
+    /* the metric's unit ("Percent", static) when it has one unit other than None; NULL for
+     * an expression, no unit or several */
+    const char *unit;
     int n;
     int64_t *ts_ms; /* ascending */
     double *values;
 };
 
-/* A horizontal annotation: a line at y, or with band a band [y, y2]. */
+/* A horizontal annotation: a line at y, or with band a band [y, y2]. An alarm
+ * annotation's threshold is one too (alarm 1, its fill on the alarm's side). */
 struct sc_widget_hline {
     double y, y2;
     int band;
     int right;
     int fill; /* 0 none, 1 above, 2 below */
+    int alarm;
     char *label, *color;
 };
 
@@ -81,6 +87,13 @@ struct sc_widget {
     int n_hlines;
     struct sc_widget_vline *vlines;
     int n_vlines;
+    /* `timezone`: the offset from UTC the time axis is labelled in ("+0130": 5400; "LOCAL"
+     * and none: 0, the emulator renders in UTC) */
+    int tz_offset_s;
+    /* `annotations.alarms`: the alarm graphed (its ARN and name; NULL when none) and its
+     * state when the widget was read */
+    char *alarm_arn, *alarm_name;
+    const char *alarm_state; /* "OK", "ALARM", "INSUFFICIENT_DATA" (static) */
 };
 
 /* Reads widget_json (MetricWidget) and fetches its data from cw at now_ms. A widget that
@@ -98,5 +111,16 @@ double sc_widget_series_value(const struct sc_widget_series *s);
 /* Reads a widget time: ISO 8601 ("2018-04-25T12:00:00.000Z") or a duration before now_ms
  * ("-PT3H", "-P1D", "-PT5M", "-P1W"). Returns 0, or -1 when malformed. */
 int sc_widget_parse_time(const char *s, int64_t now_ms, int64_t *out_ms);
+
+/* Reads a widget `timezone`: "+HHMM" / "-HHMM" (hours 00..23, minutes 00..59) into
+ * seconds east of UTC, "LOCAL" into 0 (the emulator draws in UTC). Returns 0, or -1. */
+int sc_widget_parse_timezone(const char *s, int *out_s);
+
+/* The legend of an alarm's threshold line, as the console's alarm graph words it:
+ * "CPUUtilization >= 70 for 3 datapoints within 15 minutes" (metric name, comparison,
+ * threshold, DatapointsToAlarm, EvaluationPeriods x Period). Writes out (outlen bytes). */
+void sc_widget_alarm_label(const char *metric, const char *comparison, double threshold,
+                           int datapoints, int evaluation_periods, int period_s, char *out,
+                           size_t outlen);
 
 #endif

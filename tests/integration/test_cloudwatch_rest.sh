@@ -106,6 +106,89 @@ for view in ["bar", "pie", "singleValue"]:
     tap.check(f"view {view}: a PNG that is not blank", len({p for r in rows for p in r}) > 5)
 sv = cw.get_metric_widget_image(MetricWidget=json.dumps(dict(widget, view="singleValue")), OutputFormat="svg")["MetricWidgetImage"].decode()
 tap.check("singleValue shows each series' latest value (39, 11, 50)", all(f">{v}<" in sv for v in ["39", "11", "50"]), sv[-600:])
+# legend on the right, a filled annotation band, an alarm annotation (docs/cloudwatch.md)
+import re
+def frame(svg):
+    """The plot frame (x, y, width, height) of a widget SVG."""
+    m = re.search(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="none" stroke="#888"/>', svg)
+    return tuple(float(v) for v in m.groups())
+def svg_of(wd):
+    return cw.get_metric_widget_image(MetricWidget=json.dumps(wd), OutputFormat="svg")["MetricWidgetImage"].decode()
+sr = svg_of(dict(widget, legend={"position": "right"}))
+fx, fy, fw, fh = frame(sr)
+lg = re.search(r'<g class="legend"><line x1="([\d.]+)" y1="([\d.]+)"', sr)
+tap.check("legend right: the legend's first swatch is right of the plot, under its top",
+          lg and float(lg.group(1)) > fx + fw and fy <= float(lg.group(2)) < fy + fh, (lg and lg.groups(), fx + fw))
+sb = svg_of(widget)
+lb = re.search(r'<g class="legend"><line x1="([\d.]+)" y1="([\d.]+)"', sb)
+bx, by, bw, bh = frame(sb)
+tap.check("legend bottom (default): the legend is under the plot", lb and float(lb.group(2)) > by + bh, lb and lb.groups())
+tap.check("legend hidden: no legend", 'class="legend"' not in svg_of(dict(widget, legend={"position": "hidden"})))
+wb = dict(widget, yAxis={"left": {"min": 0, "max": 100}},
+          annotations={"horizontal": [[{"value": 20, "label": "ok band", "color": "#00aa00"}, {"value": 40}],
+                                      {"value": 80, "fill": "above", "color": "#aa00aa", "label": "hot"}]})
+sband = svg_of(wb)
+m = re.search(r'<rect class="band" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="#00aa00"', sband)
+fx, fy, fw, fh = frame(sband)
+tap.check("a band annotation [20, 40] on a 0..100 axis fills a fifth of the plot, from 40 down",
+          m and abs(float(m.group(2)) - (fy + fh * 0.6)) < 0.2 and abs(float(m.group(4)) - fh * 0.2) < 0.2, m and m.groups())
+m = re.search(r'<rect class="band" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="#aa00aa"', sband)
+tap.check("fill above 80: from the plot's top to 80", m and float(m.group(2)) == fy and abs(float(m.group(4)) - fh * 0.2) < 0.2,
+          m and m.groups())
+_, _, rows = png_pixels(cw.get_metric_widget_image(MetricWidget=json.dumps(wb))["MetricWidgetImage"])
+band_px = [(x, y) for y, r in enumerate(rows) for x, c in enumerate(r)
+           if fy <= y < fy + fh and fx <= x < fx + fw and near(c, (204, 238, 204)) and abs(c[0] - c[2]) < 8 and c[1] > c[0] + 20]
+tap.check("png: the band is drawn (light green pixels in the plot, a fifth of its height)",
+          len(band_px) > 1000 and abs((max(y for _, y in band_px) - min(y for _, y in band_px)) - fh * 0.2) < 6,
+          (len(band_px), band_px[:3]))
+cw.put_metric_alarm(AlarmName="lat-a-high", Namespace="App", MetricName="Lat", Dimensions=[{"Name": "H", "Value": "a"}],
+                    Statistic="Maximum", Period=60, EvaluationPeriods=2, Threshold=25, ComparisonOperator="GreaterThanThreshold")
+arn = cw.describe_alarms(AlarmNames=["lat-a-high"])["MetricAlarms"][0]["AlarmArn"]
+wa = {"annotations": {"alarms": [arn]}, "start": "-PT1H", "yAxis": {"left": {"min": 0, "max": 50}}, "width": 500, "height": 300}
+sa = svg_of(wa)
+fx, fy, fw, fh = frame(sa)
+m = re.search(r'<rect class="band" x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)" fill="#d62728"', sa)
+tap.check("alarm annotation alone: the alarm's metric, its threshold line and label, ALARM side (above 25) filled",
+          '<path class="series"' in sa and '<line class="threshold"' in sa
+          and ">Lat &gt; 25 for 2 datapoints within 2 minutes<" in sa
+          and m and float(m.group(1)) == fy and abs(float(m.group(2)) - fh / 2) < 0.2, sa[-900:])
+_, _, rows = png_pixels(cw.get_metric_widget_image(MetricWidget=json.dumps(wa))["MetricWidgetImage"])
+reds = sum(1 for r in rows for c in r if c[0] > 200 and c[1] < 120 and c[2] < 120)
+tap.check("png: the alarm's threshold line is drawn in red", reds > 50, reds)
+# the console draws an alarm widget (each alarm's state and graph), periodOverride and variables
+body = {"widgets": [
+    {"type": "alarm", "x": 0, "y": 0, "width": 12, "height": 6,
+     "properties": {"title": "alarms", "alarms": [arn, arn.replace("lat-a-high", "ghost")]}},
+    {"type": "metric", "x": 12, "y": 0, "width": 12, "height": 6,
+     "properties": {"metrics": [["App", "Lat", "H", "zzz", {"label": "by var"}]], "region": "us-east-1", "start": "-PT1H"}},
+    {"type": "metric", "properties": {"metrics": [["Eu", "Only"]], "region": "eu-west-1", "start": "-PT1H"}},
+    {"type": "metric", "properties": {"metrics": [["Eu", "Only"]], "start": "-PT1H"}}],
+    "periodOverride": "auto",
+    "variables": [{"type": "property", "property": "H", "inputType": "select", "id": "h", "label": "host",
+                   "defaultValue": "a", "values": [{"value": "a"}, {"value": "b"}]}]}
+eu = boto3.client("cloudwatch", endpoint_url=ep, region_name="eu-west-1")
+for i in range(5):
+    eu.put_metric_data(Namespace="Eu", MetricData=[{"MetricName": "Only", "Value": i,
+                                                    "Timestamp": now - datetime.timedelta(minutes=10 - i)}])
+cw.put_dashboard(DashboardName="ops", DashboardBody=json.dumps(body))
+dl = [d for d in json.load(urllib.request.urlopen(ep + "/_scalelab/dashboards"))["dashboards"] if d["name"] == "ops"][0]
+aw = dl["widgets"][0]
+tap.check("console: an alarm widget lists each alarm with its state (a missing one null) and a graph URL",
+          [(a["name"], a["state"] is not None, "svg" in a) for a in aw.get("alarms", [])]
+          == [("lat-a-high", True, True), ("ghost", False, False)], aw)
+asvg = urllib.request.urlopen(ep + aw["alarms"][0]["svg"]).read().decode()
+tap.check("console: the alarm's graph holds its metric and threshold",
+          '<path class="series"' in asvg and ">Lat &gt; 25 for 2 datapoints within 2 minutes<" in asvg, asvg[-500:])
+msvg = urllib.request.urlopen(ep + dl["widgets"][1]["svg"]).read().decode()
+pts = re.search(r'<path class="series"[^>]* d="([^"]*)"', msvg)
+tap.check("console: the host variable's default (H=a) replaces the widget's dimension value; auto period: a point a minute",
+          pts is not None and pts.group(1).count("L") >= 25, pts and pts.group(1)[:80])
+series_of = lambda url: re.search(r'<path class="series"[^>]* d="([^"]*)"', urllib.request.urlopen(ep + url).read().decode()).group(1)
+tap.check("console: a widget's region draws that region's metrics (eu-west-1's), the dashboard's own region has none",
+          series_of(dl["widgets"][2]["svg"]).count("L") >= 3 and series_of(dl["widgets"][3]["svg"]) == "M0 0",
+          (series_of(dl["widgets"][2]["svg"])[:60], series_of(dl["widgets"][3]["svg"])[:60]))
+e = error_of(lambda: cw.get_metric_widget_image(MetricWidget=json.dumps({"annotations": {"alarms": [arn + "x"]}})))
+tap.check("an unknown alarm ARN answers InvalidParameterInput", e == ("InvalidParameterInput", f"The alarm {arn}x does not exist"), e)
 for bad, code, msg in [
         ("nope", "InvalidParameterInput", "The field MetricWidget must be a valid JSON object"),
         ('{"view":"line","metrics":[["A","B"]]}', "InvalidParameterInput", "/view: Should be equal to one of the allowed values"),

@@ -415,6 +415,196 @@ static void test_svg_values_charts(void **state)
     cm_buf_cleanup(&b);
 }
 
+/* The x of the legend's first swatch (<g class="legend"><line x1=...> or <rect x=...>) and
+ * its y, or -1 when the chart has no legend. */
+static void legend_origin(const char *svg, double *x, double *y)
+{
+    const char *g = strstr(svg, "<g class=\"legend\">");
+
+    *x = *y = -1;
+    if (!g)
+        return;
+    g += strlen("<g class=\"legend\">");
+    if (sscanf(g, "<line x1=\"%lf\" y1=\"%lf\"", x, y) != 2)
+        assert_int_equal(sscanf(g, "<rect x=\"%lf\" y=\"%lf\"", x, y), 2);
+}
+
+/* The plot frame: the last <rect fill="none"> (x, y, width, height). */
+static void plot_frame(const char *svg, double f[4])
+{
+    const char *p = strstr(svg, "fill=\"none\" stroke=\"#888\"/>"), *r = p;
+
+    assert_non_null(p);
+    while (r > svg && strncmp(r, "<rect x=", 8) != 0)
+        r--;
+    assert_int_equal(sscanf(r, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &f[0],
+                            &f[1], &f[2], &f[3]),
+                     4);
+}
+
+static char *legend_chart(enum cm_svg_legend_pos pos)
+{
+    struct cm_svg_opts o = { 0 };
+    struct cm_svg *c;
+    double x[3] = { 0, 1, 2 }, y[3] = { 1, 2, 3 };
+    char *s;
+
+    o.width_px = 600;
+    o.height_px = 400;
+    o.legend = pos;
+    c = cm_svg_create(&o);
+    cm_svg_series(c, "first series", "#111111", CM_SVG_Y1, CM_SVG_LINE, x, y, 3);
+    cm_svg_series(c, "second", "#222222", CM_SVG_Y1, CM_SVG_LINE, x, y, 3);
+    s = render(c);
+    cm_svg_destroy(c);
+    return s;
+}
+
+/* CM_SVG_LEGEND_RIGHT: a column right of the plot, one entry a row; BOTTOM: rows under the
+ * x axis; NONE: no legend and the plot takes its room; TOP stays the report's. */
+static void test_svg_legend_position(void **state)
+{
+    char *top = legend_chart(CM_SVG_LEGEND_TOP), *bottom = legend_chart(CM_SVG_LEGEND_BOTTOM);
+    char *right = legend_chart(CM_SVG_LEGEND_RIGHT), *none = legend_chart(CM_SVG_LEGEND_NONE);
+    double x, y, x2, y2, ft[4], fb[4], fr[4], fn[4];
+    const char *second;
+
+    (void)state;
+    plot_frame(top, ft);
+    plot_frame(bottom, fb);
+    plot_frame(right, fr);
+    plot_frame(none, fn);
+    legend_origin(top, &x, &y);
+    assert_true(y < ft[1]); /* above the plot */
+    legend_origin(bottom, &x, &y);
+    assert_true(y > fb[1] + fb[3]); /* under the plot and its tick labels */
+    assert_true(fb[1] < ft[1]);     /* the plot moved up */
+    legend_origin(right, &x, &y);
+    assert_true(x > fr[0] + fr[2]); /* right of the plot */
+    assert_true(fr[2] < ft[2]);     /* which is narrower */
+    /* the second entry is under the first, at the same x */
+    second = strstr(strstr(right, "<g class=\"legend\">"), "<text");
+    second = strstr(second, "<line");
+    assert_int_equal(sscanf(second, "<line x1=\"%lf\" y1=\"%lf\"", &x2, &y2), 2);
+    assert_true(x2 == x);
+    assert_true(y2 == y + 16);
+    legend_origin(none, &x, &y);
+    assert_true(x == -1);
+    assert_true(fn[1] < ft[1] && fn[3] > ft[3]);
+    free(top);
+    free(bottom);
+    free(right);
+    free(none);
+}
+
+/* The y tick labels of a chart, in order, as numbers. Returns how many. */
+static int y_ticks(const char *svg, double *out, int max)
+{
+    const char *p = svg;
+    int n = 0;
+
+    while (n < max && (p = strstr(p, "text-anchor=\"end\">")) != NULL) {
+        p += strlen("text-anchor=\"end\">");
+        if (sscanf(p, "%lf", &out[n]) == 1)
+            n++;
+    }
+    return n;
+}
+
+static char *range_chart(int fix_min, double min, int fix_max, double max)
+{
+    struct cm_svg_opts o = { 0 };
+    struct cm_svg *c;
+    double x[3] = { 0, 1, 2 }, y[3] = { 40, 50, 60 };
+    char *s;
+
+    o.width_px = 600;
+    o.height_px = 400;
+    o.y.fix_min = fix_min;
+    o.y.min = min;
+    o.y.fix_max = fix_max;
+    o.y.max = max;
+    c = cm_svg_create(&o);
+    cm_svg_series(c, "s", NULL, CM_SVG_Y1, CM_SVG_LINE, x, y, 3);
+    s = render(c);
+    cm_svg_destroy(c);
+    return s;
+}
+
+/* fix_min / fix_max pin one end; the other still covers the data (40..60). */
+static void test_svg_axis_half_fixed_range(void **state)
+{
+    double t[32];
+    int n;
+    char *s;
+
+    (void)state;
+    s = range_chart(1, 20, 0, 0); /* min 20: the axis starts at 20, ends at or above 60 */
+    n = y_ticks(s, t, 32);
+    assert_true(n >= 2);
+    assert_true(t[0] == 20);
+    assert_true(t[n - 1] >= 60);
+    free(s);
+    s = range_chart(0, 0, 1, 100); /* max 100: ends at 100, starts at or below 40 */
+    n = y_ticks(s, t, 32);
+    assert_true(t[n - 1] == 100);
+    assert_true(t[0] <= 40 && t[0] > 0);
+    free(s);
+    s = range_chart(1, 80, 0, 0); /* min above the data: a range from 80 still */
+    n = y_ticks(s, t, 32);
+    assert_true(n >= 2 && t[0] == 80 && t[n - 1] > 80);
+    free(s);
+}
+
+/* An infinite band end reaches the plot's edge; a NAN end draws nothing. */
+static void test_svg_band_to_plot_edge(void **state)
+{
+    struct cm_svg_opts o = { 0 };
+    struct cm_svg *c;
+    double x[2] = { 0, 10 }, y[2] = { 0, 10 }, f[4], bx, by, bw, bh;
+    const char *p;
+    char *s;
+
+    (void)state;
+    o.width_px = 600;
+    o.height_px = 400;
+    o.x.fixed = 1;
+    o.x.min = 0;
+    o.x.max = 10;
+    o.y.fixed = 1;
+    o.y.min = 0;
+    o.y.max = 10;
+    c = cm_svg_create(&o);
+    cm_svg_series(c, "s", NULL, CM_SVG_Y1, CM_SVG_LINE, x, y, 2);
+    cm_svg_yband(c, NULL, "#ff0000", 0.1, CM_SVG_Y1, 5, INFINITY); /* above 5 */
+    cm_svg_xband(c, NULL, "#00ff00", 0.1, -INFINITY, 5);           /* before 5 */
+    cm_svg_xband(c, NULL, "#0000ff", 0.1, NAN, 5);
+    s = render(c);
+    cm_svg_destroy(c);
+    plot_frame(s, f);
+    p = strstr(s, "fill=\"#ff0000\"");
+    assert_non_null(p);
+    while (strncmp(p, "<rect", 5) != 0)
+        p--;
+    assert_int_equal(sscanf(p,
+                            "<rect class=\"band\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"",
+                            &bx, &by, &bw, &bh),
+                     4);
+    assert_true(bx == f[0] && by == f[1] && bw == f[2]);
+    assert_true(fabs(bh - f[3] / 2) < 0.11); /* from the top to 5 of 0..10 */
+    p = strstr(s, "fill=\"#00ff00\"");
+    assert_non_null(p);
+    while (strncmp(p, "<rect", 5) != 0)
+        p--;
+    assert_int_equal(sscanf(p,
+                            "<rect class=\"band\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"",
+                            &bx, &by, &bw, &bh),
+                     4);
+    assert_true(bx == f[0] && fabs(bw - f[2] / 2) < 0.11 && bh == f[3]);
+    assert_null(strstr(s, "#0000ff"));
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +621,9 @@ int main(void)
         cmocka_unit_test(test_svg_standalone_and_empty),
         cmocka_unit_test(test_svg_render_cap),
         cmocka_unit_test(test_svg_autobench_sweep),
+        cmocka_unit_test(test_svg_legend_position),
+        cmocka_unit_test(test_svg_axis_half_fixed_range),
+        cmocka_unit_test(test_svg_band_to_plot_edge),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

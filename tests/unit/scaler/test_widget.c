@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "scaler/alarm.h"
 #include "scaler/cloudwatch.h"
 
 #define T0  1767225600000LL /* 2026-01-01T00:00:00Z */
@@ -226,6 +227,160 @@ static void test_widget_more_than_100_metrics(void **state)
     sc_cw_destroy(cw);
 }
 
+static void test_widget_parse_timezone_offsets_and_local(void **state)
+{
+    int tz = 1;
+
+    (void)state;
+    assert_int_equal(sc_widget_parse_timezone("+0130", &tz), 0);
+    assert_int_equal(tz, 5400);
+    assert_int_equal(sc_widget_parse_timezone("-0500", &tz), 0);
+    assert_int_equal(tz, -18000);
+    assert_int_equal(sc_widget_parse_timezone("+0000", &tz), 0);
+    assert_int_equal(tz, 0);
+    tz = 1;
+    assert_int_equal(sc_widget_parse_timezone("LOCAL", &tz), 0);
+    assert_int_equal(tz, 0);
+    assert_int_equal(sc_widget_parse_timezone("0130", &tz), -1);
+    assert_int_equal(sc_widget_parse_timezone("+130", &tz), -1);
+    assert_int_equal(sc_widget_parse_timezone("+2400", &tz), -1);
+    assert_int_equal(sc_widget_parse_timezone("+0160", &tz), -1);
+    assert_int_equal(sc_widget_parse_timezone("UTC", &tz), -1);
+    assert_int_equal(sc_widget_parse_timezone(NULL, &tz), -1);
+}
+
+static void test_widget_timezone_and_bad_timezone(void **state)
+{
+    struct sc_cw *cw = cw_with_data();
+    struct sc_widget *w = NULL;
+    struct sc_error err;
+
+    (void)state;
+    assert_int_equal(sc_widget_create(cw,
+                                      "{\"metrics\":[[\"App\",\"Lat\",\"H\",\"a\"]],"
+                                      "\"timezone\":\"-0500\"}",
+                                      NOW, &w, &err),
+                     SC_OK);
+    assert_int_equal(w->tz_offset_s, -18000);
+    sc_widget_destroy(w);
+    assert_int_equal(sc_widget_create(cw,
+                                      "{\"metrics\":[[\"App\",\"Lat\",\"H\",\"a\"]],"
+                                      "\"timezone\":\"Europe/Paris\"}",
+                                      NOW, &w, &err),
+                     SC_ERR_INVALID_PARAMETER_INPUT);
+    assert_string_equal(err.message, "/timezone: Should be LOCAL or a UTC offset +HHMM / -HHMM");
+    sc_cw_destroy(cw);
+}
+
+static void test_widget_alarm_label_console_wording(void **state)
+{
+    char s[128];
+
+    (void)state;
+    sc_widget_alarm_label("CPUUtilization", "GreaterThanOrEqualToThreshold", 70, 3, 3, 300, s,
+                          sizeof(s));
+    assert_string_equal(s, "CPUUtilization >= 70 for 3 datapoints within 15 minutes");
+    sc_widget_alarm_label("Lat", "LessThanThreshold", 2.5, 1, 2, 10, s, sizeof(s));
+    assert_string_equal(s, "Lat < 2.5 for 1 datapoints within 20 seconds");
+}
+
+static void put_lat_alarm(struct sc_cw *cw, const char *name, const char *op, double threshold)
+{
+    struct sc_dimension d = { "H", "a" };
+    struct sc_put_metric_alarm_req r = { 0 };
+    struct sc_error err;
+
+    r.alarm_name = name;
+    r.namespace = "App";
+    r.metric_name = "Lat";
+    r.statistic = "Maximum";
+    r.dimensions = &d;
+    r.n_dimensions = 1;
+    r.has_period = 1;
+    r.period = 60;
+    r.has_evaluation_periods = 1;
+    r.evaluation_periods = 2;
+    r.has_threshold = 1;
+    r.threshold = threshold;
+    r.comparison_operator = op;
+    assert_int_equal(sc_cw_put_metric_alarm(cw, &r, NOW, &err), SC_OK);
+}
+
+/* An alarm annotation without metrics: the graph of the alarm (its metric with its
+ * statistic and period) and its threshold, filled on the alarm's side. */
+static void test_widget_alarm_annotation_graphs_the_alarm(void **state)
+{
+    struct sc_cw *cw = cw_with_data();
+    struct sc_widget *w = NULL;
+    struct sc_error err;
+    const struct sc_alarm_view *v;
+    char json[512];
+
+    (void)state;
+    put_lat_alarm(cw, "lat-high", "GreaterThanThreshold", 50);
+    v = sc_cw_alarm_find(cw, "lat-high");
+    assert_non_null(v);
+    snprintf(json, sizeof(json), "{\"annotations\":{\"alarms\":[\"%s\"]},\"start\":\"-PT1H\"}",
+             v->alarm_arn);
+    assert_int_equal(sc_widget_create(cw, json, NOW, &w, &err), SC_OK);
+    assert_string_equal(w->alarm_name, "lat-high");
+    assert_string_equal(w->alarm_arn, v->alarm_arn);
+    assert_non_null(w->alarm_state);
+    assert_int_equal(w->n_series, 1);
+    assert_int_equal(w->series[0].n, 60); /* Maximum each minute: the alarm's period */
+    assert_true(w->series[0].values[59] == 69);
+    assert_int_equal(w->n_hlines, 1);
+    assert_int_equal(w->hlines[0].alarm, 1);
+    assert_true(w->hlines[0].y == 50);
+    assert_int_equal(w->hlines[0].fill, 1); /* above: GreaterThan */
+    assert_string_equal(w->hlines[0].label, "Lat > 50 for 2 datapoints within 2 minutes");
+    sc_widget_destroy(w);
+
+    /* With metrics, the alarm adds its threshold to the graph of those metrics. */
+    put_lat_alarm(cw, "lat-low", "LessThanOrEqualToThreshold", 20);
+    v = sc_cw_alarm_find(cw, "lat-low");
+    snprintf(json, sizeof(json),
+             "{\"metrics\":[[\"App\",\"Lat\",\"H\",\"b\"]],\"annotations\":{\"alarms\":[\"%s\"],"
+             "\"horizontal\":[{\"value\":30}]}}",
+             v->alarm_arn);
+    assert_int_equal(sc_widget_create(cw, json, NOW, &w, &err), SC_OK);
+    assert_int_equal(w->n_series, 1);
+    assert_int_equal(w->n_hlines, 2);
+    assert_int_equal(w->hlines[1].alarm, 1);
+    assert_int_equal(w->hlines[1].fill, 2); /* below: LessThan */
+    sc_widget_destroy(w);
+    sc_cw_destroy(cw);
+}
+
+static void test_widget_alarm_annotation_errors(void **state)
+{
+    static const struct {
+        const char *json, *msg;
+    } cases[] = {
+        { "{\"annotations\":{\"alarms\":\"x\"}}", "/annotations/alarms: Should be array" },
+        { "{\"annotations\":{\"alarms\":[\"a\",\"b\"]}}",
+          "/annotations/alarms: Should NOT have more than 1 items" },
+        { "{\"annotations\":{\"alarms\":[1]}}", "/annotations/alarms/0: Should be string" },
+        { "{\"annotations\":{\"alarms\":[\"arn:aws:cloudwatch:us-east-1:123456789012:alarm:nope\"]}}",
+          "The alarm arn:aws:cloudwatch:us-east-1:123456789012:alarm:nope does not exist" },
+        { "{\"annotations\":{\"alarms\":[]}}", "Should have required property 'metrics'" },
+    };
+    struct sc_cw *cw = cw_with_data();
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct sc_widget *w = NULL;
+        struct sc_error err;
+
+        assert_int_equal(sc_widget_create(cw, cases[i].json, NOW, &w, &err),
+                         SC_ERR_INVALID_PARAMETER_INPUT);
+        assert_null(w);
+        if (strcmp(err.message, cases[i].msg) != 0)
+            fail_msg("%s: got \"%s\"", cases[i].json, err.message);
+    }
+    sc_cw_destroy(cw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +390,11 @@ int main(void)
         cmocka_unit_test(test_widget_period_to_time_range),
         cmocka_unit_test(test_widget_bad_input_aws_messages),
         cmocka_unit_test(test_widget_more_than_100_metrics),
+        cmocka_unit_test(test_widget_parse_timezone_offsets_and_local),
+        cmocka_unit_test(test_widget_timezone_and_bad_timezone),
+        cmocka_unit_test(test_widget_alarm_label_console_wording),
+        cmocka_unit_test(test_widget_alarm_annotation_graphs_the_alarm),
+        cmocka_unit_test(test_widget_alarm_annotation_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
