@@ -338,8 +338,12 @@ static int warm_inst_step(struct sc_asg *asg, struct asg_group *g, struct asg_in
     case SC_ASG_WARMED_PENDING:
     case SC_ASG_WARMED_PENDING_WAIT:
         if (in->warm_returning) {
+            if (es == SC_ASG_EC2_GONE || es == SC_ASG_EC2_SHUTTING_DOWN)
+                break; /* lost on its way back: below */
             if (asg_lb_draining(asg, g, in))
                 return 0;
+            if (!asg_hook_return_step(asg, g, in, now_ms))
+                return 0; /* Warmed:Pending:Wait for the terminate hooks (7.2) */
         } else if (es == SC_ASG_EC2_GONE || es == SC_ASG_EC2_SHUTTING_DOWN) {
             break; /* lost on its way in: below */
         } else if (es != SC_ASG_EC2_RUNNING && es != SC_ASG_EC2_IMPAIRED) {
@@ -364,6 +368,9 @@ static int warm_inst_step(struct sc_asg *asg, struct asg_group *g, struct asg_in
     case SC_ASG_WARMED_TERMINATING_WAIT:
     case SC_ASG_WARMED_TERMINATING_PROCEED:
         if (!in->terminate_sent) {
+            /* Warmed:Terminating:Wait while the terminate hooks run (7.2), then EC2 */
+            if (!asg_hook_terminate_step(asg, g, in, now_ms))
+                return 0;
             if (asg->env.terminate_instance)
                 asg->env.terminate_instance(asg->env.ud, in->info.instance_id, now_ms);
             in->terminate_sent = 1;
