@@ -57,6 +57,13 @@ struct scn_group_state {
  * Terminating:Wait and Terminating:Proceed. */
 void scn_reply_group(xmlDoc *doc, const char *name, struct scn_group_state *st);
 
+/* ---- DescribeWarmPool ---- */
+
+/* Fills st->inst and st->ninstances from the reply's Instances (the warm pool's instances
+ * with their Warmed:* LifecycleState; the counts stay 0: they are not the group's), st->found
+ * = 1 when the reply has a WarmPoolConfiguration; the NextToken (or "") into next (n bytes). */
+void scn_reply_warm_pool(xmlDoc *doc, struct scn_group_state *st, char *next, size_t n);
+
 /* ---- GetMetricStatistics ---- */
 
 /* The average over the reply's datapoints, weighted by SampleCount when present; NAN when
