@@ -230,6 +230,9 @@ void scn_reply_warm_pool(xmlDoc *doc, struct scn_group_state *st, char *next, si
 
     memset(st, 0, sizeof(*st));
     st->found = root && aws_xml_find(root, "WarmPoolConfiguration") != NULL;
+    if (st->found)
+        child_text(aws_xml_find(root, "WarmPoolConfiguration"), "PoolState", st->pool_state,
+                   sizeof(st->pool_state));
     for (xmlNode *i = first_member(doc, "Instances"); i && st->ninstances < SCN_MAX_INSTANCES;
          i = aws_xml_next(i)) {
         child_text(i, "InstanceId", st->inst[st->ninstances].id, SCN_ID_MAX);

@@ -44,7 +44,8 @@ struct scn_group_state {
     int found; /* the group is in the reply */
     int desired, min, max;
     int in_service, pending, terminating, other;
-    int ninstances; /* instances listed (at most SCN_MAX_INSTANCES kept) */
+    int ninstances;      /* instances listed (at most SCN_MAX_INSTANCES kept) */
+    char pool_state[16]; /* DescribeWarmPool: the pool's PoolState ("" otherwise) */
     struct {
         char id[SCN_ID_MAX];
         char lifecycle[32]; /* "InService", "Pending", ... */

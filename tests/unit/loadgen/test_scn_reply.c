@@ -189,6 +189,7 @@ static void test_scn_reply_warm_pool(void **state)
     assert_string_equal(st.inst[1].lifecycle, "Warmed:Terminating:Wait");
     assert_int_equal(st.in_service + st.pending + st.terminating + st.other, 0);
     assert_string_equal(next, "tok2");
+    assert_string_equal(st.pool_state, "Stopped");
     xmlFreeDoc(d);
     d = doc_of(none);
     scn_reply_warm_pool(d, &st, next, sizeof(next));

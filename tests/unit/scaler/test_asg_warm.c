@@ -901,6 +901,39 @@ static void test_asg_warm_force_delete_skips_terminate_hooks(void **state)
     assert_int_equal(sc_asg_group_instance_count(grp(x)), 1);
 }
 
+/* Instance-hours as EC2 bills them (7.4): a warm instance counts while it runs (entering,
+ * returning, Warmed:Running; terminating only from a Running pool), not while stopped or
+ * hibernated; the same by name (loadgen's DescribeWarmPool) and over a group. */
+static void test_asg_warm_billed(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_PENDING_WAIT, SC_ASG_POOL_STOPPED), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_PENDING_PROCEED, SC_ASG_POOL_HIBERNATED), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_RUNNING, SC_ASG_POOL_RUNNING), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_STOPPED, SC_ASG_POOL_STOPPED), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_HIBERNATED, SC_ASG_POOL_HIBERNATED), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_TERMINATING_WAIT, SC_ASG_POOL_STOPPED), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_TERMINATING_WAIT, SC_ASG_POOL_RUNNING), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_TERMINATED, SC_ASG_POOL_RUNNING), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_IN_SERVICE, SC_ASG_POOL_RUNNING), 0);
+    assert_int_equal(sc_asg_warm_billed_str("Warmed:Running", "Running"), 1);
+    assert_int_equal(sc_asg_warm_billed_str("Warmed:Stopped", "Stopped"), 0);
+    assert_int_equal(sc_asg_warm_billed_str("Warmed:Terminating", "Running"), 1);
+    assert_int_equal(sc_asg_warm_billed_str("InService", "Running"), 0);
+    assert_int_equal(sc_asg_warm_billed_str(NULL, NULL), 0);
+    settle_warm(x, T0);
+    put_pool(x, 3, 0, NULL, -1);
+    sc_asg_step(x->asg, T0 + SEC); /* two launched into the pool: running until stopped */
+    assert_int_equal(sc_asg_warm_pool_billed(grp(x)), 2);
+    settle_warm(x, T0 + 2 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
+    assert_int_equal(sc_asg_warm_pool_billed(grp(x)), 0);
+    put_pool(x, 3, 0, "Running", -1);
+    settle_warm(x, T0 + 3 * SEC); /* the pool state applies to instances entering later */
+    assert_int_equal(sc_asg_warm_pool_billed(grp(x)), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -939,6 +972,7 @@ int main(void)
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_force_delete_skips_terminate_hooks, setup,
                                         fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_billed, setup, fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
