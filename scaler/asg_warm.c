@@ -354,7 +354,10 @@ static int settle(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, 
 
     if (target != SC_ASG_WARMED_RUNNING && asg->env.stop_instance) {
         if (!in->warm_stop_sent) {
-            asg->env.stop_instance(asg->env.ud, in->info.instance_id, now_ms);
+            if (target == SC_ASG_WARMED_HIBERNATED && asg->env.hibernate_instance)
+                asg->env.hibernate_instance(asg->env.ud, in->info.instance_id, now_ms);
+            else
+                asg->env.stop_instance(asg->env.ud, in->info.instance_id, now_ms);
             in->warm_stop_sent = 1;
             asg->step_dirty = 1;
             asg->step_changes++;

@@ -9,7 +9,8 @@
 # mixed instances policy with AWS's text, and the other errors; DescribeAutoScalingGroups'
 # WarmPoolConfiguration and WarmPoolSize; ReuseOnScaleIn with a terminate hook (the returning
 # instance waits in Warmed:Pending:Wait, a warm instance terminated in Warmed:Terminating:Wait,
-# CompleteLifecycleAction and heartbeats there). TAP lines; KEEP_TMP=1.
+# CompleteLifecycleAction and heartbeats there); PoolState Hibernated keeps the process paused
+# (SIGSTOP) and a scale-out resumes the same process. TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -329,6 +330,38 @@ elif phase == "after-restart":
     check("... the activity Successful", acts_of("g3", victim)[0]["StatusCode"] == "Successful",
           acts_of("g3", victim)[0])
     check("desired unchanged (1)", group("g3")["DesiredCapacity"] == 1, group("g3")["DesiredCapacity"])
+
+    # --- PoolState Hibernated: the process paused (SIGSTOP), resumed as it was ---------------
+    def procs_full():
+        with urllib.request.urlopen(ep + "/_scalelab/dataplane", timeout=5) as r:
+            return {p["id"]: p for p in json.load(r)["instances"]}
+
+    def proc_stat(pid):
+        try:
+            return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return None
+
+    asg.create_auto_scaling_group(AutoScalingGroupName="g4", LaunchConfigurationName="lc3", MinSize=0,
+                                  MaxSize=1, DesiredCapacity=0, AvailabilityZones=["us-east-1a"],
+                                  LoadBalancerNames=["lb3"])
+    asg.put_warm_pool(AutoScalingGroupName="g4", PoolState="Hibernated")
+    p = wait(lambda: pool_in("Warmed:Hibernated", 1, "g4"), 20)
+    check("PoolState Hibernated: Warmed:Hibernated", p, pool("g4"))
+    hid = next(iter(p)) if p else None
+    pr = procs_full().get(hid, {})
+    check("... stopped in EC2, its process kept but paused (state hibernated, SIGSTOPped: T)",
+          hid and ec2_state(hid) == "stopped" and pr.get("state") == "hibernated" and
+          proc_stat(pr.get("pid")) == "T", (hid and ec2_state(hid), pr, proc_stat(pr.get("pid"))))
+    t0 = time.time()
+    asg.set_desired_capacity(AutoScalingGroupName="g4", DesiredCapacity=1)
+    up = wait(lambda: in_service("g4") == [hid], 10)
+    took = time.time() - t0
+    pr2 = procs_full().get(hid, {})
+    print(f"# resume from hibernation {took:.2f} s")
+    check("scale-out: the hibernated instance resumes InService, the same process running again "
+          "(no boot, no start-up)", up and pr2.get("pid") == pr.get("pid") and pr2.get("state") == "listening"
+          and proc_stat(pr2.get("pid")) in ("S", "R"), (pr, pr2, proc_stat(pr2.get("pid"))))
 
 sys.exit(tap.failed)
 EOF

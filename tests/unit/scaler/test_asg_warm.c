@@ -934,6 +934,54 @@ static void test_asg_warm_billed(void **state)
     assert_int_equal(sc_asg_warm_pool_billed(grp(x)), 0);
 }
 
+static int hibernations;
+
+static void f_hibernate(void *ud, const char *id, int64_t now)
+{
+    hibernations++;
+    f_stop(ud, id, now);
+}
+
+/* PoolState Hibernated asks EC2 to hibernate (StopInstances Hibernate), not to stop; a
+ * Stopped pool stops; both leave the pool stopped in EC2 (Warmed:Hibernated, Warmed:Stopped). */
+static void test_asg_warm_hibernated_pool_hibernates(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_env env = fx_env(x);
+    struct sc_asg_lc_req lc = { .launch_configuration_name = "lc",
+                                .image_id = "ami-1",
+                                .instance_type = "t3.micro" };
+    struct sc_asg_group_req g = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 3,
+                                  .has_desired_capacity = 1,
+                                  .desired_capacity = 1,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1 };
+
+    sc_asg_destroy(x->asg);
+    env.launch_template_resolve = f_lt_resolve;
+    env.hibernate_instance = f_hibernate;
+    x->asg = fx_asg_with(x, env);
+    assert_int_equal(sc_asg_create_launch_configuration(x->asg, &lc, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_create_group(x->asg, &g, T0, &x->err), SC_OK);
+    settle_warm(x, T0);
+    hibernations = 0;
+    put_pool(x, -2, 0, "Hibernated", -1);
+    settle_warm(x, T0 + SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_HIBERNATED), 2);
+    assert_int_equal(hibernations, 2);
+    put_pool(x, -2, 0, "Stopped", -1);
+    set_desired(x, 3, T0 + 2 * SEC); /* both drawn, then desired 1: two new ones stop */
+    settle_warm(x, T0 + 2 * SEC);
+    set_desired(x, 1, T0 + 3 * SEC);
+    settle_warm(x, T0 + 3 * SEC);
+    assert_int_equal(hibernations, 2);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -973,6 +1021,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_asg_warm_force_delete_skips_terminate_hooks, setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_billed, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_hibernated_pool_hibernates, setup,
+                                        fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
