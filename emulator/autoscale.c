@@ -344,6 +344,13 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
             } else if (p->exited) {
                 changed |= sc_ec2_instance_lost(ec2, id, now) == SC_OK;
                 proc_drop(a, p);
+            } else if (p->hibernated) {
+                /* a hibernated instance resumes where it was: its memory, its listening
+                 * process; no boot and no start-up (docs/dataplane.md, Warm pools) */
+                inst_hang(a->im, id, 0);
+                p->hibernated = 0;
+                changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
+                log_info("autoscale: instance %s resumed from hibernation", id);
             } else if (p->port > 0 && (!a->cfg.clock_manual || now >= p->up_at_ms)) {
                 changed |= sc_ec2_instance_running(ec2, id, now) == SC_OK;
                 if (!(p->tagged & 1)) {
@@ -377,12 +384,20 @@ static int sync_instances(struct autoscale *a, struct sc_world *w, int64_t now)
                     changed |= sc_ec2_instance_stopped(ec2, id, now) == SC_OK;
                 if (p)
                     proc_drop(a, p);
+            } else if (st == SC_EC2_STOPPING && in->hibernated && p->port > 0 && !p->stopping) {
+                /* hibernation: the process is paused, not ended (SIGSTOP) */
+                if (!p->hibernated && inst_hang(a->im, id, 1) == 0)
+                    p->hibernated = 1;
+                if (p->hibernated)
+                    changed |= sc_ec2_instance_stopped(ec2, id, now) == SC_OK;
             } else if (!p->stopping) {
                 p->stopping = 1;
                 inst_terminate(a->im, id);
             }
             break;
-        default: /* terminated, stopped: nothing may run */
+        default: /* terminated, stopped: nothing may run but a hibernated one's paused process */
+            if (p && p->hibernated && st == SC_EC2_STOPPED && !p->exited)
+                break;
             if (p && !p->exited && !p->stopping) {
                 p->stopping = 1;
                 inst_kill(a->im, id);
@@ -1157,10 +1172,11 @@ char *autoscale_status_json(const struct autoscale *a)
 
         cm_buf_printf(&b, "%s{\"id\":\"%s\",\"pid\":%ld,\"port\":%d,\"state\":\"%s\",\"ports\":{",
                       i ? "," : "", p->id, (long)inst_pid(a->im, p->id), p->port,
-                      p->exited ? "exited"
-                      : p->hung ? "hung"
-                      : p->port ? "listening"
-                                : "booting");
+                      p->exited       ? "exited"
+                      : p->hibernated ? "hibernated"
+                      : p->hung       ? "hung"
+                      : p->port       ? "listening"
+                                      : "booting");
         for (int k = 0; k < p->nmap; k++)
             cm_buf_printf(&b, "%s\"%d\":%d", k ? "," : "", p->map_iport[k], p->map_port[k]);
         cm_buf_puts(&b, "}}");

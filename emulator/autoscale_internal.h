@@ -46,6 +46,7 @@ struct proc {
     int64_t up_at_ms; /* manual clock: running once the emulated clock reaches this */
     int exited;       /* the process is gone (reaped) */
     int stopping;     /* SIGTERM sent for terminate/stop */
+    int hibernated;   /* SIGSTOPped by a hibernation: resumed (SIGCONT) by the next start */
     int hung;
     int impaired; /* reported to EC2 */
     int tagged;

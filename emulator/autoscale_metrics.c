@@ -165,7 +165,7 @@ static int fetch_open(struct autoscale *a, struct proc *p)
     int fd;
 
     p->f.queued = 0;
-    if (p->exited || p->port <= 0 || p->hung)
+    if (p->exited || p->port <= 0 || p->hung || p->hibernated)
         return -1;
     fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -258,7 +258,7 @@ static void report_minute(struct autoscale *a, struct sc_world *w, int64_t now, 
     for (int i = 0; i < a->nprocs; i++) {
         struct proc *p = a->procs[i];
 
-        if (p->w != w || p->exited || p->port <= 0 || p->hung)
+        if (p->w != w || p->exited || p->port <= 0 || p->hung || p->hibernated)
             continue;
         if (a->blocking_fetch)
             fetch_blocking(p, now);

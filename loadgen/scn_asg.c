@@ -69,8 +69,90 @@ static struct hook_wait *wait_find(struct run *r, int gi, const char *id, int la
     return NULL;
 }
 
+static int was_member(const struct run *r, int gi, const char *id)
+{
+    for (int i = 0; i < r->nmembers; i++)
+        if (r->members[i].gi == gi && strcmp(r->members[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+static void note_member(struct run *r, int gi, const char *id)
+{
+    if (was_member(r, gi, id))
+        return;
+    if (r->nmembers == r->capmembers) {
+        r->capmembers = r->capmembers ? 2 * r->capmembers : 16;
+        r->members = cm_xrealloc(r->members, (size_t)r->capmembers * sizeof(*r->members));
+    }
+    r->members[r->nmembers].gi = gi;
+    snprintf(r->members[r->nmembers].id, sizeof(r->members[r->nmembers].id), "%s", id);
+    r->nmembers++;
+}
+
+/* Marks instance id of group gi waiting (launching or not) as seen at t. */
+static void wait_seen(struct run *r, int gi, const char *id, int launching, int64_t t)
+{
+    struct hook_wait *w = wait_find(r, gi, id, launching);
+
+    if (!w) {
+        if (r->nwaits == r->capwaits) {
+            r->capwaits = r->capwaits ? 2 * r->capwaits : 16;
+            r->waits = cm_xrealloc(r->waits, (size_t)r->capwaits * sizeof(*r->waits));
+        }
+        w = &r->waits[r->nwaits++];
+        memset(w, 0, sizeof(*w));
+        w->gi = gi;
+        w->launching = launching;
+        snprintf(w->id, sizeof(w->id), "%s", id);
+        w->seen_ms = t;
+    }
+    w->present = 1;
+}
+
+/* The warm pool's waiting instances (DescribeWarmPool, every page of at most 50; bounded
+ * by SCN_MAX_INSTANCES pages' worth). -1 when a call failed (reported). */
+static int warm_poll_group(struct run *r, int gi, const char *name, int64_t t)
+{
+    static struct scn_group_state st; /* large; the controlling thread only */
+    char next[1024] = "";
+
+    for (int page = 0; page < SCN_MAX_INSTANCES; page++) {
+        struct aws_params p;
+        struct aws_error err;
+        xmlDoc *doc = NULL;
+
+        aws_params_init(&p);
+        aws_params_add(&p, "AutoScalingGroupName", name);
+        aws_params_add(&p, "MaxRecords", "50");
+        if (next[0])
+            aws_params_add(&p, "NextToken", next);
+        if (scn_aws_call(r, AWS_AUTOSCALING, "DescribeWarmPool", &p, &doc, &err) != 0) {
+            scn_fail_msg("lifecycle hooks: DescribeWarmPool %s: %s: %s", name, err.code,
+                         err.message);
+            aws_params_cleanup(&p);
+            return -1;
+        }
+        aws_params_cleanup(&p);
+        scn_reply_warm_pool(doc, &st, next, sizeof(next));
+        xmlFreeDoc(doc);
+        for (int k = 0; k < st.ninstances; k++) {
+            const char *lc = st.inst[k].lifecycle;
+
+            if (strcmp(lc, "Warmed:Pending:Wait") == 0)
+                wait_seen(r, gi, st.inst[k].id, !was_member(r, gi, st.inst[k].id), t);
+            else if (strcmp(lc, "Warmed:Terminating:Wait") == 0)
+                wait_seen(r, gi, st.inst[k].id, 0, t);
+        }
+        if (!next[0])
+            break;
+    }
+    return 0;
+}
+
 /* The group's instances waiting now: new ones seen at t, the ones no longer waiting
- * dropped. -1 when the poll failed (reported; the waits stay as they were). */
+ * dropped. The group's Instances first (members noted), then its warm pool's. -1 when a
+ * poll failed (reported; the waits stay as they were). */
 static int hooks_poll_group(struct run *r, int gi, int64_t t)
 {
     static struct scn_group_state st; /* large; the controlling thread only (scn_internal.h) */
@@ -97,24 +179,16 @@ static int hooks_poll_group(struct run *r, int gi, int64_t t)
     for (int k = 0; k < st.ninstances && k < SCN_MAX_INSTANCES; k++) {
         const char *lc = st.inst[k].lifecycle;
         int launching = strcmp(lc, "Pending:Wait") == 0;
-        struct hook_wait *w;
 
-        if (!launching && strcmp(lc, "Terminating:Wait") != 0)
-            continue;
-        w = wait_find(r, gi, st.inst[k].id, launching);
-        if (!w) {
-            if (r->nwaits == r->capwaits) {
-                r->capwaits = r->capwaits ? 2 * r->capwaits : 16;
-                r->waits = cm_xrealloc(r->waits, (size_t)r->capwaits * sizeof(*r->waits));
-            }
-            w = &r->waits[r->nwaits++];
-            memset(w, 0, sizeof(*w));
-            w->gi = gi;
-            w->launching = launching;
-            snprintf(w->id, sizeof(w->id), "%s", st.inst[k].id);
-            w->seen_ms = t;
-        }
-        w->present = 1;
+        note_member(r, gi, st.inst[k].id);
+        if (launching || strcmp(lc, "Terminating:Wait") == 0)
+            wait_seen(r, gi, st.inst[k].id, launching, t);
+    }
+    if (r->sc->groups[gi].warm && warm_poll_group(r, gi, name, t) != 0) {
+        for (int i = 0; i < r->nwaits; i++) /* keep the waits as they were */
+            if (r->waits[i].gi == gi)
+                r->waits[i].present = 1;
+        return -1;
     }
     for (int i = 0; i < r->nwaits;) {
         if (r->waits[i].gi == gi && !r->waits[i].present)

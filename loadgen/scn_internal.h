@@ -36,8 +36,9 @@ struct fault_track {
     char ids[64][SCN_ID_MAX];
 };
 
-/* A lifecycle action seen waiting (scn_asg.c): an instance of group gi in Pending:Wait
- * (launching) or Terminating:Wait, since the poll at scenario time seen_ms. */
+/* A lifecycle action seen waiting (scn_asg.c): an instance of group gi in Pending:Wait or
+ * a launch's Warmed:Pending:Wait (launching), or Terminating:Wait, Warmed:Terminating:Wait
+ * or a return's Warmed:Pending:Wait (terminating), since the poll at scenario time seen_ms. */
 struct hook_wait {
     int gi;
     int launching;
@@ -110,6 +111,14 @@ struct run {
     int ntimed_done;         /* the plan's timed calls made (scn_asg.c) */
     struct hook_wait *waits; /* lifecycle actions waiting for a scenario handler */
     int nwaits, capwaits;
+    /* instances seen in a group's Instances (gi, id): a warm pool's instance in
+     * Warmed:Pending:Wait that was a member is returning (terminate hooks), one never a
+     * member is a launch into the pool (launch hooks); docs/autoscaling.md 7.2 */
+    struct seen_member {
+        int gi;
+        char id[SCN_ID_MAX];
+    } * members;
+    int nmembers, capmembers;
     int64_t hooks_next_poll; /* scenario time of the next hook poll */
 
     int elb_in_service, elb_total; /* last poll, all load balancers */

@@ -18,6 +18,7 @@
 #include "loadgen/scn_internal.h"
 #include "loadgen/scn_reply.h"
 #include "scaler/app.h"
+#include "scaler/asg_warm.h"
 #include "scaler/civil.h"
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/expect.h"
@@ -295,6 +296,40 @@ static int poll_groups(struct run *r, struct scn_group_state *st)
     return 0;
 }
 
+/* The warm pool's instances of group g that EC2 bills now (sc_asg_warm_billed_str on
+ * DescribeWarmPool's states, every page; docs/autoscaling.md 7.4) into *billed. */
+static int poll_warm(struct run *r, int g, int *billed)
+{
+    static struct scn_group_state st; /* large; the controlling thread only */
+    char next[1024] = "";
+
+    *billed = 0;
+    for (int page = 0; page < SCN_MAX_INSTANCES; page++) {
+        struct aws_params p;
+        struct aws_error err;
+        xmlDoc *doc = NULL;
+
+        aws_params_init(&p);
+        aws_params_addf(&p, "AutoScalingGroupName", "%s-%s", r->prefix, r->sc->groups[g].name);
+        aws_params_add(&p, "MaxRecords", "50");
+        if (next[0])
+            aws_params_add(&p, "NextToken", next);
+        if (scn_aws_call(r, AWS_AUTOSCALING, "DescribeWarmPool", &p, &doc, &err) != 0) {
+            scn_fail_msg("DescribeWarmPool: %s: %s", err.code, err.message);
+            aws_params_cleanup(&p);
+            return -1;
+        }
+        aws_params_cleanup(&p);
+        scn_reply_warm_pool(doc, &st, next, sizeof(next));
+        xmlFreeDoc(doc);
+        for (int k = 0; k < st.ninstances; k++)
+            *billed += sc_asg_warm_billed_str(st.inst[k].lifecycle, st.pool_state);
+        if (!next[0])
+            break;
+    }
+    return 0;
+}
+
 /* The group's CPUUtilization (AWS/EC2, AutoScalingGroupName, Average) for the period
  * ending at `to` (emulated): the latest one-minute datapoint in (to - 2 periods, to]. The
  * emulator reads its instances each emulated minute on its own schedule, so the minute
@@ -514,6 +549,8 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval)
         gs[g].in_service = st[g].in_service;
         gs[g].pending = st[g].pending;
         gs[g].terminating = st[g].terminating;
+        if (r->sc->groups[g].warm && poll_warm(r, g, &gs[g].warm_billed) != 0)
+            return -1;
         gs[g].cpu_pct = NAN;
         if (poll_cpu(r, g, interval, emu_end, &gs[g].cpu_pct) != 0)
             return -1;

@@ -224,6 +224,33 @@ void scn_reply_group(xmlDoc *doc, const char *name, struct scn_group_state *st)
     }
 }
 
+void scn_reply_warm_pool(xmlDoc *doc, struct scn_group_state *st, char *next, size_t n)
+{
+    xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+
+    memset(st, 0, sizeof(*st));
+    st->found = root && aws_xml_find(root, "WarmPoolConfiguration") != NULL;
+    if (st->found)
+        child_text(aws_xml_find(root, "WarmPoolConfiguration"), "PoolState", st->pool_state,
+                   sizeof(st->pool_state));
+    for (xmlNode *i = first_member(doc, "Instances"); i && st->ninstances < SCN_MAX_INSTANCES;
+         i = aws_xml_next(i)) {
+        child_text(i, "InstanceId", st->inst[st->ninstances].id, SCN_ID_MAX);
+        child_text(i, "LifecycleState", st->inst[st->ninstances].lifecycle,
+                   sizeof(st->inst[st->ninstances].lifecycle));
+        child_text(i, "HealthStatus", st->inst[st->ninstances].health,
+                   sizeof(st->inst[st->ninstances].health));
+        st->ninstances++;
+    }
+    if (next && n > 0) {
+        xmlNode *t = root ? aws_xml_find(root, "NextToken") : NULL;
+        xmlChar *s = t ? xmlNodeGetContent(t) : NULL;
+
+        snprintf(next, n, "%s", s ? (const char *)s : "");
+        xmlFree(s);
+    }
+}
+
 double scn_reply_metric_average(xmlDoc *doc, int *ndatapoints)
 {
     double sum = 0, weight = 0;

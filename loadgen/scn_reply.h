@@ -44,7 +44,8 @@ struct scn_group_state {
     int found; /* the group is in the reply */
     int desired, min, max;
     int in_service, pending, terminating, other;
-    int ninstances; /* instances listed (at most SCN_MAX_INSTANCES kept) */
+    int ninstances;      /* instances listed (at most SCN_MAX_INSTANCES kept) */
+    char pool_state[16]; /* DescribeWarmPool: the pool's PoolState ("" otherwise) */
     struct {
         char id[SCN_ID_MAX];
         char lifecycle[32]; /* "InService", "Pending", ... */
@@ -56,6 +57,13 @@ struct scn_group_state {
  * counts Pending, Pending:Wait and Pending:Proceed; terminating counts Terminating,
  * Terminating:Wait and Terminating:Proceed. */
 void scn_reply_group(xmlDoc *doc, const char *name, struct scn_group_state *st);
+
+/* ---- DescribeWarmPool ---- */
+
+/* Fills st->inst and st->ninstances from the reply's Instances (the warm pool's instances
+ * with their Warmed:* LifecycleState; the counts stay 0: they are not the group's), st->found
+ * = 1 when the reply has a WarmPoolConfiguration; the NextToken (or "") into next (n bytes). */
+void scn_reply_warm_pool(xmlDoc *doc, struct scn_group_state *st, char *next, size_t n);
 
 /* ---- GetMetricStatistics ---- */
 

@@ -187,6 +187,7 @@ static void run_cleanup(struct run *r)
     free(r->open_acts);
     free(r->faults);
     free(r->waits);
+    free(r->members);
     free(r->obs_t);
     free(r->obs_cap);
     cm_hist_cleanup(&r->run_hist);

@@ -174,6 +174,8 @@ struct sc_asg_env {
      * Stopped or Hibernated pool keeps its instances running. */
     void (*stop_instance)(void *ud, const char *instance_id, int64_t now_ms);
     void (*start_instance)(void *ud, const char *instance_id, int64_t now_ms);
+    /* StopInstances with Hibernate (a Hibernated pool); NULL: stop_instance acts. */
+    void (*hibernate_instance)(void *ud, const char *instance_id, int64_t now_ms);
     /* Predictive scaling (asg_predict.h): the load metric's history, n hours from from_ms
      * (hour-aligned) into out[0..n): each hour the mean of the metric's per-minute stat
      * (unit NULL: any) over the minutes of the hour with data, NAN for an hour without

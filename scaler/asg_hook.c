@@ -349,6 +349,15 @@ static void abandon_launch(struct sc_asg *asg, struct asg_group *g, struct asg_i
     asg->step_changes++;
 }
 
+/* 1 when in's wait is a launch's (Pending:Wait, or Warmed:Pending:Wait of a launch into the
+ * warm pool); an instance returning to the pool waits in Warmed:Pending:Wait for the
+ * terminate hooks (docs/autoscaling.md 7.2), a terminating one in (Warmed:)Terminating:Wait. */
+static int waits_launching(const struct asg_inst *in)
+{
+    return in->info.lifecycle_state == SC_ASG_PENDING_WAIT ||
+           (in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT && !in->warm_returning);
+}
+
 /* Ends action k with abandon (1) or continue (0), why being the abandon reason. */
 static void action_end(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, int k,
                        int abandon, const char *why, int64_t now_ms)
@@ -361,11 +370,10 @@ static void action_end(struct sc_asg *asg, struct asg_group *g, struct asg_inst 
     asg->step_changes++;
     if (!abandon)
         return;
-    if (in->info.lifecycle_state == SC_ASG_PENDING_WAIT ||
-        in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT)
+    if (waits_launching(in))
         abandon_launch(asg, g, in, token, why, now_ms);
-    else
-        asg_hook_actions_drop(in); /* terminating: ABANDON ends the other actions */
+    else /* terminating or returning to the warm pool: ABANDON ends the other actions */
+        asg_hook_actions_drop(in);
 }
 
 /* Applies the default result of every action past a deadline. */
@@ -377,7 +385,7 @@ static void actions_time_out(struct sc_asg *asg, struct asg_group *g, struct asg
 
         if (now_ms >= a->global_ms || now_ms >= a->timeout_ms) {
             enum sc_asg_lifecycle was = in->info.lifecycle_state;
-            int launching = was == SC_ASG_PENDING_WAIT || was == SC_ASG_WARMED_PENDING_WAIT;
+            int launching = waits_launching(in);
             const char *why = now_ms >= a->global_ms && a->global_ms <= a->timeout_ms
                                   ? "Global Timeout"
                                   : "Heartbeat Timeout";
@@ -431,10 +439,52 @@ int asg_hook_launch_step(struct sc_asg *asg, struct asg_group *g, struct asg_ins
     }
 }
 
+int asg_hook_return_step(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                         int64_t now_ms)
+{
+    switch (in->info.lifecycle_state) {
+    case SC_ASG_WARMED_PENDING:
+        if (in->skip_terminate_hooks || g->deleting || actions_open(asg, g, in, 0, now_ms) == 0)
+            return 1;
+        asg_inst_set_state(asg, g, in, SC_ASG_WARMED_PENDING_WAIT);
+        asg_act_set(g, in, "MidLifecycleAction", 50);
+        asg->step_dirty = 1;
+        asg->step_changes++;
+        return 0;
+    case SC_ASG_WARMED_PENDING_WAIT:
+        if (g->deleting)
+            asg_hook_actions_drop(in);
+        actions_time_out(asg, g, in, now_ms);
+        if (in->nactions > 0)
+            return 0;
+        asg_inst_set_state(asg, g, in, SC_ASG_WARMED_PENDING_PROCEED);
+        return 1;
+    default:
+        return 1;
+    }
+}
+
 int asg_hook_terminate_step(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
                             int64_t now_ms)
 {
     switch (in->info.lifecycle_state) {
+    /* a warm pool's instance: Warmed:Terminating:Wait (docs/autoscaling.md 7.2) */
+    case SC_ASG_WARMED_TERMINATING:
+        if (in->skip_terminate_hooks || g->deleting || actions_open(asg, g, in, 0, now_ms) == 0)
+            return 1;
+        asg_inst_set_state(asg, g, in, SC_ASG_WARMED_TERMINATING_WAIT);
+        asg_act_set(g, in, "MidLifecycleAction", 50);
+        asg->step_dirty = 1;
+        asg->step_changes++;
+        return 0;
+    case SC_ASG_WARMED_TERMINATING_WAIT:
+        if (g->deleting)
+            asg_hook_actions_drop(in);
+        actions_time_out(asg, g, in, now_ms);
+        if (in->nactions > 0)
+            return 0;
+        asg_inst_set_state(asg, g, in, SC_ASG_WARMED_TERMINATING_PROCEED);
+        return 1;
     case SC_ASG_TERMINATING:
         if (in->skip_terminate_hooks || g->deleting || actions_open(asg, g, in, 0, now_ms) == 0)
             return 1;
@@ -461,7 +511,8 @@ int64_t asg_hook_next_due(const struct asg_group *g, int64_t now_ms)
     int64_t due = INT64_MAX;
 
     if (g->census.state[SC_ASG_PENDING_WAIT] + g->census.state[SC_ASG_TERMINATING_WAIT] +
-            g->census.state[SC_ASG_WARMED_PENDING_WAIT] ==
+            g->census.state[SC_ASG_WARMED_PENDING_WAIT] +
+            g->census.state[SC_ASG_WARMED_TERMINATING_WAIT] ==
         0)
         return due;
     for (int i = 0; i < g->ninst; i++)
@@ -538,9 +589,8 @@ enum sc_status sc_asg_complete_lifecycle_action(struct sc_asg *asg, const char *
                        result ? result : "null");
     if (!action_lookup(asg, group, hook, token, instance_id, &g, &in, &k, err))
         return err ? err->status : SC_ERR_VALIDATION;
-    hook_note(asg, g, in, &in->actions[k], SC_HOOK_COMPLETED,
-              in->info.lifecycle_state == SC_ASG_PENDING_WAIT, strcmp(result, "ABANDON") == 0, NULL,
-              now_ms);
+    hook_note(asg, g, in, &in->actions[k], SC_HOOK_COMPLETED, waits_launching(in),
+              strcmp(result, "ABANDON") == 0, NULL, now_ms);
     action_end(asg, g, in, k, strcmp(result, "ABANDON") == 0,
                "Lifecycle Action Completed with ABANDON Result", now_ms);
     asg_inputs_changed(asg);
@@ -562,8 +612,7 @@ enum sc_status sc_asg_record_lifecycle_action_heartbeat(struct sc_asg *asg, cons
     a->timeout_ms = now_ms + (int64_t)a->heartbeat_s * 1000;
     if (a->timeout_ms > a->global_ms)
         a->timeout_ms = a->global_ms;
-    hook_note(asg, g, in, a, SC_HOOK_HEARTBEAT, in->info.lifecycle_state == SC_ASG_PENDING_WAIT,
-              a->abandon, NULL, now_ms);
+    hook_note(asg, g, in, a, SC_HOOK_HEARTBEAT, waits_launching(in), a->abandon, NULL, now_ms);
     return SC_OK;
 }
 
@@ -583,9 +632,7 @@ enum sc_status sc_asg_delete_lifecycle_hook(struct sc_asg *asg, const char *grou
 
         for (int k = 0; k < in->nactions; k++)
             if (strcmp(in->actions[k].hook, hook) == 0) {
-                action_end(asg, g, in, k,
-                           in->info.lifecycle_state == SC_ASG_PENDING_WAIT ||
-                               in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT,
+                action_end(asg, g, in, k, waits_launching(in),
                            "Lifecycle Action Completed with ABANDON Result", now_ms);
                 break;
             }
@@ -647,8 +694,7 @@ int sc_asg_lifecycle_action_at(const struct sc_asg *asg, const char *group, int 
         memcpy(out->token, in->actions[i].token, sizeof(out->token));
         memcpy(out->lifecycle_hook_name, in->actions[i].hook, sizeof(out->lifecycle_hook_name));
         memcpy(out->instance_id, in->info.instance_id, sizeof(out->instance_id));
-        out->launching = in->info.lifecycle_state == SC_ASG_PENDING_WAIT ||
-                         in->info.lifecycle_state == SC_ASG_WARMED_PENDING_WAIT;
+        out->launching = waits_launching(in);
         out->start_ms = in->actions[i].start_ms;
         out->timeout_ms = in->actions[i].timeout_ms;
         out->global_ms = in->actions[i].global_ms;

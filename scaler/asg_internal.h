@@ -429,9 +429,15 @@ int asg_mixed_max_weight(const struct asg_group *g);
 int asg_hook_launch_step(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
                          int64_t now_ms);
 /* The same for a Terminating* instance, deregistered and drained: 1 when EC2 may
- * terminate it now, 0 while it waits in Terminating:Wait. */
+ * terminate it now, 0 while it waits in Terminating:Wait; and for a warm pool's
+ * Warmed:Terminating* instance (Warmed:Terminating:Wait, docs/autoscaling.md 7.2). */
 int asg_hook_terminate_step(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
                             int64_t now_ms);
+/* An instance returning to the warm pool (ReuseOnScaleIn), deregistered and drained, in
+ * Warmed:Pending*: the terminate hooks hold it in Warmed:Pending:Wait (docs/autoscaling.md
+ * 7.2); 1 when it may settle in the pool now (Warmed:Pending:Proceed, or no hooks). */
+int asg_hook_return_step(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,
+                         int64_t now_ms);
 /* Forgets the instance's open actions (it leaves its wait state another way). */
 void asg_hook_actions_drop(struct asg_inst *in);
 /* The earliest action deadline in g after now_ms, or INT64_MAX. */

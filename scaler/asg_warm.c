@@ -36,6 +36,48 @@ int sc_asg_lifecycle_is_warmed(enum sc_asg_lifecycle s)
     return asg_is_warmed(s);
 }
 
+int sc_asg_warm_billed(enum sc_asg_lifecycle s, enum sc_asg_pool_state ps)
+{
+    switch (s) {
+    case SC_ASG_WARMED_PENDING:
+    case SC_ASG_WARMED_PENDING_WAIT:
+    case SC_ASG_WARMED_PENDING_PROCEED:
+    case SC_ASG_WARMED_RUNNING:
+        return 1;
+    case SC_ASG_WARMED_TERMINATING:
+    case SC_ASG_WARMED_TERMINATING_WAIT:
+    case SC_ASG_WARMED_TERMINATING_PROCEED:
+        return ps == SC_ASG_POOL_RUNNING;
+    default:
+        return 0;
+    }
+}
+
+int sc_asg_warm_billed_str(const char *lifecycle_state, const char *pool_state)
+{
+    int ps = pool_state_parse(pool_state);
+
+    for (int s = SC_ASG_WARMED_PENDING; lifecycle_state && s <= SC_ASG_WARMED_HIBERNATED; s++)
+        if (strcmp(sc_asg_lifecycle_str((enum sc_asg_lifecycle)s), lifecycle_state) == 0)
+            return sc_asg_warm_billed((enum sc_asg_lifecycle)s,
+                                      ps < 0 ? SC_ASG_POOL_STOPPED : (enum sc_asg_pool_state)ps);
+    return 0;
+}
+
+static const struct asg_group *group_of(const struct sc_asg_group_info *gi);
+
+int sc_asg_warm_pool_billed(const struct sc_asg_group_info *gi)
+{
+    const struct asg_group *g = group_of(gi);
+    enum sc_asg_pool_state ps = g->warm ? g->warm->info.pool_state : SC_ASG_POOL_STOPPED;
+    int n = 0;
+
+    for (int s = SC_ASG_WARMED_PENDING; s <= SC_ASG_WARMED_HIBERNATED; s++)
+        if (g->census.state[s] > 0)
+            n += g->census.state[s] * sc_asg_warm_billed((enum sc_asg_lifecycle)s, ps);
+    return n;
+}
+
 int sc_asg_warm_pool_size_rule(int max_group_prepared_capacity, int max_size, int desired,
                                int min_size)
 {
@@ -312,7 +354,10 @@ static int settle(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in, 
 
     if (target != SC_ASG_WARMED_RUNNING && asg->env.stop_instance) {
         if (!in->warm_stop_sent) {
-            asg->env.stop_instance(asg->env.ud, in->info.instance_id, now_ms);
+            if (target == SC_ASG_WARMED_HIBERNATED && asg->env.hibernate_instance)
+                asg->env.hibernate_instance(asg->env.ud, in->info.instance_id, now_ms);
+            else
+                asg->env.stop_instance(asg->env.ud, in->info.instance_id, now_ms);
             in->warm_stop_sent = 1;
             asg->step_dirty = 1;
             asg->step_changes++;
@@ -338,8 +383,12 @@ static int warm_inst_step(struct sc_asg *asg, struct asg_group *g, struct asg_in
     case SC_ASG_WARMED_PENDING:
     case SC_ASG_WARMED_PENDING_WAIT:
         if (in->warm_returning) {
+            if (es == SC_ASG_EC2_GONE || es == SC_ASG_EC2_SHUTTING_DOWN)
+                break; /* lost on its way back: below */
             if (asg_lb_draining(asg, g, in))
                 return 0;
+            if (!asg_hook_return_step(asg, g, in, now_ms))
+                return 0; /* Warmed:Pending:Wait for the terminate hooks (7.2) */
         } else if (es == SC_ASG_EC2_GONE || es == SC_ASG_EC2_SHUTTING_DOWN) {
             break; /* lost on its way in: below */
         } else if (es != SC_ASG_EC2_RUNNING && es != SC_ASG_EC2_IMPAIRED) {
@@ -364,6 +413,9 @@ static int warm_inst_step(struct sc_asg *asg, struct asg_group *g, struct asg_in
     case SC_ASG_WARMED_TERMINATING_WAIT:
     case SC_ASG_WARMED_TERMINATING_PROCEED:
         if (!in->terminate_sent) {
+            /* Warmed:Terminating:Wait while the terminate hooks run (7.2), then EC2 */
+            if (!asg_hook_terminate_step(asg, g, in, now_ms))
+                return 0;
             if (asg->env.terminate_instance)
                 asg->env.terminate_instance(asg->env.ud, in->info.instance_id, now_ms);
             in->terminate_sent = 1;

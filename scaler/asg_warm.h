@@ -71,6 +71,19 @@ int sc_asg_warm_pool_size(const struct sc_asg_group_info *g);
 /* The size the pool is kept at now (the rule on the group's current sizes); 0 without a
  * pool or while it is pending delete. */
 int sc_asg_warm_pool_target(const struct sc_asg_group_info *g);
+/* Instance-hours of a warm pool's instance, as EC2 bills them (docs/autoscaling.md 7.4): 1
+ * when EC2 charges instance usage for an instance in lifecycle state s of a pool whose
+ * PoolState is ps: Warmed:Pending, Warmed:Pending:Wait and Warmed:Pending:Proceed (it runs:
+ * launching into the pool, or returning to it, before it is stopped) and Warmed:Running;
+ * Warmed:Terminating* only in a Running pool (a Stopped or Hibernated pool's instance is
+ * terminated from stopped); 0 for Warmed:Stopped and Warmed:Hibernated (storage only, not
+ * counted here), Warmed:Terminated and every state that is not Warmed:*. */
+int sc_asg_warm_billed(enum sc_asg_lifecycle s, enum sc_asg_pool_state ps);
+/* The same with the states named as AWS does ("Warmed:Running", "Stopped"; loadgen reads
+ * them from DescribeWarmPool); 0 for unknown names. */
+int sc_asg_warm_billed_str(const char *lifecycle_state, const char *pool_state);
+/* The group's warm-pool instances billed now (sc_asg_warm_billed over its instances). */
+int sc_asg_warm_pool_billed(const struct sc_asg_group_info *g);
 /* 1 for the Warmed:* lifecycle states. */
 int sc_asg_lifecycle_is_warmed(enum sc_asg_lifecycle s);
 

@@ -560,6 +560,11 @@ struct sc_ec2_instance {
     const char *reservation_id; /* "r-" + 17 hex */
     const char *owner_id;
     enum sc_ec2_state state;
+    /* stopped by hibernation (sc_ec2_hibernate_instances: a warm pool's Hibernated state):
+     * its memory is kept, the data plane pauses its process instead of ending it (docs/
+     * dataplane.md, Warm pools); 0 after a plain stop. Not saved with --state (the
+     * processes do not survive a restart either). */
+    int hibernated;
     /* StateTransitionReason, e.g. "User initiated (2026-01-01 00:05:00 GMT)"; "" when none */
     const char *state_transition_reason;
     /* StateReason Code/Message ("Client.UserInitiatedShutdown" / "Client.UserInitiatedShutdown:
@@ -653,6 +658,11 @@ enum sc_status sc_ec2_terminate_instances(struct sc_ec2 *ec2, const char *const 
 enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
                                      int64_t now_ms, struct sc_ec2_state_change *out,
                                      struct sc_error *err);
+/* StopInstances with Hibernate: as sc_ec2_stop_instances, and the instances moved to stopping
+ * are marked hibernated (a plain stop clears the mark). */
+enum sc_status sc_ec2_hibernate_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                          int64_t now_ms, struct sc_ec2_state_change *out,
+                                          struct sc_error *err);
 /* StartInstances: stopped -> pending; pending/running unchanged; others ->
  * IncorrectInstanceState. */
 enum sc_status sc_ec2_start_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,

@@ -548,15 +548,44 @@ static enum sc_status stop_refused(const struct inst *in, struct sc_error *err)
                    "This instance '%s' is not in a state from which it can be stopped.", in->id);
 }
 
-enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
-                                     int64_t now_ms, struct sc_ec2_state_change *out,
-                                     struct sc_error *err)
+static enum sc_status stop_or_hibernate(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                        int hibernate, int64_t now_ms,
+                                        struct sc_ec2_state_change *out, struct sc_error *err)
 {
     static const struct change c = { SC_EC2_STOPPING,
                                      STATE_SET(SC_EC2_RUNNING) | STATE_SET(SC_EC2_PENDING),
                                      stop_refused };
+    enum sc_ec2_state prev[64];
+    enum sc_status st;
 
-    return change_states(ec2, &c, ids, nids, now_ms, out, err);
+    for (int i = 0; i < nids && i < 64; i++) {
+        const struct inst *in = ec2_inst_find(ec2, ids[i]);
+
+        prev[i] = in ? in->v.state : SC_EC2_TERMINATED;
+    }
+    st = change_states(ec2, &c, ids, nids, now_ms, out, err);
+    for (int i = 0; st == SC_OK && i < nids; i++) {
+        struct inst *in = ec2_inst_mut(ec2, ids[i]);
+
+        /* the ones this call stopped (beyond 64 ids: those now stopping) */
+        if (in->v.state == SC_EC2_STOPPING && (i >= 64 || prev[i] != SC_EC2_STOPPING))
+            in->v.hibernated = hibernate;
+    }
+    return st;
+}
+
+enum sc_status sc_ec2_stop_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                     int64_t now_ms, struct sc_ec2_state_change *out,
+                                     struct sc_error *err)
+{
+    return stop_or_hibernate(ec2, ids, nids, 0, now_ms, out, err);
+}
+
+enum sc_status sc_ec2_hibernate_instances(struct sc_ec2 *ec2, const char *const *ids, int nids,
+                                          int64_t now_ms, struct sc_ec2_state_change *out,
+                                          struct sc_error *err)
+{
+    return stop_or_hibernate(ec2, ids, nids, 1, now_ms, out, err);
 }
 
 static enum sc_status start_refused(const struct inst *in, struct sc_error *err)

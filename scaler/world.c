@@ -145,6 +145,15 @@ static void env_stop(void *ud, const char *id, int64_t now_ms)
     (void)sc_ec2_stop_instances(w->ec2, &id, 1, now_ms, NULL, &err);
 }
 
+static void env_hibernate(void *ud, const char *id, int64_t now_ms)
+{
+    struct sc_world *w = ud;
+    struct sc_error err;
+
+    w->step_sig_valid = 0;
+    (void)sc_ec2_hibernate_instances(w->ec2, &id, 1, now_ms, NULL, &err);
+}
+
 static void env_start(void *ud, const char *id, int64_t now_ms)
 {
     struct sc_world *w = ud;
@@ -696,6 +705,7 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .tz_offset = cfg->tz_offset ? env_tz_offset : NULL,
         .stop_instance = env_stop,
         .start_instance = env_start,
+        .hibernate_instance = env_hibernate,
         .load_history = env_load_history,
     };
     w->tz_offset = cfg->tz_offset;

@@ -35,6 +35,7 @@ static void close_open(struct sim_elastic *e, double dt_ms)
     e->demand_ms += e->d * dt_ms;
     e->supply_ms += e->s * dt_ms;
     e->billed_ms += e->b * dt_ms;
+    e->warm_ms += e->w * dt_ms;
     if (e->have_prev) {
         if (sgn(e->s - e->prev_s) != sgn(e->d - e->prev_d))
             e->mismatch_ms += dt_ms;
@@ -64,7 +65,13 @@ int sim_elastic_add(struct sim_elastic *e, int64_t t_ms, double demand, double s
     e->d = clean(demand);
     e->s = clean(supply);
     e->b = clean(billed);
+    e->w = 0;
     return 0;
+}
+
+void sim_elastic_set_warm(struct sim_elastic *e, double warm)
+{
+    e->w = clean(warm);
 }
 
 void sim_elastic_result(const struct sim_elastic *e, int64_t end_ms, struct sim_elastic_result *out)
@@ -94,6 +101,7 @@ void sim_elastic_result(const struct sim_elastic *e, int64_t end_ms, struct sim_
     out->mean_supply = c.supply_ms / T;
     out->supply_instance_hours = c.supply_ms / 3600000.0;
     out->cost_instance_hours = c.billed_ms / 3600000.0;
+    out->warm_instance_hours = c.warm_ms / 3600000.0;
 }
 
 void sim_elastic_sink_init(struct sim_elastic_sink *sink, int ngroups)
@@ -115,7 +123,8 @@ void sim_elastic_sink_on_sample(const struct sim_sample *s, void *ud)
     for (int g = 0; g < n; g++) {
         const struct sim_group_sample *gs = &s->groups[g];
         sim_elastic_add(&sink->groups[g], s->t_ms - s->interval_ms, gs->demand, gs->in_service,
-                        gs->in_service + gs->pending + gs->terminating);
+                        gs->in_service + gs->pending + gs->terminating + gs->warm_billed);
+        sim_elastic_set_warm(&sink->groups[g], gs->warm_billed);
     }
 }
 

@@ -31,6 +31,7 @@ struct sim_elastic {
     int64_t t0_ms;         /* the first sample's time */
     int64_t last_ms;       /* the open (last) sample's time */
     double d, s, b;        /* the open sample: demand, supply, billed */
+    double w;              /* ... of billed, the warm pool's instances */
     double prev_d, prev_s; /* the closed sample before it, when have_prev */
     int have_prev;
     /* Integrals over the closed samples, weighted by their durations in ms. */
@@ -40,7 +41,7 @@ struct sim_elastic {
     double over_time_ms;   /* s > d */
     double mismatch_ms;    /* sgn(change of s) != sgn(change of d), after the first sample */
     double after_first_ms; /* time after the first sample's interval */
-    double demand_ms, supply_ms, billed_ms;
+    double demand_ms, supply_ms, billed_ms, warm_ms;
     int supply_changes, demand_changes;
 };
 
@@ -59,6 +60,7 @@ struct sim_elastic_result {
     double mean_supply;
     double supply_instance_hours; /* integral of supply */
     double cost_instance_hours;   /* integral of billed instances (what EC2 charges for) */
+    double warm_instance_hours;   /* ... of them the warm pool's (running in the pool) */
 };
 
 void sim_elastic_init(struct sim_elastic *e);
@@ -70,6 +72,10 @@ void sim_elastic_init(struct sim_elastic *e);
 int sim_elastic_add(struct sim_elastic *e, int64_t t_ms, double demand, double supply,
                     double billed);
 
+/* Of the last added sample's billed instances, warm are the warm pool's (call after
+ * sim_elastic_add for the same sample; 0 when not called). */
+void sim_elastic_set_warm(struct sim_elastic *e, double warm);
+
 /* Computes the figures as if the last sample held until end_ms (end_ms before the last
  * sample counts as the last sample's time). With no sample, or zero duration, every
  * figure is 0. Does not change the accumulator, so it can be read mid-run. */
@@ -78,11 +84,10 @@ void sim_elastic_result(const struct sim_elastic *e, int64_t end_ms,
 
 /* A timeline sink computing the figures of each group from every sample, at full
  * resolution: demand = the group's demand, supply = in_service, billed = in_service +
- * pending + terminating. A sample covers (t_ms - interval_ms, t_ms], so it is added at
- * t_ms - interval_ms. Attach with
- *     sim_timeline_add_sink(tl, sim_elastic_sink_on_sample, NULL, &sink);
- * after sim_elastic_sink_init(&sink, ngroups); read each group's figures with
- * sim_elastic_result(&sink.groups[g], end_ms, &r). */
+ * pending + terminating + warm_billed (the warm pool's running instances). A sample covers (t_ms -
+ * interval_ms, t_ms], so it is added at t_ms - interval_ms. Attach with sim_timeline_add_sink(tl,
+ * sim_elastic_sink_on_sample, NULL, &sink); after sim_elastic_sink_init(&sink, ngroups); read each
+ * group's figures with sim_elastic_result(&sink.groups[g], end_ms, &r). */
 struct sim_elastic_sink {
     int ngroups;
     struct sim_elastic groups[SIM_TIMELINE_MAX_GROUPS];

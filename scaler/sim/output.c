@@ -414,6 +414,10 @@ void sim_out_json_tail(FILE *f, const struct sim_elastic_sink *elastic,
         fprintf(f, ",\"final_desired\":%d,\"final_in_service\":%d,\"instance_hours\":",
                 r->final_desired[g], r->final_in_service[g]);
         sim_out_json_num(f, er.cost_instance_hours);
+        if (er.warm_instance_hours > 0) { /* a group with a warm pool (docs/autoscaling.md 7.4) */
+            fputs(",\"warm_instance_hours\":", f);
+            sim_out_json_num(f, er.warm_instance_hours);
+        }
         fputs(",\"theta_u_pct\":", f);
         sim_out_json_num(f, er.theta_u_pct);
         fputs(",\"theta_o_pct\":", f);
@@ -479,6 +483,11 @@ void sim_out_print_summary(FILE *f, const char *scenario, const char *how, const
                 tc->group_names[g], r->final_desired[g], r->final_in_service[g],
                 er.cost_instance_hours, er.theta_u_pct, er.theta_o_pct, er.tau_u_pct, er.tau_o_pct,
                 er.instability_pct, er.jitter_per_h, er.mean_demand, er.mean_supply);
+        if (er.warm_instance_hours > 0)
+            fprintf(f,
+                    "  of which %.2f instance-hours are the warm pool's instances while running "
+                    "(stopped or hibernated ones are not billed: EBS storage only)\n",
+                    er.warm_instance_hours);
         if (tc->group_basis) {
             char basis[2 * SIM_PATH_MAX + 160];
             sim_elastic_basis_format(&tc->group_basis[g], basis, sizeof(basis));

@@ -505,9 +505,11 @@ static void elastic_from_buckets(const struct page *p, int g, struct sim_elastic
     for (int i = 0; i < p->nb; i++) {
         const struct sim_bucket *b = sim_timeline_bucket(p->in->tl, i);
         const struct sim_group_bucket *gb = &b->groups[g];
+        double warm = gb->warm_billed.n ? gb->warm_billed.mean : 0;
         double billed = gb->in_service.mean + (gb->pending.n ? gb->pending.mean : 0) +
-                        (gb->terminating.n ? gb->terminating.mean : 0);
+                        (gb->terminating.n ? gb->terminating.mean : 0) + warm;
         sim_elastic_add(&e, b->t0_ms, gb->demand.mean, gb->in_service.mean, billed);
+        sim_elastic_set_warm(&e, warm);
     }
     sim_elastic_result(&e, p->end_ms, r);
 }

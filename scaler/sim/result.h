@@ -25,7 +25,8 @@ struct sim_run_result {
     int ngroups;
     int final_desired[SIM_TIMELINE_MAX_GROUPS];
     int final_in_service[SIM_TIMELINE_MAX_GROUPS];
-    double instance_hours[SIM_TIMELINE_MAX_GROUPS]; /* billed: pending + InService + Terminating */
+    double instance_hours[SIM_TIMELINE_MAX_GROUPS]; /* billed: pending + InService + Terminating +
+                                                       running warm */
     /* What setup found the run cannot model (an alarm on a metric the simulator does not
      * produce, a health check on a port no listener serves), one line each without the
      * program's name or a newline, for the caller to print (`scaler: warning: <line>`).

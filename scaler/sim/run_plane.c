@@ -95,6 +95,14 @@ int sync_instances(struct eng *e)
             snprintf(ss->id, sizeof(ss->id), "%s", in->instance_id);
             ss->group = g;
         }
+        if (slot < 0 && in->state == SC_EC2_SHUTTING_DOWN) {
+            /* terminated while stopped (a warm pool's instance): no process to stop */
+            sc_ec2_instance_terminated(e->ec2, in->instance_id, e->now_ms);
+            reported = 1;
+            n = sc_ec2_instance_count(e->ec2);
+            i = -1;
+            continue;
+        }
         if (slot < 0)
             continue;
         if ((in->state == SC_EC2_SHUTTING_DOWN || in->state == SC_EC2_STOPPING)) {

@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "scaler/app.h"
 #include "scaler/asg.h"
+#include "scaler/asg_warm.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/elb.h"
 #include "scaler/sim/elastic.h"
@@ -306,6 +307,7 @@ void emit_sample(struct eng *e, int64_t interval_ms, struct sim_checker *checker
         if (gi) {
             o->desired = gi->desired_capacity;
             sc_asg_group_lifecycle_counts(gi, &o->pending, &o->in_service, &o->terminating);
+            o->warm_billed = sc_asg_warm_pool_billed(gi);
         }
         o->cpu_pct = gcap[g] > 0 ? 100.0 * gbusy[g] / gcap[g] : NAN;
         if (basis.kind == SIM_DEMAND_REQUESTS)

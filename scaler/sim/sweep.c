@@ -21,7 +21,7 @@ const char *const sim_sweep_columns[] = {
 const char *const sim_sweep_legend[] = {
     "the swept parameter's value",
     "the Auto Scaling group",
-    "cost: instance-hours billed (pending + InService + terminating)",
+    "cost: instance-hours billed (pending + InService + terminating + running warm-pool instances)",
     "under-provisioning accuracy (theta_U): missing capacity, % of demand, averaged over the run",
     "over-provisioning accuracy (theta_O): idle capacity, % of demand, averaged over the run",
     "under-provisioning timeshare (tau_U): % of the time with fewer instances than demand",

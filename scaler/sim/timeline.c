@@ -226,6 +226,7 @@ static void bucket_merge(struct sim_timeline *tl, struct sim_bucket *a, const st
         stat_merge(&ga[g].in_service, &b->groups[g].in_service);
         stat_merge(&ga[g].pending, &b->groups[g].pending);
         stat_merge(&ga[g].terminating, &b->groups[g].terminating);
+        stat_merge(&ga[g].warm_billed, &b->groups[g].warm_billed);
         stat_merge(&ga[g].cpu_pct, &b->groups[g].cpu_pct);
         stat_merge(&ga[g].demand, &b->groups[g].demand);
     }
@@ -300,6 +301,7 @@ static void bucket_from_sample(struct sim_timeline *tl, struct sim_bucket *b,
         stat_set(&g[i].in_service, s->groups[i].in_service);
         stat_set(&g[i].pending, s->groups[i].pending);
         stat_set(&g[i].terminating, s->groups[i].terminating);
+        stat_set(&g[i].warm_billed, s->groups[i].warm_billed);
         stat_set(&g[i].cpu_pct, s->groups[i].cpu_pct);
         stat_set(&g[i].demand, s->groups[i].demand);
     }

@@ -58,6 +58,9 @@ struct sim_group_sample {
      * ceil(offered work / (target * workers)), at least 1 while any load is offered,
      * 0 when none is. The elasticity figures compare in_service (supply) with it. */
     int demand;
+    /* the warm pool's instances EC2 bills now (sc_asg_warm_billed: running in the pool,
+     * not stopped or hibernated; docs/autoscaling.md 7.4); 0 without a pool */
+    int warm_billed;
 };
 
 /* One sample: the interval (t_ms - interval_ms, t_ms]. */
@@ -164,7 +167,7 @@ struct sim_stat {
 };
 
 struct sim_group_bucket {
-    struct sim_stat desired, in_service, pending, terminating, cpu_pct, demand;
+    struct sim_stat desired, in_service, pending, terminating, cpu_pct, demand, warm_billed;
 };
 
 /* One kept bucket: samples with t_ms in (t0_ms, t1_ms]. */

@@ -7,7 +7,10 @@
 # the pool and its instances survive a restart with --state, and a scale-out after it still
 # draws from them; DeleteWarmPool (PendingDelete, ForceDelete); the refusal of a group with a
 # mixed instances policy with AWS's text, and the other errors; DescribeAutoScalingGroups'
-# WarmPoolConfiguration and WarmPoolSize. TAP lines; KEEP_TMP=1.
+# WarmPoolConfiguration and WarmPoolSize; ReuseOnScaleIn with a terminate hook (the returning
+# instance waits in Warmed:Pending:Wait, a warm instance terminated in Warmed:Terminating:Wait,
+# CompleteLifecycleAction and heartbeats there); PoolState Hibernated keeps the process paused
+# (SIGSTOP) and a scale-out resumes the same process. TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -265,6 +268,113 @@ elif phase == "after-restart":
                and pool() == {} and "WarmPoolConfiguration" not in group() and "WarmPoolSize" not in group(), 15),
           (asg.describe_warm_pool(AutoScalingGroupName="g1"), group().get("WarmPoolConfiguration")))
     check("the group keeps its InService instances", len(in_service()) == 2, in_service())
+
+    # --- ReuseOnScaleIn with a terminate hook (docs/autoscaling.md 7.2) ---------------------
+    def acts_of(name, iid):
+        return [a for a in asg.describe_scaling_activities(AutoScalingGroupName=name)["Activities"]
+                if iid in a["Description"]]
+
+    def instance_state(iid):
+        r = asg.describe_auto_scaling_instances(InstanceIds=[iid])["AutoScalingInstances"]
+        return r[0]["LifecycleState"] if r else None
+
+    elb.create_load_balancer(LoadBalancerName="lb3", AvailabilityZones=["us-east-1a"], Listeners=[
+        {"Protocol": "HTTP", "LoadBalancerPort": 80, "InstanceProtocol": "HTTP", "InstancePort": 8080}])
+    asg.create_launch_configuration(LaunchConfigurationName="lc3", ImageId="ami-12345678",
+                                    InstanceType="m1.small",
+                                    UserData=json.dumps({"boot_s": 30, "workers": 2, "service_ms": 1}))
+    asg.create_auto_scaling_group(AutoScalingGroupName="g3", LaunchConfigurationName="lc3", MinSize=0,
+                                  MaxSize=2, DesiredCapacity=2, AvailabilityZones=["us-east-1a"],
+                                  LoadBalancerNames=["lb3"])
+    two = wait(lambda: (lambda s: s if len(s) == 2 else None)(in_service("g3")), 20)
+    check("g3: two InService", two, group("g3")["Instances"])
+    # 600 s: 10 real seconds at --time-scale 60, long enough to look at the wait
+    asg.put_lifecycle_hook(AutoScalingGroupName="g3", LifecycleHookName="drain",
+                           LifecycleTransition="autoscaling:EC2_INSTANCE_TERMINATING",
+                           HeartbeatTimeout=600, DefaultResult="ABANDON")
+    asg.put_warm_pool(AutoScalingGroupName="g3", InstanceReusePolicy={"ReuseOnScaleIn": True})
+    asg.set_desired_capacity(AutoScalingGroupName="g3", DesiredCapacity=1)
+    back = wait(lambda: [i for i, s in pool("g3").items() if s == "Warmed:Pending:Wait"], 10)
+    victim = back[0] if back else None
+    check("scale-in with ReuseOnScaleIn and a terminate hook: the instance waits in "
+          "Warmed:Pending:Wait (DescribeWarmPool)", victim and victim in (two or []), pool("g3"))
+    check("... not Terminating:Wait: DescribeAutoScalingInstances says Warmed:Pending:Wait",
+          victim and instance_state(victim) == "Warmed:Pending:Wait", victim and instance_state(victim))
+    check("... out of the load balancer, still running with its process",
+          victim and victim not in [i["InstanceId"] for i in
+                                    elb.describe_instance_health(LoadBalancerName="lb3")["InstanceStates"]]
+          and ec2_state(victim) == "running" and processes().get(victim) == "listening",
+          victim and (ec2_state(victim), processes().get(victim)))
+    a = acts_of("g3", victim)[0] if victim else {}
+    check("... its activity: Moving EC2 instance to warm pool, MidLifecycleAction",
+          a.get("Description") == f"Moving EC2 instance to warm pool: {victim}" and
+          a.get("StatusCode") == "MidLifecycleAction", a)
+    e = error_of(asg.complete_lifecycle_action, AutoScalingGroupName="g3", LifecycleHookName="drain",
+                 LifecycleActionToken="00000000-0000-4000-8000-000000000000", LifecycleActionResult="CONTINUE")
+    check("CompleteLifecycleAction with an unknown token: ValidationError",
+          e == ("ValidationError", "No active Lifecycle Action found with token "
+                "00000000-0000-4000-8000-000000000000"), e)
+    asg.record_lifecycle_action_heartbeat(AutoScalingGroupName="g3", LifecycleHookName="drain",
+                                          InstanceId=victim)
+    check("RecordLifecycleActionHeartbeat by instance id is accepted; it still waits",
+          pool("g3").get(victim) == "Warmed:Pending:Wait", pool("g3"))
+    asg.complete_lifecycle_action(AutoScalingGroupName="g3", LifecycleHookName="drain",
+                                  InstanceId=victim, LifecycleActionResult="CONTINUE")
+    check("CompleteLifecycleAction CONTINUE: Warmed:Stopped",
+          wait(lambda: pool("g3").get(victim) == "Warmed:Stopped", 10), pool("g3"))
+    check("... stopped in EC2 without a process, never terminated",
+          ec2_state(victim) == "stopped" and victim not in processes(), (ec2_state(victim), processes()))
+    a = acts_of("g3", victim)[0]
+    check("... the activity Successful", a["StatusCode"] == "Successful", a)
+
+    # a warm instance terminated: Warmed:Terminating:Wait, then Proceed and Terminated
+    asg.terminate_instance_in_auto_scaling_group(InstanceId=victim, ShouldDecrementDesiredCapacity=False)
+    check("TerminateInstanceInAutoScalingGroup of the warm instance: Warmed:Terminating:Wait",
+          wait(lambda: pool("g3").get(victim) == "Warmed:Terminating:Wait", 10), pool("g3"))
+    check("... EC2 not told yet (still stopped)", ec2_state(victim) == "stopped", ec2_state(victim))
+    a = acts_of("g3", victim)[0]
+    check("... its activity: Terminating EC2 instance, MidLifecycleAction",
+          a["Description"] == f"Terminating EC2 instance: {victim}" and a["StatusCode"] == "MidLifecycleAction", a)
+    asg.complete_lifecycle_action(AutoScalingGroupName="g3", LifecycleHookName="drain",
+                                  InstanceId=victim, LifecycleActionResult="CONTINUE")
+    check("CompleteLifecycleAction CONTINUE: EC2 terminates it and it leaves the pool",
+          wait(lambda: victim not in pool("g3") and ec2_state(victim) in ("terminated", None), 10),
+          (pool("g3"), ec2_state(victim)))
+    check("... the activity Successful", acts_of("g3", victim)[0]["StatusCode"] == "Successful",
+          acts_of("g3", victim)[0])
+    check("desired unchanged (1)", group("g3")["DesiredCapacity"] == 1, group("g3")["DesiredCapacity"])
+
+    # --- PoolState Hibernated: the process paused (SIGSTOP), resumed as it was ---------------
+    def procs_full():
+        with urllib.request.urlopen(ep + "/_scalelab/dataplane", timeout=5) as r:
+            return {p["id"]: p for p in json.load(r)["instances"]}
+
+    def proc_stat(pid):
+        try:
+            return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return None
+
+    asg.create_auto_scaling_group(AutoScalingGroupName="g4", LaunchConfigurationName="lc3", MinSize=0,
+                                  MaxSize=1, DesiredCapacity=0, AvailabilityZones=["us-east-1a"],
+                                  LoadBalancerNames=["lb3"])
+    asg.put_warm_pool(AutoScalingGroupName="g4", PoolState="Hibernated")
+    p = wait(lambda: pool_in("Warmed:Hibernated", 1, "g4"), 20)
+    check("PoolState Hibernated: Warmed:Hibernated", p, pool("g4"))
+    hid = next(iter(p)) if p else None
+    pr = procs_full().get(hid, {})
+    check("... stopped in EC2, its process kept but paused (state hibernated, SIGSTOPped: T)",
+          hid and ec2_state(hid) == "stopped" and pr.get("state") == "hibernated" and
+          proc_stat(pr.get("pid")) == "T", (hid and ec2_state(hid), pr, proc_stat(pr.get("pid"))))
+    t0 = time.time()
+    asg.set_desired_capacity(AutoScalingGroupName="g4", DesiredCapacity=1)
+    up = wait(lambda: in_service("g4") == [hid], 10)
+    took = time.time() - t0
+    pr2 = procs_full().get(hid, {})
+    print(f"# resume from hibernation {took:.2f} s")
+    check("scale-out: the hibernated instance resumes InService, the same process running again "
+          "(no boot, no start-up)", up and pr2.get("pid") == pr.get("pid") and pr2.get("state") == "listening"
+          and proc_stat(pr2.get("pid")) in ("S", "R"), (pr, pr2, proc_stat(pr2.get("pid"))))
 
 sys.exit(tap.failed)
 EOF

@@ -9,7 +9,10 @@
 # - scheduled actions (one-time and recurrences read in their TimeZone on the scenario's
 #   clock) change the capacity at their scenario times;
 # - an instance refresh at its time replaces every instance with the new launch
-#   configuration's, healthy capacity never below MinHealthyPercentage.
+#   configuration's, healthy capacity never below MinHealthyPercentage;
+# - warm-pool-hooks.json: the terminate hook's handler answers for instances returning to
+#   the warm pool (Warmed:Pending:Wait) and for the pool's surplus (Warmed:Terminating:Wait),
+#   found through DescribeWarmPool; warm instance-hours in the observed summary.
 # Every emulator is loadgen's own (its process group, stopped by loadgen). TAP lines.
 set -euo pipefail
 
@@ -213,5 +216,31 @@ EOF
 check_flag "refresh: both instances replaced by the refresh, InService never below 1 (rc $rc)" \
     "$([ "$rc" = 0 ] && [ "$c" = 1 ] && ! grep -q refused "$TMP/refresh.err" && echo 1)" \
     "$TMP/refresh.py" "$TMP/refresh.out" "$TMP/refresh.err"
+
+# --- warm pool: reuse on scale-in with a terminate hook (docs/autoscaling.md 7.2) -------
+cp "$ROOT/scenarios/warm-pool-hooks.json" "$TMP/warmhooks.json"
+run warmhooks 120
+c=0
+python3 - "$TMP/warmhooks.out.json" >"$TMP/warmhooks.py" 2>&1 <<'EOF' && c=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+acts = [e for e in d["timeline"] if e["type"] == "activity"]
+moved = [a for a in acts if a["description"].startswith("Moving EC2 instance to warm pool")]
+term = [a for a in acts if a["description"].startswith("Terminating EC2 instance")]
+# the scale-in at 1200 s: both wait in Warmed:Pending:Wait for the handler's 120 s (plus up
+# to one hook poll, 12 s, and the deregistration), not the 300 s heartbeat
+assert len(moved) == 2 and all(120 <= a["end_s"] - a["t_s"] <= 200 for a in moved), moved
+# MaxSize 2 at 1800 s: the pool's surplus waits in Warmed:Terminating:Wait for the handler
+assert len(term) == 1 and 1800 <= term[0]["t_s"] <= 1830, term
+assert 120 <= term[0]["end_s"] - term[0]["t_s"] <= 200, term
+g = d["summary"]["groups"][0]
+assert g.get("warm_instance_hours", 0) > 0 and g["instance_hours"] > g["warm_instance_hours"], g
+print("moved", [(a["t_s"], a["end_s"]) for a in moved], "terminated", term[0]["t_s"],
+      term[0]["end_s"], "warm h", g["warm_instance_hours"])
+EOF
+check_flag "warm pool: the expectations hold; the returning instances wait for the terminate hook's handler (Warmed:Pending:Wait), the pool's surplus too (Warmed:Terminating:Wait); warm instance-hours counted (rc $rc)" \
+    "$([ "$rc" = 0 ] && [ "$c" = 1 ] && echo 1)" "$TMP/warmhooks.py" "$TMP/warmhooks.out" "$TMP/warmhooks.err"
+check_flag "warm pool: every CompleteLifecycleAction accepted (DescribeWarmPool tells launches from returns)" \
+    "$(! grep -q 'CompleteLifecycleAction' "$TMP/warmhooks.err" && echo 1)" "$TMP/warmhooks.err"
 
 finish

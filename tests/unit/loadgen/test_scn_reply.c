@@ -161,6 +161,44 @@ static void test_scn_reply_group(void **state)
     xmlFreeDoc(d);
 }
 
+/* DescribeWarmPool: the pool's instances with their Warmed:* states, and the page token. */
+static void test_scn_reply_warm_pool(void **state)
+{
+    static const char *const xml =
+        "<DescribeWarmPoolResponse xmlns=\"http://autoscaling.amazonaws.com/doc/2011-01-01/\">"
+        "<DescribeWarmPoolResult><WarmPoolConfiguration><MinSize>0</MinSize>"
+        "<PoolState>Stopped</PoolState></WarmPoolConfiguration><Instances>"
+        "<member><InstanceId>i-a</InstanceId><LifecycleState>Warmed:Pending:Wait</LifecycleState>"
+        "<HealthStatus>Healthy</HealthStatus></member>"
+        "<member><InstanceId>i-b</InstanceId>"
+        "<LifecycleState>Warmed:Terminating:Wait</LifecycleState></member>"
+        "</Instances><NextToken>tok2</NextToken></DescribeWarmPoolResult>"
+        "</DescribeWarmPoolResponse>";
+    static const char *const none = "<DescribeWarmPoolResponse><DescribeWarmPoolResult><Instances/>"
+                                    "</DescribeWarmPoolResult></DescribeWarmPoolResponse>";
+    xmlDoc *d = doc_of(xml);
+    struct scn_group_state st;
+    char next[64];
+
+    (void)state;
+    scn_reply_warm_pool(d, &st, next, sizeof(next));
+    assert_int_equal(st.found, 1);
+    assert_int_equal(st.ninstances, 2);
+    assert_string_equal(st.inst[0].id, "i-a");
+    assert_string_equal(st.inst[0].lifecycle, "Warmed:Pending:Wait");
+    assert_string_equal(st.inst[1].lifecycle, "Warmed:Terminating:Wait");
+    assert_int_equal(st.in_service + st.pending + st.terminating + st.other, 0);
+    assert_string_equal(next, "tok2");
+    assert_string_equal(st.pool_state, "Stopped");
+    xmlFreeDoc(d);
+    d = doc_of(none);
+    scn_reply_warm_pool(d, &st, next, sizeof(next));
+    assert_int_equal(st.found, 0);
+    assert_int_equal(st.ninstances, 0);
+    assert_string_equal(next, "");
+    xmlFreeDoc(d);
+}
+
 static void test_scn_reply_metric(void **state)
 {
     xmlDoc *d = doc_of(
@@ -383,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_scn_reply_ref_substitute),
         cmocka_unit_test(test_scn_reply_at_substitute),
         cmocka_unit_test(test_scn_reply_group),
+        cmocka_unit_test(test_scn_reply_warm_pool),
         cmocka_unit_test(test_scn_reply_metric),
         cmocka_unit_test(test_scn_reply_metric_sum),
         cmocka_unit_test(test_scn_reply_alarms),

@@ -667,6 +667,321 @@ static void test_asg_warm_save_load(void **state)
     free(y);
 }
 
+/* --- the terminate hooks on returning to and leaving the pool (7.2) ------------------------ */
+
+static void put_hook(struct fx *x, const char *name, const char *transition, const char *result,
+                     int heartbeat_s)
+{
+    struct sc_asg_hook_req h = { .lifecycle_hook_name = name,
+                                 .auto_scaling_group_name = "g",
+                                 .lifecycle_transition = transition,
+                                 .default_result = result,
+                                 .has_heartbeat_timeout = heartbeat_s > 0,
+                                 .heartbeat_timeout = heartbeat_s };
+
+    assert_int_equal(sc_asg_put_lifecycle_hook(x->asg, &h, T0, &x->err), SC_OK);
+}
+
+#define TERMINATING "autoscaling:EC2_INSTANCE_TERMINATING"
+#define LAUNCHING   "autoscaling:EC2_INSTANCE_LAUNCHING"
+
+/* The activity of the instance (its latest), or NULL. */
+static const struct sc_asg_activity_info *act_of(struct fx *x, const char *id)
+{
+    for (int i = 0; i < sc_asg_activity_count(x->asg, "g"); i++) {
+        const struct sc_asg_activity_info *a = sc_asg_activity_at(x->asg, "g", i);
+
+        if (strstr(a->description, id))
+            return a;
+    }
+    return NULL;
+}
+
+/* Two InService, a pool with ReuseOnScaleIn and a terminate hook; scale in to one: the id of
+ * the instance returning to the pool. */
+static void return_one(struct fx *x, const char *result, int heartbeat_s, char *id)
+{
+    set_desired(x, 2, T0);
+    settle_warm(x, T0);
+    put_hook(x, "drain", TERMINATING, result, heartbeat_s);
+    put_pool(x, -2, 0, NULL, 1);
+    settle_warm(x, T0 + SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 3);
+    set_desired(x, 1, T0 + 10 * SEC);
+    settle_warm(x, T0 + 10 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 1);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_WAIT), 1);
+    snprintf(id, SC_ASG_ID_LEN, "%s", nth_in(x, SC_ASG_WARMED_PENDING_WAIT, 0));
+}
+
+/* ReuseOnScaleIn with an EC2_INSTANCE_TERMINATING hook: the returning instance is
+ * deregistered, then waits in Warmed:Pending:Wait (not Terminating:Wait) with one action of
+ * the terminate hook, running, its activity MidLifecycleAction; CONTINUE: Warmed:Pending:Proceed
+ * and the pool state (stopped), the activity Successful; EC2 never terminates it. */
+static void test_asg_warm_return_waits_for_terminate_hooks(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_action_info ai;
+    char id[SC_ASG_ID_LEN];
+
+    return_one(x, "ABANDON", 0, id);
+    assert_false(finst(&x->f, id)->registered);
+    assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_RUNNING);
+    assert_int_equal(finst(&x->f, id)->stops, 0); /* not stopped while the hook runs */
+    assert_int_equal(count_in(x, SC_ASG_TERMINATING_WAIT), 0);
+    assert_int_equal(sc_asg_lifecycle_action_count(x->asg, "g"), 1);
+    assert_int_equal(sc_asg_lifecycle_action_at(x->asg, "g", 0, &ai), 0);
+    assert_string_equal(ai.instance_id, id);
+    assert_string_equal(ai.lifecycle_hook_name, "drain");
+    assert_false(ai.launching);
+    assert_string_equal(act_of(x, id)->status_code, "MidLifecycleAction");
+    assert_non_null(strstr(act_of(x, id)->description, "Moving EC2 instance to warm pool: "));
+    /* the group's metric: pending in the pool */
+    assert_int_equal(sc_asg_warm_pool_size(grp(x)), 4);
+    assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "drain", NULL, id, "CONTINUE",
+                                                      T0 + 20 * SEC, &x->err),
+                     SC_OK);
+    x->f.slow_stop = 1;
+    sc_asg_step(x->asg, T0 + 20 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_PROCEED), 1);
+    assert_int_equal(finst(&x->f, id)->stops, 1);
+    x->f.slow_stop = 0;
+    finst(&x->f, id)->state = SC_ASG_EC2_STOPPED;
+    settle_warm(x, T0 + 21 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 4);
+    assert_string_equal(act_of(x, id)->status_code, "Successful");
+    assert_int_equal(x->f.ninst, 5); /* nothing terminated, nothing launched */
+    /* the action is no longer active */
+    assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "drain", NULL, id, "CONTINUE",
+                                                      T0 + 22 * SEC, &x->err),
+                     SC_ERR_VALIDATION);
+}
+
+/* ABANDON (sent or by timeout) on a returning instance ends the other actions and lets it go
+ * into the pool as CONTINUE does: a terminate hook's results both let the instance go on
+ * (scalelab's reading, docs/autoscaling.md 7.2). */
+static void test_asg_warm_return_abandon_still_returns(void **state)
+{
+    struct fx *x = *state;
+    char id[SC_ASG_ID_LEN];
+
+    return_one(x, "CONTINUE", 0, id);
+    assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "drain", NULL, id, "ABANDON",
+                                                      T0 + 20 * SEC, &x->err),
+                     SC_OK);
+    settle_warm(x, T0 + 20 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 4);
+    assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_STOPPED);
+    assert_int_equal(x->f.ninst, 5);
+}
+
+/* The returning instance's action times out after HeartbeatTimeout (a heartbeat restarts
+ * it); the default result applies and it enters the pool. */
+static void test_asg_warm_return_hook_timeout(void **state)
+{
+    struct fx *x = *state;
+    char id[SC_ASG_ID_LEN];
+
+    return_one(x, "ABANDON", 30, id);
+    assert_int_equal(sc_asg_record_lifecycle_action_heartbeat(x->asg, "g", "drain", NULL, id,
+                                                              T0 + 30 * SEC, &x->err),
+                     SC_OK);
+    settle_warm(x, T0 + 50 * SEC); /* 40 s after the start, 20 after the heartbeat */
+    assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_WAIT), 1);
+    settle_warm(x, T0 + 61 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_WAIT), 0);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 4);
+    assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_STOPPED);
+}
+
+/* A returning instance waits for the terminate hooks only: a launch hook opens no action
+ * for it (it runs again when the instance leaves the pool). */
+static void test_asg_warm_return_runs_terminate_hooks_only(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_action_info ai;
+    char id[SC_ASG_ID_LEN];
+
+    settle_warm(x, T0);
+    put_hook(x, "boot", LAUNCHING, "CONTINUE", 0);
+    set_desired(x, 2, T0);
+    sc_asg_step(x->asg, T0);
+    for (int i = 0; i < x->f.ninst; i++)
+        x->f.inst[i].state = SC_ASG_EC2_RUNNING;
+    settle_warm(x, T0 + 1);
+    assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "boot", NULL,
+                                                      nth_in(x, SC_ASG_PENDING_WAIT, 0), "CONTINUE",
+                                                      T0 + 2 * SEC, &x->err),
+                     SC_OK);
+    settle_warm(x, T0 + 2 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_IN_SERVICE), 2);
+    put_hook(x, "drain", TERMINATING, "CONTINUE", 0);
+    put_pool(x, 2, 0, NULL, 1); /* 2 - 2: empty, 1 at desired 1 */
+    settle_warm(x, T0 + 3 * SEC);
+    set_desired(x, 1, T0 + 10 * SEC);
+    settle_warm(x, T0 + 10 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_PENDING_WAIT), 1);
+    snprintf(id, sizeof(id), "%s", nth_in(x, SC_ASG_WARMED_PENDING_WAIT, 0));
+    assert_int_equal(sc_asg_lifecycle_action_count(x->asg, "g"), 1);
+    assert_int_equal(sc_asg_lifecycle_action_at(x->asg, "g", 0, &ai), 0);
+    assert_string_equal(ai.lifecycle_hook_name, "drain");
+    assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "boot", NULL, id, "CONTINUE",
+                                                      T0 + 11 * SEC, &x->err),
+                     SC_ERR_VALIDATION);
+    assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "drain", NULL, id, "CONTINUE",
+                                                      T0 + 11 * SEC, &x->err),
+                     SC_OK);
+    settle_warm(x, T0 + 11 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
+}
+
+/* A warm instance terminated (TerminateInstanceInAutoScalingGroup, the pool's surplus, a
+ * delete without force) with a terminate hook: Warmed:Terminating -> Warmed:Terminating:Wait
+ * (EC2 not told yet) -> CONTINUE -> Warmed:Terminating:Proceed (EC2 terminates it) ->
+ * Warmed:Terminated; a timeout ends the wait too. */
+static void test_asg_warm_terminate_waits_for_terminate_hooks(void **state)
+{
+    struct fx *x = *state;
+    char id[SC_ASG_ID_LEN], id2[SC_ASG_ID_LEN];
+    struct sc_asg_action_info ai;
+
+    settle_warm(x, T0);
+    put_hook(x, "drain", TERMINATING, "ABANDON", 30);
+    put_pool(x, 3, 0, NULL, -1);
+    settle_warm(x, T0 + SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
+    snprintf(id, sizeof(id), "%s", nth_in(x, SC_ASG_WARMED_STOPPED, 0));
+    snprintf(id2, sizeof(id2), "%s", nth_in(x, SC_ASG_WARMED_STOPPED, 1));
+    assert_int_equal(sc_asg_terminate_instance(x->asg, id, 0, T0 + 2 * SEC, NULL, &x->err), SC_OK);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_TERMINATING), 1);
+    sc_asg_step(x->asg, T0 + 2 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_TERMINATING_WAIT), 1);
+    assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_STOPPED); /* not terminated yet */
+    assert_int_equal(sc_asg_lifecycle_action_at(x->asg, "g", 0, &ai), 0);
+    assert_string_equal(ai.instance_id, id);
+    assert_false(ai.launching);
+    assert_string_equal(act_of(x, id)->status_code, "MidLifecycleAction");
+    assert_int_equal(sc_asg_complete_lifecycle_action(x->asg, "g", "drain", NULL, id, "CONTINUE",
+                                                      T0 + 5 * SEC, &x->err),
+                     SC_OK);
+    sc_asg_step(x->asg, T0 + 5 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_TERMINATING_PROCEED), 1);
+    assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_SHUTTING_DOWN);
+    settle_warm(x, T0 + 6 * SEC);
+    assert_int_equal(finst(&x->f, id)->state, SC_ASG_EC2_GONE);
+    assert_string_equal(act_of(x, id)->status_code, "Successful");
+    /* the pool refilled; now its surplus (MaxGroupPreparedCapacity 2: room for one) waits
+     * too, and its action times out after 30 s */
+    put_pool(x, 2, -1, NULL, -1);
+    settle_warm(x, T0 + 10 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_TERMINATING_WAIT), 1);
+    settle_warm(x, T0 + 39 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_TERMINATING_WAIT), 1);
+    settle_warm(x, T0 + 41 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_TERMINATING_WAIT), 0);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 1);
+    (void)id2;
+}
+
+/* A force delete of the pool drops the terminate actions: its instances go at once. */
+static void test_asg_warm_force_delete_skips_terminate_hooks(void **state)
+{
+    struct fx *x = *state;
+
+    settle_warm(x, T0);
+    put_hook(x, "drain", TERMINATING, "CONTINUE", 0);
+    put_pool(x, 3, 0, NULL, -1);
+    settle_warm(x, T0 + SEC);
+    assert_int_equal(sc_asg_delete_warm_pool(x->asg, "g", 0, T0 + 2 * SEC, &x->err), SC_OK);
+    settle_warm(x, T0 + 2 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_TERMINATING_WAIT), 2); /* without force: wait */
+    assert_int_equal(sc_asg_lifecycle_action_count(x->asg, "g"), 2);
+    assert_int_equal(sc_asg_delete_warm_pool(x->asg, "g", 1, T0 + 3 * SEC, &x->err), SC_OK);
+    assert_int_equal(sc_asg_lifecycle_action_count(x->asg, "g"), 0);
+    assert_int_equal(sc_asg_group_instance_count(grp(x)), 1);
+}
+
+/* Instance-hours as EC2 bills them (7.4): a warm instance counts while it runs (entering,
+ * returning, Warmed:Running; terminating only from a Running pool), not while stopped or
+ * hibernated; the same by name (loadgen's DescribeWarmPool) and over a group. */
+static void test_asg_warm_billed(void **state)
+{
+    struct fx *x = *state;
+
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_PENDING_WAIT, SC_ASG_POOL_STOPPED), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_PENDING_PROCEED, SC_ASG_POOL_HIBERNATED), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_RUNNING, SC_ASG_POOL_RUNNING), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_STOPPED, SC_ASG_POOL_STOPPED), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_HIBERNATED, SC_ASG_POOL_HIBERNATED), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_TERMINATING_WAIT, SC_ASG_POOL_STOPPED), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_TERMINATING_WAIT, SC_ASG_POOL_RUNNING), 1);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_WARMED_TERMINATED, SC_ASG_POOL_RUNNING), 0);
+    assert_int_equal(sc_asg_warm_billed(SC_ASG_IN_SERVICE, SC_ASG_POOL_RUNNING), 0);
+    assert_int_equal(sc_asg_warm_billed_str("Warmed:Running", "Running"), 1);
+    assert_int_equal(sc_asg_warm_billed_str("Warmed:Stopped", "Stopped"), 0);
+    assert_int_equal(sc_asg_warm_billed_str("Warmed:Terminating", "Running"), 1);
+    assert_int_equal(sc_asg_warm_billed_str("InService", "Running"), 0);
+    assert_int_equal(sc_asg_warm_billed_str(NULL, NULL), 0);
+    settle_warm(x, T0);
+    put_pool(x, 3, 0, NULL, -1);
+    sc_asg_step(x->asg, T0 + SEC); /* two launched into the pool: running until stopped */
+    assert_int_equal(sc_asg_warm_pool_billed(grp(x)), 2);
+    settle_warm(x, T0 + 2 * SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
+    assert_int_equal(sc_asg_warm_pool_billed(grp(x)), 0);
+    put_pool(x, 3, 0, "Running", -1);
+    settle_warm(x, T0 + 3 * SEC); /* the pool state applies to instances entering later */
+    assert_int_equal(sc_asg_warm_pool_billed(grp(x)), 0);
+}
+
+static int hibernations;
+
+static void f_hibernate(void *ud, const char *id, int64_t now)
+{
+    hibernations++;
+    f_stop(ud, id, now);
+}
+
+/* PoolState Hibernated asks EC2 to hibernate (StopInstances Hibernate), not to stop; a
+ * Stopped pool stops; both leave the pool stopped in EC2 (Warmed:Hibernated, Warmed:Stopped). */
+static void test_asg_warm_hibernated_pool_hibernates(void **state)
+{
+    struct fx *x = *state;
+    struct sc_asg_env env = fx_env(x);
+    struct sc_asg_lc_req lc = { .launch_configuration_name = "lc",
+                                .image_id = "ami-1",
+                                .instance_type = "t3.micro" };
+    struct sc_asg_group_req g = { .auto_scaling_group_name = "g",
+                                  .launch_configuration_name = "lc",
+                                  .has_min_size = 1,
+                                  .has_max_size = 1,
+                                  .max_size = 3,
+                                  .has_desired_capacity = 1,
+                                  .desired_capacity = 1,
+                                  .availability_zones = zones,
+                                  .navailability_zones = 1 };
+
+    sc_asg_destroy(x->asg);
+    env.launch_template_resolve = f_lt_resolve;
+    env.hibernate_instance = f_hibernate;
+    x->asg = fx_asg_with(x, env);
+    assert_int_equal(sc_asg_create_launch_configuration(x->asg, &lc, T0, &x->err), SC_OK);
+    assert_int_equal(sc_asg_create_group(x->asg, &g, T0, &x->err), SC_OK);
+    settle_warm(x, T0);
+    hibernations = 0;
+    put_pool(x, -2, 0, "Hibernated", -1);
+    settle_warm(x, T0 + SEC);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_HIBERNATED), 2);
+    assert_int_equal(hibernations, 2);
+    put_pool(x, -2, 0, "Stopped", -1);
+    set_desired(x, 3, T0 + 2 * SEC); /* both drawn, then desired 1: two new ones stop */
+    settle_warm(x, T0 + 2 * SEC);
+    set_desired(x, 1, T0 + 3 * SEC);
+    settle_warm(x, T0 + 3 * SEC);
+    assert_int_equal(hibernations, 2);
+    assert_int_equal(count_in(x, SC_ASG_WARMED_STOPPED), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -694,6 +1009,20 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_asg_warm_not_in_group_metrics, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_pool_group_metrics, setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_asg_warm_save_load, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_return_waits_for_terminate_hooks, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_return_abandon_still_returns, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_return_hook_timeout, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_return_runs_terminate_hooks_only, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_terminate_waits_for_terminate_hooks, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_force_delete_skips_terminate_hooks, setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_billed, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_asg_warm_hibernated_pool_hibernates, setup,
+                                        fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

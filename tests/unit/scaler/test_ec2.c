@@ -772,6 +772,30 @@ static void test_ec2_stop_and_start_instances(void **state)
     sc_ec2_destroy(ec2);
 }
 
+/* StopInstances with Hibernate marks the instance hibernated (its memory kept: the data
+ * plane pauses its process); a plain stop clears the mark. */
+static void test_ec2_hibernate_instances(void **state)
+{
+    struct sc_ec2 *ec2 = mk();
+    const char *id = first_id(ec2);
+    const char *ids[] = { id };
+    struct sc_ec2_state_change ch[1];
+    struct sc_error err = { 0 };
+
+    (void)state;
+    sc_ec2_instance_running(ec2, id, T0);
+    assert_int_equal(sc_ec2_hibernate_instances(ec2, ids, 1, T0, ch, &err), SC_OK);
+    assert_int_equal(ch[0].current, SC_EC2_STOPPING);
+    assert_true(sc_ec2_instance_find(ec2, id)->hibernated);
+    assert_int_equal(sc_ec2_instance_stopped(ec2, id, T0 + 1), SC_OK);
+    assert_true(sc_ec2_instance_find(ec2, id)->hibernated);
+    assert_int_equal(sc_ec2_start_instances(ec2, ids, 1, T0 + 2, ch, &err), SC_OK);
+    sc_ec2_instance_running(ec2, id, T0 + 3);
+    assert_int_equal(sc_ec2_stop_instances(ec2, ids, 1, T0 + 4, ch, &err), SC_OK);
+    assert_false(sc_ec2_instance_find(ec2, id)->hibernated);
+    sc_ec2_destroy(ec2);
+}
+
 static void test_ec2_state_names_and_codes(void **state)
 {
     static const struct {
@@ -1843,6 +1867,7 @@ int main(void)
         cmocka_unit_test(test_ec2_describe_instances_groups_by_reservation),
         cmocka_unit_test(test_ec2_describe_instance_status_running_unless_include_all),
         cmocka_unit_test(test_ec2_stop_and_start_instances),
+        cmocka_unit_test(test_ec2_hibernate_instances),
         cmocka_unit_test(test_ec2_state_names_and_codes),
         cmocka_unit_test(test_ec2_instance_type_catalogue),
         cmocka_unit_test(test_ec2_describe_images_catalogue),

@@ -173,6 +173,7 @@ static void test_elastic_sink_per_group(void **state)
         g[0].pending = i <= 2 ? 1 : 0;
         g[1].demand = 1;
         g[1].in_service = 1;
+        g[1].warm_billed = i == 1 ? 3 : 0; /* a warm pool's instances running, then stopped */
         sim_elastic_sink_on_sample(&smp, &sink);
     }
     sim_elastic_result(&sink.groups[0], 4 * MIN_MS, &r0);
@@ -182,9 +183,14 @@ static void test_elastic_sink_per_group(void **state)
     NEAR(r0.tau_u_pct, 50);
     NEAR(r0.cost_instance_hours, 8.0 / 60); /* 2 billed each minute */
     NEAR(r0.supply_instance_hours, 6.0 / 60);
+    NEAR(r0.warm_instance_hours, 0);
     NEAR(r1.theta_u_pct, 0);
     NEAR(r1.theta_o_pct, 0);
     NEAR(r1.instability_pct, 0);
+    /* billed: the running warm instances too (docs/autoscaling.md 7.4), supply not */
+    NEAR(r1.cost_instance_hours, (4.0 + 3.0) / 60);
+    NEAR(r1.warm_instance_hours, 3.0 / 60);
+    NEAR(r1.supply_instance_hours, 4.0 / 60);
 }
 
 /* a: 1 from 0 s, 2 from 10 s, 3 from 20 s; b: 1 from 0 s, 2 from 12 s, 4 from 25 s; end 30 s.

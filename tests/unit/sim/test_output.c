@@ -34,7 +34,7 @@ static void cfg(struct sim_timeline_config *tc)
 static void test_output_row(void **state)
 {
     struct sim_timeline_config tc;
-    struct sim_group_sample g = { 3, 2, 1, 0, 85.25, 3 };
+    struct sim_group_sample g = { 3, 2, 1, 0, 85.25, 3, 0 };
     enum sim_alarm_state as[2] = { SIM_ALARM_ALARM, SIM_ALARM_INSUFFICIENT_DATA };
     struct sim_sample s = { 0 };
     char line[512];
