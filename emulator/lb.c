@@ -174,6 +174,11 @@ const char *lb_node_zone(const struct cconn *c)
 }
 
 /* Assigns a node (zone) to a new client, in turn among zones with routable backends. */
+uint64_t lb_client_key(const struct cconn *c)
+{
+    return sc_elbv2_source_ip_key(&c->peer.sin_addr, sizeof(c->peer.sin_addr));
+}
+
 void lb_assign_node(struct cconn *c)
 {
     struct lb_listener *l = c->l;
@@ -181,6 +186,23 @@ void lb_assign_node(struct cconn *c)
     c->node = -1;
     if (l->nzones == 0)
         return;
+    if (!l->cross_zone && l->sticky[1].type == SC_STICKY_SOURCE_IP) {
+        /* an NLB's client keeps its node as it keeps its target: the same rule over the
+         * zones that have a routable target (docs/elbv2.md 10.4) */
+        uint64_t keys[LB_ZONES_MAX];
+        int idx[LB_ZONES_MAX], n = 0, k;
+
+        for (int z = 0; z < l->nzones && n < LB_ZONES_MAX; z++) {
+            if (bal_routable_count(&l->set, l->zones[z]) > 0) {
+                keys[n] = sc_sticky_key(l->zones[z]);
+                idx[n++] = z;
+            }
+        }
+        k = n > 0 ? sc_elbv2_source_ip_pick(lb_client_key(c), keys, n) : -1;
+        if (k >= 0)
+            c->node = idx[k];
+        return;
+    }
     if (l->cross_zone) {
         /* any node routes anywhere; the node's zone still names the request's
          * AvailabilityZone in the metrics */

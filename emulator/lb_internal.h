@@ -207,8 +207,11 @@ void lb_run_surge_queue(struct lb_listener *l); /* starts queued requests that c
 void lb_client_process(struct cconn *c);
 /* Appends bytes to the client's pending output. Returns -1 when they do not fit. */
 int lb_out_append(struct cconn *c, const char *p, size_t n);
-/* Assigns a node (zone) to a new client, in turn among zones with routable backends. */
+/* Assigns a node (zone) to a new client, in turn among zones with routable backends (with
+ * an NLB group's source_ip stickiness and cross-zone off: by the client's address). */
 void lb_assign_node(struct cconn *c);
+/* The client's address as sc_elbv2_source_ip_key reads it. */
+uint64_t lb_client_key(const struct cconn *c);
 /* The zone c's node routes to, or NULL for any. */
 const char *lb_node_zone(const struct cconn *c);
 
