@@ -689,11 +689,12 @@ struct sc_elbv2_nlb_traffic {
     double active_flows_tcp, active_flows_tls; /* flows open at some time in the minute */
     double new_flows_tcp, new_flows_tls;
     double bytes_tcp, bytes_tls; /* payload both ways (TLS: after decryption) */
+    double active_flows_udp, new_flows_udp, bytes_udp; /* UDP: a client address and port */
     double client_resets, elb_resets, target_resets;
 };
 /* Puts one minute's AWS/NetworkELB metrics of Network Load Balancer lb_arn (docs/elbv2.md
- * 11.1): ActiveFlowCount, NewFlowCount, ProcessedBytes (LoadBalancer; always), their _TCP
- * and _TLS parts and TCP_Client/ELB/Target_Reset_Count when non-zero, HealthyHostCount
+ * 11.1): ActiveFlowCount, NewFlowCount, ProcessedBytes (LoadBalancer; always), their _TCP,
+ * _TLS and _UDP parts and TCP_Client/ELB/Target_Reset_Count when non-zero, HealthyHostCount
  * and UnHealthyHostCount (TargetGroup+LoadBalancer; TargetGroup+AvailabilityZone+
  * LoadBalancer) of each group it forwards to. Returns the values put, -1 for an unknown or
  * application load balancer. */
