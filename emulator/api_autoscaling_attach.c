@@ -53,6 +53,27 @@ static int resume_processes(struct api_ctx *ctx, json_t *in, json_t **out, struc
     return names_op(ctx, in, out, err, "ScalingProcesses", sc_asg_resume_processes);
 }
 
+/* The detached sources still deregistering (Removing) or just done (Removed), of one type
+ * (elbv2 0 or 1), or of both (elbv2 -1: DescribeTrafficSources' members). */
+static void removing_json(struct sc_asg *asg, const struct sc_asg_group_info *g, json_t *items,
+                          int elbv2, const char *key)
+{
+    for (int i = 0; i < sc_asg_removing_count(g); i++) {
+        const char *state, *name;
+        int v2;
+
+        name = sc_asg_removing_at(asg, g, i, &v2, &state);
+        if (!name || (elbv2 >= 0 && v2 != elbv2))
+            continue;
+        if (key)
+            json_array_append_new(items, json_pack("{s:s,s:s}", key, name, "State", state));
+        else
+            json_array_append_new(items, json_pack("{s:s,s:s,s:s,s:s}", "TrafficSource", name,
+                                                   "State", state, "Identifier", name, "Type",
+                                                   v2 ? "elbv2" : "elb"));
+    }
+}
+
 static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out,
                                    struct awserr *err)
 {
@@ -72,6 +93,7 @@ static int describe_load_balancers(struct api_ctx *ctx, json_t *in, json_t **out
         json_array_append_new(items,
                               json_pack("{s:s,s:s}", "LoadBalancerName", g->load_balancer_names[i],
                                         "State", sc_asg_load_balancer_state(asg, g, i)));
+    removing_json(asg, g, items, 0, "LoadBalancerName");
     return api_asg_page_out(items, in, 100, 100, out, "LoadBalancers", err);
 }
 
@@ -104,6 +126,7 @@ static int describe_target_groups(struct api_ctx *ctx, json_t *in, json_t **out,
         json_array_append_new(items, json_pack("{s:s,s:s}", "LoadBalancerTargetGroupARN",
                                                g->target_group_arns[i], "State",
                                                sc_asg_target_group_state(asg, g, i)));
+    removing_json(asg, g, items, 1, "LoadBalancerTargetGroupARN");
     return api_asg_page_out(items, in, 100, 100, out, "LoadBalancerTargetGroups", err);
 }
 
@@ -165,6 +188,8 @@ static int describe_traffic_sources(struct api_ctx *ctx, json_t *in, json_t **ou
                                                g->target_group_arns[i], "State",
                                                sc_asg_target_group_state(asg, g, i), "Identifier",
                                                g->target_group_arns[i], "Type", "elbv2"));
+    if (!type || strcmp(type, "elb") == 0 || strcmp(type, "elbv2") == 0)
+        removing_json(asg, g, items, !type ? -1 : strcmp(type, "elbv2") == 0, NULL);
     return api_asg_page_out(items, in, 50, 50, out, "TrafficSources", err);
 }
 

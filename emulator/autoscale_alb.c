@@ -36,7 +36,8 @@ struct alb {
     char lb_arn[SC_ELBV2_ARN_LEN];
     int port;
     int tls;
-    int tcp; /* a Network Load Balancer's TCP/TLS listener: bytes piped, no rules */
+    int tcp; /* a Network Load Balancer's listener: bytes piped, no rules */
+    int udp; /* its UDP forwarder (lb_config.udp): 1 TCP_UDP, 2 UDP */
     struct lb_listener *l;
     struct ssl_ctx_st *ctx; /* HTTPS/TLS: this listener's context (certificate, mTLS) */
     uint64_t ctx_key;       /* what it was made from (tls_key) */
@@ -284,7 +285,8 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
                               const struct sc_elbv2_listener *li)
 {
     int tls = strcmp(li->protocol, "HTTPS") == 0 || strcmp(li->protocol, "TLS") == 0;
-    int tcp = strcmp(li->protocol, "TCP") == 0 || strcmp(li->protocol, "TLS") == 0;
+    int udp = strcmp(li->protocol, "TCP_UDP") == 0 ? 1 : strcmp(li->protocol, "UDP") == 0 ? 2 : 0;
+    int tcp = udp || strcmp(li->protocol, "TCP") == 0 || strcmp(li->protocol, "TLS") == 0;
     struct lb_config cfg;
     struct alb *x;
     char name[96], err[256];
@@ -294,7 +296,7 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
         x = a->albs[i];
         if (x->w != w || strcmp(x->arn, li->arn) != 0)
             continue;
-        if (x->port == li->port && x->tls == tls && x->tcp == tcp)
+        if (x->port == li->port && x->tls == tls && x->tcp == tcp && x->udp == udp)
             return x;
         alb_free(x);
         a->albs[i] = a->albs[--a->nalbs];
@@ -308,6 +310,7 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
     x->port = li->port;
     x->tls = tls;
     x->tcp = tcp;
+    x->udp = udp;
     if (tls && tls_sync(a, x, li) < 0) {
         free(x);
         return NULL;
@@ -324,6 +327,7 @@ static struct alb *alb_ensure(struct autoscale *a, struct sc_world *w,
     cfg.forwarded_port = li->port;
     cfg.route = tcp ? NULL : on_route;
     cfg.route_ud = x;
+    cfg.udp = udp;
     x->l = lb_listener_create(a->cfg.ev, &cfg, err, sizeof(err));
     if (!x->l) {
         cfg.port = 0; /* privileged or taken: an ephemeral port, in the status JSON and the log */
@@ -514,10 +518,11 @@ int as_alb_sync(struct autoscale *a, struct sc_world *w, int64_t now)
 
         int alb = b && strcmp(b->type, "application") == 0;
 
-        /* ALB: HTTP and HTTPS; NLB: TCP and TLS piped (UDP and TCP_UDP stay records) */
+        /* ALB: HTTP and HTTPS; NLB: TCP and TLS piped, UDP forwarded, TCP_UDP both */
         if (!b ||
             (alb && strcmp(li->protocol, "HTTP") != 0 && strcmp(li->protocol, "HTTPS") != 0) ||
-            (!alb && strcmp(li->protocol, "TCP") != 0 && strcmp(li->protocol, "TLS") != 0))
+            (!alb && strcmp(li->protocol, "TCP") != 0 && strcmp(li->protocol, "TLS") != 0 &&
+             strcmp(li->protocol, "UDP") != 0 && strcmp(li->protocol, "TCP_UDP") != 0))
             continue;
         x = alb_ensure(a, w, li);
         if (!x)
@@ -643,7 +648,15 @@ static void report_nlb(struct autoscale *a, struct sc_world *w, const struct sc_
         active = (double)lb_listener_client_conns(x->l) + (double)m.client_closed;
         fresh = (double)m.client_conns * ts;
         bytes = (double)m.client_bytes * ts;
-        if (x->tls) {
+        if (x->udp) {
+            /* a UDP flow: one client address and port's datagrams (docs/elbv2.md 10.5) */
+            t.active_flows_udp += (double)lb_listener_udp_flows(x->l) + (double)m.udp_flows_closed;
+            t.new_flows_udp += (double)m.udp_new_flows * ts;
+            t.bytes_udp += (double)m.udp_bytes * ts;
+        }
+        if (x->udp == 2) {
+            /* no TCP socket: nothing of TCP to count */
+        } else if (x->tls) {
             t.active_flows_tls += active;
             t.new_flows_tls += fresh;
             t.bytes_tls += bytes;
@@ -704,10 +717,13 @@ void as_alb_status_json(const struct autoscale *a, struct cm_buf *b)
         cm_buf_printf(b,
                       "%s{\"listener_arn\":\"%s\",\"load_balancer_arn\":\"%s\","
                       "\"listener_port\":%d,\"port\":%d,\"protocol\":\"%s\",\"target_groups\":%d,"
-                      "\"backends\":%d,",
+                      "\"backends\":%d,\"udp_flows\":%d,",
                       i ? "," : "", x->arn, x->lb_arn, x->port, lb_listener_port(x->l),
-                      x->tcp ? (x->tls ? "TLS" : "TCP") : (x->tls ? "HTTPS" : "HTTP"), x->ntgs,
-                      lb_backend_count(x->l));
+                      x->udp == 2   ? "UDP"
+                      : x->udp == 1 ? "TCP_UDP"
+                      : x->tcp      ? (x->tls ? "TLS" : "TCP")
+                                    : (x->tls ? "HTTPS" : "HTTP"),
+                      x->ntgs, lb_backend_count(x->l), lb_listener_udp_flows(x->l));
         as_traffic_json(b, x->l, x->tgs, x->ntgs);
         cm_buf_puts(b, "}");
     }

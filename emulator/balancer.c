@@ -147,6 +147,36 @@ struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, in
     return NULL;
 }
 
+struct bal_backend *bal_pick_source_ip(struct bal_set *s, const char *zone, uint64_t client,
+                                       int max_conns, int *at_cap)
+{
+    uint64_t keys[BAL_PICK_MAX];
+    struct bal_backend *who[BAL_PICK_MAX];
+    int n = 0, seen = 0, k;
+
+    if (at_cap)
+        *at_cap = 0;
+    for (int i = 0; i < s->n && n < BAL_PICK_MAX; i++) {
+        struct bal_backend *b = s->v[i];
+
+        if (!eligible(b, zone, -1))
+            continue;
+        seen = 1;
+        if (max_conns > 0 && b->conns >= max_conns)
+            continue;
+        keys[n] = b->key;
+        who[n++] = b;
+    }
+    k = n > 0 ? sc_elbv2_source_ip_pick(client, keys, n) : -1;
+    if (k < 0) {
+        if (seen && at_cap)
+            *at_cap = 1;
+        return NULL;
+    }
+    who[k]->picks++;
+    return who[k];
+}
+
 int bal_routable_count(const struct bal_set *s, const char *zone)
 {
     int n = 0;

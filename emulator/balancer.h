@@ -92,6 +92,11 @@ struct bal_backend *bal_pick_least_outstanding(struct bal_set *s, const char *zo
 /* The same among the backends of group (>= 0; -1: every backend). */
 struct bal_backend *bal_pick_least_outstanding_in(struct bal_set *s, const char *zone, int group,
                                                   int max_conns, int *at_cap);
+/* NLB source_ip stickiness: the routable backend (same filters) that
+ * sc_elbv2_source_ip_pick gives client among those below max_conns (at most BAL_PICK_MAX
+ * considered); NULL and *at_cap as bal_pick_round_robin. */
+struct bal_backend *bal_pick_source_ip(struct bal_set *s, const char *zone, uint64_t client,
+                                       int max_conns, int *at_cap);
 /* Next routable backend in turn, same filters. */
 struct bal_backend *bal_pick_round_robin(struct bal_set *s, const char *zone, int max_conns,
                                          int *at_cap);

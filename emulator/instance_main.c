@@ -53,6 +53,7 @@ struct lsock {
     int port;
     uint64_t requests;
     struct accept_guard guard; /* out of fds: accepting pauses */
+    int ufd;                   /* the UDP echo on the same port number (-1: none) */
 };
 
 struct conn {
@@ -791,6 +792,56 @@ static void ctl_close(struct app *a)
     }
 }
 
+/* The UDP echo (NLB UDP and TCP_UDP listeners, docs/elbv2.md 10.5): each datagram comes
+ * back to its sender as "<id> <zone> " and the payload (cut at 2 KiB), so a client tells
+ * the instance that answered. Bounded per readiness event. */
+static void on_udp(struct cm_ev *ev, int fd, uint32_t events, void *ud)
+{
+    struct lsock *ls = ud;
+    struct app *a = ls->app;
+    char in[2048], out[2048 + sizeof(a->name)];
+
+    (void)ev;
+    (void)events;
+    for (int k = 0; k < 64; k++) {
+        struct sockaddr_in from;
+        socklen_t fl = sizeof(from);
+        ssize_t n = recvfrom(fd, in, sizeof(in), 0, (struct sockaddr *)&from, &fl);
+        size_t h = strlen(a->name);
+
+        if (n < 0)
+            return;
+        ls->requests++;
+        /* the name ends in a newline: the payload follows a space instead */
+        memcpy(out, a->name, h);
+        if (h > 0 && out[h - 1] == '\n')
+            out[h - 1] = ' ';
+        memcpy(out + h, in, (size_t)n);
+        sendto(fd, out, h + (size_t)n, 0, (struct sockaddr *)&from, fl);
+    }
+}
+
+/* Binds the UDP echo on ls's port number; a port taken in UDP leaves the instance TCP only
+ * (logged). */
+static void udp_echo_open(struct app *a, struct lsock *ls)
+{
+    struct sockaddr_in sa;
+
+    ls->ufd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (ls->ufd < 0)
+        return;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)ls->port);
+    if (bind(ls->ufd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        cm_ev_add_fd(a->ev, ls->ufd, EPOLLIN, on_udp, ls) < 0) {
+        log_warn("instance: no UDP echo on port %d: %s", ls->port, strerror(errno));
+        close(ls->ufd);
+        ls->ufd = -1;
+    }
+}
+
 /* A listening socket from the emulator (SCM_RIGHTS): one more port served like ours. A
  * pipe (older parents) or EOF ends the control channel. */
 static void on_ctl(struct cm_ev *ev, int fd, uint32_t events, void *ud)
@@ -847,6 +898,7 @@ static void on_ctl(struct cm_ev *ev, int fd, uint32_t events, void *ud)
                 continue;
             }
             accept_guard_init(&ls->guard, ev, lfd, on_accept, ls, "instance port");
+            udp_echo_open(a, ls);
             a->nlis++;
             log_debug("instance: listening id=%s port=%d (handed over)", a->id ? a->id : "-",
                       ls->port);
@@ -897,6 +949,7 @@ static int start_listening(struct app *a)
     if (cm_ev_add_fd(a->ev, a->lfd, EPOLLIN, on_accept, &a->lis[0]) < 0)
         return -1;
     accept_guard_init(&a->lis[0].guard, a->ev, a->lfd, on_accept, &a->lis[0], "instance");
+    udp_echo_open(a, &a->lis[0]);
     if (a->port_file && write_port_file(a->port_file, a->port) < 0) {
         log_error("instance: cannot write port file %s: %s", a->port_file, strerror(errno));
         return -1;
@@ -1075,8 +1128,11 @@ int instance_main(int argc, char **argv)
 out:
     while (a.all)
         conn_free(a.all);
-    for (int i = 0; i < a.nlis; i++)
+    for (int i = 0; i < a.nlis; i++) {
         accept_guard_cleanup(&a.lis[i].guard);
+        if (a.lis[i].ufd >= 0)
+            close(a.lis[i].ufd);
+    }
     if (a.lfd >= 0)
         close(a.lfd);
     for (int i = 1; i < a.nlis; i++)

@@ -174,28 +174,49 @@ const char *lb_node_zone(const struct cconn *c)
 }
 
 /* Assigns a node (zone) to a new client, in turn among zones with routable backends. */
-void lb_assign_node(struct cconn *c)
+uint64_t lb_client_key(const struct cconn *c)
 {
-    struct lb_listener *l = c->l;
+    return sc_elbv2_source_ip_key(&c->peer.sin_addr, sizeof(c->peer.sin_addr));
+}
 
-    c->node = -1;
+int lb_pick_node(struct lb_listener *l, uint64_t client)
+{
     if (l->nzones == 0)
-        return;
+        return -1;
+    if (!l->cross_zone && l->sticky[1].type == SC_STICKY_SOURCE_IP) {
+        /* an NLB's client keeps its node as it keeps its target: the same rule over the
+         * zones that have a routable target (docs/elbv2.md 10.4) */
+        uint64_t keys[LB_ZONES_MAX];
+        int idx[LB_ZONES_MAX], n = 0, k;
+
+        for (int z = 0; z < l->nzones && n < LB_ZONES_MAX; z++) {
+            if (bal_routable_count(&l->set, l->zones[z]) > 0) {
+                keys[n] = sc_sticky_key(l->zones[z]);
+                idx[n++] = z;
+            }
+        }
+        k = n > 0 ? sc_elbv2_source_ip_pick(client, keys, n) : -1;
+        return k >= 0 ? idx[k] : -1;
+    }
     if (l->cross_zone) {
         /* any node routes anywhere; the node's zone still names the request's
          * AvailabilityZone in the metrics */
-        c->node = (int)(l->node_rr++ % (unsigned)l->nzones);
-        return;
+        return (int)(l->node_rr++ % (unsigned)l->nzones);
     }
     for (int k = 0; k < l->nzones; k++) {
         int z = (int)((l->node_rr + (unsigned)k) % (unsigned)l->nzones);
 
         if (bal_routable_count(&l->set, l->zones[z]) > 0) {
-            c->node = z;
             l->node_rr = (unsigned)z + 1;
-            return;
+            return z;
         }
     }
+    return -1;
+}
+
+void lb_assign_node(struct cconn *c)
+{
+    c->node = lb_pick_node(c->l, lb_client_key(c));
 }
 
 /* Copies body bytes from the client's buffer to the backend's request buffer (as many as
@@ -1012,6 +1033,7 @@ static int64_t on_sweep(struct cm_ev *ev, int64_t now, void *ud)
     struct cconn *c;
 
     (void)ev;
+    lb_udp_sweep(l, now);
     for (int i = 0; i < l->set.n; i++)
         lb_close_idle_since(l->set.v[i], now, l->idle_ms);
 again:
@@ -1057,6 +1079,20 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
         l->secret = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     l->rng = l->secret ^ 0x2545f4914f6cdd1dULL;
     bal_init(&l->set);
+    l->udp_fd = -1;
+    if (cfg->udp == 2) {
+        /* UDP only: no TCP socket takes connections on the port */
+        l->fd = -1;
+        l->port = lb_udp_open(l, cfg->port, err, errlen);
+        if (l->port < 0) {
+            free(l->name);
+            free(l);
+            return NULL;
+        }
+        l->fwd_port = l->port;
+        l->sweep_timer = cm_ev_add_timer(ev, 250, on_sweep, l);
+        return l;
+    }
     l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (l->fd < 0)
         goto fail;
@@ -1073,6 +1109,15 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
     if (cm_ev_add_fd(ev, l->fd, EPOLLIN, on_accept, l) < 0)
         goto fail;
     accept_guard_init(&l->guard, ev, l->fd, on_accept, l, l->name);
+    /* TCP_UDP: the UDP forwarder on the same port number */
+    if (cfg->udp == 1 && lb_udp_open(l, l->port, err, errlen) < 0) {
+        accept_guard_cleanup(&l->guard);
+        cm_ev_del_fd(ev, l->fd);
+        close(l->fd);
+        free(l->name);
+        free(l);
+        return NULL;
+    }
     l->sweep_timer = cm_ev_add_timer(ev, 250, on_sweep, l);
     return l;
 
@@ -1093,9 +1138,12 @@ void lb_listener_destroy(struct lb_listener *l)
     cm_ev_del_timer(l->ev, l->sweep_timer);
     if (l->tls_kick_timer)
         cm_ev_del_timer(l->ev, l->tls_kick_timer);
-    accept_guard_cleanup(&l->guard);
-    cm_ev_del_fd(l->ev, l->fd);
-    close(l->fd);
+    lb_udp_close(l);
+    if (l->fd >= 0) {
+        accept_guard_cleanup(&l->guard);
+        cm_ev_del_fd(l->ev, l->fd);
+        close(l->fd);
+    }
     l->qhead = l->qtail = NULL;
     while (l->all) {
         struct cconn *c = l->all;
@@ -1289,6 +1337,11 @@ void lb_listener_group_zone_metrics_take(struct lb_listener *l, int group, int z
 int lb_listener_surge_len(const struct lb_listener *l)
 {
     return l->qlen;
+}
+
+int lb_listener_udp_flows(const struct lb_listener *l)
+{
+    return l->nflows;
 }
 
 int lb_listener_client_conns(const struct lb_listener *l)

@@ -85,6 +85,9 @@ struct lb_config {
      * the proxy's own 502/503/504/400 are then the Application Load Balancer's pages */
     lb_route_fn route;
     void *route_ud;
+    /* NLB UDP listeners (lb_udp.c, docs/elbv2.md 10.5): 1 also forwards UDP datagrams on
+     * the same port number (TCP_UDP), 2 UDP only (no TCP socket) */
+    int udp;
 };
 
 /* Per backend group since the last lb_listener_group_metrics_take() (ELBv2 target groups). */
@@ -115,6 +118,9 @@ struct lb_metrics {
     int conns_open;               /* client and backend connections open now */
     uint64_t client_bytes;        /* bytes from and to clients (after TLS) */
     uint64_t client_resets, backend_resets, own_resets; /* TCP listeners: RSTs seen, sent */
+    uint64_t udp_new_flows;    /* UDP: flows started (a client address and port's first) */
+    uint64_t udp_flows_closed; /* UDP: flows ended (idle, target gone) */
+    uint64_t udp_bytes;        /* UDP: payload both ways */
 };
 
 struct lb_listener;
@@ -126,6 +132,8 @@ struct lb_listener *lb_listener_create(struct cm_ev *ev, const struct lb_config 
 /* Closes the listening socket, every client and backend connection. NULL is a no-op. */
 void lb_listener_destroy(struct lb_listener *l);
 int lb_listener_port(const struct lb_listener *l); /* the bound port */
+/* UDP flows open now (lb_config.udp); 0 without UDP. */
+int lb_listener_udp_flows(const struct lb_listener *l);
 enum lb_mode lb_listener_mode(const struct lb_listener *l);
 
 /* A new TLS context (and its mutual TLS mode) for connections accepted from now on

@@ -106,6 +106,19 @@ struct bconn {
     char in[BIN_CAP];
 };
 
+/* UDP listeners (lb_udp.c): one flow per client address and port. */
+#define LB_UDP_FLOWS   4096
+#define LB_UDP_BUCKETS 1024
+#define LB_UDP_IDLE_MS 120000 /* AWS's UDP idle timeout (docs/elbv2.md 10.5) */
+struct lb_udp_flow {
+    struct lb_listener *l;
+    struct sockaddr_in client;
+    struct bal_backend *be; /* held (bal_ref) while the flow lives */
+    int fd;                 /* connected to the target; -1: a free slot */
+    int next;               /* the bucket's chain, or the free list */
+    int64_t last_ms;
+};
+
 struct lb_listener {
     struct cm_ev *ev;
     SSL_CTX *tls; /* borrowed; NULL: plain */
@@ -144,6 +157,13 @@ struct lb_listener {
     struct sc_sticky sticky[LB_GROUPS_MAX + 1]; /* [0]: classic (group -1), [g + 1] */
     uint64_t secret;                            /* seals stickiness cookies */
     uint64_t rng;
+    /* UDP (lb_config.udp): the forwarder's socket (-1: none) and its flows */
+    int udp_fd;
+    struct lb_udp_flow *flows; /* LB_UDP_FLOWS */
+    int udp_bucket[LB_UDP_BUCKETS];
+    int udp_free;
+    int nflows;
+    int64_t udp_idle_ms;
 };
 
 static inline int64_t lb_now_ms(void)
@@ -207,14 +227,28 @@ void lb_run_surge_queue(struct lb_listener *l); /* starts queued requests that c
 void lb_client_process(struct cconn *c);
 /* Appends bytes to the client's pending output. Returns -1 when they do not fit. */
 int lb_out_append(struct cconn *c, const char *p, size_t n);
-/* Assigns a node (zone) to a new client, in turn among zones with routable backends. */
+/* Assigns a node (zone) to a new client, in turn among zones with routable backends (with
+ * an NLB group's source_ip stickiness and cross-zone off: by the client's address). */
 void lb_assign_node(struct cconn *c);
+/* The client's address as sc_elbv2_source_ip_key reads it. */
+uint64_t lb_client_key(const struct cconn *c);
+/* The node (zone index, -1 any) for a new client or flow whose address has key client. */
+int lb_pick_node(struct lb_listener *l, uint64_t client);
 /* The zone c's node routes to, or NULL for any. */
 const char *lb_node_zone(const struct cconn *c);
 
 /* The backend for c's current request (its group's algorithm; classic: least
  * outstanding requests); NULL, *at_cap as bal_pick_*. */
 struct bal_backend *lb_pick(struct cconn *c, int *at_cap);
+
+/* lb_udp.c */
+/* Binds the UDP forwarder on 127.0.0.1:port (0: any) and allocates its flow table.
+ * Returns the bound port, or -1 with a message in err. */
+int lb_udp_open(struct lb_listener *l, int port, char *err, size_t errlen);
+/* Ends every flow and closes the socket; a no-op without one. */
+void lb_udp_close(struct lb_listener *l);
+/* Ends flows idle for the UDP idle timeout. */
+void lb_udp_sweep(struct lb_listener *l, int64_t now);
 
 /* lb_tcp.c */
 /* Moves bytes both ways as far as the sockets allow. May close c. */

@@ -157,8 +157,8 @@ void lb_tcp_backend(struct bconn *b, uint32_t events)
     lb_tcp_pump(c);
 }
 
-/* Connects c to a backend taken in turn: 0, or -1 when none can be had (*at_cap set when
- * every routable backend has max_conns connections). */
+/* Connects c to a backend taken in turn (or by the client's address: source_ip): 0, or -1 when none
+ * can be had (*at_cap set when every routable backend has max_conns connections). */
 static int tcp_connect(struct cconn *c, int *at_cap)
 {
     struct lb_listener *l = c->l;
@@ -166,7 +166,12 @@ static int tcp_connect(struct cconn *c, int *at_cap)
     struct bconn *b;
 
     for (int attempt = 0; attempt < 2; attempt++) {
-        be = bal_pick_round_robin(&l->set, lb_node_zone(c), l->max_conns, at_cap);
+        /* an NLB group's source_ip stickiness (group 0: the listener's target group) */
+        if (l->sticky[1].type == SC_STICKY_SOURCE_IP)
+            be = bal_pick_source_ip(&l->set, lb_node_zone(c), lb_client_key(c), l->max_conns,
+                                    at_cap);
+        else
+            be = bal_pick_round_robin(&l->set, lb_node_zone(c), l->max_conns, at_cap);
         if (!be)
             return -1;
         b = lb_bconn_connect(l, be);

@@ -682,6 +682,7 @@ void asg_group_free(struct asg_group *g)
     if (!g)
         return;
     asg_warm_free(g);
+    asg_removing_free(g);
     i = &g->info;
     free(i->auto_scaling_group_name);
     free(i->auto_scaling_group_arn);

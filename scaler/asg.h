@@ -680,6 +680,16 @@ enum sc_status sc_asg_detach_target_groups(struct sc_asg *asg, const char *group
  * when one of the group's instances is healthy in it. */
 const char *sc_asg_target_group_state(const struct sc_asg *asg, const struct sc_asg_group_info *g,
                                       int i);
+/* Load balancers and target groups detached from g whose instances are still being
+ * deregistered: state "Removing" while one of them is registered there (draining), then
+ * "Removed" until the next sc_asg_step drops the source (AWS: once all instances are
+ * deregistered it can no longer be described). sc_asg_removing_at gives the i-th one's name
+ * (NULL past the end), whether it is a target group (*elbv2) and its state. Describe
+ * LoadBalancers / LoadBalancerTargetGroups / TrafficSources list them after the attached
+ * ones. */
+int sc_asg_removing_count(const struct sc_asg_group_info *g);
+const char *sc_asg_removing_at(const struct sc_asg *asg, const struct sc_asg_group_info *g, int i,
+                               int *elbv2, const char **state);
 /* AttachTrafficSources / DetachTrafficSources, and CreateAutoScalingGroup's TrafficSources:
  * type "elbv2" (a target group ARN) or "elb" (a classic load balancer name); others
  * ValidationError. */

@@ -27,6 +27,112 @@ int asg_attach_fresh(char *const *list, int n, const char *const *names, int nna
     return fresh;
 }
 
+/* --- detached sources: Removing, then Removed (docs/elbv2.md 9) --- */
+
+static void removing_free_one(struct asg_removing *r)
+{
+    free(r->name);
+    for (int k = 0; k < r->ninst; k++)
+        free(r->inst[k]);
+    free(r->inst);
+}
+
+static void removing_drop(struct asg_group *g, const char *name)
+{
+    for (int i = 0; i < g->nremoving; i++) {
+        if (strcmp(g->removing[i].name, name) != 0)
+            continue;
+        removing_free_one(&g->removing[i]);
+        memmove(&g->removing[i], &g->removing[i + 1],
+                (size_t)(g->nremoving - i - 1) * sizeof(*g->removing));
+        g->nremoving--;
+        return;
+    }
+}
+
+void asg_removing_free(struct asg_group *g)
+{
+    for (int i = 0; i < g->nremoving; i++)
+        removing_free_one(&g->removing[i]);
+    free(g->removing);
+    g->removing = NULL;
+    g->nremoving = 0;
+}
+
+/* Keeps the detached source and the ids of the instances it deregisters; out of memory it
+ * is simply not listed (the deregistrations go on all the same). */
+static void removing_add(struct asg_group *g, const char *name, int elbv2)
+{
+    struct asg_removing *grown, *r;
+
+    removing_drop(g, name);
+    grown = realloc(g->removing, (size_t)(g->nremoving + 1) * sizeof(*grown));
+    if (!grown)
+        return;
+    g->removing = grown;
+    r = &grown[g->nremoving];
+    memset(r, 0, sizeof(*r));
+    r->name = sc_strdup(name);
+    r->elbv2 = elbv2;
+    r->inst = g->ninst > 0 ? calloc((size_t)g->ninst, sizeof(*r->inst)) : NULL;
+    if (!r->name || (g->ninst > 0 && !r->inst)) {
+        removing_free_one(r);
+        return;
+    }
+    for (int k = 0; k < g->ninst; k++) {
+        r->inst[r->ninst] = sc_strdup(g->inst[k].info.instance_id);
+        if (r->inst[r->ninst])
+            r->ninst++;
+    }
+    g->nremoving++;
+}
+
+/* Removing while one of the instances the source had is still registered there (draining
+ * its connections for the deregistration delay), else Removed. */
+static const char *removing_state(const struct sc_asg *asg, const struct asg_removing *r)
+{
+    if (!asg->env.lb_instance_state)
+        return "Removed";
+    for (int k = 0; k < r->ninst; k++) {
+        if (asg->env.lb_instance_state(asg->env.ud, r->name, r->inst[k]) !=
+            SC_ASG_LB_NOT_REGISTERED)
+            return "Removing";
+    }
+    return "Removed";
+}
+
+void asg_removing_sweep(const struct sc_asg *asg, struct asg_group *g)
+{
+    for (int i = 0; i < g->nremoving; i++) {
+        if (strcmp(removing_state(asg, &g->removing[i]), "Removed") != 0)
+            continue;
+        removing_free_one(&g->removing[i]);
+        memmove(&g->removing[i], &g->removing[i + 1],
+                (size_t)(g->nremoving - i - 1) * sizeof(*g->removing));
+        g->nremoving--;
+        i--;
+    }
+}
+
+int sc_asg_removing_count(const struct sc_asg_group_info *gi)
+{
+    return ((const struct asg_group *)gi)->nremoving;
+}
+
+const char *sc_asg_removing_at(const struct sc_asg *asg, const struct sc_asg_group_info *gi, int i,
+                               int *elbv2, const char **state)
+{
+    const struct asg_group *g = (const struct asg_group *)gi;
+
+    if (i < 0 || i >= g->nremoving)
+        return NULL;
+    if (elbv2)
+        *elbv2 = g->removing[i].elbv2;
+    if (state)
+        *state = removing_state(asg, &g->removing[i]);
+    return g->removing[i].name;
+}
+
 enum sc_status asg_attach_names(struct sc_asg *asg, struct asg_group *g, char ***list, int *n,
                                 const char *const *names, int nnames, int64_t now_ms,
                                 struct sc_error *err)
@@ -36,6 +142,8 @@ enum sc_status asg_attach_names(struct sc_asg *asg, struct asg_group *g, char **
 
         if (listed(*list, *n, names[i]))
             continue;
+        /* attached again while Removing: attached, no longer removing */
+        removing_drop(g, names[i]);
         c = sc_strdup(names[i]);
         grown = c ? realloc(*list, (size_t)(*n + 1) * sizeof(*grown)) : NULL;
         if (!grown) {
@@ -54,7 +162,7 @@ enum sc_status asg_attach_names(struct sc_asg *asg, struct asg_group *g, char **
 }
 
 void asg_detach_names(struct sc_asg *asg, struct asg_group *g, char **list, int *n,
-                      const char *const *names, int nnames, int64_t now_ms)
+                      const char *const *names, int nnames, int elbv2, int64_t now_ms)
 {
     for (int i = 0; i < nnames; i++) {
         for (int k = 0; names[i] && k < *n; k++) {
@@ -64,6 +172,7 @@ void asg_detach_names(struct sc_asg *asg, struct asg_group *g, char **list, int 
                 for (int m = 0; m < g->ninst; m++)
                     asg->env.lb_deregister(asg->env.ud, list[k], g->inst[m].info.instance_id,
                                            now_ms);
+            removing_add(g, list[k], elbv2);
             free(list[k]);
             memmove(&list[k], &list[k + 1], (size_t)(*n - k - 1) * sizeof(char *));
             (*n)--;
@@ -139,7 +248,7 @@ enum sc_status sc_asg_detach_load_balancers(struct sc_asg *asg, const char *grou
         return sc_fail(
             err, SC_ERR_VALIDATION,
             "1 validation error detected: Value at 'loadBalancerNames' failed to satisfy constraint: Member must have length less than or equal to 10");
-    asg_detach_names(asg, g, gi->load_balancer_names, &gi->nload_balancer_names, names, nnames,
+    asg_detach_names(asg, g, gi->load_balancer_names, &gi->nload_balancer_names, names, nnames, 0,
                      now_ms);
     return SC_OK;
 }

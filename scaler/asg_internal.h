@@ -170,6 +170,18 @@ struct asg_group {
     struct sc_asg_notify_info *notify;
     int nnotify;
     unsigned notify_ver; /* acts_ver + acts_made when the activities were last looked at */
+    /* detached load balancers and target groups still deregistering the instances they had
+     * (asg_attach.c): Removing, then Removed until the next sc_asg_step drops them */
+    struct asg_removing *removing;
+    int nremoving;
+};
+
+/* A detached traffic source and the instances it deregistered (their ids). */
+struct asg_removing {
+    char *name;
+    int elbv2;
+    char **inst;
+    int ninst;
 };
 SC_SORTED_DEFINE(group_vec, struct asg_group, info.auto_scaling_group_name)
 
@@ -343,11 +355,15 @@ enum sc_status asg_traffic_check_create(struct sc_asg *asg, const struct sc_asg_
                                         struct sc_error *err);
 enum sc_status asg_traffic_add_create(struct sc_asg *asg, struct asg_group *g,
                                       const struct sc_asg_group_req *r, struct sc_error *err);
+/* The detached sources of g: freed with the group; those whose instances are all deregistered
+ * dropped by sc_asg_step (asg_removing_sweep). */
+void asg_removing_free(struct asg_group *g);
+void asg_removing_sweep(const struct sc_asg *asg, struct asg_group *g);
 enum sc_status asg_attach_names(struct sc_asg *asg, struct asg_group *g, char ***list, int *n,
                                 const char *const *names, int nnames, int64_t now_ms,
                                 struct sc_error *err);
 void asg_detach_names(struct sc_asg *asg, struct asg_group *g, char **list, int *n,
-                      const char *const *names, int nnames, int64_t now_ms);
+                      const char *const *names, int nnames, int elbv2, int64_t now_ms);
 const char *asg_attached_state(const struct sc_asg *asg, const struct asg_group *g,
                                const char *name);
 void asg_lb_register_all(struct sc_asg *asg, struct asg_group *g, struct asg_inst *in,

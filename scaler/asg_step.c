@@ -650,6 +650,8 @@ void sc_asg_step(struct sc_asg *asg, int64_t now_ms)
         struct asg_group *g = asg->groups[i];
         unsigned acts0 = g->acts_ver + g->acts_dropped;
 
+        if (g->nremoving > 0)
+            asg_removing_sweep(asg, g);
         advance_lifecycle(asg, g, now_ms);
         if (sweep)
             health_sweep(asg, g, now_ms, &wake, &changed);

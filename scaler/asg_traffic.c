@@ -79,7 +79,7 @@ enum sc_status sc_asg_detach_target_groups(struct sc_asg *asg, const char *group
         return sc_fail(err, SC_ERR_VALIDATION,
                        "1 validation error detected: Value at 'targetGroupARNs' failed to "
                        "satisfy constraint: Member must have length less than or equal to 10");
-    asg_detach_names(asg, g, gi->target_group_arns, &gi->ntarget_group_arns, arns, n, now_ms);
+    asg_detach_names(asg, g, gi->target_group_arns, &gi->ntarget_group_arns, arns, n, 1, now_ms);
     return SC_OK;
 }
 

@@ -591,7 +591,7 @@ struct sc_elbv2_balancing {
     enum sc_elbv2_algorithm algorithm;
     int anomaly_mitigation;  /* weighted_random's: stored, not modelled (docs/elbv2.md 10.3) */
     int64_t slow_start_ms;   /* 0: off; never with least_outstanding_requests */
-    struct sc_sticky sticky; /* stickiness.* (HTTP/HTTPS groups) */
+    struct sc_sticky sticky; /* stickiness.*: cookies (HTTP/HTTPS groups), source_ip (NLB) */
 };
 /* The balancing of group tg_arn from its attributes; 0, or -1 for an unknown group. */
 int sc_elbv2_tg_balancing(const struct sc_elbv2 *v2, const char *tg_arn,
@@ -616,6 +616,18 @@ struct sc_elbv2_pick_cand {
  * weights (draw: any uniform 64-bit value). Returns the index. Allocation-free. */
 int sc_elbv2_pick(enum sc_elbv2_algorithm alg, const struct sc_elbv2_pick_cand *c, int n,
                   uint64_t draw);
+
+/* NLB source_ip stickiness (docs/elbv2.md 10.4): the target of a client is a pure function
+ * of its address and the candidates, highest score wins (rendezvous hashing), so the same
+ * address keeps its target while that target stays a candidate (healthy), and when it is
+ * not only its clients move, each to its own next best. client: sc_elbv2_source_ip_key of
+ * the address bytes (4 for IPv4, 16 for IPv6); keys: the candidates' stable keys
+ * (sc_sticky_key of their ids). Returns the index of the chosen one, -1 when n < 1. The
+ * same rule picks a load balancer node (zone) for the client when cross-zone is off.
+ * Allocation-free. */
+uint64_t sc_elbv2_source_ip_key(const void *addr, size_t len);
+uint64_t sc_elbv2_source_ip_score(uint64_t client, uint64_t key);
+int sc_elbv2_source_ip_pick(uint64_t client, const uint64_t *keys, int n);
 
 /* --- AWS/ApplicationELB metrics (elbv2_metrics.c; docs/elbv2.md 11) -------------------------- */
 
@@ -677,11 +689,12 @@ struct sc_elbv2_nlb_traffic {
     double active_flows_tcp, active_flows_tls; /* flows open at some time in the minute */
     double new_flows_tcp, new_flows_tls;
     double bytes_tcp, bytes_tls; /* payload both ways (TLS: after decryption) */
+    double active_flows_udp, new_flows_udp, bytes_udp; /* UDP: a client address and port */
     double client_resets, elb_resets, target_resets;
 };
 /* Puts one minute's AWS/NetworkELB metrics of Network Load Balancer lb_arn (docs/elbv2.md
- * 11.1): ActiveFlowCount, NewFlowCount, ProcessedBytes (LoadBalancer; always), their _TCP
- * and _TLS parts and TCP_Client/ELB/Target_Reset_Count when non-zero, HealthyHostCount
+ * 11.1): ActiveFlowCount, NewFlowCount, ProcessedBytes (LoadBalancer; always), their _TCP,
+ * _TLS and _UDP parts and TCP_Client/ELB/Target_Reset_Count when non-zero, HealthyHostCount
  * and UnHealthyHostCount (TargetGroup+LoadBalancer; TargetGroup+AvailabilityZone+
  * LoadBalancer) of each group it forwards to. Returns the values put, -1 for an unknown or
  * application load balancer. */

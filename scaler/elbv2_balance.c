@@ -20,6 +20,7 @@ int sc_elbv2_tg_balancing(const struct sc_elbv2 *v2, const char *tg_arn,
 {
     const struct sc_elbv2_tg *g = sc_elbv2_tg_find(v2, tg_arn);
     const char *alg, *type;
+    int http;
 
     memset(out, 0, sizeof(*out));
     if (!g)
@@ -37,8 +38,14 @@ int sc_elbv2_tg_balancing(const struct sc_elbv2 *v2, const char *tg_arn,
     out->sticky.alb = 1;
     if (strcmp(attr(g, "stickiness.enabled", "false"), "true") != 0)
         return 0;
-    type = attr(g, "stickiness.type", "lb_cookie");
-    if (strcmp(type, "lb_cookie") == 0) {
+    /* the default type is the protocol's: lb_cookie for HTTP/HTTPS, source_ip else */
+    http = !g->protocol || strcmp(g->protocol, "HTTP") == 0 || strcmp(g->protocol, "HTTPS") == 0;
+    type = attr(g, "stickiness.type", http ? "lb_cookie" : "source_ip");
+    if (!http) {
+        out->sticky.alb = 0;
+        if (strcmp(type, "source_ip") == 0)
+            out->sticky.type = SC_STICKY_SOURCE_IP;
+    } else if (strcmp(type, "lb_cookie") == 0) {
         out->sticky.type = SC_STICKY_LB_COOKIE;
         out->sticky.duration_s = atoi(attr(g, "stickiness.lb_cookie.duration_seconds", "86400"));
     } else if (strcmp(type, "app_cookie") == 0 &&
@@ -132,4 +139,47 @@ int sc_elbv2_pick(enum sc_elbv2_algorithm alg, const struct sc_elbv2_pick_cand *
         break;
     }
     return round_robin(c, n);
+}
+
+/* FNV-1a 64 of the address bytes, then a finalizer: nearby addresses spread. */
+uint64_t sc_elbv2_source_ip_key(const void *addr, size_t len)
+{
+    const unsigned char *p = addr;
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* splitmix64's mix of the pair: every (client, target) pair an independent-looking draw. */
+uint64_t sc_elbv2_source_ip_score(uint64_t client, uint64_t key)
+{
+    uint64_t z = client ^ (key * 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int sc_elbv2_source_ip_pick(uint64_t client, const uint64_t *keys, int n)
+{
+    uint64_t best_score = 0;
+    int best = -1;
+
+    for (int i = 0; i < n; i++) {
+        uint64_t sc = sc_elbv2_source_ip_score(client, keys[i]);
+
+        /* ties (equal keys or scores): the lower key, so the order of keys never matters */
+        if (best < 0 || sc > best_score || (sc == best_score && keys[i] < keys[best])) {
+            best = i;
+            best_score = sc;
+        }
+    }
+    return best;
 }

@@ -314,17 +314,22 @@ int sc_elbv2_report_nlb_minute(const struct sc_elbv2 *v2, struct sc_cw *cw, cons
         return -1;
     lb[0].name = "LoadBalancer";
     lb[0].value = sc_elbv2_arn_dimension(b->arn);
-    put(&r, "ActiveFlowCount", "Count", lb, 1, t->active_flows_tcp + t->active_flows_tls);
+    put(&r, "ActiveFlowCount", "Count", lb, 1,
+        t->active_flows_tcp + t->active_flows_tls + t->active_flows_udp);
     put_nonzero(&r, "ActiveFlowCount_TCP", lb, 1, t->active_flows_tcp);
     put_nonzero(&r, "ActiveFlowCount_TLS", lb, 1, t->active_flows_tls);
-    put(&r, "NewFlowCount", "Count", lb, 1, t->new_flows_tcp + t->new_flows_tls);
+    put_nonzero(&r, "ActiveFlowCount_UDP", lb, 1, t->active_flows_udp);
+    put(&r, "NewFlowCount", "Count", lb, 1, t->new_flows_tcp + t->new_flows_tls + t->new_flows_udp);
     put_nonzero(&r, "NewFlowCount_TCP", lb, 1, t->new_flows_tcp);
     put_nonzero(&r, "NewFlowCount_TLS", lb, 1, t->new_flows_tls);
-    put(&r, "ProcessedBytes", "Bytes", lb, 1, t->bytes_tcp + t->bytes_tls);
+    put_nonzero(&r, "NewFlowCount_UDP", lb, 1, t->new_flows_udp);
+    put(&r, "ProcessedBytes", "Bytes", lb, 1, t->bytes_tcp + t->bytes_tls + t->bytes_udp);
     if (t->bytes_tcp != 0)
         put(&r, "ProcessedBytes_TCP", "Bytes", lb, 1, t->bytes_tcp);
     if (t->bytes_tls != 0)
         put(&r, "ProcessedBytes_TLS", "Bytes", lb, 1, t->bytes_tls);
+    if (t->bytes_udp != 0)
+        put(&r, "ProcessedBytes_UDP", "Bytes", lb, 1, t->bytes_udp);
     put_nonzero(&r, "TCP_Client_Reset_Count", lb, 1, t->client_resets);
     put_nonzero(&r, "TCP_ELB_Reset_Count", lb, 1, t->elb_resets);
     put_nonzero(&r, "TCP_Target_Reset_Count", lb, 1, t->target_resets);

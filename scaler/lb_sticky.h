@@ -20,6 +20,7 @@ enum sc_sticky_type {
     SC_STICKY_NONE = 0,
     SC_STICKY_LB_COOKIE,  /* the load balancer's own cookie, duration given */
     SC_STICKY_APP_COOKIE, /* follows the application's cookie */
+    SC_STICKY_SOURCE_IP,  /* NLB: the client's address picks the target (elbv2.h) */
 };
 
 /* One listener's (classic) or target group's (ALB) stickiness. */

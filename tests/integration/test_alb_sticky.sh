@@ -9,7 +9,8 @@
 # where round_robin splits evenly; a target in slow start gets a small share first; the
 # classic proxy honours an LB-cookie policy (AWSELB); ActiveConnectionCount,
 # NewConnectionCount, ProcessedBytes and the AWS/NetworkELB set appear in
-# GetMetricStatistics with AWS's dimensions. TAP lines; KEEP_TMP=1.
+# GetMetricStatistics with AWS's dimensions; an NLB group's source_ip stickiness keeps each
+# client address on one target while it is healthy. TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +20,7 @@ start_emu emu --quiet --time-scale 60
 python3 - "$EP" <<'EOF' || failed=1
 import http.client, json, sys, time, threading, urllib.request
 from datetime import datetime, timedelta, timezone
-import boto3
+import boto3, botocore.exceptions
 import tap
 from tap import check, wait
 
@@ -36,10 +37,10 @@ def admin(path, body=None):
     with urllib.request.urlopen(req, timeout=5) as r:
         return json.load(r)
 
-def req(port, path="/", host="a.example", cookies=None):
+def req(port, path="/", host="a.example", cookies=None, src="127.0.0.1"):
     """(status, instance id, {cookie name: (value, attributes)}) of one request on a new
-    connection."""
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection from address src."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5, source_address=(src, 0))
     h = {"Host": host}
     if cookies:
         h["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
@@ -59,6 +60,13 @@ def req(port, path="/", host="a.example", cookies=None):
         return 0, None, {"error": (str(e), "")}
     finally:
         c.close()
+
+def error(fn, **kw):
+    try:
+        fn(**kw)
+    except botocore.exceptions.ClientError as e:
+        return e.response["Error"]["Code"], e.response["Error"]["Message"]
+    return None
 
 def jar(set_ck, *names):
     return {n: set_ck[n][0] for n in names if n in set_ck}
@@ -295,6 +303,40 @@ check("AWS/NetworkELB HealthyHostCount by TargetGroup+LoadBalancer is 2",
                         [("TargetGroup", tgd), ("LoadBalancer", nd)], "Maximum") == 2, 10))
 names = {m["MetricName"] for m in cw.list_metrics(Namespace="AWS/NetworkELB")["Metrics"]}
 check("AWS/NetworkELB has no ApplicationELB-only metric", "RequestCount" not in names, sorted(names))
+
+# source_ip stickiness on the NLB's group (docs/elbv2.md 10.4): off, one address's
+# connections take the targets in turn; on, each address keeps one target while it is
+# healthy, other addresses reach the other; unhealthy, its clients move; healthy again, back
+def who_from(src, n=6):
+    return [req(nport, host="x", src=src)[1] for _ in range(n)]
+check("stickiness off: connections from 127.0.0.1 reach both targets", len(set(who_from("127.0.0.1"))) == 2)
+check("an HTTP group refuses source_ip with AWS's text",
+      error(v2.modify_target_group_attributes, TargetGroupArn=tg["plain"],
+            Attributes=[{"Key": "stickiness.type", "Value": "source_ip"}]) ==
+      ("ValidationError", "Target group attribute value 'source_ip' is not valid for key 'stickiness.type'"))
+check("a TCP group refuses lb_cookie with AWS's text",
+      error(v2.modify_target_group_attributes, TargetGroupArn=tcp,
+            Attributes=[{"Key": "stickiness.type", "Value": "lb_cookie"}]) ==
+      ("ValidationError", "Target group attribute value 'lb_cookie' is not valid for key 'stickiness.type'"))
+v2.modify_target_group_attributes(TargetGroupArn=tcp, Attributes=[
+    {"Key": "stickiness.enabled", "Value": "true"}, {"Key": "stickiness.type", "Value": "source_ip"}])
+stuck = wait(lambda: (lambda w: w[0] if len(set(w)) == 1 and w[0] else None)(who_from("127.0.0.1", 8)), 10)
+check("source_ip: every connection from 127.0.0.1 reaches one target", stuck, who_from("127.0.0.1"))
+by_src = {f"127.0.0.{k}": who_from(f"127.0.0.{k}", 4) for k in range(2, 18)}
+check("source_ip: each other loopback address keeps its own target",
+      all(len(set(w)) == 1 and w[0] for w in by_src.values()), by_src)
+check("source_ip: some addresses reach the other target",
+      any(w[0] != stuck for w in by_src.values()), by_src)
+v2.modify_target_group(TargetGroupArn=tcp, HealthCheckProtocol="HTTP", HealthCheckPath="/health")
+admin("/_scalelab/fault", json.dumps({"instance_id": stuck, "fault": "fail_health=1"}))
+other = [i for i in ids if i != stuck][0]
+check("the sticky NLB target becomes unhealthy", wait(lambda: healthy("tcp") == [other], 20), healthy("tcp"))
+moved = wait(lambda: set(who_from("127.0.0.1", 4)) == {other}, 5)
+check("its client's connections go to the healthy target", moved, who_from("127.0.0.1"))
+admin("/_scalelab/fault", json.dumps({"instance_id": stuck, "fault": "fail_health=0"}))
+check("healthy again", wait(lambda: len(healthy("tcp")) == 2, 20), healthy("tcp"))
+check("the client is back on its target (the same rule, the same answer)",
+      wait(lambda: set(who_from("127.0.0.1", 4)) == {stuck}, 5), who_from("127.0.0.1"))
 sys.exit(tap.failed)
 EOF
 finish

@@ -6,7 +6,7 @@
 # process, deregistration ending at once with nothing in flight; an Auto Scaling group with
 # TargetGroupARNs (and one with TrafficSources) whose
 # instances become healthy targets (DescribeLoadBalancerTargetGroups InService,
-# DescribeTrafficSources); and the records across a restart with --state. TAP lines;
+# DescribeTrafficSources; detached: Removing while the instances drain, then gone); and the records across a restart with --state. TAP lines;
 # KEEP_TMP=1.
 set -euo pipefail
 
@@ -199,11 +199,57 @@ asg.set_desired_capacity(AutoScalingGroupName="g", DesiredCapacity=1)
 check("scale-in deregisters the leaving target (nothing in flight: no wait) and one is left",
       wait(lambda: len(v2.describe_target_health(TargetGroupArn=tga)["TargetHealthDescriptions"]) == 1, 30))
 asg.detach_load_balancer_target_groups(AutoScalingGroupName="g", TargetGroupARNs=[tga])
-check("detached: no target group on the group",
-      asg.describe_load_balancer_target_groups(AutoScalingGroupName="g")["LoadBalancerTargetGroups"] == [])
-asg.attach_traffic_sources(AutoScalingGroupName="g", TrafficSources=[{"Identifier": tga}])
-check("AttachTrafficSources puts it back",
-      asg.describe_auto_scaling_groups(AutoScalingGroupNames=["g"])["AutoScalingGroups"][0]["TargetGroupARNs"] == [tga])
+check("detached: off the group's TargetGroupARNs at once",
+      asg.describe_auto_scaling_groups(AutoScalingGroupNames=["g"])["AutoScalingGroups"][0]["TargetGroupARNs"] == [])
+# nothing in flight through the listener: the instance deregisters at once, the source goes
+check("detached with nothing in flight: no longer described (Removing at most briefly)",
+      wait(lambda: asg.describe_load_balancer_target_groups(AutoScalingGroupName="g")["LoadBalancerTargetGroups"] == [], 10),
+      asg.describe_load_balancer_target_groups(AutoScalingGroupName="g"))
+
+# Removing: the second target group is behind a Network Load Balancer's TCP listener; a
+# connection held open through it to the group's instance keeps the detached source
+# Removing (the target drains; its 600 s delay is 10 s real at x60); closed, it goes at once
+import json, socket, urllib.request
+def dataplane():
+    with urllib.request.urlopen(ep + "/_scalelab/dataplane", timeout=5) as r:
+        return json.load(r)
+nlb = v2.create_load_balancer(Name="tcp", Subnets=sub, Type="network")["LoadBalancers"][0]["LoadBalancerArn"]
+free = v2.create_target_group(Name="free", Protocol="TCP", Port=80, VpcId=vpc,
+                              HealthCheckIntervalSeconds=30, HealthCheckTimeoutSeconds=25,
+                              HealthyThresholdCount=2)["TargetGroups"][0]["TargetGroupArn"]
+v2.modify_target_group_attributes(TargetGroupArn=free, Attributes=[
+    {"Key": "deregistration_delay.timeout_seconds", "Value": "600"}])
+nlis = v2.create_listener(LoadBalancerArn=nlb, Protocol="TCP", Port=80,
+                          DefaultActions=[{"Type": "forward", "TargetGroupArn": free}])["Listeners"][0]["ListenerArn"]
+asg.attach_traffic_sources(AutoScalingGroupName="g", TrafficSources=[{"Identifier": free}])
+def free_targets():
+    return v2.describe_target_health(TargetGroupArn=free)["TargetHealthDescriptions"]
+check("AttachTrafficSources: the instance becomes a healthy target of the second group",
+      wait(lambda: [t["TargetHealth"]["State"] for t in free_targets()] == ["healthy"], 40), free_targets())
+nport = wait(lambda: next((x["port"] for x in dataplane().get("alb_listeners", [])
+                           if x["listener_arn"] == nlis), None), 5)
+held = socket.create_connection(("127.0.0.1", nport or 1), timeout=5)
+held.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+check("a connection through the NLB reaches the instance", held.recv(4096).startswith(b"HTTP/1.1 200"))
+def free_state():
+    ts = asg.describe_traffic_sources(AutoScalingGroupName="g", TrafficSourceType="elbv2")["TrafficSources"]
+    return [t["State"] for t in ts if t["TrafficSource"] == free]
+asg.detach_traffic_sources(AutoScalingGroupName="g", TrafficSources=[{"Identifier": free}])
+check("DetachTrafficSources: the source is Removing while its instance drains",
+      free_state() == ["Removing"] and free_targets()[0]["TargetHealth"]["State"] == "draining",
+      (free_state(), free_targets()))
+check("DescribeLoadBalancerTargetGroups lists it Removing too",
+      asg.describe_load_balancer_target_groups(AutoScalingGroupName="g")["LoadBalancerTargetGroups"] ==
+      [{"LoadBalancerTargetGroupARN": free, "State": "Removing"}])
+check("TrafficSourceType elb does not list it",
+      asg.describe_traffic_sources(AutoScalingGroupName="g", TrafficSourceType="elb")["TrafficSources"] == [])
+time.sleep(3)
+check("connection open: still Removing 3 s (180 s emulated) later", free_state() == ["Removing"], free_state())
+held.close()
+t0 = time.time()
+gone = wait(lambda: free_state() == [], 8)
+check("connection closed: deregistered and no longer described, before the delay's end",
+      gone and free_targets() == [], (free_state(), time.time() - t0))
 
 # CreateAutoScalingGroup's TrafficSources
 def create_err(**kw):

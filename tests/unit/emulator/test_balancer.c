@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "scaler/elbv2.h"
+
 static struct bal_backend *add(struct bal_set *s, const char *id, int port, const char *zone)
 {
     struct sockaddr_in sa;
@@ -227,6 +229,45 @@ static void test_balancer_traffic_window(void **state)
     bal_cleanup(&s);
 }
 
+/* NLB source_ip: one client address keeps its backend while it is routable, moves when it
+ * is not, comes back after; a backend at the connection cap is skipped (*at_cap when all
+ * are). */
+static void test_balancer_source_ip_sticks_and_falls_back(void **state)
+{
+    struct bal_set s;
+    struct bal_backend *v[3], *p, *q;
+    const char *ids[] = { "0/i-a:80", "0/i-b:80", "0/i-c:80" };
+    unsigned char ip[4] = { 127, 0, 0, 1 };
+    uint64_t client = sc_elbv2_source_ip_key(ip, sizeof(ip));
+    int at_cap = 0;
+
+    (void)state;
+    bal_init(&s);
+    for (int i = 0; i < 3; i++)
+        v[i] = add(&s, ids[i], i + 1, "z");
+    p = bal_pick_source_ip(&s, NULL, client, 0, NULL);
+    assert_non_null(p);
+    for (int i = 0; i < 5; i++)
+        assert_ptr_equal(bal_pick_source_ip(&s, NULL, client, 0, NULL), p);
+    p->routable = 0;
+    q = bal_pick_source_ip(&s, NULL, client, 0, NULL);
+    assert_non_null(q);
+    assert_ptr_not_equal(q, p);
+    p->routable = 1;
+    assert_ptr_equal(bal_pick_source_ip(&s, NULL, client, 0, NULL), p);
+    p->conns = 1;
+    assert_ptr_equal(bal_pick_source_ip(&s, NULL, client, 1, NULL), q);
+    for (int i = 0; i < 3; i++)
+        v[i]->conns = 1;
+    assert_null(bal_pick_source_ip(&s, NULL, client, 1, &at_cap));
+    assert_int_equal(at_cap, 1);
+    for (int i = 0; i < 3; i++)
+        v[i]->routable = 0;
+    assert_null(bal_pick_source_ip(&s, NULL, client, 0, &at_cap));
+    assert_int_equal(at_cap, 0);
+    bal_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_balancer_connection_cap),
         cmocka_unit_test(test_balancer_remove_keeps_referenced),
         cmocka_unit_test(test_balancer_traffic_window),
+        cmocka_unit_test(test_balancer_source_ip_sticks_and_falls_back),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,6 +302,63 @@ static void test_asg_traffic_scale_in_drains_before_termination(void **state)
     assert_int_equal(sc_elbv2_target_count(sc_world_elbv2(f->w), f->tg), 1);
 }
 
+/* Detaching: the source is Removing while an instance drains in it (the deregistration
+ * delay, 60 s here), Removed once none is registered, then no longer listed at the next
+ * step (AWS: once all instances are deregistered it can no longer be described). */
+static void test_asg_detached_source_removing_then_removed_then_gone(void **state)
+{
+    struct fx *f = *state;
+    struct sc_asg *asg = sc_world_asg(f->w);
+    const struct sc_asg_group_info *g;
+    const char *arn = f->tg, *st = NULL;
+    int v2 = 0;
+
+    mk_group(f, 1, NULL);
+    run(f, T0, T0 + 60 * SEC, NULL);
+    assert_int_equal(sc_asg_detach_target_groups(asg, "g", &arn, 1, T0 + 61 * SEC, &f->err), SC_OK);
+    g = sc_asg_group_find(asg, "g");
+    assert_int_equal(g->ntarget_group_arns, 0);
+    assert_int_equal(sc_asg_removing_count(g), 1);
+    assert_string_equal(sc_asg_removing_at(asg, g, 0, &v2, &st), f->tg);
+    assert_int_equal(v2, 1);
+    assert_string_equal(st, "Removing");
+    /* still draining 30 s later: Removing */
+    run(f, T0 + 70 * SEC, T0 + 90 * SEC, NULL);
+    g = sc_asg_group_find(asg, "g");
+    assert_int_equal(sc_asg_removing_count(g), 1);
+    sc_asg_removing_at(asg, g, 0, NULL, &st);
+    assert_string_equal(st, "Removing");
+    /* the delay over: deregistered, and the step that sees it drops the source */
+    assert_int_equal(sc_elbv2_drain_idle(sc_world_elbv2(f->w), f->tg,
+                                         sc_asg_group_instance_at(g, 0)->instance_id, 80),
+                     1);
+    sc_asg_removing_at(asg, g, 0, NULL, &st);
+    assert_string_equal(st, "Removed");
+    run(f, T0 + 100 * SEC, T0 + 100 * SEC, NULL);
+    assert_int_equal(sc_asg_removing_count(sc_asg_group_find(asg, "g")), 0);
+    assert_null(sc_asg_removing_at(asg, sc_asg_group_find(asg, "g"), 0, NULL, NULL));
+}
+
+/* Attached again while Removing: attached, not removing. */
+static void test_asg_detached_source_attached_again_is_not_removing(void **state)
+{
+    struct fx *f = *state;
+    struct sc_asg *asg = sc_world_asg(f->w);
+    struct sc_asg_traffic_source src = { .identifier = f->tg, .type = "elbv2" };
+    const struct sc_asg_group_info *g;
+
+    mk_group(f, 1, NULL);
+    run(f, T0, T0 + 60 * SEC, NULL);
+    assert_int_equal(sc_asg_detach_traffic_sources(asg, "g", &src, 1, T0 + 61 * SEC, &f->err),
+                     SC_OK);
+    assert_int_equal(sc_asg_removing_count(sc_asg_group_find(asg, "g")), 1);
+    assert_int_equal(sc_asg_attach_traffic_sources(asg, "g", &src, 1, T0 + 62 * SEC, &f->err),
+                     SC_OK);
+    g = sc_asg_group_find(asg, "g");
+    assert_int_equal(sc_asg_removing_count(g), 0);
+    assert_int_equal(g->ntarget_group_arns, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +374,10 @@ int main(void)
             test_asg_traffic_unhealthy_target_is_replaced_with_elb_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_asg_traffic_scale_in_drains_before_termination, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_asg_detached_source_removing_then_removed_then_gone,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asg_detached_source_attached_again_is_not_removing,
+                                        setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

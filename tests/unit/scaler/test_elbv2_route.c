@@ -799,6 +799,88 @@ static void test_elbv2_balance_weighted_random_by_weight(void **state)
     assert_int_equal(counts[1], 0);
 }
 
+/* docs/elbv2.md 10.4: an NLB group's stickiness is source_ip (its default type); an HTTP
+ * group refuses source_ip, a TCP group every other type, with AWS's text, nothing changed. */
+static void test_elbv2_balance_source_ip_stickiness_read_and_validated(void **state)
+{
+    struct fx *f = *state;
+    struct sc_elbv2_tg_req tr = { .name = "tcp", .protocol = "TCP", .has_port = 1, .port = 80 };
+    struct sc_elbv2_kv bad = { "stickiness.type", "lb_cookie" };
+    struct sc_elbv2_kv on = { "stickiness.enabled", "true" };
+    struct sc_elbv2_kv ip = { "stickiness.type", "source_ip" };
+    struct sc_elbv2_balancing b;
+    const struct sc_elbv2_tg *g;
+    char tcp[SC_ELBV2_ARN_LEN];
+
+    tr.vpc_id = sc_ec2_default_vpc(f->ec2)->vpc_id;
+    assert_int_equal(sc_elbv2_create_target_group(f->v2, &tr, T0, &g, &f->err), SC_OK);
+    snprintf(tcp, sizeof(tcp), "%s", g->arn);
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, tcp, &b), 0);
+    assert_int_equal(b.sticky.type, SC_STICKY_NONE);
+    assert_int_equal(sc_elbv2_modify_attributes(f->v2, tcp, &bad, 1, T0, &f->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(f->err.message,
+                        "Target group attribute value 'lb_cookie' is not valid for key "
+                        "'stickiness.type'");
+    assert_int_equal(sc_elbv2_modify_attributes(f->v2, f->web, &ip, 1, T0, &f->err),
+                     SC_ERR_VALIDATION);
+    assert_string_equal(f->err.message,
+                        "Target group attribute value 'source_ip' is not valid for key "
+                        "'stickiness.type'");
+    /* enabled with the type left at its default: source_ip */
+    assert_int_equal(sc_elbv2_modify_attributes(f->v2, tcp, &on, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, tcp, &b), 0);
+    assert_int_equal(b.sticky.type, SC_STICKY_SOURCE_IP);
+    assert_int_equal(b.sticky.alb, 0);
+    assert_int_equal(sc_elbv2_modify_attributes(f->v2, tcp, &ip, 1, T0, &f->err), SC_OK);
+    assert_int_equal(sc_elbv2_tg_balancing(f->v2, tcp, &b), 0);
+    assert_int_equal(b.sticky.type, SC_STICKY_SOURCE_IP);
+}
+
+/* docs/elbv2.md 10.4: the same address always gets the same target, whatever the order
+ * of the candidates; removing a target (unhealthy) moves only the clients it had; many
+ * addresses spread over the targets. */
+static void test_elbv2_source_ip_pick_sticks_and_moves_only_the_lost_targets_clients(void **state)
+{
+    uint64_t keys[4], rev[4], three[3];
+    int count[4] = { 0 }, moved_other = 0;
+
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        char id[32];
+
+        snprintf(id, sizeof(id), "0/i-%d:80", i);
+        keys[i] = sc_sticky_key(id);
+        rev[3 - i] = keys[i];
+    }
+    assert_int_equal(sc_elbv2_source_ip_pick(1, keys, 0), -1);
+    for (int a = 0; a < 1000; a++) {
+        unsigned char ip[4] = { 10, (unsigned char)(a >> 16), (unsigned char)(a >> 8),
+                                (unsigned char)a };
+        uint64_t c = sc_elbv2_source_ip_key(ip, sizeof(ip));
+        int k = sc_elbv2_source_ip_pick(c, keys, 4), j;
+
+        assert_true(k >= 0 && k < 4);
+        assert_int_equal(sc_elbv2_source_ip_pick(c, keys, 4), k);
+        assert_int_equal(rev[sc_elbv2_source_ip_pick(c, rev, 4)], keys[k]);
+        count[k]++;
+        /* target 3 gone: its clients move, the others stay */
+        memcpy(three, keys, sizeof(three));
+        j = sc_elbv2_source_ip_pick(c, three, 3);
+        if (k != 3 && j != k)
+            moved_other++;
+    }
+    assert_int_equal(moved_other, 0);
+    for (int i = 0; i < 4; i++)
+        assert_in_range(count[i], 150, 350);
+    /* 127.0.0.1 and 127.0.0.2 are different clients (keys differ) */
+    {
+        unsigned char a[4] = { 127, 0, 0, 1 }, b[4] = { 127, 0, 0, 2 };
+
+        assert_true(sc_elbv2_source_ip_key(a, 4) != sc_elbv2_source_ip_key(b, 4));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -829,6 +911,8 @@ int main(void)
         T(test_elbv2_balance_round_robin_in_turn_by_weight),
         T(test_elbv2_balance_least_outstanding_takes_fewest),
         T(test_elbv2_balance_weighted_random_by_weight),
+        T(test_elbv2_balance_source_ip_stickiness_read_and_validated),
+        T(test_elbv2_source_ip_pick_sticks_and_moves_only_the_lost_targets_clients),
 #undef T
     };
 
