@@ -48,6 +48,17 @@ finish() { exit $((failed == 0 ? 0 : 1)); }
 
 # need CMD PACKAGE: CMD is on PATH; else not ok naming the Debian package scripts/deps.sh
 # installs it from, and returns 1.
+# ts N: the --time-scale for a check bound to emulated timings; under ASAN=1 a quarter of N
+# (at least 1): sanitized processes start and answer several times slower, and at xN every
+# real ms late is N/1000 emulated seconds.
+ts() {
+    if [ "${ASAN:-0}" = 1 ]; then
+        echo $(($1 / 4 > 1 ? $1 / 4 : 1))
+    else
+        echo "$1"
+    fi
+}
+
 need() {
     command -v "$1" >/dev/null 2>&1 && return 0
     notok "$1 is installed (scripts/deps.sh installs Debian's $2)"

@@ -76,9 +76,15 @@ for i in range(N):
     s = socket.create_connection(("127.0.0.1", port))
     s.setblocking(False)
     msg = b"conn %d\n" % i
-    s.send(msg)
     c = {"s": s, "i": i, "msg": msg, "got": b"", "state": "wait"}
     conns.append(c)
+    try:
+        s.send(msg)
+    except ConnectionError:
+        # a spilled connection can be closed before its message goes out (a slow client:
+        # ASan on a loaded machine); it is one of the closed ones the checks count
+        c["state"] = "closed"
+        continue
     sel.register(s, selectors.EVENT_READ, c)
 
 def pump(until, secs):

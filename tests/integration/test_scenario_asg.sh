@@ -133,7 +133,7 @@ run() {
 }
 
 # --- lifecycle hooks --------------------------------------------------------------------
-run hooks 120
+run hooks "$(ts 120)"
 check_flag "hooks: the scenario's expectations hold (rc $rc)" "$([ "$rc" = 0 ] && echo 1)" \
     "$TMP/hooks.out" "$TMP/hooks.err"
 c=0
@@ -156,7 +156,7 @@ check_flag "hooks: the launch handler's 3 minutes in the time to InService, the 
 check_flag "hooks: every CompleteLifecycleAction accepted" \
     "$(! grep -q 'CompleteLifecycleAction' "$TMP/hooks.err" && echo 1)" "$TMP/hooks.err"
 
-run never 120
+run never "$(ts 120)"
 c=0
 python3 - "$TMP/never.out.json" >"$TMP/never.py" 2>&1 <<'EOF' && c=1
 import json, sys
