@@ -10,6 +10,7 @@
 
 #include "emulator/api_cloudwatch_ext.h"
 #include "emulator/emu.h"
+#include "scaler/alarm.h"
 #include "scaler/civil.h"
 #include "scaler/cloudwatch.h"
 #include "scaler/dashboard.h"
@@ -41,9 +42,10 @@ static json_t *string_or_null(const json_t *o, const char *key)
     return s ? json_string(s) : json_null();
 }
 
-/* One widget of a dashboard as the console draws it. */
-static json_t *widget_json(const json_t *wd, size_t i, const char *account, const char *region,
-                           const char *name)
+/* One widget of a dashboard as the console draws it. A metric widget is drawn from the
+ * metrics of its own properties.region (a dashboard belongs to no region); without one,
+ * the URL names none and the admin API's default (--region) applies. */
+static json_t *widget_json(const json_t *wd, size_t i, const char *account, const char *name)
 {
     const json_t *props = json_object_get(wd, "properties");
     const char *type = json_string_value(json_object_get(wd, "type"));
@@ -60,11 +62,17 @@ static json_t *widget_json(const json_t *wd, size_t i, const char *account, cons
         json_object_set_new(o, "markdown", string_or_null(props, "markdown"));
         json_object_set_new(o, "background", string_or_null(props, "background"));
     } else if (type && strcmp(type, "metric") == 0) {
+        const char *region = json_string_value(json_object_get(props, "region"));
         char url[512];
 
-        snprintf(url, sizeof(url), "/_scalelab/dashboards/%s/widgets/%zu.svg?account=%s&region=%s",
-                 name, i, account, region);
+        /* a region is a query value only when it is a region name (the body is the user's) */
+        if (region && (!*region || strlen(region) >= 40 ||
+                       strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(region)))
+            region = NULL;
+        snprintf(url, sizeof(url), "/_scalelab/dashboards/%s/widgets/%zu.svg?account=%s%s%s", name,
+                 i, account, region ? "&region=" : "", region ? region : "");
         json_object_set_new(o, "view", string_or_null(props, "view"));
+        json_object_set_new(o, "region", region ? json_string(region) : json_null());
         json_object_set_new(o, "svg", json_string(url));
     }
     return o;
@@ -72,7 +80,7 @@ static json_t *widget_json(const json_t *wd, size_t i, const char *account, cons
 
 struct list_ctx {
     json_t *arr;
-    const char *account, *region;
+    const char *account, *partition;
 };
 
 static int list_one(const struct sc_dashboard_view *d, void *ud)
@@ -87,15 +95,16 @@ static int list_one(const struct sc_dashboard_view *d, void *ud)
     json_array_foreach(json_object_get(body, "widgets"), i, wd)
     {
         if (json_is_object(wd))
-            json_array_append_new(widgets, widget_json(wd, i, c->account, c->region, d->name));
+            json_array_append_new(widgets, widget_json(wd, i, c->account, d->name));
     }
     sc_civil_format_iso_ms(d->last_modified_ms, iso, sizeof(iso));
-    json_array_append_new(
-        c->arr, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:o,s:o,s:o,s:o}", "account", c->account,
-                          "region", c->region, "name", d->name, "arn", d->arn, "last_modified", iso,
-                          "size", (json_int_t)d->size, "start", string_or_null(body, "start"),
-                          "end", string_or_null(body, "end"), "period_override",
-                          string_or_null(body, "periodOverride"), "widgets", widgets));
+    json_array_append_new(c->arr,
+                          json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:o,s:o,s:o,s:o}", "account",
+                                    c->account, "partition", c->partition, "name", d->name, "arn",
+                                    d->arn, "last_modified", iso, "size", (json_int_t)d->size,
+                                    "start", string_or_null(body, "start"), "end",
+                                    string_or_null(body, "end"), "period_override",
+                                    string_or_null(body, "periodOverride"), "widgets", widgets));
     json_decref(body);
     return 0;
 }
@@ -104,10 +113,12 @@ json_t *admin_dash_list(struct emu *e)
 {
     struct list_ctx c = { json_array(), NULL, NULL };
 
-    for (int i = 0; i < emu_world_count(e); i++) {
-        struct sc_world *w = emu_world_at(e, i, &c.account, &c.region);
+    for (int i = 0; i < emu_dashboards_count(e); i++) {
+        struct sc_dashboards *d = emu_dashboards_at(e, i);
 
-        sc_dashboards_list(sc_cw_dashboards(sc_world_cw(w)), NULL, list_one, &c, NULL);
+        c.account = sc_dashboards_account(d);
+        c.partition = sc_dashboards_partition(d);
+        sc_dashboards_list(d, NULL, list_one, &c, NULL);
     }
     return json_pack("{s:o,s:i,s:i}", "dashboards", c.arr, "col_px", ADMIN_DASH_COL_PX, "row_px",
                      ADMIN_DASH_ROW_PX);
@@ -137,7 +148,8 @@ static json_t *metric_widget(const json_t *body, const json_t *wd)
 int admin_dash_widget_svg(struct emu *e, const char *account, const char *region, const char *name,
                           const char *index, struct cm_buf *out, char *err, size_t errlen)
 {
-    struct sc_world *w = emu_world_find(e, account, region);
+    struct sc_dashboards *set = emu_dashboards_find(e, account, sc_alarm_partition(region));
+    struct sc_world *w = emu_world_find(e, account, region), *scratch = NULL;
     const struct sc_dashboard_view *d = NULL;
     struct sc_error se;
     json_t *body = NULL, *wd, *mw = NULL;
@@ -152,9 +164,14 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
         snprintf(err, errlen, "the widget must be its index in the dashboard, not '%.40s'", index);
         return 404;
     }
-    if (!w || sc_dashboards_get(sc_cw_dashboards(sc_world_cw(w)), name, &d, &se) != SC_OK) {
-        snprintf(err, errlen, "Dashboard %.255s does not exist in account %.20s region %.40s", name,
-                 account, region);
+    if (!set || sc_dashboards_get(set, name, &d, &se) != SC_OK) {
+        snprintf(err, errlen, "Dashboard %.255s does not exist in account %.20s", name, account);
+        return 404;
+    }
+    if (!w) /* a region the account has no world in: its metrics are none (as a read's) */
+        w = scratch = emu_world_scratch(e, account, region);
+    if (!w) {
+        snprintf(err, errlen, "no region %.40s", region);
         return 404;
     }
     body = json_loads(d->body, 0, NULL);
@@ -185,5 +202,6 @@ out:
     free(mws);
     json_decref(mw);
     json_decref(body);
+    sc_world_destroy(scratch);
     return status;
 }
