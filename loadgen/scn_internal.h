@@ -50,6 +50,7 @@ struct alarm_track {
     char *name; /* as shown: the scenario's name, or the AWS name without the prefix */
     char *metric, *comparison;
     double threshold;
+    char *alarm_rule; /* a composite's AlarmRule as the scenario writes it; NULL: a metric alarm */
     enum sim_alarm_state state;
 };
 

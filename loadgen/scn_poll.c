@@ -56,6 +56,7 @@ static void alarm_add(struct run *r, const char *aws_name, const char *name, con
     a->metric = cm_xstrdup(metric);
     a->comparison = cm_xstrdup(comparison);
     a->threshold = threshold;
+    a->alarm_rule = NULL;
     a->state = SIM_ALARM_INSUFFICIENT_DATA;
 }
 
@@ -89,6 +90,17 @@ int scn_alarms_discover(struct run *r)
 
         snprintf(aws_name, sizeof(aws_name), "%s-%s", r->prefix, al->name);
         alarm_add(r, aws_name, al->name, al->metric, al->comparison, al->threshold);
+    }
+    /* composites as the simulator shows them: the name and the rule as written, no metric */
+    for (int i = 0; i < r->sc->ncomposites; i++) {
+        const struct sim_composite *co = &r->sc->composites[i];
+        char aws_name[256];
+        int before = r->nalarms;
+
+        snprintf(aws_name, sizeof(aws_name), "%s-%s", r->prefix, co->name);
+        alarm_add(r, aws_name, co->name, "", "", 0);
+        if (r->nalarms > before)
+            r->alarms[before].alarm_rule = cm_xstrdup(co->alarm_rule);
     }
     for (int i = 0; i < r->sc->npolicies; i++)
         if (r->sc->policies[i].type == SIM_POLICY_TARGET)
@@ -241,6 +253,10 @@ static int poll_alarms(struct run *r, enum sim_alarm_state *states)
         char k[64];
         snprintf(k, sizeof(k), "AlarmNames.member.%d", i + 1);
         aws_params_add(&p, k, r->alarms[i].aws_name);
+    }
+    if (r->sc->ncomposites) { /* without AlarmTypes AWS lists metric alarms only */
+        aws_params_add(&p, "AlarmTypes.member.1", "MetricAlarm");
+        aws_params_add(&p, "AlarmTypes.member.2", "CompositeAlarm");
     }
     if (scn_aws_call(r, AWS_CLOUDWATCH, "DescribeAlarms", &p, &doc, &err) != 0) {
         scn_fail_msg("DescribeAlarms: %s: %s", err.code, err.message);
