@@ -4,7 +4,8 @@
 # step at 4 minutes) against an emulator at x60. PutCompositeAlarm carries the rule with
 # the runner's prefixed names (renamed through libscaler's AlarmRule parser), the
 # suppressor and its periods, the actions as PolicyARNs; the observed run shows the
-# composite's transitions as `scaler simulate` does (terminal, --json); web-overloaded goes
+# composite's transitions and its Action history items (the failed Auto Scaling action) as
+# `scaler simulate` does (terminal, --json); web-overloaded goes
 # to ALARM as the simulator predicts; teardown deletes the composites before their
 # children and leaves nothing (DescribeAlarms of every type empty). TAP lines.
 set -euo pipefail
@@ -48,6 +49,10 @@ if [ "$rc" = 0 ] || [ "$rc" = 3 ]; then ok "loadgen scenario plays it (exit $rc)
 fi
 check "the terminal shows the composite going to ALARM as the simulator does" \
     grep -qE '^  \^ [0-9:]+ alarm web-overloaded (OK|INSUFFICIENT_DATA) -> ALARM' "$TMP/run.out"
+check "the terminal shows the composite's failed Auto Scaling action, once for each ALARM, as the simulator does" bash -c "
+    n=\$(grep -cE '^  \^ [0-9:]+ alarm web-overloaded Failed to execute action arn:aws:autoscaling:.*policyName/scale-out: composite alarms can.t trigger Auto Scaling actions' '$TMP/run.out')
+    a=\$(grep -cE '^  \^ [0-9:]+ alarm web-overloaded [A-Z_]+ -> ALARM' '$TMP/run.out')
+    echo \"# action items \$n, transitions to ALARM \$a\"; [ \$n -ge 1 ] && [ \$n = \$a ]"
 check "the terminal's alarm columns name the composites" \
     grep -qE 'web-overloaded +web-busy-not-cpu' "$TMP/run.out"
 check "--json: the composites with their rules as written, a transition of web-overloaded to ALARM" \
