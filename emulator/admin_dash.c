@@ -68,9 +68,28 @@ static int composite_visit(const struct sc_composite_view *v, void *ud)
     return 0;
 }
 
+/* The CloudWatch of the world an alarm ARN names (arn:PARTITION:cloudwatch:REGION:ACCOUNT:
+ * alarm:NAME), or NULL: alarms are a region's, though the dashboard is the account's. */
+static struct sc_cw *alarm_cw(struct emu *e, const char *account, const char *arn)
+{
+    const char *p = arn;
+    char region[48];
+    size_t len;
+
+    for (int field = 0; p && field < 3; field++)
+        p = (p = strchr(p, ':')) ? p + 1 : NULL;
+    if (!p || !(len = strcspn(p, ":")) || len >= sizeof(region))
+        return NULL;
+    memcpy(region, p, len);
+    region[len] = 0;
+    struct sc_world *w = emu_world_find(e, account, region);
+    return w ? sc_world_cw(w) : NULL;
+}
+
 /* An alarm widget's alarms [D: properties.alarms, ARNs]: each one's name, state and, for a
  * metric alarm, the URL of its graph; a missing alarm has state null. */
-static json_t *alarm_list(struct sc_cw *cw, const json_t *props, const char *url_base)
+static json_t *alarm_list(struct emu *e, const char *account, const json_t *props,
+                          const char *url_base)
 {
     json_t *arr = json_array(), *a;
     size_t k;
@@ -78,7 +97,8 @@ static json_t *alarm_list(struct sc_cw *cw, const json_t *props, const char *url
     json_array_foreach(json_object_get(props, "alarms"), k, a)
     {
         const char *arn = json_string_value(a);
-        const struct sc_alarm_view *v = alarm_by_arn(cw, arn);
+        struct sc_cw *cw = arn ? alarm_cw(e, account, arn) : NULL;
+        const struct sc_alarm_view *v = cw ? alarm_by_arn(cw, arn) : NULL;
         const char *name = arn ? strstr(arn, ":alarm:") : NULL;
         json_t *o;
 
@@ -94,7 +114,7 @@ static json_t *alarm_list(struct sc_cw *cw, const json_t *props, const char *url
             struct composite_find f = { arn ? arn : "", NULL };
             struct sc_describe_alarms_req req = { 0 };
 
-            if (arn && name)
+            if (cw && name)
                 sc_cw_describe_composite_alarms(cw, &req, composite_visit, &f, NULL);
             json_object_set_new(o, "state", f.state ? json_string(f.state) : json_null());
         }
@@ -103,9 +123,11 @@ static json_t *alarm_list(struct sc_cw *cw, const json_t *props, const char *url
     return arr;
 }
 
-/* One widget of a dashboard as the console draws it. */
-static json_t *widget_json(struct sc_cw *cw, const json_t *wd, size_t i, const char *account,
-                           const char *region, const char *name)
+/* One widget of a dashboard as the console draws it. A metric widget is drawn from the
+ * metrics of its own properties.region (a dashboard belongs to no region); without one,
+ * the URL names none and the admin API's default (--region) applies. */
+static json_t *widget_json(struct emu *e, const json_t *wd, size_t i, const char *account,
+                           const char *name)
 {
     const json_t *props = json_object_get(wd, "properties");
     const char *type = json_string_value(json_object_get(wd, "type"));
@@ -122,26 +144,33 @@ static json_t *widget_json(struct sc_cw *cw, const json_t *wd, size_t i, const c
         json_object_set_new(o, "markdown", string_or_null(props, "markdown"));
         json_object_set_new(o, "background", string_or_null(props, "background"));
     } else if (type && strcmp(type, "metric") == 0) {
+        const char *region = json_string_value(json_object_get(props, "region"));
         char url[512];
 
-        snprintf(url, sizeof(url), "/_scalelab/dashboards/%s/widgets/%zu.svg?account=%s&region=%s",
-                 name, i, account, region);
+        /* a region is a query value only when it is a region name (the body is the user's) */
+        if (region && (!*region || strlen(region) >= 40 ||
+                       strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(region)))
+            region = NULL;
+        snprintf(url, sizeof(url), "/_scalelab/dashboards/%s/widgets/%zu.svg?account=%s%s%s", name,
+                 i, account, region ? "&region=" : "", region ? region : "");
         json_object_set_new(o, "view", string_or_null(props, "view"));
+        json_object_set_new(o, "region", region ? json_string(region) : json_null());
         json_object_set_new(o, "svg", json_string(url));
     } else if (type && strcmp(type, "alarm") == 0) {
         char url[512];
 
-        snprintf(url, sizeof(url), "/_scalelab/dashboards/%s/widgets/%zu.svg?account=%s&region=%s",
-                 name, i, account, region);
-        json_object_set_new(o, "alarms", alarm_list(cw, props, url));
+        /* each alarm's graph comes from the world its ARN names */
+        snprintf(url, sizeof(url), "/_scalelab/dashboards/%s/widgets/%zu.svg?account=%s", name, i,
+                 account);
+        json_object_set_new(o, "alarms", alarm_list(e, account, props, url));
     }
     return o;
 }
 
 struct list_ctx {
     json_t *arr;
-    const char *account, *region;
-    struct sc_cw *cw;
+    const char *account, *partition;
+    struct emu *e;
 };
 
 static int list_one(const struct sc_dashboard_view *d, void *ud)
@@ -156,29 +185,30 @@ static int list_one(const struct sc_dashboard_view *d, void *ud)
     json_array_foreach(json_object_get(body, "widgets"), i, wd)
     {
         if (json_is_object(wd))
-            json_array_append_new(widgets,
-                                  widget_json(c->cw, wd, i, c->account, c->region, d->name));
+            json_array_append_new(widgets, widget_json(c->e, wd, i, c->account, d->name));
     }
     sc_civil_format_iso_ms(d->last_modified_ms, iso, sizeof(iso));
-    json_array_append_new(
-        c->arr, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:o,s:o,s:o,s:o}", "account", c->account,
-                          "region", c->region, "name", d->name, "arn", d->arn, "last_modified", iso,
-                          "size", (json_int_t)d->size, "start", string_or_null(body, "start"),
-                          "end", string_or_null(body, "end"), "period_override",
-                          string_or_null(body, "periodOverride"), "widgets", widgets));
+    json_array_append_new(c->arr,
+                          json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:o,s:o,s:o,s:o}", "account",
+                                    c->account, "partition", c->partition, "name", d->name, "arn",
+                                    d->arn, "last_modified", iso, "size", (json_int_t)d->size,
+                                    "start", string_or_null(body, "start"), "end",
+                                    string_or_null(body, "end"), "period_override",
+                                    string_or_null(body, "periodOverride"), "widgets", widgets));
     json_decref(body);
     return 0;
 }
 
 json_t *admin_dash_list(struct emu *e)
 {
-    struct list_ctx c = { json_array(), NULL, NULL, NULL };
+    struct list_ctx c = { json_array(), NULL, NULL, e };
 
-    for (int i = 0; i < emu_world_count(e); i++) {
-        struct sc_world *w = emu_world_at(e, i, &c.account, &c.region);
+    for (int i = 0; i < emu_dashboards_count(e); i++) {
+        struct sc_dashboards *d = emu_dashboards_at(e, i);
 
-        c.cw = sc_world_cw(w);
-        sc_dashboards_list(sc_cw_dashboards(sc_world_cw(w)), NULL, list_one, &c, NULL);
+        c.account = sc_dashboards_account(d);
+        c.partition = sc_dashboards_partition(d);
+        sc_dashboards_list(d, NULL, list_one, &c, NULL);
     }
     return json_pack("{s:o,s:i,s:i}", "dashboards", c.arr, "col_px", ADMIN_DASH_COL_PX, "row_px",
                      ADMIN_DASH_ROW_PX);
@@ -220,8 +250,8 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
                           size_t errlen)
 {
     const char *alarm_arn = NULL, *wregion;
-    struct sc_world *src, *scratch = NULL;
-    struct sc_world *w = emu_world_find(e, account, region);
+    struct sc_dashboards *set = emu_dashboards_find(e, account, sc_alarm_partition(region));
+    struct sc_world *src = NULL, *scratch = NULL;
     const struct sc_dashboard_view *d = NULL;
     struct sc_error se;
     json_t *body = NULL, *wd, *mw = NULL;
@@ -236,12 +266,10 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
         snprintf(err, errlen, "the widget must be its index in the dashboard, not '%.40s'", index);
         return 404;
     }
-    if (!w || sc_dashboards_get(sc_cw_dashboards(sc_world_cw(w)), name, &d, &se) != SC_OK) {
-        snprintf(err, errlen, "Dashboard %.255s does not exist in account %.20s region %.40s", name,
-                 account, region);
+    if (!set || sc_dashboards_get(set, name, &d, &se) != SC_OK) {
+        snprintf(err, errlen, "Dashboard %.255s does not exist in account %.20s", name, account);
         return 404;
     }
-    src = w;
     body = json_loads(d->body, 0, NULL);
     wd = json_array_get(json_object_get(body, "widgets"), n);
     if (!json_is_object(wd)) {
@@ -277,19 +305,36 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
         goto out;
     }
     mw = metric_widget(body, wd, alarm_arn, emu_now_ms(e));
-    wregion = alarm_arn ? NULL : json_string_value(json_object_get(mw, "region"));
-    if (wregion && strcmp(wregion, region) != 0) {
-        /* [D] a widget's `region` is where its metrics come from: that world, or an empty
-         * one when the region has no world yet */
-        src = emu_world_find(e, account, wregion);
-        if (!src)
-            src = scratch = emu_world_scratch(e, account, wregion);
-        if (!src) {
-            snprintf(err, errlen, "widget %lu of %.255s: region %.40s is not served here", n, name,
-                     wregion);
-            status = 400;
+    if (alarm_arn) {
+        struct sc_cw *acw = alarm_cw(e, account, alarm_arn);
+
+        if (!acw) {
+            snprintf(err, errlen, "alarm widget %lu of %.255s: no alarm %.255s", n, name,
+                     alarm_arn);
+            status = 404;
             goto out;
         }
+        mws = json_dumps(mw, JSON_COMPACT);
+        snprintf(id, sizeof(id), "w%lu", n);
+        if (cw_widget_svg(acw, mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
+            snprintf(err, errlen, "%s: %s", sc_status_code(se.status), se.message);
+            status = 400;
+        }
+        goto out;
+    }
+    /* [D] a widget's `region` (after the dashboard's variables) is where its metrics come
+     * from: that world, or an empty one when the region has no world yet; else the URL's */
+    wregion = json_string_value(json_object_get(mw, "region"));
+    if (!wregion)
+        wregion = region;
+    src = emu_world_find(e, account, wregion);
+    if (!src)
+        src = scratch = emu_world_scratch(e, account, wregion);
+    if (!src) {
+        snprintf(err, errlen, "widget %lu of %.255s: region %.40s is not served here", n, name,
+                 wregion);
+        status = 400;
+        goto out;
     }
     mws = json_dumps(mw, JSON_COMPACT);
     snprintf(id, sizeof(id), "w%lu", n);

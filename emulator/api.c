@@ -61,6 +61,8 @@ const struct api_handler *api_find(const char *service, const char *op)
     }
     if (strcmp(service, "ec2") == 0)
         return find_in(api_ec2_handlers, op);
+    if (strcmp(service, "sts") == 0)
+        return find_in(api_sts_handlers, op);
     return NULL;
 }
 

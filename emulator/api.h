@@ -50,7 +50,8 @@ struct api_handler {
     unsigned flags; /* API_* bits */
 };
 
-/* The handler for service (model name: "autoscaling", "elb", "elbv2", "cloudwatch", "ec2") and
+/* The handler for service (model name: "autoscaling", "elb", "elbv2", "cloudwatch", "ec2",
+ * "sts") and
  * op, or NULL when the emulator does not serve it yet. */
 const struct api_handler *api_find(const char *service, const char *op);
 
@@ -102,5 +103,6 @@ extern const struct api_handler api_elb_handlers[];
 extern const struct api_handler api_elbv2_handlers[];
 extern const struct api_handler api_cloudwatch_handlers[];
 extern const struct api_handler api_ec2_handlers[];
+extern const struct api_handler api_sts_handlers[];
 
 #endif

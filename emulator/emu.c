@@ -19,6 +19,8 @@
 #include "emulator/metric_journal.h"
 #include "emulator/region.h"
 #include "emulator/state.h"
+#include "scaler/alarm.h"
+#include "scaler/dashboard.h"
 #include "scaler/ec2.h"
 #include "scaler/elb.h"
 #include "scaler/hash.h"
@@ -37,6 +39,14 @@ struct region_state {
     struct sc_observer *obs; /* the world's story for the event log */
 };
 
+/* What an account holds across its regions (AWS: global, not regional): its CloudWatch
+ * dashboards, one set per account and partition, shared by the account's worlds. */
+struct account_state {
+    char account[EMU_ACCOUNT_LEN];
+    char partition[EMU_PARTITION_LEN];
+    struct sc_dashboards *dashboards;
+};
+
 struct emu {
     struct emu_config cfg;
     struct cm_ev *ev;        /* set by emu_start() */
@@ -44,6 +54,8 @@ struct emu {
     int64_t base_epoch_ms, base_mono_ms, manual_ms;
     struct region_state regions[MAX_REGIONS];
     int nregions;
+    struct account_state accounts[MAX_REGIONS]; /* never more than worlds (and state files) */
+    int naccounts;
     long step_timer;
     struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
     struct state *st;     /* --state FILE; NULL: memory only */
@@ -114,6 +126,10 @@ static void regions_free(struct emu *e)
         sc_observer_destroy(e->regions[i].obs);
     }
     e->nregions = 0;
+    /* after the worlds, which borrow them */
+    for (int i = 0; i < e->naccounts; i++)
+        sc_dashboards_destroy(e->accounts[i].dashboards);
+    e->naccounts = 0;
 }
 
 void emu_reset(struct emu *e)
@@ -146,6 +162,49 @@ struct sc_world *emu_world_find(const struct emu *e, const char *account, const 
             return e->regions[i].w;
     }
     return NULL;
+}
+
+struct sc_dashboards *emu_dashboards_find(const struct emu *e, const char *account,
+                                          const char *partition)
+{
+    for (int i = 0; i < e->naccounts; i++) {
+        if (strcmp(e->accounts[i].account, account) == 0 &&
+            strcmp(e->accounts[i].partition, partition) == 0)
+            return e->accounts[i].dashboards;
+    }
+    return NULL;
+}
+
+struct sc_dashboards *emu_dashboards(struct emu *e, const char *account, const char *partition)
+{
+    struct sc_dashboards *d = emu_dashboards_find(e, account, partition);
+    struct account_state *as;
+
+    if (d)
+        return d;
+    if (e->naccounts == MAX_REGIONS || strlen(account) >= EMU_ACCOUNT_LEN ||
+        strlen(partition) >= EMU_PARTITION_LEN)
+        return NULL;
+    as = &e->accounts[e->naccounts];
+    as->dashboards = sc_dashboards_create(account, partition);
+    if (!as->dashboards) {
+        log_error("out of memory");
+        abort();
+    }
+    snprintf(as->account, sizeof(as->account), "%s", account);
+    snprintf(as->partition, sizeof(as->partition), "%s", partition);
+    e->naccounts++;
+    return as->dashboards;
+}
+
+int emu_dashboards_count(const struct emu *e)
+{
+    return e->naccounts;
+}
+
+struct sc_dashboards *emu_dashboards_at(const struct emu *e, int i)
+{
+    return i >= 0 && i < e->naccounts ? e->accounts[i].dashboards : NULL;
 }
 
 int emu_default_max_instances(uint64_t mem_bytes, long nofile, long ncpu)
@@ -204,6 +263,8 @@ struct sc_world *emu_world_scratch(struct emu *e, const char *account, const cha
     if (!emu_region_ok(e, region))
         return NULL;
     world_config(e, account, region, &wc);
+    /* the account's dashboards, seen from a region it has no world in (NULL: it has none) */
+    wc.dashboards = emu_dashboards_find(e, account, sc_alarm_partition(region));
     return sc_world_create(&wc);
 }
 
@@ -220,6 +281,9 @@ static struct sc_world *world_make(struct emu *e, const char *account, const cha
         e->nregions == MAX_REGIONS)
         return NULL;
     world_config(e, account, region, &wc);
+    wc.dashboards = emu_dashboards(e, account, sc_alarm_partition(region));
+    if (!wc.dashboards)
+        return NULL;
     rs = &e->regions[e->nregions];
     rs->w = sc_world_create(&wc);
     if (!rs->w)

@@ -21,6 +21,7 @@
 struct autoscale;
 struct events;
 struct metric_journal;
+struct sc_dashboards;
 struct sc_world;
 struct state;
 
@@ -31,6 +32,8 @@ struct state;
 /* An account id and a region name fit in these (with their NUL). */
 #define EMU_ACCOUNT_LEN 16
 #define EMU_REGION_LEN  40
+/* A partition name ("aws", "aws-cn", "aws-us-gov") fits in this. */
+#define EMU_PARTITION_LEN 16
 
 struct emu_config {
     double time_scale;        /* emulated ms per real ms; 1 = real time */
@@ -114,6 +117,19 @@ int emu_world_count(const struct emu *e);
 struct sc_world *emu_world_at(const struct emu *e, int i, const char **account,
                               const char **region);
 
+/* An account's CloudWatch dashboards (docs/cloudwatch.md "Dashboards"): AWS keeps them
+ * per account, not per region, so every world of account whose region is in partition
+ * (sc_alarm_partition: "aws", "aws-cn", "aws-us-gov") shares one set. emu_dashboards
+ * makes it on first use (a world's creation does; NULL past EMU_MAX_WORLDS sets);
+ * emu_dashboards_find never makes one. Borrowed until emu_reset()/emu_destroy(). */
+struct sc_dashboards *emu_dashboards(struct emu *e, const char *account, const char *partition);
+struct sc_dashboards *emu_dashboards_find(const struct emu *e, const char *account,
+                                          const char *partition);
+/* The sets in creation order, i in [0, emu_dashboards_count()) (sc_dashboards_account
+ * and sc_dashboards_partition name each). */
+int emu_dashboards_count(const struct emu *e);
+struct sc_dashboards *emu_dashboards_at(const struct emu *e, int i);
+
 /* Steps every world to now and lets the data plane follow (see above). */
 void emu_step(struct emu *e);
 /* The event log (emulator/events.h): each step adds the worlds' changes to it. Borrowed
@@ -121,7 +137,8 @@ void emu_step(struct emu *e);
 struct events *emu_events(struct emu *e);
 /* The worlds were loaded (--state): what they hold is the story's start, not news. */
 void emu_observe_sync(struct emu *e);
-/* Drops every account's world (admin reset); the durable writers reset too. */
+/* Drops every account's worlds and dashboards (admin reset); the durable writers reset
+ * too. */
 void emu_reset(struct emu *e);
 
 /* The real data plane, or NULL (records only: before emu_start(), or no child watcher). */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 const struct model_service *const model_services[] = {
-    &model_autoscaling, &model_elb, &model_elbv2, &model_cloudwatch, &model_ec2, NULL,
+    &model_autoscaling, &model_elb, &model_elbv2, &model_cloudwatch, &model_ec2, &model_sts, NULL,
 };
 
 const struct model_op *model_op_find(const struct model_service *svc, const char *name)

@@ -98,6 +98,7 @@ extern const struct model_service model_elb;
 extern const struct model_service model_elbv2;
 extern const struct model_service model_cloudwatch;
 extern const struct model_service model_ec2;
+extern const struct model_service model_sts;
 
 /* NULL-terminated list of every service. */
 extern const struct model_service *const model_services[];

@@ -13,8 +13,10 @@
 #include "emulator/emu.h"
 #include "emulator/metric_journal.h"
 #include "emulator/state.h"
+#include "scaler/alarm.h"
 #include "scaler/asg.h"
 #include "scaler/civil.h"
+#include "scaler/dashboard.h"
 #include "scaler/ec2.h"
 #include "scaler/world.h"
 
@@ -29,7 +31,7 @@ struct persist {
 json_t *persist_state_json(struct emu *e)
 {
     json_t *doc = json_object();
-    json_t *worlds = json_array();
+    json_t *worlds = json_array(), *accounts = NULL;
     char iso[40];
     int64_t now = emu_now_ms(e);
 
@@ -51,9 +53,26 @@ json_t *persist_state_json(struct emu *e)
         worlds = NULL;
         goto fail;
     }
+    accounts = json_array();
+    for (int i = 0; accounts && i < emu_dashboards_count(e); i++) {
+        const struct sc_dashboards *d = emu_dashboards_at(e, i);
+
+        if (sc_dashboards_count(d) == 0)
+            continue; /* an account with none adds nothing (and no write) */
+        if (json_array_append_new(accounts,
+                                  json_pack("{s:s,s:s,s:o*}", "account", sc_dashboards_account(d),
+                                            "partition", sc_dashboards_partition(d), "dashboards",
+                                            sc_dashboards_save(d))) != 0)
+            goto fail;
+    }
+    if (!accounts || json_object_set_new(doc, "accounts", accounts) != 0) {
+        accounts = NULL;
+        goto fail;
+    }
     return doc;
 
 fail:
+    json_decref(accounts);
     json_decref(worlds);
     json_decref(doc);
     return NULL;
@@ -85,8 +104,103 @@ static int lose_old_instances(struct sc_ec2 *ec2, int64_t now_ms)
     return lost;
 }
 
-/* Loads a state document (state_read checked its version): every world, the clock.
- * Returns 0, or -1 with err ("<what>: <problem>"). */
+static int partition_ok(const char *p)
+{
+    return p && (strcmp(p, "aws") == 0 || strcmp(p, "aws-cn") == 0 || strcmp(p, "aws-us-gov") == 0);
+}
+
+/* Version 2's "accounts": each account's dashboards. Returns 0, or -1 with err. */
+static int load_accounts(struct emu *e, const json_t *accounts, char *err, size_t errlen)
+{
+    const json_t *x;
+    size_t k;
+
+    if (!accounts)
+        return 0;
+    if (!json_is_array(accounts)) {
+        snprintf(err, errlen, "\"accounts\" must be a list");
+        return -1;
+    }
+    json_array_foreach(accounts, k, x)
+    {
+        const char *account = json_string_value(json_object_get(x, "account"));
+        const char *partition = json_string_value(json_object_get(x, "partition"));
+        struct sc_dashboards *d;
+        struct sc_error se = { 0 };
+
+        if (!account || !*account || strlen(account) >= EMU_ACCOUNT_LEN ||
+            !partition_ok(partition)) {
+            snprintf(err, errlen,
+                     "accounts[%zu]: account and partition (aws, aws-cn, aws-us-gov) are "
+                     "required",
+                     k);
+            return -1;
+        }
+        if (emu_dashboards_find(e, account, partition)) {
+            snprintf(err, errlen, "accounts[%zu]: %s/%s appears twice", k, account, partition);
+            return -1;
+        }
+        d = emu_dashboards(e, account, partition);
+        if (!d) {
+            snprintf(err, errlen, "accounts[%zu]: too many accounts", k);
+            return -1;
+        }
+        if (sc_dashboards_load(d, json_object_get(x, "dashboards"), &se) != SC_OK) {
+            snprintf(err, errlen, "accounts[%zu] (%.16s/%s): %.400s", k, account, partition,
+                     se.message);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+struct clash_ctx {
+    const char *account, *region;
+};
+
+/* sc_dashboards_merge's report: a name two regions' worlds of an older file both held. */
+static void on_clash(const struct sc_dashboard_clash *c, void *ud)
+{
+    const struct clash_ctx *x = ud;
+    char kept[40], dropped[40], here[64];
+    const char *earlier = "an earlier world";
+
+    sc_civil_format_iso_ms(c->kept_ms, kept, sizeof(kept));
+    sc_civil_format_iso_ms(c->dropped_ms, dropped, sizeof(dropped));
+    snprintf(here, sizeof(here), "region %s", x->region);
+    log_warn("state: dashboard %s of account %s is in more than one region (a version 1 "
+             "state file): kept the one of %s (last modified %s), dropped the one of %s (last "
+             "modified %s)",
+             c->name, x->account, c->kept_new ? here : earlier, kept, c->kept_new ? earlier : here,
+             dropped);
+}
+
+/* A world of a version 1 file keeps its dashboards in its cloudwatch member: they join the
+ * account's (sc_dashboards_merge's rule for a name two regions hold). 0, or -1 with err. */
+static int merge_world_dashboards(struct emu *e, const json_t *x, const char *account,
+                                  const char *region, char *err, size_t errlen)
+{
+    const json_t *list = json_object_get(json_object_get(x, "cloudwatch"), "dashboards");
+    struct sc_dashboards *d;
+    struct clash_ctx c = { account, region };
+    struct sc_error se = { 0 };
+
+    if (!list)
+        return 0;
+    d = emu_dashboards_find(e, account, sc_alarm_partition(region));
+    if (!d) {
+        snprintf(err, errlen, "no dashboards of account %s", account);
+        return -1;
+    }
+    if (sc_dashboards_merge(d, list, on_clash, &c, &se) != SC_OK) {
+        snprintf(err, errlen, "%.400s", se.message);
+        return -1;
+    }
+    return 0;
+}
+
+/* Loads a state document (state_read checked its version): every account's dashboards,
+ * every world, the clock. Returns 0, or -1 with err ("<what>: <problem>"). */
 static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen)
 {
     const json_t *worlds = json_object_get(doc, "worlds");
@@ -99,12 +213,15 @@ static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen
         return -1;
     }
     emu_clock_restore(e, json_integer_value(now));
+    if (load_accounts(e, json_object_get(doc, "accounts"), err, errlen) < 0)
+        return -1;
     json_array_foreach(worlds, k, x)
     {
         const char *account = json_string_value(json_object_get(x, "account"));
         const char *region = json_string_value(json_object_get(x, "region"));
         struct sc_world *w;
         struct sc_error se = { 0 };
+        char m[512];
         int lost;
 
         if (!account || !region || strlen(account) >= EMU_ACCOUNT_LEN) {
@@ -118,6 +235,10 @@ static int load_state(struct emu *e, const json_t *doc, char *err, size_t errlen
         w = emu_world_restore(e, account, region);
         if (!w) {
             snprintf(err, errlen, "worlds[%zu]: bad region %s (or too many regions)", k, region);
+            return -1;
+        }
+        if (merge_world_dashboards(e, x, account, region, m, sizeof(m)) < 0) {
+            snprintf(err, errlen, "worlds[%zu] (%.16s/%.40s): %.400s", k, account, region, m);
             return -1;
         }
         if (sc_world_load(w, x, &se) != SC_OK) {

@@ -256,9 +256,9 @@ int state_read(const char *path, json_t **doc, char *err, size_t errlen)
         snprintf(err, errlen, "%s: no \"version\" (not a scalelab state file?)", path);
         goto out;
     }
-    if (json_integer_value(v) != STATE_VERSION) {
-        snprintf(err, errlen, "%s: unknown version %lld (this emulator reads version %d)", path,
-                 (long long)json_integer_value(v), STATE_VERSION);
+    if (json_integer_value(v) < STATE_VERSION_MIN || json_integer_value(v) > STATE_VERSION) {
+        snprintf(err, errlen, "%s: unknown version %lld (this emulator reads versions %d to %d)",
+                 path, (long long)json_integer_value(v), STATE_VERSION_MIN, STATE_VERSION);
         goto out;
     }
     *doc = root;

@@ -55,8 +55,12 @@
 
 #include <jansson.h>
 
-/* The snapshot's format version (the document's "version" member). */
-#define STATE_VERSION 1
+/* The snapshot's format version (the document's "version" member): 2 keeps each
+ * account's dashboards in "accounts" (AWS keeps them per account); state_read also reads
+ * version 1 (dashboards inside each world's cloudwatch: merged into the account's at load,
+ * docs/state.md). */
+#define STATE_VERSION     2
+#define STATE_VERSION_MIN 1
 /* A clock-driven change (state_touch) is written at most this often. */
 #define STATE_IDLE_WRITE_MS 1000
 
@@ -98,9 +102,9 @@ void state_destroy(struct state *st);
 const char *state_path(const struct state *st);
 
 /* Reads and parses path. Returns 1 with *doc (a new reference) when the file exists and
- * is a JSON object of a known "version"; 0 when it does not exist; -1 with err ("<path>:
- * line 3: unexpected end of input", "<path>: unknown version 7") otherwise. The file is
- * never changed. */
+ * is a JSON object of a known "version" (STATE_VERSION_MIN..STATE_VERSION); 0 when it does not
+ * exist; -1 with err ("<path>: line 3: unexpected end of input", "<path>: unknown version 7")
+ * otherwise. The file is never changed. */
 int state_read(const char *path, json_t **doc, char *err, size_t errlen);
 
 /* Registers w (copied). Returns 0, or -1 when 8 writers exist. */

@@ -14,6 +14,7 @@
 #include "common/tz.h"
 #include "common/xalloc.h"
 #include "loadgen/scn_run.h"
+#include "scaler/alarm_composite.h"
 #include "scaler/app.h"
 #include "scaler/asg_sched.h"
 #include "scaler/elbv2.h"
@@ -792,9 +793,101 @@ static void plan_alarms(struct scn_plan *plan, const struct sim_scenario *sc, co
     }
 }
 
+/* An alarm name of the scenario (a metric alarm or a composite) as the endpoint knows it. */
+struct rename_ctx {
+    const struct sim_scenario *sc;
+    const char *prefix;
+    char buf[600];
+};
+
+static int scenario_alarm(const struct sim_scenario *sc, const char *name)
+{
+    for (int i = 0; i < sc->nalarms; i++)
+        if (strcmp(sc->alarms[i].name, name) == 0)
+            return 1;
+    for (int i = 0; i < sc->ncomposites; i++)
+        if (strcmp(sc->composites[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* sc_alarm_rule_rename's fn: a reference to one of the scenario's alarms, by name or by
+ * an alarm ARN (its partition, region and account kept as written), gets the runner's
+ * prefix; any other reference is left as written (the endpoint answers it). */
+static const char *prefixed_ref(const char *ref, void *ud)
+{
+    struct rename_ctx *x = ud;
+    const char *name = ref, *at = strstr(ref, ":alarm:");
+
+    if (strncmp(ref, "arn:", 4) == 0 && at)
+        name = at + strlen(":alarm:");
+    if (!scenario_alarm(x->sc, name))
+        return NULL;
+    snprintf(x->buf, sizeof(x->buf), "%.*s%s-%s", (int)(name - ref), ref, x->prefix, name);
+    return x->buf;
+}
+
+/* infrastructure.composite_alarms, in the file's order (a rule may name a composite put
+ * before it), after the metric alarms: PutCompositeAlarm with the rule's references to the
+ * scenario's alarms prefixed (renamed through libscaler's AlarmRule parser), the actions as
+ * PolicyARNs as the simulator resolves them, ActionsSuppressor (prefixed) and its periods. */
+static int plan_composites(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
+                           char *err, size_t n)
+{
+    struct rename_ctx x = { sc, prefix, "" };
+
+    for (int i = 0; i < sc->ncomposites; i++) {
+        const struct sim_composite *a = &sc->composites[i];
+        char rule[SC_ALARM_RULE_MAX + 1];
+        struct sc_error e = { 0 };
+        struct scn_call *c;
+        struct aws_params *p;
+
+        if (sc_alarm_rule_rename(a->alarm_rule, prefixed_ref, &x, rule, sizeof(rule), &e) !=
+            SC_OK) {
+            snprintf(err, n, "%s.alarm_rule: %s", a->path, e.message);
+            return -1;
+        }
+        c = call_add(&plan->setup, &plan->nsetup, AWS_CLOUDWATCH, "PutCompositeAlarm");
+        p = &c->params;
+        add_name(p, "AlarmName", prefix, a->name);
+        aws_params_add(p, "AlarmRule", rule);
+        for (int k = 0; k < a->nactions; k++) {
+            char key[64];
+
+            snprintf(key, sizeof(key), "AlarmActions.member.%d", k + 1);
+            aws_params_addf(p, key, "{arn:%s}", a->actions[k]);
+        }
+        for (int k = 0; k < a->nok_actions; k++) {
+            char key[64];
+
+            snprintf(key, sizeof(key), "OKActions.member.%d", k + 1);
+            aws_params_addf(p, key, "{arn:%s}", a->ok_actions[k]);
+        }
+        aws_params_add(p, "ActionsEnabled", a->actions_enabled ? "true" : "false");
+        if (a->actions_suppressor) {
+            const char *sup = prefixed_ref(a->actions_suppressor, &x);
+
+            aws_params_add(p, "ActionsSuppressor", sup ? sup : a->actions_suppressor);
+        }
+        if (a->has_wait_period)
+            aws_params_addf(p, "ActionsSuppressorWaitPeriod", "%d", a->wait_period_s);
+        if (a->has_extension_period)
+            aws_params_addf(p, "ActionsSuppressorExtensionPeriod", "%d", a->extension_period_s);
+    }
+    return 0;
+}
+
 static void plan_teardown(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
 {
     struct scn_call *c;
+
+    /* composites first, the last put first: AWS refuses to delete an alarm a composite's
+     * rule names (a child composite included) */
+    for (int i = sc->ncomposites - 1; i >= 0; i--) {
+        c = call_add(&plan->teardown, &plan->nteardown, AWS_CLOUDWATCH, "DeleteAlarms");
+        add_name(&c->params, "AlarmNames.member.1", prefix, sc->composites[i].name);
+    }
 
     if (sc->nalarms) {
         c = call_add(&plan->teardown, &plan->nteardown, AWS_CLOUDWATCH, "DeleteAlarms");
@@ -898,6 +991,10 @@ int scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const c
     }
     plan_policies(plan, sc, prefix);
     plan_alarms(plan, sc, prefix);
+    if (plan_composites(plan, sc, prefix, err, n) != 0) {
+        scn_plan_cleanup(plan);
+        return -1;
+    }
     plan_teardown(plan, sc, prefix);
     /* in time order, the plan's order within a time (an insertion sort: stable) */
     for (int i = 1; i < plan->ntimed; i++) {
@@ -1133,16 +1230,6 @@ int scenario_main(int argc, char **argv)
                                 "scaler simulate does\n",
                                 o.file, li->rules[k].path, sc->phases[i].path);
         }
-    }
-    if (sc->ncomposites) {
-        /* not built: the plan has no PutCompositeAlarm (its rule would need the prefixed
-         * names), and a run without them would silently differ from the prediction */
-        fprintf(stderr,
-                "loadgen scenario: %s: $.infrastructure.composite_alarms: composite alarms are "
-                "played by scaler simulate only, not yet by loadgen scenario (docs/status.md)\n",
-                o.file);
-        sim_scenario_destroy(sc);
-        return 2;
     }
     if (!dry_run) {
         rc = scn_run(&o, sc);

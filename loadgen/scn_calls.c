@@ -222,9 +222,36 @@ static int busy_error(const struct aws_error *e)
            strcmp(e->code, "ScalingActivityInProgress") == 0;
 }
 
-/* Deletes what setup created: alarms, groups (ForceDelete), launch configurations
- * (retried while a group still uses them), load balancers. Returns the number of
- * deletions that failed. */
+/* Deletes the composite alarms setup put, the last put first, one a call: AWS refuses to
+ * delete an alarm a composite's rule names, so each goes before the alarms (and the
+ * composites) it names. Returns the number of deletions that failed. */
+static int teardown_composites(struct run *r)
+{
+    int failed = 0;
+
+    for (int i = r->plan.nsetup - 1; i >= 0; i--) {
+        const struct scn_call *c = &r->plan.setup[i];
+        struct aws_params q;
+        struct aws_error err;
+        const char *name = param_get(&c->params, "AlarmName");
+
+        if (!r->done[i] || strcmp(c->action, "PutCompositeAlarm") != 0 || !name)
+            continue;
+        aws_params_init(&q);
+        aws_params_add(&q, "AlarmNames.member.1", name);
+        if (scn_aws_call(r, AWS_CLOUDWATCH, "DeleteAlarms", &q, NULL, &err) != 0 &&
+            !gone_error(&err)) {
+            scn_fail_msg("teardown: DeleteAlarms %s: %s: %s", name, err.code, err.message);
+            failed++;
+        }
+        aws_params_cleanup(&q);
+    }
+    return failed;
+}
+
+/* Deletes what setup created: composite alarms, alarms, groups (ForceDelete), launch
+ * configurations (retried while a group still uses them), load balancers. Returns the
+ * number of deletions that failed. */
 int scn_teardown(struct run *r)
 {
     struct aws_params p;
@@ -233,6 +260,7 @@ int scn_teardown(struct run *r)
     int64_t deadline =
         scn_mono_ms() + (r->is_emulator ? (int64_t)(1200000.0 / r->scale) + 2000 : 600000);
 
+    failed += teardown_composites(r);
     aws_params_init(&p);
     for (int i = 0; i < r->plan.nsetup; i++) {
         const struct scn_call *c = &r->plan.setup[i];

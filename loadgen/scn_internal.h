@@ -69,7 +69,10 @@ struct alarm_track {
     char *name; /* as shown: the scenario's name, or the AWS name without the prefix */
     char *metric, *comparison;
     double threshold;
+    char *alarm_rule; /* a composite's AlarmRule as the scenario writes it; NULL: a metric alarm */
     enum sim_alarm_state state;
+    int64_t action_ms; /* a composite: the newest Action history item shown (INT64_MIN: none) */
+    int action_seen;   /* how many items at action_ms were shown */
 };
 
 struct run {

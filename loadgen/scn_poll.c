@@ -57,7 +57,10 @@ static void alarm_add(struct run *r, const char *aws_name, const char *name, con
     a->metric = cm_xstrdup(metric);
     a->comparison = cm_xstrdup(comparison);
     a->threshold = threshold;
+    a->alarm_rule = NULL;
     a->state = SIM_ALARM_INSUFFICIENT_DATA;
+    a->action_ms = INT64_MIN;
+    a->action_seen = 0;
 }
 
 struct tt_scan {
@@ -90,6 +93,17 @@ int scn_alarms_discover(struct run *r)
 
         snprintf(aws_name, sizeof(aws_name), "%s-%s", r->prefix, al->name);
         alarm_add(r, aws_name, al->name, al->metric, al->comparison, al->threshold);
+    }
+    /* composites as the simulator shows them: the name and the rule as written, no metric */
+    for (int i = 0; i < r->sc->ncomposites; i++) {
+        const struct sim_composite *co = &r->sc->composites[i];
+        char aws_name[256];
+        int before = r->nalarms;
+
+        snprintf(aws_name, sizeof(aws_name), "%s-%s", r->prefix, co->name);
+        alarm_add(r, aws_name, co->name, "", "", 0);
+        if (r->nalarms > before)
+            r->alarms[before].alarm_rule = cm_xstrdup(co->alarm_rule);
     }
     for (int i = 0; i < r->sc->npolicies; i++)
         if (r->sc->policies[i].type == SIM_POLICY_TARGET)
@@ -243,6 +257,10 @@ static int poll_alarms(struct run *r, enum sim_alarm_state *states)
         snprintf(k, sizeof(k), "AlarmNames.member.%d", i + 1);
         aws_params_add(&p, k, r->alarms[i].aws_name);
     }
+    if (r->sc->ncomposites) { /* without AlarmTypes AWS lists metric alarms only */
+        aws_params_add(&p, "AlarmTypes.member.1", "MetricAlarm");
+        aws_params_add(&p, "AlarmTypes.member.2", "CompositeAlarm");
+    }
     if (scn_aws_call(r, AWS_CLOUDWATCH, "DescribeAlarms", &p, &doc, &err) != 0) {
         scn_fail_msg("DescribeAlarms: %s: %s", err.code, err.message);
         aws_params_cleanup(&p);
@@ -266,6 +284,66 @@ static int poll_alarms(struct run *r, enum sim_alarm_state *states)
     }
     xmlFreeDoc(doc);
     aws_params_cleanup(&p);
+    return 0;
+}
+
+/* A composite's Action history items not yet shown, oldest first: the timeline's note, as
+ * the simulator's (an Auto Scaling action of a composite never runs: AWS logs the failed
+ * item instead). */
+struct action_scan {
+    struct run *r;
+    struct alarm_track *t;
+    int at_last; /* items seen so far at t->action_ms */
+};
+
+static void on_action_item(int64_t t_ms, const char *summary, void *ud)
+{
+    struct action_scan *s = ud;
+    struct alarm_track *t = s->t;
+
+    if (t_ms < t->action_ms)
+        return;
+    if (t_ms == t->action_ms && s->at_last++ < t->action_seen)
+        return;
+    if (t_ms > t->action_ms) {
+        t->action_ms = t_ms;
+        t->action_seen = 0;
+        s->at_last = 1;
+    }
+    t->action_seen++;
+    scn_push_event(s->r, SIM_EVENT_ALARM, scn_at(s->r, t_ms), 0, NULL, t->name, summary, summary,
+                   "Action");
+}
+
+static int poll_composite_actions(struct run *r)
+{
+    for (int i = 0; i < r->nalarms; i++) {
+        struct alarm_track *t = &r->alarms[i];
+        struct action_scan s = { r, t, 0 };
+        struct aws_params p;
+        struct aws_error err;
+        xmlDoc *doc = NULL;
+        char iso[40];
+
+        if (!t->alarm_rule)
+            continue;
+        aws_params_init(&p);
+        aws_params_add(&p, "AlarmName", t->aws_name);
+        aws_params_add(&p, "HistoryItemType", "Action");
+        aws_params_add(&p, "ScanBy", "TimestampAscending");
+        if (t->action_ms != INT64_MIN) {
+            sc_civil_format_iso_ms(t->action_ms, iso, sizeof(iso));
+            aws_params_add(&p, "StartDate", iso);
+        }
+        if (scn_aws_call(r, AWS_CLOUDWATCH, "DescribeAlarmHistory", &p, &doc, &err) != 0) {
+            scn_fail_msg("DescribeAlarmHistory: %s: %s", err.code, err.message);
+            aws_params_cleanup(&p);
+            return -1;
+        }
+        scn_reply_history(doc, on_action_item, &s);
+        xmlFreeDoc(doc);
+        aws_params_cleanup(&p);
+    }
     return 0;
 }
 
@@ -518,7 +596,7 @@ int scn_poll_period(struct run *r, int64_t t, int64_t interval)
     if (r->player && scn_alb_poll(r, emu_end, interval) != 0)
         return -1;
     if (poll_groups(r, st) != 0 || poll_health(r) != 0 || poll_alarms(r, as) != 0 ||
-        poll_activities(r) != 0)
+        poll_composite_actions(r) != 0 || poll_activities(r) != 0)
         return -1;
     s.t_ms = r->sc->start_ms + t;
     s.interval_ms = interval;

@@ -328,6 +328,33 @@ void scn_reply_alarm(xmlDoc *doc, const char *name, struct scn_alarm_state *st)
         st->threshold = child_num(m, "Threshold", 0);
         return;
     }
+    for (xmlNode *m = first_member(doc, "CompositeAlarms"); m; m = aws_xml_next(m)) {
+        char aname[256];
+
+        child_text(m, "AlarmName", aname, sizeof(aname));
+        if (strcmp(aname, name) != 0)
+            continue;
+        st->found = 1;
+        child_text(m, "StateValue", st->state, sizeof(st->state));
+        child_text(m, "StateReason", st->reason, sizeof(st->reason));
+        st->updated_ms = child_time(m, "StateUpdatedTimestamp");
+        return;
+    }
+}
+
+int scn_reply_history(xmlDoc *doc, void (*fn)(int64_t t_ms, const char *summary, void *ud),
+                      void *ud)
+{
+    int n = 0;
+
+    for (xmlNode *m = first_member(doc, "AlarmHistoryItems"); m; m = aws_xml_next(m)) {
+        char summary[SCN_TEXT_MAX];
+
+        child_text(m, "HistorySummary", summary, sizeof(summary));
+        fn(child_time(m, "Timestamp"), summary, ud);
+        n++;
+    }
+    return n;
 }
 
 int scn_reply_alarm_names(xmlDoc *doc, void (*fn)(const char *name, void *ud), void *ud)

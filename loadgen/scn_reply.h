@@ -89,8 +89,13 @@ struct scn_alarm_state {
     double threshold;
 };
 
-/* Fills st from the reply's MetricAlarms member named name. */
+/* Fills st from the reply's MetricAlarms member named name, else its CompositeAlarms
+ * member (state, reason, time; no metric). */
 void scn_reply_alarm(xmlDoc *doc, const char *name, struct scn_alarm_state *st);
+/* DescribeAlarmHistory: fn for each AlarmHistoryItems member (Timestamp in epoch ms,
+ * HistorySummary), in the reply's order. Returns the count. */
+int scn_reply_history(xmlDoc *doc, void (*fn)(int64_t t_ms, const char *summary, void *ud),
+                      void *ud);
 /* Calls fn for each MetricAlarms member's AlarmName, in order. Returns the count. */
 int scn_reply_alarm_names(xmlDoc *doc, void (*fn)(const char *name, void *ud), void *ud);
 

@@ -171,6 +171,7 @@ static void run_cleanup(struct run *r)
         free(r->alarms[i].name);
         free(r->alarms[i].metric);
         free(r->alarms[i].comparison);
+        free(r->alarms[i].alarm_rule);
     }
     free(r->alarms);
     for (int i = 0; r->arns && i < r->sc->npolicies; i++)
@@ -256,6 +257,7 @@ static void timeline_make(struct run *r)
         ai[i].metric = r->alarms[i].metric;
         ai[i].comparison = r->alarms[i].comparison;
         ai[i].threshold = r->alarms[i].threshold;
+        ai[i].alarm_rule = r->alarms[i].alarm_rule;
     }
     tc.start_ms = r->sc->start_ms;
     tc.end_ms = r->sc->start_ms + r->sc->duration_ms;

@@ -36,6 +36,19 @@ const char *sc_alarm_rule_ref(const struct sc_alarm_rule *r, int i);
 /* The rule's value when reference i is in states[i]: 1 true, 0 false. Never allocates. */
 int sc_alarm_rule_eval(const struct sc_alarm_rule *r, const enum sc_alarm_state *states);
 
+/* A reference's new text for sc_alarm_rule_rename: given the reference as written (a name
+ * or an ARN, without its quotes), the text to put in its place, or NULL to keep it. The
+ * result is copied before the next call. */
+typedef const char *(*sc_alarm_rule_rename_fn)(const char *ref, void *ud);
+/* text with each alarm reference the parser finds replaced by fn's text, and everything
+ * else (functions, operators, blanks, quotes, AT_LEAST's lists) as written, into out
+ * (outlen bytes, NUL-terminated). The one way to rename a rule's alarms (loadgen scenario
+ * prefixes them): ALARM("x"), ALARM(x) and ARNs alike, never text that only looks like a
+ * name (a function name, a name inside another name). Returns SC_OK, the parser's error
+ * for a rule that does not parse, or ValidationError when out is too small. */
+enum sc_status sc_alarm_rule_rename(const char *text, sc_alarm_rule_rename_fn fn, void *ud,
+                                    char *out, size_t outlen, struct sc_error *err);
+
 /* --- composite alarms ----------------------------------------------------------------------- */
 
 struct sc_put_composite_alarm_req {

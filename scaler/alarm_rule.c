@@ -27,6 +27,7 @@ struct sc_alarm_rule {
     struct rnode *node;
     int nnode, root;
     char **ref;
+    size_t *span; /* ref i is text[span[2i], span[2i+1]) (inside its quotes when quoted) */
     int nref;
 };
 
@@ -88,6 +89,7 @@ static int parse_or(struct parser *p);
 static int add_ref(struct parser *p, size_t start, size_t end)
 {
     char *name, **refs;
+    size_t *span;
 
     if (end == start)
         return perr(p, "empty alarm name");
@@ -95,10 +97,15 @@ static int add_ref(struct parser *p, size_t start, size_t end)
     refs = realloc(p->r->ref, (size_t)(p->r->nref + 1) * sizeof(*refs));
     if (refs)
         p->r->ref = refs;
-    if (!name || !refs) {
+    span = realloc(p->r->span, (size_t)(p->r->nref + 1) * 2 * sizeof(*span));
+    if (span)
+        p->r->span = span;
+    if (!name || !refs || !span) {
         free(name);
         return perr(p, "out of memory");
     }
+    span[2 * p->r->nref] = start;
+    span[2 * p->r->nref + 1] = end;
     memcpy(name, p->s + start, end - start);
     name[end - start] = 0;
     p->r->ref[p->r->nref] = name;
@@ -363,6 +370,7 @@ void sc_alarm_rule_destroy(struct sc_alarm_rule *r)
     for (int i = 0; i < r->nref; i++)
         free(r->ref[i]);
     free(r->ref);
+    free(r->span);
     free(r->node);
     free(r);
 }
@@ -421,6 +429,42 @@ int sc_alarm_rule_nrefs(const struct sc_alarm_rule *r)
 const char *sc_alarm_rule_ref(const struct sc_alarm_rule *r, int i)
 {
     return i >= 0 && i < r->nref ? r->ref[i] : NULL;
+}
+
+enum sc_status sc_alarm_rule_rename(const char *text, sc_alarm_rule_rename_fn fn, void *ud,
+                                    char *out, size_t outlen, struct sc_error *err)
+{
+    struct sc_alarm_rule *r = NULL;
+    struct sc_error local = { 0 };
+    enum sc_status s = sc_alarm_rule_parse(text, &r, err ? err : &local);
+    size_t at = 0, o = 0;
+
+    if (s != SC_OK)
+        return s;
+    /* references are in order of appearance, so their spans increase */
+    for (int i = 0; i <= r->nref; i++) {
+        size_t start = i < r->nref ? r->span[2 * i] : strlen(text);
+        const char *to = i < r->nref ? fn(r->ref[i], ud) : NULL;
+        size_t keep = start - at, tn;
+
+        if (i < r->nref && !to)
+            continue; /* kept as written: copied with the text around it */
+        tn = to ? strlen(to) : 0;
+        if (o + keep + tn >= outlen) {
+            sc_alarm_rule_destroy(r);
+            return sc_fail(err, SC_ERR_VALIDATION, "the renamed alarm rule is over %zu bytes",
+                           outlen ? outlen - 1 : 0);
+        }
+        memcpy(out + o, text + at, keep);
+        o += keep;
+        memcpy(out + o, to ? to : "", tn);
+        o += tn;
+        if (i < r->nref)
+            at = r->span[2 * i + 1];
+    }
+    out[o] = 0;
+    sc_alarm_rule_destroy(r);
+    return SC_OK;
 }
 
 static int eval_node(const struct sc_alarm_rule *r, int i, const enum sc_alarm_state *st)

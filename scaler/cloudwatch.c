@@ -18,6 +18,7 @@ struct sc_cw {
     struct sc_metric_store *store;
     struct sc_alarms *alarms;
     struct sc_dashboards *dashboards;
+    int own_dashboards; /* 0: the account's, shared (sc_cw_config.dashboards) */
     struct sc_anomaly_detectors *anomaly;
     struct sc_metric_streams *streams;
     struct sc_insights *insights;
@@ -43,6 +44,7 @@ void sc_cw_config_defaults(struct sc_cw_config *c)
     sc_metric_config_defaults(&c->metrics);
     c->history_bytes = 8u << 20;
     c->start_ms = 0;
+    c->dashboards = NULL;
 }
 
 static int64_t ceil_to(int64_t t, int64_t step)
@@ -82,7 +84,9 @@ struct sc_cw *sc_cw_create(const struct sc_cw_config *cfg)
         ac.history_bytes = c.history_bytes;
     cw->store = sc_metric_store_create(&c.metrics);
     cw->alarms = sc_alarms_create(&ac);
-    cw->dashboards = sc_dashboards_create(ac.account, ac.region);
+    cw->own_dashboards = !c.dashboards;
+    cw->dashboards = c.dashboards ? c.dashboards
+                                  : sc_dashboards_create(ac.account, sc_alarm_partition(ac.region));
     cw->anomaly = sc_anomaly_detectors_create(ac.account);
     cw->streams = sc_metric_streams_create(ac.account, ac.region);
     cw->insights = sc_insights_create();
@@ -110,7 +114,8 @@ void sc_cw_destroy(struct sc_cw *cw)
         return;
     sc_metric_store_destroy(cw->store);
     sc_alarms_destroy(cw->alarms);
-    sc_dashboards_destroy(cw->dashboards);
+    if (cw->own_dashboards)
+        sc_dashboards_destroy(cw->dashboards);
     sc_anomaly_detectors_destroy(cw->anomaly);
     sc_metric_streams_destroy(cw->streams);
     sc_insights_destroy(cw->insights);
@@ -862,7 +867,9 @@ static void notify_put(struct sc_cw *cw, const struct sc_put_metric_data_req *re
 json_t *sc_cw_save(const struct sc_cw *cw)
 {
     json_t *root = json_object(), *alarms = sc_alarms_save(cw->alarms);
-    json_t *dash = sc_dashboards_save(cw->dashboards), *ad = sc_anomaly_save(cw->anomaly);
+    /* shared dashboards are the account's: its owner saves them (once, not per region) */
+    json_t *dash = cw->own_dashboards ? sc_dashboards_save(cw->dashboards) : json_array();
+    json_t *ad = sc_anomaly_save(cw->anomaly);
 
     if (!root || !alarms || !dash || !ad) {
         json_decref(root);
@@ -961,7 +968,8 @@ enum sc_status sc_cw_load(struct sc_cw *cw, const json_t *j, struct sc_error *er
         json_decref(empty);
         return SC_ERR_INTERNAL; /* checked above: only OOM */
     }
-    s = sc_dashboards_load(cw->dashboards, json_object_get(j, "dashboards"), err);
+    if (cw->own_dashboards)
+        s = sc_dashboards_load(cw->dashboards, json_object_get(j, "dashboards"), err);
     if (s == SC_OK)
         s = sc_anomaly_load(cw->anomaly, ad, err);
     json_decref(empty);

@@ -34,6 +34,11 @@ struct sc_cw_config {
     struct sc_metric_config metrics;
     size_t history_bytes; /* alarm history ring, default 8 MiB */
     int64_t start_ms;     /* first evaluation tick is the first minute boundary >= this */
+    /* The account's dashboards, shared by its regions' worlds (borrowed: must outlive cw);
+     * NULL: cw makes and owns its own. A shared set is neither saved nor loaded by
+     * sc_cw_save/sc_cw_load: its owner saves it, and merges a "dashboards" member an
+     * older state file has in a world's cloudwatch (sc_dashboards_merge). */
+    struct sc_dashboards *dashboards;
 };
 void sc_cw_config_defaults(struct sc_cw_config *c);
 
@@ -206,7 +211,8 @@ enum sc_status sc_cw_describe_composite_alarms(struct sc_cw *cw,
 /* The anomaly detectors (scaler/anomaly.h) of this account+region: GetMetricData's and the
  * alarms' ANOMALY_DETECTION_BAND train as they say (borrowed, lives as long as cw). */
 struct sc_anomaly_detectors *sc_cw_anomaly(struct sc_cw *cw);
-/* The dashboards of this account+region (borrowed, lives as long as cw). */
+/* The dashboards of this account (borrowed, lives as long as cw; the shared set when
+ * sc_cw_config.dashboards gave one). */
 struct sc_dashboards *sc_cw_dashboards(struct sc_cw *cw);
 /* The metric streams and OTel status (scaler/metric_stream.h) and the Contributor Insights
  * rules (scaler/insight.h) of this account+region; borrowed, live as long as cw. */

@@ -21,7 +21,7 @@ struct dash {
 SC_SORTED_DEFINE(dash_vec, struct dash, name)
 
 struct sc_dashboards {
-    char *account, *region;
+    char *account, *partition;
     struct dash **list; /* sorted by name */
     int n, cap;
 };
@@ -158,15 +158,15 @@ out:
 
 /* --- the store --------------------------------------------------------------------------- */
 
-struct sc_dashboards *sc_dashboards_create(const char *account, const char *region)
+struct sc_dashboards *sc_dashboards_create(const char *account, const char *partition)
 {
     struct sc_dashboards *d = calloc(1, sizeof(*d));
 
     if (!d)
         return NULL;
     d->account = sc_strdup(account ? account : "123456789012");
-    d->region = sc_strdup(region ? region : "us-east-1");
-    if (!d->account || !d->region) {
+    d->partition = sc_strdup(partition ? partition : "aws");
+    if (!d->account || !d->partition) {
         sc_dashboards_destroy(d);
         return NULL;
     }
@@ -198,13 +198,23 @@ void sc_dashboards_destroy(struct sc_dashboards *d)
         return;
     clear(d);
     free(d->account);
-    free(d->region);
+    free(d->partition);
     free(d);
 }
 
 int sc_dashboards_count(const struct sc_dashboards *d)
 {
     return d->n;
+}
+
+const char *sc_dashboards_account(const struct sc_dashboards *d)
+{
+    return d->account;
+}
+
+const char *sc_dashboards_partition(const struct sc_dashboards *d)
+{
+    return d->partition;
 }
 
 static int find_idx(const struct sc_dashboards *d, const char *name)
@@ -221,15 +231,6 @@ static void view_sync(struct dash *x)
     x->view.size = (int64_t)strlen(x->body);
 }
 
-static const char *partition(const char *region)
-{
-    if (strncmp(region, "cn-", 3) == 0)
-        return "aws-cn";
-    if (strncmp(region, "us-gov-", 7) == 0)
-        return "aws-us-gov";
-    return "aws";
-}
-
 static struct dash *dash_new(const struct sc_dashboards *d, const char *name, const char *body,
                              int64_t modified_ms)
 {
@@ -238,8 +239,8 @@ static struct dash *dash_new(const struct sc_dashboards *d, const char *name, co
 
     if (!x)
         return NULL;
-    snprintf(arn, sizeof(arn), "arn:%s:cloudwatch::%s:dashboard/%s", partition(d->region),
-             d->account, name);
+    snprintf(arn, sizeof(arn), "arn:%s:cloudwatch::%s:dashboard/%s", d->partition, d->account,
+             name);
     x->name = sc_strdup(name);
     x->arn = sc_strdup(arn);
     x->body = sc_strdup(body);
@@ -405,20 +406,14 @@ json_t *sc_dashboards_save(const struct sc_dashboards *d)
     return arr;
 }
 
-enum sc_status sc_dashboards_load(struct sc_dashboards *d, const json_t *j, struct sc_error *err)
+/* Reads a saved list into t (empty, d's account and partition). On error t is empty. */
+static enum sc_status parse_saved(struct sc_dashboards *t, const json_t *j, struct sc_error *err)
 {
-    struct sc_dashboards t = { 0 };
     const json_t *e;
     size_t i;
 
-    if (!j) {
-        clear(d);
-        return SC_OK;
-    }
     if (!json_is_array(j))
         return sc_fail(err, SC_ERR_VALIDATION, "state: dashboards: expected a list");
-    t.account = d->account;
-    t.region = d->region;
     json_array_foreach(j, i, e)
     {
         const char *name = json_string_value(json_object_get(e, "name"));
@@ -426,24 +421,96 @@ enum sc_status sc_dashboards_load(struct sc_dashboards *d, const json_t *j, stru
         const json_t *ts = json_object_get(e, "last_modified_ms");
         struct dash *x;
 
-        if (!name || !body || !json_is_integer(ts) || !valid_name(name) ||
-            find_idx(&t, name) >= 0) {
-            clear(&t);
+        if (!name || !body || !json_is_integer(ts) || !valid_name(name) || find_idx(t, name) >= 0) {
+            clear(t);
             return sc_fail(err, SC_ERR_VALIDATION,
                            "state: dashboards[%zu]: name (unique), body and last_modified_ms "
                            "are required",
                            i);
         }
-        x = dash_new(&t, name, body, json_integer_value(ts));
-        if (!x || store(&t, x) < 0) {
+        x = dash_new(t, name, body, json_integer_value(ts));
+        if (!x || store(t, x) < 0) {
             dash_free(x);
-            clear(&t);
+            clear(t);
             return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
         }
     }
+    return SC_OK;
+}
+
+enum sc_status sc_dashboards_load(struct sc_dashboards *d, const json_t *j, struct sc_error *err)
+{
+    struct sc_dashboards t = { 0 };
+    enum sc_status s;
+
+    if (!j) {
+        clear(d);
+        return SC_OK;
+    }
+    t.account = d->account;
+    t.partition = d->partition;
+    s = parse_saved(&t, j, err);
+    if (s != SC_OK)
+        return s;
     clear(d);
     d->list = t.list;
     d->n = t.n;
     d->cap = t.cap;
+    return SC_OK;
+}
+
+enum sc_status sc_dashboards_merge(struct sc_dashboards *d, const json_t *j,
+                                   sc_dashboard_clash_fn fn, void *ud, struct sc_error *err)
+{
+    struct sc_dashboards t = { 0 };
+    enum sc_status s;
+    int added = 0;
+
+    if (!j)
+        return SC_OK;
+    t.account = d->account;
+    t.partition = d->partition;
+    s = parse_saved(&t, j, err);
+    if (s != SC_OK)
+        return s;
+    /* room first, so that the moves below cannot fail half way */
+    for (int i = 0; i < t.n; i++)
+        added += find_idx(d, t.list[i]->name) < 0;
+    if (d->n + added > d->cap) {
+        struct dash **grown = realloc(d->list, (size_t)(d->n + added) * sizeof(*grown));
+
+        if (!grown) {
+            clear(&t);
+            return sc_fail(err, SC_ERR_INTERNAL, "out of memory");
+        }
+        d->list = grown;
+        d->cap = d->n + added;
+    }
+    for (int i = 0; i < t.n; i++) {
+        struct dash *x = t.list[i];
+        int idx = find_idx(d, x->name);
+        struct sc_dashboard_clash c;
+
+        t.list[i] = NULL;
+        if (idx < 0) {
+            if (store(d, x) < 0)
+                dash_free(x); /* not reached: room was made above */
+            continue;
+        }
+        /* the later LastModified stays; on a tie, the one d held (met first) */
+        c.name = x->name;
+        c.kept_new = x->modified_ms > d->list[idx]->modified_ms;
+        c.kept_ms = c.kept_new ? x->modified_ms : d->list[idx]->modified_ms;
+        c.dropped_ms = c.kept_new ? d->list[idx]->modified_ms : x->modified_ms;
+        if (fn)
+            fn(&c, ud);
+        if (c.kept_new) {
+            dash_free(d->list[idx]);
+            d->list[idx] = x;
+        } else {
+            dash_free(x);
+        }
+    }
+    free(t.list);
     return SC_OK;
 }

@@ -668,6 +668,7 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
     cc.region = w->region;
     cc.account = w->account;
     cc.start_ms = cfg->start_ms;
+    cc.dashboards = cfg->dashboards;
     w->cw = sc_cw_create(&cc);
     if (!w->cw)
         goto fail;

@@ -41,6 +41,7 @@ struct sc_asg;
 struct sc_elb;
 struct sc_elbv2;
 struct sc_ec2;
+struct sc_dashboards;
 
 #define SC_WORLD_MAX_ZONES 8
 
@@ -74,6 +75,10 @@ struct sc_world_config {
     /* The account's running On-Demand vCPU limit in this Region: sc_ec2_config.max_vcpus
      * (VcpuLimitExceeded past it; a group's launch fails with that text). 0: none. */
     int max_vcpus;
+    /* The account's CloudWatch dashboards, which AWS keeps per account, not per region:
+     * one set shared by the account's worlds (sc_cw_config.dashboards; borrowed, must
+     * outlive the world, and is not in sc_world_save). NULL: the world has its own. */
+    struct sc_dashboards *dashboards;
 };
 
 /* Fills cfg with the defaults above (zero seed, zero start). */

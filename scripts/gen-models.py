@@ -3,7 +3,7 @@
 
     scripts/gen-models.py OUT.c
 
-Reads emulator/models/{autoscaling,elb,elbv2,cloudwatch,ec2}.json and nothing else (no botocore:
+Reads emulator/models/{autoscaling,elb,elbv2,cloudwatch,ec2,sts}.json and nothing else (no botocore:
 the same files give the same tables, byte for byte, on every machine). Those files are
 botocore's service-2.json trimmed to the operations the emulator serves, the shapes
 reachable from them and every error shape; scripts/models-refresh.py (make models)
@@ -19,7 +19,7 @@ import sys
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "emulator", "models")
 # C names, in the order the tables are written; each reads emulator/models/<name>.json
-SERVICES = ["autoscaling", "elb", "elbv2", "cloudwatch", "ec2"]
+SERVICES = ["autoscaling", "elb", "elbv2", "cloudwatch", "ec2", "sts"]
 
 TYPES = {
     "structure": "MODEL_STRUCTURE", "list": "MODEL_LIST", "map": "MODEL_MAP",

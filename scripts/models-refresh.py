@@ -8,7 +8,7 @@ from a botocore, or reports how the carried models differ from one.
 DIR is a botocore package directory (the one holding data/); without it, the botocore
 this python3 imports. Each emulator/models/<service>.json is botocore's service-2.json
 trimmed to what the build needs: version, metadata, the operations the emulator serves
-(every operation for autoscaling, elb, elbv2 and cloudwatch; the EC2 list below), every shape
+(every operation for autoscaling, elb, elbv2, cloudwatch and sts; the EC2 list below), every shape
 reachable from them and every error shape, without the documentation strings. Objects
 are written with sorted keys, except a structure's members, whose order is the model's
 (the order replies carry). emulator/models/SOURCE records the botocore version, the
@@ -47,6 +47,8 @@ SERVICES = [
         "RevokeSecurityGroupIngress", "RevokeSecurityGroupEgress", "DescribeNetworkInterfaces",
         "CreateTags", "DescribeTags", "DeleteTags",
     ]),
+    # every STS operation: GetCallerIdentity is served, the others answer NotImplemented
+    ("sts", "sts", "2011-06-15", None),
 ]
 
 DOC_KEYS = ("documentation", "documentationUrl")

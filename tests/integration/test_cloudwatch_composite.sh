@@ -254,6 +254,31 @@ tap.check("DeleteDashboards naming a missing one: ResourceNotFound, nothing dele
           e and e[0] == "ResourceNotFound" and "[nope]" in e[1] and len(cw.list_dashboards()["DashboardEntries"]) == 3, e)
 cw.delete_dashboards(DashboardNames=["ops-2", "other"])
 tap.check("DeleteDashboards", [x["DashboardName"] for x in cw.list_dashboards()["DashboardEntries"]] == ["ops-main"])
+
+# dashboards are the account's, not a region's (AWS: "All dashboards in your account are
+# global, not region-specific"): eu-west-1 has no world yet, ap-southeast-2 neither
+eu = boto3.client("cloudwatch", endpoint_url=ep, region_name="eu-west-1")
+ap = boto3.client("cloudwatch", endpoint_url=ep, region_name="ap-southeast-2")
+g = eu.get_dashboard(DashboardName="ops-main")
+tap.check("GetDashboard from another region: the same dashboard, its ARN without a region",
+          g["DashboardBody"] == body and g["DashboardArn"] == "arn:aws:cloudwatch::123456789012:dashboard/ops-main", g)
+eu.put_dashboard(DashboardName="eu-made", DashboardBody='{"widgets":[]}')
+tap.check("PutDashboard in eu-west-1: ListDashboards in us-east-1 and ap-southeast-2 list it",
+          [x["DashboardName"] for x in cw.list_dashboards()["DashboardEntries"]] == ["eu-made", "ops-main"]
+          and [x["DashboardName"] for x in ap.list_dashboards()["DashboardEntries"]] == ["eu-made", "ops-main"])
+ap.delete_dashboards(DashboardNames=["eu-made"])
+e = error_of(lambda: eu.get_dashboard(DashboardName="eu-made"))
+tap.check("DeleteDashboards in ap-southeast-2: gone from eu-west-1 and us-east-1",
+          e and e[0] == "ResourceNotFound" and [x["DashboardName"] for x in cw.list_dashboards()["DashboardEntries"]] == ["ops-main"], e)
+cn = boto3.client("cloudwatch", endpoint_url=ep, region_name="cn-north-1")
+e = error_of(lambda: cn.get_dashboard(DashboardName="ops-main"))
+tap.check("another partition (cn-north-1) is another set: ResourceNotFound", e and e[0] == "ResourceNotFound", e)
+adm = json.load(urllib.request.urlopen(ep + "/_scalelab/dashboards"))["dashboards"]
+tap.check("GET /_scalelab/dashboards: each dashboard once (account, partition), the metric widget drawn from its region",
+          [(d["account"], d["partition"], d["name"]) for d in adm] == [("123456789012", "aws", "ops-main")]
+          and adm[0]["widgets"][0]["svg"].endswith("?account=123456789012&region=us-east-1"), adm)
+svg = urllib.request.urlopen(ep + adm[0]["widgets"][0]["svg"]).read()
+tap.check("the widget's SVG draws", svg.startswith(b"<svg") or b"<svg" in svg[:200], svg[:80])
 sys.exit(tap.failed)
 PY
 rc=$?
@@ -354,6 +379,8 @@ cw.put_metric_alarm(AlarmName="a", Namespace="App", MetricName="a", Statistic="M
 cw.put_composite_alarm(AlarmName="c", AlarmRule="ALARM(a)", ActionsSuppressor="a",
                        ActionsSuppressorWaitPeriod=30, ActionsSuppressorExtensionPeriod=40)
 cw.put_dashboard(DashboardName="d", DashboardBody='{"widgets":[]}')
+eu = boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="eu-west-1")
+eu.put_dashboard(DashboardName="d-eu", DashboardBody='{"widgets":[],"start":"-PT1H"}')
 PY
 kill -KILL -- "-$PID" 2>/dev/null || true
 wait "$PID" 2>/dev/null || true
@@ -369,12 +396,68 @@ c = cw.describe_alarms(AlarmTypes=["CompositeAlarm"])["CompositeAlarms"]
 ok = (len(c) == 1 and c[0]["AlarmRule"] == "ALARM(a)" and c[0]["ActionsSuppressorExtensionPeriod"] == 40
       and c[0]["StateReason"].endswith("was created and its alarm rule evaluates to OK")
       and cw.get_dashboard(DashboardName="d")["DashboardBody"] == '{"widgets":[]}')
+ap = boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="ap-northeast-1")
+ok = ok and [x["DashboardName"] for x in ap.list_dashboards()["DashboardEntries"]] == ["d", "d-eu"]
 err = None
 try:
     cw.delete_alarms(AlarmNames=["a"])
 except Exception as e:
     err = e.response["Error"]["Code"]
 sys.exit(0 if ok and err == "ValidationError" else 1)
+PY
+check "the state file (version 2) keeps the dashboards once, in the account's entry, none in a world" python3 - "$TMP/state.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+acc = d.get("accounts", [])
+ok = (d["version"] == 2 and [(a["account"], a["partition"]) for a in acc] == [("123456789012", "aws")]
+      and [x["name"] for x in acc[0]["dashboards"]] == ["d", "d-eu"]
+      and all("dashboards" not in w.get("cloudwatch", {}) for w in d["worlds"]))
+print("# accounts", json.dumps(acc)[:300])
+sys.exit(0 if ok else 1)
+PY
+kill -TERM -- "-$PID" 2>/dev/null || true
+wait "$PID" 2>/dev/null || true
+
+# --- a version 1 file (dashboards inside each region's world) loads into the account's set ----
+# Made from the file above as the previous emulator wrote it: each world keeps its own list,
+# and "dup" is in two regions (eu-west-1's put later): the later LastModified stays, a line
+# says so.
+python3 - "$TMP/state.json" "$TMP/v1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+dash = {x["name"]: x for x in d.pop("accounts")[0]["dashboards"]}
+d["version"] = 1
+t = dash["d"]["last_modified_ms"]
+for w in d["worlds"]:
+    if w["region"] == "us-east-1":
+        w["cloudwatch"]["dashboards"] = [dash["d"], {"name": "dup", "body": '{"widgets":[],"start":"-PT2H"}', "last_modified_ms": t}]
+    elif w["region"] == "eu-west-1":
+        w["cloudwatch"]["dashboards"] = [dash["d-eu"], {"name": "dup", "body": '{"widgets":[],"start":"-PT9H"}', "last_modified_ms": t + 1000}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+start_emu st3 --quiet --state "$TMP/v1.json" || {
+    notok "emulator starts from a version 1 state file"
+    finish
+}
+PID=$LAST
+check "a version 1 file: every region's dashboards are the account's; a name in two regions keeps the later LastModified" python3 - "$EP" <<'PY'
+import sys, boto3
+for region in ("us-east-1", "sa-east-1"):
+    cw = boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name=region)
+    names = [x["DashboardName"] for x in cw.list_dashboards()["DashboardEntries"]]
+    body = cw.get_dashboard(DashboardName="dup")["DashboardBody"]
+    print("#", region, names, body)
+    if names != ["d", "d-eu", "dup"] or body != '{"widgets":[],"start":"-PT9H"}':
+        sys.exit(1)
+PY
+check "the log names the dashboard two regions held and which one stayed" \
+    grep -q "state: dashboard dup of account 123456789012 is in more than one region (a version 1 state file): kept the one of region eu-west-1" "$TMP/st3.log"
+check "the next write is version 2: the account's entry, no world's list" python3 - "$EP" "$TMP/v1.json" <<'PY'
+import json, sys, time, urllib.request, boto3
+boto3.client("cloudwatch", endpoint_url=sys.argv[1], region_name="us-east-1").put_dashboard(DashboardName="after", DashboardBody='{"widgets":[]}')
+d = json.load(open(sys.argv[2]))
+sys.exit(0 if d["version"] == 2 and [x["name"] for x in d["accounts"][0]["dashboards"]] == ["after", "d", "d-eu", "dup"]
+         and all("dashboards" not in w.get("cloudwatch", {}) for w in d["worlds"]) else 1)
 PY
 kill -TERM -- "-$PID" 2>/dev/null || true
 wait "$PID" 2>/dev/null || true

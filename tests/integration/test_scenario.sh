@@ -29,10 +29,10 @@ for f in "$ROOT"/scenarios/*.json; do
         continue
     fi
     if grep -q '"composite_alarms"' "$f"; then
-        check "dry-run $n: composite alarms are refused with exit 2 and the path (scaler simulate only)" bash -c "
-            '$LG' scenario '$f' --dry-run 2>'$TMP/$n.err'; [ \$? = 2 ] &&
-            grep -qF '$f: \$.infrastructure.composite_alarms: composite alarms' '$TMP/$n.err'"
-        continue
+        check "dry-run $n: PutCompositeAlarm with the prefixed names in its rule, deleted first" bash -c "
+            '$LG' scenario '$f' --dry-run --prefix sl-t >'$TMP/$n.plan'
+            grep -q '^cloudwatch PutCompositeAlarm AlarmName=sl-t-.*AlarmRule=.*(\"*sl-t-' '$TMP/$n.plan'
+            awk '/^# teardown/{on=1; next} on' '$TMP/$n.plan' | head -1 | grep -q '^cloudwatch DeleteAlarms AlarmNames.member.1=sl-t-'"
     fi
     check "dry-run $n: setup and teardown printed, names prefixed" bash -c "
         '$LG' scenario '$f' --dry-run --prefix sl-t >'$TMP/$n.plan'

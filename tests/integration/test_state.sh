@@ -54,7 +54,7 @@ check "GET /_scalelab/state: JSON naming the objects" bash -c "
     python3 - '$TMP/dump.json' <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d['version'] == 1, d['version']
+assert d['version'] == 2, d['version']
 w = {(x['account'], x['region']): x for x in d['worlds']}
 us = w[('123456789012', 'us-east-1')]
 assert [g['name'] for g in us['asg']['groups']] == ['stateasg'], us['asg']['groups']

@@ -657,10 +657,61 @@ static void test_alarm_composite_state_file_round_trip(void **state)
     sc_cw_destroy(back);
 }
 
+/* sc_alarm_rule_rename's fn: "cpu" and "mem" (bare, or the name of an alarm ARN) get the
+ * prefix "run7-"; anything else is kept. */
+static const char *prefix_known(const char *ref, void *ud)
+{
+    char *buf = ud;
+    const char *name = ref, *colon = strstr(ref, ":alarm:");
+
+    if (strncmp(ref, "arn:", 4) == 0 && colon)
+        name = colon + 7;
+    if (strcmp(name, "cpu") != 0 && strcmp(name, "mem") != 0)
+        return NULL;
+    snprintf(buf, 256, "%.*srun7-%s", (int)(name - ref), ref, name);
+    return buf;
+}
+
+/* The rule is renamed through the parser: quoted and bare references and ARNs get the new
+ * name, everything else stays as written (a function name, an alarm whose name only
+ * contains a known one, the blanks), and a rule that does not parse is the parser's error. */
+static void test_alarm_rule_rename_replaces_each_reference(void **state)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "ALARM(\"cpu\") OR ALARM(mem)", "ALARM(\"run7-cpu\") OR ALARM(run7-mem)" },
+        { "ALARM( cpu ) AND NOT OK(\"cpu-high\")", "ALARM( run7-cpu ) AND NOT OK(\"cpu-high\")" },
+        { "ALARM(\"arn:aws:cloudwatch:us-east-1:123456789012:alarm:cpu\")",
+          "ALARM(\"arn:aws:cloudwatch:us-east-1:123456789012:alarm:run7-cpu\")" },
+        { "AT_LEAST(1, ALARM, (cpu, \"mem\", disk)) OR TRUE",
+          "AT_LEAST(1, ALARM, (run7-cpu, \"run7-mem\", disk)) OR TRUE" },
+        { "(ALARM(mem) AND INSUFFICIENT_DATA(cpu))",
+          "(ALARM(run7-mem) AND INSUFFICIENT_DATA(run7-cpu))" },
+    };
+    char buf[256], out[512], small[12];
+    struct sc_error err = { 0 };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_equal(
+            sc_alarm_rule_rename(cases[i].in, prefix_known, buf, out, sizeof(out), &err), SC_OK);
+        assert_string_equal(out, cases[i].want);
+    }
+    assert_int_equal(
+        sc_alarm_rule_rename("ALARM(cpu) OR", prefix_known, buf, out, sizeof(out), &err),
+        SC_ERR_VALIDATION);
+    assert_non_null(strstr(err.message, "Invalid alarm rule"));
+    assert_int_equal(
+        sc_alarm_rule_rename("ALARM(cpu)", prefix_known, buf, small, sizeof(small), &err),
+        SC_ERR_VALIDATION);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alarm_composite_rule_parse_precedence),
+        cmocka_unit_test(test_alarm_rule_rename_replaces_each_reference),
         cmocka_unit_test(test_alarm_composite_rule_refs_as_written),
         cmocka_unit_test(test_alarm_composite_rule_parse_errors),
         cmocka_unit_test(test_alarm_rule_at_least_counts_alarms_in_state),

@@ -13,6 +13,9 @@
 
 #include <cmocka.h>
 
+#include "scaler/cloudwatch.h"
+#include "scaler/world.h"
+
 #define T0 1767225600000LL
 
 #define GOOD                                                                                       \
@@ -165,6 +168,126 @@ static void test_dashboard_state_file_round_trip(void **state)
     sc_dashboards_destroy(e);
 }
 
+struct clashes {
+    int n;
+    char names[4][16];
+    int kept_new[4];
+    int64_t kept_ms[4], dropped_ms[4];
+};
+
+static void on_clash(const struct sc_dashboard_clash *c, void *ud)
+{
+    struct clashes *x = ud;
+
+    if (x->n == 4)
+        fail_msg("more than 4 clashes");
+    snprintf(x->names[x->n], sizeof(x->names[0]), "%s", c->name);
+    x->kept_new[x->n] = c->kept_new;
+    x->kept_ms[x->n] = c->kept_ms;
+    x->dropped_ms[x->n] = c->dropped_ms;
+    x->n++;
+}
+
+/* Merging a region's dashboards (a version 1 state file) into the account's: a name both
+ * hold keeps the later LastModified, a tie keeps the one held first, new names join, and
+ * every clash is reported; a bad list changes nothing. */
+static void test_dashboards_merge_keeps_later_last_modified(void **state)
+{
+    struct sc_dashboards *d = sc_dashboards_create("111122223333", "aws-cn");
+    struct clashes c = { 0 };
+    const struct sc_dashboard_view *v;
+    json_t *j, *bad;
+
+    (void)state;
+    assert_int_equal(sc_dashboards_put(d, "older-there", "{\"widgets\":[]}", T0 + 5, NULL, NULL),
+                     SC_OK);
+    assert_int_equal(sc_dashboards_put(d, "newer-there", "{\"widgets\":[]}", T0, NULL, NULL),
+                     SC_OK);
+    assert_int_equal(sc_dashboards_put(d, "tie", "{\"widgets\":[]}", T0, NULL, NULL), SC_OK);
+    j = json_pack("[{sssssI},{sssssI},{sssssI},{sssssI}]", "name", "older-there", "body", GOOD,
+                  "last_modified_ms", (json_int_t)T0, "name", "newer-there", "body", GOOD,
+                  "last_modified_ms", (json_int_t)(T0 + 9), "name", "tie", "body", GOOD,
+                  "last_modified_ms", (json_int_t)T0, "name", "only-there", "body", GOOD,
+                  "last_modified_ms", (json_int_t)(T0 + 1));
+    assert_int_equal(sc_dashboards_merge(d, j, on_clash, &c, NULL), SC_OK);
+    assert_int_equal(sc_dashboards_count(d), 4);
+    assert_int_equal(sc_dashboards_get(d, "older-there", &v, NULL), SC_OK);
+    assert_string_equal(v->body, "{\"widgets\":[]}");
+    assert_int_equal(v->last_modified_ms, T0 + 5);
+    assert_int_equal(sc_dashboards_get(d, "newer-there", &v, NULL), SC_OK);
+    assert_string_equal(v->body, GOOD);
+    assert_int_equal(v->last_modified_ms, T0 + 9);
+    assert_string_equal(v->arn, "arn:aws-cn:cloudwatch::111122223333:dashboard/newer-there");
+    assert_int_equal(sc_dashboards_get(d, "tie", &v, NULL), SC_OK);
+    assert_string_equal(v->body, "{\"widgets\":[]}");
+    assert_int_equal(sc_dashboards_get(d, "only-there", &v, NULL), SC_OK);
+    assert_string_equal(v->arn, "arn:aws-cn:cloudwatch::111122223333:dashboard/only-there");
+    /* reported in name order */
+    assert_int_equal(c.n, 3);
+    assert_string_equal(c.names[0], "newer-there");
+    assert_int_equal(c.kept_new[0], 1);
+    assert_int_equal(c.kept_ms[0], T0 + 9);
+    assert_int_equal(c.dropped_ms[0], T0);
+    assert_string_equal(c.names[1], "older-there");
+    assert_int_equal(c.kept_new[1], 0);
+    assert_int_equal(c.kept_ms[1], T0 + 5);
+    assert_int_equal(c.dropped_ms[1], T0);
+    assert_string_equal(c.names[2], "tie");
+    assert_int_equal(c.kept_new[2], 0);
+    /* a list with a name twice is refused whole: nothing joins, nothing is replaced */
+    bad = json_pack("[{sssssI},{sssssI}]", "name", "fresh", "body", GOOD, "last_modified_ms",
+                    (json_int_t)(T0 + 50), "name", "fresh", "body", GOOD, "last_modified_ms",
+                    (json_int_t)(T0 + 51));
+    c.n = 0;
+    assert_int_equal(sc_dashboards_merge(d, bad, on_clash, &c, NULL), SC_ERR_VALIDATION);
+    assert_int_equal(sc_dashboards_count(d), 4);
+    assert_int_equal(c.n, 0);
+    assert_int_equal(sc_dashboards_merge(d, NULL, on_clash, &c, NULL), SC_OK);
+    assert_int_equal(sc_dashboards_count(d), 4);
+    json_decref(bad);
+    json_decref(j);
+    sc_dashboards_destroy(d);
+}
+
+/* An account's regions share one set (sc_world_config.dashboards): a Put through one
+ * region's CloudWatch is the Get of another's, and a world neither saves nor loads it. */
+static void test_dashboards_shared_by_an_accounts_regions(void **state)
+{
+    struct sc_dashboards *d = sc_dashboards_create("123456789012", "aws");
+    struct sc_world_config cfg;
+    struct sc_world *east, *west;
+    const struct sc_dashboard_view *v;
+    json_t *saved, *old;
+
+    (void)state;
+    sc_world_config_defaults(&cfg);
+    cfg.dashboards = d;
+    east = sc_world_create(&cfg);
+    cfg.region = "eu-west-1";
+    west = sc_world_create(&cfg);
+    assert_non_null(east);
+    assert_non_null(west);
+    assert_ptr_equal(sc_cw_dashboards(sc_world_cw(east)), d);
+    assert_int_equal(
+        sc_dashboards_put(sc_cw_dashboards(sc_world_cw(east)), "ops", GOOD, T0, NULL, NULL), SC_OK);
+    assert_int_equal(sc_dashboards_get(sc_cw_dashboards(sc_world_cw(west)), "ops", &v, NULL),
+                     SC_OK);
+    assert_string_equal(v->arn, "arn:aws:cloudwatch::123456789012:dashboard/ops");
+    saved = sc_cw_save(sc_world_cw(east));
+    assert_null(json_object_get(saved, "dashboards"));
+    /* a version 1 world's own list is left to the owner's merge, not loaded over the set */
+    old =
+        json_pack("[{sssssI}]", "name", "other", "body", GOOD, "last_modified_ms", (json_int_t)T0);
+    json_object_set_new(saved, "dashboards", old);
+    assert_int_equal(sc_cw_load(sc_world_cw(west), saved, NULL), SC_OK);
+    assert_int_equal(sc_dashboards_count(d), 1);
+    json_decref(saved);
+    sc_world_destroy(east);
+    sc_world_destroy(west);
+    assert_int_equal(sc_dashboards_count(d), 1); /* the worlds only borrowed it */
+    sc_dashboards_destroy(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +295,8 @@ int main(void)
         cmocka_unit_test(test_dashboard_put_get_list_delete),
         cmocka_unit_test(test_dashboard_refused_body_changes_nothing),
         cmocka_unit_test(test_dashboard_state_file_round_trip),
+        cmocka_unit_test(test_dashboards_merge_keeps_later_last_modified),
+        cmocka_unit_test(test_dashboards_shared_by_an_accounts_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
