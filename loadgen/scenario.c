@@ -979,6 +979,80 @@ void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_se
         out->weight = 100000;
 }
 
+/* Whether path is answered at once by the app of every launch configuration (the
+ * instance answers /health and its profile's health_path without queueing). */
+static int probe_path_is_instant(const struct sim_scenario *sc, const char *path)
+{
+    if (strcmp(path, "/health") == 0)
+        return 1;
+    for (int i = 0; i < sc->nlcs; i++)
+        if (strcmp(path, sc->lcs[i].app.health_path) != 0)
+            return 0;
+    return sc->nlcs > 0;
+}
+
+static int probe_warn(const struct sim_scenario *sc, double scale, double service_ms,
+                      const char *where, const char *check, const char *path, int timeout_s,
+                      FILE *f)
+{
+    double real_ms = timeout_s * 1000.0 / scale;
+
+    if (probe_path_is_instant(sc, path) || real_ms >= SCN_PROBE_SERVICE_FACTOR * service_ms)
+        return 0;
+    if (f)
+        fprintf(f,
+                "loadgen scenario: warning: %s: the health check %s waits for a request's real "
+                "service time (mean %.1f ms) but times out after %d s / %g = %.1f real ms: its "
+                "probes will fail where the simulator's pass; check the app's health path "
+                "(/health) or run with --service-time emulated\n",
+                where, check, service_ms, timeout_s, scale, real_ms);
+    return 1;
+}
+
+int scn_probe_warnings(const struct sim_scenario *sc, double scale, const struct scn_service *svc,
+                       FILE *f)
+{
+    double service_ms = 0;
+    int n = 0;
+
+    if (svc->scaled || !(scale > 1))
+        return 0;
+    for (int i = 0; i < sc->nlcs; i++)
+        if (sc->lcs[i].app.service_mean_ms > service_ms)
+            service_ms = sc->lcs[i].app.service_mean_ms;
+    if (!(service_ms > 0))
+        return 0;
+    for (int i = 0; i < sc->nlbs; i++) {
+        const struct sim_lb *lb = &sc->lbs[i];
+        const char *t = lb->has_health_check ? lb->health_check.target : NULL;
+        const char *slash;
+        char where[SIM_PATH_MAX + 16];
+
+        if (!t || (strncmp(t, "HTTP:", 5) != 0 && strncmp(t, "HTTPS:", 6) != 0) ||
+            !(slash = strchr(t, '/')))
+            continue;
+        snprintf(where, sizeof(where), "%s.health_check", lb->path);
+        n += probe_warn(sc, scale, service_ms, where, t, slash, lb->health_check.timeout_s, f);
+    }
+    for (int i = 0; i < sc->ntgs; i++) {
+        const struct sim_tg *tg = &sc->tgs[i];
+        const char *proto = tg->hc_protocol ? tg->hc_protocol
+                            : tg->protocol  ? tg->protocol
+                                            : "HTTP";
+        const char *path = tg->hc_path ? tg->hc_path : "/"; /* AWS's default path */
+        char where[SIM_PATH_MAX + 16], check[SIM_PATH_MAX + 16];
+
+        if (strcmp(proto, "HTTP") != 0 && strcmp(proto, "HTTPS") != 0)
+            continue;
+        snprintf(where, sizeof(where), "%s.health_check", tg->path);
+        snprintf(check, sizeof(check), "%s %s", proto, path);
+        /* AWS's default timeout for an HTTP(S) target group of instances: 5 s */
+        n += probe_warn(sc, scale, service_ms, where, check, path,
+                        tg->has_timeout ? tg->timeout_s : 5, f);
+    }
+    return n;
+}
+
 int scn_plan_build(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
                    const struct scn_service *svc, char *err, size_t n)
 {

@@ -64,6 +64,16 @@ struct scn_service {
 void scn_service_choose(const struct sim_scenario *sc, double scale, enum scn_service_mode mode,
                         double batch, struct scn_service *out);
 
+/* Health checks real service times cannot meet: with real service times (svc unscaled) at
+ * time scale `scale` above 1, an HTTP(S) check of a classic load balancer or a target group
+ * on a path the app queues (not /health nor a launch configuration's health_path) waits for
+ * a request's real service time, while its timeout is the control plane's, timeout / scale
+ * real ms. Writes a warning to f (NULL: none) for each such check whose scaled timeout is
+ * under SCN_PROBE_SERVICE_FACTOR x the slowest mean service time; returns how many. */
+#define SCN_PROBE_SERVICE_FACTOR 3.0
+int scn_probe_warnings(const struct sim_scenario *sc, double scale, const struct scn_service *svc,
+                       FILE *f);
+
 /* Builds the setup, timed and teardown calls of sc, every name prefixed with prefix + "-".
  * Alarm actions naming policies carry "{arn:POLICY}" placeholders, replaced by the
  * PolicyARN of the PutScalingPolicy reply when run; scheduled actions' times carry

@@ -529,6 +529,8 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         snprintf(mode, sizeof(mode), "loadgen scenario at %.200s", r->base);
     printf("%s: %s, names prefixed %s-\n", sc->name, mode, r->prefix);
     print_time_basis(r, stdout);
+    if (r->is_emulator)
+        scn_probe_warnings(sc, r->scale, &r->svc, stderr);
     /* before the setup, so the first decision of a group is not missed */
     if (scn_explain_start(r, stdout) != 0)
         goto out_stop;
