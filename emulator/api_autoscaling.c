@@ -118,8 +118,8 @@ static int describe_account_limits(struct api_ctx *ctx, json_t *in, json_t **out
 /* ---- launch configurations ---------------------------------------------------------------- */
 
 /* The CreateLaunchConfiguration members the library reads one by one; every other one goes
- * to sc_asg_lc_req.other as sent. InstanceId (a configuration derived from an instance)
- * is not a stored member. */
+ * to sc_asg_lc_req.other as sent. InstanceId (the instance the configuration derives
+ * from) is not a stored member. */
 static const char *const lc_typed[] = { "LaunchConfigurationName",
                                         "ImageId",
                                         "InstanceType",
@@ -146,6 +146,7 @@ static int create_launch_configuration(struct api_ctx *ctx, json_t *in, json_t *
     rq.launch_configuration_name = api_str(in, "LaunchConfigurationName");
     rq.image_id = api_str(in, "ImageId");
     rq.instance_type = api_str(in, "InstanceType");
+    rq.instance_id = api_str(in, "InstanceId");
     rq.key_name = api_str(in, "KeyName");
     rq.user_data = api_str(in, "UserData");
     rq.iam_instance_profile = api_str(in, "IamInstanceProfile");
@@ -382,6 +383,7 @@ static int create_or_update_group(struct api_ctx *ctx, json_t *in, json_t **out,
     *out = NULL;
     group_req_get(in, &g);
     if (create) {
+        g.rq.instance_id = api_str(in, "InstanceId");
         json_t *ih = json_object_get(in, "LifecycleHookSpecificationList");
         size_t nh = json_array_size(ih), i;
         struct sc_asg_hook_req *hr = cm_xcalloc(nh + 1, sizeof(*hr));

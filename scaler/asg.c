@@ -338,6 +338,40 @@ static int lc_index(const struct sc_asg *asg, const char *name, int *pos)
     return i >= 0 ? i : -1;
 }
 
+void sc_asg_lc_from_instance(const struct sc_asg_lc_req *req,
+                             const struct sc_asg_instance_attrs *attrs, struct sc_asg_lc_req *out)
+{
+    *out = *req;
+    out->instance_id = NULL;
+    if (!out->image_id || !out->image_id[0])
+        out->image_id = attrs->image_id;
+    if (!out->instance_type || !out->instance_type[0])
+        out->instance_type = attrs->instance_type;
+    if (!out->key_name)
+        out->key_name = attrs->key_name;
+    if (!out->user_data)
+        out->user_data = attrs->user_data;
+    if (!out->iam_instance_profile)
+        out->iam_instance_profile = attrs->iam_instance_profile;
+    if (out->nsecurity_groups == 0) {
+        out->security_groups = attrs->security_groups;
+        out->nsecurity_groups = attrs->nsecurity_groups;
+    }
+    if (!out->has_instance_monitoring) {
+        out->has_instance_monitoring = 1;
+        out->instance_monitoring = !!attrs->monitoring_enabled;
+    }
+}
+
+enum sc_status asg_instance_attrs(struct sc_asg *asg, const char *instance_id,
+                                  struct sc_asg_instance_attrs *out, struct sc_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!asg->env.instance_attrs || asg->env.instance_attrs(asg->env.ud, instance_id, out) != 0)
+        return sc_fail(err, SC_ERR_VALIDATION, "The instance ID '%s' does not exist", instance_id);
+    return SC_OK;
+}
+
 enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
                                                   const struct sc_asg_lc_req *req, int64_t now_ms,
                                                   struct sc_error *err)
@@ -356,6 +390,16 @@ enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
             err, SC_ERR_ALREADY_EXISTS,
             "Launch Configuration by this name already exists - A launch configuration already exists with the name %s",
             req->launch_configuration_name);
+    if (req->instance_id) {
+        struct sc_asg_instance_attrs attrs;
+        struct sc_asg_lc_req derived;
+
+        st = asg_instance_attrs(asg, req->instance_id, &attrs, err);
+        if (st != SC_OK)
+            return st;
+        sc_asg_lc_from_instance(req, &attrs, &derived);
+        return sc_asg_create_launch_configuration(asg, &derived, now_ms, err);
+    }
     if (!req->image_id || !req->image_id[0])
         return sc_fail(
             err, SC_ERR_VALIDATION,
@@ -1011,6 +1055,50 @@ static enum sc_status check_unsupported(const struct sc_asg_group_req *r, struct
     return check_desired_capacity_type(r->desired_capacity_type, err);
 }
 
+/* CreateAutoScalingGroup with InstanceId (docs/autoscaling.md 15): the launch
+ * configuration named after the group is derived from the instance, the group made with
+ * it; when the group is refused the configuration goes again, so nothing stays. */
+static enum sc_status create_group_from_instance(struct sc_asg *asg,
+                                                 const struct sc_asg_group_req *r, int64_t now_ms,
+                                                 struct sc_error *err)
+{
+    struct sc_asg_instance_attrs attrs;
+    struct sc_asg_lc_req lq, derived;
+    struct sc_asg_group_req gr = *r;
+    const char *zone;
+    enum sc_status st;
+
+    if (r->launch_configuration_name || r->launch_template_id || r->launch_template_name ||
+        r->mixed_instances_policy)
+        return sc_fail(
+            err, SC_ERR_VALIDATION,
+            "Valid requests must contain either LaunchTemplate, LaunchConfigurationName, InstanceId or MixedInstancesPolicy parameter.");
+    st = asg_instance_attrs(asg, r->instance_id, &attrs, err);
+    if (st != SC_OK)
+        return st;
+    memset(&lq, 0, sizeof(lq));
+    lq.launch_configuration_name = r->auto_scaling_group_name;
+    sc_asg_lc_from_instance(&lq, &attrs, &derived);
+    gr.instance_id = NULL;
+    gr.launch_configuration_name = r->auto_scaling_group_name;
+    if (r->navailability_zones == 0 && !r->vpc_zone_identifier) {
+        zone = attrs.availability_zone;
+        if (attrs.subnet_id)
+            gr.vpc_zone_identifier = attrs.subnet_id;
+        else if (zone) {
+            gr.availability_zones = &zone;
+            gr.navailability_zones = 1;
+        }
+    }
+    st = sc_asg_create_launch_configuration(asg, &derived, now_ms, err);
+    if (st != SC_OK)
+        return st;
+    st = sc_asg_create_group(asg, &gr, now_ms, err);
+    if (st != SC_OK)
+        (void)sc_asg_delete_launch_configuration(asg, gr.launch_configuration_name, now_ms, NULL);
+    return st;
+}
+
 enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group_req *r,
                                    int64_t now_ms, struct sc_error *err)
 {
@@ -1034,6 +1122,8 @@ enum sc_status sc_asg_create_group(struct sc_asg *asg, const struct sc_asg_group
             "AutoScalingGroup by this name already exists - A group with the name %s already exists",
             r->auto_scaling_group_name);
     }
+    if (r->instance_id)
+        return create_group_from_instance(asg, r, now_ms, err);
     if (!r->has_min_size)
         return sc_fail(
             err, SC_ERR_VALIDATION,

@@ -120,6 +120,22 @@ struct sc_asg_lt_resolved {
     char instance_type[SC_ASG_ID_LEN]; /* the version's, "" when it has none */
 };
 
+/* What a launch configuration derives from an EC2 instance (CreateLaunchConfiguration's
+ * and CreateAutoScalingGroup's InstanceId, docs/autoscaling.md 15). The strings are
+ * borrowed from the instance's record; NULL when it has none. */
+struct sc_asg_instance_attrs {
+    const char *image_id;
+    const char *instance_type;
+    const char *key_name;
+    const char *user_data;
+    const char *iam_instance_profile;
+    const char *const *security_groups;
+    int nsecurity_groups;
+    int monitoring_enabled;
+    const char *availability_zone;
+    const char *subnet_id;
+};
+
 /* Callbacks; any may be NULL (then: launches fail with a clear reason, instances are
  * reported GONE, load balancers are not known, alarms and metrics are not kept). */
 struct sc_asg_env {
@@ -131,6 +147,10 @@ struct sc_asg_env {
     enum sc_asg_ec2_state (*instance_state)(void *ud, const char *instance_id);
     /* Zone of an existing instance (AttachInstances) into zone_out; 0, or -1 unknown. */
     int (*instance_zone)(void *ud, const char *instance_id, char zone_out[SC_ASG_ID_LEN]);
+    /* The launch attributes of an existing instance (pending, running, stopping or
+     * stopped) into *out; 0, or -1 when it is unknown or terminated. NULL: every
+     * instance is unknown. */
+    int (*instance_attrs)(void *ud, const char *instance_id, struct sc_asg_instance_attrs *out);
     /* Zone of a subnet (VPCZoneIdentifier) into zone_out; 0, or -1 unknown. */
     int (*subnet_zone)(void *ud, const char *subnet_id, char zone_out[SC_ASG_ID_LEN]);
     /* 1 when zone is an availability zone of the region. */
@@ -200,8 +220,12 @@ void sc_asg_destroy(struct sc_asg *asg); /* NULL is a no-op */
 
 struct sc_asg_lc_req {
     const char *launch_configuration_name; /* required, 1..255 */
-    const char *image_id;                  /* required */
-    const char *instance_type;             /* required */
+    const char *image_id;                  /* required unless instance_id */
+    const char *instance_type;             /* required unless instance_id */
+    /* InstanceId: image, type, key, user data, IAM profile, security groups and
+     * monitoring come from the instance (env.instance_attrs) where not given here
+     * (sc_asg_lc_from_instance). */
+    const char *instance_id;
     const char *key_name;
     const char *user_data;
     const char *iam_instance_profile;
@@ -236,11 +260,18 @@ struct sc_asg_lc_info {
 };
 
 /* AlreadyExists `Launch Configuration by this name already exists - A launch
- * configuration already exists with the name <n>`; ValidationError for missing fields;
+ * configuration already exists with the name <n>`; ValidationError for missing fields
+ * or an unknown or terminated InstanceId (`The instance ID '<id>' does not exist`);
  * LimitExceeded past 200. */
 enum sc_status sc_asg_create_launch_configuration(struct sc_asg *asg,
                                                   const struct sc_asg_lc_req *req, int64_t now_ms,
                                                   struct sc_error *err);
+/* The rule of an LC from an instance (docs/autoscaling.md 15): *out is *req with every
+ * member req leaves out (image, type, key, user data, IAM profile, security groups,
+ * monitoring) taken from *attrs; what req gives wins. Block devices are never derived.
+ * The strings stay borrowed from req and attrs. */
+void sc_asg_lc_from_instance(const struct sc_asg_lc_req *req,
+                             const struct sc_asg_instance_attrs *attrs, struct sc_asg_lc_req *out);
 /* ResourceInUse `Cannot delete launch configuration <lc> because it is attached to
  * AutoScalingGroup <asg>`; ValidationError `Launch configuration name not found -
  * Launch configuration <n> not found`. */
@@ -464,6 +495,10 @@ struct sc_asg_traffic_source;
 struct sc_asg_group_req {
     const char *auto_scaling_group_name;
     const char *launch_configuration_name;
+    /* Create only: InstanceId, a launch configuration named after the group is derived
+     * from the instance (sc_asg_lc_from_instance); without zones and subnets the group
+     * takes the instance's subnet, else its zone (docs/autoscaling.md 15). */
+    const char *instance_id;
     /* the top-level LaunchTemplate */
     const char *launch_template_id;
     const char *launch_template_name;

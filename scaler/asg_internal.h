@@ -245,6 +245,10 @@ char *asg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char **asg_dup_strv(const char *const *v, int n);
 /* Frees a launch configuration and everything it owns; NULL is a no-op. */
 void asg_lc_free(struct asg_lc *lc);
+/* env.instance_attrs of instance_id, or ValidationError `The instance ID '<id>' does not
+ * exist` (docs/autoscaling.md 15). */
+enum sc_status asg_instance_attrs(struct sc_asg *asg, const char *instance_id,
+                                  struct sc_asg_instance_attrs *out, struct sc_error *err);
 void asg_cause_add(char *buf, int64_t now_ms, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int asg_group_index(const struct sc_asg *asg, const char *name, int *pos);

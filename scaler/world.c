@@ -201,6 +201,25 @@ static int env_instance_zone(void *ud, const char *id, char zone[SC_ASG_ID_LEN])
     return 0;
 }
 
+static int env_instance_attrs(void *ud, const char *id, struct sc_asg_instance_attrs *out)
+{
+    struct sc_world *w = ud;
+    const struct sc_ec2_instance *in = sc_ec2_instance_find(w->ec2, id);
+
+    if (!in || in->state == SC_EC2_TERMINATED)
+        return -1;
+    /* EC2 here keeps no security groups nor IAM profile on an instance */
+    memset(out, 0, sizeof(*out));
+    out->image_id = in->image_id;
+    out->instance_type = in->instance_type;
+    out->key_name = in->key_name;
+    out->user_data = in->user_data;
+    out->monitoring_enabled = in->monitoring_enabled;
+    out->availability_zone = in->availability_zone;
+    out->subnet_id = in->subnet_id;
+    return 0;
+}
+
 static int env_subnet_zone(void *ud, const char *subnet, char zone[SC_ASG_ID_LEN])
 {
     struct sc_world *w = ud;
@@ -689,6 +708,7 @@ struct sc_world *sc_world_create(const struct sc_world_config *cfg)
         .terminate_instance = env_terminate,
         .instance_state = env_state,
         .instance_zone = env_instance_zone,
+        .instance_attrs = env_instance_attrs,
         .subnet_zone = env_subnet_zone,
         .zone_valid = env_zone_valid,
         .zone_id = env_zone_id,

@@ -5,8 +5,9 @@
 # units filled by the prioritized type (instances, their types and weights in
 # DescribeAutoScalingGroups, DescribeAutoScalingInstances and EC2), scale-in by weight, the
 # validation texts, lowest-price picking the cheapest per unit after an update that also
-# re-weighs a running instance, and the policy surviving a restart from --state. TAP lines;
-# KEEP_TMP=1.
+# re-weighs a running instance, the policy surviving a restart from --state; and a launch
+# configuration and a group made from an EC2 instance (InstanceId, docs/autoscaling.md 15),
+# also through the aws CLI v2. TAP lines; KEEP_TMP=1.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -172,6 +173,106 @@ check("the update kept the distribution's other members and replaced the templat
       g["MixedInstancesPolicy"])
 sys.exit(tap.failed)
 EOF
+
+# --- a launch configuration and a group from an instance (docs/autoscaling.md 15) ---
+python3 - "$EP" "$TMP/src_id" <<'EOF' || failed=1
+import sys
+import boto3, botocore.exceptions
+import tap
+from tap import check, wait
+
+ep = sys.argv[1]
+asg = boto3.client("autoscaling", endpoint_url=ep)
+ec2 = boto3.client("ec2", endpoint_url=ep)
+
+src = ec2.run_instances(ImageId="ami-0c02fb55956c7d316", InstanceType="t3.small", MinCount=1,
+                        MaxCount=1, KeyName="kp-src", UserData="echo hi",
+                        Placement={"AvailabilityZone": "us-east-1b"})["Instances"][0]
+sid = src["InstanceId"]
+open(sys.argv[2], "w").write(sid)
+
+asg.create_launch_configuration(LaunchConfigurationName="from-i", InstanceId=sid)
+lc = asg.describe_launch_configurations(
+    LaunchConfigurationNames=["from-i"])["LaunchConfigurations"][0]
+check("CreateLaunchConfiguration InstanceId: image, type and key from the instance",
+      (lc["ImageId"], lc["InstanceType"], lc["KeyName"])
+      == ("ami-0c02fb55956c7d316", "t3.small", "kp-src"), lc)
+asg.create_launch_configuration(LaunchConfigurationName="from-i-micro", InstanceId=sid,
+                                InstanceType="t3.micro")
+lc = asg.describe_launch_configurations(
+    LaunchConfigurationNames=["from-i-micro"])["LaunchConfigurations"][0]
+check("an InstanceType given with InstanceId wins over the instance's",
+      (lc["ImageId"], lc["InstanceType"]) == ("ami-0c02fb55956c7d316", "t3.micro"), lc)
+
+def err(f, **kw):
+    try:
+        f(**kw)
+        return None
+    except botocore.exceptions.ClientError as e:
+        return (e.response["Error"]["Code"], e.response["Error"]["Message"])
+
+got = err(asg.create_launch_configuration, LaunchConfigurationName="nope",
+          InstanceId="i-0123456789abcdef0")
+check("an unknown InstanceId: ValidationError, EC2's text",
+      got == ("ValidationError", "The instance ID 'i-0123456789abcdef0' does not exist"), got)
+check("nothing stored for it", asg.describe_launch_configurations(
+    LaunchConfigurationNames=["nope"])["LaunchConfigurations"] == [])
+
+asg.create_auto_scaling_group(AutoScalingGroupName="from-inst", InstanceId=sid, MinSize=1,
+                              MaxSize=3, DesiredCapacity=2)
+g = asg.describe_auto_scaling_groups(
+    AutoScalingGroupNames=["from-inst"])["AutoScalingGroups"][0]
+lc = asg.describe_launch_configurations(
+    LaunchConfigurationNames=["from-inst"])["LaunchConfigurations"]
+check("CreateAutoScalingGroup InstanceId: the group on a launch configuration named after it",
+      g.get("LaunchConfigurationName") == "from-inst" and len(lc) == 1
+      and lc[0]["InstanceType"] == "t3.small", (g.get("LaunchConfigurationName"), lc))
+check("without zones or subnets: the instance's zone and subnet",
+      g["AvailabilityZones"] == ["us-east-1b"] and g["VPCZoneIdentifier"] == src["SubnetId"],
+      (g["AvailabilityZones"], g["VPCZoneIdentifier"], src.get("SubnetId")))
+
+def in_service():
+    g = asg.describe_auto_scaling_groups(
+        AutoScalingGroupNames=["from-inst"])["AutoScalingGroups"][0]
+    ins = [i for i in g["Instances"] if i["LifecycleState"] == "InService"]
+    return ins if len(ins) == 2 else None
+
+ins = wait(in_service, 30)
+check("the group launches its two instances InService", ins is not None,
+      asg.describe_auto_scaling_groups(AutoScalingGroupNames=["from-inst"])["AutoScalingGroups"])
+ids = [i["InstanceId"] for i in ins or []]
+check("the source instance is not in the group", sid not in ids, ids)
+if ids:
+    d = ec2.describe_instances(InstanceIds=ids)["Reservations"]
+    got = sorted((i["ImageId"], i["InstanceType"], i.get("KeyName"), i["State"]["Name"])
+                 for r in d for i in r["Instances"])
+    check("its instances: the instance's image, type and key pair, running",
+          got == [("ami-0c02fb55956c7d316", "t3.small", "kp-src", "running")] * 2, got)
+
+got = err(asg.create_auto_scaling_group, AutoScalingGroupName="bad-inst", InstanceId=sid,
+          MinSize=5, MaxSize=1)
+check("a refused group from an instance", got is not None and got[0] == "ValidationError", got)
+check("leaves no launch configuration behind", asg.describe_launch_configurations(
+    LaunchConfigurationNames=["bad-inst"])["LaunchConfigurations"] == [])
+asg.delete_auto_scaling_group(AutoScalingGroupName="from-inst", ForceDelete=True)
+check("the group from the instance force-deleted", wait(lambda: not asg.describe_auto_scaling_groups(
+    AutoScalingGroupNames=["from-inst"])["AutoScalingGroups"], 30))
+sys.exit(tap.failed)
+EOF
+
+if need aws awscli; then
+    sid=$(cat "$TMP/src_id" 2>/dev/null || true)
+    if [ -n "$sid" ] && aws --endpoint-url "$EP" autoscaling create-launch-configuration \
+        --launch-configuration-name cli-from-i --instance-id "$sid" &&
+        [ "$(aws --endpoint-url "$EP" autoscaling describe-launch-configurations \
+            --launch-configuration-names cli-from-i \
+            --query 'LaunchConfigurations[0].[ImageId,InstanceType]' --output text)" = \
+            "$(printf 'ami-0c02fb55956c7d316\tt3.small')" ]; then
+        ok "aws autoscaling create-launch-configuration --instance-id: the instance's image and type"
+    else
+        notok "aws autoscaling create-launch-configuration --instance-id: the instance's image and type"
+    fi
+fi
 
 # the policy from the state file, in a new emulator
 python3 - "$EP" >"$TMP/before.json" <<'EOF' || failed=1
