@@ -249,9 +249,10 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
                           const char *index, const char *alarm, struct cm_buf *out, char *err,
                           size_t errlen)
 {
-    const char *alarm_arn = NULL, *wregion;
+    const char *alarm_arn = NULL;
     struct sc_dashboards *set = emu_dashboards_find(e, account, sc_alarm_partition(region));
-    struct sc_world *src = NULL, *scratch = NULL;
+    struct sc_world *scratch = NULL;
+    struct sc_cw *cw;
     const struct sc_dashboard_view *d = NULL;
     struct sc_error se;
     json_t *body = NULL, *wd, *mw = NULL;
@@ -306,39 +307,37 @@ int admin_dash_widget_svg(struct emu *e, const char *account, const char *region
     }
     mw = metric_widget(body, wd, alarm_arn, emu_now_ms(e));
     if (alarm_arn) {
-        struct sc_cw *acw = alarm_cw(e, account, alarm_arn);
-
-        if (!acw) {
+        /* an alarm is its region's, though the dashboard is the account's */
+        cw = alarm_cw(e, account, alarm_arn);
+        if (!cw) {
             snprintf(err, errlen, "alarm widget %lu of %.255s: no alarm %.255s", n, name,
                      alarm_arn);
             status = 404;
             goto out;
         }
-        mws = json_dumps(mw, JSON_COMPACT);
-        snprintf(id, sizeof(id), "w%lu", n);
-        if (cw_widget_svg(acw, mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
-            snprintf(err, errlen, "%s: %s", sc_status_code(se.status), se.message);
+    } else {
+        /* [D] a widget's `region` (after the dashboard's variables) is where its metrics
+         * come from: that world, or an empty one when the region has no world yet; else
+         * the URL's */
+        const char *wregion = json_string_value(json_object_get(mw, "region"));
+        struct sc_world *src;
+
+        if (!wregion)
+            wregion = region;
+        src = emu_world_find(e, account, wregion);
+        if (!src)
+            src = scratch = emu_world_scratch(e, account, wregion);
+        if (!src) {
+            snprintf(err, errlen, "widget %lu of %.255s: region %.40s is not served here", n, name,
+                     wregion);
             status = 400;
+            goto out;
         }
-        goto out;
-    }
-    /* [D] a widget's `region` (after the dashboard's variables) is where its metrics come
-     * from: that world, or an empty one when the region has no world yet; else the URL's */
-    wregion = json_string_value(json_object_get(mw, "region"));
-    if (!wregion)
-        wregion = region;
-    src = emu_world_find(e, account, wregion);
-    if (!src)
-        src = scratch = emu_world_scratch(e, account, wregion);
-    if (!src) {
-        snprintf(err, errlen, "widget %lu of %.255s: region %.40s is not served here", n, name,
-                 wregion);
-        status = 400;
-        goto out;
+        cw = sc_world_cw(src);
     }
     mws = json_dumps(mw, JSON_COMPACT);
     snprintf(id, sizeof(id), "w%lu", n);
-    if (cw_widget_svg(sc_world_cw(src), mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
+    if (cw_widget_svg(cw, mws, emu_now_ms(e), id, NULL, NULL, out, &se) != 0) {
         snprintf(err, errlen, "%s: %s", sc_status_code(se.status), se.message);
         status = 400;
     }

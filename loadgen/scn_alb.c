@@ -31,10 +31,8 @@ static int forwards_to(const struct sim_alb *b, const char *tg)
     return 0;
 }
 
-/* Sum of the metric's datapoints over the run and the largest one-minute value; 0 when
- * read (even with no datapoints: *sum 0, *max NAN), -1 reported. */
-static int metric_window(struct run *r, const char *metric, const char *lbdim, const char *tgdim,
-                         int64_t from, int64_t to, double *sum, double *max, int *npoints)
+int scn_alb_metric_window(struct run *r, const char *metric, const char *lbdim, const char *tgdim,
+                          int64_t from, int64_t to, double *sum, double *max, int *npoints)
 {
     struct aws_params p;
     struct aws_error err;
@@ -82,8 +80,8 @@ static int metric_window(struct run *r, const char *metric, const char *lbdim, c
 static int metric_sum_max(struct run *r, const char *metric, const char *lbdim, const char *tgdim,
                           double *sum, double *max)
 {
-    return metric_window(r, metric, lbdim, tgdim, r->emu_t0 - 60000,
-                         r->emu_t0 + r->sc->duration_ms + 120000, sum, max, NULL);
+    return scn_alb_metric_window(r, metric, lbdim, tgdim, r->emu_t0 - 60000,
+                                 r->emu_t0 + r->sc->duration_ms + 120000, sum, max, NULL);
 }
 
 int scn_alb_poll(struct run *r, int64_t emu_end, int64_t interval)
@@ -113,8 +111,9 @@ int scn_alb_poll(struct run *r, int64_t emu_end, int64_t interval)
             lbdim = scn_ref(r, key);
             /* the minutes reported in the period (and the one before, which the last
              * report may still be): their mean count a minute */
-            if (!lbdim || metric_window(r, "RequestCount", lbdim, tgdim, emu_end - span - 60000,
-                                        emu_end + 1000, &sum, &mx, &n) != 0)
+            if (!lbdim ||
+                scn_alb_metric_window(r, "RequestCount", lbdim, tgdim, emu_end - span - 60000,
+                                      emu_end + 1000, &sum, &mx, &n) != 0)
                 return -1;
             if (n > 0)
                 r->tg_rps[t] += sum / n / 60.0;

@@ -223,6 +223,11 @@ void scn_explain_finish(struct run *r, FILE *out);
 void scn_explain_stop(struct run *r);
 
 /* scn_alb.c */
+/* An AWS/ApplicationELB metric by LoadBalancer lbdim (and TargetGroup tgdim when not NULL)
+ * over emulated epoch ms [from, to]: the sum of its datapoints, the largest one and how
+ * many (npoints may be NULL); 0 when read (no datapoints: *sum 0, *max NAN), -1 reported. */
+int scn_alb_metric_window(struct run *r, const char *metric, const char *lbdim, const char *tgdim,
+                          int64_t from, int64_t to, double *sum, double *max, int *npoints);
 /* Reads each ALB's figures over the run (RequestCount, fixed responses, redirects, ELB
  * 5xx; per target group it forwards to, RequestCount and the largest RequestCountPerTarget
  * minute) from CloudWatch, after the load and before the teardown (on the emulator, once

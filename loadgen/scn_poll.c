@@ -503,12 +503,10 @@ static int poll_health(struct run *r)
 static int poll_request_demand(struct run *r, const struct sim_demand_basis *b, int64_t period_ms,
                                int64_t to, int *demand)
 {
-    struct aws_params p;
-    struct aws_error err;
-    xmlDoc *doc = NULL;
-    char t0[40], t1[40], key[160];
+    char key[160];
     const char *lb, *tg;
     int64_t w = period_ms < 60000 ? 60000 : period_ms;
+    double sum, max;
 
     *demand = 0;
     snprintf(key, sizeof(key), "lbdim:%s", r->sc->albs[b->alb].name);
@@ -520,27 +518,9 @@ static int poll_request_demand(struct run *r, const struct sim_demand_basis *b, 
                      b->target_group, r->sc->albs[b->alb].name);
         return -1;
     }
-    sc_civil_format_iso_ms(to - w, t0, sizeof(t0));
-    sc_civil_format_iso_ms(to, t1, sizeof(t1));
-    aws_params_init(&p);
-    aws_params_add(&p, "Namespace", "AWS/ApplicationELB");
-    aws_params_add(&p, "MetricName", "RequestCount");
-    aws_params_add(&p, "Dimensions.member.1.Name", "LoadBalancer");
-    aws_params_add(&p, "Dimensions.member.1.Value", lb);
-    aws_params_add(&p, "Dimensions.member.2.Name", "TargetGroup");
-    aws_params_add(&p, "Dimensions.member.2.Value", tg);
-    aws_params_add(&p, "StartTime", t0);
-    aws_params_add(&p, "EndTime", t1);
-    aws_params_add(&p, "Period", "60");
-    aws_params_add(&p, "Statistics.member.1", "Sum");
-    if (scn_aws_call(r, AWS_CLOUDWATCH, "GetMetricStatistics", &p, &doc, &err) != 0) {
-        scn_fail_msg("GetMetricStatistics: %s: %s", err.code, err.message);
-        aws_params_cleanup(&p);
+    if (scn_alb_metric_window(r, "RequestCount", lb, tg, to - w, to, &sum, &max, NULL) != 0)
         return -1;
-    }
-    *demand = sim_elastic_request_demand(b, scn_reply_metric_sum(doc, NULL), w);
-    xmlFreeDoc(doc);
-    aws_params_cleanup(&p);
+    *demand = sim_elastic_request_demand(b, sum, w);
     return 0;
 }
 

@@ -273,24 +273,6 @@ double scn_reply_metric_average(xmlDoc *doc, int *ndatapoints)
     return n > 0 ? sum / weight : NAN;
 }
 
-double scn_reply_metric_sum(xmlDoc *doc, int *ndatapoints)
-{
-    double sum = 0;
-    int n = 0;
-
-    for (xmlNode *m = first_member(doc, "Datapoints"); m; m = aws_xml_next(m)) {
-        double v = child_num(m, "Sum", NAN);
-
-        if (!isfinite(v))
-            continue;
-        sum += v;
-        n++;
-    }
-    if (ndatapoints)
-        *ndatapoints = n;
-    return sum;
-}
-
 double scn_reply_metric_latest(xmlDoc *doc, int64_t *t_ms)
 {
     double v = NAN;

@@ -70,9 +70,6 @@ void scn_reply_warm_pool(xmlDoc *doc, struct scn_group_state *st, char *next, si
 /* The average over the reply's datapoints, weighted by SampleCount when present; NAN when
  * there is none. *ndatapoints (optional) receives their count. */
 double scn_reply_metric_average(xmlDoc *doc, int *ndatapoints);
-/* The sum of the reply's datapoints' Sum (a count over the datapoints' span); 0 when there
- * is none. *ndatapoints (optional) receives how many had one. */
-double scn_reply_metric_sum(xmlDoc *doc, int *ndatapoints);
 /* The Average of the datapoint with the latest Timestamp (its time into *t_ms when not
  * NULL); NAN when there is none. */
 double scn_reply_metric_latest(xmlDoc *doc, int64_t *t_ms);

@@ -229,7 +229,8 @@ static void test_scn_reply_metric(void **state)
     xmlFreeDoc(e);
 }
 
-/* A count over minutes (RequestCount's Sum, the request demand basis's input). */
+/* A count over minutes (RequestCount's Sum, the request demand basis's input, through
+ * scn_alb_metric_window). */
 static void test_scn_reply_metric_sum(void **state)
 {
     xmlDoc *d =
@@ -243,13 +244,15 @@ static void test_scn_reply_metric_sum(void **state)
                "</Datapoints></GetMetricStatisticsResult></GetMetricStatisticsResponse>");
     xmlDoc *e = doc_of("<GetMetricStatisticsResponse><GetMetricStatisticsResult><Datapoints/>"
                        "</GetMetricStatisticsResult></GetMetricStatisticsResponse>");
-    int n = -1;
+    double sum = -1, max = 0;
 
     (void)state;
-    assert_true(scn_reply_metric_sum(d, &n) == 1801.0);
-    assert_int_equal(n, 2);
-    assert_true(scn_reply_metric_sum(e, &n) == 0.0);
-    assert_int_equal(n, 0);
+    /* the datapoint without a Sum counts as a datapoint and adds nothing */
+    assert_int_equal(scn_reply_metric_sum_max(d, &sum, &max), 3);
+    assert_true(sum == 1801.0);
+    assert_true(isnan(max));
+    assert_int_equal(scn_reply_metric_sum_max(e, &sum, &max), 0);
+    assert_true(sum == 0.0);
     xmlFreeDoc(d);
     xmlFreeDoc(e);
 }
