@@ -738,6 +738,18 @@ static void plan_policies(struct scn_plan *plan, const struct sim_scenario *sc, 
     }
 }
 
+/* LIST.member.N = "{arn:POLICY}" for each policy name (the PutScalingPolicy reply's
+ * PolicyARN when run). */
+static void add_policy_arns(struct aws_params *p, const char *list, char *const *policies, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char k[64];
+
+        snprintf(k, sizeof(k), "%s.member.%d", list, i + 1);
+        aws_params_addf(p, k, "{arn:%s}", policies[i]);
+    }
+}
+
 static void plan_alarms(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix)
 {
     for (int i = 0; i < sc->nalarms; i++) {
@@ -777,18 +789,8 @@ static void plan_alarms(struct scn_plan *plan, const struct sim_scenario *sc, co
         aws_params_addf(p, "Threshold", "%.17g", al->threshold);
         if (al->treat_missing_data)
             aws_params_add(p, "TreatMissingData", al->treat_missing_data);
-        for (int a = 0; a < al->nactions; a++) {
-            char k[64];
-
-            snprintf(k, sizeof(k), "AlarmActions.member.%d", a + 1);
-            aws_params_addf(p, k, "{arn:%s}", al->actions[a]);
-        }
-        for (int a = 0; a < al->nok_actions; a++) {
-            char k[64];
-
-            snprintf(k, sizeof(k), "OKActions.member.%d", a + 1);
-            aws_params_addf(p, k, "{arn:%s}", al->ok_actions[a]);
-        }
+        add_policy_arns(p, "AlarmActions", al->actions, al->nactions);
+        add_policy_arns(p, "OKActions", al->ok_actions, al->nok_actions);
         aws_params_add(p, "ActionsEnabled", al->actions_enabled ? "true" : "false");
     }
 }
@@ -852,18 +854,8 @@ static int plan_composites(struct scn_plan *plan, const struct sim_scenario *sc,
         p = &c->params;
         add_name(p, "AlarmName", prefix, a->name);
         aws_params_add(p, "AlarmRule", rule);
-        for (int k = 0; k < a->nactions; k++) {
-            char key[64];
-
-            snprintf(key, sizeof(key), "AlarmActions.member.%d", k + 1);
-            aws_params_addf(p, key, "{arn:%s}", a->actions[k]);
-        }
-        for (int k = 0; k < a->nok_actions; k++) {
-            char key[64];
-
-            snprintf(key, sizeof(key), "OKActions.member.%d", k + 1);
-            aws_params_addf(p, key, "{arn:%s}", a->ok_actions[k]);
-        }
+        add_policy_arns(p, "AlarmActions", a->actions, a->nactions);
+        add_policy_arns(p, "OKActions", a->ok_actions, a->nok_actions);
         aws_params_add(p, "ActionsEnabled", a->actions_enabled ? "true" : "false");
         if (a->actions_suppressor) {
             const char *sup = prefixed_ref(a->actions_suppressor, &x);

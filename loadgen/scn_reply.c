@@ -292,35 +292,35 @@ double scn_reply_metric_latest(xmlDoc *doc, int64_t *t_ms)
     return v;
 }
 
-void scn_reply_alarm(xmlDoc *doc, const char *name, struct scn_alarm_state *st)
+/* The member of doc's list (MetricAlarms, CompositeAlarms) named name, or NULL. */
+static xmlNode *alarm_member(xmlDoc *doc, const char *list, const char *name)
 {
-    memset(st, 0, sizeof(*st));
-    for (xmlNode *m = first_member(doc, "MetricAlarms"); m; m = aws_xml_next(m)) {
+    for (xmlNode *m = first_member(doc, list); m; m = aws_xml_next(m)) {
         char aname[256];
 
         child_text(m, "AlarmName", aname, sizeof(aname));
-        if (strcmp(aname, name) != 0)
-            continue;
-        st->found = 1;
-        child_text(m, "StateValue", st->state, sizeof(st->state));
-        child_text(m, "StateReason", st->reason, sizeof(st->reason));
-        st->updated_ms = child_time(m, "StateUpdatedTimestamp");
+        if (strcmp(aname, name) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+void scn_reply_alarm(xmlDoc *doc, const char *name, struct scn_alarm_state *st)
+{
+    xmlNode *m = alarm_member(doc, "MetricAlarms", name);
+    int metric = m != NULL;
+
+    memset(st, 0, sizeof(*st));
+    if (!m && !(m = alarm_member(doc, "CompositeAlarms", name)))
+        return;
+    st->found = 1;
+    child_text(m, "StateValue", st->state, sizeof(st->state));
+    child_text(m, "StateReason", st->reason, sizeof(st->reason));
+    st->updated_ms = child_time(m, "StateUpdatedTimestamp");
+    if (metric) {
         child_text(m, "MetricName", st->metric, sizeof(st->metric));
         child_text(m, "ComparisonOperator", st->comparison, sizeof(st->comparison));
         st->threshold = child_num(m, "Threshold", 0);
-        return;
-    }
-    for (xmlNode *m = first_member(doc, "CompositeAlarms"); m; m = aws_xml_next(m)) {
-        char aname[256];
-
-        child_text(m, "AlarmName", aname, sizeof(aname));
-        if (strcmp(aname, name) != 0)
-            continue;
-        st->found = 1;
-        child_text(m, "StateValue", st->state, sizeof(st->state));
-        child_text(m, "StateReason", st->reason, sizeof(st->reason));
-        st->updated_ms = child_time(m, "StateUpdatedTimestamp");
-        return;
     }
 }
 
