@@ -126,7 +126,8 @@ p.send_signal(signal.SIGINT)            # stop the load; loadgen reports what it
 r, bad = loadgen_result(p, 15)
 check("load through the balancer: HighCPU fires and the group grows to >= 3 InService",
       big, f"{len(big or in_service()[0])} InService after {t_up:.1f} s; alarms {alarm_states()}")
-now = time.time()
+# the emulated clock (x60 runs ahead of the wall clock), not time.time()
+now = json.load(urllib.request.urlopen(ep + "/_scalelab/clock"))["now_ms"] / 1000
 pts = cw.get_metric_statistics(Namespace="AWS/EC2", MetricName="CPUUtilization",
                                Dimensions=[{"Name": "AutoScalingGroupName", "Value": "acc-asg"}],
                                StartTime=now - 7200, EndTime=now + 7200, Period=60,

@@ -218,7 +218,7 @@ check("a recurrence that does not parse: AWS's text",
 e = error_of(asg.put_scheduled_update_group_action, AutoScalingGroupName="g2",
              ScheduledActionName="tz", Recurrence="0 9 * * *", TimeZone="Mars/Olympus", DesiredCapacity=1)
 check("an unknown TimeZone is refused", e and e[0] == "ValidationError", e)
-start = (now + timedelta(minutes=3)).replace(second=30, microsecond=0)
+start = (emu_now() + timedelta(minutes=3)).replace(second=30, microsecond=0)
 asg.put_scheduled_update_group_action(AutoScalingGroupName="g2", ScheduledActionName="once",
                                       StartTime=start, DesiredCapacity=1)
 asg.put_scheduled_update_group_action(AutoScalingGroupName="g2", ScheduledActionName="ny",

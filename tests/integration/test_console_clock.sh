@@ -16,11 +16,15 @@ A=(aws --endpoint-url "$EP" --output text)
 adv() { curl -s -X POST -d "{\"advance_s\": $1}" "$EP/_scalelab/clock" >/dev/null; }
 lbstate() { "${A[@]}" elb describe-instance-health --load-balancer-name front --query 'InstanceStates[0].State'; }
 lcstate() { "${A[@]}" autoscaling describe-auto-scaling-groups --query 'AutoScalingGroups[0].Instances[0].LifecycleState'; }
+# a window of two days either side of the emulator's clock (it starts at the wall clock)
+now_s=$(curl -s "$EP/_scalelab/clock" | python3 -c 'import json,sys; print(json.load(sys.stdin)["now_ms"] // 1000)')
+T0=$(date -u -d "@$((now_s - 2 * 86400))" +%Y-%m-%dT%H:%M:%SZ)
+T1=$(date -u -d "@$((now_s + 2 * 86400))" +%Y-%m-%dT%H:%M:%SZ)
 # the CPUUtilization datapoints reported for instance $ID so far (one a minute)
 cpu_points() {
     "${A[@]}" cloudwatch get-metric-statistics --namespace AWS/EC2 --metric-name CPUUtilization \
         --dimensions Name=InstanceId,Value=$ID --statistics SampleCount --period 86400 \
-        --start-time 2026-01-01T00:00:00Z --end-time 2027-12-31T00:00:00Z --query 'sum(Datapoints[].SampleCount)'
+        --start-time $T0 --end-time $T1 --query 'sum(Datapoints[].SampleCount)'
 }
 "${A[@]}" elb create-load-balancer --load-balancer-name front \
     --listeners Protocol=HTTP,LoadBalancerPort=8081,InstancePort=8080 --availability-zones us-east-1a >/dev/null
@@ -60,5 +64,5 @@ n1=$(cpu_points)
 check "metrics minute: no CPUUtilization datapoint while the clock stands (3 s real; $n0 -> $n1)" [ "$n0" = "$n1" ]
 adv 180
 check "metrics minute: +3 min reports three more datapoints" \
-    bash -c "for i in \$(seq 50); do n=\$(${A[*]} cloudwatch get-metric-statistics --namespace AWS/EC2 --metric-name CPUUtilization --dimensions Name=InstanceId,Value=$ID --statistics SampleCount --period 86400 --start-time 2026-01-01T00:00:00Z --end-time 2027-12-31T00:00:00Z --query 'sum(Datapoints[].SampleCount)'); [ \"\${n%.*}\" -ge \$(( ${n1%.*} + 3 )) ] && exit 0; sleep 0.2; done; exit 1"
+    bash -c "for i in \$(seq 50); do n=\$(${A[*]} cloudwatch get-metric-statistics --namespace AWS/EC2 --metric-name CPUUtilization --dimensions Name=InstanceId,Value=$ID --statistics SampleCount --period 86400 --start-time $T0 --end-time $T1 --query 'sum(Datapoints[].SampleCount)'); [ \"\${n%.*}\" -ge \$(( ${n1%.*} + 3 )) ] && exit 0; sleep 0.2; done; exit 1"
 finish

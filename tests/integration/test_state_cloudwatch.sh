@@ -12,12 +12,14 @@ PID=
 
 stop9() { [ -n "$PID" ] && { kill -KILL -- "-$PID" 2>/dev/null || kill -KILL "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }; PID=; }
 
-# start ARGS...: the emulator on the one state file, log emu<N>.log; sets PID and EP
+# start ARGS...: the emulator on the one state file, log emu<N>.log; sets PID and EP. The
+# clock is manual (and saved with the state): a real clock's minute tick between two dumps
+# would evaluate the alarms and change their states between "before" and "after".
 n=0
 start() {
     n=$((n + 1))
     PID=
-    start_emu "emu$n" --quiet --state "$TMP/state.json" "$@" || return 1
+    start_emu "emu$n" --quiet --clock manual --state "$TMP/state.json" "$@" || return 1
     PID=$LAST
 }
 py() { python3 "$TMP/cw.py" "$EP" "$@"; }

@@ -67,9 +67,12 @@ check("web: on the launch configuration, behind web-elb and web-tg, ELB health c
        web["HealthCheckType"]) == ("web-lc", ["web-elb"], [tg["TargetGroupArn"]], "ELB"),
       (web.get("LaunchConfigurationName"), web["LoadBalancerNames"], web["TargetGroupARNs"],
        web["HealthCheckType"]))
-health = elb.describe_instance_health(LoadBalancerName="web-elb")["InstanceStates"]
-check("the ELB has the web group's instances InService",
-      health and all(h["State"] == "InService" for h in health), health)
+# waited for: web's weekday 08:00 scheduled action can launch an instance at x60 mid-run
+def elb_all_in_service():
+    h = elb.describe_instance_health(LoadBalancerName="web-elb")["InstanceStates"]
+    return h if h and all(x["State"] == "InService" for x in h) else None
+check("the ELB has the web group's instances InService", tap.wait(elb_all_in_service, 60),
+      elb.describe_instance_health(LoadBalancerName="web-elb")["InstanceStates"])
 check("web-tg: HTTP 8080, its health check as written (/health every 10 s, 2/2, matcher 200)",
       (tg["Protocol"], tg["Port"], tg["HealthCheckPath"], tg["HealthCheckIntervalSeconds"],
        tg["HealthyThresholdCount"], tg["UnhealthyThresholdCount"], tg["Matcher"])
