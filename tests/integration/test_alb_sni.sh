@@ -6,7 +6,8 @@
 # openssl s_client shows which certificate each server name gets: an exact name, a
 # wildcard (one label only), none (the default), an unknown one (the default), two
 # matches (ECDSA before RSA; RSA for a client that verifies RSA only), and, after
-# RemoveListenerCertificates, the default again on the live listener. A classic HTTPS
+# RemoveListenerCertificates, the default again on the live listener; an NLB TLS listener
+# chooses the same way. A classic HTTPS
 # listener serves its SSLCertificateId's files. Bad --certificate files stop the emulator
 # at start naming the file. TAP lines; KEEP_TMP=1.
 set -euo pipefail
@@ -148,6 +149,24 @@ check("a.example.test still gets a", served("a.example.test")[0] == "a")
 r = subprocess.run(["curl", "-sk", "-m", "5", "--resolve", f"q.b.example.test:{port}:127.0.0.1",
                     f"https://q.b.example.test:{port}/"], capture_output=True, text=True)
 check("requests still go through the listener", r.stdout == "sni", (r.returncode, r.stdout[:80]))
+
+# a Network Load Balancer's TLS listener shares the choice
+nlb = v2.create_load_balancer(Name="sni-nlb", Type="network",
+                              Subnets=[s["SubnetId"] for s in subs[:2]])["LoadBalancers"][0]["LoadBalancerArn"]
+# the target: the emulator's own API port (the pipe needs somewhere to connect to)
+api_port = int(ep.rsplit(":", 1)[1])
+tcp = v2.create_target_group(Name="sni-tcp", Protocol="TCP", Port=api_port, VpcId=vpc,
+                             TargetType="ip")["TargetGroups"][0]["TargetGroupArn"]
+v2.register_targets(TargetGroupArn=tcp, Targets=[{"Id": "127.0.0.1", "Port": api_port}])
+nla = v2.create_listener(LoadBalancerArn=nlb, Protocol="TLS", Port=8444,
+                         Certificates=[{"CertificateArn": acm + "/a"}],
+                         DefaultActions=[{"Type": "forward", "TargetGroupArn": tcp}])["Listeners"][0]["ListenerArn"]
+v2.add_listener_certificates(ListenerArn=nla, Certificates=[{"CertificateArn": acm + "/b"}])
+lia = nla
+port = wait(port_of, 10)
+check("NLB TLS listener: x.b.example.test gets *.b, no SNI the default",
+      port and wait(lambda: served("x.b.example.test")[0] == "b", 10) and served(None)[0] == "a",
+      (served("x.b.example.test"), served(None)) if port else "no port")
 
 # classic ELB: one certificate, the SSLCertificateId's files
 elb = boto3.client("elb", endpoint_url=ep)
