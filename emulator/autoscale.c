@@ -456,20 +456,23 @@ static void listener_free(struct listener *x)
 }
 
 /* The TLS context of a classic HTTPS/SSL listener: its SSLCertificateId's certificate (the
- * emulator's --tls-cert for every id, else a self-signed one naming the id's last part in
- * its OU), remade for new connections when the id changes; -1 when there is none. */
+ * id's --certificate files, else the emulator's --tls-cert, else a self-signed one naming
+ * the id's last part in its OU; no SNI: classic serves one certificate), remade for new
+ * connections when the id changes; -1 when there is none. */
 static int listener_tls_sync(struct autoscale *a, struct listener *x, const char *cert)
 {
     struct lb_tls_opts o = { 0 };
+    struct lb_tls_cert c;
     struct ssl_ctx_st *ctx;
-    char err[256];
+    char err[1024];
 
     cert = cert ? cert : "";
     if (x->ctx && strcmp(x->cert, cert) == 0)
         return 0;
-    o.cert_file = a->cfg.tls_cert;
-    o.key_file = a->cfg.tls_key;
-    o.label = strrchr(cert, '/') ? strrchr(cert, '/') + 1 : cert;
+    lb_tls_cert_for(cert, a->cfg.cert_map, a->cfg.ncert_map, a->cfg.tls_cert, a->cfg.tls_key, &c);
+    o.cert_file = c.cert_file;
+    o.key_file = c.key_file;
+    o.label = c.label;
     ctx = lb_tls_ctx_create_opts(&o, err, sizeof(err));
     if (!ctx) {
         if (!a->tls_failed)

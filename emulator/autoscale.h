@@ -33,6 +33,7 @@
 #include "common/ev.h"
 
 struct events;
+struct lb_tls_cert_map;
 struct sc_world;
 
 struct autoscale_config {
@@ -53,6 +54,9 @@ struct autoscale_config {
     const char *instance_exe; /* NULL: instance.c's default */
     const char *tls_cert;     /* HTTPS/SSL listeners: PEM certificate and key, or both */
     const char *tls_key;      /* NULL for a self-signed certificate (emulator/lb_tls.h) */
+    /* certificate ARNs with their own PEM files (--certificate; lb_tls_cert_for; borrowed) */
+    const struct lb_tls_cert_map *cert_map;
+    int ncert_map;
     /* Instance processes started per real second, at most (a token bucket holding a tenth
      * of a second's worth, at least one): a step starts what the bucket holds and leaves
      * the rest `pending` for a timer, so no request and no loop turn waits for thousands

@@ -203,23 +203,33 @@ static uint64_t fnv_s(uint64_t h, const char *s)
     return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
 
-/* What a TLS listener's context is made from (docs/elbv2.md 14.1): its default certificate,
- * its MutualAuthentication and, in verify mode, the trust store's bundle and revocation
- * lists; o filled (views into the records, crl paths into crls). Returns its hash. */
+/* What a TLS listener's context is made from (docs/elbv2.md 10.6, 14.1): its default
+ * certificate and its certificate list (each ARN's --certificate files, else --tls-cert,
+ * else a self-signed one), its MutualAuthentication and, in verify mode, the trust store's
+ * bundle and revocation lists; o filled (views into the records and the configuration,
+ * the list into more, crl paths into crls). Returns its hash. */
 static uint64_t tls_inputs(const struct autoscale *a, const struct sc_elbv2 *v2,
                            const struct sc_elbv2_listener *li, struct lb_tls_opts *o,
-                           const char **crls)
+                           struct lb_tls_cert *more, const char **crls)
 {
     const struct sc_elbv2_mutual_auth *ma = li->mutual_auth;
     uint64_t h = 0xcbf29ce484222325ULL;
     const char *cert = li->ncertificates > 0 ? li->certificates[0] : NULL;
+    struct lb_tls_cert c;
 
     memset(o, 0, sizeof(*o));
-    o->cert_file = a->cfg.tls_cert;
-    o->key_file = a->cfg.tls_key;
-    o->label = cert ? (strrchr(cert, '/') ? strrchr(cert, '/') + 1 : cert) : NULL;
+    lb_tls_cert_for(cert, a->cfg.cert_map, a->cfg.ncert_map, a->cfg.tls_cert, a->cfg.tls_key, &c);
+    o->cert_file = c.cert_file;
+    o->key_file = c.key_file;
+    o->label = cert ? c.label : NULL;
     o->mtls = (int)sc_elbv2_mtls_mode(li);
     h = fnv_s(h, cert);
+    for (int i = 1; i < li->ncertificates && o->nmore < SC_ELBV2_MAX_CERTS; i++) {
+        lb_tls_cert_for(li->certificates[i], a->cfg.cert_map, a->cfg.ncert_map, a->cfg.tls_cert,
+                        a->cfg.tls_key, &more[o->nmore++]);
+        h = fnv_s(h, li->certificates[i]);
+    }
+    o->more = more;
     h = fnv(h, &o->mtls, sizeof(o->mtls));
     if (o->mtls == SC_MTLS_VERIFY && ma && ma->trust_store_arn) {
         const struct sc_elbv2_revocation *revs[SC_ELBV2_MAX_REVOCATIONS];
@@ -254,10 +264,11 @@ static uint64_t tls_inputs(const struct autoscale *a, const struct sc_elbv2 *v2,
 static int tls_sync(struct autoscale *a, struct alb *x, const struct sc_elbv2_listener *li)
 {
     const char *crls[SC_ELBV2_MAX_REVOCATIONS];
+    struct lb_tls_cert more[SC_ELBV2_MAX_CERTS];
     struct lb_tls_opts o;
-    uint64_t key = tls_inputs(a, sc_world_elbv2(x->w), li, &o, crls);
+    uint64_t key = tls_inputs(a, sc_world_elbv2(x->w), li, &o, more, crls);
     struct ssl_ctx_st *ctx;
-    char err[256];
+    char err[1024];
 
     if (x->ctx && key == x->ctx_key)
         return 0;

@@ -473,6 +473,8 @@ static void start_autoscale(struct emu *e)
     ac.instance_exe = e->cfg.instance_exe;
     ac.tls_cert = e->cfg.tls_cert;
     ac.tls_key = e->cfg.tls_key;
+    ac.cert_map = e->cfg.cert_map;
+    ac.ncert_map = e->cfg.ncert_map;
     ac.launch_rate = e->cfg.launch_rate;
     e->as = autoscale_create(&ac, err, sizeof(err));
     if (!e->as)

@@ -20,6 +20,7 @@
 
 struct autoscale;
 struct events;
+struct lb_tls_cert_map;
 struct metric_journal;
 struct sc_dashboards;
 struct sc_world;
@@ -36,11 +37,13 @@ struct state;
 #define EMU_PARTITION_LEN 16
 
 struct emu_config {
-    double time_scale;        /* emulated ms per real ms; 1 = real time */
-    int clock_manual;         /* 1: time moves only through emu_clock_advance() */
-    int64_t start_ms;         /* manual clock start (epoch ms); 0 = the wall clock at start */
-    const char *tls_cert;     /* HTTPS/SSL listeners' PEM certificate and key (both or */
-    const char *tls_key;      /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    double time_scale;    /* emulated ms per real ms; 1 = real time */
+    int clock_manual;     /* 1: time moves only through emu_clock_advance() */
+    int64_t start_ms;     /* manual clock start (epoch ms); 0 = the wall clock at start */
+    const char *tls_cert; /* HTTPS/SSL listeners' PEM certificate and key (both or */
+    const char *tls_key;  /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    const struct lb_tls_cert_map *cert_map; /* --certificate's ARNs' files (borrowed) */
+    int ncert_map;
     const char *instance_exe; /* the instance binary; NULL: instance.c's default */
     size_t event_buffer;      /* each event stream client's buffer; 0: the default */
     int max_metric_series;    /* per world (sc_world_config); 0 = libscaler's 100,000 */

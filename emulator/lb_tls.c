@@ -1,6 +1,7 @@
 /* emulator/lb_tls.c: see lb_tls.h. */
 #include "emulator/lb_tls.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <openssl/x509v3.h>
 
 #include "scaler/elbv2_mtls.h"
+#include "scaler/elbv2_sni.h"
 
 static void fail_msg(char *err, size_t errlen, const char *what)
 {
@@ -124,13 +126,29 @@ struct ssl_ctx_st *lb_tls_ctx_create(const char *cert_file, const char *key_file
                               SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
     if (cert_file) {
+        char what[1024];
+
         if (SSL_CTX_use_certificate_chain_file(ctx, cert_file) != 1) {
-            fail_msg(err, errlen, "cannot load the TLS certificate");
+            snprintf(what, sizeof(what), "cannot load the TLS certificate %s", cert_file);
+            fail_msg(err, errlen, what);
             goto fail;
         }
-        if (SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) != 1 ||
-            SSL_CTX_check_private_key(ctx) != 1) {
-            fail_msg(err, errlen, "cannot load the TLS key (or it does not match)");
+        if (SSL_CTX_use_PrivateKey_file(ctx, key_file, SSL_FILETYPE_PEM) != 1) {
+            unsigned long e = ERR_peek_last_error();
+
+            /* OpenSSL compares the key with the certificate as it loads it */
+            if (ERR_GET_LIB(e) == ERR_LIB_X509 && ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH)
+                snprintf(what, sizeof(what), "the TLS key %s does not match the certificate %s",
+                         key_file, cert_file);
+            else
+                snprintf(what, sizeof(what), "cannot load the TLS key %s", key_file);
+            fail_msg(err, errlen, what);
+            goto fail;
+        }
+        if (SSL_CTX_check_private_key(ctx) != 1) {
+            snprintf(what, sizeof(what), "the TLS key %s does not match the certificate %s",
+                     key_file, cert_file);
+            fail_msg(err, errlen, what);
             goto fail;
         }
     } else if (self_signed(ctx, NULL, err, errlen) < 0) {
@@ -146,6 +164,50 @@ fail:
 void lb_tls_ctx_free(struct ssl_ctx_st *ctx)
 {
     SSL_CTX_free(ctx);
+}
+
+int lb_tls_check_pair(const char *cert_file, const char *key_file, char *err, size_t errlen)
+{
+    FILE *f;
+    SSL_CTX *ctx;
+
+    /* an unreadable file said as such, not as OpenSSL's "system library" */
+    for (int i = 0; i < 2; i++) {
+        const char *p = i ? key_file : cert_file;
+
+        f = p ? fopen(p, "r") : NULL;
+        if (!f) {
+            snprintf(err, errlen, "cannot read %s: %s", p ? p : "(none)",
+                     p ? strerror(errno) : "no file given");
+            return -1;
+        }
+        fclose(f);
+    }
+    ctx = lb_tls_ctx_create(cert_file, key_file, err, errlen);
+    if (!ctx)
+        return -1;
+    SSL_CTX_free(ctx);
+    return 0;
+}
+
+void lb_tls_cert_for(const char *arn, const struct lb_tls_cert_map *map, int nmap,
+                     const char *cert_file, const char *key_file, struct lb_tls_cert *out)
+{
+    const char *slash;
+
+    arn = arn ? arn : "";
+    slash = strrchr(arn, '/');
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < nmap; i++) {
+        if (strcmp(map[i].arn, arn) == 0) {
+            out->cert_file = map[i].cert_file;
+            out->key_file = map[i].key_file;
+            return;
+        }
+    }
+    out->cert_file = cert_file;
+    out->key_file = key_file;
+    out->label = slash ? slash + 1 : arn;
 }
 
 /* --- one listener's context: certificate and mutual TLS (docs/elbv2.md 14.1) ------------- */
@@ -266,6 +328,243 @@ static int load_trust(SSL_CTX *ctx, const struct lb_tls_opts *o, char *err, size
     return 0;
 }
 
+/* --- the certificate list: one context per certificate, chosen by SNI (docs/elbv2.md 10.6) -- */
+
+/* What the default context of a listener with a certificate list holds: the other
+ * certificates' contexts (made with the same mutual TLS) and every certificate as
+ * sc_sni_choose sees it. Index 0 is the default context itself (not referenced: no cycle). */
+struct sni_set {
+    int n;
+    SSL_CTX **ctx;
+    struct sc_sni_cert *c;
+    char ***names; /* c[i].names, owned */
+};
+
+static int sni_idx = -1;
+
+static void sni_free(struct sni_set *set)
+{
+    if (!set)
+        return;
+    for (int i = 0; i < set->n; i++) {
+        if (i > 0)
+            SSL_CTX_free(set->ctx[i]);
+        for (int k = 0; set->names && set->names[i] && k < set->c[i].nnames; k++)
+            free(set->names[i][k]);
+        if (set->names)
+            free(set->names[i]);
+    }
+    free(set->ctx);
+    free(set->c);
+    free(set->names);
+    free(set);
+}
+
+static void free_sni(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+    (void)parent, (void)ad, (void)idx, (void)argl, (void)argp;
+    sni_free(ptr);
+}
+
+static int64_t asn1_unix(const ASN1_TIME *t);
+
+/* Appends a copy of s[0..n) to names (at most cap); NUL bytes make it no name. */
+static void add_name(char **names, int *nn, int cap, const unsigned char *s, int n)
+{
+    char *v;
+
+    if (*nn >= cap || n <= 0 || memchr(s, 0, (size_t)n))
+        return;
+    v = malloc((size_t)n + 1);
+    if (!v)
+        return;
+    memcpy(v, s, (size_t)n);
+    v[n] = '\0';
+    names[(*nn)++] = v;
+}
+
+#define SNI_NAMES_MAX 100
+
+/* x as the choice sees it: its SAN DNS names (its CN when it has none), key, hash, validity. */
+static int describe(X509 *x, struct sc_sni_cert *c, char ***names_out)
+{
+    GENERAL_NAMES *gens = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
+    char **names = calloc(SNI_NAMES_MAX, sizeof(*names));
+    EVP_PKEY *pk = X509_get0_pubkey(x);
+    int nn = 0, md = NID_undef, pkn = NID_undef, id = pk ? EVP_PKEY_get_base_id(pk) : 0;
+
+    if (!names) {
+        GENERAL_NAMES_free(gens);
+        return -1;
+    }
+    for (int i = 0; gens && i < sk_GENERAL_NAME_num(gens); i++) {
+        const GENERAL_NAME *g = sk_GENERAL_NAME_value(gens, i);
+
+        if (g->type == GEN_DNS)
+            add_name(names, &nn, SNI_NAMES_MAX, ASN1_STRING_get0_data(g->d.dNSName),
+                     ASN1_STRING_length(g->d.dNSName));
+    }
+    GENERAL_NAMES_free(gens);
+    if (nn == 0) {
+        const X509_NAME *sub = X509_get_subject_name(x);
+        int at = X509_NAME_get_index_by_NID(sub, NID_commonName, -1);
+        unsigned char *u = NULL;
+        int un =
+            at >= 0
+                ? ASN1_STRING_to_UTF8(&u, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(sub, at)))
+                : -1;
+
+        if (un > 0)
+            add_name(names, &nn, SNI_NAMES_MAX, u, un);
+        OPENSSL_free(u);
+    }
+    memset(c, 0, sizeof(*c));
+    c->names = (const char *const *)names;
+    c->nnames = nn;
+    c->key = id == EVP_PKEY_EC                              ? SC_SNI_KEY_ECDSA
+             : id == EVP_PKEY_RSA || id == EVP_PKEY_RSA_PSS ? SC_SNI_KEY_RSA
+                                                            : SC_SNI_KEY_OTHER;
+    c->key_bits = pk ? EVP_PKEY_get_bits(pk) : 0;
+    if (OBJ_find_sigid_algs(X509_get_signature_nid(x), &md, &pkn) != 1)
+        md = NID_undef;
+    c->hash = md == NID_md5 ? SC_SNI_HASH_MD5
+              : md == NID_sha1 || md == NID_sha224 || md == NID_sha256 || md == NID_sha384 ||
+                      md == NID_sha512
+                  ? SC_SNI_HASH_SHA
+                  : SC_SNI_HASH_OTHER;
+    c->not_before_s = asn1_unix(X509_get0_notBefore(x));
+    c->not_after_s = asn1_unix(X509_get0_notAfter(x));
+    *names_out = names;
+    ERR_clear_error();
+    return 0;
+}
+
+/* The host_name of a server_name extension (RFC 6066 3) into host; "" when none. */
+static void sni_host(const unsigned char *p, size_t len, char *host, size_t cap)
+{
+    size_t list, at = 2;
+
+    host[0] = '\0';
+    if (len < 2)
+        return;
+    list = (size_t)p[0] << 8 | p[1];
+    if (list + 2 > len)
+        return;
+    while (at + 3 <= 2 + list) {
+        unsigned type = p[at];
+        size_t n = (size_t)p[at + 1] << 8 | p[at + 2];
+
+        if (at + 3 + n > 2 + list)
+            return;
+        if (type == 0) {
+            if (n == 0 || n >= cap || memchr(p + at + 3, 0, n))
+                return;
+            memcpy(host, p + at + 3, n);
+            host[n] = '\0';
+            return;
+        }
+        at += 3 + n;
+    }
+}
+
+/* The key algorithms a signature_algorithms extension (RFC 8446 4.2.3; TLS 1.2's hash and
+ * signature pairs read the same way) says the client verifies: enum sc_sni_key bits. */
+static unsigned sigalg_keys(const unsigned char *p, size_t len)
+{
+    unsigned keys = 0;
+    size_t n;
+
+    if (len < 2)
+        return 0;
+    n = (size_t)p[0] << 8 | p[1];
+    if (n + 2 > len)
+        return 0;
+    for (size_t i = 2; i + 1 < 2 + n; i += 2) {
+        unsigned v = (unsigned)p[i] << 8 | p[i + 1];
+
+        if ((v & 0xff) == 0x03 && v < 0x0800)
+            keys |= SC_SNI_KEY_ECDSA; /* ecdsa_*_sha* */
+        else if (((v & 0xff) == 0x01 && v < 0x0800) || (v >= 0x0804 && v <= 0x0806) ||
+                 (v >= 0x0809 && v <= 0x080b))
+            keys |= SC_SNI_KEY_RSA; /* rsa_pkcs1_*, rsa_pss_rsae_*, rsa_pss_pss_* */
+        else
+            keys |= SC_SNI_KEY_OTHER;
+    }
+    return keys;
+}
+
+/* At the client hello: the context of the certificate libscaler picks for its server name.
+ * A second hello (after a HelloRetryRequest) finds a chosen context without a list. */
+static int hello_cb(SSL *ssl, int *al, void *arg)
+{
+    const struct sni_set *set =
+        sni_idx < 0 ? NULL : SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), sni_idx);
+    const unsigned char *p;
+    size_t len;
+    char host[256] = "";
+    unsigned keys = 0;
+    int i;
+
+    (void)al, (void)arg;
+    if (!set)
+        return SSL_CLIENT_HELLO_SUCCESS;
+    if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &p, &len) == 1)
+        sni_host(p, len, host, sizeof(host));
+    if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_signature_algorithms, &p, &len) == 1)
+        keys = sigalg_keys(p, len);
+    i = sc_sni_choose(host, set->c, set->n, keys, (int64_t)time(NULL));
+    if (i > 0 && i < set->n)
+        SSL_set_SSL_CTX(ssl, set->ctx[i]);
+    return SSL_CLIENT_HELLO_SUCCESS;
+}
+
+/* ctx (the default certificate's, made from o) gets o's certificate list; -1 with err. */
+static int sni_attach(SSL_CTX *ctx, const struct lb_tls_opts *o, char *err, size_t errlen)
+{
+    struct sni_set *set = calloc(1, sizeof(*set));
+    int n = o->nmore + 1;
+
+    if (!set || !(set->ctx = calloc((size_t)n, sizeof(*set->ctx))) ||
+        !(set->c = calloc((size_t)n, sizeof(*set->c))) ||
+        !(set->names = calloc((size_t)n, sizeof(*set->names)))) {
+        sni_free(set);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    set->n = n;
+    set->ctx[0] = ctx;
+    for (int i = 0; i < n; i++) {
+        if (i > 0) {
+            struct lb_tls_opts one = *o;
+
+            one.cert_file = o->more[i - 1].cert_file;
+            one.key_file = o->more[i - 1].key_file;
+            one.label = o->more[i - 1].label;
+            one.more = NULL;
+            one.nmore = 0;
+            set->ctx[i] = lb_tls_ctx_create_opts(&one, err, errlen);
+            if (!set->ctx[i]) {
+                sni_free(set);
+                return -1;
+            }
+        }
+        if (describe(SSL_CTX_get0_certificate(set->ctx[i]), &set->c[i], &set->names[i]) < 0) {
+            sni_free(set);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    if (sni_idx < 0)
+        sni_idx = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_sni);
+    if (sni_idx < 0 || SSL_CTX_set_ex_data(ctx, sni_idx, set) != 1) {
+        sni_free(set);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    SSL_CTX_set_client_hello_cb(ctx, hello_cb, NULL);
+    return 0;
+}
+
 struct ssl_ctx_st *lb_tls_ctx_create_opts(const struct lb_tls_opts *o, char *err, size_t errlen)
 {
     SSL_CTX *ctx;
@@ -312,6 +611,10 @@ struct ssl_ctx_st *lb_tls_ctx_create_opts(const struct lb_tls_opts *o, char *err
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, verify_cb);
     } else if (o->mtls == SC_MTLS_PASSTHROUGH) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, verify_cb);
+    }
+    if (o->nmore > 0 && sni_attach(ctx, o, err, errlen) < 0) {
+        SSL_CTX_free(ctx);
+        return NULL;
     }
     return ctx;
 }

@@ -13,10 +13,12 @@
 #include "common/ev.h"
 #include "common/log.h"
 #include "common/units.h"
+#include "common/xalloc.h"
 #include "emulator/console.h"
 #include "emulator/emu.h"
 #include "emulator/instance_main.h"
 #include "emulator/lb.h"
+#include "emulator/lb_tls.h"
 #include "emulator/model.h"
 #include "emulator/ratelimit.h"
 #include "emulator/server.h"
@@ -28,6 +30,8 @@ struct config {
     struct srv_config srv;
     const char *port_file;
     int quiet;
+    struct lb_tls_cert_map *certs; /* --certificate */
+    int ncerts;
 };
 
 static void usage(FILE *f)
@@ -52,6 +56,11 @@ static void usage(FILE *f)
                "  --tls-cert PEM      certificate of HTTPS/SSL listeners (with --tls-key;\n"
                "                      default: a self-signed one made at start)\n"
                "  --tls-key PEM       its private key\n"
+               "  --certificate ARN=CERT,KEY  the certificate behind a certificate ARN (PEM\n"
+               "                      files; repeatable): listeners naming ARN present it,\n"
+               "                      an HTTPS/TLS listener picks among its certificates by\n"
+               "                      the client's server name (SNI; docs/elbv2.md 10.6);\n"
+               "                      other ARNs get --tls-cert or a self-signed one\n"
                "  --s3-dir DIR        what S3 objects ELBv2 trust stores read: bucket B, key K\n"
                "                      is DIR/B/K (docs/elbv2.md 14; default: none exist)\n"
                "  --max-metric-series N  CloudWatch metric series per account and region\n"
@@ -122,6 +131,29 @@ static int usage_error(const char *msg, const char *arg)
     return 2;
 }
 
+/* --certificate ARN=CERT,KEY into cfg (the ARN ends at the last '=', CERT at the next
+ * ','); -1 when malformed or the ARN is given twice. arg is kept (argv's). */
+static int add_certificate(struct config *cfg, char *arg)
+{
+    char *eq = strrchr(arg, '='), *comma = eq ? strchr(eq + 1, ',') : NULL;
+    struct lb_tls_cert_map m;
+
+    if (!eq || eq == arg || !comma || comma == eq + 1 || !comma[1])
+        return -1;
+    *eq = '\0';
+    *comma = '\0';
+    m.arn = arg;
+    m.cert_file = eq + 1;
+    m.key_file = comma + 1;
+    for (int i = 0; i < cfg->ncerts; i++) {
+        if (strcmp(cfg->certs[i].arn, m.arn) == 0)
+            return -1;
+    }
+    cfg->certs = cm_xrealloc(cfg->certs, sizeof(*cfg->certs) * (size_t)(cfg->ncerts + 1));
+    cfg->certs[cfg->ncerts++] = m;
+    return 0;
+}
+
 static int write_port_file(const char *path, int port)
 {
     char tmp[4096];
@@ -165,6 +197,7 @@ int main(int argc, char **argv)
         { "tls-cert", required_argument, NULL, 'X' },
         { "s3-dir", required_argument, NULL, 'S' + 256 },
         { "tls-key", required_argument, NULL, 'K' },
+        { "certificate", required_argument, NULL, 'K' + 256 },
         { "max-metric-series", required_argument, NULL, 'M' },
         { "max-instances", required_argument, NULL, 'I' },
         { "launch-rate", required_argument, NULL, 'L' },
@@ -180,7 +213,7 @@ int main(int argc, char **argv)
     struct config cfg;
     struct cm_ev *ev = NULL;
     struct srv *s = NULL;
-    char err[256] = "";
+    char err[1024] = "";
     static char token[CONSOLE_TOKEN_MAX + 1];
     int c, rc = 1;
     long nofile;
@@ -276,6 +309,15 @@ int main(int argc, char **argv)
         case 'K':
             cfg.srv.tls_key = optarg;
             break;
+        case 'K' + 256: {
+            char *dup = cm_xstrdup(optarg);
+
+            if (add_certificate(&cfg, dup) < 0) {
+                free(dup);
+                return usage_error("bad --certificate (ARN=CERT,KEY, each ARN once)", optarg);
+            }
+            break;
+        }
         case 'M': {
             long v = strtol(optarg, &end, 10);
 
@@ -358,6 +400,21 @@ int main(int argc, char **argv)
                            NULL);
     if (!cfg.srv.tls_cert != !cfg.srv.tls_key)
         return usage_error("--tls-cert and --tls-key go together", NULL);
+    /* a file that cannot serve is said now, naming it, not at the first listener */
+    if (cfg.srv.tls_cert &&
+        lb_tls_check_pair(cfg.srv.tls_cert, cfg.srv.tls_key, err, sizeof(err)) < 0)
+        return usage_error("bad --tls-cert/--tls-key", err);
+    for (int i = 0; i < cfg.ncerts; i++) {
+        char what[1024];
+
+        if (lb_tls_check_pair(cfg.certs[i].cert_file, cfg.certs[i].key_file, err, sizeof(err)) <
+            0) {
+            snprintf(what, sizeof(what), "bad --certificate %s", cfg.certs[i].arn);
+            return usage_error(what, err);
+        }
+    }
+    cfg.srv.cert_map = cfg.certs;
+    cfg.srv.ncert_map = cfg.ncerts;
 
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
     if (cfg.srv.auth_sigv4 && !cfg.srv.console_token) {
@@ -418,5 +475,8 @@ int main(int argc, char **argv)
 out:
     srv_destroy(s);
     cm_ev_destroy(ev);
+    for (int i = 0; i < cfg.ncerts; i++)
+        free((char *)cfg.certs[i].arn); /* the --certificate copy the others point into */
+    free(cfg.certs);
     return rc;
 }

@@ -746,6 +746,8 @@ struct srv *srv_create(const struct srv_config *cfg, struct cm_ev *ev, char *err
     ec.start_ms = cfg->start_ms;
     ec.tls_cert = cfg->tls_cert;
     ec.tls_key = cfg->tls_key;
+    ec.cert_map = cfg->cert_map;
+    ec.ncert_map = cfg->ncert_map;
     ec.event_buffer = cfg->event_buffer;
     ec.max_metric_series = cfg->max_metric_series;
     ec.max_vcpus = cfg->max_vcpus;

@@ -16,6 +16,8 @@
 #define SRV_DEFAULT_MAX_BODY        DISPATCH_DEFAULT_MAX_BODY
 #define SRV_DEFAULT_MAX_CONNECTIONS 1000
 
+struct lb_tls_cert_map;
+
 struct srv_config {
     const char *bind;    /* "127.0.0.1" */
     int port;            /* 4566; 0 = any free port */
@@ -25,15 +27,18 @@ struct srv_config {
     int clock_manual;    /* 1: time moves only through the admin API */
     int64_t start_ms;    /* manual clock start (epoch ms); 0 = the wall clock at start */
     const char *state_file;
-    int auth_sigv4;             /* 1: verify signatures */
-    const char *credentials;    /* keys file for auth_sigv4 (env keys are added) */
-    const char *console_token;  /* with auth_sigv4: the console's (dispatch.h); NULL: none */
-    const char *s3_dir;         /* S3 objects ELBv2 reads: DIR/bucket/key (NULL: none) */
-    size_t max_body;            /* request bodies over this answer 413 */
-    int quiet;                  /* no per-request log line */
-    size_t event_buffer;        /* each event stream client's buffer; 0: EVENTS_SUB_MAX_BYTES */
-    const char *tls_cert;       /* HTTPS/SSL listeners' PEM certificate and key (both or */
-    const char *tls_key;        /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    int auth_sigv4;            /* 1: verify signatures */
+    const char *credentials;   /* keys file for auth_sigv4 (env keys are added) */
+    const char *console_token; /* with auth_sigv4: the console's (dispatch.h); NULL: none */
+    const char *s3_dir;        /* S3 objects ELBv2 reads: DIR/bucket/key (NULL: none) */
+    size_t max_body;           /* request bodies over this answer 413 */
+    int quiet;                 /* no per-request log line */
+    size_t event_buffer;       /* each event stream client's buffer; 0: EVENTS_SUB_MAX_BYTES */
+    const char *tls_cert;      /* HTTPS/SSL listeners' PEM certificate and key (both or */
+    const char *tls_key;       /* neither: NULL = self-signed, emulator/lb_tls.h) */
+    /* --certificate: the PEM files behind certificate ARNs (checked at start; borrowed) */
+    const struct lb_tls_cert_map *cert_map;
+    int ncert_map;
     int max_metric_series;      /* per world (sc_world_config); 0 = libscaler's 100,000 */
     int max_vcpus;              /* per account and Region (sc_world_config); 0 = no limit */
     int max_instances;          /* every world's together (emu_config); 0 = no such bound */

@@ -43,6 +43,7 @@ struct sc_cw;
 #define SC_ELBV2_MAX_FORWARD        5    /* target-groups-per-action-on-application-load-balancer */
 #define SC_ELBV2_MAX_ACTIONS        5
 #define SC_ELBV2_MAX_CONDITIONS     10
+#define SC_ELBV2_MAX_CERTS          26 /* a listener's certificates, the default included */
 
 struct sc_elbv2_config {
     const char *account_id;       /* NULL -> "123456789012" */

@@ -13,7 +13,7 @@
 
 #define V2_MAX_ZONES 16
 #define V2_MAX_SGS   16
-#define V2_MAX_CERTS 26
+#define V2_MAX_CERTS SC_ELBV2_MAX_CERTS
 
 /* Owned strings of one record part, freed together. */
 struct sarena {

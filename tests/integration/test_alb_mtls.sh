@@ -6,7 +6,8 @@
 # refuses the handshake without a certificate, with another CA's, an expired one (admitted
 # once IgnoreClientCertificateExpiry is set) and one on the store's revocation list, each
 # with its connection-log status in the emulator's log; passthrough sends the chain in
-# X-Amzn-Mtls-Clientcert and admits anyone; off asks for nothing. The target is an
+# X-Amzn-Mtls-Clientcert and admits anyone; off asks for nothing; a handshake that SNI
+# moves to a listed certificate is verified the same. The target is an
 # `emulator instance` (its /_instance/echo shows the request it got) as an ip target on
 # loopback. TAP lines; KEEP_TMP=1.
 set -euo pipefail
@@ -156,6 +157,22 @@ check("verify: after AddTrustStoreRevocations the revoked certificate is refused
       wait(lambda: curl("revoked")[0] == "000", 10))
 check("  connection log Failed:ClientCertRevoked", wait(lambda: logged("Failed:ClientCertRevoked"), 5))
 check("  the good certificate still passes", curl("good")[0] == "200")
+# a certificate list (docs/elbv2.md 10.6): a handshake switched to another certificate's
+# context by SNI keeps the listener's verification
+def curl_sni(who):
+    args = ["curl", "-sk", "-v", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}",
+            "--resolve", f"localhost:{port}:127.0.0.1"]
+    if who:
+        args += ["--cert", f"{certs}/{who}.pem", "--key", f"{certs}/{who}.key"]
+    r = subprocess.run(args + [f"https://localhost:{port}/_instance/echo"], capture_output=True, text=True)
+    return r.stdout, "OU=mtls-sni" in r.stderr or "OU = mtls-sni" in r.stderr
+v2.add_listener_certificates(ListenerArn=lia, Certificates=[
+    {"CertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/mtls-sni"}])
+check("verify with SNI: the listed certificate for localhost is served, the good client admitted",
+      wait(lambda: curl_sni("good") == ("200", True), 10), curl_sni("good"))
+check("  no client certificate: refused", curl_sni(None)[0] == "000", curl_sni(None))
+check("  the revoked certificate: refused", curl_sni("revoked")[0] == "000", curl_sni("revoked"))
+check("  without SNI the default certificate, the good client admitted", curl("good")[0] == "200")
 v2.modify_listener(ListenerArn=lia, MutualAuthentication={
     "Mode": "verify", "TrustStoreArn": tsa, "IgnoreClientCertificateExpiry": True})
 check("IgnoreClientCertificateExpiry: the expired certificate is admitted",
