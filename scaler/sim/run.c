@@ -614,8 +614,7 @@ enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_reque
                     if (lb >= 0 && strcmp(sc->groups[g].load_balancers[j], sc->lbs[lb].name) == 0)
                         s = fmax(
                             s,
-                            sc->lcs[sim_scenario_group_lc(sc, &sc->groups[g])]
-                                    .app.service_mean_ms /
+                            sc->lcs[sim_scenario_group_lc(sc, &sc->groups[g])].app.service_mean_ms /
                                 1000.0);
             peak = peak / (ph->think_ms / 1000.0 + s);
         }
@@ -705,7 +704,8 @@ static int64_t launch_next_ms(const struct eng *e)
 
     for (int g = 0; g < e->sc->ngroups; g++)
         for (int k = 0; k < e->sc->groups[g].nlaunches; k++)
-            if (!e->groups[g].launch_made[k] && e->start_ms + e->sc->groups[g].launches[k].at_ms < t)
+            if (!e->groups[g].launch_made[k] &&
+                e->start_ms + e->sc->groups[g].launches[k].at_ms < t)
                 t = e->start_ms + e->sc->groups[g].launches[k].at_ms;
     return t;
 }

@@ -776,8 +776,8 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
                                         "expect",
                                         NULL };
     static const char *const infra_keys[] = {
-        "load_balancers", "target_groups",    "albs",     "launch_configurations", "launch_templates",
-        "groups",         "policies",         "alarms",   "composite_alarms",      NULL
+        "load_balancers", "target_groups", "albs",   "launch_configurations", "launch_templates",
+        "groups",         "policies",      "alarms", "composite_alarms",      NULL
     };
     struct sc_lint lint;
     char warnings[SIM_ERR_MAX];

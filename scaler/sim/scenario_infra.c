@@ -310,8 +310,9 @@ static int parse_refresh(struct ctx *c, const json_t *o, const char *path, struc
  * references (scenario.c), every other rule is libscaler's when the run makes the call. */
 static int parse_launches(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
 {
-    static const char *const keys[] = { "at",          "requested_capacity", "zone",
-                                        "retry_strategy", "client_token",    NULL };
+    static const char *const keys[] = { "at",           "requested_capacity",
+                                        "zone",         "retry_strategy",
+                                        "client_token", NULL };
     static const char *const retries[] = { "none", "retry-with-group-configuration", NULL };
     char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
     json_t *arr;
@@ -330,8 +331,8 @@ static int parse_launches(struct ctx *c, const json_t *o, const char *path, stru
         g->nlaunches++;
         bad |= check_keys(c, lo, pi, keys) != 0;
         bad |= get_dur(c, lo, pi, "at", 1, 0, &l->at_ms) < 0;
-        bad |= get_int(c, lo, pi, "requested_capacity", 1, 0, 1, 100000,
-                       &l->requested_capacity) < 0;
+        bad |=
+            get_int(c, lo, pi, "requested_capacity", 1, 0, 1, 100000, &l->requested_capacity) < 0;
         bad |= get_str(c, lo, pi, "zone", 0, NULL, &l->zone) < 0;
         bad |= get_enum(c, lo, pi, "retry_strategy", 0, NULL, retries, &l->retry_strategy) < 0;
         bad |= get_str(c, lo, pi, "client_token", 0, NULL, &l->client_token) < 0;
@@ -401,8 +402,9 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
     bad |= get_str(c, o, path, "launch_configuration", 0, NULL, &g->launch_configuration) < 0;
     bad |= get_str(c, o, path, "launch_template", 0, NULL, &g->launch_template) < 0;
     if (!json_object_get(o, "launch_configuration") && !json_object_get(o, "launch_template")) {
-        bad |= fail(c, path, "missing required key \"launch_configuration\" (or "
-                             "\"launch_template\")") < 0;
+        bad |= fail(c, path,
+                    "missing required key \"launch_configuration\" (or "
+                    "\"launch_template\")") < 0;
     } else if (g->launch_configuration && g->launch_template) {
         path_key(p, path, "launch_template");
         bad |= fail(c, p, "not with \"launch_configuration\" (a group launches from one)") < 0;

@@ -30,7 +30,7 @@
 struct sc_decision;
 struct sc_hook_note;
 struct sc_asg_launch_info;
-struct sim_launch; /* scaler/sim/scenario.h */
+struct sim_launch;       /* scaler/sim/scenario.h */
 struct sim_demand_basis; /* scaler/sim/elastic.h */
 
 /* An alarm's state in a sample (mirrors CloudWatch's three states). */
