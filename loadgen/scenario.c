@@ -464,15 +464,52 @@ static void plan_refresh(struct scn_plan *plan, const struct sim_group *g, const
         aws_params_addf(&c->params, "Preferences.CheckpointDelay", "%d", r->checkpoint_delay_s);
 }
 
+/* launch_instances: LaunchInstances at each call's time, with the ClientToken the simulator
+ * sends behind the run's prefix (sim_launch_token): a token lives 8 hours, so a second run
+ * against the same endpoint must not meet the first one's. */
+static void plan_launches(struct scn_plan *plan, const struct sim_scenario *sc, int gi,
+                          const char *prefix)
+{
+    const struct sim_group *g = &sc->groups[gi];
+
+    for (int k = 0; k < g->nlaunches; k++) {
+        const struct sim_launch *l = &g->launches[k];
+        struct scn_call *c =
+            call_add(&plan->timed, &plan->ntimed, AWS_AUTOSCALING, "LaunchInstances");
+        char token[SIM_PATH_MAX];
+
+        c->at_ms = l->at_ms;
+        c->launch_gi = gi;
+        c->launch = k + 1;
+        sim_launch_token(sc, gi, k, prefix, token, sizeof(token));
+        add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
+        aws_params_addf(&c->params, "RequestedCapacity", "%d", l->requested_capacity);
+        aws_params_add(&c->params, "ClientToken", token);
+        if (l->zone)
+            aws_params_add(&c->params, "AvailabilityZones.member.1", l->zone);
+        if (l->retry_strategy)
+            aws_params_add(&c->params, "RetryStrategy", l->retry_strategy);
+    }
+}
+
 static int plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, const char *prefix,
                        const struct scn_service *svc, char *err, size_t n)
 {
     for (int i = 0; i < sc->nlcs; i++) {
         const struct sim_launch_config *lc = &sc->lcs[i];
-        struct scn_call *c =
-            call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "CreateLaunchConfiguration");
+        struct scn_call *c;
         char *ud = user_data(&lc->app, svc);
 
+        if (lc->template) { /* launch_templates: CreateLaunchTemplate, version 1 */
+            c = call_add(&plan->setup, &plan->nsetup, AWS_EC2, "CreateLaunchTemplate");
+            add_name(&c->params, "LaunchTemplateName", prefix, lc->name);
+            aws_params_add(&c->params, "LaunchTemplateData.ImageId", lc->image_id);
+            aws_params_add(&c->params, "LaunchTemplateData.InstanceType", lc->instance_type);
+            aws_params_add(&c->params, "LaunchTemplateData.UserData", ud);
+            free(ud);
+            continue;
+        }
+        c = call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "CreateLaunchConfiguration");
         add_name(&c->params, "LaunchConfigurationName", prefix, lc->name);
         aws_params_add(&c->params, "ImageId", lc->image_id);
         aws_params_add(&c->params, "InstanceType", lc->instance_type);
@@ -485,7 +522,10 @@ static int plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, con
             call_add(&plan->setup, &plan->nsetup, AWS_AUTOSCALING, "CreateAutoScalingGroup");
 
         add_name(&c->params, "AutoScalingGroupName", prefix, g->name);
-        add_name(&c->params, "LaunchConfigurationName", prefix, g->launch_configuration);
+        if (g->launch_template)
+            add_name(&c->params, "LaunchTemplate.LaunchTemplateName", prefix, g->launch_template);
+        else
+            add_name(&c->params, "LaunchConfigurationName", prefix, g->launch_configuration);
         aws_params_addf(&c->params, "MinSize", "%d", g->min);
         aws_params_addf(&c->params, "MaxSize", "%d", g->max);
         if (g->has_desired)
@@ -567,6 +607,7 @@ static int plan_groups(struct scn_plan *plan, const struct sim_scenario *sc, con
             return -1;
         if (g->refresh.has)
             plan_refresh(plan, g, prefix);
+        plan_launches(plan, sc, i, prefix);
     }
     return 0;
 }
@@ -897,6 +938,11 @@ static void plan_teardown(struct scn_plan *plan, const struct sim_scenario *sc, 
         aws_params_add(&c->params, "ForceDelete", "true");
     }
     for (int i = 0; i < sc->nlcs; i++) {
+        if (sc->lcs[i].template) {
+            c = call_add(&plan->teardown, &plan->nteardown, AWS_EC2, "DeleteLaunchTemplate");
+            add_name(&c->params, "LaunchTemplateName", prefix, sc->lcs[i].name);
+            continue;
+        }
         c = call_add(&plan->teardown, &plan->nteardown, AWS_AUTOSCALING,
                      "DeleteLaunchConfiguration");
         add_name(&c->params, "LaunchConfigurationName", prefix, sc->lcs[i].name);

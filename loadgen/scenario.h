@@ -28,13 +28,17 @@ struct scn_call {
      * "listener:ALB:PORT", "rule:ALB:PORT:PRIORITY"); "" otherwise */
     char *ref;
     const char *ref_elem;
+    /* a LaunchInstances of launch_instances: its group's index and launch + 1 (0 otherwise),
+     * so the reply is shown as the simulator shows it */
+    int launch_gi, launch;
 };
 
 struct scn_plan {
     struct scn_call *setup;
     int nsetup;
     /* calls made during the run at their scenario times, in time order (an instance
-     * refresh: UpdateAutoScalingGroup to its launch configuration, StartInstanceRefresh) */
+     * refresh: UpdateAutoScalingGroup to its launch configuration, StartInstanceRefresh;
+     * launch_instances: LaunchInstances) */
     struct scn_call *timed;
     int ntimed;
     struct scn_call *teardown;

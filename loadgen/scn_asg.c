@@ -15,6 +15,7 @@
 #include "loadgen/scenario.h"
 #include "loadgen/scn_internal.h"
 #include "loadgen/scn_reply.h"
+#include "scaler/asg_launch.h"
 
 static const char *param_get(const struct aws_params *p, const char *name)
 {
@@ -26,8 +27,33 @@ static const char *param_get(const struct aws_params *p, const char *name)
 
 /* ---- timed calls ---- */
 
+/* A launch_instances call: LaunchInstances, its reply or refusal on the timeline as the
+ * simulator puts it (sim_event_from_launch), at the call's scenario time. */
+static void launch_call(struct run *r, const struct scn_call *c)
+{
+    const struct sim_group *g = &r->sc->groups[c->launch_gi];
+    struct sc_asg_launch_info rep;
+    struct aws_error err;
+    struct sim_event ev;
+    xmlDoc *doc = NULL;
+    char cause[256], line[SIM_EVENT_TEXT_MAX];
+    int rc;
+
+    memset(&err, 0, sizeof(err));
+    rc = scn_aws_call(r, c->svc, c->action, &c->params, &doc, &err);
+    scn_reply_launch(rc == 0 ? doc : NULL, &rep);
+    sim_event_from_launch(&ev, r->sc->start_ms + c->at_ms, g->name, &g->launches[c->launch - 1],
+                          param_get(&c->params, "ClientToken"), rc == 0 ? &rep : NULL,
+                          err.code[0] ? err.code : "error", err.message, cause, sizeof(cause), line,
+                          sizeof(line));
+    sim_timeline_push_event(r->tl, &ev);
+    scn_reply_launch_free(&rep);
+    xmlFreeDoc(doc);
+}
+
 /* A refusal is reported and skips the rest of the group's calls at that time (no refresh
- * after a refused switch of launch configuration), as the simulator warns and goes on. */
+ * after a refused switch of launch configuration), as the simulator warns and goes on. A
+ * LaunchInstances refusal is the timeline's, as the simulator's, and skips nothing. */
 static void timed_calls(struct run *r, int64_t t)
 {
     int64_t failed_at = -1;
@@ -38,6 +64,10 @@ static void timed_calls(struct run *r, int64_t t)
         const char *group = param_get(&c->params, "AutoScalingGroupName");
         struct aws_error err;
 
+        if (c->launch) {
+            launch_call(r, c);
+            continue;
+        }
         if (c->at_ms == failed_at && strcmp(group, failed_group) == 0)
             continue;
         if (scn_aws_call(r, c->svc, c->action, &c->params, NULL, &err) != 0) {

@@ -129,9 +129,10 @@ int scn_aws_call(struct run *r, enum aws_service svc, const char *action,
 static const char *call_name(const struct scn_call *c)
 {
     static const char *const keys[] = {
-        "LoadBalancerName", "LaunchConfigurationName", "AlarmName",
-        "PolicyName",       "AutoScalingGroupName",    "Name",
-        "ListenerArn",      "LoadBalancerArn",         "TargetGroupArn"
+        "LoadBalancerName",  "LaunchConfigurationName", "AlarmName",
+        "PolicyName",        "AutoScalingGroupName",    "Name",
+        "ListenerArn",       "LoadBalancerArn",         "TargetGroupArn",
+        "LaunchTemplateName"
     };
 
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
@@ -280,6 +281,7 @@ int scn_teardown(struct run *r)
           AWS_AUTOSCALING },
         { "CreateLaunchConfiguration", "DeleteLaunchConfiguration", "LaunchConfigurationName",
           AWS_AUTOSCALING },
+        { "CreateLaunchTemplate", "DeleteLaunchTemplate", "LaunchTemplateName", AWS_EC2 },
         { "CreateRule", "DeleteRule", "RuleArn", AWS_ELBV2 },
         { "CreateListener", "DeleteListener", "ListenerArn", AWS_ELBV2 },
         { "CreateLoadBalancer", "DeleteLoadBalancer", "LoadBalancerArn", AWS_ELBV2 },

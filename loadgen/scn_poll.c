@@ -531,7 +531,7 @@ static int poll_request_demand(struct run *r, const struct sim_demand_basis *b, 
 static int demand_of(const struct run *r, int g, double offered_rps)
 {
     const struct sim_group *grp = &r->sc->groups[g];
-    int lc = sim_scenario_lc_index(r->sc, grp->launch_configuration);
+    int lc = sim_scenario_group_lc(r->sc, grp);
     const struct sc_app *app = &r->sc->lcs[lc].app;
     double share = 1.0, work, cap;
     int behind = 0;

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "loadgen/awsapi.h"
+#include "scaler/asg_launch.h"
 #include "scaler/civil.h"
 
 /* ---- placeholders ---- */
@@ -428,6 +430,76 @@ int scn_reply_metric_sum_max(xmlDoc *doc, double *sum, double *max)
         n++;
     }
     return n;
+}
+
+/* The members of the reply's list element named list (Instances or Errors). */
+static struct sc_asg_launch_item *launch_items(xmlDoc *doc, const char *list, int error, int *n)
+{
+    struct sc_asg_launch_item *v = NULL;
+
+    *n = 0;
+    for (xmlNode *m = first_member(doc, list); m; m = m->next) {
+        struct sc_asg_launch_item *it;
+        char b[SCN_TEXT_MAX];
+
+        if (!is_elem(m, "member"))
+            continue;
+        v = cm_xrealloc(v, (size_t)(*n + 1) * sizeof(*v));
+        it = &v[(*n)++];
+        memset(it, 0, sizeof(*it));
+        child_text(m, "InstanceType", it->instance_type, sizeof(it->instance_type));
+        child_text(m, "MarketType", it->market_type, sizeof(it->market_type));
+        child_text(m, "SubnetId", it->subnet_id, sizeof(it->subnet_id));
+        child_text(m, "AvailabilityZone", it->availability_zone, sizeof(it->availability_zone));
+        child_text(m, "AvailabilityZoneId", it->availability_zone_id,
+                   sizeof(it->availability_zone_id));
+        if (error) {
+            child_text(m, "ErrorCode", b, sizeof(b));
+            it->error_code = cm_xstrdup(b);
+            child_text(m, "ErrorMessage", b, sizeof(b));
+            it->error_message = cm_xstrdup(b);
+            continue;
+        }
+        for (xmlNode *id = child(child(m, "InstanceIds"), "member"); id; id = id->next) {
+            xmlChar *t;
+
+            if (!is_elem(id, "member"))
+                continue;
+            t = xmlNodeGetContent(id);
+            it->instance_ids = cm_xrealloc(it->instance_ids, (size_t)(it->ninstance_ids + 1) *
+                                                                 sizeof(*it->instance_ids));
+            snprintf(it->instance_ids[it->ninstance_ids++], SC_ASG_ID_LEN, "%s",
+                     t ? (const char *)t : "");
+            xmlFree(t);
+        }
+    }
+    return v;
+}
+
+void scn_reply_launch(xmlDoc *doc, struct sc_asg_launch_info *rep)
+{
+    memset(rep, 0, sizeof(*rep));
+    scn_reply_text(doc, "AutoScalingGroupName", rep->auto_scaling_group_name,
+                   sizeof(rep->auto_scaling_group_name));
+    scn_reply_text(doc, "ClientToken", rep->client_token, sizeof(rep->client_token));
+    rep->instances = launch_items(doc, "Instances", 0, &rep->ninstances);
+    rep->errors = launch_items(doc, "Errors", 1, &rep->nerrors);
+}
+
+void scn_reply_launch_free(struct sc_asg_launch_info *rep)
+{
+    for (int e = 0; e < 2; e++) {
+        struct sc_asg_launch_item *v = e ? rep->errors : rep->instances;
+        int n = e ? rep->nerrors : rep->ninstances;
+
+        for (int i = 0; i < n; i++) {
+            free(v[i].instance_ids);
+            free(v[i].error_code);
+            free(v[i].error_message);
+        }
+        free(v);
+    }
+    memset(rep, 0, sizeof(*rep));
 }
 
 int scn_reply_text(xmlDoc *doc, const char *name, char *out, size_t n)

@@ -65,6 +65,15 @@ void scn_reply_group(xmlDoc *doc, const char *name, struct scn_group_state *st);
  * = 1 when the reply has a WarmPoolConfiguration; the NextToken (or "") into next (n bytes). */
 void scn_reply_warm_pool(xmlDoc *doc, struct scn_group_state *st, char *next, size_t n);
 
+/* ---- LaunchInstances ---- */
+
+struct sc_asg_launch_info;
+/* Fills *rep (zeroed first; scaler/asg_launch.h's reply, the simulator's shape) from a
+ * LaunchInstances reply: AutoScalingGroupName, ClientToken, each Instances and Errors
+ * member. Free with scn_reply_launch_free(). */
+void scn_reply_launch(xmlDoc *doc, struct sc_asg_launch_info *rep);
+void scn_reply_launch_free(struct sc_asg_launch_info *rep);
+
 /* ---- GetMetricStatistics ---- */
 
 /* The average over the reply's datapoints, weighted by SampleCount when present; NAN when

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "scaler/asg_launch.h"
 #include "scaler/civil.h"
 #include "scaler/decision.h"
 
@@ -205,6 +206,8 @@ static const char *event_type(enum sim_event_kind k)
         return "notification";
     case SIM_EVENT_FORECAST:
         return "forecast";
+    case SIM_EVENT_LAUNCH:
+        return "launch";
     default:
         return "fault";
     }
@@ -213,6 +216,41 @@ static const char *event_type(enum sim_event_kind k)
 static void json_int_member(FILE *f, const char *key, int64_t v)
 {
     fprintf(f, ",\"%s\":%lld", key, (long long)v);
+}
+
+/* A LaunchInstances reply's items (docs/scenarios.md, launch_instances), after the common
+ * members: "instances" and "errors", the reply's Instances and Errors in our key names. */
+static void json_launch(FILE *f, const struct sc_asg_launch_info *rep)
+{
+    for (int e = 0; e < 2; e++) {
+        const struct sc_asg_launch_item *v = e ? rep->errors : rep->instances;
+        int n = e ? rep->nerrors : rep->ninstances;
+
+        fputs(e ? ",\"errors\":[" : ",\"instances\":[", f);
+        for (int i = 0; i < n; i++) {
+            fputs(i ? ",{\"instance_type\":" : "{\"instance_type\":", f);
+            sim_out_json_str(f, v[i].instance_type);
+            fputs(",\"market_type\":", f);
+            sim_out_json_str(f, v[i].market_type);
+            fputs(",\"availability_zone\":", f);
+            sim_out_json_str(f, v[i].availability_zone);
+            if (e) {
+                fputs(",\"error_code\":", f);
+                sim_out_json_str(f, v[i].error_code ? v[i].error_code : "");
+                fputs(",\"error_message\":", f);
+                sim_out_json_str(f, v[i].error_message ? v[i].error_message : "");
+            } else {
+                fputs(",\"instance_ids\":[", f);
+                for (int k = 0; k < v[i].ninstance_ids; k++) {
+                    fputs(k ? "," : "", f);
+                    sim_out_json_str(f, v[i].instance_ids[k]);
+                }
+                fputc(']', f);
+            }
+            fputc('}', f);
+        }
+        fputc(']', f);
+    }
 }
 
 /* A decision's figures as numbers (docs/decisions.md 3), after the common members. */
@@ -299,6 +337,8 @@ void sim_out_on_event(const struct sim_event *e, void *ud)
         sim_out_json_str(f, e->description);
         if (e->decision)
             json_decision(f, e->decision);
+        if (e->launch)
+            json_launch(f, e->launch);
         if (e->hook) {
             fputs(",\"instance_id\":", f);
             sim_out_json_str(f, e->hook->instance_id);
@@ -323,6 +363,10 @@ void sim_out_on_event(const struct sim_event *e, void *ud)
     else if (e->kind == SIM_EVENT_NOTIFICATION)
         fprintf(o->f, "  ^ %s notification %s to %s: %s\n", t, e->name ? e->name : "", e->status,
                 e->cause);
+    else if (e->kind == SIM_EVENT_LAUNCH)
+        fprintf(o->f, "  ^ %s launch %s: LaunchInstances %s, ClientToken %s: %s (%s)\n", t,
+                e->group ? e->group : "", e->cause, e->name ? e->name : "", e->description,
+                e->status);
     else if (e->kind == SIM_EVENT_FORECAST)
         fprintf(o->f, "  ^ %s forecast %s %s: %s\n", t, e->group ? e->group : "",
                 e->name ? e->name : "", e->description);

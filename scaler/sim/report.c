@@ -258,7 +258,7 @@ static void add_event_markers(const struct page *p, struct cm_svg *c, int g)
 
         if (e->kind == SIM_EVENT_ALARM || e->kind == SIM_EVENT_HOOK ||
             e->kind == SIM_EVENT_NOTIFICATION || e->kind == SIM_EVENT_FORECAST ||
-            !event_in_group(p, e, g))
+            e->kind == SIM_EVENT_LAUNCH || !event_in_group(p, e, g))
             continue;
         if (e->kind == SIM_EVENT_DECISION) {
             /* --explain: mark where a policy ran and capacity stayed (the activity

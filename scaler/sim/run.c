@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "scaler/asg.h"
 #include "scaler/asg_hook.h"
+#include "scaler/asg_launch.h"
 #include "scaler/asg_notify.h"
 #include "scaler/asg_predict.h"
 #include "scaler/asg_refresh.h"
@@ -97,6 +98,17 @@ static int setup_lcs_groups(struct eng *e)
         const struct sim_launch_config *lc = &sc->lcs[i];
         struct sc_asg_lc_req req = { 0 };
         struct sc_error err = { 0 };
+
+        if (lc->template) { /* CreateLaunchTemplate: version 1, the default */
+            struct sc_ec2_lt_create_req lt = { 0 };
+
+            lt.launch_template_name = lc->name;
+            lt.data.image_id = lc->image_id;
+            lt.data.instance_type = lc->instance_type;
+            if (sc_ec2_create_launch_template(e->ec2, &lt, e->now_ms, NULL, &err) != SC_OK)
+                return lib_fail(e, lc->path, &err);
+            continue;
+        }
         req.launch_configuration_name = lc->name;
         req.image_id = lc->image_id;
         req.instance_type = lc->instance_type;
@@ -113,6 +125,7 @@ static int setup_lcs_groups(struct eng *e)
 
         req.auto_scaling_group_name = g->name;
         req.launch_configuration_name = g->launch_configuration;
+        req.launch_template_name = g->launch_template;
         req.has_min_size = req.has_max_size = 1;
         req.min_size = g->min;
         req.max_size = g->max;
@@ -215,7 +228,7 @@ static int setup_lcs_groups(struct eng *e)
             if (sc_asg_put_warm_pool(e->asg, &wr, e->now_ms, &err) != SC_OK)
                 return lib_fail(e, p, &err);
         }
-        e->groups[i].app = &sc->lcs[sim_scenario_lc_index(sc, g->launch_configuration)].app;
+        e->groups[i].app = &sc->lcs[sim_scenario_group_lc(sc, g)].app;
         e->groups[i].lb = lb0 ? sim_scenario_lb_index(sc, lb0->name)
                           : g->ntarget_groups
                               ? sc->nlbs + sim_scenario_tg_index(sc, g->target_groups[0])
@@ -601,8 +614,7 @@ enum sim_mode sim_run_auto_mode(const struct sim_scenario *sc, double *est_reque
                     if (lb >= 0 && strcmp(sc->groups[g].load_balancers[j], sc->lbs[lb].name) == 0)
                         s = fmax(
                             s,
-                            sc->lcs[sim_scenario_lc_index(sc, sc->groups[g].launch_configuration)]
-                                    .app.service_mean_ms /
+                            sc->lcs[sim_scenario_group_lc(sc, &sc->groups[g])].app.service_mean_ms /
                                 1000.0);
             peak = peak / (ph->think_ms / 1000.0 + s);
         }
@@ -653,6 +665,49 @@ static void start_refresh(struct eng *e, struct sim_run_result *res, int gi)
     q.checkpoint_delay = r->checkpoint_delay_s;
     if (sc_asg_start_instance_refresh(e->asg, &q, e->now_ms, NULL, &err) != SC_OK)
         warn(res, "%s.instance_refresh: %s: %s", g->path, sc_status_code(err.status), err.message);
+}
+
+/* A group's launch_instances member k at its time (docs/scenarios.md): LaunchInstances through
+ * libscaler's call, the one the emulator serves; its reply or refusal is the timeline's
+ * SIM_EVENT_LAUNCH (a refusal changes nothing, and the run goes on). */
+static void launch_call(struct eng *e, int gi, int k)
+{
+    const struct sim_group *g = &e->sc->groups[gi];
+    const struct sim_launch *l = &g->launches[k];
+    struct sc_asg_launch_req q = { 0 };
+    const struct sc_asg_launch_info *rep = NULL;
+    struct sc_error err = { 0 };
+    struct sim_event ev;
+    char token[SC_ASG_CLIENT_TOKEN_LEN + SIM_PATH_MAX], cause[256], line[SIM_EVENT_TEXT_MAX];
+    const char *zones[1];
+
+    e->groups[gi].launch_made[k] = 1;
+    sim_launch_token(e->sc, gi, k, NULL, token, sizeof(token));
+    q.auto_scaling_group_name = g->name;
+    q.requested_capacity = l->requested_capacity;
+    q.client_token = token;
+    zones[0] = l->zone;
+    q.availability_zones = zones;
+    q.navailability_zones = l->zone ? 1 : 0;
+    q.retry_strategy = l->retry_strategy;
+    if (sc_asg_launch_instances(e->asg, &q, e->now_ms, &rep, &err) != SC_OK)
+        rep = NULL;
+    sim_event_from_launch(&ev, e->now_ms, g->name, l, token, rep, sc_status_code(err.status),
+                          err.message, cause, sizeof(cause), line, sizeof(line));
+    sim_timeline_push_event(e->tl, &ev);
+}
+
+/* The earliest launch_instances call not made yet, or INT64_MAX. */
+static int64_t launch_next_ms(const struct eng *e)
+{
+    int64_t t = INT64_MAX;
+
+    for (int g = 0; g < e->sc->ngroups; g++)
+        for (int k = 0; k < e->sc->groups[g].nlaunches; k++)
+            if (!e->groups[g].launch_made[k] &&
+                e->start_ms + e->sc->groups[g].launches[k].at_ms < t)
+                t = e->start_ms + e->sc->groups[g].launches[k].at_ms;
+    return t;
 }
 
 static int cmp_fault(const void *a, const void *b)
@@ -720,6 +775,8 @@ static void eng_cleanup(struct eng *e)
     }
     free(e->lbs);
     alb_cleanup(e);
+    for (int g = 0; e->groups && g < e->sc->ngroups; g++)
+        free(e->groups[g].launch_made);
     free(e->groups);
     free(e->alarms);
     free(e->faults);
@@ -785,6 +842,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
         cm_xcalloc((size_t)sc->nalarms + (size_t)sc->ncomposites + 2 * (size_t)sc->npolicies + 1,
                    sizeof(*e.alarms));
     e.faults = cm_xcalloc((size_t)sc->nfaults + 1, sizeof(*e.faults));
+    for (int g = 0; g < sc->ngroups; g++)
+        e.groups[g].launch_made = cm_xcalloc((size_t)sc->groups[g].nlaunches + 1, 1);
 
     rc = setup_lbs(&e);
     if (!rc)
@@ -924,6 +983,8 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
             if (sc->groups[g].refresh.has && !e.groups[g].refresh_started &&
                 e.start_ms + sc->groups[g].refresh.at_ms < t)
                 t = e.start_ms + sc->groups[g].refresh.at_ms;
+        if (launch_next_ms(&e) < t)
+            t = launch_next_ms(&e);
         c = sim_model_next_control_us(e.model);
         if (c != INT64_MAX) {
             int64_t cm = (c + 999) / 1000;
@@ -962,6 +1023,17 @@ int sim_run(const struct sim_run_config *cfg, struct sim_run_result *res,
                 start_refresh(&e, res, g);
                 reported = 1;
             }
+        /* in time order, the file's order at one time */
+        while (launch_next_ms(&e) <= e.now_ms) {
+            int64_t due = launch_next_ms(&e);
+
+            for (int g = 0; g < sc->ngroups; g++)
+                for (int k = 0; k < sc->groups[g].nlaunches; k++)
+                    if (!e.groups[g].launch_made[k] &&
+                        e.start_ms + sc->groups[g].launches[k].at_ms == due)
+                        launch_call(&e, g, k);
+            reported = 1;
+        }
         if (e.now_ms >= next_minute) {
             metrics_minute(&e);
             next_minute += 60000;

@@ -108,6 +108,7 @@ struct group_track {
     const struct sc_app *app;
     int lb;              /* first load balancer, or -1 */
     int refresh_started; /* its instance_refresh was started */
+    char *launch_made;   /* per launch_instances member: 1 once its call was made */
 };
 
 struct fault_track {

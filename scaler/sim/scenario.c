@@ -14,6 +14,7 @@
 
 #include "common/units.h"
 #include "common/xalloc.h"
+#include "scaler/asg_launch.h"
 #include "scaler/civil.h"
 #include "scaler/lint.h"
 #include "scaler/save.h"
@@ -525,6 +526,55 @@ static void check_actions(struct ctx *c, const struct sim_scenario *sc, const ch
     }
 }
 
+#define NEAR_LC(word) near_name((word), sc->nlcs - sc->nlts, sizeof(*sc->lcs), sc->lcs)
+
+/* The zones group g is made in (as the run and loadgen make it): its own, its first load
+ * balancer's, else the scenario's. */
+static void group_zones(const struct sim_scenario *sc, const struct sim_group *g, char ***zones,
+                        int *n)
+{
+    int lb = g->nload_balancers ? sim_scenario_lb_index(sc, g->load_balancers[0]) : -1;
+
+    if (g->nzones) {
+        *zones = g->zones;
+        *n = g->nzones;
+    } else if (lb >= 0 && sc->lbs[lb].nzones) {
+        *zones = sc->lbs[lb].zones;
+        *n = sc->lbs[lb].nzones;
+    } else {
+        *zones = sc->zones;
+        *n = sc->nzones;
+    }
+}
+
+/* launch_instances[k].zone must be one of the group's zones (LaunchInstances refuses any
+ * other, docs/autoscaling.md 11.3): the file shows it, so it is an error before the run. */
+static void check_launches(struct ctx *c, const struct sim_scenario *sc, const struct sim_group *g)
+{
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX], pk[SIM_PATH_MAX], list[SIM_PATH_MAX];
+    char **zones;
+    int nz;
+    size_t n = 0;
+
+    group_zones(sc, g, &zones, &nz);
+    list[0] = '\0';
+    for (int j = 0; j < nz && n < sizeof(list); j++)
+        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", j ? ", " : "", zones[j]);
+    for (int k = 0; k < g->nlaunches; k++) {
+        const char *z = g->launches[k].zone;
+        int found = 0;
+
+        for (int j = 0; z && j < nz; j++)
+            found |= strcmp(zones[j], z) == 0;
+        if (!z || found)
+            continue;
+        path_key(p, g->path, "launch_instances");
+        path_idx(pi, p, (size_t)k);
+        path_key(pk, pi, "zone");
+        fail(c, pk, "\"%s\" is not one of the group's zones (%s)", z, list);
+    }
+}
+
 /* Every reference error is reported; an object whose own reading failed may have a NULL
  * name or reference, which is skipped here (it is already an error). */
 static void check_refs(struct ctx *c, struct sim_scenario *sc)
@@ -536,7 +586,10 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
     check_unique(c, "target group", sc->ntgs, sizeof(*sc->tgs), (const char *)sc->tgs);
     check_unique(c, "ALB", sc->nalbs, sizeof(*sc->albs), (const char *)sc->albs);
     check_alb_refs(c, sc);
-    check_unique(c, "launch configuration", sc->nlcs, sizeof(*sc->lcs), (const char *)sc->lcs);
+    check_unique(c, "launch configuration", sc->nlcs - sc->nlts, sizeof(*sc->lcs),
+                 (const char *)sc->lcs);
+    check_unique(c, "launch template", sc->nlts, sizeof(*sc->lcs),
+                 (const char *)(sc->lcs + sc->nlcs - sc->nlts));
     check_unique(c, "group", sc->ngroups, sizeof(*sc->groups), (const char *)sc->groups);
     check_unique(c, "policy", sc->npolicies, sizeof(*sc->policies), (const char *)sc->policies);
     check_unique(c, "alarm", sc->nalarms, sizeof(*sc->alarms), (const char *)sc->alarms);
@@ -545,14 +598,22 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
         if (g->launch_configuration && sim_scenario_lc_index(sc, g->launch_configuration) < 0) {
             path_key(p, g->path, "launch_configuration");
             fail(c, p, "no launch configuration named \"%s\"%s", g->launch_configuration,
-                 dym(buf, sizeof(buf), NEAR(lcs, nlcs, g->launch_configuration)));
+                 dym(buf, sizeof(buf), NEAR_LC(g->launch_configuration)));
         }
+        if (g->launch_template && sim_scenario_lt_index(sc, g->launch_template) < 0) {
+            path_key(p, g->path, "launch_template");
+            fail(c, p, "no launch template named \"%s\"%s", g->launch_template,
+                 dym(buf, sizeof(buf),
+                     near_name(g->launch_template, sc->nlts, sizeof(*sc->lcs),
+                               sc->lcs + sc->nlcs - sc->nlts)));
+        }
+        check_launches(c, sc, g);
         if (g->refresh.launch_configuration &&
             sim_scenario_lc_index(sc, g->refresh.launch_configuration) < 0) {
             path_key(pi, g->path, "instance_refresh");
             path_key(p, pi, "launch_configuration");
             fail(c, p, "no launch configuration named \"%s\"%s", g->refresh.launch_configuration,
-                 dym(buf, sizeof(buf), NEAR(lcs, nlcs, g->refresh.launch_configuration)));
+                 dym(buf, sizeof(buf), NEAR_LC(g->refresh.launch_configuration)));
         }
         for (int j = 0; j < g->ntarget_groups; j++) {
             if (sim_scenario_tg_index(sc, g->target_groups[j]) < 0) {
@@ -659,6 +720,28 @@ static void check_refs(struct ctx *c, struct sim_scenario *sc)
 
 /* An array of objects of the file, each read by fn; every entry is read, even after one
  * failed, so each one's errors are reported. */
+/* $.infrastructure.launch_templates: read as launch configurations are (the same keys and
+ * app), appended to sc->lcs with template set. */
+static void parse_lts(struct ctx *c, const json_t *infra, struct sim_scenario *sc)
+{
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    json_t *arr;
+    size_t n;
+
+    if (get_obj_array(c, infra, "$.infrastructure", "launch_templates", &arr, &n, p) <= 0 || !n)
+        return;
+    sc->lcs = cm_xrealloc(sc->lcs, ((size_t)sc->nlcs + n + 1) * sizeof(*sc->lcs));
+    memset(&sc->lcs[sc->nlcs], 0, (n + 1) * sizeof(*sc->lcs));
+    for (size_t i = 0; i < n; i++) {
+        struct sim_launch_config *lt = &sc->lcs[sc->nlcs++];
+
+        sc->nlts++;
+        lt->template = 1;
+        path_idx(pi, p, i);
+        parse_lc(c, json_array_get(arr, i), pi, lt);
+    }
+}
+
 #define PARSE_EACH(obj, path, key, field, count, call)                                             \
     do {                                                                                           \
         json_t *arr_;                                                                              \
@@ -693,8 +776,8 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
                                         "expect",
                                         NULL };
     static const char *const infra_keys[] = {
-        "load_balancers", "target_groups",    "albs", "launch_configurations", "groups", "policies",
-        "alarms",         "composite_alarms", NULL
+        "load_balancers", "target_groups", "albs",   "launch_configurations", "launch_templates",
+        "groups",         "policies",      "alarms", "composite_alarms",      NULL
     };
     struct sc_lint lint;
     char warnings[SIM_ERR_MAX];
@@ -764,6 +847,7 @@ struct sim_scenario *sim_scenario_parse_flags(const char *text, const char *file
                    parse_alb(&c, o_, pi, &sc->albs[i]));
         PARSE_EACH(infra, "$.infrastructure", "launch_configurations", lcs, nlcs,
                    parse_lc(&c, o_, pi, &sc->lcs[i]));
+        parse_lts(&c, infra, sc);
         PARSE_EACH(infra, "$.infrastructure", "groups", groups, ngroups,
                    parse_group(&c, o_, pi, &sc->groups[i]));
         PARSE_EACH(infra, "$.infrastructure", "policies", policies, npolicies,
@@ -865,6 +949,13 @@ void sim_scenario_destroy(struct sim_scenario *sc)
         struct sim_group *g = &sc->groups[i];
         free(g->name);
         free(g->launch_configuration);
+        free(g->launch_template);
+        for (int k = 0; k < g->nlaunches; k++) {
+            free(g->launches[k].zone);
+            free(g->launches[k].retry_strategy);
+            free(g->launches[k].client_token);
+        }
+        free(g->launches);
         free_str_array(g->zones, g->nzones);
         free_str_array(g->load_balancers, g->nload_balancers);
         free_str_array(g->target_groups, g->ntarget_groups);
@@ -962,6 +1053,15 @@ void sim_scenario_destroy(struct sim_scenario *sc)
     free(sc);
 }
 
+/* The first launch configuration or template named name at index from or after; -1. */
+static int sim_scenario_find_lc(const struct sim_scenario *sc, const char *name, int from)
+{
+    for (int i = from; name && i < sc->nlcs; i++)
+        if (sc->lcs[i].name && strcmp(sc->lcs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
 #define FIND(arr, count)                                                                           \
     do {                                                                                           \
         if (!name)                                                                                 \
@@ -994,7 +1094,50 @@ int sim_scenario_alb_index(const struct sim_scenario *sc, const char *name)
 
 int sim_scenario_lc_index(const struct sim_scenario *sc, const char *name)
 {
-    FIND(lcs, nlcs);
+    int i = -1;
+
+    do {
+        i = sim_scenario_find_lc(sc, name, i + 1);
+    } while (i >= 0 && sc->lcs[i].template);
+    return i;
+}
+
+int sim_scenario_lt_index(const struct sim_scenario *sc, const char *name)
+{
+    int i = -1;
+
+    do {
+        i = sim_scenario_find_lc(sc, name, i + 1);
+    } while (i >= 0 && !sc->lcs[i].template);
+    return i;
+}
+
+int sim_scenario_group_lc(const struct sim_scenario *sc, const struct sim_group *g)
+{
+    return g->launch_template ? sim_scenario_lt_index(sc, g->launch_template)
+                              : sim_scenario_lc_index(sc, g->launch_configuration);
+}
+
+void sim_launch_token(const struct sim_scenario *sc, int gi, int k, const char *prefix, char *out,
+                      size_t n)
+{
+    const struct sim_launch *l = &sc->groups[gi].launches[k];
+    char t[SIM_PATH_MAX + 32];
+
+    if (l->client_token) {
+        snprintf(t, sizeof(t), "%s%s%s", prefix ? prefix : "", prefix ? "-" : "", l->client_token);
+    } else {
+        snprintf(t, sizeof(t), "%s%s%s-launch-%d", prefix ? prefix : "", prefix ? "-" : "",
+                 sc->groups[gi].name, k + 1);
+        for (char *q = t; *q; q++)
+            if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_/", *q))
+                *q = '-';
+    }
+    /* neither a long group name nor the prefix makes it too long; a token the file gives
+     * goes as given otherwise (libscaler answers one too long) */
+    if ((prefix || !l->client_token) && strlen(t) > SC_ASG_CLIENT_TOKEN_LEN - 1)
+        t[SC_ASG_CLIENT_TOKEN_LEN - 1] = '\0';
+    snprintf(out, n, "%s", t);
 }
 
 int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name)

@@ -146,6 +146,7 @@ struct sim_launch_config {
     char *image_id;      /* default "ami-0c02fb55956c7d316" (Amazon Linux 2) */
     char *instance_type; /* default "t3.micro" */
     struct sc_app app;   /* the application profile the instances run (scaler/app.h) */
+    int template;        /* 1: an entry of launch_templates (CreateLaunchTemplate, version 1) */
 };
 
 /* A lifecycle hook of a group, with the handler the scenario plays for it. */
@@ -187,6 +188,16 @@ struct sim_refresh {
     int has_delay, checkpoint_delay_s;
 };
 
+/* One launch_instances member: a LaunchInstances call at a time (docs/autoscaling.md 11,
+ * docs/scenarios.md); the rules are libscaler's (sc_asg_launch_instances). */
+struct sim_launch {
+    int64_t at_ms;
+    int requested_capacity; /* RequestedCapacity, >= 1 */
+    char *zone;             /* AvailabilityZones' one member; NULL: none sent */
+    char *retry_strategy;   /* RetryStrategy; NULL: none sent ("none") */
+    char *client_token;     /* ClientToken; NULL: the run makes one (sim_launch_token) */
+};
+
 /* One notifications member: PutNotificationConfiguration at the scenario's start
  * (docs/scenarios.md). */
 struct sim_notify {
@@ -207,7 +218,8 @@ struct sim_warm {
 struct sim_group {
     char path[SIM_PATH_MAX];
     char *name;
-    char *launch_configuration;
+    char *launch_configuration; /* exactly one of the two is set */
+    char *launch_template;      /* LaunchTemplate {LaunchTemplateName}, version $Default */
     int min, max;
     int has_desired;
     int desired;
@@ -233,6 +245,8 @@ struct sim_group {
     struct sim_warm *warm;            /* warm_pool, NULL when none */
     struct sim_notify *notifications; /* notifications */
     int nnotifications;
+    struct sim_launch *launches; /* launch_instances, in the file's order */
+    int nlaunches;
 };
 
 enum sim_policy_type {
@@ -447,8 +461,11 @@ struct sim_scenario {
     int ntgs;
     struct sim_alb *albs;
     int nalbs;
+    /* launch_configurations, then launch_templates (the last nlts entries, template set):
+     * one array, so everything that reads an app profile reads both */
     struct sim_launch_config *lcs;
     int nlcs;
+    int nlts;
     struct sim_group *groups;
     int ngroups;
     struct sim_policy *policies;
@@ -503,6 +520,16 @@ char *sim_scenario_set_param_ex(const char *text, const char *param, double valu
 int sim_scenario_group_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_lb_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_lc_index(const struct sim_scenario *sc, const char *name);
+/* A launch template's index in sc->lcs (its template set), or -1. */
+int sim_scenario_lt_index(const struct sim_scenario *sc, const char *name);
+/* The index in sc->lcs of what group g launches from (its launch configuration or launch
+ * template), or -1. */
+int sim_scenario_group_lc(const struct sim_scenario *sc, const struct sim_group *g);
+/* The ClientToken launch_instances[k] of group gi sends: its client_token, or one made
+ * from the group's name and k ("GROUP-launch-K", characters outside [A-Za-z0-9-_/] as "-",
+ * at most 64); prefix (NULL: none) goes before it with a "-" (loadgen's run prefix). */
+void sim_launch_token(const struct sim_scenario *sc, int gi, int k, const char *prefix, char *out,
+                      size_t n);
 int sim_scenario_policy_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_tg_index(const struct sim_scenario *sc, const char *name);
 int sim_scenario_alb_index(const struct sim_scenario *sc, const char *name);

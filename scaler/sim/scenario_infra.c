@@ -304,6 +304,42 @@ static int parse_refresh(struct ctx *c, const json_t *o, const char *path, struc
     return bad ? -1 : 0;
 }
 
+/* $.infrastructure.groups[i].launch_instances (docs/scenarios.md): LaunchInstances calls at
+ * their times. Here the shapes and what the file alone shows wrong (a capacity below 1, a
+ * RetryStrategy outside the model's enum); a zone outside the group is checked with the
+ * references (scenario.c), every other rule is libscaler's when the run makes the call. */
+static int parse_launches(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
+{
+    static const char *const keys[] = { "at",           "requested_capacity",
+                                        "zone",         "retry_strategy",
+                                        "client_token", NULL };
+    static const char *const retries[] = { "none", "retry-with-group-configuration", NULL };
+    char p[SIM_PATH_MAX], pi[SIM_PATH_MAX];
+    json_t *arr;
+    size_t n;
+    int r, bad = 0;
+
+    r = get_obj_array(c, o, path, "launch_instances", &arr, &n, p);
+    if (r <= 0)
+        return r;
+    g->launches = cm_xcalloc(n + 1, sizeof(*g->launches));
+    for (size_t i = 0; i < n; i++) {
+        struct sim_launch *l = &g->launches[i];
+        const json_t *lo = json_array_get(arr, i);
+
+        path_idx(pi, p, i);
+        g->nlaunches++;
+        bad |= check_keys(c, lo, pi, keys) != 0;
+        bad |= get_dur(c, lo, pi, "at", 1, 0, &l->at_ms) < 0;
+        bad |=
+            get_int(c, lo, pi, "requested_capacity", 1, 0, 1, 100000, &l->requested_capacity) < 0;
+        bad |= get_str(c, lo, pi, "zone", 0, NULL, &l->zone) < 0;
+        bad |= get_enum(c, lo, pi, "retry_strategy", 0, NULL, retries, &l->retry_strategy) < 0;
+        bad |= get_str(c, lo, pi, "client_token", 0, NULL, &l->client_token) < 0;
+    }
+    return bad ? -1 : 0;
+}
+
 /* $.infrastructure.groups[i].warm_pool (docs/scenarios.md): the rules (sizes, the mixed
  * policy refusal) are libscaler's, checked when the run puts it. */
 static int parse_warm(struct ctx *c, const json_t *o, const char *path, struct sim_group *g)
@@ -335,6 +371,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
 {
     static const char *const keys[] = { "name",
                                         "launch_configuration",
+                                        "launch_template",
                                         "min",
                                         "max",
                                         "desired",
@@ -352,6 +389,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
                                         "warm_pool",
                                         "notifications",
                                         "max_instance_lifetime",
+                                        "launch_instances",
                                         NULL };
     static const char *const hct[] = { "EC2", "ELB", NULL };
     char p[SIM_PATH_MAX];
@@ -361,7 +399,16 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
     path_join(g->path, path, "");
     bad |= check_keys(c, o, path, keys) != 0;
     bad |= get_str(c, o, path, "name", 1, NULL, &g->name) < 0;
-    bad |= get_str(c, o, path, "launch_configuration", 1, NULL, &g->launch_configuration) < 0;
+    bad |= get_str(c, o, path, "launch_configuration", 0, NULL, &g->launch_configuration) < 0;
+    bad |= get_str(c, o, path, "launch_template", 0, NULL, &g->launch_template) < 0;
+    if (!json_object_get(o, "launch_configuration") && !json_object_get(o, "launch_template")) {
+        bad |= fail(c, path,
+                    "missing required key \"launch_configuration\" (or "
+                    "\"launch_template\")") < 0;
+    } else if (g->launch_configuration && g->launch_template) {
+        path_key(p, path, "launch_template");
+        bad |= fail(c, p, "not with \"launch_configuration\" (a group launches from one)") < 0;
+    }
     bad |= (rmin = get_int(c, o, path, "min", 1, 0, 0, 100000, &g->min)) < 0;
     bad |= (rmax = get_int(c, o, path, "max", 1, 0, 0, 100000, &g->max)) < 0;
     bad |= (r = get_int(c, o, path, "desired", 0, 0, 0, 100000, &g->desired)) < 0;
@@ -385,6 +432,7 @@ int parse_group(struct ctx *c, const json_t *o, const char *path, struct sim_gro
     bad |= parse_refresh(c, o, path, g) < 0;
     bad |= parse_warm(c, o, path, g) < 0;
     bad |= parse_notifications(c, o, path, g) < 0;
+    bad |= parse_launches(c, o, path, g) < 0;
     g->has_desired = r > 0;
     if (rmin < 0 || rmax < 0) {
         /* what the good one of the two still bounds */

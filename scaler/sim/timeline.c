@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "scaler/asg_launch.h"
 #include "scaler/decision.h"
 #include "scaler/sim/elastic.h"
+#include "scaler/sim/scenario.h"
 
 struct kept_event {
     struct sim_event ev;
@@ -381,6 +383,7 @@ static void event_fix_pointers(struct kept_event *k, int has_group, int has_name
     k->ev.status = k->status;
     k->ev.decision = NULL; /* borrowed only during the push */
     k->ev.hook = NULL;
+    k->ev.launch = NULL;
 }
 
 void sim_timeline_push_event(struct sim_timeline *tl, const struct sim_event *e)
@@ -493,4 +496,49 @@ void sim_event_from_hook(struct sim_event *se, const struct sc_hook_note *h, cha
     se->status = h->result;
     se->description = line;
     se->hook = h;
+}
+
+void sim_event_from_launch(struct sim_event *se, int64_t t_ms, const char *group,
+                           const struct sim_launch *l, const char *token,
+                           const struct sc_asg_launch_info *rep, const char *code,
+                           const char *message, char *cause, size_t ncause, char *line, size_t n)
+{
+    size_t k = 0;
+    int launched = 0;
+
+    memset(se, 0, sizeof(*se));
+    snprintf(cause, ncause, "RequestedCapacity %d%s%s%s%s", l->requested_capacity,
+             l->zone ? ", AvailabilityZones " : "", l->zone ? l->zone : "",
+             l->retry_strategy ? ", RetryStrategy " : "",
+             l->retry_strategy ? l->retry_strategy : "");
+    se->kind = SIM_EVENT_LAUNCH;
+    se->t_ms = se->end_ms = t_ms;
+    se->group = group;
+    se->name = token;
+    se->cause = cause;
+    se->description = line;
+    line[0] = '\0';
+    if (!rep) {
+        se->status = code ? code : "";
+        snprintf(line, n, "%s", message ? message : "");
+        return;
+    }
+    se->launch = rep;
+    for (int i = 0; i < rep->ninstances; i++) {
+        const struct sc_asg_launch_item *it = &rep->instances[i];
+
+        launched += it->ninstance_ids;
+        if (k < n)
+            k += (size_t)snprintf(line + k, n - k, "%slaunched %d (%s in %s):", i ? "; " : "",
+                                  it->ninstance_ids, it->instance_type[0] ? it->instance_type : "-",
+                                  it->availability_zone);
+        for (int j = 0; j < it->ninstance_ids && k < n; j++)
+            k += (size_t)snprintf(line + k, n - k, " %s", it->instance_ids[j]);
+    }
+    if (rep->ninstances == 0 && k < n)
+        k += (size_t)snprintf(line + k, n - k, "launched none");
+    for (int i = 0; i < rep->nerrors && k < n; i++)
+        k += (size_t)snprintf(line + k, n - k, "; %s: %s", rep->errors[i].error_code,
+                              rep->errors[i].error_message);
+    se->status = rep->nerrors == 0 ? "Successful" : launched > 0 ? "Partial" : "Failed";
 }

@@ -29,6 +29,8 @@
 
 struct sc_decision;
 struct sc_hook_note;
+struct sc_asg_launch_info;
+struct sim_launch;       /* scaler/sim/scenario.h */
 struct sim_demand_basis; /* scaler/sim/elastic.h */
 
 /* An alarm's state in a sample (mirrors CloudWatch's three states). */
@@ -106,6 +108,8 @@ enum sim_event_kind {
                                    (docs/autoscaling.md 12.3): name = the policy, status = its
                                    Mode, cause = when and from which hour, description = the
                                    capacity of each forecast hour */
+    SIM_EVENT_LAUNCH = 7,       /* a LaunchInstances call of a group's launch_instances
+                                   (sim_event_from_launch): name = the ClientToken */
 };
 
 /* One event. For activities: group, cause (AWS's Cause text), description (AWS's
@@ -126,6 +130,7 @@ struct sim_event {
      * the kept copy */
     const struct sc_decision *decision;
     const struct sc_hook_note *hook;
+    const struct sc_asg_launch_info *launch; /* SIM_EVENT_LAUNCH's reply, the same way */
 };
 
 /* What an alarm watches, so the report can draw CPU against thresholds. */
@@ -222,6 +227,19 @@ void sim_event_from_decision(struct sim_event *se, const struct sc_decision *d, 
                              size_t n);
 /* A lifecycle-hook note (docs/decisions.md 4) as SIM_EVENT_HOOK, the same way. */
 void sim_event_from_hook(struct sim_event *se, const struct sc_hook_note *h, char *line, size_t n);
+
+/* A LaunchInstances call of launch_instances (docs/scenarios.md) as SIM_EVENT_LAUNCH, one
+ * mapping for both worlds (the simulator calls libscaler, `loadgen scenario` reads the
+ * endpoint's reply): t_ms = end_ms = t_ms, group (the scenario's name), name = token, cause =
+ * the request ("RequestedCapacity N[, AvailabilityZones Z][, RetryStrategy S]", written
+ * into cause, ncause bytes). With the reply rep: status "Successful" (no Errors item),
+ * "Partial" (instances and Errors) or "Failed" (Errors only), description = what launched
+ * and each Errors item, launch = rep. A refused call (rep NULL): status = its code,
+ * description = its message. The description is written into line (n bytes). */
+void sim_event_from_launch(struct sim_event *se, int64_t t_ms, const char *group,
+                           const struct sim_launch *l, const char *token,
+                           const struct sc_asg_launch_info *rep, const char *code,
+                           const char *message, char *cause, size_t ncause, char *line, size_t n);
 
 /* Reads. */
 const struct sim_timeline_config *sim_timeline_config(const struct sim_timeline *tl);

@@ -12,7 +12,12 @@
 #   configuration's, healthy capacity never below MinHealthyPercentage;
 # - warm-pool-hooks.json: the terminate hook's handler answers for instances returning to
 #   the warm pool (Warmed:Pending:Wait) and for the pool's surplus (Warmed:Terminating:Wait),
-#   found through DescribeWarmPool; warm instance-hours in the observed summary.
+#   found through DescribeWarmPool; warm instance-hours in the observed summary;
+# - launch-instances.json: the group made from a launch template; LaunchInstances at each
+#   call's time with the run's ClientToken, the replies on the timeline as the simulator's
+#   (instances, the same reply for a reused token, the MaxSize and zone refusals,
+#   InsufficientInstanceCapacity in a zone taken down with the retry's capacity launched
+#   elsewhere).
 # Every emulator is loadgen's own (its process group, stopped by loadgen). TAP lines.
 set -euo pipefail
 
@@ -242,5 +247,77 @@ check_flag "warm pool: the expectations hold; the returning instances wait for t
     "$([ "$rc" = 0 ] && [ "$c" = 1 ] && echo 1)" "$TMP/warmhooks.py" "$TMP/warmhooks.out" "$TMP/warmhooks.err"
 check_flag "warm pool: every CompleteLifecycleAction accepted (DescribeWarmPool tells launches from returns)" \
     "$(! grep -q 'CompleteLifecycleAction' "$TMP/warmhooks.err" && echo 1)" "$TMP/warmhooks.err"
+
+# --- LaunchInstances (docs/autoscaling.md 11, docs/scenarios.md launch_instances) --------
+python3 - "$ROOT/scenarios" "$TMP" <<'EOF'
+import json, sys
+src, tmp = sys.argv[1], sys.argv[2]
+# no load, boot 30 s; the shipped file's calls at 3..8 minutes, us-east-1b down from 7
+s = json.load(open(src + "/launch-instances.json"))
+s["name"] = "launch-short"
+s["duration"] = "16m"
+s["sample"] = "30s"
+s["load"] = []
+inf = s["infrastructure"]
+inf["launch_templates"][0]["app"]["boot_s"] = 30
+g = inf["groups"][0]
+g["health_check_grace_period"] = 60
+g["launch_instances"] = [
+    {"at": "3m", "requested_capacity": 3, "zone": "us-east-1a", "client_token": "burst-1"},
+    {"at": "4m", "requested_capacity": 3, "zone": "us-east-1a", "client_token": "burst-1"},
+    {"at": "5m", "requested_capacity": 4, "zone": "us-east-1a"},
+    {"at": "6m", "requested_capacity": 1},
+    {"at": "8m", "requested_capacity": 2, "zone": "us-east-1b",
+     "retry_strategy": "retry-with-group-configuration"}]
+s["faults"] = [{"at": "7m", "az_outage": {"zone": "us-east-1b", "for": "8m"}}]
+s["expect"] = [
+    {"name": "five after the first call", "at": "210s", "group": "web",
+     "desired": {"min": 5, "max": 5}},
+    {"name": "seven after the retried call", "at": "9m", "group": "web",
+     "desired": {"min": 7, "max": 7}},
+    {"name": "seven InService in the zone still up", "by": "14m", "group": "web",
+     "in_service": {"min": 7}}]
+json.dump(s, open(tmp + "/launch.json", "w"), indent=1)
+EOF
+"$LG" scenario "$TMP/launch.json" --dry-run --prefix t >"$TMP/launch.plan"
+check_flag "launch: the plan makes the launch template, the group from it, each LaunchInstances at its second with the prefixed ClientToken, and deletes the template" \
+    "$(grep -q '^ec2 CreateLaunchTemplate LaunchTemplateName=t-web-lt LaunchTemplateData.ImageId=ami-0c02fb55956c7d316 LaunchTemplateData.InstanceType=m5.large LaunchTemplateData.UserData=' "$TMP/launch.plan" &&
+        grep -q '^autoscaling CreateAutoScalingGroup AutoScalingGroupName=t-web LaunchTemplate.LaunchTemplateName=t-web-lt MinSize=2' "$TMP/launch.plan" &&
+        grep -q '^@180 autoscaling LaunchInstances AutoScalingGroupName=t-web RequestedCapacity=3 ClientToken=t-burst-1 AvailabilityZones.member.1=us-east-1a$' "$TMP/launch.plan" &&
+        grep -q '^@360 autoscaling LaunchInstances AutoScalingGroupName=t-web RequestedCapacity=1 ClientToken=t-web-launch-4$' "$TMP/launch.plan" &&
+        grep -q '^@480 autoscaling LaunchInstances AutoScalingGroupName=t-web RequestedCapacity=2 ClientToken=t-web-launch-5 AvailabilityZones.member.1=us-east-1b RetryStrategy=retry-with-group-configuration$' "$TMP/launch.plan" &&
+        grep -q '^ec2 DeleteLaunchTemplate LaunchTemplateName=t-web-lt$' "$TMP/launch.plan" && echo 1)" \
+    "$TMP/launch.plan"
+run launch "$(ts 120)"
+c=0
+python3 - "$TMP/launch.out.json" >"$TMP/launch.py" 2>&1 <<'EOF' && c=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = [e for e in d["timeline"] if e["type"] == "launch"]
+assert [e["status"] for e in ev] == ["Successful", "Successful", "ValidationError",
+                                     "ValidationError", "Failed"], ev
+assert [e["t_s"] for e in ev] == [180, 240, 300, 360, 480], ev
+first = ev[0]["instances"]
+assert len(first) == 1 and first[0]["availability_zone"] == "us-east-1a" and \
+    len(first[0]["instance_ids"]) == 3, ev[0]
+# the reused token: its first reply, nothing launched again
+assert ev[1]["instances"] == first and ev[1]["name"] == ev[0]["name"], ev[1]
+assert ev[2]["description"] == ("New SetDesiredCapacity value 9 is above max value 8 for the "
+                                "AutoScalingGroup."), ev[2]
+assert ev[3]["description"].startswith("Either AvailabilityZones, AvailabilityZoneIds or "
+                                       "SubnetIds must be specified"), ev[3]
+assert ev[4]["instances"] == [] and ev[4]["errors"][0]["error_code"] == \
+    "InsufficientInstanceCapacity", ev[4]
+# the first call's instances are the group's launches at 180 s
+acts = [e for e in d["timeline"] if e["type"] == "activity"
+        and e["description"].startswith("Launching a new EC2 instance: ")]
+launched = {a["description"].split(": ")[1] for a in acts if 175 <= a["t_s"] <= 185}
+assert launched == set(first[0]["instance_ids"]), (launched, first)
+print("launch events", [(e["t_s"], e["status"]) for e in ev])
+EOF
+check_flag "launch: the expectations hold; each call's reply or refusal on the timeline as the simulator's (rc $rc)" \
+    "$([ "$rc" = 0 ] && [ "$c" = 1 ] && echo 1)" "$TMP/launch.py" "$TMP/launch.out" "$TMP/launch.err"
+check_flag "launch: the teardown deleted the launch template (no refusal on stderr)" \
+    "$(! grep -qi 'refused\|DeleteLaunchTemplate' "$TMP/launch.err" && echo 1)" "$TMP/launch.err"
 
 finish

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "scaler/asg_launch.h"
+
 static xmlDoc *doc_of(const char *xml)
 {
     xmlDoc *d = xmlReadMemory(xml, (int)strlen(xml), "t.xml", NULL, XML_PARSE_NONET);
@@ -417,6 +419,44 @@ static void test_scn_reply_target_health_and_sum_max(void **state)
     xmlFreeDoc(e);
 }
 
+static void test_scn_reply_launch(void **state)
+{
+    xmlDoc *d = doc_of(
+        "<LaunchInstancesResponse><LaunchInstancesResult>"
+        "<AutoScalingGroupName>p-web</AutoScalingGroupName><ClientToken>p-t</ClientToken>"
+        "<Instances><member><InstanceType>m5.large</InstanceType><MarketType>OnDemand"
+        "</MarketType><AvailabilityZone>us-east-1a</AvailabilityZone><AvailabilityZoneId>"
+        "use1-az1</AvailabilityZoneId><InstanceIds><member>i-1</member><member>i-2</member>"
+        "</InstanceIds></member></Instances>"
+        "<Errors><member><InstanceType>m5.large</InstanceType><MarketType>OnDemand</MarketType>"
+        "<AvailabilityZone>us-east-1a</AvailabilityZone><ErrorCode>"
+        "InsufficientInstanceCapacity</ErrorCode><ErrorMessage>no room</ErrorMessage></member>"
+        "</Errors></LaunchInstancesResult></LaunchInstancesResponse>");
+    struct sc_asg_launch_info rep;
+
+    (void)state;
+    scn_reply_launch(d, &rep);
+    assert_string_equal(rep.auto_scaling_group_name, "p-web");
+    assert_string_equal(rep.client_token, "p-t");
+    assert_int_equal(rep.ninstances, 1);
+    assert_string_equal(rep.instances[0].instance_type, "m5.large");
+    assert_string_equal(rep.instances[0].availability_zone_id, "use1-az1");
+    assert_int_equal(rep.instances[0].ninstance_ids, 2);
+    assert_string_equal(rep.instances[0].instance_ids[1], "i-2");
+    assert_null(rep.instances[0].error_code);
+    assert_int_equal(rep.nerrors, 1);
+    assert_string_equal(rep.errors[0].error_code, "InsufficientInstanceCapacity");
+    assert_string_equal(rep.errors[0].error_message, "no room");
+    assert_int_equal(rep.errors[0].ninstance_ids, 0);
+    scn_reply_launch_free(&rep);
+    assert_int_equal(rep.ninstances, 0);
+    /* no reply (a refused call): nothing */
+    scn_reply_launch(NULL, &rep);
+    assert_int_equal(rep.ninstances + rep.nerrors, 0);
+    scn_reply_launch_free(&rep);
+    xmlFreeDoc(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_scn_reply_activities),
         cmocka_unit_test(test_scn_reply_health_and_text),
         cmocka_unit_test(test_scn_reply_target_health_and_sum_max),
+        cmocka_unit_test(test_scn_reply_launch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
