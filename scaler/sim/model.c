@@ -588,6 +588,9 @@ void sim_model_set_target_group_routes(struct sim_model *m, int lb, const int *s
     struct route *r = &m->routes[lb];
 
     sim_model_set_zone_routes(m, lb, slots, NULL, n, 0);
+    r->tg = 1;
+    r->alg = alg;
+    r->round_robin = alg != SC_ELBV2_LEAST_OUTSTANDING;
     if (!since_ms || slow_start_ms <= 0 || n <= 0)
         return;
     memcpy(r->since_ms, since_ms, (size_t)n * sizeof(*since_ms));

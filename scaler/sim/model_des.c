@@ -77,7 +77,7 @@ static int pick_instance(struct sim_model *m, int lb, int64_t t_us)
 
     if (r->n == 0)
         return -1;
-    if (route_ramping(r, t_us))
+    if ((r->tg && r->alg == SC_ELBV2_WEIGHTED_RANDOM) || route_ramping(r, t_us))
         return pick_ramped(m, r, t_us);
     if (r->nz)
         return pick_zoned(m, r);

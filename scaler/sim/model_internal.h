@@ -98,6 +98,7 @@ struct route {
      * algorithm, credit[i] round robin's per-entry state and cand the pick's scratch */
     int64_t *since_ms;
     int64_t ss_ms;
+    int tg;
     enum sc_elbv2_algorithm alg;
     double *credit;
     struct sc_elbv2_pick_cand *cand;

@@ -499,7 +499,7 @@ void alb_sync_routes(struct eng *e)
         }
         /* unchanged: the model keeps its aggregates */
         if (k == ts->nlast && bal.slow_start_ms == ts->last_ss_ms &&
-            (!bal.slow_start_ms || (int)bal.algorithm == ts->last_alg) &&
+            (int)bal.algorithm == ts->last_alg &&
             (k == 0 || (memcmp(ts->slots, ts->last, (size_t)k * sizeof(int)) == 0 &&
                         memcmp(ts->since, ts->last_since, (size_t)k * sizeof(int64_t)) == 0)))
             continue;
@@ -510,11 +510,8 @@ void alb_sync_routes(struct eng *e)
         ts->nlast = k;
         ts->last_ss_ms = bal.slow_start_ms;
         ts->last_alg = (int)bal.algorithm;
-        if (bal.slow_start_ms > 0)
-            sim_model_set_target_group_routes(e->model, e->sc->nlbs + t, ts->slots, ts->since, k,
-                                              bal.algorithm, bal.slow_start_ms);
-        else
-            sim_model_set_routes(e->model, e->sc->nlbs + t, ts->slots, k);
+        sim_model_set_target_group_routes(e->model, e->sc->nlbs + t, ts->slots, ts->since, k,
+                                          bal.algorithm, bal.slow_start_ms);
     }
 }
 

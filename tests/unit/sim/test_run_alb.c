@@ -215,11 +215,11 @@ static void test_run_alb_closed_phase_needs_one_target_group(void **state)
 #define RAMP_TEXT                                                                                  \
     "{\"duration\":\"1h\",\"infrastructure\":{"                                                    \
     "\"target_groups\":[{\"name\":\"api-tg\",\"health_check\":{\"interval\":10,"                   \
-    "\"healthy_threshold\":2},\"slow_start\":\"120s\",\"algorithm\":\"%s\"}],"                     \
+    "\"healthy_threshold\":2},\"slow_start\":\"%s\",\"algorithm\":\"%s\"}],"                       \
     "\"albs\":[{\"name\":\"front\",\"listeners\":[{\"port\":80,"                                   \
     "\"default_action\":{\"forward\":\"api-tg\"}}]}],"                                             \
     "\"launch_configurations\":[{\"name\":\"lc\",\"app\":{\"boot_s\":0,\"workers\":8,"             \
-    "\"queue_limit\":1000,\"service_ms\":{\"dist\":\"fixed\",\"mean\":10}}}],"                     \
+    "\"queue_limit\":20,\"service_ms\":{\"dist\":\"fixed\",\"mean\":10}}}],"                       \
     "\"groups\":[{\"name\":\"g\",\"launch_configuration\":\"lc\",\"min\":1,\"max\":2,"             \
     "\"target_groups\":[\"api-tg\"]}]},"                                                           \
     "\"load\":[{\"target\":\"front\",\"rate\":200}]}"
@@ -266,42 +266,52 @@ static double busy(struct fx *f, int slot)
     return b;
 }
 
-/* A second target B joins a group with one healthy target A under 200 req/s of 10 ms
- * requests; returns in frac[w] B's share of the work in each 20 s window after B became
- * healthy (8 windows, 160 s), and in *since when libscaler put B in slow start. */
-static void ramp_run(enum sim_mode mode, const char *alg, double frac[8], int64_t *since)
+/* A target group (slow_start ss, algorithm alg) behind an ALB taking 200 req/s of 10 ms
+ * requests, in a model of mode: target A healthy, then B registered until healthy (as the
+ * engine's rounds see it); *since: when libscaler put B in slow start (-1: not). */
+static void two_targets(struct fx *f, enum sim_mode mode, const char *ss, const char *alg, int *a,
+                        int *b, int64_t *since)
 {
     struct sim_model_config mc = { 0 };
-    struct sc_elbv2_target_health th;
+    struct sc_elbv2_target_health th = { 0 };
     char text[2048], a_id[SC_EC2_ID_LEN], b_id[SC_EC2_ID_LEN];
+
+    snprintf(text, sizeof(text), RAMP_TEXT, ss, alg);
+    assert_int_equal(make(f, text), 0);
+    assert_int_equal(alb_plan(&f->e), 0);
+    mc.mode = mode;
+    mc.sc = f->sc;
+    mc.start_us = f->e.start_ms * 1000;
+    mc.seed = 1;
+    mc.nextra_routes = f->sc->ntgs + f->e.nanswers;
+    mc.answer_status = f->e.answer_status;
+    mc.splits = f->e.splits;
+    mc.nsplits = f->e.nsplits;
+    f->e.model = sim_model_create(&mc);
+    assert_non_null(f->e.model);
+    *a = ramp_target(f, a_id);
+    for (int k = 0; k < 3; k++)
+        ramp_step(f);
+    *b = ramp_target(f, b_id);
+    for (int k = 0; k < 10 && th.state != SC_ELBV2_HEALTHY; k++) {
+        ramp_step(f);
+        assert_int_equal(sc_elbv2_target_at(f->e.elbv2, f->e.tgs[0].arn, 1, &th), 0);
+        assert_string_equal(th.id, b_id);
+    }
+    assert_int_equal(th.state, SC_ELBV2_HEALTHY);
+    *since = th.slow_start_since_ms;
+    assert_true(*since <= f->e.now_ms);
+}
+
+/* B's share of the work in each 20 s window after it became healthy (8 windows, 160 s),
+ * slow start 120 s, and when libscaler put it in slow start. */
+static void ramp_run(enum sim_mode mode, const char *alg, double frac[8], int64_t *since)
+{
     struct fx f;
     int a, b;
     double a0, b0;
 
-    snprintf(text, sizeof(text), RAMP_TEXT, alg);
-    assert_int_equal(make(&f, text), 0);
-    assert_int_equal(alb_plan(&f.e), 0);
-    mc.mode = mode;
-    mc.sc = f.sc;
-    mc.start_us = f.e.start_ms * 1000;
-    mc.seed = 1;
-    mc.nextra_routes = f.sc->ntgs + f.e.nanswers;
-    mc.answer_status = f.e.answer_status;
-    mc.splits = f.e.splits;
-    mc.nsplits = f.e.nsplits;
-    f.e.model = sim_model_create(&mc);
-    assert_non_null(f.e.model);
-    a = ramp_target(&f, a_id);
-    for (int k = 0; k < 3; k++)
-        ramp_step(&f);
-    b = ramp_target(&f, b_id);
-    do {
-        ramp_step(&f);
-        assert_int_equal(sc_elbv2_target_at(f.e.elbv2, f.e.tgs[0].arn, 1, &th), 0);
-        assert_string_equal(th.id, b_id);
-    } while (th.state != SC_ELBV2_HEALTHY);
-    *since = th.slow_start_since_ms;
-    assert_true(*since <= f.e.now_ms);
+    two_targets(&f, mode, "120s", alg, &a, &b, since);
     a0 = busy(&f, a);
     b0 = busy(&f, b);
     for (int w = 0; w < 8; w++) {
@@ -369,6 +379,45 @@ static void test_alb_slow_start_ramps_a_new_targets_share(void **state)
     }
 }
 
+/* The share of the requests the group failed over 20 s after B, healthy, got 20 times
+ * slower (8 workers at 200 ms: 40 req/s, queue 20). */
+static double slow_b_failed(enum sim_mode mode, const char *alg)
+{
+    struct sim_lb_counters c0, c1;
+    struct fx f;
+    int a, b, route;
+    int64_t since;
+
+    two_targets(&f, mode, "0s", alg, &a, &b, &since);
+    assert_true(since == -1);
+    route = f.sc->nlbs;
+    sim_model_instance_slow(f.e.model, b, 20, f.e.now_ms * 1000, 0);
+    sim_model_lb_counters(f.e.model, route, &c0);
+    /* two rounds: its full queue fails one health check, not yet the two that take it out */
+    for (int k = 0; k < 2; k++)
+        ramp_step(&f);
+    sim_model_lb_counters(f.e.model, route, &c1);
+    sim_model_destroy(f.e.model);
+    destroy(&f);
+    return (c1.failed - c0.failed) / (c1.arrived - c0.arrived);
+}
+
+/* DES picks by the group's algorithm (docs/elbv2.md 10.3): round_robin gives a slow target
+ * its turn (half of 200 req/s against 40 it can serve: 3/10 of all fail) and so does
+ * weighted_random's draw, least_outstanding_requests sends it only what it can keep up with
+ * (none fail). */
+static void test_alb_target_group_algorithm_picks_in_des(void **state)
+{
+    double rr = slow_b_failed(SIM_MODE_DES, "round_robin");
+    double wr = slow_b_failed(SIM_MODE_DES, "weighted_random");
+    double lor = slow_b_failed(SIM_MODE_DES, "least_outstanding_requests");
+
+    (void)state;
+    if (fabs(rr - 0.3) > 0.03 || fabs(wr - 0.3) > 0.03 || lor != 0)
+        fail_msg("failed shares: round robin %.4f, weighted random %.4f, least outstanding %.4f",
+                 rr, wr, lor);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_run_alb_library_errors_name_the_path),
         cmocka_unit_test(test_run_alb_closed_phase_needs_one_target_group),
         cmocka_unit_test(test_alb_slow_start_ramps_a_new_targets_share),
+        cmocka_unit_test(test_alb_target_group_algorithm_picks_in_des),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
