@@ -594,20 +594,20 @@ void sim_model_set_target_group_routes(struct sim_model *m, int lb, const int *s
     if (!since_ms || slow_start_ms <= 0 || n <= 0)
         return;
     memcpy(r->since_ms, since_ms, (size_t)n * sizeof(*since_ms));
-    for (int i = 0; i < n; i++)
+    r->ramp_end_ms = 0;
+    for (int i = 0; i < n; i++) {
         r->credit[i] = 0;
+        if (since_ms[i] >= 0 && since_ms[i] + slow_start_ms > r->ramp_end_ms)
+            r->ramp_end_ms = since_ms[i] + slow_start_ms;
+    }
     r->ss_ms = slow_start_ms;
     r->alg = alg;
 }
 
 int route_ramping(const struct route *r, int64_t t_us)
 {
-    if (r->ss_ms <= 0 || r->nz)
-        return 0;
-    for (int i = 0; i < r->n; i++)
-        if (route_share(r, i, t_us) < 1.0)
-            return 1;
-    return 0;
+    /* before the last slow start's end that entry's share is below 1 */
+    return r->ss_ms > 0 && !r->nz && t_us / 1000 < r->ramp_end_ms;
 }
 
 double route_share(const struct route *r, int i, int64_t t_us)

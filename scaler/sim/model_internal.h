@@ -93,11 +93,11 @@ struct route {
      * hands it out before anything changes) */
     int uniform;
     double u_acc;
-    /* a target group's slow start (sim_model_set_target_group_routes): since_ms[i] when
-     * slots[i] entered it (-1: not), ss_ms the group's duration (0: off), alg its
-     * algorithm, credit[i] round robin's per-entry state and cand the pick's scratch */
+    /* a target group's route (tg; sim_model_set_target_group_routes): alg its algorithm,
+     * since_ms[i] when slots[i] entered slow start (-1: not), ss_ms the group's duration
+     * (0: off), credit[i] round robin's per-entry state, cand the pick's scratch */
     int64_t *since_ms;
-    int64_t ss_ms;
+    int64_t ss_ms, ramp_end_ms; /* the latest entry's slow start ends then */
     int tg;
     enum sc_elbv2_algorithm alg;
     double *credit;
