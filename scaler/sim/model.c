@@ -186,6 +186,9 @@ void sim_model_destroy(struct sim_model *m)
         free(m->routes[i].slots);
         free(m->routes[i].zone);
         free(m->routes[i].w);
+        free(m->routes[i].since_ms);
+        free(m->routes[i].credit);
+        free(m->routes[i].cand);
     }
     free(m->routes);
     free(m->lbc);
@@ -563,7 +566,11 @@ void sim_model_set_zone_routes(struct sim_model *m, int lb, const int *slots, co
         r->slots = cm_xrealloc(r->slots, (size_t)r->cap * sizeof(int));
         r->zone = cm_xrealloc(r->zone, (size_t)r->cap * sizeof(int));
         r->w = cm_xrealloc(r->w, (size_t)r->cap * sizeof(double));
+        r->since_ms = cm_xrealloc(r->since_ms, (size_t)r->cap * sizeof(*r->since_ms));
+        r->credit = cm_xrealloc(r->credit, (size_t)r->cap * sizeof(*r->credit));
+        r->cand = cm_xrealloc(r->cand, (size_t)r->cap * sizeof(*r->cand));
     }
+    r->ss_ms = 0;
     if (n > 0)
         memcpy(r->slots, slots, (size_t)n * sizeof(int));
     r->nz = zones && nzones > 0 ? (nzones < MAX_ROUTE_ZONES ? nzones : MAX_ROUTE_ZONES) : 0;
@@ -572,6 +579,40 @@ void sim_model_set_zone_routes(struct sim_model *m, int lb, const int *slots, co
     r->n = n;
     if (r->rr >= n)
         r->rr = 0;
+}
+
+void sim_model_set_target_group_routes(struct sim_model *m, int lb, const int *slots,
+                                       const int64_t *since_ms, int n, enum sc_elbv2_algorithm alg,
+                                       int64_t slow_start_ms)
+{
+    struct route *r = &m->routes[lb];
+
+    sim_model_set_zone_routes(m, lb, slots, NULL, n, 0);
+    r->tg = 1;
+    r->alg = alg;
+    r->round_robin = alg != SC_ELBV2_LEAST_OUTSTANDING;
+    if (!since_ms || slow_start_ms <= 0 || n <= 0)
+        return;
+    memcpy(r->since_ms, since_ms, (size_t)n * sizeof(*since_ms));
+    r->ramp_end_ms = 0;
+    for (int i = 0; i < n; i++) {
+        r->credit[i] = 0;
+        if (since_ms[i] >= 0 && since_ms[i] + slow_start_ms > r->ramp_end_ms)
+            r->ramp_end_ms = since_ms[i] + slow_start_ms;
+    }
+    r->ss_ms = slow_start_ms;
+    r->alg = alg;
+}
+
+int route_ramping(const struct route *r, int64_t t_us)
+{
+    /* before the last slow start's end that entry's share is below 1 */
+    return r->ss_ms > 0 && !r->nz && t_us / 1000 < r->ramp_end_ms;
+}
+
+double route_share(const struct route *r, int i, int64_t t_us)
+{
+    return r->ss_ms > 0 ? sc_elbv2_slow_start_share(t_us / 1000, r->since_ms[i], r->ss_ms) : 1.0;
 }
 
 int64_t sim_model_now_us(const struct sim_model *m)

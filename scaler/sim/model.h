@@ -36,6 +36,7 @@
 
 #include "common/hist.h"
 #include "scaler/app.h"
+#include "scaler/elbv2.h"
 #include "scaler/sim/result.h"
 #include "scaler/sim/scenario.h"
 
@@ -146,6 +147,19 @@ int sim_model_cpu_table(struct sim_model *m, const struct sim_slot_cpu **out);
 /* Replaces load balancer lb's route set with these slots (copied). A load balancer whose
  * first listener is TCP or SSL routes round robin, else to the least outstanding. */
 void sim_model_set_routes(struct sim_model *m, int lb, const int *slots, int n);
+/* The same for an Application Load Balancer's target group, balanced by alg, its algorithm
+ * (docs/elbv2.md 10.3; sc_elbv2_tg_balancing): DES picks round robin in turn, weighted
+ * random by a draw (sc_elbv2_pick), least outstanding the fewest in flight; fluid mode splits
+ * by capacity (least outstanding: shortest backlogs first). Its targets may be in slow start
+ * (10.2): since_ms[i] is when slots[i] entered it, as libscaler's target record says
+ * (sc_elbv2_target_health's slow_start_since_ms; -1: not), slow_start_ms the group's
+ * duration. While some entry is within its slow start, each entry gets
+ * sc_elbv2_slow_start_share of a full one's requests: DES picks by sc_elbv2_pick with the
+ * shares as weights (round robin in turn by weight, weighted random a weighted draw), fluid
+ * mode splits by capacity x share. since_ms NULL or slow_start_ms 0: no slow start. */
+void sim_model_set_target_group_routes(struct sim_model *m, int lb, const int *slots,
+                                       const int64_t *since_ms, int n, enum sc_elbv2_algorithm alg,
+                                       int64_t slow_start_ms);
 /* The same for a classic ELB with cross-zone load balancing off: one load-balancer node
  * per enabled zone, and the clients spread evenly over the nodes, so each zone that has
  * routable instances (zones[i] = 0..nzones-1 for slots[i]) takes an equal share of the

@@ -55,13 +55,30 @@ static int pick_zoned(struct sim_model *m, struct route *r)
     return r->slots[best];
 }
 
-static int pick_instance(struct sim_model *m, int lb)
+/* A target group with a target in slow start: libscaler's pick (the emulator's data
+ * plane's) with each target's slow start share as its weight. */
+static int pick_ramped(struct sim_model *m, struct route *r, int64_t t_us)
+{
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+
+        r->cand[i].outstanding = in->busy + in->qlen + in->stuck;
+        r->cand[i].weight = route_share(r, i, t_us);
+        r->cand[i].credit = &r->credit[i];
+    }
+    return r->slots[sc_elbv2_pick(r->alg, r->cand, r->n,
+                                  r->alg == SC_ELBV2_WEIGHTED_RANDOM ? sc_rng_next(&m->rng) : 0)];
+}
+
+static int pick_instance(struct sim_model *m, int lb, int64_t t_us)
 {
     struct route *r = &m->routes[lb];
     int best = -1, best_out = 0;
 
     if (r->n == 0)
         return -1;
+    if ((r->tg && r->alg == SC_ELBV2_WEIGHTED_RANDOM) || route_ramping(r, t_us))
+        return pick_ramped(m, r, t_us);
     if (r->nz)
         return pick_zoned(m, r);
     if (r->round_robin) {
@@ -114,7 +131,7 @@ static void send_request(struct sim_model *m, int si, int64_t t_us)
             m->lbc[s->lb].completed += 1;
         return;
     }
-    slot = pick_instance(m, s->lb);
+    slot = pick_instance(m, s->lb, t_us);
     if (slot < 0) {
         fail_at(m, si, t_us + SIM_FAIL_FAST_US);
         return;

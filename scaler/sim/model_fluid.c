@@ -126,6 +126,30 @@ static void zone_shares(struct sim_model *m, struct route *r)
     }
 }
 
+/* A target group with a target in slow start: each entry's share of the route's load is
+ * its capacity x its slow start share (at t), of the sum of those; all 0 (every target at
+ * the very start): by capacity. The shares that meet hung or dead instances. */
+static void ramp_shares(struct sim_model *m, struct route *r, int64_t t_us)
+{
+    double sum = 0, mu_sum = 0;
+
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+        r->w[i] = in->mu * route_share(r, i, t_us);
+        sum += r->w[i];
+        mu_sum += in->mu;
+    }
+    r->agg_hung_w = r->agg_dead_w = 0;
+    for (int i = 0; i < r->n; i++) {
+        const struct inst *in = &m->insts[r->slots[i]];
+        r->w[i] = sum > 0 ? r->w[i] / sum : mu_sum > 0 ? in->mu / mu_sum : 0;
+        if (in->dead)
+            r->agg_dead_w += r->w[i];
+        else if (in->hung)
+            r->agg_hung_w += r->w[i];
+    }
+}
+
 /* Least outstanding requests over a route whose serving instances' backlogs differ: the
  * ELB gives each request to the instance with the fewest outstanding, so arrivals fill
  * the shortest backlogs first, as water fills a vessel: the instances with spare workers
@@ -302,7 +326,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         struct route *r = &m->routes[lb];
         double open_rate = 0, mu_nom = 0, mu_ok = 0, mu_hung = 0, mu_dead = 0, closed_x = 0;
         double closed_wait_us = 0, s_mean_us = 0;
-        int fill;
+        int fill, ramp, weighted;
 
         if (r->answer_status) { /* the ALB's own answers (sim_model_split) */
             for (int si = 0; si < m->nsrcs; si++) {
@@ -347,6 +371,12 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             r->agg_s_mean_us = s_mean_us;
         }
         r->agg_backlog = 0;
+        /* slow start: shares by capacity x share at the tick's middle, like a cross-zone
+         * off route's per-entry shares */
+        ramp = route_ramping(r, t_us + dt_us / 2);
+        if (ramp)
+            ramp_shares(m, r, t_us + dt_us / 2);
+        weighted = r->nz || ramp;
 
         for (int si = 0; si < m->nsrcs; si++) {
             struct src *s = &m->srcs[si];
@@ -407,7 +437,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 continue;
             }
             /* the share sent to hung instances: clients stuck for the idle timeout */
-            if (r->nz) {
+            if (weighted) {
                 if (r->agg_hung_w > 0) {
                     double h = amount * r->agg_hung_w;
                     int idx = (int)((sec + SIM_HANG_TIMEOUT_US / 1000000) % STUCK_RING);
@@ -432,7 +462,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             m->lbc[lb].failed += open_rate * dt;
             continue;
         }
-        if (r->nz)
+        if (weighted)
             m->lbc[lb].failed += open_rate * dt * (r->agg_hung_w + r->agg_dead_w);
         else if (mu_hung + mu_dead > 0)
             m->lbc[lb].failed += open_rate * dt * (mu_hung + mu_dead) / mu_nom;
@@ -440,7 +470,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
         /* per instance: arrivals by capacity share (least outstanding: see lor_fill());
          * a run of identical neighbours is computed once and its totals added once (x
          * the run's length) */
-        fill = !r->nz && !r->round_robin && mu_ok > 0 &&
+        fill = !weighted && !r->round_robin && mu_ok > 0 &&
                lor_fill(m, r, open_rate * dt * mu_ok / mu_nom + closed_x, dt);
         {
             struct fl_key prev = { -1, 0, 0, 0 };
@@ -450,7 +480,8 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             double run_n = 0, run_lat_us = 0, busy_inc = 0;
             const struct app_cache *pend_ac = NULL;
             double pend_slow = 1;
-            int lazy = r->uniform, classes = 0, joinable = !r->uniform && mu_ok == mu_nom && !r->nz;
+            int lazy = r->uniform && !weighted, classes = 0;
+            int joinable = !r->uniform && mu_ok == mu_nom && !weighted;
             double ok_w = 1 - r->agg_hung_w - r->agg_dead_w, prev_w = -1;
 
             for (int i = 0; i < r->n; i++) {
@@ -462,7 +493,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                 if (in->dead || in->hung)
                     continue;
                 if (in->app_idx == prev.app_idx && in->slow == prev.slow &&
-                    in->backlog == prev.backlog && (!r->nz || r->w[i] == prev_w)) {
+                    in->backlog == prev.backlog && (!weighted || r->w[i] == prev_w)) {
                     in->backlog = prev_backlog;
                     in->p_full = prev_p_full;
                     in->tick_seen = m->tick_no;
@@ -486,7 +517,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
                     double q0 = in->backlog, ql = in->app->queue_limit;
                     in->tick_seen = m->tick_no;
                     in->lb_last = lb;
-                    if (r->nz) {
+                    if (weighted) {
                         a_open = open_rate * dt * r->w[i];
                         a_closed = ok_w > 0 ? closed_x * r->w[i] / ok_w : 0;
                         prev_w = r->w[i];
@@ -582,7 +613,7 @@ static void fluid_tick(struct sim_model *m, int64_t t_us, int64_t dt_us)
             if (pend_n > 0)
                 record_latency(m, pend_ac, pend_slow, pend_n, pend_wait, pend_c, pend_rate);
         }
-        if (!r->nz && !r->round_robin)
+        if (!weighted && !r->round_robin)
             lor_couple_full(m, r);
     }
     /* time up: integrated lazily by touch() (whole microseconds: exact in a double) */
@@ -655,7 +686,7 @@ static int64_t fluid_steady_end(struct sim_model *m, int64_t t_us, int64_t until
             if (s->lb == lb && t_us >= s->at_us && t_us < s->until_us)
                 rate += phase_value(m, s, t_us);
         }
-        if (r->nz) /* cross-zone off: shares differ by zone; tick by tick */
+        if (r->nz || route_ramping(r, t_us)) /* shares differ by zone or slow start */
             return t_us;
         if (r->agg_valid) {
             if (r->agg_backlog)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/hist.h"
+#include "scaler/elbv2.h"
 #include "scaler/rng.h"
 #include "scaler/sim/model.h"
 #include "scaler/sim/queue.h"
@@ -92,6 +93,15 @@ struct route {
      * hands it out before anything changes) */
     int uniform;
     double u_acc;
+    /* a target group's route (tg; sim_model_set_target_group_routes): alg its algorithm,
+     * since_ms[i] when slots[i] entered slow start (-1: not), ss_ms the group's duration
+     * (0: off), credit[i] round robin's per-entry state, cand the pick's scratch */
+    int64_t *since_ms;
+    int64_t ss_ms, ramp_end_ms; /* the latest entry's slow start ends then */
+    int tg;
+    enum sc_elbv2_algorithm alg;
+    double *credit;
+    struct sc_elbv2_pick_cand *cand;
 };
 
 #define STUCK_RING 64
@@ -211,6 +221,10 @@ static inline void touch(struct inst *in, int64_t t_us)
 void fail_at(struct sim_model *m, int si, int64_t t_us);
 /* model.c: hands a uniform route's summed busy area out (see route_settle()). */
 void route_settle(struct sim_model *m, int lb);
+/* model.c: 1 when some entry of route r is within its slow start at t (its share below
+ * 1), and that entry's share then (sc_elbv2_slow_start_share). */
+int route_ramping(const struct route *r, int64_t t_us);
+double route_share(const struct route *r, int i, int64_t t_us);
 /* model.c: boots that end, hangs and slowness that expire, at t. */
 void control_at(struct sim_model *m, int64_t t_us);
 

@@ -452,13 +452,29 @@ int alb_plan(struct eng *e)
 
 /* ---- data plane ---- */
 
+/* When target (id, port) of group tg entered slow start (libscaler's record), -1: not. */
+static int64_t slow_start_since(struct eng *e, const char *tg, const char *id, int port)
+{
+    int n = sc_elbv2_target_count(e->elbv2, tg);
+
+    for (int i = 0; i < n; i++) {
+        struct sc_elbv2_target_health th;
+
+        if (sc_elbv2_target_at(e->elbv2, tg, i, &th) == 0 && th.port == port &&
+            strcmp(th.id, id) == 0)
+            return th.slow_start_since_ms;
+    }
+    return -1;
+}
+
 void alb_sync_routes(struct eng *e)
 {
     for (int t = 0; t < e->sc->ntgs; t++) {
         struct tg_state *ts = &e->tgs[t];
         int all = sc_elbv2_route_set(e->elbv2, ts->arn, NULL, NULL, 0), n, k = 0;
+        struct sc_elbv2_balancing bal;
 
-        if (all < 0)
+        if (all < 0 || sc_elbv2_tg_balancing(e->elbv2, ts->arn, &bal) != 0)
             continue;
         if (all > ts->cap) {
             ts->cap = all * 2;
@@ -466,21 +482,36 @@ void alb_sync_routes(struct eng *e)
             ts->ports = cm_xrealloc(ts->ports, (size_t)ts->cap * sizeof(*ts->ports));
             ts->slots = cm_xrealloc(ts->slots, (size_t)ts->cap * sizeof(*ts->slots));
             ts->last = cm_xrealloc(ts->last, (size_t)ts->cap * sizeof(*ts->last));
+            ts->since = cm_xrealloc(ts->since, (size_t)ts->cap * sizeof(*ts->since));
+            ts->last_since = cm_xrealloc(ts->last_since, (size_t)ts->cap * sizeof(*ts->last_since));
             ts->nlast = -1;
         }
         n = sc_elbv2_route_set(e->elbv2, ts->arn, ts->ids, ts->ports, ts->cap);
         for (int i = 0; i < n && i < ts->cap; i++) {
             int slot = sim_model_instance_find(e->model, ts->ids[i]);
-            if (slot >= 0)
-                ts->slots[k++] = slot;
+            if (slot < 0)
+                continue;
+            /* slow start's share is the model's, from the time libscaler's health result
+             * put the target in it (docs/elbv2.md 10.2) */
+            ts->since[k] =
+                bal.slow_start_ms > 0 ? slow_start_since(e, ts->arn, ts->ids[i], ts->ports[i]) : -1;
+            ts->slots[k++] = slot;
         }
         /* unchanged: the model keeps its aggregates */
-        if (k == ts->nlast && (k == 0 || memcmp(ts->slots, ts->last, (size_t)k * sizeof(int)) == 0))
+        if (k == ts->nlast && bal.slow_start_ms == ts->last_ss_ms &&
+            (int)bal.algorithm == ts->last_alg &&
+            (k == 0 || (memcmp(ts->slots, ts->last, (size_t)k * sizeof(int)) == 0 &&
+                        memcmp(ts->since, ts->last_since, (size_t)k * sizeof(int64_t)) == 0)))
             continue;
-        if (k)
+        if (k) {
             memcpy(ts->last, ts->slots, (size_t)k * sizeof(int));
+            memcpy(ts->last_since, ts->since, (size_t)k * sizeof(int64_t));
+        }
         ts->nlast = k;
-        sim_model_set_routes(e->model, e->sc->nlbs + t, ts->slots, k);
+        ts->last_ss_ms = bal.slow_start_ms;
+        ts->last_alg = (int)bal.algorithm;
+        sim_model_set_target_group_routes(e->model, e->sc->nlbs + t, ts->slots, ts->since, k,
+                                          bal.algorithm, bal.slow_start_ms);
     }
 }
 
@@ -620,6 +651,8 @@ void alb_cleanup(struct eng *e)
         free(e->tgs[i].ports);
         free(e->tgs[i].slots);
         free(e->tgs[i].last);
+        free(e->tgs[i].since);
+        free(e->tgs[i].last_since);
     }
     free(e->tgs);
     free(e->alb_arns);

@@ -74,6 +74,11 @@ struct tg_state {
     const char **ids; /* route set scratch */
     int *ports, *slots, *last;
     int cap, nlast;
+    /* slow start: when each of slots (last) entered it (libscaler's target record), and
+     * the balancing the model last got */
+    int64_t *since, *last_since;
+    int64_t last_ss_ms;
+    int last_alg;
 };
 
 /* One kind of answer an ALB gives itself (a model route after the target groups'). */
