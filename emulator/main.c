@@ -30,7 +30,11 @@ struct config {
     struct srv_config srv;
     const char *port_file;
     int quiet;
-    struct lb_tls_cert_map *certs; /* --certificate */
+};
+
+/* --certificate's ARN->files list, owned by main() so that every return frees it */
+struct cert_list {
+    struct lb_tls_cert_map *certs;
     int ncerts;
 };
 
@@ -131,9 +135,9 @@ static int usage_error(const char *msg, const char *arg)
     return 2;
 }
 
-/* --certificate ARN=CERT,KEY into cfg (the ARN ends at the last '=', CERT at the next
- * ','); -1 when malformed or the ARN is given twice. arg is kept (argv's). */
-static int add_certificate(struct config *cfg, char *arg)
+/* --certificate ARN=CERT,KEY into l (the ARN ends at the last '=', CERT at the next
+ * ','); -1 when malformed or the ARN is given twice. arg (a copy) is kept and freed by main(). */
+static int add_certificate(struct cert_list *l, char *arg)
 {
     char *eq = strrchr(arg, '='), *comma = eq ? strchr(eq + 1, ',') : NULL;
     struct lb_tls_cert_map m;
@@ -145,12 +149,12 @@ static int add_certificate(struct config *cfg, char *arg)
     m.arn = arg;
     m.cert_file = eq + 1;
     m.key_file = comma + 1;
-    for (int i = 0; i < cfg->ncerts; i++) {
-        if (strcmp(cfg->certs[i].arn, m.arn) == 0)
+    for (int i = 0; i < l->ncerts; i++) {
+        if (strcmp(l->certs[i].arn, m.arn) == 0)
             return -1;
     }
-    cfg->certs = cm_xrealloc(cfg->certs, sizeof(*cfg->certs) * (size_t)(cfg->ncerts + 1));
-    cfg->certs[cfg->ncerts++] = m;
+    l->certs = cm_xrealloc(l->certs, sizeof(*l->certs) * (size_t)(l->ncerts + 1));
+    l->certs[l->ncerts++] = m;
     return 0;
 }
 
@@ -178,7 +182,7 @@ static void on_signal(struct cm_ev *ev, int signo, void *ud)
     cm_ev_stop(ev);
 }
 
-int main(int argc, char **argv)
+static int emulator_main(int argc, char **argv, struct cert_list *certs)
 {
     static const struct option opts[] = {
         { "port", required_argument, NULL, 'p' },
@@ -312,7 +316,7 @@ int main(int argc, char **argv)
         case 'K' + 256: {
             char *dup = cm_xstrdup(optarg);
 
-            if (add_certificate(&cfg, dup) < 0) {
+            if (add_certificate(certs, dup) < 0) {
                 free(dup);
                 return usage_error("bad --certificate (ARN=CERT,KEY, each ARN once)", optarg);
             }
@@ -404,17 +408,17 @@ int main(int argc, char **argv)
     if (cfg.srv.tls_cert &&
         lb_tls_check_pair(cfg.srv.tls_cert, cfg.srv.tls_key, err, sizeof(err)) < 0)
         return usage_error("bad --tls-cert/--tls-key", err);
-    for (int i = 0; i < cfg.ncerts; i++) {
+    for (int i = 0; i < certs->ncerts; i++) {
         char what[1024];
 
-        if (lb_tls_check_pair(cfg.certs[i].cert_file, cfg.certs[i].key_file, err, sizeof(err)) <
-            0) {
-            snprintf(what, sizeof(what), "bad --certificate %s", cfg.certs[i].arn);
+        if (lb_tls_check_pair(certs->certs[i].cert_file, certs->certs[i].key_file, err,
+                              sizeof(err)) < 0) {
+            snprintf(what, sizeof(what), "bad --certificate %s", certs->certs[i].arn);
             return usage_error(what, err);
         }
     }
-    cfg.srv.cert_map = cfg.certs;
-    cfg.srv.ncert_map = cfg.ncerts;
+    cfg.srv.cert_map = certs->certs;
+    cfg.srv.ncert_map = certs->ncerts;
 
     cm_log_init("emulator", cfg.quiet ? CM_LOG_WARN : CM_LOG_INFO);
     if (cfg.srv.auth_sigv4 && !cfg.srv.console_token) {
@@ -475,8 +479,16 @@ int main(int argc, char **argv)
 out:
     srv_destroy(s);
     cm_ev_destroy(ev);
-    for (int i = 0; i < cfg.ncerts; i++)
-        free((char *)cfg.certs[i].arn); /* the --certificate copy the others point into */
-    free(cfg.certs);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct cert_list certs = { NULL, 0 };
+    int rc = emulator_main(argc, argv, &certs);
+
+    for (int i = 0; i < certs.ncerts; i++)
+        free((char *)certs.certs[i].arn); /* the --certificate copy the others point into */
+    free(certs.certs);
     return rc;
 }
