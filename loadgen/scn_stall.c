@@ -14,6 +14,7 @@
 void scn_stall_start(struct run *r)
 {
     sc_stalls_init(&r->stalls, r->scale);
+    r->stalls.origin_ms = r->emu_t0; /* windows can be found in the emulator's events */
     pthread_mutex_init(&r->stall_mu, NULL);
     r->stalls.measured[SC_STALL_RUNNER] = 1;
     r->emu_stall_seq = 0;

@@ -222,10 +222,11 @@ int sc_stalls_json(const struct sc_stalls *s, int marked, char *out, size_t n)
                  "\"host_stalls\":{\"time_scale\":%.17g,\"threshold_real_ms\":%.4f,"
                  "\"threshold_emulated_s\":%.4f,\"count\":%d,\"longest_real_ms\":%.4f,"
                  "\"longest_emulated_s\":%.4f,\"lost_emulated_s\":%.3f,\"unplaced\":%llu,"
-                 "\"sources\":{",
+                 "\"origin_epoch_ms\":%lld,\"sources\":{",
                  s->scale, s->threshold_ms, sc_stall_emulated_ms(s->threshold_ms, s->scale) / 1000,
                  s->count, s->longest_ms, sc_stall_emulated_ms(s->longest_ms, s->scale) / 1000,
-                 (double)sc_stalls_lost_ms(s) / 1000, (unsigned long long)s->unplaced);
+                 (double)sc_stalls_lost_ms(s) / 1000, (unsigned long long)s->unplaced,
+                 (long long)s->origin_ms);
     for (int i = 0, first = 1; i < SC_STALL_NSOURCES; i++) {
         if (!s->measured[i])
             continue;

@@ -65,6 +65,7 @@ struct sc_stall_window {
 
 struct sc_stalls {
     double scale, threshold_ms;
+    int64_t origin_ms;                /* the endpoint's epoch ms at the run's time 0 (0: unknown) */
     int count;                        /* latenesses at or over the threshold */
     int by_source[SC_STALL_NSOURCES]; /* of which, per source */
     int measured[SC_STALL_NSOURCES];  /* 1: the source was watched on this run */
