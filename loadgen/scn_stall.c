@@ -66,12 +66,9 @@ void scn_stall_poll_emu(struct run *r, int force)
         if (st[i].at_ms >= r->emu_t0)
             sc_stalls_add(&r->stalls, SC_STALL_EMULATOR, st[i].at_ms - r->emu_t0, st[i].late_ms);
     /* more than the ring holds since the last read: counted, not placed */
-    if (r->emu_stall_read && total > r->emu_stall_seq + (uint64_t)n) {
-        uint64_t lost = total - r->emu_stall_seq - (uint64_t)n;
-        r->stalls.unplaced += lost;
-        r->stalls.count += (int)lost;
-        r->stalls.by_source[SC_STALL_EMULATOR] += (int)lost;
-    }
+    if (r->emu_stall_read && total > r->emu_stall_seq + (uint64_t)n)
+        sc_stalls_add_unplaced(&r->stalls, SC_STALL_EMULATOR,
+                               total - r->emu_stall_seq - (uint64_t)n);
     r->emu_stall_seq = total;
     r->emu_stall_read = 1;
     pthread_mutex_unlock(&r->stall_mu);

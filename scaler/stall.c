@@ -101,6 +101,14 @@ int sc_stalls_add(struct sc_stalls *s, enum sc_stall_source src, int64_t end_ms,
     return 1;
 }
 
+void sc_stalls_add_unplaced(struct sc_stalls *s, enum sc_stall_source src, uint64_t n)
+{
+    s->unplaced += n;
+    s->count += (int)n;
+    if ((int)src >= 0 && src < SC_STALL_NSOURCES)
+        s->by_source[src] += (int)n;
+}
+
 int64_t sc_stalls_lost_ms(const struct sc_stalls *s)
 {
     int64_t sum = 0;

@@ -81,6 +81,9 @@ void sc_stalls_init(struct sc_stalls *s, double scale);
  * When the intervals are full the new one joins its nearest neighbour (time lost is then
  * overstated by the gap between them). */
 int sc_stalls_add(struct sc_stalls *s, enum sc_stall_source src, int64_t end_ms, double late_ms);
+/* n stalls of `src` that were counted where they happened but cannot be placed in time
+ * (they fell out of the emulator's ring between two reads): count and unplaced grow. */
+void sc_stalls_add_unplaced(struct sc_stalls *s, enum sc_stall_source src, uint64_t n);
 /* Emulated ms lost: the union of the intervals. */
 int64_t sc_stalls_lost_ms(const struct sc_stalls *s);
 /* The windows as shown, at most max into out; returns how many there are (may be > max). */

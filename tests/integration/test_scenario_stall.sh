@@ -44,7 +44,7 @@ n = sum(1 for w in d.get("worlds", []) for g in w.get("groups", []) for i in g.g
 sys.exit(0 if n >= 1 else 1)'
 }
 wait_for 60 inservice || notok "an instance is InService within 60 s"
-sleep 0.5
+sleep 1
 # the emulator's clock just before the stop and just after the resume, raw (parsed later so
 # that nothing slow runs between the reads and the signals): the stall lies between them
 curl -s "$EP/_scalelab/clock" >"$TMP/clock.stop"
@@ -92,6 +92,14 @@ while IFS= read -r line; do
 done <"$TMP/verdict.out"
 grep -q "^ok - \|^not ok - " "$TMP/verdict.out" || notok "the verdicts were computed"
 
+# the emulator says it itself (docs/admin-api.md): its loop's stalls since its start
+curl -s "$EP/_scalelab/health" >"$TMP/health.json"
+check "GET /_scalelab/health \"loop\" lists a stall of >= 200 real ms" python3 -c '
+import json, sys
+l = json.load(open(sys.argv[1]))["loop"]
+assert l["stalls"] >= 1 and l["longest_ms"] >= 200 and l["stall_threshold_ms"] > 0
+assert any(x["late_ms"] >= 200 for x in l["recent"]) or l["stalls"] > 64
+' "$TMP/health.json"
 check "the terminal says it: host: N stalls, longest ..." grep -q "^host: [0-9]* stalls\? (.*longest" "$TMP/run.out"
 check "the terminal's note beside the failure" \
     grep -q "^  note: \$.expect\[2\]: the host stalled for .* rerun at a lower --time-scale or on a quieter machine" "$TMP/run.out"

@@ -161,6 +161,23 @@ static void test_stall_emulator_ring_keeps_the_last_and_counts_all(void **state)
     assert_true(fabs(g.longest_ms - (10 + SC_STALL_RING + 2)) < 1e-9);
 }
 
+static void test_stall_unplaced_are_counted_not_placed(void **state)
+{
+    struct sc_stalls s;
+    char line[1024];
+
+    (void)state;
+    sc_stalls_init(&s, 600);
+    sc_stalls_add(&s, SC_STALL_EMULATOR, 60000, 20);
+    sc_stalls_add_unplaced(&s, SC_STALL_EMULATOR, 5);
+    assert_int_equal(s.count, 6);
+    assert_int_equal(s.by_source[SC_STALL_EMULATOR], 6);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(sc_stalls_lost_ms(&s), 12000);
+    sc_stalls_line(&s, line, sizeof(line));
+    assert_non_null(strstr(line, "(5 more not placed in time)"));
+}
+
 static void test_stall_line_and_json_say_the_same_figures(void **state)
 {
     struct sc_stalls s;
@@ -204,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_stall_full_intervals_join_the_nearest),
         cmocka_unit_test(test_stall_blame_by_time_lost_or_lead_up),
         cmocka_unit_test(test_stall_emulator_ring_keeps_the_last_and_counts_all),
+        cmocka_unit_test(test_stall_unplaced_are_counted_not_placed),
         cmocka_unit_test(test_stall_line_and_json_say_the_same_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
