@@ -21,6 +21,7 @@
 #include "emulator/persist.h"
 #include "emulator/state.h"
 #include "scaler/civil.h"
+#include "scaler/stall.h"
 
 int admin_is_admin_path(const char *path)
 {
@@ -137,6 +138,21 @@ static void get_health(struct admin_ctx *c)
 
     json_object_set_new(o, "status", json_string("ok"));
     json_object_set_new(o, "requests", json_integer((json_int_t)c->requests));
+    if (emu_loop_stalls(e)) {
+        const struct sc_stall_ring *g = emu_loop_stalls(e);
+        json_t *recent = json_array();
+        uint64_t first = g->seq > SC_STALL_RING ? g->seq - SC_STALL_RING : 0;
+
+        for (uint64_t q = first; q < g->seq; q++)
+            json_array_append_new(recent, json_pack("{s:I,s:I,s:f}", "seq", (json_int_t)q, "at_ms",
+                                                    (json_int_t)g->r[q % SC_STALL_RING].at_ms,
+                                                    "late_ms", g->r[q % SC_STALL_RING].late_ms));
+        json_object_set_new(o, "loop",
+                            json_pack("{s:f,s:I,s:f,s:o}", "stall_threshold_ms",
+                                      sc_stall_threshold_ms(emu_time_scale(e)), "stalls",
+                                      (json_int_t)g->seq, "longest_ms", g->longest_ms, "recent",
+                                      recent));
+    }
     if (emu_state(e)) {
         struct state_stats ss;
 

@@ -25,6 +25,7 @@
 #include "scaler/elb.h"
 #include "scaler/hash.h"
 #include "scaler/observe.h"
+#include "scaler/stall.h"
 #include "scaler/world.h"
 
 /* every AWS region (emulator/region.c: 46) and --region, for one account and a few more
@@ -57,6 +58,8 @@ struct emu {
     struct account_state accounts[MAX_REGIONS]; /* never more than worlds (and state files) */
     int naccounts;
     long step_timer;
+    int64_t step_due_ms;            /* monotonic: when the step timer should run next */
+    struct sc_stall_ring loop_late; /* the step timer's stalls (GET /_scalelab/health) */
     struct autoscale *as; /* the real data plane (processes, proxies); NULL: records only */
     struct state *st;     /* --state FILE; NULL: memory only */
     struct metric_journal *journal; /* FILE.metrics beside --state; NULL: none */
@@ -429,17 +432,34 @@ struct events *emu_events(struct emu *e)
     return e->events;
 }
 
+/* The step timer's period: the emulated clock may run fast, so a step at least every
+ * emulated second, at most every 20 real ms. */
+static int64_t step_period_ms(const struct emu *e)
+{
+    double period = 1000.0 / e->cfg.time_scale;
+
+    return period > 1000 ? 1000 : period < 20 ? 20 : (int64_t)period;
+}
+
 static int64_t on_step_timer(struct cm_ev *ev, int64_t now_ms, void *ud)
 {
     (void)ev;
-    (void)now_ms;
     struct emu *e = ud;
-    double period = 1000.0 / e->cfg.time_scale;
+    int64_t next = step_period_ms(e);
 
+    /* how late the loop ran its timer: the host (or the loop's own work) kept it off for
+     * that long, which at a high scale empties emulated minutes (scaler/stall.h) */
+    if (e->step_due_ms > 0 && !e->cfg.clock_manual)
+        sc_stall_ring_note(&e->loop_late, e->cfg.time_scale, emu_now_ms(e),
+                           (double)(now_ms - e->step_due_ms));
     emu_step(e);
-    /* the emulated clock may run fast: step at least every emulated second, at most
-     * every 20 real ms */
-    return period > 1000 ? 1000 : period < 20 ? 20 : (int64_t)period;
+    e->step_due_ms = now_ms + next; /* as the loop sets it (common/ev.c) */
+    return next;
+}
+
+const struct sc_stall_ring *emu_loop_stalls(const struct emu *e)
+{
+    return e->cfg.clock_manual ? NULL : &e->loop_late;
 }
 
 /* ---- the real data plane ----------------------------------------------------------------- */
@@ -578,7 +598,10 @@ void emu_start(struct emu *e, struct cm_ev *ev)
     if (e->cfg.notify_webhook)
         e->webhook = webhook_create(ev, e->cfg.notify_webhook);
     start_autoscale(e);
-    e->step_timer = cm_ev_add_timer(ev, 1000, on_step_timer, e);
+    /* the first step one period on, as every later one, so its lateness is measured from
+     * the start (a first step 1 s on left a blind second: 10 emulated minutes at x600) */
+    e->step_timer = cm_ev_add_timer(ev, step_period_ms(e), on_step_timer, e);
+    e->step_due_ms = cm_ev_now_ms() + step_period_ms(e);
 }
 
 void emu_stop(struct emu *e)
@@ -586,6 +609,7 @@ void emu_stop(struct emu *e)
     if (e->ev && e->step_timer > 0)
         cm_ev_del_timer(e->ev, e->step_timer);
     e->step_timer = 0;
+    e->step_due_ms = 0; /* a later start measures from its own first step */
     autoscale_destroy(e->as);
     e->as = NULL;
     webhook_destroy(e->webhook);

@@ -24,6 +24,7 @@ struct lb_tls_cert_map;
 struct metric_journal;
 struct sc_dashboards;
 struct sc_world;
+struct sc_stall_ring;
 struct state;
 
 /* Account and region worlds at most (every AWS region and --region for one account, and
@@ -89,6 +90,9 @@ void emu_destroy(struct emu *e); /* NULL is a no-op; stops first */
 int64_t emu_now_ms(const struct emu *e);
 int emu_clock_is_manual(const struct emu *e);
 double emu_time_scale(const struct emu *e);
+/* The step timer's lateness over the stall threshold at this scale (scaler/stall.h), or
+ * NULL on a manual clock (no real-time timer to be late). */
+const struct sc_stall_ring *emu_loop_stalls(const struct emu *e);
 /* Moves the manual clock forward by ms (>= 0). Returns 0, or -1 on a real clock. */
 int emu_clock_advance(struct emu *e, int64_t ms);
 /* A saved clock (emulator/persist.c): the clock goes on from now_ms, never backwards

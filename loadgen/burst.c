@@ -542,6 +542,8 @@ static void engine_loop(struct engine *e)
                 uint64_t x;
                 if (read(e->tfd, &x, sizeof(x)) < 0)
                     x = 0;
+                if (cfg->on_late && e->armed > 0 && e->now - e->armed >= cfg->late_min_us)
+                    cfg->on_late(cfg->late_ud, e->now, e->now - e->armed);
                 e->armed = 0;
                 continue;
             }

@@ -49,6 +49,12 @@ struct burst_cfg {
      * failure, or the timeout less 0.2 s from the stop) and burst_run returns */
     struct conn_ctl *ctl;
     struct req_mix *mix; /* NULL: every request is req; else the mix's next kind each */
+    /* Called (in the engine's thread) when its timer ran late_us >= late_min_us after it
+     * was due, at now_us (conn_now_us()): the host kept the thread off the CPU (host
+     * stalls, scaler/stall.h). NULL: not watched. */
+    void (*on_late)(void *ud, int64_t now_us, int64_t late_us);
+    void *late_ud;
+    int64_t late_min_us;
 };
 
 /* The gap clock: when to release the next burst so that its first request is written

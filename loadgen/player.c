@@ -267,6 +267,9 @@ static void play_bursts_scaled(struct run *r, int64_t end)
     bc.start_us = real_at(p, r->at_us);
     bc.end_us = end;
     bc.ctl = &r->ctl;
+    bc.on_late = p->cfg.on_late;
+    bc.late_ud = p->cfg.late_ud;
+    bc.late_min_us = p->cfg.late_min_us;
     if (burst_run(&bc, &r->bst, err, sizeof(err)) < 0)
         log_warn("player: %s: %s", r->ph->path, err);
 }

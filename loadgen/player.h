@@ -79,6 +79,11 @@ struct player_config {
      * service, as described above. */
     int scaled;
     double weight; /* >= 1 when scaled */
+    /* Host stalls: the burst engines' timer lateness of at least late_min_us goes to
+     * on_late (from the load threads; loadgen/burst.h). NULL: not watched. */
+    void (*on_late)(void *ud, int64_t now_us, int64_t late_us);
+    void *late_ud;
+    int64_t late_min_us;
 };
 
 /* What the load did since the previous player_take() (or player_start()). */

@@ -276,3 +276,49 @@ void scn_emu_stop(struct scn_emu *e, int keep_dir)
         e->dir[0] = '\0';
     }
 }
+
+int scn_emu_loop_stalls(const char *base, uint64_t since, struct scn_emu_stall *out, int max,
+                        uint64_t *total, char *err, size_t errlen)
+{
+    char url[512];
+    struct cm_buf b;
+    json_t *o = NULL, *loop, *recent, *v;
+    size_t i;
+    int st, n = -1;
+
+    snprintf(url, sizeof(url), "%s/_scalelab/health", base);
+    cm_buf_init(&b, 1 << 16);
+    st = scn_http(url, NULL, &b, 5000, err, errlen);
+    if (st < 0)
+        goto out;
+    if (st != 200) {
+        snprintf(err, errlen, "%s: HTTP %d", url, st);
+        goto out;
+    }
+    o = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
+    loop = json_object_get(o, "loop");
+    recent = json_object_get(loop, "recent");
+    if (!json_is_integer(json_object_get(loop, "stalls")) || !json_is_array(recent)) {
+        snprintf(err, errlen, "%s: no \"loop\" (the emulator does not measure its loop)", url);
+        goto out;
+    }
+    *total = (uint64_t)json_integer_value(json_object_get(loop, "stalls"));
+    n = 0;
+    json_array_foreach(recent, i, v)
+    {
+        json_t *q = json_object_get(v, "seq"), *at = json_object_get(v, "at_ms"),
+               *late = json_object_get(v, "late_ms");
+
+        if (!json_is_integer(q) || !json_is_integer(at) || !json_is_number(late) ||
+            (uint64_t)json_integer_value(q) < since || n >= max)
+            continue;
+        out[n].seq = (uint64_t)json_integer_value(q);
+        out[n].at_ms = (int64_t)json_integer_value(at);
+        out[n].late_ms = json_number_value(late);
+        n++;
+    }
+out:
+    json_decref(o);
+    cm_buf_cleanup(&b);
+    return n;
+}

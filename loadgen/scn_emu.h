@@ -8,6 +8,7 @@
 #define LOADGEN_SCN_EMU_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "common/buf.h"
@@ -52,5 +53,18 @@ int scn_http_auth(void *curl, struct curl_slist **hdr);
 /* GET base/_scalelab/clock: the emulated epoch ms and the time scale. Returns 0, or -1
  * when base does not answer it as a scalelab emulator (err says why). */
 int scn_emu_clock(const char *base, int64_t *now_ms, double *time_scale, char *err, size_t errlen);
+
+/* One stall of the emulator's loop, as GET /_scalelab/health "loop" lists it. */
+struct scn_emu_stall {
+    uint64_t seq;
+    int64_t at_ms;  /* emulated epoch ms */
+    double late_ms; /* real */
+};
+/* GET base/_scalelab/health's "loop" (docs/admin-api.md): the recent stalls with seq >=
+ * since into out (at most max, oldest first) and in *total how many the emulator has
+ * counted in all. Returns how many it filled, or -1 (err) when the emulator does not
+ * say (unreachable, an older build, a manual clock). */
+int scn_emu_loop_stalls(const char *base, uint64_t since, struct scn_emu_stall *out, int max,
+                        uint64_t *total, char *err, size_t errlen);
 
 #endif

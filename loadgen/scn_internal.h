@@ -6,6 +6,7 @@
 #ifndef LOADGEN_SCN_INTERNAL_H
 #define LOADGEN_SCN_INTERNAL_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include "scaler/sim/result.h"
 #include "scaler/sim/scenario.h"
 #include "scaler/sim/timeline.h"
+#include "scaler/stall.h"
 
 struct scn_events;
 
@@ -143,6 +145,15 @@ struct run {
     char (*hosts)[300];
     char details[256][256]; /* report_write's expectation details (sim_out_report_expects) */
 
+    /* host stalls (scn_stall.c, scaler/stall.h): added from the controlling thread and the
+     * load threads under stall_mu */
+    struct sc_stalls stalls;
+    pthread_mutex_t stall_mu;
+    int stall_on;
+    uint64_t emu_stall_seq;    /* the emulator's next stall to read */
+    int emu_stall_read;        /* 1 once the emulator has answered */
+    int64_t emu_stall_next_ms; /* monotonic: when to read them next */
+
     /* --explain (scn_explain.c): the emulator's event stream, NULL when not followed */
     struct scn_events *events;
     int explain_decisions, explain_hooks, explain_bad;
@@ -246,6 +257,26 @@ void scn_alb_print(const struct run *r, FILE *f);
 /* The --json member `,"albs":[...]` into out ("" without figures); -1 when it does not
  * fit. */
 int scn_alb_json(const struct run *r, char *out, size_t n);
+
+/* scn_stall.c: host stalls (scaler/stall.h; docs/loadgen.md, Host stalls) */
+/* Starts watching at the run's scale (after the clock is anchored: mono_t0, emu_t0). */
+void scn_stall_start(struct run *r);
+/* A timer of `src` ran late_ms real late at monotonic ms mono_ms; any thread. */
+void scn_stall_note(struct run *r, enum sc_stall_source src, int64_t mono_ms, double late_ms);
+/* The player's on_late (loadgen/player.h): ud is the run. */
+void scn_stall_on_late(void *ud, int64_t now_us, int64_t late_us);
+/* Reads the emulator's loop stalls (GET /_scalelab/health "loop") when SCN_STALL_EMU_MS
+ * real have passed since the last read, or now when force; the controlling thread. */
+#define SCN_STALL_EMU_MS 500
+void scn_stall_poll_emu(struct run *r, int force);
+/* 1 when failure c may be the host's (sc_stalls_suspect at its time); 0 for a pass. */
+int scn_stall_blames(const struct run *r, const struct sim_check_result *c);
+/* How many failures the blame rule marks. */
+int scn_stall_blamed(const struct run *r);
+/* Under the verdicts: "  note: PATH: " and sc_stalls_note() for each failure it marks. */
+void scn_stall_print_notes(const struct run *r, FILE *f);
+/* Stops watching; safe to repeat and without a start. */
+void scn_stall_stop(struct run *r);
 
 /* scn_load.c */
 /* Finds the load balancers' addresses and starts the player (none without phases);

@@ -230,6 +230,9 @@ int scn_load_start(struct run *r)
     pc.threads = 1;
     pc.scaled = r->svc.scaled;
     pc.weight = r->svc.weight;
+    pc.on_late = scn_stall_on_late;
+    pc.late_ud = r;
+    pc.late_min_us = (int64_t)(r->stalls.threshold_ms * 1000.0);
     r->player = player_create(&pc, err, sizeof(err));
     if (!r->player) {
         scn_fail_msg("load: %s", err);

@@ -157,6 +157,7 @@ static void run_cleanup(struct run *r)
 {
     scn_explain_stop(r);
     player_destroy(r->player);
+    scn_stall_stop(r);
     free(r->targets);
     free(r->hosts);
     free(r->albfig);
@@ -324,7 +325,9 @@ static int report_write(struct run *r, const struct sim_prediction *p,
     struct sim_report_expect ex[256];
     struct sim_report_input in = { 0 };
     struct sim_report_capacity cmp = { 0 };
-    char gen[64], label[96];
+    char gen[64], label[96], note[512];
+    char(*notes)[800] = NULL;
+    int rc = 0;
 
     in.tl = r->tl;
     in.scenario_name = r->sc->name;
@@ -337,6 +340,18 @@ static int report_write(struct run *r, const struct sim_prediction *p,
     in.result = &r->obs;
     in.nexpects = sim_out_report_expects(r->checker, ex, r->details, 256);
     in.expects = ex;
+    in.stalls = &r->stalls;
+    /* beside a failure the host may have caused: the terminal's note */
+    sc_stalls_note(&r->stalls, note, sizeof(note));
+    for (int i = 0; i < in.nexpects; i++) {
+        if (!scn_stall_blames(r, sim_checker_result(r->checker, i)))
+            continue;
+        if (!notes)
+            notes = cm_xcalloc((size_t)in.nexpects, sizeof(*notes));
+        snprintf(notes[i], sizeof(notes[i]), "%s; note: %s", ex[i].detail ? ex[i].detail : "",
+                 note);
+        ex[i].detail = notes[i];
+    }
     snprintf(gen, sizeof(gen), "loadgen scenario");
     in.generated_by = gen;
     if (p && p->n > 0) {
@@ -353,9 +368,10 @@ static int report_write(struct run *r, const struct sim_prediction *p,
     }
     if (sim_report_write(r->o->report, &in) != 0) {
         scn_fail_msg("%s: cannot write the report: %s", r->o->report, strerror(errno));
-        return -1;
+        rc = -1;
     }
-    return 0;
+    free(notes);
+    return rc;
 }
 
 /* Checks what this build and the endpoint can do before anything is created. */
@@ -552,6 +568,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         r->emu_t0 = wall_ms();
         r->mono_t0 = scn_mono_ms();
     }
+    scn_stall_start(r);
     if (scn_setup(r) != 0) {
         if (scn_g_stop)
             scn_fail_msg("interrupted during setup");
@@ -576,7 +593,15 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         if (next_asg < due)
             due = next_asg;
         t_wall = r->mono_t0 + (int64_t)((double)due / r->scale);
-        sleep_until(t_wall);
+        if (scn_mono_ms() < t_wall) {
+            int64_t woke;
+
+            sleep_until(t_wall);
+            /* how late the wake-up came (not a poll that overran its period: that is the
+             * loop's own work, when it did not sleep) */
+            woke = scn_mono_ms();
+            scn_stall_note(r, SC_STALL_RUNNER, woke, (double)(woke - t_wall));
+        }
         if (scn_g_stop)
             break;
         if (next_fault <= due)
@@ -593,6 +618,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
             if (c1 > r->cpu_ms_max)
                 r->cpu_ms_max = c1;
             r->cpu_periods++;
+            scn_stall_poll_emu(r, 0);
             if (next_sample >= t_end)
                 break;
             next_sample += sc->sample_ms;
@@ -601,6 +627,7 @@ int scn_run(const struct scn_opts *o, const struct sim_scenario *sc)
         }
     }
     scn_load_stop(r);
+    scn_stall_poll_emu(r, 1); /* the emulator's last stalls, before it is stopped */
     if (scn_g_stop) {
         scn_fail_msg("interrupted (signal %d): tearing down", (int)scn_g_stop);
         goto out_teardown;
@@ -637,7 +664,7 @@ out_signals:
     if (rc == 0) {
         struct sim_elastic_diff d;
         int have_diff = 0;
-        char how[256], extra[4096];
+        char how[256], extra[32768], stall_line[1024];
         struct player_bursts bst;
         int failed;
 
@@ -666,6 +693,7 @@ out_signals:
                r->cpu_periods ? r->cpu_ms_sum / r->cpu_periods : 0.0, r->cpu_periods,
                r->cpu_ms_max);
         player_bursts(r->player, &bst);
+        r->stalls.measured[SC_STALL_LOAD] = bst.bursts > 0; /* the burst engines' timers */
         if (bst.bursts > 0)
             printf("runner: %llu closed bursts on the emulated clock; gap from a burst's last "
                    "reply to the next's first request %.2f real ms mean (asked %.2f), %.1f %% "
@@ -679,9 +707,14 @@ out_signals:
                        : 0.0,
                    bst.start_sum_ms / (double)bst.bursts, bst.start_max_ms,
                    (unsigned long long)bst.connects, bst.connections);
+        sc_stalls_line(&r->stalls, stall_line, sizeof(stall_line));
+        printf("%s\n", stall_line);
         sim_out_print_expectations(stdout, r->checker);
-        if (failed)
+        scn_stall_print_notes(r, stdout);
+        if (failed) {
             sim_out_print_failures(stderr, PROG, o->file, r->checker);
+            scn_stall_print_notes(r, stderr);
+        }
         if (o->junit && sim_out_write_junit(o->junit, sc->name, PROG, o->file, r->checker,
                                             (double)(scn_mono_ms() - r->mono_t0) / 1000.0) != 0) {
             scn_fail_msg("%s: cannot write the JUnit report: %s", o->junit, strerror(errno));
@@ -722,6 +755,15 @@ out_signals:
                 size_t used = strlen(extra);
                 if (scn_alb_json(r, extra + used, sizeof(extra) - used) != 0)
                     extra[used] = '\0'; /* too many to list: left out */
+            }
+            if (k > 0 && (size_t)k < sizeof(extra)) {
+                size_t used = strlen(extra);
+                int m = snprintf(extra + used, sizeof(extra) - used, ",\n");
+
+                if (m < 0 || (size_t)m >= sizeof(extra) - used ||
+                    sc_stalls_json(&r->stalls, scn_stall_blamed(r), extra + used + m,
+                                   sizeof(extra) - used - (size_t)m) < 0)
+                    extra[used] = '\0'; /* does not fit: left out */
             }
             sim_out_json_tail(r->jsonf, &r->elastic, r->checker, &r->obs,
                               sim_timeline_config(r->tl), extra, rc);

@@ -18,6 +18,7 @@
 #define COLOR_INSERVICE "#0072b2"
 #define COLOR_DESIRED   "#e69f00"
 #define COLOR_PENDING   "#56b4e9"
+#define COLOR_STALL     "#7f7f7f"
 #define COLOR_DEMAND    "#555555"
 #define COLOR_COMPARE   "#cc79a7"
 #define COLOR_LOAD      "#009e73"
@@ -335,6 +336,21 @@ static double capacity_max(const struct page *p, int g)
     return ceil(m);
 }
 
+/* The host stalls' windows (scaler/stall.h) as bands: the load or the datapoints of these
+ * minutes may be missing for the host's sake, not the scaling's. */
+static void add_stall_bands(const struct page *p, struct cm_svg *c)
+{
+    struct sc_stall_window w[SC_STALL_MAX_INTERVALS];
+    int nw;
+
+    if (!p->in->stalls)
+        return;
+    nw = sc_stalls_windows(p->in->stalls, w, SC_STALL_MAX_INTERVALS);
+    for (int i = 0; i < nw && i < SC_STALL_MAX_INTERVALS; i++)
+        cm_svg_xband(c, "host stall", COLOR_STALL, 0.22, (double)w[i].from_ms / 1000.0,
+                     (double)w[i].to_ms / 1000.0);
+}
+
 static void chart_capacity(struct page *p, int g)
 {
     const struct sim_report_input *in = p->in;
@@ -355,6 +371,7 @@ static void chart_capacity(struct page *p, int g)
     o.y2.include_zero = 1;
     o.height_px = 340;
     c = cm_svg_create(&o);
+    add_stall_bands(p, c);
     add_bucket_series(p, c, g, FIG_OFFERED_RPS, "offered req/s", COLOR_LOAD, CM_SVG_Y2,
                       CM_SVG_LINE);
     add_bucket_series(p, c, g, FIG_DEMAND, "demand (instances)", COLOR_DEMAND, CM_SVG_Y1,
@@ -448,6 +465,7 @@ static void chart_cpu(struct page *p, int g)
         add_alarm_bands(p, c, a, 0, name, alarm_color(a), 0.18);
         add_alarm_bands(p, c, a, 1, "INSUFFICIENT_DATA", COLOR_INSUFF, 0.12);
     }
+    add_stall_bands(p, c);
     add_bucket_series(p, c, g, FIG_CPU, "CPU % (mean)", COLOR_CPU, CM_SVG_Y1,
                       CM_SVG_LINE | CM_SVG_THICK);
     for (int a = 0; a < p->cfg->nalarms; a++) {
@@ -763,6 +781,13 @@ static void section_summary(struct page *p)
         sim_run_result_format_requests(in->result, req, sizeof(req));
         puts_(p, "<tr><th>requests</th><td id=\"requests\">");
         esc(p, req);
+        puts_(p, "</td></tr>\n");
+    }
+    if (in->stalls) {
+        char line[1024];
+        sc_stalls_line(in->stalls, line, sizeof(line));
+        puts_(p, "<tr><th>host</th><td id=\"host-stalls\">");
+        esc(p, line);
         puts_(p, "</td></tr>\n");
     }
     printf_(p, "<tr><th>events</th><td>%llu (%d kept)</td></tr>\n",

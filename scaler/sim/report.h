@@ -26,6 +26,7 @@
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/result.h"
 #include "scaler/sim/timeline.h"
+#include "scaler/stall.h"
 
 /* One expectation of the scenario and its verdict. */
 struct sim_report_expect {
@@ -75,6 +76,10 @@ struct sim_report_input {
     /* The run's totals, as the terminal and --json print them (the summary's requests
      * row, sim_run_result_format_requests); NULL: no such row. Borrowed. */
     const struct sim_run_result *result;
+    /* Host stalls a time-scaled run measured (scaler/stall.h): the summary's "host" row is
+     * sc_stalls_line(), the terminal's line, and each window is a band on the capacity
+     * and CPU charts. NULL: no such row. Borrowed. */
+    const struct sc_stalls *stalls;
     const char *generated_by; /* footer text, e.g. "scaler simulate 0.1"; may be NULL */
 };
 

@@ -22,6 +22,7 @@
 #include "common/buf.h"
 #include "scaler/sim/elastic.h"
 #include "scaler/sim/timeline.h"
+#include "scaler/stall.h"
 
 #define START_MS 1767225600000LL /* 2026-01-01T00:00:00Z */
 #define MIN_MS   60000LL
@@ -371,6 +372,39 @@ static void test_report_shows_the_callers_figure(void **state)
     sim_timeline_destroy(fx.tl);
 }
 
+/* Host stalls (scaler/stall.h): the summary's host row is sc_stalls_line() as the
+ * terminal prints it, and each window is a band on the capacity and CPU charts; without
+ * stalls given there is neither. */
+static void test_report_shows_the_host_stalls(void **state)
+{
+    struct fixture fx;
+    struct sim_report_input in;
+    struct sc_stalls st;
+    char line[1024], *page;
+
+    (void)state;
+    build(&fx, 0, "stalls");
+    base_input(&fx, &in);
+    page = render(&in);
+    assert_null(strstr(page, "host-stalls"));
+    assert_null(strstr(page, "host stall"));
+    free(page);
+    sc_stalls_init(&st, 600);
+    st.measured[SC_STALL_EMULATOR] = 1;
+    sc_stalls_add(&st, SC_STALL_EMULATOR, 30 * MIN_MS, 140); /* [28:36, 30:00] */
+    sc_stalls_add(&st, SC_STALL_EMULATOR, 90 * MIN_MS, 20);  /* [89:48, 90:00] */
+    sc_stalls_line(&st, line, sizeof(line));
+    in.stalls = &st;
+    page = render(&in);
+    assert_non_null(strstr(page, "<td id=\"host-stalls\">host: 2 stalls"));
+    assert_non_null(strstr(page, "in emulated minutes 00:28-00:30, 01:29-01:30"));
+    assert_non_null(strstr(line, "in emulated minutes 00:28-00:30, 01:29-01:30"));
+    /* two windows on each of the capacity and CPU charts, one legend entry each */
+    assert_true(count(page, "host stall") >= 2);
+    free(page);
+    sim_timeline_destroy(fx.tl);
+}
+
 /* A small kept copy (downsampled 180 -> at most 16 buckets) still renders every plot,
  * and the page says points are bucket means. */
 static void test_report_downsampled(void **state)
@@ -512,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_report_deterministic),
         cmocka_unit_test(test_report_predicted_vs_observed),
         cmocka_unit_test(test_report_shows_the_callers_figure),
+        cmocka_unit_test(test_report_shows_the_host_stalls),
         cmocka_unit_test(test_report_downsampled),
         cmocka_unit_test(test_report_time_axis_in_the_elapsed_format),
         cmocka_unit_test(test_report_edges),
