@@ -122,35 +122,43 @@ int scn_http(const char *url, const char *body, struct cm_buf *out, long timeout
     return cc == CURLE_OK ? (int)status : -1;
 }
 
+/* GET base+path of the admin API: its JSON reply (NULL with err set: no answer, another
+ * status, or not JSON); url receives the address for the caller's own messages */
+static json_t *admin_get(const char *base, const char *path, char *url, size_t urllen, char *err,
+                         size_t errlen)
+{
+    struct cm_buf b;
+    json_t *o = NULL;
+    int st;
+
+    snprintf(url, urllen, "%s%s", base, path);
+    cm_buf_init(&b, 1 << 16);
+    st = scn_http(url, NULL, &b, 5000, err, errlen);
+    if (st >= 0 && st != 200)
+        snprintf(err, errlen, "%s: HTTP %d (not a scalelab emulator)", url, st);
+    else if (st == 200 && !(o = json_loadb(b.data ? b.data : "", b.len, 0, NULL)))
+        snprintf(err, errlen, "%s: not JSON", url);
+    cm_buf_cleanup(&b);
+    return o;
+}
+
 int scn_emu_clock(const char *base, int64_t *now_ms, double *time_scale, char *err, size_t errlen)
 {
     char url[512];
-    struct cm_buf b;
-    json_t *o = NULL, *now, *ts;
-    int st, rc = -1;
+    json_t *o = admin_get(base, "/_scalelab/clock", url, sizeof(url), err, errlen);
+    json_t *now = json_object_get(o, "now_ms"), *ts = json_object_get(o, "time_scale");
+    int rc = -1;
 
-    snprintf(url, sizeof(url), "%s/_scalelab/clock", base);
-    cm_buf_init(&b, 1 << 16);
-    st = scn_http(url, NULL, &b, 5000, err, errlen);
-    if (st < 0)
-        goto out;
-    if (st != 200) {
-        snprintf(err, errlen, "%s: HTTP %d (not a scalelab emulator)", url, st);
-        goto out;
-    }
-    o = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
-    now = json_object_get(o, "now_ms");
-    ts = json_object_get(o, "time_scale");
+    if (!o)
+        return -1;
     if (!json_is_integer(now) || !json_is_number(ts)) {
         snprintf(err, errlen, "%s: not a scalelab clock reply", url);
-        goto out;
+    } else {
+        *now_ms = (int64_t)json_integer_value(now);
+        *time_scale = json_number_value(ts);
+        rc = 0;
     }
-    *now_ms = (int64_t)json_integer_value(now);
-    *time_scale = json_number_value(ts);
-    rc = 0;
-out:
     json_decref(o);
-    cm_buf_cleanup(&b);
     return rc;
 }
 
@@ -281,21 +289,13 @@ int scn_emu_loop_stalls(const char *base, uint64_t since, struct scn_emu_stall *
                         uint64_t *total, char *err, size_t errlen)
 {
     char url[512];
-    struct cm_buf b;
-    json_t *o = NULL, *loop, *recent, *v;
+    json_t *o = admin_get(base, "/_scalelab/health", url, sizeof(url), err, errlen), *loop, *recent,
+           *v;
     size_t i;
-    int st, n = -1;
+    int n = -1;
 
-    snprintf(url, sizeof(url), "%s/_scalelab/health", base);
-    cm_buf_init(&b, 1 << 16);
-    st = scn_http(url, NULL, &b, 5000, err, errlen);
-    if (st < 0)
-        goto out;
-    if (st != 200) {
-        snprintf(err, errlen, "%s: HTTP %d", url, st);
-        goto out;
-    }
-    o = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
+    if (!o)
+        return -1;
     loop = json_object_get(o, "loop");
     recent = json_object_get(loop, "recent");
     if (!json_is_integer(json_object_get(loop, "stalls")) || !json_is_array(recent)) {
@@ -319,6 +319,5 @@ int scn_emu_loop_stalls(const char *base, uint64_t since, struct scn_emu_stall *
     }
 out:
     json_decref(o);
-    cm_buf_cleanup(&b);
     return n;
 }
